@@ -1,0 +1,64 @@
+/** JSON values as the core sees them: plain data, never mutated, hostile keys kept inert. */
+
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
+export type JsonArray = ReadonlyArray<JsonValue>;
+export type JsonObject = { readonly [key: string]: JsonValue };
+
+/** True for a plain JSON object (not null, not an array). */
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray(value);
+
+export const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+
+/** Own-property read; `__proto__` and friends never reach the prototype chain. */
+export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =>
+  hasOwn(object, key) ? object[key] : undefined;
+
+/**
+ * Builds an object from entries with own-property semantics, so a key such as `__proto__`
+ * becomes data instead of rewiring the prototype (plain assignment would).
+ */
+export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
+  const result: Record<string, JsonValue> = {};
+  for (const [key, value] of entries) {
+    Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return result;
+};
+
+/** A copy of `object` with `key` set to `value` (own property, insertion order kept). */
+export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject =>
+  hasOwn(object, key)
+    ? objectFromEntries(Object.entries(object).map(([k, v]) => [k, k === key ? value : v] as const))
+    : objectFromEntries([...Object.entries(object), [key, value]]);
+
+/** A copy of `object` without `key`. */
+export const withoutKey = (object: JsonObject, key: string): JsonObject =>
+  objectFromEntries(Object.entries(object).filter(([k]) => k !== key));
+
+/** Structural equality of two JSON values (key order ignored). */
+export const jsonEqual = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a === null || b === null) return false;
+  if (isJsonArray(a)) return isJsonArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+};
+
+/** Reads a value by a path of keys and indexes; undefined when any step is missing. */
+export const getIn = (value: JsonValue | undefined, path: ReadonlyArray<string | number>): JsonValue | undefined => {
+  let current = value;
+  for (const step of path) {
+    if (typeof step === 'number') current = isJsonArray(current) ? current[step] : undefined;
+    else current = isJsonObject(current) ? getOwn(current, step) : undefined;
+    if (current === undefined) return undefined;
+  }
+  return current;
+};

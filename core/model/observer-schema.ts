@@ -1,0 +1,52 @@
+/**
+ * Observer schemas in Krake's format (SPEC section 2): shaped like the resource, `null`
+ * leaves mark observed fields, every list ends with a list-control object.
+ */
+import { isJsonObject, hasOwn, type JsonObject, type JsonValue } from '../json/json.js';
+import type { Resource } from './resource.js';
+
+export const LIST_MIN = 'observer_schema_list_min_length';
+export const LIST_MAX = 'observer_schema_list_max_length';
+export const LIST_CURRENT = 'observer_schema_list_current_length';
+
+/** A schema for one resource; validated by `validateObserverSchema` before use. */
+export type ObserverSchema = Resource;
+
+/** A schema node: `null` (observe the value), an object of child schemas, or a list schema. */
+export type SchemaNode = JsonValue;
+
+/** `{observer_schema_list_min_length: m, observer_schema_list_max_length: M}`; M = 0 means no maximum. */
+export type ListControl = { readonly min: number; readonly max: number };
+
+/** The elements' schemas of a list schema, without its trailing control object. */
+export const listElements = (schema: ReadonlyArray<SchemaNode>): ReadonlyArray<SchemaNode> => schema.slice(0, -1);
+
+/** The control of a validated list schema. */
+export const listControl = (schema: ReadonlyArray<SchemaNode>): ListControl => {
+  const control = schema[schema.length - 1];
+  const read = (key: string): number => (isJsonObject(control) && typeof control[key] === 'number' ? (control[key] as number) : 0);
+  return { min: read(LIST_MIN), max: read(LIST_MAX) };
+};
+
+/** Whether a length satisfies a control; `max === 0` means unbounded, in validation and diff alike. */
+export const lengthWithin = (length: number, control: ListControl): boolean =>
+  length >= control.min && (control.max === 0 || length <= control.max);
+
+export const isListControl = (value: JsonValue | undefined): value is JsonObject =>
+  isJsonObject(value) && (hasOwn(value, LIST_MIN) || hasOwn(value, LIST_MAX));
+
+export const isCurrentLength = (value: JsonValue | undefined): value is JsonObject =>
+  isJsonObject(value) && hasOwn(value, LIST_CURRENT);
+
+export const currentLength = (value: JsonValue | undefined): number | undefined =>
+  isCurrentLength(value) && typeof value[LIST_CURRENT] === 'number' ? (value[LIST_CURRENT] as number) : undefined;
+
+/** The list-control object of a list of the given length range. */
+export const makeListControl = (min: number, max: number): JsonObject => ({ [LIST_MIN]: min, [LIST_MAX]: max });
+
+export const makeCurrentLength = (length: number): JsonObject => ({ [LIST_CURRENT]: length });
+
+/** Identification fields: carry values in a schema, never compared as drift. */
+export const isIdentificationPath = (path: ReadonlyArray<string | number>): boolean =>
+  (path.length === 1 && (path[0] === 'apiVersion' || path[0] === 'kind')) ||
+  (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace'));

@@ -1,0 +1,84 @@
+/** The Plan value: what a reconcile would do, as plain data that can be printed, diffed and asserted. */
+import type { JsonObject, JsonValue } from '../json/json.js';
+import type { ApplicationStatus } from '../model/application.js';
+import type { ObjectRef, Resource } from '../model/resource.js';
+
+/** RFC 6902 operations the planner emits. */
+export type JsonPatchOperation =
+  | { readonly op: 'add'; readonly path: string; readonly value: JsonValue }
+  | { readonly op: 'replace'; readonly path: string; readonly value: JsonValue }
+  | { readonly op: 'remove'; readonly path: string }
+  | { readonly op: 'test'; readonly path: string; readonly value: JsonValue };
+
+/** A field-level explanation: `path: from → to` (absent values are `undefined`). */
+export type FieldChange = {
+  readonly path: string;
+  readonly from?: JsonValue;
+  readonly to?: JsonValue;
+};
+
+export type CreateAction = {
+  readonly type: 'create';
+  readonly ref: ObjectRef;
+  readonly body: Resource;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+export type PatchAction = {
+  readonly type: 'patch';
+  readonly ref: ObjectRef;
+  readonly patch: ReadonlyArray<JsonPatchOperation>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+export type DeleteAction = {
+  readonly type: 'delete';
+  readonly ref: ObjectRef;
+  readonly reason: 'RemovedFromSpec' | 'ApplicationDeleted';
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+/** A live object matches a desired resource but is not ours: never silently taken over. */
+export type ConflictAction = {
+  readonly type: 'conflict';
+  readonly ref: ObjectRef;
+  readonly reason: 'NotOwned' | 'OwnedByAnother';
+  readonly owner?: string;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+/** Finalizer bookkeeping on the Application itself. */
+export type FinalizerAction = {
+  readonly type: 'addFinalizer' | 'removeFinalizer';
+  readonly ref: ObjectRef;
+  readonly finalizer: string;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+export type Action = CreateAction | PatchAction | DeleteAction | ConflictAction | FinalizerAction;
+export type ActionType = Action['type'];
+
+/** What the runtime should do after executing the plan. */
+export type Outcome =
+  | { readonly _tag: 'RequeueAfter'; readonly ms: number; readonly reason: string }
+  | { readonly _tag: 'AwaitChange' };
+
+export type PlanSummary = {
+  readonly create: number;
+  readonly patch: number;
+  readonly delete: number;
+  readonly conflict: number;
+};
+
+export type Plan = {
+  readonly actions: ReadonlyArray<Action>;
+  /** The status to write: the observation made while planning, conditions for the outcome. */
+  readonly status: ApplicationStatus;
+  readonly outcome: Outcome;
+  readonly summary: PlanSummary;
+};
+
+/** The live object a plan was computed against, when one exists (for guards and explanations). */
+export type LiveIndex = ReadonlyMap<string, Resource>;
+
+export type { JsonObject };

@@ -1,0 +1,3 @@
+/** The ports (types) and their tagged errors. */
+export type * from './cluster.js';
+export * from './errors.js';

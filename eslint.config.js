@@ -1,0 +1,78 @@
+// Lint = the dependency rules of ARCHITECTURE.md, enforced rather than hoped for:
+// core is pure (fp-ts, io-ts, immer and itself; no process/console/timers/clock/randomness),
+// only adapters/kubernetes touches @kubernetes/client-node, only app/cli touches process.
+import tseslint from 'typescript-eslint';
+
+const impureGlobals = ['process', 'console', 'setTimeout', 'setInterval', 'setImmediate',
+  'clearTimeout', 'clearInterval', 'queueMicrotask', 'fetch', 'performance', 'crypto', 'require']
+  .map((name) => ({ name, message: 'core is pure: take it as an argument or move this to app/ or adapters/.' }));
+
+const clientNodeOnlyInKubernetesAdapter = {
+  group: ['@kubernetes/client-node', '@kubernetes/client-node/*'],
+  message: 'only adapters/kubernetes may import @kubernetes/client-node.',
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'bench/results/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [clientNodeOnlyInKubernetesAdapter] }],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    ignores: ['core/**/*.arbitrary.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^(?!(fp-ts|io-ts|immer)(/|$)|\\.{1,2}/)',
+          message: 'core imports only fp-ts, io-ts, immer and itself.',
+        }],
+      }],
+      'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'core is pure: time is an argument (`now`).' },
+        { object: 'Math', property: 'random', message: 'core is pure: randomness is an argument.' }],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core is pure: time is an argument (`now`).' }],
+    },
+  },
+  {
+    // Arbitraries live beside the codecs they generate (ARCHITECTURE.md example 10); they may
+    // use fast-check but are never imported by the core API (core/index.ts).
+    files: ['core/**/*.arbitrary.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(?!(fp-ts|io-ts|immer|fast-check)(/|$)|\\.{1,2}/)', message: 'arbitraries import only fast-check and the core.' }],
+      }],
+    },
+  },
+  {
+    files: ['adapters/**/*.ts'],
+    ignores: ['adapters/kubernetes/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [clientNodeOnlyInKubernetesAdapter,
+          { group: ['**/app/**', '../../app/*'], message: 'adapters do not import app/.' }],
+      }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process.' }],
+    },
+  },
+  {
+    files: ['adapters/kubernetes/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/app/**'], message: 'adapters do not import app/.' }] }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process.' }],
+    },
+  },
+  {
+    files: ['app/**/*.ts'],
+    ignores: ['app/cli/**'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process: pass what you need in.' }],
+    },
+  },
+);
