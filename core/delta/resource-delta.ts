@@ -1,0 +1,39 @@
+/** The resource delta (SPEC step 5): which resources to create, update and delete. */
+import type { JsonObject } from '../json/json.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+import type { Resource } from '../model/resource.js';
+import { resourceFinder } from '../manifest/identity.js';
+import { indexSchemas, schemaFor } from '../schema/lookup.js';
+import { driftOf } from './drift.js';
+
+export type ResourceDelta = {
+  /** Desired, not in the current state: to create. */
+  readonly new: ReadonlyArray<Resource>;
+  /** In both, differing on observed fields: to patch. */
+  readonly modified: ReadonlyArray<Resource>;
+  /** Current, no longer desired: to delete. */
+  readonly deleted: ReadonlyArray<JsonObject>;
+};
+
+/**
+ * Compares desired (`lastAppliedManifest`) and current (`lastObservedManifest`) on observed
+ * fields only, resources matched by (apiVersion, kind, namespace, name).
+ */
+export const calculateResourceDelta = (args: {
+  readonly lastAppliedManifest: ReadonlyArray<Resource>;
+  readonly lastObservedManifest: ReadonlyArray<JsonObject>;
+  readonly mangledObserverSchema: ReadonlyArray<ObserverSchema>;
+  readonly namespace?: string;
+}): ResourceDelta => {
+  const schemas = indexSchemas(args.mangledObserverSchema);
+  const findCurrent = resourceFinder(args.lastObservedManifest, args.namespace);
+  const findDesired = resourceFinder(args.lastAppliedManifest, args.namespace);
+  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent(desired)] as const);
+  return {
+    new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
+    modified: matched
+      .filter(([desired, observed]) => observed !== undefined && driftOf(desired, observed, schemaFor(schemas, desired) ?? {}).length > 0)
+      .map(([desired]) => desired),
+    deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
+  };
+};

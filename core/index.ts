@@ -1,0 +1,24 @@
+/** kreconcile's pure core: the public API of SPEC section 8 plus the model, errors and ports. */
+export { validateObserverSchema } from './schema/validate.js';
+export { generateDefaultObserverSchema } from './schema/default.js';
+export { updateLastAppliedManifestFromSpec, updateLastAppliedManifestFromResponse } from './manifest/last-applied.js';
+export { updateLastObservedManifestFromResponse, removeFromLastObservedManifest } from './manifest/last-observed.js';
+export { calculateResourceDelta, type ResourceDelta } from './delta/resource-delta.js';
+export { driftOf, type Drift } from './delta/drift.js';
+export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
+export type * from './plan/types.js';
+export { installRank } from './plan/order.js';
+export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
+export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
+export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
+export { observeResource, projectObserved, projectKnown } from './manifest/project.js';
+export { identityOf, withNamespace, sameResource } from './manifest/identity.js';
+export * from './model/resource.js';
+export * from './model/scope.js';
+export * from './model/application.js';
+export * from './model/observer-schema.js';
+export { decodeApplication, decodeWith, issuesOf, showIssue, type Issue } from './model/decode.js';
+export * from './json/json.js';
+export * from './json/path.js';
+export type * from './ports/cluster.js';
+export * from './ports/errors.js';

@@ -1,0 +1,69 @@
+/** Resource identity with the Application's namespace as default (SPEC section 1, namespace **fix**). */
+import { getOwn, isJsonObject, withKey, type JsonObject } from '../json/json.js';
+import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
+import { scopeOf, type ScopeTable } from '../model/scope.js';
+
+/** Reference of a resource; a namespaced resource without namespace lives in `defaultNamespace`. */
+export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultNamespace: string): ObjectRef => {
+  const apiVersion = String(getOwn(resource, 'apiVersion'));
+  const kind = String(getOwn(resource, 'kind'));
+  const metadata = getOwn(resource, 'metadata');
+  const name = isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '';
+  const written = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
+  if (scopeOf(scopes, { apiVersion, kind }) === 'Cluster') return { apiVersion, kind, name };
+  return { apiVersion, kind, name, namespace: typeof written === 'string' ? written : defaultNamespace };
+};
+
+/** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
+export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
+  const metadata: JsonObject = resource.metadata;
+  if (ref.namespace === undefined) {
+    if (getOwn(metadata, 'namespace') === undefined) return resource;
+    const { namespace: _dropped, ...rest } = resource.metadata;
+    return withKey(resource, 'metadata', rest) as Resource;
+  }
+  return getOwn(metadata, 'namespace') === ref.namespace ? resource : (withKey(resource, 'metadata', withKey(metadata, 'namespace', ref.namespace)) as Resource);
+};
+
+/**
+ * Whether two objects are the same resource. A missing namespace matches `defaultNamespace`,
+ * or any namespace when none is given (callers that do not know the scope).
+ */
+export const sameResource = (a: JsonObject, b: JsonObject, defaultNamespace?: string): boolean => {
+  if (getOwn(a, 'apiVersion') !== getOwn(b, 'apiVersion') || getOwn(a, 'kind') !== getOwn(b, 'kind')) return false;
+  const ma = getOwn(a, 'metadata');
+  const mb = getOwn(b, 'metadata');
+  if (!isJsonObject(ma) || !isJsonObject(mb) || getOwn(ma, 'name') !== getOwn(mb, 'name')) return false;
+  const na = getOwn(ma, 'namespace') ?? defaultNamespace;
+  const nb = getOwn(mb, 'namespace') ?? defaultNamespace;
+  return na === undefined || nb === undefined || na === nb;
+};
+
+/** Map key of an object by its written identity (namespace as written). */
+export const writtenKey = (object: JsonObject): string => {
+  const metadata = getOwn(object, 'metadata');
+  const ns = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
+  return refKey({
+    apiVersion: String(getOwn(object, 'apiVersion')),
+    kind: String(getOwn(object, 'kind')),
+    name: isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '',
+    ...(typeof ns === 'string' ? { namespace: ns } : {}),
+  });
+};
+
+const looseKey = (object: JsonObject): string => {
+  const metadata = getOwn(object, 'metadata');
+  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : ''}`;
+};
+
+/** Finds the entry that is the same resource as a query, in O(1) per lookup (see `sameResource`). */
+export const resourceFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
+  const byName = new Map<string, T[]>();
+  for (const entry of entries) {
+    const key = looseKey(entry);
+    const bucket = byName.get(key);
+    if (bucket === undefined) byName.set(key, [entry]);
+    else bucket.push(entry);
+  }
+  return (query) => byName.get(looseKey(query))?.find((entry) => sameResource(entry, query, defaultNamespace));
+};

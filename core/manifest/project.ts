@@ -1,0 +1,74 @@
+/** Projection of an object on an observer schema: what a controller "sees" of it. */
+import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { listElements, makeCurrentLength, type SchemaNode } from '../model/observer-schema.js';
+
+/**
+ * The observed part of `value`, for learning desired values: `null`s are unknown and left out;
+ * lists keep only their observed positions (no control object). Undefined when nothing is known.
+ */
+export const projectKnown = (value: JsonValue | undefined, schema: SchemaNode): JsonValue | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (schema === null) return value;
+  if (isJsonArray(schema)) {
+    if (!isJsonArray(value)) return undefined;
+    const elements = listElements(schema);
+    const known: JsonValue[] = [];
+    for (let i = 0; i < Math.min(elements.length, value.length); i++) {
+      const item = projectKnown(value[i], elements[i] ?? null);
+      if (item === undefined) break; // positions are meaningful: stop at the first unknown element
+      known.push(item);
+    }
+    return known.length === 0 ? undefined : known;
+  }
+  if (!isJsonObject(schema) || !isJsonObject(value)) return undefined;
+  const entries = Object.entries(schema).flatMap(([key, child]) => {
+    const projected = projectKnown(getOwn(value, key), child);
+    return projected === undefined ? [] : [[key, projected] as const];
+  });
+  return entries.length === 0 ? undefined : objectFromEntries(entries);
+};
+
+/**
+ * The observed part of a live object in `lastObservedManifest` format: every observed key that
+ * is present (missing keys left out, SPEC **fix**), lists ending with their current length.
+ */
+export const projectObserved = (value: JsonValue | undefined, schema: SchemaNode): JsonValue | undefined => {
+  if (value === undefined) return undefined;
+  if (schema === null) return value;
+  if (isJsonArray(schema)) {
+    if (!isJsonArray(value)) return value;
+    const elements = listElements(schema);
+    const observed = value.slice(0, elements.length).map((item, i) => projectObserved(item, elements[i] ?? null) ?? {});
+    return [...observed, makeCurrentLength(value.length)];
+  }
+  if (!isJsonObject(schema) || !isJsonObject(value)) return value;
+  return objectFromEntries(Object.entries(schema).flatMap(([key, child]) => {
+    const projected = projectObserved(getOwn(value, key), child);
+    return projected === undefined ? [] : [[key, projected] as const];
+  }));
+};
+
+/** A live resource in `lastObservedManifest` format, identification always included. */
+export const observeResource = (live: JsonObject, schema: SchemaNode): JsonObject => {
+  const projected = projectObserved(live, schema ?? {});
+  const base = isJsonObject(projected) ? projected : {};
+  const metadata = getOwn(live, 'metadata');
+  const liveMetadata = isJsonObject(metadata) ? metadata : {};
+  const projectedMetadata = getOwn(base, 'metadata');
+  const namespace = getOwn(liveMetadata, 'namespace');
+  const identification = objectFromEntries([
+    ...(isJsonObject(projectedMetadata) ? Object.entries(projectedMetadata) : []),
+    ['name', getOwn(liveMetadata, 'name') ?? null],
+    ...(typeof namespace === 'string' ? [['namespace', namespace] as const] : []),
+  ]);
+  const rest = Object.entries(base).filter(([key]) => key !== 'apiVersion' && key !== 'kind' && key !== 'metadata');
+  return objectFromEntries([
+    ['apiVersion', getOwn(live, 'apiVersion') ?? null],
+    ['kind', getOwn(live, 'kind') ?? null],
+    ['metadata', identification],
+    ...rest,
+  ]);
+};
+
+
+export type { JsonObject };

@@ -1,0 +1,65 @@
+/** Ownership marks: how a child is recognised as belonging to one Application. */
+import { getOwn, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { escapePointerToken } from '../json/path.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
+import type { ObjectMeta, ObjectRef, Resource } from '../model/resource.js';
+import type { FieldChange, JsonPatchOperation } from './types.js';
+
+/** The Application a plan is for: what the marks need to know of it. */
+export type Owner = { readonly namespace: string; readonly name: string; readonly uid?: string };
+
+export const ownerMark = (owner: Owner): string => `${owner.namespace}/${owner.name}`;
+
+/** The owner annotation of a live object, if any. */
+export const ownerOf = (object: JsonObject): string | undefined => {
+  const metadata = getOwn(object, 'metadata');
+  const annotations = isJsonObject(metadata) ? getOwn(metadata, 'annotations') : undefined;
+  const owner = isJsonObject(annotations) ? getOwn(annotations, OWNER_ANNOTATION) : undefined;
+  return typeof owner === 'string' ? owner : undefined;
+};
+
+export const isOwnedBy = (object: JsonObject, owner: Owner): boolean => ownerOf(object) === ownerMark(owner);
+
+const mergedStrings = (existing: JsonValue | undefined, key: string, value: string): JsonObject =>
+  withKey(isJsonObject(existing) ? existing : {}, key, value);
+
+/**
+ * A resource ready to create: the label `app.kubernetes.io/managed-by`, the annotation
+ * `kreconcile.io/owner`, and an ownerReference when the child shares the Application's
+ * namespace (garbage collection then backs up the finalizer). Server-set metadata is dropped.
+ */
+export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Owner): Resource => {
+  const metadata: JsonObject = resource.metadata;
+  const clean = objectFromEntries(Object.entries(metadata).filter(([key]) => !SERVER_SET_METADATA.has(key)));
+  const labelled = withKey(clean, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
+  const annotated = withKey(labelled, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
+  const referenced = owner.uid !== undefined && ref.namespace === owner.namespace
+    ? withKey(annotated, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)])
+    : annotated;
+  return withKey(resource, 'metadata', referenced) as Resource;
+};
+
+const SERVER_SET_METADATA = new Set(['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
+
+const ownerReferencesOf = (metadata: JsonObject): ReadonlyArray<JsonValue> => {
+  const existing = getOwn(metadata, 'ownerReferences');
+  return Array.isArray(existing) ? existing.filter((reference) => !(isJsonObject(reference) && reference.controller === true)) : [];
+};
+
+const controllerReference = (owner: Owner, uid: string): JsonObject => ({
+  apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: owner.name, uid, controller: true, blockOwnerDeletion: true,
+});
+
+/** Operations that add our marks to a live object being adopted. */
+export const adoptionPatch = (live: Resource, owner: Owner): { readonly operations: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<FieldChange> } => {
+  const metadata: ObjectMeta = live.metadata;
+  const marks: ReadonlyArray<readonly [string, string, string]> = [
+    ['labels', MANAGED_BY_LABEL, MANAGED_BY_VALUE],
+    ['annotations', OWNER_ANNOTATION, ownerMark(owner)],
+  ];
+  const operations = marks.map(([field, key, value]): JsonPatchOperation => (isJsonObject(getOwn(metadata, field))
+    ? { op: 'add', path: `/metadata/${field}/${escapePointerToken(key)}`, value }
+    : { op: 'add', path: `/metadata/${field}`, value: { [key]: value } }));
+  const changes = marks.map(([field, key, value]) => ({ path: `metadata.${field}["${key}"]`, to: value }));
+  return { operations, changes };
+};

@@ -1,0 +1,287 @@
+/**
+ * `plan`: from (Application, live snapshot, scopes, now) to the ordered actions, the next status
+ * and the outcome of a reconcile. Pure: decides, never does (ARCHITECTURE example 1).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { FINALIZER, type Application, type ApplicationStatus } from '../model/application.js';
+import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
+import { refKey, refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
+import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
+import { identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
+import { observeResource } from '../manifest/project.js';
+import { calculateResourceDelta } from '../delta/resource-delta.js';
+import { generateDefaultObserverSchema } from '../schema/default.js';
+import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
+import { conditionsFor, type Verdict } from '../status/conditions.js';
+import { patchOf } from './json-patch.js';
+import { inInstallOrder, inUninstallOrder } from './order.js';
+import { adoptionPatch, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
+import { checkSpec } from './spec-check.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
+
+export type PlanOptions = {
+  /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
+  readonly progressRequeueMs?: number;
+  /** Requeue delay while stalled on something outside the spec (NotOwned, UnknownKind; default 60 s). */
+  readonly stalledRequeueMs?: number;
+  /** Manifest translated from `spec.tosca`/`spec.csar` (used when `spec.manifest` is empty). */
+  readonly translatedManifest?: ReadonlyArray<Resource>;
+};
+
+export type PlanInput = {
+  readonly application: Application;
+  /**
+   * The live objects: those matching desired resources and those carrying this Application's
+   * owner mark. `undefined` plans from `status.lastObservedManifest` alone (no live read).
+   */
+  readonly live?: ReadonlyArray<Resource>;
+  /** Which kinds are namespaced (built-in table + discovery or snapshot). */
+  readonly scopes: ScopeTable;
+  /** RFC 3339 time used for condition transitions. */
+  readonly now: string;
+  readonly options?: PlanOptions;
+};
+
+/** What the planner knows of the Application it plans for. */
+type Context = {
+  readonly application: Application;
+  readonly owner: Owner;
+  readonly status: ApplicationStatus;
+  readonly input: PlanInput;
+};
+
+/**
+ * Plans one reconcile.
+ * Guarantees: never throws on a decoded Application; never mutates its inputs; patches touch
+ * observed fields only; objects owned by another Application are never in a write action.
+ * Errors: an invalid spec or schema, an unknown kind or a foreign object are reported in the
+ * plan's status (`Stalled` with reason) and outcome, never thrown.
+ */
+export const plan = (input: PlanInput): Plan => {
+  const application = input.application;
+  const metadata = application.metadata;
+  const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
+  const context: Context = { application, owner, status: application.status ?? {}, input };
+  return metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+};
+
+const planApply = (context: Context): Plan => {
+  const { input, owner } = context;
+  const scopes = withLiveScopes(input.scopes, input.live ?? []);
+  const spec = context.application.spec;
+  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
+  const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
+  if (E.isLeft(checked)) return stalledPlan(context, checked.left);
+  const mangled = generateDefaultObserverSchema(checked.right);
+  const desired = checked.right.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
+  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: context.status.lastAppliedManifest, namespace: owner.namespace });
+  return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+};
+
+/** The usual case: current state = the live objects projected on their schemas. */
+const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, fromSpec: ReadonlyArray<Resource>, live: ReadonlyArray<Resource>): Plan => {
+  const { owner } = context;
+  const schemas = indexSchemas(mangled);
+  const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
+  const liveByRef = new Map(live.map((object) => [refKey(refOf(object)), object]));
+  const liveOf = (resource: Resource): Resource | undefined => liveByRef.get(refKey(refOf(resource)));
+  const adopt = context.application.spec.adopt === true;
+  const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
+  const lastApplied = fromSpec.map((resource) => {
+    const object = liveOf(resource);
+    const schema = schemaFor(schemas, resource);
+    return object !== undefined && schema !== undefined && mayWrite(object) ? learnFromLive(resource, object, schema) : resource;
+  });
+  const desiredKeys = new Set(lastApplied.map((resource) => refKey(refOf(resource))));
+  const ours = live.filter((object) => isOwnedBy(object, owner));
+  const current = [
+    ...lastApplied.flatMap((resource) => { const o = liveOf(resource); return o !== undefined && mayWrite(o) ? [o] : []; }),
+    ...ours.filter((object) => !desiredKeys.has(refKey(refOf(object)))),
+  ].map((object) => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
+  const delta = calculateResourceDelta({ lastAppliedManifest: lastApplied, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
+  const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
+  const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
+  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(refKey(refOf(resource as Resource))));
+  const creates = delta.new.filter((r) => !blocked.has(refKey(refOf(r))) && !terminating(r)).map((r) => createAction(r, owner));
+  const patches = delta.modified.flatMap((resource) => {
+    const object = liveOf(resource) as Resource;
+    return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopt && ownerOf(object) === undefined, owner);
+  });
+  const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  const waiting = [...delta.new, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
+  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting });
+};
+
+/** Without a live read: current state = `status.lastObservedManifest`. */
+const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
+  const { owner } = context;
+  const schemas = indexSchemas(mangled);
+  const current = context.status.lastObservedManifest ?? [];
+  const findCurrent = resourceFinder(current, owner.namespace);
+  const delta = calculateResourceDelta({ lastAppliedManifest: lastApplied, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
+  const creates = delta.new.map((resource) => createAction(resource, owner));
+  const patches = delta.modified.flatMap((resource) =>
+    patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
+  const deletes = delta.deleted.map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
+};
+
+type Decided = {
+  readonly mangled: ReadonlyArray<ObserverSchema>;
+  readonly lastApplied: ReadonlyArray<Resource>;
+  readonly current: ReadonlyArray<JsonObject>;
+  readonly creates: ReadonlyArray<CreateAction>;
+  readonly patches: ReadonlyArray<PatchAction>;
+  readonly deletes: ReadonlyArray<DeleteAction>;
+  readonly conflicts: ReadonlyArray<ConflictAction>;
+  /** Resources still terminating that the plan waits for. */
+  readonly waiting: ReadonlyArray<string>;
+};
+
+const assemble = (context: Context, decided: Decided): Plan => {
+  const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
+  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder(decided.patches)];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...decided.conflicts];
+  const summary = summarize(actions);
+  const verdict = verdictOf(decided, summary, finalizer.length > 0);
+  return {
+    actions,
+    summary,
+    status: nextStatus(context, verdict, {
+      mangledObserverSchema: decided.mangled,
+      lastAppliedManifest: decided.lastApplied,
+      lastObservedManifest: decided.current,
+    }),
+    outcome: outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
+  };
+};
+
+const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: boolean): Verdict => {
+  if (decided.conflicts.length > 0) {
+    return { _tag: 'Stalled', reason: 'NotOwned', message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}` };
+  }
+  if (summary.create + summary.patch + summary.delete > 0) {
+    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete` };
+  }
+  if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
+  if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
+  return { _tag: 'Ready', message: `${decided.lastApplied.length} resources match the desired state` };
+};
+
+const outcomeOf = (context: Context, verdict: Verdict, acting: boolean): Outcome => {
+  const options = context.input.options ?? {};
+  if (verdict._tag === 'Stalled') {
+    return verdict.reason === 'InvalidSpec' || verdict.reason === 'InvalidObserverSchema' || verdict.reason === 'InvalidTosca'
+      ? { _tag: 'AwaitChange' }
+      : { _tag: 'RequeueAfter', ms: options.stalledRequeueMs ?? 60_000, reason: verdict.reason };
+  }
+  return acting ? { _tag: 'RequeueAfter', ms: options.progressRequeueMs ?? 1_000, reason: 'VerifyActions' } : { _tag: 'AwaitChange' };
+};
+
+const nextStatus = (context: Context, verdict: Verdict, manifests: Pick<ApplicationStatus, 'mangledObserverSchema' | 'lastAppliedManifest' | 'lastObservedManifest'>): ApplicationStatus => {
+  const generation = context.application.metadata.generation;
+  return {
+    ...context.status,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    conditions: conditionsFor({ verdict, previous: context.status.conditions, now: context.input.now, generation }),
+    ...manifests,
+  };
+};
+
+/** An invalid spec changes nothing in the cluster and loses nothing in the status. */
+const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>): Plan => {
+  const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
+  return {
+    actions: finalizer,
+    summary: summarize(finalizer),
+    status: nextStatus(context, verdict, {}),
+    outcome: outcomeOf(context, verdict, false),
+  };
+};
+
+/** Deletion: every child we own goes (reverse install order); then the finalizer is removed. */
+const planDeletion = (context: Context): Plan => {
+  if (!hasFinalizer(context.application)) return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
+  const live = context.input.live;
+  const children: ReadonlyArray<JsonObject> = live === undefined
+    ? (context.status.lastObservedManifest ?? [])
+    : live.filter((object) => isOwnedBy(object, context.owner));
+  const remaining = children.filter((child) => !isTerminating(child));
+  const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
+  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;
+  const message = children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
+  return {
+    actions,
+    summary: summarize(actions),
+    status: nextStatus(context, { _tag: 'Progressing', reason: 'Deleting', message }, {}),
+    outcome: children.length === 0 ? { _tag: 'AwaitChange' } : { _tag: 'RequeueAfter', ms: context.input.options?.progressRequeueMs ?? 1_000, reason: 'AwaitDeletion' },
+  };
+};
+
+const hasFinalizer = (application: Application): boolean => application.metadata.finalizers?.includes(FINALIZER) ?? false;
+
+const isTerminating = (object: JsonObject | undefined): boolean => {
+  const metadata = object === undefined ? undefined : getOwn(object, 'metadata');
+  return isJsonObject(metadata) && typeof getOwn(metadata, 'deletionTimestamp') === 'string';
+};
+
+const applicationRef = (application: Application): ObjectRef => ({
+  apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name,
+  ...(application.metadata.namespace === undefined ? {} : { namespace: application.metadata.namespace }),
+});
+
+const finalizerAction = (context: Context, type: 'addFinalizer' | 'removeFinalizer'): Action => ({
+  type,
+  ref: applicationRef(context.application),
+  finalizer: FINALIZER,
+  changes: [{ path: 'metadata.finalizers', ...(type === 'addFinalizer' ? { to: FINALIZER } : { from: FINALIZER }) }],
+});
+
+const createAction = (resource: Resource, owner: Owner): CreateAction => {
+  const ref = refOf(resource);
+  return { type: 'create', ref, body: withOwnershipMarks(resource, ref, owner), changes: [] };
+};
+
+const patchAction = (desired: Resource, live: Resource, schema: JsonValue, adopting: boolean, owner: Owner): ReadonlyArray<PatchAction> => {
+  const fields = patchOf(desired, live, schema);
+  const marks = adopting ? adoptionPatch(live, owner) : { operations: [], changes: [] };
+  const operations = [...marks.operations, ...fields.operations];
+  return operations.length === 0 ? [] : [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...marks.changes, ...fields.changes] }];
+};
+
+const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction =>
+  ({ type: 'delete', ref: refOf(entry as Resource), reason, changes: [] });
+
+const conflictWith = (resource: Resource, live: Resource | undefined, owner: Owner): ReadonlyArray<ConflictAction> => {
+  if (live === undefined) return [];
+  const liveOwner = ownerOf(live);
+  if (liveOwner === ownerMark(owner)) return [];
+  return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
+};
+
+const summarize = (actions: ReadonlyArray<Action>): PlanSummary => ({
+  create: actions.filter((a) => a.type === 'create').length,
+  patch: actions.filter((a) => a.type === 'patch').length,
+  delete: actions.filter((a) => a.type === 'delete').length,
+  conflict: actions.filter((a) => a.type === 'conflict').length,
+});
+
+/**
+ * A stand-in for the live object built from its `lastObservedManifest` entry: lists padded with
+ * nulls up to their recorded length, so list-length fixes address the right positions (their
+ * `test` guards fail safely if the guess is wrong).
+ */
+const reconstructLive = (observed: JsonValue): JsonValue => {
+  if (isJsonArray(observed)) {
+    const last = observed[observed.length - 1];
+    const length = currentLength(last);
+    const items = (isCurrentLength(last) ? observed.slice(0, -1) : observed).map(reconstructLive);
+    return length === undefined || length <= items.length ? items : [...items, ...Array.from({ length: length - items.length }, () => null)];
+  }
+  if (!isJsonObject(observed)) return observed;
+  return objectFromEntries(Object.entries(observed).map(([key, value]) => [key, reconstructLive(value)] as const));
+};
+
+export type { SchemaIndex };

@@ -1,0 +1,54 @@
+/** Checks an Application's spec before planning: every problem as a Stalled verdict with paths. */
+import * as E from 'fp-ts/lib/Either.js';
+import { isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
+import { showIssue, type Issue } from '../model/decode.js';
+import type { ApplicationSpec } from '../model/application.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+import { refKey, type Resource } from '../model/resource.js';
+import { scopeOf, type ScopeTable } from '../model/scope.js';
+import { identityOf } from '../manifest/identity.js';
+import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
+import type { Verdict } from '../status/conditions.js';
+
+export type CheckedSpec = { readonly manifest: ReadonlyArray<Resource>; readonly observerSchema: ReadonlyArray<ObserverSchema> };
+
+type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
+
+const stalled = (reason: Stalled['reason'], issues: ReadonlyArray<Issue>): Stalled =>
+  ({ _tag: 'Stalled', reason, message: issues.map(showIssue).join('; ') });
+
+/**
+ * The manifest and custom schemas of a valid spec, or the Stalled verdict naming every problem.
+ * `translated` is the manifest produced from `spec.tosca`/`spec.csar`, when the caller translated it.
+ */
+export const checkSpec = (args: {
+  readonly spec: ApplicationSpec | undefined;
+  readonly scopes: ScopeTable;
+  readonly namespace: string;
+  readonly translated?: ReadonlyArray<Resource>;
+}): E.Either<Stalled, CheckedSpec> => {
+  const spec: JsonValue | undefined = args.spec as JsonValue | undefined;
+  if (!isJsonObject(spec)) return E.left(stalled('InvalidSpec', [{ path: 'spec', message: 'spec must be an object with a manifest' }]));
+  const written = spec.manifest;
+  if (written !== undefined && !isJsonArray(written)) return E.left(stalled('InvalidSpec', [{ path: 'spec.manifest', message: 'manifest must be a list of Kubernetes resources' }]));
+  const manifest = (written ?? []).length > 0 ? (written ?? []) : (args.translated ?? []);
+  if (manifest.length === 0) return E.left(noManifest(spec.tosca !== undefined || spec.csar !== undefined));
+  const issues = manifestIssues(manifest, (resource) => refKey(identityOf(resource, args.scopes, args.namespace)));
+  if (issues.length > 0) return E.left(stalled('InvalidSpec', issues));
+  const schemas = spec.observerSchema;
+  if (schemas !== undefined && !isJsonArray(schemas)) return E.left(stalled('InvalidObserverSchema', [{ path: 'spec.observerSchema', message: 'observerSchema must be a list of schemas' }]));
+  const validated = validateObserverSchema({ manifest, observerSchema: schemas });
+  if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
+  const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
+  if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
+  return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
+};
+
+const noManifest = (hasTosca: boolean): Stalled => hasTosca
+  ? stalled('InvalidTosca', [{ path: 'spec', message: 'spec.tosca/spec.csar must be translated into a manifest before planning (pass `translated`)' }])
+  : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);
+
+const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
+  manifest.flatMap((resource, index) => (scopeOf(scopes, resource) === undefined
+    ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
+    : []));

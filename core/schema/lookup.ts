@@ -1,0 +1,24 @@
+/** Finding the schema of a resource: schemas are matched by (apiVersion, kind, metadata.name). */
+import { getOwn, isJsonObject, type JsonObject } from '../json/json.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+
+/**
+ * The key a schema and its resource share. Schemas carry no namespace value (SPEC section 2:
+ * `metadata.namespace` may only be null), so the namespace cannot take part in matching.
+ */
+export const schemaKeyOf = (object: JsonObject): string => {
+  const metadata = getOwn(object, 'metadata');
+  const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
+};
+
+export type SchemaIndex = ReadonlyMap<string, ObserverSchema>;
+
+/** Index of schemas by key; the first schema for a key wins (custom schemas come first). */
+export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>): SchemaIndex => {
+  const index = new Map<string, ObserverSchema>();
+  for (const schema of schemas) if (!index.has(schemaKeyOf(schema))) index.set(schemaKeyOf(schema), schema);
+  return index;
+};
+
+export const schemaFor = (index: SchemaIndex, object: JsonObject): ObserverSchema | undefined => index.get(schemaKeyOf(object));

@@ -1,0 +1,158 @@
+/** Validation of observer schemas (SPEC section 2): every problem, each with its JSON path. */
+import * as E from 'fp-ts/lib/Either.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { showPath, type Path } from '../json/path.js';
+import type { Issue } from '../model/decode.js';
+import { LIST_MAX, LIST_MIN, type ObserverSchema } from '../model/observer-schema.js';
+import type { Resource } from '../model/resource.js';
+import { observerSchemaError, type ObserverSchemaError } from './errors.js';
+import { schemaKeyOf } from './lookup.js';
+
+const ROOT = 'spec.observerSchema';
+
+const issue = (path: Path, message: string): Issue => ({ path: showPath(path, ROOT), message });
+
+/**
+ * Checks custom observer schemas against the manifest they observe.
+ *
+ * Guarantees: on success the schemas can be walked without further checks.
+ * Errors: every problem found, not just the first (missing identification, non-null leaves,
+ * malformed list controls, empty lists, unmatched or duplicate schemas).
+ */
+export const validateObserverSchema = (args: {
+  readonly manifest: ReadonlyArray<JsonValue>;
+  readonly observerSchema: ReadonlyArray<JsonValue> | undefined;
+}): E.Either<ObserverSchemaError, ReadonlyArray<ObserverSchema>> => {
+  const schemas = args.observerSchema ?? [];
+  const manifestKeys = new Set(args.manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
+  const issues = [...schemas.flatMap((schema, index) => schemaIssues(schema, [index])), ...matchingIssues(schemas, manifestKeys)];
+  return issues.length === 0 ? E.right(schemas as ReadonlyArray<ObserverSchema>) : E.left(observerSchemaError(issues));
+};
+
+const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
+  if (!isJsonObject(schema)) return [issue(path, 'an observer schema must be an object shaped like its resource')];
+  return [...identificationIssues(schema, path), ...nodeIssues(schema, path, true)];
+};
+
+const identificationIssues = (schema: JsonObject, path: Path): ReadonlyArray<Issue> => {
+  const issues: Issue[] = [];
+  for (const key of ['apiVersion', 'kind'] as const) {
+    const value = getOwn(schema, key);
+    if (value === undefined) issues.push(issue([...path, key], `missing ${key}: copy it from the resource this schema observes`));
+    else if (typeof value !== 'string' || value === '') issues.push(issue([...path, key], `${key} must be the resource's ${key} (a non-empty string)`));
+  }
+  const metadata = getOwn(schema, 'metadata');
+  if (metadata === undefined) issues.push(issue([...path, 'metadata'], 'missing metadata: add metadata.name to identify the resource'));
+  else if (!isJsonObject(metadata)) issues.push(issue([...path, 'metadata'], 'metadata must be an object'));
+  else {
+    const name = getOwn(metadata, 'name');
+    if (name === undefined) issues.push(issue([...path, 'metadata', 'name'], 'missing metadata.name: copy the name of the resource this schema observes'));
+    else if (typeof name !== 'string' || name === '') issues.push(issue([...path, 'metadata', 'name'], 'metadata.name must be the resource name (a non-empty string)'));
+    const namespace = getOwn(metadata, 'namespace');
+    if (namespace !== undefined && namespace !== null) issues.push(issue([...path, 'metadata', 'namespace'], 'metadata.namespace may only be null (observed): the namespace of a resource is set in its manifest'));
+  }
+  return issues;
+};
+
+const isIdentification = (path: Path, depth: number): boolean => {
+  const local = path.slice(depth);
+  return (local.length === 1 && (local[0] === 'apiVersion' || local[0] === 'kind')) ||
+    (local.length === 2 && local[0] === 'metadata' && (local[1] === 'name' || local[1] === 'namespace'));
+};
+
+/** Issues below a schema node; `top` skips the identification fields already checked. */
+const nodeIssues = (node: JsonObject, path: Path, top: boolean): ReadonlyArray<Issue> =>
+  Object.entries(node).flatMap(([key, value]) => {
+    const childPath = [...path, key];
+    if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
+    if (top && isIdentification(childPath, 1)) return [];
+    return valueIssues(value, childPath);
+  });
+
+const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
+  if (value === null) return [];
+  if (isJsonArray(value)) return listIssues(value, path);
+  if (isJsonObject(value)) return nodeIssues(value, path, false);
+  return [issue(path, `observed fields must be null, got ${JSON.stringify(value)}: write null to observe this field`)];
+};
+
+const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<Issue> => {
+  if (list.length === 0) return [issue(path, `empty list: end every list with {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
+  const control = list[list.length - 1];
+  const elements = list.slice(0, -1);
+  const elementIssues = elements.flatMap((element, index) => valueIssues(element, [...path, index]));
+  return [...elementIssues, ...controlIssues(control, elements.length, [...path, list.length - 1])];
+};
+
+const controlIssues = (control: JsonValue | undefined, observed: number, path: Path): ReadonlyArray<Issue> => {
+  if (!isJsonObject(control) || (!hasOwn(control, LIST_MIN) && !hasOwn(control, LIST_MAX))) {
+    return [issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
+  }
+  const bounds = [LIST_MIN, LIST_MAX].flatMap((key) => boundIssues(control, key, path));
+  if (bounds.length > 0) return bounds;
+  const min = control[LIST_MIN] as number;
+  const max = control[LIST_MAX] as number;
+  if (max !== 0 && max < min) return [issue(path, `${LIST_MAX} (${max}) is below ${LIST_MIN} (${min}); use 0 for no maximum`)];
+  if (max !== 0 && max < observed) return [issue(path, `${LIST_MAX} (${max}) is below the ${observed} observed elements; raise it or use 0 for no maximum`)];
+  return [];
+};
+
+const boundIssues = (control: JsonObject, key: string, path: Path): ReadonlyArray<Issue> => {
+  const value = getOwn(control, key);
+  if (value === undefined) return [issue([...path, key], `missing ${key}: give a non-negative integer`)];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    return [issue([...path, key], `${key} must be a non-negative integer, got ${JSON.stringify(value)}`)];
+  }
+  return [];
+};
+
+const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: ReadonlySet<string>): ReadonlyArray<Issue> => {
+  const seen = new Map<string, number>();
+  return schemas.flatMap((schema, index) => {
+    if (!isJsonObject(schema) || !isJsonObject(getOwn(schema, 'metadata'))) return [];
+    const key = schemaKeyOf(schema);
+    const first = seen.get(key);
+    if (first !== undefined) return [issue([index], `a second schema for the same resource (the first is ${ROOT}[${first}]): merge them`)];
+    seen.set(key, index);
+    return manifestKeys.has(key) ? [] : [issue([index], `observes ${describeKey(schema)}, which is not in spec.manifest: fix apiVersion, kind or metadata.name`)];
+  });
+};
+
+const describeKey = (schema: JsonObject): string => {
+  const metadata = getOwn(schema, 'metadata');
+  const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+  return `${String(getOwn(schema, 'apiVersion'))} ${String(getOwn(schema, 'kind'))} ${String(name)}`;
+};
+
+/** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */
+export const manifestIssues = (manifest: ReadonlyArray<JsonValue>, identityOf: (resource: Resource) => string): ReadonlyArray<Issue> => {
+  const seen = new Map<string, number>();
+  return manifest.flatMap((resource, index) => {
+    const path = (...rest: Path): string => showPath([index, ...rest], 'spec.manifest');
+    if (!isJsonObject(resource)) return [{ path: path(), message: 'a manifest entry must be a Kubernetes object' }];
+    const missing = missingIdentification(resource).map((field) => ({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` }));
+    if (missing.length > 0) return missing;
+    const hostile = hostilePaths(resource, []).map((p) => ({ path: path(...p), message: 'the key "__proto__" is not allowed: remove it' }));
+    const key = identityOf(resource as Resource);
+    const first = seen.get(key);
+    seen.set(key, first ?? index);
+    const duplicate = first === undefined ? [] : [{ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` }];
+    return [...hostile, ...duplicate];
+  });
+};
+
+const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
+  const metadata = getOwn(resource, 'metadata');
+  const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+  return [
+    ...(typeof getOwn(resource, 'apiVersion') === 'string' && getOwn(resource, 'apiVersion') !== '' ? [] : [['apiVersion']]),
+    ...(typeof getOwn(resource, 'kind') === 'string' && getOwn(resource, 'kind') !== '' ? [] : [['kind']]),
+    ...(typeof name === 'string' && name !== '' ? [] : [['metadata', 'name']]),
+  ];
+};
+
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
+  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePaths(item, [...path, index]));
+  if (!isJsonObject(value)) return [];
+  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePaths(child, [...path, key])));
+};

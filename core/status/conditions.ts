@@ -1,0 +1,64 @@
+/** kstatus conditions (`Ready`, `Reconciling`, `Stalled`): `lastTransitionTime` moves only on a status change. */
+import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
+
+export type StalledReason =
+  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind';
+
+/** What a reconcile concluded, before it becomes conditions. */
+export type Verdict =
+  | { readonly _tag: 'Ready'; readonly message: string }
+  | { readonly _tag: 'Progressing'; readonly reason: string; readonly message: string }
+  | { readonly _tag: 'Stalled'; readonly reason: StalledReason; readonly message: string };
+
+type Wanted = { readonly status: ConditionStatus; readonly reason: string; readonly message: string };
+
+const wantedConditions = (verdict: Verdict): Readonly<Record<ConditionType, Wanted>> => {
+  switch (verdict._tag) {
+    case 'Ready':
+      return {
+        Ready: { status: 'True', reason: 'Reconciled', message: verdict.message },
+        Reconciling: { status: 'False', reason: 'Reconciled', message: '' },
+        Stalled: { status: 'False', reason: 'Reconciled', message: '' },
+      };
+    case 'Progressing':
+      return {
+        Ready: { status: 'False', reason: verdict.reason, message: verdict.message },
+        Reconciling: { status: 'True', reason: verdict.reason, message: verdict.message },
+        Stalled: { status: 'False', reason: verdict.reason, message: '' },
+      };
+    case 'Stalled':
+      return {
+        Ready: { status: 'False', reason: verdict.reason, message: verdict.message },
+        Reconciling: { status: 'False', reason: verdict.reason, message: '' },
+        Stalled: { status: 'True', reason: verdict.reason, message: verdict.message },
+      };
+  }
+};
+
+const ORDER: ReadonlyArray<ConditionType> = ['Ready', 'Reconciling', 'Stalled'];
+
+/** The conditions for a verdict, keeping each `lastTransitionTime` unless its status changed. */
+export const conditionsFor = (args: {
+  readonly verdict: Verdict;
+  readonly previous: ReadonlyArray<Condition> | undefined;
+  readonly now: string;
+  readonly generation: number | undefined;
+}): ReadonlyArray<Condition> => {
+  const wanted = wantedConditions(args.verdict);
+  return ORDER.map((type) => {
+    const before = args.previous?.find((condition) => condition.type === type);
+    const next = wanted[type];
+    return {
+      type,
+      status: next.status,
+      reason: next.reason,
+      message: next.message,
+      lastTransitionTime: before !== undefined && before.status === next.status ? before.lastTransitionTime : args.now,
+      ...(args.generation === undefined ? {} : { observedGeneration: args.generation }),
+    };
+  });
+};
+
+/** The condition of a type, if present. */
+export const conditionOf = (conditions: ReadonlyArray<Condition> | undefined, type: ConditionType): Condition | undefined =>
+  conditions?.find((condition) => condition.type === type);
