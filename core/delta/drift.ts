@@ -1,5 +1,5 @@
 /** Drift: where the current state differs from the desired one, on observed fields only (SPEC step 5). */
-import { getOwn, isJsonArray, isJsonObject, jsonEqual, type JsonValue } from '../json/json.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonEqual, type JsonValue } from '../json/json.js';
 import type { Path } from '../json/path.js';
 import { currentLength, isCurrentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
 import { missingValue } from './missing.js';
@@ -20,6 +20,8 @@ export const driftOf = (desired: JsonValue, current: JsonValue | undefined, sche
       isExempt(key) ? [] : driftAt(getOwn(desired, key), isJsonObject(current) ? getOwn(current, key) : undefined, child, [key]))
     : [];
 
+const NONE: ReadonlyArray<Drift> = [];
+
 const isExempt = (topLevelKey: string): boolean =>
   topLevelKey === 'status' || topLevelKey === 'apiVersion' || topLevelKey === 'kind';
 
@@ -29,7 +31,15 @@ const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined,
   if (isJsonArray(schema) && isJsonArray(desired)) return listDrift(desired, current, schema, path);
   if (isJsonObject(schema) && isJsonObject(desired)) {
     if (!isJsonObject(current)) return wholeDrift(desired, current, schema, path);
-    return Object.entries(schema).flatMap(([key, child]) => driftAt(getOwn(desired, key), getOwn(current, key), child, [...path, key]));
+    let found: Drift[] | undefined;
+    for (const key in schema) {
+      if (!hasOwn(schema, key)) continue;
+      const value = getOwn(desired, key);
+      if (value === undefined || value === null) continue;
+      const drift = driftAt(value, getOwn(current, key), schema[key] ?? null, [...path, key]);
+      if (drift.length > 0) (found ??= []).push(...drift);
+    }
+    return found ?? NONE;
   }
   return jsonEqual(desired, current) ? [] : [{ kind: 'value', path, from: current, to: desired }];
 };

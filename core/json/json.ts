@@ -11,7 +11,7 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 
 export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray(value);
 
-export const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+export const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 /** Own-property read; `__proto__` and friends never reach the prototype chain. */
 export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =>
@@ -24,7 +24,9 @@ export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =
 export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
   const result: Record<string, JsonValue> = {};
   for (const [key, value] of entries) {
-    Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+    // Plain assignment is fast and safe for every key but `__proto__`, the one accessor on Object.prototype.
+    if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+    else result[key] = value;
   }
   return result;
 };

@@ -47,19 +47,28 @@ export const updateLastAppliedManifestFromResponse = (args: {
   return args.lastAppliedManifest.map((desired, i) => (i === index ? learned : desired));
 };
 
-/** Merges the spec value with earlier learned observed values (spec wins). */
+/** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
 const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode): JsonValue => {
   if (schema === null || earlier === undefined) return spec;
   if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, listElements(schema)) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
-  const fromSpec = Object.entries(spec).map(([key, value]) =>
-    [key, hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null) : value] as const);
-  const learnedOnly = Object.entries(schema).flatMap(([key, child]) => {
-    if (hasOwn(spec, key)) return [];
-    const known = projectKnown(getOwn(earlier, key), child);
-    return known === undefined ? [] : [[key, known] as const];
-  });
-  return objectFromEntries([...fromSpec, ...learnedOnly]);
+  let merged: Array<readonly [string, JsonValue]> | undefined;
+  const keys = Object.keys(spec);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const value = spec[key] as JsonValue;
+    const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null) : value;
+    if (next !== value && merged === undefined) merged = keys.slice(0, i).map((k) => [k, spec[k] as JsonValue] as const);
+    merged?.push([key, next]);
+  }
+  for (const key in schema) {
+    if (!hasOwn(schema, key) || hasOwn(spec, key)) continue;
+    const known = projectKnown(getOwn(earlier, key), schema[key] ?? null);
+    if (known === undefined) continue;
+    merged ??= keys.map((k) => [k, spec[k] as JsonValue] as const);
+    merged.push([key, known]);
+  }
+  return merged === undefined ? spec : objectFromEntries(merged);
 };
 
 const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode>): JsonValue => {
@@ -69,23 +78,32 @@ const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<
     if (known === undefined) break;
     merged.push(known);
   }
-  return merged;
+  return merged.length === spec.length && merged.every((item, i) => item === spec[i]) ? spec : merged;
 };
 
-/** Fills unknown observed values of `desired` from `live`; known values are kept. */
+/** Fills unknown observed values of `desired` from `live`; known values are kept; shares unchanged subtrees. */
 export const learn = (desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode): JsonValue | undefined => {
   if (desired === undefined || desired === null) return projectKnown(live, schema) ?? desired;
   if (schema === null || live === undefined || live === null) return desired;
   if (isJsonArray(schema)) return isJsonArray(desired) && isJsonArray(live) ? learnList(desired, live, listElements(schema)) : desired;
   if (!isJsonObject(schema) || !isJsonObject(desired) || !isJsonObject(live)) return desired;
-  const updated = Object.entries(desired).map(([key, value]) =>
-    [key, hasOwn(schema, key) ? (learn(value, getOwn(live, key), schema[key] ?? null) ?? value) : value] as const);
-  const added = Object.entries(schema).flatMap(([key, child]) => {
-    if (hasOwn(desired, key)) return [];
-    const known = projectKnown(getOwn(live, key), child);
-    return known === undefined ? [] : [[key, known] as const];
-  });
-  return added.length === 0 && updated.every(([key, value]) => value === desired[key]) ? desired : objectFromEntries([...updated, ...added]);
+  let updated: Array<readonly [string, JsonValue]> | undefined;
+  const keys = Object.keys(desired);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const value = desired[key] as JsonValue;
+    const next = hasOwn(schema, key) ? (learn(value, getOwn(live, key), schema[key] ?? null) ?? value) : value;
+    if (next !== value && updated === undefined) updated = keys.slice(0, i).map((k) => [k, desired[k] as JsonValue] as const);
+    updated?.push([key, next]);
+  }
+  for (const key in schema) {
+    if (!hasOwn(schema, key) || hasOwn(desired, key)) continue;
+    const known = projectKnown(getOwn(live, key), schema[key] ?? null);
+    if (known === undefined) continue;
+    updated ??= keys.map((k) => [k, desired[k] as JsonValue] as const);
+    updated.push([key, known]);
+  }
+  return updated === undefined ? desired : objectFromEntries(updated);
 };
 
 const learnList = (desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode>): JsonValue => {

@@ -1,5 +1,5 @@
 /** Projection of an object on an observer schema: what a controller "sees" of it. */
-import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { listElements, makeCurrentLength, type SchemaNode } from '../model/observer-schema.js';
 
 /**
@@ -21,10 +21,12 @@ export const projectKnown = (value: JsonValue | undefined, schema: SchemaNode): 
     return known.length === 0 ? undefined : known;
   }
   if (!isJsonObject(schema) || !isJsonObject(value)) return undefined;
-  const entries = Object.entries(schema).flatMap(([key, child]) => {
-    const projected = projectKnown(getOwn(value, key), child);
-    return projected === undefined ? [] : [[key, projected] as const];
-  });
+  const entries: Array<readonly [string, JsonValue]> = [];
+  for (const key in schema) {
+    if (!hasOwn(schema, key)) continue;
+    const projected = projectKnown(getOwn(value, key), schema[key] ?? null);
+    if (projected !== undefined) entries.push([key, projected]);
+  }
   return entries.length === 0 ? undefined : objectFromEntries(entries);
 };
 
@@ -42,10 +44,13 @@ export const projectObserved = (value: JsonValue | undefined, schema: SchemaNode
     return [...observed, makeCurrentLength(value.length)];
   }
   if (!isJsonObject(schema) || !isJsonObject(value)) return value;
-  return objectFromEntries(Object.entries(schema).flatMap(([key, child]) => {
-    const projected = projectObserved(getOwn(value, key), child);
-    return projected === undefined ? [] : [[key, projected] as const];
-  }));
+  const entries: Array<readonly [string, JsonValue]> = [];
+  for (const key in schema) {
+    if (!hasOwn(schema, key)) continue;
+    const projected = projectObserved(getOwn(value, key), schema[key] ?? null);
+    if (projected !== undefined) entries.push([key, projected]);
+  }
+  return objectFromEntries(entries);
 };
 
 /** A live resource in `lastObservedManifest` format, identification always included. */

@@ -6,12 +6,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { FINALIZER, type Application, type ApplicationStatus } from '../model/application.js';
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
-import { refKey, refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
+import { refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
 import { identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
+import { unchangedSinceObserved } from '../delta/in-sync.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
@@ -68,16 +69,44 @@ export const plan = (input: PlanInput): Plan => {
 };
 
 const planApply = (context: Context): Plan => {
-  const { input, owner } = context;
+  const { input } = context;
   const scopes = withLiveScopes(input.scopes, input.live ?? []);
+  const prepared = prepareDesired(context, scopes);
+  if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
+  const { mangled, fromSpec } = prepared.right;
+  return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+};
+
+type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
+type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
+
+/**
+ * Steps 2–3 (validate, default schemas, desired from spec) depend only on the spec, the
+ * previous desired state and the scopes; a no-op reconcile re-plans the same objects, so the
+ * last result per spec object is kept (inputs are immutable, so identity implies equality).
+ */
+const preparedBySpec = new WeakMap<object, { readonly key: ReadonlyArray<unknown>; readonly value: E.Either<Stalled, Prepared> }>();
+
+const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
+  const spec = context.application.spec as object | undefined;
+  const key = [context.status.lastAppliedManifest, context.input.scopes, context.owner.namespace, context.input.options?.translatedManifest];
+  const cached = spec === undefined || spec === null ? undefined : preparedBySpec.get(spec);
+  if (cached !== undefined && cached.key.every((part, i) => part === key[i])) return cached.value;
+  const value = computeDesired(context, scopes);
+  if (spec !== undefined && spec !== null && typeof spec === 'object') preparedBySpec.set(spec, { key, value });
+  return value;
+};
+
+const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
+  const { input, owner } = context;
   const spec = context.application.spec;
   const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
   const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
-  if (E.isLeft(checked)) return stalledPlan(context, checked.left);
+  if (E.isLeft(checked)) return checked;
   const mangled = generateDefaultObserverSchema(checked.right);
   const desired = checked.right.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
   const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: context.status.lastAppliedManifest, namespace: owner.namespace });
-  return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+  return E.right({ mangled, fromSpec });
 };
 
 /** The usual case: current state = the live objects projected on their schemas. */
@@ -85,26 +114,41 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const { owner } = context;
   const schemas = indexSchemas(mangled);
   const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
-  const liveByRef = new Map(live.map((object) => [refKey(refOf(object)), object]));
-  const liveOf = (resource: Resource): Resource | undefined => liveByRef.get(refKey(refOf(resource)));
+  const liveByRef = new Map(live.map((object) => [resourceKey(object), object]));
+  const liveOf = (resource: Resource): Resource | undefined => liveByRef.get(resourceKey(resource));
   const adopt = context.application.spec.adopt === true;
   const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
+  const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
+  const inSync = new Set<string>();
   const lastApplied = fromSpec.map((resource) => {
     const object = liveOf(resource);
     const schema = schemaFor(schemas, resource);
-    return object !== undefined && schema !== undefined && mayWrite(object) ? learnFromLive(resource, object, schema) : resource;
+    if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
+    const observed = findObserved(resource);
+    if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(resource, object, observed, schema)) {
+      inSync.add(resourceKey(resource));
+      return resource;
+    }
+    return learnFromLive(resource, object, schema);
   });
-  const desiredKeys = new Set(lastApplied.map((resource) => refKey(refOf(resource))));
+  const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
   const ours = live.filter((object) => isOwnedBy(object, owner));
+  const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
+    ? findObserved(object) as JsonObject
+    : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
   const current = [
     ...lastApplied.flatMap((resource) => { const o = liveOf(resource); return o !== undefined && mayWrite(o) ? [o] : []; }),
-    ...ours.filter((object) => !desiredKeys.has(refKey(refOf(object)))),
-  ].map((object) => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
-  const delta = calculateResourceDelta({ lastAppliedManifest: lastApplied, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
+    ...ours.filter((object) => !desiredKeys.has(resourceKey(object))),
+  ].map(observe);
+  const changed = calculateResourceDelta({
+    lastAppliedManifest: lastApplied.filter((resource) => !inSync.has(resourceKey(resource))),
+    lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
+  });
+  const delta = { ...changed, deleted: current.filter((entry) => !desiredKeys.has(resourceKey(entry as Resource))) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
-  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(refKey(refOf(resource as Resource))));
-  const creates = delta.new.filter((r) => !blocked.has(refKey(refOf(r))) && !terminating(r)).map((r) => createAction(r, owner));
+  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(resourceKey(resource as Resource)));
+  const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, owner));
   const patches = delta.modified.flatMap((resource) => {
     const object = liveOf(resource) as Resource;
     return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopt && ownerOf(object) === undefined, owner);

@@ -7,10 +7,18 @@ import type { ObserverSchema } from '../model/observer-schema.js';
  * `metadata.namespace` may only be null), so the namespace cannot take part in matching.
  */
 export const schemaKeyOf = (object: JsonObject): string => {
-  const metadata = getOwn(object, 'metadata');
-  const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
-  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
+  let key = keyCache.get(object);
+  if (key === undefined) {
+    const metadata = getOwn(object, 'metadata');
+    const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+    key = `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
+    keyCache.set(object, key);
+  }
+  return key;
 };
+
+// Objects are immutable by contract: a key computed once stays true for the object's life.
+const keyCache = new WeakMap<object, string>();
 
 export type SchemaIndex = ReadonlyMap<string, ObserverSchema>;
 

@@ -31,7 +31,7 @@ export const validateObserverSchema = (args: {
 
 const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (!isJsonObject(schema)) return [issue(path, 'an observer schema must be an object shaped like its resource')];
-  return [...identificationIssues(schema, path), ...nodeIssues(schema, path, true)];
+  return [...identificationIssues(schema, path), ...nodeIssues(schema, path)];
 };
 
 const identificationIssues = (schema: JsonObject, path: Path): ReadonlyArray<Issue> => {
@@ -60,19 +60,22 @@ const isIdentification = (path: Path, depth: number): boolean => {
     (local.length === 2 && local[0] === 'metadata' && (local[1] === 'name' || local[1] === 'namespace'));
 };
 
-/** Issues below a schema node; `top` skips the identification fields already checked. */
-const nodeIssues = (node: JsonObject, path: Path, top: boolean): ReadonlyArray<Issue> =>
+/**
+ * Issues below a schema node; the identification fields (already checked) are skipped. Paths
+ * start with the schema's index, so a field's path within its schema starts at depth 1.
+ */
+const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> =>
   Object.entries(node).flatMap(([key, value]) => {
     const childPath = [...path, key];
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
-    if (top && isIdentification(childPath, 1)) return [];
+    if (isIdentification(childPath, 1)) return [];
     return valueIssues(value, childPath);
   });
 
 const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (value === null) return [];
   if (isJsonArray(value)) return listIssues(value, path);
-  if (isJsonObject(value)) return nodeIssues(value, path, false);
+  if (isJsonObject(value)) return nodeIssues(value, path);
   return [issue(path, `observed fields must be null, got ${JSON.stringify(value)}: write null to observe this field`)];
 };
 

@@ -1,0 +1,82 @@
+/**
+ * The fast path of a no-op reconcile: one read-only walk over the observed fields that proves
+ * nothing changed since the last observation, so the previous status entries can be reused
+ * without projecting, learning or diffing again (and without allocating).
+ */
+import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../json/json.js';
+import { currentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
+
+/**
+ * True when `live` shows no drift against `desired`, holds nothing new to learn, and projects
+ * exactly onto `observed` (the resource's previous `lastObservedManifest` entry). False means
+ * "take the slow path", never "out of sync".
+ */
+export const unchangedSinceObserved = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode): boolean => {
+  if (!isJsonObject(schema)) return false;
+  for (const key in schema) {
+    if (!hasOwn(schema, key) || key === 'apiVersion' || key === 'kind') continue;
+    if (key === 'metadata') {
+      if (!sameMetadata(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null)) return false;
+    } else if (!same(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null, key === 'status')) return false;
+  }
+  return observedKeys(observed, live, schema, 3) === Object.keys(observed).length;
+};
+
+/** How many keys a fresh projection would have: schema keys present live, plus identification. */
+const observedKeys = (observed: JsonObject, live: JsonObject, schema: JsonObject, identification: number): number => {
+  let count = identification;
+  for (const key in schema) if (hasOwn(schema, key) && key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && getOwn(live, key) !== undefined) count++;
+  return count;
+};
+
+const sameMetadata = (desired: JsonValue | undefined, live: JsonValue | undefined, observed: JsonValue | undefined, schema: SchemaNode): boolean => {
+  if (!isJsonObject(schema) || !isJsonObject(live) || !isJsonObject(observed)) return false;
+  let count = 0;
+  for (const key in schema) {
+    if (!hasOwn(schema, key)) continue;
+    if (key === 'name' || key === 'namespace') continue;
+    const liveValue = getOwn(live, key);
+    if (liveValue !== undefined) count++;
+    if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, false)) return false;
+  }
+  const identification = (getOwn(live, 'name') === undefined ? 0 : 1) + (getOwn(live, 'namespace') === undefined ? 0 : 1);
+  return count + identification === Object.keys(observed).length;
+};
+
+const unknown = (value: JsonValue | undefined): boolean => value === undefined || value === null;
+
+const same = (desired: JsonValue | undefined, live: JsonValue | undefined, observed: JsonValue | undefined, schema: SchemaNode, reportOnly: boolean): boolean => {
+  if (live === undefined) return observed === undefined && (unknown(desired) || reportOnly);
+  if (schema === null || (!isJsonObject(schema) && !isJsonArray(schema))) {
+    if (unknown(desired)) return (reportOnly || live === null) && jsonEqual(observed, live);
+    return (reportOnly || jsonEqual(desired, live)) && jsonEqual(observed, live);
+  }
+  if (!unknown(desired) && (isJsonArray(schema) ? !isJsonArray(desired) : !isJsonObject(desired))) return false;
+  return isJsonArray(schema) ? sameList(desired, live, observed, schema, reportOnly) : sameObject(desired, live, observed, schema, reportOnly);
+};
+
+const sameObject = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: JsonObject, reportOnly: boolean): boolean => {
+  if (!isJsonObject(live) || !isJsonObject(observed)) return false;
+  let count = 0;
+  for (const key in schema) {
+    if (!hasOwn(schema, key)) continue;
+    const liveValue = getOwn(live, key);
+    if (liveValue !== undefined) count++;
+    if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, reportOnly)) return false;
+  }
+  return count === Object.keys(observed).length;
+};
+
+const sameList = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, reportOnly: boolean): boolean => {
+  if (!isJsonArray(live) || !isJsonArray(observed)) return false;
+  const elements = listElements(schema);
+  const positions = Math.min(elements.length, live.length);
+  if (observed.length !== positions + 1 || currentLength(observed[positions]) !== live.length) return false;
+  const wanted = isJsonArray(desired) ? desired : [];
+  if (!reportOnly && Math.min(elements.length, wanted.length) > live.length) return false;
+  if (!reportOnly && !lengthWithin(live.length, listControl(schema))) return false;
+  for (let i = 0; i < positions; i++) {
+    if (!same(wanted[i], live[i], observed[i], elements[i] ?? null, reportOnly)) return false;
+  }
+  return true;
+};
