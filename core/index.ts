@@ -22,3 +22,5 @@ export * from './json/json.js';
 export * from './json/path.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
+export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';
+export { contestedPaths, recordPatches, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy } from './status/hot-loop.js';

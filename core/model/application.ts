@@ -93,7 +93,10 @@ export const Application = t.intersection([
   t.type({
     apiVersion: t.literal(APPLICATION_API_VERSION),
     kind: t.literal(APPLICATION_KIND),
-    metadata: t.intersection([jsonObject, t.type({ name: t.string }), t.partial({ namespace: t.string, generation: t.number })]),
+    // Every metadata field `plan` reads is checked, so a decoded Application cannot make it throw.
+    metadata: t.intersection([jsonObject, t.type({ name: t.string }), t.partial({
+      namespace: t.string, generation: t.number, uid: t.string, finalizers: t.array(t.string), deletionTimestamp: t.string,
+    })]),
     spec: ApplicationSpec,
   }),
   t.partial({ status: t.union([ApplicationStatus, t.null]) }),

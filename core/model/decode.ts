@@ -16,13 +16,15 @@ const describe = (value: unknown): string => {
 };
 
 const pathOf = (context: t.Context): ReadonlyArray<PathStep> =>
-  context
-    .slice(1)
-    .filter((entry) => entry.key !== '' && !/^\d+$/.test(entry.key) || isArrayIndex(entry))
-    .map((entry) => (isArrayIndex(entry) ? Number(entry.key) : entry.key));
+  context.flatMap((entry, i) => {
+    if (i === 0 || entry.key === '') return [];
+    if (!/^\d+$/.test(entry.key)) return [entry.key];
+    return isArrayType(context[i - 1]) ? [Number(entry.key)] : [];
+  });
 
-// io-ts puts intersection members under numeric keys too; only real array positions count.
-const isArrayIndex = (entry: t.ContextEntry): boolean => /^\d+$/.test(entry.key) && entry.type.name.startsWith('Array<');
+// io-ts puts intersection members under numeric keys too; a numeric key is an array position
+// only when the entry above it is the array's codec (the element entry carries the element's type).
+const isArrayType = (parent: t.ContextEntry | undefined): boolean => parent !== undefined && /^(Readonly)?Array<|^Array$/.test(parent.type.name);
 
 /** Readable issues for every failure, deduplicated (intersections report the same failure twice). */
 export const issuesOf = (errors: t.Errors, root: string): ReadonlyArray<Issue> => {

@@ -50,16 +50,31 @@ const controllerReference = (owner: Owner, uid: string): JsonObject => ({
   apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: owner.name, uid, controller: true, blockOwnerDeletion: true,
 });
 
-/** Operations that add our marks to a live object being adopted. */
-export const adoptionPatch = (live: Resource, owner: Owner): { readonly operations: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<FieldChange> } => {
+/**
+ * Operations that add our marks to a live object being adopted. They follow `fields`, the field
+ * operations of the same patch, which may write `metadata.labels`/`annotations` whole: a mark is
+ * then added inside the written map instead of replacing it (and being replaced by it).
+ */
+export const adoptionPatch = (
+  live: Resource,
+  owner: Owner,
+  fields: ReadonlyArray<JsonPatchOperation> = [],
+): { readonly operations: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<FieldChange> } => {
   const metadata: ObjectMeta = live.metadata;
   const marks: ReadonlyArray<readonly [string, string, string]> = [
     ['labels', MANAGED_BY_LABEL, MANAGED_BY_VALUE],
     ['annotations', OWNER_ANNOTATION, ownerMark(owner)],
   ];
-  const operations = marks.map(([field, key, value]): JsonPatchOperation => (isJsonObject(getOwn(metadata, field))
+  const operations = marks.map(([field, key, value]): JsonPatchOperation => (mapExistsAfter(metadata, field, fields)
     ? { op: 'add', path: `/metadata/${field}/${escapePointerToken(key)}`, value }
     : { op: 'add', path: `/metadata/${field}`, value: { [key]: value } }));
   const changes = marks.map(([field, key, value]) => ({ path: `metadata.${field}["${key}"]`, to: value }));
   return { operations, changes };
+};
+
+/** Whether `metadata[field]` is an object once `fields` have been applied to the live object. */
+const mapExistsAfter = (metadata: JsonObject, field: string, fields: ReadonlyArray<JsonPatchOperation>): boolean => {
+  const last = fields.filter((op) => op.path === `/metadata/${field}` && op.op !== 'test').at(-1);
+  if (last === undefined) return isJsonObject(getOwn(metadata, field));
+  return last.op !== 'remove' && isJsonObject(last.value);
 };

@@ -149,10 +149,15 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(resourceKey(resource as Resource)));
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, owner));
-  const patches = delta.modified.flatMap((resource) => {
-    const object = liveOf(resource) as Resource;
-    return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopt && ownerOf(object) === undefined, owner);
-  });
+  // An adopted object gets our marks even when its observed fields already match.
+  const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
+  const modified = new Set(delta.modified.map((resource) => refKey(refOf(resource))));
+  const patches = lastApplied
+    .filter((resource) => modified.has(refKey(refOf(resource))) || adopting(liveOf(resource)))
+    .flatMap((resource) => {
+      const object = liveOf(resource) as Resource;
+      return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
+    });
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   const waiting = [...delta.new, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting });
@@ -290,9 +295,9 @@ const createAction = (resource: Resource, owner: Owner): CreateAction => {
 
 const patchAction = (desired: Resource, live: Resource, schema: JsonValue, adopting: boolean, owner: Owner): ReadonlyArray<PatchAction> => {
   const fields = patchOf(desired, live, schema);
-  const marks = adopting ? adoptionPatch(live, owner) : { operations: [], changes: [] };
-  const operations = [...marks.operations, ...fields.operations];
-  return operations.length === 0 ? [] : [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...marks.changes, ...fields.changes] }];
+  const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
+  const operations = [...fields.operations, ...marks.operations];
+  return operations.length === 0 ? [] : [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes] }];
 };
 
 const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction =>

@@ -23,8 +23,11 @@ export const validateObserverSchema = (args: {
   readonly manifest: ReadonlyArray<JsonValue>;
   readonly observerSchema: ReadonlyArray<JsonValue> | undefined;
 }): E.Either<ObserverSchemaError, ReadonlyArray<ObserverSchema>> => {
+  // Both come from user documents: a non-list is an error to report, never a crash.
+  if (args.observerSchema !== undefined && !isJsonArray(args.observerSchema)) return E.left(observerSchemaError([{ path: ROOT, message: 'observerSchema must be a list of schemas' }]));
   const schemas = args.observerSchema ?? [];
-  const manifestKeys = new Set(args.manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
+  const manifest = isJsonArray(args.manifest) ? args.manifest : [];
+  const manifestKeys = new Set(manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
   const issues = [...schemas.flatMap((schema, index) => schemaIssues(schema, [index])), ...matchingIssues(schemas, manifestKeys)];
   return issues.length === 0 ? E.right(schemas as ReadonlyArray<ObserverSchema>) : E.left(observerSchemaError(issues));
 };
@@ -69,6 +72,7 @@ const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> =>
     const childPath = [...path, key];
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
     if (isIdentification(childPath, 1)) return [];
+    if (childPath.length === 2 && key === 'metadata' && !isJsonObject(value)) return []; // reported by identificationIssues
     return valueIssues(value, childPath);
   });
 
@@ -79,18 +83,18 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   return [issue(path, `observed fields must be null, got ${JSON.stringify(value)}: write null to observe this field`)];
 };
 
+/** A list without a trailing control object is reported at the list's path; all its items are elements then. */
 const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<Issue> => {
   if (list.length === 0) return [issue(path, `empty list: end every list with {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
-  const control = list[list.length - 1];
-  const elements = list.slice(0, -1);
+  const control = list[list.length - 1] as JsonValue;
+  const controlled = isJsonObject(control) && (hasOwn(control, LIST_MIN) || hasOwn(control, LIST_MAX));
+  const elements = controlled ? list.slice(0, -1) : list;
   const elementIssues = elements.flatMap((element, index) => valueIssues(element, [...path, index]));
+  if (!controlled) return [...elementIssues, issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
   return [...elementIssues, ...controlIssues(control, elements.length, [...path, list.length - 1])];
 };
 
-const controlIssues = (control: JsonValue | undefined, observed: number, path: Path): ReadonlyArray<Issue> => {
-  if (!isJsonObject(control) || (!hasOwn(control, LIST_MIN) && !hasOwn(control, LIST_MAX))) {
-    return [issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
-  }
+const controlIssues = (control: JsonObject, observed: number, path: Path): ReadonlyArray<Issue> => {
   const bounds = [LIST_MIN, LIST_MAX].flatMap((key) => boundIssues(control, key, path));
   if (bounds.length > 0) return bounds;
   const min = control[LIST_MIN] as number;
@@ -112,13 +116,21 @@ const boundIssues = (control: JsonObject, key: string, path: Path): ReadonlyArra
 const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: ReadonlySet<string>): ReadonlyArray<Issue> => {
   const seen = new Map<string, number>();
   return schemas.flatMap((schema, index) => {
-    if (!isJsonObject(schema) || !isJsonObject(getOwn(schema, 'metadata'))) return [];
+    if (!isIdentified(schema)) return []; // already reported by identificationIssues
     const key = schemaKeyOf(schema);
     const first = seen.get(key);
     if (first !== undefined) return [issue([index], `a second schema for the same resource (the first is ${ROOT}[${first}]): merge them`)];
     seen.set(key, index);
     return manifestKeys.has(key) ? [] : [issue([index], `observes ${describeKey(schema)}, which is not in spec.manifest: fix apiVersion, kind or metadata.name`)];
   });
+};
+
+/** Whether a schema names its resource: apiVersion, kind and metadata.name are non-empty strings. */
+const isIdentified = (schema: JsonValue): schema is JsonObject => {
+  if (!isJsonObject(schema)) return false;
+  const metadata = getOwn(schema, 'metadata');
+  const nonEmpty = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
+  return nonEmpty(getOwn(schema, 'apiVersion')) && nonEmpty(getOwn(schema, 'kind')) && isJsonObject(metadata) && nonEmpty(getOwn(metadata, 'name'));
 };
 
 const describeKey = (schema: JsonObject): string => {

@@ -1,0 +1,107 @@
+/**
+ * The executor: carries out a Plan through the ports, in order, feeding every response back
+ * through the core's update functions; stops at the first failure with a classified error.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import {
+  FINALIZER, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
+  type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type Plan, type Resource,
+} from '../../core/index.js';
+
+/** What happened to one action. */
+export type ActionResult = { readonly action: Action; readonly response?: Resource };
+
+export type ExecutionFailure = { readonly action: Action; readonly error: ClusterError; readonly guardedPatch: boolean };
+
+export type Execution = {
+  /** Actions that succeeded, in order. */
+  readonly done: ReadonlyArray<ActionResult>;
+  /** The plan's status updated with every response. */
+  readonly status: ApplicationStatus;
+  /** The Application as last written (finalizer changes), when it was written. */
+  readonly application: Application;
+  /** The first failure; later actions were not attempted. */
+  readonly failure?: ExecutionFailure;
+};
+
+type Step = E.Either<ClusterError, { readonly status: ApplicationStatus; readonly response?: Resource; readonly application?: Application }>;
+
+/**
+ * Executes `plan` for `application`.
+ * Guarantees: actions run one at a time in plan order; nothing after a failure runs; a patch
+ * whose `test` guard fails is rejected whole by the server (JSON Patch is atomic), never half-applied.
+ */
+export const executePlan = async (args: {
+  readonly plan: Plan;
+  readonly application: Application;
+  readonly cluster: ClusterWriter;
+}): Promise<Execution> => {
+  let status = args.plan.status;
+  let application = args.application;
+  const done: ActionResult[] = [];
+  for (const action of args.plan.actions) {
+    const step = await runAction(action, { status, application, cluster: args.cluster });
+    if (E.isLeft(step)) {
+      const guardedPatch = action.type === 'patch' && action.patch.some((op) => op.op === 'test');
+      return { done, status, application, failure: { action, error: step.left, guardedPatch } };
+    }
+    status = step.right.status;
+    application = step.right.application ?? application;
+    done.push({ action, ...(step.right.response === undefined ? {} : { response: step.right.response }) });
+  }
+  return { done, status, application };
+};
+
+type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter };
+
+const runAction = async (action: Action, scope: Scope): Promise<Step> => {
+  switch (action.type) {
+    case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
+    case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
+    case 'delete': return deleted(action, await scope.cluster.delete(action.ref, { propagationPolicy: 'Background' })(), scope);
+    case 'conflict': return E.right({ status: scope.status });
+    case 'addFinalizer':
+    case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
+  }
+};
+
+const namespaceOf = (scope: Scope): string => scope.application.metadata.namespace ?? 'default';
+
+/** Steps 7–8: learn unknown observed values and record the observation from the response. */
+const learnFrom = (result: E.Either<ClusterError, Resource>, scope: Scope): Step =>
+  E.map((response: Resource) => {
+    const mangled = scope.status.mangledObserverSchema ?? [];
+    const namespace = namespaceOf(scope);
+    return {
+      response,
+      status: {
+        ...scope.status,
+        lastAppliedManifest: updateLastAppliedManifestFromResponse({ lastAppliedManifest: scope.status.lastAppliedManifest ?? [], mangledObserverSchema: mangled, response, namespace }),
+        lastObservedManifest: updateLastObservedManifestFromResponse({ lastObservedManifest: scope.status.lastObservedManifest ?? [], mangledObserverSchema: mangled, response, namespace }),
+      },
+    };
+  })(result);
+
+/** 404 on delete counts as done; an object kept by finalizers stays observed until it is gone. */
+const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resource>>, scope: Scope): Step => {
+  const gone = E.isRight(result) ? O.isNone(result.right) : result.left._tag === 'NotFound';
+  if (E.isLeft(result) && !gone) return E.left(result.left);
+  const lastObserved = scope.status.lastObservedManifest ?? [];
+  const reference = { apiVersion: action.ref.apiVersion, kind: action.ref.kind, metadata: { name: action.ref.name, ...(action.ref.namespace ? { namespace: action.ref.namespace } : {}) } };
+  return E.right({ status: gone ? { ...scope.status, lastObservedManifest: removeFromLastObservedManifest(lastObserved, reference, namespaceOf(scope)) } : scope.status });
+};
+
+/** Finalizer edits are guarded by a `test` of the list we saw, so a concurrent edit is not lost. */
+const writeFinalizer = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope) => {
+  const current = scope.application.metadata.finalizers;
+  const ref = { apiVersion: scope.application.apiVersion, kind: scope.application.kind, name: scope.application.metadata.name, namespace: namespaceOf(scope) };
+  const next = type === 'addFinalizer' ? [...(current ?? []), FINALIZER] : (current ?? []).filter((f) => f !== FINALIZER);
+  const operations = current === undefined
+    ? [{ op: 'add' as const, path: '/metadata/finalizers', value: next }]
+    : [{ op: 'test' as const, path: '/metadata/finalizers', value: current }, { op: 'replace' as const, path: '/metadata/finalizers', value: next }];
+  return scope.cluster.patch(ref, { type: 'json', operations });
+};
+
+const finalizerWritten = (result: E.Either<ClusterError, Resource>, scope: Scope): Step =>
+  E.map((response: Resource) => ({ status: scope.status, application: { ...scope.application, metadata: response.metadata } as Application }))(result);

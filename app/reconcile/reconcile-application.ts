@@ -1,0 +1,95 @@
+/**
+ * One reconcile of one Application through the ports: read, plan, execute, write status.
+ * Level-based: it receives a reference, never the event that caused it.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import {
+  conditionsFor, errorPolicy, jsonEqual, plan as planReconcile, showClusterError,
+  type Application, type ApplicationStatus, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
+} from '../../core/index.js';
+import { executePlan, type Execution } from '../executor/execute.js';
+import { readLive, resolveScopes } from './live-reader.js';
+
+/** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
+export type LiveSource = (application: Application, scopes: ScopeTable) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
+
+export type ReconcileDeps = {
+  readonly cluster: Cluster;
+  readonly scopes: ScopeTable;
+  /** RFC 3339 "now" for conditions. */
+  readonly now: () => string;
+  /** [0, 1) for backoff jitter. */
+  readonly random: () => number;
+  /** Reads the Application; defaults to `cluster.get`. */
+  readonly readApplication?: (ref: ObjectRef) => Promise<E.Either<ClusterError, O.Option<Resource>>>;
+  readonly readLive?: LiveSource;
+};
+
+export type ReconcileResult =
+  | { readonly _tag: 'Gone' }
+  | { readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus }
+  | { readonly _tag: 'Failed'; readonly error: ClusterError; readonly retryAfterMs?: number; readonly terminal: boolean; readonly plan?: Plan; readonly execution?: Execution; readonly statusWritten: boolean };
+
+/**
+ * Reconciles the Application at `ref` once.
+ * Guarantees: writes status only when it changed; a failed action stops the plan and is
+ * classified (retry with backoff, or Stalled in the status when retrying cannot help).
+ */
+export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, attempt = 1): Promise<ReconcileResult> => {
+  const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
+  if (E.isLeft(read)) return failed(read.left, attempt, deps);
+  if (O.isNone(read.right)) return { _tag: 'Gone' };
+  const application = read.right.value as unknown as Application;
+  const scopes = await resolveScopes(application, deps.scopes, deps.cluster);
+  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(application, scopes);
+  if (E.isLeft(live)) return failed(live.left, attempt, deps);
+  const planned = planReconcile({ application, live: live.right, scopes, now: deps.now() });
+  const execution = await executePlan({ plan: planned, application, cluster: deps.cluster });
+  if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps);
+  const written = await writeStatus(execution.application, application.status, execution.status, deps);
+  if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
+  return {
+    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: execution.status,
+    ...(planned.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: planned.outcome.ms } : {}),
+  };
+};
+
+const failed = (error: ClusterError, attempt: number, deps: ReconcileDeps, plan?: Plan, execution?: Execution): ReconcileResult => {
+  const decision = errorPolicy(error, attempt, deps.random());
+  return {
+    _tag: 'Failed', error, terminal: decision._tag === 'Terminal', statusWritten: false,
+    ...(decision._tag === 'Retry' ? { retryAfterMs: decision.afterMs } : {}),
+    ...(plan ? { plan } : {}), ...(execution ? { execution } : {}),
+  };
+};
+
+/** Records what succeeded before the failure; a terminal failure also marks the Application Stalled. */
+const failedExecution = async (planned: Plan, execution: Execution, application: Application, attempt: number, deps: ReconcileDeps): Promise<ReconcileResult> => {
+  const failure = execution.failure!;
+  const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
+  const status: ApplicationStatus = decision._tag === 'Terminal'
+    ? {
+      ...execution.status,
+      conditions: conditionsFor({
+        verdict: { _tag: 'Stalled', reason: decision.reason, message: `${failure.action.type} failed: ${showClusterError(failure.error)}` },
+        previous: application.status?.conditions, now: deps.now(), generation: application.metadata.generation,
+      }),
+    }
+    : execution.status;
+  const written = await writeStatus(execution.application, application.status, status, deps);
+  return {
+    _tag: 'Failed', error: failure.error, terminal: decision._tag === 'Terminal', plan: planned, execution,
+    statusWritten: E.isRight(written) && written.right,
+    ...(decision._tag === 'Retry' ? { retryAfterMs: decision.afterMs } : {}),
+  };
+};
+
+/** Status subresource write, skipped when nothing changed; a vanished Application is not an error. */
+const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
+  if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
+  const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
+  const result = await deps.cluster.patchStatus(ref, { type: 'merge', body: { status: after as JsonValue } })();
+  if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
+  return E.right(true);
+};

@@ -1,0 +1,153 @@
+/**
+ * A reflector + local cache for one kind (list, then watch from the list's resourceVersion):
+ * relists on 410 Gone, re-watches with backoff on any other close, never stops by itself.
+ * Our own writes are applied to the cache as soon as they are answered (read-your-own-writes).
+ */
+import type { Clock, ClusterError, ClusterReader, ListQuery, Resource, WatchEvent, WatchHandle, WatchSource } from '../../core/index.js';
+import * as E from 'fp-ts/lib/Either.js';
+
+export type InformerEvent = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: Resource; readonly old?: Resource };
+
+export type InformerOptions = {
+  readonly clock: Clock;
+  readonly onEvent: (event: InformerEvent) => void;
+  readonly onError?: (error: ClusterError, phase: 'list' | 'watch') => void;
+  /** Re-watch delay: doubles from `minRetryMs` up to `maxRetryMs`, reset by any event. */
+  readonly minRetryMs?: number;
+  readonly maxRetryMs?: number;
+};
+
+const keyOf = (object: { metadata: { namespace?: string; name: string } }): string => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+
+/** Whether resourceVersion `a` is newer than `b` (numeric when both are; etcd's are). */
+export const isNewer = (a: string | undefined, b: string | undefined): boolean => {
+  if (a === undefined) return false;
+  if (b === undefined) return true;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
+  return a !== b;
+};
+
+export class Informer {
+  private readonly store = new Map<string, Resource>();
+  private resourceVersion: string | undefined;
+  private watch: WatchHandle | undefined;
+  private stopped = false;
+  private started = false;
+  private retryMs: number;
+  private cancelRetry: (() => void) | undefined;
+  private syncedResolve: (() => void) | undefined;
+  /** Resolves once the first list has filled the cache. */
+  readonly synced: Promise<void>;
+  private isSynced = false;
+
+  constructor(private readonly source: ClusterReader & WatchSource, readonly query: ListQuery, private readonly options: InformerOptions) {
+    this.retryMs = options.minRetryMs ?? 1_000;
+    this.synced = new Promise((resolve) => { this.syncedResolve = resolve; });
+  }
+
+  /** Starts listing and watching; returns once the first list is in (or keeps retrying). */
+  start(): Promise<void> {
+    if (!this.started) { this.started = true; void this.relist(); }
+    return this.synced;
+  }
+
+  /** Stops for good: no further events, no retries. Idempotent. */
+  stop(): void {
+    this.stopped = true;
+    this.watch?.stop();
+    this.watch = undefined;
+    this.cancelRetry?.();
+  }
+
+  get hasSynced(): boolean { return this.isSynced; }
+
+  get(namespace: string | undefined, name: string): Resource | undefined { return this.store.get(`${namespace ?? ''}/${name}`); }
+
+  list(): ReadonlyArray<Resource> { return [...this.store.values()]; }
+
+  get size(): number { return this.store.size; }
+
+  /** Read-your-own-writes: records a write's response unless the cache already holds a newer version. */
+  apply(object: Resource): void {
+    const existing = this.store.get(keyOf(object));
+    if (existing !== undefined && !isNewer(object.metadata.resourceVersion, existing.metadata.resourceVersion)) return;
+    this.store.set(keyOf(object), object);
+  }
+
+  /** Read-your-own-writes for deletions. */
+  forget(namespace: string | undefined, name: string): void { this.store.delete(`${namespace ?? ''}/${name}`); }
+
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    const listed = await this.source.list(this.query)();
+    if (this.stopped) return;
+    if (E.isLeft(listed)) {
+      this.options.onError?.(listed.left, 'list');
+      this.retryLater(() => this.relist());
+      return;
+    }
+    this.replace(listed.right.items);
+    this.resourceVersion = listed.right.resourceVersion;
+    if (!this.isSynced) { this.isSynced = true; this.syncedResolve?.(); }
+    this.startWatch();
+  }
+
+  /** Swaps in a fresh list, emitting the differences as events (missed deletes included). */
+  private replace(items: ReadonlyArray<Resource>): void {
+    const fresh = new Map(items.map((item) => [keyOf(item), item]));
+    for (const [key, old] of this.store) {
+      if (!fresh.has(key)) { this.store.delete(key); this.safely(() => this.options.onEvent({ type: 'DELETED', object: old })); }
+    }
+    for (const [key, item] of fresh) {
+      const old = this.store.get(key);
+      this.store.set(key, item);
+      if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
+      else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
+    }
+  }
+
+  private startWatch(): void {
+    if (this.stopped) return;
+    this.watch = this.source.watch(
+      { ...this.query, ...(this.resourceVersion === undefined ? {} : { resourceVersion: this.resourceVersion }), allowBookmarks: true },
+      { event: (event) => this.handle(event), closed: (error) => this.closed(error) },
+    );
+  }
+
+  private handle(event: WatchEvent): void {
+    if (this.stopped) return;
+    this.retryMs = this.options.minRetryMs ?? 1_000;
+    if (event.type === 'BOOKMARK') { this.resourceVersion = event.resourceVersion; return; }
+    const object = event.object;
+    this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
+    const old = this.store.get(keyOf(object));
+    if (event.type === 'DELETED') {
+      this.store.delete(keyOf(object));
+      this.safely(() => this.options.onEvent({ type: 'DELETED', object }));
+      return;
+    }
+    // A duplicate or stale event (or one older than our own write) changes nothing.
+    if (old !== undefined && !isNewer(object.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    this.store.set(keyOf(object), object);
+    this.safely(() => this.options.onEvent({ type: old === undefined ? 'ADDED' : 'MODIFIED', object, ...(old ? { old } : {}) }));
+  }
+
+  private closed(error: ClusterError | undefined): void {
+    this.watch = undefined;
+    if (this.stopped) return;
+    if (error !== undefined) this.options.onError?.(error, 'watch');
+    if (error?._tag === 'Gone') { this.resourceVersion = undefined; void this.relist(); return; }
+    this.retryLater(() => (this.resourceVersion === undefined ? this.relist() : Promise.resolve(this.startWatch())));
+  }
+
+  private retryLater(action: () => Promise<void> | void): void {
+    const delay = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? 30_000);
+    this.cancelRetry = this.options.clock.setTimer(delay, () => { this.cancelRetry = undefined; void action(); });
+  }
+
+  /** A handler's exception must not kill the reflector (client-node turns it into a crash). */
+  private safely(run: () => void): void {
+    try { run(); } catch (error) { this.options.onError?.({ _tag: 'Internal', code: 0, message: `event handler failed: ${String(error)}` }, 'watch'); }
+  }
+}
