@@ -89,7 +89,9 @@ const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resourc
   if (E.isLeft(result) && !gone) return E.left(result.left);
   const lastObserved = scope.status.lastObservedManifest ?? [];
   const reference = { apiVersion: action.ref.apiVersion, kind: action.ref.kind, metadata: { name: action.ref.name, ...(action.ref.namespace ? { namespace: action.ref.namespace } : {}) } };
-  return E.right({ status: gone ? { ...scope.status, lastObservedManifest: removeFromLastObservedManifest(lastObserved, reference, namespaceOf(scope)) } : scope.status });
+  if (gone) return E.right({ status: { ...scope.status, lastObservedManifest: removeFromLastObservedManifest(lastObserved, reference, namespaceOf(scope)) } });
+  const pending = E.isRight(result) && O.isSome(result.right) ? result.right.value : undefined;
+  return E.right({ status: scope.status, ...(pending === undefined ? {} : { response: pending }) });
 };
 
 /** Finalizer edits are guarded by a `test` of the list we saw, so a concurrent edit is not lost. */

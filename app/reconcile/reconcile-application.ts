@@ -24,6 +24,12 @@ export type ReconcileDeps = {
   /** Reads the Application; defaults to `cluster.get`. */
   readonly readApplication?: (ref: ObjectRef) => Promise<E.Either<ClusterError, O.Option<Resource>>>;
   readonly readLive?: LiveSource;
+  /** Inspects (and may replace) a plan before it runs: the runtime's hot-loop guard. */
+  readonly guard?: (application: Application, plan: Plan) => Plan;
+  /** Every object a write answered with (creates, patches, finalizer and status writes). */
+  readonly onWritten?: (object: Resource) => void;
+  /** Every object a delete removed (or 404'd). */
+  readonly onDeleted?: (ref: ObjectRef) => void;
 };
 
 export type ReconcileResult =
@@ -44,8 +50,10 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const scopes = await resolveScopes(application, deps.scopes, deps.cluster);
   const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(application, scopes);
   if (E.isLeft(live)) return failed(live.left, attempt, deps);
-  const planned = planReconcile({ application, live: live.right, scopes, now: deps.now() });
+  const unguarded = planReconcile({ application, live: live.right, scopes, now: deps.now() });
+  const planned = deps.guard?.(application, unguarded) ?? unguarded;
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster });
+  reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps);
   const written = await writeStatus(execution.application, application.status, execution.status, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
@@ -91,5 +99,14 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   const result = await deps.cluster.patchStatus(ref, { type: 'merge', body: { status: after as JsonValue } })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
+  deps.onWritten?.(result.right);
   return E.right(true);
+};
+
+const reportWrites = (execution: Execution, deps: ReconcileDeps): void => {
+  for (const { action, response } of execution.done) {
+    if (response !== undefined) deps.onWritten?.(response);
+    else if (action.type === 'delete') deps.onDeleted?.(action.ref);
+  }
+  if (execution.application.metadata.resourceVersion !== undefined) deps.onWritten?.(execution.application as unknown as Resource);
 };

@@ -15,6 +15,8 @@ export type InformerOptions = {
   /** Re-watch delay: doubles from `minRetryMs` up to `maxRetryMs`, reset by any event. */
   readonly minRetryMs?: number;
   readonly maxRetryMs?: number;
+  /** Secondary index (e.g. by owner annotation): objects are findable by this value with `byIndex`. */
+  readonly indexBy?: (object: Resource) => string | undefined;
 };
 
 const keyOf = (object: { metadata: { namespace?: string; name: string } }): string => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
@@ -29,6 +31,7 @@ export const isNewer = (a: string | undefined, b: string | undefined): boolean =
 
 export class Informer {
   private readonly store = new Map<string, Resource>();
+  private readonly index = new Map<string, Set<string>>();
   private resourceVersion: string | undefined;
   private watch: WatchHandle | undefined;
   private stopped = false;
@@ -71,11 +74,41 @@ export class Informer {
   apply(object: Resource): void {
     const existing = this.store.get(keyOf(object));
     if (existing !== undefined && !isNewer(object.metadata.resourceVersion, existing.metadata.resourceVersion)) return;
-    this.store.set(keyOf(object), object);
+    this.put(object);
   }
 
   /** Read-your-own-writes for deletions. */
-  forget(namespace: string | undefined, name: string): void { this.store.delete(`${namespace ?? ''}/${name}`); }
+  forget(namespace: string | undefined, name: string): void { this.del(`${namespace ?? ''}/${name}`); }
+
+  /** Objects whose index value (see `indexBy`) is `value`. */
+  byIndex(value: string): ReadonlyArray<Resource> {
+    const keys = this.index.get(value);
+    return keys === undefined ? [] : [...keys].flatMap((key) => { const o = this.store.get(key); return o === undefined ? [] : [o]; });
+  }
+
+  private put(object: Resource): void {
+    const key = keyOf(object);
+    const old = this.store.get(key);
+    if (old !== undefined) this.unindex(key, old);
+    this.store.set(key, object);
+    const value = this.options.indexBy?.(object);
+    if (value !== undefined) { let keys = this.index.get(value); if (keys === undefined) { keys = new Set(); this.index.set(value, keys); } keys.add(key); }
+  }
+
+  private del(key: string): void {
+    const old = this.store.get(key);
+    if (old === undefined) return;
+    this.unindex(key, old);
+    this.store.delete(key);
+  }
+
+  private unindex(key: string, object: Resource): void {
+    const value = this.options.indexBy?.(object);
+    if (value === undefined) return;
+    const keys = this.index.get(value);
+    keys?.delete(key);
+    if (keys?.size === 0) this.index.delete(value);
+  }
 
   private async relist(): Promise<void> {
     if (this.stopped) return;
@@ -96,11 +129,11 @@ export class Informer {
   private replace(items: ReadonlyArray<Resource>): void {
     const fresh = new Map(items.map((item) => [keyOf(item), item]));
     for (const [key, old] of this.store) {
-      if (!fresh.has(key)) { this.store.delete(key); this.safely(() => this.options.onEvent({ type: 'DELETED', object: old })); }
+      if (!fresh.has(key)) { this.del(key); this.safely(() => this.options.onEvent({ type: 'DELETED', object: old })); }
     }
     for (const [key, item] of fresh) {
       const old = this.store.get(key);
-      this.store.set(key, item);
+      this.put(item);
       if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
       else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
     }
@@ -122,13 +155,13 @@ export class Informer {
     this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
     const old = this.store.get(keyOf(object));
     if (event.type === 'DELETED') {
-      this.store.delete(keyOf(object));
+      this.del(keyOf(object));
       this.safely(() => this.options.onEvent({ type: 'DELETED', object }));
       return;
     }
     // A duplicate or stale event (or one older than our own write) changes nothing.
     if (old !== undefined && !isNewer(object.metadata.resourceVersion, old.metadata.resourceVersion)) return;
-    this.store.set(keyOf(object), object);
+    this.put(object);
     this.safely(() => this.options.onEvent({ type: old === undefined ? 'ADDED' : 'MODIFIED', object, ...(old ? { old } : {}) }));
   }
 

@@ -1,0 +1,92 @@
+/**
+ * The `-f` inputs: Applications (any number per file, in Lists too) and the CustomResourceDefinitions
+ * that tell which custom kinds are namespaced. Anything else is a mistake worth one clear line.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  decodeApplication, getOwn, isJsonObject, Resource, withKey,
+  type Application, type JsonObject, type ScopeTable,
+} from '../../../core/index.js';
+import type { CliError } from '../cli-error.js';
+import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
+import { isApplication, isCustomResourceDefinition } from './kinds.js';
+import { specIssues } from './spec-issues.js';
+import { tidyIssues } from './tidy-issues.js';
+
+/** An Application and where it was written. */
+export type ApplicationInput = { readonly application: Application; readonly origin: Origin };
+
+export type ManifestInputs = {
+  readonly applications: ReadonlyArray<ApplicationInput>;
+  readonly crds: ReadonlyArray<Resource>;
+};
+
+export const applicationName = (application: Application): string =>
+  `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
+
+export const subjectOf = (application: Application): string => `Application ${applicationName(application)}`;
+
+type Read = { readonly application?: ApplicationInput; readonly crd?: Resource; readonly errors: ReadonlyArray<CliError> };
+
+/**
+ * Classifies and decodes the objects of the `-f` inputs. Applications without a namespace get
+ * `defaultNamespace` (as `kubectl apply -n` would).
+ * Errors: objects that are neither Application nor CRD, shape errors with their paths, the same
+ * Application twice.
+ */
+export const readApplications = (entries: ReadonlyArray<Entry>, defaultNamespace: string): E.Either<ReadonlyArray<CliError>, ManifestInputs> => {
+  const read = entries.map((entry) => readEntry(entry, defaultNamespace));
+  const applications = read.flatMap((r) => (r.application === undefined ? [] : [r.application]));
+  const errors = [...read.flatMap((r) => r.errors), ...duplicateErrors(applications)];
+  if (errors.length > 0) return E.left(errors);
+  return E.right({ applications, crds: read.flatMap((r) => (r.crd === undefined ? [] : [r.crd])) });
+};
+
+const readEntry = (entry: Entry, defaultNamespace: string): Read => {
+  const { value, origin } = entry;
+  if (typeof getOwn(value, 'kind') !== 'string' || typeof getOwn(value, 'apiVersion') !== 'string') {
+    const missing = typeof getOwn(value, 'kind') !== 'string' ? 'kind' : 'apiVersion';
+    return { errors: [errorAt(origin, missing, `missing ${missing}: each document must be an Application (kreconcile.io/v1alpha1) or a CustomResourceDefinition`)] };
+  }
+  if (isCustomResourceDefinition(value)) {
+    return Resource.is(value) ? { crd: value, errors: [] } : { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
+  }
+  if (!isApplication(value)) {
+    return { errors: [errorAt(origin, 'kind', `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest (live objects go in --snapshot)`)] };
+  }
+  return readApplication(withDefaultNamespace(value, defaultNamespace), origin);
+};
+
+const withDefaultNamespace = (value: JsonObject, namespace: string): JsonObject => {
+  const metadata = getOwn(value, 'metadata');
+  return isJsonObject(metadata) && getOwn(metadata, 'namespace') === undefined
+    ? withKey(value, 'metadata', withKey(metadata, 'namespace', namespace))
+    : value;
+};
+
+const readApplication = (value: JsonObject, origin: Origin): Read => {
+  const subject = describeObject(value);
+  const decoded = decodeApplication(value);
+  if (E.isLeft(decoded)) {
+    return { errors: tidyIssues(decoded.left).map((issue) => errorAt(origin, issue.path, issue.message, subject)) };
+  }
+  return { application: { application: decoded.right, origin }, errors: [] };
+};
+
+const duplicateErrors = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<CliError> => {
+  const seen = new Map<string, Origin>();
+  return applications.flatMap(({ application, origin }) => {
+    const name = applicationName(application);
+    const first = seen.get(name);
+    if (first === undefined) {
+      seen.set(name, origin);
+      return [];
+    }
+    return [errorAt(origin, 'metadata.name', `the same Application as ${first.file} document ${first.document}: each Application may appear once`, subjectOf(application))];
+  });
+};
+
+/** Spec and observer-schema problems of every Application, each located in its file. */
+export const specErrors = (applications: ReadonlyArray<ApplicationInput>, scopes: ScopeTable): ReadonlyArray<CliError> =>
+  applications.flatMap(({ application, origin }) =>
+    specIssues(application, scopes).map((issue) => errorAt(origin, issue.path, issue.message, subjectOf(application))));

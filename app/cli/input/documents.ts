@@ -1,0 +1,70 @@
+/**
+ * Parses an input (multi-document YAML, or JSON, which YAML reads too) into JSON documents that
+ * remember where they came from, so every later error can name file, line and column.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { LineCounter, parseAllDocuments, type Document as YamlDocument, type YAMLError } from 'yaml';
+import { showPath, type JsonValue, type Path } from '../../../core/index.js';
+import { inputError, type CliError, type Location } from '../cli-error.js';
+import type { InputLimits } from './limits.js';
+import { offsetOf } from './locate.js';
+import type { Source } from './source.js';
+import { toJson } from './to-json.js';
+
+/** One parsed document. */
+export type Document = {
+  readonly file: string;
+  /** 1-based position of the document in its file. */
+  readonly index: number;
+  readonly value: JsonValue;
+  /** Where a path of this document is written (its nearest existing ancestor when missing). */
+  readonly locate: (path: Path) => Location;
+};
+
+/**
+ * Every non-empty document of `source`, or every syntax problem found (each with line:col).
+ * Errors: malformed YAML, duplicate keys, alias bombs, excessive nesting or size, non-JSON values.
+ */
+export const parseDocuments = (source: Source, limits: InputLimits): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Document>> => {
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'silent' });
+  const at = (index: number, offset: number): Location => {
+    const position = lineCounter.linePos(offset);
+    return { file: source.name, document: index, line: position.line, column: position.col };
+  };
+  const results = parsed.map((document, i) => readDocument(document, i + 1, limits, at));
+  const errors = results.flatMap((result) => (E.isLeft(result) ? [result.left] : []));
+  if (errors.length > 0) return E.left(errors);
+  return E.right(results.flatMap((result) => (E.isRight(result) && result.right !== undefined ? [result.right] : [])));
+};
+
+type At = (index: number, offset: number) => Location;
+
+const readDocument = (document: YamlDocument.Parsed, index: number, limits: InputLimits, at: At): E.Either<CliError, Document | undefined> => {
+  const syntax = document.errors[0];
+  if (syntax !== undefined) return E.left(syntaxError(syntax, index, at));
+  let value: unknown;
+  try {
+    value = document.toJS({ mapAsMap: true, maxAliasCount: limits.maxAliasCount });
+  } catch (error) {
+    return E.left(conversionError(error, index, at(index, document.range[0])));
+  }
+  const json = toJson(value, limits);
+  if (E.isLeft(json)) return E.left(inputError(json.left.message, { location: at(index, offsetOf(document, json.left.path)), path: showPath(json.left.path) }));
+  if (json.right === null) return E.right(undefined); // an empty document (`---` at the end, only comments): kubectl skips these too
+  return E.right({ file: at(index, 0).file, index, value: json.right, locate: (path) => at(index, offsetOf(document, path)) });
+};
+
+const syntaxError = (error: YAMLError, index: number, at: At): CliError => {
+  const what = error.code === 'RESOURCE_EXHAUSTION'
+    ? 'the document nests too deeply to parse: Kubernetes objects nest far less, check the file'
+    : `malformed YAML: ${error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')}`;
+  return inputError(what, { location: at(index, error.pos[0]) });
+};
+
+const conversionError = (error: unknown, index: number, location: Location): CliError => {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError) return inputError('the document nests too deeply to read: Kubernetes objects nest far less, check the file', { location });
+  if (/alias/i.test(message)) return inputError('too many YAML alias expansions (a "billion laughs" document?): expand the aliases by hand or remove them', { location });
+  return inputError(`cannot read the document: ${message}`, { location });
+};

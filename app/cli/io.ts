@@ -1,0 +1,29 @@
+/**
+ * What the CLI needs from its process, as one injectable value: the composition root
+ * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
+ */
+import type { ClusterReader } from '../../core/index.js';
+
+/** A place to write text (stdout or stderr). */
+export type Sink = { readonly write: (text: string) => void };
+
+/** Where `--kubeconfig`/`--context` point. */
+export type ClusterTarget = { readonly kubeconfigPath?: string; readonly context?: string };
+
+export type CliIo = {
+  readonly stdout: Sink;
+  readonly stderr: Sink;
+  /** Whether stdout is a terminal (colours only then, and only without `NO_COLOR`). */
+  readonly isTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The whole of standard input (`-f -`). */
+  readonly readStdin: () => Promise<string>;
+  /** A file's text; rejects with the Node error (its `code` is used for the message). */
+  readonly readFile: (path: string) => Promise<string>;
+  /** The current time (the default of `--now`). */
+  readonly now: () => Date;
+  /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */
+  readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
+  /** The package version, for `--version`. */
+  readonly version: string;
+};

@@ -1,0 +1,35 @@
+/**
+ * The Application as the operator will see it once the `-f` document is applied: spec and user
+ * metadata from the file, server-owned metadata and `status` from the cluster (the snapshot).
+ */
+import { jsonEqual, objectFromEntries, type Application, type JsonValue, type ObjectMeta } from '../../../core/index.js';
+
+// Written by the API server or the operator, never by `kubectl apply` of the file.
+const SERVER_METADATA = new Set(['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink']);
+
+/**
+ * `desired` (from `-f`) merged with `recorded` (the live Application, when the snapshot has it).
+ * Guarantees: spec, labels and annotations come from `desired`; uid, finalizers, status and
+ * deletion come from `recorded`; `generation` is the recorded one, bumped when the spec changes
+ * (as the API server does), or 1 for an Application that does not exist yet.
+ */
+export const withClusterState = (desired: Application, recorded: Application | undefined): Application => {
+  const userMetadata = Object.entries(desired.metadata).filter(([key]) => !SERVER_METADATA.has(key) && key !== 'finalizers');
+  if (recorded === undefined) {
+    const finalizers = desired.metadata.finalizers === undefined ? [] : [['finalizers', desired.metadata.finalizers] as const];
+    const { status: _ignored, ...rest } = desired;
+    return { ...rest, metadata: metadataOf([...userMetadata, ...finalizers, ['generation', 1]]) };
+  }
+  const previous = recorded.metadata;
+  const generation = (previous.generation ?? 1) + (jsonEqual(desired.spec as JsonValue, recorded.spec as JsonValue) ? 0 : 1);
+  const carried = [...SERVER_METADATA, 'finalizers'].flatMap((key) => {
+    if (key === 'generation') return [['generation', generation] as const];
+    const value = Object.prototype.hasOwnProperty.call(previous, key) ? (previous as Record<string, JsonValue>)[key] : undefined;
+    return value === undefined ? [] : [[key, value] as const];
+  });
+  const status = recorded.status ?? undefined;
+  const { status: _ignored, ...rest } = desired;
+  return { ...rest, metadata: metadataOf([...userMetadata, ...carried]), ...(status === undefined ? {} : { status }) };
+};
+
+const metadataOf = (entries: ReadonlyArray<readonly [string, JsonValue]>): ObjectMeta => objectFromEntries(entries) as ObjectMeta;

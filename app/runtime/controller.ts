@@ -1,0 +1,306 @@
+/**
+ * The Application controller: watches Applications and their children, queues Application keys,
+ * and runs reconciles on a pool of workers — one reconcile per Application at a time.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import {
+  APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, conditionsFor, contestedPaths,
+  defaultHotLoopPolicy, identityOf, jsonEqual, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
+  type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
+  type PatchRecord, type Plan, type Resource, type ScopeTable,
+} from '../../core/index.js';
+import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { recordEvents } from './events.js';
+import { Informer, type InformerEvent } from './informer.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { WorkQueue } from './work-queue.js';
+
+export type ControllerOptions = {
+  readonly cluster: Cluster;
+  readonly clock: Clock;
+  /** [0, 1): jitter and event names. */
+  readonly random: () => number;
+  readonly scopes?: ScopeTable;
+  /** Concurrent reconciles of different Applications (default 2). */
+  readonly workers?: number;
+  /** Every Application is reconciled at least this often (default 10 min; 0 = never). */
+  readonly resyncMs?: number;
+  /** Watch only this namespace's Applications (default: all). */
+  readonly namespace?: string;
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  /** Record Kubernetes Events for actions and failures (default true). */
+  readonly events?: boolean;
+  readonly hotLoop?: HotLoopPolicy;
+  /** Observes every finished reconcile (CLI progress, tests). */
+  readonly onReconciled?: (key: string, result: ReconcileResult) => void;
+};
+
+const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
+
+export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
+
+type ChildWatch = { readonly informer: Informer; readonly kind: { readonly apiVersion: string; readonly kind: string } };
+
+export class Controller {
+  private readonly queue: WorkQueue;
+  private readonly applications: Informer;
+  private readonly children = new Map<string, ChildWatch>();
+  private readonly history = new Map<string, ReadonlyArray<PatchRecord>>();
+  private scopes: ScopeTable;
+  private readonly logger: Logger;
+  private readonly workers: Array<Promise<void>> = [];
+  private cancelResync: (() => void) | undefined;
+  private running = false;
+  /** Reconciles started, total and per key (tests and benchmarks read these). */
+  reconcileCount = 0;
+  readonly reconcilesByKey = new Map<string, number>();
+  /** Keys being reconciled right now; never holds a key twice. */
+  readonly inFlight = new Set<string>();
+
+  constructor(private readonly options: ControllerOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.scopes = options.scopes ?? builtinScopes;
+    this.queue = new WorkQueue(options.clock, {
+      random: options.random,
+      onHandOut: (waited) => options.metrics?.queueLatency.observe(waited / 1000),
+    });
+    this.applications = new Informer(options.cluster, { ...APPLICATION_QUERY, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
+      clock: options.clock,
+      onEvent: (event) => this.onApplicationEvent(event),
+      onError: (error, phase) => this.apiError(error, `application ${phase}`),
+    });
+  }
+
+  /** Starts watching and reconciling; resolves once the Applications are listed. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.applications.start();
+    for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
+    this.scheduleResync();
+    this.logger.info({ applications: this.applications.size }, 'controller started');
+  }
+
+  /**
+   * Stops taking work, lets in-flight reconciles finish (up to `deadlineMs`), stops the watches.
+   * Resolves true when everything in flight finished in time.
+   */
+  async stop(deadlineMs = 30_000): Promise<boolean> {
+    if (!this.running) return true;
+    this.running = false;
+    this.cancelResync?.();
+    this.queue.shutdown();
+    const finished = await Promise.race([
+      Promise.all(this.workers).then(() => true),
+      this.options.clock.sleep(deadlineMs).then(() => false),
+    ]);
+    this.applications.stop();
+    for (const child of this.children.values()) child.informer.stop();
+    this.children.clear();
+    this.logger.info({ finished }, 'controller stopped');
+    return finished;
+  }
+
+  /** Queues an Application for reconcile (e.g. from an HTTP callback). */
+  enqueue(key: string): void { this.queue.add(key); }
+
+  get queueDepth(): number { return this.queue.depth; }
+
+  /** Child kinds watched now (`apiVersion/kind`). */
+  get watchedKinds(): ReadonlyArray<string> { return [...this.children.keys()]; }
+
+  /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
+  get idle(): boolean { return this.queue.depth === 0 && this.inFlight.size === 0; }
+
+  private onApplicationEvent(event: InformerEvent): void {
+    const key = applicationKey(event.object.metadata);
+    if (event.type === 'DELETED') { this.history.delete(key); this.syncChildWatches(); return; }
+    if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
+    this.syncChildWatches();
+    this.queue.add(key);
+  }
+
+  private onChildEvent(event: InformerEvent): void {
+    const owner = ownerOf(event.object);
+    if (owner !== undefined) this.queue.add(owner);
+  }
+
+  /** Watches exactly the child kinds some Application uses: started on demand, stopped when unused. */
+  private syncChildWatches(): void {
+    const wanted = new Map<string, { apiVersion: string; kind: string }>();
+    for (const application of this.applications.list()) {
+      for (const kind of kindsOf(application as unknown as Application)) wanted.set(`${kind.apiVersion}/${kind.kind}`, kind);
+    }
+    for (const [key, child] of this.children) {
+      if (!wanted.has(key)) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
+    }
+    for (const [key, kind] of wanted) {
+      if (this.children.has(key)) continue;
+      const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
+        clock: this.options.clock,
+        onEvent: (event) => this.onChildEvent(event),
+        onError: (error, phase) => this.apiError(error, `${key} ${phase}`),
+        indexBy: ownerOf,
+      });
+      this.children.set(key, { informer, kind });
+      void informer.start();
+      this.logger.debug({ kind: key }, 'watching child kind');
+    }
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.options.metrics?.queueDepth.set(this.queue.depth);
+      this.inFlight.add(key);
+      try {
+        await this.reconcile(key);
+      } catch (defect) {
+        this.logger.error({ key, err: String(defect) }, 'reconcile crashed (defect); backing off');
+        this.queue.addRateLimited(key);
+      } finally {
+        this.inFlight.delete(key);
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace, name] = key.split('/') as [string, string];
+    const ref: ObjectRef = { ...APPLICATION_QUERY, namespace, name };
+    this.reconcileCount++;
+    this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
+    const started = this.options.clock.now();
+    const cached = this.applications.get(namespace, name);
+    if (cached !== undefined) {
+      this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.options.cluster);
+      await this.childrenSynced(cached as unknown as Application);
+    }
+    const result = await reconcileApplication(ref, {
+      cluster: this.options.cluster,
+      scopes: this.scopes,
+      now: () => new Date(this.options.clock.now()).toISOString(),
+      random: this.options.random,
+      readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
+      readLive: (application, scopes) => this.readLive(application, scopes),
+      guard: (application, plan) => this.guardHotLoop(key, application, plan),
+      onWritten: (object) => this.cacheWrite(object),
+      onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
+    }, this.queue.attempts(key) + 1);
+    this.finish(key, result, started);
+  }
+
+  private async childrenSynced(application: Application): Promise<void> {
+    this.syncChildWatches();
+    await Promise.all(kindsOf(application).map((kind) => this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.synced));
+  }
+
+  /** Live objects from the caches; desired objects missing there (absent, or not ours) are read directly. */
+  private async readLive(application: Application, scopes: ScopeTable): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> {
+    const owner = ownerOfApplication(application);
+    const mark = `${owner.namespace}/${owner.name}`;
+    const found = new Map<string, Resource>();
+    const keyOf = (o: Resource): string => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
+    for (const kind of kindsOf(application)) {
+      for (const object of this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.byIndex(mark) ?? []) found.set(keyOf(object), object);
+    }
+    const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
+    for (const resource of manifest) {
+      if (scopeOf(scopes, resource) === undefined) continue;
+      const ref = identityOf(resource, scopes, owner.namespace);
+      const cachedObject = this.children.get(`${ref.apiVersion}/${ref.kind}`)?.informer.get(ref.namespace, ref.name);
+      if (cachedObject !== undefined) { found.set(keyOf(cachedObject), cachedObject); continue; }
+      const got = await this.options.cluster.get(ref)();
+      if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind') continue; return got; }
+      if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);
+    }
+    return E.right([...found.values()]);
+  }
+
+  /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */
+  private cacheWrite(object: Resource): void {
+    if (object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND) { this.applications.apply(object); return; }
+    this.children.get(`${object.apiVersion}/${object.kind}`)?.informer.apply(object);
+  }
+
+  /** Refuses to send the same patch again when another actor keeps undoing it (SPEC section 5). */
+  private guardHotLoop(key: string, application: Application, plan: Plan): Plan {
+    const now = this.options.clock.now();
+    const policy = this.options.hotLoop ?? defaultHotLoopPolicy;
+    const history = this.history.get(key) ?? [];
+    const contested = contestedPaths(history, plan, now, policy);
+    if (contested.length === 0) {
+      this.history.set(key, recordPatches(history, plan, now, policy));
+      return plan;
+    }
+    this.logger.warn({ key, contested }, 'hot loop: another actor keeps reverting observed fields');
+    return {
+      actions: [],
+      summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
+      status: {
+        ...plan.status,
+        conditions: conditionsFor({
+          verdict: { _tag: 'Stalled', reason: 'HotLoop', message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields` },
+          previous: application.status?.conditions, now: new Date(now).toISOString(), generation: application.metadata.generation,
+        }),
+      },
+      outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },
+    };
+  }
+
+  private finish(key: string, result: ReconcileResult, started: number): void {
+    const seconds = (this.options.clock.now() - started) / 1000;
+    const label = result._tag === 'Failed' ? (result.terminal ? 'terminal' : 'error') : result._tag === 'Done' && result.requeueAfterMs !== undefined ? 'requeue' : 'success';
+    this.options.metrics?.reconciles.inc({ result: label });
+    this.options.metrics?.reconcileDuration.observe({ result: label }, seconds);
+    for (const done of (result._tag === 'Gone' ? [] : result.execution?.done ?? [])) this.options.metrics?.actions.inc({ type: done.action.type });
+    if (result._tag === 'Failed') {
+      this.apiError(result.error, `reconcile ${key}`);
+      if (result.terminal) this.queue.forget(key);
+      else this.queue.addRateLimited(key, result.retryAfterMs ?? 0);
+    } else {
+      this.queue.forget(key);
+      if (result._tag === 'Done' && result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+    }
+    if (this.options.events !== false && result._tag !== 'Gone') void this.recordEvents(key, result);
+    this.logger.debug({ key, result: label, seconds }, 'reconciled');
+    this.options.onReconciled?.(key, result);
+  }
+
+  private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
+    const application = this.applications.get(...(key.split('/') as [string, string]));
+    if (application === undefined) return;
+    const failures = await recordEvents(this.options.cluster, application, result, this.options.clock.now(), this.options.random);
+    for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+  }
+
+  private apiError(error: ClusterError, where: string): void {
+    this.options.metrics?.apiErrors.inc({ code: String(error.code), reason: error._tag });
+    this.logger.warn({ where, error: showClusterError(error) }, 'API error');
+  }
+
+  private scheduleResync(): void {
+    const every = this.options.resyncMs ?? 10 * 60_000;
+    if (every <= 0 || !this.running) return;
+    this.cancelResync = this.options.clock.setTimer(every, () => {
+      for (const application of this.applications.list()) this.queue.add(applicationKey(application.metadata));
+      this.scheduleResync();
+    });
+  }
+}
+
+/** A status-only update (typically our own status write) is not a reason to reconcile again. */
+const onlyStatusChanged = (before: Resource, after: Resource): boolean => {
+  const strip = (object: Resource): JsonValue => {
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata;
+    return { ...object, metadata, status: null } as unknown as JsonValue;
+  };
+  return jsonEqual(strip(before), strip(after));
+};
+
+export { scopeKey };
