@@ -80,6 +80,12 @@ export class WorkQueue {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** The next ready key without waiting (`undefined` when none is ready). */
+  tryGet(): string | undefined {
+    const key = this.ready.shift();
+    return key === undefined ? undefined : this.handOut(key);
+  }
+
   /** Marks `key` finished; it is requeued if it was added while running. */
   done(key: string): void {
     const entry = this.entries.get(key);

@@ -1,0 +1,39 @@
+/**
+ * What a command module provides, and the option helpers commands share. Commands live one per
+ * file under `commands/` and are registered in `commands/index.ts`; `main.ts` wires them.
+ */
+import { Command, Option } from 'commander';
+import { showCliError, type CliError } from './cli-error.js';
+import type { ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+export type CommandContext = {
+  readonly io: CliIo;
+  /** Records the exit code the command ends with (the last call wins). */
+  readonly exit: (code: ExitCode) => void;
+};
+
+export type CliCommand = {
+  readonly name: string;
+  /** A fresh commander `Command` (one per run: commander keeps parse state in it). */
+  readonly create: (context: CommandContext) => Command;
+};
+
+/** Accumulates a repeatable option (`-f a.yaml -f b.yaml`). */
+export const collect = (value: string, previous: ReadonlyArray<string>): ReadonlyArray<string> => [...previous, value];
+
+export const filenameOption = (what: string): Option =>
+  new Option('-f, --filename <file>', `${what} (YAML or JSON, several documents per file; - reads stdin); repeatable`)
+    .argParser(collect).default([], 'none');
+
+export const namespaceOption = (): Option =>
+  new Option('-n, --namespace <namespace>', 'namespace of Applications that do not set metadata.namespace').default('default');
+
+export const kubeconfigOption = (): Option => new Option('--kubeconfig <path>', 'kubeconfig file of the live cluster (read-only access is enough)');
+
+export const contextOption = (): Option => new Option('--context <name>', 'kubeconfig context of the live cluster');
+
+/** Writes every error as one line on stderr. */
+export const reportErrors = (io: CliIo, errors: ReadonlyArray<CliError>): void => {
+  for (const error of errors) io.stderr.write(`${showCliError(error)}\n`);
+};

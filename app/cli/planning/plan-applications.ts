@@ -1,0 +1,54 @@
+/** Plans every `-f` Application against one view of the cluster (a snapshot, possibly empty). */
+import * as E from 'fp-ts/lib/Either.js';
+import { conditionOf, plan, type Application, type Plan, type Resource } from '../../../core/index.js';
+import type { CliError } from '../cli-error.js';
+import { applicationName, subjectOf, type ApplicationInput } from '../input/applications.js';
+import { locationOf } from '../input/entries.js';
+import type { Snapshot } from '../input/snapshot.js';
+import { withClusterState } from './cluster-state.js';
+import { liveObjectsFor } from './live-objects.js';
+import { scopesFor } from './scopes.js';
+
+/** One Application's plan, with the Application as planned (cluster state merged in). */
+export type Planned = { readonly input: ApplicationInput; readonly application: Application; readonly plan: Plan };
+
+// Stalled reasons that mean "the input is wrong": the CLI reports them as errors, not as plans.
+const INPUT_ERRORS: Readonly<Record<string, string>> = {
+  InvalidSpec: '',
+  InvalidObserverSchema: '',
+  UnknownKind: ' (offline, custom kinds are learned from CustomResourceDefinitions: pass the CRD with -f or include it in --snapshot)',
+  InvalidTosca: ' (the CLI cannot translate spec.tosca/spec.csar yet: write the resources in spec.manifest)',
+};
+
+/**
+ * Plans each Application at time `now`.
+ * Errors: a plan stalled on its input (invalid spec or schema, unknown kind, untranslatable TOSCA),
+ * one line per Application.
+ */
+export const planApplications = (args: {
+  readonly applications: ReadonlyArray<ApplicationInput>;
+  readonly crds: ReadonlyArray<Resource>;
+  readonly snapshot: Snapshot;
+  readonly now: string;
+}): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Planned>> => {
+  const scopes = scopesFor(args.crds, args.snapshot.objects);
+  const planned = args.applications.map((input): Planned => {
+    const application = withClusterState(input.application, args.snapshot.applications.get(applicationName(input.application)));
+    const live = liveObjectsFor(application, args.snapshot.objects, scopes);
+    return { input, application, plan: plan({ application, live, scopes, now: args.now }) };
+  });
+  const errors = planned.flatMap(stalledOnInput);
+  return errors.length > 0 ? E.left(errors) : E.right(planned);
+};
+
+const stalledOnInput = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {
+  const stalled = conditionOf(result.status.conditions, 'Stalled');
+  if (stalled?.status !== 'True' || INPUT_ERRORS[stalled.reason] === undefined) return [];
+  const firstPath = /^(spec[^\s:;]*): /.exec(stalled.message)?.[1] ?? '';
+  return [{
+    _tag: 'PlanError',
+    location: locationOf(input.origin, firstPath),
+    subject: subjectOf(application),
+    message: `stalled (${stalled.reason}): ${stalled.message}${INPUT_ERRORS[stalled.reason] ?? ''}`,
+  }];
+};

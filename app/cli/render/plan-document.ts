@@ -1,0 +1,131 @@
+/**
+ * The machine-readable plan (`-o json` / `-o yaml`), format `kreconcile.io/plan/v1`: a stable,
+ * documented contract (docs/plan-output.md, docs/plan-output.schema.json) mapped field by field
+ * from the core's Plan value, so core refactorings cannot change it by accident.
+ */
+import {
+  conditionOf,
+  type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
+  type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
+} from '../../../core/index.js';
+import type { Planned } from '../planning/plan-applications.js';
+
+export const PLAN_API_VERSION = 'kreconcile.io/plan/v1';
+
+/** What the plan was computed against. */
+export type ClusterBasis =
+  | { readonly type: 'Empty' }
+  | { readonly type: 'Snapshot'; readonly files: ReadonlyArray<string> }
+  | { readonly type: 'Live'; readonly kubeconfig?: string; readonly context?: string };
+
+export type ResourceRefV1 = { readonly apiVersion: string; readonly kind: string; readonly namespace?: string; readonly name: string };
+export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
+
+export type ActionV1 =
+  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: JsonObject; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
+
+export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number };
+
+export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
+
+/** `Changes`: resources would be written; `Stalled`: the operator would stop (e.g. a conflict). */
+export type ResultV1 = 'NoChanges' | 'Changes' | 'Stalled';
+
+export type ApplicationPlanV1 = {
+  readonly application: ResourceRefV1 & { readonly uid?: string; readonly generation?: number };
+  readonly source: { readonly file: string; readonly document: number };
+  readonly result: ResultV1;
+  readonly message: string;
+  readonly stalled?: { readonly reason: string; readonly message: string };
+  readonly actions: ReadonlyArray<ActionV1>;
+  readonly summary: SummaryV1;
+  readonly status: ApplicationStatus;
+  readonly outcome: OutcomeV1;
+};
+
+export type PlanDocumentV1 = {
+  readonly apiVersion: typeof PLAN_API_VERSION;
+  readonly kind: 'Plan';
+  readonly metadata: { readonly now: string; readonly cluster: ClusterBasis };
+  readonly applications: ReadonlyArray<ApplicationPlanV1>;
+  readonly summary: SummaryV1 & { readonly changes: boolean };
+};
+
+const refV1 = (ref: ObjectRef): ResourceRefV1 => ({
+  apiVersion: ref.apiVersion, kind: ref.kind, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }), name: ref.name,
+});
+
+const changeV1 = (change: FieldChange): ChangeV1 => ({
+  path: change.path, ...(change.from === undefined ? {} : { from: change.from }), ...(change.to === undefined ? {} : { to: change.to }),
+});
+
+export const actionV1 = (action: Action): ActionV1 => {
+  const common = { resource: refV1(action.ref), changes: action.changes.map(changeV1) };
+  switch (action.type) {
+    case 'create': return { type: 'create', ...common, body: action.body };
+    case 'patch': return { type: 'patch', ...common, patch: action.patch };
+    case 'delete': return { type: 'delete', ...common, reason: action.reason };
+    case 'conflict': return { type: 'conflict', ...common, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }) };
+    case 'addFinalizer':
+    case 'removeFinalizer': return { type: action.type, ...common, finalizer: action.finalizer };
+  }
+};
+
+const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
+  outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason } : { type: 'AwaitChange' };
+
+const summaryV1 = (summary: PlanSummary): SummaryV1 =>
+  ({ create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict });
+
+/** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
+export const hasChanges = (summary: PlanSummary): boolean => summary.create + summary.patch + summary.delete + summary.conflict > 0;
+
+export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
+  if (conditionOf(plan.status.conditions, 'Stalled')?.status === 'True') return 'Stalled';
+  return plan.summary.create + plan.summary.patch + plan.summary.delete > 0 ? 'Changes' : 'NoChanges';
+};
+
+const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
+  const { application, plan, input } = planned;
+  const stalled = conditionOf(plan.status.conditions, 'Stalled');
+  const ready = conditionOf(plan.status.conditions, 'Ready');
+  const metadata = application.metadata;
+  return {
+    application: {
+      ...refV1({ apiVersion: application.apiVersion, kind: application.kind, namespace: metadata.namespace ?? 'default', name: metadata.name }),
+      ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
+      ...(metadata.generation === undefined ? {} : { generation: metadata.generation }),
+    },
+    source: { file: input.origin.file, document: input.origin.document },
+    result: resultOf(planned),
+    message: ready?.message ?? '',
+    ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
+    actions: plan.actions.map(actionV1),
+    summary: summaryV1(plan.summary),
+    status: plan.status,
+    outcome: outcomeV1(plan.outcome),
+  };
+};
+
+const total = (plans: ReadonlyArray<Planned>): SummaryV1 => plans.reduce<SummaryV1>((sum, { plan }) => ({
+  create: sum.create + plan.summary.create,
+  patch: sum.patch + plan.summary.patch,
+  delete: sum.delete + plan.summary.delete,
+  conflict: sum.conflict + plan.summary.conflict,
+}), { create: 0, patch: 0, delete: 0, conflict: 0 });
+
+/** The v1 document for a run of `kreconcile plan`. */
+export const planDocument = (plans: ReadonlyArray<Planned>, meta: { readonly now: string; readonly cluster: ClusterBasis }): PlanDocumentV1 => {
+  const summary = total(plans);
+  return {
+    apiVersion: PLAN_API_VERSION,
+    kind: 'Plan',
+    metadata: { now: meta.now, cluster: meta.cluster },
+    applications: plans.map(applicationPlanV1),
+    summary: { ...summary, changes: hasChanges({ ...summary }) },
+  };
+};

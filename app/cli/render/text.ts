@@ -1,0 +1,79 @@
+/**
+ * The human plan (`-o text`): per Application a header, one line per action with a symbol
+ * (`+` create, `~` patch, `-` delete, `!` conflict), field changes under patches, then a summary.
+ */
+import { conditionOf, showRef, type Action, type FieldChange, type JsonValue, type PlanSummary } from '../../../core/index.js';
+import type { Planned } from '../planning/plan-applications.js';
+import type { Style } from './style.js';
+
+const ARROW = '→';
+const ABSENT = '(absent)';
+
+const showValue = (value: JsonValue | undefined): string => (value === undefined ? ABSENT : JSON.stringify(value));
+
+const showChange = (change: FieldChange): string => `${change.path}: ${showValue(change.from)} ${ARROW} ${showValue(change.to)}`;
+
+const DELETE_REASONS: Readonly<Record<string, string>> = {
+  RemovedFromSpec: 'removed from spec',
+  ApplicationDeleted: 'the Application is being deleted',
+};
+
+/** The lines of one action, coloured by what it does. */
+const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
+  const ref = showRef(action.ref);
+  switch (action.type) {
+    case 'create': return [style.green(`  + ${ref}`)];
+    case 'patch': return [style.yellow(`  ~ ${ref}`), ...action.changes.map((change) => `      ${showChange(change)}`)];
+    case 'delete': return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
+    case 'conflict': return [style.red(style.bold(`  ! ${ref}`)) + `: ${conflictNote(action.reason, action.owner)}`];
+    case 'addFinalizer': return [style.dim(`  · add finalizer ${action.finalizer} to the Application`)];
+    case 'removeFinalizer': return [style.dim(`  · remove finalizer ${action.finalizer} from the Application`)];
+  }
+};
+
+const conflictNote = (reason: string, owner: string | undefined): string => reason === 'OwnedByAnother'
+  ? `owned by Application ${owner ?? '(unknown)'}; it is never touched`
+  : 'exists but is not managed by this Application; set spec.adopt: true to take it over';
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** `Plan: 2 to create, 1 to patch, 0 to delete.` plus conflicts when there are any. */
+export const summaryLine = (summary: PlanSummary, label = 'Plan'): string =>
+  `${label}: ${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${summary.conflict > 0 ? `, ${plural(summary.conflict, 'conflict')}` : ''}.`;
+
+/** What the plan concluded, when there is something to say beyond the actions. */
+const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
+  const conditions = planned.plan.status.conditions;
+  const stalled = conditionOf(conditions, 'Stalled');
+  if (stalled?.status === 'True') return [style.red(`  Stalled (${stalled.reason}): ${stalled.message}`)];
+  const { create, patch, delete: deletions } = planned.plan.summary;
+  if (create + patch + deletions > 0) return [];
+  const ready = conditionOf(conditions, 'Ready');
+  if (ready?.status === 'True') return [`  No changes: ${ready.message}.`];
+  const reconciling = conditionOf(conditions, 'Reconciling');
+  return reconciling?.status === 'True' && reconciling.message !== '' ? [`  No resource changes; ${reconciling.message}.`] : [];
+};
+
+const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
+  const { metadata } = planned.application;
+  const { origin } = planned.input;
+  return [
+    style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) + style.dim(` (${origin.file}, document ${origin.document})`),
+    ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
+    ...verdictLines(planned, style),
+    '',
+    summaryLine(planned.plan.summary),
+  ];
+};
+
+const add = (a: PlanSummary, b: PlanSummary): PlanSummary =>
+  ({ create: a.create + b.create, patch: a.patch + b.patch, delete: a.delete + b.delete, conflict: a.conflict + b.conflict });
+
+/** The whole text output; a total closes it when several Applications were planned. */
+export const renderText = (plans: ReadonlyArray<Planned>, style: Style): string => {
+  const blocks = plans.map((planned) => applicationLines(planned, style).join('\n'));
+  const total = plans.length > 1
+    ? [summaryLine(plans.map((p) => p.plan.summary).reduce(add, { create: 0, patch: 0, delete: 0, conflict: 0 }), 'Total')]
+    : [];
+  return `${[...blocks, ...total].join('\n\n')}\n`;
+};
