@@ -16,7 +16,7 @@ const describe = (value: unknown): string => {
 };
 
 const pathOf = (context: t.Context): ReadonlyArray<PathStep> =>
-  context.flatMap((entry, i) => {
+  context.flatMap<PathStep>((entry, i) => {
     if (i === 0 || entry.key === '') return [];
     if (!/^\d+$/.test(entry.key)) return [entry.key];
     return isArrayType(context[i - 1]) ? [Number(entry.key)] : [];

@@ -1,0 +1,76 @@
+/** `kreconcile crd`, `kreconcile rbac` and `kreconcile deploy`: the manifests to install the operator. */
+import { Command, Option } from 'commander';
+import * as E from 'fp-ts/lib/Either.js';
+import { stringify } from 'yaml';
+import type { Resource } from '../../../core/index.js';
+import { applicationCrd } from '../../manifests/crd.js';
+import { defaultChildKinds, operatorDeployment, operatorRbac, type ChildKind } from '../../manifests/rbac.js';
+import { filenameOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { readManifestInputs } from '../input/manifest-inputs.js';
+
+type Format = 'yaml' | 'json';
+
+/** YAML documents separated by `---` (kubectl apply -f reads them), or one JSON List. */
+export const renderManifests = (objects: ReadonlyArray<Resource>, format: Format): string =>
+  format === 'json'
+    ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`
+    : objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
+
+const outputOption = (): Option => new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
+
+/** Child kinds used by the Applications in `-f` files, or the defaults. */
+const childKinds = async (context: CommandContext, filename: ReadonlyArray<string>): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
+  if (filename.length === 0) return E.right(defaultChildKinds);
+  const inputs = await readManifestInputs(context.io, { filename, namespace: 'default' });
+  if (E.isLeft(inputs)) { reportErrors(context.io, inputs.left); return E.left(true); }
+  const kinds = new Map<string, ChildKind>();
+  for (const { application } of inputs.right.applications) {
+    for (const resource of application.spec.manifest ?? []) kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
+  }
+  return E.right([...kinds.values()]);
+};
+
+export const crdCommand: CliCommand = {
+  name: 'crd',
+  create: (context) => new Command('crd')
+    .summary('print the Application CustomResourceDefinition')
+    .addOption(outputOption())
+    .addHelpText('after', `\nExamples:\n  kreconcile crd | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .action((options: { output: Format }) => { context.io.stdout.write(renderManifests([applicationCrd()], options.output)); context.exit(EXIT_OK); }),
+};
+
+export const rbacCommand: CliCommand = {
+  name: 'rbac',
+  create: (context) => new Command('rbac')
+    .summary('print the least-privilege RBAC the operator needs')
+    .description('ServiceAccount, ClusterRole and ClusterRoleBinding: the Application API, Events, the leader Lease, and the child kinds of the given Applications (-f), or common web-app kinds.')
+    .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
+    .addOption(filenameOption('Applications whose child kinds the operator must manage'))
+    .addOption(outputOption())
+    .addHelpText('after', `\nExamples:\n  kreconcile rbac -f apps/ | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; output: Format }) => {
+      const kinds = await childKinds(context, options.filename);
+      if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
+      context.io.stdout.write(renderManifests(operatorRbac(options.namespace, kinds.right), options.output));
+      context.exit(EXIT_OK);
+    }),
+};
+
+export const deployCommand: CliCommand = {
+  name: 'deploy',
+  create: (context) => new Command('deploy')
+    .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
+    .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
+    .addOption(new Option('--image <image>', 'operator image').default('ghcr.io/kreconcile/kreconcile:0.1.0'))
+    .addOption(filenameOption('Applications whose child kinds the operator must manage'))
+    .addOption(outputOption())
+    .addHelpText('after', `\nExamples:\n  kreconcile deploy --image registry.example/kreconcile:0.1.0 | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .action(async (options: { namespace: string; image: string; filename: ReadonlyArray<string>; output: Format }) => {
+      const kinds = await childKinds(context, options.filename);
+      if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
+      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } } as Resource;
+      context.io.stdout.write(renderManifests([namespace, applicationCrd(), ...operatorRbac(options.namespace, kinds.right), ...operatorDeployment(options.namespace, options.image)], options.output));
+      context.exit(EXIT_OK);
+    }),
+};

@@ -1,0 +1,201 @@
+/** `kreconcile run`: the operator, against a cluster or the embedded in-memory one (`--memory`). */
+import { Command, Option } from 'commander';
+import * as E from 'fp-ts/lib/Either.js';
+import { pino } from 'pino';
+import prettyModule from 'pino-pretty';
+import type { MemoryCluster } from '../../../adapters/memory/index.js';
+import { systemClock } from '../../../adapters/memory/index.js';
+import type { Cluster, Resource } from '../../../core/index.js';
+import { startOperator, type Operator } from '../../runtime/operator.js';
+import type { Logger } from '../../runtime/logger.js';
+import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
+import { usageError } from '../cli-error.js';
+import { collect, contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { readManifestInputs } from '../input/manifest-inputs.js';
+import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
+import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
+import { progressLines } from '../operate/progress.js';
+import { styleFor } from '../render/style.js';
+
+type Options = {
+  readonly filename: ReadonlyArray<string>;
+  readonly namespace: string;
+  readonly memory?: boolean;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly inCluster?: boolean;
+  readonly workers: string;
+  readonly resync: string;
+  readonly watchNamespace?: string;
+  readonly leaderElect?: boolean;
+  readonly leaderElectionNamespace: string;
+  readonly listen?: string;
+  readonly logLevel: string;
+  readonly drift: ReadonlyArray<string>;
+  readonly exitWhenConverged?: boolean;
+  readonly timeout: string;
+  readonly shutdownDeadline: string;
+};
+
+const EXAMPLES = `
+Examples:
+  # the embedded default: an in-memory API server, an example Application, and a drift corrected
+  kreconcile run --memory -f examples/webapp/app.yaml --drift 'Deployment/web spec.replicas=5' --exit-when-converged
+  # a real cluster (current kubeconfig context), two instances with leader election
+  kreconcile run --leader-elect --listen :8080
+  # inside a pod: in-cluster config is the default when KUBERNETES_SERVICE_HOST is set
+  kreconcile run --leader-elect --leader-election-namespace kreconcile-system
+
+Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
+readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
+--shutdown-deadline and release the leader lease.
+
+${EXIT_CODES_HELP}
+`;
+
+const seconds = (text: string, flag: string): E.Either<string, number> => {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (match === null) return E.left(`${flag} ${text}: expected a duration such as 500ms, 30s or 5m`);
+  const factor = match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : 1_000;
+  return E.right(Number(match[1]) * factor);
+};
+
+const listenAddress = (text: string): { host: string; port: number } => {
+  const [host, port] = text.includes(':') ? [text.slice(0, text.lastIndexOf(':')) || '0.0.0.0', text.slice(text.lastIndexOf(':') + 1)] : ['0.0.0.0', text];
+  return { host, port: Number(port) };
+};
+
+const makeLogger = (context: CommandContext, level: string): Logger => {
+  const pretty = context.io.isTTY && context.io.env.NO_COLOR === undefined;
+  const sink = { write: (line: string) => context.io.stderr.write(line) };
+  const base = pino({ level, base: { component: 'kreconcile' } }, pretty ? pinoPretty(sink) : sink);
+  return {
+    debug: (fields, message) => base.debug(fields, message),
+    info: (fields, message) => base.info(fields, message),
+    warn: (fields, message) => base.warn(fields, message),
+    error: (fields, message) => base.error(fields, message),
+  };
+};
+
+// pino-pretty as a synchronous stream (no worker thread), so lines interleave with progress output.
+const pinoPretty = (sink: { write: (line: string) => void }) => {
+  const prettyFactory = prettyModule.prettyFactory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
+  return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
+};
+
+const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, Cluster>> => {
+  try {
+    const adapter = await import('../../../adapters/kubernetes/index.js');
+    const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
+    return E.right(adapter.createKubernetesCluster(inCluster ? { inCluster: true } : {
+      ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+      ...(options.context === undefined ? {} : { context: options.context }),
+    }));
+  } catch (error) {
+    return E.left(error instanceof Error ? error.message : String(error));
+  }
+};
+
+const execute = async (context: CommandContext, options: Options): Promise<void> => {
+  const { io } = context;
+  const fail = (message: string): void => { reportErrors(io, [usageError(message)]); context.exit(EXIT_ERROR); };
+  const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline')]);
+  if (E.isLeft(durations)) return fail(durations.left);
+  const [resyncMs, timeoutMs, deadlineMs] = durations.right as [number, number, number];
+  const drifts = E.sequenceArray(options.drift.map(parseDrift));
+  if (E.isLeft(drifts)) return fail(drifts.left);
+  if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
+  if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
+  let cluster: Cluster;
+  let memory: MemoryCluster | undefined;
+  if (options.memory) {
+    if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
+    const inputs = await readManifestInputs(io, options);
+    if (E.isLeft(inputs)) { reportErrors(io, inputs.left); return context.exit(EXIT_ERROR); }
+    const started = await startEmbeddedCluster({ crds: inputs.right.crds, applications: inputs.right.applications.map((a) => a.application) });
+    if (E.isLeft(started)) return fail(started.left);
+    memory = started.right;
+    cluster = memory;
+    io.stdout.write(`embedded in-memory API server started with ${inputs.right.applications.length} Application(s)\n`);
+  } else {
+    const connected = await connect(options, context);
+    if (E.isLeft(connected)) return fail(connected.left);
+    cluster = connected.right;
+  }
+  const style = styleFor(io);
+  const logger = makeLogger(context, options.logLevel);
+  const ready = new Map<string, boolean>();
+  let settled: (() => void) | undefined;
+  const onReconciled = (key: string, result: ReconcileResult): void => {
+    for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19))) io.stdout.write(`${line}\n`);
+    ready.set(key, result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+    if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
+  };
+  const operator = await startOperator({
+    cluster, clock: systemClock, random: Math.random, logger, onReconciled,
+    workers: Number(options.workers), resyncMs,
+    ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
+    ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
+    ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
+    onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
+  });
+  if (operator.address) io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
+  if (options.exitWhenConverged && memory !== undefined) return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve) => { settled = resolve; });
+  await new Promise<void>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve(); }); });
+  const finished = await operator.stop(deadlineMs);
+  io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
+};
+
+/** The README's main job: converge, apply the drifts, converge again, exit 0 (1 on timeout). */
+const demonstrate = async (context: CommandContext, operator: Operator, cluster: MemoryCluster, drifts: ReadonlyArray<Drift>, timeoutMs: number, deadlineMs: number, onSettled: (resolve: () => void) => void): Promise<void> => {
+  const { io } = context;
+  const converge = (what: string): Promise<boolean> => new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    onSettled(() => { clearTimeout(timer); resolve(true); });
+  });
+  if (!(await converge('initial'))) return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms`);
+  io.stdout.write('converged: every Application is Ready\n');
+  for (const drift of drifts) {
+    const applied = await applyDrift(cluster, cluster.objects() as ReadonlyArray<Resource>, drift);
+    if (E.isLeft(applied)) return finish(context, operator, deadlineMs, applied.left);
+    io.stdout.write(`drift: another actor set ${drift.path.join('.')}=${JSON.stringify(drift.value)} on ${drift.kind}/${drift.name}\n`);
+  }
+  if (drifts.length > 0) {
+    if (!(await converge('after drift'))) return finish(context, operator, deadlineMs, `drift not corrected within ${timeoutMs} ms`);
+    io.stdout.write('drift corrected: every Application is Ready again\n');
+  }
+  return finish(context, operator, deadlineMs);
+};
+
+const finish = async (context: CommandContext, operator: Operator, deadlineMs: number, failure?: string): Promise<void> => {
+  await operator.stop(deadlineMs);
+  if (failure !== undefined) { reportErrors(context.io, [usageError(failure)]); context.exit(EXIT_ERROR); return; }
+  context.exit(EXIT_OK);
+};
+
+export const runCommand: CliCommand = {
+  name: 'run',
+  create: (context) => new Command('run')
+    .summary('run the operator (against a cluster, or the embedded in-memory one)')
+    .description('Runs the Application controller: watches Applications and their children, reconciles them (plan, then execute), writes status and Events; with leader election, health probes and Prometheus metrics.')
+    .addOption(new Option('--memory', 'use the embedded in-memory API server, loaded with the -f files'))
+    .addOption(filenameOption('Application and CRD file(s) to load into the embedded cluster'))
+    .addOption(namespaceOption())
+    .addOption(kubeconfigOption())
+    .addOption(contextOption())
+    .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
+    .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
+    .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
+    .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
+    .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
+    .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
+    .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
+    .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .addOption(new Option('--drift <"Kind/name path=value">', 'with --memory: once converged, another actor sets path=value (repeatable)').argParser(collect).default([], 'none'))
+    .addOption(new Option('--exit-when-converged', 'with --memory: exit 0 once every Application is Ready (after the drifts are corrected)'))
+    .addOption(new Option('--timeout <duration>', 'with --exit-when-converged: give up after this long').default('60s'))
+    .addOption(new Option('--shutdown-deadline <duration>', 'how long in-flight reconciles may finish on SIGTERM').default('30s'))
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: Options) => execute(context, options)),
+};

@@ -1,0 +1,29 @@
+/** The embedded default: an in-memory API server seeded with the CRDs, namespaces and Applications given. */
+import * as E from 'fp-ts/lib/Either.js';
+import { createMemoryCluster, systemClock, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { showClusterError, type Application, type Resource } from '../../../core/index.js';
+import { applicationCrd } from '../../manifests/crd.js';
+
+/** Starts an in-memory cluster holding the Application CRD, the given CRDs and Applications. */
+export const startEmbeddedCluster = async (args: {
+  readonly crds: ReadonlyArray<Resource>;
+  readonly applications: ReadonlyArray<Application>;
+}): Promise<E.Either<string, MemoryCluster>> => {
+  const cluster = createMemoryCluster({ clock: systemClock, seed: 1 });
+  for (const crd of [applicationCrd(), ...args.crds]) {
+    const created = await cluster.create(crd)();
+    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') return E.left(`cannot install ${crd.metadata.name}: ${showClusterError(created.left)}`);
+  }
+  const namespaces = new Set(args.applications.map((a) => a.metadata.namespace ?? 'default'));
+  for (const name of namespaces) {
+    const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)();
+    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') return E.left(`cannot create namespace ${name}: ${showClusterError(created.left)}`);
+  }
+  for (const application of args.applications) {
+    const { status: _status, ...rest } = application;
+    const { uid: _uid, resourceVersion: _rv, generation: _gen, creationTimestamp: _ct, ...metadata } = application.metadata;
+    const created = await cluster.create({ ...rest, metadata: { ...metadata, namespace: application.metadata.namespace ?? 'default' } } as unknown as Resource)();
+    if (E.isLeft(created)) return E.left(`cannot create Application ${application.metadata.name}: ${showClusterError(created.left)}`);
+  }
+  return E.right(cluster);
+};
