@@ -29,9 +29,12 @@ export const filenameOption = (what: string): Option =>
 export const namespaceOption = (): Option =>
   new Option('-n, --namespace <namespace>', 'namespace of Applications that do not set metadata.namespace').default('default');
 
-export const kubeconfigOption = (): Option => new Option('--kubeconfig <path>', 'kubeconfig file of the live cluster (read-only access is enough)');
+/** `--kubeconfig`; `note` says what the command does with the cluster (e.g. that it only reads). */
+export const kubeconfigOption = (note = ''): Option => new Option('--kubeconfig <path>', `kubeconfig file of the cluster${note}`);
 
-export const contextOption = (): Option => new Option('--context <name>', 'kubeconfig context of the live cluster');
+export const contextOption = (): Option => new Option('--context <name>', 'kubeconfig context of the cluster (default: its current context)');
+
+export const READ_ONLY = ' (only read, with get and list: a read-only account is enough)';
 
 /** Writes every error as one line on stderr. */
 export const reportErrors = (io: CliIo, errors: ReadonlyArray<CliError>): void => {

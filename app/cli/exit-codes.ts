@@ -9,7 +9,14 @@ export const EXIT_CHANGES = 2;
 
 export type ExitCode = typeof EXIT_OK | typeof EXIT_ERROR | typeof EXIT_CHANGES;
 
-export const EXIT_CODES_HELP = `Exit codes:
-  0  success (with --exit-code: nothing would change)
-  1  error (bad input, unreachable cluster, stalled plan); one line per problem on stderr
-  2  with --exit-code only: the plan would change something`;
+const OK_LINE = '  0  success';
+const ERROR_LINE = '  1  error (bad input, unreachable cluster, stalled plan): one line per problem on stderr';
+
+/** Exit codes of commands without `--exit-code`. */
+export const EXIT_CODES_HELP = `Exit codes:\n${OK_LINE}\n${ERROR_LINE}`;
+
+/** Exit codes of `plan`. */
+export const PLAN_EXIT_CODES_HELP = `Exit codes:
+${OK_LINE} (with --exit-code: nothing would change)
+${ERROR_LINE}
+  2  with --exit-code only: the plan would create, patch or delete something, or found a conflict`;

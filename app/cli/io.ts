@@ -26,4 +26,9 @@ export type CliIo = {
   readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
   /** The package version, for `--version`. */
   readonly version: string;
+  /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */
+  readonly onSignal?: SignalSource;
 };
+
+/** Process signals for long-running commands (`run`): registers a handler for SIGTERM and SIGINT. */
+export type SignalSource = (handler: (signal: 'SIGTERM' | 'SIGINT') => void) => void;

@@ -30,16 +30,19 @@ type Read = { readonly application?: ApplicationInput; readonly crd?: Resource; 
 
 /**
  * Classifies and decodes the objects of the `-f` inputs. Applications without a namespace get
- * `defaultNamespace` (as `kubectl apply -n` would).
+ * `defaultNamespace` (as `kubectl apply -n` would). Returns what could be read along with every
+ * error, so that validation can report the problems of all documents at once.
  * Errors: objects that are neither Application nor CRD, shape errors with their paths, the same
  * Application twice.
  */
-export const readApplications = (entries: ReadonlyArray<Entry>, defaultNamespace: string): E.Either<ReadonlyArray<CliError>, ManifestInputs> => {
+export const readApplications = (entries: ReadonlyArray<Entry>, defaultNamespace: string): ManifestInputs & { readonly errors: ReadonlyArray<CliError> } => {
   const read = entries.map((entry) => readEntry(entry, defaultNamespace));
   const applications = read.flatMap((r) => (r.application === undefined ? [] : [r.application]));
-  const errors = [...read.flatMap((r) => r.errors), ...duplicateErrors(applications)];
-  if (errors.length > 0) return E.left(errors);
-  return E.right({ applications, crds: read.flatMap((r) => (r.crd === undefined ? [] : [r.crd])) });
+  return {
+    applications,
+    crds: read.flatMap((r) => (r.crd === undefined ? [] : [r.crd])),
+    errors: [...read.flatMap((r) => r.errors), ...duplicateErrors(applications)],
+  };
 };
 
 const readEntry = (entry: Entry, defaultNamespace: string): Read => {

@@ -72,3 +72,7 @@ const duplicateErrors = (entries: ReadonlyArray<Entry>, read: ReadonlyArray<Read
     return [errorAt(entry.origin, [], `${showRef(refOf(r.object))} is also in ${earlier.origin.file} document ${earlier.origin.document}, with different contents: keep one copy`)];
   });
 };
+
+/** Objects read from a live cluster, as entries (errors about them name the cluster). */
+export const liveEntries = (objects: ReadonlyArray<Resource>, cluster: string): ReadonlyArray<Entry> =>
+  objects.map((value, i) => ({ value, origin: { file: cluster, document: i + 1, prefix: [], locate: () => ({ file: cluster }) } }));

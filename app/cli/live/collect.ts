@@ -5,7 +5,9 @@
  * CustomResourceDefinitions of custom kinds (so an offline plan knows their scope).
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
   APPLICATION_API_VERSION, APPLICATION_KIND, getIn, groupOf, isJsonArray, isJsonObject, isOwnedBy, MANAGED_BY_LABEL, MANAGED_BY_VALUE,
   refKey, refOf, scopeOf, showClusterError, withCrdScopes,
@@ -16,6 +18,7 @@ import { desiredRefs } from '../planning/live-objects.js';
 import { scopesFor } from '../planning/scopes.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
+type Read<A> = TE.TaskEither<CliError, A>;
 
 const CRD: Kind = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 
@@ -29,49 +32,39 @@ const HINTS: Partial<Record<ClusterError['_tag'], string>> = {
 const failure = (error: ClusterError): CliError => clusterFailure(`${showClusterError(error)}${HINTS[error._tag] ?? ''}`);
 
 // A kind the server does not serve has no objects: nothing to record (the plan then reports it).
-const absentKind = (error: ClusterError): boolean => error._tag === 'UnknownKind' || error._tag === 'NotFound';
+const orNothing = <A>(empty: A) => (error: ClusterError): Read<A> =>
+  error._tag === 'UnknownKind' || error._tag === 'NotFound' ? TE.right(empty) : TE.left(failure(error));
 
-class Failed extends Error {
-  constructor(readonly error: CliError) { super(error.message); }
-}
+const getObject = (reader: ClusterReader, ref: ObjectRef): Read<ReadonlyArray<Resource>> => pipe(
+  reader.get(ref),
+  TE.map(O.fold((): ReadonlyArray<Resource> => [], (object) => [object])),
+  TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
+);
 
-const getObject = async (reader: ClusterReader, ref: ObjectRef): Promise<ReadonlyArray<Resource>> => {
-  const result = await reader.get(ref)();
-  if (E.isLeft(result)) {
-    if (absentKind(result.left)) return [];
-    throw new Failed(failure(result.left));
-  }
-  return O.isSome(result.right) ? [result.right.value] : [];
-};
+const listObjects = (reader: ClusterReader, kind: Kind, labelSelector?: string): Read<ReadonlyArray<Resource>> => pipe(
+  reader.list({ ...kind, ...(labelSelector === undefined ? {} : { labelSelector }) }),
+  TE.map((list) => list.items),
+  TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
+);
 
-const listObjects = async (reader: ClusterReader, kind: Kind, labelSelector?: string): Promise<ReadonlyArray<Resource>> => {
-  const result = await reader.list({ ...kind, ...(labelSelector === undefined ? {} : { labelSelector }) })();
-  if (E.isLeft(result)) {
-    if (absentKind(result.left)) return [];
-    throw new Failed(failure(result.left));
-  }
-  return result.right.items;
-};
-
-const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`;
+const flat = <A>(reads: ReadonlyArray<Read<ReadonlyArray<A>>>): Read<ReadonlyArray<A>> =>
+  pipe(TE.sequenceArray(reads), TE.map((parts) => parts.flat()));
 
 const distinctKinds = (objects: ReadonlyArray<JsonObject>): ReadonlyArray<Kind> => {
   const kinds = new Map<string, Kind>();
   for (const object of objects) {
-    const apiVersion = object.apiVersion;
-    const kind = object.kind;
-    if (typeof apiVersion === 'string' && typeof kind === 'string') kinds.set(kindKey({ apiVersion, kind }), { apiVersion, kind });
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion === 'string' && typeof kind === 'string') kinds.set(`${apiVersion}|${kind}`, { apiVersion, kind });
   }
   return [...kinds.values()];
 };
 
 /** CRDs of the custom kinds whose scope is unknown so far (listed once, only when needed). */
-const crdsFor = async (reader: ClusterReader, kinds: ReadonlyArray<Kind>, scopes: ScopeTable): Promise<ReadonlyArray<Resource>> => {
+const crdsFor = (reader: ClusterReader, kinds: ReadonlyArray<Kind>, scopes: ScopeTable): Read<ReadonlyArray<Resource>> => {
   const unknown = kinds.filter((kind) => scopeOf(scopes, kind) === undefined);
-  if (unknown.length === 0) return [];
-  const crds = await listObjects(reader, CRD);
-  return crds.filter((crd) => unknown.some((kind) =>
-    getIn(crd, ['spec', 'group']) === groupOf(kind.apiVersion) && getIn(crd, ['spec', 'names', 'kind']) === kind.kind));
+  if (unknown.length === 0) return TE.right([]);
+  return pipe(listObjects(reader, CRD), TE.map((crds) => crds.filter((crd) => unknown.some((kind) =>
+    getIn(crd, ['spec', 'group']) === groupOf(kind.apiVersion) && getIn(crd, ['spec', 'names', 'kind']) === kind.kind))));
 };
 
 // The live Application is read as plain JSON: a malformed status must not stop the recording.
@@ -84,20 +77,27 @@ const applicationRef = (application: Application): ObjectRef => ({
   apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: application.metadata.namespace ?? 'default', name: application.metadata.name,
 });
 
-const ownedObjects = async (reader: ClusterReader, application: Application, kinds: ReadonlyArray<Kind>): Promise<ReadonlyArray<Resource>> => {
+const ownedObjects = (reader: ClusterReader, application: Application, kinds: ReadonlyArray<Kind>): Read<ReadonlyArray<Resource>> => {
   const owner = { namespace: application.metadata.namespace ?? 'default', name: application.metadata.name };
-  const lists = await Promise.all(kinds.map((kind) => listObjects(reader, kind, `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`)));
-  return lists.flat().filter((object) => isOwnedBy(object, owner));
+  return pipe(
+    flat(kinds.map((kind) => listObjects(reader, kind, `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`))),
+    TE.map((objects) => objects.filter((object) => isOwnedBy(object, owner))),
+  );
 };
 
-const collectFor = async (reader: ClusterReader, application: Application, scopes: ScopeTable): Promise<ReadonlyArray<Resource>> => {
-  const recorded = await getObject(reader, applicationRef(application));
-  // Kinds of the desired resources, and of those the operator handled before (removed from the spec since).
-  const handled = recorded.flatMap((object) => [...statusList(object, 'lastObservedManifest'), ...statusList(object, 'lastAppliedManifest')]);
-  const kinds = distinctKinds([...(application.spec.manifest ?? []), ...handled]);
-  const desired = (await Promise.all(desiredRefs(application, scopes).map((ref) => getObject(reader, ref)))).flat();
-  return [...recorded, ...desired, ...(await ownedObjects(reader, application, kinds))];
-};
+const collectFor = (reader: ClusterReader, application: Application, scopes: ScopeTable): Read<ReadonlyArray<Resource>> => pipe(
+  getObject(reader, applicationRef(application)),
+  TE.chain((recorded) => {
+    // Kinds of the desired resources, and of those the operator handled before (removed from the spec since).
+    const handled = recorded.flatMap((object) => [...statusList(object, 'lastObservedManifest'), ...statusList(object, 'lastAppliedManifest')]);
+    const kinds = distinctKinds([...(application.spec.manifest ?? []), ...handled]);
+    return flat([
+      TE.right(recorded),
+      flat(desiredRefs(application, scopes).map((ref) => getObject(reader, ref))),
+      ownedObjects(reader, application, kinds),
+    ]);
+  }),
+);
 
 const dedupe = (objects: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
   const seen = new Set<string>();
@@ -114,18 +114,16 @@ const dedupe = (objects: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
  * `crds` are the CustomResourceDefinitions given with `-f` (custom kinds they declare need no lookup).
  * Errors: any API failure other than an unknown kind (forbidden, unreachable, …), as one line.
  */
-export const collectLive = async (
+export const collectLive = (
   reader: ClusterReader, applications: ReadonlyArray<Application>, crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
-  try {
-    const manifests = applications.flatMap((application) => application.spec.manifest ?? []);
-    const known = withCrdScopes(scopesFor(crds, []), manifests);
-    const liveCrds = await crdsFor(reader, distinctKinds(manifests), known);
-    const scopes = withCrdScopes(known, liveCrds);
-    const objects = (await Promise.all(applications.map((application) => collectFor(reader, application, scopes)))).flat();
-    return E.right(dedupe([...liveCrds, ...objects]));
-  } catch (error) {
-    if (error instanceof Failed) return E.left(error.error);
-    throw error;
-  }
+  const manifests = applications.flatMap((application) => application.spec.manifest ?? []);
+  const known = withCrdScopes(scopesFor(crds, []), manifests);
+  return pipe(
+    crdsFor(reader, distinctKinds(manifests), known),
+    TE.chain((liveCrds) => {
+      const scopes = withCrdScopes(known, liveCrds);
+      return pipe(flat(applications.map((application) => collectFor(reader, application, scopes))), TE.map((objects) => dedupe([...liveCrds, ...objects])));
+    }),
+  )();
 };

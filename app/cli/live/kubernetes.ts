@@ -1,38 +1,43 @@
 /**
- * Connects to a live cluster through the Kubernetes adapter (adapters/kubernetes), loaded only
- * when a command asks for a cluster: offline commands never load @kubernetes/client-node (which
- * also needs Node >= 22.19).
+ * Connects to a live cluster through the Kubernetes adapter, loaded only when a command asks for
+ * a cluster: offline commands never load @kubernetes/client-node (which needs Node >= 22.19).
  */
 import type { ClusterReader } from '../../../core/index.js';
 import type { ClusterTarget } from '../io.js';
 
-// A computed specifier: the adapter is optional at build time and loaded on demand.
-const ADAPTER = new URL('../../../adapters/kubernetes/index.js', import.meta.url).href;
-
-export const MISSING_ADAPTER = 'live cluster support requires adapters/kubernetes';
-
-type Adapter = { readonly createKubernetesCluster?: (options: { readonly kubeconfigPath?: string; readonly context?: string }) => ClusterReader | Promise<ClusterReader> };
-
-const isMissing = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === 'ERR_MODULE_NOT_FOUND' &&
-  error instanceof Error && error.message.includes('adapters/kubernetes/index');
+const MINIMUM_NODE: readonly [number, number] = [22, 19];
 
 /**
- * A read-only view of the cluster named by `target` (kubeconfig path and/or context; the
- * default kubeconfig otherwise).
- * Errors (rejections): the adapter is missing or cannot load, the kubeconfig is unusable.
+ * Whether this Node can run the client library (undici 8 needs Node >= 22.19). Checked before
+ * loading it: on older Node its import fails asynchronously, past any catch.
  */
-export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterReader> => {
-  let adapter: Adapter;
+export const supportsLiveClusters = (nodeVersion: string): boolean => {
+  const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number);
+  return major > MINIMUM_NODE[0] || (major === MINIMUM_NODE[0] && minor >= MINIMUM_NODE[1]);
+};
+
+export const unsupportedNode = (nodeVersion: string): Error =>
+  new Error(`live cluster support needs Node >= ${MINIMUM_NODE.join('.')}, this is Node ${nodeVersion}: run kreconcile through npm or npx (they use the project's Node), or plan offline with --snapshot`);
+
+const loadAdapter = async (): Promise<typeof import('../../../adapters/kubernetes/index.js')> => {
   try {
-    adapter = (await import(ADAPTER)) as Adapter;
+    return await import('../../../adapters/kubernetes/index.js');
   } catch (error) {
-    if (isMissing(error)) throw new Error(`${MISSING_ADAPTER}, which is not installed in this build: plan offline with --snapshot`);
     throw new Error(`live cluster support failed to load (${error instanceof Error ? error.message : String(error)}); it needs Node >= 22.19`);
   }
-  if (typeof adapter.createKubernetesCluster !== 'function') throw new Error(`${MISSING_ADAPTER} to export createKubernetesCluster`);
-  return adapter.createKubernetesCluster({
+};
+
+/**
+ * A read-only view of the cluster named by `target` (kubeconfig path and/or context; the default
+ * kubeconfig lookup otherwise). Only `get` and `list` of the returned reader are ever used.
+ * Errors (rejections): the adapter cannot load; the kubeconfig is missing, malformed or lacks the context.
+ */
+export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterReader> => {
+  const { createKubernetesCluster } = await loadAdapter();
+  const cluster = createKubernetesCluster({
     ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
     ...(target.context === undefined ? {} : { context: target.context }),
   });
+  // Narrowed on purpose: plan and snapshot must not be able to write.
+  return { get: cluster.get, list: cluster.list };
 };

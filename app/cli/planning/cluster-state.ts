@@ -20,16 +20,11 @@ export const withClusterState = (desired: Application, recorded: Application | u
     const { status: _ignored, ...rest } = desired;
     return { ...rest, metadata: metadataOf([...userMetadata, ...finalizers, ['generation', 1]]) };
   }
-  const previous = recorded.metadata;
-  const generation = (previous.generation ?? 1) + (jsonEqual(desired.spec as JsonValue, recorded.spec as JsonValue) ? 0 : 1);
-  const carried = [...SERVER_METADATA, 'finalizers'].flatMap((key) => {
-    if (key === 'generation') return [['generation', generation] as const];
-    const value = Object.prototype.hasOwnProperty.call(previous, key) ? (previous as Record<string, JsonValue>)[key] : undefined;
-    return value === undefined ? [] : [[key, value] as const];
-  });
+  const generation = (recorded.metadata.generation ?? 1) + (jsonEqual(desired.spec as JsonValue, recorded.spec as JsonValue) ? 0 : 1);
+  const carried = Object.entries(recorded.metadata).filter(([key]) => (SERVER_METADATA.has(key) || key === 'finalizers') && key !== 'generation');
   const status = recorded.status ?? undefined;
   const { status: _ignored, ...rest } = desired;
-  return { ...rest, metadata: metadataOf([...userMetadata, ...carried]), ...(status === undefined ? {} : { status }) };
+  return { ...rest, metadata: metadataOf([...userMetadata, ...carried, ['generation', generation]]), ...(status === undefined ? {} : { status }) };
 };
 
 const metadataOf = (entries: ReadonlyArray<readonly [string, JsonValue]>): ObjectMeta => objectFromEntries(entries) as ObjectMeta;

@@ -16,7 +16,7 @@ export const PLAN_API_VERSION = 'kreconcile.io/plan/v1';
 export type ClusterBasis =
   | { readonly type: 'Empty' }
   | { readonly type: 'Snapshot'; readonly files: ReadonlyArray<string> }
-  | { readonly type: 'Live'; readonly kubeconfig?: string; readonly context?: string };
+  | { readonly type: 'Live'; readonly kubeconfigPath?: string; readonly context?: string };
 
 export type ResourceRefV1 = { readonly apiVersion: string; readonly kind: string; readonly namespace?: string; readonly name: string };
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
@@ -64,14 +64,15 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
 });
 
 export const actionV1 = (action: Action): ActionV1 => {
-  const common = { resource: refV1(action.ref), changes: action.changes.map(changeV1) };
+  const resource = refV1(action.ref);
+  const changes = action.changes.map(changeV1);
   switch (action.type) {
-    case 'create': return { type: 'create', ...common, body: action.body };
-    case 'patch': return { type: 'patch', ...common, patch: action.patch };
-    case 'delete': return { type: 'delete', ...common, reason: action.reason };
-    case 'conflict': return { type: 'conflict', ...common, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }) };
+    case 'create': return { type: 'create', resource, body: action.body, changes };
+    case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
+    case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
+    case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
     case 'addFinalizer':
-    case 'removeFinalizer': return { type: action.type, ...common, finalizer: action.finalizer };
+    case 'removeFinalizer': return { type: action.type, resource, finalizer: action.finalizer, changes };
   }
 };
 

@@ -1,0 +1,21 @@
+/** What every object operation needs: the REST client, kind resolution, and error decoration. */
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import type { ObjectRef } from '../../core/model/resource.js';
+import type { ClusterError } from '../../core/ports/errors.js';
+import type { KindResolver } from './discovery.js';
+import type { ResourceInfo } from './resource-paths.js';
+import type { RestClient } from './rest-client.js';
+
+export type OperationContext = { readonly rest: RestClient; readonly kinds: KindResolver };
+
+/** Attaches the object the failure is about (the REST layer does not know it). */
+export const aboutRef = (ref: ObjectRef | undefined) => (error: ClusterError): ClusterError =>
+  ref === undefined || error.ref !== undefined ? error : { ...error, ref };
+
+/** Resolves the kind, then runs `operation`; every error names `ref`. */
+export const withKind = <A>(
+  context: OperationContext, type: { readonly apiVersion: string; readonly kind: string }, ref: ObjectRef | undefined,
+  operation: (info: ResourceInfo) => TE.TaskEither<ClusterError, A>,
+): TE.TaskEither<ClusterError, A> =>
+  pipe(context.kinds.resolve(type.apiVersion, type.kind), TE.flatMap(operation), TE.mapLeft(aboutRef(ref)));

@@ -1,0 +1,76 @@
+/**
+ * Raw JSON requests to any API path through the client's own configuration (TLS, auth,
+ * user agent, undici dispatcher), so core kinds, custom resources and subresources share one
+ * code path and objects stay plain JSON (the generated models would turn timestamps into Dates).
+ */
+import { ApiException, HttpMethod, type Configuration, type KubeConfig } from '@kubernetes/client-node';
+import * as TE from 'fp-ts/lib/TaskEither.js';
+import type { JsonValue } from '../../core/json/json.js';
+import { clusterError, type ClusterError } from '../../core/ports/errors.js';
+import { toClusterError } from './api-errors.js';
+
+export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type RestRequest = {
+  readonly method: RestMethod;
+  /** Absolute API path, e.g. `/apis/apps/v1/namespaces/ns/deployments/web/status`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: JsonValue;
+  /** Defaults to `application/json` when there is a body; PATCH callers always set it. */
+  readonly contentType?: string;
+};
+
+/** RestClient knows how to send one JSON request and return the decoded JSON answer. */
+export type RestClient = {
+  send(request: RestRequest): TE.TaskEither<ClusterError, JsonValue>;
+};
+
+// makeApiClient hands any constructor the Configuration it builds from the KubeConfig; this class
+// only captures it, so requests get exactly the auth and transport the generated APIs get.
+class ConfigurationHolder {
+  constructor(readonly configuration: Configuration) {}
+}
+
+// A 2xx answer that is not JSON is the server's (or a proxy's) defect, not a network failure.
+class UnparseableResponse extends Error {}
+
+const methods: Record<RestMethod, HttpMethod> = {
+  GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE,
+};
+
+const sendOnce = async (config: Configuration, request: RestRequest, timeoutMs: number): Promise<JsonValue> => {
+  let context = config.baseServer.makeRequestContext(request.path, methods[request.method]);
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) context.setQueryParam(key, value);
+  }
+  context.setHeaderParam('Accept', 'application/json');
+  if (request.body !== undefined) {
+    context.setHeaderParam('Content-Type', request.contentType ?? 'application/json');
+    context.setBody(JSON.stringify(request.body));
+  }
+  context.setSignal(AbortSignal.timeout(timeoutMs));
+  await config.authMethods.default?.applySecurityAuthentication(context);
+  for (const middleware of config.middleware) context = await middleware.pre(context).toPromise();
+  let response = await config.httpApi.send(context).toPromise();
+  for (const middleware of config.middleware) response = await middleware.post(response).toPromise();
+  const text = await response.body.text();
+  if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+    // The same exception the generated APIs throw, so one mapping (toClusterError) serves both.
+    throw new ApiException<string>(response.httpStatusCode, 'Unsuccessful HTTP Request', text, response.headers);
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new UnparseableResponse(`unparseable response to ${request.method} ${request.path}: ${text.slice(0, 200)}`);
+  }
+};
+
+/** A RestClient for the current context of `kubeConfig`; every request is bounded by `timeoutMs`. */
+export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number): RestClient => {
+  const { configuration } = kubeConfig.makeApiClient(ConfigurationHolder);
+  return {
+    send: (request) => TE.tryCatch(() => sendOnce(configuration, request, timeoutMs), (error) =>
+      error instanceof UnparseableResponse ? clusterError('Internal', error.message, { code: 200 }) : toClusterError(error)),
+  };
+};

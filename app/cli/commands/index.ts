@@ -1,0 +1,12 @@
+/**
+ * The commands of `kreconcile`, in help order. A new command is one file in this directory
+ * exporting a `CliCommand`, added here (the operator's `run`, `crd` and `rbac` plug in this way).
+ */
+import type { CliCommand } from '../command.js';
+import { planCommand } from './plan.js';
+import { runCommand } from './run.js';
+import { crdCommand, deployCommand, rbacCommand } from './manifests.js';
+import { snapshotCommand } from './snapshot.js';
+import { validateCommand } from './validate.js';
+
+export const COMMANDS: ReadonlyArray<CliCommand> = [runCommand, planCommand, validateCommand, snapshotCommand, crdCommand, rbacCommand, deployCommand];

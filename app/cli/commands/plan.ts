@@ -1,0 +1,104 @@
+/**
+ * `kreconcile plan`: what the operator would do for the given Applications, computed offline by
+ * the pure core against a snapshot, the live cluster (read-only) or an empty cluster.
+ */
+import { Command, Option } from 'commander';
+import * as E from 'fp-ts/lib/Either.js';
+import { usageError, type CliError } from '../cli-error.js';
+import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
+import { readManifestInputs } from '../input/manifest-inputs.js';
+import { STDIN } from '../input/source.js';
+import { resolveNow } from '../now.js';
+import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
+import { planApplications } from '../planning/plan-applications.js';
+import { planDocument } from '../render/plan-document.js';
+import { serialize } from '../render/serialize.js';
+import { styleFor } from '../render/style.js';
+import { renderText } from '../render/text.js';
+
+type Options = {
+  readonly filename: ReadonlyArray<string>;
+  readonly snapshot: ReadonlyArray<string>;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace: string;
+  readonly output: 'text' | 'json' | 'yaml';
+  readonly exitCode?: boolean;
+  readonly now?: string;
+};
+
+const EXAMPLES = `
+Examples:
+  # What would the operator create in an empty cluster?
+  kreconcile plan -f app.yaml
+
+  # Plan against a recorded snapshot (any kubectl get -o yaml output, or kreconcile snapshot)
+  kubectl get deploy,svc,cm,ingress,applications -n shop -o yaml > live.yaml
+  kreconcile plan -f app.yaml --snapshot live.yaml
+
+  # In CI: fail the job on errors, flag drift with exit code 2, reproducible output
+  kreconcile plan -f app.yaml --snapshot live.yaml --exit-code --now 2026-01-31T12:00:00Z
+
+  # Machine-readable plan (format kreconcile.io/plan/v1, see docs/plan-output.md)
+  kreconcile plan -f app.yaml -o json | jq '.summary'
+
+  # Against the live cluster (read-only: only get and list)
+  kreconcile plan -f app.yaml --context staging
+
+  # Custom kinds: give their CustomResourceDefinitions with -f
+  cat app.yaml | kreconcile plan -f - -f crds.yaml
+
+${PLAN_EXIT_CODES_HELP}
+`;
+
+const usageErrors = (options: Options): ReadonlyArray<CliError> => [
+  ...(options.filename.length === 0 ? [usageError('name the Applications to plan with -f app.yaml (see kreconcile plan --help)')] : []),
+  ...(options.snapshot.length > 0 && (options.kubeconfig !== undefined || options.context !== undefined)
+    ? [usageError('--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both')] : []),
+  ...([...options.filename, ...options.snapshot].filter((name) => name === STDIN).length > 1
+    ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')] : []),
+];
+
+const execute = async (context: CommandContext, options: Options): Promise<void> => {
+  const { io } = context;
+  const fail = (errors: ReadonlyArray<CliError>): void => {
+    reportErrors(io, errors);
+    context.exit(EXIT_ERROR);
+  };
+  const usage = usageErrors(options);
+  if (usage.length > 0) return fail(usage);
+  const now = resolveNow(options.now, io.now);
+  if (E.isLeft(now)) return fail([now.left]);
+  const inputs = await readManifestInputs(io, options);
+  if (E.isLeft(inputs)) return fail(inputs.left);
+  const live = options.kubeconfig !== undefined || options.context !== undefined;
+  const request: ViewRequest = {
+    snapshots: options.snapshot,
+    ...(live ? { target: { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) } } : {}),
+  };
+  const view = await clusterView(io, request, inputs.right.applications, inputs.right.crds);
+  if (E.isLeft(view)) return fail(view.left);
+  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right });
+  if (E.isLeft(planned)) return fail(planned.left);
+  const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
+  io.stdout.write(options.output === 'text' ? renderText(planned.right, styleFor(io)) : serialize(document, options.output));
+  context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+};
+
+export const planCommand: CliCommand = {
+  name: 'plan',
+  create: (context) => new Command('plan')
+    .summary('show what the operator would do for Applications (offline dry-run)')
+    .description('Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.')
+    .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+    .addOption(new Option('--snapshot <file>', 'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable').argParser(collect).default([], 'none'))
+    .addOption(kubeconfigOption(READ_ONLY))
+    .addOption(contextOption())
+    .addOption(namespaceOption())
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+    .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
+    .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: Options) => execute(context, options)),
+};

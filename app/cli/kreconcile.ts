@@ -1,0 +1,52 @@
+/**
+ * Composition root of the `kreconcile` executable: the only module touching `process` (argv,
+ * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from './io.js';
+import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { run } from './main.js';
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
+const packageVersion = (): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'kreconcile' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // no package.json here: keep walking up
+    }
+  }
+  return 'unknown';
+};
+
+const io: CliIo = {
+  stdout: { write: (text) => { process.stdout.write(text); } },
+  stderr: { write: (text) => { process.stderr.write(text); } },
+  isTTY: process.stdout.isTTY === true,
+  env: process.env,
+  readStdin,
+  readFile: (path) => readFile(path, 'utf8'),
+  now: () => new Date(),
+  connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  version: packageVersion(),
+  onSignal: (handler) => {
+    process.once('SIGTERM', () => handler('SIGTERM'));
+    process.once('SIGINT', () => handler('SIGINT'));
+  },
+};
+
+// exitCode, not exit(): pending stdout writes to a pipe are flushed before the process ends.
+process.exitCode = await run(process.argv.slice(2), io);
+// Idle keep-alive sockets of the HTTP client (e.g. after `run` stops) must not keep the process
+// alive; the timer itself does not hold the event loop open (unref), so short commands end at once.
+setTimeout(() => process.exit(), 2_000).unref();

@@ -1,0 +1,47 @@
+/** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
+import { readFile } from 'node:fs/promises';
+import type { ClusterReader } from '../../../core/index.js';
+import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
+import { run } from '../../../app/cli/main.js';
+
+export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
+
+export type RunOptions = {
+  readonly stdin?: string;
+  readonly isTTY?: boolean;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Files served instead of the disk (by path as given on the command line). */
+  readonly files?: Readonly<Record<string, string>>;
+  readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
+  readonly now?: Date;
+};
+
+const noCluster = async (): Promise<ClusterReader> => {
+  throw new Error('no cluster in this test');
+};
+
+export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly out: string[]; readonly err: string[] } => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: { write: (text) => { out.push(text); } },
+    stderr: { write: (text) => { err.push(text); } },
+    isTTY: options.isTTY ?? false,
+    env: options.env ?? {},
+    readStdin: async () => options.stdin ?? '',
+    readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
+    now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
+    connect: options.connect ?? noCluster,
+    version: '0.0.0-test',
+  };
+  return { io, out, err };
+};
+
+export const runCli = async (argv: ReadonlyArray<string>, options: RunOptions = {}): Promise<CliResult> => {
+  const { io, out, err } = testIo(options);
+  const code = await run(argv, io);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+};
+
+/** The non-empty lines of a text. */
+export const linesOf = (text: string): ReadonlyArray<string> => text.split('\n').filter((line) => line !== '');

@@ -1,0 +1,86 @@
+/** `kreconcile validate`: spec and observer-schema validation only, every error with its path. */
+import { describe, expect, it } from 'vitest';
+import { linesOf, runCli } from './support/run-cli.js';
+
+const APP = (name: string, body: string): string => `apiVersion: kreconcile.io/v1alpha1
+kind: Application
+metadata:
+  name: ${name}
+spec:
+${body}`;
+
+describe('kreconcile validate', () => {
+  it.each(['webapp', 'song-artist', 'list-control'])('accepts the %s example', async (example) => {
+    const result = await runCli(['validate', '-f', `examples/${example}/app.yaml`]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(new RegExp(`^Application \\S+ \\(examples/${example}/app\\.yaml, document 1\\): valid\\n$`));
+  });
+
+  it('needs no cluster and no CRD: unknown kinds are the plan\'s business', async () => {
+    expect((await runCli(['validate', '-f', 'examples/song-artist/app.yaml'])).code).toBe(0);
+  });
+
+  it('reports every error of every Application, each with its path, and exits 1', async () => {
+    const first = APP('first', `  manifest:
+    - apiVersion: v1
+      kind: Service
+      metadata:
+        name: web
+      spec:
+        ports:
+          - port: 80
+  observerSchema:
+    - apiVersion: v1
+      kind: Service
+      metadata:
+        name: web
+        namespace: shop
+      spec:
+        ports:
+          - port: null
+          - observer_schema_list_min_length: 2
+            observer_schema_list_max_length: 1
+`);
+    const second = APP('second', `  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: c
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: c
+`);
+    const result = await runCli(['validate', '-f', 'apps.yaml'], { files: { 'apps.yaml': `${first}---\n${second}` } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(linesOf(result.stderr)).toEqual([
+      'error: apps.yaml:19:9: document 1 (Application default/first): spec.observerSchema[0].metadata.namespace: metadata.namespace may only be null (observed): the namespace of a resource is set in its manifest',
+      'error: apps.yaml:23:13: document 1 (Application default/first): spec.observerSchema[0].spec.ports[1]: observer_schema_list_max_length (1) is below observer_schema_list_min_length (2); use 0 for no maximum',
+      'error: apps.yaml:36:7: document 2 (Application default/second): spec.manifest[1]: the same resource as spec.manifest[0]: each resource may appear once',
+    ]);
+  });
+
+  it('reports a spec without manifest', async () => {
+    const result = await runCli(['validate', '-f', 'a.yaml'], { files: { 'a.yaml': APP('empty', '  hooks: []\n') } });
+    expect(linesOf(result.stderr)).toEqual(['error: a.yaml:5:1: document 1 (Application default/empty): spec.manifest: the spec needs a non-empty manifest (or tosca/csar): list the resources to manage']);
+  });
+
+  it('uses -n for Applications without a namespace', async () => {
+    const result = await runCli(['validate', '-n', 'shop', '-f', 'a.yaml'], { files: { 'a.yaml': APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n') } });
+    expect(result.stdout).toBe('Application shop/web (a.yaml, document 1): valid\n');
+  });
+
+  it('reads several Applications from a List', async () => {
+    const list = { apiVersion: 'v1', kind: 'List', items: ['a', 'b'].map((name) => ({ apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'x' }, spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }] } })) };
+    const result = await runCli(['validate', '-f', 'apps.json'], { files: { 'apps.json': JSON.stringify(list) } });
+    expect(linesOf(result.stdout)).toEqual(['Application x/a (apps.json, document 1): valid', 'Application x/b (apps.json, document 1): valid']);
+  });
+
+  it('rejects the same Application twice', async () => {
+    const text = APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n');
+    const result = await runCli(['validate', '-f', 'a.yaml', '-f', 'b.yaml'], { files: { 'a.yaml': text, 'b.yaml': text } });
+    expect(linesOf(result.stderr)).toEqual(['error: b.yaml:4:3: document 1 (Application default/web): metadata.name: the same Application as a.yaml document 1: each Application may appear once']);
+  });
+});
