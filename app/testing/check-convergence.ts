@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import type { Cluster } from '../../core/index.js';
+import { drive } from './drive.js';
 
 export type ConvergenceContext<World> = {
   readonly cluster: MemoryCluster;
@@ -60,7 +61,7 @@ export const checkConvergence = async <World>(options: ConvergenceOptions<World>
     cluster.setFaults(options.faults ?? {});
     for (let pass = 0; pass < (options.faultyPasses ?? 5); pass++) {
       await options.perturb?.(context, pass);
-      await swallow(options.reconcile(cluster, clock));
+      await swallow(drive(clock, options.reconcile(cluster, clock)));
       await clock.advance(options.passIntervalMs ?? 1_000);
     }
     cluster.setFaults({});
@@ -75,7 +76,7 @@ const runUntilQuiet = async <World>(context: ConvergenceContext<World>, options:
   const limit = options.maxQuietPasses ?? 20;
   for (let pass = 0; pass < limit; pass++) {
     const before = version(context.cluster);
-    await swallow(options.reconcile(context.cluster, context.clock));
+    await swallow(drive(context.clock, options.reconcile(context.cluster, context.clock)));
     await context.clock.advance(options.passIntervalMs ?? 1_000);
     if (version(context.cluster) === before) return;
   }
