@@ -60,6 +60,8 @@ export class Controller {
   readonly reconcilesByKey = new Map<string, number>();
   /** Keys being reconciled right now; never holds a key twice. */
   readonly inFlight = new Set<string>();
+  /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
+  concurrentReconciles = 0;
 
   constructor(private readonly options: ControllerOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -157,6 +159,7 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(this.queue.depth);
+      if (this.inFlight.has(key)) this.concurrentReconciles++;
       this.inFlight.add(key);
       try {
         await this.reconcile(key);

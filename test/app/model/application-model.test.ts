@@ -147,7 +147,7 @@ describe('Applications on the in-memory cluster (model-based)', () => {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         expect(await settle(model, real)).toEqual([]);
       }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 60), verbose: 1 },
+      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 200), verbose: 1 },
     );
   }, 600_000);
 });
