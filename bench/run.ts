@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { coreBenchmarks } from './core.bench.js';
+import { runtimeBenchmarks } from './runtime.bench.js';
+import { apiServerBenchmarks } from './apiserver.bench.js';
 import type { Row } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -12,8 +14,10 @@ const sizes = quick ? [1, 100] : [1, 100, 1000, 10000];
 const format = (value: number | undefined, digits = 3): string => (value === undefined ? '' : value.toPrecision(digits));
 
 const printTable = (rows: ReadonlyArray<Row>): void => {
-  const header = ['suite', 'case', 'median ms', 'µs/resource', 'baseline', 'baseline ms', 'ratio', 'memory KiB'];
-  const lines = rows.map((r) => [r.suite, r.case, format(r.valueMs), format(r.perItemUs), r.baselineName ?? '', format(r.baselineMs), format(r.ratio), r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0)]);
+  const header = ['suite', 'case', 'value', 'baseline', 'baseline value', 'ratio', 'memory KiB'];
+  const value = (r: Row): string => (r.valueMs !== undefined ? `${format(r.valueMs)} ms` : r.value !== undefined ? String(r.value) : r.bytesPerObject !== undefined ? `${format(r.bytesPerObject as number)} B/object` : '');
+  const baseline = (r: Row): string => (r.baselineMs !== undefined ? `${format(r.baselineMs)} ms` : r.baseline !== undefined ? String(r.baseline) : r.jsonBytesPerObject !== undefined ? `${format(r.jsonBytesPerObject as number)} B/object` : '');
+  const lines = rows.map((r) => [r.suite, r.case, value(r), r.baselineName ?? '', baseline(r), format(r.ratio), r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
   const show = (cells: ReadonlyArray<string>): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(show(header));
@@ -21,12 +25,14 @@ const printTable = (rows: ReadonlyArray<Row>): void => {
   for (const line of lines) console.log(show(line));
 };
 
-const main = (): void => {
+const main = async (): Promise<void> => {
   const rows: Row[] = [];
   for (const size of sizes) {
     process.stderr.write(`core: planning ${size} resources…\n`);
     rows.push(...coreBenchmarks([size]));
   }
+  rows.push(...await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`)));
+  if (!process.argv.includes('--no-apiserver')) rows.push(...await apiServerBenchmarks(quick ? 10 : 100, (line) => process.stderr.write(`${line}\n`)));
   printTable(rows);
   const out = join(here, 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
@@ -35,4 +41,4 @@ const main = (): void => {
   console.log(`\nwrote ${out}`);
 };
 
-main();
+await main();

@@ -1,0 +1,118 @@
+/**
+ * Runtime benchmarks: no-op reconciles per second on the in-memory cluster (cached controller vs
+ * direct reads), reconciles caused per 1 000 child events, memory per cached object.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { performance } from 'node:perf_hooks';
+import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../adapters/memory/index.js';
+import { Controller } from '../app/runtime/controller.js';
+import { Informer } from '../app/runtime/informer.js';
+import { reconcileApplication } from '../app/reconcile/reconcile-application.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, type Resource } from '../core/index.js';
+import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
+import type { Row } from './measure.js';
+
+const applicationOf = (i: number): Resource => ({
+  apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND,
+  metadata: { name: `app-${i}`, namespace: 'default' },
+  spec: { manifest: [deploymentSpec(`app-${i}`), serviceSpec(`app-${i}`), configMapSpec(`app-${i}-config`)] },
+}) as unknown as Resource;
+
+const seeded = (seed: number) => { let s = seed; return () => { s = (s * 1103515245 + 12345) % 2 ** 31; return s / 2 ** 31; }; };
+
+/** Runs the controller until `done()` holds, advancing the manual clock when it is idle. */
+const until = async (clock: ManualClock, controller: Controller, done: () => boolean, limit = 10_000_000): Promise<void> => {
+  for (let i = 0; !done(); i++) {
+    await flushMicrotasks();
+    if (controller.idle) await clock.advance(100);
+    if (i > limit) throw new Error('benchmark did not finish');
+  }
+};
+
+const converged = async (count: number): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller }> => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed: 1, watchHistory: 100_000 });
+  for (let i = 0; i < count; i++) {
+    const created = await cluster.create(applicationOf(i))();
+    if (E.isLeft(created)) throw new Error(created.left.message);
+  }
+  const controller = new Controller({ cluster, clock, random: seeded(1), workers: 4, resyncMs: 0, events: false });
+  await controller.start();
+  // create (1), verify (2): every Application reaches a plan without actions
+  await until(clock, controller, () => controller.reconcileCount >= count * 2 && controller.idle);
+  await clock.advance(5_000);
+  await until(clock, controller, () => controller.idle);
+  return { cluster, clock, controller };
+};
+
+const heap = (): number => { (globalThis as { gc?: () => void }).gc?.(); return process.memoryUsage().heapUsed; };
+
+export const runtimeBenchmarks = async (sizes: ReadonlyArray<number>, log: (line: string) => void): Promise<ReadonlyArray<Row>> => {
+  const rows: Row[] = [];
+  for (const count of sizes) {
+    log(`runtime: converging ${count} Applications (3 children each) on the in-memory cluster…`);
+    const { cluster, clock, controller } = await converged(count);
+    const { cachedBytes, objects, jsonBytes } = await cacheFootprint(cluster, clock);
+    log(`runtime: ${count} no-op reconciles through the controller (cache)…`);
+    const start = controller.reconcileCount;
+    const t0 = performance.now();
+    for (let i = 0; i < count; i++) controller.enqueue(`default/app-${i}`);
+    await until(clock, controller, () => controller.reconcileCount >= start + count && controller.idle);
+    const cachedMs = performance.now() - t0;
+    log(`runtime: ${Math.min(count, 1000)} no-op reconciles with direct reads (baseline)…`);
+    const sample = Math.min(count, 1000);
+    const t1 = performance.now();
+    for (let i = 0; i < sample; i++) {
+      await reconcileApplication({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: `app-${i}` },
+        { cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5 });
+    }
+    const directMs = ((performance.now() - t1) / sample) * count;
+    const perSecond = (count / cachedMs) * 1000;
+    rows.push({
+      suite: 'runtime', case: `no-op reconciles, ${count} Applications`, resources: count * 3,
+      valueMs: cachedMs, perItemUs: (cachedMs * 1000) / count, reconcilesPerSecond: perSecond,
+      baselineName: 'direct reads (no cache)', baselineMs: directMs, ratio: cachedMs / directMs,
+    });
+    rows.push({
+      suite: 'runtime', case: `memory per cached object, ${count} Applications`, resources: objects,
+      memoryBytes: cachedBytes, bytesPerObject: cachedBytes / objects, jsonBytesPerObject: jsonBytes / objects,
+      baselineName: 'JSON size', ratio: cachedBytes / jsonBytes,
+    });
+    await controller.stop(0);
+  }
+  rows.push(await burst());
+  return rows;
+};
+
+/** Heap held by informer caches of everything the controller watches, per object, against the objects' JSON size. */
+const cacheFootprint = async (cluster: MemoryCluster, clock: ManualClock) => {
+  const kinds = [['apps/v1', 'Deployment'], ['v1', 'Service'], ['v1', 'ConfigMap'], [APPLICATION_API_VERSION, APPLICATION_KIND]] as const;
+  const before = heap();
+  const informers = kinds.map(([apiVersion, kind]) => new Informer(cluster, { apiVersion, kind }, { clock, onEvent: () => {} }));
+  await Promise.all(informers.map((informer) => informer.start()));
+  const cachedBytes = heap() - before;
+  const objects = informers.reduce((sum, informer) => sum + informer.size, 0);
+  const jsonBytes = informers.reduce((sum, informer) => sum + informer.list().reduce((s, o) => s + Buffer.byteLength(JSON.stringify(o)), 0), 0);
+  for (const informer of informers) informer.stop();
+  return { cachedBytes, objects, jsonBytes };
+};
+
+/** Reconciles caused by 1 000 updates of one child (another actor), against one per event. */
+const burst = async (): Promise<Row> => {
+  const { cluster, clock, controller } = await converged(1);
+  const child = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'app-0-config' })();
+  if (E.isLeft(child) || child.right._tag === 'None') throw new Error('child missing');
+  const live = child.right.value;
+  const before = controller.reconcileCount;
+  const writes: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 1000; i++) {
+    const { resourceVersion: _rv, ...metadata } = live.metadata;
+    writes.push(cluster.update({ ...live, metadata: { ...metadata, annotations: { ...live.metadata.annotations, burst: String(i) } } } as Resource)());
+    if (i % 100 === 99) { await Promise.all(writes.splice(0)); await flushMicrotasks(); }
+  }
+  await Promise.all(writes);
+  await until(clock, controller, () => controller.idle);
+  const caused = controller.reconcileCount - before;
+  await controller.stop(0);
+  return { suite: 'runtime', case: 'reconciles per 1 000 child events (10 bursts of 100)', value: caused, baselineName: 'one reconcile per event', baseline: 1000, ratio: caused / 1000 };
+};
