@@ -24,3 +24,18 @@ export type * from './ports/cluster.js';
 export * from './ports/errors.js';
 export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';
 export { contestedPaths, recordPatches, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy } from './status/hot-loop.js';
+// Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
+export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
+export { callbackHook } from './hooks/callback-hook.js';
+export type { HookContext, HookOwner, MangleContext, MangleHook, Mangled } from './hooks/types.js';
+export {
+  callbackPath, callbackUrlOf, desiredNamespaces, hookEnvNames, hookSecretKeys, hookSecretName, hookSecretRefs, isHookSecret, withoutHookTokens,
+} from './hooks/secret.js';
+export { hookEnvEntries } from './hooks/env.js';
+export { podSpecPathOf, WORKLOAD_KINDS } from './hooks/workloads.js';
+export { base64Of } from './hooks/base64.js';
+export {
+  awaitingShutdownPlan, isAcknowledged, shutdownState, DEFAULT_SHUTDOWN_GRACE_MS, SHUTDOWN_ACKNOWLEDGED_ANNOTATION, type ShutdownState,
+} from './hooks/shutdown.js';
+export { translateTemplate } from './tosca/translate.js';
+export { KUBERNETES_OBJECT_TYPE, SUPPORTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, type ParseDocument, type ToscaIssue } from './tosca/types.js';

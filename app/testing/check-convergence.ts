@@ -20,7 +20,7 @@ export type ConvergenceOptions<World> = {
   readonly world: fc.Arbitrary<World>;
   /** Creates the initial objects (through the cluster, like a user would). */
   readonly setup: (context: ConvergenceContext<World>) => Promise<void>;
-  /** One pass of the controller under test (it may fail: errors are part of the game). */
+  /** One pass of the controller under test (it may fail: errors are part of the game); a pass that sends no write is quiet. */
   readonly reconcile: (cluster: Cluster, clock: ManualClock) => Promise<void>;
   /** Another actor's interference, applied between passes while faults are on. */
   readonly perturb?: (context: ConvergenceContext<World>, step: number) => Promise<void>;
@@ -38,14 +38,23 @@ export type ConvergenceOptions<World> = {
   readonly seed?: number;
 };
 
-/** Highest resourceVersion stored: unchanged across a pass means the pass wrote nothing. */
-const version = (cluster: MemoryCluster): string => {
-  let max = 0n;
-  for (const object of cluster.objects()) {
-    const rv = object.metadata.resourceVersion;
-    if (rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) > max) max = BigInt(rv);
-  }
-  return String(max);
+const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'] as const;
+
+/**
+ * The cluster as the controller sees it, counting write calls: a pass that sends no write is
+ * quiet. Counting calls (not resourceVersions) also catches writes the server absorbs as no-ops.
+ */
+const counting = (cluster: MemoryCluster): { readonly cluster: Cluster; readonly writes: () => number } => {
+  let writes = 0;
+  const proxy = new Proxy(cluster, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if ((WRITES as ReadonlyArray<string | symbol>).includes(property)) return (...args: unknown[]) => { writes++; return (value as (...a: unknown[]) => unknown).apply(target, args); };
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+  return { cluster: proxy, writes: () => writes };
 };
 
 /**
@@ -57,28 +66,30 @@ export const checkConvergence = async <World>(options: ConvergenceOptions<World>
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: clusterSeed });
     const context: ConvergenceContext<World> = { cluster, clock, world };
-    await options.setup(context);
+    const observed = counting(cluster);
+    await drive(clock, options.setup(context));
     cluster.setFaults(options.faults ?? {});
     for (let pass = 0; pass < (options.faultyPasses ?? 5); pass++) {
-      await options.perturb?.(context, pass);
-      await swallow(drive(clock, options.reconcile(cluster, clock)));
+      if (options.perturb) await swallow(drive(clock, options.perturb(context, pass)));
+      await swallow(drive(clock, options.reconcile(observed.cluster, clock)));
       await clock.advance(options.passIntervalMs ?? 1_000);
     }
     cluster.setFaults({});
-    await runUntilQuiet(context, options);
+    await runUntilQuiet(context, observed, options);
     const verdict = await options.converged(context);
     if (verdict !== true) throw new Error(`not converged: ${verdict}`);
   });
   await fc.assert(property, { numRuns: options.numRuns ?? 50, ...(options.seed === undefined ? {} : { seed: options.seed }) });
 };
 
-const runUntilQuiet = async <World>(context: ConvergenceContext<World>, options: ConvergenceOptions<World>): Promise<void> => {
+const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed: { readonly cluster: Cluster; readonly writes: () => number }, options: ConvergenceOptions<World>): Promise<void> => {
   const limit = options.maxQuietPasses ?? 20;
   for (let pass = 0; pass < limit; pass++) {
-    const before = version(context.cluster);
-    await swallow(drive(context.clock, options.reconcile(context.cluster, context.clock)));
+    const before = observed.writes();
+    await swallow(drive(context.clock, options.reconcile(observed.cluster, context.clock)));
     await context.clock.advance(options.passIntervalMs ?? 1_000);
-    if (version(context.cluster) === before) return;
+    await context.cluster.settle();
+    if (observed.writes() === before) return;
   }
   throw new Error(`still writing after ${limit} passes without faults: the controller does not converge (hot loop?)`);
 };

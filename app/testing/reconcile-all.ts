@@ -1,8 +1,18 @@
 /** kreconcile's own reconcile pass for the test kit: every Application in the cluster, once. */
 import * as E from 'fp-ts/lib/Either.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, type Cluster, type ScopeTable } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, conditionOf, type Application, type Cluster, type Resource, type ScopeTable } from '../../core/index.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { ManualClock } from '../../adapters/memory/manual-clock.js';
+
+/**
+ * Like the runtime, which does not requeue an Application stalled by a terminal error until it
+ * changes: a Stalled condition (reason other than HotLoop) for the current generation is skipped.
+ */
+const stalledForGood = (object: Resource): boolean => {
+  const application = object as unknown as Application;
+  const stalled = conditionOf(application.status?.conditions, 'Stalled');
+  return stalled?.status === 'True' && stalled.observedGeneration === application.metadata.generation && application.metadata.deletionTimestamp === undefined;
+};
 
 /** Reconciles every Application once (direct reads, no cache); returns each result. */
 export const reconcileAllApplications = async (cluster: Cluster, clock: ManualClock, scopes: ScopeTable = builtinScopes): Promise<ReadonlyArray<ReconcileResult>> => {
@@ -10,6 +20,7 @@ export const reconcileAllApplications = async (cluster: Cluster, clock: ManualCl
   if (E.isLeft(listed)) throw new Error(`cannot list Applications: ${listed.left.message}`);
   const results: ReconcileResult[] = [];
   for (const application of listed.right.items) {
+    if (stalledForGood(application)) continue;
     const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
     results.push(await reconcileApplication(ref, { cluster, scopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5 }));
   }

@@ -1,5 +1,5 @@
 /** Drift: where the current state differs from the desired one, on observed fields only (SPEC step 5). */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonEqual, type JsonValue } from '../json/json.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, type JsonValue } from '../json/json.js';
 import type { Path } from '../json/path.js';
 import { currentLength, isCurrentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
 import { missingValue } from './missing.js';
@@ -41,7 +41,8 @@ const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined,
     }
     return found ?? NONE;
   }
-  return jsonEqual(desired, current) ? [] : [{ kind: 'value', path, from: current, to: desired }];
+  // A `null` leaf observes a value as written: keys the server or others add inside it are no drift.
+  return jsonCovers(desired, current) ? [] : [{ kind: 'value', path, from: current, to: desired }];
 };
 
 const wholeDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode, path: Path): ReadonlyArray<Drift> => {

@@ -3,7 +3,7 @@
  * nothing changed since the last observation, so the previous status entries can be reused
  * without projecting, learning or diffing again (and without allocating).
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonEqual, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, type JsonObject, type JsonValue } from '../json/json.js';
 import { currentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
 
 /**
@@ -49,7 +49,7 @@ const same = (desired: JsonValue | undefined, live: JsonValue | undefined, obser
   if (live === undefined) return observed === undefined && (unknown(desired) || reportOnly);
   if (schema === null || (!isJsonObject(schema) && !isJsonArray(schema))) {
     if (unknown(desired)) return (reportOnly || live === null) && jsonEqual(observed, live);
-    return (reportOnly || jsonEqual(desired, live)) && jsonEqual(observed, live);
+    return (reportOnly || jsonCovers(desired, live)) && jsonEqual(observed, live);
   }
   if (!unknown(desired) && (isJsonArray(schema) ? !isJsonArray(desired) : !isJsonObject(desired))) return false;
   return isJsonArray(schema) ? sameList(desired, live, observed, schema, reportOnly) : sameObject(desired, live, observed, schema, reportOnly);

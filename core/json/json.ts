@@ -64,3 +64,25 @@ export const getIn = (value: JsonValue | undefined, path: ReadonlyArray<string |
   }
   return current;
 };
+
+/**
+ * Whether `actual` holds everything `wanted` says: equal scalars; lists of the same length whose
+ * elements cover each other; objects where every key `wanted` knows (non-null) is covered. Keys
+ * only in `actual` (server defaults, other actors) do not count, as SPEC step 5 says of keys
+ * present in the cluster but not known in desired.
+ */
+export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | undefined): boolean => {
+  if (wanted === actual) return true;
+  if (wanted === undefined || actual === undefined || wanted === null || actual === null) return false;
+  if (isJsonArray(wanted)) return isJsonArray(actual) && wanted.length === actual.length && wanted.every((item, i) => jsonCovers(item, actual[i]));
+  if (isJsonObject(wanted)) {
+    if (!isJsonObject(actual)) return false;
+    for (const key in wanted) {
+      if (!hasOwn(wanted, key)) continue;
+      const value = wanted[key];
+      if (value !== null && value !== undefined && !jsonCovers(value, getOwn(actual, key))) return false;
+    }
+    return true;
+  }
+  return false;
+};

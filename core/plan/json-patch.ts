@@ -3,11 +3,10 @@
  * the live object (SPEC step 6). Non-observed fields are never touched, so another actor's
  * change to them stands.
  */
-import { getOwn, isJsonArray, isJsonObject, jsonEqual, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonArray, isJsonObject, jsonCovers, objectFromEntries, type JsonValue } from '../json/json.js';
 import { showPath, toPointer, type Path } from '../json/path.js';
-import { listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
-import { projectKnown } from '../manifest/project.js';
-import { missingValue } from '../delta/missing.js';
+import { listControl, listElements, makeListControl, type SchemaNode } from '../model/observer-schema.js';
+import { appendedElements, missingValue } from '../delta/missing.js';
 import type { FieldChange, JsonPatchOperation } from './types.js';
 
 export type ResourcePatch = { readonly operations: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<FieldChange> };
@@ -34,8 +33,8 @@ const setValue = (path: Path, from: JsonValue | undefined, to: JsonValue): Resou
 
 /**
  * Operations that bring the observed fields of `live` to `desired`.
- * Guarantees: every operation targets an observed path, except list elements added only to reach
- * the list's minimum length; operations inside a positional list element are guarded by a `test`
+ * Guarantees: every operation targets an observed path, except whole list elements added only to
+ * reach the list's minimum length or to hold the place of a later observed position; operations inside a positional list element are guarded by a `test`
  * of the element's `name` when it has one; a trailing element is removed only after a `test` of
  * its current value.
  */
@@ -55,7 +54,11 @@ const patchAt = (desired: JsonValue | undefined, live: JsonValue | undefined, sc
     if (!isJsonObject(live)) return wholePatch(desired, live, schema, path);
     return concat(Object.entries(schema).map(([key, child]) => patchAt(getOwn(desired, key), getOwn(live, key), child, [...path, key])));
   }
-  return jsonEqual(desired, live) ? EMPTY : setValue(path, live, desired);
+  if (jsonCovers(desired, live)) return EMPTY;
+  // A container under a `null` leaf is fixed where it differs, as if its written shape were its
+  // schema: what the server or others added inside it stays (and drift agrees: see jsonCovers).
+  if ((isJsonObject(desired) && isJsonObject(live)) || (isJsonArray(desired) && isJsonArray(live))) return patchAt(desired, live, writtenShape(desired), path);
+  return setValue(path, live, desired);
 };
 
 /** A missing (or mistyped) parent is created holding the observed desired values. */
@@ -67,22 +70,11 @@ const wholePatch = (desired: JsonValue, live: JsonValue | undefined, schema: Sch
 const listPatch = (desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>, path: Path): ResourcePatch => {
   const elements = listElements(schema);
   const control = listControl(schema);
-  const observed = Math.min(elements.length, desired.length);
   const patches: ResourcePatch[] = [];
-  let length = live.length;
-  for (let i = 0; i < observed; i++) {
-    if (i < live.length) patches.push(guarded(patchAt(desired[i], live[i], elements[i] ?? null, [...path, i]), live[i], [...path, i]));
-    else if (i === length) {
-      const value = projectKnown(desired[i], elements[i] ?? null);
-      if (value === undefined) break;
-      patches.push(setValue([...path, i], undefined, value));
-      length++;
-    }
+  for (let i = 0; i < Math.min(elements.length, desired.length, live.length); i++) {
+    patches.push(guarded(patchAt(desired[i], live[i], elements[i] ?? null, [...path, i]), live[i], [...path, i]));
   }
-  for (; length < control.min && length < desired.length; length++) {
-    const item = desired[length] as JsonValue;
-    patches.push(setValue([...path, length], undefined, length < elements.length ? (projectKnown(item, elements[length] ?? null) ?? item) : item));
-  }
+  appendedElements(desired, live.length, schema).forEach((item, k) => patches.push(setValue([...path, live.length + k], undefined, item)));
   if (control.max !== 0) for (let i = live.length - 1; i >= control.max; i--) patches.push(removeElement(live[i] as JsonValue, [...path, i]));
   return concat(patches);
 };
@@ -98,3 +90,10 @@ const removeElement = (element: JsonValue, path: Path): ResourcePatch => ({
   operations: [{ op: 'test', path: toPointer(path), value: element }, { op: 'remove', path: toPointer(path) }],
   changes: [change(path, element, undefined)],
 });
+
+/** The schema that observes exactly what `value` writes (lists of exactly its length). */
+const writtenShape = (value: JsonValue): SchemaNode => {
+  if (isJsonArray(value)) return [...value.map(writtenShape), makeListControl(value.length, value.length)];
+  if (isJsonObject(value)) return objectFromEntries(Object.entries(value).map(([key, child]) => [key, writtenShape(child)] as const));
+  return null;
+};

@@ -2,7 +2,7 @@
 import { getOwn, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
-import type { ObjectMeta, ObjectRef, Resource } from '../model/resource.js';
+import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
 import type { FieldChange, JsonPatchOperation } from './types.js';
 
 /** The Application a plan is for: what the marks need to know of it. */
@@ -38,6 +38,19 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
     : annotated;
   return withKey(resource, 'metadata', referenced) as Resource;
 };
+
+/**
+ * `resource` as `plan` compares it with its live object: as created, marks included, when its
+ * schema observes `metadata.labels`, `annotations` or `ownerReferences` as a whole (else a patch
+ * would remove our own marks). Otherwise the resource itself: the marks are not observed.
+ */
+export const asCreated = (resource: Resource, schema: JsonValue | undefined, owner: Owner): Resource => {
+  const metadata = isJsonObject(schema) ? getOwn(schema, 'metadata') : undefined;
+  const observesMarks = isJsonObject(metadata) && MARKED_FIELDS.some((field) => getOwn(metadata, field) === null);
+  return observesMarks ? withOwnershipMarks(resource, refOf(resource), owner) : resource;
+};
+
+const MARKED_FIELDS = ['labels', 'annotations', 'ownerReferences'];
 
 const SERVER_SET_METADATA = new Set(['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
 

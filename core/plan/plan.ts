@@ -6,20 +6,24 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { FINALIZER, type Application, type ApplicationStatus } from '../model/application.js';
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
-import { refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
+import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
 import { identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
 import { unchangedSinceObserved } from '../delta/in-sync.js';
+import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
-import { adoptionPatch, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
+import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
+import { mangle } from '../hooks/mangle.js';
+import { withoutHookTokens } from '../hooks/secret.js';
+import type { HookContext } from '../hooks/types.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
 
 export type PlanOptions = {
@@ -29,6 +33,8 @@ export type PlanOptions = {
   readonly stalledRequeueMs?: number;
   /** Manifest translated from `spec.tosca`/`spec.csar` (used when `spec.manifest` is empty). */
   readonly translatedManifest?: ReadonlyArray<Resource>;
+  /** What the `spec.hooks` need from the runtime (callback URL, tokens); parts left out stay out of the plan. */
+  readonly hooks?: HookContext;
 };
 
 export type PlanInput = {
@@ -89,7 +95,9 @@ const preparedBySpec = new WeakMap<object, { readonly key: ReadonlyArray<unknown
 
 const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
   const spec = context.application.spec as object | undefined;
-  const key = [context.status.lastAppliedManifest, context.input.scopes, context.owner.namespace, context.input.options?.translatedManifest];
+  // `scopes` includes what the live snapshot taught (`withLiveScopes`): part of the key, or a kind
+  // known from one snapshot would stay known for every later plan of the same spec object.
+  const key = [context.status.lastAppliedManifest, scopes, context.owner.namespace, context.input.options?.translatedManifest, context.input.options?.hooks];
   const cached = spec === undefined || spec === null ? undefined : preparedBySpec.get(spec);
   if (cached !== undefined && cached.key.every((part, i) => part === key[i])) return cached.value;
   const value = computeDesired(context, scopes);
@@ -106,7 +114,9 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const mangled = generateDefaultObserverSchema(checked.right);
   const desired = checked.right.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
   const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: context.status.lastAppliedManifest, namespace: owner.namespace });
-  return E.right({ mangled, fromSpec });
+  // Step 4: hooks add resources and observed fields to the desired state and their schemas.
+  const hooked = mangle({ desired: fromSpec, mangledSchema: mangled, hooks: spec.hooks, context: { ...input.options?.hooks, owner, scopes: manifestScopes } });
+  return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
 };
 
 /** The usual case: current state = the live objects projected on their schemas. */
@@ -125,13 +135,14 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const schema = schemaFor(schemas, resource);
     if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
     const observed = findObserved(resource);
-    if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(resource, object, observed, schema)) {
+    if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
       inSync.add(resourceKey(resource));
       return resource;
     }
     return learnFromLive(resource, object, schema);
   });
   const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
+  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   const ours = live.filter((object) => isOwnedBy(object, owner));
   const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
     ? findObserved(object) as JsonObject
@@ -141,25 +152,26 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     ...ours.filter((object) => !desiredKeys.has(resourceKey(object))),
   ].map(observe);
   const changed = calculateResourceDelta({
-    lastAppliedManifest: lastApplied.filter((resource) => !inSync.has(resourceKey(resource))),
+    lastAppliedManifest: compared.filter((resource) => !inSync.has(resourceKey(resource))),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
   const delta = { ...changed, deleted: current.filter((entry) => !desiredKeys.has(resourceKey(entry as Resource))) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(resourceKey(resource as Resource)));
-  const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, owner));
+  const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
   const modified = new Set(delta.modified.map((resource) => refKey(refOf(resource))));
-  const patches = lastApplied
-    .filter((resource) => modified.has(refKey(refOf(resource))) || adopting(liveOf(resource)))
+  const patches = compared
+    .filter((resource) => (modified.has(refKey(refOf(resource))) || adopting(liveOf(resource))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
     });
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
-  const waiting = [...delta.new, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
+  // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
+  const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting });
 };
 
@@ -167,10 +179,11 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = context.status.lastObservedManifest ?? [];
+  const current = observedEntries(context.status);
   const findCurrent = resourceFinder(current, owner.namespace);
-  const delta = calculateResourceDelta({ lastAppliedManifest: lastApplied, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
-  const creates = delta.new.map((resource) => createAction(resource, owner));
+  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
+  const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
+  const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
     patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
   const deletes = delta.deleted.map((entry) => deleteAction(entry, 'RemovedFromSpec'));
@@ -200,7 +213,8 @@ const assemble = (context: Context, decided: Decided): Plan => {
     summary,
     status: nextStatus(context, verdict, {
       mangledObserverSchema: decided.mangled,
-      lastAppliedManifest: decided.lastApplied,
+      // Hook tokens are credentials: they go into create bodies, never into status.
+      lastAppliedManifest: withoutHookTokens(decided.lastApplied, context.owner),
       lastObservedManifest: decided.current,
     }),
     outcome: outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
@@ -255,7 +269,7 @@ const planDeletion = (context: Context): Plan => {
   if (!hasFinalizer(context.application)) return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
   const live = context.input.live;
   const children: ReadonlyArray<JsonObject> = live === undefined
-    ? (context.status.lastObservedManifest ?? [])
+    ? observedEntries(context.status)
     : live.filter((object) => isOwnedBy(object, context.owner));
   const remaining = children.filter((child) => !isTerminating(child));
   const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
@@ -268,6 +282,12 @@ const planDeletion = (context: Context): Plan => {
     outcome: children.length === 0 ? { _tag: 'AwaitChange' } : { _tag: 'RequeueAfter', ms: context.input.options?.progressRequeueMs ?? 1_000, reason: 'AwaitDeletion' },
   };
 };
+
+/**
+ * The entries of `lastObservedManifest` that name a resource. The codec only checks that entries
+ * are objects; one without identification cannot be acted on, and must not stop the reconcile.
+ */
+const observedEntries = (status: ApplicationStatus): ReadonlyArray<JsonObject> => (status.lastObservedManifest ?? []).filter(isResource);
 
 const hasFinalizer = (application: Application): boolean => application.metadata.finalizers?.includes(FINALIZER) ?? false;
 
@@ -288,9 +308,9 @@ const finalizerAction = (context: Context, type: 'addFinalizer' | 'removeFinaliz
   changes: [{ path: 'metadata.finalizers', ...(type === 'addFinalizer' ? { to: FINALIZER } : { from: FINALIZER }) }],
 });
 
-const createAction = (resource: Resource, owner: Owner): CreateAction => {
+const createAction = (resource: Resource, schema: ObserverSchema | undefined, owner: Owner): CreateAction => {
   const ref = refOf(resource);
-  return { type: 'create', ref, body: withOwnershipMarks(resource, ref, owner), changes: [] };
+  return { type: 'create', ref, body: withOwnershipMarks(withinMaxLengths(resource, schema), ref, owner), changes: [] };
 };
 
 const patchAction = (desired: Resource, live: Resource, schema: JsonValue, adopting: boolean, owner: Owner): ReadonlyArray<PatchAction> => {

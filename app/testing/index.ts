@@ -1,0 +1,15 @@
+/**
+ * `kreconcile/testing`: the test kit for operator authors — the in-memory API server with fault
+ * injection and a manual clock, arbitraries, and the `checkConvergence` property runner.
+ */
+export { createMemoryCluster, ManualClock, flushMicrotasks, systemClock, faultProfiles, allVerbs, writeVerbs } from '../../adapters/memory/index.js';
+export type { MemoryCluster, MemoryClusterOptions, FaultProfile, ErrorFault, LatencyFault, ConflictFault, WatchFault, FaultMatch, Verb, KindRegistration } from '../../adapters/memory/index.js';
+export { checkConvergence, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
+export { reconcileAllApplications } from './reconcile-all.js';
+export { drive } from './drive.js';
+export { applicationArbitrary } from './arbitraries.js';
+export {
+  manifestArbitrary, resourceArbitrary, liveEditArbitrary, liveEditsArbitrary, livePerturbationArbitrary, applyLiveEdit, applyLiveEdits,
+  serverDefaultsArbitrary, foreignOwnerArbitrary, arbitraryKinds, arbitraryScopes, type LiveEdit,
+} from '../../core/model/resource.arbitrary.js';
+export { observerSchemaArbitrary, customSchemasArbitrary, listControlArbitrary } from '../../core/model/observer-schema.arbitrary.js';

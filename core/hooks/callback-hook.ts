@@ -1,0 +1,61 @@
+/** The `complete` and `shutdown` hooks (SPEC section 6): a hook Secret per namespace, env entries in every workload. */
+import { getOwn, isJsonObject, withKey, type JsonObject } from '../json/json.js';
+import type { Hook } from '../model/application.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+import { refKey, resourceKey, type Resource } from '../model/resource.js';
+import { schemaKeyOf } from '../schema/lookup.js';
+import { base64Of } from './base64.js';
+import { hookEnvEntries, injectEnv } from './env.js';
+import { mergeSchemaNodes } from './schema-edit.js';
+import { callbackUrlOf, desiredNamespaces, emptyHookSecret, hookSecretKeys, hookSecretName, hookSecretRefs, hookSecretSchema } from './secret.js';
+import type { MangleContext, MangleHook, Mangled } from './types.js';
+
+/**
+ * The hook named `hook`: env entries `KRECONCILE_<HOOK>_TOKEN`/`_URL` in every container of every
+ * workload, read from the hook Secret of their namespace, which gets this hook's token and URL.
+ * The URL is observed (drift corrected); the token is not: observing it would copy it into
+ * `status.lastObservedManifest` and into patch explanations (Events). The live Secret is the
+ * token's source of truth, which the runtime reads back before planning.
+ */
+export const callbackHook = (hook: Hook): MangleHook => (desired, mangledSchema, context) => {
+  const withEnv = injectEnv({ desired, mangledSchema }, hookEnvEntries(hook, hookSecretName(context.owner)));
+  return withHookSecrets(withEnv, hook, context);
+};
+
+/** Adds this hook's keys to the hook Secret of every namespace of the desired resources (creating it). */
+const withHookSecrets = (mangled: Mangled, hook: Hook, context: MangleContext): Mangled => {
+  const namespaces = desiredNamespaces(mangled.desired);
+  if (namespaces.length === 0) return mangled;
+  const data = secretData(hook, context);
+  const wanted = new Set(hookSecretRefs(namespaces, context.owner).map(refKey));
+  const present = new Set(mangled.desired.map(resourceKey));
+  const missing = namespaces.filter((namespace) => !present.has(refKey(hookSecretRefs([namespace], context.owner)[0]!)));
+  const desired = [...mangled.desired, ...missing.map((namespace) => emptyHookSecret(namespace, context.owner))]
+    .map((resource) => (wanted.has(resourceKey(resource)) ? withData(resource, data) : resource));
+  return { desired, mangledSchema: withSecretSchema(mangled.mangledSchema, hook, context) };
+};
+
+/** This hook's Secret data: the URL and the token, each only when the runtime supplied it. */
+const secretData = (hook: Hook, context: MangleContext): JsonObject => {
+  const keys = hookSecretKeys(hook);
+  const token = context.tokens?.[hook];
+  return {
+    ...(context.callbackUrl === undefined ? {} : { [keys.url]: base64Of(callbackUrlOf(context.callbackUrl, context.owner, hook)) }),
+    ...(token === undefined ? {} : { [keys.token]: base64Of(token) }),
+  };
+};
+
+const withData = (secret: Resource, data: JsonObject): Resource => {
+  const existing = getOwn(secret, 'data');
+  return withKey(secret, 'data', { ...(isJsonObject(existing) ? existing : {}), ...data }) as Resource;
+};
+
+/** The hook Secrets' schema (one for all namespaces), observing this hook's URL when it is known. */
+const withSecretSchema = (schemas: ReadonlyArray<ObserverSchema>, hook: Hook, context: MangleContext): ReadonlyArray<ObserverSchema> => {
+  const base = hookSecretSchema(context.owner);
+  const observed = context.callbackUrl === undefined ? base : withKey(base, 'data', { [hookSecretKeys(hook).url]: null }) as ObserverSchema;
+  const key = schemaKeyOf(base);
+  const index = schemas.findIndex((schema) => schemaKeyOf(schema) === key);
+  if (index < 0) return [...schemas, observed];
+  return schemas.map((schema, i) => (i === index ? mergeSchemaNodes(schema, observed) as ObserverSchema : schema));
+};
