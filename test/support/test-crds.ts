@@ -1,4 +1,5 @@
 /** Custom resource definitions the real-server suites install before anything else runs. */
+import { applicationCrd } from '../../app/manifests/crd.js';
 import type { Resource } from '../../core/model/resource.js';
 import { widgetCrd as contractWidgetCrd } from '../contract/contract-support.js';
 
@@ -69,8 +70,9 @@ export const gizmoCrd: Resource = {
 export const testCrds: ReadonlyArray<Resource> = [widgetCrd, gizmoCrd];
 
 /**
- * Everything the real-server suites need, the contract suite's CRD included: installed before
- * kube-controller-manager starts, the kinds are known to its garbage collector at once (it
- * rediscovers new kinds only every 30 s).
+ * Everything the real-server suites need, the contract suite's CRD and kreconcile's own
+ * Application CRD included: installed before kube-controller-manager starts, the kinds are known
+ * to its garbage collector at once (it rediscovers new kinds only every 30 s), so children owned
+ * by an Application through an ownerReference are collected like the real operator's.
  */
-export const suiteCrds: ReadonlyArray<Resource> = [...testCrds, contractWidgetCrd];
+export const suiteCrds: ReadonlyArray<Resource> = [...testCrds, contractWidgetCrd, applicationCrd()];

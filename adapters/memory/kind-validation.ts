@@ -1,0 +1,58 @@
+/**
+ * The validation rules a reconciler most often trips over, answered 422 Invalid with field
+ * causes: workload selectors and containers, Job restart policy, Service ports. (Full
+ * per-kind validation is not modelled.)
+ */
+import { getIn, getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
+import type { Resource } from '../../core/model/resource.js';
+import type { ErrorCause } from '../../core/ports/errors.js';
+
+const required = (field: string): ErrorCause => ({ field, reason: 'FieldValueRequired', message: 'Required value' });
+const invalid = (field: string, message: string): ErrorCause => ({ field, reason: 'FieldValueInvalid', message });
+
+const containerCauses = (podSpec: JsonValue | undefined, path: string): ReadonlyArray<ErrorCause> => {
+  const containers = getIn(podSpec, ['containers']);
+  if (!isJsonArray(containers) || containers.length === 0) return [required(`${path}.containers`)];
+  return containers.flatMap((container, i) => ['name', 'image']
+    .filter((field) => !isJsonObject(container) || typeof getOwn(container, field) !== 'string' || getOwn(container, field) === '')
+    .map((field) => required(`${path}.containers[${i}].${field}`)));
+};
+
+/** `spec.selector` must exist and select the template's labels (matchLabels part). */
+const selectorCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
+  const selector = getIn(object, ['spec', 'selector']);
+  if (!isJsonObject(selector)) return [required('spec.selector')];
+  const matchLabels = getOwn(selector, 'matchLabels');
+  const labels = getIn(object, ['spec', 'template', 'metadata', 'labels']);
+  const mismatch = isJsonObject(matchLabels) && Object.entries(matchLabels).some(([k, v]) => !isJsonObject(labels) || getOwn(labels, k) !== v);
+  return mismatch ? [invalid('spec.template.metadata.labels', '`selector` does not match template `labels`')] : [];
+};
+
+const workloadCauses = (object: Resource): ReadonlyArray<ErrorCause> =>
+  [...selectorCauses(object), ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec')];
+
+const jobCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
+  const restartPolicy = getIn(object, ['spec', 'template', 'spec', 'restartPolicy']);
+  return [
+    ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec'),
+    ...(restartPolicy === 'Never' || restartPolicy === 'OnFailure' ? [] : [invalid('spec.template.spec.restartPolicy', `Unsupported value: "${String(restartPolicy)}": supported values: "OnFailure", "Never"`)]),
+  ];
+};
+
+const serviceCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
+  const type = getIn(object, ['spec', 'type']);
+  const headless = getIn(object, ['spec', 'clusterIP']) === 'None';
+  const ports = getIn(object, ['spec', 'ports']);
+  const missing = type !== 'ExternalName' && !headless && (!isJsonArray(ports) || ports.length === 0);
+  return missing ? [required('spec.ports')] : [];
+};
+
+const rules: ReadonlyMap<string, (object: Resource) => ReadonlyArray<ErrorCause>> = new Map([
+  ['apps/Deployment', workloadCauses], ['apps/ReplicaSet', workloadCauses], ['apps/StatefulSet', workloadCauses], ['apps/DaemonSet', workloadCauses],
+  ['batch/Job', jobCauses],
+  ['/Pod', (object: Resource) => containerCauses(getOwn(object, 'spec'), 'spec')],
+  ['/Service', serviceCauses],
+]);
+
+/** Field causes for `object` of kind `group/Kind` (empty when valid or not modelled). */
+export const kindCauses = (groupKind: string, object: Resource): ReadonlyArray<ErrorCause> => rules.get(groupKind)?.(object) ?? [];

@@ -1,0 +1,181 @@
+/**
+ * The in-memory Kubernetes API server behind the `Cluster` port: API-server semantics (see the
+ * verb modules), seeded fault injection, and the test controls a real cluster cannot offer
+ * (outages, restarts, a snapshot of everything stored).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import type { Resource } from '../../core/model/resource.js';
+import type { ObjectRef } from '../../core/model/resource.js';
+import { builtinScopes, type Scope, type ScopeTable } from '../../core/model/scope.js';
+import type { Cluster, Clock } from '../../core/ports/cluster.js';
+import { clusterError } from '../../core/ports/errors.js';
+import { createControllerScheduler } from './background-controllers.js';
+import { builtinKinds } from './builtin-kinds.js';
+import { commitPut } from './commit.js';
+import { createObject } from './create-verb.js';
+import { deleteObject } from './delete-verb.js';
+import { createEventHistory } from './event-history.js';
+import { createApiGate } from './api-gate.js';
+import { decideEvent } from './fault-injector.js';
+import type { FaultProfile } from './faults.js';
+import { deepCopy } from './json-copy.js';
+import { groupKindKey } from './kind-info.js';
+import { createKindRegistry } from './kind-registry.js';
+import { flushMicrotasks } from './manual-clock.js';
+import { patchObject } from './patch-verb.js';
+import { mulberry32 } from './prng.js';
+import { getObject, listObjects } from './read-verbs.js';
+import { storedObject, type ServerState } from './server-state.js';
+import { createServiceAllocator } from './service-allocator.js';
+import { systemClock } from './system-clock.js';
+import { updateObject } from './update-verb.js';
+import { createWatchHub } from './watch-hub.js';
+import { startWatch } from './watch-verb.js';
+
+export type MemoryClusterOptions = {
+  readonly clock?: Clock;
+  /** Seeds fault injection and generated values (UIDs, names): same seed, same run. */
+  readonly seed?: number;
+  /** Kinds served from the start (default: the built-in table). */
+  readonly scopes?: ScopeTable;
+  /** Server-side defaulting of built-in kinds and CRD schema defaults (default true). */
+  readonly defaulting?: boolean;
+  readonly faults?: FaultProfile;
+  /** Changes kept for watches to resume from; older resourceVersions get 410 Gone (default 1000). */
+  readonly watchHistory?: number;
+  /** Whether ownerReference garbage collection and the namespace controller run (default true). */
+  readonly gc?: boolean;
+  /** Clock time between watch bookmarks (default 60 s). */
+  readonly bookmarkIntervalMs?: number;
+};
+
+export type KindRegistration = {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly scope: Scope;
+  /** Default true. */
+  readonly statusSubresource?: boolean;
+};
+
+export interface MemoryCluster extends Cluster {
+  /** The fault profile in force (assignable). */
+  faults: FaultProfile;
+  setFaults(profile: FaultProfile): void;
+  /**
+   * An API-server restart: the watch cache starts over, so every open watch ends with 410 Gone
+   * (what a client that resumes dropped streams sees) and older resourceVersions are Gone;
+   * with `downtimeMs`, calls answer Unavailable meanwhile.
+   */
+  restart(options?: { readonly downtimeMs?: number }): void;
+  /**
+   * Every call answers Unavailable until the clock has moved `ms` on. Watch streams are not
+   * closed (clients reconnect and resume); one opened meanwhile starts when the server is back.
+   */
+  unavailableFor(ms: number): void;
+  /** A snapshot (deep copies) of everything stored, in storage order. */
+  objects(): ReadonlyArray<Resource>;
+  /** Serves a kind without a CRD (custom-resource strategy). */
+  registerKind(registration: KindRegistration): void;
+  /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
+  settle(): Promise<void>;
+  readonly clock: Clock;
+}
+
+const bootNamespaces = ['default', 'kube-system', 'kube-public'];
+
+/** Namespaces and CRDs are served whatever the scope table says: the server cannot work without them. */
+const withEssentialKinds = (scopes: ScopeTable): ScopeTable => new Map<string, Scope>([
+  ['/Namespace', 'Cluster'], ['apiextensions.k8s.io/CustomResourceDefinition', 'Cluster'], ...scopes,
+]);
+
+export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryCluster => {
+  const clock = options.clock ?? systemClock;
+  const seed = options.seed ?? 1;
+  const random = mulberry32(seed);
+  let profile: FaultProfile = options.faults ?? {};
+
+  const hub = createWatchHub({
+    clock,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    resourceVersion: () => state.resourceVersion,
+    eventFaults: (group, kind) => decideEvent(random, profile, group, kind),
+  });
+  const controllers = createControllerScheduler(() => state);
+  const state: ServerState = {
+    clock,
+    registry: createKindRegistry(builtinKinds(withEssentialKinds(options.scopes ?? builtinScopes))),
+    objects: new Map(),
+    history: createEventHistory(Math.max(1, options.watchHistory ?? 1000), 0),
+    resourceVersion: 0,
+    ids: mulberry32(seed ^ 0x5bd1e995),
+    allocator: createServiceAllocator(),
+    defaulting: options.defaulting ?? true,
+    gc: options.gc ?? true,
+    publish: (entry) => hub.publish(entry),
+    changed: () => controllers.schedule(),
+    kindRemoved: (info) => hub.endKind(groupKindKey(info.group, info.kind)),
+  };
+  bootNamespaces.forEach((name) => createObject(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+
+  const gate = createApiGate({
+    clock, random,
+    profile: () => profile,
+    touch: (ref) => touch(state, ref),
+    openWatch: (sink) => hub.open(sink),
+    startWatch: (query, pending) => startWatch(state, query, pending),
+  });
+  const { call } = gate;
+
+  return {
+    clock,
+    get faults() { return profile; },
+    set faults(next: FaultProfile) { profile = next; },
+    setFaults: (next) => { profile = next; },
+    get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
+    list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
+    create: (object, writeOptions) => call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
+    update: (object, writeOptions) => call('update', object.apiVersion, object.kind, () => updateObject(state, object, 'main', dryRunOf(writeOptions)), refOfInput(object)),
+    patch: (ref, patch, writeOptions) => call('patch', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }), ref),
+    delete: (ref, deleteOptions) => call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions?.propagationPolicy)),
+    updateStatus: (object) => call('updateStatus', object.apiVersion, object.kind, () => updateObject(state, object, 'status'), refOfInput(object)),
+    patchStatus: (ref, patch) => call('patchStatus', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'status' }), ref),
+    watch: gate.watch,
+    scopeOf: (apiVersion, kind) => async () => {
+      const down = gate.outage();
+      return down !== undefined ? E.left(down) : pipe(state.registry.resolve(apiVersion, kind), E.map((info) => info.scope));
+    },
+    restart: (restartOptions) => {
+      // Clients resume dropped streams; the restarted watch cache no longer has their version.
+      hub.closeAll(clusterError('Gone', 'too old resource version: the API server restarted and its watch cache starts over', { code: 410 }));
+      state.history.compact(state.resourceVersion);
+      if (restartOptions?.downtimeMs !== undefined) gate.unavailableUntil(clock.now() + restartOptions.downtimeMs);
+    },
+    unavailableFor: (ms) => { gate.unavailableUntil(clock.now() + ms); },
+    objects: () => [...state.objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => deepCopy(object)),
+    registerKind: (registration) => state.registry.register({
+      group: registration.group, kind: registration.kind, plural: registration.plural, scope: registration.scope,
+      versions: new Set([registration.version]), statusSubresource: registration.statusSubresource ?? true, generation: true, custom: true,
+      watchCacheFrom: state.resourceVersion,
+    }),
+    settle: () => flushMicrotasks(),
+  };
+};
+
+/** A concurrent writer: the object gets a new resourceVersion and nothing else (as a managedFields-only change does). */
+const touch = (state: ServerState, ref: ObjectRef): void => {
+  const info = state.registry.resolve(ref.apiVersion, ref.kind);
+  const stored = E.isRight(info) ? storedObject(state, info.right, ref.namespace, ref.name) : undefined;
+  if (E.isRight(info) && stored !== undefined) commitPut(state, info.right, stored, stored);
+};
+
+/** The reference of a client's object, read defensively (the verb reports a malformed one). */
+const refOfInput = (object: Resource): ObjectRef => ({
+  apiVersion: object?.apiVersion, kind: object?.kind, name: object?.metadata?.name,
+  ...(object?.metadata?.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+});
+
+const dryRunOf = (options: { readonly dryRun?: boolean } | undefined): { readonly dryRun?: boolean } =>
+  options?.dryRun === undefined ? {} : { dryRun: options.dryRun };

@@ -1,0 +1,50 @@
+/** The memory API server's state: stored objects, the global resourceVersion, kinds, allocators, change log. */
+import type { Resource } from '../../core/model/resource.js';
+import type { Clock } from '../../core/ports/cluster.js';
+import type { EventHistory, HistoryEntry } from './event-history.js';
+import type { KindInfo } from './kind-info.js';
+import type { KindRegistry } from './kind-registry.js';
+import type { Random } from './prng.js';
+import type { ServiceAllocator } from './service-allocator.js';
+
+export type ServerState = {
+  readonly clock: Clock;
+  readonly registry: KindRegistry;
+  /** Frozen objects by {@link storageKey}. */
+  readonly objects: Map<string, Resource>;
+  readonly history: EventHistory;
+  /** The last resourceVersion handed out (etcd's revision). */
+  resourceVersion: number;
+  /** UIDs and generated values; a stream separate from fault injection so faults do not shift UIDs. */
+  readonly ids: Random;
+  readonly allocator: ServiceAllocator;
+  readonly defaulting: boolean;
+  /** Whether the garbage collector and namespace controller run (kube-controller-manager's part). */
+  readonly gc: boolean;
+  /** Called for every committed change (watch fan-out). */
+  readonly publish: (entry: HistoryEntry) => void;
+  /** Called after every commit (background controllers). */
+  readonly changed: () => void;
+  /** Called when a kind stops being served (its watches end). */
+  readonly kindRemoved: (info: KindInfo) => void;
+};
+
+/** Storage identity: one object per (group, kind, namespace, name), served at any version of its kind. */
+export const storageKey = (info: Pick<KindInfo, 'group' | 'kind'>, namespace: string | undefined, name: string): string =>
+  `${info.group}/${info.kind}|${namespace ?? ''}|${name}`;
+
+/** The namespace an object of this kind lives in: none when cluster-scoped, `default` when unset. */
+export const namespaceFor = (info: KindInfo, namespace: string | undefined): string | undefined =>
+  info.scope === 'Cluster' ? undefined : namespace === undefined || namespace === '' ? 'default' : namespace;
+
+export const storedObject = (state: ServerState, info: KindInfo, namespace: string | undefined, name: string): Resource | undefined =>
+  state.objects.get(storageKey(info, namespaceFor(info, namespace), name));
+
+/** Objects of one kind (optionally one namespace), in storage-key order as etcd lists them. */
+export const objectsOfKind = (state: ServerState, info: KindInfo, namespace?: string): ReadonlyArray<Resource> => {
+  const prefix = `${info.group}/${info.kind}|${info.scope === 'Cluster' || namespace === undefined ? '' : `${namespace}|`}`;
+  return [...state.objects.entries()]
+    .filter(([key]) => key.startsWith(prefix))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, object]) => object);
+};

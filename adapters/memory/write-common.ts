@@ -1,0 +1,75 @@
+/** Shared steps of the write paths: input checks, namespace admission, defaulting, validation, removal. */
+import * as E from 'fp-ts/lib/Either.js';
+import { getIn, getOwn, isJsonArray, isJsonObject, withKey } from '../../core/json/json.js';
+import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
+import { clusterError, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
+import { commitRemove } from './commit.js';
+import { applyServerDefaults } from './defaulting/server-defaults.js';
+import { deepCopy } from './json-copy.js';
+import { groupKindKey, type KindInfo } from './kind-info.js';
+import { hooksFor } from './kind-hooks.js';
+import { kindCauses } from './kind-validation.js';
+import { metaCauses } from './object-meta.js';
+import { storedObject, type ServerState } from './server-state.js';
+import { pruneAndDefaultResource } from './structural-schema.js';
+
+const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
+
+/**
+ * A private copy of a client's object, or BadRequest when it is not shaped like one. The name
+ * may be empty (`generateName`, or an Invalid answer later, as the server gives).
+ */
+export const decodeInput = (object: unknown): E.Either<ClusterError, Resource> => {
+  const copy = isJsonObject(object) ? deepCopy(object) : undefined;
+  const metadata = copy === undefined ? undefined : getOwn(copy, 'metadata');
+  if (copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)) {
+    return E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'));
+  }
+  const name = getOwn(metadata, 'name');
+  return E.right((typeof name === 'string' ? copy : withKey(copy, 'metadata', withKey(metadata, 'name', ''))) as Resource);
+};
+
+export const isDeleting = (object: Resource): boolean => typeof object.metadata.deletionTimestamp === 'string';
+
+/** No finalizer left: metadata ones, and for a Namespace its `spec.finalizers`. */
+export const isFinalized = (object: Resource): boolean => {
+  const specFinalizers = object.kind === 'Namespace' ? getIn(object, ['spec', 'finalizers']) : undefined;
+  return (object.metadata.finalizers ?? []).length === 0 && !(isJsonArray(specFinalizers) && specFinalizers.length > 0);
+};
+
+/** Namespaced writes need an existing namespace that is not terminating (NamespaceLifecycle admission). */
+export const admitNamespace = (state: ServerState, info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {
+  const namespace = object.metadata.namespace;
+  if (info.scope === 'Cluster' || namespace === undefined) return E.right(object);
+  const nsInfo = state.registry.byGroupKind('', 'Namespace');
+  const owner = nsInfo === undefined ? undefined : storedObject(state, nsInfo, undefined, namespace);
+  const ref = refOf(object);
+  if (owner === undefined) return E.left(clusterError('NotFound', `namespaces "${namespace}" not found`, { ref }));
+  return isDeleting(owner)
+    ? E.left(clusterError('Forbidden', `${info.plural} "${object.metadata.name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { ref }))
+    : E.right(object);
+};
+
+/** Server defaulting (when enabled) and, for custom resources, structural pruning and schema defaults. */
+export const defaulted = (state: ServerState, info: KindInfo, object: Resource): Resource => {
+  const builtin = state.defaulting ? applyServerDefaults(groupKindKey(info.group, info.kind), object) : object;
+  const schema = info.schemas?.get(versionOf(object.apiVersion));
+  return info.custom && schema !== undefined ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource) : builtin;
+};
+
+export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError =>
+  clusterError('Invalid', `${info.kind} "${object.metadata.name}" is invalid: ${causes.map((c) => `${c.field ?? ''}: ${c.message}`).join(', ')}`, { ref: refOf(object), causes });
+
+/** Metadata and kind validation; main-resource writes only. */
+export const validated = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {
+  const causes = [...metaCauses(object.metadata), ...kindCauses(groupKindKey(info.group, info.kind), object)];
+  return causes.length === 0 ? E.right(object) : E.left(invalid(info, object, causes));
+};
+
+/** Takes an object out of storage and lets its kind release what it held. */
+export const removeStored = (state: ServerState, info: KindInfo, object: Resource): Resource => {
+  const removed = commitRemove(state, info, object);
+  hooksFor(groupKindKey(info.group, info.kind)).removed?.(removed, { state, dryRun: false });
+  return removed;
+};
+
