@@ -13,9 +13,10 @@ import type { MangleContext, MangleHook, Mangled } from './types.js';
 /**
  * The hook named `hook`: env entries `KRECONCILE_<HOOK>_TOKEN`/`_URL` in every container of every
  * workload, read from the hook Secret of their namespace, which gets this hook's token and URL.
- * The URL is observed (drift corrected); the token is not: observing it would copy it into
- * `status.lastObservedManifest` and into patch explanations (Events). The live Secret is the
- * token's source of truth, which the runtime reads back before planning.
+ * Both are observed, so a Secret that lacks them (a hook enabled later, a key removed by hand) is
+ * patched. The live Secret is the token's source of truth: the runtime reads it back before
+ * planning, so the token in force is kept, not replaced. Tokens never reach status or
+ * explanations: `redactHookTokens` takes them out of every plan.
  */
 export const callbackHook = (hook: Hook): MangleHook => (desired, mangledSchema, context) => {
   const withEnv = injectEnv({ desired, mangledSchema }, hookEnvEntries(hook, hookSecretName(context.owner)));
@@ -50,10 +51,15 @@ const withData = (secret: Resource, data: JsonObject): Resource => {
   return withKey(secret, 'data', { ...(isJsonObject(existing) ? existing : {}), ...data }) as Resource;
 };
 
-/** The hook Secrets' schema (one for all namespaces), observing this hook's URL when it is known. */
+/** The hook Secrets' schema (one for all namespaces), observing this hook's URL and token when they are known. */
 const withSecretSchema = (schemas: ReadonlyArray<ObserverSchema>, hook: Hook, context: MangleContext): ReadonlyArray<ObserverSchema> => {
   const base = hookSecretSchema(context.owner);
-  const observed = context.callbackUrl === undefined ? base : withKey(base, 'data', { [hookSecretKeys(hook).url]: null }) as ObserverSchema;
+  const keys = hookSecretKeys(hook);
+  const data = {
+    ...(context.callbackUrl === undefined ? {} : { [keys.url]: null }),
+    ...(context.tokens?.[hook] === undefined ? {} : { [keys.token]: null }),
+  };
+  const observed = Object.keys(data).length === 0 ? base : withKey(base, 'data', data) as ObserverSchema;
   const key = schemaKeyOf(base);
   const index = schemas.findIndex((schema) => schemaKeyOf(schema) === key);
   if (index < 0) return [...schemas, observed];

@@ -75,16 +75,18 @@ export const hookSecretSchema = (owner: HookOwner): ObserverSchema => ({
 }) as JsonObject as ObserverSchema;
 
 /**
- * The desired resources as recorded in status: the hook Secrets without their tokens. A token is
- * a credential; status is readable by anyone who may read the Application (SPEC section 6 **fix**).
- * Tokens are not observed, so nothing is lost: the runtime reads them back from the live Secret.
+ * `resources` (desired or observed entries) without the tokens of this owner's hook Secrets.
+ * A token is a credential: status is readable by anyone who may read the Application (SPEC
+ * section 6 **fix**). Nothing is lost: the runtime reads tokens back from the live Secrets.
  */
-export const withoutHookTokens = (resources: ReadonlyArray<Resource>, owner: HookOwner): ReadonlyArray<Resource> =>
+export const withoutHookTokens = <T extends JsonObject>(resources: ReadonlyArray<T>, owner: HookOwner): ReadonlyArray<T> =>
   resources.some((resource) => isHookSecret(resource, owner)) ? resources.map((resource) => (isHookSecret(resource, owner) ? redacted(resource) : resource)) : resources;
 
-const redacted = (secret: Resource): Resource => {
+/** Whether a Secret data key holds a hook token. */
+export const isTokenKey = (key: string): boolean => key.endsWith('-token');
+
+const redacted = <T extends JsonObject>(secret: T): T => {
   const data = getOwn(secret, 'data');
   if (!isJsonObject(data)) return secret;
-  const kept = objectFromEntries(Object.entries(data).filter(([key]) => !key.endsWith('-token')));
-  return withKey(secret, 'data', kept) as Resource;
+  return withKey(secret, 'data', objectFromEntries(Object.entries(data).filter(([key]) => !isTokenKey(key)))) as T;
 };

@@ -22,7 +22,7 @@ import { inInstallOrder, inUninstallOrder } from './order.js';
 import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
 import { mangle } from '../hooks/mangle.js';
-import { withoutHookTokens } from '../hooks/secret.js';
+import { redactHookTokens } from '../hooks/redact.js';
 import type { HookContext } from '../hooks/types.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
 
@@ -71,7 +71,9 @@ export const plan = (input: PlanInput): Plan => {
   const metadata = application.metadata;
   const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
   const context: Context = { application, owner, status: application.status ?? {}, input };
-  return metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+  const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+  // Hook tokens are credentials: they reach the API server in writes, never status or explanations.
+  return redactHookTokens(planned, owner);
 };
 
 const planApply = (context: Context): Plan => {
@@ -213,8 +215,7 @@ const assemble = (context: Context, decided: Decided): Plan => {
     summary,
     status: nextStatus(context, verdict, {
       mangledObserverSchema: decided.mangled,
-      // Hook tokens are credentials: they go into create bodies, never into status.
-      lastAppliedManifest: withoutHookTokens(decided.lastApplied, context.owner),
+      lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
     outcome: outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
