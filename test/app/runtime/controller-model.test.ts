@@ -38,12 +38,25 @@ const call = async <T>(clock: ManualClock, task: Promise<T>): Promise<T> => {
 
 const appRef = (namespace: string, name: string) => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
 
+/**
+ * A write that answered with an error may still have happened (faults are injected before or
+ * after the commit, as with a timeout): read the object back until a read succeeds.
+ */
+const truth = async (r: Real, ref: { apiVersion: string; kind: string; namespace: string; name: string }): Promise<Resource | undefined> => {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const read = await call(r.clock, r.cluster.get(ref)());
+    if (E.isRight(read)) return O.isSome(read.right) ? read.right.value : undefined;
+  }
+  throw new Error(`cannot read ${ref.kind} ${ref.namespace}/${ref.name} back`);
+};
+
+
 class CreateApp implements fc.AsyncCommand<Model, Real> {
   constructor(readonly spec: AppSpec) {}
   check = (m: Readonly<Model>) => !m.apps.has(`${this.spec.namespace}/${this.spec.name}`);
   async run(m: Model, r: Real) {
     const created = await call(r.clock, r.cluster.create(applicationOf(this.spec))());
-    if (E.isRight(created)) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
+    if (E.isRight(created) || (await truth(r, appRef(this.spec.namespace, this.spec.name))) !== undefined) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
   }
   toString = () => `create ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}`;
 }
@@ -56,7 +69,8 @@ class UpdateApp implements fc.AsyncCommand<Model, Real> {
     if (E.isLeft(current) || O.isNone(current.right) || current.right.value.metadata.deletionTimestamp) return;
     const spec = { namespace: this.namespace, name: this.name, children: this.children };
     const updated = await call(r.clock, r.cluster.update({ ...current.right.value, spec: (applicationOf(spec) as unknown as { spec: Resource }).spec } as Resource)());
-    if (E.isRight(updated)) {
+    const stored = E.isRight(updated) ? updated.right : await truth(r, appRef(this.namespace, this.name));
+    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify((applicationOf(spec) as unknown as { spec: unknown }).spec)) {
       for (const child of m.apps.get(`${this.namespace}/${this.name}`)?.children ?? []) {
         if (!this.children.some((c) => c.kind === child.kind && c.name === child.name)) m.annotations.delete(`${child.kind}/${this.namespace}/${child.name}`);
       }
@@ -71,7 +85,8 @@ class DeleteApp implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.apps.has(`${this.namespace}/${this.name}`);
   async run(m: Model, r: Real) {
     const deleted = await call(r.clock, r.cluster.delete(appRef(this.namespace, this.name))());
-    if (E.isRight(deleted) || deleted.left._tag === 'NotFound') {
+    const after = E.isRight(deleted) || deleted.left._tag === 'NotFound' ? undefined : await truth(r, appRef(this.namespace, this.name));
+    if (E.isRight(deleted) || deleted.left._tag === 'NotFound' || after === undefined || after.metadata.deletionTimestamp !== undefined) {
       for (const child of m.apps.get(`${this.namespace}/${this.name}`)?.children ?? []) m.annotations.delete(`${child.kind}/${this.namespace}/${child.name}`);
       m.apps.delete(`${this.namespace}/${this.name}`);
     }
@@ -92,7 +107,9 @@ class EditChild implements fc.AsyncCommand<Model, Real> {
     const field = observedFieldOf(child);
     const edited = this.observed ? setIn(current.right.value, field.path, field.value) : setIn(current.right.value, ['metadata', 'annotations', 'other.example/touched'], touch);
     const updated = await call(r.clock, r.cluster.update(edited as Resource)());
-    if (E.isRight(updated) && !this.observed) m.annotations.set(`${child.kind}/${spec.namespace}/${child.name}`, touch);
+    if (this.observed) return;
+    const stored = E.isRight(updated) ? updated.right : await truth(r, { apiVersion: apiVersionOf(child.kind), kind: child.kind, namespace: spec.namespace, name: child.name });
+    if ((stored?.metadata.annotations as Record<string, string> | undefined)?.['other.example/touched'] === touch) m.annotations.set(`${child.kind}/${spec.namespace}/${child.name}`, touch);
   }
   toString = () => `edit child #${this.pick} (${this.observed ? 'observed' : 'non-observed'})`;
 }
@@ -176,7 +193,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
         expect(left).toEqual([]);
         expect(real.violations).toBe(0);
       }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150), verbose: 1 },
+      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED), path: process.env.KRECONCILE_PATH } : {}) },
     );
   }, 600_000);
 
