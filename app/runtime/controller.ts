@@ -10,7 +10,9 @@ import {
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
   type PatchRecord, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
+import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
@@ -37,6 +39,10 @@ export type ControllerOptions = {
   readonly hotLoop?: HotLoopPolicy;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
+  /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
+  readonly translate?: Translator;
+  /** The hooks' runtime side (callback URL, tokens, grace period); without it hooks plan without tokens. */
+  readonly hooks?: HookRuntime;
 };
 
 const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
@@ -51,9 +57,11 @@ export class Controller {
   private readonly children = new Map<string, ChildWatch>();
   private readonly history = new Map<string, ReadonlyArray<PatchRecord>>();
   private scopes: ScopeTable;
+  private readonly translate: Translator;
   private readonly logger: Logger;
   private readonly workers: Array<Promise<void>> = [];
   private cancelResync: (() => void) | undefined;
+  private cancelSweep: (() => void) | undefined;
   private running = false;
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
@@ -66,6 +74,7 @@ export class Controller {
   constructor(private readonly options: ControllerOptions) {
     this.logger = options.logger ?? silentLogger;
     this.scopes = options.scopes ?? builtinScopes;
+    this.translate = options.translate ?? createToscaTranslator({ now: () => options.clock.now() });
     this.queue = new WorkQueue(options.clock, {
       random: options.random,
       onHandOut: (waited) => options.metrics?.queueLatency.observe(waited / 1000),
@@ -95,6 +104,7 @@ export class Controller {
     if (!this.running) return true;
     this.running = false;
     this.cancelResync?.();
+    this.cancelSweep?.();
     this.queue.shutdown();
     const finished = await Promise.race([
       Promise.all(this.workers).then(() => true),
@@ -120,9 +130,10 @@ export class Controller {
 
   private onApplicationEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
-    if (event.type === 'DELETED') { this.history.delete(key); this.syncChildWatches(); return; }
+    if (event.type === 'DELETED') { this.history.delete(key); this.scheduleSweep(); return; }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
-    this.syncChildWatches();
+    this.watchKindsOf(event.object as unknown as Application);
+    if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
   }
 
@@ -131,16 +142,30 @@ export class Controller {
     if (owner !== undefined) this.queue.add(owner);
   }
 
-  /** Watches exactly the child kinds some Application uses: started on demand, stopped when unused. */
-  private syncChildWatches(): void {
-    const wanted = new Map<string, { apiVersion: string; kind: string }>();
+  /**
+   * Stopping watches needs a look at every Application, so it runs once after a quiet second
+   * rather than on every event (a burst of N events would otherwise cost N²).
+   */
+  private scheduleSweep(): void {
+    if (this.cancelSweep !== undefined || !this.running) return;
+    this.cancelSweep = this.options.clock.setTimer(1_000, () => { this.cancelSweep = undefined; this.sweepChildWatches(); });
+  }
+
+  /** Stops watching child kinds no Application uses any more. */
+  private sweepChildWatches(): void {
+    const wanted = new Set<string>();
     for (const application of this.applications.list()) {
-      for (const kind of kindsOf(application as unknown as Application)) wanted.set(`${kind.apiVersion}/${kind.kind}`, kind);
+      for (const kind of kindsOf(application as unknown as Application)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
     for (const [key, child] of this.children) {
       if (!wanted.has(key)) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
     }
-    for (const [key, kind] of wanted) {
+  }
+
+  /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
+  private watchKindsOf(application: Application): void {
+    for (const kind of kindsOf(application)) {
+      const key = `${kind.apiVersion}/${kind.kind}`;
       if (this.children.has(key)) continue;
       const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
         clock: this.options.clock,
@@ -194,12 +219,14 @@ export class Controller {
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
+      translate: this.translate,
+      ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
     }, this.queue.attempts(key) + 1);
     this.finish(key, result, started);
   }
 
   private async childrenSynced(application: Application): Promise<void> {
-    this.syncChildWatches();
+    this.watchKindsOf(application);
     await Promise.all(kindsOf(application).map((kind) => this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.synced));
   }
 

@@ -4,7 +4,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Clock, Cluster, ScopeTable } from '../../core/index.js';
+import { createCallbackHandler, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
+import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
+import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
 import { Controller } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -26,6 +29,19 @@ export type OperatorOptions = {
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** Leadership was lost (not released): the CLI exits so a fresh process starts clean. */
   readonly onLostLeadership?: () => void;
+  /** Hook callbacks (SPEC section 6); without it Applications with hooks get no tokens and no callbacks are served. */
+  readonly hooks?: {
+    /** Base URL workloads call back (the operator Service, e.g. `http://kreconcile.kreconcile-system.svc:8080`). */
+    readonly callbackUrl: string;
+    /** How long children wait for a workload's shutdown callback (default 5 min). */
+    readonly shutdownGraceMs?: number;
+    /** Serve the callbacks on their own listener (default: on `listen`, beside /healthz). */
+    readonly listen?: { readonly host: string; readonly port: number };
+    /** TLS (PEM) for that listener. */
+    readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  };
+  /** TOSCA/CSAR fetching limits and `file:` roots (SPEC section 7). */
+  readonly tosca?: TranslatorOptions;
 };
 
 export type Operator = {
@@ -33,6 +49,8 @@ export type Operator = {
   readonly metrics: Metrics;
   /** Where the HTTP endpoints listen, when enabled. */
   readonly address?: { readonly host: string; readonly port: number };
+  /** Where the hook callbacks are served on their own listener, when one is configured. */
+  readonly callbackAddress?: { readonly host: string; readonly port: number };
   isLeader(): boolean;
   /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released. */
   stop(deadlineMs?: number): Promise<boolean>;
@@ -41,7 +59,15 @@ export type Operator = {
 export const startOperator = async (options: OperatorOptions): Promise<Operator> => {
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? createMetrics();
-  const controller = new Controller({ ...options, logger, metrics });
+  const hooks = options.hooks === undefined ? undefined : { callbackUrl: options.hooks.callbackUrl, tokens: new HookTokens(), ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }) };
+  const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
+  const { hooks: _hookOptions, tosca: _toscaOptions, ...controllerOptions } = options;
+  const controller = new Controller({ ...controllerOptions, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }) });
+  const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
+    cluster: options.cluster, now: () => options.clock.now(), logger,
+    ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
+    onAccepted: (key) => controller.enqueue(key),
+  });
   let ready = false;
   let stopping = false;
   const elector = options.leaderElection === undefined ? undefined : new LeaderElector({
@@ -53,27 +79,35 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       if (!stopping) options.onLostLeadership?.();
     },
   });
+  // Callbacks are served before reconciles start: the first Secrets name this endpoint.
+  const separate = callbacks !== undefined && options.hooks?.listen !== undefined;
+  const callbackServer: CallbackServer | undefined = separate && options.hooks?.listen !== undefined && callbacks !== undefined
+    ? await startCallbackServer({ listen: options.hooks.listen, handler: callbacks, ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }) })
+    : undefined;
   if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
-  const server = options.listen === undefined ? undefined : await serve(options.listen, metrics, () => ready && !stopping);
+  const server = options.listen === undefined ? undefined : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks);
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
     controller, metrics,
     ...(address === undefined ? {} : { address }),
+    ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
     isLeader: () => elector?.isLeader ?? true,
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
       const finished = await controller.stop(deadlineMs);
       await elector?.stop();
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
+      await callbackServer?.close();
       return finished;
     },
   };
 };
 
-const serve = (listen: { host: string; port: number }, metrics: Metrics, isReady: () => boolean): Promise<Server> =>
+const serve = (listen: { host: string; port: number }, metrics: Metrics, isReady: () => boolean, callbacks?: CallbackHandler): Promise<Server> =>
   new Promise((resolve, reject) => {
     const server = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
+      if (callbacks?.(request, response) === true) return;
       if (path === '/healthz') { response.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); return; }
       if (path === '/readyz') { const ok = isReady(); response.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'not ready'); return; }
       if (path === '/metrics') {
