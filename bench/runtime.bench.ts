@@ -31,7 +31,7 @@ const until = async (clock: ManualClock, controller: Controller, done: () => boo
 
 const converged = async (count: number): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller }> => {
   const clock = new ManualClock();
-  const cluster = createMemoryCluster({ clock, seed: 1, watchHistory: 100_000 });
+  const cluster = createMemoryCluster({ clock, seed: 1, watchHistory: 100_000, workloads: true });
   for (let i = 0; i < count; i++) {
     const created = await cluster.create(applicationOf(i))();
     if (E.isLeft(created)) throw new Error(created.left.message);

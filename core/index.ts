@@ -40,3 +40,4 @@ export {
 } from './hooks/shutdown.js';
 export { translateTemplate } from './tosca/translate.js';
 export { KUBERNETES_OBJECT_TYPE, SUPPORTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, type ParseDocument, type ToscaIssue } from './tosca/types.js';
+export { readinessOf, type Readiness } from './status/readiness.js';

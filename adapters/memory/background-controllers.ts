@@ -7,6 +7,7 @@ import { cleanUpCustomResources } from './crd-cleanup.js';
 import { establishCustomResources } from './crd-establishing.js';
 import { collectGarbage } from './garbage-collector.js';
 import { finalizeNamespaces } from './namespace-controller.js';
+import { runWorkloads } from './workload-controllers.js';
 import type { ServerState } from './server-state.js';
 
 export type ControllerScheduler = { readonly schedule: () => void };
@@ -23,6 +24,7 @@ export const createControllerScheduler = (state: () => ServerState): ControllerS
       finalizeNamespaces(current);
       collectGarbage(current);
     }
+    if (current.workloads) runWorkloads(current);
   };
   return {
     // Every commit of a pass schedules the next one, so passes repeat exactly while they change something.

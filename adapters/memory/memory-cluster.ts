@@ -46,6 +46,8 @@ export type MemoryClusterOptions = {
   readonly watchHistory?: number;
   /** Whether ownerReference garbage collection and the namespace controller run (default true). */
   readonly gc?: boolean;
+  /** Simulate workload controllers: rollouts complete at once, Jobs complete, PVCs bind (default false, like a bare API server). */
+  readonly workloads?: boolean;
   /** Clock time between watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
 };
@@ -114,6 +116,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     allocator: createServiceAllocator(),
     defaulting: options.defaulting ?? true,
     gc: options.gc ?? true,
+    workloads: options.workloads ?? false,
     publish: (entry) => hub.publish(entry),
     changed: () => controllers.schedule(),
     kindRemoved: (info) => hub.endKind(groupKindKey(info.group, info.kind)),

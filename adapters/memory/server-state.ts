@@ -21,6 +21,8 @@ export type ServerState = {
   readonly defaulting: boolean;
   /** Whether the garbage collector and namespace controller run (kube-controller-manager's part). */
   readonly gc: boolean;
+  /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */
+  readonly workloads: boolean;
   /** Called for every committed change (watch fan-out). */
   readonly publish: (entry: HistoryEntry) => void;
   /** Called after every commit (background controllers). */

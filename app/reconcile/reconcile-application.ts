@@ -5,10 +5,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  conditionsFor, errorPolicy, jsonEqual, plan as planReconcile, showClusterError,
-  type Application, type ApplicationStatus, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
+  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError,
+  type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
+import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
+import { stalledOnTranslation } from '../tosca/stalled.js';
+import type { Translation, Translator } from '../tosca/translator.js';
 import { readLive, resolveScopes } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
@@ -24,12 +27,18 @@ export type ReconcileDeps = {
   /** Reads the Application; defaults to `cluster.get`. */
   readonly readApplication?: (ref: ObjectRef) => Promise<E.Either<ClusterError, O.Option<Resource>>>;
   readonly readLive?: LiveSource;
+  /** Passed to `plan` (readiness rules, requeue delays). */
+  readonly planOptions?: PlanOptions;
   /** Inspects (and may replace) a plan before it runs: the runtime's hot-loop guard. */
   readonly guard?: (application: Application, plan: Plan) => Plan;
   /** Every object a write answered with (creates, patches, finalizer and status writes). */
   readonly onWritten?: (object: Resource) => void;
   /** Every object a delete removed (or 404'd). */
   readonly onDeleted?: (ref: ObjectRef) => void;
+  /** Translates `spec.tosca`/`spec.csar` (SPEC step 1); without it such Applications stall (InvalidTosca). */
+  readonly translate?: Translator;
+  /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
+  readonly hooks?: HookRuntime;
 };
 
 export type ReconcileResult =
@@ -45,23 +54,53 @@ export type ReconcileResult =
 export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, attempt = 1): Promise<ReconcileResult> => {
   const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
-  if (O.isNone(read.right)) return { _tag: 'Gone' };
+  if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
   const application = read.right.value as unknown as Application;
-  const scopes = await resolveScopes(application, deps.scopes, deps.cluster);
-  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(application, scopes);
-  if (E.isLeft(live)) return failed(live.left, attempt, deps);
-  const unguarded = planReconcile({ application, live: live.right, scopes, now: deps.now() });
-  const planned = deps.guard?.(application, unguarded) ?? unguarded;
+  const unguarded = await planFor(application, deps);
+  if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
+  const planned = deps.guard?.(application, unguarded.right) ?? unguarded.right;
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps);
   const written = await writeStatus(execution.application, application.status, execution.status, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
-    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: execution.status,
+    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redactStatus(execution.status, ownerOf(application)),
     ...(planned.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: planned.outcome.ms } : {}),
   };
 };
+
+/**
+ * Steps 1–8 for one Application: wait for a shutdown callback (deleting, `shutdown` hook), else
+ * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
+ * plan with the hook context (tokens read back from the live Secrets).
+ */
+const planFor = async (application: Application, deps: ReconcileDeps): Promise<E.Either<ClusterError, Plan>> => {
+  const now = deps.now();
+  const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
+  if (waiting !== undefined) return E.right(waiting);
+  const deleting = application.metadata.deletionTimestamp !== undefined;
+  const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
+  const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
+  const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
+  // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
+  const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
+  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
+  if (E.isLeft(live)) return live;
+  const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
+  const options = { ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+  const planned = planReconcile({ application, live: live.right, scopes, now, options });
+  return E.right(translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned);
+};
+
+const manifestOf = (application: Application): ReadonlyArray<Resource> =>
+  (isJsonArray(application.spec?.manifest as JsonValue) ? application.spec.manifest ?? [] : []);
+
+const withManifest = (application: Application, manifest: ReadonlyArray<Resource>): Application =>
+  ({ ...application, spec: { ...application.spec, manifest } });
+
+const ownerOf = (application: Application): { readonly namespace: string; readonly name: string } =>
+  ({ namespace: application.metadata.namespace ?? 'default', name: application.metadata.name });
 
 const failed = (error: ClusterError, attempt: number, deps: ReconcileDeps, plan?: Plan, execution?: Execution): ReconcileResult => {
   const decision = errorPolicy(error, attempt, deps.random());
@@ -94,7 +133,9 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
 };
 
 /** Status subresource write, skipped when nothing changed; a vanished Application is not an error. */
-const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
+const writeStatus = async (application: Application, before: ApplicationStatus | undefined, unsafe: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
+  // Responses fed back by the executor may carry hook tokens: they never reach the status.
+  const after = redactStatus(unsafe, ownerOf(application));
   if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   const result = await deps.cluster.patchStatus(ref, { type: 'merge', body: { status: after as JsonValue } })();

@@ -37,6 +37,8 @@ export type ControllerOptions = {
   /** Record Kubernetes Events for actions and failures (default true). */
   readonly events?: boolean;
   readonly hotLoop?: HotLoopPolicy;
+  /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
+  readonly readiness?: 'kstatus' | 'existence';
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -214,6 +216,7 @@ export class Controller {
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
+      ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
       readLive: (application, scopes) => this.readLive(application, scopes),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),

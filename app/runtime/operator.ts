@@ -23,6 +23,7 @@ export type OperatorOptions = {
   readonly workers?: number;
   readonly resyncMs?: number;
   readonly namespace?: string;
+  readonly readiness?: 'kstatus' | 'existence';
   readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly retryPeriodMs?: number };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };

@@ -34,6 +34,8 @@ export type ConvergenceOptions<World> = {
   readonly maxQuietPasses?: number;
   /** Clock time between passes (default 1 s): lets backoffs and requeues come due. */
   readonly passIntervalMs?: number;
+  /** Simulate workload controllers in the cluster (rollouts complete at once; default true). */
+  readonly workloads?: boolean;
   readonly numRuns?: number;
   readonly seed?: number;
 };
@@ -64,7 +66,7 @@ const counting = (cluster: MemoryCluster): { readonly cluster: Cluster; readonly
 export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
   const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (world, clusterSeed) => {
     const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: clusterSeed });
+    const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
     const context: ConvergenceContext<World> = { cluster, clock, world };
     const observed = counting(cluster);
     await drive(clock, options.setup(context));

@@ -17,6 +17,7 @@ import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
+import { readinessOf } from '../status/readiness.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
 import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
@@ -31,6 +32,14 @@ export type PlanOptions = {
   readonly progressRequeueMs?: number;
   /** Requeue delay while stalled on something outside the spec (NotOwned, UnknownKind; default 60 s). */
   readonly stalledRequeueMs?: number;
+  /**
+   * How children count as ready: `kstatus` (default: workloads rolled out and available, Jobs
+   * complete, …; see core/status/readiness.ts) or `existence` (for clusters that run no
+   * workload controllers, such as a bare API server in tests).
+   */
+  readonly readiness?: 'kstatus' | 'existence';
+  /** Requeue delay while waiting for children to become ready (default 5 s). */
+  readonly readinessRequeueMs?: number;
   /** Manifest translated from `spec.tosca`/`spec.csar` (used when `spec.manifest` is empty). */
   readonly translatedManifest?: ReadonlyArray<Resource>;
   /** What the `spec.hooks` need from the runtime (callback URL, tokens); parts left out stay out of the plan. */
@@ -174,7 +183,13 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
-  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting });
+  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource) => {
+    const object = liveOf(resource);
+    if (object === undefined || !isOwnedBy(object, owner)) return [];
+    const readiness = readinessOf(object);
+    return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
+  });
+  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting, notReady });
 };
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
@@ -202,6 +217,8 @@ type Decided = {
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
   readonly waiting: ReadonlyArray<string>;
+  /** Children that exist but are not ready yet (kstatus), with the reason. */
+  readonly notReady?: ReadonlyArray<string>;
 };
 
 const assemble = (context: Context, decided: Decided): Plan => {
@@ -218,7 +235,9 @@ const assemble = (context: Context, decided: Decided): Plan => {
       lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
-    outcome: outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
+    outcome: verdict._tag === 'Progressing' && verdict.reason === 'WaitingForReadiness'
+      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: 'WaitingForReadiness' }
+      : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
 };
 
@@ -231,6 +250,7 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
   }
   if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
   if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
+  if ((decided.notReady ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForReadiness', message: `waiting for ${(decided.notReady ?? []).join('; ')}` };
   return { _tag: 'Ready', message: `${decided.lastApplied.length} resources match the desired state` };
 };
 

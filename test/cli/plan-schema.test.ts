@@ -1,8 +1,8 @@
 /**
  * The JSON plan validates against its published JSON Schema (docs/plan-output.schema.json), with
- * Ajv (draft-07; installed with eslint), on every golden scenario and on error-free edge cases.
+ * Ajv (draft-07), on every golden scenario and on error-free edge cases.
  */
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';

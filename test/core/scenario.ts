@@ -132,7 +132,8 @@ export const run = (s: Scenario): Run => {
   const appB: Application = { ...afterPlan(appA, planA), spec: specOf(s.variants, s.schemas, s.inB) };
   const planB = plan({ application: appB, live: liveB, scopes, now: 't2' });
   const live2 = execute(liveB, planB.actions, creating(planB));
-  const planC = plan({ application: afterPlan(appB, planB), live: live2, scopes, now: 't3' });
+  // The pure applier runs no workload controllers: children count as ready once they exist.
+  const planC = plan({ application: afterPlan(appB, planB), live: live2, scopes, now: 't3', options: { readiness: 'existence' } });
   return { live0, planA, live1, planB, liveB, live2, planC, appB };
 };
 

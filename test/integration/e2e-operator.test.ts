@@ -51,7 +51,7 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       key = `${namespace}/${name}`;
       log = reconcileLog();
       // Its own connection, as a separate process would have.
-      operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, onReconciled: log.onReconciled });
+      operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled });
     });
     afterAll(async () => {
       await operator?.stop(10_000);
@@ -148,7 +148,7 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
     const start = async (identity: string) => {
       const log = reconcileLog();
       const operator = await startOperator({
-        cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, onReconciled: log.onReconciled,
+        cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled,
         leaderElection: { namespace, name: lease, identity, leaseDurationMs: 4_000, retryPeriodMs: 500 },
       });
       instances.push({ operator, log });

@@ -75,7 +75,7 @@ describeWithApiServer('end to end: an offline plan from a snapshot of the real A
    */
   const operatorActs = async (): Promise<ReadonlyArray<ActionSummary>> => {
     const log = reconcileLog();
-    const operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, onReconciled: log.onReconciled });
+    const operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled });
     try {
       await eventually(async () => expectReady(await readApplication(cluster, appRef)), 30_000);
     } finally {

@@ -28,7 +28,9 @@ describeWithApiServer('end to end: core + executor on a real API server', (env) 
   beforeAll(async () => {
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-e2e-reconcile'));
-    deps = { cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random };
+    deps = { cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random,
+      // the test control plane runs no deployment controller: children count as ready once they exist
+      planOptions: { readiness: 'existence' } };
     appRef = applicationRef(namespace, name);
     child = children(namespace);
   });

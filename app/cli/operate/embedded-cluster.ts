@@ -9,7 +9,7 @@ export const startEmbeddedCluster = async (args: {
   readonly crds: ReadonlyArray<Resource>;
   readonly applications: ReadonlyArray<Application>;
 }): Promise<E.Either<string, MemoryCluster>> => {
-  const cluster = createMemoryCluster({ clock: systemClock, seed: 1 });
+  const cluster = createMemoryCluster({ clock: systemClock, seed: 1, workloads: true });
   for (const crd of [applicationCrd(), ...args.crds]) {
     const created = await cluster.create(crd)();
     if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') return E.left(`cannot install ${crd.metadata.name}: ${showClusterError(created.left)}`);

@@ -157,7 +157,7 @@ describe('Applications on the in-memory cluster (model-based)', () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), fc.integer({ min: 1, max: 2 ** 30 }), async (cmds, seed) => {
         const clock = new ManualClock();
-        const cluster = createMemoryCluster({ clock, seed });
+        const cluster = createMemoryCluster({ clock, seed, workloads: true });
         await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
         const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
         const real: Real = { cluster, clock };

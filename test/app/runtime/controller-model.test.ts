@@ -180,7 +180,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 20 }), fc.integer({ min: 1, max: 2 ** 30 }), async (cmds, seed) => {
         const clock = new ManualClock();
-        const cluster = createMemoryCluster({ clock, seed });
+        const cluster = createMemoryCluster({ clock, seed, workloads: true });
         await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
         const base = { cluster, clock, seed };
         const real: Real = { ...base, controller: newController(base, 0), restarts: 0, violations: 0 };
@@ -199,7 +199,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
 
   it('a burst of 1 000 child events for one Application causes only a handful of reconciles', async () => {
     const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 7 });
+    const cluster = createMemoryCluster({ clock, seed: 7, workloads: true });
     const controller = newController({ cluster, clock, seed: 7 }, 0);
     await controller.start();
     await cluster.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }] }))();

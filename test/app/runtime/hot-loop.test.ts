@@ -12,7 +12,7 @@ const deploymentRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'd
 describe('hot-loop guard', () => {
   it('stalls with reason HotLoop, naming the contested path, when another actor keeps reverting it', async () => {
     const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 3 });
+    const cluster = createMemoryCluster({ clock, seed: 3, workloads: true });
     const controller = new Controller({ cluster, clock, random: () => 0.5, events: false, resyncMs: 0, hotLoop: { windowMs: 60_000, threshold: 4 } });
     await controller.start();
     await cluster.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'Deployment', name: 'shop-web', replicas: 2, image: 'nginx:1.27' }] }))();
