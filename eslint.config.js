@@ -1,9 +1,8 @@
 // Lint = the dependency rules of ARCHITECTURE.md, enforced rather than hoped for:
 // core is pure (fp-ts, io-ts, immer and itself; no process/console/timers/clock/randomness),
 // only adapters/kubernetes touches @kubernetes/client-node, only app/cli touches process.
+// Import cycles are checked by tools/lint/no-cycles.ts (part of `npm run lint`).
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const impureGlobals = ['process', 'console', 'setTimeout', 'setInterval', 'setImmediate',
   'clearTimeout', 'clearInterval', 'queueMicrotask', 'fetch', 'performance', 'crypto', 'require']
@@ -19,15 +18,9 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser },
-    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       'no-restricted-imports': ['error', { patterns: [clientNodeOnlyInKubernetesAdapter] }],
-      // No import cycles anywhere (ARCHITECTURE.md: dependencies point inward).
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

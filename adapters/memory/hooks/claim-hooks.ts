@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindHooks } from '../kind-hooks.js';
+import type { KindHooks } from '../kind-hook-types.js';
 import { timestamp } from '../object-meta.js';
 
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';

@@ -10,7 +10,7 @@ import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../../core/ports/errors.js';
 import { objectAt, withDefaults } from '../defaulting/json-edit.js';
 import type { KindInfo } from '../kind-info.js';
-import type { KindHooks } from '../kind-hooks.js';
+import type { KindHooks } from '../kind-hook-types.js';
 import { isDnsSubdomain } from '../label-syntax.js';
 import { timestamp } from '../object-meta.js';
 import type { ServerState } from '../server-state.js';

@@ -10,7 +10,7 @@ import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } fr
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { isUnset, objectAt } from '../defaulting/json-edit.js';
-import type { HookContext, KindHooks } from '../kind-hooks.js';
+import type { HookContext, KindHooks } from '../kind-hook-types.js';
 import type { ServiceAllocator } from '../service-allocator.js';
 
 type Allocation = { readonly ips: ReadonlyArray<string>; readonly ports: ReadonlyArray<number> };
