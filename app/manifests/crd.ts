@@ -47,6 +47,7 @@ export const applicationCrd = (): Resource => ({
                 hooks: { type: 'array', items: { type: 'string', enum: ['complete', 'shutdown'] } },
                 tosca: { 'x-kubernetes-preserve-unknown-fields': true, description: 'TOSCA template: an inline object or a URL.' },
                 csar: { type: 'string', description: 'URL of a CSAR archive.' },
+                toscaInputs: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: 'Values of the TOSCA template inputs (get_input).' },
                 adopt: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
               },
             },

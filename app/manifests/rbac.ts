@@ -48,7 +48,8 @@ export const operatorRbac = (namespace: string, kinds: ReadonlyArray<ChildKind> 
   {
     apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kreconcile' },
     rules: [
-      { apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+      // delete: the `complete` hook's callback deletes its Application.
+      { apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'] },
       { apiGroups: ['kreconcile.io'], resources: ['applications/status'], verbs: ['get', 'patch', 'update'] },
       { apiGroups: ['kreconcile.io'], resources: ['applications/finalizers'], verbs: ['update'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
@@ -77,7 +78,11 @@ export const operatorDeployment = (namespace: string, image: string): ReadonlyAr
           containers: [{
             name: 'operator', image,
             args: ['run', '--leader-elect', '--leader-election-namespace', namespace, '--listen', ':8080'],
-            env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+            env: [
+              { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              // The default hook callback URL names the operator Service in this namespace.
+              { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+            ],
             ports: [{ name: 'http', containerPort: 8080 }],
             livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
             readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },

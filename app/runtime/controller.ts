@@ -132,7 +132,12 @@ export class Controller {
 
   private onApplicationEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
-    if (event.type === 'DELETED') { this.history.delete(key); this.scheduleSweep(); return; }
+    if (event.type === 'DELETED') {
+      this.history.delete(key);
+      this.options.hooks?.tokens.forget(event.object.metadata.namespace ?? 'default', event.object.metadata.name);
+      this.scheduleSweep();
+      return;
+    }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
     this.watchKindsOf(event.object as unknown as Application);
     if (event.old !== undefined) this.scheduleSweep();

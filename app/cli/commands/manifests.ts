@@ -27,6 +27,8 @@ const childKinds = async (context: CommandContext, filename: ReadonlyArray<strin
   const kinds = new Map<string, ChildKind>();
   for (const { application } of inputs.right.applications) {
     for (const resource of application.spec.manifest ?? []) kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
+    // Hooks keep their tokens in a Secret per namespace (docs/hooks.md).
+    if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', { apiVersion: 'v1', kind: 'Secret' });
   }
   return E.right([...kinds.values()]);
 };

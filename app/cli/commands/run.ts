@@ -36,6 +36,13 @@ type Options = {
   readonly exitWhenConverged?: boolean;
   readonly timeout: string;
   readonly shutdownDeadline: string;
+  readonly readiness: 'kstatus' | 'existence';
+  readonly callbackUrl?: string;
+  readonly callbackListen?: string;
+  readonly callbackTlsCert?: string;
+  readonly callbackTlsKey?: string;
+  readonly shutdownGrace: string;
+  readonly toscaFileRoot: ReadonlyArray<string>;
 };
 
 const EXAMPLES = `
@@ -64,6 +71,38 @@ const seconds = (text: string, flag: string): E.Either<string, number> => {
 const listenAddress = (text: string): { host: string; port: number } => {
   const [host, port] = text.includes(':') ? [text.slice(0, text.lastIndexOf(':')) || '0.0.0.0', text.slice(text.lastIndexOf(':') + 1)] : ['0.0.0.0', text];
   return { host, port: Number(port) };
+};
+
+/**
+ * Hook callbacks: the URL workloads call (default: the operator Service in `POD_NAMESPACE`, or
+ * kreconcile-system), and where they are served (`--callback-listen`, optionally with TLS; default
+ * on `--listen`). Tokens need no flag: the operator generates them (node:crypto) and keeps them in
+ * each Application's hook Secret.
+ */
+const hookOptions = async (context: CommandContext, options: Options, shutdownGraceMs: number): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
+  const tlsFiles = [options.callbackTlsCert, options.callbackTlsKey].filter((file) => file !== undefined);
+  if (tlsFiles.length === 1) return E.left('--callback-tls-cert and --callback-tls-key go together');
+  if (tlsFiles.length === 2 && options.callbackListen === undefined) return E.left('--callback-tls-cert/--callback-tls-key need --callback-listen (the callbacks\' own listener)');
+  const callbackUrl = options.callbackUrl ?? `http://kreconcile.${context.io.env.POD_NAMESPACE ?? 'kreconcile-system'}.svc:8080`;
+  try {
+    const parsed = new URL(callbackUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return E.left(`--callback-url ${callbackUrl}: use an http or https URL`);
+  } catch {
+    return E.left(`--callback-url ${callbackUrl}: not a valid URL`);
+  }
+  let tls: { cert: string; key: string } | undefined;
+  if (options.callbackTlsCert !== undefined && options.callbackTlsKey !== undefined) {
+    try {
+      tls = { cert: await context.io.readFile(options.callbackTlsCert), key: await context.io.readFile(options.callbackTlsKey) };
+    } catch (error) {
+      return E.left(`cannot read the callback TLS certificate or key: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  return E.right({
+    callbackUrl, shutdownGraceMs,
+    ...(options.callbackListen === undefined ? {} : { listen: listenAddress(options.callbackListen) }),
+    ...(tls === undefined ? {} : { tls }),
+  });
 };
 
 const makeLogger = (context: CommandContext, level: string): Logger => {
@@ -100,9 +139,11 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
   const fail = (message: string): void => { reportErrors(io, [usageError(message)]); context.exit(EXIT_ERROR); };
-  const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline')]);
+  const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline'), seconds(options.shutdownGrace, '--shutdown-grace')]);
   if (E.isLeft(durations)) return fail(durations.left);
-  const [resyncMs, timeoutMs, deadlineMs] = durations.right as [number, number, number];
+  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
+  const hooks = await hookOptions(context, options, shutdownGraceMs);
+  if (E.isLeft(hooks)) return fail(hooks.left);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
@@ -134,25 +175,33 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   };
   const operator = await startOperator({
     cluster, clock: systemClock, random: Math.random, logger, onReconciled,
-    workers: Number(options.workers), resyncMs,
+    workers: Number(options.workers), resyncMs, readiness: options.readiness,
     ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
     ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
     ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
     onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
+    hooks: hooks.right,
+    tosca: { fileRoots: options.toscaFileRoot },
   });
+  if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
+  else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
   if (operator.address) io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
-  if (options.exitWhenConverged && memory !== undefined) return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve) => { settled = resolve; });
+  if (options.exitWhenConverged && memory !== undefined) return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve, initial) => {
+    settled = resolve;
+    // Convergence may have happened while the operator was still starting its listeners.
+    if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
+  });
   await new Promise<void>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve(); }); });
   const finished = await operator.stop(deadlineMs);
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 
 /** The README's main job: converge, apply the drifts, converge again, exit 0 (1 on timeout). */
-const demonstrate = async (context: CommandContext, operator: Operator, cluster: MemoryCluster, drifts: ReadonlyArray<Drift>, timeoutMs: number, deadlineMs: number, onSettled: (resolve: () => void) => void): Promise<void> => {
+const demonstrate = async (context: CommandContext, operator: Operator, cluster: MemoryCluster, drifts: ReadonlyArray<Drift>, timeoutMs: number, deadlineMs: number, onSettled: (resolve: () => void, initial: boolean) => void): Promise<void> => {
   const { io } = context;
   const converge = (what: string): Promise<boolean> => new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), timeoutMs);
-    onSettled(() => { clearTimeout(timer); resolve(true); });
+    onSettled(() => { clearTimeout(timer); resolve(true); }, what === 'initial');
   });
   if (!(await converge('initial'))) return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms`);
   io.stdout.write('converged: every Application is Ready\n');
@@ -191,11 +240,18 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
     .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
     .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
+    .addOption(new Option('--readiness <rule>', 'when children count as ready: kstatus (rolled out, complete, bound, …) or existence').choices(['kstatus', 'existence']).default('kstatus'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
     .addOption(new Option('--drift <"Kind/name path=value">', 'with --memory: once converged, another actor sets path=value (repeatable)').argParser(collect).default([], 'none'))
     .addOption(new Option('--exit-when-converged', 'with --memory: exit 0 once every Application is Ready (after the drifts are corrected)'))
     .addOption(new Option('--timeout <duration>', 'with --exit-when-converged: give up after this long').default('60s'))
     .addOption(new Option('--shutdown-deadline <duration>', 'how long in-flight reconciles may finish on SIGTERM').default('30s'))
+    .addOption(new Option('--callback-url <url>', 'base URL workloads call back for the complete/shutdown hooks').default(undefined, 'http://kreconcile.$POD_NAMESPACE.svc:8080'))
+    .addOption(new Option('--callback-listen <[host]:port>', 'serve hook callbacks on their own listener (default: on --listen)'))
+    .addOption(new Option('--callback-tls-cert <file>', 'with --callback-listen: serve callbacks over TLS with this PEM certificate'))
+    .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
+    .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
+    .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
 };

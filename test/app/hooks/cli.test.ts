@@ -44,7 +44,7 @@ describe('kreconcile rbac/deploy for hooks', () => {
     const rules = (JSON.parse(rbac.stdout) as { items: Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }> })
       .items.find((item) => item.kind === 'ClusterRole')?.rules ?? [];
     expect(rules.find((rule) => rule.resources.includes('applications'))?.verbs).toContain('delete');
-    expect(rules.find((rule) => rule.apiGroups.includes(''))?.resources).toContain('secrets');
+    expect(rules.filter((rule) => rule.apiGroups.includes('')).flatMap((rule) => rule.resources)).toContain('secrets');
     const deploy = await runCli(['deploy', '-o', 'json']);
     expect(deploy.stdout).toContain('"POD_NAMESPACE"');
   });

@@ -30,7 +30,7 @@ const find = (cluster: MemoryCluster, kind: string, name: string): Resource | un
 
 const setUp = async (hooks: Parameters<typeof startOperator>[0]['hooks'], listen = true) => {
   const clock = new ManualClock();
-  const cluster = createMemoryCluster({ clock });
+  const cluster = createMemoryCluster({ clock, workloads: true });
   operator = await startOperator({ cluster, clock, random: () => 0.5, workers: 1, ...(listen ? { listen: { host: '127.0.0.1', port: 0 } } : {}), hooks });
   await cluster.create(applicationOf('default', 'job', { manifest, hooks: ['complete'] }))();
   await runUntil(clock, () => find(cluster, 'Pod', 'job') !== undefined && find(cluster, 'Secret', SECRET_NAME) !== undefined);

@@ -14,7 +14,7 @@ export type World = { readonly cluster: MemoryCluster; readonly clock: ManualClo
 
 export const world = (options: { readonly graceMs?: number; readonly seed?: number } = {}): World => {
   const clock = new ManualClock();
-  const cluster = createMemoryCluster({ clock, seed: options.seed ?? 7 });
+  const cluster = createMemoryCluster({ clock, seed: options.seed ?? 7, workloads: true });
   const tokens = new HookTokens();
   const hooks: HookRuntime = { callbackUrl: CALLBACK_URL, tokens, shutdownGraceMs: options.graceMs ?? 60_000 };
   const deps: ReconcileDeps = {

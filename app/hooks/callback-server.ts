@@ -1,0 +1,186 @@
+/**
+ * The operator's hook callbacks (SPEC section 6) over HTTP(S):
+ *   POST /v1/namespaces/{ns}/applications/{name}/complete  the workload has finished: delete the Application
+ *   POST /v1/namespaces/{ns}/applications/{name}/shutdown  the workload has shut down: delete the children now
+ *   GET  /v1/namespaces/{ns}/applications/{name}/shutdown  has a shutdown been requested? (the workload polls)
+ * Authenticated by `Authorization: Bearer <token>`, compared in constant time with the tokens in
+ * the Application's live hook Secrets. A refused call changes nothing and says nothing about why.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import {
+  APPLICATION_API_VERSION, APPLICATION_KIND, DEFAULT_SHUTDOWN_GRACE_MS, hookSecretRefs, isAcknowledged, isHookSecret, isJsonObject,
+  SHUTDOWN_ACKNOWLEDGED_ANNOTATION, showClusterError, type Application, type Cluster, type ClusterError, type Hook, type ObjectRef, type Resource,
+} from '../../core/index.js';
+import { silentLogger, type Logger } from '../runtime/logger.js';
+import { liveTokens, ownerOfApp } from './tokens.js';
+
+export type CallbackOptions = {
+  readonly cluster: Cluster;
+  /** Milliseconds since the epoch (acknowledgement times, deadlines). */
+  readonly now: () => number;
+  readonly logger?: Logger;
+  /** Same as the controller's: the deadline `GET …/shutdown` reports. */
+  readonly shutdownGraceMs?: number;
+  /** Called with `namespace/name` after a callback changed an Application (queue it for reconcile). */
+  readonly onAccepted?: (key: string) => void;
+};
+
+/** An HTTP handler; answers false when the path is not a callback (so a shared server can go on). */
+export type CallbackHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+const ROUTE = /^\/v1\/namespaces\/([^/]+)\/applications\/([^/]+)\/(complete|shutdown)$/;
+// Namespaces are DNS labels, Application names DNS subdomains.
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+type Call = { readonly namespace: string; readonly name: string; readonly hook: Hook; readonly method: string; readonly token: string };
+
+type Answer = { readonly status: number; readonly body: Record<string, unknown>; readonly headers?: Record<string, string> };
+
+const UNAUTHORIZED: Answer = { status: 401, body: { error: 'unauthorized' }, headers: { 'www-authenticate': 'Bearer realm="kreconcile"' } };
+
+/** The callback handler. */
+export const createCallbackHandler = (options: CallbackOptions): CallbackHandler => (request, response) => {
+  const path = (request.url ?? '/').split('?')[0] ?? '/';
+  if (!path.startsWith('/v1/')) return false;
+  request.resume(); // bodies carry nothing we read; drain them so the connection can be reused
+  void answer(request, path, options)
+    .catch((error: unknown): Answer => {
+      (options.logger ?? silentLogger).error({ err: String(error) }, 'hook callback failed (defect)');
+      return { status: 500, body: { error: 'internal error' } };
+    })
+    .then((result) => {
+      response.writeHead(result.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers }).end(`${JSON.stringify(result.body)}\n`);
+    });
+  return true;
+};
+
+const answer = async (request: IncomingMessage, path: string, options: CallbackOptions): Promise<Answer> => {
+  const call = parseCall(request, path);
+  if (call._tag === 'Left') return call.left;
+  const logger = options.logger ?? silentLogger;
+  const { namespace, name, hook } = call.right;
+  const application = await readApplication(options.cluster, namespace, name);
+  if (E.isLeft(application)) return unavailable(application.left);
+  // Whatever is missing (the Application, the hook, its Secret) or wrong, the caller learns only "401".
+  const authorized = O.isSome(application.right) && await authorize(call.right, application.right.value, options.cluster);
+  if (!authorized || O.isNone(application.right)) {
+    logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback refused');
+    return UNAUTHORIZED;
+  }
+  const result = await act(call.right, application.right.value, options);
+  logger.info({ application: `${namespace}/${name}`, hook, method: call.right.method, status: result.status }, 'hook callback');
+  return result;
+};
+
+const parseCall = (request: IncomingMessage, path: string): E.Either<Answer, Call> => {
+  const match = ROUTE.exec(path);
+  const [namespace, name] = match === null ? [] : [safeDecode(match[1]!), safeDecode(match[2]!)];
+  if (match === null || namespace === undefined || name === undefined || !NAME.test(namespace) || !NAME.test(name)) {
+    return E.left({ status: 404, body: { error: 'not found' } });
+  }
+  const hook = match[3] as Hook;
+  const method = request.method ?? 'GET';
+  const allowed = hook === 'complete' ? ['POST'] : ['POST', 'GET'];
+  if (!allowed.includes(method)) return E.left({ status: 405, body: { error: 'method not allowed' }, headers: { allow: allowed.join(', ') } });
+  const header = request.headers.authorization ?? '';
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (token === undefined) return E.left(UNAUTHORIZED);
+  return E.right({ namespace, name, hook, method, token });
+};
+
+const safeDecode = (text: string): string | undefined => {
+  try { return decodeURIComponent(text); } catch { return undefined; }
+};
+
+const applicationRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
+
+const readApplication = async (cluster: Cluster, namespace: string, name: string) =>
+  E.map((found: O.Option<Resource>) => O.map((object: Resource) => object as unknown as Application)(found))(await cluster.get(applicationRef(namespace, name))());
+
+/**
+ * Whether the presented token is the hook's token in one of the Application's live hook Secrets
+ * (those it observed, and the one in its own namespace). Every candidate is compared, each in
+ * constant time, over SHA-256 digests so that lengths leak nothing either.
+ */
+const authorize = async (call: Call, application: Application, cluster: Cluster): Promise<boolean> => {
+  if (!(application.spec.hooks ?? []).includes(call.hook)) return false;
+  const owner = ownerOfApp(application);
+  const secrets = await Promise.all(secretRefs(application).map(async (ref) => {
+    const got = await cluster.get(ref)();
+    return E.isRight(got) && O.isSome(got.right) ? [got.right.value] : [];
+  }));
+  const tokens = liveTokens(secrets.flat(), owner, call.hook);
+  const presented = digest(call.token);
+  return tokens.reduce((match, token) => timingSafeEqual(presented, digest(token)) || match, false);
+};
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** The hook Secrets an Application has: those in its observed state, and the one in its own namespace. */
+const secretRefs = (application: Application): ReadonlyArray<ObjectRef> => {
+  const owner = ownerOfApp(application);
+  const observed = (application.status?.lastObservedManifest ?? []).filter((entry) => isHookSecret(entry, owner));
+  const namespaces = observed.flatMap((entry) => {
+    const metadata = entry.metadata;
+    const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
+    return typeof namespace === 'string' ? [namespace] : [];
+  });
+  return hookSecretRefs([...new Set([owner.namespace, ...namespaces])], owner);
+};
+
+const act = async (call: Call, application: Application, options: CallbackOptions): Promise<Answer> => {
+  const deleting = application.metadata.deletionTimestamp !== undefined;
+  if (call.hook === 'shutdown' && call.method === 'GET') return shutdownStatus(application, options);
+  if (call.hook === 'shutdown' && !deleting) return { status: 409, body: { error: 'no shutdown requested: the Application is not being deleted' } };
+  // A workload that completed has nothing left to shut down: the children may go at once.
+  if ((application.spec.hooks ?? []).includes('shutdown') && !isAcknowledged(application)) {
+    const acknowledged = await acknowledge(application, options);
+    if (E.isLeft(acknowledged)) return unavailable(acknowledged.left);
+  }
+  if (call.hook === 'complete' && !deleting) {
+    const deleted = await options.cluster.delete(applicationRef(call.namespace, call.name))();
+    if (E.isLeft(deleted) && deleted.left._tag !== 'NotFound') return unavailable(deleted.left);
+  }
+  options.onAccepted?.(`${call.namespace}/${call.name}`);
+  return { status: 202, body: call.hook === 'complete' ? { accepted: 'complete', deleting: true } : { accepted: 'shutdown', deletingChildren: true } };
+};
+
+/** Records the acknowledgement on the Application (it survives operator restarts, and its change triggers a reconcile). */
+const acknowledge = (application: Application, options: CallbackOptions) =>
+  options.cluster.patch(applicationRef(application.metadata.namespace ?? 'default', application.metadata.name), {
+    type: 'merge', body: { metadata: { annotations: { [SHUTDOWN_ACKNOWLEDGED_ANNOTATION]: new Date(options.now()).toISOString() } } },
+  })();
+
+const shutdownStatus = (application: Application, options: CallbackOptions): Answer => {
+  const requestedAt = application.metadata.deletionTimestamp;
+  if (requestedAt === undefined) return { status: 200, body: { shutdownRequested: false } };
+  const deadline = new Date(Date.parse(requestedAt) + (options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS)).toISOString();
+  return { status: 200, body: { shutdownRequested: true, requestedAt, deadline, acknowledged: isAcknowledged(application) } };
+};
+
+const unavailable = (error: ClusterError): Answer =>
+  ({ status: 503, body: { error: `the API server did not answer: ${showClusterError(error)}` }, headers: { 'retry-after': '5' } });
+
+export type CallbackServer = { readonly address: { readonly host: string; readonly port: number }; close(): Promise<void> };
+
+/** Serves the callbacks alone on `listen`, with TLS when a certificate and key (PEM) are given. */
+export const startCallbackServer = async (args: {
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  readonly handler: CallbackHandler;
+}): Promise<CallbackServer> => {
+  const route = (request: IncomingMessage, response: ServerResponse): void => {
+    if (!args.handler(request, response)) response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
+  };
+  const server: Server = args.tls === undefined ? createHttpServer(route) : createHttpsServer({ cert: args.tls.cert, key: args.tls.key }, route);
+  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(args.listen.port, args.listen.host, () => resolve()); });
+  const bound = server.address();
+  return {
+    address: { host: args.listen.host, port: typeof bound === 'object' && bound !== null ? bound.port : args.listen.port },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+};
