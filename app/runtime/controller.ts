@@ -84,6 +84,7 @@ export class Controller {
     this.applications = new Informer(options.cluster, { ...APPLICATION_QUERY, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
       clock: options.clock,
       onEvent: (event) => this.onApplicationEvent(event),
+      relistEveryMs: options.resyncMs ?? 10 * 60_000,
       onError: (error, phase) => this.apiError(error, `application ${phase}`),
     });
   }
@@ -165,7 +166,8 @@ export class Controller {
       for (const kind of kindsOf(application as unknown as Application)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
     for (const [key, child] of this.children) {
-      if (!wanted.has(key)) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
+      // A kind whose cache still holds our objects stays watched, so they can still be found and pruned.
+      if (!wanted.has(key) && child.informer.size === 0) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
     }
   }
 
@@ -177,6 +179,7 @@ export class Controller {
       const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
         clock: this.options.clock,
         onEvent: (event) => this.onChildEvent(event),
+        relistEveryMs: this.options.resyncMs ?? 10 * 60_000,
         onError: (error, phase) => this.apiError(error, `${key} ${phase}`),
         indexBy: ownerOf,
       });
@@ -244,8 +247,10 @@ export class Controller {
     const mark = `${owner.namespace}/${owner.name}`;
     const found = new Map<string, Resource>();
     const keyOf = (o: Resource): string => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
-    for (const kind of kindsOf(application)) {
-      for (const object of this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.byIndex(mark) ?? []) found.set(keyOf(object), object);
+    // Every watched kind, not only those the Application names now: a child of a kind since removed
+    // from the spec (and never recorded in status, say after a failed status write) must still be pruned.
+    for (const child of this.children.values()) {
+      for (const object of child.informer.byIndex(mark)) found.set(keyOf(object), object);
     }
     const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
     for (const resource of manifest) {

@@ -15,6 +15,11 @@ export type InformerOptions = {
   /** Re-watch delay: doubles from `minRetryMs` up to `maxRetryMs`, reset by any event. */
   readonly minRetryMs?: number;
   readonly maxRetryMs?: number;
+  /**
+   * Full relist this often (0 = never): a watch can lose events (a proxy, a dropped connection
+   * the server did not notice); the relist turns what was missed into events again.
+   */
+  readonly relistEveryMs?: number;
   /** Secondary index (e.g. by owner annotation): objects are findable by this value with `byIndex`. */
   readonly indexBy?: (object: Resource) => string | undefined;
 };
@@ -38,6 +43,7 @@ export class Informer {
   private started = false;
   private retryMs: number;
   private cancelRetry: (() => void) | undefined;
+  private cancelRelist: (() => void) | undefined;
   private syncedResolve: (() => void) | undefined;
   /** Resolves once the first list has filled the cache. */
   readonly synced: Promise<void>;
@@ -60,6 +66,7 @@ export class Informer {
     this.watch?.stop();
     this.watch = undefined;
     this.cancelRetry?.();
+    this.cancelRelist?.();
   }
 
   get hasSynced(): boolean { return this.isSynced; }
@@ -123,6 +130,7 @@ export class Informer {
     this.resourceVersion = listed.right.resourceVersion;
     if (!this.isSynced) { this.isSynced = true; this.syncedResolve?.(); }
     this.startWatch();
+    this.scheduleRelist();
   }
 
   /** Swaps in a fresh list, emitting the differences as events (missed deletes included). */
@@ -137,6 +145,20 @@ export class Informer {
       if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
       else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
     }
+  }
+
+  private scheduleRelist(): void {
+    const every = this.options.relistEveryMs ?? 0;
+    this.cancelRelist?.();
+    if (every <= 0 || this.stopped) return;
+    this.cancelRelist = this.options.clock.setTimer(every, () => {
+      this.cancelRelist = undefined;
+      if (this.stopped) return;
+      this.watch?.stop();
+      this.watch = undefined;
+      this.cancelRetry?.();
+      void this.relist();
+    });
   }
 
   private startWatch(): void {

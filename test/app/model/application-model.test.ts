@@ -164,7 +164,7 @@ describe('Applications on the in-memory cluster (model-based)', () => {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         expect(await settle(model, real)).toEqual([]);
       }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 200), verbose: 1 },
+      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 200), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}) },
     );
   }, 600_000);
 });
