@@ -88,7 +88,7 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
   if (E.isLeft(live)) return live;
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
-  const options = { ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+  const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
   const planned = planReconcile({ application, live: live.right, scopes, now, options });
   return E.right(translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned);
 };
