@@ -42,6 +42,8 @@ export const apiServerBenchmarks = async (count: number, log: (line: string) => 
     const ready = new Set<string>();
     const operator = await startOperator({
       cluster, clock: systemClock, random: Math.random, workers: 4, resyncMs: 0,
+      // the benchmark control plane runs no deployment controller: children count as ready once they exist
+      readiness: 'existence',
       onReconciled: (key, result) => {
         if (result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready.add(key);
       },
