@@ -8,12 +8,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, faultProfiles, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, setIn, type Resource } from '../model/helpers.js';
-import { APP_NAMES, NAMESPACES, apiVersionOf, applicationOf, childrenArbitrary, observedFieldOf, problems, type AppSpec, type Child } from '../model/world.js';
+import { setIn, type Resource } from '../model/helpers.js';
+import { CreateApp, DeleteApp, EditChild, SetFaults, UpdateApp, specArbitrary, type Model } from '../model/commands.js';
+import { APP_NAMES, NAMESPACES, applicationOf, problems } from '../model/world.js';
 
-type Model = { apps: Map<string, AppSpec>; annotations: Map<string, string>; touches: number };
 type Real = { cluster: MemoryCluster; clock: ManualClock; controller: Controller; seed: number; restarts: number; violations: number };
 
 const newController = (real: Pick<Real, 'cluster' | 'clock' | 'seed'>, generation: number): Controller => {
@@ -35,91 +35,6 @@ const call = async <T>(clock: ManualClock, task: Promise<T>): Promise<T> => {
   while (!done) { await flushMicrotasks(); if (!done) await clock.advance(50); }
   return result;
 };
-
-const appRef = (namespace: string, name: string) => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
-
-/**
- * A write that answered with an error may still have happened (faults are injected before or
- * after the commit, as with a timeout): read the object back until a read succeeds.
- */
-const truth = async (r: Real, ref: { apiVersion: string; kind: string; namespace: string; name: string }): Promise<Resource | undefined> => {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const read = await call(r.clock, r.cluster.get(ref)());
-    if (E.isRight(read)) return O.isSome(read.right) ? read.right.value : undefined;
-  }
-  throw new Error(`cannot read ${ref.kind} ${ref.namespace}/${ref.name} back`);
-};
-
-
-class CreateApp implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly spec: AppSpec) {}
-  check = (m: Readonly<Model>) => !m.apps.has(`${this.spec.namespace}/${this.spec.name}`);
-  async run(m: Model, r: Real) {
-    const created = await call(r.clock, r.cluster.create(applicationOf(this.spec))());
-    if (E.isRight(created) || (await truth(r, appRef(this.spec.namespace, this.spec.name))) !== undefined) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
-  }
-  toString = () => `create ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}`;
-}
-
-class UpdateApp implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly namespace: string, readonly name: string, readonly children: ReadonlyArray<Child>) {}
-  check = (m: Readonly<Model>) => m.apps.has(`${this.namespace}/${this.name}`);
-  async run(m: Model, r: Real) {
-    const current = await call(r.clock, r.cluster.get(appRef(this.namespace, this.name))());
-    if (E.isLeft(current) || O.isNone(current.right) || current.right.value.metadata.deletionTimestamp) return;
-    const spec = { namespace: this.namespace, name: this.name, children: this.children };
-    const updated = await call(r.clock, r.cluster.update({ ...current.right.value, spec: (applicationOf(spec) as unknown as { spec: Resource }).spec } as Resource)());
-    const stored = E.isRight(updated) ? updated.right : await truth(r, appRef(this.namespace, this.name));
-    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify((applicationOf(spec) as unknown as { spec: unknown }).spec)) {
-      for (const child of m.apps.get(`${this.namespace}/${this.name}`)?.children ?? []) {
-        if (!this.children.some((c) => c.kind === child.kind && c.name === child.name)) m.annotations.delete(`${child.kind}/${this.namespace}/${child.name}`);
-      }
-      m.apps.set(`${this.namespace}/${this.name}`, spec);
-    }
-  }
-  toString = () => `update ${this.namespace}/${this.name} ${JSON.stringify(this.children)}`;
-}
-
-class DeleteApp implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly namespace: string, readonly name: string) {}
-  check = (m: Readonly<Model>) => m.apps.has(`${this.namespace}/${this.name}`);
-  async run(m: Model, r: Real) {
-    const deleted = await call(r.clock, r.cluster.delete(appRef(this.namespace, this.name))());
-    const after = E.isRight(deleted) || deleted.left._tag === 'NotFound' ? undefined : await truth(r, appRef(this.namespace, this.name));
-    if (E.isRight(deleted) || deleted.left._tag === 'NotFound' || after === undefined || after.metadata.deletionTimestamp !== undefined) {
-      for (const child of m.apps.get(`${this.namespace}/${this.name}`)?.children ?? []) m.annotations.delete(`${child.kind}/${this.namespace}/${child.name}`);
-      m.apps.delete(`${this.namespace}/${this.name}`);
-    }
-  }
-  toString = () => `delete ${this.namespace}/${this.name}`;
-}
-
-class EditChild implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number, readonly observed: boolean) {}
-  check = (m: Readonly<Model>) => m.apps.size > 0;
-  async run(m: Model, r: Real) {
-    const apps = [...m.apps.values()];
-    const spec = apps[this.pick % apps.length] as AppSpec;
-    const child = spec.children[this.pick % spec.children.length] as Child;
-    const current = await call(r.clock, r.cluster.get({ apiVersion: apiVersionOf(child.kind), kind: child.kind, namespace: spec.namespace, name: child.name })());
-    if (E.isLeft(current) || O.isNone(current.right)) return;
-    const touch = `t${++m.touches}`;
-    const field = observedFieldOf(child);
-    const edited = this.observed ? setIn(current.right.value, field.path, field.value) : setIn(current.right.value, ['metadata', 'annotations', 'other.example/touched'], touch);
-    const updated = await call(r.clock, r.cluster.update(edited as Resource)());
-    if (this.observed) return;
-    const stored = E.isRight(updated) ? updated.right : await truth(r, { apiVersion: apiVersionOf(child.kind), kind: child.kind, namespace: spec.namespace, name: child.name });
-    if ((stored?.metadata.annotations as Record<string, string> | undefined)?.['other.example/touched'] === touch) m.annotations.set(`${child.kind}/${spec.namespace}/${child.name}`, touch);
-  }
-  toString = () => `edit child #${this.pick} (${this.observed ? 'observed' : 'non-observed'})`;
-}
-
-class SetFaults implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly profile: 'none' | 'flaky' | 'chaos') {}
-  check = () => true;
-  async run(_m: Model, r: Real) { r.cluster.setFaults(faultProfiles[this.profile]); }
-  toString = () => `faults ${this.profile}`;
-}
 
 class Wait implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
@@ -148,15 +63,12 @@ class RestartController implements fc.AsyncCommand<Model, Real> {
   toString = () => 'restart controller';
 }
 
-const specArbitrary: fc.Arbitrary<AppSpec> = fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES))
-  .chain(([namespace, name]) => childrenArbitrary(name).map((children) => ({ namespace, name, children })));
-
 const commands = [
-  specArbitrary.map((spec) => new CreateApp(spec)),
-  specArbitrary.map((spec) => new UpdateApp(spec.namespace, spec.name, spec.children)),
-  fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES)).map(([ns, name]) => new DeleteApp(ns, name)),
-  fc.tuple(fc.nat(), fc.boolean()).map(([pick, observed]) => new EditChild(pick, observed)),
-  fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const).map((p) => new SetFaults(p)),
+  specArbitrary.map((spec) => new CreateApp<Real>(spec)),
+  specArbitrary.map((spec) => new UpdateApp<Real>(spec.namespace, spec.name, spec.children)),
+  fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES)).map(([ns, name]) => new DeleteApp<Real>(ns, name)),
+  fc.tuple(fc.nat(), fc.boolean()).map(([pick, observed]) => new EditChild<Real>(pick, observed)),
+  fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const).map((p) => new SetFaults<Real>(p)),
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
   fc.constant(new RestartApiServer()),
   fc.constant(new RestartController()),
