@@ -51,9 +51,17 @@ export const writtenKey = (object: JsonObject): string => {
   });
 };
 
+// Objects are immutable by contract: a key computed once stays true for the object's life.
+const looseKeys = new WeakMap<object, string>();
+
 const looseKey = (object: JsonObject): string => {
-  const metadata = getOwn(object, 'metadata');
-  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : ''}`;
+  let key = looseKeys.get(object);
+  if (key === undefined) {
+    const metadata = getOwn(object, 'metadata');
+    key = `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : ''}`;
+    looseKeys.set(object, key);
+  }
+  return key;
 };
 
 /** Finds the entry that is the same resource as a query, in O(1) per lookup (see `sameResource`). */

@@ -60,9 +60,15 @@ const crdScope = (resource: Resource): ReadonlyArray<readonly [string, Scope]> =
 
 /** Adds scopes inferred from live objects: an object read back with a namespace is of a namespaced kind. */
 export const withLiveScopes = (scopes: ScopeTable, live: ReadonlyArray<Resource>): ScopeTable => {
-  const learned = live
-    .filter((object) => !scopes.has(scopeKey(object.apiVersion, object.kind)))
-    .map((object) => [scopeKey(object.apiVersion, object.kind), object.metadata.namespace === undefined ? 'Cluster' : 'Namespaced'] as const);
+  const learned: Array<readonly [string, Scope]> = [];
+  let previous: Resource | undefined;
+  for (const object of live) {
+    // Snapshots list objects kind by kind: skip the key building while the kind repeats.
+    if (previous !== undefined && previous.kind === object.kind && previous.apiVersion === object.apiVersion) continue;
+    previous = object;
+    const key = scopeKey(object.apiVersion, object.kind);
+    if (!scopes.has(key)) learned.push([key, object.metadata.namespace === undefined ? 'Cluster' : 'Namespaced']);
+  }
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
