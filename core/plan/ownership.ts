@@ -82,7 +82,26 @@ export const adoptionPatch = (
     ? { op: 'add', path: `/metadata/${field}/${escapePointerToken(key)}`, value }
     : { op: 'add', path: `/metadata/${field}`, value: { [key]: value } }));
   const changes = marks.map(([field, key, value]) => ({ path: `metadata.${field}["${key}"]`, to: value }));
-  return { operations, changes };
+  const reference = adoptedReference(live, owner, fields);
+  return reference === undefined ? { operations, changes } : {
+    operations: [...operations, reference],
+    changes: [...changes, { path: 'metadata.ownerReferences', to: controllerReference(owner, owner.uid as string) }],
+  };
+};
+
+/**
+ * Adoption also adds our controller ownerReference (as a create does) when the object shares the
+ * Application's namespace, our uid is known and no other controller already claims it (the API
+ * server allows one controller reference; another owner's claim is left alone).
+ */
+const adoptedReference = (live: Resource, owner: Owner, fields: ReadonlyArray<JsonPatchOperation>): JsonPatchOperation | undefined => {
+  if (owner.uid === undefined || live.metadata.namespace !== owner.namespace) return undefined;
+  if (fields.some((op) => op.path === '/metadata/ownerReferences' || op.path.startsWith('/metadata/ownerReferences/'))) return undefined;
+  const existing = getOwn(live.metadata as JsonObject, 'ownerReferences');
+  const references = Array.isArray(existing) ? existing : [];
+  if (references.some((reference) => isJsonObject(reference) && reference.controller === true)) return undefined;
+  const value = controllerReference(owner, owner.uid);
+  return Array.isArray(existing) ? { op: 'add', path: '/metadata/ownerReferences/-', value } : { op: 'add', path: '/metadata/ownerReferences', value: [value] };
 };
 
 /** Whether `metadata[field]` is an object once `fields` have been applied to the live object. */

@@ -3,6 +3,8 @@ import { describe, it, expect } from 'vitest';
 import { FINALIZER, builtinScopes, plan, type ApplicationSpec, type JsonObject, type Plan, type Resource } from '../../core/index.js';
 import { APP_UID, OWNER_MARK, actionsOf, application, marked, scopes, served, writes } from './fixtures.js';
 
+const CONTROLLER_REFERENCE = { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', name: 'app', uid: APP_UID, controller: true, blockOwnerDeletion: true };
+
 const control = (min: number, max: number) => ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max });
 
 const configMap = (name: string, data: object = { a: '1' }, namespace?: string): Resource =>
@@ -161,7 +163,7 @@ describe('plan: ownership', () => {
     expect(result.outcome).toEqual({ _tag: 'RequeueAfter', ms: 60_000, reason: 'NotOwned' });
   });
 
-  it('with spec.adopt, an unmarked object is taken over: our marks are added even when it is in sync', () => {
+  it('with spec.adopt, an unmarked object is taken over: our marks (and controller ownerReference) are added even when it is in sync', () => {
     const live = { ...configMap('c'), metadata: { name: 'c', namespace: 'default', labels: { x: 'y' } } } as Resource;
     const result = planOf({ manifest: [configMap('c')], adopt: true }, [live]);
     expect(result.actions).toEqual([{
@@ -170,12 +172,21 @@ describe('plan: ownership', () => {
       patch: [
         { op: 'add', path: '/metadata/labels/app.kubernetes.io~1managed-by', value: 'kreconcile' },
         { op: 'add', path: '/metadata/annotations', value: { 'kreconcile.io/owner': OWNER_MARK } },
+        { op: 'add', path: '/metadata/ownerReferences', value: [CONTROLLER_REFERENCE] },
       ],
       changes: [
         { path: 'metadata.labels["app.kubernetes.io/managed-by"]', to: 'kreconcile' },
         { path: 'metadata.annotations["kreconcile.io/owner"]', to: OWNER_MARK },
+        { path: 'metadata.ownerReferences', to: CONTROLLER_REFERENCE },
       ],
     }]);
+  });
+
+  it('adoption leaves another controller\'s ownerReference alone (one controller per object)', () => {
+    const claimed = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid', controller: true };
+    const live = { ...configMap('c'), metadata: { name: 'c', namespace: 'default', ownerReferences: [claimed] } } as Resource;
+    const [patch] = actionsOf(planOf({ manifest: [configMap('c')], adopt: true }, [live]), 'patch');
+    expect(patch?.patch.map((op) => op.path)).toEqual(['/metadata/labels', '/metadata/annotations']);
   });
 
   it('adoption marks survive a field patch that writes the annotations map whole', () => {
@@ -186,6 +197,7 @@ describe('plan: ownership', () => {
       { op: 'add', path: '/metadata/annotations', value: { note: 'hi' } },
       { op: 'add', path: '/metadata/labels', value: { 'app.kubernetes.io/managed-by': 'kreconcile' } },
       { op: 'add', path: '/metadata/annotations/kreconcile.io~1owner', value: OWNER_MARK },
+      { op: 'add', path: '/metadata/ownerReferences', value: [CONTROLLER_REFERENCE] },
     ]);
   });
 
