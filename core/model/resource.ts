@@ -109,3 +109,14 @@ export const resourceKey = (resource: Resource): string => {
 
 // Resources are immutable by contract, so a key computed once stays true for the object's life.
 const keyCache = new WeakMap<object, string>();
+
+/** The resources with duplicate identities dropped (first one kept). */
+export const uniqueResources = (resources: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
+  const seen = new Set<string>();
+  return resources.filter((resource) => {
+    const key = resourceKey(resource);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+};

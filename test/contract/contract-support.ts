@@ -8,6 +8,7 @@ import type { JsonObject } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
 import type { Cluster, WatchEvent, WatchQuery } from '../../core/ports/cluster.js';
 import { showClusterError, type ClusterError, type ClusterErrorTag } from '../../core/ports/errors.js';
+import { eventually as sharedEventually } from '../support/eventually.js';
 
 /** What a backend hands the suite. */
 export type ContractEnv = {
@@ -46,20 +47,9 @@ export const expectError = (error: ClusterError, tag: ClusterErrorTag, code: num
  */
 export const JSON_PATCH_APPLY_FAILURE = { tag: 'Invalid', code: 422 } as const;
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms); });
-
-/** Retries `check` until it stops throwing; rethrows its last failure after `timeoutMs` of real time. */
-export const eventually = async <A>(check: () => Promise<A> | A, timeoutMs = 30_000, intervalMs = 50): Promise<A> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await pause(intervalMs);
-    }
-  }
-};
+/** Retries `check` until it stops throwing (polling every 50 ms); see test/support/eventually.ts. */
+export const eventually = <A>(check: () => Promise<A> | A, timeoutMs = 30_000, intervalMs = 50): Promise<A> =>
+  sharedEventually(check, timeoutMs, intervalMs);
 
 /** A name no earlier run used (suites may run again against the same real server). */
 export const unique = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;

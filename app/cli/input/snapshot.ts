@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  decodeApplication, decodeWith, jsonEqual, refKey, refOf, Resource, showRef,
+  decodeApplication, decodeWith, jsonEqual, refKey, refOf, Resource, showRef, uniqueResources,
   type Application,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
@@ -32,7 +32,7 @@ export const readSnapshot = (entries: ReadonlyArray<Entry>): E.Either<ReadonlyAr
   const read = entries.map(readEntry);
   const errors = [...read.flatMap((r) => r.errors), ...duplicateErrors(entries, read)];
   if (errors.length > 0) return E.left(errors);
-  const objects = dedupe(read.flatMap((r) => (r.object === undefined ? [] : [r.object])));
+  const objects = uniqueResources(read.flatMap((r) => (r.object === undefined ? [] : [r.object])));
   const applications = new Map(read.flatMap((r) => (r.application === undefined ? [] : [[applicationName(r.application), r.application] as const])));
   return E.right({ objects, applications });
 };
@@ -44,16 +44,6 @@ const readEntry = ({ value, origin }: Entry): Read => {
   const application = decodeApplication(value);
   if (E.isLeft(application)) return { errors: tidyIssues(application.left).map((issue) => errorAt(origin, issue.path, issue.message, describeObject(value))) };
   return { object: decoded.right, application: application.right, errors: [] };
-};
-
-const dedupe = (objects: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
-  const seen = new Set<string>();
-  return objects.filter((object) => {
-    const key = refKey(refOf(object));
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 };
 
 // Overlapping `kubectl get` outputs repeat objects: harmless when identical, ambiguous otherwise.

@@ -10,7 +10,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
   APPLICATION_API_VERSION, APPLICATION_KIND, getIn, groupOf, isJsonArray, isJsonObject, isOwnedBy, MANAGED_BY_LABEL, MANAGED_BY_VALUE,
-  refKey, refOf, scopeOf, showClusterError, withCrdScopes,
+  scopeOf, uniqueResources, showClusterError, withCrdScopes,
   type Application, type ClusterError, type ClusterReader, type JsonObject, type ObjectRef, type Resource, type ScopeTable,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
@@ -99,16 +99,6 @@ const collectFor = (reader: ClusterReader, application: Application, scopes: Sco
   }),
 );
 
-const dedupe = (objects: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
-  const seen = new Set<string>();
-  return objects.filter((object) => {
-    const key = refKey(refOf(object));
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-};
-
 /**
  * The live objects concerning `applications`, read with `get` and `list` only (never a write).
  * `crds` are the CustomResourceDefinitions given with `-f` (custom kinds they declare need no lookup).
@@ -123,7 +113,7 @@ export const collectLive = (
     crdsFor(reader, distinctKinds(manifests), known),
     TE.chain((liveCrds) => {
       const scopes = withCrdScopes(known, liveCrds);
-      return pipe(flat(applications.map((application) => collectFor(reader, application, scopes))), TE.map((objects) => dedupe([...liveCrds, ...objects])));
+      return pipe(flat(applications.map((application) => collectFor(reader, application, scopes))), TE.map((objects) => uniqueResources([...liveCrds, ...objects])));
     }),
   )();
 };
