@@ -35,13 +35,16 @@ type Step = E.Either<ClusterError, { readonly status: ApplicationStatus; readonl
 export const executePlan = async (args: {
   readonly plan: Plan;
   readonly application: Application;
+  /** Writes the Application itself (finalizers): the operator's identity. */
   readonly cluster: ClusterWriter;
+  /** Writes the children (create, patch, delete); default `cluster`. An impersonating client goes here. */
+  readonly children?: ClusterWriter;
 }): Promise<Execution> => {
   let status = args.plan.status;
   let application = args.application;
   const done: ActionResult[] = [];
   for (const action of args.plan.actions) {
-    const step = await runAction(action, { status, application, cluster: args.cluster });
+    const step = await runAction(action, { status, application, cluster: args.cluster, children: args.children ?? args.cluster });
     if (E.isLeft(step)) {
       const guardedPatch = action.type === 'patch' && action.patch.some((op) => op.op === 'test');
       return { done, status, application, failure: { action, error: step.left, guardedPatch } };
@@ -53,13 +56,13 @@ export const executePlan = async (args: {
   return { done, status, application };
 };
 
-type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter };
+type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter; readonly children: ClusterWriter };
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
-    case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
-    case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
-    case 'delete': return deleted(action, await scope.cluster.delete(action.ref, { propagationPolicy: 'Background' })(), scope);
+    case 'create': return learnFrom(await scope.children.create(action.body)(), scope);
+    case 'patch': return learnFrom(await scope.children.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
+    case 'delete': return deleted(action, await scope.children.delete(action.ref, { propagationPolicy: 'Background' })(), scope);
     case 'conflict': return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);

@@ -49,6 +49,10 @@ export const applicationCrd = (): Resource => ({
                 csar: { type: 'string', description: 'URL of a CSAR archive.' },
                 toscaInputs: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: 'Values of the TOSCA template inputs (get_input).' },
                 adopt: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
+                serviceAccountName: {
+                  type: 'string', maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                  description: 'A ServiceAccount of this namespace: children are read and written as it (impersonation), so its RBAC applies.',
+                },
               },
             },
             status: {

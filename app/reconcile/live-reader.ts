@@ -36,20 +36,47 @@ export const resolveScopes = async (application: Application, scopes: ScopeTable
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
+/** How live objects are listed: cluster-wide (default), or only in the namespaces the Application touches. */
+export type LiveReadOptions = {
+  /**
+   * List namespaced kinds per namespace the Application touches (its own, those its manifest and
+   * status name) instead of cluster-wide: what an identity with namespace-scoped rights (an
+   * impersonated ServiceAccount) is allowed to do.
+   */
+  readonly perNamespace?: boolean;
+};
+
+/** The namespaces an Application touches: its own, and those its manifest and recorded status name. */
+export const namespacesOf = (application: Application, scopes: ScopeTable): ReadonlyArray<string> => {
+  const own = ownerOfApplication(application).namespace;
+  const named = [...desiredResources(application).flatMap((resource) => {
+    if (scopeOf(scopes, resource) !== 'Namespaced') return [];
+    return [identityOf(resource, scopes, own).namespace ?? own];
+  }), ...(application.status?.lastObservedManifest ?? []).flatMap((entry) => {
+    const namespace = isJsonObject(entry.metadata as never) ? (entry.metadata as JsonObject).namespace : undefined;
+    return typeof namespace === 'string' ? [namespace] : [];
+  })];
+  return [...new Set([own, ...named])];
+};
+
 /**
  * Live objects for planning, read directly through the ports: each desired identity, plus every
  * object of the touched kinds labelled as ours and annotated with this Application as owner.
  * Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
  */
-export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, options: LiveReadOptions = {}): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const owner = ownerOfApplication(application);
   const found = new Map<string, Resource>();
   const keyOf = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
+  const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   for (const kind of kindsOf(application)) {
-    if (scopeOf(scopes, kind) === undefined) continue;
-    const listed = await reader.list({ ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })();
-    if (E.isLeft(listed)) { if (listed.left._tag === 'UnknownKind' || listed.left._tag === 'NotFound') continue; return listed; }
-    for (const object of listed.right.items) if (isOwnedBy(object, owner)) found.set(keyOf(object), object);
+    const scope = scopeOf(scopes, kind);
+    if (scope === undefined) continue;
+    for (const namespace of scope === 'Namespaced' ? namespaces : [undefined]) {
+      const listed = await reader.list({ ...kind, ...(namespace === undefined ? {} : { namespace }), labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })();
+      if (E.isLeft(listed)) { if (listed.left._tag === 'UnknownKind' || listed.left._tag === 'NotFound') continue; return listed; }
+      for (const object of listed.right.items) if (isOwnedBy(object, owner)) found.set(keyOf(object), object);
+    }
   }
   for (const resource of desiredResources(application)) {
     if (scopeOf(scopes, resource) === undefined) continue;

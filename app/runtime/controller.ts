@@ -11,9 +11,9 @@ import {
   type PatchRecord, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, ownerOfApplication, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -45,6 +45,14 @@ export type ControllerOptions = {
   readonly translate?: Translator;
   /** The hooks' runtime side (callback URL, tokens, grace period); without it hooks plan without tokens. */
   readonly hooks?: HookRuntime;
+  /** Whose rights each Application's children are read and written with (impersonation); default the operator's. */
+  readonly childClusterFor?: ReconcileDeps['childClusterFor'];
+  /**
+   * Watch child kinds cluster-wide with the operator's identity (default true). False when the
+   * operator may not list children cluster-wide (impersonation only, or namespace-bound RBAC):
+   * live reads go straight to the API server per namespace, drift is corrected at each resync.
+   */
+  readonly watchChildren?: boolean;
 };
 
 const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
@@ -173,6 +181,7 @@ export class Controller {
 
   /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
   private watchKindsOf(application: Application): void {
+    if (this.options.watchChildren === false) return;
     for (const kind of kindsOf(application)) {
       const key = `${kind.apiVersion}/${kind.kind}`;
       if (this.children.has(key)) continue;
@@ -226,12 +235,13 @@ export class Controller {
       random: this.options.random,
       ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => this.readLive(application, scopes),
+      readLive: (application, scopes) => (this.options.watchChildren === false ? readLive(application, scopes, this.options.cluster, { perNamespace: true }) : this.readLive(application, scopes)),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
+      ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.options.childClusterFor }),
     }, this.queue.attempts(key) + 1);
     this.finish(key, result, started);
   }

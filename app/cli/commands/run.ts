@@ -3,10 +3,12 @@ import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
+import type { KubernetesCluster } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
-import type { Cluster, Resource } from '../../../core/index.js';
-import { startOperator, type Operator } from '../../runtime/operator.js';
+import { isServiceAccountName, type Cluster, type Resource } from '../../../core/index.js';
+import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
+import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
@@ -43,6 +45,9 @@ type Options = {
   readonly callbackTlsKey?: string;
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
+  readonly defaultServiceAccount?: string;
+  readonly requireServiceAccount?: boolean;
+  readonly watchChildren?: boolean;
 };
 
 const EXAMPLES = `
@@ -123,7 +128,7 @@ const pinoPretty = (sink: { write: (line: string) => void }) => {
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
-const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, Cluster>> => {
+const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, KubernetesCluster>> => {
   try {
     const adapter = await import('../../../adapters/kubernetes/index.js');
     const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
@@ -134,6 +139,27 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
   } catch (error) {
     return E.left(error instanceof Error ? error.message : String(error));
   }
+};
+
+/**
+ * Impersonation (`spec.serviceAccountName`, `--default-service-account`, `--require-service-account`):
+ * whose rights children are written with, and whether the operator watches children itself. When
+ * every Application is impersonated the operator's RBAC holds no child rights, so it cannot watch them.
+ */
+const identityOptions = (options: Options, cluster: KubernetesCluster | undefined): E.Either<string, Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'>> => {
+  const policy: ServiceAccountPolicy = {
+    ...(options.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: options.defaultServiceAccount }),
+    ...(options.requireServiceAccount === true ? { require: true } : {}),
+  };
+  if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
+    return E.left(`--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
+  }
+  const mandatory = policy.defaultServiceAccount !== undefined || policy.require === true;
+  if (cluster === undefined) {
+    // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
+    return mandatory ? E.left('--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)') : E.right({});
+  }
+  return E.right({ childClusterFor: childClusters(policy, cluster.impersonate), watchChildren: options.watchChildren ?? !mandatory });
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
@@ -150,6 +176,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
   let cluster: Cluster;
   let memory: MemoryCluster | undefined;
+  let kubernetes: KubernetesCluster | undefined;
   if (options.memory) {
     if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
     const inputs = await readManifestInputs(io, options);
@@ -163,7 +190,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     const connected = await connect(options, context);
     if (E.isLeft(connected)) return fail(connected.left);
     cluster = connected.right;
+    kubernetes = connected.right;
   }
+  const identity = identityOptions(options, kubernetes);
+  if (E.isLeft(identity)) return fail(identity.left);
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
   const ready = new Map<string, boolean>();
@@ -182,6 +212,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
     hooks: hooks.right,
     tosca: { fileRoots: options.toscaFileRoot },
+    ...identity.right,
   });
   if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
   else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
@@ -251,6 +282,10 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-cert <file>', 'with --callback-listen: serve callbacks over TLS with this PEM certificate'))
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
+    .addOption(new Option('--default-service-account <name>', 'act as this ServiceAccount of each Application\'s namespace when spec.serviceAccountName is empty (impersonation)'))
+    .addOption(new Option('--require-service-account', 'never act with the operator\'s own rights: Applications with no ServiceAccount (and no default) are Stalled (ServiceAccountRequired)'))
+    .addOption(new Option('--watch-children', 'watch child kinds cluster-wide as the operator (default: unless every Application is impersonated)'))
+    .addOption(new Option('--no-watch-children', 'do not watch children: read them per reconcile, correct drift at each --resync'))
     .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
