@@ -7,6 +7,7 @@ import type { KubernetesCluster } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import { isServiceAccountName, type Cluster, type Resource } from '../../../core/index.js';
+import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -208,7 +209,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     workers: Number(options.workers), resyncMs, readiness: options.readiness,
     ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
     ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
-    ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
+    ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
     onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
     hooks: hooks.right,
     tosca: { fileRoots: options.toscaFileRoot },
