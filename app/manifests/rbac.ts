@@ -58,6 +58,8 @@ const childRules = (kinds: ReadonlyArray<ChildKind>): ReadonlyArray<Rule> => {
 export type RbacOptions = {
   /** The namespace the operator runs in (its ServiceAccount and leader Lease live there). */
   readonly namespace: string;
+  /** Name of the ServiceAccount and prefix of every role and binding (default `kreconcile`): one per operator install. */
+  readonly name?: string;
   /** Kinds the operator writes with its own rights (default {@link defaultChildKinds}). */
   readonly childKinds?: ReadonlyArray<ChildKind>;
   /**
@@ -73,20 +75,21 @@ export type RbacOptions = {
 };
 
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
-const OPERATOR = 'kreconcile';
 
-const subjectsOf = (namespace: string) => [{ kind: 'ServiceAccount', name: OPERATOR, namespace }];
+const nameOf = (options: RbacOptions): string => options.name ?? 'kreconcile';
+
+const subjectsOf = (options: RbacOptions) => [{ kind: 'ServiceAccount', name: nameOf(options), namespace: options.namespace }];
 
 const clusterRole = (name: string, rules: ReadonlyArray<Rule>) => ({ apiVersion: RBAC_API, kind: 'ClusterRole', metadata: { name }, rules });
 
-const clusterRoleBinding = (name: string, namespace: string) => ({
+const clusterRoleBinding = (name: string, options: RbacOptions) => ({
   apiVersion: RBAC_API, kind: 'ClusterRoleBinding', metadata: { name },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subjectsOf(namespace),
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subjectsOf(options),
 });
 
-const roleBinding = (name: string, role: { readonly kind: 'Role' | 'ClusterRole'; readonly name: string }, where: string, operatorNamespace: string) => ({
+const roleBinding = (name: string, role: { readonly kind: 'Role' | 'ClusterRole'; readonly name: string }, where: string, options: RbacOptions) => ({
   apiVersion: RBAC_API, kind: 'RoleBinding', metadata: { name, namespace: where },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...role }, subjects: subjectsOf(operatorNamespace),
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...role }, subjects: subjectsOf(options),
 });
 
 /** A ClusterRole bound cluster-wide, or in each tenant namespace only. */
@@ -95,8 +98,8 @@ const granted = (name: string, rules: ReadonlyArray<Rule>, options: RbacOptions)
   return [
     clusterRole(name, rules),
     ...(namespaces.length === 0
-      ? [clusterRoleBinding(name, options.namespace)]
-      : namespaces.map((where) => roleBinding(name, { kind: 'ClusterRole', name }, where, options.namespace))),
+      ? [clusterRoleBinding(name, options)]
+      : namespaces.map((where) => roleBinding(name, { kind: 'ClusterRole', name }, where, options))),
   ];
 };
 
@@ -127,14 +130,16 @@ const impersonateRules: ReadonlyArray<Rule> = [{ apiGroups: [''], resources: ['s
 export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
   const impersonation = options.impersonation ?? 'off';
   const kinds = options.childKinds ?? [...defaultChildKinds, ...((options.tenantNamespaces ?? []).length > 0 ? [SECRET_KIND] : [])];
+  const name = nameOf(options);
+  const leaderRole = { kind: 'Role' as const, name: `${name}-leader-election` };
   return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: OPERATOR, namespace: options.namespace } },
-    clusterRole(OPERATOR, ownApiRules),
-    clusterRoleBinding(OPERATOR, options.namespace),
-    { apiVersion: RBAC_API, kind: 'Role', metadata: { name: `${OPERATOR}-leader-election`, namespace: options.namespace }, rules: leaseRules },
-    roleBinding(`${OPERATOR}-leader-election`, { kind: 'Role', name: `${OPERATOR}-leader-election` }, options.namespace, options.namespace),
-    ...(impersonation === 'required' ? [] : granted(`${OPERATOR}-children`, childRules(kinds), options)),
-    ...(impersonation === 'off' ? [] : granted(`${OPERATOR}-impersonate`, impersonateRules, options)),
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: options.namespace } },
+    clusterRole(name, ownApiRules),
+    clusterRoleBinding(name, options),
+    { apiVersion: RBAC_API, kind: 'Role', metadata: { name: leaderRole.name, namespace: options.namespace }, rules: leaseRules },
+    roleBinding(leaderRole.name, leaderRole, options.namespace, options),
+    ...(impersonation === 'required' ? [] : granted(`${name}-children`, childRules(kinds), options)),
+    ...(impersonation === 'off' ? [] : granted(`${name}-impersonate`, impersonateRules, options)),
   ] as unknown as ReadonlyArray<Resource>;
 };
 
