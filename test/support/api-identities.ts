@@ -41,7 +41,7 @@ export const adminIdentity = (kubeconfigPath: string): ApiIdentity => {
 const pem = (base64: string | undefined): string | undefined => (base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8'));
 
 /** POSTs JSON as `identity`; resolves with the status code and the parsed answer. */
-export const postJson = (identity: ApiIdentity, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> =>
+export const postJson = (identity: ApiIdentity, path: string, body: unknown, headers: Readonly<Record<string, string>> = {}): Promise<{ status: number; body: Record<string, unknown> }> =>
   new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
     const req = request(new URL(path, identity.server), {
@@ -50,6 +50,7 @@ export const postJson = (identity: ApiIdentity, path: string, body: unknown): Pr
       headers: {
         'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload),
         ...(identity.token === undefined ? {} : { authorization: `Bearer ${identity.token}` }),
+        ...headers,
       },
     }, (res) => {
       const chunks: Buffer[] = [];
