@@ -86,14 +86,19 @@ const childWrite = (action: Action | undefined): action is Action => action !== 
 const refusedImpersonation = (error: ClusterError): boolean => /cannot impersonate/.test(error.message);
 
 /**
- * The Stalled message for a 403 met while acting as `account`: who may not do what, and to whom.
- * Undefined for any other failure (the usual error policy applies).
+ * The Stalled message for a 403 met while acting as `account` (or, without one, as the operator
+ * itself): who may not do what, and to whom. Undefined for any other failure (the usual error
+ * policy applies).
  */
-export const forbiddenMessage = (account: ServiceAccountRef, error: ClusterError, action?: Action): string | undefined => {
+export const forbiddenMessage = (account: ServiceAccountRef | undefined, error: ClusterError, action?: Action): string | undefined => {
   if (error._tag !== 'Forbidden') return undefined;
-  if (refusedImpersonation(error)) {
+  if (account !== undefined && refusedImpersonation(error)) {
     return `Forbidden: the operator may not impersonate ${showAccount(account)} (grant it impersonate on serviceaccounts in ${account.namespace}: see kreconcile rbac --help)`;
   }
-  if (childWrite(action)) return `Forbidden: ${showAccount(account)} may not ${action.type} ${showRef(action.ref)}`;
-  return `Forbidden: ${showAccount(account)} may not read what this Application manages: ${error.message}`;
+  const who = account === undefined ? 'the operator' : showAccount(account);
+  if (childWrite(action)) return `Forbidden: ${who} may not ${action.type} ${showRef(action.ref)}`;
+  return `Forbidden: ${who} may not read what this Application manages: ${error.message}`;
 };
+
+/** The ServiceAccount a ChildCluster acts as, if any. */
+export const accountOf = (access: ChildCluster): ServiceAccountRef | undefined => (access._tag === 'Impersonated' ? access.account : undefined);

@@ -12,7 +12,7 @@ import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
-import { forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
+import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { readLive, resolveScopes } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
@@ -100,7 +100,8 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
     ? await readLive(view, scopes, access.cluster, { perNamespace: true })
     : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
   if (E.isLeft(live)) {
-    const refused = access._tag === 'Impersonated' ? forbiddenMessage(access.account, live.left) : undefined;
+    // A read the API server refuses will be refused again: report it instead of retrying blind.
+    const refused = forbiddenMessage(accountOf(access), live.left);
     return refused === undefined ? live : E.right(refusedPlan(application, 'Forbidden', refused, now));
   }
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);

@@ -136,6 +136,15 @@ describe('impersonation through the reconcile seam', () => {
     expect(stalled?.message).toMatch(/^Forbidden: ServiceAccount team-a\/deployer may not read what this Application manages: .*cannot list/);
   });
 
+  it('stalls, naming the operator, when its own rights do not let it read the children (namespace-bound RBAC)', async () => {
+    const w = await world({ manifest }, {}, () => true);
+    const deps: ReconcileDeps = { ...w.deps, cluster: identity(w.memory, 'operator', w.calls, (verb, kind) => kind === 'Application' || verb !== 'list') };
+    const result = await reconcileApplication(appRef, deps);
+    expect(result._tag === 'Done' && result.plan.actions).toEqual([]);
+    expect(await stalledOf(w)).toMatchObject({ status: 'True', reason: 'Forbidden' });
+    expect((await stalledOf(w))?.message).toMatch(/^Forbidden: the operator may not read what this Application manages: .*cannot list/);
+  });
+
   it('tells a refused impersonation (the operator\'s right) from a refused request (the tenant\'s)', async () => {
     const w = await world({ manifest, serviceAccountName: 'deployer' }, {}, () => true);
     const refusing = identity(w.memory, 'operator', w.calls, () => false);

@@ -1,0 +1,70 @@
+/**
+ * The operator with its own child rights bound per tenant namespace (`kreconcile rbac
+ * --tenant-namespace team-a`, which makes `deploy` add `--no-watch-children`), under a
+ * ServiceAccount token on a real API server: children in team-a converge without cluster-wide
+ * watches; a child elsewhere is refused by the API server and reported, nothing written there.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
+import { operatorRbac, runFlagsFor, type RbacOptions } from '../../app/manifests/rbac.js';
+import { startOperator, type Operator } from '../../app/runtime/operator.js';
+import type { Resource } from '../../core/index.js';
+import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
+import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readApplication, readExisting, readObject } from '../support/e2e-application.js';
+import { eventually } from '../support/eventually.js';
+import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
+import { realClock } from '../support/real-clock.js';
+
+const CONVERGE_MS = 30_000;
+
+const configMap = (name: string, namespace?: string): Resource =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(namespace === undefined ? {} : { namespace }) }, data: { a: '1' } });
+
+describeWithApiServer('end to end: operator rights bound per tenant namespace', (env) => {
+  let admin: KubernetesCluster;
+  let operator: Operator;
+  let teamA: string;
+  let other: string;
+  const cleanups: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    admin = connect(env);
+    const adminId = adminIdentity(env.kubeconfigPath);
+    const made = await Promise.all(['kr-nsr-ops', 'kr-nsr-team-a', 'kr-nsr-other'].map((prefix) => freshNamespace(admin, prefix)));
+    cleanups.push(...made.map((m) => m.cleanup));
+    const [ops, teamANs, otherNs] = made.map((m) => m.namespace) as [string, string, string];
+    teamA = teamANs;
+    other = otherNs;
+    const rbac: RbacOptions = { namespace: ops, name: 'kreconcile-nsr', tenantNamespaces: [teamA] };
+    await applyAll(admin, operatorRbac(rbac));
+    expect(runFlagsFor(rbac)).toEqual(['--no-watch-children']);
+    const cluster = clusterWithToken(adminId, await serviceAccountToken(adminId, ops, 'kreconcile-nsr'), 'kreconcile-nsr');
+    operator = await startOperator({ cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false });
+  });
+  afterAll(async () => {
+    await operator?.stop(10_000);
+    for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('converges children in the tenant namespace without watching children cluster-wide', async () => {
+    await must(admin.create(applicationObject(teamA, 'web', [configMap('web-config')])));
+    const app = await eventually(async () => {
+      const current = await readApplication(admin, applicationRef(teamA, 'web'));
+      expect(conditionOf(current, 'Ready')).toMatchObject({ status: 'True' });
+      return current;
+    }, CONVERGE_MS);
+    expectOwnedBy(await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' }), app);
+    expect(operator.controller.watchedKinds).toEqual([]);
+  });
+
+  it('a child outside the bound namespaces is refused by the API server and reported; nothing is written there', async () => {
+    await must(admin.create(applicationObject(teamA, 'elsewhere', [configMap('planted', other)])));
+    const app = await eventually(async () => {
+      const current = await readApplication(admin, applicationRef(teamA, 'elsewhere'));
+      expect(conditionOf(current, 'Stalled')).toMatchObject({ status: 'True', reason: 'Forbidden' });
+      return current;
+    }, CONVERGE_MS);
+    expect(conditionOf(app, 'Stalled')?.message).toContain(`Forbidden: the operator may not read what this Application manages: configmaps is forbidden`);
+    expect(await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: other, name: 'planted' })).toBeUndefined();
+  });
+});
