@@ -161,6 +161,11 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
       expect(await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: `${teamA}-planted` })).toBeUndefined();
     });
 
+    it('a header smuggled into spec.serviceAccountName is rejected by the CRD before the operator sees it', async () => {
+      const created = await alice.create(application('smuggle', [configMap('smuggle')], 'x\r\nImpersonate-Group: system:masters'))();
+      expect(E.isLeft(created) && created.left._tag).toBe('Invalid');
+    });
+
     it('deleting the Application deletes its children as the ServiceAccount, then releases the finalizer', async () => {
       const ref: ObjectRef = applicationRef(teamA, 'settings');
       await must(alice.delete(ref));

@@ -109,6 +109,15 @@ describe('impersonation through the reconcile seam', () => {
     expect(w.calls.filter((c) => c.who === 'operator' && c.kind !== 'Application')).toEqual([]);
   });
 
+  it('reads live state as the ServiceAccount on every reconcile: one list per kind and namespace, one get per desired resource', async () => {
+    const w = await world({ manifest, serviceAccountName: 'deployer' }, {}, () => true);
+    await reconcileTwice(w);
+    w.calls.length = 0;
+    await reconcileApplication(appRef, w.deps);
+    const reads = w.calls.filter((c) => c.who !== 'operator' && (c.verb === 'list' || c.verb === 'get')).map((c) => `${c.verb} ${c.kind}`);
+    expect(reads.sort()).toEqual(['get ConfigMap', 'get Deployment', 'list ConfigMap', 'list Deployment']);
+  });
+
   it('stalls an Application naming no ServiceAccount when one is required, touching nothing', async () => {
     const w = await world({ manifest }, { require: true }, () => true);
     const result = await reconcileApplication(appRef, w.deps);
