@@ -118,6 +118,8 @@ describe('createFetcher against the policy', () => {
   it.each([
     ['the loopback address', () => server.url('/ok.yaml')],
     ['IPv6 loopback', () => `http://[::1]:${port}/ok.yaml`],
+    ['loopback written as one number', () => `http://2130706433:${port}/ok.yaml`],
+    ['loopback written in hex', () => `http://0x7f.1:${port}/ok.yaml`],
     ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port}/ok.yaml`],
     ['a name resolving to loopback', () => `http://internal.test:${port}/ok.yaml`],
     ['a name resolving to IPv4-mapped loopback', () => `http://mapped.test:${port}/ok.yaml`],
