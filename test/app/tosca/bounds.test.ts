@@ -5,6 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { translateIsolated } from '../../../app/tosca/isolated.js';
 import { createToscaTranslator } from '../../../app/tosca/translator.js';
 import { parseYamlDocument } from '../../../app/tosca/yaml.js';
 import { checkText, lineColumnOf } from '../../../app/yaml/nesting.js';
@@ -120,6 +121,16 @@ describe('the translator', () => {
     const result = await createToscaTranslator({ ...LOOPBACK_ALLOWED, isolation: { timeoutMs: 1 } })(app({ tosca: server.url('/web.yaml') }));
     expect(result).toEqual({ _tag: 'Invalid', retryable: false, message: `spec.tosca (${server.url('/web.yaml')}): translating took longer than 1 ms: simplify the template` });
   });
+
+  it('terminates a translation that needs more heap than the worker has; the same limit translates a small template', async () => {
+    const job = (text: string) => ({ kind: 'tosca' as const, body: Buffer.from(text), inputs: undefined, root: 'spec.tosca (x)', maxBytes: FOUR_MB });
+    const limits = { timeoutMs: 60_000, maxHeapMb: 16 };
+    expect(await translateIsolated(job(WEB_TEMPLATE), limits)).toMatchObject({ _tag: 'Translated' });
+    // Flat (passes the depth scan) but some 125 000 values once parsed: far over 16 MiB.
+    expect(await translateIsolated(job(`a:\n${'- {a: 1, b: 2}\n'.repeat(25_000)}`), limits)).toEqual({
+      _tag: 'Invalid', retryable: false, message: 'spec.tosca (x): translating needs more than 16 MiB of memory: simplify the template',
+    });
+  }, 60_000);
 
   it('refuses an inline template nested too deep, naming the path', async () => {
     let template: JsonValue = 'x';
