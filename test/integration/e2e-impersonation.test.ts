@@ -15,7 +15,7 @@ import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { ObjectRef, Resource } from '../../core/index.js';
 import { adminIdentity, applyAll, canI, clusterWithToken, postJson, serviceAccountToken, type ApiIdentity } from '../support/api-identities.js';
 import {
-  applicationObject, applicationRef, conditionOf, expectOwnedBy, hasFinalizer, readApplication, readExisting, readObject, reconcileLog, type ReconcileLog,
+  applicationObject, applicationRef, conditionOf, expectOwnedBy, hasFinalizer, readExisting, readObject, reconcileLog, waitForCondition, type ReconcileLog,
 } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -48,11 +48,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
     return { ...object, spec: { ...object.spec, ...(serviceAccountName === undefined ? {} : { serviceAccountName }) } } as unknown as Resource;
   };
 
-  const stalled = (name: string, reason: string) => eventually(async () => {
-    const app = await readApplication(admin, applicationRef(teamA, name));
-    expect(conditionOf(app, 'Stalled')).toMatchObject({ status: 'True', reason });
-    return app;
-  }, CONVERGE_MS);
+  const stalled = (name: string, reason: string) => waitForCondition(admin, applicationRef(teamA, name), 'Stalled', { status: 'True', reason }, CONVERGE_MS);
 
   beforeAll(async () => {
     admin = connect(env);
@@ -119,11 +115,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
   describe('with spec.serviceAccountName', () => {
     it('creates a child the ServiceAccount may create: the operator could not have written it itself', async () => {
       await must(alice.create(application('settings', [configMap('settings')], 'deployer')));
-      const app = await eventually(async () => {
-        const current = await readApplication(admin, applicationRef(teamA, 'settings'));
-        expect(conditionOf(current, 'Ready')).toMatchObject({ status: 'True' });
-        return current;
-      }, CONVERGE_MS);
+      const app = await waitForCondition(admin, applicationRef(teamA, 'settings'), 'Ready', { status: 'True' }, CONVERGE_MS);
       expectOwnedBy(await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'settings' }), app);
       expect(hasFinalizer(app)).toBe(true);
     });

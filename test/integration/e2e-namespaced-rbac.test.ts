@@ -10,8 +10,7 @@ import { operatorRbac, runFlagsFor, type RbacOptions } from '../../app/manifests
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { Resource } from '../../core/index.js';
 import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
-import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readApplication, readExisting, readObject } from '../support/e2e-application.js';
-import { eventually } from '../support/eventually.js';
+import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readExisting, readObject, waitForCondition } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
@@ -48,22 +47,14 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
 
   it('converges children in the tenant namespace without watching children cluster-wide', async () => {
     await must(admin.create(applicationObject(teamA, 'web', [configMap('web-config')])));
-    const app = await eventually(async () => {
-      const current = await readApplication(admin, applicationRef(teamA, 'web'));
-      expect(conditionOf(current, 'Ready')).toMatchObject({ status: 'True' });
-      return current;
-    }, CONVERGE_MS);
+    const app = await waitForCondition(admin, applicationRef(teamA, 'web'), 'Ready', { status: 'True' }, CONVERGE_MS);
     expectOwnedBy(await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' }), app);
     expect(operator.controller.watchedKinds).toEqual([]);
   });
 
   it('a child outside the bound namespaces is refused by the API server and reported; nothing is written there', async () => {
     await must(admin.create(applicationObject(teamA, 'elsewhere', [configMap('planted', other)])));
-    const app = await eventually(async () => {
-      const current = await readApplication(admin, applicationRef(teamA, 'elsewhere'));
-      expect(conditionOf(current, 'Stalled')).toMatchObject({ status: 'True', reason: 'Forbidden' });
-      return current;
-    }, CONVERGE_MS);
+    const app = await waitForCondition(admin, applicationRef(teamA, 'elsewhere'), 'Stalled', { status: 'True', reason: 'Forbidden' }, CONVERGE_MS);
     expect(conditionOf(app, 'Stalled')?.message).toContain(`Forbidden: the operator may not read what this Application manages: configmaps is forbidden`);
     expect(await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: other, name: 'planted' })).toBeUndefined();
   });
