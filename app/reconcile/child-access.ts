@@ -96,7 +96,7 @@ export const forbiddenMessage = (account: ServiceAccountRef | undefined, error: 
     return `Forbidden: the operator may not impersonate ${showAccount(account)} (grant it impersonate on serviceaccounts in ${account.namespace}: see kreconcile rbac --help)`;
   }
   const who = account === undefined ? 'the operator' : showAccount(account);
-  if (childWrite(action)) return `Forbidden: ${who} may not ${action.type} ${showRef(action.ref)}`;
+  if (childWrite(action)) return `Forbidden: ${who} may not ${action.type} ${showRef(action.ref)}${account === undefined ? ' (its RBAC: see kreconcile rbac --help)' : ''}`;
   return `Forbidden: ${who} may not read what this Application manages: ${error.message}`;
 };
 

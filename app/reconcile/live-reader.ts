@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf,
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, getIn, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf,
   type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable,
 } from '../../core/index.js';
 
@@ -53,7 +53,7 @@ export const namespacesOf = (application: Application, scopes: ScopeTable): Read
     if (scopeOf(scopes, resource) !== 'Namespaced') return [];
     return [identityOf(resource, scopes, own).namespace ?? own];
   }), ...(application.status?.lastObservedManifest ?? []).flatMap((entry) => {
-    const namespace = isJsonObject(entry.metadata as never) ? (entry.metadata as JsonObject).namespace : undefined;
+    const namespace = getIn(entry, ['metadata', 'namespace']);
     return typeof namespace === 'string' ? [namespace] : [];
   })];
   return [...new Set([own, ...named])];

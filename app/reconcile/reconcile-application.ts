@@ -132,7 +132,7 @@ const failed = (error: ClusterError, attempt: number, deps: ReconcileDeps, plan?
 const failedExecution = async (planned: Plan, execution: Execution, application: Application, attempt: number, deps: ReconcileDeps, access: ChildCluster): Promise<ReconcileResult> => {
   const failure = execution.failure!;
   const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
-  const refused = access._tag === 'Impersonated' ? forbiddenMessage(access.account, failure.error, failure.action) : undefined;
+  const refused = forbiddenMessage(accountOf(access), failure.error, failure.action);
   const status: ApplicationStatus = decision._tag === 'Terminal'
     ? {
       ...execution.status,

@@ -154,6 +154,14 @@ describe('impersonation through the reconcile seam', () => {
     expect((await stalledOf(w))?.message).toMatch(/^Forbidden: the operator may not read what this Application manages: .*cannot list/);
   });
 
+  it('names the operator when its own rights refuse a child write', async () => {
+    const w = await world({ manifest }, {}, () => true);
+    const deps: ReconcileDeps = { ...w.deps, cluster: identity(w.memory, 'operator', w.calls, noDeployments) };
+    const result = await reconcileApplication(appRef, deps);
+    expect(result._tag === 'Failed' && result.terminal).toBe(true);
+    expect((await stalledOf(w))?.message).toBe('Forbidden: the operator may not create apps/v1 Deployment team-a/web (its RBAC: see kreconcile rbac --help)');
+  });
+
   it('tells a refused impersonation (the operator\'s right) from a refused request (the tenant\'s)', async () => {
     const w = await world({ manifest, serviceAccountName: 'deployer' }, {}, () => true);
     const refusing = identity(w.memory, 'operator', w.calls, () => false);
