@@ -150,20 +150,24 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
  * whose rights children are written with, and whether the operator watches children itself. When
  * every Application is impersonated the operator's RBAC holds no child rights, so it cannot watch them.
  */
-const identityOptions = (options: Options, cluster: KubernetesCluster | undefined): E.Either<string, Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'>> => {
+const servicePolicy = (options: Options): E.Either<string, ServiceAccountPolicy> => {
+  if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
+    return E.left(`--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
+  }
   const policy: ServiceAccountPolicy = {
     ...(options.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: options.defaultServiceAccount }),
     ...(options.requireServiceAccount === true ? { require: true } : {}),
   };
-  if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
-    return E.left(`--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
-  }
+  // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
+  return options.memory === true && (policy.defaultServiceAccount !== undefined || policy.require === true)
+    ? E.left('--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)')
+    : E.right(policy);
+};
+
+const identityOptions = (options: Options, policy: ServiceAccountPolicy, cluster: KubernetesCluster | undefined): Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'> => {
+  if (cluster === undefined) return {};
   const mandatory = policy.defaultServiceAccount !== undefined || policy.require === true;
-  if (cluster === undefined) {
-    // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
-    return mandatory ? E.left('--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)') : E.right({});
-  }
-  return E.right({ childClusterFor: childClusters(policy, cluster.impersonate), watchChildren: options.watchChildren ?? !mandatory });
+  return { childClusterFor: childClusters(policy, cluster.impersonate), watchChildren: options.watchChildren ?? !mandatory };
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
@@ -178,6 +182,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
+  const policy = servicePolicy(options);
+  if (E.isLeft(policy)) return fail(policy.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
   if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
   let cluster: Cluster;
@@ -198,8 +204,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     cluster = connected.right;
     kubernetes = connected.right;
   }
-  const identity = identityOptions(options, kubernetes);
-  if (E.isLeft(identity)) return fail(identity.left);
+  const identity = identityOptions(options, policy.right, kubernetes);
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
   const ready = new Map<string, boolean>();
@@ -218,7 +223,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
     hooks: hooks.right,
     tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
-    ...identity.right,
+    ...identity,
   });
   if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
   else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');

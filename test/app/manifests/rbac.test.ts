@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LEADER_LEASE_NAME, operatorRbac, runFlagsFor, type RbacOptions } from '../../../app/manifests/rbac.js';
 import type { Resource } from '../../../core/index.js';
+import { runCli } from '../../cli/support/run-cli.js';
 
 type Rule = { readonly apiGroups: string[]; readonly resources: string[]; readonly verbs: string[]; readonly resourceNames?: string[] };
 type Role = Resource & { readonly rules: Rule[] };
@@ -61,5 +62,40 @@ describe('operatorRbac', () => {
       .filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
     expect(new Set(named.map((g) => g.split(' ')[1]))).toEqual(new Set(['example.com/widgets']));
     expect(runFlagsFor(options)).toEqual([]);
+  });
+});
+
+describe('kreconcile rbac / deploy / run flags', () => {
+  it('refuses to derive rights from tenant-written Application files without the explicit flag', async () => {
+    const refused = await runCli(['rbac', '-f', 'examples/webapp/app.yaml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('add --kinds-from-applications');
+    const derived = await runCli(['rbac', '-f', 'examples/webapp/app.yaml', '--kinds-from-applications', '-o', 'json']);
+    expect(derived.code).toBe(0);
+    expect(derived.stdout).toContain('"deployments"');
+  });
+
+  it('rejects contradictory or malformed choices with one line each', async () => {
+    const contradictory = await runCli(['rbac', '--impersonation', 'required', '--child-kind', 'v1/ConfigMap']);
+    expect(contradictory.code).toBe(1);
+    expect(contradictory.stderr).toContain('--impersonation required grants the operator no child rights');
+    const malformed = await runCli(['rbac', '--child-kind', 'ConfigMap']);
+    expect(malformed.stderr).toContain('--child-kind ConfigMap: expected apiVersion/Kind');
+    const badAccount = await runCli(['deploy', '--default-service-account', 'Not_A_Name']);
+    expect(badAccount.code).toBe(1);
+    expect(badAccount.stderr).toContain('--default-service-account Not_A_Name: not a ServiceAccount name');
+  });
+
+  it('deploy passes the run flags that match the RBAC it prints', async () => {
+    const deployed = await runCli(['deploy', '--impersonation', 'required', '--default-service-account', 'kreconcile-tenant', '--tenant-namespace', 'team-a', '-o', 'json']);
+    const items = (JSON.parse(deployed.stdout) as { items: Array<{ kind: string; spec?: { template: { spec: { containers: Array<{ args: string[] }> } } } }> }).items;
+    const args = items.find((item) => item.kind === 'Deployment')?.spec?.template.spec.containers[0]?.args ?? [];
+    expect(args).toEqual(expect.arrayContaining(['--require-service-account', '--default-service-account', 'kreconcile-tenant', '--no-watch-children']));
+  });
+
+  it('run refuses impersonation flags on the embedded cluster, which has no RBAC', async () => {
+    const result = await runCli(['run', '--memory', '-f', 'examples/webapp/app.yaml', '--require-service-account', '--exit-when-converged']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('need a real cluster (the in-memory one has no RBAC)');
   });
 });
