@@ -102,3 +102,13 @@ export const forbiddenMessage = (account: ServiceAccountRef | undefined, error: 
 
 /** The ServiceAccount a ChildCluster acts as, if any. */
 export const accountOf = (access: ChildCluster): ServiceAccountRef | undefined => (access._tag === 'Impersonated' ? access.account : undefined);
+
+/**
+ * `childClusterFor` with every impersonating client passed through `wrap` (e.g. the runtime's
+ * leader write fence, which must hold for children written as a tenant too).
+ */
+export const wrapImpersonated = (childClusterFor: (application: Application) => ChildCluster, wrap: (cluster: Cluster) => Cluster) =>
+  (application: Application): ChildCluster => {
+    const access = childClusterFor(application);
+    return access._tag === 'Impersonated' ? { ...access, cluster: wrap(access.cluster) } : access;
+  };

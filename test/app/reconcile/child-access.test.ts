@@ -9,7 +9,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { childClusters, childIdentity, type ServiceAccountPolicy, type ServiceAccountRef } from '../../../app/reconcile/child-access.js';
+import { childClusters, childIdentity, wrapImpersonated, type ServiceAccountPolicy, type ServiceAccountRef } from '../../../app/reconcile/child-access.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import {
   APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, clusterError, conditionOf,
@@ -174,6 +174,19 @@ describe('impersonation through the reconcile seam', () => {
     };
     await reconcileApplication(appRef, deps);
     expect((await stalledOf(w))?.message).toBe('Forbidden: the operator may not impersonate ServiceAccount team-a/deployer (grant it impersonate on serviceaccounts in team-a: see kreconcile rbac --help)');
+  });
+});
+
+describe('wrapImpersonated', () => {
+  it('passes every impersonating client through the wrapper (a write fence), and nothing else', async () => {
+    const w = await world({ manifest, serviceAccountName: 'deployer' }, {}, () => true);
+    const refuseWrites = (cluster: Cluster): Cluster => ({ ...cluster, create: () => TE.left(clusterError('Unavailable', 'fenced: not the leader')) });
+    const deps: ReconcileDeps = { ...w.deps, childClusterFor: wrapImpersonated(w.deps.childClusterFor!, refuseWrites) };
+    const result = await reconcileApplication(appRef, deps);
+    expect(result._tag === 'Failed' && result.error.message).toBe('fenced: not the leader');
+    expect(await read(w, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'web-config' })).toBeUndefined();
+    const app = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'x', namespace: 'team-a' }, spec: {} } as unknown as Application;
+    expect(wrapImpersonated(childClusters({ require: true }, () => w.memory), refuseWrites)(app)._tag).toBe('Refused');
   });
 });
 
