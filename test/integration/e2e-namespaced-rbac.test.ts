@@ -11,6 +11,7 @@ import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { Resource } from '../../core/index.js';
 import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
 import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readExisting, readObject, waitForCondition } from '../support/e2e-application.js';
+import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
@@ -38,7 +39,8 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
     await applyAll(admin, operatorRbac(rbac));
     expect(runFlagsFor(rbac)).toEqual(['--no-watch-children']);
     const cluster = clusterWithToken(adminId, await serviceAccountToken(adminId, ops, 'kreconcile-nsr'), 'kreconcile-nsr');
-    operator = await startOperator({ cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false });
+    // Without child watches, drift is found at each resync: a short one here.
+    operator = await startOperator({ cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false, resyncMs: 2_000 });
   });
   afterAll(async () => {
     await operator?.stop(10_000);
@@ -50,6 +52,12 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
     const app = await waitForCondition(admin, applicationRef(teamA, 'web'), 'Ready', { status: 'True' }, CONVERGE_MS);
     expectOwnedBy(await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' }), app);
     expect(operator.controller.watchedKinds).toEqual([]);
+  });
+
+  it('corrects drift of an observed field at the next resync (no watch tells it sooner)', async () => {
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' };
+    await must(admin.patch(ref, { type: 'merge', body: { data: { a: 'drifted' } } }));
+    await eventually(async () => expect((await readExisting(admin, ref)).data).toEqual({ a: '1' }), CONVERGE_MS);
   });
 
   it('a child outside the bound namespaces is refused by the API server and reported; nothing is written there', async () => {
