@@ -9,16 +9,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { operatorRbac } from '../../app/manifests/rbac.js';
 import { childClusters } from '../../app/reconcile/child-access.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { ObjectRef, Resource } from '../../core/index.js';
-import { adminIdentity, applyAll, canI, clusterWithToken, postJson, serviceAccountToken, type ApiIdentity } from '../support/api-identities.js';
+import { adminIdentity, applyAll, canI, clusterWithToken, installOperator, postJson, serviceAccountToken, type ApiIdentity } from '../support/api-identities.js';
 import {
   applicationObject, applicationRef, conditionOf, expectOwnedBy, hasFinalizer, readExisting, readObject, reconcileLog, waitForCondition, type ReconcileLog,
 } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
-import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
+import { connect, describeWithApiServer, freshNamespaces, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
 const CONVERGE_MS = 30_000;
@@ -41,7 +40,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
   let log: ReconcileLog;
   let ops: string;
   let teamA: string;
-  const cleanups: Array<() => Promise<void>> = [];
+  let cleanup: (() => Promise<void>) | undefined;
 
   const application = (name: string, manifest: ReadonlyArray<Resource>, serviceAccountName?: string): Resource => {
     const object = applicationObject(teamA, name, manifest) as unknown as { spec: Record<string, unknown> };
@@ -53,15 +52,15 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
   beforeAll(async () => {
     admin = connect(env);
     adminId = adminIdentity(env.kubeconfigPath);
-    const made = await Promise.all(['kr-imp-ops', 'kr-imp-team-a', 'kr-imp-users'].map((prefix) => freshNamespace(admin, prefix)));
-    cleanups.push(...made.map((m) => m.cleanup));
-    const [opsNs, teamANs, users] = made.map((m) => m.namespace) as [string, string, string];
+    const fresh = await freshNamespaces(admin, ['kr-imp-ops', 'kr-imp-team-a', 'kr-imp-users']);
+    cleanup = fresh.cleanup;
+    const [opsNs, teamANs, users] = fresh.namespaces as [string, string, string];
     ops = opsNs;
     teamA = teamANs;
 
     // The operator: exactly what `kreconcile rbac --impersonation required --tenant-namespace <team-a>` prints.
-    await applyAll(admin, operatorRbac({ namespace: ops, name: 'kreconcile-imp', impersonation: 'required', tenantNamespaces: [teamA] }));
-    operatorId = { server: adminId.server, caData: adminId.caData, token: await serviceAccountToken(adminId, ops, 'kreconcile-imp') };
+    const installed = await installOperator(admin, adminId, { namespace: ops, name: 'kreconcile-imp', impersonation: 'required', tenantNamespaces: [teamA] });
+    operatorId = installed.identity;
 
     // The tenant's ServiceAccount: ConfigMaps yes, Deployments read-only.
     await applyAll(admin, [
@@ -81,7 +80,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
     ] as unknown as ReadonlyArray<Resource>);
     alice = clusterWithToken(adminId, await serviceAccountToken(adminId, users, 'alice'), 'alice');
 
-    const operatorCluster = clusterWithToken(adminId, operatorId.token ?? '', 'kreconcile-imp');
+    const operatorCluster = installed.cluster;
     log = reconcileLog();
     operator = await startOperator({
       cluster: operatorCluster, clock: realClock, random: Math.random, workers: 2, namespace: teamA, readiness: 'existence',
@@ -92,7 +91,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
   });
   afterAll(async () => {
     await operator?.stop(10_000);
-    for (const cleanup of cleanups) await cleanup();
+    await cleanup?.();
   });
 
   it('the setup holds: alice may only write Applications, the operator may not write children itself', async () => {

@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { operatorRbac, runFlagsFor, type RbacOptions } from '../../app/manifests/rbac.js';
+import { runFlagsFor } from '../../app/manifests/rbac.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { Resource } from '../../core/index.js';
-import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
+import { adminIdentity, installOperator } from '../support/api-identities.js';
 import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readExisting, readObject, waitForCondition } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
-import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
+import { connect, describeWithApiServer, freshNamespaces, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
 const CONVERGE_MS = 30_000;
@@ -25,26 +25,25 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
   let operator: Operator;
   let teamA: string;
   let other: string;
-  const cleanups: Array<() => Promise<void>> = [];
+  let cleanup: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     admin = connect(env);
     const adminId = adminIdentity(env.kubeconfigPath);
-    const made = await Promise.all(['kr-nsr-ops', 'kr-nsr-team-a', 'kr-nsr-other'].map((prefix) => freshNamespace(admin, prefix)));
-    cleanups.push(...made.map((m) => m.cleanup));
-    const [ops, teamANs, otherNs] = made.map((m) => m.namespace) as [string, string, string];
+    const fresh = await freshNamespaces(admin, ['kr-nsr-ops', 'kr-nsr-team-a', 'kr-nsr-other']);
+    cleanup = fresh.cleanup;
+    const [ops, teamANs, otherNs] = fresh.namespaces as [string, string, string];
     teamA = teamANs;
     other = otherNs;
-    const rbac: RbacOptions = { namespace: ops, name: 'kreconcile-nsr', tenantNamespaces: [teamA] };
-    await applyAll(admin, operatorRbac(rbac));
+    const rbac = { namespace: ops, name: 'kreconcile-nsr', tenantNamespaces: [teamA] };
     expect(runFlagsFor(rbac)).toEqual(['--no-watch-children']);
-    const cluster = clusterWithToken(adminId, await serviceAccountToken(adminId, ops, 'kreconcile-nsr'), 'kreconcile-nsr');
+    const { cluster } = await installOperator(admin, adminId, rbac);
     // Without child watches, drift is found at each resync: a short one here.
     operator = await startOperator({ cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false, resyncMs: 2_000 });
   });
   afterAll(async () => {
     await operator?.stop(10_000);
-    for (const cleanup of cleanups) await cleanup();
+    await cleanup?.();
   });
 
   it('converges children in the tenant namespace without watching children cluster-wide', async () => {

@@ -5,9 +5,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { LEADER_LEASE_NAME, operatorRbac, type RbacOptions } from '../../app/manifests/rbac.js';
-import { adminIdentity, applyAll, canI, serviceAccountToken, type AccessQuestion, type ApiIdentity } from '../support/api-identities.js';
-import { connect, describeWithApiServer, freshNamespace, uniqueName } from '../support/kubernetes-env.js';
+import { LEADER_LEASE_NAME, type RbacOptions } from '../../app/manifests/rbac.js';
+import { adminIdentity, canI, installOperator, type AccessQuestion, type ApiIdentity } from '../support/api-identities.js';
+import { connect, describeWithApiServer, freshNamespaces, uniqueName } from '../support/kubernetes-env.js';
 
 type Row = readonly [string, AccessQuestion];
 
@@ -25,15 +25,12 @@ describeWithApiServer('RBAC matrix: what the operator\'s generated RBAC lets it 
   beforeAll(async () => {
     admin = connect(env);
     adminId = adminIdentity(env.kubeconfigPath);
-    [ops, teamA, teamADb, other] = await Promise.all(['kr-ops', 'kr-team-a', 'kr-team-a-db', 'kr-other'].map(async (prefix) => (await freshNamespace(admin, prefix)).namespace)) as [string, string, string, string];
+    [ops, teamA, teamADb, other] = (await freshNamespaces(admin, ['kr-ops', 'kr-team-a', 'kr-team-a-db', 'kr-other'])).namespaces as [string, string, string, string];
   });
 
   /** Applies the RBAC for `options` (its own names) and returns the operator's token identity. */
-  const operatorWith = async (options: Omit<RbacOptions, 'namespace' | 'name'>): Promise<ApiIdentity> => {
-    const name = uniqueName('kreconcile');
-    await applyAll(admin, operatorRbac({ ...options, namespace: ops, name }));
-    return { server: adminId.server, caData: adminId.caData, token: await serviceAccountToken(adminId, ops, name) };
-  };
+  const operatorWith = async (options: Omit<RbacOptions, 'namespace' | 'name'>): Promise<ApiIdentity> =>
+    (await installOperator(admin, adminId, { ...options, namespace: ops, name: uniqueName('kreconcile') })).identity;
 
   /** What no mode may ever grant: escalation, cluster-wide Secrets, kube-system, other tenants. */
   const never: ReadonlyArray<Row> = [

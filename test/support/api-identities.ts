@@ -8,6 +8,7 @@ import { request } from 'node:https';
 import { parse, stringify } from 'yaml';
 import * as E from 'fp-ts/lib/Either.js';
 import { createKubernetesCluster, type KubernetesCluster } from '../../adapters/kubernetes/index.js';
+import { operatorRbac, type RbacOptions } from '../../app/manifests/rbac.js';
 import { showClusterError, type Cluster, type Resource } from '../../core/index.js';
 
 /** How to reach the server as someone: the CA, and a client certificate or a bearer token. */
@@ -117,4 +118,14 @@ export const applyAll = async (cluster: Cluster, objects: ReadonlyArray<Resource
     const updated = await cluster.update({ ...object, metadata: { ...object.metadata, ...(resourceVersion ? { resourceVersion } : {}) } })();
     if (E.isLeft(updated)) throw new Error(`replacing ${object.kind} ${object.metadata.name}: ${showClusterError(updated.left)}`);
   }
+};
+
+/**
+ * Installs the RBAC `kreconcile rbac` prints for `options` and returns the operator's ServiceAccount
+ * token as an identity (for SelfSubjectAccessReviews) and as a Cluster (to run the operator with).
+ */
+export const installOperator = async (admin: Cluster, adminId: ApiIdentity, options: RbacOptions & { readonly name: string }): Promise<{ readonly identity: ApiIdentity; readonly cluster: KubernetesCluster }> => {
+  await applyAll(admin, operatorRbac(options));
+  const token = await serviceAccountToken(adminId, options.namespace, options.name);
+  return { identity: { server: adminId.server, caData: adminId.caData, token }, cluster: clusterWithToken(adminId, token, options.name) };
 };
