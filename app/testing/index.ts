@@ -4,6 +4,7 @@
  */
 export { createMemoryCluster, ManualClock, flushMicrotasks, systemClock, faultProfiles, allVerbs, writeVerbs } from '../../adapters/memory/index.js';
 export type { MemoryCluster, MemoryClusterOptions, FaultProfile, ErrorFault, LatencyFault, ConflictFault, WatchFault, FaultMatch, Verb, KindRegistration } from '../../adapters/memory/index.js';
+export { promiseCluster, ClusterCallError, isClusterCallError, type PromiseCluster } from './promise-cluster.js';
 export { checkConvergence, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';
