@@ -1,0 +1,206 @@
+/**
+ * The memory cluster served over HTTP on loopback as a Kubernetes API endpoint, so any client
+ * (client-node, kubectl, client-go) talks to the kit's in-memory API server — with its faults,
+ * which reach the client as the HTTP answers they stand for (409, 429 + Retry-After, 500, 504,
+ * a dropped connection), and its clock. Binds 127.0.0.1 only; bounds request bodies; every
+ * request needs the bearer token of the generated kubeconfig.
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as E from 'fp-ts/lib/Either.js';
+import type { JsonValue } from '../../../core/json/json.js';
+import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
+import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
+import type { MemoryCluster } from '../memory-cluster.js';
+import { routeOf, type ApiRoute, type KindAt } from './api-routes.js';
+import {
+  apiGroupDocument, coreVersionsDocument, groupListDocument, resourceListDocument, versionDocument,
+} from './discovery-documents.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { parseFieldSelector } from './list-query.js';
+import { answerResourceRequest } from './resource-requests.js';
+import { errorAnswer, notServed } from './status-response.js';
+import { streamWatch } from './watch-stream.js';
+
+export type ServeOptions = {
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  readonly port?: number;
+  /** Largest request body accepted, in bytes (default 3 MiB, kube-apiserver's limit); larger answers 413. */
+  readonly maxBodyBytes?: number;
+  /** The bearer token clients must send (default: 32 random bytes, in the kubeconfig). */
+  readonly token?: string;
+  /** Also write the kubeconfig to this file (mode 0600). */
+  readonly kubeconfigPath?: string;
+};
+
+export type ServedCluster = {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** A kubeconfig (YAML) for this endpoint: client-node's `loadFromString`, kubectl's `--kubeconfig`. */
+  readonly kubeconfig: string;
+  readonly kubeConfigPath?: string;
+  /** Stops listening, ends watch streams and drops open connections. Idempotent. */
+  close(): Promise<void>;
+};
+
+/** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts). */
+export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clock'>;
+
+const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+const readBody = (request: IncomingMessage, limit: number): Promise<string> => new Promise((resolve, reject) => {
+  const declared = Number(request.headers['content-length'] ?? '0');
+  if (declared > limit) return reject(new BodyTooLarge());
+  const chunks: Buffer[] = [];
+  let size = 0;
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      request.removeAllListeners('data');
+      reject(new BodyTooLarge());
+      return;
+    }
+    chunks.push(chunk);
+  });
+  request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  request.on('error', reject);
+});
+
+const sendJson = (response: ServerResponse, code: number, body: JsonValue, headers: Readonly<Record<string, string>> = {}): void => {
+  const text = JSON.stringify(body);
+  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+};
+
+/** An error as the API server answers it; code 0 (network failure) drops the connection instead. */
+const sendError = (response: ServerResponse, error: ClusterError, kind?: KindAt): void => {
+  if (error.code === 0) {
+    response.socket?.destroy();
+    return;
+  }
+  const answer = errorAnswer(error, kind);
+  sendJson(response, answer.code, answer.body, answer.headers);
+};
+
+const mediaType = (header: string | undefined): string => (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
+  switch (route.type) {
+    case 'version': return versionDocument();
+    case 'coreVersions': return coreVersionsDocument(host);
+    case 'groups': return groupListDocument(cluster.servedKinds());
+    case 'group': return apiGroupDocument(cluster.servedKinds(), route.group);
+    case 'resources': return resourceListDocument(cluster.servedKinds(), route.group, route.version);
+    default: return undefined;
+  }
+};
+
+const isWatch = (query: URLSearchParams): boolean => query.get('watch') === 'true' || query.get('watch') === '1';
+
+/** Serves `cluster` on 127.0.0.1 until `close()`. */
+export const serveMemoryCluster = async (cluster: ServableCluster, options: ServeOptions = {}): Promise<ServedCluster> => {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const watches = new Set<WatchHandle>();
+
+  const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' }>, query: URLSearchParams): void => {
+    const fields = parseFieldSelector(query.get('fieldSelector'));
+    if (E.isLeft(fields)) return sendError(response, fields.left, route.kind);
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    response.flushHeaders();
+    let cancelTimeout: (() => void) | undefined;
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      cancelTimeout?.();
+      watches.delete(handle);
+      handle.stop();
+      response.end();
+    };
+    const resourceVersion = query.get('resourceVersion');
+    const labelSelector = query.get('labelSelector');
+    const handle = streamWatch(cluster, {
+      kind: route.kind, fieldSelector: fields.right,
+      allowBookmarks: query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1',
+      ...(route.namespace === undefined ? {} : { namespace: route.namespace }),
+      ...(resourceVersion === null ? {} : { resourceVersion }),
+      ...(labelSelector === null ? {} : { labelSelector }),
+    }, {
+      line: (json) => { if (!ended) response.write(`${JSON.stringify(json)}\n`); },
+      end,
+    });
+    watches.add(handle);
+    response.on('close', end);
+    const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '0');
+    // The server ends a watch after timeoutSeconds (on the cluster's clock: virtual in tests).
+    if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) cancelTimeout = cluster.clock.setTimer(timeoutSeconds * 1000, end);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (request.headers.authorization !== `Bearer ${token}`) {
+      request.resume();
+      return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
+    }
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const route = routeOf(url.pathname, cluster.servedKinds());
+    let body: string;
+    try {
+      body = await readBody(request, limit);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      response.setHeader('Connection', 'close');
+      return sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+    }
+    if (route.type === 'health') {
+      response.writeHead(200, { 'Content-Type': 'text/plain' });
+      response.end('ok');
+      return;
+    }
+    if (route.type === 'unknown') return sendError(response, notServed());
+    if (route.type !== 'collection' && route.type !== 'object') {
+      const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
+      return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
+    }
+    if (route.type === 'collection' && request.method === 'GET' && isWatch(url.searchParams)) return startWatch(response, route, url.searchParams);
+    const answer = await answerResourceRequest(cluster, {
+      method: request.method ?? 'GET', target: route, query: url.searchParams, body, contentType: mediaType(request.headers['content-type']),
+    })();
+    if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
+    sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // A defect in this adapter: answer 500 rather than leave the client hanging.
+      if (!response.headersSent) sendError(response, clusterError('Internal', `in-memory API server defect: ${error instanceof Error ? error.message : String(error)}`));
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const kubeconfig = kubeconfigYaml(url, token);
+  if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
+  let closing: Promise<void> | undefined;
+  return {
+    url, kubeconfig,
+    ...(options.kubeconfigPath === undefined ? {} : { kubeConfigPath: options.kubeconfigPath }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        watches.forEach((watch) => watch.stop());
+        watches.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+};
