@@ -8,6 +8,17 @@ import type { ServedKind } from '../memory-cluster.js';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
+/** kubectl's short names of built-in kinds (`kubectl get cm`), keyed by `group/Kind`. */
+const shortNames: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ['/ConfigMap', ['cm']], ['/Namespace', ['ns']], ['/Pod', ['po']], ['/Service', ['svc']], ['/ServiceAccount', ['sa']],
+  ['/PersistentVolumeClaim', ['pvc']], ['/PersistentVolume', ['pv']], ['/Endpoints', ['ep']], ['/Event', ['ev']], ['/Node', ['no']],
+  ['/ReplicationController', ['rc']], ['/ResourceQuota', ['quota']], ['/LimitRange', ['limits']],
+  ['apps/Deployment', ['deploy']], ['apps/StatefulSet', ['sts']], ['apps/DaemonSet', ['ds']], ['apps/ReplicaSet', ['rs']],
+  ['batch/CronJob', ['cj']], ['networking.k8s.io/Ingress', ['ing']], ['networking.k8s.io/NetworkPolicy', ['netpol']],
+  ['policy/PodDisruptionBudget', ['pdb']], ['autoscaling/HorizontalPodAutoscaler', ['hpa']], ['storage.k8s.io/StorageClass', ['sc']],
+  ['apiextensions.k8s.io/CustomResourceDefinition', ['crd', 'crds']], ['scheduling.k8s.io/PriorityClass', ['pc']],
+]);
+
 /** Versions to advertise: kinds served at any version are listed under `v1`. */
 const versionsOf = (kind: ServedKind): ReadonlyArray<string> => (kind.versions === 'any' ? ['v1'] : [...kind.versions]);
 
@@ -59,7 +70,8 @@ export const resourceListDocument = (kinds: ReadonlyArray<ServedKind>, group: st
   const served = kinds.filter((k) => k.group === group && servesAt(k, version)).sort((a, b) => (a.plural < b.plural ? -1 : 1));
   if (served.length === 0) return undefined;
   const resources = served.flatMap((kind) => {
-    const main = { name: kind.plural, singularName: kind.kind.toLowerCase(), namespaced: kind.scope === 'Namespaced', kind: kind.kind, verbs };
+    const short = shortNames.get(`${kind.group}/${kind.kind}`);
+    const main = { name: kind.plural, singularName: kind.kind.toLowerCase(), namespaced: kind.scope === 'Namespaced', kind: kind.kind, verbs, ...(short === undefined ? {} : { shortNames: [...short] }) };
     const status = { name: `${kind.plural}/status`, singularName: '', namespaced: kind.scope === 'Namespaced', kind: kind.kind, verbs: ['get', 'patch', 'update'] };
     return kind.statusSubresource ? [main, status] : [main];
   });

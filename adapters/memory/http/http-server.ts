@@ -29,7 +29,12 @@ export type ServeOptions = {
   readonly port?: number;
   /** Largest request body accepted, in bytes (default 3 MiB, kube-apiserver's limit); larger answers 413. */
   readonly maxBodyBytes?: number;
-  /** The bearer token clients must send (default: 32 random bytes, in the kubeconfig). */
+  /**
+   * `token` (default): every request needs the kubeconfig's bearer token (32 random bytes unless
+   * `token` is given). `none`: no authentication — for kubectl and other client-go programs, which
+   * do not send bearer tokens over plain HTTP; the endpoint still listens on loopback only.
+   */
+  readonly auth?: 'token' | 'none';
   readonly token?: string;
   /** Also write the kubeconfig to this file (mode 0600). */
   readonly kubeconfigPath?: string;
@@ -142,7 +147,7 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (request.headers.authorization !== `Bearer ${token}`) {
+    if (options.auth !== 'none' && request.headers.authorization !== `Bearer ${token}`) {
       request.resume();
       return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
     }
@@ -187,7 +192,7 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
-  const kubeconfig = kubeconfigYaml(url, token);
+  const kubeconfig = kubeconfigYaml(url, options.auth === 'none' ? undefined : token);
   if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
   let closing: Promise<void> | undefined;
   return {
