@@ -5,10 +5,9 @@
  * and path, and replaying them reproduces the same failure.
  */
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkConvergence, ConvergenceFailure, faultProfiles, type ConvergenceContext, type ConvergenceOptions } from '../../../app/testing/index.js';
-import type { Resource } from '../../../core/index.js';
+import { checkConvergence, ConvergenceFailure, faultProfiles, type ConvergenceOptions } from '../../../app/testing/index.js';
+import { converged, perturb, setup, worldArbitrary, type World } from './greeting-world.js';
 
 // ---- the controller under test: keeps a ConfigMap `<name>-greeting` in sync with each Greeting ----
 const GREETINGS = { group: 'demo.example', version: 'v1', plural: 'greetings', namespace: 'default' };
@@ -37,51 +36,10 @@ const greetingController = (fixesDrift: boolean) => async (kubeconfig: string): 
 };
 // ---------------------------------------------------------------------------------------------------
 
-const greetingCrd: Resource = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'greetings.demo.example' },
-  spec: {
-    group: 'demo.example', scope: 'Namespaced', names: { plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList' },
-    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-};
-
-type World = ReadonlyArray<{ readonly name: string; readonly message: string }>;
-
-const worldArbitrary: fc.Arbitrary<World> = fc.uniqueArray(
-  fc.record({ name: fc.constantFrom('alpha', 'beta', 'gamma'), message: fc.constantFrom('hello', 'hi', 'hey') }),
-  { minLength: 1, maxLength: 3, selector: (g) => g.name },
-);
-
-const greetingRef = (name: string) => ({ apiVersion: 'demo.example/v1', kind: 'Greeting', namespace: 'default', name });
-const configMapRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: `${name}-greeting` });
-
-/** Another actor: edits a ConfigMap the controller owns, or a Greeting's message. */
-const perturb = async ({ api, world }: ConvergenceContext<World>, step: number): Promise<void> => {
-  const target = world[step % world.length];
-  if (target === undefined) return;
-  if (step % 2 === 1) await api.patch(configMapRef(target.name), { type: 'merge', body: { data: { message: 'tampered' } } });
-  else await api.patch(greetingRef(target.name), { type: 'merge', body: { spec: { message: `${target.message}, step ${step}` } } });
-};
-
-/** Every Greeting has its ConfigMap, with the Greeting's current message. */
-const converged = async ({ cluster }: ConvergenceContext<World>): Promise<true | string> => {
-  const objects = cluster.objects();
-  const wrong = objects.filter((o) => o.kind === 'Greeting').flatMap((greeting) => {
-    const message = (greeting.spec as { message: string }).message;
-    const child = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `${greeting.metadata.name}-greeting`);
-    return (child?.data as { message?: string } | undefined)?.message === message ? [] : [`${greeting.metadata.name}: wanted "${message}", found ${JSON.stringify(child?.data ?? null)}`];
-  });
-  return wrong.length === 0 ? true : wrong.join('; ');
-};
-
 const options = (fixesDrift: boolean, answered: Set<number> = new Set()): ConvergenceOptions<World> => ({
   world: worldArbitrary,
   overHttp: true,
-  setup: async ({ api, cluster, world }) => {
-    await api.create(greetingCrd);
-    await cluster.settle();
-    for (const greeting of world) await api.create({ apiVersion: 'demo.example/v1', kind: 'Greeting', metadata: { name: greeting.name, namespace: 'default' }, spec: { message: greeting.message } });
-  },
+  setup,
   reconcile: async (_cluster, _clock, pass) => {
     if (pass.endpoint === undefined) throw new Error('overHttp gives every pass an endpoint');
     await greetingController(fixesDrift)(pass.endpoint.kubeconfig).catch((error: unknown) => {
