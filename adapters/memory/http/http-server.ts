@@ -5,10 +5,9 @@
  * a dropped connection), and its clock. Binds 127.0.0.1 only; bounds request bodies; every
  * request needs the bearer token of the generated kubeconfig.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JsonValue } from '../../../core/json/json.js';
 import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
@@ -19,10 +18,9 @@ import {
   apiGroupDocument, coreVersionsDocument, groupListDocument, resourceListDocument, versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
-import { parseFieldSelector } from './list-query.js';
 import { answerResourceRequest } from './resource-requests.js';
 import { errorAnswer, notServed } from './status-response.js';
-import { streamWatch } from './watch-stream.js';
+import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
 
 export type ServeOptions = {
   /** Port on 127.0.0.1 (default 0: any free port). */
@@ -91,6 +89,18 @@ const sendError = (response: ServerResponse, error: ClusterError, kind?: KindAt)
   sendJson(response, answer.code, answer.body, answer.headers);
 };
 
+const sendText = (response: ServerResponse, text: string): void => {
+  response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
+  response.end(text);
+};
+
+/** Compares a presented credential in constant time (another local process may probe the port). */
+const sameSecret = (presented: string, expected: string): boolean => {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
 const mediaType = (header: string | undefined): string => (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
 const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
@@ -104,8 +114,6 @@ const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string
   }
 };
 
-const isWatch = (query: URLSearchParams): boolean => query.get('watch') === 'true' || query.get('watch') === '1';
-
 /** Serves `cluster` on 127.0.0.1 until `close()`. */
 export const serveMemoryCluster = async (cluster: ServableCluster, options: ServeOptions = {}): Promise<ServedCluster> => {
   const token = options.token ?? randomBytes(32).toString('base64url');
@@ -113,70 +121,50 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   const watches = new Set<WatchHandle>();
 
   const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' }>, query: URLSearchParams): void => {
-    const fields = parseFieldSelector(query.get('fieldSelector'));
-    if (E.isLeft(fields)) return sendError(response, fields.left, route.kind);
-    response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    response.flushHeaders();
-    let cancelTimeout: (() => void) | undefined;
-    let ended = false;
-    const end = (): void => {
-      if (ended) return;
-      ended = true;
-      cancelTimeout?.();
-      watches.delete(handle);
-      handle.stop();
-      response.end();
-    };
-    const resourceVersion = query.get('resourceVersion');
-    const labelSelector = query.get('labelSelector');
-    const handle = streamWatch(cluster, {
-      kind: route.kind, fieldSelector: fields.right,
-      allowBookmarks: query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1',
-      ...(route.namespace === undefined ? {} : { namespace: route.namespace }),
-      ...(resourceVersion === null ? {} : { resourceVersion }),
-      ...(labelSelector === null ? {} : { labelSelector }),
-    }, {
-      line: (json) => { if (!ended) response.write(`${JSON.stringify(json)}\n`); },
-      end,
-    });
-    watches.add(handle);
-    response.on('close', end);
-    const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '0');
-    // The server ends a watch after timeoutSeconds (on the cluster's clock: virtual in tests).
-    if (Number.isFinite(timeoutSeconds) && timeoutSeconds > 0) cancelTimeout = cluster.clock.setTimer(timeoutSeconds * 1000, end);
+    const request = watchRequestOf(route.kind, route.namespace, query);
+    if (E.isLeft(request)) return sendError(response, request.left, route.kind);
+    const watch = serveWatch(cluster, cluster.clock, request.right, response);
+    watches.add(watch);
+    response.on('close', () => watches.delete(watch));
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    if (options.auth !== 'none' && request.headers.authorization !== `Bearer ${token}`) {
-      request.resume();
-      return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
-    }
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const route = routeOf(url.pathname, cluster.servedKinds());
-    let body: string;
+  const authorised = (request: IncomingMessage): boolean => options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
+
+  /** The request body, or undefined once a 413 went out. */
+  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<string | undefined> => {
     try {
-      body = await readBody(request, limit);
+      return await readBody(request, limit);
     } catch (error) {
       if (!(error instanceof BodyTooLarge)) throw error;
       response.setHeader('Connection', 'close');
-      return sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+      sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+      return undefined;
     }
-    if (route.type === 'health') {
-      response.writeHead(200, { 'Content-Type': 'text/plain' });
-      response.end('ok');
-      return;
-    }
+  };
+
+  const respond = async (request: IncomingMessage, response: ServerResponse, url: URL, body: string): Promise<void> => {
+    const route = routeOf(url.pathname, cluster.servedKinds());
+    if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
     if (route.type !== 'collection' && route.type !== 'object') {
       const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
       return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
     }
-    if (route.type === 'collection' && request.method === 'GET' && isWatch(url.searchParams)) return startWatch(response, route, url.searchParams);
+    if (route.type === 'collection' && request.method === 'GET' && isWatchRequest(url.searchParams)) return startWatch(response, route, url.searchParams);
     const answer = await answerResourceRequest(cluster, {
       method: request.method ?? 'GET', target: route, query: url.searchParams, body, contentType: mediaType(request.headers['content-type']),
     })();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
     sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (!authorised(request)) {
+      request.resume();
+      return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
+    }
+    const body = await bodyOf(request, response);
+    if (body !== undefined) await respond(request, response, new URL(request.url ?? '/', 'http://127.0.0.1'), body);
   };
 
   const server = createServer((request, response) => {
@@ -190,7 +178,9 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
   });
-  const { port } = server.address() as AddressInfo;
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the HTTP server did not bind a TCP port');
+  const { port } = address;
   const url = `http://127.0.0.1:${port}`;
   const kubeconfig = kubeconfigYaml(url, options.auth === 'none' ? undefined : token);
   if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });

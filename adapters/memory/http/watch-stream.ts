@@ -4,11 +4,13 @@
  * a failure (410 Gone for a too-old resourceVersion, an injected fault) as an ERROR event with
  * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200.
  */
+import type { ServerResponse } from 'node:http';
+import * as E from 'fp-ts/lib/Either.js';
 import type { JsonObject } from '../../../core/json/json.js';
-import type { Cluster, WatchEvent, WatchHandle } from '../../../core/ports/cluster.js';
+import type { Clock, Cluster, WatchEvent, WatchHandle } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
-import { matchesFields, type FieldSelector } from './list-query.js';
+import { matchesFields, parseFieldSelector, type FieldSelector } from './list-query.js';
 import { statusBody } from './status-response.js';
 
 export type WatchRequest = {
@@ -18,6 +20,27 @@ export type WatchRequest = {
   readonly labelSelector?: string;
   readonly fieldSelector: FieldSelector;
   readonly allowBookmarks: boolean;
+  /** The server ends the stream after this long (0: never), as kube-apiserver does. */
+  readonly timeoutMs: number;
+};
+
+const flag = (value: string | null): boolean => value === 'true' || value === '1';
+
+export const isWatchRequest = (query: URLSearchParams): boolean => flag(query.get('watch'));
+
+/** The watch a collection request asks for (`?watch=1&resourceVersion=…&labelSelector=…`). */
+export const watchRequestOf = (kind: KindAt, namespace: string | undefined, query: URLSearchParams): E.Either<ClusterError, WatchRequest> => {
+  const resourceVersion = query.get('resourceVersion');
+  const labelSelector = query.get('labelSelector');
+  const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '0');
+  return E.map((fieldSelector: FieldSelector): WatchRequest => ({
+    kind, fieldSelector,
+    allowBookmarks: flag(query.get('allowWatchBookmarks')),
+    timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(resourceVersion === null ? {} : { resourceVersion }),
+    ...(labelSelector === null ? {} : { labelSelector }),
+  }))(parseFieldSelector(query.get('fieldSelector')));
 };
 
 /** Where the stream goes: one call per line, then `end` exactly once. */
@@ -31,7 +54,7 @@ const lineOf = (event: WatchEvent, kind: KindAt): JsonObject => (event.type === 
   : { type: event.type, object: event.object });
 
 /** Starts the stream; the returned handle stops it when the client goes away. */
-export const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => cluster.watch({
+const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => cluster.watch({
   apiVersion: request.kind.apiVersion, kind: request.kind.kind,
   ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
   ...(request.resourceVersion === undefined ? {} : { resourceVersion: request.resourceVersion }),
@@ -48,3 +71,28 @@ export const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineS
     sink.end();
   },
 });
+
+/**
+ * Answers 200 at once (clients count a watch as established when the headers arrive), then
+ * streams until the cluster ends the watch, the timeout passes on `clock`, the client goes
+ * away or the returned handle is stopped (server shutdown).
+ */
+export const serveWatch = (cluster: Cluster, clock: Clock, request: WatchRequest, response: ServerResponse): WatchHandle => {
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  response.flushHeaders();
+  let ended = false;
+  let upstream: WatchHandle | undefined;
+  let cancelTimeout: (() => void) | undefined;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    cancelTimeout?.();
+    upstream?.stop();
+    response.end();
+  };
+  upstream = streamWatch(cluster, request, { line: (json) => { if (!ended) response.write(`${JSON.stringify(json)}\n`); }, end });
+  if (ended) upstream.stop();
+  response.on('close', end);
+  if (request.timeoutMs > 0) cancelTimeout = clock.setTimer(request.timeoutMs, end);
+  return { stop: end };
+};
