@@ -108,6 +108,40 @@ const serveRun = async (cluster: MemoryCluster, overHttp: ConvergenceOptions<unk
 const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.VerbosityLevel =>
   verbose === true ? fc.VerbosityLevel.VeryVerbose : verbose === false || verbose === undefined ? fc.VerbosityLevel.None : verbose;
 
+/** One generated world: setup, passes under faults, passes until quiet, then the invariant. */
+const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, clusterSeed: number): Promise<void> => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
+  const observed = counting(cluster);
+  const served = await serveRun(observed.cluster, options.overHttp);
+  try {
+    const endpoint = served.endpoint ? { endpoint: served.endpoint } : {};
+    const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world, ...endpoint };
+    const pass: PassContext = { api: promiseCluster(observed.cluster), ...endpoint };
+    await drive(clock, options.setup(context));
+    cluster.setFaults(options.faults ?? {});
+    for (let step = 0; step < (options.faultyPasses ?? 5); step++) {
+      if (options.perturb) await swallow(drive(clock, options.perturb(context, step)));
+      await swallow(drive(clock, options.reconcile(observed.cluster, clock, pass)));
+      await clock.advance(options.passIntervalMs ?? 1_000);
+    }
+    cluster.setFaults({});
+    await runUntilQuiet(context, observed, pass, options);
+    const verdict = await options.converged(context);
+    if (verdict !== true) throw new Error(`not converged: ${verdict}`);
+  } finally {
+    await served.close();
+  }
+};
+
+/** fast-check's report, the failing run's error and the line that replays it. */
+const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceFailure => {
+  const path = details.counterexamplePath ?? '';
+  const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
+  const replay = `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
+  return new ConvergenceFailure(`${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`, details.seed, path, details.counterexample, { cause: details.errorInstance });
+};
+
 /**
  * Runs the property.
  * Guarantees: every run is reproducible from its seed and path (cluster faults are seeded from
@@ -116,39 +150,14 @@ const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.Verbosit
  * counterexample and the run's error as `cause`.
  */
 export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
-  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (world, clusterSeed) => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
-    const observed = counting(cluster);
-    const served = await serveRun(observed.cluster, options.overHttp);
-    try {
-      const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world, ...(served.endpoint ? { endpoint: served.endpoint } : {}) };
-      const pass: PassContext = { api: promiseCluster(observed.cluster), ...(served.endpoint ? { endpoint: served.endpoint } : {}) };
-      await drive(clock, options.setup(context));
-      cluster.setFaults(options.faults ?? {});
-      for (let step = 0; step < (options.faultyPasses ?? 5); step++) {
-        if (options.perturb) await swallow(drive(clock, options.perturb(context, step)));
-        await swallow(drive(clock, options.reconcile(observed.cluster, clock, pass)));
-        await clock.advance(options.passIntervalMs ?? 1_000);
-      }
-      cluster.setFaults({});
-      await runUntilQuiet(context, observed, pass, options);
-      const verdict = await options.converged(context);
-      if (verdict !== true) throw new Error(`not converged: ${verdict}`);
-    } finally {
-      await served.close();
-    }
-  });
+  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (world, clusterSeed) => runOnce(options, world, clusterSeed));
   const details = await fc.check(property, {
     numRuns: options.numRuns ?? 50,
     verbose: verbosity(options.verbose),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.path === undefined ? {} : { path: options.path }),
   });
-  if (!details.failed) return;
-  const replay = details.counterexamplePath === null ? '' : `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)} })`;
-  const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
-  throw new ConvergenceFailure(`${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`, details.seed, details.counterexamplePath ?? '', details.counterexample, { cause: details.errorInstance });
+  if (details.failed) throw failureOf(details);
 };
 
 const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed: { readonly cluster: Cluster; readonly writes: () => number }, pass: PassContext, options: ConvergenceOptions<World>): Promise<void> => {
