@@ -147,6 +147,9 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
     if (route.type !== 'collection' && route.type !== 'object') {
+      // Discovery is down with the rest of the server: the port's Discovery answers the outage.
+      const up = await cluster.scopeOf('v1', 'Namespace')();
+      if (E.isLeft(up)) return sendError(response, up.left);
       const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
       return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
     }

@@ -116,6 +116,28 @@ describe('client-node against the memory cluster over HTTP', () => {
   });
 });
 
+describe('client-node informer across an API-server restart', () => {
+  it('the in-stream 410 makes the informer relist and keep following', async () => {
+    const memory = createMemoryCluster();
+    const { kubeConfig } = await served(memory);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const informer = makeInformer(kubeConfig, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
+    const connects: number[] = [];
+    informer.on('connect', () => connects.push(connects.length));
+    await informer.start();
+    try {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'before' } } });
+      await eventually(() => expect(informer.list('default').map((o) => o.metadata?.name)).toEqual(['before']), 5_000, 10);
+      memory.restart();
+      await eventually(() => expect(connects.length).toBeGreaterThan(1), 10_000, 10);
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'after' } } });
+      await eventually(() => expect(informer.list('default').map((o) => o.metadata?.name).sort()).toEqual(['after', 'before']), 10_000, 10);
+    } finally {
+      await informer.stop();
+    }
+  }, 30_000);
+});
+
 describe('kubectl against the memory cluster over HTTP (no authentication: client-go sends no token over plain HTTP)', () => {
   it('server-side apply, get, delete and api-resources', async () => {
     const memory = createMemoryCluster();

@@ -213,6 +213,7 @@ describe('memory cluster over HTTP: requests and answers', () => {
     target.memory.setFaults({});
     target.memory.unavailableFor(60_000);
     await expect(target.request(`${base}/f`)).rejects.toThrow(/fetch failed/);
+    await expect(target.request('/api/v1')).rejects.toThrow(/fetch failed/);
   });
 });
 
@@ -256,6 +257,17 @@ describe('memory cluster over HTTP: watch', () => {
     await clock.advance(30_000);
     await watch.ended;
     expect(watch.lines).toHaveLength(1);
+  });
+
+  it('an API-server restart ends open streams with an ERROR event carrying 410', async () => {
+    const target = await serve();
+    const watch = await watchLines(target, '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1');
+    await target.request('/api/v1/namespaces/default/configmaps', { method: 'POST', body: configMap('before') });
+    await eventually(() => expect(watch.lines).toHaveLength(1), 5_000, 5);
+    target.memory.restart();
+    await watch.ended;
+    expect(watch.lines.map((l) => l.type)).toEqual(['ADDED', 'ERROR']);
+    expect(watch.lines[1].object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
   });
 
   it('close() ends open watch streams and stops listening', async () => {
