@@ -89,6 +89,13 @@ const sendError = (response: ServerResponse, error: ClusterError, kind?: KindAt)
   sendJson(response, answer.code, answer.body, answer.headers);
 };
 
+/** A watch on an object path (the deprecated form) is a watch on its collection selecting the name. */
+const withNameSelector = (query: URLSearchParams, name: string): URLSearchParams => {
+  const next = new URLSearchParams(query);
+  next.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${name}`].filter((s) => s !== null && s !== '').join(','));
+  return next;
+};
+
 const sendText = (response: ServerResponse, text: string): void => {
   response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
   response.end(text);
@@ -120,8 +127,9 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const watches = new Set<WatchHandle>();
 
-  const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' }>, query: URLSearchParams): void => {
-    const request = watchRequestOf(route.kind, route.namespace, query);
+  const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' | 'object' }>, query: URLSearchParams): void => {
+    if (route.type === 'object' && route.subresource !== undefined) return sendError(response, notServed());
+    const request = watchRequestOf(route.kind, route.namespace, route.type === 'object' ? withNameSelector(query, route.name) : query);
     if (E.isLeft(request)) return sendError(response, request.left, route.kind);
     const watch = serveWatch(cluster, cluster.clock, request.right, response);
     watches.add(watch);
@@ -153,7 +161,7 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
       const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
       return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
     }
-    if (route.type === 'collection' && request.method === 'GET' && isWatchRequest(url.searchParams)) return startWatch(response, route, url.searchParams);
+    if (request.method === 'GET' && isWatchRequest(url.searchParams)) return startWatch(response, route, url.searchParams);
     const answer = await answerResourceRequest(cluster, {
       method: request.method ?? 'GET', target: route, query: url.searchParams, body, contentType: mediaType(request.headers['content-type']),
     })();

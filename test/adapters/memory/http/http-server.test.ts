@@ -257,6 +257,11 @@ describe('memory cluster over HTTP: watch', () => {
     await clock.advance(30_000);
     await watch.ended;
     expect(watch.lines).toHaveLength(1);
+    // the object-path form selects the same way
+    const single = await watchLines(target, `${base}/x?watch=true&timeoutSeconds=1`);
+    await eventually(() => expect(single.lines.map((l) => `${l.type}:${l.object.metadata.name}`)).toEqual(['ADDED:x']), 5_000, 5);
+    await clock.advance(1_000);
+    await single.ended;
   });
 
   it('an API-server restart ends open streams with an ERROR event carrying 410', async () => {
