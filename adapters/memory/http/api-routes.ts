@@ -36,6 +36,8 @@ const resourceRoute = (kinds: ReadonlyArray<ServedKind>, group: string, version:
   if (namespace !== undefined && kind.scope === 'Cluster') return { type: 'unknown' };
   const inNamespace = namespace === undefined ? {} : { namespace };
   if (name === undefined) return { type: 'collection', kind, ...inNamespace };
+  // An object of a namespaced kind has no path outside its namespace.
+  if (namespace === undefined && kind.scope === 'Namespaced') return { type: 'unknown' };
   if (subresource === undefined) return { type: 'object', kind, name, ...inNamespace };
   if (subresource === 'status' && kind.statusSubresource) return { type: 'object', kind, name, subresource, ...inNamespace };
   return { type: 'unknown' };

@@ -145,7 +145,10 @@ const listAnswer = (cluster: Cluster, request: ResourceRequest, target: Extract<
 const onCollection = (cluster: Cluster, request: ResourceRequest, target: Extract<Target, { type: 'collection' }>): TE.TaskEither<ClusterError, Answer> => {
   switch (request.method) {
     case 'GET': return listAnswer(cluster, request, target);
-    case 'POST': return pipe(
+    // Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405 too).
+    case 'POST': return target.kind.scope === 'Namespaced' && target.namespace === undefined
+      ? TE.left(clusterError('BadRequest', `${target.kind.plural} are namespaced: POST to /namespaces/{namespace}/${target.kind.plural}`, { code: 405 }))
+      : pipe(
       TE.fromEither(E.Do),
       TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
       TE.bind('options', () => TE.fromEither(writeOptions(request.query))),

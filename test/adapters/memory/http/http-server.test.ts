@@ -103,6 +103,10 @@ describe('memory cluster over HTTP: discovery', () => {
     // a namespaced path for a cluster-scoped kind, an unknown subresource: not served
     expect((await target.request('/api/v1/namespaces/default/namespaces/x')).status).toBe(404);
     expect((await target.request('/api/v1/namespaces/default/configmaps/x/scale')).status).toBe(404);
+    // namespaced kinds: listed across namespaces, but neither created nor addressed outside one
+    expect((await target.request('/apis/toys.example/v1/gadgets')).json.items.map((o: any) => o.metadata.name)).toEqual(['g']);
+    expect((await target.request('/apis/toys.example/v1/gadgets', { method: 'POST', body: { apiVersion: 'toys.example/v1', kind: 'Gadget', metadata: { name: 'h' } } })).json).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });
+    expect((await target.request('/apis/toys.example/v1/gadgets/g')).status).toBe(404);
   });
 });
 
