@@ -77,7 +77,9 @@ const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Re
 
 const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptions> => {
   const dryRun = query.get('dryRun');
-  if (dryRun !== null && dryRun !== 'All') return E.left(badRequest(`invalid dryRun "${dryRun}": the only supported value is All`));
+  if (dryRun !== null && dryRun !== 'All') {
+    return E.left(clusterError('Invalid', `dryRun: Unsupported value: "${dryRun}": supported values: "All"`, { causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: "${dryRun}": supported values: "All"` }] }));
+  }
   const fieldManager = query.get('fieldManager');
   return E.right({ ...(dryRun === 'All' ? { dryRun: true } : {}), ...(fieldManager === null ? {} : { fieldManager }) });
 };
@@ -97,7 +99,9 @@ const unsupportedPatch = (contentType: string): ClusterError => clusterError('Un
 const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
   const force = request.query.get('force');
   const isApply = request.contentType === 'application/apply-patch+yaml';
-  if (force !== null && !isApply) return E.left(clusterError('BadRequest', 'force may not be specified for non-apply patch'));
+  if (force !== null && !isApply) {
+    return E.left(clusterError('Invalid', 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch', { causes: [{ field: 'force', reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch' }] }));
+  }
   switch (request.contentType) {
     case 'application/json-patch+json': return pipe(parseJson(request.body), E.flatMap((value) =>
       (isJsonPatch(value) ? E.right<ClusterError, Patch>({ type: 'json', operations: value }) : E.left(badRequest('a JSON patch must be an array of operations with op and path')))));

@@ -143,7 +143,7 @@ describe('memory cluster over HTTP: requests and answers', () => {
     const applyYaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  c: "3"\n';
     expect((await target.request(`${path}?fieldManager=me`, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: applyYaml })).json.data).toEqual({ b: '2', c: '3' });
     expect((await target.request(path, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: applyYaml })).json).toMatchObject({ reason: 'Invalid', code: 422 });
-    expect((await target.request(`${path}?force=true`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: {} })).json).toMatchObject({ code: 400 });
+    expect((await target.request(`${path}?force=true`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: {} })).json).toMatchObject({ reason: 'Invalid', code: 422 });
     for (const contentType of ['application/strategic-merge-patch+json', 'text/plain']) {
       const refused = await target.request(path, { method: 'PATCH', contentType, body: { data: { d: '4' } } });
       expect(refused.status).toBe(415);
