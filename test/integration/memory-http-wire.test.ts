@@ -82,6 +82,34 @@ describeWithApiServer('memory cluster over HTTP vs kube-apiserver on the wire', 
     });
   }
 
+  it('discovery: every resource the memory endpoint lists (plural, kind, scope, /status) is the real server\'s', async () => {
+    const groups = await real.send({ method: 'GET', path: '/apis' })();
+    const memoryGroups = await memory.send({ method: 'GET', path: '/apis' })();
+    if (E.isLeft(groups) || E.isLeft(memoryGroups)) throw new Error('discovery failed');
+    const versions = (value: unknown): string[] => (value as { groups: Array<{ versions: Array<{ groupVersion: string }> }> }).groups.flatMap((g) => g.versions.map((v) => v.groupVersion));
+    const realVersions = new Set(versions(groups.right));
+    // kreconcile's own Application is a CRD on a real server (not installed there).
+    const shared = ['v1', ...versions(memoryGroups.right).filter((v) => !v.startsWith('kreconcile.io/'))];
+    expect(shared.filter((v) => v !== 'v1' && !realVersions.has(v))).toEqual([]);
+    type Entry = { name: string; kind: string; namespaced: boolean };
+    const entries = async (client: RestClient, groupVersion: string): Promise<Entry[]> => {
+      const list = await client.send({ method: 'GET', path: groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}` })();
+      if (E.isLeft(list)) throw new Error(`${groupVersion}: ${list.left.message}`);
+      return (list.right as { resources: Entry[] }).resources.map(({ name, kind, namespaced }) => ({ name, kind, namespaced }));
+    };
+    let compared = 0;
+    for (const groupVersion of shared) {
+      const realEntries = await entries(real, groupVersion);
+      const memoryEntries = await entries(memory, groupVersion);
+      compared += memoryEntries.length;
+      const missing = memoryEntries.filter((m) => !realEntries.some((r) => r.name === m.name && r.kind === m.kind && r.namespaced === m.namespaced));
+      expect({ groupVersion, missing }).toEqual({ groupVersion, missing: [] });
+    }
+    // not vacuous: the built-in table's group/versions and resources (with /status entries) were all compared
+    expect(shared.length).toBeGreaterThan(15);
+    expect(compared).toBeGreaterThan(60);
+  });
+
   // Documented in docs/testing.md ("What it does not serve").
   const differences: ReadonlyArray<readonly [string, RestRequest, Outcome]> = [
     ['strategic merge patch on a built-in kind (real: applied; memory: 415)',
