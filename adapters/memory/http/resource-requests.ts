@@ -123,7 +123,8 @@ const policyOf = (request: ResourceRequest): E.Either<ClusterError, PropagationP
   if (isJsonObject(body.preconditions) && Object.keys(body.preconditions).length > 0) {
     return E.left(badRequest('delete preconditions are not supported by the in-memory API server'));
   }
-  if (request.query.get('dryRun') !== null || body.dryRun !== undefined) return E.left(badRequest('dry-run delete is not supported by the in-memory API server'));
+  const dryRun = request.query.get('dryRun') !== null || (isJsonArray(body.dryRun) && body.dryRun.length > 0);
+  if (dryRun) return E.left(badRequest('dry-run delete is not supported by the in-memory API server'));
   const policy = request.query.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined)
     ?? (body.orphanDependents === true || request.query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
   if (policy === undefined || policy === 'Background' || policy === 'Foreground' || policy === 'Orphan') return E.right(policy);
