@@ -8,6 +8,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_JSON_BOUNDS, withinBounds } from '../../../core/json/bounds.js';
 import { isJsonArray, isJsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { JsonPatchOperation } from '../../../core/plan/types.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
@@ -39,11 +40,25 @@ const refOf = (target: Extract<Target, { type: 'object' }>): ObjectRef => ({
   ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
 });
 
-const parseJson = (text: string): E.Either<ClusterError, JsonValue> =>
-  E.tryCatch(() => JSON.parse(text) as JsonValue, (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`));
+/** Refuses bodies nested too deep or too large for the verbs, which recurse over objects. */
+const bounded = (value: JsonValue): E.Either<ClusterError, JsonValue> => pipe(
+  withinBounds(value, DEFAULT_JSON_BOUNDS),
+  E.mapLeft((problem) => badRequest(`the request body is refused at ${problem.path.join('.') || 'its root'}: ${problem.message}`)),
+);
 
-const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> =>
-  E.tryCatch(() => parseYaml(text, { maxAliasCount: 0 }) as JsonValue, (error) => badRequest(`the apply patch is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`));
+const parseJson = (text: string): E.Either<ClusterError, JsonValue> => pipe(
+  E.tryCatch(() => JSON.parse(text) as JsonValue, (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)),
+  E.flatMap(bounded),
+);
+
+/** Apply bodies are YAML; clients send JSON (a subset), parsed as such first. */
+const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> => pipe(
+  parseJson(text),
+  E.orElse(() => pipe(
+    E.tryCatch(() => parseYaml(text, { maxAliasCount: 0 }) as JsonValue, (error) => badRequest(`the apply patch is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)),
+    E.flatMap(bounded),
+  )),
+);
 
 /**
  * A body that looks like a Kubernetes object: a JSON object whose `metadata` is an object. The

@@ -129,6 +129,8 @@ describe('memory cluster over HTTP: requests and answers', () => {
     expect(invalid.json).toMatchObject({ reason: 'Invalid', code: 422 });
     expect((await target.request(base, { method: 'POST', body: { ...configMap('b'), metadata: { name: 'b', namespace: 'other' } } })).json).toMatchObject({ reason: 'BadRequest', code: 400 });
     expect((await target.request(base, { method: 'POST', body: '{not json' })).json).toMatchObject({ reason: 'BadRequest', code: 400 });
+    const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
+    expect((await target.request(base, { method: 'POST', body: deep })).json).toMatchObject({ code: 400, message: expect.stringMatching(/nested deeper than 200 levels/) });
     const deleted = await target.request(`${base}/a`, { method: 'DELETE' });
     expect(deleted.json).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'a', kind: 'configmaps' } });
     expect(target.memory.objects().filter((o) => o.kind === 'ConfigMap')).toEqual([]);
