@@ -1,6 +1,8 @@
 /**
  * `kreconcile/testing`: the test kit for operator authors — the in-memory API server with fault
- * injection and a manual clock, arbitraries, and the `checkConvergence` property runner.
+ * injection and a manual clock (in process, with a Promise facade, or served over HTTP on
+ * loopback for any Kubernetes client), arbitraries, and the `checkConvergence` property runner.
+ * Guide: docs/testing.md.
  */
 export { createMemoryCluster, ManualClock, flushMicrotasks, systemClock, faultProfiles, allVerbs, writeVerbs } from '../../adapters/memory/index.js';
 export type { MemoryCluster, MemoryClusterOptions, FaultProfile, ErrorFault, LatencyFault, ConflictFault, WatchFault, FaultMatch, Verb, KindRegistration } from '../../adapters/memory/index.js';
