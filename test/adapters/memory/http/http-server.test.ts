@@ -107,6 +107,12 @@ describe('memory cluster over HTTP: discovery', () => {
     expect((await target.request('/apis/toys.example/v1/gadgets')).json.items.map((o: any) => o.metadata.name)).toEqual(['g']);
     expect((await target.request('/apis/toys.example/v1/gadgets', { method: 'POST', body: { apiVersion: 'toys.example/v1', kind: 'Gadget', metadata: { name: 'h' } } })).json).toMatchObject({ reason: 'MethodNotAllowed', code: 405 });
     expect((await target.request('/apis/toys.example/v1/gadgets/g')).status).toBe(404);
+    // deleting the CRD removes its kind (and objects) from discovery and from the paths
+    await target.request('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.toys.example', { method: 'DELETE' });
+    await target.memory.settle();
+    expect((await target.request('/apis/toys.example/v1')).status).toBe(404);
+    expect((await target.request('/apis/toys.example/v1/namespaces/default/gadgets')).status).toBe(404);
+    expect((await target.request('/apis')).json.groups.map((g: { name: string }) => g.name)).not.toContain('toys.example');
   });
 });
 
