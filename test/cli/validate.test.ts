@@ -56,7 +56,7 @@ describe('kreconcile validate', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(linesOf(result.stderr)).toEqual([
-      'error: apps.yaml:19:9: document 1 (Application default/first): spec.observerSchema[0].metadata.namespace: metadata.namespace may only be null (observed): the namespace of a resource is set in its manifest',
+      'error: apps.yaml:19:9: document 1 (Application default/first): spec.observerSchema[0].metadata.namespace: metadata.namespace may only be true or null (observed): the namespace of a resource is set in its manifest',
       'error: apps.yaml:23:13: document 1 (Application default/first): spec.observerSchema[0].spec.ports[1]: observer_schema_list_max_length (1) is below observer_schema_list_min_length (2); use 0 for no maximum',
       'error: apps.yaml:36:7: document 2 (Application default/second): spec.manifest[1]: the same resource as spec.manifest[0]: each resource may appear once',
     ]);

@@ -17,7 +17,7 @@ Examples:
 
 Every problem is reported on its own line: file:line:column, document, JSON path, what is
 wrong and what to do, e.g.
-  error: app.yaml:14:9: document 1 (Application shop/web): spec.observerSchema[0].spec.replicas: observed fields must be null, got 3: write null to observe this field
+  error: app.yaml:14:9: document 1 (Application shop/web): spec.observerSchema[0].spec.replicas: observed fields are marked true (or null), got 3: write true to observe this field
 
 ${EXIT_CODES_HELP}
 `;
