@@ -47,7 +47,7 @@ const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
  * of a custom resource, `kubectl patch --type merge`), so an empty object is never read as
  * "observe nothing".
  */
-const STRIPPED_HINT = 'mark each observed field with true (a JSON merge patch such as kubectl apply deletes null markers), e.g. data: {LOG_LEVEL: true}';
+const STRIPPED_HINT = 'mark each observed field with true (a JSON merge patch such as kubectl apply deletes null markers)';
 
 /** Whether a schema observes any field besides apiVersion, kind, metadata.name and metadata.namespace. */
 const observesSomething = (schema: JsonObject): boolean =>
@@ -90,7 +90,7 @@ const isIdentification = (path: Path, depth: number): boolean => {
 const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> => {
   // An empty schema or metadata object is reported as missing identification instead.
   const identifying = path.length === 1 || (path.length === 2 && path[1] === 'metadata');
-  if (Object.keys(node).length === 0) return identifying ? [] : [issue(path, `empty object: it observes nothing; ${STRIPPED_HINT}, or write true here to observe the whole value`)];
+  if (Object.keys(node).length === 0) return identifying ? [] : [issue(path, `empty object: it observes nothing; ${STRIPPED_HINT}, or write true to observe the whole value`)];
   return Object.entries(node).flatMap(([key, value]) => {
     const childPath = [...path, key];
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];

@@ -84,3 +84,14 @@ describe('kreconcile validate', () => {
     expect(linesOf(result.stderr)).toEqual(['error: b.yaml:4:3: document 1 (Application default/web): metadata.name: the same Application as a.yaml document 1: each Application may appear once']);
   });
 });
+
+describe('unknown fields: refused by validate and by plan alike', () => {
+  const typo = APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: x}}\n  observerSchemas:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: true}}\n');
+  const expected = 'error: a.yaml:8:3: document 1 (Application default/web): spec.observerSchemas: unknown field (the API server would refuse or drop it): did you mean `observerSchema`?';
+
+  it.each([['validate'], ['plan']])('%s exits 1 naming the closest field', async (command) => {
+    const result = await runCli([command, '-f', 'a.yaml'], { files: { 'a.yaml': typo } });
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([expected]);
+  });
+});
