@@ -1,0 +1,169 @@
+/**
+ * Observer schemas on a real API server (issue 13): an Application's observed fields survive
+ * every way users update it — create, a `kubectl apply`-style JSON merge patch, server-side apply
+ * and a `kubectl edit`-style GET/modify/PUT — when marked `true`; Krake's `null` markers, which a
+ * merge patch deletes, are reported (Stalled InvalidObserverSchema), never read as "observe
+ * nothing". And the CRD's structural spec schema: unknown spec fields refused under
+ * fieldValidation=Strict (kubectl's default), dropped otherwise; wrong types and enums refused.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
+import { createRestClient } from '../../adapters/kubernetes/rest-client.js';
+import type { ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
+import {
+  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, plan, showClusterError,
+  type Application, type JsonObject, type JsonValue, type ObjectRef, type Resource,
+} from '../../core/index.js';
+import { applicationRef, conditionOf, readApplication, readObject, reconcileUntilQuiet } from '../support/e2e-application.js';
+import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
+
+const CONTROL = { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 };
+
+const manifest = (color: string): ReadonlyArray<Resource> => [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { LOG_LEVEL: 'info', COLOR: color } },
+  {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: {
+      replicas: 2, selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+    },
+  },
+] as ReadonlyArray<Resource>;
+
+/** The two custom schemas, every observed field marked with `marker`; `configData` picks the ConfigMap keys observed. */
+const schemas = (marker: true | null, configData: ReadonlyArray<string>, extra: { readonly labels?: boolean } = {}): ReadonlyArray<JsonObject> => [
+  {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: 'web-config', ...(extra.labels ? { labels: marker } : {}) },
+    data: Object.fromEntries(configData.map((key) => [key, marker])),
+  },
+  {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { replicas: marker, template: { spec: { containers: [{ image: marker }, CONTROL] } } },
+  },
+];
+
+const applicationOf = (namespace: string, name: string, spec: JsonObject): Resource =>
+  ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name, namespace }, spec } as unknown as Resource);
+
+/** What `plan` observes of the stored Application: its custom schemas in the internal form, or the Stalled verdict. */
+const observedByPlan = (application: Application): { readonly stalled?: { readonly reason: string; readonly message: string }; readonly observed?: ReadonlyArray<JsonValue> } => {
+  const planned = plan({ application, live: [], scopes: builtinScopes, now: new Date().toISOString() });
+  const stalled = planned.status.conditions?.find((condition) => condition.type === 'Stalled' && condition.status === 'True');
+  if (stalled !== undefined) return { stalled: { reason: stalled.reason, message: stalled.message } };
+  return { observed: (planned.status.mangledObserverSchema ?? []).slice(0, application.spec.observerSchema?.length ?? 0) };
+};
+
+describeWithApiServer('observer schemas survive every update path on the real API server', (env) => {
+  let cluster: KubernetesCluster;
+  let namespace: string;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    cluster = connect(env);
+    ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-markers'));
+  });
+  afterAll(async () => { await cleanup(); });
+
+  const stored = async (ref: ObjectRef): Promise<Application> => readApplication(cluster, ref);
+
+  it('true markers: create, merge patch (kubectl apply), server-side apply and GET/PUT (kubectl edit) all keep every observed field', async () => {
+    const ref = applicationRef(namespace, 'marked');
+    const expectObserves = async (written: ReadonlyArray<JsonObject>, internal: ReadonlyArray<JsonObject>): Promise<void> => {
+      const application = await stored(ref);
+      expect(application.spec.observerSchema).toEqual(written);
+      expect(observedByPlan(application)).toEqual({ observed: internal });
+    };
+
+    // 1. create
+    await must(cluster.create(applicationOf(namespace, 'marked', { manifest: manifest('blue') as JsonValue, observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue })));
+    await expectObserves(schemas(true, ['LOG_LEVEL']), schemas(null, ['LOG_LEVEL']));
+
+    // 2. client-side `kubectl apply` of a custom resource: a JSON merge patch carrying the changed lists whole.
+    await must(cluster.patch(ref, { type: 'merge', body: { spec: { manifest: manifest('green') as JsonValue, observerSchema: schemas(true, ['LOG_LEVEL', 'COLOR']) as JsonValue } } }));
+    await expectObserves(schemas(true, ['LOG_LEVEL', 'COLOR']), schemas(null, ['LOG_LEVEL', 'COLOR']));
+
+    // 3. server-side apply by another manager (as `kubectl apply --server-side --force-conflicts` would).
+    const applied = applicationOf(namespace, 'marked', { manifest: manifest('red') as JsonValue, observerSchema: schemas(true, ['COLOR']) as JsonValue });
+    await must(cluster.patch(ref, { type: 'apply', body: applied, fieldManager: 'kubectl', force: true }));
+    await expectObserves(schemas(true, ['COLOR']), schemas(null, ['COLOR']));
+
+    // 4. `kubectl edit`: GET, modify, PUT the whole object back (resourceVersion as precondition).
+    const current = await stored(ref);
+    const edited = { ...current, spec: { ...current.spec, observerSchema: schemas(true, ['COLOR', 'LOG_LEVEL'], { labels: true }) } };
+    await must(cluster.update(edited as unknown as Resource));
+    await expectObserves(schemas(true, ['COLOR', 'LOG_LEVEL'], { labels: true }), schemas(null, ['COLOR', 'LOG_LEVEL'], { labels: true }));
+  });
+
+  it('null markers: kept by create, deleted by a merge patch — and then reported, by plan and by the operator, never "observe nothing"', async () => {
+    const ref = applicationRef(namespace, 'krake');
+    await must(cluster.create(applicationOf(namespace, 'krake', { manifest: manifest('blue') as JsonValue, observerSchema: schemas(null, ['LOG_LEVEL']) as JsonValue })));
+    expect(observedByPlan(await stored(ref))).toEqual({ observed: schemas(null, ['LOG_LEVEL']) });
+
+    // `kubectl apply` adding COLOR to the observed fields: the merge patch deletes every null it carries.
+    await must(cluster.patch(ref, { type: 'merge', body: { spec: { observerSchema: schemas(null, ['LOG_LEVEL', 'COLOR']) as JsonValue } } }));
+    const stripped = await stored(ref);
+    expect(stripped.spec.observerSchema).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: {} },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: { containers: [{}, CONTROL] } } } },
+    ]);
+    const verdict = observedByPlan(stripped);
+    expect(verdict.stalled?.reason).toBe('InvalidObserverSchema');
+    expect(verdict.stalled?.message).toContain('spec.observerSchema[0].data: empty object: it observes nothing; mark each observed field with true');
+    expect(verdict.stalled?.message).toContain('spec.observerSchema[1].spec.template.spec.containers: every element schema is empty');
+
+    // The operator's reconcile writes the verdict to the Application's status and creates nothing.
+    const deps: ReconcileDeps = { cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random, planOptions: { readiness: 'existence' } };
+    await reconcileUntilQuiet(ref, deps);
+    const reported = await stored(ref);
+    expect(conditionOf(reported, 'Stalled')).toMatchObject({ status: 'True', reason: 'InvalidObserverSchema', observedGeneration: reported.metadata.generation });
+    expect(conditionOf(reported, 'Ready')).toMatchObject({ status: 'False' });
+    expect(await readObject(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'web-config' })).toBeUndefined();
+  });
+});
+
+describeWithApiServer('the Application CRD refuses what kreconcile would not read', (env) => {
+  let cluster: KubernetesCluster;
+  let namespace: string;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    cluster = connect(env);
+    ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-strict'));
+  });
+  afterAll(async () => { await cleanup(); });
+
+  /** POST an Application with the given query (the adapter's create sends no fieldValidation). */
+  const post = async (name: string, spec: JsonObject, query: Readonly<Record<string, string>>) =>
+    createRestClient(cluster.kubeConfig, 30_000).send({
+      method: 'POST', path: `/apis/${APPLICATION_API_VERSION}/namespaces/${namespace}/applications`, query, body: applicationOf(namespace, name, spec) as JsonValue,
+    })();
+
+  const typo = { manifest: manifest('blue') as JsonValue, observerSchemas: schemas(true, ['LOG_LEVEL']) as JsonValue };
+
+  it('fieldValidation=Strict (kubectl\'s default): spec.observerSchemas is refused as an unknown field', async () => {
+    const result = await post('strict', typo, { fieldValidation: 'Strict' });
+    expect(E.isLeft(result) && showClusterError(result.left)).toMatch(/strict decoding error: unknown field "spec\.observerSchemas"/);
+    expect(await readObject(cluster, applicationRef(namespace, 'strict'))).toBeUndefined();
+  });
+
+  it('without fieldValidation (the server default, Warn) and with Ignore: created with the unknown field dropped', async () => {
+    for (const [name, query] of [['warned', {}], ['ignored', { fieldValidation: 'Ignore' }]] as const) {
+      const result = await post(name, typo, query);
+      expect(E.isRight(result), E.isLeft(result) ? showClusterError(result.left) : name).toBe(true);
+      const application = await readApplication(cluster, applicationRef(namespace, name));
+      expect(Object.keys(application.spec)).toEqual(['manifest']);
+    }
+  });
+
+  it.each([
+    ['a boolean that is a string', { adopt: 'yes' }, 'spec.adopt'],
+    ['a hook that does not exist', { hooks: ['complete', 'restart'] }, 'spec.hooks[1]'],
+    ['a manifest that is not a list', { manifest: { apiVersion: 'v1' } }, 'spec.manifest'],
+  ])('%s is refused whatever the field validation (Invalid, naming the field)', async (_label, spec, field) => {
+    const result = await post('typed', { manifest: manifest('blue') as JsonValue, ...spec } as JsonObject, {});
+    expect(E.isLeft(result) && result.left._tag).toBe('Invalid');
+    expect(E.isLeft(result) && showClusterError(result.left)).toContain(field);
+  });
+});
