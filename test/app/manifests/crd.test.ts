@@ -1,4 +1,5 @@
 /** The Application CRD's structural schema: the spec's known fields, from the one declaration (SPEC_FIELDS). */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applicationCrd } from '../../../app/manifests/crd.js';
 import { getIn, SPEC_FIELDS, type JsonValue } from '../../../core/index.js';
@@ -22,5 +23,13 @@ describe('applicationCrd', () => {
 
   it('constrains hooks to the known names', () => {
     expect(getIn(specSchema() ?? null, ['properties', 'hooks', 'items', 'enum'])).toEqual(['complete', 'shutdown']);
+  });
+});
+
+describe('docs/application.md', () => {
+  it('has a section for every declared spec field', () => {
+    const headings = readFileSync('docs/application.md', 'utf8').split('\n').filter((line) => line.startsWith('## '));
+    const undocumented = Object.keys(SPEC_FIELDS).filter((name) => !headings.some((heading) => heading.includes(`\`spec.${name}\``)));
+    expect(undocumented).toEqual([]);
   });
 });
