@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './io.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
 const readStdin = async (): Promise<string> => {
@@ -38,6 +39,7 @@ const io: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

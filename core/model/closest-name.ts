@@ -22,13 +22,15 @@ export const editDistance = (a: string, b: string): number => {
 
 /**
  * The candidate closest to `name`, when it is close enough to be a likely typo: at most one edit
- * per three characters of the candidate (at least one). Ties go to the earlier candidate.
+ * per three characters of the candidate (at least one), and fewer edits than its length (`b` is
+ * no typo of `a`). Ties go to the earlier candidate.
  */
 export const closestName = (name: string, candidates: ReadonlyArray<string>): string | undefined => {
   let best: { readonly candidate: string; readonly distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(name, candidate);
-    if (distance <= Math.max(1, Math.floor(candidate.length / 3)) && (best === undefined || distance < best.distance)) best = { candidate, distance };
+    const likely = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < candidate.length;
+    if (likely && (best === undefined || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;
 };

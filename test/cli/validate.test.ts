@@ -1,6 +1,9 @@
 /** `kreconcile validate`: spec and observer-schema validation only, every error with its path. */
 import { describe, expect, it } from 'vitest';
-import { linesOf, runCli } from './support/run-cli.js';
+import { run } from '../../app/cli/main.js';
+import type { ClusterTarget } from '../../app/cli/io.js';
+import type { JsonObject } from '../../core/index.js';
+import { linesOf, runCli, testIo } from './support/run-cli.js';
 
 const APP = (name: string, body: string): string => `apiVersion: kreconcile.io/v1alpha1
 kind: Application
@@ -93,5 +96,47 @@ describe('unknown fields: refused by validate and by plan alike', () => {
     const result = await runCli([command, '-f', 'a.yaml'], { files: { 'a.yaml': typo } });
     expect(result.code).toBe(1);
     expect(linesOf(result.stderr)).toEqual([expected]);
+  });
+});
+
+describe('validate --kubeconfig: manifests against the cluster\'s OpenAPI schemas', () => {
+  /** The core group's document, reduced to ConfigMap (data: a map of strings). */
+  const coreDocument: JsonObject = {
+    components: { schemas: { 'io.k8s.api.core.v1.ConfigMap': {
+      type: 'object', 'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'ConfigMap' }],
+      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object', properties: { name: { type: 'string' } } }, data: { type: 'object', additionalProperties: { type: 'string' } }, immutable: { type: 'boolean' } },
+    } } },
+  };
+  const app = APP('web', '  manifest:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c}\n      data: {A: 1}\n      imutable: true\n');
+
+  const validate = async (argv: ReadonlyArray<string>, fetchOpenApi: (target: ClusterTarget, apiVersions: ReadonlyArray<string>) => Promise<ReadonlyMap<string, JsonObject>>) => {
+    const { io, out, err } = testIo({ files: { 'a.yaml': app } });
+    const code = await run(['validate', '-f', 'a.yaml', ...argv], { ...io, fetchOpenApi });
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+
+  it('reports what the cluster would refuse or drop, located in the file, after asking only for the manifests\' group-versions', async () => {
+    const asked: Array<{ readonly target: ClusterTarget; readonly apiVersions: ReadonlyArray<string> }> = [];
+    const result = await validate(['--kubeconfig', 'kube.yaml', '--context', 'staging'], async (target, apiVersions) => {
+      asked.push({ target, apiVersions });
+      return new Map([['v1', coreDocument]]);
+    });
+    expect(asked).toEqual([{ target: { kubeconfigPath: 'kube.yaml', context: 'staging' }, apiVersions: ['v1'] }]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      "error: a.yaml:10:14: document 1 (Application default/web): spec.manifest[0].data.A: expected string, got number 1 (the cluster's schema of v1 ConfigMap)",
+      'error: a.yaml:11:7: document 1 (Application default/web): spec.manifest[0].imutable: unknown field of v1 ConfigMap (the API server would refuse or drop it): did you mean `immutable`?',
+    ]);
+  });
+
+  it('offline, the same file is valid: the cluster\'s schemas are consulted only when asked', async () => {
+    const result = await validate([], async () => { throw new Error('not to be called'); });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: 'Application default/web (a.yaml, document 1): valid\n' });
+  });
+
+  it('an unreachable cluster is one error line and exit 1', async () => {
+    const result = await validate(['--kubeconfig', 'kube.yaml'], async () => { throw new Error("reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"); });
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual(["error: reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"]);
   });
 });

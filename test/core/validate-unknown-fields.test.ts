@@ -32,6 +32,7 @@ describe('closestName', () => {
     expect(closestName('adpot', names)).toBe('adopt');
     expect(closestName('frobnicate', names)).toBeUndefined();
     expect(closestName('x', names)).toBeUndefined();
+    expect(closestName('b', ['a'])).toBeUndefined();
   });
 
   it('prefers the closer of two candidates', () => {
