@@ -5,17 +5,24 @@
  * merge patch deletes, are reported (Stalled InvalidObserverSchema), never read as "observe
  * nothing". And the CRD's structural spec schema: unknown spec fields refused under
  * fieldValidation=Strict (kubectl's default), dropped otherwise; wrong types and enums refused.
+ * And `kreconcile validate --kubeconfig` finds in manifests what this server refuses.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { createRestClient } from '../../adapters/kubernetes/rest-client.js';
+import { fetchOpenApiDocuments } from '../../app/cli/live/openapi.js';
+import { run } from '../../app/cli/main.js';
 import type { ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
 import {
   APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, plan, showClusterError,
   type Application, type JsonObject, type JsonValue, type ObjectRef, type Resource,
 } from '../../core/index.js';
-import { applicationRef, conditionOf, readApplication, readObject, reconcileUntilQuiet } from '../support/e2e-application.js';
+import { testIo } from '../cli/support/run-cli.js';
+import { applicationRef, conditionOf, readApplication, readObject, reconcileUntilQuiet, WIDGET_API } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
 const CONTROL = { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 };
@@ -165,5 +172,67 @@ describeWithApiServer('the Application CRD refuses what kreconcile would not rea
     const result = await post('typed', { manifest: manifest('blue') as JsonValue, ...spec } as JsonObject, {});
     expect(E.isLeft(result) && result.left._tag).toBe('Invalid');
     expect(E.isLeft(result) && showClusterError(result.left)).toContain(field);
+  });
+});
+
+describeWithApiServer('kreconcile validate --kubeconfig: manifests against the real server\'s OpenAPI schemas', (env) => {
+  let cluster: KubernetesCluster;
+  let namespace: string;
+  let cleanup: () => Promise<void>;
+  let dir: string;
+
+  beforeAll(async () => {
+    cluster = connect(env);
+    ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-openapi'));
+    dir = await mkdtemp(join(tmpdir(), 'kr-openapi-'));
+  });
+  afterAll(async () => {
+    await cleanup();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const validate = async (file: string): Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }> => {
+    const { io, out, err } = testIo();
+    const code = await run(['validate', '-f', file, '--kubeconfig', env.kubeconfigPath], { ...io, fetchOpenApi: fetchOpenApiDocuments });
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+
+  /** What this server answers a Strict, dry-run create of the resource (nothing is stored). */
+  const serverRefuses = async (resource: Resource, collection: string): Promise<boolean> => {
+    const answer = await createRestClient(cluster.kubeConfig, 30_000).send({
+      method: 'POST', path: `${collection}/namespaces/${namespace}/${resource.kind.toLowerCase()}s`, query: { dryRun: 'All', fieldValidation: 'Strict' },
+      body: { ...resource, metadata: { ...resource.metadata, namespace } } as JsonValue,
+    })();
+    return E.isLeft(answer);
+  };
+
+  const good = manifest('blue');
+  const bad: ReadonlyArray<readonly [Resource, string]> = [
+    [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { A: 1 } } as unknown as Resource, '/api/v1'],
+    [{ ...good[1]!, metadata: { name: 'typo' }, spec: { ...(good[1]!.spec as JsonObject), replica: 3 } } as Resource, '/apis/apps/v1'],
+    [{ apiVersion: WIDGET_API, kind: 'Widget', metadata: { name: 'w' }, spec: { colour: 'red', size: 'big' } } as Resource, `/apis/${WIDGET_API}`],
+  ];
+
+  it('every resource it reports is one the server refuses (Strict, dry run), each problem on its line; valid resources pass', async () => {
+    for (const [resource, collection] of bad) expect(await serverRefuses(resource, collection), resource.metadata.name).toBe(true);
+    for (const [resource, collection] of [[good[0]!, '/api/v1'], [good[1]!, '/apis/apps/v1']] as const) expect(await serverRefuses(resource, collection), resource.metadata.name).toBe(false);
+
+    const file = join(dir, 'app.json');
+    await writeFile(file, JSON.stringify(applicationOf(namespace, 'checked', { manifest: [...good, ...bad.map(([resource]) => resource)] as unknown as JsonValue })));
+    const result = await validate(file);
+    expect(result.code).toBe(1);
+    const where = (index: number, path: string): string => `document 1 (Application ${namespace}/checked): spec.manifest[${index}].${path}`;
+    expect(result.stderr.split('\n').filter((line) => line !== '').map((line) => line.replace(/^error: [^ ]+ /, ''))).toEqual([
+      `${where(2, 'data.A')}: expected string, got number 1 (the cluster's schema of v1 ConfigMap)`,
+      `${where(3, 'spec.replica')}: unknown field of apps/v1 Deployment (the API server would refuse or drop it): did you mean \`replicas\`?`,
+      `${where(4, 'spec.colour')}: unknown field of ${WIDGET_API} Widget (the API server would refuse or drop it): did you mean \`color\`?`,
+      `${where(4, 'spec.size')}: expected integer, got string "big" (the cluster's schema of ${WIDGET_API} Widget)`,
+    ]);
+  });
+
+  it('a valid Application is valid against the live schemas too', async () => {
+    const file = join(dir, 'good.json');
+    await writeFile(file, JSON.stringify(applicationOf(namespace, 'good', { manifest: good as unknown as JsonValue, observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue })));
+    expect(await validate(file)).toEqual({ code: 0, stdout: `Application ${namespace}/good (${file}, document 1): valid\n`, stderr: '' });
   });
 });
