@@ -22,6 +22,7 @@ export { unknownFieldIssues } from './model/unknown-fields.js';
 export { openApiIssues, openApiPathOf, type OpenApiDocument } from './schema/openapi.js';
 export * from './json/json.js';
 export * from './json/path.js';
+export * from './json/bounds.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
 export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';
