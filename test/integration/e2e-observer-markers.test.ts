@@ -18,11 +18,11 @@ import { fetchOpenApiDocuments } from '../../app/cli/live/openapi.js';
 import { run } from '../../app/cli/main.js';
 import type { ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, plan, showClusterError,
+  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, getIn, plan, showClusterError,
   type Application, type JsonObject, type JsonValue, type ObjectRef, type Resource,
 } from '../../core/index.js';
 import { testIo } from '../cli/support/run-cli.js';
-import { applicationRef, conditionOf, readApplication, readObject, reconcileUntilQuiet, WIDGET_API } from '../support/e2e-application.js';
+import { applicationRef, conditionOf, expectReady, readApplication, readExisting, readObject, reconcileUntilQuiet, WIDGET_API } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
 const CONTROL = { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 };
@@ -102,6 +102,39 @@ describeWithApiServer('observer schemas survive every update path on the real AP
     await must(cluster.update(edited as unknown as Resource));
     await expectObserves(schemas(true, ['COLOR', 'LOG_LEVEL'], { labels: true }), schemas(null, ['COLOR', 'LOG_LEVEL'], { labels: true }));
   });
+
+  it('the operator keeps true-marked fields as written, through a kubectl-apply-style update and someone else\'s drift', async () => {
+    // Its own namespace: the children it creates must not meet the other tests' Applications.
+    const own = await freshNamespace(cluster, 'kr-operated');
+    try {
+      await operate(own.namespace);
+    } finally {
+      await own.cleanup();
+    }
+  });
+
+  const operate = async (home: string): Promise<void> => {
+    const ref = applicationRef(home, 'operated');
+    const deps: ReconcileDeps = { cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random, planOptions: { readiness: 'existence' } };
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', namespace: home, name: 'web-config' };
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: home, name: 'web' };
+    await must(cluster.create(applicationOf(home, 'operated', { manifest: manifest('blue') as JsonValue, observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue })));
+    await reconcileUntilQuiet(ref, deps);
+    expectReady(await stored(ref));
+
+    // kubectl apply: COLOR becomes observed and green; the merge patch keeps the true markers.
+    await must(cluster.patch(ref, { type: 'merge', body: { spec: { manifest: manifest('green') as JsonValue, observerSchema: schemas(true, ['LOG_LEVEL', 'COLOR']) as JsonValue } } }));
+    await reconcileUntilQuiet(ref, deps);
+    expect((await readExisting(cluster, configMap)).data).toEqual({ LOG_LEVEL: 'info', COLOR: 'green' });
+
+    // Someone else changes both observed values and the replicas: all are put back.
+    await must(cluster.patch(configMap, { type: 'merge', body: { data: { LOG_LEVEL: 'debug', COLOR: 'purple' } } }));
+    await must(cluster.patch(deployment, { type: 'merge', body: { spec: { replicas: 5 } } }));
+    await reconcileUntilQuiet(ref, deps);
+    expect((await readExisting(cluster, configMap)).data).toEqual({ LOG_LEVEL: 'info', COLOR: 'green' });
+    expect(getIn(await readExisting(cluster, deployment), ['spec', 'replicas'])).toBe(2);
+    expectReady(await stored(ref));
+  };
 
   it('null markers: kept by create, deleted by a merge patch — and then reported, by plan and by the operator, never "observe nothing"', async () => {
     const ref = applicationRef(namespace, 'krake');
