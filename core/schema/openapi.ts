@@ -7,7 +7,7 @@
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import { closestName } from '../model/closest-name.js';
-import type { Issue } from '../model/decode.js';
+import { describeValue, type Issue } from '../model/decode.js';
 
 /** One group-version's OpenAPI v3 document, as the API server serves it. */
 export type OpenApiDocument = JsonObject;
@@ -76,12 +76,6 @@ const mergeSchemas = (a: JsonObject, b: JsonObject): JsonObject => {
   return { ...a, ...b, ...(Object.keys(properties).length > 0 ? { properties } : {}), ...(required.length > 0 ? { required } : {}) };
 };
 
-const describe = (value: JsonValue): string => {
-  if (isJsonArray(value)) return 'a list';
-  if (isJsonObject(value)) return 'an object';
-  return `${typeof value} ${JSON.stringify(value)}`;
-};
-
 const hasType = (value: JsonValue, type: JsonValue | undefined): boolean => {
   switch (type) {
     case 'object': return isJsonObject(value);
@@ -110,7 +104,7 @@ const valueIssues = (value: JsonValue, written: JsonObject, path: Path, context:
   const schema = resolved(written, context.schemas);
   const types = allowedTypes(schema);
   const where = `(the cluster's schema of ${context.what})`;
-  if (types.length > 0 && !types.some((type) => hasType(value, type))) return [issueAt(path, `expected ${types.join(' or ')}, got ${describe(value)} ${where}`)];
+  if (types.length > 0 && !types.some((type) => hasType(value, type))) return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
   const allowed = getOwn(schema, 'enum');
   if (isJsonArray(allowed) && !allowed.some((option) => option === value)) {
     return [issueAt(path, `${JSON.stringify(value)} is not one of ${allowed.map((option) => JSON.stringify(option)).join(', ')} ${where}`)];
