@@ -1,5 +1,6 @@
 /** `kreconcile validate`: spec and observer-schema validation only, every error with its path. */
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { run } from '../../app/cli/main.js';
 import type { ClusterTarget } from '../../app/cli/io.js';
 import type { JsonObject } from '../../core/index.js';
@@ -138,5 +139,19 @@ describe('validate --kubeconfig: manifests against the cluster\'s OpenAPI schema
     const result = await validate(['--kubeconfig', 'kube.yaml'], async () => { throw new Error("reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"); });
     expect(result.code).toBe(1);
     expect(linesOf(result.stderr)).toEqual(["error: reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"]);
+  });
+});
+
+describe('true markers in plan', () => {
+  it('plans a schema written with true markers exactly as the same schema written with null (Krake) markers', async () => {
+    const krake = readFileSync('examples/song-artist/app.yaml', 'utf8');
+    const marked = krake.replace(/: null$/gm, ': true').replace(/- null$/gm, '- true');
+    expect(marked).not.toContain('null');
+    const live = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: music\n';
+    const planOf = async (app: string) => runCli(['plan', '-f', 'app.yaml', '-f', 'examples/song-artist/crds.yaml', '--snapshot', 'live.yaml', '--now', '2026-03-02T12:00:00Z', '-o', 'json'], { files: { 'app.yaml': app, 'live.yaml': live } });
+    const [fromNull, fromTrue] = [await planOf(krake), await planOf(marked)];
+    expect(fromTrue.code).toBe(0);
+    expect(fromTrue.stdout).toBe(fromNull.stdout);
+    expect(fromTrue.stdout).toContain('"mangledObserverSchema"');
   });
 });
