@@ -100,7 +100,7 @@ export const SPEC_FIELDS = {
     schema: { type: 'array', description: 'Krake-format observer schemas, at most one per resource; observed fields marked true (or null).', items: freeFormObject },
   },
   hooks: {
-    codec: t.array(t.keyof({ complete: null, shutdown: null })),
+    codec: t.array(t.keyof({ complete: null, shutdown: null } satisfies Record<Hook, null>)),
     schema: { type: 'array', description: 'Hooks injected into the workloads.', items: { type: 'string', enum: [...HOOKS] } },
   },
   tosca: {
