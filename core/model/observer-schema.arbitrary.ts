@@ -20,18 +20,21 @@ export const listControlArbitrary = (observed: number, length: number): fc.Arbit
     fc.oneof(fc.constant(0), fc.integer({ min: Math.max(min, observed, 1), max: Math.max(min, observed, 1) + 2 }))
       .map((max) => makeListControl(min, max)));
 
+/** An observed marker: Krake's `null` or the merge-patch-safe `true` (validation turns both into `null`). */
+const markerArbitrary: fc.Arbitrary<SchemaNode> = fc.constantFrom(null, true);
+
 /**
- * A schema node observing part of `value` (or all of it: `null`). An empty subset of an object
+ * A schema node observing part of `value` (or all of it: a marker). An empty subset of an object
  * observes the whole object instead: an empty schema object is invalid (it is what a JSON merge
  * patch leaves of null markers).
  */
 export const schemaNodeArbitrary = (value: JsonValue | undefined): fc.Arbitrary<SchemaNode> => {
-  if (isJsonArray(value)) return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
+  if (isJsonArray(value)) return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
   if (isJsonObject(value)) {
     const part = objectSchemaArbitrary(value).map((node) => (isJsonObject(node) && Object.keys(node).length === 0 ? null : node));
-    return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: part });
+    return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: part });
   }
-  return fc.constant(null);
+  return markerArbitrary;
 };
 
 /** Observed positions 0..k-1 (k may exceed the manifest list by one: a position learned later). */
