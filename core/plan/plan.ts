@@ -22,10 +22,11 @@ import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
 import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
+import { DEFAULT_TENANCY, forbiddenChildren, forbiddenMessage, mayTarget, type TenancyPolicy } from './tenancy.js';
 import { mangle } from '../hooks/mangle.js';
 import { redactHookTokens } from '../hooks/redact.js';
 import type { HookContext } from '../hooks/types.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -44,6 +45,8 @@ export type PlanOptions = {
   readonly translatedManifest?: ReadonlyArray<Resource>;
   /** What the `spec.hooks` need from the runtime (callback URL, tokens); parts left out stay out of the plan. */
   readonly hooks?: HookContext;
+  /** Where this Application may write (admin-owned; default `DEFAULT_TENANCY`: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
 };
 
 export type PlanInput = {
@@ -91,7 +94,20 @@ const planApply = (context: Context): Plan => {
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
+  const forbidden = forbiddenChildren({ policy: tenancyOf(context), owner: context.owner, desired: fromSpec, adopt: context.application.spec.adopt === true, ...liveFinder(input.live) });
+  if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
   return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+};
+
+const tenancyOf = (context: Context): TenancyPolicy => context.input.options?.tenancy ?? DEFAULT_TENANCY;
+
+/** Whether the policy lets this Application write the object (prunes and deletions never leave it). */
+const writable = (context: Context) => (object: JsonObject): boolean => mayTarget(tenancyOf(context), context.owner.namespace, refOf(object as Resource));
+
+const liveFinder = (live: ReadonlyArray<Resource> | undefined): { readonly liveOf?: (resource: Resource) => Resource | undefined } => {
+  if (live === undefined) return {};
+  const byKey = new Map(live.map((object) => [resourceKey(object), object]));
+  return { liveOf: (resource) => byKey.get(resourceKey(resource)) };
 };
 
 type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
@@ -154,7 +170,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   });
   const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
-  const ours = live.filter((object) => isOwnedBy(object, owner));
+  // Owner marks are data anyone with write access to an object can set: prune only where we may write.
+  const ours = live.filter((object) => isOwnedBy(object, owner) && writable(context)(object));
   const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
     ? findObserved(object) as JsonObject
     : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
@@ -203,7 +220,7 @@ const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
     patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
-  const deletes = delta.deleted.map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  const deletes = delta.deleted.filter(writable(context)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
 };
 
@@ -274,24 +291,32 @@ const nextStatus = (context: Context, verdict: Verdict, manifests: Pick<Applicat
   };
 };
 
-/** An invalid spec changes nothing in the cluster and loses nothing in the status. */
-const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>): Plan => {
+/**
+ * An invalid spec (or one the tenancy policy forbids, its `forbidden` children listed) changes
+ * nothing in the cluster and loses nothing in the status.
+ */
+const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>, forbidden: ReadonlyArray<ForbiddenAction> = []): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...forbidden];
   return {
-    actions: finalizer,
-    summary: summarize(finalizer),
+    actions,
+    summary: summarize(actions),
     status: nextStatus(context, verdict, {}),
     outcome: outcomeOf(context, verdict, false),
   };
 };
 
-/** Deletion: every child we own goes (reverse install order); then the finalizer is removed. */
+/**
+ * Deletion: every child we own goes (reverse install order); then the finalizer is removed.
+ * Children outside the policy's destinations are left alone (an owner mark there proves nothing).
+ */
 const planDeletion = (context: Context): Plan => {
   if (!hasFinalizer(context.application)) return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
   const live = context.input.live;
-  const children: ReadonlyArray<JsonObject> = live === undefined
+  const candidates: ReadonlyArray<JsonObject> = live === undefined
     ? observedEntries(context.status)
     : live.filter((object) => isOwnedBy(object, context.owner));
+  const children = candidates.filter(writable(context));
   const remaining = children.filter((child) => !isTerminating(child));
   const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
   const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;
@@ -351,12 +376,16 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
   return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
 };
 
-const summarize = (actions: ReadonlyArray<Action>): PlanSummary => ({
-  create: actions.filter((a) => a.type === 'create').length,
-  patch: actions.filter((a) => a.type === 'patch').length,
-  delete: actions.filter((a) => a.type === 'delete').length,
-  conflict: actions.filter((a) => a.type === 'conflict').length,
-});
+const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
+  const forbidden = actions.filter((a) => a.type === 'forbidden').length;
+  return {
+    create: actions.filter((a) => a.type === 'create').length,
+    patch: actions.filter((a) => a.type === 'patch').length,
+    delete: actions.filter((a) => a.type === 'delete').length,
+    conflict: actions.filter((a) => a.type === 'conflict').length,
+    ...(forbidden === 0 ? {} : { forbidden }),
+  };
+};
 
 /**
  * A stand-in for the live object built from its `lastObservedManifest` entry: lists padded with
