@@ -9,10 +9,10 @@ export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
 export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
+export { DEFAULT_TENANCY, allowedDestinations, forbiddenChildren, mayAdopt, mayTarget, targetViolation } from './plan/tenancy.js';
 export {
-  ANY, DEFAULT_TENANCY, allowedDestinations, forbiddenChildren, mayAdopt, mayTarget, targetViolation,
-  type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,
-} from './plan/tenancy.js';
+  ANY, TenancyPolicyDocument, policyOf, type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,
+} from './model/tenancy-policy.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
 export { observeResource, projectObserved, projectKnown } from './manifest/project.js';

@@ -6,37 +6,9 @@
  */
 import { refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeKey } from '../model/scope.js';
+import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
 import { ownerOf, type Owner } from './ownership.js';
 import type { ForbiddenAction, ForbiddenRule } from './types.js';
-
-/** Wildcard in a policy rule: written explicitly, never implied. */
-export const ANY = '*';
-
-/** Applications in namespace `from` (or `*`) may write to the namespaces `to` (`*` = any). */
-export type DestinationRule = { readonly from: string; readonly to: ReadonlyArray<string> };
-
-/**
- * Applications in namespace `from` (or `*`) may write cluster-scoped objects of these kinds:
- * `group/Kind` (`rbac.authorization.k8s.io/ClusterRole`), `Kind` alone for the core group
- * (`Namespace`), or `*` for every cluster-scoped kind.
- */
-export type ClusterKindRule = { readonly from: string; readonly kinds: ReadonlyArray<string> };
-
-/**
- * Where `spec.adopt` may take over an existing unowned object: `ownNamespace` (default) only in
- * the Application's namespace, `destinations` wherever it may write, `never` nowhere.
- */
-export type AdoptionRule = 'ownNamespace' | 'destinations' | 'never';
-
-/**
- * The admin's tenancy policy. Every Application may always write to its own namespace; the rules
- * only add. Tenants cannot set it: it comes from the operator's configuration (`--policy`).
- */
-export type TenancyPolicy = {
-  readonly destinations?: ReadonlyArray<DestinationRule>;
-  readonly clusterKinds?: ReadonlyArray<ClusterKindRule>;
-  readonly adoption?: AdoptionRule;
-};
 
 /** The policy used when none is given: own namespace only. */
 export const DEFAULT_TENANCY: TenancyPolicy = {};
