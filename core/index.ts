@@ -31,7 +31,8 @@ export { contestedPaths, recordPatches, defaultHotLoopPolicy, type PatchRecord, 
 // Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
 export { callbackHook } from './hooks/callback-hook.js';
-export { redactHookTokens, redactStatus, REDACTED } from './hooks/redact.js';
+export { redactPlan, redactStatus, redactForDisplay, REDACTED } from './hooks/redact.js';
+export { SENSITIVE, digestOfData, digestOfString, foldStringData, isDigest, withDigests } from './sensitive/secret-values.js';
 export type { HookContext, HookOwner, MangleContext, MangleHook, Mangled } from './hooks/types.js';
 export {
   callbackPath, callbackUrlOf, desiredNamespaces, hookEnvNames, hookSecretKeys, hookSecretName, hookSecretRefs, isHookSecret, withoutHookTokens,

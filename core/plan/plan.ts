@@ -25,7 +25,8 @@ import { checkSpec } from './spec-check.js';
 import { DEFAULT_TENANCY, forbiddenChildren, forbiddenMessage, mayTarget } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
 import { mangle } from '../hooks/mangle.js';
-import { redactHookTokens } from '../hooks/redact.js';
+import { redactPlan } from '../hooks/redact.js';
+import { foldStringData, holdsDigests, revealMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
 
@@ -85,8 +86,8 @@ export const plan = (input: PlanInput): Plan => {
   const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
   const context: Context = { application, owner, status: application.status ?? {}, input };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
-  // Hook tokens are credentials: they reach the API server in writes, never status or explanations.
-  return redactHookTokens(planned, owner);
+  // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
+  return redactPlan(planned, owner);
 };
 
 const planApply = (context: Context): Plan => {
@@ -95,9 +96,20 @@ const planApply = (context: Context): Plan => {
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
-  const forbidden = forbiddenChildren({ policy: tenancyOf(context), owner: context.owner, desired: fromSpec, adopt: context.application.spec.adopt === true, ...liveFinder(input.live) });
+  const live = input.live === undefined ? undefined : revealed(input.live, fromSpec);
+  const forbidden = forbiddenChildren({ policy: tenancyOf(context), owner: context.owner, desired: fromSpec, adopt: context.application.spec.adopt === true, ...liveFinder(live) });
   if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
-  return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+  return live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, live);
+};
+
+/**
+ * Objects read back with Secret values as digests (a redacted snapshot, a status entry): each digest
+ * matching the desired value becomes that value, so only a real difference is drift.
+ */
+const revealed = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>): ReadonlyArray<T> => {
+  if (!objects.some(holdsDigests)) return objects;
+  const findDesired = resourceFinder(desired);
+  return objects.map((object) => (holdsDigests(object) ? revealMatching(object, findDesired(object)) : object));
 };
 
 const tenancyOf = (context: Context): TenancyPolicy => context.input.options?.tenancy ?? DEFAULT_TENANCY;
@@ -139,9 +151,13 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
   const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
   if (E.isLeft(checked)) return checked;
-  const mangled = generateDefaultObserverSchema(checked.right);
-  const desired = checked.right.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
-  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: context.status.lastAppliedManifest, namespace: owner.namespace });
+  // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
+  const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData) };
+  const mangled = generateDefaultObserverSchema(folded);
+  const desired = folded.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
+  // A digest in the status is not a value: the keys it stands for are learned again from the live object.
+  const earlier = context.status.lastAppliedManifest?.map(withoutDigests);
+  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: earlier, namespace: owner.namespace });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
   const hooked = mangle({ desired: fromSpec, mangledSchema: mangled, hooks: spec.hooks, context: { ...input.options?.hooks, owner, scopes: manifestScopes } });
   return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
@@ -214,7 +230,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = observedEntries(context.status);
+  const current = revealed(observedEntries(context.status), lastApplied);
   const findCurrent = resourceFinder(current, owner.namespace);
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });

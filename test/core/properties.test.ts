@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  FINALIZER, calculateResourceDelta, decodeApplication, fromPointer, generateDefaultObserverSchema, getOwn, hasOwn,
+  FINALIZER, calculateResourceDelta, decodeApplication, withDigests, fromPointer, generateDefaultObserverSchema, getOwn, hasOwn,
   isJsonArray, isJsonObject, isResource, jsonEqual, listControl, listElements, ownerOf, plan,
   updateLastAppliedManifestFromResponse, updateLastAppliedManifestFromSpec, updateLastObservedManifestFromResponse,
   validateObserverSchema,
@@ -220,7 +220,8 @@ describe('properties of plan (with a pure applier standing in for the API server
     fc.assert(fc.property(scenarioArbitrary, (s) => {
       const { planB, appB } = run(s);
       const schemas = indexSchemas(planB.status.mangledObserverSchema ?? []);
-      const manifest = (appB.spec.manifest ?? []).map(stored);
+      // Secret values are recorded as their digests (core/sensitive/secret-values.ts): the spec's digest must win.
+      const manifest = (appB.spec.manifest ?? []).map(stored).map(withDigests);
       if (planB.status.lastAppliedManifest === undefined) return; // a stalled plan records nothing
       const problems = manifest.flatMap((resource, i) =>
         lostOrChanged(resource, planB.status.lastAppliedManifest?.[i], schemaFor(schemas, resource), `${resource.kind}/${resource.metadata.name}`));

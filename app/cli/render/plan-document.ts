@@ -4,7 +4,7 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
-  conditionOf,
+  conditionOf, redactForDisplay,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
   type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
 } from '../../../core/index.js';
@@ -65,7 +65,9 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
   path: change.path, ...(change.from === undefined ? {} : { from: change.from }), ...(change.to === undefined ? {} : { to: change.to }),
 });
 
-export const actionV1 = (action: Action): ActionV1 => {
+/** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
+export const actionV1 = (unsafe: Action): ActionV1 => {
+  const action = redactForDisplay(unsafe);
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {

@@ -1,0 +1,106 @@
+/**
+ * Secret values are sensitive everywhere but in the API requests that write them: in `status`
+ * and in snapshots a value under a Secret's `data`/`stringData` is replaced by its digest
+ * (`sha256:<hex>` of the bytes it stands for); in plans, explanations and Events it shows as
+ * `(sensitive value) sha256:<hex>`, so a change stays visible (as terraform shows them). A digest
+ * can be matched again against a desired value (`revealMatching`) so drift detection still works.
+ *
+ * `stringData` is write-only (the API server folds it into base64 `data`): `foldStringData` does
+ * the same to the desired state, so a Secret written with `stringData` converges.
+ */
+import { getOwn, isJsonObject, objectFromEntries, withKey, withoutKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { base64Bytes, base64Of, utf8Bytes } from '../hooks/base64.js';
+import { sha256Hex } from './sha256.js';
+
+/** How a sensitive value is shown to people, before its digest. */
+export const SENSITIVE = '(sensitive value)';
+
+/** The fields of a Secret holding sensitive values. */
+export const SENSITIVE_FIELDS: ReadonlyArray<string> = ['data', 'stringData'];
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+export const isSecret = (object: JsonObject): boolean => getOwn(object, 'apiVersion') === 'v1' && getOwn(object, 'kind') === 'Secret';
+
+/** Whether `value` is a digest this module wrote (never a base64 value: `:` is not in the alphabet). */
+export const isDigest = (value: JsonValue | undefined): value is string => typeof value === 'string' && DIGEST.test(value);
+
+/** The digest of a `data` value: SHA-256 of the bytes the base64 text stands for (`echo -n value | sha256sum`). */
+export const digestOfData = (value: string): string => `sha256:${sha256Hex(base64Bytes(value) ?? utf8Bytes(value))}`;
+
+/** The digest of a `stringData` value: the same as of its folded `data` value. */
+export const digestOfString = (value: string): string => `sha256:${sha256Hex(utf8Bytes(value))}`;
+
+const digestOf = (field: string, value: JsonValue): JsonValue => {
+  if (isDigest(value)) return value;
+  if (typeof value !== 'string') return `sha256:${sha256Hex(utf8Bytes(JSON.stringify(value)))}`;
+  return field === 'stringData' ? digestOfString(value) : digestOfData(value);
+};
+
+const mapField = (object: JsonObject, field: string, update: (key: string, value: JsonValue) => JsonValue | undefined): JsonObject => {
+  const values = getOwn(object, field);
+  if (!isJsonObject(values)) return object;
+  const entries = Object.entries(values).flatMap(([key, value]) => { const next = update(key, value); return next === undefined ? [] : [[key, next] as const]; });
+  return withKey(object, field, objectFromEntries(entries));
+};
+
+/** `object` with every Secret value replaced by its digest (idempotent; anything not a Secret is returned as is). */
+export const withDigests = <T extends JsonObject>(object: T): T => (isSecret(object)
+  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
+  : object);
+
+/** `object` without the digests it holds: a digest read back from status is unknown, never a value to write. */
+export const withoutDigests = <T extends JsonObject>(object: T): T => (isSecret(object)
+  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => (isDigest(value) ? undefined : value)), object) as T
+  : object);
+
+/**
+ * `observed` (a live object from a redacted snapshot, or a status entry) with each digest that
+ * matches the `desired` value of the same key replaced by that value, so comparing them finds
+ * no drift; a digest that matches nothing stays (a real difference).
+ */
+export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonObject | undefined): T => {
+  if (desired === undefined || !isSecret(observed)) return observed;
+  const wanted = getOwn(desired, 'data');
+  if (!isJsonObject(wanted)) return observed;
+  return mapField(observed, 'data', (key, value) => {
+    const candidate = getOwn(wanted, key);
+    return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value ? candidate : value;
+  }) as T;
+};
+
+/** Whether `object` holds a digest anywhere a Secret value goes (only then is `revealMatching` needed). */
+export const holdsDigests = (object: JsonObject): boolean => isSecret(object) && SENSITIVE_FIELDS.some((field) => {
+  const values = getOwn(object, field);
+  return isJsonObject(values) && Object.values(values).some(isDigest);
+});
+
+/**
+ * A desired Secret as the API server stores it: `stringData` folded into base64 `data` (a key in
+ * both takes the `stringData` value, as the server does) and removed. Other objects unchanged.
+ */
+export const foldStringData = <T extends JsonObject>(object: T): T => {
+  const strings = isSecret(object) ? getOwn(object, 'stringData') : undefined;
+  if (!isJsonObject(strings)) return object;
+  const data = getOwn(object, 'data');
+  const folded = objectFromEntries([
+    ...Object.entries(isJsonObject(data) ? data : {}).filter(([key]) => !Object.hasOwn(strings, key)),
+    ...Object.entries(strings).map(([key, value]) => [key, typeof value === 'string' ? base64Of(value) : value] as const),
+  ]);
+  return withKey(withoutKey(object, 'stringData'), 'data', folded) as T;
+};
+
+/** How a sensitive value is shown: `(sensitive value) sha256:<hex>`. */
+export const showSensitive = (field: string, value: JsonValue): string => `${SENSITIVE} ${digestOf(field, value) as string}`;
+
+/**
+ * `value` written at `path` (a JSON path below a Secret, as segments) for display: values under
+ * `data`/`stringData` become `showSensitive` strings, anything else is returned as is.
+ */
+export const maskedAt = (path: ReadonlyArray<string>, value: JsonValue): JsonValue => {
+  const [field, key] = path;
+  if (field === undefined) return isJsonObject(value) ? SENSITIVE_FIELDS.reduce<JsonObject>((v, f) => mapField(v, f, (_k, inner) => showSensitive(f, inner)), value) : value;
+  if (!SENSITIVE_FIELDS.includes(field)) return value;
+  if (key !== undefined) return showSensitive(field, value);
+  return isJsonObject(value) ? objectFromEntries(Object.entries(value).map(([k, inner]) => [k, showSensitive(field, inner)] as const)) : showSensitive(field, value);
+};
