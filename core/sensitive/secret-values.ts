@@ -49,9 +49,17 @@ export const withDigests = <T extends JsonObject>(object: T): T => (isSecret(obj
   ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
   : object);
 
-/** `object` without the digests it holds: a digest read back from status is unknown, never a value to write. */
+/**
+ * `object` without the digests it holds: a digest read back from status is unknown, never a value
+ * to write. A field left empty goes too, so a schema observing it whole learns it again.
+ */
 export const withoutDigests = <T extends JsonObject>(object: T): T => (isSecret(object)
-  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => (isDigest(value) ? undefined : value)), object) as T
+  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
+    const values = getOwn(current, field);
+    if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
+    const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
+    return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
+  }, object) as T
   : object);
 
 /**
