@@ -1,4 +1,5 @@
 /** `kreconcile plan --policy`: the operator's tenancy verdicts in CI, and one-line errors for bad policy files. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 
@@ -59,5 +60,10 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
     expect(result.stderr).toContain(`error: ${expected}`);
+  });
+
+  it('docs/security.md shows a real policy error line', async () => {
+    const result = await plan(['--policy', 'policy.yaml'], { 'policy.yaml': 'destinations:\n  - from: team-a\n    too: [x]\n' });
+    expect(readFileSync('docs/security.md', 'utf8')).toContain(result.stderr.trimEnd());
   });
 });
