@@ -9,7 +9,7 @@ export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
 export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
-export { DEFAULT_TENANCY, allowedDestinations, forbiddenChildren, mayAdopt, mayTarget, targetViolation } from './plan/tenancy.js';
+export { DEFAULT_TENANCY, forbiddenChildren, mayAdopt, mayWrite, targetViolation, tenancyFor, type Tenancy } from './plan/tenancy.js';
 export {
   ANY, TenancyPolicyDocument, policyOf, type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,
 } from './model/tenancy-policy.js';

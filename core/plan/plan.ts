@@ -22,11 +22,11 @@ import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
 import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
-import { DEFAULT_TENANCY, forbiddenChildren, forbiddenMessage, mayTarget } from './tenancy.js';
+import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
 import { mangle } from '../hooks/mangle.js';
 import { redactPlan } from '../hooks/redact.js';
-import { foldStringData, holdsDigests, revealMatching, withoutDigests } from '../sensitive/secret-values.js';
+import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
 
@@ -71,6 +71,8 @@ type Context = {
   readonly owner: Owner;
   readonly status: ApplicationStatus;
   readonly input: PlanInput;
+  /** Where this Application may write (core/plan/tenancy.ts). */
+  readonly tenancy: Tenancy;
 };
 
 /**
@@ -84,7 +86,7 @@ export const plan = (input: PlanInput): Plan => {
   const application = input.application;
   const metadata = application.metadata;
   const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
-  const context: Context = { application, owner, status: application.status ?? {}, input };
+  const context: Context = { application, owner, status: application.status ?? {}, input, tenancy: tenancyFor(input.options?.tenancy, owner.namespace) };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
@@ -96,31 +98,10 @@ const planApply = (context: Context): Plan => {
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
-  const live = input.live === undefined ? undefined : revealed(input.live, fromSpec);
-  const forbidden = forbiddenChildren({ policy: tenancyOf(context), owner: context.owner, desired: fromSpec, adopt: context.application.spec.adopt === true, ...liveFinder(live) });
+  const live = input.live === undefined ? undefined : revealAllMatching(input.live, fromSpec);
+  const forbidden = forbiddenChildren({ tenancy: context.tenancy, desired: fromSpec, live, adopt: context.application.spec.adopt === true });
   if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
   return live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, live);
-};
-
-/**
- * Objects read back with Secret values as digests (a redacted snapshot, a status entry): each digest
- * matching the desired value becomes that value, so only a real difference is drift.
- */
-const revealed = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>): ReadonlyArray<T> => {
-  if (!objects.some(holdsDigests)) return objects;
-  const findDesired = resourceFinder(desired);
-  return objects.map((object) => (holdsDigests(object) ? revealMatching(object, findDesired(object)) : object));
-};
-
-const tenancyOf = (context: Context): TenancyPolicy => context.input.options?.tenancy ?? DEFAULT_TENANCY;
-
-/** Whether the policy lets this Application write the object (prunes and deletions never leave it). */
-const writable = (context: Context) => (object: JsonObject): boolean => mayTarget(tenancyOf(context), context.owner.namespace, refOf(object as Resource));
-
-const liveFinder = (live: ReadonlyArray<Resource> | undefined): { readonly liveOf?: (resource: Resource) => Resource | undefined } => {
-  if (live === undefined) return {};
-  const byKey = new Map(live.map((object) => [resourceKey(object), object]));
-  return { liveOf: (resource) => byKey.get(resourceKey(resource)) };
 };
 
 type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
@@ -188,7 +169,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
-  const ours = live.filter((object) => isOwnedBy(object, owner) && writable(context)(object));
+  const ours = live.filter((object) => isOwnedBy(object, owner) && writableBy(context.tenancy)(object));
   const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
     ? findObserved(object) as JsonObject
     : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
@@ -230,14 +211,14 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = revealed(observedEntries(context.status), lastApplied);
+  const current = revealAllMatching(observedEntries(context.status), lastApplied);
   const findCurrent = resourceFinder(current, owner.namespace);
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
     patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
-  const deletes = delta.deleted.filter(writable(context)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  const deletes = delta.deleted.filter(writableBy(context.tenancy)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
 };
 
@@ -333,7 +314,7 @@ const planDeletion = (context: Context): Plan => {
   const candidates: ReadonlyArray<JsonObject> = live === undefined
     ? observedEntries(context.status)
     : live.filter((object) => isOwnedBy(object, context.owner));
-  const children = candidates.filter(writable(context));
+  const children = candidates.filter(writableBy(context.tenancy));
   const remaining = children.filter((child) => !isTerminating(child));
   const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
   const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;

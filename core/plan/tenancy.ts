@@ -4,48 +4,60 @@
  * adopts only there, and never writes a cluster-scoped object. A tenant who may create an
  * Application must not become cluster-admin through the operator (issue 10).
  */
-import { refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
+import type { JsonObject } from '../json/json.js';
+import { refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeKey } from '../model/scope.js';
 import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
-import { ownerOf, type Owner } from './ownership.js';
+import { ownerOf } from './ownership.js';
 import type { ForbiddenAction, ForbiddenRule } from './types.js';
 
 /** The policy used when none is given: own namespace only. */
 export const DEFAULT_TENANCY: TenancyPolicy = {};
 
-const applies = (from: string, namespace: string): boolean => from === ANY || from === namespace;
+/** The policy as it applies to the Applications of one namespace: computed once per plan. */
+export type Tenancy = {
+  readonly policy: TenancyPolicy;
+  readonly namespace: string;
+  /** Namespaces the Applications may write to (`*` among them: any). */
+  readonly destinations: ReadonlySet<string>;
+  /** Cluster-scoped kinds they may write, as `scopeKey`s (`*` among them: any). */
+  readonly clusterKinds: ReadonlySet<string>;
+};
 
-/** The namespaces Applications in `namespace` may write to (`*` among them: any). */
-export const allowedDestinations = (policy: TenancyPolicy, namespace: string): ReadonlyArray<string> =>
-  [...new Set([namespace, ...(policy.destinations ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.to)])];
+const applies = (from: string, namespace: string): boolean => from === ANY || from === namespace;
 
 /** `Kind` alone names the core group, as `scopeKey` writes it (`/Kind`). */
 const kindKey = (kind: string): string => (kind === ANY || kind.includes('/') ? kind : `/${kind}`);
 
-const allowedClusterKinds = (policy: TenancyPolicy, namespace: string): ReadonlySet<string> =>
-  new Set((policy.clusterKinds ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.kinds.map(kindKey)));
-
-/** Why an Application in `namespace` may not write the object at `ref`, or `undefined` when it may. */
-export const targetViolation = (policy: TenancyPolicy, namespace: string, ref: ObjectRef): ForbiddenAction | undefined => {
-  if (ref.namespace === undefined) {
-    const kinds = allowedClusterKinds(policy, namespace);
-    const key = scopeKey(ref.apiVersion, ref.kind);
-    return kinds.has(ANY) || kinds.has(key) ? undefined : forbidden(ref, 'ClusterScoped',
-      `${key.replace(/^\//, '')} is cluster-scoped and not allowed for Applications in ${namespace} (policy clusterKinds: ${[...kinds].join(', ') || 'none'})`);
-  }
-  const destinations = allowedDestinations(policy, namespace);
-  return destinations.includes(ANY) || destinations.includes(ref.namespace) ? undefined : forbidden(ref, 'Destination',
-    `namespace ${ref.namespace} is not an allowed destination for Applications in ${namespace} (policy destinations: ${destinations.join(', ')})`);
+/** The rules of `policy` (default: `DEFAULT_TENANCY`) for Applications in `namespace`. */
+export const tenancyFor = (policy: TenancyPolicy | undefined, namespace: string): Tenancy => {
+  const effective = policy ?? DEFAULT_TENANCY;
+  return {
+    policy: effective,
+    namespace,
+    destinations: new Set([namespace, ...(effective.destinations ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.to)]),
+    clusterKinds: new Set((effective.clusterKinds ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.kinds.map(kindKey))),
+  };
 };
 
-/** Whether an Application in `namespace` may write (create, patch, delete) the object at `ref`. */
-export const mayTarget = (policy: TenancyPolicy, namespace: string, ref: ObjectRef): boolean =>
-  targetViolation(policy, namespace, ref) === undefined;
+/** Why the Applications may not write the object at `ref`, or `undefined` when they may. */
+export const targetViolation = (tenancy: Tenancy, ref: ObjectRef): ForbiddenAction | undefined => {
+  if (ref.namespace === undefined) {
+    const key = scopeKey(ref.apiVersion, ref.kind);
+    return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(key) ? undefined : forbidden(ref, 'ClusterScoped',
+      `${key.replace(/^\//, '')} is cluster-scoped and not allowed for Applications in ${tenancy.namespace} (policy clusterKinds: ${[...tenancy.clusterKinds].join(', ') || 'none'})`);
+  }
+  return tenancy.destinations.has(ANY) || tenancy.destinations.has(ref.namespace) ? undefined : forbidden(ref, 'Destination',
+    `namespace ${ref.namespace} is not an allowed destination for Applications in ${tenancy.namespace} (policy destinations: ${[...tenancy.destinations].join(', ')})`);
+};
 
-/** Whether `spec.adopt` may take over an unowned object at `ref` (a writable target, see `mayTarget`). */
-export const mayAdopt = (policy: TenancyPolicy, namespace: string, ref: ObjectRef): boolean => {
-  const rule = policy.adoption ?? 'ownNamespace';
-  return rule === 'destinations' ? mayTarget(policy, namespace, ref) : rule === 'ownNamespace' && ref.namespace === namespace;
+/** Whether the Applications may write (create, patch, delete) `object`: prunes and deletions never leave these. */
+export const mayWrite = (tenancy: Tenancy) => (object: JsonObject): boolean => targetViolation(tenancy, refOf(object as Resource)) === undefined;
+
+/** Whether `spec.adopt` may take over an unowned object at `ref`. */
+export const mayAdopt = (tenancy: Tenancy, ref: ObjectRef): boolean => {
+  const rule = tenancy.policy.adoption ?? 'ownNamespace';
+  return rule === 'destinations' ? targetViolation(tenancy, ref) === undefined : rule === 'ownNamespace' && ref.namespace === tenancy.namespace;
 };
 
 /**
@@ -54,20 +66,27 @@ export const mayAdopt = (policy: TenancyPolicy, namespace: string, ref: ObjectRe
  * object where adoption is not allowed. Empty when the Application may be applied.
  */
 export const forbiddenChildren = (args: {
-  readonly policy: TenancyPolicy;
-  readonly owner: Owner;
+  readonly tenancy: Tenancy;
   readonly desired: ReadonlyArray<Resource>;
-  /** Live objects by `resourceKey`; without them adoption cannot be judged (nothing is adopted). */
-  readonly liveOf?: (resource: Resource) => Resource | undefined;
+  /** The live objects; without them adoption cannot be judged (and nothing is adopted). */
+  readonly live: ReadonlyArray<Resource> | undefined;
   readonly adopt: boolean;
-}): ReadonlyArray<ForbiddenAction> => args.desired.flatMap((resource) => {
-  const ref = refOf(resource);
-  const violation = targetViolation(args.policy, args.owner.namespace, ref);
-  if (violation !== undefined) return [violation];
-  const live = args.adopt ? args.liveOf?.(resource) : undefined;
-  if (live === undefined || ownerOf(live) !== undefined || mayAdopt(args.policy, args.owner.namespace, ref)) return [];
-  return [forbidden(ref, 'Adoption', `spec.adopt may not take over ${showRef(ref)}: the policy allows adoption ${adoptionScope(args.policy)}`)];
-});
+}): ReadonlyArray<ForbiddenAction> => {
+  const liveOf = args.adopt && args.live !== undefined ? finder(args.live) : () => undefined;
+  return args.desired.flatMap((resource) => {
+    const ref = refOf(resource);
+    const violation = targetViolation(args.tenancy, ref);
+    if (violation !== undefined) return [violation];
+    const live = liveOf(resource);
+    if (live === undefined || ownerOf(live) !== undefined || mayAdopt(args.tenancy, ref)) return [];
+    return [forbidden(ref, 'Adoption', `spec.adopt may not take over ${showRef(ref)}: the policy allows adoption ${adoptionScope(args.tenancy.policy)}`)];
+  });
+};
+
+const finder = (live: ReadonlyArray<Resource>): ((resource: Resource) => Resource | undefined) => {
+  const byKey = new Map(live.map((object) => [resourceKey(object), object]));
+  return (resource) => byKey.get(resourceKey(resource));
+};
 
 const adoptionScope = (policy: TenancyPolicy): string => {
   const rule = policy.adoption ?? 'ownNamespace';

@@ -10,6 +10,8 @@
  */
 import { getOwn, isJsonObject, objectFromEntries, withKey, withoutKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { base64Bytes, base64Of, utf8Bytes } from '../hooks/base64.js';
+import { resourceFinder } from '../manifest/identity.js';
+import type { Resource } from '../model/resource.js';
 import { sha256Hex } from './sha256.js';
 
 /** How a sensitive value is shown to people, before its digest. */
@@ -78,10 +80,17 @@ export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonO
 };
 
 /** Whether `object` holds a digest anywhere a Secret value goes (only then is `revealMatching` needed). */
-export const holdsDigests = (object: JsonObject): boolean => isSecret(object) && SENSITIVE_FIELDS.some((field) => {
+const holdsDigests = (object: JsonObject): boolean => isSecret(object) && SENSITIVE_FIELDS.some((field) => {
   const values = getOwn(object, field);
   return isJsonObject(values) && Object.values(values).some(isDigest);
 });
+
+/** `revealMatching` over many objects, each against the desired resource of the same identity. */
+export const revealAllMatching = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>): ReadonlyArray<T> => {
+  if (!objects.some(holdsDigests)) return objects;
+  const findDesired = resourceFinder(desired);
+  return objects.map((object) => (holdsDigests(object) ? revealMatching(object, findDesired(object)) : object));
+};
 
 /**
  * A desired Secret as the API server stores it: `stringData` folded into base64 `data` (a key in

@@ -4,13 +4,13 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
+import { withDigests } from '../../../core/index.js';
 import { usageError } from '../cli-error.js';
 import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { readLive } from '../planning/cluster-view.js';
 import { serialize, type DataFormat } from '../render/serialize.js';
-import { withDigests } from '../../../core/index.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
