@@ -11,7 +11,7 @@ import {
   type PatchRecord, type Plan, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, ownerOfApplication, readableFor, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
@@ -255,9 +255,11 @@ export class Controller {
       for (const object of child.informer.byIndex(mark)) found.set(keyOf(object), object);
     }
     const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
+    const readable = readableFor(application, this.options.tenancy);
     for (const resource of manifest) {
       if (scopeOf(scopes, resource) === undefined) continue;
       const ref = identityOf(resource, scopes, owner.namespace);
+      if (!readable(ref)) continue;
       const cachedObject = this.children.get(`${ref.apiVersion}/${ref.kind}`)?.informer.get(ref.namespace, ref.name);
       if (cachedObject !== undefined) { found.set(keyOf(cachedObject), cachedObject); continue; }
       const got = await this.options.cluster.get(ref)();

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
-import { base64Of, conditionOf, type Application, type Resource, type TenancyPolicy } from '../../../core/index.js';
+import { base64Of, conditionOf, type Application, type Cluster, type ObjectRef, type Resource, type TenancyPolicy } from '../../../core/index.js';
 import { applicationOf } from '../hooks/support.js';
 
 let operator: Operator | undefined;
@@ -59,8 +59,20 @@ const applicationIn = (cluster: MemoryCluster, name: string): Application | unde
 
 const stalledOf = (cluster: MemoryCluster, name: string) => conditionOf(applicationIn(cluster, name)?.status?.conditions, 'Stalled');
 
+/** The cluster as the operator sees it, recording every direct `get` (reads of single objects). */
+const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster => new Proxy(cluster, {
+  get(target, property, receiver) {
+    const value = Reflect.get(target, property, receiver) as unknown;
+    if (typeof value !== 'function') return value;
+    if (property === 'get') return (ref: ObjectRef) => { gets.push(ref); return (value as (r: ObjectRef) => unknown).call(target, ref); };
+    return (value as (...a: unknown[]) => unknown).bind(target);
+  },
+});
+
+const gets: ObjectRef[] = [];
+
 const start = async (cluster: MemoryCluster, clock: ManualClock, tenancy?: TenancyPolicy) => {
-  operator = await startOperator({ cluster, clock, random: () => 0.5, workers: 1, readiness: 'existence', ...(tenancy === undefined ? {} : { tenancy }) });
+  operator = await startOperator({ cluster: recordingGets(cluster, gets), clock, random: () => 0.5, workers: 1, readiness: 'existence', ...(tenancy === undefined ? {} : { tenancy }) });
   await runUntil(clock, () => ATTACKS.every(([name]) => stalledOf(cluster, name)?.status !== undefined && applicationIn(cluster, name)?.metadata.finalizers !== undefined));
 };
 
@@ -78,6 +90,9 @@ describe('the operator under the default tenancy (own namespace only)', () => {
     expect(stalledOf(cluster, 'adopt-system')?.message).toContain('v1 ConfigMap kube-system/coredns (Destination:');
     expect(stalledOf(cluster, 'database')?.message).toContain('v1 ConfigMap team-a-db/db-settings (Destination:');
     expect(outsideTeamA(cluster)).toBe(before);
+    // Forbidden children are not even read (under least-privilege RBAC the operator could not).
+    expect(gets.length).toBeGreaterThan(0);
+    expect(gets.filter((ref) => ref.namespace !== 'team-a' && ref.kind !== 'Application')).toEqual([]);
     // Nothing else of a forbidden Application is written either, and nothing foreign reaches a status.
     expect(cluster.objects().filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'team-a').map((o) => o.metadata.name)).toEqual([]);
     const statuses = JSON.stringify(cluster.objects().filter((o) => o.kind === 'Application').map((o) => o.status));
