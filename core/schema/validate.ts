@@ -80,7 +80,8 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (value === null) return [];
   if (isJsonArray(value)) return listIssues(value, path);
   if (isJsonObject(value)) return nodeIssues(value, path);
-  return [issue(path, `observed fields must be null, got ${JSON.stringify(value)}: write null to observe this field`)];
+  // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI logs.
+  return [issue(path, `observed fields must be null, got ${typeof value === 'string' ? 'a string' : JSON.stringify(value)}: write null to observe this field`)];
 };
 
 /** A list without a trailing control object is reported at the list's path; all its items are elements then. */

@@ -78,6 +78,15 @@ describe('Secret values in plans', () => {
     expect(second.status.lastAppliedManifest?.[0]?.data).toEqual({ learned: digestOfString(LIVE_CANARY) });
   });
 
+  it('a Secret manifest copied into its observer schema by mistake is refused without echoing its values', () => {
+    const manifest = [secret({ p: base64Of(CANARY) })];
+    const result = plan({ application: application({ manifest, observerSchema: manifest as never }), live: [], scopes, now: 'now' });
+    const stalled = result.status.conditions?.find((c) => c.type === 'Stalled');
+    expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidObserverSchema' });
+    expect(stalled?.message).toContain('spec.observerSchema[0].data.p: observed fields must be null, got a string');
+    expect(JSON.stringify(result)).not.toContain(base64Of(CANARY));
+  });
+
   it('property: no Secret value (plaintext or base64) is in any status or explanation, with any other resources around', () => {
     const canary = fc.stringMatching(/^[a-z]{6}$/).map((s) => `canary-${s}-value`);
     fc.assert(fc.property(manifestArbitrary(3), canary, canary, fc.boolean(), (others, desiredValue, liveValue, drifted) => {

@@ -95,7 +95,7 @@ describe('validateObserverSchema: identification errors', () => {
 
 describe('validateObserverSchema: leaves and lists', () => {
   it('a non-null leaf', () => {
-    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields must be null, got "web"');
+    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields must be null, got a string');
   });
 
   it('a non-null leaf named like an identification field below the top level', () => {
