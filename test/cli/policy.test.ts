@@ -66,4 +66,11 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
     const result = await plan(['--policy', 'policy.yaml'], { 'policy.yaml': 'destinations:\n  - from: team-a\n    too: [x]\n' });
     expect(readFileSync('docs/security.md', 'utf8')).toContain(result.stderr.trimEnd());
   });
+
+  it('kreconcile run --policy refuses a bad policy file before starting, with the same one line', async () => {
+    const result = await runCli(['run', '--memory', '-f', 'app.yaml', '--policy', 'policy.yaml'], { files: { 'app.yaml': APP, 'policy.yaml': 'adoption: always\n' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('error: policy.yaml:1:1: document 1: adoption: expected "ownNamespace" | "destinations" | "never", got string "always" (see docs/security.md, "Policy file reference")\n');
+  });
 });
