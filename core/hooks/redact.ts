@@ -1,14 +1,17 @@
 /**
- * Keeping credentials out of everything but the API requests that write them: hook tokens and
- * Secret values never reach a plan's status (persisted on the Application) or its field-level
+ * Keeping credentials out of everything but the API requests that write them: hook tokens, Secret
+ * values and fields an observer schema marks sensitive (core/sensitive/marked.ts) never reach a plan's status (persisted on the Application) or its field-level
  * explanations (printed, logged, turned into Events); `redactForDisplay` also masks them in the
  * create bodies and patches a printed plan shows. The one redaction mechanism of the project.
  */
-import { isJsonObject, objectFromEntries, type JsonValue } from '../json/json.js';
-import { fromPointer } from '../json/path.js';
+import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { fromPointer, showPath } from '../json/path.js';
 import type { ApplicationStatus } from '../model/application.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+import type { ObjectRef } from '../model/resource.js';
 import type { Action, FieldChange, JsonPatchOperation, Plan } from '../plan/types.js';
-import { maskedAt, SENSITIVE_FIELDS, withDigests } from '../sensitive/secret-values.js';
+import { marksFrom, startsWith, updateValueAt } from '../sensitive/marked.js';
+import { maskedAt, SENSITIVE_FIELDS, showSensitive, withDigests, type Marked } from '../sensitive/secret-values.js';
 import { hookSecretName, isTokenKey, withoutHookTokens } from './secret.js';
 import type { HookOwner } from './types.js';
 
@@ -19,18 +22,49 @@ export const REDACTED = '(redacted)';
  * both masked in its explanations. Create bodies and patch operations keep them: they are what
  * puts the values into the cluster (print them through `redactForDisplay`).
  */
-export const redactPlan = (plan: Plan, owner: HookOwner): Plan => ({
-  ...plan,
-  status: redactStatus(plan.status, owner),
-  actions: plan.actions.map((action) => redactAction(action, owner)),
-});
+export const redactPlan = (plan: Plan, owner: HookOwner): Plan => {
+  const marked = marksFrom(plan.status.mangledObserverSchema);
+  return {
+    ...plan,
+    status: redactStatus(plan.status, owner),
+    actions: plan.actions.map((action) => maskMarkedChanges(redactAction(action, owner), marked(identified(action.ref)))),
+  };
+};
+
+/** The identification a schema is looked up by, for an action's object. */
+const identified = (ref: ObjectRef): JsonObject => ({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name } });
+
+const hidden = (value: JsonValue): JsonValue => showSensitive('', value);
+
+/** A schema-marked field as a human path (`spec.ports[0].password`), as field changes name them. */
+const humanPath = (tokens: ReadonlyArray<string>): string => showPath(tokens.map((token) => (/^\d+$/.test(token) ? Number(token) : token)));
+
+/** `value`, written at `path`, with what lies at or below the marked fields hidden. */
+const maskMarkedValue = (path: string, value: JsonValue, marked: Marked): JsonValue => marked.reduce<JsonValue>((current, tokens) => {
+  const whole = humanPath(tokens);
+  if (path === whole || path.startsWith(`${whole}.`) || path.startsWith(`${whole}[`)) return hidden(current);
+  const depth = tokens.findIndex((_token, k) => humanPath(tokens.slice(0, k)) === path);
+  return depth < 0 ? current : updateValueAt(current, tokens.slice(depth), hidden);
+}, value);
+
+const maskMarkedChanges = (action: Action, marked: Marked): Action => (marked.length === 0 || action.changes.length === 0 ? action : {
+  ...action,
+  changes: action.changes.map((change) => ({
+    path: change.path,
+    ...(change.from === undefined ? {} : { from: maskMarkedValue(change.path, change.from, marked) }),
+    ...(change.to === undefined ? {} : { to: maskMarkedValue(change.path, change.to, marked) }),
+  })),
+} as Action);
 
 /** A status without hook tokens and with Secret values as digests: what may be written to the Application. */
-export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => ({
-  ...status,
-  ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: withoutHookTokens(status.lastAppliedManifest, owner).map(withDigests) }),
-  ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: withoutHookTokens(status.lastObservedManifest, owner).map(withDigests) }),
-});
+export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => {
+  const marked = marksFrom(status.mangledObserverSchema);
+  return {
+    ...status,
+    ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: withoutHookTokens(status.lastAppliedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
+    ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: withoutHookTokens(status.lastObservedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
+  };
+};
 
 const isSecretRef = (action: Action): boolean => action.ref.kind === 'Secret' && action.ref.apiVersion === 'v1';
 
@@ -78,13 +112,29 @@ const maskOperation = (operation: JsonPatchOperation): JsonPatchOperation => {
   return SENSITIVE_FIELDS.includes(segments[0] ?? '') ? { ...operation, value: maskedAt(segments, operation.value) } : operation;
 };
 
+/** A patch operation with the values at or below the marked fields hidden. */
+const maskMarkedOperation = (operation: JsonPatchOperation, marked: Marked): JsonPatchOperation => {
+  if (operation.op === 'remove') return operation;
+  const tokens = fromPointer(operation.path);
+  const value = marked.reduce<JsonValue>((current, mark) => {
+    if (startsWith(tokens, mark)) return hidden(current);
+    return startsWith(mark, tokens) ? updateValueAt(current, mark.slice(tokens.length), hidden) : current;
+  }, operation.value);
+  return value === operation.value ? operation : { ...operation, value };
+};
+
 /**
- * `action` as it may be printed: Secret values in a create body or patch shown as
+ * `action` as it may be printed: Secret values, and values its schema (among `schemas`, the
+ * plan's `mangledObserverSchema`) marks sensitive, in a create body or patch shown as
  * `(sensitive value) sha256:<hex>` (never to be executed: the values are gone).
  */
-export const redactForDisplay = (action: Action): Action => {
-  if (!isSecretRef(action)) return action;
-  if (action.type === 'create') return { ...action, body: maskedAt([], action.body) as typeof action.body };
-  if (action.type === 'patch') return { ...action, patch: action.patch.map(maskOperation) };
+export const redactForDisplay = (action: Action, schemas?: ReadonlyArray<ObserverSchema>): Action => {
+  const marked = marksFrom(schemas)(identified(action.ref));
+  const secret = isSecretRef(action);
+  if (action.type === 'create') {
+    const body = marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, hidden), secret ? maskedAt([], action.body) : action.body);
+    return { ...action, body: body as typeof action.body };
+  }
+  if (action.type === 'patch') return { ...action, patch: action.patch.map((operation) => maskMarkedOperation(secret ? maskOperation(operation) : operation, marked)) };
   return action;
 };

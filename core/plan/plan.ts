@@ -26,6 +26,7 @@ import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
 import { mangle } from '../hooks/mangle.js';
 import { redactPlan } from '../hooks/redact.js';
+import { marksFrom } from '../sensitive/marked.js';
 import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
@@ -98,7 +99,7 @@ const planApply = (context: Context): Plan => {
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
-  const live = input.live === undefined ? undefined : revealAllMatching(input.live, fromSpec);
+  const live = input.live === undefined ? undefined : revealAllMatching(input.live, fromSpec, marksFrom(mangled, context.status.mangledObserverSchema));
   const forbidden = forbiddenChildren({ tenancy: context.tenancy, desired: fromSpec, live, adopt: context.application.spec.adopt === true });
   if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
   return live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, live);
@@ -137,7 +138,8 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const mangled = generateDefaultObserverSchema(folded);
   const desired = folded.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
   // A digest in the status is not a value: the keys it stands for are learned again from the live object.
-  const earlier = context.status.lastAppliedManifest?.map(withoutDigests);
+  const marked = marksFrom(mangled, context.status.mangledObserverSchema);
+  const earlier = context.status.lastAppliedManifest?.map((resource) => withoutDigests(resource, marked(resource)));
   const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: earlier, namespace: owner.namespace });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
   const hooked = mangle({ desired: fromSpec, mangledSchema: mangled, hooks: spec.hooks, context: { ...input.options?.hooks, owner, scopes: manifestScopes } });
@@ -211,7 +213,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = revealAllMatching(observedEntries(context.status), lastApplied);
+  const current = revealAllMatching(observedEntries(context.status), lastApplied, marksFrom(mangled, context.status.mangledObserverSchema));
   const findCurrent = resourceFinder(current, owner.namespace);
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });

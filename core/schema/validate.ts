@@ -6,6 +6,7 @@ import type { Issue } from '../model/decode.js';
 import { LIST_MAX, LIST_MIN, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from './errors.js';
+import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
 import { schemaKeyOf } from './lookup.js';
 
 const ROOT = 'spec.observerSchema';
@@ -73,6 +74,7 @@ const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> =>
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
     if (isIdentification(childPath, 1)) return [];
     if (childPath.length === 2 && key === 'metadata' && !isJsonObject(value)) return []; // reported by identificationIssues
+    if (childPath.length === 2 && key === SENSITIVE_MARK) return markIssues(value, childPath, issue);
     return valueIssues(value, childPath);
   });
 

@@ -11,6 +11,7 @@
 import { getOwn, isJsonObject, objectFromEntries, withKey, withoutKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { base64Bytes, base64Of, utf8Bytes } from '../hooks/base64.js';
 import { resourceFinder } from '../manifest/identity.js';
+import { updateValueAt, valueAt } from './marked.js';
 import type { Resource } from '../model/resource.js';
 import { sha256Hex } from './sha256.js';
 
@@ -36,8 +37,17 @@ export const digestOfString = (value: string): string => `sha256:${sha256Hex(utf
 const digestOf = (field: string, value: JsonValue): JsonValue => {
   if (isDigest(value)) return value;
   if (typeof value !== 'string') return `sha256:${sha256Hex(utf8Bytes(JSON.stringify(value)))}`;
-  return field === 'stringData' ? digestOfString(value) : digestOfData(value);
+  return field === 'data' ? digestOfData(value) : digestOfString(value);
 };
+
+/** Pointer tokens of the fields a schema marks sensitive (core/sensitive/marked.ts). */
+export type Marked = ReadonlyArray<ReadonlyArray<string>>;
+
+/** The digest of a schema-marked value: of its UTF-8 text when a string, else of its JSON. */
+const digestOfMarked = (value: JsonValue): JsonValue => digestOf('', value);
+
+const eachMarked = <T extends JsonObject>(object: T, marked: Marked, update: (value: JsonValue) => JsonValue | undefined): T =>
+  marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T;
 
 const mapField = (object: JsonObject, field: string, update: (key: string, value: JsonValue) => JsonValue | undefined): JsonObject => {
   const values = getOwn(object, field);
@@ -46,50 +56,65 @@ const mapField = (object: JsonObject, field: string, update: (key: string, value
   return withKey(object, field, objectFromEntries(entries));
 };
 
-/** `object` with every Secret value replaced by its digest (idempotent; anything not a Secret is returned as is). */
-export const withDigests = <T extends JsonObject>(object: T): T => (isSecret(object)
-  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
-  : object);
+/**
+ * `object` with every Secret value, and every value its schema marks sensitive, replaced by its
+ * digest (idempotent; anything else is returned as is).
+ */
+export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
+  const secret = isSecret(object)
+    ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
+    : object;
+  return eachMarked(secret, marked, digestOfMarked);
+};
 
 /**
  * `object` without the digests it holds: a digest read back from status is unknown, never a value
  * to write. A field left empty goes too, so a schema observing it whole learns it again.
  */
-export const withoutDigests = <T extends JsonObject>(object: T): T => (isSecret(object)
-  ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
-    const values = getOwn(current, field);
-    if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
-    const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
-    return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
-  }, object) as T
-  : object);
+export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
+  const secret = isSecret(object)
+    ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
+      const values = getOwn(current, field);
+      if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
+      const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
+      return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
+    }, object) as T
+    : object;
+  return eachMarked(secret, marked, (value) => (isDigest(value) ? undefined : value));
+};
 
 /**
  * `observed` (a live object from a redacted snapshot, or a status entry) with each digest that
  * matches the `desired` value of the same key replaced by that value, so comparing them finds
  * no drift; a digest that matches nothing stays (a real difference).
  */
-export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonObject | undefined): T => {
-  if (desired === undefined || !isSecret(observed)) return observed;
+export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonObject | undefined, marked: Marked = []): T => {
+  if (desired === undefined) return observed;
   const wanted = getOwn(desired, 'data');
-  if (!isJsonObject(wanted)) return observed;
-  return mapField(observed, 'data', (key, value) => {
-    const candidate = getOwn(wanted, key);
-    return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value ? candidate : value;
-  }) as T;
+  const secret = isSecret(observed) && isJsonObject(wanted)
+    ? mapField(observed, 'data', (key, value) => {
+      const candidate = getOwn(wanted, key);
+      return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value ? candidate : value;
+    }) as T
+    : observed;
+  return marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, (value) => {
+    const candidate = valueAt(desired, tokens);
+    return isDigest(value) && candidate !== undefined && digestOfMarked(candidate) === value ? candidate : value;
+  }), secret) as T;
 };
 
-/** Whether `object` holds a digest anywhere a Secret value goes (only then is `revealMatching` needed). */
-const holdsDigests = (object: JsonObject): boolean => isSecret(object) && SENSITIVE_FIELDS.some((field) => {
+/** Whether `object` holds a digest anywhere a sensitive value goes (only then is `revealMatching` needed). */
+const holdsDigests = (object: JsonObject, marked: Marked): boolean => (isSecret(object) && SENSITIVE_FIELDS.some((field) => {
   const values = getOwn(object, field);
   return isJsonObject(values) && Object.values(values).some(isDigest);
-});
+})) || marked.some((tokens) => isDigest(valueAt(object, tokens)));
 
-/** `revealMatching` over many objects, each against the desired resource of the same identity. */
-export const revealAllMatching = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>): ReadonlyArray<T> => {
-  if (!objects.some(holdsDigests)) return objects;
+/** `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks. */
+export const revealAllMatching = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>, markedOf: (object: JsonObject) => Marked): ReadonlyArray<T> => {
+  const marks = objects.map(markedOf);
+  if (!objects.some((object, i) => holdsDigests(object, marks[i] ?? []))) return objects;
   const findDesired = resourceFinder(desired);
-  return objects.map((object) => (holdsDigests(object) ? revealMatching(object, findDesired(object)) : object));
+  return objects.map((object, i) => (holdsDigests(object, marks[i] ?? []) ? revealMatching(object, findDesired(object), marks[i]) : object));
 };
 
 /**
@@ -107,7 +132,7 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
   return withKey(withoutKey(object, 'stringData'), 'data', folded) as T;
 };
 
-/** How a sensitive value is shown: `(sensitive value) sha256:<hex>`. */
+/** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */
 export const showSensitive = (field: string, value: JsonValue): string => `${SENSITIVE} ${digestOf(field, value) as string}`;
 
 /**

@@ -17,17 +17,20 @@ const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64
 const digest = (text: string): string => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 const FORBIDDEN_TEXTS = [CANARY, b64(CANARY), OTHER, b64(OTHER), STRING_CANARY, b64(STRING_CANARY)];
 
-const APP = `apiVersion: kreconcile.io/v1alpha1
+/** Application shop/web with the given `spec` body (YAML, indented two spaces). */
+const applicationYaml = (spec: string): string => `apiVersion: kreconcile.io/v1alpha1
 kind: Application
 metadata: { name: web, namespace: shop }
 spec:
-  manifest:
+${spec}`;
+
+const APP = applicationYaml(`  manifest:
     - apiVersion: v1
       kind: Secret
       metadata: { name: db }
       data: { password: ${b64(CANARY)} }
       stringData: { token: ${STRING_CANARY} }
-`;
+`);
 
 const liveSecret = (password: string, token: string): Resource => ({
   apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
@@ -85,4 +88,26 @@ describe('Secret values in kreconcile plan', () => {
     const full = parse((await runCli(['snapshot', '-f', 'app.yaml', '--include-secret-values'], { files: { 'app.yaml': APP }, connect: async () => cluster })).stdout) as { items: Resource[] };
     expect(full.items.find((o) => o.kind === 'Secret')?.data).toEqual({ password: b64(OTHER), token: b64(STRING_CANARY) });
   });
+
+  it('a field the observer schema marks sensitive is hidden in every format too', async () => {
+    const app = applicationYaml(`  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata: { name: settings }
+      data: { user: bob, password: ${CANARY} }
+  observerSchema:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata: { name: settings }
+      data: null
+      kreconcile.io/sensitive: [/data/password]
+`);
+    for (const format of ['text', 'json', 'yaml']) {
+      const result = await runCli(['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', '-o', format], { files: { 'app.yaml': app } });
+      expect(result.code).toBe(0);
+      expectNoSecretIn(result.stdout + result.stderr);
+      if (format !== 'text') expect(result.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
+    }
+  });
 });
+

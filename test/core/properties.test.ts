@@ -221,7 +221,7 @@ describe('properties of plan (with a pure applier standing in for the API server
       const { planB, appB } = run(s);
       const schemas = indexSchemas(planB.status.mangledObserverSchema ?? []);
       // Secret values are recorded as their digests (core/sensitive/secret-values.ts): the spec's digest must win.
-      const manifest = (appB.spec.manifest ?? []).map(stored).map(withDigests);
+      const manifest = (appB.spec.manifest ?? []).map(stored).map((resource) => withDigests(resource));
       if (planB.status.lastAppliedManifest === undefined) return; // a stalled plan records nothing
       const problems = manifest.flatMap((resource, i) =>
         lostOrChanged(resource, planB.status.lastAppliedManifest?.[i], schemaFor(schemas, resource), `${resource.kind}/${resource.metadata.name}`));

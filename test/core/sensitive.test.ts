@@ -1,7 +1,7 @@
 /** Secret values in the core: SHA-256, digests, stringData folding, and no value in a plan's status or explanations. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Of, digestOfData, digestOfString, foldStringData, plan, redactForDisplay, withDigests, type Resource } from '../../core/index.js';
+import { base64Of, digestOfData, digestOfString, foldStringData, plan, redactForDisplay, withDigests, type JsonValue, type Plan, type Resource } from '../../core/index.js';
 import { sha256Hex } from '../../core/sensitive/sha256.js';
 import { revealMatching, withoutDigests } from '../../core/sensitive/secret-values.js';
 import { utf8Bytes } from '../../core/hooks/base64.js';
@@ -93,7 +93,7 @@ describe('Secret values in plans', () => {
       const manifest = [...others.filter((r) => r.kind !== 'Secret'), secret({ d: base64Of(desiredValue) }, { s: desiredValue })];
       const live = drifted ? [served(marked({ ...secret({ d: base64Of(liveValue), s: base64Of(liveValue) }), metadata: { name: 'db', namespace: 'default' } }))] : [];
       const result = plan({ application: application({ manifest }), live, scopes, now: 'now', options: { tenancy: { destinations: [{ from: '*', to: ['*'] }], clusterKinds: [{ from: '*', kinds: ['*'] }] } } });
-      const shown = JSON.stringify([result.status, result.actions.map((a) => a.changes), result.actions.map(redactForDisplay)]);
+      const shown = JSON.stringify([result.status, result.actions.map((a) => a.changes), result.actions.map((a) => redactForDisplay(a))]);
       for (const value of [desiredValue, liveValue]) {
         expect(shown).not.toContain(value);
         expect(shown).not.toContain(base64Of(value));
@@ -101,3 +101,56 @@ describe('Secret values in plans', () => {
     }), { numRuns: 200 });
   });
 });
+
+describe('fields an observer schema marks sensitive (kreconcile.io/sensitive)', () => {
+  const CANARY = 'marked-canary-5e21';
+  const LIVE_CANARY = 'marked-live-canary-0b9d';
+  const configMap = (password: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app' }, data: { user: 'bob', password } } as Resource);
+  const schema = (mark: JsonValue, data: JsonValue = null) => [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app' }, data, 'kreconcile.io/sensitive': mark }];
+  const planWith = (mark: JsonValue, live: ReadonlyArray<Resource>, status?: Plan['status'], data: JsonValue = null) =>
+    plan({ application: application({ manifest: [configMap(CANARY)], observerSchema: schema(mark, data) as never }, status === undefined ? {} : { status }), live, scopes, now: 'now' });
+  const liveWith = (password: string): Resource => served(marked({ ...configMap(password), metadata: { name: 'app', namespace: 'default' } }));
+
+  it('a marker must be a list of JSON pointers, never the resource identity', () => {
+    const issues = (mark: JsonValue) => planWith(mark, []).status.conditions?.find((c) => c.type === 'Stalled')?.message;
+    expect(issues('/data/password')).toBe('spec.observerSchema[0]["kreconcile.io/sensitive"]: kreconcile.io/sensitive must be a list of JSON pointers such as "/spec/password"');
+    expect(issues(['/metadata/name'])).toBe('spec.observerSchema[0]["kreconcile.io/sensitive"][0]: /metadata/name identifies the resource: it cannot be sensitive');
+    expect(issues(['data.password'])).toContain('a sensitive field is a JSON pointer');
+    expect(issues(['/data/password'])).toBe('');
+  });
+
+  it('the marked value is a digest in status and hidden in explanations and printed bodies; other fields stay readable', () => {
+    const created = planWith(['/data/password'], []);
+    const create = created.actions.find((a) => a.type === 'create')!;
+    expect(create.type === 'create' && create.body.data).toEqual({ user: 'bob', password: CANARY });
+    const shown = redactForDisplay(create, created.status.mangledObserverSchema);
+    expect(shown.type === 'create' && shown.body.data).toEqual({ user: 'bob', password: `(sensitive value) ${digestOfString(CANARY)}` });
+    expect(created.status.lastAppliedManifest?.[0]?.data).toEqual({ user: 'bob', password: digestOfString(CANARY) });
+  });
+
+  it('converges, and drift of the marked value is patched with the change shown as digests (whole-map and per-key schemas)', () => {
+    for (const data of [null, { user: null, password: null }]) {
+      const created = planWith(['/data/password'], [], undefined, data);
+      expect(planWith(['/data/password'], [liveWith(CANARY)], created.status, data).actions.filter((a) => a.type === 'patch')).toEqual([]);
+      const drifted = planWith(['/data/password'], [liveWith(LIVE_CANARY)], created.status, data);
+      const patch = drifted.actions.find((a) => a.type === 'patch')!;
+      expect(JSON.stringify(patch.changes)).toContain(`(sensitive value) ${digestOfString(LIVE_CANARY)}`);
+      expect(JSON.stringify(patch.changes)).toContain(`(sensitive value) ${digestOfString(CANARY)}`);
+      expect(JSON.stringify(patch.type === 'patch' && patch.patch)).toContain(CANARY);
+      const printed = JSON.stringify([drifted.status, patch.changes, redactForDisplay(patch, drifted.status.mangledObserverSchema)]);
+      for (const value of [CANARY, LIVE_CANARY]) expect(printed).not.toContain(value);
+      expect(printed).toContain('bob');
+    }
+  });
+
+  it('a marked value learned from the live object (not in the spec) is a digest in status and never written back', () => {
+    const bare = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app' }, data: { user: 'bob' } } as Resource;
+    const observerSchema = schema(['/data/password'], { user: null, password: null }) as never;
+    const first = plan({ application: application({ manifest: [bare], observerSchema }), live: [liveWith(LIVE_CANARY)], scopes, now: 'now' });
+    expect(first.status.lastAppliedManifest?.[0]?.data).toEqual({ user: 'bob', password: digestOfString(LIVE_CANARY) });
+    const second = plan({ application: application({ manifest: [bare], observerSchema }, { status: first.status }), live: [liveWith(LIVE_CANARY)], scopes, now: 'now' });
+    expect(second.actions.filter((a) => a.type === 'patch')).toEqual([]);
+    expect(JSON.stringify(second)).not.toContain(LIVE_CANARY);
+  });
+});
+

@@ -57,7 +57,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   // The shape of `kubectl get -o yaml` output, so both tools' recordings read the same way.
   // Secret values stay out of recordings (CI logs, artifacts) unless asked for: digests still let plans see changes.
-  const items = options.includeSecretValues === true ? objects.right : objects.right.map(withDigests);
+  const items = options.includeSecretValues === true ? objects.right : objects.right.map((object) => withDigests(object));
   io.stdout.write(serialize({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, options.output));
   context.exit(EXIT_OK);
 };

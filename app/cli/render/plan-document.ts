@@ -6,7 +6,7 @@
 import {
   conditionOf, redactForDisplay,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
+  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PlanSummary,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -66,8 +66,8 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
 });
 
 /** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
-export const actionV1 = (unsafe: Action): ActionV1 => {
-  const action = redactForDisplay(unsafe);
+export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => {
+  const action = redactForDisplay(unsafe, schemas);
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {
@@ -112,7 +112,7 @@ const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     result: resultOf(planned),
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
-    actions: plan.actions.map(actionV1),
+    actions: plan.actions.map((action) => actionV1(action, plan.status.mangledObserverSchema)),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
