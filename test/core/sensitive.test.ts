@@ -83,7 +83,7 @@ describe('Secret values in plans', () => {
     const result = plan({ application: application({ manifest, observerSchema: manifest as never }), live: [], scopes, now: 'now' });
     const stalled = result.status.conditions?.find((c) => c.type === 'Stalled');
     expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidObserverSchema' });
-    expect(stalled?.message).toContain('spec.observerSchema[0].data.p: observed fields must be null, got a string');
+    expect(stalled?.message).toContain('spec.observerSchema[0].data.p: observed fields are marked true (or null), got a string');
     expect(JSON.stringify(result)).not.toContain(base64Of(CANARY));
   });
 
