@@ -6,6 +6,7 @@ import type { Issue } from '../model/decode.js';
 import { isObservedMarker, LIST_MAX, LIST_MIN, withNullMarkers, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from './errors.js';
+import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
 import { schemaKeyOf } from './lookup.js';
 
 const ROOT = 'spec.observerSchema';
@@ -96,6 +97,7 @@ const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> => {
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
     if (isIdentification(childPath, 1)) return [];
     if (childPath.length === 2 && key === 'metadata' && !isJsonObject(value)) return []; // reported by identificationIssues
+    if (childPath.length === 2 && key === SENSITIVE_MARK) return markIssues(value, childPath, issue);
     return valueIssues(value, childPath);
   });
 };
@@ -105,7 +107,8 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (isJsonArray(value)) return listIssues(value, path);
   if (isJsonObject(value)) return nodeIssues(value, path);
   if (value === false) return [issue(path, 'false is no marker: write true to observe this field, or remove it from the schema to stop observing it')];
-  return [issue(path, `observed fields are marked true (or null), got ${JSON.stringify(value)}: write true to observe this field`)];
+  // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI logs.
+  return [issue(path, `observed fields are marked true (or null), got ${typeof value === 'string' ? 'a string' : JSON.stringify(value)}: write true to observe this field`)];
 };
 
 /**
