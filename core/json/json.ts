@@ -14,8 +14,20 @@ export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray
 export const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 /** Own-property read; `__proto__` and friends never reach the prototype chain. */
-export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =>
-  hasOwn(object, key) ? object[key] : undefined;
+export const getOwn = (object: JsonObject, key: string): JsonValue | undefined => {
+  const value = object[key];
+  // A missing key reads `undefined` without the own-property check; anything else is checked.
+  return value !== undefined && hasOwn(object, key) ? value : undefined;
+};
+
+/**
+ * Sets an own property on an object being built (never on a shared one): plain assignment,
+ * except for `__proto__`, which assignment would turn into a prototype change.
+ */
+export const setOwn = (target: Record<string, JsonValue>, key: string, value: JsonValue): void => {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+};
 
 /**
  * Builds an object from entries with own-property semantics, so a key such as `__proto__`
@@ -23,19 +35,17 @@ export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =
  */
 export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
   const result: Record<string, JsonValue> = {};
-  for (const [key, value] of entries) {
-    // Plain assignment is fast and safe for every key but `__proto__`, the one accessor on Object.prototype.
-    if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
-    else result[key] = value;
-  }
+  for (const [key, value] of entries) setOwn(result, key, value);
   return result;
 };
 
 /** A copy of `object` with `key` set to `value` (own property, insertion order kept). */
-export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject =>
-  hasOwn(object, key)
-    ? objectFromEntries(Object.entries(object).map(([k, v]) => [k, k === key ? value : v] as const))
-    : objectFromEntries([...Object.entries(object), [key, value]]);
+export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject => {
+  const result: Record<string, JsonValue> = {};
+  for (const k of Object.keys(object)) setOwn(result, k, k === key ? value : object[k] as JsonValue);
+  if (!hasOwn(object, key)) setOwn(result, key, value);
+  return result;
+};
 
 /** A copy of `object` without `key`. */
 export const withoutKey = (object: JsonObject, key: string): JsonObject =>

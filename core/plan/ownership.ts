@@ -1,5 +1,5 @@
 /** Ownership marks: how a child is recognised as belonging to one Application. */
-import { getOwn, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
@@ -30,13 +30,15 @@ const mergedStrings = (existing: JsonValue | undefined, key: string, value: stri
  */
 export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Owner): Resource => {
   const metadata: JsonObject = resource.metadata;
-  const clean = objectFromEntries(Object.entries(metadata).filter(([key]) => !SERVER_SET_METADATA.has(key)));
-  const labelled = withKey(clean, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
-  const annotated = withKey(labelled, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
-  const referenced = owner.uid !== undefined && ref.namespace === owner.namespace
-    ? withKey(annotated, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)])
-    : annotated;
-  return withKey(resource, 'metadata', referenced) as Resource;
+  // One new metadata object, built key by key: this runs for every desired resource of a plan.
+  const marked: Record<string, JsonValue> = {};
+  for (const key of Object.keys(metadata)) if (!SERVER_SET_METADATA.has(key)) setOwn(marked, key, metadata[key] as JsonValue);
+  setOwn(marked, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
+  setOwn(marked, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
+  if (owner.uid !== undefined && ref.namespace === owner.namespace) {
+    setOwn(marked, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)]);
+  }
+  return withKey(resource, 'metadata', marked) as Resource;
 };
 
 /**

@@ -166,8 +166,26 @@ const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
   ];
 };
 
-const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
-  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePaths(item, [...path, index]));
+/**
+ * Where `__proto__` keys are. Most manifests have none, so a read-only walk answers first and
+ * paths are built only when there is something to report (this runs on every fresh spec).
+ */
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : []);
+
+const hasHostileKey = (value: JsonValue): boolean => {
+  if (typeof value !== 'object' || value === null) return false;
+  if (isJsonArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasHostileKey(value[i] as JsonValue)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (key === '__proto__' || hasHostileKey(value[key] as JsonValue)) return true;
+  }
+  return false;
+};
+
+const hostilePathsIn = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
+  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePathsIn(item, [...path, index]));
   if (!isJsonObject(value)) return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePaths(child, [...path, key])));
+  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePathsIn(child, [...path, key])));
 };
