@@ -51,6 +51,13 @@ export const withKey = (object: JsonObject, key: string, value: JsonValue): Json
 export const withoutKey = (object: JsonObject, key: string): JsonObject =>
   objectFromEntries(Object.entries(object).filter(([k]) => k !== key));
 
+/** How many own enumerable keys an object has, without building the key list. */
+export const ownKeyCount = (object: object): number => {
+  let count = 0;
+  for (const key in object) if (hasOwn(object, key)) count++;
+  return count;
+};
+
 /** Structural equality of two JSON values (key order ignored). */
 export const jsonEqual = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {
   if (a === b) return true;
@@ -58,8 +65,13 @@ export const jsonEqual = (a: JsonValue | undefined, b: JsonValue | undefined): b
   if (isJsonArray(a)) return isJsonArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+    let count = 0;
+    for (const k in a) {
+      if (!hasOwn(a, k)) continue;
+      count++;
+      if (!hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    }
+    return count === ownKeyCount(b);
   }
   return false;
 };

@@ -1,5 +1,5 @@
 /** Default observer schemas (SPEC section 3): observe exactly what the manifest writes. */
-import { getIn, getOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { getIn, getOwn, hasOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { schemaKeyOf } from './lookup.js';
@@ -59,7 +59,7 @@ const schemaNodeOf = (value: JsonValue): JsonValue => {
   }
   // Built key by key (no entry arrays): this runs for every resource of every fresh spec.
   const node: Record<string, JsonValue> = {};
-  for (const key of Object.keys(value)) setOwn(node, key, schemaNodeOf(value[key] as JsonValue));
+  for (const key in value) if (hasOwn(value, key)) setOwn(node, key, schemaNodeOf(value[key] as JsonValue));
   return node;
 };
 
