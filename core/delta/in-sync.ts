@@ -4,7 +4,7 @@
  * without projecting, learning or diffing again (and without allocating).
  */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, ownKeyCount, type JsonObject, type JsonValue } from '../json/json.js';
-import { currentLength, lengthWithin, listControl, type SchemaNode } from '../model/observer-schema.js';
+import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
 
 /**
  * True when `live` shows no drift against `desired`, holds nothing new to learn, and projects
@@ -67,14 +67,16 @@ const sameObject = (desired: JsonValue | undefined, live: JsonValue, observed: J
   return count === ownKeyCount(observed);
 };
 
+const NO_ITEMS: ReadonlyArray<JsonValue> = [];
+
 const sameList = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, reportOnly: boolean): boolean => {
   if (!isJsonArray(live) || !isJsonArray(observed)) return false;
   const elementCount = schema.length - 1; // the last entry is the list control
   const positions = Math.min(elementCount, live.length);
   if (observed.length !== positions + 1 || currentLength(observed[positions]) !== live.length) return false;
-  const wanted = isJsonArray(desired) ? desired : [];
+  const wanted = isJsonArray(desired) ? desired : NO_ITEMS;
   if (!reportOnly && Math.min(elementCount, wanted.length) > live.length) return false;
-  if (!reportOnly && !lengthWithin(live.length, listControl(schema))) return false;
+  if (!reportOnly && !lengthWithinSchema(live.length, schema)) return false;
   for (let i = 0; i < positions; i++) {
     if (!same(wanted[i], live[i], observed[i], schema[i] ?? null, reportOnly)) return false;
   }

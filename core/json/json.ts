@@ -62,7 +62,11 @@ export const ownKeyCount = (object: object): number => {
 export const jsonEqual = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {
   if (a === b) return true;
   if (a === undefined || b === undefined || a === null || b === null) return false;
-  if (isJsonArray(a)) return isJsonArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  if (isJsonArray(a)) {
+    if (!isJsonArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
     let count = 0;
@@ -96,7 +100,11 @@ export const getIn = (value: JsonValue | undefined, path: ReadonlyArray<string |
 export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | undefined): boolean => {
   if (wanted === actual) return true;
   if (wanted === undefined || actual === undefined || wanted === null || actual === null) return false;
-  if (isJsonArray(wanted)) return isJsonArray(actual) && wanted.length === actual.length && wanted.every((item, i) => jsonCovers(item, actual[i]));
+  if (isJsonArray(wanted)) {
+    if (!isJsonArray(actual) || wanted.length !== actual.length) return false;
+    for (let i = 0; i < wanted.length; i++) if (!jsonCovers(wanted[i], actual[i])) return false;
+    return true;
+  }
   if (isJsonObject(wanted)) {
     if (!isJsonObject(actual)) return false;
     for (const key in wanted) {
