@@ -190,9 +190,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
-  const modified = new Set(delta.modified.map((resource) => refKey(refOf(resource))));
+  const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
   const patches = compared
-    .filter((resource) => (modified.has(refKey(refOf(resource))) || adopting(liveOf(resource))) && !terminating(resource))
+    .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);

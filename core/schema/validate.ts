@@ -161,12 +161,11 @@ const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: Readonl
   });
 };
 
-/** Whether a schema names its resource: apiVersion, kind and metadata.name are non-empty strings. */
-const isIdentified = (schema: JsonValue): schema is JsonObject => {
-  if (!isJsonObject(schema)) return false;
-  const metadata = getOwn(schema, 'metadata');
-  const nonEmpty = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
-  return nonEmpty(getOwn(schema, 'apiVersion')) && nonEmpty(getOwn(schema, 'kind')) && isJsonObject(metadata) && nonEmpty(getOwn(metadata, 'name'));
+/** Whether a schema or resource names itself: apiVersion, kind and metadata.name are non-empty strings. */
+const isIdentified = (object: JsonValue): object is JsonObject => {
+  if (!isJsonObject(object)) return false;
+  const metadata = getOwn(object, 'metadata');
+  return nonEmptyString(getOwn(object, 'apiVersion')) && nonEmptyString(getOwn(object, 'kind')) && isJsonObject(metadata) && nonEmptyString(getOwn(metadata, 'name'));
 };
 
 const describeKey = (schema: JsonObject): string => {
@@ -178,32 +177,57 @@ const describeKey = (schema: JsonObject): string => {
 /** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */
 export const manifestIssues = (manifest: ReadonlyArray<JsonValue>, identityOf: (resource: Resource) => string): ReadonlyArray<Issue> => {
   const seen = new Map<string, number>();
-  return manifest.flatMap((resource, index) => {
+  const issues: Issue[] = [];
+  // A plain loop that allocates only for problems: this runs on every fresh spec.
+  for (let index = 0; index < manifest.length; index++) {
+    const resource = manifest[index] as JsonValue;
     const path = (...rest: Path): string => showPath([index, ...rest], 'spec.manifest');
-    if (!isJsonObject(resource)) return [{ path: path(), message: 'a manifest entry must be a Kubernetes object' }];
-    const missing = missingIdentification(resource).map((field) => ({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` }));
-    if (missing.length > 0) return missing;
-    const hostile = hostilePaths(resource, []).map((p) => ({ path: path(...p), message: 'the key "__proto__" is not allowed: remove it' }));
+    if (!isJsonObject(resource)) { issues.push({ path: path(), message: 'a manifest entry must be a Kubernetes object' }); continue; }
+    if (!isIdentified(resource)) {
+      for (const field of missingIdentification(resource)) issues.push({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` });
+      continue;
+    }
+    for (const hostile of hostilePaths(resource, [])) issues.push({ path: path(...hostile), message: 'the key "__proto__" is not allowed: remove it' });
     const key = identityOf(resource as Resource);
     const first = seen.get(key);
-    seen.set(key, first ?? index);
-    const duplicate = first === undefined ? [] : [{ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` }];
-    return [...hostile, ...duplicate];
-  });
+    if (first === undefined) seen.set(key, index);
+    else issues.push({ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` });
+  }
+  return issues;
 };
+
+const nonEmptyString = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
 
 const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
   const metadata = getOwn(resource, 'metadata');
   const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
   return [
-    ...(typeof getOwn(resource, 'apiVersion') === 'string' && getOwn(resource, 'apiVersion') !== '' ? [] : [['apiVersion']]),
-    ...(typeof getOwn(resource, 'kind') === 'string' && getOwn(resource, 'kind') !== '' ? [] : [['kind']]),
-    ...(typeof name === 'string' && name !== '' ? [] : [['metadata', 'name']]),
+    ...(nonEmptyString(getOwn(resource, 'apiVersion')) ? [] : [['apiVersion']]),
+    ...(nonEmptyString(getOwn(resource, 'kind')) ? [] : [['kind']]),
+    ...(nonEmptyString(name) ? [] : [['metadata', 'name']]),
   ];
 };
 
-const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
-  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePaths(item, [...path, index]));
+/**
+ * Where `__proto__` keys are. Most manifests have none, so a read-only walk answers first and
+ * paths are built only when there is something to report (this runs on every fresh spec).
+ */
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : []);
+
+const hasHostileKey = (value: JsonValue): boolean => {
+  if (typeof value !== 'object' || value === null) return false;
+  if (isJsonArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasHostileKey(value[i] as JsonValue)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (key === '__proto__' || hasHostileKey(value[key] as JsonValue)) return true;
+  }
+  return false;
+};
+
+const hostilePathsIn = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
+  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePathsIn(item, [...path, index]));
   if (!isJsonObject(value)) return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePaths(child, [...path, key])));
+  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePathsIn(child, [...path, key])));
 };
