@@ -95,10 +95,11 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
+  const tenancy = deps.planOptions?.tenancy;
   const live = access._tag === 'Impersonated'
     // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
-    ? await readLive(view, scopes, access.cluster, { perNamespace: true })
-    : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
+    ? await readLive(view, scopes, access.cluster, { perNamespace: true, ...(tenancy === undefined ? {} : { tenancy }) })
+    : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, tenancy === undefined ? {} : { tenancy })))(view, scopes);
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);

@@ -16,6 +16,7 @@ import { usageError } from '../cli-error.js';
 import { collect, contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { readPolicy } from '../policy/read-policy.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
@@ -47,6 +48,7 @@ type Options = {
   readonly callbackTlsKey?: string;
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
+  readonly policy?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
   readonly defaultServiceAccount?: string;
@@ -186,6 +188,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(policy)) return fail(policy.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
   if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
+  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
+  if (E.isLeft(tenancy)) { reportErrors(io, tenancy.left); return context.exit(EXIT_ERROR); }
   let cluster: Cluster;
   let memory: MemoryCluster | undefined;
   let kubernetes: KubernetesCluster | undefined;
@@ -217,6 +221,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const operator = await startOperator({
     cluster, clock: systemClock, random: Math.random, logger, onReconciled,
     workers: Number(options.workers), resyncMs, readiness: options.readiness,
+    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
     ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
     ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
     ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
@@ -293,6 +298,7 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-cert <file>', 'with --callback-listen: serve callbacks over TLS with this PEM certificate'))
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
+    .addOption(new Option('--policy <file>', 'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)'))
     .addOption(new Option('--default-service-account <name>', 'act as this ServiceAccount of each Application\'s namespace when spec.serviceAccountName is empty (impersonation)'))
     .addOption(new Option('--require-service-account', 'never act with the operator\'s own rights: Applications with no ServiceAccount (and no default) are Stalled (ServiceAccountRequired)'))
     .addOption(new Option('--watch-children', 'watch child kinds cluster-wide as the operator (default: unless every Application is impersonated)'))
