@@ -86,6 +86,9 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
       cluster: operatorCluster, clock: realClock, random: Math.random, workers: 2, namespace: teamA, readiness: 'existence',
       // What `kreconcile run --require-service-account` wires (runFlagsFor adds --no-watch-children).
       childClusterFor: childClusters({ require: true }, operatorCluster.impersonate), watchChildren: false,
+      // A permissive admin policy: the core's tenancy lets these through, so the API server's
+      // answer to the impersonated requests is what is tested (defence in depth).
+      tenancy: { destinations: [{ from: teamA, to: ['kube-system'] }], clusterKinds: [{ from: teamA, kinds: ['rbac.authorization.k8s.io/ClusterRoleBinding'] }] },
       onReconciled: log.onReconciled,
     });
   });
@@ -136,7 +139,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
       expect(log.resultsFor(`${teamA}/web`).every((result) => result._tag === 'Failed' && result.terminal)).toBe(true);
     });
 
-    it('a child in another namespace or of a cluster-scoped kind is refused by the API server: nothing is written outside team-a', async () => {
+    it('a child in another namespace or of a cluster-scoped kind, though the admin policy allows it, is refused by the API server: nothing is written outside team-a', async () => {
       const escalation = {
         apiVersion: RBAC, kind: 'ClusterRoleBinding', metadata: { name: `${teamA}-alice-admin` },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },

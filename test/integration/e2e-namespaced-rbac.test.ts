@@ -39,7 +39,11 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
     expect(runFlagsFor(rbac)).toEqual(['--no-watch-children']);
     const { cluster } = await installOperator(admin, adminId, rbac);
     // Without child watches, drift is found at each resync: a short one here.
-    operator = await startOperator({ cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false, resyncMs: 2_000 });
+    // The admin policy lets team-a write to `other`; the operator's RBAC (bound in team-a only) does not.
+    operator = await startOperator({
+      cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false, resyncMs: 2_000,
+      tenancy: { destinations: [{ from: teamA, to: [other] }] },
+    });
   });
   afterAll(async () => {
     await operator?.stop(10_000);
@@ -59,7 +63,7 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
     await eventually(async () => expect((await readExisting(admin, ref)).data).toEqual({ a: '1' }), CONVERGE_MS);
   });
 
-  it('a child outside the bound namespaces is refused by the API server and reported; nothing is written there', async () => {
+  it('a child outside the bound namespaces, though the admin policy allows it, is refused by the API server and reported; nothing is written there', async () => {
     await must(admin.create(applicationObject(teamA, 'elsewhere', [configMap('planted', other)])));
     const app = await waitForCondition(admin, applicationRef(teamA, 'elsewhere'), 'Stalled', { status: 'True', reason: 'Forbidden' }, CONVERGE_MS);
     expect(conditionOf(app, 'Stalled')?.message).toContain(`Forbidden: the operator may not read what this Application manages: configmaps is forbidden`);
