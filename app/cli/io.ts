@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader } from '../../core/index.js';
+import type { ClusterReader, ClusterWriter } from '../../core/index.js';
 
 /** A place to write text (stdout or stderr). */
 export type Sink = { readonly write: (text: string) => void };
@@ -24,6 +24,10 @@ export type CliIo = {
   readonly now: () => Date;
   /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */
   readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
+  /** A live cluster that may be written (`apply` only); rejects when it cannot be reached or configured. */
+  readonly connectWritable: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
+  /** Writes a file readable by its owner only (`plan --out`: a plan describes the cluster). */
+  readonly writeFile: (path: string, text: string) => Promise<void>;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

@@ -3,11 +3,11 @@
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './io.js';
-import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { run } from './main.js';
 
 const readStdin = async (): Promise<string> => {
@@ -38,6 +38,8 @@ const io: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  connectWritable: (target) => (supportsLiveClusters(process.versions.node) ? connectWritable(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

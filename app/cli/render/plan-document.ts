@@ -6,7 +6,7 @@
 import {
   conditionOf,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
+  type JsonValue, type ObjectRef, type Outcome, type PlanSummary, type Resource,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -22,7 +22,7 @@ export type ResourceRefV1 = { readonly apiVersion: string; readonly kind: string
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
 
 export type ActionV1 =
-  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: JsonObject; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }

@@ -19,7 +19,7 @@ const DELETE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** The lines of one action, coloured by what it does. */
-const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
+export const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
   const ref = showRef(action.ref);
   switch (action.type) {
     case 'create': return [style.green(`  + ${ref}`)];
