@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { PlanDocumentV1 } from '../../app/cli/render/plan-document.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import type { ClusterReader, ClusterWriter, ObjectRef, Resource } from '../../core/index.js';
+import { getIn, type ClusterReader, type ClusterWriter, type ObjectRef, type Resource } from '../../core/index.js';
 import { expectGolden } from './support/golden.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
@@ -86,7 +86,7 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(patch?.type).toBe('patch');
     expect(patch !== undefined && patch.type !== 'conflict' ? patch.guard : undefined).toEqual({ resourceVersion: (await read(cluster, configRef))?.metadata.resourceVersion, uid: config?.metadata.uid });
     expect(await apply()).toMatchObject({ code: 0, stderr: '' });
-    expect((await read(cluster, configRef))?.data?.NGINX_WORKER_PROCESSES).toBe('2');
+    expect(getIn(await read(cluster, configRef), ['data', 'NGINX_WORKER_PROCESSES'])).toBe('2');
     expect(await planExitCode()).toMatchObject({ code: 0 });
   });
 
@@ -134,7 +134,7 @@ describe('saved plans: plan --out, show, apply', () => {
     const raced = await apply(racing);
     expect(raced.code).toBe(1);
     expect(raced.stderr).toMatch(/^error: Application shop\/web: v1 ConfigMap shop\/web-config: changed while the plan was applied \(.*\); 0 of 1 actions were applied: plan again/);
-    expect((await read(cluster, configRef))?.data?.NGINX_WORKER_PROCESSES).toBe('9');
+    expect(getIn(await read(cluster, configRef), ['data', 'NGINX_WORKER_PROCESSES'])).toBe('9');
   });
 
   it('guards deletions with a resourceVersion precondition (plan from a snapshot)', async () => {
