@@ -82,10 +82,10 @@ const deletable = (info: KindInfo, ref: ObjectRef): E.Either<ClusterError, KindI
     ? E.left(clusterError('Forbidden', `namespaces "${ref.name}" is forbidden: this namespace may not be deleted`, { ref }))
     : E.right(info);
 
-/** DeleteOptions.preconditions (storage.Preconditions.Check): uid first, then resourceVersion; 409 when either differs. */
+/** DeleteOptions.preconditions (rest.BeforeDelete): uid first, then resourceVersion; 409 naming the kind when either differs. */
 const preconditionsHold = (info: KindInfo, stored: Resource, preconditions: DeletePreconditions | undefined): E.Either<ClusterError, Resource> => {
-  const failed = (what: string, wanted: string, actual: string | undefined): ClusterError => clusterError('Conflict',
-    `Operation cannot be fulfilled on ${info.plural}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": Precondition failed: ${what} in precondition: ${wanted}, ${what} in object meta: ${actual ?? ''}`,
+  const failed = (what: 'UID' | 'ResourceVersion', wanted: string, actual: string | undefined): ClusterError => clusterError('Conflict',
+    `Operation cannot be fulfilled on ${info.kind}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": the ${what} in the precondition (${wanted}) does not match the ${what} in record (${actual ?? ''}). The object might have been ${what === 'UID' ? 'deleted and then recreated' : 'modified'}`,
     { ref: refOf(stored) });
   const { uid, resourceVersion } = preconditions ?? {};
   if (uid !== undefined && uid !== stored.metadata.uid) return E.left(failed('UID', uid, stored.metadata.uid));

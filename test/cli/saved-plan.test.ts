@@ -161,7 +161,7 @@ describe('saved plans: plan --out, show, apply', () => {
       },
     };
     const raced = await apply(racing);
-    expect(raced.stderr).toMatch(/Ingress shop\/web: changed while the plan was applied \(Conflict \(409\).*Precondition failed: ResourceVersion in precondition/);
+    expect(raced.stderr).toMatch(/Ingress shop\/web: changed while the plan was applied \(Conflict \(409\).*the ResourceVersion in the precondition/);
     expect(await read(cluster, ingressRef)).toBeDefined();
     expect((await apply()).stderr).toMatch(/networking.k8s.io\/v1 Ingress shop\/web changed \(resourceVersion/);
     await recordAndPlan();
