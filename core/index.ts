@@ -9,6 +9,7 @@ export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
 export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
+export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
 export { observeResource, projectObserved, projectKnown } from './manifest/project.js';
@@ -22,7 +23,7 @@ export * from './json/json.js';
 export * from './json/path.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
-export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';
+export { errorPolicy, backoffDelay, defaultBackoff, immutableFieldsOf, type ErrorDecision, type Backoff } from './status/error-policy.js';
 export { contestedPaths, recordPatches, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy } from './status/hot-loop.js';
 // Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';

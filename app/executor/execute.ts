@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   FINALIZER, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
-  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type Resource,
+  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource,
 } from '../../core/index.js';
 
 /** What happened to one action. */
@@ -73,6 +73,7 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
     case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
     case 'delete': return deleted(action, await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
+    case 'recreate': return recreate(action, scope);
     case 'conflict': return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
@@ -82,6 +83,18 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
 const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | undefined): DeleteOptions => {
   const resourceVersion = guards?.get(refKey(ref));
   return { propagationPolicy: 'Background', ...(resourceVersion === undefined ? {} : { preconditions: { resourceVersion } }) };
+};
+
+/**
+ * Recreation: delete, then create once the object is gone. An object kept by finalizers is left
+ * terminating: the next plan waits for it to go and then creates it.
+ */
+const recreate = async (action: RecreateAction, scope: Scope): Promise<Step> => {
+  const removal = await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))();
+  const gone = E.isRight(removal) ? O.isNone(removal.right) : removal.left._tag === 'NotFound';
+  if (E.isLeft(removal) && !gone) return E.left(removal.left);
+  if (!gone && E.isRight(removal) && O.isSome(removal.right)) return E.right({ status: scope.status, response: removal.right.value });
+  return learnFrom(await scope.cluster.create(action.body)(), scope);
 };
 
 const namespaceOf = (scope: Scope): string => scope.application.metadata.namespace ?? 'default';

@@ -25,7 +25,8 @@ import { checkSpec } from './spec-check.js';
 import { mangle } from '../hooks/mangle.js';
 import { redactHookTokens } from '../hooks/redact.js';
 import type { HookContext } from '../hooks/types.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
+import { withRecreates } from './recreate.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction } from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -180,6 +181,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
     });
+  const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
+  const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
@@ -189,7 +192,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const readiness = readinessOf(object);
     return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
-  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting, notReady });
+  return assemble(context, { mangled, lastApplied, current, creates, patches: split.patches, recreates: split.recreates, deletes, conflicts, waiting, notReady });
 };
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
@@ -213,6 +216,8 @@ type Decided = {
   readonly current: ReadonlyArray<JsonObject>;
   readonly creates: ReadonlyArray<CreateAction>;
   readonly patches: ReadonlyArray<PatchAction>;
+  /** Patches of immutable fields on resources that opted into recreation. */
+  readonly recreates?: ReadonlyArray<RecreateAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
@@ -223,7 +228,7 @@ type Decided = {
 
 const assemble = (context: Context, decided: Decided): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
-  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder(decided.patches)];
+  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])])];
   const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...decided.conflicts];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
@@ -245,8 +250,9 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
   if (decided.conflicts.length > 0) {
     return { _tag: 'Stalled', reason: 'NotOwned', message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}` };
   }
-  if (summary.create + summary.patch + summary.delete > 0) {
-    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete` };
+  if (summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) > 0) {
+    const recreating = summary.recreate === undefined ? '' : `, ${summary.recreate} to recreate`;
+    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}` };
   }
   if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
   if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
@@ -351,12 +357,16 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
   return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
 };
 
-const summarize = (actions: ReadonlyArray<Action>): PlanSummary => ({
-  create: actions.filter((a) => a.type === 'create').length,
-  patch: actions.filter((a) => a.type === 'patch').length,
-  delete: actions.filter((a) => a.type === 'delete').length,
-  conflict: actions.filter((a) => a.type === 'conflict').length,
-});
+const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
+  const recreate = actions.filter((a) => a.type === 'recreate').length;
+  return {
+    create: actions.filter((a) => a.type === 'create').length,
+    patch: actions.filter((a) => a.type === 'patch').length,
+    delete: actions.filter((a) => a.type === 'delete').length,
+    conflict: actions.filter((a) => a.type === 'conflict').length,
+    ...(recreate > 0 ? { recreate } : {}),
+  };
+};
 
 /**
  * A stand-in for the live object built from its `lastObservedManifest` entry: lists padded with

@@ -38,6 +38,19 @@ export type DeleteAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
+/**
+ * A change to fields the API server will not change once set, on a resource that opted into
+ * recreation (`kreconcile.io/recreate: "true"`): delete it, wait until it is gone, create `body`.
+ */
+export type RecreateAction = {
+  readonly type: 'recreate';
+  readonly ref: ObjectRef;
+  readonly body: Resource;
+  /** The immutable fields that force it (dotted paths, e.g. `spec.selector`). */
+  readonly fields: ReadonlyArray<string>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
 /** A live object matches a desired resource but is not ours: never silently taken over. */
 export type ConflictAction = {
   readonly type: 'conflict';
@@ -55,7 +68,7 @@ export type FinalizerAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
-export type Action = CreateAction | PatchAction | DeleteAction | ConflictAction | FinalizerAction;
+export type Action = CreateAction | PatchAction | RecreateAction | DeleteAction | ConflictAction | FinalizerAction;
 export type ActionType = Action['type'];
 
 /** What the runtime should do after executing the plan. */
@@ -68,6 +81,8 @@ export type PlanSummary = {
   readonly patch: number;
   readonly delete: number;
   readonly conflict: number;
+  /** Present only when the plan recreates something. */
+  readonly recreate?: number;
 };
 
 export type Plan = {

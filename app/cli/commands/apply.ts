@@ -46,7 +46,8 @@ const connect = async (context: CommandContext, target: ClusterTarget): Promise<
   }
 };
 
-type Applied = { readonly lines: ReadonlyArray<string>; readonly created: number; readonly patched: number; readonly deleted: number; readonly error?: CliError };
+type Totals = { readonly created: number; readonly patched: number; readonly deleted: number; readonly recreated: number };
+type Applied = Totals & { readonly lines: ReadonlyArray<string>; readonly error?: CliError };
 
 const applyOne = async (cluster: Cluster, saved: SavedApplicationV1, path: string, context: CommandContext): Promise<Applied> => {
   const application = savedApplicationObject(saved);
@@ -58,7 +59,7 @@ const applyOne = async (cluster: Cluster, saved: SavedApplicationV1, path: strin
   const raced = failure !== undefined && (failure.error._tag === 'Conflict' || (failure.guardedPatch && ['Invalid', 'Internal'].includes(failure.error._tag)));
   return {
     lines: [style.bold(subject), ...execution.done.flatMap(({ action }) => actionLines(action, style))],
-    created: count('create'), patched: count('patch'), deleted: count('delete'),
+    created: count('create'), patched: count('patch'), deleted: count('delete'), recreated: count('recreate'),
     ...(failure === undefined ? {} : {
       error: clusterFailure(`${subject}: ${showRef(failure.action.ref)}: ${raced ? 'changed while the plan was applied' : 'the write failed'} (${showClusterError(failure.error)}); ${execution.done.length} of ${saved.actions.length} actions were applied: ${replan(path)}`),
     }),
@@ -72,14 +73,14 @@ const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedP
   if (moved.right.length > 0) {
     return fail(context, moved.right.map((line) => inputError(`the cluster moved since the plan was made, nothing was applied: ${line}: ${replan(path)}`, { location: { file: path } })));
   }
-  let totals = { created: 0, patched: 0, deleted: 0 };
+  let totals: Totals = { created: 0, patched: 0, deleted: 0, recreated: 0 };
   for (const application of saved.applications) {
     const applied = await applyOne(cluster, application, path, context);
     io.stdout.write(`${applied.lines.join('\n')}\n`);
-    totals = { created: totals.created + applied.created, patched: totals.patched + applied.patched, deleted: totals.deleted + applied.deleted };
+    totals = { created: totals.created + applied.created, patched: totals.patched + applied.patched, deleted: totals.deleted + applied.deleted, recreated: totals.recreated + applied.recreated };
     if (applied.error !== undefined) return fail(context, [applied.error]);
   }
-  io.stdout.write(`\nApplied: ${totals.created} created, ${totals.patched} patched, ${totals.deleted} deleted.\n`);
+  io.stdout.write(`\nApplied: ${totals.created} created, ${totals.patched} patched, ${totals.deleted} deleted${totals.recreated > 0 ? `, ${totals.recreated} recreated` : ''}.\n`);
   context.exit(EXIT_OK);
 };
 

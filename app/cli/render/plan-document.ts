@@ -24,11 +24,13 @@ export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; reado
 export type ActionV1 =
   | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
 
-export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number };
+/** `recreate` is present only when something is recreated. */
+export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly recreate?: number };
 
 export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
 
@@ -69,6 +71,7 @@ export const actionV1 = (action: Action): ActionV1 => {
   switch (action.type) {
     case 'create': return { type: 'create', resource, body: action.body, changes };
     case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
+    case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
     case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
     case 'addFinalizer':
@@ -79,15 +82,19 @@ export const actionV1 = (action: Action): ActionV1 => {
 const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
   outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason } : { type: 'AwaitChange' };
 
-const summaryV1 = (summary: PlanSummary): SummaryV1 =>
-  ({ create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict });
+const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
+  create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict,
+  ...((summary.recreate ?? 0) > 0 ? { recreate: summary.recreate } : {}),
+});
+
+const writes = (summary: PlanSummary): number => summary.create + summary.patch + summary.delete + (summary.recreate ?? 0);
 
 /** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
-export const hasChanges = (summary: PlanSummary): boolean => summary.create + summary.patch + summary.delete + summary.conflict > 0;
+export const hasChanges = (summary: PlanSummary): boolean => writes(summary) + summary.conflict > 0;
 
 export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
   if (conditionOf(plan.status.conditions, 'Stalled')?.status === 'True') return 'Stalled';
-  return plan.summary.create + plan.summary.patch + plan.summary.delete > 0 ? 'Changes' : 'NoChanges';
+  return writes(plan.summary) > 0 ? 'Changes' : 'NoChanges';
 };
 
 const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
@@ -112,12 +119,13 @@ const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
   };
 };
 
-const total = (plans: ReadonlyArray<Planned>): SummaryV1 => plans.reduce<SummaryV1>((sum, { plan }) => ({
+const total = (plans: ReadonlyArray<Planned>): SummaryV1 => summaryV1(plans.reduce<PlanSummary>((sum, { plan }) => ({
   create: sum.create + plan.summary.create,
   patch: sum.patch + plan.summary.patch,
   delete: sum.delete + plan.summary.delete,
   conflict: sum.conflict + plan.summary.conflict,
-}), { create: 0, patch: 0, delete: 0, conflict: 0 });
+  recreate: (sum.recreate ?? 0) + (plan.summary.recreate ?? 0),
+}), { create: 0, patch: 0, delete: 0, conflict: 0 }));
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (plans: ReadonlyArray<Planned>, meta: { readonly now: string; readonly cluster: ClusterBasis }): PlanDocumentV1 => {

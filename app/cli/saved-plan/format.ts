@@ -16,7 +16,7 @@ export type GuardV1 = { readonly absent: true } | { readonly resourceVersion: st
 
 /** A written action carries its guard; a conflict writes nothing and has none. */
 export type SavedActionV1 =
-  | (Extract<ActionV1, { type: 'create' | 'patch' | 'delete' }> & { readonly guard: GuardV1 })
+  | (Extract<ActionV1, { type: 'create' | 'patch' | 'recreate' | 'delete' }> & { readonly guard: GuardV1 })
   | Extract<ActionV1, { type: 'conflict' }>;
 
 export type SavedApplicationV1 = {
@@ -78,6 +78,7 @@ const written = { resource: ResourceRef, changes: t.array(Change), guard: Guard 
 const SavedAction = t.union([
   t.type({ type: t.literal('create'), body: Resource, ...written }),
   t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
+  t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
   t.type({ type: t.literal('delete'), reason: t.string, ...written }),
   t.intersection([t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }), t.partial({ owner: t.string })]),
 ]);
@@ -87,7 +88,7 @@ const Outcome = t.union([
   t.type({ type: t.literal('AwaitChange') }),
 ]);
 
-const Summary = t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number });
+const Summary = t.intersection([t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }), t.partial({ recreate: t.number })]);
 
 const SavedApplication = t.intersection([
   t.type({

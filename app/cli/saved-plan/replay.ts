@@ -29,6 +29,7 @@ export const actionOf = (saved: SavedActionV1): Action => {
   switch (saved.type) {
     case 'create': return { type: 'create', ref, body: saved.body, changes };
     case 'patch': return { type: 'patch', ref, patch: saved.patch, changes };
+    case 'recreate': return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
     case 'delete': return { type: 'delete', ref, reason: deleteReason(saved.reason), changes };
     case 'conflict': return { type: 'conflict', ref, reason: conflictReason(saved.reason), ...(saved.owner === undefined ? {} : { owner: saved.owner }), changes };
   }

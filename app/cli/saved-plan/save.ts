@@ -35,7 +35,7 @@ const SECRET_FIELD = /^\/(data|stringData)(\/|$)/;
 /** Whether the action would put Secret values into the file (a create body, or patch values under data). */
 export const writesSecretValues = (action: Action): boolean => {
   if (!isSecret(action)) return false;
-  if (action.type === 'create') return action.body.data !== undefined || action.body.stringData !== undefined;
+  if (action.type === 'create' || action.type === 'recreate') return action.body.data !== undefined || action.body.stringData !== undefined;
   return action.type === 'patch' && action.patch.some((op) => op.op !== 'remove' && SECRET_FIELD.test(op.path));
 };
 
@@ -61,6 +61,7 @@ const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<str
     case 'conflict': return E.right(v1);
     case 'create':
     case 'patch':
+    case 'recreate':
     case 'delete': {
       if (!request.allowSecretValues && writesSecretValues(action)) return E.left([`${showRef(action.ref)}: ${SECRET_REFUSAL}`]);
       const guard = guardOf(action, live);
