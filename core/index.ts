@@ -10,6 +10,8 @@ export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
 export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
+export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
+export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
 export { observeResource, projectObserved, projectKnown } from './manifest/project.js';

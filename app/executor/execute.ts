@@ -74,7 +74,8 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
     case 'delete': return deleted(action, await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
     case 'recreate': return recreate(action, scope);
-    case 'conflict': return E.right({ status: scope.status });
+    case 'conflict':
+    case 'wait': return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }

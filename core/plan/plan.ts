@@ -25,8 +25,9 @@ import { checkSpec } from './spec-check.js';
 import { mangle } from '../hooks/mangle.js';
 import { redactHookTokens } from '../hooks/redact.js';
 import type { HookContext } from '../hooks/types.js';
+import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withRecreates } from './recreate.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction } from './types.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -192,7 +193,15 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const readiness = readinessOf(object);
     return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
-  return assemble(context, { mangled, lastApplied, current, creates, patches: split.patches, recreates: split.recreates, deletes, conflicts, waiting, notReady });
+  // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
+  const ready = (ref: ObjectRef): boolean => {
+    const object = liveByRef.get(refKey(ref));
+    return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
+  };
+  const creating = holdCreations(creates, lastApplied, ready);
+  const deleting = holdDeletions(deletes, ours);
+  const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
+  return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
@@ -218,6 +227,8 @@ type Decided = {
   readonly patches: ReadonlyArray<PatchAction>;
   /** Patches of immutable fields on resources that opted into recreation. */
   readonly recreates?: ReadonlyArray<RecreateAction>;
+  /** Creations and deletions held back by dependencies. */
+  readonly waits?: ReadonlyArray<WaitAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
@@ -229,7 +240,7 @@ type Decided = {
 const assemble = (context: Context, decided: Decided): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
   const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])])];
-  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...decided.conflicts];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...(decided.waits ?? []), ...decided.conflicts];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
   return {
@@ -240,8 +251,8 @@ const assemble = (context: Context, decided: Decided): Plan => {
       lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
-    outcome: verdict._tag === 'Progressing' && verdict.reason === 'WaitingForReadiness'
-      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: 'WaitingForReadiness' }
+    outcome: verdict._tag === 'Progressing' && (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
+      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
       : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
 };
@@ -252,8 +263,10 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
   }
   if (summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) > 0) {
     const recreating = summary.recreate === undefined ? '' : `, ${summary.recreate} to recreate`;
-    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}` };
+    const waiting = summary.wait === undefined ? '' : `, ${summary.wait} waiting on dependencies`;
+    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}` };
   }
+  if ((decided.waits ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForDependencies', message: `waiting: ${(decided.waits ?? []).map(showWait).join('; ')}` };
   if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
   if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
   if ((decided.notReady ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForReadiness', message: `waiting for ${(decided.notReady ?? []).join('; ')}` };
@@ -299,8 +312,8 @@ const planDeletion = (context: Context): Plan => {
     ? observedEntries(context.status)
     : live.filter((object) => isOwnedBy(object, context.owner));
   const remaining = children.filter((child) => !isTerminating(child));
-  const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
-  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;
+  const deleting = holdDeletions(inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))), children.filter(isResource));
+  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
   const message = children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {
     actions,
@@ -357,14 +370,18 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
   return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
 };
 
+const showWait = (wait: WaitAction): string => `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
+
 const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
   const recreate = actions.filter((a) => a.type === 'recreate').length;
+  const wait = actions.filter((a) => a.type === 'wait').length;
   return {
     create: actions.filter((a) => a.type === 'create').length,
     patch: actions.filter((a) => a.type === 'patch').length,
     delete: actions.filter((a) => a.type === 'delete').length,
     conflict: actions.filter((a) => a.type === 'conflict').length,
     ...(recreate > 0 ? { recreate } : {}),
+    ...(wait > 0 ? { wait } : {}),
   };
 };
 

@@ -51,6 +51,18 @@ export type RecreateAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
+/**
+ * A creation or deletion held back by `kreconcile.io/depends-on`: until what it depends on is
+ * ready (`DependenciesReady`), or until what depends on it is gone (`DependentsGone`). Writes nothing.
+ */
+export type WaitAction = {
+  readonly type: 'wait';
+  readonly ref: ObjectRef;
+  readonly until: 'DependenciesReady' | 'DependentsGone';
+  readonly for: ReadonlyArray<ObjectRef>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
 /** A live object matches a desired resource but is not ours: never silently taken over. */
 export type ConflictAction = {
   readonly type: 'conflict';
@@ -68,7 +80,7 @@ export type FinalizerAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
-export type Action = CreateAction | PatchAction | RecreateAction | DeleteAction | ConflictAction | FinalizerAction;
+export type Action = CreateAction | PatchAction | RecreateAction | DeleteAction | WaitAction | ConflictAction | FinalizerAction;
 export type ActionType = Action['type'];
 
 /** What the runtime should do after executing the plan. */
@@ -83,6 +95,8 @@ export type PlanSummary = {
   readonly conflict: number;
   /** Present only when the plan recreates something. */
   readonly recreate?: number;
+  /** Present only when creations or deletions wait on dependencies. */
+  readonly wait?: number;
 };
 
 export type Plan = {

@@ -55,7 +55,7 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(saved).toMatchObject({ apiVersion: 'kreconcile.io/saved-plan/v1', kind: 'SavedPlan', metadata: { createdAt: NOW, kreconcileVersion: '0.0.0-test', secretValues: false } });
     expect(saved.metadata.scopes).toEqual({ '/ConfigMap': 'Namespaced', '/Service': 'Namespaced', 'apps/Deployment': 'Namespaced', 'networking.k8s.io/Ingress': 'Namespaced' });
     // Finalizer bookkeeping is the operator's: only the four creations are saved, each expecting no object.
-    expect(saved.applications[0]?.actions.map((a) => [a.type, a.resource.kind, a.type === 'conflict' ? undefined : a.guard])).toEqual([
+    expect(saved.applications[0]?.actions.map((a) => [a.type, a.resource.kind, 'guard' in a ? a.guard : undefined])).toEqual([
       ['create', 'ConfigMap', { absent: true }], ['create', 'Service', { absent: true }], ['create', 'Deployment', { absent: true }], ['create', 'Ingress', { absent: true }],
     ]);
 
@@ -84,7 +84,7 @@ describe('saved plans: plan --out, show, apply', () => {
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
     const [patch] = saved.applications[0]?.actions ?? [];
     expect(patch?.type).toBe('patch');
-    expect(patch !== undefined && patch.type !== 'conflict' ? patch.guard : undefined).toEqual({ resourceVersion: (await read(cluster, configRef))?.metadata.resourceVersion, uid: config?.metadata.uid });
+    expect(patch !== undefined && 'guard' in patch ? patch.guard : undefined).toEqual({ resourceVersion: (await read(cluster, configRef))?.metadata.resourceVersion, uid: config?.metadata.uid });
     expect(await apply()).toMatchObject({ code: 0, stderr: '' });
     expect(getIn(await read(cluster, configRef), ['data', 'NGINX_WORKER_PROCESSES'])).toBe('2');
     expect(await planExitCode()).toMatchObject({ code: 0 });

@@ -1,6 +1,6 @@
 /** Checks a decoded Application's spec the way the planner will: manifest, then observer schemas. */
 import * as E from 'fp-ts/lib/Either.js';
-import { identityOf, refKey, validateObserverSchema, withCrdScopes, type Application, type Issue, type ScopeTable } from '../../../core/index.js';
+import { dependencyIssues, identityOf, refKey, validateObserverSchema, withCrdScopes, withNamespaces, type Application, type Issue, type ScopeTable } from '../../../core/index.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
 import { manifestIssues } from '../../../core/schema/validate.js';
 
@@ -20,5 +20,6 @@ export const specIssues = (application: Application, scopes: ScopeTable): Readon
   const manifestScopes = withCrdScopes(scopes, manifest);
   const resources = manifestIssues(manifest, (resource) => refKey(identityOf(resource, manifestScopes, namespace)));
   const schemas = validateObserverSchema({ manifest, observerSchema: spec.observerSchema });
-  return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : [])];
+  const dependencies = resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
+  return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : []), ...dependencies];
 };

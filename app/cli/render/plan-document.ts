@@ -26,11 +26,12 @@ export type ActionV1 =
   | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'wait'; readonly resource: ResourceRefV1; readonly until: 'DependenciesReady' | 'DependentsGone'; readonly waitsFor: ReadonlyArray<ResourceRefV1>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
 
-/** `recreate` is present only when something is recreated. */
-export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly recreate?: number };
+/** `recreate` and `wait` are present only when nonzero. */
+export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly recreate?: number; readonly wait?: number };
 
 export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
 
@@ -73,6 +74,7 @@ export const actionV1 = (action: Action): ActionV1 => {
     case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
     case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
+    case 'wait': return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };
     case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
     case 'addFinalizer':
     case 'removeFinalizer': return { type: action.type, resource, finalizer: action.finalizer, changes };
@@ -85,9 +87,11 @@ const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
 const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
   create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict,
   ...((summary.recreate ?? 0) > 0 ? { recreate: summary.recreate } : {}),
+  ...((summary.wait ?? 0) > 0 ? { wait: summary.wait } : {}),
 });
 
-const writes = (summary: PlanSummary): number => summary.create + summary.patch + summary.delete + (summary.recreate ?? 0);
+// Waiting creations and deletions are changes still to come.
+const writes = (summary: PlanSummary): number => summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) + (summary.wait ?? 0);
 
 /** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
 export const hasChanges = (summary: PlanSummary): boolean => writes(summary) + summary.conflict > 0;
@@ -125,6 +129,7 @@ const total = (plans: ReadonlyArray<Planned>): SummaryV1 => summaryV1(plans.redu
   delete: sum.delete + plan.summary.delete,
   conflict: sum.conflict + plan.summary.conflict,
   recreate: (sum.recreate ?? 0) + (plan.summary.recreate ?? 0),
+  wait: (sum.wait ?? 0) + (plan.summary.wait ?? 0),
 }), { create: 0, patch: 0, delete: 0, conflict: 0 }));
 
 /** The v1 document for a run of `kreconcile plan`. */

@@ -14,10 +14,10 @@ export const SAVED_PLAN_KIND = 'SavedPlan';
 /** What a write expects to find: no object (creations), or the object at this resourceVersion. */
 export type GuardV1 = { readonly absent: true } | { readonly resourceVersion: string; readonly uid?: string };
 
-/** A written action carries its guard; a conflict writes nothing and has none. */
+/** A written action carries its guard; conflicts and waits write nothing and have none. */
 export type SavedActionV1 =
   | (Extract<ActionV1, { type: 'create' | 'patch' | 'recreate' | 'delete' }> & { readonly guard: GuardV1 })
-  | Extract<ActionV1, { type: 'conflict' }>;
+  | Extract<ActionV1, { type: 'conflict' | 'wait' }>;
 
 export type SavedApplicationV1 = {
   readonly application: ResourceRefV1 & { readonly uid?: string; readonly generation?: number; readonly resourceVersion?: string };
@@ -80,6 +80,7 @@ const SavedAction = t.union([
   t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
   t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
   t.type({ type: t.literal('delete'), reason: t.string, ...written }),
+  t.type({ type: t.literal('wait'), resource: ResourceRef, until: t.keyof({ DependenciesReady: null, DependentsGone: null }), waitsFor: t.array(ResourceRef), changes: t.array(Change) }),
   t.intersection([t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }), t.partial({ owner: t.string })]),
 ]);
 
@@ -88,7 +89,7 @@ const Outcome = t.union([
   t.type({ type: t.literal('AwaitChange') }),
 ]);
 
-const Summary = t.intersection([t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }), t.partial({ recreate: t.number })]);
+const Summary = t.intersection([t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }), t.partial({ recreate: t.number, wait: t.number })]);
 
 const SavedApplication = t.intersection([
   t.type({

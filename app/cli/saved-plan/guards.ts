@@ -38,7 +38,7 @@ type Check = { readonly ref: ObjectRef; readonly why: (live: Resource | undefine
 const checksOf = (saved: SavedPlanV1): ReadonlyArray<Check> => saved.applications.flatMap((application) => [
   ...(application.application.uid === undefined ? [] : [{ ref: applicationRef(application.application), why: (live: Resource | undefined) => applicationMoved(application.application, live) }]),
   ...application.actions.flatMap((action): ReadonlyArray<Check> =>
-    (action.type === 'conflict' ? [] : [{ ref: actionOf(action).ref, why: (live) => moved(action.guard, live) }])),
+    (!('guard' in action) ? [] : [{ ref: actionOf(action).ref, why: (live) => moved(action.guard, live) }])),
 ]);
 
 /**
@@ -61,4 +61,4 @@ export const movedSincePlanned = async (reader: ClusterReader, saved: SavedPlanV
 
 /** The resourceVersion each guarded write expects, by `refKey` (what the executor enforces per write). */
 export const guardsOf = (application: SavedApplicationV1): ReadonlyMap<string, string> => new Map(application.actions.flatMap((action) =>
-  (action.type === 'conflict' || 'absent' in action.guard ? [] : [[refKey(actionOf(action).ref), action.guard.resourceVersion] as const])));
+  (!('guard' in action) || 'absent' in action.guard ? [] : [[refKey(actionOf(action).ref), action.guard.resourceVersion] as const])));

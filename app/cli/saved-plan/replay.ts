@@ -31,6 +31,7 @@ export const actionOf = (saved: SavedActionV1): Action => {
     case 'patch': return { type: 'patch', ref, patch: saved.patch, changes };
     case 'recreate': return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
     case 'delete': return { type: 'delete', ref, reason: deleteReason(saved.reason), changes };
+    case 'wait': return { type: 'wait', ref, until: saved.until, for: saved.waitsFor.map(refOfV1), changes };
     case 'conflict': return { type: 'conflict', ref, reason: conflictReason(saved.reason), ...(saved.owner === undefined ? {} : { owner: saved.owner }), changes };
   }
 };

@@ -58,7 +58,8 @@ const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<str
   switch (v1.type) {
     case 'addFinalizer':
     case 'removeFinalizer': return E.right(undefined);
-    case 'conflict': return E.right(v1);
+    case 'conflict':
+    case 'wait': return E.right(v1);
     case 'create':
     case 'patch':
     case 'recreate':
