@@ -169,6 +169,29 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(await read(cluster, ingressRef)).toBeUndefined();
   });
 
+  it('carries out a saved recreation: the object is replaced, guarded by the resourceVersion it had', async () => {
+    const app = join(dir, 'recreate.json');
+    const write = (app_: string) => writeFileSync(app, JSON.stringify({
+      apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop' },
+      spec: { manifest: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', annotations: { 'kreconcile.io/recreate': 'true' } },
+        spec: { selector: { matchLabels: { app: app_ } }, template: { metadata: { labels: { app: app_ } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } }] },
+    }));
+    write('v1');
+    await planOut([], app);
+    await apply();
+    const before = await read(cluster, deploymentRef);
+    write('v2');
+    expect((await planOut([], app)).stdout).toContain('-/+ apps/v1 Deployment shop/web (recreate: spec.selector cannot change in place)');
+    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
+    expect(saved.applications[0]?.actions.map((a) => ['guard' in a ? a.guard : undefined, a.type])).toEqual([[{ resourceVersion: before?.metadata.resourceVersion, uid: before?.metadata.uid }, 'recreate']]);
+    const applied = await apply();
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('Applied: 0 created, 0 patched, 0 deleted, 1 recreated.');
+    const after = await read(cluster, deploymentRef);
+    expect(after?.metadata.uid).not.toBe(before?.metadata.uid);
+    expect(getIn(after, ['spec', 'selector'])).toEqual({ matchLabels: { app: 'v2' } });
+  });
+
   it('never saves Secret values unless --allow-secret-values', async () => {
     const app = join(dir, 'secret-app.yaml');
     writeFileSync(app, JSON.stringify({
