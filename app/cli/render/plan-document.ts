@@ -101,7 +101,7 @@ export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
   return writes(plan.summary) > 0 ? 'Changes' : 'NoChanges';
 };
 
-const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
+export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
   const { application, plan, input } = planned;
   const stalled = conditionOf(plan.status.conditions, 'Stalled');
   const ready = conditionOf(plan.status.conditions, 'Ready');

@@ -6,7 +6,7 @@
  */
 import * as t from 'io-ts';
 import { Condition, isJsonObject, Resource, type JsonObject, type JsonValue } from '../../../core/index.js';
-import type { ActionV1, ClusterBasis, OutcomeV1, ResourceRefV1, ResultV1, SummaryV1 } from '../render/plan-document.js';
+import type { ActionV1, ApplicationPlanV1, ClusterBasis } from '../render/plan-document.js';
 
 export const SAVED_PLAN_API_VERSION = 'kreconcile.io/saved-plan/v1';
 export const SAVED_PLAN_KIND = 'SavedPlan';
@@ -19,17 +19,12 @@ export type SavedActionV1 =
   | (Extract<ActionV1, { type: 'create' | 'patch' | 'recreate' | 'delete' }> & { readonly guard: GuardV1 })
   | Extract<ActionV1, { type: 'conflict' | 'wait' }>;
 
-export type SavedApplicationV1 = {
-  readonly application: ResourceRefV1 & { readonly uid?: string; readonly generation?: number; readonly resourceVersion?: string };
-  readonly source: { readonly file: string; readonly document: number };
-  readonly result: ResultV1;
-  readonly message: string;
-  readonly stalled?: { readonly reason: string; readonly message: string };
+/** An Application's plan as `-o json` has it, with guarded actions, and conditions instead of the status. */
+export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'actions' | 'status'> & {
+  readonly application: ApplicationPlanV1['application'] & { readonly resourceVersion?: string };
   /** The conditions the plan concluded (no manifests: they may hold Secret values). */
   readonly conditions: ReadonlyArray<Condition>;
-  readonly outcome: OutcomeV1;
   readonly actions: ReadonlyArray<SavedActionV1>;
-  readonly summary: SummaryV1;
 };
 
 export type SavedPlanV1 = {

@@ -4,14 +4,14 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  conditionOf, refKey, refOf, scopeKey, scopeOf, showRef,
+  refKey, refOf, scopeKey, scopeOf, showRef,
   type Action, type Resource, type ScopeTable,
 } from '../../../core/index.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { subjectOf } from '../input/applications.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { actionV1, resultOf, type ClusterBasis } from '../render/plan-document.js';
+import { actionV1, applicationPlanV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { SAVED_PLAN_API_VERSION, SAVED_PLAN_KIND, type GuardV1, type SavedActionV1, type SavedApplicationV1, type SavedPlanV1 } from './format.js';
 
@@ -80,23 +80,13 @@ const savedApplication = (planned: Planned, request: SaveRequest, live: Readonly
       _tag: 'PlanError', location: { file: input.origin.file, document: input.origin.document }, subject: subjectOf(application), message: `cannot save the plan: ${message}`,
     })));
   }
-  const metadata = application.metadata;
-  const stalled = conditionOf(plan.status.conditions, 'Stalled');
+  const { status, actions: _unguarded, application: identity, ...rest } = applicationPlanV1(planned);
+  const { resourceVersion } = application.metadata;
   return E.right({
-    application: {
-      apiVersion: application.apiVersion, kind: application.kind, namespace: metadata.namespace ?? 'default', name: metadata.name,
-      ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
-      ...(metadata.generation === undefined ? {} : { generation: metadata.generation }),
-      ...(typeof metadata.resourceVersion === 'string' ? { resourceVersion: metadata.resourceVersion } : {}),
-    },
-    source: { file: input.origin.file, document: input.origin.document },
-    result: resultOf(planned),
-    message: conditionOf(plan.status.conditions, 'Ready')?.message ?? '',
-    ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
-    conditions: plan.status.conditions ?? [],
-    outcome: plan.outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: plan.outcome.ms, reason: plan.outcome.reason } : { type: 'AwaitChange' },
+    ...rest,
+    application: { ...identity, ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}) },
+    conditions: status.conditions ?? [],
     actions: results.flatMap((result) => (E.isRight(result) && result.right !== undefined ? [result.right] : [])),
-    summary: plan.summary,
   });
 };
 
