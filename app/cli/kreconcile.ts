@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo } from './io.js';
 import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
 
@@ -37,6 +38,7 @@ const io: CliIo = {
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
   connectWritable: (target) => (supportsLiveClusters(process.versions.node) ? connectWritable(target) : Promise.reject(unsupportedNode(process.versions.node))),
   writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
+  fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));
