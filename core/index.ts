@@ -13,6 +13,9 @@ export { DEFAULT_TENANCY, forbiddenChildren, mayAdopt, mayWrite, targetViolation
 export {
   ANY, TenancyPolicyDocument, policyOf, type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,
 } from './model/tenancy-policy.js';
+export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
+export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
+export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
 export { observeResource, projectObserved, projectKnown } from './manifest/project.js';
@@ -29,7 +32,7 @@ export * from './json/path.js';
 export * from './json/bounds.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
-export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';
+export { errorPolicy, backoffDelay, defaultBackoff, immutableFieldsOf, type ErrorDecision, type Backoff } from './status/error-policy.js';
 export { contestedPaths, recordPatches, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy } from './status/hot-loop.js';
 // Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';

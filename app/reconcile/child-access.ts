@@ -79,7 +79,7 @@ export const refusedPlan = (application: Application, reason: StalledReason, mes
 const showAccount = (account: ServiceAccountRef): string => `ServiceAccount ${account.namespace}/${account.name}`;
 
 // Only children are written as the ServiceAccount (finalizers and status are the operator's).
-const childWrite = (action: Action | undefined): action is Action => action !== undefined && ['create', 'patch', 'delete'].includes(action.type);
+const childWrite = (action: Action | undefined): action is Action => action !== undefined && ['create', 'patch', 'delete', 'recreate'].includes(action.type);
 
 // The API server words a refused impersonation (the operator's own right) differently from a
 // refused request of the impersonated user (the tenant's right).

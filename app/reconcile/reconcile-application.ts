@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError,
+  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
@@ -138,7 +138,7 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
     ? {
       ...execution.status,
       conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: decision.reason, message: refused ?? `${failure.action.type} failed: ${showClusterError(failure.error)}` },
+        verdict: { _tag: 'Stalled', reason: decision.reason, message: refused ?? (decision.detail === undefined ? `${failure.action.type} failed: ${showClusterError(failure.error)}` : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`) },
         previous: application.status?.conditions, now: deps.now(), generation: application.metadata.generation,
       }),
     }

@@ -29,7 +29,9 @@ import { redactPlan } from '../hooks/redact.js';
 import { marksFrom } from '../sensitive/marked.js';
 import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
+import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
+import { withRecreates } from './recreate.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -197,6 +199,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
     });
+  const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
+  const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
@@ -206,7 +210,15 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const readiness = readinessOf(object);
     return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
-  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting, notReady });
+  // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
+  const ready = (ref: ObjectRef): boolean => {
+    const object = liveByRef.get(refKey(ref));
+    return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
+  };
+  const creating = holdCreations(creates, lastApplied, ready);
+  const deleting = holdDeletions(deletes, ours);
+  const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
+  return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
@@ -230,6 +242,10 @@ type Decided = {
   readonly current: ReadonlyArray<JsonObject>;
   readonly creates: ReadonlyArray<CreateAction>;
   readonly patches: ReadonlyArray<PatchAction>;
+  /** Patches of immutable fields on resources that opted into recreation. */
+  readonly recreates?: ReadonlyArray<RecreateAction>;
+  /** Creations and deletions held back by dependencies. */
+  readonly waits?: ReadonlyArray<WaitAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
@@ -240,8 +256,8 @@ type Decided = {
 
 const assemble = (context: Context, decided: Decided): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
-  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder(decided.patches)];
-  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...decided.conflicts];
+  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])])];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...(decided.waits ?? []), ...decided.conflicts];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
   return {
@@ -252,8 +268,8 @@ const assemble = (context: Context, decided: Decided): Plan => {
       lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
-    outcome: verdict._tag === 'Progressing' && verdict.reason === 'WaitingForReadiness'
-      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: 'WaitingForReadiness' }
+    outcome: verdict._tag === 'Progressing' && (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
+      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
       : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
 };
@@ -262,9 +278,12 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
   if (decided.conflicts.length > 0) {
     return { _tag: 'Stalled', reason: 'NotOwned', message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}` };
   }
-  if (summary.create + summary.patch + summary.delete > 0) {
-    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete` };
+  if (summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) > 0) {
+    const recreating = summary.recreate === undefined ? '' : `, ${summary.recreate} to recreate`;
+    const waiting = summary.wait === undefined ? '' : `, ${summary.wait} waiting on dependencies`;
+    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}` };
   }
+  if ((decided.waits ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForDependencies', message: `waiting: ${(decided.waits ?? []).map(showWait).join('; ')}` };
   if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
   if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
   if ((decided.notReady ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForReadiness', message: `waiting for ${(decided.notReady ?? []).join('; ')}` };
@@ -318,8 +337,8 @@ const planDeletion = (context: Context): Plan => {
     : live.filter((object) => isOwnedBy(object, context.owner));
   const children = candidates.filter(writableBy(context.tenancy));
   const remaining = children.filter((child) => !isTerminating(child));
-  const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
-  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;
+  const deleting = holdDeletions(inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))), children.filter(isResource));
+  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
   const message = children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {
     actions,
@@ -376,14 +395,20 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
   return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
 };
 
+const showWait = (wait: WaitAction): string => `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
+
 const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
   const forbidden = actions.filter((a) => a.type === 'forbidden').length;
+  const recreate = actions.filter((a) => a.type === 'recreate').length;
+  const wait = actions.filter((a) => a.type === 'wait').length;
   return {
     create: actions.filter((a) => a.type === 'create').length,
     patch: actions.filter((a) => a.type === 'patch').length,
     delete: actions.filter((a) => a.type === 'delete').length,
     conflict: actions.filter((a) => a.type === 'conflict').length,
     ...(forbidden === 0 ? {} : { forbidden }),
+    ...(recreate > 0 ? { recreate } : {}),
+    ...(wait > 0 ? { wait } : {}),
   };
 };
 
