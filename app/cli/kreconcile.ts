@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Composition root of the `kreconcile` executable: the only module touching `process` (argv,
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.

@@ -1,0 +1,160 @@
+/**
+ * The package as a user gets it: `npm pack` of this working tree (its prepack builds dist/),
+ * installed with `--omit=dev` into an empty project, then imported and run on the project's
+ * pinned Node (the `node` devDependency) with nothing from this repository on the module path.
+ * What the operator image holds is the same install (see Dockerfile), so `run --memory` and its
+ * probes are checked here too.
+ *
+ * Packing happens in a copy of the working tree (node_modules linked, not copied) so the build
+ * never leaves a dist/ in the checkout. Installing resolves production dependencies through npm's
+ * cache first (`--prefer-offline`: `npm ci` has filled it), reaching the registry only on a miss.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
+
+const run = promisify(execFile);
+const REPO = resolve('.');
+/** The pinned Node (devDependency `node`), first on PATH so npm, npx and the bin's shebang use it. */
+const PINNED_BIN = join(REPO, 'node_modules', '.bin');
+const PINNED_NODE = join(PINNED_BIN, 'node');
+const NOW = '2026-03-02T12:00:00Z';
+
+/** The environment of a user's shell: no npm_* variables leaking from the npm that started vitest. */
+const userEnv = (): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_'))),
+  PATH: `${PINNED_BIN}:${process.env.PATH ?? ''}`,
+  NO_COLOR: '1',
+});
+
+type Packed = { readonly filename: string; readonly size: number; readonly unpackedSize: number; readonly entryCount: number; readonly files: ReadonlyArray<{ readonly path: string }> };
+
+let work: string;
+let consumer: string;
+let packed: Packed;
+
+const npm = (cwd: string, args: ReadonlyArray<string>) => run('npm', [...args], { cwd, env: userEnv(), maxBuffer: 64 * 1024 * 1024 });
+const node = (cwd: string, script: string) => run(PINNED_NODE, ['--input-type=module', '-e', script], { cwd, env: userEnv() });
+const npx = (args: ReadonlyArray<string>) => run('npx', ['--no-install', 'kreconcile', ...args], { cwd: consumer, env: userEnv() });
+/** Stderr without npm's own notices (a machine's npmrc may make npx warn about its settings). */
+const withoutNpmNotices = (text: string): string => text.split('\n').filter((line) => !line.startsWith('npm warn ')).join('\n');
+const failure = async (promise: Promise<unknown>): Promise<{ code?: number; stdout?: string; stderr?: string }> =>
+  promise.then(() => { throw new Error('expected a failure'); }, (error: { code?: number; stdout?: string; stderr?: string }) => error);
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'kreconcile-pack-'));
+  const tree = join(work, 'tree');
+  const skipped = new Set(['node_modules', '.git', 'dist', '.ci']);
+  cpSync(REPO, tree, { recursive: true, filter: (source) => !skipped.has(source.slice(REPO.length + 1).split('/')[0] ?? '') });
+  symlinkSync(join(REPO, 'node_modules'), join(tree, 'node_modules'));
+  const { stdout } = await npm(tree, ['pack', '--json', '--pack-destination', work]);
+  packed = (JSON.parse(stdout) as Packed[])[0] as Packed;
+  consumer = join(work, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await npm(consumer, ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)]);
+  // Examples from the installed package, at the paths the golden plans show.
+  cpSync(join(consumer, 'node_modules', 'kreconcile', 'examples'), join(consumer, 'examples'), { recursive: true });
+  process.stdout.write(`kreconcile tarball: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`);
+}, 600_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed kreconcile package', () => {
+  it('ships the build, docs and examples, and no sources, tests or tools', () => {
+    const paths = packed.files.map((file) => file.path);
+    const tops = new Set(paths.map((path) => path.split('/')[0]));
+    expect([...tops].sort()).toEqual(['README.md', 'dist', 'docs', 'examples', 'package.json']);
+    expect(paths.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
+    expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'kreconcile', 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { types: string; default: string }>; bin: Record<string, string>; engines: { node: string };
+    };
+    const targets = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default]));
+    for (const target of [...targets, ...Object.values(manifest.bin)]) expect(paths, target).toContain(target.replace(/^\.\//, ''));
+    expect(readFileSync(join(consumer, 'node_modules', 'kreconcile', manifest.bin.kreconcile as string), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('installs without devDependencies: no tsx, typescript, vitest or fast-check', () => {
+    const installed = readdirSync(join(consumer, 'node_modules'));
+    expect(installed).toContain('kreconcile');
+    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node']) expect(installed).not.toContain(dev);
+  });
+
+  it('runs on the pinned Node', async () => {
+    const { stdout } = await node(consumer, 'process.stdout.write(process.versions.node)');
+    const pinned = (JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: { node: string } }).devDependencies.node;
+    expect(stdout.split('.')[0]).toBe(/\d+/.exec(pinned)?.[0]);
+  });
+
+  it('imports the core, the runtime and the Kubernetes adapter, which do not need fast-check', async () => {
+    const { stdout } = await node(consumer, `
+      import { plan, decodeApplication, builtinScopes } from 'kreconcile';
+      import { startOperator, Controller } from 'kreconcile/runtime';
+      import { createKubernetesCluster } from 'kreconcile/kubernetes';
+      const app = decodeApplication({ apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop' },
+        spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' }, data: { a: '1' } }] } });
+      if (app._tag !== 'Right') throw new Error('decode failed');
+      const planned = plan({ application: app.right, live: [], scopes: builtinScopes, now: '${NOW}' });
+      console.log(planned.actions.map((action) => action.type + (action.ref ? ' ' + action.ref.kind : '')).join(','));
+      console.log([typeof startOperator, typeof Controller, typeof createKubernetesCluster].join(' '));
+    `).catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
+    expect(stdout.trim().split('\n')).toEqual(['addFinalizer Application,create ConfigMap', 'function function function']);
+  });
+
+  it('imports the test kit once fast-check (its optional peer) is installed', async () => {
+    const missing = await failure(node(consumer, "await import('kreconcile/testing')"));
+    expect(missing.stderr).toMatch(/Cannot find package 'fast-check'/);
+    const locked = (JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version: string }> }).packages['node_modules/fast-check']?.version;
+    await npm(consumer, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `fast-check@${locked}`]);
+    const { stdout } = await node(consumer, `
+      import { createMemoryCluster, checkConvergence, ManualClock } from 'kreconcile/testing';
+      const cluster = createMemoryCluster({ clock: new ManualClock(0) });
+      console.log(typeof cluster.create, typeof checkConvergence);
+    `).catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
+    expect(stdout.trim()).toBe('function function');
+  });
+
+  it('npx kreconcile plan prints the same plan as the repository CLI', async () => {
+    const result = await failure(npx(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/drifted-observed.yaml', '--now', NOW, '--exit-code']));
+    expect(withoutNpmNotices(result.stderr ?? '')).toBe('');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(readFileSync('test/cli/golden/webapp/drifted-observed.txt', 'utf8'));
+  });
+
+  it('kreconcile run --memory converges the example to Ready and exits 0', async () => {
+    const { stdout } = await npx(['run', '--memory', '-f', 'examples/webapp/app.yaml', '--exit-when-converged', '--timeout', '60s', '--log-level', 'warn']);
+    expect(stdout).toMatch(/shop\/web Ready: 4 resources match the desired state/);
+    expect(stdout).toMatch(/converged: every Application is Ready\n$/);
+  });
+
+  it('kreconcile run --memory answers /healthz and /readyz, and stops on SIGTERM with exit 0', async () => {
+    const bin = join(consumer, 'node_modules', '.bin', 'kreconcile');
+    const child = spawn(bin, ['run', '--memory', '-f', 'examples/webapp/app.yaml', '--listen', '127.0.0.1:0', '--log-level', 'warn'], { cwd: consumer, env: userEnv() });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    try {
+      const address = await eventually(() => {
+        const match = /serving \/healthz \/readyz \/metrics on (127\.0\.0\.1:\d+)/.exec(output);
+        if (match === null) throw new Error(`not serving yet: ${output}`);
+        return match[1] as string;
+      });
+      await eventually(() => expect(output).toMatch(/shop\/web Ready:/));
+      expect((await fetch(`http://${address}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://${address}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`http://${address}/metrics`)).text()).toMatch(/^# HELP /m);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/SIGTERM: shutting down\nstopped\n$/);
+  });
+});
