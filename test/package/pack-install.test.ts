@@ -10,12 +10,13 @@
  * cache first (`--prefer-offline`: `npm ci` has filled it), reaching the registry only on a miss.
  */
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
+import { execForm, instructions } from './dockerfile.js';
 
 const run = promisify(execFile);
 const REPO = resolve('.');
@@ -36,6 +37,8 @@ type Packed = { readonly filename: string; readonly size: number; readonly unpac
 let work: string;
 let consumer: string;
 let packed: Packed;
+/** The operator image's /opt/kreconcile, laid out as the Dockerfile's install stage does. */
+let image: string;
 
 const npm = (cwd: string, args: ReadonlyArray<string>) => run('npm', [...args], { cwd, env: userEnv(), maxBuffer: 64 * 1024 * 1024 });
 const node = (cwd: string, script: string) => run(PINNED_NODE, ['--input-type=module', '-e', script], { cwd, env: userEnv() });
@@ -59,6 +62,13 @@ beforeAll(async () => {
   await npm(consumer, ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)]);
   // Examples from the installed package, at the paths the golden plans show.
   cpSync(join(consumer, 'node_modules', 'kreconcile', 'examples'), join(consumer, 'examples'), { recursive: true });
+  // The Dockerfile's install stage: the tarball's files, production dependencies at the locked versions.
+  image = join(work, 'image');
+  mkdirSync(image);
+  await run('tar', ['-xzf', join(work, packed.filename), '--strip-components=1', '-C', image]);
+  cpSync('package-lock.json', join(image, 'package-lock.json'));
+  await npm(image, ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund']);
+  rmSync(join(image, 'package-lock.json'));
   process.stdout.write(`kreconcile tarball: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`);
 }, 600_000);
 
@@ -133,10 +143,24 @@ describe('the packed kreconcile package', () => {
     expect(stdout).toMatch(/shop\/web Ready: 4 resources match the desired state/);
     expect(stdout).toMatch(/converged: every Application is Ready\n$/);
   });
+});
 
-  it('kreconcile run --memory answers /healthz and /readyz, and stops on SIGTERM with exit 0', async () => {
-    const bin = join(consumer, 'node_modules', '.bin', 'kreconcile');
-    const child = spawn(bin, ['run', '--memory', '-f', 'examples/webapp/app.yaml', '--listen', '127.0.0.1:0', '--log-level', 'warn'], { cwd: consumer, env: userEnv() });
+/** Every path under `root` with its modification time: what a run must leave unchanged. */
+const treeOf = (root: string): ReadonlyArray<string> =>
+  (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
+    .map((entry) => join(entry.parentPath, entry.name))
+    .map((path) => `${path} ${lstatSync(path).mtimeMs}`).sort();
+
+describe('the operator image (its install stage, run without a container builder)', () => {
+  it('runs its entrypoint: the embedded cluster converges, /healthz /readyz /metrics answer, SIGTERM stops it with exit 0, nothing is written to the install', async () => {
+    const [program, script] = execForm(instructions(), 'ENTRYPOINT') as [string, string];
+    expect(program).toBe('node');
+    expect(script.startsWith('/opt/kreconcile/')).toBe(true);
+    const before = treeOf(image);
+    const scratch = mkdtempSync(join(work, 'tmp-'));
+    const examples = join(image, 'examples', 'webapp', 'app.yaml');
+    const child = spawn(PINNED_NODE, [join(image, script.slice('/opt/kreconcile/'.length)), 'run', '--memory', '-f', examples, '--listen', '127.0.0.1:0', '--log-level', 'warn'],
+      { cwd: scratch, env: { ...userEnv(), NODE_ENV: 'production' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
@@ -150,11 +174,19 @@ describe('the packed kreconcile package', () => {
       await eventually(() => expect(output).toMatch(/shop\/web Ready:/));
       expect((await fetch(`http://${address}/healthz`)).status).toBe(200);
       expect((await fetch(`http://${address}/readyz`)).status).toBe(200);
-      expect(await (await fetch(`http://${address}/metrics`)).text()).toMatch(/^# HELP /m);
+      expect(await (await fetch(`http://${address}/metrics`)).text()).toMatch(/^kreconcile_/m);
     } finally {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
     expect(output).toMatch(/SIGTERM: shutting down\nstopped\n$/);
+    expect(treeOf(image)).toEqual(before);
+    expect(readdirSync(scratch)).toEqual([]);
+  });
+
+  it('holds production dependencies only', () => {
+    const installed = readdirSync(join(image, 'node_modules'));
+    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node']) expect(installed).not.toContain(dev);
+    expect(installed).toContain('@kubernetes');
   });
 });

@@ -59,15 +59,21 @@ export const rbacCommand: CliCommand = {
     }),
 };
 
+/**
+ * The image `docker build -t kreconcile:<version> .` names: nothing is published under another
+ * name, so the default is what docs/install.md has users build (and push, or load into kind).
+ */
+export const defaultImage = (version: string): string => `kreconcile:${version}`;
+
 export const deployCommand: CliCommand = {
   name: 'deploy',
   create: (context) => new Command('deploy')
     .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
     .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
-    .addOption(new Option('--image <image>', 'operator image').default('ghcr.io/kreconcile/kreconcile:0.1.0'))
+    .addOption(new Option('--image <image>', 'operator image, built from the repository\'s Dockerfile and pushed where the cluster pulls from (docs/install.md)').default(defaultImage(context.io.version)))
     .addOption(filenameOption('Applications whose child kinds the operator must manage'))
     .addOption(outputOption())
-    .addHelpText('after', `\nExamples:\n  kreconcile deploy --image registry.example/kreconcile:0.1.0 | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .addHelpText('after', `\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
     .action(async (options: { namespace: string; image: string; filename: ReadonlyArray<string>; output: Format }) => {
       const kinds = await childKinds(context, options.filename);
       if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
