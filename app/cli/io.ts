@@ -7,6 +7,9 @@ import type { ClusterReader } from '../../core/index.js';
 /** A place to write text (stdout or stderr). */
 export type Sink = { readonly write: (text: string) => void };
 
+/** An entry of a directory listing; `directory` is false for files and symbolic links. */
+export type DirectoryEntry = { readonly name: string; readonly directory: boolean };
+
 /** Where `--kubeconfig`/`--context` point. */
 export type ClusterTarget = { readonly kubeconfigPath?: string; readonly context?: string };
 
@@ -20,6 +23,11 @@ export type CliIo = {
   readonly readStdin: () => Promise<string>;
   /** A file's text; rejects with the Node error (its `code` is used for the message). */
   readonly readFile: (path: string) => Promise<string>;
+  /**
+   * The entries of a directory (`-f dir/`); rejects with the Node error (ENOTDIR for a file,
+   * ENOENT when missing). Absent: `-f` names files only.
+   */
+  readonly readDirectory?: (path: string) => Promise<ReadonlyArray<DirectoryEntry>>;
   /** The current time (the default of `--now`). */
   readonly now: () => Date;
   /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */

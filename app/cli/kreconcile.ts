@@ -4,7 +4,7 @@
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './io.js';
@@ -37,6 +37,7 @@ const io: CliIo = {
   env: process.env,
   readStdin,
   readFile: (path) => readFile(path, 'utf8'),
+  readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),

@@ -10,7 +10,7 @@ import { startOperator, type Operator } from '../../runtime/operator.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
-import { collect, contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { collect, contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
@@ -20,6 +20,7 @@ import { styleFor } from '../render/style.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly namespace: string;
   readonly memory?: boolean;
   readonly kubeconfig?: string;
@@ -230,6 +231,7 @@ export const runCommand: CliCommand = {
     .description('Runs the Application controller: watches Applications and their children, reconciles them (plan, then execute), writes status and Events; with leader election, health probes and Prometheus metrics.')
     .addOption(new Option('--memory', 'use the embedded in-memory API server, loaded with the -f files'))
     .addOption(filenameOption('Application and CRD file(s) to load into the embedded cluster'))
+    .addOption(recursiveOption())
     .addOption(namespaceOption())
     .addOption(kubeconfigOption())
     .addOption(contextOption())

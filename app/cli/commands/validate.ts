@@ -2,12 +2,12 @@
 import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { usageError } from '../cli-error.js';
-import { filenameOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { filenameOption, recursiveOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { subjectOf } from '../input/applications.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
-type Options = { readonly filename: ReadonlyArray<string>; readonly namespace: string };
+type Options = { readonly filename: ReadonlyArray<string>; readonly recursive?: boolean; readonly namespace: string };
 
 const EXAMPLES = `
 Examples:
@@ -45,6 +45,7 @@ export const validateCommand: CliCommand = {
     .summary('check Applications and their observer schemas')
     .description('Validates each Application offline: its shape, its manifest (apiVersion, kind, metadata.name, no duplicates) and its observer schemas (SPEC section 2). Reports every error with its path; plans nothing.')
     .addOption(filenameOption('Application file(s)'))
+    .addOption(recursiveOption())
     .addOption(namespaceOption())
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),

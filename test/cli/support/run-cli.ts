@@ -1,5 +1,5 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { ClusterReader } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
@@ -30,6 +30,7 @@ export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly
     env: options.env ?? {},
     readStdin: async () => options.stdin ?? '',
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
+    readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
     now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
     connect: options.connect ?? noCluster,
     version: '0.0.0-test',
