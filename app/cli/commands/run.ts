@@ -16,7 +16,7 @@ import { readManifestInputs } from '../input/manifest-inputs.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { progressLines } from '../operate/progress.js';
-import { styleFor } from '../render/style.js';
+import { COLOURS, styleFor } from '../render/style.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
@@ -107,9 +107,8 @@ const hookOptions = async (context: CommandContext, options: Options, shutdownGr
 };
 
 const makeLogger = (context: CommandContext, level: string): Logger => {
-  const pretty = context.io.isTTY && context.io.env.NO_COLOR === undefined;
   const sink = { write: (line: string) => context.io.stderr.write(line) };
-  const base = pino({ level, base: { component: 'kreconcile' } }, pretty ? pinoPretty(sink) : sink);
+  const base = pino({ level, base: { component: 'kreconcile' } }, context.io.isTTY ? pinoPretty(sink, styleFor(context.io) === COLOURS) : sink);
   return {
     debug: (fields, message) => base.debug(fields, message),
     info: (fields, message) => base.info(fields, message),
@@ -119,8 +118,8 @@ const makeLogger = (context: CommandContext, level: string): Logger => {
 };
 
 // pino-pretty as a synchronous stream (no worker thread), so lines interleave with progress output.
-const pinoPretty = (sink: { write: (line: string) => void }) => {
-  const prettyFactory = prettyModule.prettyFactory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
+const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) => {
+  const prettyFactory = prettyModule.prettyFactory({ colorize, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
