@@ -3,11 +3,12 @@
  * Composition root of the `kreconcile` executable: the only module touching `process` (argv,
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './io.js';
+import { kubeconfigProblem } from './live/kubeconfig.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { run } from './main.js';
 
@@ -39,7 +40,13 @@ const io: CliIo = {
   readFile: (path) => readFile(path, 'utf8'),
   readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
   now: () => new Date(),
-  connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  connect: async (target) => {
+    if (!supportsLiveClusters(process.versions.node)) throw unsupportedNode(process.versions.node);
+    // Without a kubeconfig the client library would try http://localhost:8080 and fail with a TLS message.
+    const missing = kubeconfigProblem(target, process.env, existsSync);
+    if (missing !== undefined) throw new Error(missing);
+    return connectKubernetes(target);
+  },
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));
