@@ -118,6 +118,29 @@ describe('the packed kreconcile package', () => {
     expect(stdout.trim().split('\n')).toEqual(['addFinalizer Application,create ConfigMap', 'function function function']);
   });
 
+  it('gives TypeScript consumers the types of every entry point (NodeNext resolution through exports)', async () => {
+    const dir = join(work, 'typed');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2023', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+      files: ['check.ts'],
+    }));
+    writeFileSync(join(dir, 'check.ts'), `
+      import { plan, builtinScopes, type Application, type Plan } from 'kreconcile';
+      import { startOperator, type OperatorOptions } from 'kreconcile/runtime';
+      import { createKubernetesCluster } from 'kreconcile/kubernetes';
+      export const planned = (application: Application): Plan => plan({ application, live: [], scopes: builtinScopes, now: '${NOW}' });
+      export const start = (options: OperatorOptions) => startOperator(options);
+      export const connect = () => createKubernetesCluster({ kubeconfigPath: 'kc' });
+      // @ts-expect-error the types are real: plan needs its scopes
+      export const wrong = (application: Application) => plan({ application, now: '${NOW}' });
+    `);
+    symlinkSync(join(consumer, 'node_modules'), join(dir, 'node_modules'));
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    const checked = await run(PINNED_NODE, [tsc, '-p', 'tsconfig.json'], { cwd: dir, env: userEnv() }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    expect(checked.stdout).toBe('');
+  });
+
   it('imports the test kit once fast-check (its optional peer) is installed', async () => {
     const missing = await failure(node(consumer, "await import('kreconcile/testing')"));
     expect(missing.stderr).toMatch(/Cannot find package 'fast-check'/);
