@@ -20,6 +20,7 @@ export * from './model/observer-schema.js';
 export { decodeApplication, decodeWith, issuesOf, showIssue, type Issue } from './model/decode.js';
 export * from './json/json.js';
 export * from './json/path.js';
+export * from './json/bounds.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
 export { errorPolicy, backoffDelay, defaultBackoff, type ErrorDecision, type Backoff } from './status/error-policy.js';

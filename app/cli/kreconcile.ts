@@ -7,16 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo } from './io.js';
 import { kubeconfigProblem } from './live/kubeconfig.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { run } from './main.js';
 
-const readStdin = async (): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
@@ -36,9 +32,10 @@ const io: CliIo = {
   stderr: { write: (text) => { process.stderr.write(text); } },
   isTTY: process.stdout.isTTY === true,
   env: process.env,
-  readStdin,
+  readStdin: (maxBytes) => readCapped(process.stdin, maxBytes),
   readFile: (path) => readFile(path, 'utf8'),
   readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
+  readFileCapped,
   now: () => new Date(),
   connect: async (target) => {
     if (!supportsLiveClusters(process.versions.node)) throw unsupportedNode(process.versions.node);

@@ -16,6 +16,7 @@ import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
+import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { listenFailure, parseListen, probeListen, type ListenAddress } from '../operate/listen.js';
@@ -48,6 +49,8 @@ type Options = {
   readonly callbackTlsKey?: string;
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
+  readonly toscaAllowHost: ReadonlyArray<string>;
+  readonly toscaAllowHttp?: boolean;
 };
 
 const EXAMPLES = `
@@ -165,6 +168,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline'), seconds(options.shutdownGrace, '--shutdown-grace')]);
   if (E.isLeft(durations)) return fail(durations.left);
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
+  const allowed = parseAllowlist(options.toscaAllowHost);
+  if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
@@ -208,7 +213,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
       onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
       hooks: hooks.right,
-      tosca: { fileRoots: options.toscaFileRoot },
+      tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
     });
   } catch (error) {
     // Another process took the probed port in the meantime (nothing has started: the operator binds first).
@@ -287,6 +292,8 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
     .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
+    .addOption(new Option('--tosca-allow-host <host|CIDR>', 'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)').argParser(collect).default([], 'none'))
+    .addOption(new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
 };
