@@ -166,6 +166,11 @@ describe('the packed kreconcile package', () => {
     expect(stdout).toMatch(/shop\/web Ready: 4 resources match the desired state/);
     expect(stdout).toMatch(/converged: every Application is Ready\n$/);
   });
+
+  it('translates TOSCA in its compiled worker thread (only the package runs the worker as JavaScript)', async () => {
+    const { stdout } = await npx(['run', '--memory', '-f', 'examples/tosca/app-inline.yaml', '--exit-when-converged', '--timeout', '60s', '--log-level', 'warn']);
+    expect(stdout).toMatch(/converged: every Application is Ready\n$/);
+  });
 });
 
 /** Every path under `root` with its modification time: what a run must leave unchanged. */
