@@ -25,9 +25,15 @@ const PINNED_BIN = join(REPO, 'node_modules', '.bin');
 const PINNED_NODE = join(PINNED_BIN, 'node');
 const NOW = '2026-03-02T12:00:00Z';
 
-/** The environment of a user's shell: no npm_* variables leaking from the npm that started vitest. */
+/** Where npm keeps its cache and finds its registry: kept, so that CI's settings (and `npm ci`'s cache) apply. */
+const KEPT_NPM_SETTINGS = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'npm_config_cafile']);
+
+/**
+ * The environment of a user's shell: no npm_* variables leaking from an `npm test` that started
+ * vitest (npm_config_local_prefix would make every npm below treat this repository as the project).
+ */
 const userEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_'))),
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_') || KEPT_NPM_SETTINGS.has(key.toLowerCase()))),
   PATH: `${PINNED_BIN}:${process.env.PATH ?? ''}`,
   NO_COLOR: '1',
 });
@@ -76,7 +82,8 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the packed kreconcile package', () => {
+// Each step spawns npm, tsc or Node: generous limits for a loaded CI machine.
+describe('the packed kreconcile package', { timeout: 180_000 }, () => {
   it('ships the build, docs and examples, and no sources, tests or tools', () => {
     const paths = packed.files.map((file) => file.path);
     const tops = new Set(paths.map((path) => path.split('/')[0]));
@@ -179,7 +186,7 @@ const treeOf = (root: string): ReadonlyArray<string> =>
     .map((entry) => join(entry.parentPath, entry.name))
     .map((path) => `${path} ${lstatSync(path).mtimeMs}`).sort();
 
-describe('the operator image (its install stage, run without a container builder)', () => {
+describe('the operator image (its install stage, run without a container builder)', { timeout: 180_000 }, () => {
   it('runs its entrypoint: the embedded cluster converges, /healthz /readyz /metrics answer, SIGTERM stops it with exit 0, nothing is written to the install', async () => {
     const [program, script] = execForm(instructions(), 'ENTRYPOINT') as [string, string];
     expect(program).toBe('node');
