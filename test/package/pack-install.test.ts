@@ -2,8 +2,8 @@
  * The package as a user gets it: `npm pack` of this working tree (its prepack builds dist/),
  * installed with `--omit=dev` into an empty project, then imported and run on the project's
  * pinned Node (the `node` devDependency) with nothing from this repository on the module path.
- * What the operator image holds is the same install (see Dockerfile), so `run --memory` and its
- * probes are checked here too.
+ * The operator image's install stage (Dockerfile) is laid out from the same tarball with the
+ * lockfile's production dependencies, and its entrypoint is run here: no container builder needed.
  *
  * Packing happens in a copy of the working tree (node_modules linked, not copied) so the build
  * never leaves a dist/ in the checkout. Installing resolves production dependencies through npm's
