@@ -161,6 +161,44 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(stdout.trim()).toBe('function function');
   });
 
+  it('runs the packed operator against a Kubernetes API endpoint (the kit\'s memory cluster over HTTP, through client-node) to Ready', async () => {
+    // Everything from the installed package: the kit serves the cluster, the bin applies nothing
+    // itself (crd prints the CRD, the script creates it), `run --kubeconfig` reconciles.
+    writeFileSync(join(consumer, 'operator-over-http.mjs'), `
+      import { execFile, spawn } from 'node:child_process';
+      import { readFileSync } from 'node:fs';
+      import { promisify } from 'node:util';
+      import { parse } from 'yaml';
+      import { createMemoryCluster, promiseCluster, serveMemoryCluster } from 'kreconcile/testing';
+      const memory = createMemoryCluster({ workloads: true });
+      const served = await serveMemoryCluster(memory, { kubeconfigPath: 'served-kubeconfig.yaml' });
+      const cluster = promiseCluster(memory);
+      const crd = JSON.parse((await promisify(execFile)('node_modules/.bin/kreconcile', ['crd', '-o', 'json'])).stdout).items[0];
+      await cluster.create(crd);
+      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+      await cluster.create(parse(readFileSync('examples/webapp/app.yaml', 'utf8')));
+      const operator = spawn('node_modules/.bin/kreconcile', ['run', '--kubeconfig', 'served-kubeconfig.yaml', '--log-level', 'warn']);
+      let output = '';
+      operator.stdout.on('data', (chunk) => { output += chunk; });
+      operator.stderr.on('data', (chunk) => { output += chunk; });
+      const exited = new Promise((resolve) => operator.on('exit', resolve));
+      const deadline = Date.now() + 60_000;
+      while (!/shop\\/web Ready:/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const deployment = await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' });
+      operator.kill('SIGTERM');
+      const code = await exited;
+      await served.close();
+      console.log(JSON.stringify({ code, output, replicas: deployment?.spec?.replicas ?? null }));
+    `);
+    const { stdout } = await run(PINNED_NODE, ['operator-over-http.mjs'], { cwd: consumer, env: userEnv() })
+      .catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
+    const result = JSON.parse(stdout) as { code: number; output: string; replicas: number | null };
+    expect(result.output).toMatch(/shop\/web Ready: 4 resources match the desired state/);
+    expect(result.replicas).toBe(3);
+    expect(result.output).toMatch(/SIGTERM: shutting down\nstopped\n$/);
+    expect(result.code).toBe(0);
+  });
+
   it('npx kreconcile plan prints the same plan as the repository CLI', async () => {
     const result = await failure(npx(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/drifted-observed.yaml', '--now', NOW, '--exit-code']));
     expect(withoutNpmNotices(result.stderr ?? '')).toBe('');
