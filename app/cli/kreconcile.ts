@@ -8,9 +8,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
-import type { CliIo } from './io.js';
+import type { CliIo, ClusterTarget } from './io.js';
 import { kubeconfigProblem } from './live/kubeconfig.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
 
@@ -27,6 +28,16 @@ const packageVersion = (): string => {
   return 'unknown';
 };
 
+/**
+ * Before any live read: a Node that can load the client library, and a kubeconfig to give it
+ * (without one the library would try http://localhost:8080 and fail with a TLS message).
+ */
+const liveReadable = (target: ClusterTarget): void => {
+  if (!supportsLiveClusters(process.versions.node)) throw unsupportedNode(process.versions.node);
+  const missing = kubeconfigProblem(target, process.env, existsSync);
+  if (missing !== undefined) throw new Error(missing);
+};
+
 const io: CliIo = {
   stdout: { write: (text) => { process.stdout.write(text); } },
   stderr: { write: (text) => { process.stderr.write(text); } },
@@ -37,13 +48,8 @@ const io: CliIo = {
   readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
   readFileCapped,
   now: () => new Date(),
-  connect: async (target) => {
-    if (!supportsLiveClusters(process.versions.node)) throw unsupportedNode(process.versions.node);
-    // Without a kubeconfig the client library would try http://localhost:8080 and fail with a TLS message.
-    const missing = kubeconfigProblem(target, process.env, existsSync);
-    if (missing !== undefined) throw new Error(missing);
-    return connectKubernetes(target);
-  },
+  connect: async (target) => { liveReadable(target); return connectKubernetes(target); },
+  fetchOpenApi: async (target, apiVersions) => { liveReadable(target); return fetchOpenApiDocuments(target, apiVersions); },
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));
