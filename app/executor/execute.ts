@@ -60,7 +60,8 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
     case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
     case 'delete': return deleted(action, await scope.cluster.delete(action.ref, { propagationPolicy: 'Background' })(), scope);
-    case 'conflict': return E.right({ status: scope.status });
+    case 'conflict':
+    case 'forbidden': return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }

@@ -85,7 +85,7 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
-  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
+  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, deps.planOptions?.tenancy)))(view, scopes);
   if (E.isLeft(live)) return live;
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };

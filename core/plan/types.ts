@@ -47,6 +47,21 @@ export type ConflictAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
+/** Which tenancy rule forbids a child (core/plan/tenancy.ts). */
+export type ForbiddenRule = 'Destination' | 'ClusterScoped' | 'Adoption';
+
+/**
+ * A desired child the tenancy policy does not allow this Application to write: never written, and
+ * while one exists nothing else of the Application is written either (see core/plan/tenancy.ts).
+ */
+export type ForbiddenAction = {
+  readonly type: 'forbidden';
+  readonly ref: ObjectRef;
+  readonly rule: ForbiddenRule;
+  readonly reason: string;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
 /** Finalizer bookkeeping on the Application itself. */
 export type FinalizerAction = {
   readonly type: 'addFinalizer' | 'removeFinalizer';
@@ -55,7 +70,7 @@ export type FinalizerAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
-export type Action = CreateAction | PatchAction | DeleteAction | ConflictAction | FinalizerAction;
+export type Action = CreateAction | PatchAction | DeleteAction | ConflictAction | ForbiddenAction | FinalizerAction;
 export type ActionType = Action['type'];
 
 /** What the runtime should do after executing the plan. */
@@ -68,6 +83,8 @@ export type PlanSummary = {
   readonly patch: number;
   readonly delete: number;
   readonly conflict: number;
+  /** Forbidden children (absent: none; optional so summaries built before tenancy stay valid). */
+  readonly forbidden?: number;
 };
 
 export type Plan = {

@@ -12,6 +12,7 @@ import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planApplications } from '../planning/plan-applications.js';
+import { readPolicy } from '../policy/read-policy.js';
 import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
@@ -27,6 +28,7 @@ type Options = {
   readonly output: 'text' | 'json' | 'yaml';
   readonly exitCode?: boolean;
   readonly now?: string;
+  readonly policy?: string;
 };
 
 const EXAMPLES = `
@@ -46,6 +48,9 @@ Examples:
 
   # Against the live cluster (read-only: only get and list)
   kreconcile plan -f app.yaml --context staging
+
+  # With the tenancy policy the operator runs with (children elsewhere show as "! ... forbidden")
+  kreconcile plan -f app.yaml --policy policy.yaml
 
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
@@ -73,6 +78,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(now)) return fail([now.left]);
   const inputs = await readManifestInputs(io, options);
   if (E.isLeft(inputs)) return fail(inputs.left);
+  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
+  if (E.isLeft(tenancy)) return fail(tenancy.left);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
@@ -80,7 +87,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   };
   const view = await clusterView(io, request, inputs.right.applications, inputs.right.crds);
   if (E.isLeft(view)) return fail(view.left);
-  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right });
+  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right, ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }) });
   if (E.isLeft(planned)) return fail(planned.left);
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
   io.stdout.write(options.output === 'text' ? renderText(planned.right, styleFor(io)) : serialize(document, options.output));
@@ -100,6 +107,7 @@ export const planCommand: CliCommand = {
     .addOption(namespaceOption())
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
     .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
+    .addOption(new Option('--policy <file>', 'the admin\'s tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace'))
     .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),

@@ -4,9 +4,9 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
-  conditionOf,
+  conditionOf, redactForDisplay,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
+  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PlanSummary,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -26,9 +26,11 @@ export type ActionV1 =
   | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'forbidden'; readonly resource: ResourceRefV1; readonly rule: string; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
 
-export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number };
+/** `forbidden` appears only when some child is forbidden (field added within v1). */
+export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly forbidden?: number };
 
 export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
 
@@ -63,7 +65,9 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
   path: change.path, ...(change.from === undefined ? {} : { from: change.from }), ...(change.to === undefined ? {} : { to: change.to }),
 });
 
-export const actionV1 = (action: Action): ActionV1 => {
+/** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
+export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => {
+  const action = redactForDisplay(unsafe, schemas);
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {
@@ -71,6 +75,7 @@ export const actionV1 = (action: Action): ActionV1 => {
     case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
     case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
+    case 'forbidden': return { type: 'forbidden', resource, rule: action.rule, reason: action.reason, changes };
     case 'addFinalizer':
     case 'removeFinalizer': return { type: action.type, resource, finalizer: action.finalizer, changes };
   }
@@ -79,11 +84,13 @@ export const actionV1 = (action: Action): ActionV1 => {
 const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
   outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason } : { type: 'AwaitChange' };
 
-const summaryV1 = (summary: PlanSummary): SummaryV1 =>
-  ({ create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict });
+const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
+  create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict,
+  ...((summary.forbidden ?? 0) > 0 ? { forbidden: summary.forbidden } : {}),
+});
 
 /** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
-export const hasChanges = (summary: PlanSummary): boolean => summary.create + summary.patch + summary.delete + summary.conflict > 0;
+export const hasChanges = (summary: PlanSummary): boolean => summary.create + summary.patch + summary.delete + summary.conflict + (summary.forbidden ?? 0) > 0;
 
 export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
   if (conditionOf(plan.status.conditions, 'Stalled')?.status === 'True') return 'Stalled';
@@ -105,19 +112,22 @@ const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     result: resultOf(planned),
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
-    actions: plan.actions.map(actionV1),
+    actions: plan.actions.map((action) => actionV1(action, plan.status.mangledObserverSchema)),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
   };
 };
 
-const total = (plans: ReadonlyArray<Planned>): SummaryV1 => plans.reduce<SummaryV1>((sum, { plan }) => ({
-  create: sum.create + plan.summary.create,
-  patch: sum.patch + plan.summary.patch,
-  delete: sum.delete + plan.summary.delete,
-  conflict: sum.conflict + plan.summary.conflict,
-}), { create: 0, patch: 0, delete: 0, conflict: 0 });
+const total = (plans: ReadonlyArray<Planned>): SummaryV1 => summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
+
+export const EMPTY_SUMMARY: PlanSummary = { create: 0, patch: 0, delete: 0, conflict: 0 };
+
+/** The sum of two summaries (`forbidden` kept absent while it is 0). */
+export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
+  const forbidden = (a.forbidden ?? 0) + (b.forbidden ?? 0);
+  return { create: a.create + b.create, patch: a.patch + b.patch, delete: a.delete + b.delete, conflict: a.conflict + b.conflict, ...(forbidden === 0 ? {} : { forbidden }) };
+};
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (plans: ReadonlyArray<Planned>, meta: { readonly now: string; readonly cluster: ClusterBasis }): PlanDocumentV1 => {
