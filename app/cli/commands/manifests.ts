@@ -6,7 +6,7 @@ import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
 import { SECRET_KIND, operatorDeployment, operatorRbac, runFlagsFor, type ChildKind, type RbacOptions } from '../../manifests/rbac.js';
 import { usageError } from '../cli-error.js';
-import { collect, filenameOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { collect, filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
@@ -23,6 +23,7 @@ const outputOption = (): Option => new Option('-o, --output <format>', 'yaml or 
 type RbacFlags = {
   readonly namespace: string;
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly kindsFromApplications?: boolean;
   readonly childKind: ReadonlyArray<string>;
   readonly tenantNamespace: ReadonlyArray<string>;
@@ -42,8 +43,8 @@ const parseKind = (text: string): E.Either<string, ChildKind> => {
 };
 
 /** Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag). */
-const kindsOfApplications = async (context: CommandContext, filename: ReadonlyArray<string>): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
-  const inputs = await readManifestInputs(context.io, { filename, namespace: 'default' });
+const kindsOfApplications = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
+  const inputs = await readManifestInputs(context.io, { filename, namespace: 'default', recursive });
   if (E.isLeft(inputs)) { reportErrors(context.io, inputs.left); return E.left(true); }
   const kinds = new Map<string, ChildKind>();
   for (const { application } of inputs.right.applications) {
@@ -66,7 +67,7 @@ const rbacChoice = async (context: CommandContext, flags: RbacFlags): Promise<E.
   }
   const named = E.sequenceArray(flags.childKind.map(parseKind));
   if (E.isLeft(named)) return fail(named.left);
-  const derived = flags.filename.length > 0 ? await kindsOfApplications(context, flags.filename) : E.right([] as ReadonlyArray<ChildKind>);
+  const derived = flags.filename.length > 0 ? await kindsOfApplications(context, flags.filename, flags.recursive === true) : E.right([] as ReadonlyArray<ChildKind>);
   if (E.isLeft(derived)) return derived;
   const kinds = [...named.right, ...derived.right];
   return E.right({
@@ -84,6 +85,7 @@ const withRbacOptions = (command: Command): Command => command
   .addOption(new Option('--child-kind <apiVersion/Kind>', 'a kind the operator may write with its own rights, e.g. apps/v1/Deployment; repeatable').argParser(collect).default([], 'common web-app kinds, Secrets only per tenant namespace'))
   .addOption(new Option('--impersonation <mode>', 'off; allowed (may impersonate ServiceAccounts, for spec.serviceAccountName); required (ONLY that: no child rights)').choices(['off', 'allowed', 'required']).default('off'))
   .addOption(filenameOption('Application files to derive child kinds from (tenant input: needs --kinds-from-applications)'))
+  .addOption(recursiveOption())
   .addOption(new Option('--kinds-from-applications', 'confirm that -f may decide the operator\'s rights'))
   .addOption(outputOption());
 
@@ -122,13 +124,19 @@ export const rbacCommand: CliCommand = {
     }),
 };
 
+/**
+ * The image `docker build -t kreconcile:<version> .` names: nothing is published under another
+ * name, so the default is what docs/install.md has users build (and push, or load into kind).
+ */
+export const defaultImage = (version: string): string => `kreconcile:${version}`;
+
 export const deployCommand: CliCommand = {
   name: 'deploy',
   create: (context) => withRbacOptions(new Command('deploy')
     .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
-    .addOption(new Option('--image <image>', 'operator image').default('ghcr.io/kreconcile/kreconcile:0.1.0'))
+    .addOption(new Option('--image <image>', 'operator image, built from the repository\'s Dockerfile and pushed where the cluster pulls from (docs/install.md)').default(defaultImage(context.io.version)))
     .addOption(new Option('--default-service-account <name>', 'the operator acts as this ServiceAccount of each Application\'s namespace when the spec names none')))
-    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  kreconcile deploy --image registry.example/kreconcile:0.1.0 | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
     .action(async (flags: RbacFlags & { image: string }) => {
       const choice = await rbacChoice(context, flags);
       if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
