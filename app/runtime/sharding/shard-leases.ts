@@ -110,10 +110,8 @@ export class ShardLeases implements ShardOwnership {
   /** Stops renewing and releases every held Lease, so others take the shards at once. */
   async stop(): Promise<void> {
     if (this.stopped) return;
-    this.halt();
     const slots = [...this.held.keys()];
-    this.held.clear();
-    this.announce();
+    this.halt();
     await Promise.all(slots.map((slot) => this.release(this.parse(slot))));
   }
 
