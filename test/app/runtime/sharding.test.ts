@@ -8,6 +8,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
+import { startOperator } from '../../../app/runtime/operator.js';
 import { fencedByOwnership } from '../../../app/runtime/sharding/ownership-fence.js';
 import { staticShard, type ShardOwnership } from '../../../app/runtime/sharding/ownership.js';
 import { ShardLeases } from '../../../app/runtime/sharding/shard-leases.js';
@@ -234,5 +235,29 @@ describe('sharded controllers', () => {
     expect(E.isLeft(refused) && refused.left.message).toContain('no longer owns the shard of default/x');
     const read = await fenced.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'x' })();
     expect(E.isRight(read) && O.isSome(read.right)).toBe(true);
+  });
+
+  it('operators with --sharding lease share the work; stopping one hands its Applications over at once', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 10 });
+    await createApps(cluster);
+    const start = (identity: string) => startOperator({
+      cluster, clock, random: () => 0.5, resyncMs: 60_000, readiness: 'existence',
+      sharding: { mode: 'lease', shards: SHARDS, namespace: 'default', identity, leaseDurationMs: LEASE_MS, retryPeriodMs: RETRY_MS },
+    });
+    const [a, b] = [await start('a'), await start('b')];
+    for (let t = 0; t < 20_000; t += 250) { await flushMicrotasks(); await clock.advance(250); }
+    expect(configMapsPresent(cluster)).toBe(APPS);
+    expect(a.controller.reconcilesByKey.size).toBeGreaterThan(0);
+    expect(b.controller.reconcilesByKey.size).toBeGreaterThan(0);
+    expect([...a.controller.reconcilesByKey.keys()].filter((key) => b.controller.reconcilesByKey.has(key))).toEqual([]);
+    const bKeys = [...b.controller.reconcilesByKey.keys()];
+    await b.stop(0);
+    for (const key of bKeys) await cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: `${key.slice('default/'.length)}-config` })();
+    // Released, not expired: well within one lease duration.
+    for (let t = 0; t < 2 * RETRY_MS + 1_000; t += 250) { await flushMicrotasks(); await clock.advance(250); }
+    expect(configMapsPresent(cluster)).toBe(APPS);
+    expect(bKeys.every((key) => a.controller.reconcilesByKey.has(key))).toBe(true);
+    await a.stop(0);
   });
 });
