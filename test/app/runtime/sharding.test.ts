@@ -14,6 +14,7 @@ import { staticShard, type ShardOwnership } from '../../../app/runtime/sharding/
 import { ShardLeases } from '../../../app/runtime/sharding/shard-leases.js';
 import { shardOf, type Cluster, type Resource } from '../../../core/index.js';
 import { applicationOf } from '../model/world.js';
+import { concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 
 const SHARDS = 12;
 const LEASE_MS = 15_000;
@@ -117,20 +118,6 @@ describe('shard Leases', () => {
   });
 });
 
-/** A cluster that records which replica sent each write, and for which object. */
-const recording = (cluster: Cluster, replicaName: string, writes: Array<{ replica: string; object: string }>): Cluster => {
-  const note = (kind: string, namespace: string | undefined, name: string) => writes.push({ replica: replicaName, object: `${kind}/${namespace ?? ''}/${name}` });
-  return {
-    ...cluster,
-    create: (object, options) => { note(object.kind, object.metadata.namespace, object.metadata.name); return cluster.create(object, options); },
-    update: (object, options) => { note(object.kind, object.metadata.namespace, object.metadata.name); return cluster.update(object, options); },
-    patch: (ref, patch, options) => { note(ref.kind, ref.namespace, ref.name); return cluster.patch(ref, patch, options); },
-    delete: (ref, options) => { note(ref.kind, ref.namespace, ref.name); return cluster.delete(ref, options); },
-    patchStatus: (ref, patch) => { note(ref.kind, ref.namespace, ref.name); return cluster.patchStatus(ref, patch); },
-    updateStatus: (object) => { note(object.kind, object.metadata.namespace, object.metadata.name); return cluster.updateStatus(object); },
-  };
-};
-
 const APPS = 40;
 const appKeys = Array.from({ length: APPS }, (_, i) => `default/app-${i}`);
 const configOf = (key: string): string => `ConfigMap/default/${key.slice('default/'.length)}-config`;
@@ -145,12 +132,12 @@ describe('sharded controllers', () => {
   it('each Application is reconciled and written only by the replica owning its shard; a dead replica\'s Applications are taken over', async () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: 6 });
-    const writes: Array<{ replica: string; object: string }> = [];
+    const writes: Write[] = [];
     const reconciledBy = new Map<string, Set<string>>();
     const replicas = ['a', 'b', 'c'].map((id) => {
       const leases = replica(cluster, clock, id);
       const controller = new Controller({
-        cluster: recording(cluster, id, writes), clock, random: () => 0.5, events: false, resyncMs: 60_000, readiness: 'existence', shard: leases,
+        cluster: recordingCluster(cluster, id, writes, () => clock.now()), clock, random: () => 0.5, events: false, resyncMs: 60_000, readiness: 'existence', shard: leases,
         onReconciled: (key) => reconciledBy.set(key, new Set([...(reconciledBy.get(key) ?? []), id])),
       });
       return { id, leases, controller };
@@ -164,7 +151,7 @@ describe('sharded controllers', () => {
       expect([...(reconciledBy.get(key) ?? [])], key).toHaveLength(1);
       const owner = replicas.find((r) => r.leases.owns(key));
       expect(reconciledBy.get(key)?.has(owner?.id ?? '?'), key).toBe(true);
-      expect(writes.filter((w) => w.object === configOf(key)), key).toEqual([{ replica: owner?.id, object: configOf(key) }]);
+      expect(writes.filter((w) => w.object === configOf(key)).map((w) => w.replica), key).toEqual([owner?.id]);
     }
     // Kill c (no release); delete its ConfigMaps behind its back: a, b must recreate them after taking over.
     const victim = replicas[2]!;
@@ -179,19 +166,20 @@ describe('sharded controllers', () => {
     const recreated = writes.slice(writesBefore).filter((w) => w.object.startsWith('ConfigMap/'));
     expect(recreated.map((w) => w.object).sort()).toEqual(orphanedKeys.map(configOf).sort());
     expect(recreated.every((w) => w.replica !== 'c')).toBe(true);
+    expect(concurrentWrites(writes)).toEqual([]);
     for (const r of replicas.slice(0, 2)) { r.leases.halt(); await r.controller.stop(0); }
   });
 
   it('static shards (--shard i --shards n) partition the Applications without Leases', async () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: 7 });
-    const writes: Array<{ replica: string; object: string }> = [];
-    const controllers = [0, 1, 2].map((shard) => new Controller({ cluster: recording(cluster, String(shard), writes), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: staticShard(shard, 3) }));
+    const writes: Write[] = [];
+    const controllers = [0, 1, 2].map((shard) => new Controller({ cluster: recordingCluster(cluster, String(shard), writes, () => clock.now()), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: staticShard(shard, 3) }));
     await createApps(cluster);
     for (const c of controllers) await c.start();
     for (let t = 0; t < 5_000; t += 250) { await flushMicrotasks(); await clock.advance(250); }
     expect(configMapsPresent(cluster)).toBe(APPS);
-    for (const key of appKeys) expect(writes.filter((w) => w.object === configOf(key))).toEqual([{ replica: String(shardOf(key, 3)), object: configOf(key) }]);
+    for (const key of appKeys) expect(writes.filter((w) => w.object === configOf(key)).map((w) => w.replica)).toEqual([String(shardOf(key, 3))]);
     controllers.forEach((c, shard) => expect([...c.reconcilesByKey.keys()].every((key) => shardOf(key, 3) === shard)).toBe(true));
     for (const c of controllers) await c.stop(0);
     const cluster2 = cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'default' });
@@ -208,8 +196,8 @@ describe('sharded controllers', () => {
     const ownership: ShardOwnership = { owns: () => owned, onChange: (l) => { listeners.add(l); return () => listeners.delete(l); } };
     // The reconcile reads the missing ConfigMap directly: ownership is lost during that read.
     const losing: Cluster = { ...cluster, get: (ref) => async () => { const got = await cluster.get(ref)(); if (ref.kind === 'ConfigMap' && losses++ === 0) owned = false; return got; } };
-    const writes: Array<{ replica: string; object: string }> = [];
-    const controller = new Controller({ cluster: recording(losing, 'a', writes), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: ownership });
+    const writes: Write[] = [];
+    const controller = new Controller({ cluster: recordingCluster(losing, 'a', writes, () => clock.now()), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: ownership });
     await cluster.create(applicationOf({ namespace: 'default', name: 'app-0', children: [{ kind: 'ConfigMap', name: 'app-0-config', data: { mode: 'a' } }] }))();
     await controller.start();
     for (let t = 0; t < 3_000; t += 250) { await flushMicrotasks(); await clock.advance(250); }
