@@ -56,6 +56,8 @@ export class ShardLeases implements ShardOwnership {
   private readonly observed = new Map<string, Read>();
   private readonly listeners = new Set<() => void>();
   private owned: ReadonlyArray<number> = [];
+  /** Times the owned set changed (tests and metrics read it). */
+  ownershipChanges = 0;
   private cancel: (() => void) | undefined;
   private stopped = false;
   private readonly monotonic: () => number;
@@ -88,9 +90,9 @@ export class ShardLeases implements ShardOwnership {
     const leases = await this.options.cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, labelSelector: `${SHARDING_LABEL}=${this.prefix}` })();
     if (this.stopped) return;
     if (E.isLeft(leases)) { this.warn(leases.left); this.announce(); return; }
+    // A slow answer is still safe to act on: every write is a compare-and-swap on the version read,
+    // records first seen now count from now, and what is renewed counts from `sentAt`, before the read.
     const readAt = this.monotonic();
-    // An answer that took longer than the margin may be stale: act on the next, fresh one.
-    if (readAt - sentAt > this.marginMs) { this.announce(); return; }
     const byName = new Map(leases.right.items.map((lease) => [lease.metadata.name, lease]));
     const view = (kind: Slot['kind']) => Array.from({ length: this.options.shards }, (_, index) => this.observe({ kind, index }, byName.get(this.nameOf({ kind, index })), readAt));
     const decision = decideShards({ self: this.options.identity, shards: view('shard'), members: view('member'), now: readAt });
@@ -201,6 +203,8 @@ export class ShardLeases implements ShardOwnership {
     const now = this.ownedShards;
     if (now.length === this.owned.length && now.every((shard, i) => shard === this.owned[i])) return;
     this.owned = now;
+    this.ownershipChanges++;
+    (this.options.logger ?? silentLogger).info({ identity: this.options.identity, shards: now }, 'owned shards changed');
     for (const listener of [...this.listeners]) listener();
   }
 
