@@ -12,6 +12,7 @@ import {
   type Clock, type ClusterError, type ClusterReader, type ClusterWriter, type LeaseObservation, type Resource,
 } from '../../../core/index.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from './lease-names.js';
 import type { ShardOwnership } from './ownership.js';
 
 export type ShardLeasesOptions = {
@@ -35,8 +36,6 @@ export type ShardLeasesOptions = {
   readonly logger?: Logger;
 };
 
-export const SHARDING_LABEL = 'kreconcile.io/sharding';
-
 type LeaseSpec = { holderIdentity?: string | null; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
 
 type Slot = { readonly kind: 'shard' | 'member'; readonly index: number };
@@ -45,10 +44,6 @@ type Slot = { readonly kind: 'shard' | 'member'; readonly index: number };
 type Read = { readonly lease: Resource; readonly record: string; readonly observation: LeaseObservation };
 
 const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
-
-/** The Lease names of a sharded deployment (RBAC `resourceNames`, docs). */
-export const shardLeaseNames = (shards: number, prefix = 'kreconcile'): ReadonlyArray<string> =>
-  Array.from({ length: shards }, (_, i) => [`${prefix}-shard-${i}`, `${prefix}-member-${i}`]).flat();
 
 export class ShardLeases implements ShardOwnership {
   /** Slot → monotonic time before the read whose renewal (or acquisition) succeeded. */
@@ -66,7 +61,7 @@ export class ShardLeases implements ShardOwnership {
   constructor(private readonly options: ShardLeasesOptions) {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new Error(`shards must be a positive integer, got ${options.shards}`);
     this.monotonic = options.monotonic ?? (() => options.clock.now());
-    this.prefix = options.prefix ?? 'kreconcile';
+    this.prefix = options.prefix ?? DEFAULT_LEASE_PREFIX;
   }
 
   owns(key: string): boolean { return this.ownsShard(shardOf(key, this.options.shards)); }
@@ -140,7 +135,7 @@ export class ShardLeases implements ShardOwnership {
     if (!this.stopped) this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
   }
 
-  private nameOf(slot: Slot): string { return `${this.prefix}-${slot.kind}-${slot.index}`; }
+  private nameOf(slot: Slot): string { return shardingLeaseName(slot.kind, slot.index, this.prefix); }
 
   private parse(key: string): Slot {
     const [kind, index] = key.split('/') as ['shard' | 'member', string];
