@@ -69,6 +69,10 @@ export class Controller {
   private cancelResync: (() => void) | undefined;
   private cancelSweep: (() => void) | undefined;
   private cancelShardWatch: (() => void) | undefined;
+  /** Application keys owned when ownership last changed: only newly owned ones are queued on a change. */
+  private ownedKeys = new Set<string>();
+  /** Keys dropped since then because they were not owned at that moment (ownership may have lapsed and come back). */
+  private droppedKeys = new Set<string>();
   private running = false;
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
@@ -101,7 +105,9 @@ export class Controller {
     await this.applications.start();
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
     this.scheduleResync();
-    this.cancelShardWatch = this.options.shard?.onChange(() => this.enqueueOwned());
+    // The Applications just listed are queued already: from now on only newly owned ones are.
+    this.cancelShardWatch = this.options.shard?.onChange(() => this.enqueueOwned(true));
+    this.enqueueOwned(false);
     this.logger.info({ applications: this.applications.size }, 'controller started');
   }
 
@@ -201,7 +207,7 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(this.queue.depth);
-      if (!this.owns(key)) { this.queue.forget(key); this.queue.done(key); continue; }
+      if (!this.owns(key)) { this.drop(key); this.queue.done(key); continue; }
       if (this.inFlight.has(key)) this.concurrentReconciles++;
       this.inFlight.add(key);
       try {
@@ -226,7 +232,7 @@ export class Controller {
       await this.childrenSynced(cached as unknown as Application);
     }
     // Ownership can be lost while waiting above: check again right before acting.
-    if (!this.owns(key)) { this.queue.forget(key); return; }
+    if (!this.owns(key)) { this.drop(key); return; }
     this.reconcileCount++;
     this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const result = await reconcileApplication(ref, {
@@ -342,12 +348,22 @@ export class Controller {
     return shard === undefined ? this.options.cluster : fencedByOwnership(this.options.cluster, () => shard.owns(key), key);
   }
 
-  /** Shards were gained (or lost): every Application now owned is reconciled. */
-  private enqueueOwned(): void {
+  private drop(key: string): void {
+    this.queue.forget(key);
+    this.droppedKeys.add(key);
+  }
+
+  /** Ownership changed: every Application owned now and not before, or dropped meanwhile, is reconciled. */
+  private enqueueOwned(enqueue: boolean): void {
+    const owned = new Set<string>();
     for (const application of this.applications.list()) {
       const key = applicationKey(application.metadata);
-      if (this.owns(key)) this.queue.add(key);
+      if (!this.owns(key)) continue;
+      owned.add(key);
+      if (enqueue && (!this.ownedKeys.has(key) || this.droppedKeys.has(key))) this.queue.add(key);
     }
+    this.ownedKeys = owned;
+    this.droppedKeys.clear();
   }
 
   private apiError(error: ClusterError, where: string): void {

@@ -53,6 +53,8 @@ export class ShardLeases implements ShardOwnership {
   private owned: ReadonlyArray<number> = [];
   /** Times the owned set changed (tests and metrics read it). */
   ownershipChanges = 0;
+  /** A held shard was found past its validity since the last announcement (a change even if renewed since). */
+  private lapsed = false;
   private cancel: (() => void) | undefined;
   private stopped = false;
   private readonly monotonic: () => number;
@@ -126,7 +128,10 @@ export class ShardLeases implements ShardOwnership {
 
   private ownsShard(index: number): boolean {
     const sentAt = this.held.get(`shard/${index}`);
-    return sentAt !== undefined && !this.stopped && stillValid(sentAt, this.durationMs, this.marginMs, this.monotonic());
+    if (sentAt === undefined || this.stopped) return false;
+    const valid = stillValid(sentAt, this.durationMs, this.marginMs, this.monotonic());
+    if (!valid) this.lapsed = true;
+    return valid;
   }
 
   private async tick(): Promise<void> {
@@ -193,10 +198,15 @@ export class ShardLeases implements ShardOwnership {
     else (this.options.logger ?? silentLogger).info({ identity: this.options.identity, lease: this.nameOf(slot) }, 'released lease');
   }
 
-  /** Tells the listeners when the set of owned shards changed since the last call. */
+  /**
+   * Tells the listeners when the set of owned shards changed since the last call, or a shard's
+   * validity lapsed meanwhile (work refused then must be queued again, even if it was renewed since).
+   */
   private announce(): void {
     const now = this.ownedShards;
-    if (now.length === this.owned.length && now.every((shard, i) => shard === this.owned[i])) return;
+    const lapsed = this.lapsed;
+    this.lapsed = false;
+    if (!lapsed && now.length === this.owned.length && now.every((shard, i) => shard === this.owned[i])) return;
     this.owned = now;
     this.ownershipChanges++;
     (this.options.logger ?? silentLogger).info({ identity: this.options.identity, shards: now }, 'owned shards changed');

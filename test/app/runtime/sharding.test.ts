@@ -116,6 +116,30 @@ describe('shard Leases', () => {
     expect(lonely.ownedShards).toEqual([]);
     lonely.halt();
   });
+
+  it('ownership that lapses while renewals are slow is announced, and announced again when a late renewal restores it', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 11 });
+    let slowUpdates = false;
+    // Renewals that take longer than the validity window: ownership lapses, then the renewal lands.
+    const slow: Cluster = { ...cluster, update: (object, options) => async () => { if (slowUpdates) await clock.sleep(LEASE_MS); return cluster.update(object, options)(); } };
+    const lonely = new ShardLeases({ cluster: slow, clock, namespace: 'default', identity: 'a', shards: SHARDS, leaseDurationMs: LEASE_MS, retryPeriodMs: RETRY_MS });
+    let announcements = 0;
+    lonely.onChange(() => { announcements++; });
+    lonely.start();
+    await runChecked(clock, [lonely], 6_000);
+    expect(lonely.ownedShards).toEqual(allShards);
+    slowUpdates = true;
+    const before = announcements;
+    let sawLapse = false;
+    for (let t = 0; t < LEASE_MS + 2 * RETRY_MS; t += 250) { await flushMicrotasks(); await clock.advance(250); if (lonely.ownedShards.length === 0) sawLapse = true; }
+    slowUpdates = false;
+    for (let t = 0; t < 3 * LEASE_MS; t += 250) { await flushMicrotasks(); await clock.advance(250); }
+    expect(sawLapse).toBe(true);
+    expect(lonely.ownedShards).toEqual(allShards);
+    expect(announcements).toBeGreaterThan(before);
+    lonely.halt();
+  });
 });
 
 const APPS = 40;
