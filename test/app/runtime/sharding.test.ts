@@ -25,6 +25,16 @@ const replica = (cluster: Cluster, clock: ManualClock, identity: string): ShardL
 
 const allShards = Array.from({ length: SHARDS }, (_, i) => i);
 
+/** Replicas `ids` started on a fresh memory cluster and run for `settleMs` (checked all along). */
+const settled = async (seed: number, ids: ReadonlyArray<string>, settleMs: number) => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed });
+  const replicas = ids.map((id) => replica(cluster, clock, id));
+  replicas.forEach((r) => r.start());
+  await runChecked(clock, replicas, settleMs);
+  return { clock, cluster, replicas };
+};
+
 /** Advances virtual time in small steps, checking after each that no shard has two owners. */
 const runChecked = async (clock: ManualClock, replicas: ReadonlyArray<ShardLeases>, ms: number): Promise<void> => {
   for (let t = 0; t < ms; t += 250) {
@@ -42,11 +52,7 @@ const holderOf = async (cluster: MemoryCluster, shard: number): Promise<string |
 
 describe('shard Leases', () => {
   it('three replicas split 12 shards 4/4/4 through the Leases, each shard owned by exactly one', async () => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 1 });
-    const replicas = ['a', 'b', 'c'].map((id) => replica(cluster, clock, id));
-    replicas.forEach((r) => r.start());
-    await runChecked(clock, replicas, 20_000);
+    const { clock, cluster, replicas } = await settled(1, ['a', 'b', 'c'], 20_000);
     expect(replicas.map((r) => r.ownedShards.length)).toEqual([4, 4, 4]);
     for (const shard of allShards) {
       const owner = replicas.findIndex((r) => r.ownedShards.includes(shard));
@@ -56,11 +62,7 @@ describe('shard Leases', () => {
   });
 
   it('a joining replica gets its fair share: the others release extras (rebalancing), never two owners at once', async () => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 2 });
-    const replicas = ['a', 'b'].map((id) => replica(cluster, clock, id));
-    replicas.forEach((r) => r.start());
-    await runChecked(clock, replicas, 10_000);
+    const { clock, cluster, replicas } = await settled(2, ['a', 'b'], 10_000);
     expect(replicas.map((r) => r.ownedShards.length)).toEqual([6, 6]);
     const joined = replica(cluster, clock, 'c');
     let changes = 0;
@@ -73,11 +75,7 @@ describe('shard Leases', () => {
   });
 
   it('the shards of a replica that dies (no release) are taken over after the lease duration, not before', async () => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 3 });
-    const replicas = ['a', 'b', 'c'].map((id) => replica(cluster, clock, id));
-    replicas.forEach((r) => r.start());
-    await runChecked(clock, replicas, 20_000);
+    const { clock, replicas } = await settled(3, ['a', 'b', 'c'], 20_000);
     const orphaned = replicas[2]!.ownedShards;
     replicas[2]!.halt();
     const survivors = replicas.slice(0, 2);
@@ -89,11 +87,7 @@ describe('shard Leases', () => {
   });
 
   it('a graceful stop releases the Leases: the others take the shards within a retry period or two', async () => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: 4 });
-    const replicas = ['a', 'b'].map((id) => replica(cluster, clock, id));
-    replicas.forEach((r) => r.start());
-    await runChecked(clock, replicas, 10_000);
+    const { clock, replicas } = await settled(4, ['a', 'b'], 10_000);
     await replicas[1]!.stop();
     expect(replicas[1]!.ownedShards).toEqual([]);
     // The member Lease is released too, so the survivor counts one replica again; its shards free at once.
