@@ -18,6 +18,8 @@ export * from './model/scope.js';
 export * from './model/application.js';
 export * from './model/observer-schema.js';
 export { decodeApplication, decodeWith, issuesOf, showIssue, type Issue } from './model/decode.js';
+export { unknownFieldIssues } from './model/unknown-fields.js';
+export { openApiIssues, openApiPathOf, type OpenApiDocument } from './schema/openapi.js';
 export * from './json/json.js';
 export * from './json/path.js';
 export * from './json/bounds.js';

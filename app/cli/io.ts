@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader } from '../../core/index.js';
+import type { ClusterReader, JsonObject } from '../../core/index.js';
 import type { CappedRead } from './input/capped.js';
 
 /** A place to write text (stdout or stderr). */
@@ -27,6 +27,11 @@ export type CliIo = {
   readonly now: () => Date;
   /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */
   readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
+  /**
+   * The cluster's OpenAPI v3 documents of the given apiVersions, by apiVersion (`validate
+   * --kubeconfig`); rejects when the cluster cannot be read. Absent: validation stays offline.
+   */
+  readonly fetchOpenApi?: (target: ClusterTarget, apiVersions: ReadonlyArray<string>) => Promise<ReadonlyMap<string, JsonObject>>;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

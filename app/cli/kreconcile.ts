@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo } from './io.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
 
@@ -35,6 +36,7 @@ const io: CliIo = {
   readFileCapped,
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));
