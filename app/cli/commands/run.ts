@@ -60,6 +60,8 @@ Examples:
   kreconcile run --leader-elect --listen :8080
   # inside a pod: in-cluster config is the default when KUBERNETES_SERVICE_HOST is set
   kreconcile run --leader-elect --leader-election-namespace kreconcile-system
+  # replicas sharing 12 shards of the Applications through Leases (docs/runtime.md, Sharding)
+  kreconcile run --shards 12 --sharding lease --leader-election-namespace kreconcile-system
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
