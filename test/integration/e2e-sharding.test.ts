@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { Controller } from '../../app/runtime/controller.js';
 import { ShardLeases } from '../../app/runtime/sharding/shard-leases.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type Application, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, getIn, shardOf, type Application, type Resource } from '../../core/index.js';
 import { applicationObject, conditionOf } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -133,7 +133,35 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     } catch { return Number.NaN; }
   };
 
-  it('throughput with 1, 2 and 3 operator processes from cold; each process takes its share', async () => {
+  /** Holders of the shard Leases now, by shard. */
+  const shardHolders = async (namespace: string): Promise<ReadonlyMap<number, unknown>> => {
+    const leases = await must(admin.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace }));
+    return new Map(leases.items.filter((lease) => lease.metadata.name.startsWith('kreconcile-shard-'))
+      .map((lease) => [Number(lease.metadata.name.slice('kreconcile-shard-'.length)), getIn(lease, ['spec', 'holderIdentity'])]));
+  };
+
+  /**
+   * SIGKILLs one operator process (no release), deletes the children of the Applications in its
+   * shards, and checks the survivors recreate them within the CLI's lease duration (15 s) + the resync (30 s).
+   */
+  const killProcess = async (namespace: string, victim: ReturnType<typeof spawnOperator>): Promise<void> => {
+    await eventually(async () => expect([...(await shardHolders(namespace)).values()].filter((holder) => holder === 'process-c')).toHaveLength(SHARDS / 3), 20_000);
+    const victimShards = [...(await shardHolders(namespace))].filter(([, holder]) => holder === 'process-c').map(([shard]) => shard);
+    const orphaned = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`).filter((name) => victimShards.includes(shardOf(`${namespace}/${name}`, SHARDS)));
+    victim.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await victim.exited;
+    await Promise.all(orphaned.map((name) => must(admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` }))));
+    await eventually(async () => expect((await configMaps(namespace)).size).toBe(APPLICATIONS), 15_000 + 30_000 + 10_000, 200);
+    const seconds = (Date.now() - killedAt) / 1000;
+    process.stdout.write(`\nSIGKILLed process-c (${orphaned.length} Applications in ${victimShards.length} shards): their deleted children were recreated ${seconds.toFixed(2)} s later (lease 15 s + resync 30 s allowed)\n`);
+    expect(seconds).toBeLessThanOrEqual(45);
+    // Not before its Leases expired: it last renewed at most a retry period (2 s, more when the machine is loaded) before dying.
+    expect(seconds).toBeGreaterThanOrEqual(10);
+    await eventually(async () => expect(new Set((await shardHolders(namespace)).values())).toEqual(new Set(['process-a', 'process-b'])), 10_000);
+  };
+
+  it('throughput with 1, 2 and 3 operator processes from cold; each process takes its share; a SIGKILLed process\'s Applications are taken over', async () => {
     for (const n of [1, 2, 3]) {
       const { namespace, cleanup } = await freshNamespace(admin, `kr-e2e-proc${n}`);
       cleanups.push(cleanup);
@@ -148,9 +176,11 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
         // Every process acted for some Applications; together for all of them.
         for (const o of operators) expect(o.acted.size).toBeGreaterThan(0);
         expect(new Set(operators.flatMap((o) => [...o.acted])).size).toBe(APPLICATIONS);
+        if (n === 3) await killProcess(namespace, operators[2]!);
       } finally {
-        for (const o of operators) o.child.kill('SIGTERM');
-        const codes = await Promise.all(operators.map((o) => o.exited));
+        const alive = operators.filter((o) => o.child.exitCode === null && o.child.signalCode === null);
+        for (const o of alive) o.child.kill('SIGTERM');
+        const codes = await Promise.all(alive.map((o) => o.exited));
         expect(codes.every((code) => code === 0)).toBe(true);
       }
     }

@@ -81,8 +81,8 @@ export class ShardLeases implements ShardOwnership {
   /** Starts the first round now; then one every retry period. */
   start(): void { void this.tick(); }
 
-  /** Resolves after one round of reading and writing (tests drive rounds with it). */
-  async round(): Promise<void> {
+  /** One round: read the Leases, decide, write (`start` runs one every retry period). */
+  private async round(): Promise<void> {
     const sentAt = this.monotonic();
     const leases = await this.options.cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, labelSelector: `${SHARDING_LABEL}=${this.prefix}` })();
     if (this.stopped) return;
