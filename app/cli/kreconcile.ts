@@ -3,12 +3,12 @@
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo } from './io.js';
-import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
@@ -36,6 +36,8 @@ const io: CliIo = {
   readFileCapped,
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  connectWritable: (target) => (supportsLiveClusters(process.versions.node) ? connectWritable(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
   fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),
   onSignal: (handler) => {

@@ -10,7 +10,8 @@ import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK, type ExitCode } from './exit-code
 import type { CliIo } from './io.js';
 
 const HELP = `
-Commands that take a cluster use --kubeconfig/--context and only ever read from it.
+Commands that take a cluster use --kubeconfig/--context; plan and snapshot only ever read from it,
+apply writes exactly what a saved plan says, run is the operator.
 Run kreconcile <command> --help for a command's options and examples; docs/cli.md has them all.
 
 ${EXIT_CODES_HELP}

@@ -2,8 +2,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf,
-  type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable,
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf, targetViolation, tenancyFor,
+  type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 
 /** The kinds an Application touches: those in its manifest and those it observed before. */
@@ -37,12 +37,22 @@ export const resolveScopes = async (application: Application, scopes: ScopeTable
 };
 
 /**
- * Live objects for planning, read directly through the ports: each desired identity, plus every
- * object of the touched kinds labelled as ours and annotated with this Application as owner.
- * Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
+ * Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
+ * plan does not depend on it, and the operator may lack the right to read it (least privilege).
  */
-export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+export const readableFor = (application: Application, tenancy: TenancyPolicy | undefined): ((ref: ObjectRef) => boolean) => {
+  const rules = tenancyFor(tenancy, ownerOfApplication(application).namespace);
+  return (ref) => targetViolation(rules, ref) === undefined;
+};
+
+/**
+ * Live objects for planning, read directly through the ports: each desired identity the tenancy
+ * policy allows, plus every object of the touched kinds labelled as ours and annotated with this
+ * Application as owner. Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
+ */
+export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, tenancy?: TenancyPolicy): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const owner = ownerOfApplication(application);
+  const readable = readableFor(application, tenancy);
   const found = new Map<string, Resource>();
   const keyOf = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
   for (const kind of kindsOf(application)) {
@@ -54,6 +64,7 @@ export const readLive = async (application: Application, scopes: ScopeTable, rea
   for (const resource of desiredResources(application)) {
     if (scopeOf(scopes, resource) === undefined) continue;
     const ref: ObjectRef = identityOf(resource, scopes, owner.namespace);
+    if (!readable(ref)) continue;
     const got = await reader.get(ref)();
     if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind' || got.left._tag === 'NotFound') continue; return got; }
     if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);

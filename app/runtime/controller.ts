@@ -8,10 +8,10 @@ import {
   APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, conditionsFor, contestedPaths,
   defaultHotLoopPolicy, identityOf, jsonEqual, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
-  type PatchRecord, type Plan, type Resource, type ScopeTable,
+  type PatchRecord, type Plan, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, ownerOfApplication, readableFor, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
@@ -41,6 +41,8 @@ export type ControllerOptions = {
   readonly hotLoop?: HotLoopPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
+  /** The admin's tenancy policy: where Applications may write (default: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -240,7 +242,7 @@ export class Controller {
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
-      ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
+      planOptions: { ...(this.options.readiness ? { readiness: this.options.readiness } : {}), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
       readLive: (application, scopes) => this.readLive(application, scopes),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
@@ -269,9 +271,11 @@ export class Controller {
       for (const object of child.informer.byIndex(mark)) found.set(keyOf(object), object);
     }
     const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
+    const readable = readableFor(application, this.options.tenancy);
     for (const resource of manifest) {
       if (scopeOf(scopes, resource) === undefined) continue;
       const ref = identityOf(resource, scopes, owner.namespace);
+      if (!readable(ref)) continue;
       const cachedObject = this.children.get(`${ref.apiVersion}/${ref.kind}`)?.informer.get(ref.namespace, ref.name);
       if (cachedObject !== undefined) { found.set(keyOf(cachedObject), cachedObject); continue; }
       const got = await this.options.cluster.get(ref)();

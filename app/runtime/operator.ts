@@ -3,7 +3,7 @@
  * `app/cli` builds it from flags; embedders call `startOperator` directly.
  */
 import { createServer, type Server } from 'node:http';
-import type { Clock, Cluster, ScopeTable } from '../../core/index.js';
+import type { Clock, Cluster, ScopeTable, TenancyPolicy } from '../../core/index.js';
 import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
@@ -25,6 +25,8 @@ export type OperatorOptions = {
   readonly resyncMs?: number;
   readonly namespace?: string;
   readonly readiness?: 'kstatus' | 'existence';
+  /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
   readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly retryPeriodMs?: number };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };

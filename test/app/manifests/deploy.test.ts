@@ -8,7 +8,8 @@ import type { CliIo } from '../../../app/cli/io.js';
 const io = (out: string[]): CliIo => ({
   stdout: { write: (text) => { out.push(text); } }, stderr: { write: () => {} }, isTTY: false, env: {},
   readStdin: async () => ({ _tag: 'Text', text: '' }), readFile: async (path) => readFileSync(path, 'utf8'), readFileCapped: async (path) => ({ _tag: 'Text', text: readFileSync(path, 'utf8') }), now: () => new Date(0),
-  connect: async () => { throw new Error('offline'); }, version: 'test',
+  connect: async () => { throw new Error('offline'); }, connectWritable: async () => { throw new Error('offline'); },
+  writeFile: async () => { throw new Error('read-only'); }, version: 'test',
 });
 
 describe('examples/deploy', () => {
