@@ -8,6 +8,9 @@ import type { CappedRead } from './input/capped.js';
 /** A place to write text (stdout or stderr). */
 export type Sink = { readonly write: (text: string) => void };
 
+/** An entry of a directory listing; `directory` is false for files and symbolic links. */
+export type DirectoryEntry = { readonly name: string; readonly directory: boolean };
+
 /** Where `--kubeconfig`/`--context` point. */
 export type ClusterTarget = { readonly kubeconfigPath?: string; readonly context?: string };
 
@@ -21,6 +24,11 @@ export type CliIo = {
   readonly readStdin: (maxBytes: number) => Promise<CappedRead>;
   /** A file's text (small files only: certificates, keys); rejects with the Node error (its `code` is used for the message). */
   readonly readFile: (path: string) => Promise<string>;
+  /**
+   * The entries of a directory (`-f dir/`); rejects with the Node error (ENOTDIR for a file,
+   * ENOENT when missing). Absent: `-f` names files only.
+   */
+  readonly readDirectory?: (path: string) => Promise<ReadonlyArray<DirectoryEntry>>;
   /** An input file's text, stat first, reading stops after `maxBytes` bytes; rejects as `readFile`. */
   readonly readFileCapped: (path: string, maxBytes: number) => Promise<CappedRead>;
   /** The current time (the default of `--now`). */

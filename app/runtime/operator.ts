@@ -92,9 +92,11 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const callbackServer: CallbackServer | undefined = separate && options.hooks?.listen !== undefined && callbacks !== undefined
     ? await startCallbackServer({ listen: options.hooks.listen, handler: callbacks, ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }) })
     : undefined;
+  // Bound before any reconcile starts (/readyz answers 503 until then): a busy port fails the start with nothing running.
+  const server = options.listen === undefined ? undefined
+    : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(async (error: unknown) => { await callbackServer?.close(); throw error; });
   sharding?.start();
   if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
-  const server = options.listen === undefined ? undefined : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks);
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
     controller, metrics,

@@ -131,7 +131,7 @@ const maskMarkedOperation = (operation: JsonPatchOperation, marked: Marked): Jso
 export const redactForDisplay = (action: Action, schemas?: ReadonlyArray<ObserverSchema>): Action => {
   const marked = marksFrom(schemas)(identified(action.ref));
   const secret = isSecretRef(action);
-  if (action.type === 'create') {
+  if (action.type === 'create' || action.type === 'recreate') {
     const body = marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, hidden), secret ? maskedAt([], action.body) : action.body);
     return { ...action, body: body as typeof action.body };
   }

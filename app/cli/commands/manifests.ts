@@ -7,7 +7,7 @@ import { applicationCrd } from '../../manifests/crd.js';
 import { defaultChildKinds, operatorDeployment, operatorRbac, shardingRbac, type ChildKind } from '../../manifests/rbac.js';
 import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import { usageError } from '../cli-error.js';
-import { filenameOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
@@ -33,9 +33,9 @@ const shardingManifests = (context: CommandContext, namespace: string, shards: s
 };
 
 /** Child kinds used by the Applications in `-f` files, or the defaults. */
-const childKinds = async (context: CommandContext, filename: ReadonlyArray<string>): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
+const childKinds = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
   if (filename.length === 0) return E.right(defaultChildKinds);
-  const inputs = await readManifestInputs(context.io, { filename, namespace: 'default' });
+  const inputs = await readManifestInputs(context.io, { filename, namespace: 'default', recursive });
   if (E.isLeft(inputs)) { reportErrors(context.io, inputs.left); return E.left(true); }
   const kinds = new Map<string, ChildKind>();
   for (const { application } of inputs.right.applications) {
@@ -62,11 +62,12 @@ export const rbacCommand: CliCommand = {
     .description('ServiceAccount, ClusterRole and ClusterRoleBinding: the Application API, Events, the leader Lease, and the child kinds of the given Applications (-f), or common web-app kinds.')
     .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
     .addOption(filenameOption('Applications whose child kinds the operator must manage'))
+    .addOption(recursiveOption())
     .addOption(outputOption())
     .addOption(shardsOption())
     .addHelpText('after', `\nExamples:\n  kreconcile rbac -f apps/ | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; output: Format; shards?: string }) => {
-      const kinds = await childKinds(context, options.filename);
+    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format; shards?: string }) => {
+      const kinds = await childKinds(context, options.filename, options.recursive);
       if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
       const sharding = shardingManifests(context, options.namespace, options.shards);
       if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
@@ -75,17 +76,24 @@ export const rbacCommand: CliCommand = {
     }),
 };
 
+/**
+ * The image `docker build -t kreconcile:<version> .` names: nothing is published under another
+ * name, so the default is what docs/install.md has users build (and push, or load into kind).
+ */
+export const defaultImage = (version: string): string => `kreconcile:${version}`;
+
 export const deployCommand: CliCommand = {
   name: 'deploy',
   create: (context) => new Command('deploy')
     .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
     .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
-    .addOption(new Option('--image <image>', 'operator image').default('ghcr.io/kreconcile/kreconcile:0.1.0'))
+    .addOption(new Option('--image <image>', 'operator image, built from the repository\'s Dockerfile and pushed where the cluster pulls from (docs/install.md)').default(defaultImage(context.io.version)))
     .addOption(filenameOption('Applications whose child kinds the operator must manage'))
+    .addOption(recursiveOption())
     .addOption(outputOption())
-    .addHelpText('after', `\nExamples:\n  kreconcile deploy --image registry.example/kreconcile:0.1.0 | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (options: { namespace: string; image: string; filename: ReadonlyArray<string>; output: Format }) => {
-      const kinds = await childKinds(context, options.filename);
+    .addHelpText('after', `\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .action(async (options: { namespace: string; image: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format }) => {
+      const kinds = await childKinds(context, options.filename, options.recursive);
       if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
       const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } } as Resource;
       context.io.stdout.write(renderManifests([namespace, applicationCrd(), ...operatorRbac(options.namespace, kinds.right), ...operatorDeployment(options.namespace, options.image)], options.output));

@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
-import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
+import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
@@ -22,6 +22,7 @@ import { renderText } from '../render/text.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly snapshot: ReadonlyArray<string>;
   readonly kubeconfig?: string;
   readonly context?: string;
@@ -113,6 +114,7 @@ export const planCommand: CliCommand = {
     .summary('show what the operator would do for Applications (offline dry-run)')
     .description('Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.')
     .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+    .addOption(recursiveOption())
     .addOption(new Option('--snapshot <file>', 'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable').argParser(collect).default([], 'none'))
     .addOption(kubeconfigOption(READ_ONLY))
     .addOption(contextOption())

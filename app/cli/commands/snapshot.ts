@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { withDigests } from '../../../core/index.js';
 import { usageError } from '../cli-error.js';
-import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { readLive } from '../planning/cluster-view.js';
@@ -14,6 +14,7 @@ import { serialize, type DataFormat } from '../render/serialize.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly namespace: string;
@@ -68,6 +69,7 @@ export const snapshotCommand: CliCommand = {
     .summary('record the live objects of Applications for offline plans')
     .description('Reads (never writes) the live objects the given Applications own or would touch and prints them as a List, for kreconcile plan --snapshot. Without --kubeconfig/--context the default kubeconfig and its current context are used.')
     .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+    .addOption(recursiveOption())
     .addOption(kubeconfigOption(READ_ONLY))
     .addOption(contextOption())
     .addOption(namespaceOption())

@@ -68,8 +68,13 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
 });
 
 /** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
-export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => {
-  const action = redactForDisplay(unsafe, schemas);
+export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => plainActionV1(redactForDisplay(unsafe, schemas));
+
+/**
+ * An action in the v1 format with every value as it is, Secret values included: only for a saved
+ * plan that will be carried out (`kreconcile apply` must write the real values, never their masks).
+ */
+export const plainActionV1 = (action: Action): ActionV1 => {
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {

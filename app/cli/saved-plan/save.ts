@@ -4,14 +4,14 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  refKey, refOf, scopeKey, scopeOf, showRef,
-  type Action, type Resource, type ScopeTable,
+  jsonEqual, refKey, refOf, scopeKey, scopeOf, showRef,
+  type Action, type JsonValue, type ObserverSchema, type Resource, type ScopeTable,
 } from '../../../core/index.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { subjectOf } from '../input/applications.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { actionV1, applicationPlanV1, type ClusterBasis } from '../render/plan-document.js';
+import { actionV1, applicationPlanV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { SAVED_PLAN_API_VERSION, SAVED_PLAN_KIND, type GuardV1, type SavedActionV1, type SavedApplicationV1, type SavedPlanV1 } from './format.js';
 
@@ -53,8 +53,10 @@ const guardOf = (action: Action, live: ReadonlyMap<string, Resource>): E.Either<
 const SECRET_REFUSAL = 'the plan writes Secret values, which a saved plan would hold in clear: pass --allow-secret-values to save them (then protect plan.json like the Secret), or apply through the operator';
 
 /** One action as saved; `undefined` for finalizer bookkeeping, which is the operator's (see docs/cli.md). */
-const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<string, Resource>): Saved => {
-  const v1 = actionV1(action);
+const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<string, Resource>, schemas: ReadonlyArray<ObserverSchema> | undefined): Saved => {
+  // Saved as written (apply must send the real values); sensitive when the printed form masks something.
+  const v1 = plainActionV1(action);
+  const sensitive = writesSecretValues(action) || !jsonEqual(v1 as unknown as JsonValue, actionV1(action, schemas) as unknown as JsonValue);
   switch (v1.type) {
     case 'addFinalizer':
     case 'removeFinalizer': return E.right(undefined);
@@ -65,7 +67,7 @@ const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<str
     case 'patch':
     case 'recreate':
     case 'delete': {
-      if (!request.allowSecretValues && writesSecretValues(action)) return E.left([`${showRef(action.ref)}: ${SECRET_REFUSAL}`]);
+      if (!request.allowSecretValues && sensitive) return E.left([`${showRef(action.ref)}: ${SECRET_REFUSAL}`]);
       const guard = guardOf(action, live);
       return E.isLeft(guard) ? E.left([guard.left]) : E.right({ ...v1, guard: guard.right });
     }
@@ -74,7 +76,7 @@ const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<str
 
 const savedApplication = (planned: Planned, request: SaveRequest, live: ReadonlyMap<string, Resource>): E.Either<ReadonlyArray<CliError>, SavedApplicationV1> => {
   const { application, plan, input } = planned;
-  const results = plan.actions.map((action) => savedAction(action, request, live));
+  const results = plan.actions.map((action) => savedAction(action, request, live, plan.status.mangledObserverSchema));
   const problems = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
   if (problems.length > 0) {
     return E.left(problems.map((message) => ({

@@ -1,5 +1,5 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
@@ -36,6 +36,7 @@ export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly
     env: options.env ?? {},
     readStdin: async (maxBytes) => capped(options.stdin ?? '', maxBytes),
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
+    readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
     readFileCapped: async (path, maxBytes) => {
       const file = options.files?.[path];
       return file === undefined ? readFileCapped(path, maxBytes) : capped(file, maxBytes, Buffer.byteLength(file));
