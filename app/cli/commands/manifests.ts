@@ -4,7 +4,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
 import type { Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
-import { defaultChildKinds, operatorDeployment, operatorRbac, type ChildKind } from '../../manifests/rbac.js';
+import { defaultChildKinds, operatorDeployment, operatorRbac, shardingRbac, type ChildKind } from '../../manifests/rbac.js';
+import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
+import { usageError } from '../cli-error.js';
 import { filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
@@ -18,6 +20,17 @@ export const renderManifests = (objects: ReadonlyArray<Resource>, format: Format
     : objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
 
 const outputOption = (): Option => new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
+
+const shardsOption = (): Option => new Option('--shards <n>', 'the operator runs with --sharding lease --shards n: add a Role for its shard Leases');
+
+/** The sharding Role for `--shards n` (none without it); a bad count is reported and `left`. */
+const shardingManifests = (context: CommandContext, namespace: string, shards: string | undefined): E.Either<true, ReadonlyArray<Resource>> => {
+  if (shards === undefined) return E.right([]);
+  const count = /^\d+$/.test(shards) ? Number(shards) : Number.NaN;
+  if (count >= 1 && count <= MAX_SHARDS) return E.right(shardingRbac(namespace, count));
+  reportErrors(context.io, [usageError(`--shards ${shards}: expected a whole number from 1 to ${MAX_SHARDS}`)]);
+  return E.left(true);
+};
 
 /** Child kinds used by the Applications in `-f` files, or the defaults. */
 const childKinds = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
@@ -51,11 +64,14 @@ export const rbacCommand: CliCommand = {
     .addOption(filenameOption('Applications whose child kinds the operator must manage'))
     .addOption(recursiveOption())
     .addOption(outputOption())
+    .addOption(shardsOption())
     .addHelpText('after', `\nExamples:\n  kreconcile rbac -f apps/ | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format }) => {
+    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format; shards?: string }) => {
       const kinds = await childKinds(context, options.filename, options.recursive);
       if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
-      context.io.stdout.write(renderManifests(operatorRbac(options.namespace, kinds.right), options.output));
+      const sharding = shardingManifests(context, options.namespace, options.shards);
+      if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
+      context.io.stdout.write(renderManifests([...operatorRbac(options.namespace, kinds.right), ...sharding.right], options.output));
       context.exit(EXIT_OK);
     }),
 };

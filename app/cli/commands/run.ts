@@ -8,6 +8,7 @@ import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import type { Cluster, Resource } from '../../../core/index.js';
 import { startOperator, type Operator } from '../../runtime/operator.js';
+import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
@@ -53,6 +54,9 @@ type Options = {
   readonly policy?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
+  readonly shards?: string;
+  readonly shard?: string;
+  readonly sharding?: string;
 };
 
 const EXAMPLES = `
@@ -63,6 +67,8 @@ Examples:
   kreconcile run --leader-elect --listen :8080
   # inside a pod: in-cluster config is the default when KUBERNETES_SERVICE_HOST is set
   kreconcile run --leader-elect --leader-election-namespace kreconcile-system
+  # replicas sharing 12 shards of the Applications through Leases (docs/runtime.md, Sharding)
+  kreconcile run --shards 12 --sharding lease --leader-election-namespace kreconcile-system
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
@@ -172,6 +178,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
   const allowed = parseAllowlist(options.toscaAllowHost);
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
+  const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
+  const sharding = shardingFromFlags(options, { namespace: options.leaderElectionNamespace, identity });
+  if (E.isLeft(sharding)) return fail(sharding.left);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
@@ -215,7 +224,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
-      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
+      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity } } : {}),
+      ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
       onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
       hooks: hooks.right,
       tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
@@ -284,6 +294,9 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
     .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
     .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
+    .addOption(new Option('--shards <n>', 'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)'))
+    .addOption(new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'))
+    .addOption(new Option('--sharding <mode>', 'with --shards: lease = replicas share the shards through Leases in --leader-election-namespace (takeover, rebalancing)').choices(['lease']))
     .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
     .addOption(new Option('--readiness <rule>', 'when children count as ready: kstatus (rolled out, complete, bound, …) or existence').choices(['kstatus', 'existence']).default('kstatus'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
