@@ -52,3 +52,8 @@ export {
 export { translateTemplate } from './tosca/translate.js';
 export { KUBERNETES_OBJECT_TYPE, SUPPORTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, type ParseDocument, type ToscaIssue } from './tosca/types.js';
 export { readinessOf, type Readiness } from './status/readiness.js';
+export { fnv1a32, shardOf } from './sharding/shard-of.js';
+export {
+  decideShards, fairShare, isFree, liveMembers, stillValid,
+  type LeaseDecision, type LeaseObservation, type ShardDecision, type ShardView,
+} from './sharding/shard-assignment.js';

@@ -4,6 +4,7 @@
  * tenant namespace or cluster-wide, or only the right to impersonate tenants' ServiceAccounts.
  */
 import { groupOf, type Resource } from '../../core/index.js';
+import { shardingLeaseNames } from '../runtime/sharding/lease-names.js';
 
 export type ChildKind = { readonly apiVersion: string; readonly kind: string; readonly plural?: string };
 
@@ -150,6 +151,26 @@ export const runFlagsFor = (options: RbacOptions & { readonly defaultServiceAcco
   // Without cluster-wide list rights on children, watching them cluster-wide would fail.
   ...(options.impersonation === 'required' || (options.tenantNamespaces ?? []).length > 0 ? ['--no-watch-children'] : []),
 ];
+
+/**
+ * With `--sharding lease --shards n`: a Role in the operator namespace to list and watch its Leases
+ * and update only the shard and member Leases by name (create cannot be restricted by name).
+ */
+export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> => [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kreconcile-sharding', namespace },
+    rules: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [...shardingLeaseNames(shards)], verbs: ['update'] },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'kreconcile-sharding', namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
+    subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
+  },
+] as unknown as ReadonlyArray<Resource>;
+
 
 /** The operator Deployment (probes on /healthz and /readyz, metrics port) and its Service. */
 export const operatorDeployment = (namespace: string, image: string, runFlags: ReadonlyArray<string> = []): ReadonlyArray<Resource> => [

@@ -16,6 +16,9 @@ import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
+import { wrapImpersonated } from '../reconcile/child-access.js';
+import { fencedByOwnership } from './sharding/ownership-fence.js';
+import type { ShardOwnership } from './sharding/ownership.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { WorkQueue } from './work-queue.js';
@@ -55,6 +58,8 @@ export type ControllerOptions = {
    * live reads go straight to the API server per namespace, drift is corrected at each resync.
    */
   readonly watchChildren?: boolean;
+  /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
+  readonly shard?: ShardOwnership;
 };
 
 const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
@@ -74,6 +79,11 @@ export class Controller {
   private readonly workers: Array<Promise<void>> = [];
   private cancelResync: (() => void) | undefined;
   private cancelSweep: (() => void) | undefined;
+  private cancelShardWatch: (() => void) | undefined;
+  /** Application keys owned when ownership last changed: only newly owned ones are queued on a change. */
+  private ownedKeys = new Set<string>();
+  /** Keys dropped since then because they were not owned at that moment (ownership may have lapsed and come back). */
+  private droppedKeys = new Set<string>();
   private running = false;
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
@@ -106,6 +116,9 @@ export class Controller {
     await this.applications.start();
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
     this.scheduleResync();
+    // The Applications just listed are queued already: from now on only newly owned ones are.
+    this.cancelShardWatch = this.options.shard?.onChange(() => this.enqueueOwned(true));
+    this.enqueueOwned(false);
     this.logger.info({ applications: this.applications.size }, 'controller started');
   }
 
@@ -118,6 +131,7 @@ export class Controller {
     this.running = false;
     this.cancelResync?.();
     this.cancelSweep?.();
+    this.cancelShardWatch?.();
     this.queue.shutdown();
     const finished = await Promise.race([
       Promise.all(this.workers).then(() => true),
@@ -205,6 +219,7 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(this.queue.depth);
+      if (!this.owns(key)) { this.drop(key); this.queue.done(key); continue; }
       if (this.inFlight.has(key)) this.concurrentReconciles++;
       this.inFlight.add(key);
       try {
@@ -222,16 +237,18 @@ export class Controller {
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
     const ref: ObjectRef = { ...APPLICATION_QUERY, namespace, name };
-    this.reconcileCount++;
-    this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const started = this.options.clock.now();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
       this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.options.cluster);
       await this.childrenSynced(cached as unknown as Application);
     }
+    // Ownership can be lost while waiting above: check again right before acting.
+    if (!this.owns(key)) { this.drop(key); return; }
+    this.reconcileCount++;
+    this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const result = await reconcileApplication(ref, {
-      cluster: this.options.cluster,
+      cluster: this.clusterFor(key),
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
@@ -245,7 +262,7 @@ export class Controller {
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
-      ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.options.childClusterFor }),
+      ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
     }, this.queue.attempts(key) + 1);
     this.finish(key, result, started);
   }
@@ -334,8 +351,42 @@ export class Controller {
   private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
     const application = this.applications.get(...(key.split('/') as [string, string]));
     if (application === undefined) return;
-    const failures = await recordEvents(this.options.cluster, application, result, this.options.clock.now(), this.options.random);
+    const failures = await recordEvents(this.clusterFor(key), application, result, this.options.clock.now(), this.options.random);
     for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+  }
+
+  // --- sharding seam: everything the controller knows about shards is below ---
+
+  private owns(key: string): boolean { return this.options.shard?.owns(key) ?? true; }
+
+  /** The cluster a reconcile of `key` writes through: with shards, every write re-checks ownership. */
+  private clusterFor(key: string): Cluster {
+    const shard = this.options.shard;
+    return shard === undefined ? this.options.cluster : fencedByOwnership(this.options.cluster, () => shard.owns(key), key);
+  }
+
+  /** Impersonating clients pass the same ownership fence as the operator's own writes. */
+  private childClustersFor(key: string, childClusterFor: NonNullable<ReconcileDeps['childClusterFor']>): NonNullable<ReconcileDeps['childClusterFor']> {
+    const shard = this.options.shard;
+    return shard === undefined ? childClusterFor : wrapImpersonated(childClusterFor, (cluster) => fencedByOwnership(cluster, () => shard.owns(key), key));
+  }
+
+  private drop(key: string): void {
+    this.queue.forget(key);
+    this.droppedKeys.add(key);
+  }
+
+  /** Ownership changed: every Application owned now and not before, or dropped meanwhile, is reconciled. */
+  private enqueueOwned(enqueue: boolean): void {
+    const owned = new Set<string>();
+    for (const application of this.applications.list()) {
+      const key = applicationKey(application.metadata);
+      if (!this.owns(key)) continue;
+      owned.add(key);
+      if (enqueue && (!this.ownedKeys.has(key) || this.droppedKeys.has(key))) this.queue.add(key);
+    }
+    this.ownedKeys = owned;
+    this.droppedKeys.clear();
   }
 
   private apiError(error: ClusterError, where: string): void {

@@ -12,6 +12,7 @@ import { Controller, type ControllerOptions } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 
 export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren'> & {
   readonly cluster: Cluster;
@@ -45,6 +46,8 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
   };
   /** TOSCA/CSAR fetching limits and `file:` roots (SPEC section 7). */
   readonly tosca?: TranslatorOptions;
+  /** Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`. */
+  readonly sharding?: ShardingOptions;
 };
 
 export type Operator = {
@@ -64,8 +67,9 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const metrics = options.metrics ?? createMetrics();
   const hooks = options.hooks === undefined ? undefined : { callbackUrl: options.hooks.callbackUrl, tokens: new HookTokens(), ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }) };
   const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
-  const { hooks: _hookOptions, tosca: _toscaOptions, ...controllerOptions } = options;
-  const controller = new Controller({ ...controllerOptions, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }) });
+  const { hooks: _hookOptions, tosca: _toscaOptions, sharding: _shardingOptions, ...controllerOptions } = options;
+  const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
+  const controller = new Controller({ ...controllerOptions, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }) });
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
     // Callers are checked against the in-memory tokens first: no API call per unauthenticated request.
     cluster: options.cluster, now: () => options.clock.now(), logger, tokens: hooks.tokens,
@@ -91,6 +95,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   // Bound before any reconcile starts (/readyz answers 503 until then): a busy port fails the start with nothing running.
   const server = options.listen === undefined ? undefined
     : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(async (error: unknown) => { await callbackServer?.close(); throw error; });
+  sharding?.start();
   if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
@@ -101,6 +106,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
       const finished = await controller.stop(deadlineMs);
+      await sharding?.stop();
       await elector?.stop();
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();

@@ -4,7 +4,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
 import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
-import { SECRET_KIND, operatorDeployment, operatorRbac, runFlagsFor, type ChildKind, type RbacOptions } from '../../manifests/rbac.js';
+import { SECRET_KIND, operatorDeployment, operatorRbac, runFlagsFor, shardingRbac, type ChildKind, type RbacOptions } from '../../manifests/rbac.js';
+import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import { usageError } from '../cli-error.js';
 import { collect, filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
@@ -19,6 +20,17 @@ export const renderManifests = (objects: ReadonlyArray<Resource>, format: Format
     : objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
 
 const outputOption = (): Option => new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
+
+const shardsOption = (): Option => new Option('--shards <n>', 'the operator runs with --sharding lease --shards n: add a Role for its shard Leases');
+
+/** The sharding Role for `--shards n` (none without it); a bad count is reported and `left`. */
+const shardingManifests = (context: CommandContext, namespace: string, shards: string | undefined): E.Either<true, ReadonlyArray<Resource>> => {
+  if (shards === undefined) return E.right([]);
+  const count = /^\d+$/.test(shards) ? Number(shards) : Number.NaN;
+  if (count >= 1 && count <= MAX_SHARDS) return E.right(shardingRbac(namespace, count));
+  reportErrors(context.io, [usageError(`--shards ${shards}: expected a whole number from 1 to ${MAX_SHARDS}`)]);
+  return E.left(true);
+};
 
 type RbacFlags = {
   readonly namespace: string;
@@ -116,10 +128,13 @@ export const rbacCommand: CliCommand = {
     .summary('print the least-privilege RBAC the operator needs')
     .description('ServiceAccount, Roles and bindings for the operator: its own API, Events, the leader Lease, and the child rights (or impersonation rights) the admin chooses.'))
     .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  kreconcile rbac --tenant-namespace team-a --tenant-namespace team-a-db | kubectl apply -f -\n  kreconcile rbac --impersonation required | kubectl apply -f -   # then: kreconcile run --require-service-account\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (flags: RbacFlags) => {
+    .addOption(shardsOption())
+    .action(async (flags: RbacFlags & { shards?: string }) => {
       const choice = await rbacChoice(context, flags);
       if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-      context.io.stdout.write(renderManifests(operatorRbac(choice.right), flags.output));
+      const sharding = shardingManifests(context, flags.namespace, flags.shards);
+      if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
+      context.io.stdout.write(renderManifests([...operatorRbac(choice.right), ...sharding.right], flags.output));
       context.exit(EXIT_OK);
     }),
 };

@@ -11,6 +11,7 @@ import { isServiceAccountName, type Cluster, type Resource } from '../../../core
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
+import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
@@ -56,6 +57,9 @@ type Options = {
   readonly policy?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
+  readonly shards?: string;
+  readonly shard?: string;
+  readonly sharding?: string;
   readonly defaultServiceAccount?: string;
   readonly requireServiceAccount?: boolean;
   readonly watchChildren?: boolean;
@@ -69,6 +73,8 @@ Examples:
   kreconcile run --leader-elect --listen :8080
   # inside a pod: in-cluster config is the default when KUBERNETES_SERVICE_HOST is set
   kreconcile run --leader-elect --leader-election-namespace kreconcile-system
+  # replicas sharing 12 shards of the Applications through Leases (docs/runtime.md, Sharding)
+  kreconcile run --shards 12 --sharding lease --leader-election-namespace kreconcile-system
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
@@ -203,6 +209,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
   const allowed = parseAllowlist(options.toscaAllowHost);
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
+  const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
+  const sharding = shardingFromFlags(options, { namespace: options.leaderElectionNamespace, identity });
+  if (E.isLeft(sharding)) return fail(sharding.left);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   const policy = servicePolicy(options);
@@ -233,7 +242,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     cluster = connected.right;
     kubernetes = connected.right;
   }
-  const identity = identityOptions(options, policy.right, kubernetes);
+  const impersonation = identityOptions(options, policy.right, kubernetes);
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
   const ready = new Map<string, boolean>();
@@ -251,11 +260,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
-      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
+      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } } : {}),
+      ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
       onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
       hooks: hooks.right,
       tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
-      ...identity,
+      ...impersonation,
     });
   } catch (error) {
     // Another process took the probed port in the meantime (nothing has started: the operator binds first).
@@ -321,6 +331,9 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
     .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
     .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
+    .addOption(new Option('--shards <n>', 'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)'))
+    .addOption(new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'))
+    .addOption(new Option('--sharding <mode>', 'with --shards: lease = replicas share the shards through Leases in --leader-election-namespace (takeover, rebalancing)').choices(['lease']))
     .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
     .addOption(new Option('--readiness <rule>', 'when children count as ready: kstatus (rolled out, complete, bound, …) or existence').choices(['kstatus', 'existence']).default('kstatus'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
