@@ -7,11 +7,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Cluster } from '../../core/ports/cluster.js';
-import { createKindResolver } from './discovery.js';
+import { createKindResolver, type KindResolver } from './discovery.js';
+import { boundedMemo, impersonatingKubeConfig, serviceAccountUsername, type ServiceAccountIdentity } from './impersonation.js';
 import { loadKubeConfig, type KubeConfigSource } from './kube-config.js';
 import type { OperationContext } from './operation-context.js';
 import { createReader } from './read-operations.js';
-import { createRestClient } from './rest-client.js';
+import { createRestClient, type RestClient } from './rest-client.js';
 import { createWatchSource, type WatchOptions } from './watch-source.js';
 import { createWriter, patchObject, putObject } from './write-operations.js';
 
@@ -19,6 +20,8 @@ export type KubernetesClusterOptions = {
   /** Bound on every non-watch request (default 30 s). */
   readonly requestTimeoutMs?: number;
   readonly watch?: WatchOptions;
+  /** How many impersonating clients to keep (least recently used dropped first; default 256). */
+  readonly impersonationCacheSize?: number;
 };
 
 /** A Cluster plus what only a real cluster has. */
@@ -26,6 +29,13 @@ export type KubernetesCluster = Cluster & {
   /** The API server URL of the current context. */
   readonly server: string;
   readonly kubeConfig: KubeConfig;
+  /**
+   * The same cluster with every request (reads, writes, watches, status) authorized as the
+   * ServiceAccount: `Impersonate-User: system:serviceaccount:<ns>:<name>`. One client per
+   * identity, cached and bounded; discovery is shared (kinds and scopes do not depend on who asks).
+   * The operator's own credentials need `impersonate` on that `serviceaccounts` object.
+   */
+  readonly impersonate: (account: ServiceAccountIdentity) => Cluster;
 };
 
 /**
@@ -37,17 +47,30 @@ export const createKubernetesCluster = (source: KubeConfigSource, options: Kuber
   const kubeConfig = pipe(loadKubeConfig(source), E.getOrElseW((message) => {
     throw new Error(message);
   }));
-  const rest = createRestClient(kubeConfig, options.requestTimeoutMs ?? 30_000);
+  const timeoutMs = options.requestTimeoutMs ?? 30_000;
+  const rest = createRestClient(kubeConfig, timeoutMs);
   const kinds = createKindResolver(rest);
-  const context: OperationContext = { rest, kinds };
+  const impersonated = boundedMemo(options.impersonationCacheSize ?? 256, (username) => {
+    const impersonating = impersonatingKubeConfig(kubeConfig, username);
+    return clusterOn(impersonating, createRestClient(impersonating, timeoutMs), kinds, options.watch);
+  });
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     kubeConfig,
+    ...clusterOn(kubeConfig, rest, kinds, options.watch),
+    impersonate: (account) => impersonated(serviceAccountUsername(account)),
+  };
+};
+
+/** The Cluster port for one identity (the kubeconfig's current user) over a shared kind resolver. */
+const clusterOn = (kubeConfig: KubeConfig, rest: RestClient, kinds: KindResolver, watch: WatchOptions | undefined): Cluster => {
+  const context: OperationContext = { rest, kinds };
+  return {
     ...createReader(context),
     ...createWriter(context),
     updateStatus: (object) => putObject(context, 'status')(object),
     patchStatus: (ref, patch) => patchObject(context, 'status')(ref, patch),
-    watch: createWatchSource({ kubeConfig, kinds }, options.watch),
+    watch: createWatchSource({ kubeConfig, kinds }, watch),
     scopeOf: (apiVersion, kind) => pipe(kinds.resolve(apiVersion, kind), TE.map((info) => (info.namespaced ? 'Namespaced' : 'Cluster'))),
   };
 };

@@ -35,7 +35,10 @@ type Step = E.Either<ClusterError, { readonly status: ApplicationStatus; readonl
 export const executePlan = async (args: {
   readonly plan: Plan;
   readonly application: Application;
+  /** Writes the Application itself (finalizers): the operator's identity. */
   readonly cluster: ClusterWriter;
+  /** Writes the children (create, patch, delete); default `cluster`. An impersonating client goes here. */
+  readonly children?: ClusterWriter;
   /**
    * The resourceVersion each patched or deleted object must still have, by `refKey` (saved
    * plans): a patch then starts with a `test` of it, a delete carries it as a precondition.
@@ -47,7 +50,7 @@ export const executePlan = async (args: {
   const done: ActionResult[] = [];
   for (const action of args.plan.actions) {
     const sent = guarded(action, args.guards);
-    const step = await runAction(sent, { status, application, cluster: args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) });
+    const step = await runAction(sent, { status, application, cluster: args.cluster, children: args.children ?? args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) });
     if (E.isLeft(step)) {
       const guardedPatch = sent.type === 'patch' && sent.patch.some((op) => op.op === 'test');
       return { done, status, application, failure: { action, error: step.left, guardedPatch } };
@@ -66,13 +69,14 @@ const guarded = (action: Action, guards: ReadonlyMap<string, string> | undefined
   return { ...action, patch: [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...action.patch] };
 };
 
-type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter; readonly guards?: ReadonlyMap<string, string> };
+/** `cluster` writes the Application (finalizers); `children` writes its children (possibly impersonating). */
+type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter; readonly children: ClusterWriter; readonly guards?: ReadonlyMap<string, string> };
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
-    case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
-    case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
-    case 'delete': return deleted(action, await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
+    case 'create': return learnFrom(await scope.children.create(action.body)(), scope);
+    case 'patch': return learnFrom(await scope.children.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
+    case 'delete': return deleted(action, await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
     case 'recreate': return recreate(action, scope);
     case 'conflict':
     case 'forbidden':
@@ -92,11 +96,11 @@ const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | und
  * terminating: the next plan waits for it to go and then creates it.
  */
 const recreate = async (action: RecreateAction, scope: Scope): Promise<Step> => {
-  const removal = await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))();
+  const removal = await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))();
   const gone = E.isRight(removal) ? O.isNone(removal.right) : removal.left._tag === 'NotFound';
   if (E.isLeft(removal) && !gone) return E.left(removal.left);
   if (!gone && E.isRight(removal) && O.isSome(removal.right)) return E.right({ status: scope.status, response: removal.right.value });
-  return learnFrom(await scope.cluster.create(action.body)(), scope);
+  return learnFrom(await scope.children.create(action.body)(), scope);
 };
 
 const namespaceOf = (scope: Scope): string => scope.application.metadata.namespace ?? 'default';

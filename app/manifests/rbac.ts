@@ -1,6 +1,7 @@
 /**
  * Least-privilege RBAC for the operator: its own API (Applications, status, finalizers), Events,
- * the leader Lease, and exactly the child kinds the given Applications use.
+ * the leader Lease by name in its own namespace, and child rights chosen by the admin: per
+ * tenant namespace or cluster-wide, or only the right to impersonate tenants' ServiceAccounts.
  */
 import { groupOf, type Resource } from '../../core/index.js';
 import { shardingLeaseNames } from '../runtime/sharding/lease-names.js';
@@ -23,16 +24,27 @@ export const pluralOf = (kind: string): string => {
   return `${lower}s`;
 };
 
-/** Child kinds used when none are given: the kinds of the examples (web apps). */
+/** The leader-election Lease's name (`kreconcile run --leader-elect`); its Role names nothing else. */
+export const LEADER_LEASE_NAME = 'kreconcile-leader';
+
+/**
+ * Child kinds used when none are given: the kinds of the examples (web apps). No Secrets: a
+ * cluster-wide Secret right would let any tenant read every Secret through the operator. They are
+ * added where children are bound per namespace (hooks keep a token Secret there), or on request.
+ */
 export const defaultChildKinds: ReadonlyArray<ChildKind> = [
-  { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Secret' }, { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Service' },
   { apiVersion: 'v1', kind: 'ServiceAccount' }, { apiVersion: 'apps/v1', kind: 'Deployment' }, { apiVersion: 'apps/v1', kind: 'StatefulSet' },
   { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
 ];
 
+export const SECRET_KIND: ChildKind = { apiVersion: 'v1', kind: 'Secret' };
+
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
 
-const childRules = (kinds: ReadonlyArray<ChildKind>) => {
+type Rule = { readonly apiGroups: ReadonlyArray<string>; readonly resources: ReadonlyArray<string>; readonly verbs: ReadonlyArray<string>; readonly resourceNames?: ReadonlyArray<string> };
+
+const childRules = (kinds: ReadonlyArray<ChildKind>): ReadonlyArray<Rule> => {
   const byGroup = new Map<string, Set<string>>();
   for (const kind of kinds) {
     const group = groupOf(kind.apiVersion);
@@ -42,6 +54,103 @@ const childRules = (kinds: ReadonlyArray<ChildKind>) => {
   }
   return [...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([group, resources]) => ({ apiGroups: [group], resources: [...resources].sort(), verbs: CHILD_VERBS }));
 };
+
+/** What the operator's RBAC grants (the admin's choice, never derived from Applications unless asked). */
+export type RbacOptions = {
+  /** The namespace the operator runs in (its ServiceAccount and leader Lease live there). */
+  readonly namespace: string;
+  /** Name of the ServiceAccount and prefix of every role and binding (default `kreconcile`): one per operator install. */
+  readonly name?: string;
+  /** Kinds the operator writes with its own rights (default {@link defaultChildKinds}). */
+  readonly childKinds?: ReadonlyArray<ChildKind>;
+  /**
+   * Namespaces children may live in: a RoleBinding each, instead of one cluster-wide binding.
+   * The operator then cannot list children cluster-wide and runs with `--no-watch-children`.
+   */
+  readonly tenantNamespaces?: ReadonlyArray<string>;
+  /**
+   * Impersonation (`spec.serviceAccountName`): `allowed` adds the right to impersonate
+   * ServiceAccounts; `required` grants ONLY that, no child rights (`run --require-service-account`).
+   */
+  readonly impersonation?: 'off' | 'allowed' | 'required';
+};
+
+const RBAC_API = 'rbac.authorization.k8s.io/v1';
+
+const nameOf = (options: RbacOptions): string => options.name ?? 'kreconcile';
+
+const subjectsOf = (options: RbacOptions) => [{ kind: 'ServiceAccount', name: nameOf(options), namespace: options.namespace }];
+
+const clusterRole = (name: string, rules: ReadonlyArray<Rule>) => ({ apiVersion: RBAC_API, kind: 'ClusterRole', metadata: { name }, rules });
+
+const clusterRoleBinding = (name: string, options: RbacOptions) => ({
+  apiVersion: RBAC_API, kind: 'ClusterRoleBinding', metadata: { name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subjectsOf(options),
+});
+
+const roleBinding = (name: string, role: { readonly kind: 'Role' | 'ClusterRole'; readonly name: string }, where: string, options: RbacOptions) => ({
+  apiVersion: RBAC_API, kind: 'RoleBinding', metadata: { name, namespace: where },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...role }, subjects: subjectsOf(options),
+});
+
+/** A ClusterRole bound cluster-wide, or in each tenant namespace only. */
+const granted = (name: string, rules: ReadonlyArray<Rule>, options: RbacOptions) => {
+  const namespaces = options.tenantNamespaces ?? [];
+  return [
+    clusterRole(name, rules),
+    ...(namespaces.length === 0
+      ? [clusterRoleBinding(name, options)]
+      : namespaces.map((where) => roleBinding(name, { kind: 'ClusterRole', name }, where, options))),
+  ];
+};
+
+/** Its own API, everywhere: Applications, their status and finalizers, and Events about them. */
+const ownApiRules: ReadonlyArray<Rule> = [
+  // delete: the `complete` hook's callback deletes its Application.
+  { apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'] },
+  { apiGroups: ['kreconcile.io'], resources: ['applications/status'], verbs: ['get', 'patch', 'update'] },
+  { apiGroups: ['kreconcile.io'], resources: ['applications/finalizers'], verbs: ['update'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
+// `create` cannot be limited by name (the object does not exist when it is authorized).
+const leaseRules: ReadonlyArray<Rule> = [
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [LEADER_LEASE_NAME] },
+];
+
+// The API server adds a ServiceAccount's groups itself: no `impersonate groups` right is needed.
+const impersonateRules: ReadonlyArray<Rule> = [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] }];
+
+/**
+ * The operator's ServiceAccount and RBAC. Guarantees: no wildcard; no RBAC, Namespace or
+ * cluster-scoped child rights; the Lease only in the operator namespace and by name; child rights
+ * (Secrets only when bound per namespace or asked for) cluster-wide or per tenant namespace; with
+ * impersonation required, no child rights at all.
+ */
+export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
+  const impersonation = options.impersonation ?? 'off';
+  const kinds = options.childKinds ?? [...defaultChildKinds, ...((options.tenantNamespaces ?? []).length > 0 ? [SECRET_KIND] : [])];
+  const name = nameOf(options);
+  const leaderRole = { kind: 'Role' as const, name: `${name}-leader-election` };
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: options.namespace } },
+    clusterRole(name, ownApiRules),
+    clusterRoleBinding(name, options),
+    { apiVersion: RBAC_API, kind: 'Role', metadata: { name: leaderRole.name, namespace: options.namespace }, rules: leaseRules },
+    roleBinding(leaderRole.name, leaderRole, options.namespace, options),
+    ...(impersonation === 'required' ? [] : granted(`${name}-children`, childRules(kinds), options)),
+    ...(impersonation === 'off' ? [] : granted(`${name}-impersonate`, impersonateRules, options)),
+  ] as unknown as ReadonlyArray<Resource>;
+};
+
+/** The flags `kreconcile run` needs to match {@link operatorRbac} with the same options. */
+export const runFlagsFor = (options: RbacOptions & { readonly defaultServiceAccount?: string }): ReadonlyArray<string> => [
+  ...(options.impersonation === 'required' ? ['--require-service-account'] : []),
+  ...(options.defaultServiceAccount === undefined ? [] : ['--default-service-account', options.defaultServiceAccount]),
+  // Without cluster-wide list rights on children, watching them cluster-wide would fail.
+  ...(options.impersonation === 'required' || (options.tenantNamespaces ?? []).length > 0 ? ['--no-watch-children'] : []),
+];
 
 /**
  * With `--sharding lease --shards n`: a Role in the operator namespace to list and watch its Leases
@@ -62,30 +171,9 @@ export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<R
   },
 ] as unknown as ReadonlyArray<Resource>;
 
-/** ServiceAccount, ClusterRole and ClusterRoleBinding for the operator in `namespace`. */
-export const operatorRbac = (namespace: string, kinds: ReadonlyArray<ChildKind> = defaultChildKinds): ReadonlyArray<Resource> => [
-  { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'kreconcile', namespace } },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kreconcile' },
-    rules: [
-      // delete: the `complete` hook's callback deletes its Application.
-      { apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'] },
-      { apiGroups: ['kreconcile.io'], resources: ['applications/status'], verbs: ['get', 'patch', 'update'] },
-      { apiGroups: ['kreconcile.io'], resources: ['applications/finalizers'], verbs: ['update'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-      ...childRules(kinds),
-    ],
-  },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'kreconcile' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kreconcile' },
-    subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
-  },
-] as unknown as ReadonlyArray<Resource>;
 
 /** The operator Deployment (probes on /healthz and /readyz, metrics port) and its Service. */
-export const operatorDeployment = (namespace: string, image: string): ReadonlyArray<Resource> => [
+export const operatorDeployment = (namespace: string, image: string, runFlags: ReadonlyArray<string> = []): ReadonlyArray<Resource> => [
   {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
     spec: {
@@ -97,7 +185,7 @@ export const operatorDeployment = (namespace: string, image: string): ReadonlyAr
           serviceAccountName: 'kreconcile',
           containers: [{
             name: 'operator', image,
-            args: ['run', '--leader-elect', '--leader-election-namespace', namespace, '--listen', ':8080'],
+            args: ['run', '--leader-elect', '--leader-election-namespace', namespace, '--listen', ':8080', ...runFlags],
             env: [
               { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
               // The default hook callback URL names the operator Service in this namespace.

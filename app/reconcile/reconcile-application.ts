@@ -12,6 +12,7 @@ import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
+import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { readLive, resolveScopes } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
@@ -39,6 +40,14 @@ export type ReconcileDeps = {
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;
+  /**
+   * Whose rights the Application's children are read and written with (see child-access.ts).
+   * `Impersonated`: live reads (never the shared caches, which hold what the operator can read)
+   * and child writes go through its cluster; `Refused`: the Application is Stalled untouched.
+   * Default: the operator's (`cluster`, `readLive`). The Application, its finalizer and status
+   * are always written with `cluster`.
+   */
+  readonly childClusterFor?: (application: Application) => ChildCluster;
 };
 
 export type ReconcileResult =
@@ -56,12 +65,13 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
   const application = read.right.value as unknown as Application;
-  const unguarded = await planFor(application, deps);
+  const access = deps.childClusterFor?.(application) ?? OPERATOR;
+  const unguarded = access._tag === 'Refused' ? E.right(refusedPlan(application, access.reason, access.message, deps.now())) : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right) ?? unguarded.right;
-  const execution = await executePlan({ plan: planned, application, cluster: deps.cluster });
+  const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
-  if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps);
+  if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
   const written = await writeStatus(execution.application, application.status, execution.status, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
@@ -75,7 +85,7 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps): Promise<E.Either<ClusterError, Plan>> => {
+const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, Plan>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
   if (waiting !== undefined) return E.right(waiting);
@@ -85,8 +95,16 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
-  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, deps.planOptions?.tenancy)))(view, scopes);
-  if (E.isLeft(live)) return live;
+  const tenancy = deps.planOptions?.tenancy;
+  const live = access._tag === 'Impersonated'
+    // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
+    ? await readLive(view, scopes, access.cluster, { perNamespace: true, ...(tenancy === undefined ? {} : { tenancy }) })
+    : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, tenancy === undefined ? {} : { tenancy })))(view, scopes);
+  if (E.isLeft(live)) {
+    // A read the API server refuses will be refused again: report it instead of retrying blind.
+    const refused = forbiddenMessage(accountOf(access), live.left);
+    return refused === undefined ? live : E.right(refusedPlan(application, 'Forbidden', refused, now));
+  }
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
   const planned = planReconcile({ application, live: live.right, scopes, now, options });
@@ -112,14 +130,15 @@ const failed = (error: ClusterError, attempt: number, deps: ReconcileDeps, plan?
 };
 
 /** Records what succeeded before the failure; a terminal failure also marks the Application Stalled. */
-const failedExecution = async (planned: Plan, execution: Execution, application: Application, attempt: number, deps: ReconcileDeps): Promise<ReconcileResult> => {
+const failedExecution = async (planned: Plan, execution: Execution, application: Application, attempt: number, deps: ReconcileDeps, access: ChildCluster): Promise<ReconcileResult> => {
   const failure = execution.failure!;
   const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
+  const refused = forbiddenMessage(accountOf(access), failure.error, failure.action);
   const status: ApplicationStatus = decision._tag === 'Terminal'
     ? {
       ...execution.status,
       conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: decision.reason, message: decision.detail === undefined ? `${failure.action.type} failed: ${showClusterError(failure.error)}` : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}` },
+        verdict: { _tag: 'Stalled', reason: decision.reason, message: refused ?? (decision.detail === undefined ? `${failure.action.type} failed: ${showClusterError(failure.error)}` : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`) },
         previous: application.status?.conditions, now: deps.now(), generation: application.metadata.generation,
       }),
     }

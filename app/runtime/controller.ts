@@ -11,11 +11,12 @@ import {
   type PatchRecord, type Plan, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, readableFor, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, ownerOfApplication, readableFor, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
+import { wrapImpersonated } from '../reconcile/child-access.js';
 import { fencedByOwnership } from './sharding/ownership-fence.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -49,6 +50,14 @@ export type ControllerOptions = {
   readonly translate?: Translator;
   /** The hooks' runtime side (callback URL, tokens, grace period); without it hooks plan without tokens. */
   readonly hooks?: HookRuntime;
+  /** Whose rights each Application's children are read and written with (impersonation); default the operator's. */
+  readonly childClusterFor?: ReconcileDeps['childClusterFor'];
+  /**
+   * Watch child kinds cluster-wide with the operator's identity (default true). False when the
+   * operator may not list children cluster-wide (impersonation only, or namespace-bound RBAC):
+   * live reads go straight to the API server per namespace, drift is corrected at each resync.
+   */
+  readonly watchChildren?: boolean;
   /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
   readonly shard?: ShardOwnership;
 };
@@ -188,6 +197,7 @@ export class Controller {
 
   /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
   private watchKindsOf(application: Application): void {
+    if (this.options.watchChildren === false) return;
     for (const kind of kindsOf(application)) {
       const key = `${kind.apiVersion}/${kind.kind}`;
       if (this.children.has(key)) continue;
@@ -244,12 +254,15 @@ export class Controller {
       random: this.options.random,
       planOptions: { ...(this.options.readiness ? { readiness: this.options.readiness } : {}), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => this.readLive(application, scopes),
+      readLive: (application, scopes) => (this.options.watchChildren === false
+        ? readLive(application, scopes, this.options.cluster, { perNamespace: true, ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) })
+        : this.readLive(application, scopes)),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
+      ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
     }, this.queue.attempts(key) + 1);
     this.finish(key, result, started);
   }
@@ -350,6 +363,12 @@ export class Controller {
   private clusterFor(key: string): Cluster {
     const shard = this.options.shard;
     return shard === undefined ? this.options.cluster : fencedByOwnership(this.options.cluster, () => shard.owns(key), key);
+  }
+
+  /** Impersonating clients pass the same ownership fence as the operator's own writes. */
+  private childClustersFor(key: string, childClusterFor: NonNullable<ReconcileDeps['childClusterFor']>): NonNullable<ReconcileDeps['childClusterFor']> {
+    const shard = this.options.shard;
+    return shard === undefined ? childClusterFor : wrapImpersonated(childClusterFor, (cluster) => fencedByOwnership(cluster, () => shard.owns(key), key));
   }
 
   private drop(key: string): void {

@@ -8,13 +8,13 @@ import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCal
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
-import { Controller } from './controller.js';
+import { Controller, type ControllerOptions } from './controller.js';
 import { LeaderElector } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 
-export type OperatorOptions = {
+export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren'> & {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly random: () => number;

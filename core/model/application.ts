@@ -41,6 +41,8 @@ export type ApplicationSpec = {
   readonly toscaInputs?: JsonObject;
   /** Take over live objects that match a desired resource but carry no ownership mark. */
   readonly adopt?: boolean;
+  /** Children are read and written as this ServiceAccount of the Application's namespace (impersonation). */
+  readonly serviceAccountName?: string;
 };
 
 export type ApplicationStatus = {
@@ -58,6 +60,17 @@ export type Application = {
   readonly spec: ApplicationSpec;
   readonly status?: ApplicationStatus;
 };
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether `value` can name a ServiceAccount: a lower-case DNS subdomain (RFC 1123) of at most 253 characters. */
+export const isServiceAccountName = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= 253 && DNS_SUBDOMAIN.test(value);
+
+/** A ServiceAccount name; it ends up in an `Impersonate-User` header, so nothing else gets through. */
+export const ServiceAccountName = new t.Type<string, string, unknown>(
+  'a ServiceAccount name (lower-case letters, digits, "-" and ".", at most 253 characters)',
+  isServiceAccountName, (u, c) => (isServiceAccountName(u) ? t.success(u) : t.failure(u, c)), t.identity);
 
 const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
   'object', (u): u is JsonObject => isJsonObject(u), (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)), t.identity);
@@ -118,6 +131,13 @@ export const SPEC_FIELDS = {
   adopt: {
     codec: t.boolean,
     schema: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
+  },
+  serviceAccountName: {
+    codec: ServiceAccountName,
+    schema: {
+      type: 'string', maxLength: 253, pattern: DNS_SUBDOMAIN.source,
+      description: 'A ServiceAccount of this namespace: children are read and written as it (impersonation), so its RBAC applies.',
+    },
   },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
 

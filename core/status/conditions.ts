@@ -2,7 +2,8 @@
 import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
 
 export type StalledReason =
-  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField';
+  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField'
+  | 'ServiceAccountRequired';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

@@ -56,12 +56,12 @@ describe('-f DIRECTORY', () => {
     expect(result.stdout).toContain(`(${apps}/team/deeper/e.yaml, document 1)`);
   });
 
-  it('kreconcile rbac -f dir/ grants the child kinds of every Application in it (--help promised it)', async () => {
-    const result = await runCli(['rbac', '-f', `${apps}/`, '-R', '-o', 'json']);
+  it('kreconcile rbac -f dir/ --kinds-from-applications grants the child kinds of every Application in it (--help promised it)', async () => {
+    const result = await runCli(['rbac', '-f', `${apps}/`, '-R', '--kinds-from-applications', '-o', 'json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const role = (JSON.parse(result.stdout) as { items: Array<{ kind: string; rules?: Array<{ resources: string[] }> }> }).items.find((item) => item.kind === 'ClusterRole');
-    const resources = role?.rules?.flatMap((rule) => rule.resources) ?? [];
+    const roles = (JSON.parse(result.stdout) as { items: Array<{ kind: string; rules?: Array<{ resources: string[] }> }> }).items.filter((item) => item.kind === 'ClusterRole');
+    const resources = roles.flatMap((role) => role.rules ?? []).flatMap((rule) => rule.resources);
     for (const granted of ['configmaps', 'secrets', 'cronjobs', 'deployments', 'services']) expect(resources).toContain(granted);
   });
 

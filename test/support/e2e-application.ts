@@ -11,6 +11,7 @@ import {
   APPLICATION_API_VERSION, APPLICATION_KIND, FINALIZER, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION, showClusterError,
   type Action, type Application, type Cluster, type Condition, type ConditionType, type JsonObject, type JsonValue, type ObjectRef, type Resource,
 } from '../../core/index.js';
+import { eventually } from './eventually.js';
 import { widgetGroup } from './test-crds.js';
 
 export const WIDGET_API = `${widgetGroup}/v1`;
@@ -80,6 +81,14 @@ export const readApplication = async (cluster: Cluster, ref: ObjectRef): Promise
 
 export const conditionOf = (application: Application, type: ConditionType): Condition | undefined =>
   application.status?.conditions?.find((condition) => condition.type === type);
+
+/** Waits (on a real server) until the Application's condition `type` matches `expected`; resolves with the Application. */
+export const waitForCondition = (cluster: Cluster, ref: ObjectRef, type: ConditionType, expected: Partial<Condition>, timeoutMs = 30_000): Promise<Application> =>
+  eventually(async () => {
+    const application = await readApplication(cluster, ref);
+    expect(conditionOf(application, type)).toMatchObject(expected);
+    return application;
+  }, timeoutMs);
 
 /** `Ready=True`, not reconciling, not stalled, for the current generation. */
 export const expectReady = (application: Application): void => {

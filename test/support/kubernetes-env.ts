@@ -48,6 +48,12 @@ export const freshNamespace = async (cluster: Cluster, prefix = 'kr-test'): Prom
   };
 };
 
+/** Fresh namespaces, one per prefix, in order; `cleanup` deletes them all. */
+export const freshNamespaces = async (cluster: Cluster, prefixes: ReadonlyArray<string>): Promise<{ readonly namespaces: ReadonlyArray<string>; cleanup(): Promise<void> }> => {
+  const made = await Promise.all(prefixes.map((prefix) => freshNamespace(cluster, prefix)));
+  return { namespaces: made.map((m) => m.namespace), cleanup: async () => { for (const m of made) await m.cleanup(); } };
+};
+
 /** Unwraps a TaskEither result in a test, failing with the rendered ClusterError. */
 export const must = async <A>(task: () => Promise<E.Either<import('../../core/ports/errors.js').ClusterError, A>>): Promise<A> => {
   const result = await task();

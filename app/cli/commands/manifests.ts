@@ -2,12 +2,12 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
-import type { Resource } from '../../../core/index.js';
+import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
-import { defaultChildKinds, operatorDeployment, operatorRbac, shardingRbac, type ChildKind } from '../../manifests/rbac.js';
+import { SECRET_KIND, operatorDeployment, operatorRbac, runFlagsFor, shardingRbac, type ChildKind, type RbacOptions } from '../../manifests/rbac.js';
 import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import { usageError } from '../cli-error.js';
-import { filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { collect, filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
@@ -32,19 +32,86 @@ const shardingManifests = (context: CommandContext, namespace: string, shards: s
   return E.left(true);
 };
 
-/** Child kinds used by the Applications in `-f` files, or the defaults. */
-const childKinds = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
-  if (filename.length === 0) return E.right(defaultChildKinds);
+type RbacFlags = {
+  readonly namespace: string;
+  readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
+  readonly kindsFromApplications?: boolean;
+  readonly childKind: ReadonlyArray<string>;
+  readonly tenantNamespace: ReadonlyArray<string>;
+  readonly impersonation: 'off' | 'allowed' | 'required';
+  readonly defaultServiceAccount?: string;
+  readonly output: Format;
+};
+
+/** `apps/v1/Deployment` or `v1/ConfigMap`: the apiVersion, then the Kind. */
+const parseKind = (text: string): E.Either<string, ChildKind> => {
+  const at = text.lastIndexOf('/');
+  const apiVersion = text.slice(0, at);
+  const kind = text.slice(at + 1);
+  return at > 0 && /^[A-Z][A-Za-z0-9]*$/.test(kind) && /^([a-z0-9.-]+\/)?v[0-9][a-z0-9]*$/.test(apiVersion)
+    ? E.right({ apiVersion, kind })
+    : E.left(`--child-kind ${text}: expected apiVersion/Kind, e.g. apps/v1/Deployment or v1/ConfigMap`);
+};
+
+/** Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag). */
+const kindsOfApplications = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
   const inputs = await readManifestInputs(context.io, { filename, namespace: 'default', recursive });
   if (E.isLeft(inputs)) { reportErrors(context.io, inputs.left); return E.left(true); }
   const kinds = new Map<string, ChildKind>();
   for (const { application } of inputs.right.applications) {
     for (const resource of application.spec.manifest ?? []) kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
     // Hooks keep their tokens in a Secret per namespace (docs/hooks.md).
-    if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', { apiVersion: 'v1', kind: 'Secret' });
+    if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', SECRET_KIND);
   }
   return E.right([...kinds.values()]);
 };
+
+/** The admin's RBAC choice from the flags; every problem is reported, `left` means "exit 1". */
+const rbacChoice = async (context: CommandContext, flags: RbacFlags): Promise<E.Either<true, RbacOptions & { readonly defaultServiceAccount?: string }>> => {
+  const fail = (message: string): E.Either<true, never> => { reportErrors(context.io, [usageError(message)]); return E.left(true); };
+  if (flags.filename.length > 0 && flags.kindsFromApplications !== true) {
+    return fail('-f derives the operator\'s rights from Application files, which tenants write: add --kinds-from-applications to confirm you reviewed them, or name kinds with --child-kind');
+  }
+  if (flags.defaultServiceAccount !== undefined && !isServiceAccountName(flags.defaultServiceAccount)) return fail(`--default-service-account ${flags.defaultServiceAccount}: not a ServiceAccount name`);
+  if (flags.impersonation === 'required' && (flags.childKind.length > 0 || flags.filename.length > 0)) {
+    return fail('--impersonation required grants the operator no child rights: drop --child-kind and -f (the tenants\' ServiceAccounts hold those rights)');
+  }
+  const named = E.sequenceArray(flags.childKind.map(parseKind));
+  if (E.isLeft(named)) return fail(named.left);
+  const derived = flags.filename.length > 0 ? await kindsOfApplications(context, flags.filename, flags.recursive === true) : E.right([] as ReadonlyArray<ChildKind>);
+  if (E.isLeft(derived)) return derived;
+  const kinds = [...named.right, ...derived.right];
+  return E.right({
+    namespace: flags.namespace, impersonation: flags.impersonation,
+    ...(kinds.length === 0 ? {} : { childKinds: kinds }),
+    ...(flags.tenantNamespace.length === 0 ? {} : { tenantNamespaces: flags.tenantNamespace }),
+    ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
+  });
+};
+
+/** The options `rbac` and `deploy` share: who may do what, chosen by the admin. */
+const withRbacOptions = (command: Command): Command => command
+  .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
+  .addOption(new Option('--tenant-namespace <namespace>', 'bind child rights (and impersonation) in this namespace only, instead of cluster-wide; repeatable').argParser(collect).default([], 'cluster-wide'))
+  .addOption(new Option('--child-kind <apiVersion/Kind>', 'a kind the operator may write with its own rights, e.g. apps/v1/Deployment; repeatable').argParser(collect).default([], 'common web-app kinds, Secrets only per tenant namespace'))
+  .addOption(new Option('--impersonation <mode>', 'off; allowed (may impersonate ServiceAccounts, for spec.serviceAccountName); required (ONLY that: no child rights)').choices(['off', 'allowed', 'required']).default('off'))
+  .addOption(filenameOption('Application files to derive child kinds from (tenant input: needs --kinds-from-applications)'))
+  .addOption(recursiveOption())
+  .addOption(new Option('--kinds-from-applications', 'confirm that -f may decide the operator\'s rights'))
+  .addOption(outputOption());
+
+const RBAC_MODEL = `
+The model (least privilege; the admin chooses, Application files never decide unless asked):
+  - its own API everywhere: Applications, their status and finalizers, Events (ClusterRole kreconcile);
+  - the leader Lease only in its own namespace, by name (Role kreconcile-leader-election);
+  - child rights (ClusterRole kreconcile-children): cluster-wide, or with --tenant-namespace a
+    RoleBinding in each named namespace only; no Secrets cluster-wide unless --child-kind v1/Secret;
+    never RBAC objects, Namespaces or other cluster-scoped kinds unless named with --child-kind;
+  - --impersonation required: no child rights at all, only "impersonate serviceaccounts": every
+    Application is applied as its ServiceAccount (spec.serviceAccountName, or the operator's
+    --default-service-account), so the API server enforces the tenant's own RBAC.
+`;
 
 export const crdCommand: CliCommand = {
   name: 'crd',
@@ -57,21 +124,17 @@ export const crdCommand: CliCommand = {
 
 export const rbacCommand: CliCommand = {
   name: 'rbac',
-  create: (context) => new Command('rbac')
+  create: (context) => withRbacOptions(new Command('rbac')
     .summary('print the least-privilege RBAC the operator needs')
-    .description('ServiceAccount, ClusterRole and ClusterRoleBinding: the Application API, Events, the leader Lease, and the child kinds of the given Applications (-f), or common web-app kinds.')
-    .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
-    .addOption(filenameOption('Applications whose child kinds the operator must manage'))
-    .addOption(recursiveOption())
-    .addOption(outputOption())
+    .description('ServiceAccount, Roles and bindings for the operator: its own API, Events, the leader Lease, and the child rights (or impersonation rights) the admin chooses.'))
+    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  kreconcile rbac --tenant-namespace team-a --tenant-namespace team-a-db | kubectl apply -f -\n  kreconcile rbac --impersonation required | kubectl apply -f -   # then: kreconcile run --require-service-account\n\n${EXIT_CODES_HELP}\n`)
     .addOption(shardsOption())
-    .addHelpText('after', `\nExamples:\n  kreconcile rbac -f apps/ | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (options: { namespace: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format; shards?: string }) => {
-      const kinds = await childKinds(context, options.filename, options.recursive);
-      if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
-      const sharding = shardingManifests(context, options.namespace, options.shards);
+    .action(async (flags: RbacFlags & { shards?: string }) => {
+      const choice = await rbacChoice(context, flags);
+      if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
+      const sharding = shardingManifests(context, flags.namespace, flags.shards);
       if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
-      context.io.stdout.write(renderManifests([...operatorRbac(options.namespace, kinds.right), ...sharding.right], options.output));
+      context.io.stdout.write(renderManifests([...operatorRbac(choice.right), ...sharding.right], flags.output));
       context.exit(EXIT_OK);
     }),
 };
@@ -84,19 +147,18 @@ export const defaultImage = (version: string): string => `kreconcile:${version}`
 
 export const deployCommand: CliCommand = {
   name: 'deploy',
-  create: (context) => new Command('deploy')
+  create: (context) => withRbacOptions(new Command('deploy')
     .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
-    .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
     .addOption(new Option('--image <image>', 'operator image, built from the repository\'s Dockerfile and pushed where the cluster pulls from (docs/install.md)').default(defaultImage(context.io.version)))
-    .addOption(filenameOption('Applications whose child kinds the operator must manage'))
-    .addOption(recursiveOption())
-    .addOption(outputOption())
-    .addHelpText('after', `\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (options: { namespace: string; image: string; filename: ReadonlyArray<string>; recursive?: boolean; output: Format }) => {
-      const kinds = await childKinds(context, options.filename, options.recursive);
-      if (E.isLeft(kinds)) return context.exit(EXIT_ERROR);
-      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: options.namespace } } as Resource;
-      context.io.stdout.write(renderManifests([namespace, applicationCrd(), ...operatorRbac(options.namespace, kinds.right), ...operatorDeployment(options.namespace, options.image)], options.output));
+    .addOption(new Option('--default-service-account <name>', 'the operator acts as this ServiceAccount of each Application\'s namespace when the spec names none')))
+    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+    .action(async (flags: RbacFlags & { image: string }) => {
+      const choice = await rbacChoice(context, flags);
+      if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
+      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } } as Resource;
+      context.io.stdout.write(renderManifests([
+        namespace, applicationCrd(), ...operatorRbac(choice.right), ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
+      ], flags.output));
       context.exit(EXIT_OK);
     }),
 };

@@ -4,10 +4,13 @@ import { existsSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
+import type { KubernetesCluster } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
-import type { Cluster, Resource } from '../../../core/index.js';
-import { startOperator, type Operator } from '../../runtime/operator.js';
+import { isServiceAccountName, type Cluster, type Resource } from '../../../core/index.js';
+import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
+import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
+import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
@@ -57,6 +60,9 @@ type Options = {
   readonly shards?: string;
   readonly shard?: string;
   readonly sharding?: string;
+  readonly defaultServiceAccount?: string;
+  readonly requireServiceAccount?: boolean;
+  readonly watchChildren?: boolean;
 };
 
 const EXAMPLES = `
@@ -154,12 +160,12 @@ const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) 
 };
 
 /** The cluster of the kubeconfig (or the pod), checked with one read before anything starts. */
-const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, Cluster>> => {
+const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, KubernetesCluster>> => {
   const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
   const target = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
   const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
   if (missing !== undefined) return E.left(missing);
-  let cluster: Cluster;
+  let cluster: KubernetesCluster;
   try {
     const adapter = await import('../../../adapters/kubernetes/index.js');
     cluster = adapter.createKubernetesCluster(inCluster ? { inCluster: true } : target);
@@ -168,6 +174,31 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
   }
   const checked = await checkCluster(cluster, options.watchNamespace ?? 'default');
   return E.isLeft(checked) ? checked : E.right(cluster);
+};
+
+/**
+ * Impersonation (`spec.serviceAccountName`, `--default-service-account`, `--require-service-account`):
+ * whose rights children are written with, and whether the operator watches children itself. When
+ * every Application is impersonated the operator's RBAC holds no child rights, so it cannot watch them.
+ */
+const servicePolicy = (options: Options): E.Either<string, ServiceAccountPolicy> => {
+  if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
+    return E.left(`--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
+  }
+  const policy: ServiceAccountPolicy = {
+    ...(options.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: options.defaultServiceAccount }),
+    ...(options.requireServiceAccount === true ? { require: true } : {}),
+  };
+  // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
+  return options.memory === true && (policy.defaultServiceAccount !== undefined || policy.require === true)
+    ? E.left('--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)')
+    : E.right(policy);
+};
+
+const identityOptions = (options: Options, policy: ServiceAccountPolicy, cluster: KubernetesCluster | undefined): Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'> => {
+  if (cluster === undefined) return {};
+  const mandatory = policy.defaultServiceAccount !== undefined || policy.require === true;
+  return { childClusterFor: childClusters(policy, cluster.impersonate), watchChildren: options.watchChildren ?? !mandatory };
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
@@ -183,6 +214,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(sharding)) return fail(sharding.left);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
+  const policy = servicePolicy(options);
+  if (E.isLeft(policy)) return fail(policy.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
   if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
@@ -193,6 +226,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(hooks)) return fail(hooks.left);
   let cluster: Cluster;
   let memory: MemoryCluster | undefined;
+  let kubernetes: KubernetesCluster | undefined;
   if (options.memory) {
     if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
     const inputs = await readManifestInputs(io, options);
@@ -206,7 +240,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     const connected = await connect(options, context);
     if (E.isLeft(connected)) return fail(connected.left);
     cluster = connected.right;
+    kubernetes = connected.right;
   }
+  const impersonation = identityOptions(options, policy.right, kubernetes);
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
   const ready = new Map<string, boolean>();
@@ -224,11 +260,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
-      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity } } : {}),
+      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } } : {}),
       ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
       onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
       hooks: hooks.right,
       tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
+      ...impersonation,
     });
   } catch (error) {
     // Another process took the probed port in the meantime (nothing has started: the operator binds first).
@@ -310,6 +347,10 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
     .addOption(new Option('--policy <file>', 'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)'))
+    .addOption(new Option('--default-service-account <name>', 'act as this ServiceAccount of each Application\'s namespace when spec.serviceAccountName is empty (impersonation)'))
+    .addOption(new Option('--require-service-account', 'never act with the operator\'s own rights: Applications with no ServiceAccount (and no default) are Stalled (ServiceAccountRequired)'))
+    .addOption(new Option('--watch-children', 'watch child kinds cluster-wide as the operator (default: unless every Application is impersonated)'))
+    .addOption(new Option('--no-watch-children', 'do not watch children: read them per reconcile, correct drift at each --resync'))
     .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
     .addOption(new Option('--tosca-allow-host <host|CIDR>', 'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)').argParser(collect).default([], 'none'))
     .addOption(new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'))

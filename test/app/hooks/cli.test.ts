@@ -40,9 +40,9 @@ describe('kreconcile run: hooks and TOSCA', () => {
 
 describe('kreconcile rbac/deploy for hooks', () => {
   it('grants deleting Applications (complete) and Secrets when an Application has hooks; deploy sets POD_NAMESPACE', async () => {
-    const rbac = await runCli(['rbac', '-f', 'examples/hooks/complete.yaml', '-o', 'json']);
+    const rbac = await runCli(['rbac', '-f', 'examples/hooks/complete.yaml', '--kinds-from-applications', '-o', 'json']);
     const rules = (JSON.parse(rbac.stdout) as { items: Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }> })
-      .items.find((item) => item.kind === 'ClusterRole')?.rules ?? [];
+      .items.filter((item) => item.kind === 'ClusterRole').flatMap((item) => item.rules ?? []);
     expect(rules.find((rule) => rule.resources.includes('applications'))?.verbs).toContain('delete');
     expect(rules.filter((rule) => rule.apiGroups.includes('')).flatMap((rule) => rule.resources)).toContain('secrets');
     const deploy = await runCli(['deploy', '-o', 'json']);

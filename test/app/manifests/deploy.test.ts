@@ -48,10 +48,13 @@ describe('examples/deploy', () => {
     const crd = byKind('CustomResourceDefinition')[0];
     expect(crd?.spec.versions[0].subresources).toEqual({ status: {} });
     expect(crd?.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(['Ready', 'Reason', 'Age']);
-    const rules = byKind('ClusterRole')[0]?.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
-    expect(rules.flatMap((r) => r.verbs)).not.toContain('*');
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+    const rules = [...byKind('ClusterRole'), ...byKind('Role')].flatMap((role) => role.rules as Rule[]);
+    expect(rules.flatMap((r) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
     expect(rules.find((r) => r.resources.includes('applications/status'))?.verbs).toEqual(expect.arrayContaining(['patch']));
-    expect(rules.find((r) => r.resources.includes('leases'))?.apiGroups).toEqual(['coordination.k8s.io']);
+    // The Lease only in the operator's namespace, updated only by name; no cluster-wide Secrets.
+    expect(byKind('ClusterRole').flatMap((role) => role.rules as Rule[]).filter((r) => r.resources.includes('leases') || r.resources.includes('secrets'))).toEqual([]);
+    expect(byKind('Role')[0]?.rules).toContainEqual({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: ['kreconcile-leader'] });
     const container = byKind('Deployment')[0]?.spec.template.spec.containers[0];
     expect(container.args).toContain('--leader-elect');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
