@@ -36,17 +36,32 @@ export const resolveScopes = async (application: Application, scopes: ScopeTable
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
+/** What a runtime's caches offer the live reader; a kind whose cache is not synced is read directly. */
+export type LiveCache = {
+  /** The synced cache of one kind (`undefined` while not synced, or not watched). */
+  readonly kind: (kind: { readonly apiVersion: string; readonly kind: string }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
+  /**
+   * Objects carrying this owner's mark in every synced cache — not only the kinds the Application
+   * names now: a child of a kind since removed from the spec must still be found to be pruned.
+   */
+  readonly ownedBy: (owner: Owner) => ReadonlyArray<Resource>;
+};
+
+const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
+
 /**
- * Live objects for planning, read directly through the ports: each desired identity, plus every
- * object of the touched kinds labelled as ours and annotated with this Application as owner.
+ * Live objects for planning: each desired identity, plus every object of the touched kinds
+ * labelled as ours and annotated with this Application as owner. Read from `cache` where a kind's
+ * cache is synced, else directly through the ports (never waiting for a cache).
  * Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
  */
-export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, cache: LiveCache = noCache): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const owner = ownerOfApplication(application);
   const found = new Map<string, Resource>();
   const keyOf = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
+  for (const object of cache.ownedBy(owner)) found.set(keyOf(object), object);
   for (const kind of kindsOf(application)) {
-    if (scopeOf(scopes, kind) === undefined) continue;
+    if (scopeOf(scopes, kind) === undefined || cache.kind(kind) !== undefined) continue;
     const listed = await reader.list({ ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })();
     if (E.isLeft(listed)) { if (listed.left._tag === 'UnknownKind' || listed.left._tag === 'NotFound') continue; return listed; }
     for (const object of listed.right.items) if (isOwnedBy(object, owner)) found.set(keyOf(object), object);
@@ -54,6 +69,9 @@ export const readLive = async (application: Application, scopes: ScopeTable, rea
   for (const resource of desiredResources(application)) {
     if (scopeOf(scopes, resource) === undefined) continue;
     const ref: ObjectRef = identityOf(resource, scopes, owner.namespace);
+    // The caches hold only objects labelled as ours: a desired object missing there may exist unlabelled.
+    const cached = cache.kind(ref)?.get(ref.namespace, ref.name);
+    if (cached !== undefined) { found.set(keyOf(cached), cached); continue; }
     const got = await reader.get(ref)();
     if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind' || got.left._tag === 'NotFound') continue; return got; }
     if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);

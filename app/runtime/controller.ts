@@ -6,12 +6,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, conditionsFor, contestedPaths,
-  defaultHotLoopPolicy, identityOf, jsonEqual, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
+  defaultHotLoopPolicy, jsonEqual, ownerMark, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
   type PatchRecord, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, readLive, resolveScopes, type LiveCache } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
@@ -45,7 +45,14 @@ export type ControllerOptions = {
   readonly translate?: Translator;
   /** The hooks' runtime side (callback URL, tokens, grace period); without it hooks plan without tokens. */
   readonly hooks?: HookRuntime;
+  /** How long `start` waits for the Applications' first list (default 2 min). */
+  readonly cacheSyncTimeoutMs?: number;
 };
+
+/** `start` gave up waiting for the first list of Applications. */
+export class CacheSyncTimeout extends Error {
+  override readonly name = 'CacheSyncTimeout';
+}
 
 const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
 
@@ -89,11 +96,24 @@ export class Controller {
     });
   }
 
-  /** Starts watching and reconciling; resolves once the Applications are listed. */
+  /**
+   * Starts watching and reconciling; resolves once the Applications are listed.
+   * Errors: rejects with a `CacheSyncTimeout` error when the first list does not succeed within
+   * `cacheSyncTimeoutMs` (controller-runtime's CacheSyncTimeout), everything started stopped again.
+   */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.applications.start();
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
+    let cancelTimeout: (() => void) | undefined;
+    const timedOut = new Promise<false>((resolve) => { cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve(false)); });
+    const synced = await Promise.race([this.applications.start().then(() => true as const), timedOut]);
+    cancelTimeout?.();
+    if (!synced) {
+      this.running = false;
+      this.applications.stop();
+      throw new CacheSyncTimeout(`the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`);
+    }
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
     this.scheduleResync();
     this.logger.info({ applications: this.applications.size }, 'controller started');
@@ -175,12 +195,13 @@ export class Controller {
   private watchKindsOf(application: Application): void {
     for (const kind of kindsOf(application)) {
       const key = `${kind.apiVersion}/${kind.kind}`;
-      if (this.children.has(key)) continue;
+      // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
+      if (this.children.has(key) || scopeOf(this.scopes, kind) === undefined) continue;
       const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
         clock: this.options.clock,
         onEvent: (event) => this.onChildEvent(event),
         relistEveryMs: this.options.resyncMs ?? 10 * 60_000,
-        onError: (error, phase) => this.apiError(error, `${key} ${phase}`),
+        onError: (error, phase) => { this.apiError(error, `${key} ${phase}`); if (error._tag === 'UnknownKind') this.forgetScope(kind); },
         indexBy: ownerOf,
       });
       this.children.set(key, { informer, kind });
@@ -217,7 +238,8 @@ export class Controller {
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
       this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.options.cluster);
-      await this.childrenSynced(cached as unknown as Application);
+      // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
+      this.watchKindsOf(cached as unknown as Application);
     }
     const result = await reconcileApplication(ref, {
       cluster: this.options.cluster,
@@ -226,7 +248,7 @@ export class Controller {
       random: this.options.random,
       ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => this.readLive(application, scopes),
+      readLive: (application, scopes) => readLive(application, scopes, this.options.cluster, this.liveCache()),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
@@ -236,33 +258,12 @@ export class Controller {
     this.finish(key, result, started);
   }
 
-  private async childrenSynced(application: Application): Promise<void> {
-    this.watchKindsOf(application);
-    await Promise.all(kindsOf(application).map((kind) => this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.synced));
-  }
-
-  /** Live objects from the caches; desired objects missing there (absent, or not ours) are read directly. */
-  private async readLive(application: Application, scopes: ScopeTable): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> {
-    const owner = ownerOfApplication(application);
-    const mark = `${owner.namespace}/${owner.name}`;
-    const found = new Map<string, Resource>();
-    const keyOf = (o: Resource): string => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
-    // Every watched kind, not only those the Application names now: a child of a kind since removed
-    // from the spec (and never recorded in status, say after a failed status write) must still be pruned.
-    for (const child of this.children.values()) {
-      for (const object of child.informer.byIndex(mark)) found.set(keyOf(object), object);
-    }
-    const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
-    for (const resource of manifest) {
-      if (scopeOf(scopes, resource) === undefined) continue;
-      const ref = identityOf(resource, scopes, owner.namespace);
-      const cachedObject = this.children.get(`${ref.apiVersion}/${ref.kind}`)?.informer.get(ref.namespace, ref.name);
-      if (cachedObject !== undefined) { found.set(keyOf(cachedObject), cachedObject); continue; }
-      const got = await this.options.cluster.get(ref)();
-      if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind') continue; return got; }
-      if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);
-    }
-    return E.right([...found.values()]);
+  /** The child caches as the live reader sees them: only synced caches answer. */
+  private liveCache(): LiveCache {
+    return {
+      kind: (kind) => { const informer = this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer; return informer?.hasSynced === true ? informer : undefined; },
+      ownedBy: (owner) => [...this.children.values()].flatMap((child) => (child.informer.hasSynced ? child.informer.byIndex(ownerMark(owner)) : [])),
+    };
   }
 
   /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */
@@ -304,6 +305,8 @@ export class Controller {
     for (const done of (result._tag === 'Gone' ? [] : result.execution?.done ?? [])) this.options.metrics?.actions.inc({ type: done.action.type });
     if (result._tag === 'Failed') {
       this.apiError(result.error, `reconcile ${key}`);
+      const failedOn = result.execution?.failure?.action;
+      if (result.error._tag === 'UnknownKind' && failedOn !== undefined) this.forgetScope(failedOn.ref);
       if (result.terminal) this.queue.forget(key);
       else this.queue.addRateLimited(key, result.retryAfterMs ?? 0);
     } else {
@@ -320,6 +323,18 @@ export class Controller {
     if (application === undefined) return;
     const failures = await recordEvents(this.options.cluster, application, result, this.options.clock.now(), this.options.random);
     for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+  }
+
+  /**
+   * The server stopped serving a kind (its CRD was deleted): forget its scope, so the next plan
+   * says UnknownKind instead of retrying writes; discovery learns it again once it is served.
+   */
+  private forgetScope(kind: { readonly apiVersion: string; readonly kind: string }): void {
+    const key = scopeKey(kind.apiVersion, kind.kind);
+    if (!this.scopes.has(key) || builtinScopes.has(key)) return;
+    const scopes = new Map(this.scopes);
+    scopes.delete(key);
+    this.scopes = scopes;
   }
 
   private apiError(error: ClusterError, where: string): void {
