@@ -138,7 +138,10 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   const after = redactStatus(unsafe, ownerOf(application));
   if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
-  const result = await deps.cluster.patchStatus(ref, { type: 'merge', body: { status: after as JsonValue } })();
+  // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
+  // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
+  // stored status would never equal the next computed one and every reconcile would write again.
+  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations: [{ op: 'add', path: '/status', value: after as JsonValue }] })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);
   return E.right(true);
