@@ -71,7 +71,9 @@ export class Controller {
   private readonly workers: Array<Promise<void>> = [];
   private cancelResync: (() => void) | undefined;
   private cancelSweep: (() => void) | undefined;
-  private running = false;
+  private lifecycle: 'new' | 'running' | 'stopped' = 'new';
+  private stopped: ((value: 'stopped') => void) | undefined;
+  private readonly stopping = new Promise<'stopped'>((resolve) => { this.stopped = resolve; });
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
   readonly reconcilesByKey = new Map<string, number>();
@@ -98,20 +100,22 @@ export class Controller {
 
   /**
    * Starts watching and reconciling; resolves once the Applications are listed.
+   * A Controller runs once: `start` after `stop` throws (build a new Controller for a new term).
    * Errors: rejects with a `CacheSyncTimeout` error when the first list does not succeed within
    * `cacheSyncTimeoutMs` (controller-runtime's CacheSyncTimeout), everything started stopped again.
    */
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+    if (this.lifecycle === 'running') return;
+    if (this.lifecycle === 'stopped') throw new Error('this Controller was stopped and does not start again: create a new Controller');
+    this.lifecycle = 'running';
     const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
     let cancelTimeout: (() => void) | undefined;
-    const timedOut = new Promise<false>((resolve) => { cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve(false)); });
-    const synced = await Promise.race([this.applications.start().then(() => true as const), timedOut]);
+    const timedOut = new Promise<'timeout'>((resolve) => { cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve('timeout')); });
+    const synced = await Promise.race([this.applications.start().then(() => 'synced' as const), timedOut, this.stopping]);
     cancelTimeout?.();
-    if (!synced) {
-      this.running = false;
-      this.applications.stop();
+    if (synced === 'stopped') return;
+    if (synced === 'timeout') {
+      await this.stop(0);
       throw new CacheSyncTimeout(`the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`);
     }
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
@@ -120,25 +124,34 @@ export class Controller {
   }
 
   /**
-   * Stops taking work, lets in-flight reconciles finish (up to `deadlineMs`), stops the watches.
-   * Resolves true when everything in flight finished in time.
+   * Stops taking work, lets in-flight reconciles finish (up to `deadlineMs`; after that they are
+   * abandoned: their results are ignored), stops the watches. Resolves true when everything in
+   * flight finished in time. Idempotent; leaves no timer behind.
    */
   async stop(deadlineMs = 30_000): Promise<boolean> {
-    if (!this.running) return true;
-    this.running = false;
+    if (this.lifecycle !== 'running') { this.lifecycle = 'stopped'; return true; }
+    this.lifecycle = 'stopped';
+    this.stopped?.('stopped');
     this.cancelResync?.();
     this.cancelSweep?.();
     this.queue.shutdown();
-    const finished = await Promise.race([
-      Promise.all(this.workers).then(() => true),
-      this.options.clock.sleep(deadlineMs).then(() => false),
-    ]);
     this.applications.stop();
     for (const child of this.children.values()) child.informer.stop();
+    let cancelDeadline: (() => void) | undefined;
+    const finished = await Promise.race([
+      Promise.all(this.workers).then(() => true),
+      new Promise<boolean>((resolve) => { cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false)); }),
+    ]);
+    cancelDeadline?.();
     this.children.clear();
     this.logger.info({ finished }, 'controller stopped');
     return finished;
   }
+
+  get running(): boolean { return this.lifecycle === 'running'; }
+
+  /** Whether `start` was ever called (a started Controller never starts again). */
+  get started(): boolean { return this.lifecycle !== 'new'; }
 
   /** Queues an Application for reconcile (e.g. from an HTTP callback). */
   enqueue(key: string): void { this.queue.add(key); }

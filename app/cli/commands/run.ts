@@ -173,13 +173,18 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ready.set(key, result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
     if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
   };
+  let lostLeadership: (() => void) | undefined;
+  const lost = new Promise<'lost'>((resolve) => { lostLeadership = () => resolve('lost'); });
   const operator = await startOperator({
     cluster, clock: systemClock, random: Math.random, logger, onReconciled,
     workers: Number(options.workers), resyncMs, readiness: options.readiness,
     ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
     ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
     ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
-    onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
+    // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
+    onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); lostLeadership?.(); },
+    monotonic: () => performance.now(),
+    stopDeadlineMs: deadlineMs,
     hooks: hooks.right,
     tosca: { fileRoots: options.toscaFileRoot },
   });
@@ -191,8 +196,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     // Convergence may have happened while the operator was still starting its listeners.
     if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
   });
-  await new Promise<void>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve(); }); });
+  const signalled = new Promise<'signal'>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve('signal'); }); });
+  const why = await Promise.race([signalled, lost]);
+  // After a lost lease the Controller is already stopping (its writes are fenced): wait at most the deadline.
   const finished = await operator.stop(deadlineMs);
+  if (why === 'lost') { io.stdout.write('lost leadership: exited\n'); return; }
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 
