@@ -19,6 +19,7 @@ import { Informer, type InformerEvent } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { WorkQueue } from './work-queue.js';
+import { fenced } from './write-fence.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -82,7 +83,16 @@ export class Controller {
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
   concurrentReconciles = 0;
 
+  /**
+   * The cluster as this Controller's work sees it: once `stop`'s deadline has passed, reconciles
+   * still in flight are abandoned — their writes are refused, never sent (a stopped Controller
+   * and its successor must not write concurrently).
+   */
+  private readonly cluster: Cluster;
+  private abandoned = false;
+
   constructor(private readonly options: ControllerOptions) {
+    this.cluster = fenced(options.cluster, () => !this.abandoned, 'this reconcile was abandoned when its Controller stopped');
     this.logger = options.logger ?? silentLogger;
     this.scopes = options.scopes ?? builtinScopes;
     this.translate = options.translate ?? createToscaTranslator({ now: () => options.clock.now() });
@@ -138,11 +148,12 @@ export class Controller {
     this.applications.stop();
     for (const child of this.children.values()) child.informer.stop();
     let cancelDeadline: (() => void) | undefined;
-    const finished = await Promise.race([
+    const finished = deadlineMs <= 0 && this.inFlight.size > 0 ? false : await Promise.race([
       Promise.all(this.workers).then(() => true),
       new Promise<boolean>((resolve) => { cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false)); }),
     ]);
     cancelDeadline?.();
+    this.abandoned = !finished;
     this.children.clear();
     this.logger.info({ finished }, 'controller stopped');
     return finished;
@@ -210,7 +221,7 @@ export class Controller {
       const key = `${kind.apiVersion}/${kind.kind}`;
       // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
       if (this.children.has(key) || scopeOf(this.scopes, kind) === undefined) continue;
-      const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
+      const informer = new Informer(this.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
         clock: this.options.clock,
         onEvent: (event) => this.onChildEvent(event),
         relistEveryMs: this.options.resyncMs ?? 10 * 60_000,
@@ -250,18 +261,18 @@ export class Controller {
     const started = this.options.clock.now();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
-      this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.options.cluster);
+      this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.cluster);
       // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
       this.watchKindsOf(cached as unknown as Application);
     }
     const result = await reconcileApplication(ref, {
-      cluster: this.options.cluster,
+      cluster: this.cluster,
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
       ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => readLive(application, scopes, this.options.cluster, this.liveCache()),
+      readLive: (application, scopes) => readLive(application, scopes, this.cluster, this.liveCache()),
       guard: (application, plan) => this.guardHotLoop(key, application, plan),
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
@@ -322,6 +333,9 @@ export class Controller {
       if (result.error._tag === 'UnknownKind' && failedOn !== undefined) this.forgetScope(failedOn.ref);
       if (result.terminal) this.queue.forget(key);
       else this.queue.addRateLimited(key, result.retryAfterMs ?? 0);
+    } else if (result._tag === 'Done' && result.plan.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'UnknownKind') {
+      // Waiting for a CRD that may be installed any moment: retry soon, then less often, up to the plan's delay.
+      this.queue.addRateLimited(key, 0, result.plan.outcome.ms);
     } else {
       this.queue.forget(key);
       if (result._tag === 'Done' && result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
@@ -334,7 +348,7 @@ export class Controller {
   private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
     const application = this.applications.get(...(key.split('/') as [string, string]));
     if (application === undefined) return;
-    const failures = await recordEvents(this.options.cluster, application, result, this.options.clock.now(), this.options.random);
+    const failures = await recordEvents(this.cluster, application, result, this.options.clock.now(), this.options.random);
     for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
   }
 

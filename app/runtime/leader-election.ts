@@ -27,7 +27,7 @@ export type LeaderElectionOptions = {
   readonly renewDeadlineMs?: number;
   /** How often to try to acquire or renew (default 2 s). */
   readonly retryPeriodMs?: number;
-  /** Writes stop this long before the lease could expire for others: covers a write's transit time (default 2 s). */
+  /** Writes stop this long before the lease could expire for others: covers a write's transit time (default 2 s, at most a fifth of the lease). */
   readonly fenceMarginMs?: number;
   readonly onStartedLeading: () => void;
   /** Called once per term when leadership is lost or released; the process should stop reconciling. */
@@ -62,7 +62,7 @@ export class LeaderElector {
    * lease duration minus the fence margin ago (by its own monotonic clock). Checked before every write.
    */
   mayWrite(): boolean {
-    return this.leading && !this.stopped && this.monotonic() - this.renewedAt < this.durationMs - (this.options.fenceMarginMs ?? 2_000);
+    return this.leading && !this.stopped && this.monotonic() - this.renewedAt < this.durationMs - this.fenceMarginMs;
   }
 
   /** Starts trying to acquire; keeps renewing while leading. */
@@ -102,6 +102,8 @@ export class LeaderElector {
     if (!this.stopped) this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
   }
 
+  private get fenceMarginMs(): number { return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5); }
+
   private get renewDeadlineMs(): number { return this.options.renewDeadlineMs ?? Math.round(this.durationMs * 2 / 3); }
 
   private lose(why: string): void {
@@ -129,6 +131,9 @@ export class LeaderElector {
     const wall = this.options.clock.now();
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current)) return this.failed(current.left);
+    // An answer that took longer than the fence margin (a paused process, a stalled connection) may be
+    // stale: act on the next, fresh read instead (the update's resourceVersion would reject it anyway).
+    if (this.monotonic() - now > this.fenceMarginMs) return false;
     if (O.isNone(current.right)) {
       const created = await this.options.cluster.create({
         ...this.ref(), metadata: { name: this.options.name, namespace: this.options.namespace },

@@ -79,7 +79,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
   const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, ...controllerOptions } = options;
   let elector: LeaderElector | undefined;
-  const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true);
+  const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease');
   const newController = (): Controller => new Controller({ ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }) });
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({

@@ -105,7 +105,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
         expect(left).toEqual([]);
         expect(real.violations).toBe(0);
       }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}) },
+      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}), ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}) },
     );
   }, 600_000);
 

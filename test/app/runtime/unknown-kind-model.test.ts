@@ -129,7 +129,7 @@ describe('the runtime with a CRD that appears late and disappears (model-based)'
         await controller.stop(0);
         expect(left).toEqual([]);
       }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 40), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}) },
+      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 40), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}), ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}) },
     );
   }, 600_000);
 });
