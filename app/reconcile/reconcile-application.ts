@@ -29,8 +29,8 @@ export type ReconcileDeps = {
   readonly readLive?: LiveSource;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
-  /** Inspects (and may replace) a plan before it runs: the runtime's hot-loop guard. */
-  readonly guard?: (application: Application, plan: Plan) => Plan;
+  /** Inspects (and may replace) a plan before it runs, given the live objects it was made from: the runtime's hot-loop guard. */
+  readonly guard?: (application: Application, plan: Plan, live: ReadonlyArray<Resource>) => Plan;
   /** Every object a write answered with (creates, patches, finalizer and status writes). */
   readonly onWritten?: (object: Resource) => void;
   /** Every object a delete removed (or 404'd). */
@@ -58,7 +58,7 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const application = read.right.value as unknown as Application;
   const unguarded = await planFor(application, deps);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
-  const planned = deps.guard?.(application, unguarded.right) ?? unguarded.right;
+  const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps);
@@ -75,10 +75,10 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps): Promise<E.Either<ClusterError, Plan>> => {
+const planFor = async (application: Application, deps: ReconcileDeps): Promise<E.Either<ClusterError, { readonly plan: Plan; readonly live: ReadonlyArray<Resource> }>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
-  if (waiting !== undefined) return E.right(waiting);
+  if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   const deleting = application.metadata.deletionTimestamp !== undefined;
   const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
@@ -90,7 +90,7 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
   const planned = planReconcile({ application, live: live.right, scopes, now, options });
-  return E.right(translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned);
+  return E.right({ plan: translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned, live: live.right });
 };
 
 const manifestOf = (application: Application): ReadonlyArray<Resource> =>

@@ -5,10 +5,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, conditionsFor, contestedPaths,
-  defaultHotLoopPolicy, jsonEqual, ownerMark, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
+  APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, 
+  defaultHotLoopPolicy, guardHotLoop, liveVersionsOf, jsonEqual, ownerMark, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
-  type PatchRecord, type Plan, type Resource, type ScopeTable,
+  type LiveVersions, type PatchRecord, type Plan, type PlanOptions, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, readLive, resolveScopes, type LiveCache } from '../reconcile/live-reader.js';
@@ -40,6 +40,8 @@ export type ControllerOptions = {
   readonly hotLoop?: HotLoopPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
+  /** Passed to every plan (tenancy policy, requeue delays, …); `readiness` above wins over its field. */
+  readonly planOptions?: PlanOptions;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -259,6 +261,7 @@ export class Controller {
     this.reconcileCount++;
     this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const started = this.options.clock.now();
+    let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
       this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.cluster);
@@ -270,15 +273,16 @@ export class Controller {
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
-      ...(this.options.readiness ? { planOptions: { readiness: this.options.readiness } } : {}),
+      planOptions: { ...this.options.planOptions, ...(this.options.readiness ? { readiness: this.options.readiness } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
       readLive: (application, scopes) => readLive(application, scopes, this.cluster, this.liveCache()),
-      guard: (application, plan) => this.guardHotLoop(key, application, plan),
+      guard: (application, plan, live) => { plannedAgainst = liveVersionsOf(live); return this.guardHotLoop(key, application, plan, plannedAgainst); },
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
     }, this.queue.attempts(key) + 1);
+    this.recordPatches(key, result, plannedAgainst);
     this.finish(key, result, started);
   }
 
@@ -296,29 +300,18 @@ export class Controller {
     this.children.get(`${object.apiVersion}/${object.kind}`)?.informer.apply(object);
   }
 
-  /** Refuses to send the same patch again when another actor keeps undoing it (SPEC section 5). */
-  private guardHotLoop(key: string, application: Application, plan: Plan): Plan {
-    const now = this.options.clock.now();
-    const policy = this.options.hotLoop ?? defaultHotLoopPolicy;
-    const history = this.history.get(key) ?? [];
-    const contested = contestedPaths(history, plan, now, policy);
-    if (contested.length === 0) {
-      this.history.set(key, recordPatches(history, plan, now, policy));
-      return plan;
-    }
-    this.logger.warn({ key, contested }, 'hot loop: another actor keeps reverting observed fields');
-    return {
-      actions: [],
-      summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
-      status: {
-        ...plan.status,
-        conditions: conditionsFor({
-          verdict: { _tag: 'Stalled', reason: 'HotLoop', message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields` },
-          previous: application.status?.conditions, now: new Date(now).toISOString(), generation: application.metadata.generation,
-        }),
-      },
-      outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },
-    };
+  /** Refuses to send a patch again when another actor keeps undoing it (SPEC section 5); the core decides. */
+  private guardHotLoop(key: string, application: Application, plan: Plan, live: LiveVersions): Plan {
+    const guarded = guardHotLoop({ history: this.history.get(key) ?? [], plan, application, live, now: this.options.clock.now(), ...(this.options.hotLoop ? { policy: this.options.hotLoop } : {}) });
+    if (guarded.contested.length > 0) this.logger.warn({ key, contested: guarded.contested }, 'hot loop: another actor keeps reverting observed fields');
+    return guarded.plan;
+  }
+
+  /** Remembers the patches that succeeded (only those can be undone by someone else). */
+  private recordPatches(key: string, result: ReconcileResult, live: LiveVersions): void {
+    const done = result._tag === 'Gone' ? [] : result.execution?.done ?? [];
+    const history = recordPatches(this.history.get(key) ?? [], done, live, this.options.clock.now(), this.options.hotLoop ?? defaultHotLoopPolicy);
+    if (history.length > 0) this.history.set(key, history); else this.history.delete(key);
   }
 
   private finish(key: string, result: ReconcileResult, started: number): void {

@@ -3,7 +3,7 @@
  * `app/cli` builds it from flags; embedders call `startOperator` directly.
  */
 import { createServer, type Server } from 'node:http';
-import type { Clock, Cluster, ScopeTable } from '../../core/index.js';
+import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable } from '../../core/index.js';
 import { createCallbackHandler, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
@@ -25,6 +25,9 @@ export type OperatorOptions = {
   readonly resyncMs?: number;
   readonly namespace?: string;
   readonly readiness?: 'kstatus' | 'existence';
+  /** Passed to every plan (tenancy policy, requeue delays, …). */
+  readonly planOptions?: PlanOptions;
+  readonly hotLoop?: HotLoopPolicy;
   readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly renewDeadlineMs?: number; readonly retryPeriodMs?: number; readonly fenceMarginMs?: number };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };
