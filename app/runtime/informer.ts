@@ -143,9 +143,11 @@ export class Informer {
     }
     for (const [key, item] of fresh) {
       const old = this.store.get(key);
+      // An unchanged object keeps its identity: per-object caches (the planner's, decoding) keep hitting.
+      if (old !== undefined && old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata.resourceVersion) continue;
       this.put(item);
       if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
-      else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
+      else this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
     }
   }
 
