@@ -5,6 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
+  ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, isJsonObject, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
   conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
@@ -55,7 +56,9 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
-  const application = read.right.value as unknown as Application;
+  const decoded = decodedApplication(read.right.value);
+  if (E.isLeft(decoded)) return stallUndecodable(read.right.value, decoded.left, deps);
+  const application = decoded.right;
   const unguarded = await planFor(application, deps);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
@@ -91,6 +94,48 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
   const planned = planReconcile({ application, live: live.right, scopes, now, options });
   return E.right({ plan: translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned, live: live.right });
+};
+
+/**
+ * Decoding is the boundary between what the API server holds (anything a tenant wrote) and what the
+ * planner may assume. Memoized per object: an unchanged object (same identity in the informer
+ * cache) is decoded once, and its decoded spec keeps its identity for the planner's caches.
+ */
+const decodedByObject = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
+
+const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+  const cached = decodedByObject.get(object);
+  if (cached !== undefined) return cached;
+  const decoded = decodeApplication(object);
+  decodedByObject.set(object, decoded);
+  return decoded;
+};
+
+/**
+ * An Application that does not decode is `Stalled InvalidSpec`, naming every path: the conditions
+ * and observedGeneration are written (the rest of the status is kept, to prune once it is fixed);
+ * nothing else is planned or done until the object changes.
+ */
+const stallUndecodable = async (object: Resource, issues: ReadonlyArray<Issue>, deps: ReconcileDeps): Promise<ReconcileResult> => {
+  const message = issues.map(showIssue).join('; ');
+  const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
+  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
+  const conditions = conditionsFor({
+    verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
+    previous: E.isRight(previous) ? previous.right.conditions : undefined, now: deps.now(), generation,
+  });
+  const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default' };
+  const error = clusterError('Invalid', `the Application does not decode: ${message}`, { code: 422, ref });
+  const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
+  const unchanged = E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
+  if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
+  // The status as a whole may be what does not decode: replace it then, else only its conditions.
+  const operations: ReadonlyArray<JsonPatchOperation> = E.isRight(previous) && isJsonObject(object.status as JsonValue)
+    ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
+    : [{ op: 'add', path: '/status', value: status }];
+  const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
+  if (E.isRight(written)) deps.onWritten?.(written.right);
+  return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
 };
 
 const manifestOf = (application: Application): ReadonlyArray<Resource> =>

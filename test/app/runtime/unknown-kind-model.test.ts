@@ -12,7 +12,7 @@ import { drive } from '../../../app/testing/drive.js';
 import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 import { CreateApp, DeleteApp, UpdateApp, specArbitrary, type Model } from '../model/commands.js';
-import { problems } from '../model/world.js';
+import { applicationOf, problems } from '../model/world.js';
 
 type Real = { cluster: MemoryCluster; clock: ManualClock; controller: Controller; crd: boolean; widgetApps: Map<string, number> };
 type WidgetModel = Model & { widgetApps: Map<string, number>; crd: boolean };
@@ -145,5 +145,31 @@ describe('cache sync at start', () => {
     await run(clock, 31_000);
     expect(await outcome).toBe('CacheSyncTimeout');
     expect(clock.pending()).toBe(0);
+  });
+});
+
+describe('a malformed Application', () => {
+  it('is Stalled InvalidSpec naming the path, never crashes the runtime, and converges once fixed', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 4, workloads: true });
+    const controller = new Controller({ cluster, clock, random: () => 0.5, events: false });
+    await controller.start();
+    const manifest = [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad-config' }, data: { a: 'b' } }];
+    const bad = { apiVersion: 'kreconcile.io/v1alpha1', kind: APPLICATION_KIND, metadata: { name: 'bad', namespace: 'default' }, spec: { manifest, hooks: 'complete' } } as unknown as Resource;
+    await cluster.create(bad)();
+    await cluster.create(applicationOf({ namespace: 'default', name: 'good', children: [{ kind: 'ConfigMap', name: 'good-config', data: { a: 'b' } }] }))();
+    await run(clock, 10_000);
+    const byName = (name: string) => cluster.objects().find((o) => o.kind === APPLICATION_KIND && o.metadata.name === name) as Resource;
+    const stalled = (getIn(byName('bad'), ['status', 'conditions']) as ReadonlyArray<{ type: string; status: string; reason: string; message: string }>).find((c) => c.type === 'Stalled');
+    expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
+    expect(stalled?.message).toContain('spec.hooks');
+    expect(readyOf(byName('good'))?.status).toBe('True');
+    expect(cluster.objects().some((o) => o.metadata.name === 'bad-config')).toBe(false);
+    // Fixed: it converges without a restart.
+    await cluster.update({ ...byName('bad'), spec: { manifest } } as Resource)();
+    await run(clock, 10_000);
+    expect(readyOf(byName('bad'))?.status).toBe('True');
+    expect(cluster.objects().some((o) => o.metadata.name === 'bad-config')).toBe(true);
+    await controller.stop(0);
   });
 });
