@@ -56,7 +56,8 @@ Examples:
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
---shutdown-deadline and release the leader lease.
+--shutdown-deadline and release the leader lease. A replica that loses the lease exits at
+once with code 1 (its writes are fenced from that moment) and is restarted clean; see docs/runtime.md.
 
 ${EXIT_CODES_HELP}
 `;
