@@ -5,10 +5,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, 
-  defaultHotLoopPolicy, guardHotLoop, liveVersionsOf, jsonEqual, ownerMark, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
+  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes,
+  liveVersionsOf, jsonEqual, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
-  type LiveVersions, type PatchRecord, type Plan, type PlanOptions, type Resource, type ScopeTable,
+  type LiveVersions, type PlanOptions, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, readLive, resolveScopes, type LiveCache } from '../reconcile/live-reader.js';
@@ -18,6 +18,8 @@ import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { ChildWatches } from './child-watches.js';
+import { HotLoopHistory } from './hot-loop-history.js';
 import { WorkQueue } from './work-queue.js';
 import { fenced } from './write-fence.js';
 
@@ -61,13 +63,11 @@ const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATI
 
 export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
 
-type ChildWatch = { readonly informer: Informer; readonly kind: { readonly apiVersion: string; readonly kind: string } };
-
 export class Controller {
   private readonly queue: WorkQueue;
   private readonly applications: Informer;
-  private readonly children = new Map<string, ChildWatch>();
-  private readonly history = new Map<string, ReadonlyArray<PatchRecord>>();
+  private readonly children: ChildWatches;
+  private readonly hotLoops: HotLoopHistory;
   private scopes: ScopeTable;
   private readonly translate: Translator;
   private readonly logger: Logger;
@@ -107,6 +107,13 @@ export class Controller {
       onEvent: (event) => this.onApplicationEvent(event),
       relistEveryMs: options.resyncMs ?? 10 * 60_000,
       onError: (error, phase) => this.apiError(error, `application ${phase}`),
+    });
+    this.hotLoops = new HotLoopHistory({ now: () => options.clock.now(), logger: this.logger, ...(options.hotLoop ? { policy: options.hotLoop } : {}) });
+    this.children = new ChildWatches({
+      cluster: this.cluster, clock: options.clock, relistEveryMs: options.resyncMs ?? 10 * 60_000, logger: this.logger,
+      onOwnedChange: (owner) => this.queue.add(owner),
+      onError: (error, where) => this.apiError(error, where),
+      onUnserved: (kind) => this.forgetScope(kind),
     });
   }
 
@@ -148,7 +155,7 @@ export class Controller {
     this.cancelSweep?.();
     this.queue.shutdown();
     this.applications.stop();
-    for (const child of this.children.values()) child.informer.stop();
+    this.children.stop();
     let cancelDeadline: (() => void) | undefined;
     const finished = deadlineMs <= 0 && this.inFlight.size > 0 ? false : await Promise.race([
       Promise.all(this.workers).then(() => true),
@@ -156,7 +163,6 @@ export class Controller {
     ]);
     cancelDeadline?.();
     this.abandoned = !finished;
-    this.children.clear();
     this.logger.info({ finished }, 'controller stopped');
     return finished;
   }
@@ -172,7 +178,7 @@ export class Controller {
   get queueDepth(): number { return this.queue.depth; }
 
   /** Child kinds watched now (`apiVersion/kind`). */
-  get watchedKinds(): ReadonlyArray<string> { return [...this.children.keys()]; }
+  get watchedKinds(): ReadonlyArray<string> { return this.children.kinds; }
 
   /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
   get idle(): boolean { return this.queue.depth === 0 && this.inFlight.size === 0; }
@@ -180,7 +186,7 @@ export class Controller {
   private onApplicationEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
     if (event.type === 'DELETED') {
-      this.history.delete(key);
+      this.hotLoops.forget(key);
       this.options.hooks?.tokens.forget(event.object.metadata.namespace ?? 'default', event.object.metadata.name);
       this.scheduleSweep();
       return;
@@ -189,11 +195,6 @@ export class Controller {
     this.watchKindsOf(event.object as unknown as Application);
     if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
-  }
-
-  private onChildEvent(event: InformerEvent): void {
-    const owner = ownerOf(event.object);
-    if (owner !== undefined) this.queue.add(owner);
   }
 
   /**
@@ -211,29 +212,13 @@ export class Controller {
     for (const application of this.applications.list()) {
       for (const kind of kindsOf(application as unknown as Application)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
-    for (const [key, child] of this.children) {
-      // A kind whose cache still holds our objects stays watched, so they can still be found and pruned.
-      if (!wanted.has(key) && child.informer.size === 0) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
-    }
+    this.children.sweep(wanted);
   }
 
   /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
   private watchKindsOf(application: Application): void {
-    for (const kind of kindsOf(application)) {
-      const key = `${kind.apiVersion}/${kind.kind}`;
-      // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
-      if (this.children.has(key) || scopeOf(this.scopes, kind) === undefined) continue;
-      const informer = new Informer(this.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
-        clock: this.options.clock,
-        onEvent: (event) => this.onChildEvent(event),
-        relistEveryMs: this.options.resyncMs ?? 10 * 60_000,
-        onError: (error, phase) => { this.apiError(error, `${key} ${phase}`); if (error._tag === 'UnknownKind') this.forgetScope(kind); },
-        indexBy: ownerOf,
-      });
-      this.children.set(key, { informer, kind });
-      void informer.start();
-      this.logger.debug({ kind: key }, 'watching child kind');
-    }
+    // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
+    this.children.watch(kindsOf(application).filter((kind) => scopeOf(this.scopes, kind) !== undefined));
   }
 
   private async work(): Promise<void> {
@@ -275,43 +260,21 @@ export class Controller {
       random: this.options.random,
       planOptions: { ...this.options.planOptions, ...(this.options.readiness ? { readiness: this.options.readiness } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => readLive(application, scopes, this.cluster, this.liveCache()),
-      guard: (application, plan, live) => { plannedAgainst = liveVersionsOf(live); return this.guardHotLoop(key, application, plan, plannedAgainst); },
+      readLive: (application, scopes) => readLive(application, scopes, this.cluster, this.children.liveCache()),
+      guard: (application, plan, live) => { plannedAgainst = liveVersionsOf(live); return this.hotLoops.guard(key, application, plan, plannedAgainst); },
       onWritten: (object) => this.cacheWrite(object),
-      onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
+      onDeleted: (deleted) => this.children.forget(deleted),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
     }, this.queue.attempts(key) + 1);
-    this.recordPatches(key, result, plannedAgainst);
+    this.hotLoops.record(key, result._tag === 'Gone' ? [] : result.execution?.done ?? [], plannedAgainst);
     this.finish(key, result, started);
-  }
-
-  /** The child caches as the live reader sees them: only synced caches answer. */
-  private liveCache(): LiveCache {
-    return {
-      kind: (kind) => { const informer = this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer; return informer?.hasSynced === true ? informer : undefined; },
-      ownedBy: (owner) => [...this.children.values()].flatMap((child) => (child.informer.hasSynced ? child.informer.byIndex(ownerMark(owner)) : [])),
-    };
   }
 
   /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */
   private cacheWrite(object: Resource): void {
     if (object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND) { this.applications.apply(object); return; }
-    this.children.get(`${object.apiVersion}/${object.kind}`)?.informer.apply(object);
-  }
-
-  /** Refuses to send a patch again when another actor keeps undoing it (SPEC section 5); the core decides. */
-  private guardHotLoop(key: string, application: Application, plan: Plan, live: LiveVersions): Plan {
-    const guarded = guardHotLoop({ history: this.history.get(key) ?? [], plan, application, live, now: this.options.clock.now(), ...(this.options.hotLoop ? { policy: this.options.hotLoop } : {}) });
-    if (guarded.contested.length > 0) this.logger.warn({ key, contested: guarded.contested }, 'hot loop: another actor keeps reverting observed fields');
-    return guarded.plan;
-  }
-
-  /** Remembers the patches that succeeded (only those can be undone by someone else). */
-  private recordPatches(key: string, result: ReconcileResult, live: LiveVersions): void {
-    const done = result._tag === 'Gone' ? [] : result.execution?.done ?? [];
-    const history = recordPatches(this.history.get(key) ?? [], done, live, this.options.clock.now(), this.options.hotLoop ?? defaultHotLoopPolicy);
-    if (history.length > 0) this.history.set(key, history); else this.history.delete(key);
+    this.children.apply(object);
   }
 
   private finish(key: string, result: ReconcileResult, started: number): void {
