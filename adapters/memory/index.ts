@@ -2,7 +2,7 @@
  * The in-memory Kubernetes API server: a `Cluster` with API-server semantics, seeded fault
  * injection and a manual clock — the embedded default cluster and the test kit's world.
  */
-export { createMemoryCluster, type KindRegistration, type MemoryCluster, type MemoryClusterOptions } from './memory-cluster.js';
+export { createMemoryCluster, type KindRegistration, type MemoryCluster, type MemoryClusterOptions, type ServedKind } from './memory-cluster.js';
 export { ManualClock, flushMicrotasks } from './manual-clock.js';
 export { systemClock } from './system-clock.js';
 export {

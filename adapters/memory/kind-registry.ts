@@ -11,6 +11,8 @@ export type KindRegistry = {
   byGroupKind(group: string, kind: string): KindInfo | undefined;
   register(info: KindInfo): void;
   unregister(group: string, kind: string): void;
+  /** Every kind served now (for discovery documents). */
+  all(): ReadonlyArray<KindInfo>;
 };
 
 export const unknownKind = (apiVersion: string, kind: string): ClusterError =>
@@ -26,5 +28,6 @@ export const createKindRegistry = (initial: ReadonlyArray<KindInfo>): KindRegist
     byGroupKind: (group, kind) => kinds.get(groupKindKey(group, kind)),
     register: (info) => { kinds.set(groupKindKey(info.group, info.kind), info); },
     unregister: (group, kind) => { kinds.delete(groupKindKey(group, kind)); },
+    all: () => [...kinds.values()],
   };
 };

@@ -20,7 +20,7 @@ import { createApiGate } from './api-gate.js';
 import { decideEvent } from './fault-injector.js';
 import type { FaultProfile } from './faults.js';
 import { deepCopy } from './json-copy.js';
-import { groupKindKey } from './kind-info.js';
+import { groupKindKey, type KindInfo } from './kind-info.js';
 import { createKindRegistry } from './kind-registry.js';
 import { flushMicrotasks } from './manual-clock.js';
 import { patchObject } from './patch-verb.js';
@@ -62,6 +62,9 @@ export type KindRegistration = {
   readonly statusSubresource?: boolean;
 };
 
+/** One kind as discovery describes it; `versions: 'any'` for kinds served at whatever version is asked. */
+export type ServedKind = Pick<KindInfo, 'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource'>;
+
 export interface MemoryCluster extends Cluster {
   /** The fault profile in force (assignable). */
   faults: FaultProfile;
@@ -81,6 +84,8 @@ export interface MemoryCluster extends Cluster {
   objects(): ReadonlyArray<Resource>;
   /** Serves a kind without a CRD (custom-resource strategy). */
   registerKind(registration: KindRegistration): void;
+  /** The kinds served right now (built-ins, CRDs once established, registered kinds): what discovery answers. */
+  servedKinds(): ReadonlyArray<ServedKind>;
   /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
   settle(): Promise<void>;
   readonly clock: Clock;
@@ -163,6 +168,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
       versions: new Set([registration.version]), statusSubresource: registration.statusSubresource ?? true, generation: true, custom: true,
       watchCacheFrom: state.resourceVersion,
     }),
+    servedKinds: () => state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({ group, kind, plural, scope, versions, statusSubresource })),
     settle: () => flushMicrotasks(),
   };
 };

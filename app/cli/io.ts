@@ -2,7 +2,8 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader } from '../../core/index.js';
+import type { ClusterReader, JsonObject } from '../../core/index.js';
+import type { CappedRead } from './input/capped.js';
 
 /** A place to write text (stdout or stderr). */
 export type Sink = { readonly write: (text: string) => void };
@@ -16,14 +17,21 @@ export type CliIo = {
   /** Whether stdout is a terminal (colours only then, and only without `NO_COLOR`). */
   readonly isTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The whole of standard input (`-f -`). */
-  readonly readStdin: () => Promise<string>;
-  /** A file's text; rejects with the Node error (its `code` is used for the message). */
+  /** Standard input (`-f -`); reading stops after `maxBytes` bytes. */
+  readonly readStdin: (maxBytes: number) => Promise<CappedRead>;
+  /** A file's text (small files only: certificates, keys); rejects with the Node error (its `code` is used for the message). */
   readonly readFile: (path: string) => Promise<string>;
+  /** An input file's text, stat first, reading stops after `maxBytes` bytes; rejects as `readFile`. */
+  readonly readFileCapped: (path: string, maxBytes: number) => Promise<CappedRead>;
   /** The current time (the default of `--now`). */
   readonly now: () => Date;
   /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */
   readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
+  /**
+   * The cluster's OpenAPI v3 documents of the given apiVersions, by apiVersion (`validate
+   * --kubeconfig`); rejects when the cluster cannot be read. Absent: validation stays offline.
+   */
+  readonly fetchOpenApi?: (target: ClusterTarget, apiVersions: ReadonlyArray<string>) => Promise<ReadonlyMap<string, JsonObject>>;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

@@ -6,15 +6,12 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo } from './io.js';
 import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
-const readStdin = async (): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
@@ -34,10 +31,12 @@ const io: CliIo = {
   stderr: { write: (text) => { process.stderr.write(text); } },
   isTTY: process.stdout.isTTY === true,
   env: process.env,
-  readStdin,
+  readStdin: (maxBytes) => readCapped(process.stdin, maxBytes),
   readFile: (path) => readFile(path, 'utf8'),
+  readFileCapped,
   now: () => new Date(),
   connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
+  fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

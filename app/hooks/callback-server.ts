@@ -4,7 +4,10 @@
  *   POST /v1/namespaces/{ns}/applications/{name}/shutdown  the workload has shut down: delete the children now
  *   GET  /v1/namespaces/{ns}/applications/{name}/shutdown  has a shutdown been requested? (the workload polls)
  * Authenticated by `Authorization: Bearer <token>`, compared in constant time with the tokens in
+ * memory (`HookTokens`, what the controller last planned with: no API call before a caller is
+ * authenticated, and the same work whether the Application exists or not), then with the tokens in
  * the Application's live hook Secrets. A refused call changes nothing and says nothing about why.
+ * Each client is rate limited, bodies are bounded, and slow or idle connections are cut.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,7 +19,8 @@ import {
   SHUTDOWN_ACKNOWLEDGED_ANNOTATION, showClusterError, type Application, type Cluster, type ClusterError, type Hook, type ObjectRef, type Resource,
 } from '../../core/index.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
-import { liveTokens, ownerOfApp } from './tokens.js';
+import { createRateLimiter, defaultRateLimit, type RateLimit } from './rate-limit.js';
+import { generateToken, liveTokens, ownerOfApp, type HookTokens } from './tokens.js';
 
 export type CallbackOptions = {
   readonly cluster: Cluster;
@@ -27,6 +31,16 @@ export type CallbackOptions = {
   readonly shutdownGraceMs?: number;
   /** Called with `namespace/name` after a callback changed an Application (queue it for reconcile). */
   readonly onAccepted?: (key: string) => void;
+  /**
+   * The controller's token store: callers are authenticated against it first, from memory. Without
+   * it every call reads the Application and its Secrets from the API server before refusing
+   * (embedders without a controller; the operator always passes it).
+   */
+  readonly tokens?: HookTokens;
+  /** Per-client request rate (default: bursts of 20, then 5 per second). */
+  readonly rateLimit?: RateLimit;
+  /** Largest request body accepted, in bytes (default 4 KiB: callbacks carry none). */
+  readonly maxBodyBytes?: number;
 };
 
 /** An HTTP handler; answers false when the path is not a callback (so a shared server can go on). */
@@ -42,20 +56,72 @@ type Answer = { readonly status: number; readonly body: Record<string, unknown>;
 
 const UNAUTHORIZED: Answer = { status: 401, body: { error: 'unauthorized' }, headers: { 'www-authenticate': 'Bearer realm="kreconcile"' } };
 
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024;
+
+const TOO_LARGE: Answer = { status: 413, body: { error: 'request body too large' }, headers: { connection: 'close' } };
+
 /** The callback handler. */
-export const createCallbackHandler = (options: CallbackOptions): CallbackHandler => (request, response) => {
-  const path = (request.url ?? '/').split('?')[0] ?? '/';
-  if (!path.startsWith('/v1/')) return false;
-  request.resume(); // bodies carry nothing we read; drain them so the connection can be reused
-  void answer(request, path, options)
-    .catch((error: unknown): Answer => {
-      (options.logger ?? silentLogger).error({ err: String(error) }, 'hook callback failed (defect)');
-      return { status: 500, body: { error: 'internal error' } };
-    })
-    .then((result) => {
-      response.writeHead(result.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers }).end(`${JSON.stringify(result.body)}\n`);
-    });
+export const createCallbackHandler = (options: CallbackOptions): CallbackHandler => {
+  const admit = createRateLimiter(options.rateLimit ?? defaultRateLimit, options.now);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const reply = (response: ServerResponse, result: Answer): void => {
+    if (response.headersSent) return;
+    response.writeHead(result.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers }).end(`${JSON.stringify(result.body)}\n`);
+  };
+  return (request, response) => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (!path.startsWith('/v1/')) return false;
+    const admission = admit(request.socket.remoteAddress ?? 'unknown');
+    if (admission._tag === 'Limited') {
+      request.resume();
+      reply(response, { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': String(admission.retryAfterSeconds) } });
+      return true;
+    }
+    if (!drainBounded(request, maxBody)) {
+      reply(response, TOO_LARGE);
+      return true;
+    }
+    void answer(request, path, options)
+      .catch((error: unknown): Answer => {
+        (options.logger ?? silentLogger).error({ err: String(error) }, 'hook callback failed (defect)');
+        return { status: 500, body: { error: 'internal error' } };
+      })
+      .then((result) => reply(response, result));
+    return true;
+  };
+};
+
+/**
+ * Drains the body (callbacks carry nothing we read, but the connection must be reusable), at most
+ * `maxBytes`: false at once for a larger declared length; a longer streamed body cuts the connection.
+ */
+const drainBounded = (request: IncomingMessage, maxBytes: number): boolean => {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (!Number.isFinite(declared) || declared > maxBytes) {
+    request.resume();
+    return false;
+  }
+  let size = 0;
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size > maxBytes) request.socket.destroy();
+  });
   return true;
+};
+
+// Compared against when the Application is unknown, so unknown and known take the same time; no one holds it.
+const DUMMY_TOKEN = generateToken();
+
+/**
+ * Whether the token is the one in memory for this Application's hook. Always two digests and two
+ * constant-time comparisons, known Application or not, enabled hook or not.
+ */
+const authenticFromMemory = (call: Call, tokens: HookTokens): boolean => {
+  const known = tokens.tokensFor(call.namespace, call.name);
+  const presented = digest(call.token);
+  const complete = timingSafeEqual(presented, digest(known?.complete ?? DUMMY_TOKEN));
+  const shutdown = timingSafeEqual(presented, digest(known?.shutdown ?? DUMMY_TOKEN));
+  return known?.[call.hook] !== undefined && (call.hook === 'complete' ? complete : shutdown);
 };
 
 const answer = async (request: IncomingMessage, path: string, options: CallbackOptions): Promise<Answer> => {
@@ -63,6 +129,10 @@ const answer = async (request: IncomingMessage, path: string, options: CallbackO
   if (call._tag === 'Left') return call.left;
   const logger = options.logger ?? silentLogger;
   const { namespace, name, hook } = call.right;
+  if (options.tokens !== undefined && !authenticFromMemory(call.right, options.tokens)) {
+    logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback refused');
+    return UNAUTHORIZED;
+  }
   const application = await readApplication(options.cluster, namespace, name);
   if (E.isLeft(application)) return unavailable(application.left);
   // Whatever is missing (the Application, the hook, its Secret) or wrong, the caller learns only "401".
@@ -167,16 +237,45 @@ const unavailable = (error: ClusterError): Answer =>
 
 export type CallbackServer = { readonly address: { readonly host: string; readonly port: number }; close(): Promise<void> };
 
-/** Serves the callbacks alone on `listen`, with TLS when a certificate and key (PEM) are given. */
+/** Limits of an HTTP listener that anyone on the network can reach. */
+export type ListenerLimits = {
+  /** Time to receive a request's headers (slowloris: headers that never end are cut). Default 10 s. */
+  readonly headersTimeoutMs: number;
+  /** Time to receive a whole request. Default 30 s. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. Default 5 s. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections at most; more are closed at once. Default 256. */
+  readonly maxConnections: number;
+  /** Largest request head (request line and headers), in bytes. Default 8 KiB. */
+  readonly maxHeaderBytes: number;
+};
+
+export const defaultListenerLimits: ListenerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 256, maxHeaderBytes: 8 * 1024 };
+
+/** Node's server options for `limits` (timeouts are enforced by a periodic check: make it frequent enough). */
+export const listenerOptions = (limits: ListenerLimits) => ({
+  headersTimeout: limits.headersTimeoutMs,
+  requestTimeout: limits.requestTimeoutMs,
+  keepAliveTimeout: limits.keepAliveTimeoutMs,
+  maxHeaderSize: limits.maxHeaderBytes,
+  connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+});
+
+/** Serves the callbacks alone on `listen`, with TLS when a certificate and key (PEM) are given, within `limits`. */
 export const startCallbackServer = async (args: {
   readonly listen: { readonly host: string; readonly port: number };
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   readonly handler: CallbackHandler;
+  readonly limits?: Partial<ListenerLimits>;
 }): Promise<CallbackServer> => {
+  const limits = { ...defaultListenerLimits, ...args.limits };
   const route = (request: IncomingMessage, response: ServerResponse): void => {
     if (!args.handler(request, response)) response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
   };
-  const server: Server = args.tls === undefined ? createHttpServer(route) : createHttpsServer({ cert: args.tls.cert, key: args.tls.key }, route);
+  const options = listenerOptions(limits);
+  const server: Server = args.tls === undefined ? createHttpServer(options, route) : createHttpsServer({ ...options, cert: args.tls.cert, key: args.tls.key }, route);
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(args.listen.port, args.listen.host, () => resolve()); });
   const bound = server.address();
   return {

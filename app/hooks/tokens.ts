@@ -45,6 +45,8 @@ const decoded = (secret: JsonObject, key: string): ReadonlyArray<string> => {
  */
 export class HookTokens {
   private readonly known = new Map<string, { readonly tokens: Readonly<Partial<Record<Hook, string>>>; readonly context: HookContext }>();
+  /** `namespace/name` → the key in `known` last planned with (the callback server looks tokens up by name). */
+  private readonly byName = new Map<string, string>();
 
   constructor(private readonly generate: () => string = generateToken) {}
 
@@ -62,17 +64,30 @@ export class HookTokens {
     if (before !== undefined && before.context.callbackUrl === callbackUrl && sameTokens(before.tokens, tokens)) return before.context;
     const context: HookContext = { callbackUrl, tokens };
     this.known.set(key, { tokens, context });
+    this.byName.set(nameOf(application), key);
     return context;
+  }
+
+  /**
+   * The tokens in force for the Application `namespace/name`, from memory (no API call): what the
+   * callback server authenticates against. Undefined when this operator has not planned it.
+   */
+  tokensFor(namespace: string, name: string): Readonly<Partial<Record<Hook, string>>> | undefined {
+    const key = this.byName.get(`${namespace}/${name}`);
+    return key === undefined ? undefined : this.known.get(key)?.tokens;
   }
 
   /** Drops what is remembered of a deleted Application. */
   forget(namespace: string, name: string): void {
     for (const key of this.known.keys()) if (key.startsWith(`${namespace}/${name}/`)) this.known.delete(key);
+    this.byName.delete(`${namespace}/${name}`);
   }
 
   /** Applications with tokens in memory (tests). */
   get size(): number { return this.known.size; }
 }
+
+const nameOf = (application: Application): string => `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
 
 // The uid keeps a re-created Application of the same name from inheriting a token by accident.
 const keyOf = (application: Application): string => `${application.metadata.namespace ?? 'default'}/${application.metadata.name}/${application.metadata.uid ?? ''}`;

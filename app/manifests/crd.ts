@@ -1,5 +1,5 @@
 /** The Application CustomResourceDefinition: structural schema, status subresource, printer columns. */
-import { APPLICATION_API_VERSION, APPLICATION_KIND, groupOf, versionOf, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, groupOf, SPEC_FIELDS, versionOf, type Resource } from '../../core/index.js';
 
 const preserved = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
 
@@ -41,15 +41,9 @@ export const applicationCrd = (): Resource => ({
             spec: {
               type: 'object',
               description: 'What to reconcile: a manifest (or a TOSCA template / CSAR archive) and optional observer schemas.',
-              properties: {
-                manifest: { type: 'array', description: 'Kubernetes resources of any kind.', items: preserved },
-                observerSchema: { type: 'array', description: 'Krake-format observer schemas, at most one per resource.', items: preserved },
-                hooks: { type: 'array', items: { type: 'string', enum: ['complete', 'shutdown'] } },
-                tosca: { 'x-kubernetes-preserve-unknown-fields': true, description: 'TOSCA template: an inline object or a URL.' },
-                csar: { type: 'string', description: 'URL of a CSAR archive.' },
-                toscaInputs: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: 'Values of the TOSCA template inputs (get_input).' },
-                adopt: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
-              },
+              // Every known field with its type (core/model/application.ts SPEC_FIELDS): the API server
+              // refuses (fieldValidation=Strict, kubectl's default) or drops any other field.
+              properties: Object.fromEntries(Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.schema])),
             },
             status: {
               type: 'object',

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable } from '../../core/index.js';
-import { createCallbackHandler, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
+import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
@@ -86,7 +86,9 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const newController = (): Controller => new Controller({ ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }) });
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
-    cluster, now: () => options.clock.now(), logger,
+    // Callers are checked against the in-memory tokens first: no API call per unauthenticated request.
+    // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
+    cluster: options.cluster, now: () => options.clock.now(), logger, tokens: hooks.tokens,
     ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
     onAccepted: (key) => controller.enqueue(key),
   });
@@ -140,7 +142,8 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
 
 const serve = (listen: { host: string; port: number }, metrics: Metrics, isReady: () => boolean, callbacks?: CallbackHandler): Promise<Server> =>
   new Promise((resolve, reject) => {
-    const server = createServer((request, response) => {
+    const limits = defaultListenerLimits;
+    const server = createServer(listenerOptions(limits), (request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (callbacks?.(request, response) === true) return;
       if (path === '/healthz') { response.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); return; }
@@ -151,6 +154,7 @@ const serve = (listen: { host: string; port: number }, metrics: Metrics, isReady
       }
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
+    server.maxConnections = limits.maxConnections;
     server.once('error', reject);
     server.listen(listen.port, listen.host, () => resolve(server));
   });

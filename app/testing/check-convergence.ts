@@ -1,27 +1,57 @@
 /**
  * `checkConvergence`: a property runner operator authors point at their own reconcile function.
  * For every generated world it builds a seeded in-memory cluster, lets the controller run
- * under faults, stops the faults, runs until quiet and checks the world is converged.
+ * under faults, stops the faults, runs until quiet and checks the world is converged. With
+ * `overHttp` the cluster is also served as a Kubernetes API endpoint on loopback, so a
+ * controller written with any client (client-node, kubectl) runs under the same faults and clock.
  */
 import fc from 'fast-check';
+import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/manual-clock.js';
 import type { Cluster } from '../../core/index.js';
 import { drive } from './drive.js';
+import { promiseCluster, type PromiseCluster } from './promise-cluster.js';
+
+/** The cluster's HTTP endpoint of one run (`overHttp`): give `kubeconfig` to your client. */
+export type HttpEndpoint = { readonly url: string; readonly kubeconfig: string };
 
 export type ConvergenceContext<World> = {
   readonly cluster: MemoryCluster;
+  /** The same cluster with Promises (`await api.create(obj)`), rejecting with ClusterCallError. */
+  readonly api: PromiseCluster;
   readonly clock: ManualClock;
   readonly world: World;
+  /** Present with `overHttp`. */
+  readonly endpoint?: HttpEndpoint;
 };
+
+/** What one controller pass gets besides the cluster and the clock. */
+export type PassContext = {
+  /** The same cluster with Promises; its writes count as the controller's. */
+  readonly api: PromiseCluster;
+  /** Present with `overHttp`: the endpoint whose requests count as the controller's. */
+  readonly endpoint?: HttpEndpoint;
+};
+
+/** A failed property: `seed` and `path` replay it (`checkConvergence({ ...options, seed, path })`). */
+export class ConvergenceFailure extends Error {
+  override readonly name = 'ConvergenceFailure';
+  constructor(message: string, readonly seed: number, readonly path: string, readonly counterexample: unknown, options: { readonly cause?: unknown }) {
+    super(message, options);
+  }
+}
 
 export type ConvergenceOptions<World> = {
   /** What to generate: the initial state and whatever the checks need to know. */
   readonly world: fc.Arbitrary<World>;
   /** Creates the initial objects (through the cluster, like a user would). */
   readonly setup: (context: ConvergenceContext<World>) => Promise<void>;
-  /** One pass of the controller under test (it may fail: errors are part of the game); a pass that sends no write is quiet. */
-  readonly reconcile: (cluster: Cluster, clock: ManualClock) => Promise<void>;
+  /**
+   * One pass of the controller under test (it may fail: errors are part of the game); a pass
+   * that sends no write — through `cluster`, `pass.api` or `pass.endpoint` — is quiet.
+   */
+  readonly reconcile: (cluster: Cluster, clock: ManualClock, pass: PassContext) => Promise<void>;
   /** Another actor's interference, applied between passes while faults are on. */
   readonly perturb?: (context: ConvergenceContext<World>, step: number) => Promise<void>;
   /** The invariant once quiet: `true`, or a message saying what is wrong. */
@@ -36,8 +66,17 @@ export type ConvergenceOptions<World> = {
   readonly passIntervalMs?: number;
   /** Simulate workload controllers in the cluster (rollouts complete at once; default true). */
   readonly workloads?: boolean;
+  /**
+   * Serve each run's cluster over HTTP on loopback (`true`, or the endpoint's options): the
+   * controller gets `pass.endpoint.kubeconfig`; faults reach it as HTTP answers (409, 429, 500…).
+   */
+  readonly overHttp?: boolean | Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
   readonly numRuns?: number;
+  /** Replay: the `seed` and `path` of a reported failure (see {@link ConvergenceFailure}). */
   readonly seed?: number;
+  readonly path?: string;
+  /** Report every failing step while shrinking (`true`), or a fast-check verbosity level. */
+  readonly verbose?: boolean | fc.VerbosityLevel;
 };
 
 const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'] as const;
@@ -46,7 +85,7 @@ const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchSta
  * The cluster as the controller sees it, counting write calls: a pass that sends no write is
  * quiet. Counting calls (not resourceVersions) also catches writes the server absorbs as no-ops.
  */
-const counting = (cluster: MemoryCluster): { readonly cluster: Cluster; readonly writes: () => number } => {
+const counting = (cluster: MemoryCluster): { readonly cluster: MemoryCluster; readonly writes: () => number } => {
   let writes = 0;
   const proxy = new Proxy(cluster, {
     get(target, property, receiver) {
@@ -59,36 +98,73 @@ const counting = (cluster: MemoryCluster): { readonly cluster: Cluster; readonly
   return { cluster: proxy, writes: () => writes };
 };
 
-/**
- * Runs the property; throws fast-check's report (with seed and replay path) on failure.
- * Guarantees: every run is reproducible from its seed (cluster faults are seeded from the run).
- */
-export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
-  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (world, clusterSeed) => {
-    const clock = new ManualClock();
-    const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
-    const context: ConvergenceContext<World> = { cluster, clock, world };
-    const observed = counting(cluster);
+/** The HTTP endpoint of one run over the counting view, so requests count as the controller's writes. */
+const serveRun = async (cluster: MemoryCluster, overHttp: ConvergenceOptions<unknown>['overHttp']): Promise<{ readonly endpoint?: HttpEndpoint; close(): Promise<void> }> => {
+  if (overHttp === undefined || overHttp === false) return { close: async () => undefined };
+  const served = await serveMemoryCluster(cluster, overHttp === true ? {} : overHttp);
+  return { endpoint: { url: served.url, kubeconfig: served.kubeconfig }, close: served.close };
+};
+
+const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.VerbosityLevel =>
+  verbose === true ? fc.VerbosityLevel.VeryVerbose : verbose === false || verbose === undefined ? fc.VerbosityLevel.None : verbose;
+
+/** One generated world: setup, passes under faults, passes until quiet, then the invariant. */
+const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, clusterSeed: number): Promise<void> => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
+  const observed = counting(cluster);
+  const served = await serveRun(observed.cluster, options.overHttp);
+  try {
+    const endpoint = served.endpoint ? { endpoint: served.endpoint } : {};
+    const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world, ...endpoint };
+    const pass: PassContext = { api: promiseCluster(observed.cluster), ...endpoint };
     await drive(clock, options.setup(context));
     cluster.setFaults(options.faults ?? {});
-    for (let pass = 0; pass < (options.faultyPasses ?? 5); pass++) {
-      if (options.perturb) await swallow(drive(clock, options.perturb(context, pass)));
-      await swallow(drive(clock, options.reconcile(observed.cluster, clock)));
+    for (let step = 0; step < (options.faultyPasses ?? 5); step++) {
+      if (options.perturb) await swallow(drive(clock, options.perturb(context, step)));
+      await swallow(drive(clock, options.reconcile(observed.cluster, clock, pass)));
       await clock.advance(options.passIntervalMs ?? 1_000);
     }
     cluster.setFaults({});
-    await runUntilQuiet(context, observed, options);
+    await runUntilQuiet(context, observed, pass, options);
     const verdict = await options.converged(context);
     if (verdict !== true) throw new Error(`not converged: ${verdict}`);
-  });
-  await fc.assert(property, { numRuns: options.numRuns ?? 50, ...(options.seed === undefined ? {} : { seed: options.seed }) });
+  } finally {
+    await served.close();
+  }
 };
 
-const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed: { readonly cluster: Cluster; readonly writes: () => number }, options: ConvergenceOptions<World>): Promise<void> => {
+/** fast-check's report, the failing run's error and the line that replays it. */
+const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceFailure => {
+  const path = details.counterexamplePath ?? '';
+  const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
+  const replay = `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
+  return new ConvergenceFailure(`${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`, details.seed, path, details.counterexample, { cause: details.errorInstance });
+};
+
+/**
+ * Runs the property.
+ * Guarantees: every run is reproducible from its seed and path (cluster faults are seeded from
+ * the run; over HTTP as long as the controller sends its requests one after another).
+ * Errors: rejects with a {@link ConvergenceFailure} carrying the seed, the replay path, the
+ * counterexample and the run's error as `cause`.
+ */
+export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
+  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (world, clusterSeed) => runOnce(options, world, clusterSeed));
+  const details = await fc.check(property, {
+    numRuns: options.numRuns ?? 50,
+    verbose: verbosity(options.verbose),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+  });
+  if (details.failed) throw failureOf(details);
+};
+
+const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed: { readonly cluster: Cluster; readonly writes: () => number }, pass: PassContext, options: ConvergenceOptions<World>): Promise<void> => {
   const limit = options.maxQuietPasses ?? 20;
-  for (let pass = 0; pass < limit; pass++) {
+  for (let step = 0; step < limit; step++) {
     const before = observed.writes();
-    await swallow(drive(context.clock, options.reconcile(observed.cluster, context.clock)));
+    await swallow(drive(context.clock, options.reconcile(observed.cluster, context.clock, pass)));
     await context.clock.advance(options.passIntervalMs ?? 1_000);
     await context.cluster.settle();
     if (observed.writes() === before) return;

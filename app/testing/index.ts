@@ -1,10 +1,14 @@
 /**
  * `kreconcile/testing`: the test kit for operator authors — the in-memory API server with fault
- * injection and a manual clock, arbitraries, and the `checkConvergence` property runner.
+ * injection and a manual clock (in process, with a Promise facade, or served over HTTP on
+ * loopback for any Kubernetes client), arbitraries, and the `checkConvergence` property runner.
+ * Guide: docs/testing.md.
  */
 export { createMemoryCluster, ManualClock, flushMicrotasks, systemClock, faultProfiles, allVerbs, writeVerbs } from '../../adapters/memory/index.js';
 export type { MemoryCluster, MemoryClusterOptions, FaultProfile, ErrorFault, LatencyFault, ConflictFault, WatchFault, FaultMatch, Verb, KindRegistration } from '../../adapters/memory/index.js';
-export { checkConvergence, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
+export { promiseCluster, ClusterCallError, isClusterCallError, type PromiseCluster } from './promise-cluster.js';
+export { checkConvergence, ConvergenceFailure, type ConvergenceContext, type ConvergenceOptions, type HttpEndpoint, type PassContext } from './check-convergence.js';
+export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';
 export { applicationArbitrary } from './arbitraries.js';

@@ -1,20 +1,16 @@
 /**
  * The translation step (SPEC step 1): an Application defined by `spec.tosca` (inline or URL) or
  * `spec.csar` (URL) gets its manifest from the template. Never writes `spec`: the result is
- * handed to `plan` as `PlanOptions.translatedManifest`.
+ * handed to `plan` as `PlanOptions.translatedManifest`. Fetched templates are parsed and
+ * translated in a worker thread (isolated.ts); inline ones, already bounded JSON, in place.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { isJsonArray, isJsonObject, showIssue, translateTemplate, type Application, type JsonValue, type Resource, type ToscaIssue } from '../../core/index.js';
-import { csarEntry } from './csar.js';
+import { DEFAULT_JSON_BOUNDS, isJsonArray, isJsonObject, showPath, withinBounds, type Application, type JsonValue } from '../../core/index.js';
 import { createFetcher, defaultFetchLimits, type Fetcher, type FetcherOptions } from './fetch.js';
-import { parseYamlDocument } from './yaml.js';
+import { defaultIsolationLimits, translateIsolated, type IsolationLimits } from './isolated.js';
+import { invalid, translateBody, translated, type BodyJob, type Translation } from './translation.js';
 
-export type Translation =
-  /** The Application has a manifest, or no template: nothing to translate. */
-  | { readonly _tag: 'NotNeeded' }
-  | { readonly _tag: 'Translated'; readonly manifest: ReadonlyArray<Resource> }
-  /** `retryable`: fetching failed in a way that may pass later (network, 5xx, timeout). */
-  | { readonly _tag: 'Invalid'; readonly message: string; readonly retryable: boolean };
+export type { Translation } from './translation.js';
 
 export type Translator = (application: Application) => Promise<Translation>;
 
@@ -23,6 +19,11 @@ export type TranslatorOptions = FetcherOptions & {
   readonly fetcher?: Fetcher;
   /** Translations remembered (default 256). */
   readonly memoEntries?: number;
+  /**
+   * Time and heap for translating one fetched template in its worker thread (default 10 s,
+   * 256 MiB); `false` translates on the calling thread (embedders that trust every template source).
+   */
+  readonly isolation?: Partial<IsolationLimits> | false;
 };
 
 /** Whether an Application's manifest comes from a template: an empty manifest and `tosca` or `csar`. */
@@ -34,6 +35,8 @@ export const needsTranslation = (application: Application): boolean => {
   return !written && (spec.tosca !== undefined || spec.csar !== undefined);
 };
 
+type Memo = (key: string, source: unknown, compute: () => Promise<Translation>) => Promise<Translation>;
+
 /**
  * A translator with its own fetch cache. Equal inputs give the very same manifest array (so the
  * planner's per-spec cache keeps hitting); errors are messages naming the path, for a `Stalled`
@@ -42,8 +45,10 @@ export const needsTranslation = (application: Application): boolean => {
 export const createToscaTranslator = (options: TranslatorOptions = {}): Translator => {
   const fetcher = options.fetcher ?? createFetcher(options);
   const maxBytes = options.maxBytes ?? defaultFetchLimits.maxBytes;
-  const memo = new Map<string, { readonly source: unknown; readonly result: Translation }>();
-  const memoised = (key: string, source: unknown, compute: () => Translation): Translation => {
+  const isolation = options.isolation === false ? undefined : { ...defaultIsolationLimits, ...options.isolation };
+  const run = (job: BodyJob): Promise<Translation> => (isolation === undefined ? Promise.resolve(translateBody(job)) : translateIsolated(job, isolation));
+  const memo = new Map<string, { readonly source: unknown; readonly result: Promise<Translation> }>();
+  const memoised: Memo = (key, source, compute) => {
     const hit = memo.get(key);
     if (hit !== undefined && hit.source === source) return hit.result;
     const result = compute();
@@ -57,53 +62,35 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
     const spec = application.spec as { readonly [key: string]: JsonValue };
     const inputs = spec.toscaInputs;
     if (spec.tosca !== undefined && spec.csar !== undefined) return invalid('spec.tosca, spec.csar: give one of them, not both');
+    const bounded = outOfBounds(spec);
+    if (bounded !== undefined) return bounded;
     const key = JSON.stringify([spec.tosca ?? null, spec.csar ?? null, inputs ?? null]);
-    if (spec.csar !== undefined) return fromCsar(spec.csar, inputs, fetcher, maxBytes, key, memoised);
+    if (spec.csar !== undefined) {
+      if (typeof spec.csar !== 'string') return invalid('spec.csar: expected the URL of a CSAR archive');
+      return fromUrl('csar', spec.csar, inputs, { fetcher, maxBytes, run, key, memoised });
+    }
     const tosca = spec.tosca as JsonValue;
-    if (typeof tosca === 'string') return fromUrl(tosca, inputs, fetcher, key, memoised);
+    if (typeof tosca === 'string') return fromUrl('tosca', tosca, inputs, { fetcher, maxBytes, run, key, memoised });
     if (!isJsonObject(tosca)) return invalid('spec.tosca: expected a TOSCA template (a mapping) or the URL of one');
-    return memoised(key, undefined, () => translated(tosca, inputs, 'spec.tosca'));
+    return memoised(key, undefined, async () => translated(tosca, inputs, 'spec.tosca'));
   };
 };
 
-type Memo = (key: string, source: unknown, compute: () => Translation) => Translation;
-
-const invalid = (message: string, retryable = false): Translation => ({ _tag: 'Invalid', message, retryable });
-
-const translated = (template: JsonValue, inputs: JsonValue | undefined, root: string): Translation => {
-  const result = translateTemplate({ template, inputs, parseDocument: parseYamlDocument, root });
-  return E.isRight(result) ? { _tag: 'Translated', manifest: result.right } : invalid(showIssues(result.left));
+/** An inline template or inputs too deep or too large to walk (they came from the API server, decoded but unbounded). */
+const outOfBounds = (spec: { readonly [key: string]: JsonValue }): Translation | undefined => {
+  for (const field of ['tosca', 'toscaInputs'] as const) {
+    const checked = spec[field] === undefined ? E.right(undefined) : withinBounds(spec[field], DEFAULT_JSON_BOUNDS);
+    if (E.isLeft(checked)) return invalid(`${showPath(checked.left.path, `spec.${field}`)}: ${checked.left.message}`);
+  }
+  return undefined;
 };
 
-const showIssues = (issues: ReadonlyArray<ToscaIssue>): string => issues.map(showIssue).join('; ');
+type Context = { readonly fetcher: Fetcher; readonly maxBytes: number; readonly run: (job: BodyJob) => Promise<Translation>; readonly key: string; readonly memoised: Memo };
 
-const fromUrl = async (url: string, inputs: JsonValue | undefined, fetcher: Fetcher, key: string, memoised: Memo): Promise<Translation> => {
-  const fetched = await fetcher(url);
-  const root = `spec.tosca (${url})`;
+const fromUrl = async (kind: BodyJob['kind'], url: string, inputs: JsonValue | undefined, context: Context): Promise<Translation> => {
+  const fetched = await context.fetcher(url);
+  const root = `spec.${kind} (${url})`;
   if (E.isLeft(fetched)) return invalid(`${root}: ${fetched.left.message}`, fetched.left.retryable);
   // The fetcher hands out the same bytes while they are cached: same bytes, same translation.
-  return memoised(key, fetched.right, () => {
-    const text = utf8(fetched.right);
-    if (text === undefined) return invalid(`${root}: not UTF-8 text`);
-    const parsed = parseYamlDocument(text);
-    return E.isLeft(parsed) ? invalid(`${root}: not a YAML document: ${parsed.left}`) : translated(parsed.right, inputs, root);
-  });
-};
-
-const fromCsar = async (csar: JsonValue, inputs: JsonValue | undefined, fetcher: Fetcher, maxBytes: number, key: string, memoised: Memo): Promise<Translation> => {
-  if (typeof csar !== 'string') return invalid('spec.csar: expected the URL of a CSAR archive');
-  const fetched = await fetcher(csar);
-  const root = `spec.csar (${csar})`;
-  if (E.isLeft(fetched)) return invalid(`${root}: ${fetched.left.message}`, fetched.left.retryable);
-  return memoised(key, fetched.right, () => {
-    const entry = csarEntry(fetched.right, maxBytes);
-    if (E.isLeft(entry)) return invalid(`${root}: ${entry.left}`);
-    const entryRoot = `${root} ${entry.right.path}`;
-    const parsed = parseYamlDocument(entry.right.text);
-    return E.isLeft(parsed) ? invalid(`${entryRoot}: not a YAML document: ${parsed.left}`) : translated(parsed.right, inputs, entryRoot);
-  });
-};
-
-const utf8 = (bytes: Uint8Array): string | undefined => {
-  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return undefined; }
+  return context.memoised(context.key, fetched.right, () => context.run({ kind, body: fetched.right, inputs, root, maxBytes: context.maxBytes }));
 };

@@ -2,16 +2,23 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { LineCounter, parseDocument } from 'yaml';
 import type { JsonValue, ParseDocument } from '../../core/index.js';
+import { checkText, DEFAULT_MAX_DEPTH, lineColumnOf, type TextLimits } from '../yaml/nesting.js';
 
 /** Aliases expand into copies; bounded so a small document cannot explode ("billion laughs"). */
 const MAX_ALIAS_COUNT = 100;
 
+/** What one template text may be: the fetch bound (4 MiB), and the nesting every reader accepts. */
+export const TEMPLATE_TEXT_LIMITS: TextLimits = { maxBytes: 4 * 1024 * 1024, maxDepth: DEFAULT_MAX_DEPTH };
+
 /**
- * Parses exactly one document. Errors never quote the source: it may have been fetched from
- * anywhere, and messages end up in the Application's status.
+ * Parses exactly one document, after checking its size and depth on the text (so a nesting bomb
+ * is refused before the parser builds it). Errors never quote the source: it may have been
+ * fetched from anywhere, and messages end up in the Application's status.
  */
 export const parseYamlDocument: ParseDocument = (text) => {
   const lineCounter = new LineCounter();
+  const within = checkText(text, TEMPLATE_TEXT_LIMITS);
+  if (E.isLeft(within)) return E.left(`${positionOf(text, within.left.offset)}: ${within.left.message}`);
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const [error] = document.errors;
   if (error !== undefined) {
@@ -24,4 +31,9 @@ export const parseYamlDocument: ParseDocument = (text) => {
   } catch (error) {
     return E.left(error instanceof Error ? error.message.split('\n')[0] ?? 'unreadable document' : 'unreadable document');
   }
+};
+
+const positionOf = (text: string, offset: number): string => {
+  const { line, column } = lineColumnOf(text, offset);
+  return `line ${line}, column ${column}`;
 };

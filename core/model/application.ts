@@ -11,7 +11,8 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'kreconcile';
 export const OWNER_ANNOTATION = 'kreconcile.io/owner';
 
-export type Hook = 'complete' | 'shutdown';
+export const HOOKS = ['complete', 'shutdown'] as const;
+export type Hook = (typeof HOOKS)[number];
 
 export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -26,12 +27,18 @@ export type Condition = {
   readonly observedGeneration?: number;
 };
 
+/**
+ * The spec as written (docs/application.md). Every field is also declared in `SPEC_FIELDS`
+ * below (codec and CRD schema): the compiler refuses a field declared in one place only.
+ */
 export type ApplicationSpec = {
   readonly manifest?: ReadonlyArray<Resource>;
   readonly observerSchema?: ReadonlyArray<ObserverSchema>;
   readonly hooks?: ReadonlyArray<Hook>;
   readonly tosca?: JsonValue;
   readonly csar?: string;
+  /** `spec.tosca`/`spec.csar` input values for `get_input`. */
+  readonly toscaInputs?: JsonObject;
   /** Take over live objects that match a desired resource but carry no ownership mark. */
   readonly adopt?: boolean;
 };
@@ -68,16 +75,58 @@ export const Condition = t.intersection([
   t.partial({ observedGeneration: t.number }),
 ]);
 
-/** Codec of the spec; observer schemas are checked in depth by `validateObserverSchema`. */
+/** An OpenAPI v3 structural schema fragment, as a CustomResourceDefinition carries it. */
+export type StructuralSchema = JsonObject;
+
+/** How one spec field is decoded (CLI and operator) and how the CRD describes it to the API server. */
+export type SpecField = { readonly codec: t.Mixed; readonly schema: StructuralSchema };
+
+/** Free-form content: the API server keeps it as written (manifests, observer schemas). */
+const freeFormObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
+
+/**
+ * THE declaration of the spec's fields: the codec that decodes each, the CRD's structural schema
+ * (`kreconcile crd`), and the known names `validate` checks typos against. Add a field here and
+ * to `ApplicationSpec`; document it in docs/application.md.
+ */
+export const SPEC_FIELDS = {
+  manifest: {
+    codec: t.array(Resource),
+    schema: { type: 'array', description: 'Kubernetes resources of any kind.', items: freeFormObject },
+  },
+  observerSchema: {
+    // Checked in depth (markers, list controls, matching) by `validateObserverSchema`.
+    codec: t.array(jsonObject),
+    schema: { type: 'array', description: 'Krake-format observer schemas, at most one per resource; observed fields marked true (or null).', items: freeFormObject },
+  },
+  hooks: {
+    codec: t.array(t.keyof({ complete: null, shutdown: null } satisfies Record<Hook, null>)),
+    schema: { type: 'array', description: 'Hooks injected into the workloads.', items: { type: 'string', enum: [...HOOKS] } },
+  },
+  tosca: {
+    codec: jsonValue,
+    schema: { 'x-kubernetes-preserve-unknown-fields': true, description: 'TOSCA template: an inline object or a URL.' },
+  },
+  csar: {
+    codec: t.string,
+    schema: { type: 'string', description: 'URL of a CSAR archive.' },
+  },
+  toscaInputs: {
+    codec: jsonObject,
+    schema: { ...freeFormObject, description: 'Values of the TOSCA template inputs (get_input).' },
+  },
+  adopt: {
+    codec: t.boolean,
+    schema: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
+  },
+} as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
+
+/** The spec's field names, in declaration order. */
+export const specFieldNames = (): ReadonlyArray<string> => Object.keys(SPEC_FIELDS);
+
+/** Codec of the spec, from `SPEC_FIELDS`; unknown fields are reported by `unknownFieldIssues`. */
 export const ApplicationSpec = t.intersection([
-  t.partial({
-    manifest: t.array(Resource),
-    observerSchema: t.array(jsonObject),
-    hooks: t.array(t.keyof({ complete: null, shutdown: null })),
-    tosca: jsonValue,
-    csar: t.string,
-    adopt: t.boolean,
-  }),
+  t.partial(Object.fromEntries(Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.codec])) as t.Props),
   jsonObject,
 ]);
 

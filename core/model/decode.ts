@@ -7,7 +7,8 @@ import { Application as ApplicationCodec, type Application } from './application
 /** One problem found in an input document. */
 export type Issue = { readonly path: string; readonly message: string };
 
-const describe = (value: unknown): string => {
+/** A value as an error message names it: `nothing`, `null`, `a list`, `an object`, `string "x"`. */
+export const describeValue = (value: unknown): string => {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
@@ -34,7 +35,7 @@ export const issuesOf = (errors: t.Errors, root: string): ReadonlyArray<Issue> =
     const expected = last?.type.name ?? 'a valid value';
     const issue = {
       path: showPath(pathOf(error.context), root),
-      message: error.message ?? `expected ${expected}, got ${describe(error.value)}`,
+      message: error.message ?? `expected ${expected}, got ${describeValue(error.value)}`,
     };
     const key = `${issue.path}\u0000${issue.message}`;
     if (seen.has(key)) return [];

@@ -20,11 +20,21 @@ export const listControlArbitrary = (observed: number, length: number): fc.Arbit
     fc.oneof(fc.constant(0), fc.integer({ min: Math.max(min, observed, 1), max: Math.max(min, observed, 1) + 2 }))
       .map((max) => makeListControl(min, max)));
 
-/** A schema node observing part of `value` (or all of it: `null`). */
+/** An observed marker: Krake's `null` or the merge-patch-safe `true` (validation turns both into `null`). */
+const markerArbitrary: fc.Arbitrary<SchemaNode> = fc.constantFrom(null, true);
+
+/**
+ * A schema node observing part of `value` (or all of it: a marker). An empty subset of an object
+ * observes the whole object instead: an empty schema object is invalid (it is what a JSON merge
+ * patch leaves of null markers).
+ */
 export const schemaNodeArbitrary = (value: JsonValue | undefined): fc.Arbitrary<SchemaNode> => {
-  if (isJsonArray(value)) return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
-  if (isJsonObject(value)) return fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: objectSchemaArbitrary(value) });
-  return fc.constant(null);
+  if (isJsonArray(value)) return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
+  if (isJsonObject(value)) {
+    const part = objectSchemaArbitrary(value).map((node) => (isJsonObject(node) && Object.keys(node).length === 0 ? null : node));
+    return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: part });
+  }
+  return markerArbitrary;
 };
 
 /** Observed positions 0..k-1 (k may exceed the manifest list by one: a position learned later). */
@@ -46,7 +56,10 @@ const objectSchemaArbitrary = (object: JsonObject): fc.Arbitrary<SchemaNode> =>
     ...unset.map((key) => [key, null] as const),
   ]));
 
-/** A valid custom schema for `resource`: its identification, and a random part of the rest. */
+/**
+ * A valid custom schema for `resource`: its identification, and a random part of the rest (at
+ * least one field: a schema observing only the identity is invalid; `status` when nothing else).
+ */
 export const observerSchemaArbitrary = (resource: Resource): fc.Arbitrary<ObserverSchema> => {
   const metadata: JsonObject = resource.metadata;
   const rest = objectFromEntries(Object.entries(resource).filter(([key]) => key !== 'apiVersion' && key !== 'kind' && key !== 'metadata'));
@@ -66,6 +79,7 @@ export const observerSchemaArbitrary = (resource: Resource): fc.Arbitrary<Observ
     ])],
     ...Object.entries(body as JsonObject),
     ...(status === undefined || getOwn(body as JsonObject, 'status') !== undefined ? [] : [['status', status] as const]),
+    ...(status === undefined && Object.keys(body as JsonObject).length === 0 && Object.keys(observed as JsonObject).length === 0 ? [['status', null] as const] : []),
   ]) as ObserverSchema);
 };
 

@@ -1,18 +1,50 @@
 /**
- * Observer schemas in Krake's format (SPEC section 2): shaped like the resource, `null`
- * leaves mark observed fields, every list ends with a list-control object.
+ * Observer schemas in Krake's format (SPEC section 2): shaped like the resource, observed
+ * fields marked `true` (or Krake's `null`), every list ends with a list-control object.
+ * Internally (after `validateObserverSchema`) every marker is `null`.
  */
-import { isJsonObject, hasOwn, type JsonObject, type JsonValue } from '../json/json.js';
+import { hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import type { Resource } from './resource.js';
 
 export const LIST_MIN = 'observer_schema_list_min_length';
 export const LIST_MAX = 'observer_schema_list_max_length';
 export const LIST_CURRENT = 'observer_schema_list_current_length';
 
+/**
+ * The observed marker users write: JSON merge patches (RFC 7386: client-side `kubectl apply` of a
+ * custom resource, `kubectl patch --type merge`) delete every `null` member, so Krake's `null`
+ * marker silently disappears on such updates; `true` survives every update path.
+ */
+export const OBSERVED_MARKER = true;
+
+/** Whether a schema value marks its field observed: `true`, or Krake's `null`. */
+export const isObservedMarker = (value: JsonValue | undefined): value is true | null => value === null || value === OBSERVED_MARKER;
+
+/**
+ * The internal form of a validated schema: every `true` marker becomes `null`, so the rest of
+ * the core knows one marker. In a valid schema `true` can only be a marker (identification
+ * values are strings, list bounds integers). Unchanged schemas are returned as they are.
+ */
+export const withNullMarkers = (schema: ObserverSchema): ObserverSchema =>
+  (hasTrueMarker(schema) ? nullMarkersOf(schema) : schema) as ObserverSchema;
+
+const hasTrueMarker = (value: JsonValue): boolean => {
+  if (value === OBSERVED_MARKER) return true;
+  if (isJsonArray(value)) return value.some(hasTrueMarker);
+  return isJsonObject(value) && Object.values(value).some(hasTrueMarker);
+};
+
+const nullMarkersOf = (value: JsonValue): JsonValue => {
+  if (value === OBSERVED_MARKER) return null;
+  if (isJsonArray(value)) return value.map(nullMarkersOf);
+  if (isJsonObject(value)) return objectFromEntries(Object.entries(value).map(([key, child]) => [key, nullMarkersOf(child)] as const));
+  return value;
+};
+
 /** A schema for one resource; validated by `validateObserverSchema` before use. */
 export type ObserverSchema = Resource;
 
-/** A schema node: `null` (observe the value), an object of child schemas, or a list schema. */
+/** A schema node: `null` (observe the value; `true` before validation), an object of child schemas, or a list schema. */
 export type SchemaNode = JsonValue;
 
 /** `{observer_schema_list_min_length: m, observer_schema_list_max_length: M}`; M = 0 means no maximum. */

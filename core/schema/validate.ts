@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, hasOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import type { Issue } from '../model/decode.js';
-import { LIST_MAX, LIST_MIN, type ObserverSchema } from '../model/observer-schema.js';
+import { isObservedMarker, LIST_MAX, LIST_MIN, withNullMarkers, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from './errors.js';
 import { schemaKeyOf } from './lookup.js';
@@ -15,9 +15,11 @@ const issue = (path: Path, message: string): Issue => ({ path: showPath(path, RO
 /**
  * Checks custom observer schemas against the manifest they observe.
  *
- * Guarantees: on success the schemas can be walked without further checks.
- * Errors: every problem found, not just the first (missing identification, non-null leaves,
- * malformed list controls, empty lists, unmatched or duplicate schemas).
+ * Guarantees: on success the schemas can be walked without further checks, in the internal
+ * form (every observed marker `null`, see `withNullMarkers`).
+ * Errors: every problem found, not just the first (missing identification, leaves that are no
+ * marker, empty objects and schemas observing nothing — what a merge patch leaves of `null`
+ * markers —, malformed list controls, empty lists, unmatched or duplicate schemas).
  */
 export const validateObserverSchema = (args: {
   readonly manifest: ReadonlyArray<JsonValue>;
@@ -29,13 +31,31 @@ export const validateObserverSchema = (args: {
   const manifest = isJsonArray(args.manifest) ? args.manifest : [];
   const manifestKeys = new Set(manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
   const issues = [...schemas.flatMap((schema, index) => schemaIssues(schema, [index])), ...matchingIssues(schemas, manifestKeys)];
-  return issues.length === 0 ? E.right(schemas as ReadonlyArray<ObserverSchema>) : E.left(observerSchemaError(issues));
+  return issues.length === 0 ? E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers)) : E.left(observerSchemaError(issues));
 };
 
 const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (!isJsonObject(schema)) return [issue(path, 'an observer schema must be an object shaped like its resource')];
-  return [...identificationIssues(schema, path), ...nodeIssues(schema, path)];
+  const identification = identificationIssues(schema, path);
+  const nodes = nodeIssues(schema, path);
+  if (identification.length > 0 || nodes.length > 0) return [...identification, ...nodes];
+  return observesSomething(schema) ? [] : [issue(path, `observes no field beyond the resource's identity: ${STRIPPED_HINT}`)];
 };
+
+/**
+ * What a JSON merge patch leaves of `null` markers: it deletes them (client-side `kubectl apply`
+ * of a custom resource, `kubectl patch --type merge`), so an empty object is never read as
+ * "observe nothing".
+ */
+const STRIPPED_HINT = 'mark each observed field with true (a JSON merge patch such as kubectl apply deletes null markers)';
+
+/** Whether a schema observes any field besides apiVersion, kind, metadata.name and metadata.namespace. */
+const observesSomething = (schema: JsonObject): boolean =>
+  Object.entries(schema).some(([key, value]) => {
+    if (key === 'apiVersion' || key === 'kind') return false;
+    if (key !== 'metadata' || !isJsonObject(value)) return true;
+    return Object.keys(value).some((field) => field !== 'name' && field !== 'namespace');
+  });
 
 const identificationIssues = (schema: JsonObject, path: Path): ReadonlyArray<Issue> => {
   const issues: Issue[] = [];
@@ -52,7 +72,7 @@ const identificationIssues = (schema: JsonObject, path: Path): ReadonlyArray<Iss
     if (name === undefined) issues.push(issue([...path, 'metadata', 'name'], 'missing metadata.name: copy the name of the resource this schema observes'));
     else if (typeof name !== 'string' || name === '') issues.push(issue([...path, 'metadata', 'name'], 'metadata.name must be the resource name (a non-empty string)'));
     const namespace = getOwn(metadata, 'namespace');
-    if (namespace !== undefined && namespace !== null) issues.push(issue([...path, 'metadata', 'namespace'], 'metadata.namespace may only be null (observed): the namespace of a resource is set in its manifest'));
+    if (namespace !== undefined && !isObservedMarker(namespace)) issues.push(issue([...path, 'metadata', 'namespace'], 'metadata.namespace may only be true or null (observed): the namespace of a resource is set in its manifest'));
   }
   return issues;
 };
@@ -67,21 +87,32 @@ const isIdentification = (path: Path, depth: number): boolean => {
  * Issues below a schema node; the identification fields (already checked) are skipped. Paths
  * start with the schema's index, so a field's path within its schema starts at depth 1.
  */
-const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> =>
-  Object.entries(node).flatMap(([key, value]) => {
+const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> => {
+  // An empty schema or metadata object is reported as missing identification instead.
+  const identifying = path.length === 1 || (path.length === 2 && path[1] === 'metadata');
+  if (Object.keys(node).length === 0) return identifying ? [] : [issue(path, `empty object: it observes nothing; ${STRIPPED_HINT}, or write true to observe the whole value`)];
+  return Object.entries(node).flatMap(([key, value]) => {
     const childPath = [...path, key];
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
     if (isIdentification(childPath, 1)) return [];
     if (childPath.length === 2 && key === 'metadata' && !isJsonObject(value)) return []; // reported by identificationIssues
     return valueIssues(value, childPath);
   });
+};
 
 const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
-  if (value === null) return [];
+  if (isObservedMarker(value)) return [];
   if (isJsonArray(value)) return listIssues(value, path);
   if (isJsonObject(value)) return nodeIssues(value, path);
-  return [issue(path, `observed fields must be null, got ${JSON.stringify(value)}: write null to observe this field`)];
+  if (value === false) return [issue(path, 'false is no marker: write true to observe this field, or remove it from the schema to stop observing it')];
+  return [issue(path, `observed fields are marked true (or null), got ${JSON.stringify(value)}: write true to observe this field`)];
 };
+
+/**
+ * An empty element schema holds a list position without observing it (to observe a later
+ * element only); a list of nothing but such placeholders observes nothing.
+ */
+const isEmptyObject = (value: JsonValue): boolean => isJsonObject(value) && Object.keys(value).length === 0;
 
 /** A list without a trailing control object is reported at the list's path; all its items are elements then. */
 const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<Issue> => {
@@ -89,7 +120,9 @@ const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<I
   const control = list[list.length - 1] as JsonValue;
   const controlled = isJsonObject(control) && (hasOwn(control, LIST_MIN) || hasOwn(control, LIST_MAX));
   const elements = controlled ? list.slice(0, -1) : list;
-  const elementIssues = elements.flatMap((element, index) => valueIssues(element, [...path, index]));
+  const elementIssues = elements.length > 0 && elements.every(isEmptyObject)
+    ? [issue(path, `every element schema is empty: it observes nothing; ${STRIPPED_HINT}`)]
+    : elements.flatMap((element, index) => (isEmptyObject(element) ? [] : valueIssues(element, [...path, index])));
   if (!controlled) return [...elementIssues, issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
   return [...elementIssues, ...controlIssues(control, elements.length, [...path, list.length - 1])];
 };

@@ -12,9 +12,10 @@ import { KUBERNETES_OBJECT_TYPE, type ParseDocument, type ToscaIssue } from './t
 
 /**
  * The manifest of a TOSCA template, in node template order.
- * Errors (every one found, each naming its path below `root`): not a mapping, no topology
- * template, no node templates, unsupported node type, empty or unparseable `spec`, a `spec` that
- * is not one Kubernetes resource, and failing functions (see `evaluate`).
+ * Errors (every one found, each naming its path below `root`): not a mapping, a missing or
+ * unsupported `tosca_definitions_version`, no topology template, no node templates, unsupported
+ * node type, empty or unparseable `spec`, a `spec` that is not one Kubernetes resource, and
+ * failing functions (see `evaluate`).
  */
 export const translateTemplate = (args: {
   readonly template: JsonValue;
@@ -27,18 +28,45 @@ export const translateTemplate = (args: {
   const { template, root } = args;
   const issue = (path: Path, message: string): ToscaIssue => ({ path: showPath(path, root), message });
   if (!isJsonObject(template)) return E.left([issue([], 'a TOSCA template must be a mapping (tosca_definitions_version, topology_template, …)')]);
-  const topology = getOwn(template, 'topology_template');
-  if (!isJsonObject(topology)) return E.left([issue(['topology_template'], 'no topology template: the template needs a topology_template mapping')]);
-  const nodes = getOwn(topology, 'node_templates');
-  if (!isJsonObject(nodes) || Object.keys(nodes).length === 0) {
-    return E.left([issue(['topology_template', 'node_templates'], 'no node templates: topology_template needs node_templates of type ' + KUBERNETES_OBJECT_TYPE)]);
-  }
-  if (args.inputs !== undefined && args.inputs !== null && !isJsonObject(args.inputs)) return E.left([issue([], 'spec.toscaInputs must be a mapping of input names to values')]);
-  const declared = getOwn(topology, 'inputs');
+  const version = versionIssue(getOwn(template, 'tosca_definitions_version'));
+  const versionIssues = version === undefined ? [] : [issue(['tosca_definitions_version'], version)];
+  const shape = topologyOf(template, args.inputs);
+  if (E.isLeft(shape)) return E.left([...versionIssues, issue(shape.left.path, shape.left.message)]);
+  const { nodes, declared } = shape.right;
   const scope: Scope = { given: isJsonObject(args.inputs) ? args.inputs : {}, declared: isJsonObject(declared) ? declared : {}, nodes, root };
   const results = Object.keys(nodes).map((name) => translateNode(name, nodes[name] ?? null, scope, args.parseDocument));
-  const issues = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
+  const issues = [...versionIssues, ...results.flatMap((result) => (E.isLeft(result) ? result.left : []))];
   return issues.length > 0 ? E.left(issues) : E.right(results.flatMap((result) => (E.isRight(result) ? [result.right] : [])));
+};
+
+type Topology = { readonly nodes: JsonObject; readonly declared: JsonValue | undefined };
+
+/** The node templates and declared inputs, or the first structural problem (no topology, no node templates, inputs not a mapping). */
+const topologyOf = (template: JsonObject, inputs: JsonValue | undefined): E.Either<{ readonly path: Path; readonly message: string }, Topology> => {
+  const topology = getOwn(template, 'topology_template');
+  if (!isJsonObject(topology)) return E.left({ path: ['topology_template'], message: 'no topology template: the template needs a topology_template mapping' });
+  const nodes = getOwn(topology, 'node_templates');
+  if (!isJsonObject(nodes) || Object.keys(nodes).length === 0) {
+    return E.left({ path: ['topology_template', 'node_templates'], message: 'no node templates: topology_template needs node_templates of type ' + KUBERNETES_OBJECT_TYPE });
+  }
+  if (inputs !== undefined && inputs !== null && !isJsonObject(inputs)) return E.left({ path: [], message: 'spec.toscaInputs must be a mapping of input names to values' });
+  return E.right({ nodes, declared: getOwn(topology, 'inputs') });
+};
+
+/**
+ * The TOSCA Simple Profile in YAML versions (1.0 to 1.3), whose grammar (`topology_template`,
+ * `get_input`/`get_property`/`concat`) this translator reads. TOSCA 2.0 renamed the topology to
+ * `service_template` and prefixes functions with `$`: it is refused, not misread.
+ */
+export const TOSCA_VERSIONS = ['tosca_simple_yaml_1_0', 'tosca_simple_yaml_1_1', 'tosca_simple_yaml_1_2', 'tosca_simple_yaml_1_3'] as const;
+
+/** What is wrong with a template's `tosca_definitions_version` (which TOSCA requires), if anything. */
+const versionIssue = (version: JsonValue | undefined): string | undefined => {
+  const supported = `one of ${TOSCA_VERSIONS.join(', ')}`;
+  if (version === undefined) return `missing tosca_definitions_version: TOSCA requires it; write ${supported}`;
+  if (typeof version === 'string' && (TOSCA_VERSIONS as ReadonlyArray<string>).includes(version)) return undefined;
+  if (version === 'tosca_2_0') return `TOSCA 2.0 templates (service_template, $-functions) are not supported: write the template in the Simple Profile (${supported})`;
+  return `unsupported tosca_definitions_version ${JSON.stringify(version)}: write ${supported}`;
 };
 
 const translateNode = (name: string, node: JsonValue, scope: Scope, parseDocument: ParseDocument): E.Either<ReadonlyArray<ToscaIssue>, Resource> => {

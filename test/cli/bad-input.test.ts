@@ -62,7 +62,7 @@ describe('bad input: one clear line, exit 1', () => {
         a: 3
 `;
     expect(oneError(await planFile(text))).toBe(
-      'error: app.yaml:20:9: document 1 (Application shop/web): spec.observerSchema[0].data.a: observed fields must be null, got 3: write null to observe this field');
+      'error: app.yaml:20:9: document 1 (Application shop/web): spec.observerSchema[0].data.a: observed fields are marked true (or null), got 3: write true to observe this field');
   });
 
   it('a list schema without its control object', async () => {
@@ -226,7 +226,7 @@ describe('__proto__ keys stay data', () => {
 
 describe('several problems: every one reported, each on its line', () => {
   it('reports the problems of every document and file', async () => {
-    const bad = `${APP_HEAD}${CONFIGMAP}  observerSchema:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        name: nope\n`;
+    const bad = `${APP_HEAD}${CONFIGMAP}  observerSchema:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        name: nope\n      data:\n        a: true\n`;
     const result = await runCli(['plan', '-f', 'a.yaml', '-f', 'b.yaml'], { files: { 'a.yaml': bad, 'b.yaml': 'foo: [\n' } });
     expect(result.code).toBe(1);
     const lines = linesOf(result.stderr);

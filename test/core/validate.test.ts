@@ -85,7 +85,7 @@ describe('validateObserverSchema: identification errors', () => {
   });
 
   it('metadata.namespace with a value', () => {
-    expectIssue(issuesOf(schemaWith(null, { metadata: { name: 'web', namespace: 'default' } })), 'spec.observerSchema[0].metadata.namespace', 'metadata.namespace may only be null');
+    expectIssue(issuesOf(schemaWith(null, { metadata: { name: 'web', namespace: 'default' } })), 'spec.observerSchema[0].metadata.namespace', 'metadata.namespace may only be true or null');
   });
 
   it('a schema that is not an object', () => {
@@ -95,17 +95,17 @@ describe('validateObserverSchema: identification errors', () => {
 
 describe('validateObserverSchema: leaves and lists', () => {
   it('a non-null leaf', () => {
-    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields must be null, got "web"');
+    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields are marked true (or null), got "web"');
   });
 
   it('a non-null leaf named like an identification field below the top level', () => {
     const issues = issuesOf(schemaWith({ template: { metadata: { name: 'web' } }, kind: 'Service' }));
     expect(issues.map((i) => i.path)).toEqual(['spec.observerSchema[0].spec.template.metadata.name', 'spec.observerSchema[0].spec.kind']);
-    expect(issues.every((i) => i.message.includes('observed fields must be null'))).toBe(true);
+    expect(issues.every((i) => i.message.includes('observed fields are marked true'))).toBe(true);
   });
 
   it('a non-null leaf inside a list element', () => {
-    expectIssue(issuesOf(schemaWith({ ports: [{ port: 80 }, control(1, 2)] })), 'spec.observerSchema[0].spec.ports[0].port', 'observed fields must be null, got 80');
+    expectIssue(issuesOf(schemaWith({ ports: [{ port: 80 }, control(1, 2)] })), 'spec.observerSchema[0].spec.ports[0].port', 'observed fields are marked true (or null), got 80');
   });
 
   it('a list without a trailing control object is reported at the list path', () => {
@@ -196,7 +196,7 @@ describe('validateObserverSchema: several errors at once', () => {
     ]);
     const result = validateObserverSchema({ manifest, observerSchema: [schemaWith({ selector: 1 }), schemaWith(null, { metadata: 'x' })] });
     expect(E.isLeft(result) && showSpecError(result.left)).toBe(
-      'spec.observerSchema[0].spec.selector: observed fields must be null, got 1: write null to observe this field\n' +
+      'spec.observerSchema[0].spec.selector: observed fields are marked true (or null), got 1: write true to observe this field\n' +
       'spec.observerSchema[1].metadata: metadata must be an object',
     );
   });
@@ -263,5 +263,62 @@ describe('manifest and schema errors through plan', () => {
     expect(stalled?.reason).toBe('InvalidObserverSchema');
     expect(stalled?.message).toBe(`spec.observerSchema[0].spec.ports: a list must end with a list control object {"${MIN}": m, "${MAX}": M}`);
     expect(result.actions).toEqual([]);
+  });
+});
+
+describe('observed markers: true (merge-patch safe) and null (Krake)', () => {
+  const configMapSchema = (data: JsonValue): JsonValue => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data });
+
+  it('accepts true wherever null is accepted and returns the internal form (null markers)', () => {
+    const written = schemaWith({ ports: [{ port: true }, true, control(1, 3)], selector: true }, { metadata: { name: 'web', namespace: true } });
+    const internal = schemaWith({ ports: [{ port: null }, null, control(1, 3)], selector: null }, { metadata: { name: 'web', namespace: null } });
+    expect(validateObserverSchema({ manifest, observerSchema: [written] })).toEqual(E.right([internal]));
+  });
+
+  it('mixes both markers in one schema and never touches list bounds or identification', () => {
+    const written = schemaWith({ ports: [{ port: null, name: true }, control(0, 0)] });
+    expect(validateObserverSchema({ manifest, observerSchema: [written] })).toEqual(E.right([schemaWith({ ports: [{ port: null, name: null }, control(0, 0)] })]));
+  });
+
+  it('a schema written with null markers only is returned as it is (same object)', () => {
+    const written = schemaWith({ selector: null });
+    const result = validateObserverSchema({ manifest, observerSchema: [written] });
+    expect(E.isRight(result) && result.right[0]).toBe(written);
+  });
+
+  it('false is no marker: it says how to stop observing', () => {
+    expectIssue(issuesOf(schemaWith({ selector: false })), 'spec.observerSchema[0].spec.selector', 'false is no marker: write true to observe this field, or remove it');
+  });
+
+  it('true is no list bound', () => {
+    expectIssue(issuesOf(schemaWith({ ports: [true, control(1, true)] })), `spec.observerSchema[0].spec.ports[1].${MAX}`, 'must be a non-negative integer, got true');
+  });
+
+  it('an empty object (what a merge patch leaves of {A: null}) is an error, not "observe nothing"', () => {
+    expectIssue(issuesOf(configMapSchema({})), 'spec.observerSchema[0].data', 'empty object: it observes nothing; mark each observed field with true');
+  });
+
+  it('a list of nothing but empty element schemas is an error; an empty element before an observed one holds its place', () => {
+    expectIssue(issuesOf(schemaWith({ ports: [{}, control(1, 1)] })), 'spec.observerSchema[0].spec.ports', 'every element schema is empty: it observes nothing');
+    expectIssue(issuesOf(schemaWith({ ports: [{}, {}, control(2, 2)] })), 'spec.observerSchema[0].spec.ports', 'every element schema is empty');
+    expect(issuesOf(schemaWith({ ports: [{}, { port: true }, control(2, 2)] }))).toEqual([]);
+  });
+
+  it('a schema observing nothing beyond its identity (what a merge patch leaves of data: null) is an error', () => {
+    const stripped = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' } };
+    expectIssue(issuesOf(stripped), 'spec.observerSchema[0]', "observes no field beyond the resource's identity: mark each observed field with true");
+    expect(issuesOf({ ...stripped, metadata: { name: 'settings', labels: true } })).toEqual([]);
+  });
+
+  it('the operator stalls with InvalidObserverSchema on a stripped schema, and plans from true markers as from null ones', () => {
+    const planOf = (observerSchema: ReadonlyArray<JsonValue>) => plan({ application: application({ manifest: [configMap], observerSchema } as never), live: [], scopes, now: 'now' });
+    const stripped = planOf([configMapSchema({})]);
+    const stalled = stripped.status.conditions?.find((c) => c.type === 'Stalled');
+    expect({ status: stalled?.status, reason: stalled?.reason }).toEqual({ status: 'True', reason: 'InvalidObserverSchema' });
+    expect(stripped.actions).toEqual([]);
+    const withTrue = planOf([configMapSchema({ a: true })]);
+    const withNull = planOf([configMapSchema({ a: null })]);
+    expect(withTrue.actions).toEqual(withNull.actions);
+    expect(withTrue.status.mangledObserverSchema).toEqual([configMapSchema({ a: null })]);
   });
 });

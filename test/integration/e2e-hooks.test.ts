@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import { getIn, type ObjectRef, type Resource } from '../../core/index.js';
-import { body, serve, type Loopback } from '../app/tosca/loopback.js';
+import { body, LOOPBACK_ALLOWED, serve, type Loopback } from '../app/tosca/loopback.js';
 import { WEB_CSAR, WEB_MANIFEST } from '../app/tosca/templates.js';
 import {
   applicationRef, expectOwnedBy, expectReady, readApplication, readExisting, readObject, reconcileLog, type ReconcileLog,
@@ -152,7 +152,7 @@ describeWithApiServer('end to end: hooks and CSAR on a real API server', (env) =
     const reconciled = async (prefix: string, spec: Record<string, unknown>) => {
       const { namespace, cleanup } = await freshNamespace(cluster, prefix);
       const log = reconcileLog();
-      const operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled });
+      const operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled, tosca: LOOPBACK_ALLOWED });
       spaces.push({ namespace, cleanup, operator, log });
       await must(cluster.create(applicationOf(namespace, name, spec)));
       const application = await waitReady(applicationRef(namespace, name));

@@ -13,6 +13,7 @@ import { usageError } from '../cli-error.js';
 import { collect, contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { progressLines } from '../operate/progress.js';
@@ -43,6 +44,8 @@ type Options = {
   readonly callbackTlsKey?: string;
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
+  readonly toscaAllowHost: ReadonlyArray<string>;
+  readonly toscaAllowHttp?: boolean;
 };
 
 const EXAMPLES = `
@@ -145,6 +148,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
   const hooks = await hookOptions(context, options, shutdownGraceMs);
   if (E.isLeft(hooks)) return fail(hooks.left);
+  const allowed = parseAllowlist(options.toscaAllowHost);
+  if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
@@ -187,7 +192,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     monotonic: () => performance.now(),
     stopDeadlineMs: deadlineMs,
     hooks: hooks.right,
-    tosca: { fileRoots: options.toscaFileRoot },
+    tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
   });
   if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
   else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
@@ -261,6 +266,8 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
     .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
+    .addOption(new Option('--tosca-allow-host <host|CIDR>', 'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)').argParser(collect).default([], 'none'))
+    .addOption(new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
 };

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  decodeApplication, getOwn, isJsonObject, Resource, withKey,
+  decodeApplication, getOwn, isJsonObject, Resource, unknownFieldIssues, withKey,
   type Application, type JsonObject, type ScopeTable,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
@@ -67,13 +67,15 @@ const withDefaultNamespace = (value: JsonObject, namespace: string): JsonObject 
     : value;
 };
 
+/** Shape errors and unknown fields together: a typo is reported even when the rest decodes. */
 const readApplication = (value: JsonObject, origin: Origin): Read => {
   const subject = describeObject(value);
+  const unknown = unknownFieldIssues(value).map((issue) => errorAt(origin, issue.path, issue.message, subject));
   const decoded = decodeApplication(value);
   if (E.isLeft(decoded)) {
-    return { errors: tidyIssues(decoded.left).map((issue) => errorAt(origin, issue.path, issue.message, subject)) };
+    return { errors: [...tidyIssues(decoded.left).map((issue) => errorAt(origin, issue.path, issue.message, subject)), ...unknown] };
   }
-  return { application: { application: decoded.right, origin }, errors: [] };
+  return { application: { application: decoded.right, origin }, errors: unknown };
 };
 
 const duplicateErrors = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<CliError> => {

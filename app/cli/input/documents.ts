@@ -10,6 +10,7 @@ import type { InputLimits } from './limits.js';
 import { offsetOf } from './locate.js';
 import type { Source } from './source.js';
 import { toJson } from './to-json.js';
+import { checkText, lineColumnOf } from '../../yaml/nesting.js';
 
 /** One parsed document. */
 export type Document = {
@@ -26,6 +27,12 @@ export type Document = {
  * Errors: malformed YAML, duplicate keys, alias bombs, excessive nesting or size, non-JSON values.
  */
 export const parseDocuments = (source: Source, limits: InputLimits): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Document>> => {
+  // Twice the limit: only keeps the parser safe; the exact limit is checked on the values, with the path.
+  const within = checkText(source.text, { maxBytes: limits.maxBytes, maxDepth: limits.maxDepth * 2 });
+  if (E.isLeft(within)) {
+    const what = within.left.offset === 0 ? within.left.message : `the document nests too deeply to parse (more than ${limits.maxDepth * 2} levels): Kubernetes objects nest far less, check the file`;
+    return E.left([inputError(what, { location: { file: source.name, document: documentAt(source.text, within.left.offset), ...lineColumnOf(source.text, within.left.offset) } })]);
+  }
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'silent' });
   const at = (index: number, offset: number): Location => {
@@ -39,6 +46,15 @@ export const parseDocuments = (source: Source, limits: InputLimits): E.Either<Re
 };
 
 type At = (index: number, offset: number) => Location;
+
+/** The 1-based number of the document an offset lies in (`---` starts one; one before any content does not count twice). */
+const documentAt = (text: string, offset: number): number => {
+  const before = text.slice(0, offset);
+  const markers = [...before.matchAll(/^---(?=[ \t\r\n]|$)/gm)];
+  const first = markers[0];
+  const leadingMarker = first !== undefined && before.slice(0, first.index).split('\n').every((line) => /^\s*(#.*|%.*)?$/.test(line));
+  return 1 + markers.length - (leadingMarker ? 1 : 0);
+};
 
 const readDocument = (document: YamlDocument.Parsed, index: number, limits: InputLimits, at: At): E.Either<CliError, Document | undefined> => {
   const syntax = document.errors[0];

@@ -17,16 +17,16 @@ const reasonOf = (error: unknown): string => {
   return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
 };
 
-/** Reads `name` (`-` = stdin), refusing inputs larger than the limit before anything parses them. */
+/** Reads `name` (`-` = stdin), refusing inputs larger than the limit while reading them: nothing past the limit is read. */
 export const readSource = async (io: CliIo, name: string, limits: Pick<InputLimits, 'maxBytes'>): Promise<E.Either<CliError, Source>> => {
   const shown = name === STDIN ? '<stdin>' : name;
   try {
-    const text = name === STDIN ? await io.readStdin() : await io.readFile(name);
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > limits.maxBytes) {
-      return E.left(inputError(`input is ${mebibytes(bytes)}, more than the ${mebibytes(limits.maxBytes)} limit: split it into several files`, { location: { file: shown } }));
-    }
-    return E.right({ name: shown, text });
+    const read = name === STDIN ? await io.readStdin(limits.maxBytes) : await io.readFileCapped(name, limits.maxBytes);
+    if (read._tag === 'Text') return E.right({ name: shown, text: read.text });
+    const what = read.size === undefined
+      ? `input larger than ${mebibytes(limits.maxBytes)}: reading stopped there; split it into several files`
+      : `input is ${mebibytes(read.size)}, more than the ${mebibytes(limits.maxBytes)} limit: split it into several files`;
+    return E.left(inputError(what, { location: { file: shown } }));
   } catch (error) {
     return E.left(inputError(reasonOf(error), { location: { file: shown } }));
   }

@@ -33,7 +33,7 @@ const url = (hook: string, name = 'batch') => `http://127.0.0.1:${server.address
 
 const start = async (hooks: ReadonlyArray<string>, graceMs = 60_000): Promise<void> => {
   w = world({ graceMs });
-  server = await startCallbackServer({ listen: { host: '127.0.0.1', port: 0 }, handler: createCallbackHandler({ cluster: w.cluster, now: () => w.clock.now(), shutdownGraceMs: graceMs }) });
+  server = await startCallbackServer({ listen: { host: '127.0.0.1', port: 0 }, handler: createCallbackHandler({ cluster: w.cluster, now: () => w.clock.now(), shutdownGraceMs: graceMs, tokens: w.tokens }) });
   await w.cluster.create(applicationOf(NS, 'batch', { manifest, hooks }))();
   await reconcileUntilQuiet(w, NS, 'batch');
 };

@@ -7,6 +7,7 @@ import type { HookRuntime } from '../../../app/hooks/runtime.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import { createToscaTranslator } from '../../../app/tosca/translator.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, type Application, type Resource } from '../../../core/index.js';
+import { LOOPBACK_ALLOWED } from '../tosca/loopback.js';
 
 export const CALLBACK_URL = 'http://kreconcile.kreconcile-system.svc:8080';
 
@@ -19,7 +20,7 @@ export const world = (options: { readonly graceMs?: number; readonly seed?: numb
   const hooks: HookRuntime = { callbackUrl: CALLBACK_URL, tokens, shutdownGraceMs: options.graceMs ?? 60_000 };
   const deps: ReconcileDeps = {
     cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, hooks,
-    translate: createToscaTranslator({ now: () => clock.now() }),
+    translate: createToscaTranslator({ now: () => clock.now(), ...LOOPBACK_ALLOWED }),
   };
   return { cluster, clock, tokens, deps };
 };

@@ -7,7 +7,7 @@ import type { CliIo } from '../../../app/cli/io.js';
 
 const io = (out: string[]): CliIo => ({
   stdout: { write: (text) => { out.push(text); } }, stderr: { write: () => {} }, isTTY: false, env: {},
-  readStdin: async () => '', readFile: async (path) => readFileSync(path, 'utf8'), now: () => new Date(0),
+  readStdin: async () => ({ _tag: 'Text', text: '' }), readFile: async (path) => readFileSync(path, 'utf8'), readFileCapped: async (path) => ({ _tag: 'Text', text: readFileSync(path, 'utf8') }), now: () => new Date(0),
   connect: async () => { throw new Error('offline'); }, version: 'test',
 });
 

@@ -1,4 +1,8 @@
-/** Fetching by URL: bounded in size, time and redirects, cached, `file:` only below allowed roots. */
+/**
+ * Fetching by URL: bounded in size, time and redirects, cached, `file:` only below allowed roots,
+ * http(s) only from addresses the policy allows (checked after DNS, pinned, at every redirect).
+ * Only the loopback server and a stub resolver are used: no real non-loopback address is contacted.
+ */
 import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +10,10 @@ import { pathToFileURL } from 'node:url';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFetcher } from '../../../app/tosca/fetch.js';
-import { body, redirect, serve, status, type Loopback } from './loopback.js';
+import { body, LOOPBACK_ALLOWED, redirect, serve, status, type Loopback } from './loopback.js';
 
 let server: Loopback;
+const UNREACHABLE = 'cannot fetch: no answer, or not a host the operator may fetch from (the operator log has the details)';
 const text = (result: E.Either<unknown, Uint8Array>): string | undefined => (E.isRight(result) ? new TextDecoder().decode(result.right) : undefined);
 const errorOf = (result: E.Either<{ message: string; retryable: boolean }, Uint8Array>) => (E.isLeft(result) ? result.left : undefined);
 
@@ -29,39 +34,39 @@ afterAll(async () => { await server.close(); });
 
 describe('createFetcher over HTTP', () => {
   it('fetches a body', async () => {
-    expect(text(await createFetcher()(server.url('/ok.yaml')))).toBe('a: 1');
+    expect(text(await createFetcher(LOOPBACK_ALLOWED)(server.url('/ok.yaml')))).toBe('a: 1');
   });
 
   it('follows a redirect', async () => {
-    expect(text(await createFetcher()(server.url('/moved')))).toBe('a: 1');
+    expect(text(await createFetcher(LOOPBACK_ALLOWED)(server.url('/moved')))).toBe('a: 1');
   });
 
   it('stops after maxRedirects', async () => {
-    expect(errorOf(await createFetcher({ maxRedirects: 3 })(server.url('/loop')))).toMatchObject({ message: 'more than 3 redirects', retryable: false });
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxRedirects: 3 })(server.url('/loop')))).toMatchObject({ message: 'more than 3 redirects', retryable: false });
   });
 
   it('never follows a redirect to another scheme', async () => {
-    expect(errorOf(await createFetcher()(server.url('/to-file')))?.message).toBe('redirected to a file: URL');
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/to-file')))?.message).toBe('redirected to a file: URL');
   });
 
   it('refuses a body larger than maxBytes: declared, or streamed without a length', async () => {
-    expect(errorOf(await createFetcher({ maxBytes: 4_096 })(server.url('/big')))?.message).toBe('larger than 4096 bytes (5000)');
-    expect(errorOf(await createFetcher({ maxBytes: 4_096 })(server.url('/chunked')))?.message).toBe('larger than 4096 bytes');
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/big')))?.message).toBe('larger than 4096 bytes (5000)');
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/chunked')))?.message).toBe('larger than 4096 bytes');
   });
 
   it('gives up after timeoutMs (retryable)', async () => {
-    expect(errorOf(await createFetcher({ timeoutMs: 200 })(server.url('/slow')))).toMatchObject({ message: 'no complete answer within 200 ms', retryable: true });
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 200 })(server.url('/slow')))).toMatchObject({ message: UNREACHABLE, retryable: true });
   });
 
   it('4xx is not retryable, 5xx is; an unreachable server is', async () => {
-    expect(errorOf(await createFetcher()(server.url('/gone')))).toMatchObject({ message: 'HTTP 404', retryable: false });
-    expect(errorOf(await createFetcher()(server.url('/broken')))).toMatchObject({ message: 'HTTP 503', retryable: true });
-    expect(errorOf(await createFetcher({ timeoutMs: 2_000 })('http://127.0.0.1:1/x'))).toMatchObject({ retryable: true });
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/gone')))).toMatchObject({ message: 'HTTP 404', retryable: false });
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/broken')))).toMatchObject({ message: 'HTTP 503', retryable: true });
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 2_000 })('http://127.0.0.1:1/x'))).toMatchObject({ message: UNREACHABLE, retryable: true });
   });
 
   it('caches for cacheTtlMs, shares concurrent requests, then fetches again', async () => {
     let now = 0;
-    const fetcher = createFetcher({ cacheTtlMs: 1_000, now: () => now });
+    const fetcher = createFetcher({ ...LOOPBACK_ALLOWED, cacheTtlMs: 1_000, now: () => now });
     const before = server.hits.get('/ok.yaml') ?? 0;
     const [a, b] = await Promise.all([fetcher(server.url('/ok.yaml')), fetcher(server.url('/ok.yaml'))]);
     const c = await fetcher(server.url('/ok.yaml'));
@@ -73,7 +78,7 @@ describe('createFetcher over HTTP', () => {
   });
 
   it('does not cache failures', async () => {
-    const fetcher = createFetcher();
+    const fetcher = createFetcher(LOOPBACK_ALLOWED);
     const before = server.hits.get('/broken') ?? 0;
     await fetcher(server.url('/broken'));
     await fetcher(server.url('/broken'));
@@ -81,8 +86,8 @@ describe('createFetcher over HTTP', () => {
   });
 
   it('rejects other schemes and malformed URLs', async () => {
-    expect(errorOf(await createFetcher()('ftp://example.com/x'))?.message).toBe('unsupported URL scheme ftp: use http, https or file');
-    expect(errorOf(await createFetcher()('not a url'))?.message).toBe('not a valid URL');
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)('ftp://example.com/x'))?.message).toBe('unsupported URL scheme ftp: use https (or file, where allowed)');
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)('not a url'))?.message).toBe('not a valid URL');
   });
 });
 

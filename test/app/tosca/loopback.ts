@@ -32,3 +32,9 @@ export const body = (content: string | Uint8Array, type = 'application/octet-str
 export const redirect = (location: string, status = 302): Route => (_, response) => { response.writeHead(status, { location }).end(); };
 
 export const status = (code: number): Route => (_, response) => { response.writeHead(code).end(`status ${code}`); };
+
+/**
+ * What a fetcher needs to reach `serve`'s server: plain http and the loopback address, both
+ * refused by default (an admin allows them with --tosca-allow-http and --tosca-allow-host).
+ */
+export const LOOPBACK_ALLOWED = { allowHttp: true, allowHosts: ['127.0.0.1'] } as const;

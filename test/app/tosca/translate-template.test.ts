@@ -104,8 +104,26 @@ describe('translateTemplate', () => {
       expect(errorsOf(translate({ tosca_definitions_version: 'tosca_simple_yaml_1_0' }))).toEqual(['spec.tosca.topology_template: no topology template: the template needs a topology_template mapping']);
     });
     it('no node templates (missing or empty)', () => {
-      expect(errorsOf(translate({ topology_template: {} }))[0]).toContain('spec.tosca.topology_template.node_templates: no node templates');
-      expect(errorsOf(translate({ topology_template: { node_templates: {} } }))[0]).toContain('no node templates');
+      expect(errorsOf(translate({ tosca_definitions_version: 'tosca_simple_yaml_1_0', topology_template: {} }))[0]).toContain('spec.tosca.topology_template.node_templates: no node templates');
+      expect(errorsOf(translate({ tosca_definitions_version: 'tosca_simple_yaml_1_0', topology_template: { node_templates: {} } }))[0]).toContain('no node templates');
+    });
+    it('a missing tosca_definitions_version is refused (TOSCA requires it), along with every other problem', () => {
+      const { tosca_definitions_version: _, ...unversioned } = templateOf({ vm: { type: 'tosca.nodes.Compute' } }) as Record<string, JsonValue>;
+      expect(errorsOf(translate(unversioned))).toEqual([
+        'spec.tosca.tosca_definitions_version: missing tosca_definitions_version: TOSCA requires it; write one of tosca_simple_yaml_1_0, tosca_simple_yaml_1_1, tosca_simple_yaml_1_2, tosca_simple_yaml_1_3',
+        'spec.tosca.topology_template.node_templates.vm.type: unsupported node type "tosca.nodes.Compute": kreconcile translates only tosca.nodes.indigo.KubernetesObject',
+      ]);
+      expect(errorsOf(translate({ topology_template: {} }))).toHaveLength(2);
+    });
+    it.each(['tosca_simple_yaml_1_4', 'tosca_simple_profile_for_nfv_1_0', 1.3])('an unsupported version %s is refused', (version) => {
+      expect(errorsOf(translate({ ...(templateOf({}) as Record<string, JsonValue>), tosca_definitions_version: version }))[0]).toContain(`spec.tosca.tosca_definitions_version: unsupported tosca_definitions_version ${JSON.stringify(version)}: write one of tosca_simple_yaml_1_0`);
+    });
+    it.each(['tosca_simple_yaml_1_0', 'tosca_simple_yaml_1_1', 'tosca_simple_yaml_1_2', 'tosca_simple_yaml_1_3'])('the Simple Profile version %s is translated', (version) => {
+      const template = { ...(templateOf({ c: node(configMap) }) as Record<string, JsonValue>), tosca_definitions_version: version };
+      expect(translate(template)).toEqual(E.right([configMap]));
+    });
+    it('TOSCA 2.0 is refused with the reason (another grammar), not misread', () => {
+      expect(errorsOf(translate({ ...(templateOf({}) as Record<string, JsonValue>), tosca_definitions_version: 'tosca_2_0' }))[0]).toContain('TOSCA 2.0 templates (service_template, $-functions) are not supported');
     });
     it('a template that is not a mapping', () => {
       expect(errorsOf(translate('just text'))[0]).toContain('spec.tosca: a TOSCA template must be a mapping');

@@ -3,7 +3,7 @@ import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { parse } from 'yaml';
 import { createToscaTranslator, needsTranslation } from '../../../app/tosca/translator.js';
 import type { Application, JsonValue } from '../../../core/index.js';
-import { body, serve, status, type Loopback } from './loopback.js';
+import { body, LOOPBACK_ALLOWED, serve, status, type Loopback } from './loopback.js';
 import { csarOf, WEB_CSAR, WEB_MANIFEST, WEB_TEMPLATE } from './templates.js';
 
 const app = (spec: Record<string, unknown>): Application => ({
@@ -32,7 +32,7 @@ describe('needsTranslation', () => {
 });
 
 describe('createToscaTranslator', () => {
-  const translate = createToscaTranslator();
+  const translate = createToscaTranslator(LOOPBACK_ALLOWED);
 
   it('translates an inline template with spec.toscaInputs, without touching spec', async () => {
     const application = app({ tosca: parse(WEB_TEMPLATE) as JsonValue, toscaInputs: { replicas: 3 } });

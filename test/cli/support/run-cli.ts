@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { ClusterReader } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
+import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
 
 export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
 
@@ -20,6 +21,10 @@ const noCluster = async (): Promise<ClusterReader> => {
   throw new Error('no cluster in this test');
 };
 
+/** A virtual input as the real readers give it: the text, or too large (with its size when a file's). */
+const capped = (text: string, maxBytes: number, size?: number): CappedRead =>
+  (Buffer.byteLength(text) > maxBytes ? { _tag: 'TooLarge', ...(size === undefined ? {} : { size }) } : { _tag: 'Text', text });
+
 export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly out: string[]; readonly err: string[] } => {
   const out: string[] = [];
   const err: string[] = [];
@@ -28,8 +33,12 @@ export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly
     stderr: { write: (text) => { err.push(text); } },
     isTTY: options.isTTY ?? false,
     env: options.env ?? {},
-    readStdin: async () => options.stdin ?? '',
+    readStdin: async (maxBytes) => capped(options.stdin ?? '', maxBytes),
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
+    readFileCapped: async (path, maxBytes) => {
+      const file = options.files?.[path];
+      return file === undefined ? readFileCapped(path, maxBytes) : capped(file, maxBytes, Buffer.byteLength(file));
+    },
     now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
     connect: options.connect ?? noCluster,
     version: '0.0.0-test',

@@ -1,0 +1,212 @@
+/**
+ * The memory cluster served over HTTP on loopback as a Kubernetes API endpoint, so any client
+ * (client-node, kubectl, client-go) talks to the kit's in-memory API server — with its faults,
+ * which reach the client as the HTTP answers they stand for (409, 429 + Retry-After, 500, 504,
+ * a dropped connection), and its clock. Binds 127.0.0.1 only; bounds request bodies; every
+ * request needs the bearer token of the generated kubeconfig.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import * as E from 'fp-ts/lib/Either.js';
+import type { JsonValue } from '../../../core/json/json.js';
+import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
+import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
+import type { MemoryCluster } from '../memory-cluster.js';
+import { routeOf, type ApiRoute, type KindAt } from './api-routes.js';
+import {
+  apiGroupDocument, coreVersionsDocument, groupListDocument, resourceListDocument, versionDocument,
+} from './discovery-documents.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { answerResourceRequest } from './resource-requests.js';
+import { errorAnswer, notServed } from './status-response.js';
+import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
+
+export type ServeOptions = {
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  readonly port?: number;
+  /** Largest request body accepted, in bytes (default 3 MiB, kube-apiserver's limit); larger answers 413. */
+  readonly maxBodyBytes?: number;
+  /**
+   * `token` (default): every request needs the kubeconfig's bearer token (32 random bytes unless
+   * `token` is given). `none`: no authentication — for kubectl and other client-go programs, which
+   * do not send bearer tokens over plain HTTP; the endpoint still listens on loopback only.
+   */
+  readonly auth?: 'token' | 'none';
+  readonly token?: string;
+  /** Also write the kubeconfig to this file (mode 0600). */
+  readonly kubeconfigPath?: string;
+};
+
+export type ServedCluster = {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** A kubeconfig (YAML) for this endpoint: client-node's `loadFromString`, kubectl's `--kubeconfig`. */
+  readonly kubeconfig: string;
+  readonly kubeConfigPath?: string;
+  /** Stops listening, ends watch streams and drops open connections. Idempotent. */
+  close(): Promise<void>;
+};
+
+/** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts). */
+export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clock'>;
+
+const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+const readBody = (request: IncomingMessage, limit: number): Promise<string> => new Promise((resolve, reject) => {
+  const declared = Number(request.headers['content-length'] ?? '0');
+  if (declared > limit) return reject(new BodyTooLarge());
+  const chunks: Buffer[] = [];
+  let size = 0;
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      request.removeAllListeners('data');
+      reject(new BodyTooLarge());
+      return;
+    }
+    chunks.push(chunk);
+  });
+  request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  request.on('error', reject);
+});
+
+const sendJson = (response: ServerResponse, code: number, body: JsonValue, headers: Readonly<Record<string, string>> = {}): void => {
+  const text = JSON.stringify(body);
+  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+};
+
+/** An error as the API server answers it; code 0 (network failure) drops the connection instead. */
+const sendError = (response: ServerResponse, error: ClusterError, kind?: KindAt): void => {
+  if (error.code === 0) {
+    response.socket?.destroy();
+    return;
+  }
+  const answer = errorAnswer(error, kind);
+  sendJson(response, answer.code, answer.body, answer.headers);
+};
+
+/** A watch on an object path (the deprecated form) is a watch on its collection selecting the name. */
+const withNameSelector = (query: URLSearchParams, name: string): URLSearchParams => {
+  const next = new URLSearchParams(query);
+  next.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${name}`].filter((s) => s !== null && s !== '').join(','));
+  return next;
+};
+
+const sendText = (response: ServerResponse, text: string): void => {
+  response.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
+  response.end(text);
+};
+
+/** Compares a presented credential in constant time (another local process may probe the port). */
+const sameSecret = (presented: string, expected: string): boolean => {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+const mediaType = (header: string | undefined): string => (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+
+const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
+  switch (route.type) {
+    case 'version': return versionDocument();
+    case 'coreVersions': return coreVersionsDocument(host);
+    case 'groups': return groupListDocument(cluster.servedKinds());
+    case 'group': return apiGroupDocument(cluster.servedKinds(), route.group);
+    case 'resources': return resourceListDocument(cluster.servedKinds(), route.group, route.version);
+    default: return undefined;
+  }
+};
+
+/** Serves `cluster` on 127.0.0.1 until `close()`. */
+export const serveMemoryCluster = async (cluster: ServableCluster, options: ServeOptions = {}): Promise<ServedCluster> => {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const watches = new Set<WatchHandle>();
+
+  const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' | 'object' }>, query: URLSearchParams): void => {
+    if (route.type === 'object' && route.subresource !== undefined) return sendError(response, notServed());
+    const request = watchRequestOf(route.kind, route.namespace, route.type === 'object' ? withNameSelector(query, route.name) : query);
+    if (E.isLeft(request)) return sendError(response, request.left, route.kind);
+    const watch = serveWatch(cluster, cluster.clock, request.right, response);
+    watches.add(watch);
+    response.on('close', () => watches.delete(watch));
+  };
+
+  const authorised = (request: IncomingMessage): boolean => options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
+
+  /** The request body, or undefined once a 413 went out. */
+  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<string | undefined> => {
+    try {
+      return await readBody(request, limit);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      response.setHeader('Connection', 'close');
+      sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+      return undefined;
+    }
+  };
+
+  const respond = async (request: IncomingMessage, response: ServerResponse, url: URL, body: string): Promise<void> => {
+    const route = routeOf(url.pathname, cluster.servedKinds());
+    if (route.type === 'health') return sendText(response, 'ok');
+    if (route.type === 'unknown') return sendError(response, notServed());
+    if (route.type !== 'collection' && route.type !== 'object') {
+      // Discovery is down with the rest of the server: the port's Discovery answers the outage.
+      const up = await cluster.scopeOf('v1', 'Namespace')();
+      if (E.isLeft(up)) return sendError(response, up.left);
+      const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
+      return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
+    }
+    if (request.method === 'GET' && isWatchRequest(url.searchParams)) return startWatch(response, route, url.searchParams);
+    const answer = await answerResourceRequest(cluster, {
+      method: request.method ?? 'GET', target: route, query: url.searchParams, body, contentType: mediaType(request.headers['content-type']),
+    })();
+    if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
+    sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (!authorised(request)) {
+      request.resume();
+      return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
+    }
+    const body = await bodyOf(request, response);
+    if (body !== undefined) await respond(request, response, new URL(request.url ?? '/', 'http://127.0.0.1'), body);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // A defect in this adapter: answer 500 rather than leave the client hanging.
+      if (!response.headersSent) sendError(response, clusterError('Internal', `in-memory API server defect: ${error instanceof Error ? error.message : String(error)}`));
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the HTTP server did not bind a TCP port');
+  const { port } = address;
+  const url = `http://127.0.0.1:${port}`;
+  const kubeconfig = kubeconfigYaml(url, options.auth === 'none' ? undefined : token);
+  if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
+  let closing: Promise<void> | undefined;
+  return {
+    url, kubeconfig,
+    ...(options.kubeconfigPath === undefined ? {} : { kubeConfigPath: options.kubeconfigPath }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        watches.forEach((watch) => watch.stop());
+        watches.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+};

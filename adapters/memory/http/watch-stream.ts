@@ -1,0 +1,98 @@
+/**
+ * `?watch=1` on a collection: the memory cluster's watch as a stream of JSON lines
+ * (`{"type":…,"object":…}`), bookmarks as objects carrying only `metadata.resourceVersion`, and
+ * a failure (410 Gone for a too-old resourceVersion, an injected fault) as an ERROR event with
+ * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200.
+ */
+import type { ServerResponse } from 'node:http';
+import * as E from 'fp-ts/lib/Either.js';
+import type { JsonObject } from '../../../core/json/json.js';
+import type { Clock, Cluster, WatchEvent, WatchHandle } from '../../../core/ports/cluster.js';
+import type { ClusterError } from '../../../core/ports/errors.js';
+import type { KindAt } from './api-routes.js';
+import { matchesFields, parseFieldSelector, type FieldSelector } from './list-query.js';
+import { statusBody } from './status-response.js';
+
+export type WatchRequest = {
+  readonly kind: KindAt;
+  readonly namespace?: string;
+  readonly resourceVersion?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector: FieldSelector;
+  readonly allowBookmarks: boolean;
+  /** The server ends the stream after this long (0: never), as kube-apiserver does. */
+  readonly timeoutMs: number;
+};
+
+const flag = (value: string | null): boolean => value === 'true' || value === '1';
+
+export const isWatchRequest = (query: URLSearchParams): boolean => flag(query.get('watch'));
+
+/** The watch a collection request asks for (`?watch=1&resourceVersion=…&labelSelector=…`). */
+export const watchRequestOf = (kind: KindAt, namespace: string | undefined, query: URLSearchParams): E.Either<ClusterError, WatchRequest> => {
+  const resourceVersion = query.get('resourceVersion');
+  const labelSelector = query.get('labelSelector');
+  const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '0');
+  return E.map((fieldSelector: FieldSelector): WatchRequest => ({
+    kind, fieldSelector,
+    allowBookmarks: flag(query.get('allowWatchBookmarks')),
+    timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(resourceVersion === null ? {} : { resourceVersion }),
+    ...(labelSelector === null ? {} : { labelSelector }),
+  }))(parseFieldSelector(query.get('fieldSelector')));
+};
+
+/** Where the stream goes: one call per line, then `end` exactly once. */
+export type LineSink = {
+  line(json: JsonObject): void;
+  end(): void;
+};
+
+const lineOf = (event: WatchEvent, kind: KindAt): JsonObject => (event.type === 'BOOKMARK'
+  ? { type: 'BOOKMARK', object: { kind: kind.kind, apiVersion: kind.apiVersion, metadata: { resourceVersion: event.resourceVersion } } }
+  : { type: event.type, object: event.object });
+
+/** Starts the stream; the returned handle stops it when the client goes away. */
+const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => cluster.watch({
+  apiVersion: request.kind.apiVersion, kind: request.kind.kind,
+  ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
+  ...(request.resourceVersion === undefined ? {} : { resourceVersion: request.resourceVersion }),
+  ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+  allowBookmarks: request.allowBookmarks,
+}, {
+  event: (event) => {
+    // metadata.name and metadata.namespace never change, so a field selector has no transitions.
+    if (event.type !== 'BOOKMARK' && !matchesFields(request.fieldSelector, event.object)) return;
+    sink.line(lineOf(event, request.kind));
+  },
+  closed: (error?: ClusterError) => {
+    if (error !== undefined) sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
+    sink.end();
+  },
+});
+
+/**
+ * Answers 200 at once (clients count a watch as established when the headers arrive), then
+ * streams until the cluster ends the watch, the timeout passes on `clock`, the client goes
+ * away or the returned handle is stopped (server shutdown).
+ */
+export const serveWatch = (cluster: Cluster, clock: Clock, request: WatchRequest, response: ServerResponse): WatchHandle => {
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+  response.flushHeaders();
+  let ended = false;
+  let upstream: WatchHandle | undefined;
+  let cancelTimeout: (() => void) | undefined;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    cancelTimeout?.();
+    upstream?.stop();
+    response.end();
+  };
+  upstream = streamWatch(cluster, request, { line: (json) => { if (!ended) response.write(`${JSON.stringify(json)}\n`); }, end });
+  if (ended) upstream.stop();
+  response.on('close', end);
+  if (request.timeoutMs > 0) cancelTimeout = clock.setTimer(request.timeoutMs, end);
+  return { stop: end };
+};
