@@ -103,7 +103,7 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
  */
 const decodedByObject = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
 
-const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+export const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
   const cached = decodedByObject.get(object);
   if (cached !== undefined) return cached;
   const decoded = decodeApplication(object);

@@ -13,7 +13,7 @@ import {
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, readLive, resolveScopes, type LiveCache } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { decodedApplication, reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -192,7 +192,8 @@ export class Controller {
       return;
     }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
-    this.watchKindsOf(event.object as unknown as Application);
+    const decoded = decodedApplication(event.object);
+    if (E.isRight(decoded)) this.watchKindsOf(decoded.right);
     if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
   }
@@ -209,8 +210,10 @@ export class Controller {
   /** Stops watching child kinds no Application uses any more. */
   private sweepChildWatches(): void {
     const wanted = new Set<string>();
-    for (const application of this.applications.list()) {
-      for (const kind of kindsOf(application as unknown as Application)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
+    for (const object of this.applications.list()) {
+      const application = decodedApplication(object);
+      // An Application that does not decode names no kinds; watches holding its objects stay anyway (see sweep).
+      if (E.isRight(application)) for (const kind of kindsOf(application.right)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
     this.children.sweep(wanted);
   }
@@ -249,9 +252,12 @@ export class Controller {
     let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
-      this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.cluster);
-      // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
-      this.watchKindsOf(cached as unknown as Application);
+      const decoded = decodedApplication(cached);
+      if (E.isRight(decoded)) {
+        this.scopes = await resolveScopes(decoded.right, this.scopes, this.cluster);
+        // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
+        this.watchKindsOf(decoded.right);
+      }
     }
     const result = await reconcileApplication(ref, {
       cluster: this.cluster,
