@@ -50,31 +50,32 @@ export type LiveCache = {
 const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
 
 /**
- * Live objects for planning: each desired identity, plus every object of the touched kinds
- * labelled as ours and annotated with this Application as owner. Read from `cache` where a kind's
- * cache is synced, else directly through the ports (never waiting for a cache).
+ * Live objects for planning (the runtime's reconciles and the CLI's `plan --kubeconfig`/`snapshot`
+ * both read through here): each desired identity, then every object of the touched kinds labelled
+ * as ours and annotated with this Application as owner. Read from `cache` where a kind's cache is
+ * synced, else directly through the ports (never waiting for a cache); reads run concurrently.
  * Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
+ * Errors: the first read that failed otherwise (forbidden, unreachable, …).
  */
 export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, cache: LiveCache = noCache): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const owner = ownerOfApplication(application);
+  const desired = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined).map((resource) => identityOf(resource, scopes, owner.namespace));
+  const listed = kindsOf(application).filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined);
+  const reads = await Promise.all([
+    ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+      // The caches hold only objects labelled as ours: a desired object missing there may exist unlabelled.
+      const cached = cache.kind(ref)?.get(ref.namespace, ref.name);
+      if (cached !== undefined) return E.right([cached]);
+      return E.map((found: O.Option<Resource>) => (O.isSome(found) ? [found.value] : []))(await reader.get(ref)());
+    }),
+    Promise.resolve(E.right(cache.ownedBy(owner))),
+    ...listed.map(async (kind) => E.map((list: { readonly items: ReadonlyArray<Resource> }) => list.items.filter((object) => isOwnedBy(object, owner)))(
+      await reader.list({ ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })())),
+  ]);
   const found = new Map<string, Resource>();
-  const keyOf = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
-  for (const object of cache.ownedBy(owner)) found.set(keyOf(object), object);
-  for (const kind of kindsOf(application)) {
-    if (scopeOf(scopes, kind) === undefined || cache.kind(kind) !== undefined) continue;
-    const listed = await reader.list({ ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })();
-    if (E.isLeft(listed)) { if (listed.left._tag === 'UnknownKind' || listed.left._tag === 'NotFound') continue; return listed; }
-    for (const object of listed.right.items) if (isOwnedBy(object, owner)) found.set(keyOf(object), object);
-  }
-  for (const resource of desiredResources(application)) {
-    if (scopeOf(scopes, resource) === undefined) continue;
-    const ref: ObjectRef = identityOf(resource, scopes, owner.namespace);
-    // The caches hold only objects labelled as ours: a desired object missing there may exist unlabelled.
-    const cached = cache.kind(ref)?.get(ref.namespace, ref.name);
-    if (cached !== undefined) { found.set(keyOf(cached), cached); continue; }
-    const got = await reader.get(ref)();
-    if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind' || got.left._tag === 'NotFound') continue; return got; }
-    if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);
+  for (const read of reads) {
+    if (E.isLeft(read)) { if (read.left._tag === 'UnknownKind' || read.left._tag === 'NotFound') continue; return read; }
+    for (const object of read.right) found.set(`${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, object);
   }
   return E.right([...found.values()]);
 };
