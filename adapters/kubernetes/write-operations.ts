@@ -4,7 +4,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { refOf, type ObjectRef, type Resource } from '../../core/model/resource.js';
-import type { ClusterWriter, Patch, PropagationPolicy, WriteOptions } from '../../core/ports/cluster.js';
+import type { ClusterWriter, DeleteOptions, Patch, WriteOptions } from '../../core/ports/cluster.js';
 import type { ClusterError } from '../../core/ports/errors.js';
 import { withKind, type OperationContext } from './operation-context.js';
 import { getObject } from './read-operations.js';
@@ -69,10 +69,14 @@ const deletionOutcome = (context: OperationContext, value: JsonValue, ref: Objec
     );
 
 export const deleteObject = (context: OperationContext) =>
-  (ref: ObjectRef, options?: { readonly propagationPolicy?: PropagationPolicy }): TE.TaskEither<ClusterError, O.Option<Resource>> =>
+  (ref: ObjectRef, options?: DeleteOptions): TE.TaskEither<ClusterError, O.Option<Resource>> =>
     withKind(context, ref, ref, (info) => pipe(
       TE.fromEither(objectPath(info, ref)),
-      TE.flatMap((path) => context.rest.send({ method: 'DELETE', path, query: { propagationPolicy: options?.propagationPolicy } })),
+      TE.flatMap((path) => context.rest.send({
+        method: 'DELETE', path, query: { propagationPolicy: options?.propagationPolicy },
+        // DeleteOptions.preconditions: the server compares them with the stored object (409 when they differ).
+        ...(options?.preconditions === undefined ? {} : { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: options.preconditions } }),
+      })),
       TE.flatMap((value) => deletionOutcome(context, value, ref)),
     ));
 

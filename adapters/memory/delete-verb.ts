@@ -8,8 +8,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { jsonEqual } from '../../core/json/json.js';
-import type { ObjectRef, Resource } from '../../core/model/resource.js';
-import type { PropagationPolicy } from '../../core/ports/cluster.js';
+import { refOf, type ObjectRef, type Resource } from '../../core/model/resource.js';
+import type { DeleteOptions, DeletePreconditions, PropagationPolicy } from '../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { commitPut } from './commit.js';
 import { objectAt } from './defaulting/json-edit.js';
@@ -82,12 +82,24 @@ const deletable = (info: KindInfo, ref: ObjectRef): E.Either<ClusterError, KindI
     ? E.left(clusterError('Forbidden', `namespaces "${ref.name}" is forbidden: this namespace may not be deleted`, { ref }))
     : E.right(info);
 
-export const deleteObject = (state: ServerState, ref: ObjectRef, policy?: PropagationPolicy): E.Either<ClusterError, O.Option<Resource>> => pipe(
+/** DeleteOptions.preconditions (rest.BeforeDelete): uid first, then resourceVersion; 409 naming the kind when either differs. */
+const preconditionsHold = (info: KindInfo, stored: Resource, preconditions: DeletePreconditions | undefined): E.Either<ClusterError, Resource> => {
+  const failed = (what: 'UID' | 'ResourceVersion', wanted: string, actual: string | undefined): ClusterError => clusterError('Conflict',
+    `Operation cannot be fulfilled on ${info.kind}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": the ${what} in the precondition (${wanted}) does not match the ${what} in record (${actual ?? ''}). The object might have been ${what === 'UID' ? 'deleted and then recreated' : 'modified'}`,
+    { ref: refOf(stored) });
+  const { uid, resourceVersion } = preconditions ?? {};
+  if (uid !== undefined && uid !== stored.metadata.uid) return E.left(failed('UID', uid, stored.metadata.uid));
+  if (resourceVersion !== undefined && resourceVersion !== stored.metadata.resourceVersion) return E.left(failed('ResourceVersion', resourceVersion, stored.metadata.resourceVersion));
+  return E.right(stored);
+};
+
+export const deleteObject = (state: ServerState, ref: ObjectRef, options?: DeleteOptions): E.Either<ClusterError, O.Option<Resource>> => pipe(
   state.registry.resolve(ref.apiVersion, ref.kind),
   E.chain((info) => deletable(info, ref)),
   E.chain((info) => pipe(
     storedObject(state, info, ref.namespace, ref.name),
     E.fromNullable(notFound(info, ref)),
-    E.map((stored) => pipe(deleteStored(state, info, stored, policy), O.map((object) => servedAs(object, ref.apiVersion)))),
+    E.chain((stored) => preconditionsHold(info, stored, options?.preconditions)),
+    E.map((stored) => pipe(deleteStored(state, info, stored, options?.propagationPolicy), O.map((object) => servedAs(object, ref.apiVersion)))),
   )),
 );

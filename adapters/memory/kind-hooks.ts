@@ -1,7 +1,8 @@
-/** Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet template generation, storage protection). */
+/** Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet template generation, storage protection, immutable fields). */
 import { claimHooks, volumeHooks } from './hooks/claim-hooks.js';
 import { crdHooks } from './hooks/crd-hooks.js';
 import { daemonSetHooks } from './hooks/daemon-set-hooks.js';
+import { immutableSpecFields } from './hooks/immutable-fields.js';
 import { jobHooks } from './hooks/job-hooks.js';
 import { namespaceHooks } from './hooks/namespace-hooks.js';
 import { serviceHooks } from './hooks/service-hooks.js';
@@ -15,6 +16,7 @@ const hooks: ReadonlyMap<string, KindHooks> = new Map([
   ['apiextensions.k8s.io/CustomResourceDefinition', crdHooks],
   ['batch/Job', jobHooks],
   ['apps/DaemonSet', daemonSetHooks],
+  ['apps/Deployment', { prepareUpdate: immutableSpecFields(['selector']) }],
   ['/PersistentVolumeClaim', claimHooks],
   ['/PersistentVolume', volumeHooks],
 ]);

@@ -147,7 +147,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     create: (object, writeOptions) => call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
     update: (object, writeOptions) => call('update', object.apiVersion, object.kind, () => updateObject(state, object, 'main', dryRunOf(writeOptions)), refOfInput(object)),
     patch: (ref, patch, writeOptions) => call('patch', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }), ref),
-    delete: (ref, deleteOptions) => call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions?.propagationPolicy)),
+    delete: (ref, deleteOptions) => call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions)),
     updateStatus: (object) => call('updateStatus', object.apiVersion, object.kind, () => updateObject(state, object, 'status'), refOfInput(object)),
     patchStatus: (ref, patch) => call('patchStatus', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'status' }), ref),
     watch: gate.watch,

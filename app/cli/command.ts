@@ -23,8 +23,11 @@ export type CliCommand = {
 export const collect = (value: string, previous: ReadonlyArray<string>): ReadonlyArray<string> => [...previous, value];
 
 export const filenameOption = (what: string): Option =>
-  new Option('-f, --filename <file>', `${what} (YAML or JSON, several documents per file; - reads stdin); repeatable`)
+  new Option('-f, --filename <file>', `${what} (YAML or JSON, several documents per file; a directory: its .yaml, .yml and .json files; - reads stdin); repeatable`)
     .argParser(collect).default([], 'none');
+
+/** `-R`, kubectl's: directories named with `-f` are read with their subdirectories. */
+export const recursiveOption = (): Option => new Option('-R, --recursive', 'read the subdirectories of -f directories too');
 
 export const namespaceOption = (): Option =>
   new Option('-n, --namespace <namespace>', 'namespace of Applications that do not set metadata.namespace').default('default');

@@ -1,14 +1,16 @@
+#!/usr/bin/env node
 /**
  * Composition root of the `kreconcile` executable: the only module touching `process` (argv,
  * stdin, stdout/stderr, TTY, environment, exit code). Everything else is `run(argv, io)`.
  */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
-import type { CliIo } from './io.js';
-import { connectKubernetes, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
+import type { CliIo, ClusterTarget } from './io.js';
+import { kubeconfigProblem } from './live/kubeconfig.js';
+import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
@@ -26,6 +28,16 @@ const packageVersion = (): string => {
   return 'unknown';
 };
 
+/**
+ * Before any live read: a Node that can load the client library, and a kubeconfig to give it
+ * (without one the library would try http://localhost:8080 and fail with a TLS message).
+ */
+const liveReadable = (target: ClusterTarget): void => {
+  if (!supportsLiveClusters(process.versions.node)) throw unsupportedNode(process.versions.node);
+  const missing = kubeconfigProblem(target, process.env, existsSync);
+  if (missing !== undefined) throw new Error(missing);
+};
+
 const io: CliIo = {
   stdout: { write: (text) => { process.stdout.write(text); } },
   stderr: { write: (text) => { process.stderr.write(text); } },
@@ -33,10 +45,13 @@ const io: CliIo = {
   env: process.env,
   readStdin: (maxBytes) => readCapped(process.stdin, maxBytes),
   readFile: (path) => readFile(path, 'utf8'),
+  readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
   readFileCapped,
   now: () => new Date(),
-  connect: (target) => (supportsLiveClusters(process.versions.node) ? connectKubernetes(target) : Promise.reject(unsupportedNode(process.versions.node))),
-  fetchOpenApi: (target, apiVersions) => (supportsLiveClusters(process.versions.node) ? fetchOpenApiDocuments(target, apiVersions) : Promise.reject(unsupportedNode(process.versions.node))),
+  connect: async (target) => { liveReadable(target); return connectKubernetes(target); },
+  connectWritable: async (target) => { liveReadable(target); return connectWritable(target); },
+  writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
+  fetchOpenApi: async (target, apiVersions) => { liveReadable(target); return fetchOpenApiDocuments(target, apiVersions); },
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

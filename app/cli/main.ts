@@ -10,7 +10,8 @@ import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK, type ExitCode } from './exit-code
 import type { CliIo } from './io.js';
 
 const HELP = `
-Commands that take a cluster use --kubeconfig/--context and only ever read from it.
+Commands that take a cluster use --kubeconfig/--context; plan and snapshot only ever read from it,
+apply writes exactly what a saved plan says, run is the operator.
 Run kreconcile <command> --help for a command's options and examples; docs/cli.md has them all.
 
 ${EXIT_CODES_HELP}
@@ -20,6 +21,8 @@ ${EXIT_CODES_HELP}
 const program = (io: CliIo): Command => new Command('kreconcile')
   .description('Plans and runs Kubernetes Applications reconciled by kreconcile (Krake-compatible observer schemas).')
   .version(io.version, '-V, --version', 'print the version')
+  // A program option: recognised before or after the command name (kreconcile plan --no-color …).
+  .option('--no-color', 'no colours in the output (as NO_COLOR=1; colours are only ever used on a terminal)')
   .addHelpText('after', HELP)
   .exitOverride()
   .configureOutput({
@@ -37,7 +40,10 @@ const program = (io: CliIo): Command => new Command('kreconcile')
 export const run = async (argv: ReadonlyArray<string>, io: CliIo, commands: ReadonlyArray<CliCommand> = COMMANDS): Promise<ExitCode> => {
   let code: ExitCode = EXIT_OK;
   const root = program(io);
-  const context = { io, exit: (chosen: ExitCode): void => { code = chosen; } };
+  // --no-color is NO_COLOR=1 for this run: every colour decision (render/style.ts) reads NO_COLOR.
+  let active = io;
+  root.hook('preAction', () => { if ((root.opts() as { color?: boolean }).color === false) active = { ...io, env: { ...io.env, NO_COLOR: '1' } }; });
+  const context = { get io(): CliIo { return active; }, exit: (chosen: ExitCode): void => { code = chosen; } };
   try {
     for (const command of commands) root.addCommand(command.create(context).copyInheritedSettings(root));
     await root.parseAsync([...argv], { from: 'user' });

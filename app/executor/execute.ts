@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   FINALIZER, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
-  type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type Plan, type Resource,
+  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource,
 } from '../../core/index.js';
 
 /** What happened to one action. */
@@ -36,14 +36,20 @@ export const executePlan = async (args: {
   readonly plan: Plan;
   readonly application: Application;
   readonly cluster: ClusterWriter;
+  /**
+   * The resourceVersion each patched or deleted object must still have, by `refKey` (saved
+   * plans): a patch then starts with a `test` of it, a delete carries it as a precondition.
+   */
+  readonly guards?: ReadonlyMap<string, string>;
 }): Promise<Execution> => {
   let status = args.plan.status;
   let application = args.application;
   const done: ActionResult[] = [];
   for (const action of args.plan.actions) {
-    const step = await runAction(action, { status, application, cluster: args.cluster });
+    const sent = guarded(action, args.guards);
+    const step = await runAction(sent, { status, application, cluster: args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) });
     if (E.isLeft(step)) {
-      const guardedPatch = action.type === 'patch' && action.patch.some((op) => op.op === 'test');
+      const guardedPatch = sent.type === 'patch' && sent.patch.some((op) => op.op === 'test');
       return { done, status, application, failure: { action, error: step.left, guardedPatch } };
     }
     status = step.right.status;
@@ -53,17 +59,44 @@ export const executePlan = async (args: {
   return { done, status, application };
 };
 
-type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter };
+/** The action with its guard: a patch tests the resourceVersion first (JSON Patch is atomic). */
+const guarded = (action: Action, guards: ReadonlyMap<string, string> | undefined): Action => {
+  const resourceVersion = guards?.get(refKey(action.ref));
+  if (resourceVersion === undefined || action.type !== 'patch') return action;
+  return { ...action, patch: [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...action.patch] };
+};
+
+type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter; readonly guards?: ReadonlyMap<string, string> };
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
     case 'create': return learnFrom(await scope.cluster.create(action.body)(), scope);
     case 'patch': return learnFrom(await scope.cluster.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
-    case 'delete': return deleted(action, await scope.cluster.delete(action.ref, { propagationPolicy: 'Background' })(), scope);
-    case 'conflict': return E.right({ status: scope.status });
+    case 'delete': return deleted(action, await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
+    case 'recreate': return recreate(action, scope);
+    case 'conflict':
+    case 'forbidden':
+    case 'wait': return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }
+};
+
+const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | undefined): DeleteOptions => {
+  const resourceVersion = guards?.get(refKey(ref));
+  return { propagationPolicy: 'Background', ...(resourceVersion === undefined ? {} : { preconditions: { resourceVersion } }) };
+};
+
+/**
+ * Recreation: delete, then create once the object is gone. An object kept by finalizers is left
+ * terminating: the next plan waits for it to go and then creates it.
+ */
+const recreate = async (action: RecreateAction, scope: Scope): Promise<Step> => {
+  const removal = await scope.cluster.delete(action.ref, deleteOptions(action.ref, scope.guards))();
+  const gone = E.isRight(removal) ? O.isNone(removal.right) : removal.left._tag === 'NotFound';
+  if (E.isLeft(removal) && !gone) return E.left(removal.left);
+  if (!gone && E.isRight(removal) && O.isSome(removal.right)) return E.right({ status: scope.status, response: removal.right.value });
+  return learnFrom(await scope.cluster.create(action.body)(), scope);
 };
 
 const namespaceOf = (scope: Scope): string => scope.application.metadata.namespace ?? 'default';

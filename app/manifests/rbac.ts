@@ -3,6 +3,7 @@
  * the leader Lease, and exactly the child kinds the given Applications use.
  */
 import { groupOf, type Resource } from '../../core/index.js';
+import { shardingLeaseNames } from '../runtime/sharding/lease-names.js';
 
 export type ChildKind = { readonly apiVersion: string; readonly kind: string; readonly plural?: string };
 
@@ -41,6 +42,25 @@ const childRules = (kinds: ReadonlyArray<ChildKind>) => {
   }
   return [...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([group, resources]) => ({ apiGroups: [group], resources: [...resources].sort(), verbs: CHILD_VERBS }));
 };
+
+/**
+ * With `--sharding lease --shards n`: a Role in the operator namespace to list and watch its Leases
+ * and update only the shard and member Leases by name (create cannot be restricted by name).
+ */
+export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> => [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kreconcile-sharding', namespace },
+    rules: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [...shardingLeaseNames(shards)], verbs: ['update'] },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'kreconcile-sharding', namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
+    subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
+  },
+] as unknown as ReadonlyArray<Resource>;
 
 /** ServiceAccount, ClusterRole and ClusterRoleBinding for the operator in `namespace`. */
 export const operatorRbac = (namespace: string, kinds: ReadonlyArray<ChildKind> = defaultChildKinds): ReadonlyArray<Resource> => [

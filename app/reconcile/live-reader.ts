@@ -2,8 +2,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf,
-  type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable,
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf, targetViolation, tenancyFor,
+  type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 
 /** The kinds an Application touches: those in its manifest and those it observed before. */
@@ -50,16 +50,30 @@ export type LiveCache = {
 const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
 
 /**
+* Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
+ * plan does not depend on it, and the operator may lack the right to read it (least privilege).
+ */
+export const readableFor = (application: Application, tenancy: TenancyPolicy | undefined): ((ref: ObjectRef) => boolean) => {
+  const rules = tenancyFor(tenancy, ownerOfApplication(application).namespace);
+  return (ref) => targetViolation(rules, ref) === undefined;
+};
+
+/**
  * Live objects for planning (the runtime's reconciles and the CLI's `plan --kubeconfig`/`snapshot`
- * both read through here): each desired identity, then every object of the touched kinds labelled
- * as ours and annotated with this Application as owner. Read from `cache` where a kind's cache is
- * synced, else directly through the ports (never waiting for a cache); reads run concurrently.
- * Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
+ * both read through here): each desired identity the tenancy policy allows, then every object of
+ * the touched kinds labelled as ours and annotated with this Application as owner. Read from
+ * `cache` where a kind's cache is synced, else directly through the ports (never waiting for a
+ * cache); reads run concurrently. Kinds the server does not serve (yet) are skipped: the plan
+ * reports them as UnknownKind.
  * Errors: the first read that failed otherwise (forbidden, unreachable, …).
  */
-export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, cache: LiveCache = noCache): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+export const readLive = async (
+  application: Application, scopes: ScopeTable, reader: ClusterReader, options: { readonly cache?: LiveCache; readonly tenancy?: TenancyPolicy } = {},
+): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+  const cache = options.cache ?? noCache;
   const owner = ownerOfApplication(application);
-  const desired = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined).map((resource) => identityOf(resource, scopes, owner.namespace));
+  const readable = readableFor(application, options.tenancy);
+  const desired = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined).map((resource) => identityOf(resource, scopes, owner.namespace)).filter(readable);
   const listed = kindsOf(application).filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined);
   const reads = await Promise.all([
     ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {

@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, isJsonObject, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
-  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError,
+  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
@@ -88,7 +88,7 @@ const planFor = async (application: Application, deps: ReconcileDeps): Promise<E
   const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
-  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster)))(view, scopes);
+  const live = await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, deps.planOptions?.tenancy === undefined ? {} : { tenancy: deps.planOptions.tenancy })))(view, scopes);
   if (E.isLeft(live)) return live;
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
@@ -164,7 +164,7 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
     ? {
       ...execution.status,
       conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: decision.reason, message: `${failure.action.type} failed: ${showClusterError(failure.error)}` },
+        verdict: { _tag: 'Stalled', reason: decision.reason, message: decision.detail === undefined ? `${failure.action.type} failed: ${showClusterError(failure.error)}` : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}` },
         previous: application.status?.conditions, now: deps.now(), generation: application.metadata.generation,
       }),
     }

@@ -8,14 +8,16 @@ import {
   APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes,
   liveVersionsOf, jsonEqual, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
-  type LiveVersions, type PlanOptions, type Resource, type ScopeTable,
+  type LiveVersions, type PlanOptions, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, readLive, resolveScopes, type LiveCache } from '../reconcile/live-reader.js';
+import { kindsOf, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { decodedApplication, reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
+import { fencedByOwnership } from './sharding/ownership-fence.js';
+import type { ShardOwnership } from './sharding/ownership.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { ChildWatches } from './child-watches.js';
@@ -44,6 +46,8 @@ export type ControllerOptions = {
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (tenancy policy, requeue delays, …); `readiness` above wins over its field. */
   readonly planOptions?: PlanOptions;
+  /** The admin's tenancy policy: where Applications may write (default: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -52,6 +56,8 @@ export type ControllerOptions = {
   readonly hooks?: HookRuntime;
   /** How long `start` waits for the Applications' first list (default 2 min). */
   readonly cacheSyncTimeoutMs?: number;
+  /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
+  readonly shard?: ShardOwnership;
 };
 
 /** `start` gave up waiting for the first list of Applications. */
@@ -77,6 +83,11 @@ export class Controller {
   private lifecycle: 'new' | 'running' | 'stopped' = 'new';
   private stopped: ((value: 'stopped') => void) | undefined;
   private readonly stopping = new Promise<'stopped'>((resolve) => { this.stopped = resolve; });
+  private cancelShardWatch: (() => void) | undefined;
+  /** Application keys owned when ownership last changed: only newly owned ones are queued on a change. */
+  private ownedKeys = new Set<string>();
+  /** Keys dropped since then because they were not owned at that moment (ownership may have lapsed and come back). */
+  private droppedKeys = new Set<string>();
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
   readonly reconcilesByKey = new Map<string, number>();
@@ -139,6 +150,9 @@ export class Controller {
     }
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
     this.scheduleResync();
+    // The Applications just listed are queued already: from now on only newly owned ones are.
+    this.cancelShardWatch = this.options.shard?.onChange(() => this.enqueueOwned(true));
+    this.enqueueOwned(false);
     this.logger.info({ applications: this.applications.size }, 'controller started');
   }
 
@@ -153,6 +167,7 @@ export class Controller {
     this.stopped?.('stopped');
     this.cancelResync?.();
     this.cancelSweep?.();
+    this.cancelShardWatch?.();
     this.queue.shutdown();
     this.applications.stop();
     this.children.stop();
@@ -229,6 +244,7 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(this.queue.depth);
+      if (!this.owns(key)) { this.drop(key); this.queue.done(key); continue; }
       if (this.inFlight.has(key)) this.concurrentReconciles++;
       this.inFlight.add(key);
       try {
@@ -246,8 +262,6 @@ export class Controller {
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
     const ref: ObjectRef = { ...APPLICATION_QUERY, namespace, name };
-    this.reconcileCount++;
-    this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const started = this.options.clock.now();
     let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
@@ -259,14 +273,18 @@ export class Controller {
         this.watchKindsOf(decoded.right);
       }
     }
+    // Ownership can be lost while waiting above: check again right before acting.
+    if (!this.owns(key)) { this.drop(key); return; }
+    this.reconcileCount++;
+    this.reconcilesByKey.set(key, (this.reconcilesByKey.get(key) ?? 0) + 1);
     const result = await reconcileApplication(ref, {
-      cluster: this.cluster,
+      cluster: this.clusterFor(key),
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
-      planOptions: { ...this.options.planOptions, ...(this.options.readiness ? { readiness: this.options.readiness } : {}) },
+      planOptions: { ...this.options.planOptions, ...(this.options.readiness ? { readiness: this.options.readiness } : {}), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
-      readLive: (application, scopes) => readLive(application, scopes, this.cluster, this.children.liveCache()),
+      readLive: (application, scopes) => readLive(application, scopes, this.cluster, { cache: this.children.liveCache(), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) }),
       guard: (application, plan, live) => { plannedAgainst = liveVersionsOf(live); return this.hotLoops.guard(key, application, plan, plannedAgainst); },
       onWritten: (object) => this.cacheWrite(object),
       onDeleted: (deleted) => this.children.forget(deleted),
@@ -310,7 +328,7 @@ export class Controller {
   private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
     const application = this.applications.get(...(key.split('/') as [string, string]));
     if (application === undefined) return;
-    const failures = await recordEvents(this.cluster, application, result, this.options.clock.now(), this.options.random);
+    const failures = await recordEvents(this.clusterFor(key), application, result, this.options.clock.now(), this.options.random);
     for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
   }
 
@@ -324,6 +342,34 @@ export class Controller {
     const scopes = new Map(this.scopes);
     scopes.delete(key);
     this.scopes = scopes;
+  }
+
+  // --- sharding seam: everything the controller knows about shards is below ---
+
+  private owns(key: string): boolean { return this.options.shard?.owns(key) ?? true; }
+
+  /** The cluster a reconcile of `key` writes through: with shards, every write re-checks ownership. */
+  private clusterFor(key: string): Cluster {
+    const shard = this.options.shard;
+    return shard === undefined ? this.cluster : fencedByOwnership(this.cluster, () => shard.owns(key), key);
+  }
+
+  private drop(key: string): void {
+    this.queue.forget(key);
+    this.droppedKeys.add(key);
+  }
+
+  /** Ownership changed: every Application owned now and not before, or dropped meanwhile, is reconciled. */
+  private enqueueOwned(enqueue: boolean): void {
+    const owned = new Set<string>();
+    for (const application of this.applications.list()) {
+      const key = applicationKey(application.metadata);
+      if (!this.owns(key)) continue;
+      owned.add(key);
+      if (enqueue && (!this.ownedKeys.has(key) || this.droppedKeys.has(key))) this.queue.add(key);
+    }
+    this.ownedKeys = owned;
+    this.droppedKeys.clear();
   }
 
   private apiError(error: ClusterError, where: string): void {

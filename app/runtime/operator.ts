@@ -3,7 +3,7 @@
  * `app/cli` builds it from flags; embedders call `startOperator` directly.
  */
 import { createServer, type Server } from 'node:http';
-import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable } from '../../core/index.js';
+import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable, TenancyPolicy } from '../../core/index.js';
 import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
@@ -13,6 +13,7 @@ import { LeaderElector } from './leader-election.js';
 import { fenced } from './write-fence.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 
 export type OperatorOptions = {
   readonly cluster: Cluster;
@@ -25,9 +26,11 @@ export type OperatorOptions = {
   readonly resyncMs?: number;
   readonly namespace?: string;
   readonly readiness?: 'kstatus' | 'existence';
-  /** Passed to every plan (tenancy policy, requeue delays, …). */
+  /** Passed to every plan (requeue delays, …). */
   readonly planOptions?: PlanOptions;
   readonly hotLoop?: HotLoopPolicy;
+  /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
   readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly renewDeadlineMs?: number; readonly retryPeriodMs?: number; readonly fenceMarginMs?: number };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };
@@ -53,6 +56,8 @@ export type OperatorOptions = {
   };
   /** TOSCA/CSAR fetching limits and `file:` roots (SPEC section 7). */
   readonly tosca?: TranslatorOptions;
+  /** Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`. */
+  readonly sharding?: ShardingOptions;
 };
 
 export type Operator = {
@@ -80,10 +85,11 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const metrics = options.metrics ?? createMetrics();
   const hooks = options.hooks === undefined ? undefined : { callbackUrl: options.hooks.callbackUrl, tokens: new HookTokens(), ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }) };
   const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
-  const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, ...controllerOptions } = options;
+  const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, sharding: _shardingOptions, ...controllerOptions } = options;
+  const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
   let elector: LeaderElector | undefined;
   const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease');
-  const newController = (): Controller => new Controller({ ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }) });
+  const newController = (): Controller => new Controller({ ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }) });
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
     // Callers are checked against the in-memory tokens first: no API call per unauthenticated request.
@@ -120,8 +126,11 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const callbackServer: CallbackServer | undefined = separate && options.hooks?.listen !== undefined && callbacks !== undefined
     ? await startCallbackServer({ listen: options.hooks.listen, handler: callbacks, ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }) })
     : undefined;
+  // Bound before any reconcile starts (/readyz answers 503 until then): a busy port fails the start with nothing running.
+  const server = options.listen === undefined ? undefined
+    : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(async (error: unknown) => { await callbackServer?.close(); throw error; });
+  sharding?.start();
   if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
-  const server = options.listen === undefined ? undefined : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks);
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
     get controller() { return controller; },
@@ -132,6 +141,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
       const finished = await controller.stop(deadlineMs);
+      await sharding?.stop();
       await elector?.stop();
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();

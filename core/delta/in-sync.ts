@@ -3,8 +3,8 @@
  * nothing changed since the last observation, so the previous status entries can be reused
  * without projecting, learning or diffing again (and without allocating).
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, type JsonObject, type JsonValue } from '../json/json.js';
-import { currentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, ownKeyCount, type JsonObject, type JsonValue } from '../json/json.js';
+import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
 
 /**
  * True when `live` shows no drift against `desired`, holds nothing new to learn, and projects
@@ -19,7 +19,7 @@ export const unchangedSinceObserved = (desired: JsonObject, live: JsonObject, ob
       if (!sameMetadata(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null)) return false;
     } else if (!same(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null, key === 'status')) return false;
   }
-  return observedKeys(observed, live, schema, 3) === Object.keys(observed).length;
+  return observedKeys(observed, live, schema, 3) === ownKeyCount(observed);
 };
 
 /** How many keys a fresh projection would have: schema keys present live, plus identification. */
@@ -40,7 +40,7 @@ const sameMetadata = (desired: JsonValue | undefined, live: JsonValue | undefine
     if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, false)) return false;
   }
   const identification = (getOwn(live, 'name') === undefined ? 0 : 1) + (getOwn(live, 'namespace') === undefined ? 0 : 1);
-  return count + identification === Object.keys(observed).length;
+  return count + identification === ownKeyCount(observed);
 };
 
 const unknown = (value: JsonValue | undefined): boolean => value === undefined || value === null;
@@ -64,19 +64,21 @@ const sameObject = (desired: JsonValue | undefined, live: JsonValue, observed: J
     if (liveValue !== undefined) count++;
     if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, reportOnly)) return false;
   }
-  return count === Object.keys(observed).length;
+  return count === ownKeyCount(observed);
 };
+
+const NO_ITEMS: ReadonlyArray<JsonValue> = [];
 
 const sameList = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, reportOnly: boolean): boolean => {
   if (!isJsonArray(live) || !isJsonArray(observed)) return false;
-  const elements = listElements(schema);
-  const positions = Math.min(elements.length, live.length);
+  const elementCount = schema.length - 1; // the last entry is the list control
+  const positions = Math.min(elementCount, live.length);
   if (observed.length !== positions + 1 || currentLength(observed[positions]) !== live.length) return false;
-  const wanted = isJsonArray(desired) ? desired : [];
-  if (!reportOnly && Math.min(elements.length, wanted.length) > live.length) return false;
-  if (!reportOnly && !lengthWithin(live.length, listControl(schema))) return false;
+  const wanted = isJsonArray(desired) ? desired : NO_ITEMS;
+  if (!reportOnly && Math.min(elementCount, wanted.length) > live.length) return false;
+  if (!reportOnly && !lengthWithinSchema(live.length, schema)) return false;
   for (let i = 0; i < positions; i++) {
-    if (!same(wanted[i], live[i], observed[i], elements[i] ?? null, reportOnly)) return false;
+    if (!same(wanted[i], live[i], observed[i], schema[i] ?? null, reportOnly)) return false;
   }
   return true;
 };

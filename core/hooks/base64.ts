@@ -29,3 +29,18 @@ export const base64Of = (text: string): string => {
   }
   return out;
 };
+
+/** The bytes of standard base64 text (padding optional), or `undefined` when it is not base64. */
+export const base64Bytes = (text: string): ReadonlyArray<number> | undefined => {
+  const clean = text.replace(/=+$/, '');
+  if (clean.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(clean)) return undefined;
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of clean) {
+    buffer = (buffer << 6) | ALPHABET.indexOf(char);
+    bits += 6;
+    if (bits >= 8) { bits -= 8; bytes.push((buffer >> bits) & 0xff); }
+  }
+  return bytes;
+};

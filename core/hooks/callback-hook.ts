@@ -16,7 +16,7 @@ import type { MangleContext, MangleHook, Mangled } from './types.js';
  * Both are observed, so a Secret that lacks them (a hook enabled later, a key removed by hand) is
  * patched. The live Secret is the token's source of truth: the runtime reads it back before
  * planning, so the token in force is kept, not replaced. Tokens never reach status or
- * explanations: `redactHookTokens` takes them out of every plan.
+ * explanations: `redactPlan` takes them out of every plan.
  */
 export const callbackHook = (hook: Hook): MangleHook => (desired, mangledSchema, context) => {
   const withEnv = injectEnv({ desired, mangledSchema }, hookEnvEntries(hook, hookSecretName(context.owner)));

@@ -1,38 +1,80 @@
 /**
- * Keeping hook tokens out of everything but the API requests that write them: a plan's status
- * (persisted on the Application) and its field-level explanations (printed, turned into Events).
+ * Keeping credentials out of everything but the API requests that write them: hook tokens, Secret
+ * values and fields an observer schema marks sensitive (core/sensitive/marked.ts) never reach a plan's status (persisted on the Application) or its field-level
+ * explanations (printed, logged, turned into Events); `redactForDisplay` also masks them in the
+ * create bodies and patches a printed plan shows. The one redaction mechanism of the project.
  */
-import { isJsonObject, objectFromEntries, type JsonValue } from '../json/json.js';
+import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { fromPointer, showPath } from '../json/path.js';
 import type { ApplicationStatus } from '../model/application.js';
-import type { Action, FieldChange, Plan } from '../plan/types.js';
+import type { ObserverSchema } from '../model/observer-schema.js';
+import type { ObjectRef } from '../model/resource.js';
+import type { Action, FieldChange, JsonPatchOperation, Plan } from '../plan/types.js';
+import { marksFrom, startsWith, updateValueAt } from '../sensitive/marked.js';
+import { maskedAt, SENSITIVE_FIELDS, showSensitive, withDigests, type Marked } from '../sensitive/secret-values.js';
 import { hookSecretName, isTokenKey, withoutHookTokens } from './secret.js';
 import type { HookOwner } from './types.js';
 
 export const REDACTED = '(redacted)';
 
 /**
- * `plan` with hook tokens removed from its status and masked in its explanations. Create bodies
- * and patch operations keep them: they are what puts the token into the Secret.
+ * `plan` with hook tokens removed from its status, Secret values there replaced by digests, and
+ * both masked in its explanations. Create bodies and patch operations keep them: they are what
+ * puts the values into the cluster (print them through `redactForDisplay`).
  */
-export const redactHookTokens = (plan: Plan, owner: HookOwner): Plan => ({
-  ...plan,
-  status: redactStatus(plan.status, owner),
-  actions: plan.actions.map((action) => redactAction(action, owner)),
-});
-
-/** A status without hook tokens: what may be written to the Application. */
-export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => ({
-  ...status,
-  ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: withoutHookTokens(status.lastAppliedManifest, owner) }),
-  ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: withoutHookTokens(status.lastObservedManifest, owner) }),
-});
-
-const redactAction = (action: Action, owner: HookOwner): Action => {
-  if (action.type !== 'patch' || action.ref.kind !== 'Secret' || action.ref.apiVersion !== 'v1' || action.ref.name !== hookSecretName(owner)) return action;
-  return { ...action, changes: action.changes.map(redactChange) };
+export const redactPlan = (plan: Plan, owner: HookOwner): Plan => {
+  const marked = marksFrom(plan.status.mangledObserverSchema);
+  return {
+    ...plan,
+    status: redactStatus(plan.status, owner),
+    actions: plan.actions.map((action) => maskMarkedChanges(redactAction(action, owner), marked(identified(action.ref)))),
+  };
 };
 
-const redactChange = (change: FieldChange): FieldChange => {
+/** The identification a schema is looked up by, for an action's object. */
+const identified = (ref: ObjectRef): JsonObject => ({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name } });
+
+const hidden = (value: JsonValue): JsonValue => showSensitive('', value);
+
+/** A schema-marked field as a human path (`spec.ports[0].password`), as field changes name them. */
+const humanPath = (tokens: ReadonlyArray<string>): string => showPath(tokens.map((token) => (/^\d+$/.test(token) ? Number(token) : token)));
+
+/** `value`, written at `path`, with what lies at or below the marked fields hidden. */
+const maskMarkedValue = (path: string, value: JsonValue, marked: Marked): JsonValue => marked.reduce<JsonValue>((current, tokens) => {
+  const whole = humanPath(tokens);
+  if (path === whole || path.startsWith(`${whole}.`) || path.startsWith(`${whole}[`)) return hidden(current);
+  const depth = tokens.findIndex((_token, k) => humanPath(tokens.slice(0, k)) === path);
+  return depth < 0 ? current : updateValueAt(current, tokens.slice(depth), hidden);
+}, value);
+
+const maskMarkedChanges = (action: Action, marked: Marked): Action => (marked.length === 0 || action.changes.length === 0 ? action : {
+  ...action,
+  changes: action.changes.map((change) => ({
+    path: change.path,
+    ...(change.from === undefined ? {} : { from: maskMarkedValue(change.path, change.from, marked) }),
+    ...(change.to === undefined ? {} : { to: maskMarkedValue(change.path, change.to, marked) }),
+  })),
+} as Action);
+
+/** A status without hook tokens and with Secret values as digests: what may be written to the Application. */
+export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => {
+  const marked = marksFrom(status.mangledObserverSchema);
+  return {
+    ...status,
+    ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: withoutHookTokens(status.lastAppliedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
+    ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: withoutHookTokens(status.lastObservedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
+  };
+};
+
+const isSecretRef = (action: Action): boolean => action.ref.kind === 'Secret' && action.ref.apiVersion === 'v1';
+
+const redactAction = (action: Action, owner: HookOwner): Action => {
+  if (!isSecretRef(action) || action.changes.length === 0) return action;
+  const hookSecret = action.ref.name === hookSecretName(owner);
+  return { ...action, changes: action.changes.map((change) => (hookSecret ? redactTokenChange(change) : maskChange(change))) } as Action;
+};
+
+const redactTokenChange = (change: FieldChange): FieldChange => {
   const whole = isTokenKey(change.path);
   return {
     path: change.path,
@@ -45,3 +87,54 @@ const redactChange = (change: FieldChange): FieldChange => {
 const mask = (value: JsonValue): JsonValue => (isJsonObject(value)
   ? objectFromEntries(Object.entries(value).map(([key, child]) => [key, isTokenKey(key) ? REDACTED : mask(child)] as const))
   : value);
+
+/** The leading segments of a human path (`data["a.b"]` → [data, a.b]; `data.KEY` → [data, KEY]). */
+const segmentsOf = (path: string): ReadonlyArray<string> => {
+  const match = /^([A-Za-z]+)(?:\.([^.[]+)|\[("(?:[^"\\]|\\.)*")\])?/.exec(path);
+  if (match === null) return [path];
+  const key = match[2] ?? (match[3] === undefined ? undefined : JSON.parse(match[3]) as string);
+  return key === undefined ? [match[1] as string] : [match[1] as string, key];
+};
+
+const maskChange = (change: FieldChange): FieldChange => {
+  const segments = segmentsOf(change.path);
+  if (!SENSITIVE_FIELDS.includes(segments[0] ?? '')) return change;
+  return {
+    path: change.path,
+    ...(change.from === undefined ? {} : { from: maskedAt(segments, change.from) }),
+    ...(change.to === undefined ? {} : { to: maskedAt(segments, change.to) }),
+  };
+};
+
+const maskOperation = (operation: JsonPatchOperation): JsonPatchOperation => {
+  if (operation.op === 'remove') return operation;
+  const segments = fromPointer(operation.path);
+  return SENSITIVE_FIELDS.includes(segments[0] ?? '') ? { ...operation, value: maskedAt(segments, operation.value) } : operation;
+};
+
+/** A patch operation with the values at or below the marked fields hidden. */
+const maskMarkedOperation = (operation: JsonPatchOperation, marked: Marked): JsonPatchOperation => {
+  if (operation.op === 'remove') return operation;
+  const tokens = fromPointer(operation.path);
+  const value = marked.reduce<JsonValue>((current, mark) => {
+    if (startsWith(tokens, mark)) return hidden(current);
+    return startsWith(mark, tokens) ? updateValueAt(current, mark.slice(tokens.length), hidden) : current;
+  }, operation.value);
+  return value === operation.value ? operation : { ...operation, value };
+};
+
+/**
+ * `action` as it may be printed: Secret values, and values its schema (among `schemas`, the
+ * plan's `mangledObserverSchema`) marks sensitive, in a create body or patch shown as
+ * `(sensitive value) sha256:<hex>` (never to be executed: the values are gone).
+ */
+export const redactForDisplay = (action: Action, schemas?: ReadonlyArray<ObserverSchema>): Action => {
+  const marked = marksFrom(schemas)(identified(action.ref));
+  const secret = isSecretRef(action);
+  if (action.type === 'create' || action.type === 'recreate') {
+    const body = marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, hidden), secret ? maskedAt([], action.body) : action.body);
+    return { ...action, body: body as typeof action.body };
+  }
+  if (action.type === 'patch') return { ...action, patch: action.patch.map((operation) => maskMarkedOperation(secret ? maskOperation(operation) : operation, marked)) };
+  return action;
+};

@@ -14,8 +14,20 @@ export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray
 export const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 /** Own-property read; `__proto__` and friends never reach the prototype chain. */
-export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =>
-  hasOwn(object, key) ? object[key] : undefined;
+export const getOwn = (object: JsonObject, key: string): JsonValue | undefined => {
+  const value = object[key];
+  // A missing key reads `undefined` without the own-property check; anything else is checked.
+  return value !== undefined && hasOwn(object, key) ? value : undefined;
+};
+
+/**
+ * Sets an own property on an object being built (never on a shared one): plain assignment,
+ * except for `__proto__`, which assignment would turn into a prototype change.
+ */
+export const setOwn = (target: Record<string, JsonValue>, key: string, value: JsonValue): void => {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+};
 
 /**
  * Builds an object from entries with own-property semantics, so a key such as `__proto__`
@@ -23,33 +35,47 @@ export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =
  */
 export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]>): JsonObject => {
   const result: Record<string, JsonValue> = {};
-  for (const [key, value] of entries) {
-    // Plain assignment is fast and safe for every key but `__proto__`, the one accessor on Object.prototype.
-    if (key === '__proto__') Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
-    else result[key] = value;
-  }
+  for (const [key, value] of entries) setOwn(result, key, value);
   return result;
 };
 
 /** A copy of `object` with `key` set to `value` (own property, insertion order kept). */
-export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject =>
-  hasOwn(object, key)
-    ? objectFromEntries(Object.entries(object).map(([k, v]) => [k, k === key ? value : v] as const))
-    : objectFromEntries([...Object.entries(object), [key, value]]);
+export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject => {
+  const result: Record<string, JsonValue> = {};
+  for (const k of Object.keys(object)) setOwn(result, k, k === key ? value : object[k] as JsonValue);
+  if (!hasOwn(object, key)) setOwn(result, key, value);
+  return result;
+};
 
 /** A copy of `object` without `key`. */
 export const withoutKey = (object: JsonObject, key: string): JsonObject =>
   objectFromEntries(Object.entries(object).filter(([k]) => k !== key));
 
+/** How many own enumerable keys an object has, without building the key list. */
+export const ownKeyCount = (object: object): number => {
+  let count = 0;
+  for (const key in object) if (hasOwn(object, key)) count++;
+  return count;
+};
+
 /** Structural equality of two JSON values (key order ignored). */
 export const jsonEqual = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {
   if (a === b) return true;
   if (a === undefined || b === undefined || a === null || b === null) return false;
-  if (isJsonArray(a)) return isJsonArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  if (isJsonArray(a)) {
+    if (!isJsonArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+    let count = 0;
+    for (const k in a) {
+      if (!hasOwn(a, k)) continue;
+      count++;
+      if (!hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    }
+    return count === ownKeyCount(b);
   }
   return false;
 };
@@ -74,7 +100,11 @@ export const getIn = (value: JsonValue | undefined, path: ReadonlyArray<string |
 export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | undefined): boolean => {
   if (wanted === actual) return true;
   if (wanted === undefined || actual === undefined || wanted === null || actual === null) return false;
-  if (isJsonArray(wanted)) return isJsonArray(actual) && wanted.length === actual.length && wanted.every((item, i) => jsonCovers(item, actual[i]));
+  if (isJsonArray(wanted)) {
+    if (!isJsonArray(actual) || wanted.length !== actual.length) return false;
+    for (let i = 0; i < wanted.length; i++) if (!jsonCovers(wanted[i], actual[i])) return false;
+    return true;
+  }
   if (isJsonObject(wanted)) {
     if (!isJsonObject(actual)) return false;
     for (const key in wanted) {

@@ -66,12 +66,31 @@ const looseKey = (object: JsonObject): string => {
 
 /** Finds the entry that is the same resource as a query, in O(1) per lookup (see `sameResource`). */
 export const resourceFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
-  const byName = new Map<string, T[]>();
+  // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
+  const cached = finders.get(entries);
+  if (cached !== undefined && cached.defaultNamespace === defaultNamespace) return cached.find as (query: JsonObject) => T | undefined;
+  const find = buildFinder(entries, defaultNamespace);
+  finders.set(entries, { defaultNamespace, find });
+  return find;
+};
+
+const finders = new WeakMap<ReadonlyArray<JsonObject>, { readonly defaultNamespace: string | undefined; readonly find: (query: JsonObject) => JsonObject | undefined }>();
+
+/** Entries by loose key: a lone entry as itself, several (other namespaces) in a list. */
+const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
+  const byName = new Map<string, T | T[]>();
   for (const entry of entries) {
     const key = looseKey(entry);
-    const bucket = byName.get(key);
-    if (bucket === undefined) byName.set(key, [entry]);
-    else bucket.push(entry);
+    const found = byName.get(key);
+    if (found === undefined) byName.set(key, entry);
+    else if (Array.isArray(found)) found.push(entry);
+    else byName.set(key, [found, entry]);
   }
-  return (query) => byName.get(looseKey(query))?.find((entry) => sameResource(entry, query, defaultNamespace));
+  return (query) => {
+    const found = byName.get(looseKey(query));
+    if (found === undefined) return undefined;
+    if (!Array.isArray(found)) return sameResource(found, query, defaultNamespace) ? found : undefined;
+    for (const entry of found) if (sameResource(entry, query, defaultNamespace)) return entry;
+    return undefined;
+  };
 };

@@ -1,5 +1,5 @@
 /** The desired state (`lastAppliedManifest`): the spec, plus observed values learned from the cluster. */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, setOwn, type JsonObject, type JsonValue } from '../json/json.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
@@ -50,35 +50,54 @@ export const updateLastAppliedManifestFromResponse = (args: {
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
 const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode): JsonValue => {
   if (schema === null || earlier === undefined) return spec;
-  if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, listElements(schema)) : spec;
+  if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
-  let merged: Array<readonly [string, JsonValue]> | undefined;
-  const keys = Object.keys(spec);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
+  // Copied only once something differs: a spec with nothing learned is returned as it is.
+  let merged: Record<string, JsonValue> | undefined;
+  for (const key in spec) {
+    if (!hasOwn(spec, key)) continue;
     const value = spec[key] as JsonValue;
     const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null) : value;
-    if (next !== value && merged === undefined) merged = keys.slice(0, i).map((k) => [k, spec[k] as JsonValue] as const);
-    merged?.push([key, next]);
+    if (next !== value && merged === undefined) merged = copyBefore(spec, key);
+    if (merged !== undefined) setOwn(merged, key, next);
   }
   for (const key in schema) {
     if (!hasOwn(schema, key) || hasOwn(spec, key)) continue;
     const known = projectKnown(getOwn(earlier, key), schema[key] ?? null);
     if (known === undefined) continue;
-    merged ??= keys.map((k) => [k, spec[k] as JsonValue] as const);
-    merged.push([key, known]);
+    merged ??= copyBefore(spec, undefined);
+    setOwn(merged, key, known);
   }
-  return merged === undefined ? spec : objectFromEntries(merged);
+  return merged ?? spec;
 };
 
-const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode>): JsonValue => {
-  const merged = spec.map((item, i) => (i < elements.length ? keepLearned(item, earlier[i], elements[i] ?? null) : item));
-  for (let i = spec.length; i < elements.length; i++) {
-    const known = projectKnown(earlier[i], elements[i] ?? null);
+/** A new object with the keys of `object` that come before `stop` (all of them without one). */
+const copyBefore = (object: JsonObject, stop: string | undefined): Record<string, JsonValue> => {
+  const copy: Record<string, JsonValue> = {};
+  for (const key in object) {
+    if (key === stop) break;
+    if (hasOwn(object, key)) setOwn(copy, key, object[key] as JsonValue);
+  }
+  return copy;
+};
+
+/** `schema` is a list schema: element schemas, then the list control (never used as an element). */
+const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>): JsonValue => {
+  const elementCount = schema.length - 1;
+  let merged: JsonValue[] | undefined;
+  for (let i = 0; i < spec.length; i++) {
+    const item = spec[i] as JsonValue;
+    const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null) : item;
+    if (next !== item && merged === undefined) merged = spec.slice(0, i);
+    merged?.push(next);
+  }
+  for (let i = spec.length; i < elementCount; i++) {
+    const known = projectKnown(earlier[i], schema[i] ?? null);
     if (known === undefined) break;
+    merged ??= spec.slice();
     merged.push(known);
   }
-  return merged.length === spec.length && merged.every((item, i) => item === spec[i]) ? spec : merged;
+  return merged ?? spec;
 };
 
 /** Fills unknown observed values of `desired` from `live`; known values are kept; shares unchanged subtrees. */

@@ -60,6 +60,15 @@ export const listControl = (schema: ReadonlyArray<SchemaNode>): ListControl => {
   return { min: read(LIST_MIN), max: read(LIST_MAX) };
 };
 
+/** Whether a length satisfies the control of a validated list schema, without building the control. */
+export const lengthWithinSchema = (length: number, schema: ReadonlyArray<SchemaNode>): boolean => {
+  const control = schema[schema.length - 1];
+  if (!isJsonObject(control)) return true;
+  const min = control[LIST_MIN];
+  const max = control[LIST_MAX];
+  return length >= (typeof min === 'number' ? min : 0) && (typeof max !== 'number' || max === 0 || length <= max);
+};
+
 /** Whether a length satisfies a control; `max === 0` means unbounded, in validation and diff alike. */
 export const lengthWithin = (length: number, control: ListControl): boolean =>
   length >= control.min && (control.max === 0 || length <= control.max);

@@ -1,5 +1,5 @@
 /** Ownership marks: how a child is recognised as belonging to one Application. */
-import { getOwn, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
@@ -18,7 +18,14 @@ export const ownerOf = (object: JsonObject): string | undefined => {
   return typeof owner === 'string' ? owner : undefined;
 };
 
-export const isOwnedBy = (object: JsonObject, owner: Owner): boolean => ownerOf(object) === ownerMark(owner);
+export const isOwnedBy = (object: JsonObject, owner: Owner): boolean => {
+  const mark = ownerOf(object);
+  // Compared in place, as `ownerMark(owner)` would read: this runs for every live object of a plan.
+  return mark !== undefined && mark.length === owner.namespace.length + 1 + owner.name.length &&
+    mark.startsWith(owner.namespace) && mark.charCodeAt(owner.namespace.length) === SLASH && mark.endsWith(owner.name);
+};
+
+const SLASH = 47;
 
 const mergedStrings = (existing: JsonValue | undefined, key: string, value: string): JsonObject =>
   withKey(isJsonObject(existing) ? existing : {}, key, value);
@@ -30,13 +37,15 @@ const mergedStrings = (existing: JsonValue | undefined, key: string, value: stri
  */
 export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Owner): Resource => {
   const metadata: JsonObject = resource.metadata;
-  const clean = objectFromEntries(Object.entries(metadata).filter(([key]) => !SERVER_SET_METADATA.has(key)));
-  const labelled = withKey(clean, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
-  const annotated = withKey(labelled, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
-  const referenced = owner.uid !== undefined && ref.namespace === owner.namespace
-    ? withKey(annotated, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)])
-    : annotated;
-  return withKey(resource, 'metadata', referenced) as Resource;
+  // One new metadata object, built key by key: this runs for every desired resource of a plan.
+  const marked: Record<string, JsonValue> = {};
+  for (const key of Object.keys(metadata)) if (!SERVER_SET_METADATA.has(key)) setOwn(marked, key, metadata[key] as JsonValue);
+  setOwn(marked, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
+  setOwn(marked, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
+  if (owner.uid !== undefined && ref.namespace === owner.namespace) {
+    setOwn(marked, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)]);
+  }
+  return withKey(resource, 'metadata', marked) as Resource;
 };
 
 /**
@@ -46,11 +55,19 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
  */
 export const asCreated = (resource: Resource, schema: JsonValue | undefined, owner: Owner): Resource => {
   const metadata = isJsonObject(schema) ? getOwn(schema, 'metadata') : undefined;
-  const observesMarks = isJsonObject(metadata) && MARKED_FIELDS.some((field) => getOwn(metadata, field) === null);
-  return observesMarks ? withOwnershipMarks(resource, refOf(resource), owner) : resource;
+  const observesMarks = isJsonObject(metadata) &&
+    (getOwn(metadata, 'labels') === null || getOwn(metadata, 'annotations') === null || getOwn(metadata, 'ownerReferences') === null);
+  if (!observesMarks) return resource;
+  // Planning compares and creates the same desired objects reconcile after reconcile: the marked
+  // copy is kept per object (immutable by contract) for the owner it was made for.
+  const cached = markedCopies.get(resource);
+  if (cached !== undefined && cached.namespace === owner.namespace && cached.name === owner.name && cached.uid === owner.uid) return cached.value;
+  const value = withOwnershipMarks(resource, refOf(resource), owner);
+  markedCopies.set(resource, { namespace: owner.namespace, name: owner.name, uid: owner.uid, value });
+  return value;
 };
 
-const MARKED_FIELDS = ['labels', 'annotations', 'ownerReferences'];
+const markedCopies = new WeakMap<object, { readonly namespace: string; readonly name: string; readonly uid: string | undefined; readonly value: Resource }>();
 
 const SERVER_SET_METADATA = new Set(['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
 

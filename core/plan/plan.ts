@@ -22,10 +22,16 @@ import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
 import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
+import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
+import type { TenancyPolicy } from '../model/tenancy-policy.js';
 import { mangle } from '../hooks/mangle.js';
-import { redactHookTokens } from '../hooks/redact.js';
+import { redactPlan } from '../hooks/redact.js';
+import { marksFrom } from '../sensitive/marked.js';
+import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, Outcome, PatchAction, Plan, PlanSummary } from './types.js';
+import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
+import { withRecreates } from './recreate.js';
+import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -44,6 +50,8 @@ export type PlanOptions = {
   readonly translatedManifest?: ReadonlyArray<Resource>;
   /** What the `spec.hooks` need from the runtime (callback URL, tokens); parts left out stay out of the plan. */
   readonly hooks?: HookContext;
+  /** Where this Application may write (admin-owned; default `DEFAULT_TENANCY`: own namespace only). */
+  readonly tenancy?: TenancyPolicy;
 };
 
 export type PlanInput = {
@@ -66,6 +74,8 @@ type Context = {
   readonly owner: Owner;
   readonly status: ApplicationStatus;
   readonly input: PlanInput;
+  /** Where this Application may write (core/plan/tenancy.ts). */
+  readonly tenancy: Tenancy;
 };
 
 /**
@@ -79,10 +89,10 @@ export const plan = (input: PlanInput): Plan => {
   const application = input.application;
   const metadata = application.metadata;
   const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
-  const context: Context = { application, owner, status: application.status ?? {}, input };
+  const context: Context = { application, owner, status: application.status ?? {}, input, tenancy: tenancyFor(input.options?.tenancy, owner.namespace) };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
-  // Hook tokens are credentials: they reach the API server in writes, never status or explanations.
-  return redactHookTokens(planned, owner);
+  // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
+  return redactPlan(planned, owner);
 };
 
 const planApply = (context: Context): Plan => {
@@ -91,7 +101,10 @@ const planApply = (context: Context): Plan => {
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
-  return input.live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, input.live);
+  const live = input.live === undefined ? undefined : revealAllMatching(input.live, fromSpec, marksFrom(mangled, context.status.mangledObserverSchema));
+  const forbidden = forbiddenChildren({ tenancy: context.tenancy, desired: fromSpec, live, adopt: context.application.spec.adopt === true });
+  if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
+  return live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, live);
 };
 
 type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
@@ -122,9 +135,14 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
   const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
   if (E.isLeft(checked)) return checked;
-  const mangled = generateDefaultObserverSchema(checked.right);
-  const desired = checked.right.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
-  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: context.status.lastAppliedManifest, namespace: owner.namespace });
+  // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
+  const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData) };
+  const mangled = generateDefaultObserverSchema(folded);
+  const desired = folded.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
+  // A digest in the status is not a value: the keys it stands for are learned again from the live object.
+  const marked = marksFrom(mangled, context.status.mangledObserverSchema);
+  const earlier = context.status.lastAppliedManifest?.map((resource) => withoutDigests(resource, marked(resource)));
+  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: earlier, namespace: owner.namespace });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
   const hooked = mangle({ desired: fromSpec, mangledSchema: mangled, hooks: spec.hooks, context: { ...input.options?.hooks, owner, scopes: manifestScopes } });
   return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
@@ -154,7 +172,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   });
   const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
-  const ours = live.filter((object) => isOwnedBy(object, owner));
+  // Owner marks are data anyone with write access to an object can set: prune only where we may write.
+  const ours = live.filter((object) => isOwnedBy(object, owner) && writableBy(context.tenancy)(object));
   const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
     ? findObserved(object) as JsonObject
     : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
@@ -173,13 +192,15 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
-  const modified = new Set(delta.modified.map((resource) => refKey(refOf(resource))));
+  const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
   const patches = compared
-    .filter((resource) => (modified.has(refKey(refOf(resource))) || adopting(liveOf(resource))) && !terminating(resource))
+    .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
     });
+  const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
+  const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
@@ -189,21 +210,29 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const readiness = readinessOf(object);
     return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
-  return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts, waiting, notReady });
+  // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
+  const ready = (ref: ObjectRef): boolean => {
+    const object = liveByRef.get(refKey(ref));
+    return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
+  };
+  const creating = holdCreations(creates, lastApplied, ready);
+  const deleting = holdDeletions(deletes, ours);
+  const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
+  return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = observedEntries(context.status);
+  const current = revealAllMatching(observedEntries(context.status), lastApplied, marksFrom(mangled, context.status.mangledObserverSchema));
   const findCurrent = resourceFinder(current, owner.namespace);
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
   const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
     patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
-  const deletes = delta.deleted.map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  const deletes = delta.deleted.filter(writableBy(context.tenancy)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
 };
 
@@ -213,6 +242,10 @@ type Decided = {
   readonly current: ReadonlyArray<JsonObject>;
   readonly creates: ReadonlyArray<CreateAction>;
   readonly patches: ReadonlyArray<PatchAction>;
+  /** Patches of immutable fields on resources that opted into recreation. */
+  readonly recreates?: ReadonlyArray<RecreateAction>;
+  /** Creations and deletions held back by dependencies. */
+  readonly waits?: ReadonlyArray<WaitAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
@@ -223,8 +256,8 @@ type Decided = {
 
 const assemble = (context: Context, decided: Decided): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
-  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder(decided.patches)];
-  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...decided.conflicts];
+  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])])];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...(decided.waits ?? []), ...decided.conflicts];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
   return {
@@ -235,8 +268,8 @@ const assemble = (context: Context, decided: Decided): Plan => {
       lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
-    outcome: verdict._tag === 'Progressing' && verdict.reason === 'WaitingForReadiness'
-      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: 'WaitingForReadiness' }
+    outcome: verdict._tag === 'Progressing' && (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
+      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
       : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
 };
@@ -245,9 +278,12 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
   if (decided.conflicts.length > 0) {
     return { _tag: 'Stalled', reason: 'NotOwned', message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}` };
   }
-  if (summary.create + summary.patch + summary.delete > 0) {
-    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete` };
+  if (summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) > 0) {
+    const recreating = summary.recreate === undefined ? '' : `, ${summary.recreate} to recreate`;
+    const waiting = summary.wait === undefined ? '' : `, ${summary.wait} waiting on dependencies`;
+    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}` };
   }
+  if ((decided.waits ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForDependencies', message: `waiting: ${(decided.waits ?? []).map(showWait).join('; ')}` };
   if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
   if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
   if ((decided.notReady ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForReadiness', message: `waiting for ${(decided.notReady ?? []).join('; ')}` };
@@ -274,27 +310,35 @@ const nextStatus = (context: Context, verdict: Verdict, manifests: Pick<Applicat
   };
 };
 
-/** An invalid spec changes nothing in the cluster and loses nothing in the status. */
-const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>): Plan => {
+/**
+ * An invalid spec (or one the tenancy policy forbids, its `forbidden` children listed) changes
+ * nothing in the cluster and loses nothing in the status.
+ */
+const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>, forbidden: ReadonlyArray<ForbiddenAction> = []): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
+  const actions: ReadonlyArray<Action> = [...finalizer, ...forbidden];
   return {
-    actions: finalizer,
-    summary: summarize(finalizer),
+    actions,
+    summary: summarize(actions),
     status: nextStatus(context, verdict, {}),
     outcome: outcomeOf(context, verdict, false),
   };
 };
 
-/** Deletion: every child we own goes (reverse install order); then the finalizer is removed. */
+/**
+ * Deletion: every child we own goes (reverse install order); then the finalizer is removed.
+ * Children outside the policy's destinations are left alone (an owner mark there proves nothing).
+ */
 const planDeletion = (context: Context): Plan => {
   if (!hasFinalizer(context.application)) return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
   const live = context.input.live;
-  const children: ReadonlyArray<JsonObject> = live === undefined
+  const candidates: ReadonlyArray<JsonObject> = live === undefined
     ? observedEntries(context.status)
     : live.filter((object) => isOwnedBy(object, context.owner));
+  const children = candidates.filter(writableBy(context.tenancy));
   const remaining = children.filter((child) => !isTerminating(child));
-  const deletes = inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted')));
-  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : deletes;
+  const deleting = holdDeletions(inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))), children.filter(isResource));
+  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
   const message = children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {
     actions,
@@ -351,12 +395,22 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
   return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
 };
 
-const summarize = (actions: ReadonlyArray<Action>): PlanSummary => ({
-  create: actions.filter((a) => a.type === 'create').length,
-  patch: actions.filter((a) => a.type === 'patch').length,
-  delete: actions.filter((a) => a.type === 'delete').length,
-  conflict: actions.filter((a) => a.type === 'conflict').length,
-});
+const showWait = (wait: WaitAction): string => `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
+
+const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
+  const forbidden = actions.filter((a) => a.type === 'forbidden').length;
+  const recreate = actions.filter((a) => a.type === 'recreate').length;
+  const wait = actions.filter((a) => a.type === 'wait').length;
+  return {
+    create: actions.filter((a) => a.type === 'create').length,
+    patch: actions.filter((a) => a.type === 'patch').length,
+    delete: actions.filter((a) => a.type === 'delete').length,
+    conflict: actions.filter((a) => a.type === 'conflict').length,
+    ...(forbidden === 0 ? {} : { forbidden }),
+    ...(recreate > 0 ? { recreate } : {}),
+    ...(wait > 0 ? { wait } : {}),
+  };
+};
 
 /**
  * A stand-in for the live object built from its `lastObservedManifest` entry: lists padded with

@@ -6,9 +6,10 @@ import type { ApplicationSpec } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import { refKey, type Resource } from '../model/resource.js';
 import { scopeOf, type ScopeTable } from '../model/scope.js';
-import { identityOf } from '../manifest/identity.js';
+import { identityOf, withNamespace } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
+import { dependencyIssues } from './dependencies.js';
 
 export type CheckedSpec = { readonly manifest: ReadonlyArray<Resource>; readonly observerSchema: ReadonlyArray<ObserverSchema> };
 
@@ -41,6 +42,8 @@ export const checkSpec = (args: {
   if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
   const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
+  const dependencies = dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace));
+  if (dependencies.length > 0) return E.left(stalled('InvalidSpec', dependencies));
   return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
 };
 
@@ -52,3 +55,7 @@ const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): Re
   manifest.flatMap((resource, index) => (scopeOf(scopes, resource) === undefined
     ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
     : []));
+
+/** The manifest with namespaces as the resources will have them (dependencies are resolved by namespace). */
+export const withNamespaces = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable, namespace: string): ReadonlyArray<Resource> =>
+  manifest.map((resource) => withNamespace(resource, identityOf(resource, scopes, namespace)));

@@ -38,12 +38,52 @@ export type DeleteAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
+/**
+ * A change to fields the API server will not change once set, on a resource that opted into
+ * recreation (`kreconcile.io/recreate: "true"`): delete it, wait until it is gone, create `body`.
+ */
+export type RecreateAction = {
+  readonly type: 'recreate';
+  readonly ref: ObjectRef;
+  readonly body: Resource;
+  /** The immutable fields that force it (dotted paths, e.g. `spec.selector`). */
+  readonly fields: ReadonlyArray<string>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+/**
+ * A creation or deletion held back by `kreconcile.io/depends-on`: until what it depends on is
+ * ready (`DependenciesReady`), or until what depends on it is gone (`DependentsGone`). Writes nothing.
+ */
+export type WaitAction = {
+  readonly type: 'wait';
+  readonly ref: ObjectRef;
+  readonly until: 'DependenciesReady' | 'DependentsGone';
+  readonly for: ReadonlyArray<ObjectRef>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
 /** A live object matches a desired resource but is not ours: never silently taken over. */
 export type ConflictAction = {
   readonly type: 'conflict';
   readonly ref: ObjectRef;
   readonly reason: 'NotOwned' | 'OwnedByAnother';
   readonly owner?: string;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
+/** Which tenancy rule forbids a child (core/plan/tenancy.ts). */
+export type ForbiddenRule = 'Destination' | 'ClusterScoped' | 'Adoption';
+
+/**
+ * A desired child the tenancy policy does not allow this Application to write: never written, and
+ * while one exists nothing else of the Application is written either (see core/plan/tenancy.ts).
+ */
+export type ForbiddenAction = {
+  readonly type: 'forbidden';
+  readonly ref: ObjectRef;
+  readonly rule: ForbiddenRule;
+  readonly reason: string;
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
@@ -55,7 +95,7 @@ export type FinalizerAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
-export type Action = CreateAction | PatchAction | DeleteAction | ConflictAction | FinalizerAction;
+export type Action = CreateAction | PatchAction | RecreateAction | DeleteAction | WaitAction | ConflictAction | ForbiddenAction | FinalizerAction;
 export type ActionType = Action['type'];
 
 /** What the runtime should do after executing the plan. */
@@ -68,6 +108,12 @@ export type PlanSummary = {
   readonly patch: number;
   readonly delete: number;
   readonly conflict: number;
+  /** Forbidden children (absent: none; optional so summaries built before tenancy stay valid). */
+  readonly forbidden?: number;
+  /** Present only when the plan recreates something. */
+  readonly recreate?: number;
+  /** Present only when creations or deletions wait on dependencies. */
+  readonly wait?: number;
 };
 
 export type Plan = {

@@ -32,6 +32,11 @@ export type Patch =
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
+/** Preconditions of a delete: the server refuses (409 Conflict) when the stored object differs. */
+export type DeletePreconditions = { readonly resourceVersion?: string; readonly uid?: string };
+
+export type DeleteOptions = { readonly propagationPolicy?: PropagationPolicy; readonly preconditions?: DeletePreconditions };
+
 export type WriteOptions = { readonly fieldManager?: string; readonly dryRun?: boolean };
 
 /** ClusterReader knows how to read objects; absence is not an error (`Option`). */
@@ -47,7 +52,7 @@ export interface ClusterWriter {
   update(object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
   patch(ref: ObjectRef, patch: Patch, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
   /** Resolves with the object when deletion is pending (finalizers), `none` once it is gone. 404 is an error here; callers decide. */
-  delete(ref: ObjectRef, options?: { readonly propagationPolicy?: PropagationPolicy }): TE.TaskEither<ClusterError, O.Option<Resource>>;
+  delete(ref: ObjectRef, options?: DeleteOptions): TE.TaskEither<ClusterError, O.Option<Resource>>;
 }
 
 /** StatusWriter knows how to write the status subresource (ignores everything but `status`). */

@@ -1,5 +1,5 @@
 /** Default observer schemas (SPEC section 3): observe exactly what the manifest writes. */
-import { getIn, getOwn, isJsonArray, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { getIn, getOwn, hasOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { schemaKeyOf } from './lookup.js';
@@ -25,9 +25,23 @@ export const generateDefaultObserverSchema = (args: {
 
 /** The default schema of one resource. */
 export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
-  const observed = schemaNodeOf(resource) as JsonObject;
-  const identified = withIdentification(observed, resource);
+  const identified = identifiedNodeOf(resource);
   return (isLoadBalancer(resource) ? withLoadBalancerStatus(identified) : identified) as ObserverSchema;
+};
+
+/**
+ * The schema node of a resource with its identification values set. The node is new and not
+ * yet shared, so it is completed in place instead of being copied four times.
+ */
+const identifiedNodeOf = (resource: Resource): JsonObject => {
+  const node = schemaNodeOf(resource) as Record<string, JsonValue>;
+  setOwn(node, 'apiVersion', resource.apiVersion);
+  setOwn(node, 'kind', resource.kind);
+  const metadata = getOwn(node, 'metadata');
+  const identifiedMetadata = (isJsonObject(metadata) ? metadata : {}) as Record<string, JsonValue>;
+  setOwn(identifiedMetadata, 'name', resource.metadata.name);
+  setOwn(node, 'metadata', identifiedMetadata);
+  return node;
 };
 
 /**
@@ -36,15 +50,17 @@ export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
  * "no maximum", nothing about it is enforced (the API server drops empty lists anyway).
  */
 const schemaNodeOf = (value: JsonValue): JsonValue => {
-  if (isJsonArray(value)) return [...value.map(schemaNodeOf), makeListControl(value.length, value.length)];
-  if (isJsonObject(value)) return objectFromEntries(Object.entries(value).map(([key, child]) => [key, schemaNodeOf(child)] as const));
-  return null;
-};
-
-const withIdentification = (schema: JsonObject, resource: Resource): JsonObject => {
-  const metadata = getOwn(schema, 'metadata');
-  const identifiedMetadata = withKey(isJsonObject(metadata) ? metadata : {}, 'name', resource.metadata.name);
-  return withKey(withKey(withKey(schema, 'apiVersion', resource.apiVersion), 'kind', resource.kind), 'metadata', identifiedMetadata);
+  if (typeof value !== 'object' || value === null) return null;
+  if (isJsonArray(value)) {
+    const list: JsonValue[] = new Array<JsonValue>(value.length + 1);
+    for (let i = 0; i < value.length; i++) list[i] = schemaNodeOf(value[i] as JsonValue);
+    list[value.length] = makeListControl(value.length, value.length);
+    return list;
+  }
+  // Built key by key (no entry arrays): this runs for every resource of every fresh spec.
+  const node: Record<string, JsonValue> = {};
+  for (const key in value) if (hasOwn(value, key)) setOwn(node, key, schemaNodeOf(value[key] as JsonValue));
+  return node;
 };
 
 const isLoadBalancer = (resource: Resource): boolean =>

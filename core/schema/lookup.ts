@@ -22,9 +22,16 @@ const keyCache = new WeakMap<object, string>();
 
 export type SchemaIndex = ReadonlyMap<string, ObserverSchema>;
 
+// Schema lists are immutable by contract, so their index stays true for the list's life.
+const indexCache = new WeakMap<ReadonlyArray<ObserverSchema>, SchemaIndex>();
+
 /** Index of schemas by key; the first schema for a key wins (custom schemas come first). */
 export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>): SchemaIndex => {
+  // One plan indexes the same schema list several times (desired state, delta, patches).
+  const cached = indexCache.get(schemas);
+  if (cached !== undefined) return cached;
   const index = new Map<string, ObserverSchema>();
+  indexCache.set(schemas, index);
   for (const schema of schemas) if (!index.has(schemaKeyOf(schema))) index.set(schemaKeyOf(schema), schema);
   return index;
 };

@@ -6,6 +6,7 @@ import type { Issue } from '../model/decode.js';
 import { isObservedMarker, LIST_MAX, LIST_MIN, withNullMarkers, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from './errors.js';
+import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
 import { schemaKeyOf } from './lookup.js';
 
 const ROOT = 'spec.observerSchema';
@@ -96,6 +97,7 @@ const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> => {
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
     if (isIdentification(childPath, 1)) return [];
     if (childPath.length === 2 && key === 'metadata' && !isJsonObject(value)) return []; // reported by identificationIssues
+    if (childPath.length === 2 && key === SENSITIVE_MARK) return markIssues(value, childPath, issue);
     return valueIssues(value, childPath);
   });
 };
@@ -105,7 +107,8 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (isJsonArray(value)) return listIssues(value, path);
   if (isJsonObject(value)) return nodeIssues(value, path);
   if (value === false) return [issue(path, 'false is no marker: write true to observe this field, or remove it from the schema to stop observing it')];
-  return [issue(path, `observed fields are marked true (or null), got ${JSON.stringify(value)}: write true to observe this field`)];
+  // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI logs.
+  return [issue(path, `observed fields are marked true (or null), got ${typeof value === 'string' ? 'a string' : JSON.stringify(value)}: write true to observe this field`)];
 };
 
 /**
@@ -158,12 +161,11 @@ const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: Readonl
   });
 };
 
-/** Whether a schema names its resource: apiVersion, kind and metadata.name are non-empty strings. */
-const isIdentified = (schema: JsonValue): schema is JsonObject => {
-  if (!isJsonObject(schema)) return false;
-  const metadata = getOwn(schema, 'metadata');
-  const nonEmpty = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
-  return nonEmpty(getOwn(schema, 'apiVersion')) && nonEmpty(getOwn(schema, 'kind')) && isJsonObject(metadata) && nonEmpty(getOwn(metadata, 'name'));
+/** Whether a schema or resource names itself: apiVersion, kind and metadata.name are non-empty strings. */
+const isIdentified = (object: JsonValue): object is JsonObject => {
+  if (!isJsonObject(object)) return false;
+  const metadata = getOwn(object, 'metadata');
+  return nonEmptyString(getOwn(object, 'apiVersion')) && nonEmptyString(getOwn(object, 'kind')) && isJsonObject(metadata) && nonEmptyString(getOwn(metadata, 'name'));
 };
 
 const describeKey = (schema: JsonObject): string => {
@@ -175,32 +177,57 @@ const describeKey = (schema: JsonObject): string => {
 /** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */
 export const manifestIssues = (manifest: ReadonlyArray<JsonValue>, identityOf: (resource: Resource) => string): ReadonlyArray<Issue> => {
   const seen = new Map<string, number>();
-  return manifest.flatMap((resource, index) => {
+  const issues: Issue[] = [];
+  // A plain loop that allocates only for problems: this runs on every fresh spec.
+  for (let index = 0; index < manifest.length; index++) {
+    const resource = manifest[index] as JsonValue;
     const path = (...rest: Path): string => showPath([index, ...rest], 'spec.manifest');
-    if (!isJsonObject(resource)) return [{ path: path(), message: 'a manifest entry must be a Kubernetes object' }];
-    const missing = missingIdentification(resource).map((field) => ({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` }));
-    if (missing.length > 0) return missing;
-    const hostile = hostilePaths(resource, []).map((p) => ({ path: path(...p), message: 'the key "__proto__" is not allowed: remove it' }));
+    if (!isJsonObject(resource)) { issues.push({ path: path(), message: 'a manifest entry must be a Kubernetes object' }); continue; }
+    if (!isIdentified(resource)) {
+      for (const field of missingIdentification(resource)) issues.push({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` });
+      continue;
+    }
+    for (const hostile of hostilePaths(resource, [])) issues.push({ path: path(...hostile), message: 'the key "__proto__" is not allowed: remove it' });
     const key = identityOf(resource as Resource);
     const first = seen.get(key);
-    seen.set(key, first ?? index);
-    const duplicate = first === undefined ? [] : [{ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` }];
-    return [...hostile, ...duplicate];
-  });
+    if (first === undefined) seen.set(key, index);
+    else issues.push({ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` });
+  }
+  return issues;
 };
+
+const nonEmptyString = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
 
 const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
   const metadata = getOwn(resource, 'metadata');
   const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
   return [
-    ...(typeof getOwn(resource, 'apiVersion') === 'string' && getOwn(resource, 'apiVersion') !== '' ? [] : [['apiVersion']]),
-    ...(typeof getOwn(resource, 'kind') === 'string' && getOwn(resource, 'kind') !== '' ? [] : [['kind']]),
-    ...(typeof name === 'string' && name !== '' ? [] : [['metadata', 'name']]),
+    ...(nonEmptyString(getOwn(resource, 'apiVersion')) ? [] : [['apiVersion']]),
+    ...(nonEmptyString(getOwn(resource, 'kind')) ? [] : [['kind']]),
+    ...(nonEmptyString(name) ? [] : [['metadata', 'name']]),
   ];
 };
 
-const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
-  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePaths(item, [...path, index]));
+/**
+ * Where `__proto__` keys are. Most manifests have none, so a read-only walk answers first and
+ * paths are built only when there is something to report (this runs on every fresh spec).
+ */
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : []);
+
+const hasHostileKey = (value: JsonValue): boolean => {
+  if (typeof value !== 'object' || value === null) return false;
+  if (isJsonArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasHostileKey(value[i] as JsonValue)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (key === '__proto__' || hasHostileKey(value[key] as JsonValue)) return true;
+  }
+  return false;
+};
+
+const hostilePathsIn = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
+  if (isJsonArray(value)) return value.flatMap((item, index) => hostilePathsIn(item, [...path, index]));
   if (!isJsonObject(value)) return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePaths(child, [...path, key])));
+  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePathsIn(child, [...path, key])));
 };

@@ -2,7 +2,7 @@
 import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
 
 export type StalledReason =
-  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind';
+  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

@@ -4,7 +4,7 @@ import type { StalledReason } from './conditions.js';
 
 export type ErrorDecision =
   | { readonly _tag: 'Retry'; readonly afterMs: number }
-  | { readonly _tag: 'Terminal'; readonly reason: StalledReason };
+  | { readonly _tag: 'Terminal'; readonly reason: StalledReason; readonly detail?: string };
 
 export type Backoff = { readonly baseMs: number; readonly capMs: number };
 
@@ -26,9 +26,22 @@ export const backoffDelay = (attempt: number, jitter: number, backoff: Backoff =
  */
 export const errorPolicy = (error: ClusterError, attempt: number, jitter: number, options: { readonly guardedPatch?: boolean; readonly backoff?: Backoff } = {}): ErrorDecision => {
   if (error._tag === 'Forbidden' || error._tag === 'Unauthorized') return { _tag: 'Terminal', reason: 'Forbidden' };
+  const immutable = immutableFieldsOf(error);
+  if (immutable.length > 0) return { _tag: 'Terminal', reason: 'ImmutableField', detail: immutableDetail(immutable) };
   if ((error._tag === 'Invalid' || error._tag === 'BadRequest' || error._tag === 'UnsupportedMediaType') && options.guardedPatch !== true) {
     return { _tag: 'Terminal', reason: 'InvalidSpec' };
   }
   const delay = backoffDelay(attempt, jitter, options.backoff);
   return { _tag: 'Retry', afterMs: Math.max(delay, error.retryAfterMs ?? 0) };
 };
+
+// kube-apiserver's words for a field that cannot change once set (ValidateImmutableField, Service IPs).
+const UNCHANGEABLE = /(field is immutable|may not change once set)$/;
+
+/** The fields a 422 Invalid refuses to change, as the server names them (`spec.selector`). */
+export const immutableFieldsOf = (error: ClusterError): ReadonlyArray<string> => (error._tag !== 'Invalid' ? [] : [
+  ...new Set((error.causes ?? []).filter((cause) => UNCHANGEABLE.test(cause.message)).map((cause) => cause.field ?? '(unnamed field)')),
+]);
+
+const immutableDetail = (fields: ReadonlyArray<string>): string =>
+  `${fields.join(', ')} cannot change once set (the API server refuses the patch): add the annotation kreconcile.io/recreate: "true" to this resource in spec.manifest to delete and recreate it, or restore the value`;

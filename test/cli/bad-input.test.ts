@@ -41,9 +41,48 @@ describe('bad input: one clear line, exit 1', () => {
     expect(line).toBe('error: app.yaml:9:1: document 1: malformed YAML: Flow map in block collection must be sufficiently indented and end with a }');
   });
 
-  it('a duplicate key is malformed YAML at its position', async () => {
+  it('a broken manifest entry does not hide the observer schema\'s problems: three problems, three lines', async () => {
+    const text = `${APP_HEAD}  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata: {}
+    - kind: Secret
+      metadata:
+        name: web-secret
+    - apiVersion: v1
+      kind: Service
+      metadata:
+        name: web
+  observerSchema:
+    - apiVersion: v1
+      kind: Service
+      metadata:
+        name: web
+      spec:
+        type: 3
+`;
+    const result = await planFile(text);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      'error: app.yaml:10:7: document 1 (Application shop/web): spec.manifest[0].metadata.name: expected non-empty string, got nothing',
+      expect.stringMatching(/^error: app\.yaml:11:7: document 1 \(Application shop\/web\): spec\.manifest\[1\]\.apiVersion: /),
+      expect.stringMatching(/^error: app\.yaml:24:9: document 1 \(Application shop\/web\): spec\.observerSchema\[0\]\.spec\.type: observed fields are marked true \(or null\), got 3/),
+    ]);
+  });
+
+  it('a duplicate key is malformed YAML at its position, named', async () => {
     const line = oneError(await planFile(`${APP_HEAD}${CONFIGMAP}        a: "2"\n`));
-    expect(line).toBe('error: app.yaml:14:9: document 1: malformed YAML: Map keys must be unique');
+    expect(line).toBe('error: app.yaml:14:9: document 1: malformed YAML: duplicate key a: a key may appear once per map, remove one');
+  });
+
+  it('every syntax problem of a file is reported, each at its place (docs/cli.md promises all)', async () => {
+    const result = await planFile(`${APP_HEAD.replace('metadata:\n', 'metadata:\n  name: again\n')}${CONFIGMAP}        a: "2"\n      kind: Secret\n`);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      expect.stringMatching(/^error: app\.yaml:\d+:3: document 1: malformed YAML: duplicate key name: /),
+      'error: app.yaml:15:9: document 1: malformed YAML: duplicate key a: a key may appear once per map, remove one',
+      'error: app.yaml:16:7: document 1: malformed YAML: duplicate key kind: a key may appear once per map, remove one',
+    ]);
   });
 
   it('an unknown kind is the plan\'s Stalled UnknownKind message, with what to do offline', async () => {

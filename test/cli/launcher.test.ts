@@ -1,6 +1,7 @@
 /**
- * The real executable: `app/cli/kreconcile.js` started as a process (Node + tsx on the sources, or
- * the build in dist/), with real argv, stdin pipe, stdout/stderr and exit codes.
+ * The repository's launcher: `app/cli/kreconcile.js` started as a process (Node + tsx on the
+ * sources), with real argv, stdin pipe, stdout/stderr and exit codes. The packed bin (the compiled
+ * CLI) is tested by test/package/pack-install.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

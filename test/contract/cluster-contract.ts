@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { crudContract } from './contract-crud.js';
 import { defaultingContract } from './contract-defaulting.js';
 import { deletionContract } from './contract-deletion.js';
+import { immutableContract } from './contract-immutable.js';
 import { metadataContract } from './contract-metadata.js';
 import { patchContract } from './contract-patches.js';
 import { selectorContract } from './contract-selectors.js';
@@ -41,6 +42,7 @@ export const describeClusterContract = (name: string, setup: () => Promise<Contr
     describe('status subresource and custom resource schema', () => statusContract(env));
     describe('server defaulting', () => defaultingContract(env));
     describe('whole objects as the server stores them', () => wholeObjectContract(env));
+    describe('immutable fields', () => immutableContract(env));
     describe('deletion: finalizers, garbage collection, namespaces, CRDs', () => deletionContract(env));
     describe('watch', () => watchContract(env));
   });

@@ -26,6 +26,22 @@ const ownedBy = (namespace: string, name: string, owners: ReadonlyArray<Resource
 });
 
 export const deletionContract = (env: () => ContractEnv): void => {
+  it('preconditions: a delete naming another resourceVersion or uid is refused (409) and deletes nothing; the current ones delete', async () => {
+    const { cluster, namespace } = env();
+    const name = unique('pre');
+    const ref = configMapRef(namespace, name);
+    const created = await must(cluster.create(configMap(namespace, name, { a: '1' })));
+    const changed = await must(cluster.patch(ref, { type: 'merge', body: { data: { a: '2' } } }));
+    const stale = await failure(cluster.delete(ref, { preconditions: { resourceVersion: created.metadata.resourceVersion ?? '' } }));
+    expectError(stale, 'Conflict', 409);
+    expect(stale.message).toBe(`Operation cannot be fulfilled on ConfigMap "${name}": the ResourceVersion in the precondition (${created.metadata.resourceVersion ?? ''}) does not match the ResourceVersion in record (${changed.metadata.resourceVersion ?? ''}). The object might have been modified`);
+    const otherUid = await failure(cluster.delete(ref, { preconditions: { uid: 'another-uid' } }));
+    expectError(otherUid, 'Conflict', 409);
+    expect(otherUid.message).toBe(`Operation cannot be fulfilled on ConfigMap "${name}": the UID in the precondition (another-uid) does not match the UID in record (${created.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
+    expect(O.isSome(await must(cluster.get(ref)))).toBe(true);
+    expect(await must(cluster.delete(ref, { preconditions: { resourceVersion: changed.metadata.resourceVersion ?? '', uid: created.metadata.uid ?? '' } }))).toEqual(O.none);
+  });
+
   it('finalizers: delete marks (deletionTimestamp, generation + 1) and keeps the object; removing the last finalizer deletes it', async () => {
     const { cluster, namespace } = env();
     const name = unique('w');

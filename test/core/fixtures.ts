@@ -3,8 +3,14 @@ import { applyPatch, type Operation } from 'fast-json-patch';
 import {
   builtinScopes, FINALIZER, refKey, refOf,
   type Action, type Application, type ApplicationSpec, type ApplicationStatus, type JsonObject, type JsonValue,
-  type Plan, type Resource, type ScopeTable,
+  type Plan, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
+
+/**
+ * A tenancy policy allowing every destination and cluster-scoped kind, explicitly: for tests of the
+ * planner's laws that place children anywhere (tenancy itself is tested in tenancy.test.ts).
+ */
+export const OPEN_TENANCY: TenancyPolicy = { destinations: [{ from: '*', to: ['*'] }], clusterKinds: [{ from: '*', kinds: ['*'] }], adoption: 'destinations' };
 
 /** Built-in kinds plus the custom kinds of the worked example and of the arbitraries. */
 export const scopes: ScopeTable = new Map([

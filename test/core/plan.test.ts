@@ -1,7 +1,7 @@
 /** `plan`: actions and their order, ownership, finalizer, deletion, conflicts, status and outcome. */
 import { describe, it, expect } from 'vitest';
 import { FINALIZER, builtinScopes, plan, type ApplicationSpec, type JsonObject, type Plan, type Resource } from '../../core/index.js';
-import { APP_UID, OWNER_MARK, actionsOf, application, marked, scopes, served, writes } from './fixtures.js';
+import { APP_UID, OPEN_TENANCY, OWNER_MARK, actionsOf, application, marked, scopes, served, writes } from './fixtures.js';
 
 const CONTROLLER_REFERENCE = { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', name: 'app', uid: APP_UID, controller: true, blockOwnerDeletion: true };
 
@@ -18,6 +18,9 @@ const ours = (resource: Resource, namespace: string | undefined = 'default'): Re
 
 const planOf = (spec: ApplicationSpec, live: ReadonlyArray<Resource> | undefined, options: Parameters<typeof application>[1] = {}, now = 'now'): Plan =>
   plan({ application: application(spec, options), live, scopes, now });
+/** `planOf` under a policy allowing every namespace and cluster-scoped kind. */
+const openPlanOf = (spec: ApplicationSpec, live: ReadonlyArray<Resource> | undefined): Plan =>
+  plan({ application: application(spec), live, scopes, now: 'now', options: { tenancy: OPEN_TENANCY } });
 
 const typesOf = (result: Plan) => result.actions.map((action) => `${action.type} ${action.ref.kind}${action.ref.name === 'app' ? '' : `/${action.ref.name}`}`);
 const condition = (result: Plan, type: string) => result.status.conditions?.find((c) => c.type === type);
@@ -40,7 +43,7 @@ describe('plan: order of actions', () => {
       crd,
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } },
     ];
-    expect(typesOf(planOf({ manifest }, []))).toEqual([
+    expect(typesOf(openPlanOf({ manifest }, []))).toEqual([
       'create Namespace/team', 'create CustomResourceDefinition/gadgets.example.io', 'create ServiceAccount/sa', 'create Secret/s',
       'create ConfigMap/settings', 'create Role/r', 'create RoleBinding/rb', 'create Service/web', 'create Deployment/web', 'create Gadget/g',
     ]);
@@ -84,7 +87,7 @@ describe('plan: creates', () => {
 
   it('cluster-scoped resources have no namespace and no ownerReference; other namespaces no ownerReference', () => {
     const namespaceResource: Resource = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', namespace: 'ignored' } };
-    const creates = actionsOf(planOf({ manifest: [namespaceResource, configMap('c', {}, 'team')] }, []), 'create');
+    const creates = actionsOf(openPlanOf({ manifest: [namespaceResource, configMap('c', {}, 'team')] }, []), 'create');
     expect(creates.map((c) => c.ref)).toEqual([
       { apiVersion: 'v1', kind: 'Namespace', name: 'team' },
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'c', namespace: 'team' },
@@ -94,7 +97,7 @@ describe('plan: creates', () => {
   });
 
   it('the same name in two namespaces is two resources', () => {
-    const result = planOf({ manifest: [configMap('c', { a: '1' }), configMap('c', { a: '2' }, 'other')] }, [ours(configMap('c', { a: '2' }), 'other')]);
+    const result = openPlanOf({ manifest: [configMap('c', { a: '1' }), configMap('c', { a: '2' }, 'other')] }, [ours(configMap('c', { a: '2' }), 'other')]);
     expect(result.actions.map((a) => [a.type, a.ref.namespace])).toEqual([['create', 'default']]);
   });
 

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  FINALIZER, calculateResourceDelta, decodeApplication, fromPointer, generateDefaultObserverSchema, getOwn, hasOwn,
+  FINALIZER, calculateResourceDelta, decodeApplication, withDigests, fromPointer, generateDefaultObserverSchema, getOwn, hasOwn,
   isJsonArray, isJsonObject, isResource, jsonEqual, listControl, listElements, ownerOf, plan,
   updateLastAppliedManifestFromResponse, updateLastAppliedManifestFromSpec, updateLastObservedManifestFromResponse,
   validateObserverSchema,
@@ -16,7 +16,7 @@ import {
 import { schemaFor, indexSchemas } from '../../core/schema/lookup.js';
 import { applyLiveEdits, liveEditsArbitrary, manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { observerSchemaArbitrary } from '../../core/model/observer-schema.arbitrary.js';
-import { APP_NAMESPACE, OWNER_MARK, application, deepFreeze, writes } from './fixtures.js';
+import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, application, deepFreeze, writes } from './fixtures.js';
 import { indexIn, preexistingObject, run, scenarioArbitrary, scopes, specOf, stored } from './scenario.js';
 
 // At least 1 000 runs each; raise it to hunt for rare counterexamples (KRECONCILE_PROPERTY_RUNS=20000).
@@ -220,7 +220,8 @@ describe('properties of plan (with a pure applier standing in for the API server
     fc.assert(fc.property(scenarioArbitrary, (s) => {
       const { planB, appB } = run(s);
       const schemas = indexSchemas(planB.status.mangledObserverSchema ?? []);
-      const manifest = (appB.spec.manifest ?? []).map(stored);
+      // Secret values are recorded as their digests (core/sensitive/secret-values.ts): the spec's digest must win.
+      const manifest = (appB.spec.manifest ?? []).map(stored).map((resource) => withDigests(resource));
       if (planB.status.lastAppliedManifest === undefined) return; // a stalled plan records nothing
       const problems = manifest.flatMap((resource, i) =>
         lostOrChanged(resource, planB.status.lastAppliedManifest?.[i], schemaFor(schemas, resource), `${resource.kind}/${resource.metadata.name}`));
@@ -233,10 +234,10 @@ describe('plan is a function of its input alone', () => {
   it('results do not depend on earlier calls (caches are invisible)', () => {
     fc.assert(fc.property(scenarioArbitrary, (s) => {
       const { appB, live0, liveB } = run(s);
-      plan({ application: appB, live: live0, scopes, now: 't2' });
-      plan({ application: appB, live: [], scopes, now: 't2' });
-      const reused = plan({ application: appB, live: liveB, scopes, now: 't2' });
-      const fresh = plan({ application: structuredClone(appB), live: structuredClone(liveB), scopes: new Map(scopes), now: 't2' });
+      plan({ application: appB, live: live0, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+      plan({ application: appB, live: [], scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+      const reused = plan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+      const fresh = plan({ application: structuredClone(appB), live: structuredClone(liveB), scopes: new Map(scopes), now: 't2', options: { tenancy: OPEN_TENANCY } });
       expect(reused).toEqual(fresh);
     }), RUNS);
   });
@@ -245,8 +246,8 @@ describe('plan is a function of its input alone', () => {
     fc.assert(fc.property(scenarioArbitrary, (s) => {
       const { planB, appB, live2 } = run(s);
       const next = { ...appB, metadata: { ...appB.metadata, finalizers: [FINALIZER] }, status: planB.status };
-      const withObservation = plan({ application: next, live: live2, scopes, now: 't3' });
-      const without = plan({ application: { ...next, status: { ...planB.status, lastObservedManifest: [] } }, live: structuredClone(live2), scopes, now: 't3' });
+      const withObservation = plan({ application: next, live: live2, scopes, now: 't3', options: { tenancy: OPEN_TENANCY } });
+      const without = plan({ application: { ...next, status: { ...planB.status, lastObservedManifest: [] } }, live: structuredClone(live2), scopes, now: 't3', options: { tenancy: OPEN_TENANCY } });
       expect(withObservation.actions).toEqual(without.actions);
       expect(withObservation.status.lastAppliedManifest).toEqual(without.status.lastAppliedManifest);
       expect(withObservation.status.lastObservedManifest).toEqual(without.status.lastObservedManifest);
@@ -310,13 +311,13 @@ describe('no input is mutated', () => {
         updateLastObservedManifestFromResponse({ lastObservedManifest: live, mangledObserverSchema: mangled, response });
       });
       calculateResourceDelta({ lastAppliedManifest: lastApplied, lastObservedManifest: live, mangledObserverSchema: mangled });
-      const first = plan({ application: appA, live, scopes, now: 't1' });
+      const first = plan({ application: appA, live, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
       deepFreeze(first);
       const next = { ...appA, metadata: { ...appA.metadata, finalizers: [FINALIZER] }, status: first.status };
       deepFreeze(next);
-      plan({ application: next, live, scopes, now: 't2' });
-      plan({ application: next, live: undefined, scopes, now: 't2' });
-      plan({ application: { ...next, metadata: { ...next.metadata, deletionTimestamp: 't' } }, live, scopes, now: 't3' });
+      plan({ application: next, live, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+      plan({ application: next, live: undefined, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+      plan({ application: { ...next, metadata: { ...next.metadata, deletionTimestamp: 't' } }, live, scopes, now: 't3', options: { tenancy: OPEN_TENANCY } });
       expect(inputs).toEqual(before);
     }), RUNS);
   });
@@ -408,7 +409,7 @@ describe('never throws on arbitrary JSON', () => {
       if (E.isLeft(application)) return;
       decoded++;
       const snapshot = (live as ReadonlyArray<JsonValue> | undefined)?.filter(isResource);
-      const result = plan({ application: application.right, live: snapshot, scopes, now: 't' });
+      const result = plan({ application: application.right, live: snapshot, scopes, now: 't', options: { tenancy: OPEN_TENANCY } });
       expect(Array.isArray(result.actions)).toBe(true);
       expect(result.outcome._tag).toMatch(/^(RequeueAfter|AwaitChange)$/);
     }), RUNS);
@@ -422,9 +423,9 @@ describe('never throws on arbitrary JSON', () => {
       });
       const snapshot = live as unknown as ReadonlyArray<Resource>;
       for (const result of [
-        plan({ application: app, live: snapshot, scopes, now: 't' }),
-        plan({ application: app, live: undefined, scopes, now: 't' }),
-        plan({ application: { ...app, metadata: { ...app.metadata, deletionTimestamp: 't' } }, live: snapshot, scopes, now: 't' }),
+        plan({ application: app, live: snapshot, scopes, now: 't', options: { tenancy: OPEN_TENANCY } }),
+        plan({ application: app, live: undefined, scopes, now: 't', options: { tenancy: OPEN_TENANCY } }),
+        plan({ application: { ...app, metadata: { ...app.metadata, deletionTimestamp: 't' } }, live: snapshot, scopes, now: 't', options: { tenancy: OPEN_TENANCY } }),
       ]) expect(result.status.conditions?.length).toBe(3);
     }), RUNS);
   });

@@ -13,7 +13,7 @@ import {
   applyLiveEdits, arbitraryScopes, liveEditsArbitrary, manifestArbitrary, ownedBy, serverDefaultsArbitrary, type LiveEdit, type Step,
 } from '../../core/model/resource.arbitrary.js';
 import { observerSchemaArbitrary } from '../../core/model/observer-schema.arbitrary.js';
-import { APP_NAMESPACE, OWNER_MARK, afterPlan, application, execute } from './fixtures.js';
+import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, afterPlan, application, execute } from './fixtures.js';
 
 export const scopes = arbitraryScopes;
 
@@ -122,7 +122,7 @@ export const run = (s: Scenario): Run => {
   };
   const live0 = s.pool.flatMap((resource, i) => preexistingObject(resource, s.preexisting[i] ?? 'none', s.actorEdits[i] ?? []));
   const appA = application(specOf(s.pool, s.schemas, s.inA), { finalizer: s.finalizer });
-  const planA = plan({ application: appA, live: live0, scopes, now: 't1' });
+  const planA = plan({ application: appA, live: live0, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
   const live1 = execute(live0, planA.actions, creating(planA));
   // Another actor changes the objects we own; the user edits the spec.
   const liveB = live1.map((object) => {
@@ -130,10 +130,10 @@ export const run = (s: Scenario): Run => {
     return ownerOf(object) === OWNER_MARK && index >= 0 ? applyLiveEdits(object, s.actorEdits[index] ?? []) : object;
   });
   const appB: Application = { ...afterPlan(appA, planA), spec: specOf(s.variants, s.schemas, s.inB) };
-  const planB = plan({ application: appB, live: liveB, scopes, now: 't2' });
+  const planB = plan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
   const live2 = execute(liveB, planB.actions, creating(planB));
   // The pure applier runs no workload controllers: children count as ready once they exist.
-  const planC = plan({ application: afterPlan(appB, planB), live: live2, scopes, now: 't3', options: { readiness: 'existence' } });
+  const planC = plan({ application: afterPlan(appB, planB), live: live2, scopes, now: 't3', options: { readiness: 'existence', tenancy: OPEN_TENANCY } });
   return { live0, planA, live1, planB, liveB, live2, planC, appB };
 };
 

@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { plan, showSpecError, validateObserverSchema, type Issue, type JsonValue } from '../../core/index.js';
-import { application, scopes } from './fixtures.js';
+import { OPEN_TENANCY, application, scopes } from './fixtures.js';
 
 const MIN = 'observer_schema_list_min_length';
 const MAX = 'observer_schema_list_max_length';
@@ -95,7 +95,7 @@ describe('validateObserverSchema: identification errors', () => {
 
 describe('validateObserverSchema: leaves and lists', () => {
   it('a non-null leaf', () => {
-    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields are marked true (or null), got "web"');
+    expectIssue(issuesOf(schemaWith({ selector: { app: 'web' } })), 'spec.observerSchema[0].spec.selector.app', 'observed fields are marked true (or null), got a string');
   });
 
   it('a non-null leaf named like an identification field below the top level', () => {
@@ -209,7 +209,7 @@ describe('validateObserverSchema: several errors at once', () => {
 
 describe('manifest and schema errors through plan', () => {
   const stalledOf = (spec: Record<string, JsonValue>) => {
-    const result = plan({ application: application(spec as never), live: [], scopes, now: 'now' });
+    const result = plan({ application: application(spec as never), live: [], scopes, now: 'now', options: { tenancy: OPEN_TENANCY } });
     return { result, stalled: result.status.conditions?.find((c) => c.type === 'Stalled') };
   };
 

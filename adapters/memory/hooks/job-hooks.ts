@@ -4,6 +4,7 @@ import { getOwn, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { mapIn, objectAt } from '../defaulting/json-edit.js';
 import type { KindHooks } from '../kind-hook-types.js';
+import { immutableSpecFields } from './immutable-fields.js';
 
 const generatedLabels = (object: Resource): JsonObject => {
   const uid = object.metadata.uid ?? '';
@@ -35,4 +36,5 @@ export const jobHooks: KindHooks = {
   prepareCreate: (object) => E.right(getOwn(objectAt(object, 'spec'), 'manualSelector') === true
     ? withOwnLabels(object)
     : withOwnLabels(mapIn(withSelector(object), ['spec'], (spec) => ({ ...spec, manualSelector: false })) as Resource)),
+  prepareUpdate: immutableSpecFields(['selector', 'template']),
 };

@@ -11,6 +11,7 @@ import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { isUnset, objectAt } from '../defaulting/json-edit.js';
 import type { HookContext, KindHooks } from '../kind-hook-types.js';
+import { unchangeable } from './immutable-fields.js';
 import type { ServiceAllocator } from '../service-allocator.js';
 
 type Allocation = { readonly ips: ReadonlyArray<string>; readonly ports: ReadonlyArray<number> };
@@ -71,13 +72,10 @@ const allocate = (context: HookContext, spec: JsonObject, previous: JsonObject |
   return E.right(ports.right.spec);
 };
 
-const immutableIp = (stored: JsonObject, next: JsonObject): ClusterError | undefined => {
+const immutableIp = (stored: JsonObject, next: Resource): ClusterError | undefined => {
   const before = getOwn(stored, 'clusterIP');
-  const after = requestedIp(next);
-  return after === undefined || after === before || before === undefined ? undefined
-    : clusterError('Invalid', `Service is invalid: spec.clusterIPs[0]: Invalid value: []string{"${after}"}: may not change once set`, {
-      causes: [{ field: 'spec.clusterIPs[0]', reason: 'FieldValueInvalid', message: 'may not change once set' }],
-    });
+  const after = requestedIp(objectAt(next, 'spec'));
+  return after === undefined || after === before || before === undefined ? undefined : unchangeable(next, 'spec.clusterIPs[0]', [after], 'may not change once set');
 };
 
 const ipFields = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'];
@@ -126,7 +124,7 @@ export const serviceHooks: KindHooks = {
   ),
   prepareUpdate: (stored, next, context) => {
     const storedSpec = objectAt(stored, 'spec');
-    const immutable = immutableIp(storedSpec, objectAt(next, 'spec'));
+    const immutable = immutableIp(storedSpec, next);
     if (immutable !== undefined) return E.left(immutable);
     const carried = carryForward(storedSpec, dropTypeDependent(storedSpec, objectAt(next, 'spec')));
     return pipe(

@@ -9,10 +9,10 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_JSON_BOUNDS, withinBounds } from '../../../core/json/bounds.js';
-import { isJsonArray, isJsonObject, type JsonValue } from '../../../core/json/json.js';
+import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { JsonPatchOperation } from '../../../core/plan/types.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
-import type { Cluster, Patch, PropagationPolicy, WriteOptions } from '../../../core/ports/cluster.js';
+import type { Cluster, DeleteOptions, DeletePreconditions, Patch, PropagationPolicy, WriteOptions } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
@@ -131,13 +131,33 @@ const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
   }
 };
 
-const policyOf = (request: ResourceRequest): E.Either<ClusterError, PropagationPolicy | undefined> => {
+/** DeleteOptions.preconditions: string `resourceVersion` and `uid` (others are refused as the server would). */
+const preconditionsOf = (body: JsonObject): E.Either<ClusterError, DeletePreconditions | undefined> => {
+  const preconditions = body.preconditions;
+  if (preconditions === undefined || preconditions === null) return E.right(undefined);
+  if (!isJsonObject(preconditions)) return E.left(badRequest('DeleteOptions.preconditions must be an object'));
+  const { resourceVersion, uid } = preconditions;
+  if ((resourceVersion !== undefined && typeof resourceVersion !== 'string') || (uid !== undefined && typeof uid !== 'string')) {
+    return E.left(badRequest('DeleteOptions.preconditions.resourceVersion and .uid must be strings'));
+  }
+  return E.right({ ...(resourceVersion === undefined ? {} : { resourceVersion }), ...(uid === undefined ? {} : { uid }) });
+};
+
+const deleteOptionsOf = (request: ResourceRequest): E.Either<ClusterError, DeleteOptions | undefined> => {
   const options = request.body.trim() === '' ? E.right<ClusterError, JsonValue>({}) : parseJson(request.body);
   if (E.isLeft(options)) return options;
   const body = isJsonObject(options.right) ? options.right : {};
-  if (isJsonObject(body.preconditions) && Object.keys(body.preconditions).length > 0) {
-    return E.left(badRequest('delete preconditions are not supported by the in-memory API server'));
-  }
+  const policy = policyOf(request, body);
+  const preconditions = preconditionsOf(body);
+  if (E.isLeft(policy)) return policy;
+  if (E.isLeft(preconditions)) return preconditions;
+  return E.right(policy.right === undefined && preconditions.right === undefined ? undefined : {
+    ...(policy.right === undefined ? {} : { propagationPolicy: policy.right }),
+    ...(preconditions.right === undefined ? {} : { preconditions: preconditions.right }),
+  });
+};
+
+const policyOf = (request: ResourceRequest, body: JsonObject): E.Either<ClusterError, PropagationPolicy | undefined> => {
   const dryRun = request.query.get('dryRun') !== null || (isJsonArray(body.dryRun) && body.dryRun.length > 0);
   if (dryRun) return E.left(badRequest('dry-run delete is not supported by the in-memory API server'));
   const policy = request.query.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined)
@@ -201,8 +221,8 @@ const onObject = (cluster: Cluster, request: ResourceRequest, target: Extract<Ta
     case 'DELETE': return status
       ? TE.left(clusterError('BadRequest', 'DELETE is not supported on the status subresource', { code: 405 }))
       : pipe(
-        TE.fromEither(policyOf(request)),
-        TE.flatMap((policy) => cluster.delete(ref, policy === undefined ? undefined : { propagationPolicy: policy })),
+        TE.fromEither(deleteOptionsOf(request)),
+        TE.flatMap((options) => cluster.delete(ref, options)),
         // Still held by finalizers: the object (200); gone at once: a Success Status (200).
         TE.map(O.match(() => ok(deletedStatus(target.kind, target.name, undefined)), (object) => ok(object))),
       );

@@ -3,10 +3,12 @@
  * exporting a `CliCommand`, added here (the operator's `run`, `crd` and `rbac` plug in this way).
  */
 import type { CliCommand } from '../command.js';
+import { applyCommand } from './apply.js';
 import { planCommand } from './plan.js';
+import { showCommand } from './show.js';
 import { runCommand } from './run.js';
 import { crdCommand, deployCommand, rbacCommand } from './manifests.js';
 import { snapshotCommand } from './snapshot.js';
 import { validateCommand } from './validate.js';
 
-export const COMMANDS: ReadonlyArray<CliCommand> = [runCommand, planCommand, validateCommand, snapshotCommand, crdCommand, rbacCommand, deployCommand];
+export const COMMANDS: ReadonlyArray<CliCommand> = [runCommand, planCommand, showCommand, applyCommand, validateCommand, snapshotCommand, crdCommand, rbacCommand, deployCommand];

@@ -5,13 +5,16 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
-import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
+import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planApplications } from '../planning/plan-applications.js';
+import { readPolicy } from '../policy/read-policy.js';
+import { scopesFor } from '../planning/scopes.js';
+import { writeSavedPlan } from '../saved-plan/save.js';
 import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
@@ -19,6 +22,7 @@ import { renderText } from '../render/text.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly snapshot: ReadonlyArray<string>;
   readonly kubeconfig?: string;
   readonly context?: string;
@@ -26,6 +30,9 @@ type Options = {
   readonly output: 'text' | 'json' | 'yaml';
   readonly exitCode?: boolean;
   readonly now?: string;
+  readonly policy?: string;
+  readonly out?: string;
+  readonly allowSecretValues?: boolean;
 };
 
 const EXAMPLES = `
@@ -46,6 +53,12 @@ Examples:
   # Against the live cluster (read-only: only get and list)
   kreconcile plan -f app.yaml --context staging
 
+  # With the tenancy policy the operator runs with (children elsewhere show as "! ... forbidden")
+  kreconcile plan -f app.yaml --policy policy.yaml
+  # Save the plan, review it, then carry out exactly it (refused if the cluster moved meanwhile)
+  kreconcile plan -f app.yaml --context staging --out plan.json
+  kreconcile show plan.json && kreconcile apply plan.json --context staging
+
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
 
@@ -60,6 +73,8 @@ const usageErrors = (options: Options): ReadonlyArray<CliError> => [
     ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')] : []),
 ];
 
+const savedNote = (out: string | undefined): string => (out === undefined ? '' : `\nSaved the plan to ${out}: kreconcile apply ${out} carries out exactly these actions.\n`);
+
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
   const fail = (errors: ReadonlyArray<CliError>): void => {
@@ -72,6 +87,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(now)) return fail([now.left]);
   const inputs = await readManifestInputs(io, options);
   if (E.isLeft(inputs)) return fail(inputs.left);
+  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
+  if (E.isLeft(tenancy)) return fail(tenancy.left);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
@@ -79,10 +96,15 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   };
   const view = await clusterView(io, request, inputs.right.applications, inputs.right.crds);
   if (E.isLeft(view)) return fail(view.left);
-  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right });
+  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right, ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }) });
   if (E.isLeft(planned)) return fail(planned.left);
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
-  io.stdout.write(options.output === 'text' ? renderText(planned.right, styleFor(io)) : serialize(document, options.output));
+  const saved = options.out === undefined ? undefined : await writeSavedPlan(io, options.out, {
+    planned: planned.right, live: view.right.snapshot.objects, scopes: scopesFor(inputs.right.crds, view.right.snapshot.objects),
+    now: now.right, cluster: view.right.basis, version: io.version, allowSecretValues: options.allowSecretValues === true,
+  });
+  if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
+  io.stdout.write(options.output === 'text' ? renderText(planned.right, styleFor(io)) + savedNote(options.out) : serialize(document, options.output));
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
 };
 
@@ -92,13 +114,17 @@ export const planCommand: CliCommand = {
     .summary('show what the operator would do for Applications (offline dry-run)')
     .description('Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.')
     .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+    .addOption(recursiveOption())
     .addOption(new Option('--snapshot <file>', 'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable').argParser(collect).default([], 'none'))
     .addOption(kubeconfigOption(READ_ONLY))
     .addOption(contextOption())
     .addOption(namespaceOption())
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
     .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
+    .addOption(new Option('--policy <file>', 'the admin\'s tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace'))
     .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
+    .addOption(new Option('--out <file>', 'also save the plan (format kreconcile.io/saved-plan/v1) for kreconcile apply and kreconcile show'))
+    .addOption(new Option('--allow-secret-values', 'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
 };

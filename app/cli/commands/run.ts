@@ -1,5 +1,6 @@
 /** `kreconcile run`: the operator, against a cluster or the embedded in-memory one (`--memory`). */
 import { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
@@ -7,20 +8,26 @@ import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import type { Cluster, Resource } from '../../../core/index.js';
 import { startOperator, type Operator } from '../../runtime/operator.js';
+import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
-import { collect, contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { collect, contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { kubeconfigProblem } from '../live/kubeconfig.js';
+import { checkCluster } from '../live/startup-check.js';
+import { readPolicy } from '../policy/read-policy.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
+import { listenFailure, parseListen, probeListen, type ListenAddress } from '../operate/listen.js';
 import { progressLines } from '../operate/progress.js';
-import { styleFor } from '../render/style.js';
+import { COLOURS, styleFor } from '../render/style.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly namespace: string;
   readonly memory?: boolean;
   readonly kubeconfig?: string;
@@ -44,8 +51,12 @@ type Options = {
   readonly callbackTlsKey?: string;
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
+  readonly policy?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
+  readonly shards?: string;
+  readonly shard?: string;
+  readonly sharding?: string;
 };
 
 const EXAMPLES = `
@@ -56,6 +67,8 @@ Examples:
   kreconcile run --leader-elect --listen :8080
   # inside a pod: in-cluster config is the default when KUBERNETES_SERVICE_HOST is set
   kreconcile run --leader-elect --leader-election-namespace kreconcile-system
+  # replicas sharing 12 shards of the Applications through Leases (docs/runtime.md, Sharding)
+  kreconcile run --shards 12 --sharding lease --leader-election-namespace kreconcile-system
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
@@ -72,9 +85,24 @@ const seconds = (text: string, flag: string): E.Either<string, number> => {
   return E.right(Number(match[1]) * factor);
 };
 
-const listenAddress = (text: string): { host: string; port: number } => {
-  const [host, port] = text.includes(':') ? [text.slice(0, text.lastIndexOf(':')) || '0.0.0.0', text.slice(text.lastIndexOf(':') + 1)] : ['0.0.0.0', text];
-  return { host, port: Number(port) };
+type Listeners = { readonly listen?: ListenAddress; readonly callbackListen?: ListenAddress };
+
+/** The listener flags, parsed; then bound once each, so a busy port fails before anything starts. */
+const listeners = async (options: Options): Promise<E.Either<string, Listeners>> => {
+  const flags = [['--listen', options.listen], ['--callback-listen', options.callbackListen]] as const;
+  const parsed: Record<string, ListenAddress> = {};
+  for (const [flag, text] of flags) {
+    if (text === undefined) continue;
+    const address = parseListen(flag, text);
+    if (E.isLeft(address)) return address;
+    const free = await probeListen(flag, text, address.right);
+    if (E.isLeft(free)) return free;
+    parsed[flag] = address.right;
+  }
+  return E.right({
+    ...(parsed['--listen'] === undefined ? {} : { listen: parsed['--listen'] }),
+    ...(parsed['--callback-listen'] === undefined ? {} : { callbackListen: parsed['--callback-listen'] }),
+  });
 };
 
 /**
@@ -83,7 +111,7 @@ const listenAddress = (text: string): { host: string; port: number } => {
  * on `--listen`). Tokens need no flag: the operator generates them (node:crypto) and keeps them in
  * each Application's hook Secret.
  */
-const hookOptions = async (context: CommandContext, options: Options, shutdownGraceMs: number): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
+const hookOptions = async (context: CommandContext, options: Options, shutdownGraceMs: number, callbackListen: ListenAddress | undefined): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
   const tlsFiles = [options.callbackTlsCert, options.callbackTlsKey].filter((file) => file !== undefined);
   if (tlsFiles.length === 1) return E.left('--callback-tls-cert and --callback-tls-key go together');
   if (tlsFiles.length === 2 && options.callbackListen === undefined) return E.left('--callback-tls-cert/--callback-tls-key need --callback-listen (the callbacks\' own listener)');
@@ -104,15 +132,14 @@ const hookOptions = async (context: CommandContext, options: Options, shutdownGr
   }
   return E.right({
     callbackUrl, shutdownGraceMs,
-    ...(options.callbackListen === undefined ? {} : { listen: listenAddress(options.callbackListen) }),
+    ...(callbackListen === undefined ? {} : { listen: callbackListen }),
     ...(tls === undefined ? {} : { tls }),
   });
 };
 
 const makeLogger = (context: CommandContext, level: string): Logger => {
-  const pretty = context.io.isTTY && context.io.env.NO_COLOR === undefined;
   const sink = { write: (line: string) => context.io.stderr.write(line) };
-  const base = pino({ level, base: { component: 'kreconcile' } }, pretty ? pinoPretty(sink) : sink);
+  const base = pino({ level, base: { component: 'kreconcile' } }, context.io.isTTY ? pinoPretty(sink, styleFor(context.io) === COLOURS) : sink);
   return {
     debug: (fields, message) => base.debug(fields, message),
     info: (fields, message) => base.info(fields, message),
@@ -122,22 +149,26 @@ const makeLogger = (context: CommandContext, level: string): Logger => {
 };
 
 // pino-pretty as a synchronous stream (no worker thread), so lines interleave with progress output.
-const pinoPretty = (sink: { write: (line: string) => void }) => {
-  const prettyFactory = prettyModule.prettyFactory({ colorize: true, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
+const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) => {
+  const prettyFactory = prettyModule.prettyFactory({ colorize, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
+/** The cluster of the kubeconfig (or the pod), checked with one read before anything starts. */
 const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, Cluster>> => {
+  const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
+  const target = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
+  const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
+  if (missing !== undefined) return E.left(missing);
+  let cluster: Cluster;
   try {
     const adapter = await import('../../../adapters/kubernetes/index.js');
-    const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
-    return E.right(adapter.createKubernetesCluster(inCluster ? { inCluster: true } : {
-      ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-      ...(options.context === undefined ? {} : { context: options.context }),
-    }));
+    cluster = adapter.createKubernetesCluster(inCluster ? { inCluster: true } : target);
   } catch (error) {
     return E.left(error instanceof Error ? error.message : String(error));
   }
+  const checked = await checkCluster(cluster, options.watchNamespace ?? 'default');
+  return E.isLeft(checked) ? checked : E.right(cluster);
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
@@ -146,14 +177,21 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline'), seconds(options.shutdownGrace, '--shutdown-grace')]);
   if (E.isLeft(durations)) return fail(durations.left);
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
-  const hooks = await hookOptions(context, options, shutdownGraceMs);
-  if (E.isLeft(hooks)) return fail(hooks.left);
   const allowed = parseAllowlist(options.toscaAllowHost);
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
+  const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
+  const sharding = shardingFromFlags(options, { namespace: options.leaderElectionNamespace, identity });
+  if (E.isLeft(sharding)) return fail(sharding.left);
   const drifts = E.sequenceArray(options.drift.map(parseDrift));
   if (E.isLeft(drifts)) return fail(drifts.left);
   if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
   if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
+  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
+  if (E.isLeft(tenancy)) { reportErrors(io, tenancy.left); return context.exit(EXIT_ERROR); }
+  const bound = await listeners(options);
+  if (E.isLeft(bound)) return fail(bound.left);
+  const hooks = await hookOptions(context, options, shutdownGraceMs, bound.right.callbackListen);
+  if (E.isLeft(hooks)) return fail(hooks.left);
   let cluster: Cluster;
   let memory: MemoryCluster | undefined;
   if (options.memory) {
@@ -181,19 +219,30 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   };
   let lostLeadership: (() => void) | undefined;
   const lost = new Promise<'lost'>((resolve) => { lostLeadership = () => resolve('lost'); });
-  const operator = await startOperator({
-    cluster, clock: systemClock, random: Math.random, logger, onReconciled,
-    workers: Number(options.workers), resyncMs, readiness: options.readiness,
-    ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
-    ...(options.listen ? { listen: listenAddress(options.listen) } : {}),
-    ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity: io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}` } } : {}),
-    // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
-    onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); lostLeadership?.(); },
-    monotonic: () => performance.now(),
-    stopDeadlineMs: deadlineMs,
-    hooks: hooks.right,
-    tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
-  });
+  let operator: Operator;
+  try {
+    operator = await startOperator({
+      cluster, clock: systemClock, random: Math.random, logger, onReconciled,
+      workers: Number(options.workers), resyncMs, readiness: options.readiness,
+      ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+      ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
+      ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
+      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: 'kreconcile-leader', identity } } : {}),
+      ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
+      // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
+      onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); lostLeadership?.(); },
+      monotonic: () => performance.now(),
+      stopDeadlineMs: deadlineMs,
+      hooks: hooks.right,
+      tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
+    });
+  } catch (error) {
+    // Another process took the probed port in the meantime (nothing has started: the operator binds first).
+    const failed = typeof error === 'object' && error !== null ? error as { syscall?: string; port?: number } : {};
+    if (failed.syscall !== 'listen') throw error;
+    const callbacks = bound.right.callbackListen !== undefined && failed.port === bound.right.callbackListen.port;
+    return fail(callbacks ? listenFailure('--callback-listen', options.callbackListen ?? '', error) : listenFailure('--listen', options.listen ?? '', error));
+  }
   if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
   else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
   if (operator.address) io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
@@ -244,6 +293,7 @@ export const runCommand: CliCommand = {
     .description('Runs the Application controller: watches Applications and their children, reconciles them (plan, then execute), writes status and Events; with leader election, health probes and Prometheus metrics.')
     .addOption(new Option('--memory', 'use the embedded in-memory API server, loaded with the -f files'))
     .addOption(filenameOption('Application and CRD file(s) to load into the embedded cluster'))
+    .addOption(recursiveOption())
     .addOption(namespaceOption())
     .addOption(kubeconfigOption())
     .addOption(contextOption())
@@ -253,6 +303,9 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
     .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
     .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
+    .addOption(new Option('--shards <n>', 'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)'))
+    .addOption(new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'))
+    .addOption(new Option('--sharding <mode>', 'with --shards: lease = replicas share the shards through Leases in --leader-election-namespace (takeover, rebalancing)').choices(['lease']))
     .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
     .addOption(new Option('--readiness <rule>', 'when children count as ready: kstatus (rolled out, complete, bound, …) or existence').choices(['kstatus', 'existence']).default('kstatus'))
     .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
@@ -265,6 +318,7 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--callback-tls-cert <file>', 'with --callback-listen: serve callbacks over TLS with this PEM certificate'))
     .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
     .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
+    .addOption(new Option('--policy <file>', 'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)'))
     .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
     .addOption(new Option('--tosca-allow-host <host|CIDR>', 'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)').argParser(collect).default([], 'none'))
     .addOption(new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'))

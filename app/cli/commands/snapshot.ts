@@ -4,8 +4,9 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
+import { withDigests } from '../../../core/index.js';
 import { usageError } from '../cli-error.js';
-import { contextOption, filenameOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { readLive } from '../planning/cluster-view.js';
@@ -13,10 +14,12 @@ import { serialize, type DataFormat } from '../render/serialize.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly namespace: string;
   readonly output: DataFormat;
+  readonly includeSecretValues?: boolean;
 };
 
 const EXAMPLES = `
@@ -30,7 +33,8 @@ Examples:
 Recorded, with get and list only: the Application itself (its status), every resource of its
 manifest, every object of the kinds involved labelled app.kubernetes.io/managed-by=kreconcile
 and annotated kreconcile.io/owner=<namespace>/<name>, and the CustomResourceDefinitions of the
-custom kinds it uses.
+custom kinds it uses. Secret values are recorded as digests (sha256:<hex> of the bytes) unless
+--include-secret-values is given: kreconcile plan --snapshot still sees which values differ.
 
 ${EXIT_CODES_HELP}
 `;
@@ -53,7 +57,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     return context.exit(EXIT_ERROR);
   }
   // The shape of `kubectl get -o yaml` output, so both tools' recordings read the same way.
-  io.stdout.write(serialize({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objects.right }, options.output));
+  // Secret values stay out of recordings (CI logs, artifacts) unless asked for: digests still let plans see changes.
+  const items = options.includeSecretValues === true ? objects.right : objects.right.map((object) => withDigests(object));
+  io.stdout.write(serialize({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, options.output));
   context.exit(EXIT_OK);
 };
 
@@ -63,10 +69,12 @@ export const snapshotCommand: CliCommand = {
     .summary('record the live objects of Applications for offline plans')
     .description('Reads (never writes) the live objects the given Applications own or would touch and prints them as a List, for kreconcile plan --snapshot. Without --kubeconfig/--context the default kubeconfig and its current context are used.')
     .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+    .addOption(recursiveOption())
     .addOption(kubeconfigOption(READ_ONLY))
     .addOption(contextOption())
     .addOption(namespaceOption())
     .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
+    .addOption(new Option('--include-secret-values', 'record Secret data/stringData values (default: each value is replaced by its digest, sha256:<hex>)'))
     .addHelpText('after', EXAMPLES)
     .action(async (options: Options) => execute(context, options)),
 };

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { openApiIssues } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
-import { contextOption, filenameOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { subjectOf, type ApplicationInput } from '../input/applications.js';
 import { errorAt } from '../input/entries.js';
@@ -14,7 +14,7 @@ import { inInputOrder } from '../input/load.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 
-type Options = { readonly filename: ReadonlyArray<string>; readonly namespace: string; readonly kubeconfig?: string; readonly context?: string };
+type Options = { readonly filename: ReadonlyArray<string>; readonly recursive?: boolean; readonly namespace: string; readonly kubeconfig?: string; readonly context?: string };
 
 const EXAMPLES = `
 Examples:
@@ -78,6 +78,7 @@ export const validateCommand: CliCommand = {
     .summary('check Applications and their observer schemas')
     .description('Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates) and its observer schemas (SPEC section 2). With --kubeconfig/--context, also each manifest resource against the cluster\'s OpenAPI schema of its kind (unknown fields, types, enums, required fields). Reports every error with its path; plans nothing.')
     .addOption(filenameOption('Application file(s)'))
+    .addOption(recursiveOption())
     .addOption(namespaceOption())
     .addOption(kubeconfigOption(': check manifests against its OpenAPI schemas (reads /openapi/v3 only)'))
     .addOption(contextOption())

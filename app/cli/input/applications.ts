@@ -4,8 +4,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  decodeApplication, getOwn, isJsonObject, Resource, unknownFieldIssues, withKey,
-  type Application, type JsonObject, type ScopeTable,
+  decodeApplication, getOwn, isJsonArray, isJsonObject, Resource, unknownFieldIssues, validateObserverSchema, withKey,
+  type Application, type Issue, type JsonObject, type ScopeTable,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
@@ -73,9 +73,22 @@ const readApplication = (value: JsonObject, origin: Origin): Read => {
   const unknown = unknownFieldIssues(value).map((issue) => errorAt(origin, issue.path, issue.message, subject));
   const decoded = decodeApplication(value);
   if (E.isLeft(decoded)) {
-    return { errors: [...tidyIssues(decoded.left).map((issue) => errorAt(origin, issue.path, issue.message, subject)), ...unknown] };
+    return { errors: [...tidyIssues([...decoded.left, ...observerSchemaIssues(value)]).map((issue) => errorAt(origin, issue.path, issue.message, subject)), ...unknown] };
   }
   return { application: { application: decoded.right, origin }, errors: unknown };
+};
+
+/**
+ * The observer-schema problems of an Application that does not decode (a broken manifest entry
+ * must not hide them: every problem of a file is reported). The check reads plain JSON.
+ */
+const observerSchemaIssues = (value: JsonObject): ReadonlyArray<Issue> => {
+  const spec = getOwn(value, 'spec');
+  const schemas = isJsonObject(spec) ? getOwn(spec, 'observerSchema') : undefined;
+  if (!isJsonObject(spec) || !isJsonArray(schemas)) return [];
+  const manifest = getOwn(spec, 'manifest');
+  const checked = validateObserverSchema({ manifest: isJsonArray(manifest) ? manifest : [], observerSchema: schemas });
+  return E.isLeft(checked) ? checked.left.issues : [];
 };
 
 const duplicateErrors = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<CliError> => {

@@ -39,8 +39,8 @@ export const parseDocuments = (source: Source, limits: InputLimits): E.Either<Re
     const position = lineCounter.linePos(offset);
     return { file: source.name, document: index, line: position.line, column: position.col };
   };
-  const results = parsed.map((document, i) => readDocument(document, i + 1, limits, at));
-  const errors = results.flatMap((result) => (E.isLeft(result) ? [result.left] : []));
+  const results = parsed.map((document, i) => readDocument(document, i + 1, limits, at, source.text));
+  const errors = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
   if (errors.length > 0) return E.left(errors);
   return E.right(results.flatMap((result) => (E.isRight(result) && result.right !== undefined ? [result.right] : [])));
 };
@@ -56,25 +56,43 @@ const documentAt = (text: string, offset: number): number => {
   return 1 + markers.length - (leadingMarker ? 1 : 0);
 };
 
-const readDocument = (document: YamlDocument.Parsed, index: number, limits: InputLimits, at: At): E.Either<CliError, Document | undefined> => {
-  const syntax = document.errors[0];
-  if (syntax !== undefined) return E.left(syntaxError(syntax, index, at));
+/** A document's value, or every syntax problem in it (a file with three duplicate keys gets three lines). */
+const readDocument = (document: YamlDocument.Parsed, index: number, limits: InputLimits, at: At, text: string): E.Either<ReadonlyArray<CliError>, Document | undefined> => {
+  if (document.errors.length > 0) return E.left(distinctProblems(document.errors).map((syntax) => syntaxError(syntax, index, at, text)));
   let value: unknown;
   try {
     value = document.toJS({ mapAsMap: true, maxAliasCount: limits.maxAliasCount });
   } catch (error) {
-    return E.left(conversionError(error, index, at(index, document.range[0])));
+    return E.left([conversionError(error, index, at(index, document.range[0]))]);
   }
   const json = toJson(value, limits);
-  if (E.isLeft(json)) return E.left(inputError(json.left.message, { location: at(index, offsetOf(document, json.left.path)), path: showPath(json.left.path) }));
+  if (E.isLeft(json)) return E.left([inputError(json.left.message, { location: at(index, offsetOf(document, json.left.path)), path: showPath(json.left.path) })]);
   if (json.right === null) return E.right(undefined); // an empty document (`---` at the end, only comments): kubectl skips these too
   return E.right({ file: at(index, 0).file, index, value: json.right, locate: (path) => at(index, offsetOf(document, path)) });
 };
 
-const syntaxError = (error: YAMLError, index: number, at: At): CliError => {
+/**
+ * One error per place, and one for a document nested too deeply: the parser reports an unclosed
+ * bracket once per enclosing collection and stack exhaustion once per level, which are one problem.
+ */
+const distinctProblems = (errors: ReadonlyArray<YAMLError>): ReadonlyArray<YAMLError> => {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const place = error.code === 'RESOURCE_EXHAUSTION' ? error.code : String(error.pos[0]);
+    if (seen.has(place)) return false;
+    seen.add(place);
+    return true;
+  });
+};
+
+const syntaxError = (error: YAMLError, index: number, at: At, text: string): CliError => {
+  // The error points at the repeated key: its plain or quoted scalar (printed only when it looks like a key).
+  const key = /^["']?([\w.\/-]{1,100})["']?\s*:/.exec(text.slice(error.pos[0], error.pos[0] + 110))?.[1];
   const what = error.code === 'RESOURCE_EXHAUSTION'
     ? 'the document nests too deeply to parse: Kubernetes objects nest far less, check the file'
-    : `malformed YAML: ${error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')}`;
+    : error.code === 'DUPLICATE_KEY' && key !== undefined
+      ? `malformed YAML: duplicate key ${key}: a key may appear once per map, remove one`
+      : `malformed YAML: ${error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')}`;
   return inputError(what, { location: at(index, error.pos[0]) });
 };
 

@@ -1,7 +1,7 @@
 /** Checks a decoded Application's spec the way the planner will: manifest, then observer schemas. */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  identityOf, isJsonObject, refKey, translateTemplate, validateObserverSchema, withCrdScopes, type Application, type Issue, type Resource, type ScopeTable,
+  dependencyIssues, identityOf, isJsonObject, refKey, translateTemplate, validateObserverSchema, withCrdScopes, withNamespaces, type Application, type Issue, type Resource, type ScopeTable,
 } from '../../../core/index.js';
 import { parseYamlDocument } from '../../tosca/yaml.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
@@ -27,7 +27,8 @@ export const specIssues = (application: Application, scopes: ScopeTable): Readon
   const manifestScopes = withCrdScopes(scopes, manifest);
   const resources = manifestIssues(manifest, (resource) => refKey(identityOf(resource, manifestScopes, namespace)));
   const schemas = validateObserverSchema({ manifest, observerSchema: spec.observerSchema });
-  return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : [])];
+  const dependencies = resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
+  return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : []), ...dependencies];
 };
 
 /** The manifest of an inline TOSCA template (a mapping in `spec.tosca`), or its issues; nothing otherwise. */

@@ -2,7 +2,7 @@
  * Connects to a live cluster through the Kubernetes adapter, loaded only when a command asks for
  * a cluster: offline commands never load @kubernetes/client-node (which needs Node >= 22.19).
  */
-import type { ClusterReader } from '../../../core/index.js';
+import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { ClusterTarget } from '../io.js';
 
 const MINIMUM_NODE: readonly [number, number] = [22, 19];
@@ -33,11 +33,20 @@ const loadAdapter = async (): Promise<typeof import('../../../adapters/kubernete
  * Errors (rejections): the adapter cannot load; the kubeconfig is missing, malformed or lacks the context.
  */
 export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterReader> => {
+  const cluster = await connectWritable(target);
+  // Narrowed on purpose: plan and snapshot must not be able to write.
+  return { get: cluster.get, list: cluster.list };
+};
+
+/**
+ * The cluster named by `target`, readable and writable: for `apply` of a saved plan only.
+ * Errors (rejections): as `connectKubernetes`.
+ */
+export const connectWritable = async (target: ClusterTarget): Promise<ClusterReader & ClusterWriter> => {
   const { createKubernetesCluster } = await loadAdapter();
   const cluster = createKubernetesCluster({
     ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
     ...(target.context === undefined ? {} : { context: target.context }),
   });
-  // Narrowed on purpose: plan and snapshot must not be able to write.
-  return { get: cluster.get, list: cluster.list };
+  return { get: cluster.get, list: cluster.list, create: cluster.create, update: cluster.update, patch: cluster.patch, delete: cluster.delete };
 };

@@ -3,7 +3,7 @@ import { showClusterError, showRef, type Action, type Condition } from '../../..
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import type { Style } from '../render/style.js';
 
-const SYMBOLS: Partial<Record<Action['type'], string>> = { create: '+', patch: '~', delete: '-', conflict: '!' };
+const SYMBOLS: Partial<Record<Action['type'], string>> = { create: '+', patch: '~', delete: '-', conflict: '!', forbidden: '!' };
 
 const show = (value: unknown): string => (value === undefined ? '(absent)' : JSON.stringify(value));
 

@@ -1,6 +1,6 @@
 /** Plans every `-f` Application against one view of the cluster (a snapshot, possibly empty). */
 import * as E from 'fp-ts/lib/Either.js';
-import { conditionOf, plan, type Application, type Plan, type Resource } from '../../../core/index.js';
+import { conditionOf, plan, type Application, type Plan, type Resource, type TenancyPolicy } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';
@@ -30,12 +30,14 @@ export const planApplications = (args: {
   readonly crds: ReadonlyArray<Resource>;
   readonly snapshot: Snapshot;
   readonly now: string;
+  /** The admin's tenancy policy (`--policy`; default: own namespace only), as the operator applies it. */
+  readonly tenancy?: TenancyPolicy;
 }): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Planned>> => {
   const scopes = scopesFor(args.crds, args.snapshot.objects);
   const planned = args.applications.map((input): Planned => {
     const application = withClusterState(input.application, args.snapshot.applications.get(applicationName(input.application)));
     const live = liveObjectsFor(application, args.snapshot.objects, scopes);
-    return { input, application, plan: plan({ application, live, scopes, now: args.now }) };
+    return { input, application, plan: plan({ application, live, scopes, now: args.now, ...(args.tenancy === undefined ? {} : { options: { tenancy: args.tenancy } }) }) };
   });
   const errors = planned.flatMap(stalledOnInput);
   return errors.length > 0 ? E.left(errors) : E.right(planned);

@@ -4,9 +4,9 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
-  conditionOf,
+  conditionOf, redactForDisplay,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type Outcome, type PlanSummary,
+  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PlanSummary, type Resource,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -22,13 +22,17 @@ export type ResourceRefV1 = { readonly apiVersion: string; readonly kind: string
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
 
 export type ActionV1 =
-  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: JsonObject; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'wait'; readonly resource: ResourceRefV1; readonly until: 'DependenciesReady' | 'DependentsGone'; readonly waitsFor: ReadonlyArray<ResourceRefV1>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
+  | { readonly type: 'forbidden'; readonly resource: ResourceRefV1; readonly rule: string; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
 
-export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number };
+/** `forbidden`, `recreate` and `wait` appear only when nonzero (fields added within v1). */
+export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly forbidden?: number; readonly recreate?: number; readonly wait?: number };
 
 export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
 
@@ -63,14 +67,24 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
   path: change.path, ...(change.from === undefined ? {} : { from: change.from }), ...(change.to === undefined ? {} : { to: change.to }),
 });
 
-export const actionV1 = (action: Action): ActionV1 => {
+/** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
+export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => plainActionV1(redactForDisplay(unsafe, schemas));
+
+/**
+ * An action in the v1 format with every value as it is, Secret values included: only for a saved
+ * plan that will be carried out (`kreconcile apply` must write the real values, never their masks).
+ */
+export const plainActionV1 = (action: Action): ActionV1 => {
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {
     case 'create': return { type: 'create', resource, body: action.body, changes };
     case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
+    case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
+    case 'wait': return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };
     case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
+    case 'forbidden': return { type: 'forbidden', resource, rule: action.rule, reason: action.reason, changes };
     case 'addFinalizer':
     case 'removeFinalizer': return { type: action.type, resource, finalizer: action.finalizer, changes };
   }
@@ -79,18 +93,25 @@ export const actionV1 = (action: Action): ActionV1 => {
 const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
   outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason } : { type: 'AwaitChange' };
 
-const summaryV1 = (summary: PlanSummary): SummaryV1 =>
-  ({ create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict });
+const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
+  create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict,
+  ...((summary.forbidden ?? 0) > 0 ? { forbidden: summary.forbidden } : {}),
+  ...((summary.recreate ?? 0) > 0 ? { recreate: summary.recreate } : {}),
+  ...((summary.wait ?? 0) > 0 ? { wait: summary.wait } : {}),
+});
+
+// Waiting creations and deletions are changes still to come.
+const writes = (summary: PlanSummary): number => summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) + (summary.wait ?? 0);
 
 /** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
-export const hasChanges = (summary: PlanSummary): boolean => summary.create + summary.patch + summary.delete + summary.conflict > 0;
+export const hasChanges = (summary: PlanSummary): boolean => writes(summary) + summary.conflict + (summary.forbidden ?? 0) > 0;
 
 export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
   if (conditionOf(plan.status.conditions, 'Stalled')?.status === 'True') return 'Stalled';
-  return plan.summary.create + plan.summary.patch + plan.summary.delete > 0 ? 'Changes' : 'NoChanges';
+  return writes(plan.summary) > 0 ? 'Changes' : 'NoChanges';
 };
 
-const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
+export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
   const { application, plan, input } = planned;
   const stalled = conditionOf(plan.status.conditions, 'Stalled');
   const ready = conditionOf(plan.status.conditions, 'Ready');
@@ -105,19 +126,27 @@ const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     result: resultOf(planned),
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
-    actions: plan.actions.map(actionV1),
+    actions: plan.actions.map((action) => actionV1(action, plan.status.mangledObserverSchema)),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
   };
 };
 
-const total = (plans: ReadonlyArray<Planned>): SummaryV1 => plans.reduce<SummaryV1>((sum, { plan }) => ({
-  create: sum.create + plan.summary.create,
-  patch: sum.patch + plan.summary.patch,
-  delete: sum.delete + plan.summary.delete,
-  conflict: sum.conflict + plan.summary.conflict,
-}), { create: 0, patch: 0, delete: 0, conflict: 0 });
+const total = (plans: ReadonlyArray<Planned>): SummaryV1 => summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
+
+export const EMPTY_SUMMARY: PlanSummary = { create: 0, patch: 0, delete: 0, conflict: 0 };
+
+/** The sum of two summaries (the optional counts kept absent while they are 0). */
+export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
+  const forbidden = (a.forbidden ?? 0) + (b.forbidden ?? 0);
+  const recreate = (a.recreate ?? 0) + (b.recreate ?? 0);
+  const wait = (a.wait ?? 0) + (b.wait ?? 0);
+  return {
+    create: a.create + b.create, patch: a.patch + b.patch, delete: a.delete + b.delete, conflict: a.conflict + b.conflict,
+    ...(forbidden === 0 ? {} : { forbidden }), ...(recreate === 0 ? {} : { recreate }), ...(wait === 0 ? {} : { wait }),
+  };
+};
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (plans: ReadonlyArray<Planned>, meta: { readonly now: string; readonly cluster: ClusterBasis }): PlanDocumentV1 => {

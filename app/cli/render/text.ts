@@ -1,9 +1,10 @@
 /**
  * The human plan (`-o text`): per Application a header, one line per action with a symbol
- * (`+` create, `~` patch, `-` delete, `!` conflict), field changes under patches, then a summary.
+ * (`+` create, `~` patch, `-` delete, `-/+` recreate, `…` wait, `!` conflict or forbidden), field changes under patches, then a summary.
  */
 import { conditionOf, showRef, type Action, type FieldChange, type JsonValue, type PlanSummary } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
+import { addSummaries, EMPTY_SUMMARY } from './plan-document.js';
 import type { Style } from './style.js';
 
 const ARROW = '→';
@@ -19,13 +20,19 @@ const DELETE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** The lines of one action, coloured by what it does. */
-const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
+export const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
   const ref = showRef(action.ref);
   switch (action.type) {
     case 'create': return [style.green(`  + ${ref}`)];
     case 'patch': return [style.yellow(`  ~ ${ref}`), ...action.changes.map((change) => `      ${showChange(change)}`)];
     case 'delete': return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
+    case 'recreate': return [
+      style.red(`  -/+ ${ref}`) + style.dim(` (recreate: ${action.fields.join(', ')} cannot change in place)`),
+      ...action.changes.map((change) => `      ${showChange(change)}`),
+    ];
+    case 'wait': return [style.dim(`  … ${ref} waits for ${action.for.map(showRef).join(', ')} to be ${action.until === 'DependenciesReady' ? 'ready (kreconcile.io/depends-on)' : 'gone (they depend on it)'}`)];
     case 'conflict': return [style.red(style.bold(`  ! ${ref}`)) + `: ${conflictNote(action.reason, action.owner)}`];
+    case 'forbidden': return [style.red(style.bold(`  ! ${ref}`)) + `: forbidden (${action.rule}): ${action.reason}; never written`];
     case 'addFinalizer': return [style.dim(`  · add finalizer ${action.finalizer} to the Application`)];
     case 'removeFinalizer': return [style.dim(`  · remove finalizer ${action.finalizer} from the Application`)];
   }
@@ -39,15 +46,15 @@ const plural = (count: number, word: string): string => `${count} ${word}${count
 
 /** `Plan: 2 to create, 1 to patch, 0 to delete.` plus conflicts when there are any. */
 export const summaryLine = (summary: PlanSummary, label = 'Plan'): string =>
-  `${label}: ${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${summary.conflict > 0 ? `, ${plural(summary.conflict, 'conflict')}` : ''}.`;
+  `${label}: ${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${(summary.recreate ?? 0) > 0 ? `, ${summary.recreate ?? 0} to recreate` : ''}${(summary.wait ?? 0) > 0 ? `, ${summary.wait ?? 0} waiting` : ''}${summary.conflict > 0 ? `, ${plural(summary.conflict, 'conflict')}` : ''}${(summary.forbidden ?? 0) > 0 ? `, ${summary.forbidden} forbidden` : ''}.`;
 
 /** What the plan concluded, when there is something to say beyond the actions. */
 const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
   const conditions = planned.plan.status.conditions;
   const stalled = conditionOf(conditions, 'Stalled');
   if (stalled?.status === 'True') return [style.red(`  Stalled (${stalled.reason}): ${stalled.message}`)];
-  const { create, patch, delete: deletions } = planned.plan.summary;
-  if (create + patch + deletions > 0) return [];
+  const { create, patch, delete: deletions, recreate = 0, wait = 0 } = planned.plan.summary;
+  if (create + patch + deletions + recreate + wait > 0) return [];
   const ready = conditionOf(conditions, 'Ready');
   if (ready?.status === 'True') return [`  No changes: ${ready.message}.`];
   const reconciling = conditionOf(conditions, 'Reconciling');
@@ -66,14 +73,11 @@ const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string>
   ];
 };
 
-const add = (a: PlanSummary, b: PlanSummary): PlanSummary =>
-  ({ create: a.create + b.create, patch: a.patch + b.patch, delete: a.delete + b.delete, conflict: a.conflict + b.conflict });
-
 /** The whole text output; a total closes it when several Applications were planned. */
 export const renderText = (plans: ReadonlyArray<Planned>, style: Style): string => {
   const blocks = plans.map((planned) => applicationLines(planned, style).join('\n'));
   const total = plans.length > 1
-    ? [summaryLine(plans.map((p) => p.plan.summary).reduce(add, { create: 0, patch: 0, delete: 0, conflict: 0 }), 'Total')]
+    ? [summaryLine(plans.map((p) => p.plan.summary).reduce(addSummaries, EMPTY_SUMMARY), 'Total')]
     : [];
   return `${[...blocks, ...total].join('\n\n')}\n`;
 };

@@ -12,6 +12,7 @@ import {
 import { APPLICATION_API_VERSION, APPLICATION_KIND, jsonEqual, type Cluster, type JsonValue, type Resource } from '../../../core/index.js';
 import { APP_NAMES, applicationOf, childrenArbitrary, observedFieldOf, problems, type AppSpec } from '../model/world.js';
 import { setIn } from '../model/helpers.js';
+import { OPEN_TENANCY } from '../../core/fixtures.js';
 
 const specArbitrary: fc.Arbitrary<AppSpec> = fc.constantFrom(...APP_NAMES).chain((name) => childrenArbitrary(name).map((children) => ({ namespace: 'default', name, children })));
 
@@ -71,13 +72,13 @@ describe('checkConvergence', () => {
         await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } as Resource)();
         await cluster.create(world as unknown as Resource)();
       },
-      reconcile: async (cluster, clock) => { await reconcileAllApplications(cluster, clock, arbitraryScopes); },
+      reconcile: async (cluster, clock) => { await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY }); },
       converged: async ({ cluster, clock }) => {
         const [application] = cluster.objects().filter((o) => o.kind === APPLICATION_KIND);
         const stalled = (application?.status as { conditions?: ReadonlyArray<{ type: string; status: string; reason: string }> } | undefined)?.conditions?.find((c) => c.type === 'Stalled');
         // A resource the API server refuses (e.g. an invalid label key) stalls the Application: quiet, not looping.
         if (stalled?.status === 'True' && stalled.reason === 'InvalidSpec') return true;
-        const [result] = await reconcileAllApplications(cluster, clock, arbitraryScopes);
+        const [result] = await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY });
         if (result === undefined) return 'the Application is gone';
         if (result._tag !== 'Done') return `last reconcile failed: ${JSON.stringify(result._tag === 'Failed' ? result.error : result)}`;
         const { create, patch } = result.plan.summary;

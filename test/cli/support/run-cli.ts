@@ -1,6 +1,6 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
-import { readFile } from 'node:fs/promises';
-import type { ClusterReader } from '../../../core/index.js';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
@@ -14,10 +14,11 @@ export type RunOptions = {
   /** Files served instead of the disk (by path as given on the command line). */
   readonly files?: Readonly<Record<string, string>>;
   readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
+  readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
   readonly now?: Date;
 };
 
-const noCluster = async (): Promise<ClusterReader> => {
+const noCluster = async (): Promise<never> => {
   throw new Error('no cluster in this test');
 };
 
@@ -35,12 +36,15 @@ export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly
     env: options.env ?? {},
     readStdin: async (maxBytes) => capped(options.stdin ?? '', maxBytes),
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
+    readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
     readFileCapped: async (path, maxBytes) => {
       const file = options.files?.[path];
       return file === undefined ? readFileCapped(path, maxBytes) : capped(file, maxBytes, Buffer.byteLength(file));
     },
     now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
     connect: options.connect ?? noCluster,
+    connectWritable: options.connectWritable ?? noCluster,
+    writeFile: (path, text) => writeFile(path, text, 'utf8'),
     version: '0.0.0-test',
   };
   return { io, out, err };

@@ -1,7 +1,7 @@
 /** The hook Secret: one per namespace, tokens only from the context and never in status. */
 import { describe, expect, it } from 'vitest';
 import { base64Of, hookSecretName, plan, withoutHookTokens, type Resource } from './imports.js';
-import { actionsOf, application, scopes } from '../fixtures.js';
+import { OPEN_TENANCY, actionsOf, application, scopes } from '../fixtures.js';
 import { b64, CONTEXT, created, SECRET_NAME, TOKENS } from './support.js';
 
 const NOW = '2025-01-01T00:00:00Z';
@@ -12,7 +12,7 @@ const pod = (name: string, namespace?: string): Resource => ({
 describe('the hook Secret', () => {
   it('one per namespace of the desired resources; cluster-scoped resources add none', () => {
     const manifest = [pod('a'), pod('b', 'team-b'), pod('c', 'team-b'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } } as Resource];
-    const result = plan({ application: application({ manifest, hooks: ['complete'] }), live: [], scopes, now: NOW, options: { hooks: CONTEXT } });
+    const result = plan({ application: application({ manifest, hooks: ['complete'] }), live: [], scopes, now: NOW, options: { hooks: CONTEXT, tenancy: OPEN_TENANCY } });
     const secrets = actionsOf(result, 'create').filter((action) => action.ref.kind === 'Secret').map((action) => action.ref);
     expect(secrets).toEqual([
       { apiVersion: 'v1', kind: 'Secret', namespace: 'default', name: SECRET_NAME },

@@ -182,7 +182,7 @@ describe('memory cluster over HTTP: requests and answers', () => {
     expect(names).toEqual(['dep']);
     expect((await target.request('/api/v1/namespaces/default/configmaps/dep?propagationPolicy=Sideways', { method: 'DELETE' })).json).toMatchObject({ reason: 'Invalid', code: 422 });
     // refused rather than ignored: the in-memory server does not implement them
-    expect((await target.request('/api/v1/namespaces/default/configmaps/dep', { method: 'DELETE', body: { preconditions: { uid: 'x' } } })).json).toMatchObject({ code: 400, message: expect.stringMatching(/preconditions/) });
+    expect((await target.request('/api/v1/namespaces/default/configmaps/dep', { method: 'DELETE', body: { preconditions: { uid: 'x' } } })).json).toMatchObject({ code: 409, reason: 'Conflict', message: expect.stringMatching(/the UID in the precondition \(x\) does not match/) });
     expect((await target.request('/api/v1/namespaces/default/configmaps/dep?dryRun=All', { method: 'DELETE' })).json).toMatchObject({ code: 400, message: expect.stringMatching(/dry-run/) });
     expect(target.memory.objects().filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name)).toEqual(['dep']);
   });

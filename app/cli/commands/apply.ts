@@ -1,0 +1,117 @@
+/**
+ * `kreconcile apply plan.json`: carries out exactly the actions of a saved plan through the
+ * executor, for pipelines without an operator. Refuses, writing nothing, when any object the plan
+ * writes moved since the plan was made; each write is guarded too, for races after the check.
+ */
+import { Command } from 'commander';
+import * as E from 'fp-ts/lib/Either.js';
+import { showClusterError, showRef, type ClusterReader, type ClusterWriter } from '../../../core/index.js';
+import { executePlan } from '../../executor/execute.js';
+import { clusterFailure, inputError, type CliError } from '../cli-error.js';
+import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import type { ClusterTarget } from '../io.js';
+import { clusterName } from '../planning/cluster-view.js';
+import { styleFor } from '../render/style.js';
+import { actionLines } from '../render/text.js';
+import type { SavedApplicationV1, SavedPlanV1 } from '../saved-plan/format.js';
+import { guardsOf, movedSincePlanned } from '../saved-plan/guards.js';
+import { readSavedPlan } from '../saved-plan/read.js';
+import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
+
+type Options = { readonly kubeconfig?: string; readonly context?: string };
+
+const EXAMPLES = `
+Examples:
+  kreconcile plan -f app.yaml --context prod --out plan.json
+  kreconcile show plan.json
+  kreconcile apply plan.json --context prod
+
+The cluster must be the one the plan was made against: every object the plan writes must still
+have the resourceVersion it had then (and objects it creates must still be absent). Finalizers are
+left to the operator: apply never adds one (without an operator it would block deleting the Application).
+
+${EXIT_CODES_HELP}
+`;
+
+type Cluster = ClusterReader & ClusterWriter;
+
+const replan = (path: string): string => `plan again (kreconcile plan … --out ${path}) and apply the new plan`;
+
+const connect = async (context: CommandContext, target: ClusterTarget): Promise<E.Either<CliError, Cluster>> => {
+  try {
+    return E.right(await context.io.connectWritable(target));
+  } catch (error) {
+    return E.left(clusterFailure(`cannot connect to the ${clusterName(target)}: ${error instanceof Error ? error.message : String(error)}`));
+  }
+};
+
+type Totals = { readonly created: number; readonly patched: number; readonly deleted: number; readonly recreated: number };
+type Applied = Totals & { readonly lines: ReadonlyArray<string>; readonly error?: CliError };
+
+const applyOne = async (cluster: Cluster, saved: SavedApplicationV1, path: string, context: CommandContext): Promise<Applied> => {
+  const application = savedApplicationObject(saved);
+  const execution = await executePlan({ plan: planOf(saved), application, cluster, guards: guardsOf(saved) });
+  const style = styleFor(context.io);
+  const count = (type: string): number => execution.done.filter(({ action }) => action.type === type).length;
+  const subject = `Application ${saved.application.namespace ?? 'default'}/${saved.application.name}`;
+  const failure = execution.failure;
+  const raced = failure !== undefined && (failure.error._tag === 'Conflict' || (failure.guardedPatch && ['Invalid', 'Internal'].includes(failure.error._tag)));
+  return {
+    lines: [style.bold(subject), ...execution.done.flatMap(({ action }) => actionLines(action, style))],
+    created: count('create'), patched: count('patch'), deleted: count('delete'), recreated: count('recreate'),
+    ...(failure === undefined ? {} : {
+      error: clusterFailure(`${subject}: ${showRef(failure.action.ref)}: ${raced ? 'changed while the plan was applied' : 'the write failed'} (${showClusterError(failure.error)}); ${execution.done.length} of ${saved.actions.length} actions were applied: ${replan(path)}`),
+    }),
+  };
+};
+
+const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedPlanV1, path: string): Promise<void> => {
+  const { io } = context;
+  const moved = await movedSincePlanned(cluster, saved);
+  if (E.isLeft(moved)) return fail(context, [moved.left]);
+  if (moved.right.length > 0) {
+    return fail(context, moved.right.map((line) => inputError(`the cluster moved since the plan was made, nothing was applied: ${line}: ${replan(path)}`, { location: { file: path } })));
+  }
+  let totals: Totals = { created: 0, patched: 0, deleted: 0, recreated: 0 };
+  for (const application of saved.applications) {
+    const applied = await applyOne(cluster, application, path, context);
+    io.stdout.write(`${applied.lines.join('\n')}\n`);
+    totals = { created: totals.created + applied.created, patched: totals.patched + applied.patched, deleted: totals.deleted + applied.deleted, recreated: totals.recreated + applied.recreated };
+    if (applied.error !== undefined) return fail(context, [applied.error]);
+  }
+  io.stdout.write(`\nApplied: ${totals.created} created, ${totals.patched} patched, ${totals.deleted} deleted${totals.recreated > 0 ? `, ${totals.recreated} recreated` : ''}.\n`);
+  context.exit(EXIT_OK);
+};
+
+const fail = (context: CommandContext, errors: ReadonlyArray<CliError>): void => {
+  reportErrors(context.io, errors);
+  context.exit(EXIT_ERROR);
+};
+
+const versionError = (saved: SavedPlanV1, version: string, path: string): ReadonlyArray<CliError> => (saved.metadata.kreconcileVersion === version ? [] : [
+  inputError(`made by kreconcile ${saved.metadata.kreconcileVersion}, this is ${version}: a plan is applied by the version that made it; ${replan(path)}`, { location: { file: path } }),
+]);
+
+const execute = async (context: CommandContext, path: string, options: Options): Promise<void> => {
+  const saved = await readSavedPlan(context.io, path);
+  if (E.isLeft(saved)) return fail(context, saved.left);
+  const wrongVersion = versionError(saved.right, context.io.version, path);
+  if (wrongVersion.length > 0) return fail(context, wrongVersion);
+  const target: ClusterTarget = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
+  const cluster = await connect(context, target);
+  if (E.isLeft(cluster)) return fail(context, [cluster.left]);
+  return applyAll(context, cluster.right, saved.right, path);
+};
+
+export const applyCommand: CliCommand = {
+  name: 'apply',
+  create: (context) => new Command('apply')
+    .summary('carry out a saved plan (kreconcile plan --out) against the cluster, exactly')
+    .description('Carries out exactly the actions of a saved plan: creates, patches (observed fields, guarded by the resourceVersion the plan saw) and deletes (with a resourceVersion precondition). Refuses, writing nothing, when any object the plan writes changed since the plan was made.')
+    .argument('<plan>', 'the saved plan file (- reads stdin)')
+    .addOption(kubeconfigOption(' (get, create, patch and delete on the objects the plan writes)'))
+    .addOption(contextOption())
+    .addHelpText('after', EXAMPLES)
+    .action(async (path: string, options: Options) => execute(context, path, options)),
+};

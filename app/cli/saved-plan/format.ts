@@ -1,0 +1,125 @@
+/**
+ * The saved plan (`kreconcile plan --out`), format `kreconcile.io/saved-plan/v1`: the actions of
+ * a plan, each with the guard it was computed against (the live object's resourceVersion, or its
+ * absence), so `kreconcile apply` can carry out exactly these actions or refuse when the cluster
+ * moved. Decoded at the boundary with io-ts: a saved plan is input like any other file.
+ */
+import * as t from 'io-ts';
+import { Condition, isJsonObject, Resource, type JsonObject, type JsonValue } from '../../../core/index.js';
+import type { ActionV1, ApplicationPlanV1, ClusterBasis } from '../render/plan-document.js';
+
+export const SAVED_PLAN_API_VERSION = 'kreconcile.io/saved-plan/v1';
+export const SAVED_PLAN_KIND = 'SavedPlan';
+
+/** What a write expects to find: no object (creations), or the object at this resourceVersion. */
+export type GuardV1 = { readonly absent: true } | { readonly resourceVersion: string; readonly uid?: string };
+
+/** A written action carries its guard; conflicts and waits write nothing and have none. */
+export type SavedActionV1 =
+  | (Extract<ActionV1, { type: 'create' | 'patch' | 'recreate' | 'delete' }> & { readonly guard: GuardV1 })
+  | Extract<ActionV1, { type: 'conflict' | 'forbidden' | 'wait' }>;
+
+/** An Application's plan as `-o json` has it, with guarded actions, and conditions instead of the status. */
+export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'actions' | 'status'> & {
+  readonly application: ApplicationPlanV1['application'] & { readonly resourceVersion?: string };
+  /** The conditions the plan concluded (no manifests: they may hold Secret values). */
+  readonly conditions: ReadonlyArray<Condition>;
+  readonly actions: ReadonlyArray<SavedActionV1>;
+};
+
+export type SavedPlanV1 = {
+  readonly apiVersion: typeof SAVED_PLAN_API_VERSION;
+  readonly kind: typeof SAVED_PLAN_KIND;
+  readonly metadata: {
+    readonly createdAt: string;
+    readonly kreconcileVersion: string;
+    readonly cluster: ClusterBasis;
+    /** Whether the writes hold Secret values (`--allow-secret-values`). */
+    readonly secretValues: boolean;
+    /** The scopes of the kinds the actions touch, keyed `group/Kind`. */
+    readonly scopes: Readonly<Record<string, 'Namespaced' | 'Cluster'>>;
+  };
+  readonly applications: ReadonlyArray<SavedApplicationV1>;
+};
+
+// ---- codecs (the types above are the source of truth; the codecs check what `apply` relies on)
+
+const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
+  'an object', (u): u is JsonObject => isJsonObject(u), (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)), t.identity);
+
+// A parsed JSON/YAML document holds JSON values only; `undefined` cannot occur inside one.
+const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
+  'a JSON value', (u): u is JsonValue => u !== undefined, (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)), t.identity);
+
+const ResourceRef = t.intersection([
+  t.type({ apiVersion: t.string, kind: t.string, name: t.string }),
+  t.partial({ namespace: t.string }),
+]);
+
+const Change = t.intersection([t.type({ path: t.string }), t.partial({ from: jsonValue, to: jsonValue })]);
+
+const PatchOperation = t.union([
+  t.type({ op: t.keyof({ add: null, replace: null, test: null }), path: t.string, value: jsonValue }),
+  t.type({ op: t.literal('remove'), path: t.string }),
+]);
+
+const Guard = t.union([
+  t.type({ absent: t.literal(true) }),
+  t.intersection([t.type({ resourceVersion: t.string }), t.partial({ uid: t.string })]),
+]);
+
+const written = { resource: ResourceRef, changes: t.array(Change), guard: Guard };
+
+const SavedAction = t.union([
+  t.type({ type: t.literal('create'), body: Resource, ...written }),
+  t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
+  t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
+  t.type({ type: t.literal('delete'), reason: t.string, ...written }),
+  t.type({ type: t.literal('wait'), resource: ResourceRef, until: t.keyof({ DependenciesReady: null, DependentsGone: null }), waitsFor: t.array(ResourceRef), changes: t.array(Change) }),
+  t.intersection([t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }), t.partial({ owner: t.string })]),
+  t.type({ type: t.literal('forbidden'), resource: ResourceRef, rule: t.string, reason: t.string, changes: t.array(Change) }),
+]);
+
+const Outcome = t.union([
+  t.type({ type: t.literal('RequeueAfter'), afterMs: t.number, reason: t.string }),
+  t.type({ type: t.literal('AwaitChange') }),
+]);
+
+const Summary = t.intersection([t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }), t.partial({ forbidden: t.number, recreate: t.number, wait: t.number })]);
+
+const SavedApplication = t.intersection([
+  t.type({
+    application: t.intersection([ResourceRef, t.partial({ uid: t.string, generation: t.number, resourceVersion: t.string })]),
+    source: t.type({ file: t.string, document: t.number }),
+    result: t.keyof({ NoChanges: null, Changes: null, Stalled: null }),
+    message: t.string,
+    conditions: t.array(Condition),
+    outcome: Outcome,
+    actions: t.array(SavedAction),
+    summary: Summary,
+  }),
+  t.partial({ stalled: t.type({ reason: t.string, message: t.string }) }),
+]);
+
+const Basis = t.union([
+  t.type({ type: t.literal('Empty') }),
+  t.type({ type: t.literal('Snapshot'), files: t.array(t.string) }),
+  t.intersection([t.type({ type: t.literal('Live') }), t.partial({ kubeconfigPath: t.string, context: t.string })]),
+]);
+
+/** Codec of a saved plan file (after its `apiVersion` was checked, so errors name fields, not versions). */
+const SavedPlanCodec = t.type({
+  apiVersion: t.literal(SAVED_PLAN_API_VERSION),
+  kind: t.literal(SAVED_PLAN_KIND),
+  metadata: t.type({
+    createdAt: t.string,
+    kreconcileVersion: t.string,
+    cluster: Basis,
+    secretValues: t.boolean,
+    scopes: t.record(t.string, t.keyof({ Namespaced: null, Cluster: null })),
+  }),
+  applications: t.array(SavedApplication),
+});
+
+/** Decoder of a saved plan file: what `apply` and `show` read. */
+export const SavedPlanV1: t.Decoder<unknown, SavedPlanV1> = SavedPlanCodec;

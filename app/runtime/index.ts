@@ -1,0 +1,10 @@
+/**
+ * `kreconcile/runtime`: the operator runtime for embedders — the Application controller, the
+ * operator process around it (leader election, /healthz, /readyz, /metrics) and its logger and
+ * metrics seams. Give it a `Cluster` (`kreconcile/kubernetes` or the test kit's memory cluster).
+ */
+export { startOperator, type Operator, type OperatorOptions } from './operator.js';
+export { Controller, applicationKey, type ControllerOptions } from './controller.js';
+export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
+export { createMetrics, type Metrics } from './metrics.js';
+export { silentLogger, type Logger } from './logger.js';
