@@ -3,7 +3,7 @@
  * direct reads), reconciles caused per 1 000 child events, memory per cached object.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../adapters/memory/index.js';
 import { Controller } from '../app/runtime/controller.js';
 import { Informer } from '../app/runtime/informer.js';
@@ -29,7 +29,7 @@ const until = async (clock: ManualClock, controller: Controller, done: () => boo
   }
 };
 
-const converged = async (count: number): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller }> => {
+const converged = async (count: number, resyncMs = 0): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller; startedAt: number }> => {
   const clock = new ManualClock();
   const cluster = // The in-memory server's background controllers (GC, simulated rollouts) rescan every object after
   // each write; at 10 000 Applications that setup cost would dwarf what is measured here, the controller.
@@ -38,13 +38,14 @@ const converged = async (count: number): Promise<{ cluster: MemoryCluster; clock
     const created = await cluster.create(applicationOf(i))();
     if (E.isLeft(created)) throw new Error(created.left.message);
   }
-  const controller = new Controller({ cluster, clock, random: seeded(1), workers: 4, resyncMs: 0, events: false, readiness: 'existence' });
+  const controller = new Controller({ cluster, clock, random: seeded(1), workers: 4, resyncMs, events: false, readiness: 'existence' });
+  const startedAt = clock.now();
   await controller.start();
   // create (1), verify (2): every Application reaches a plan without actions
   await until(clock, controller, () => controller.reconcileCount >= count * 2 && controller.idle);
   await clock.advance(5_000);
   await until(clock, controller, () => controller.idle);
-  return { cluster, clock, controller };
+  return { cluster, clock, controller, startedAt };
 };
 
 const heap = (): number => { (globalThis as { gc?: () => void }).gc?.(); return process.memoryUsage().heapUsed; };
@@ -83,7 +84,44 @@ export const runtimeBenchmarks = async (sizes: ReadonlyArray<number>, log: (line
     await controller.stop(0);
   }
   rows.push(await burst());
+  for (const count of sizes) rows.push(await resync(count, log));
   return rows;
+};
+
+/** Garbage collections (minor and major) and their pause time while `task` runs: the allocation pressure it causes. */
+const collecting = async (task: () => Promise<void>): Promise<{ readonly collections: number; readonly gcMs: number }> => {
+  const entries: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => { entries.push(...list.getEntries()); });
+  observer.observe({ entryTypes: ['gc'] });
+  await task();
+  await new Promise((resolve) => { setImmediate(resolve); });
+  observer.disconnect();
+  return { collections: entries.length, gcMs: entries.reduce((sum, entry) => sum + entry.duration, 0) };
+};
+
+/**
+ * A periodic resync of `count` in-sync Applications: the informers relist (same resourceVersions)
+ * and every Application is reconciled once; nothing changes. Reconciles per second and the garbage
+ * collections it causes (objects that keep their identity keep the planner's per-spec caches).
+ */
+export const resync = async (count: number, log: (line: string) => void): Promise<Row> => {
+  const resyncMs = 10 * 60_000;
+  log(`runtime: resync of ${count} in-sync Applications…`);
+  const { clock, controller, startedAt } = await converged(count, resyncMs);
+  // Quiet until just before the resync (and relist) fall due.
+  await clock.advance(startedAt + resyncMs - 1 - clock.now());
+  await until(clock, controller, () => controller.idle);
+  const start = controller.reconcileCount;
+  const t0 = performance.now();
+  const { collections, gcMs } = await collecting(async () => {
+    await until(clock, controller, () => controller.reconcileCount >= start + count && controller.idle);
+  });
+  const valueMs = performance.now() - t0;
+  await controller.stop(0);
+  return {
+    suite: 'runtime', case: `resync of ${count} in-sync Applications`, resources: count * 3, valueMs,
+    reconcilesPerSecond: ((controller.reconcileCount - start) / valueMs) * 1000, reconciles: controller.reconcileCount - start, gcCollections: collections, gcMs,
+  };
 };
 
 /** Heap held by informer caches of everything the controller watches, per object, against the objects' JSON size. */

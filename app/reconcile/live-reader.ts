@@ -36,8 +36,22 @@ export const resolveScopes = async (application: Application, scopes: ScopeTable
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
-/** How live objects are listed: cluster-wide (default), or only in the namespaces the Application touches. */
+/** What a runtime's caches offer the live reader; a kind whose cache is not synced is read directly. */
+export type LiveCache = {
+  /** The synced cache of one kind (`undefined` while not synced, or not watched). */
+  readonly kind: (kind: { readonly apiVersion: string; readonly kind: string }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
+  /**
+   * Objects carrying this owner's mark in every synced cache — not only the kinds the Application
+   * names now: a child of a kind since removed from the spec must still be found to be pruned.
+   */
+  readonly ownedBy: (owner: Owner) => ReadonlyArray<Resource>;
+};
+
+const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
+
+/** How live objects are read: through a runtime's caches, under a tenancy policy, per namespace. */
 export type LiveReadOptions = {
+  readonly cache?: LiveCache;
   /**
    * List namespaced kinds per namespace the Application touches (its own, those its manifest and
    * status name) instead of cluster-wide: what an identity with namespace-scoped rights (an
@@ -62,7 +76,7 @@ export const namespacesOf = (application: Application, scopes: ScopeTable): Read
 };
 
 /**
- * Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
+* Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
  * plan does not depend on it, and the operator may lack the right to read it (least privilege).
  */
 export const readableFor = (application: Application, tenancy: TenancyPolicy | undefined): ((ref: ObjectRef) => boolean) => {
@@ -71,34 +85,41 @@ export const readableFor = (application: Application, tenancy: TenancyPolicy | u
 };
 
 /**
- * Live objects for planning, read directly through the ports: each desired identity the tenancy
- * policy allows, plus every object of the touched kinds labelled as ours and annotated with this
- * Application as owner. Kinds the server does not serve (yet) are skipped: the plan reports them as UnknownKind.
+ * Live objects for planning (the runtime's reconciles and the CLI's `plan --kubeconfig`/`snapshot`
+ * both read through here): each desired identity the tenancy policy allows, then every object of
+ * the touched kinds labelled as ours and annotated with this Application as owner. Read from
+ * `cache` where a kind's cache is synced, else directly through the ports (never waiting for a
+ * cache); reads run concurrently. Kinds the server does not serve (yet) are skipped: the plan
+ * reports them as UnknownKind.
+ * Errors: the first read that failed otherwise (forbidden, unreachable, …).
  */
-export const readLive = async (application: Application, scopes: ScopeTable, reader: ClusterReader, options: LiveReadOptions = {}): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+export const readLive = async (
+  application: Application, scopes: ScopeTable, reader: ClusterReader, options: LiveReadOptions = {},
+): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+  const cache = options.cache ?? noCache;
   const owner = ownerOfApplication(application);
   const readable = readableFor(application, options.tenancy);
-  const found = new Map<string, Resource>();
-  const keyOf = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
+  const desired = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined).map((resource) => identityOf(resource, scopes, owner.namespace)).filter(readable);
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
-  for (const kind of kindsOf(application)) {
-    const scope = scopeOf(scopes, kind);
-    if (scope === undefined) continue;
-    for (const namespace of scope === 'Namespaced' ? namespaces : [undefined]) {
-      // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
-      if (options.perNamespace === true && !readable({ ...kind, name: '', ...(namespace === undefined ? {} : { namespace }) })) continue;
-      const listed = await reader.list({ ...kind, ...(namespace === undefined ? {} : { namespace }), labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })();
-      if (E.isLeft(listed)) { if (listed.left._tag === 'UnknownKind' || listed.left._tag === 'NotFound') continue; return listed; }
-      for (const object of listed.right.items) if (isOwnedBy(object, owner)) found.set(keyOf(object), object);
-    }
-  }
-  for (const resource of desiredResources(application)) {
-    if (scopeOf(scopes, resource) === undefined) continue;
-    const ref: ObjectRef = identityOf(resource, scopes, owner.namespace);
-    if (!readable(ref)) continue;
-    const got = await reader.get(ref)();
-    if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind' || got.left._tag === 'NotFound') continue; return got; }
-    if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);
+  const listed = kindsOf(application).filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
+    .flatMap((kind) => (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({ ...kind, ...(namespace === undefined ? {} : { namespace }) })))
+    // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
+    .filter((query) => options.perNamespace !== true || readable({ ...query, name: '' }));
+  const reads = await Promise.all([
+    ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
+      // The caches hold only objects labelled as ours: a desired object missing there may exist unlabelled.
+      const cached = cache.kind(ref)?.get(ref.namespace, ref.name);
+      if (cached !== undefined) return E.right([cached]);
+      return E.map((found: O.Option<Resource>) => (O.isSome(found) ? [found.value] : []))(await reader.get(ref)());
+    }),
+    Promise.resolve(E.right(cache.ownedBy(owner))),
+    ...listed.map(async (query) => E.map((list: { readonly items: ReadonlyArray<Resource> }) => list.items.filter((object) => isOwnedBy(object, owner)))(
+      await reader.list({ ...query, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })())),
+  ]);
+  const found = new Map<string, Resource>();
+  for (const read of reads) {
+    if (E.isLeft(read)) { if (read.left._tag === 'UnknownKind' || read.left._tag === 'NotFound') continue; return read; }
+    for (const object of read.right) found.set(`${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, object);
   }
   return E.right([...found.values()]);
 };

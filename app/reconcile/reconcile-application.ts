@@ -5,6 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
+  ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, isJsonObject, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
   conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
@@ -30,16 +31,8 @@ export type ReconcileDeps = {
   readonly readLive?: LiveSource;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
-  /** Inspects (and may replace) a plan before it runs: the runtime's hot-loop guard. */
-  readonly guard?: (application: Application, plan: Plan) => Plan;
-  /** Every object a write answered with (creates, patches, finalizer and status writes). */
-  readonly onWritten?: (object: Resource) => void;
-  /** Every object a delete removed (or 404'd). */
-  readonly onDeleted?: (ref: ObjectRef) => void;
-  /** Translates `spec.tosca`/`spec.csar` (SPEC step 1); without it such Applications stall (InvalidTosca). */
-  readonly translate?: Translator;
-  /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
-  readonly hooks?: HookRuntime;
+  /** Inspects (and may replace) a plan before it runs, given the live objects it was made from: the runtime's hot-loop guard. */
+  readonly guard?: (application: Application, plan: Plan, live: ReadonlyArray<Resource>) => Plan;
   /**
    * Whose rights the Application's children are read and written with (see child-access.ts).
    * `Impersonated`: live reads (never the shared caches, which hold what the operator can read)
@@ -48,6 +41,14 @@ export type ReconcileDeps = {
    * are always written with `cluster`.
    */
   readonly childClusterFor?: (application: Application) => ChildCluster;
+  /** Every object a write answered with (creates, patches, finalizer and status writes). */
+  readonly onWritten?: (object: Resource) => void;
+  /** Every object a delete removed (or 404'd). */
+  readonly onDeleted?: (ref: ObjectRef) => void;
+  /** Translates `spec.tosca`/`spec.csar` (SPEC step 1); without it such Applications stall (InvalidTosca). */
+  readonly translate?: Translator;
+  /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
+  readonly hooks?: HookRuntime;
 };
 
 export type ReconcileResult =
@@ -64,11 +65,15 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
-  const application = read.right.value as unknown as Application;
+  const decoded = decodedApplication(read.right.value);
+  if (E.isLeft(decoded)) return stallUndecodable(read.right.value, decoded.left, deps);
+  const application = decoded.right;
   const access = deps.childClusterFor?.(application) ?? OPERATOR;
-  const unguarded = access._tag === 'Refused' ? E.right(refusedPlan(application, access.reason, access.message, deps.now())) : await planFor(application, deps, access);
+  const unguarded = access._tag === 'Refused'
+    ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
+    : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
-  const planned = deps.guard?.(application, unguarded.right) ?? unguarded.right;
+  const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
@@ -85,10 +90,10 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, Plan>> => {
+const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, { readonly plan: Plan; readonly live: ReadonlyArray<Resource> }>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
-  if (waiting !== undefined) return E.right(waiting);
+  if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   const deleting = application.metadata.deletionTimestamp !== undefined;
   const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
@@ -103,12 +108,54 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
-    return refused === undefined ? live : E.right(refusedPlan(application, 'Forbidden', refused, now));
+    return refused === undefined ? live : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
   const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
   const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
   const planned = planReconcile({ application, live: live.right, scopes, now, options });
-  return E.right(translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned);
+  return E.right({ plan: translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned, live: live.right });
+};
+
+/**
+ * Decoding is the boundary between what the API server holds (anything a tenant wrote) and what the
+ * planner may assume. Memoized per object: an unchanged object (same identity in the informer
+ * cache) is decoded once, and its decoded spec keeps its identity for the planner's caches.
+ */
+const decodedByObject = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
+
+export const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+  const cached = decodedByObject.get(object);
+  if (cached !== undefined) return cached;
+  const decoded = decodeApplication(object);
+  decodedByObject.set(object, decoded);
+  return decoded;
+};
+
+/**
+ * An Application that does not decode is `Stalled InvalidSpec`, naming every path: the conditions
+ * and observedGeneration are written (the rest of the status is kept, to prune once it is fixed);
+ * nothing else is planned or done until the object changes.
+ */
+const stallUndecodable = async (object: Resource, issues: ReadonlyArray<Issue>, deps: ReconcileDeps): Promise<ReconcileResult> => {
+  const message = issues.map(showIssue).join('; ');
+  const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
+  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
+  const conditions = conditionsFor({
+    verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
+    previous: E.isRight(previous) ? previous.right.conditions : undefined, now: deps.now(), generation,
+  });
+  const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default' };
+  const error = clusterError('Invalid', `the Application does not decode: ${message}`, { code: 422, ref });
+  const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
+  const unchanged = E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
+  if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
+  // The status as a whole may be what does not decode: replace it then, else only its conditions.
+  const operations: ReadonlyArray<JsonPatchOperation> = E.isRight(previous) && isJsonObject(object.status as JsonValue)
+    ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
+    : [{ op: 'add', path: '/status', value: status }];
+  const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
+  if (E.isRight(written)) deps.onWritten?.(written.right);
+  return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
 };
 
 const manifestOf = (application: Application): ReadonlyArray<Resource> =>
@@ -157,7 +204,10 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   const after = redactStatus(unsafe, ownerOf(application));
   if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
-  const result = await deps.cluster.patchStatus(ref, { type: 'merge', body: { status: after as JsonValue } })();
+  // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
+  // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
+  // stored status would never equal the next computed one and every reconcile would write again.
+  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations: [{ op: 'add', path: '/status', value: after as JsonValue }] })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);
   return E.right(true);

@@ -5,15 +5,15 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, builtinScopes, conditionsFor, contestedPaths,
-  defaultHotLoopPolicy, identityOf, jsonEqual, ownerOf, recordPatches, scopeKey, scopeOf, showClusterError,
+  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes,
+  liveVersionsOf, jsonEqual, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
-  type PatchRecord, type Plan, type Resource, type ScopeTable, type TenancyPolicy,
+  type LiveVersions, type PlanOptions, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { kindsOf, ownerOfApplication, readableFor, readLive, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { decodedApplication, reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
@@ -21,7 +21,10 @@ import { fencedByOwnership } from './sharding/ownership-fence.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { ChildWatches } from './child-watches.js';
+import { HotLoopHistory } from './hot-loop-history.js';
 import { WorkQueue } from './work-queue.js';
+import { fenced } from './write-fence.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -42,6 +45,8 @@ export type ControllerOptions = {
   readonly hotLoop?: HotLoopPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
+  /** Passed to every plan (tenancy policy, requeue delays, …); `readiness` above wins over its field. */
+  readonly planOptions?: PlanOptions;
   /** The admin's tenancy policy: where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
   /** Observes every finished reconcile (CLI progress, tests). */
@@ -58,33 +63,40 @@ export type ControllerOptions = {
    * live reads go straight to the API server per namespace, drift is corrected at each resync.
    */
   readonly watchChildren?: boolean;
+  /** How long `start` waits for the Applications' first list (default 2 min). */
+  readonly cacheSyncTimeoutMs?: number;
   /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
   readonly shard?: ShardOwnership;
 };
+
+/** `start` gave up waiting for the first list of Applications. */
+export class CacheSyncTimeout extends Error {
+  override readonly name = 'CacheSyncTimeout';
+}
 
 const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
 
 export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
 
-type ChildWatch = { readonly informer: Informer; readonly kind: { readonly apiVersion: string; readonly kind: string } };
-
 export class Controller {
   private readonly queue: WorkQueue;
   private readonly applications: Informer;
-  private readonly children = new Map<string, ChildWatch>();
-  private readonly history = new Map<string, ReadonlyArray<PatchRecord>>();
+  private readonly children: ChildWatches;
+  private readonly hotLoops: HotLoopHistory;
   private scopes: ScopeTable;
   private readonly translate: Translator;
   private readonly logger: Logger;
   private readonly workers: Array<Promise<void>> = [];
   private cancelResync: (() => void) | undefined;
   private cancelSweep: (() => void) | undefined;
+  private lifecycle: 'new' | 'running' | 'stopped' = 'new';
+  private stopped: ((value: 'stopped') => void) | undefined;
+  private readonly stopping = new Promise<'stopped'>((resolve) => { this.stopped = resolve; });
   private cancelShardWatch: (() => void) | undefined;
   /** Application keys owned when ownership last changed: only newly owned ones are queued on a change. */
   private ownedKeys = new Set<string>();
   /** Keys dropped since then because they were not owned at that moment (ownership may have lapsed and come back). */
   private droppedKeys = new Set<string>();
-  private running = false;
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   reconcileCount = 0;
   readonly reconcilesByKey = new Map<string, number>();
@@ -93,7 +105,16 @@ export class Controller {
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
   concurrentReconciles = 0;
 
+  /**
+   * The cluster as this Controller's work sees it: once `stop`'s deadline has passed, reconciles
+   * still in flight are abandoned — their writes are refused, never sent (a stopped Controller
+   * and its successor must not write concurrently).
+   */
+  private readonly cluster: Cluster;
+  private abandoned = false;
+
   constructor(private readonly options: ControllerOptions) {
+    this.cluster = fenced(options.cluster, () => !this.abandoned, 'this reconcile was abandoned when its Controller stopped');
     this.logger = options.logger ?? silentLogger;
     this.scopes = options.scopes ?? builtinScopes;
     this.translate = options.translate ?? createToscaTranslator({ now: () => options.clock.now() });
@@ -107,13 +128,35 @@ export class Controller {
       relistEveryMs: options.resyncMs ?? 10 * 60_000,
       onError: (error, phase) => this.apiError(error, `application ${phase}`),
     });
+    this.hotLoops = new HotLoopHistory({ now: () => options.clock.now(), logger: this.logger, ...(options.hotLoop ? { policy: options.hotLoop } : {}) });
+    this.children = new ChildWatches({
+      cluster: this.cluster, clock: options.clock, relistEveryMs: options.resyncMs ?? 10 * 60_000, logger: this.logger,
+      onOwnedChange: (owner) => this.queue.add(owner),
+      onError: (error, where) => this.apiError(error, where),
+      onUnserved: (kind) => this.forgetScope(kind),
+    });
   }
 
-  /** Starts watching and reconciling; resolves once the Applications are listed. */
+  /**
+   * Starts watching and reconciling; resolves once the Applications are listed.
+   * A Controller runs once: `start` after `stop` throws (build a new Controller for a new term).
+   * Errors: rejects with a `CacheSyncTimeout` error when the first list does not succeed within
+   * `cacheSyncTimeoutMs` (controller-runtime's CacheSyncTimeout), everything started stopped again.
+   */
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    await this.applications.start();
+    if (this.lifecycle === 'running') return;
+    if (this.lifecycle === 'stopped') throw new Error('this Controller was stopped and does not start again: create a new Controller');
+    this.lifecycle = 'running';
+    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
+    let cancelTimeout: (() => void) | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => { cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve('timeout')); });
+    const synced = await Promise.race([this.applications.start().then(() => 'synced' as const), timedOut, this.stopping]);
+    cancelTimeout?.();
+    if (synced === 'stopped') return;
+    if (synced === 'timeout') {
+      await this.stop(0);
+      throw new CacheSyncTimeout(`the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`);
+    }
     for (let i = 0; i < (this.options.workers ?? 2); i++) this.workers.push(this.work());
     this.scheduleResync();
     // The Applications just listed are queued already: from now on only newly owned ones are.
@@ -123,26 +166,35 @@ export class Controller {
   }
 
   /**
-   * Stops taking work, lets in-flight reconciles finish (up to `deadlineMs`), stops the watches.
-   * Resolves true when everything in flight finished in time.
+   * Stops taking work, lets in-flight reconciles finish (up to `deadlineMs`; after that they are
+   * abandoned: their results are ignored), stops the watches. Resolves true when everything in
+   * flight finished in time. Idempotent; leaves no timer behind.
    */
   async stop(deadlineMs = 30_000): Promise<boolean> {
-    if (!this.running) return true;
-    this.running = false;
+    if (this.lifecycle !== 'running') { this.lifecycle = 'stopped'; return true; }
+    this.lifecycle = 'stopped';
+    this.stopped?.('stopped');
     this.cancelResync?.();
     this.cancelSweep?.();
     this.cancelShardWatch?.();
     this.queue.shutdown();
-    const finished = await Promise.race([
-      Promise.all(this.workers).then(() => true),
-      this.options.clock.sleep(deadlineMs).then(() => false),
-    ]);
     this.applications.stop();
-    for (const child of this.children.values()) child.informer.stop();
-    this.children.clear();
+    this.children.stop();
+    let cancelDeadline: (() => void) | undefined;
+    const finished = deadlineMs <= 0 && this.inFlight.size > 0 ? false : await Promise.race([
+      Promise.all(this.workers).then(() => true),
+      new Promise<boolean>((resolve) => { cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false)); }),
+    ]);
+    cancelDeadline?.();
+    this.abandoned = !finished;
     this.logger.info({ finished }, 'controller stopped');
     return finished;
   }
+
+  get running(): boolean { return this.lifecycle === 'running'; }
+
+  /** Whether `start` was ever called (a started Controller never starts again). */
+  get started(): boolean { return this.lifecycle !== 'new'; }
 
   /** Queues an Application for reconcile (e.g. from an HTTP callback). */
   enqueue(key: string): void { this.queue.add(key); }
@@ -150,7 +202,7 @@ export class Controller {
   get queueDepth(): number { return this.queue.depth; }
 
   /** Child kinds watched now (`apiVersion/kind`). */
-  get watchedKinds(): ReadonlyArray<string> { return [...this.children.keys()]; }
+  get watchedKinds(): ReadonlyArray<string> { return this.children.kinds; }
 
   /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
   get idle(): boolean { return this.queue.depth === 0 && this.inFlight.size === 0; }
@@ -158,20 +210,16 @@ export class Controller {
   private onApplicationEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
     if (event.type === 'DELETED') {
-      this.history.delete(key);
+      this.hotLoops.forget(key);
       this.options.hooks?.tokens.forget(event.object.metadata.namespace ?? 'default', event.object.metadata.name);
       this.scheduleSweep();
       return;
     }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
-    this.watchKindsOf(event.object as unknown as Application);
+    const decoded = decodedApplication(event.object);
+    if (E.isRight(decoded)) this.watchKindsOf(decoded.right);
     if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
-  }
-
-  private onChildEvent(event: InformerEvent): void {
-    const owner = ownerOf(event.object);
-    if (owner !== undefined) this.queue.add(owner);
   }
 
   /**
@@ -186,32 +234,19 @@ export class Controller {
   /** Stops watching child kinds no Application uses any more. */
   private sweepChildWatches(): void {
     const wanted = new Set<string>();
-    for (const application of this.applications.list()) {
-      for (const kind of kindsOf(application as unknown as Application)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
+    for (const object of this.applications.list()) {
+      const application = decodedApplication(object);
+      // An Application that does not decode names no kinds; watches holding its objects stay anyway (see sweep).
+      if (E.isRight(application)) for (const kind of kindsOf(application.right)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
-    for (const [key, child] of this.children) {
-      // A kind whose cache still holds our objects stays watched, so they can still be found and pruned.
-      if (!wanted.has(key) && child.informer.size === 0) { child.informer.stop(); this.children.delete(key); this.logger.debug({ kind: key }, 'stopped watching child kind'); }
-    }
+    this.children.sweep(wanted);
   }
 
   /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
   private watchKindsOf(application: Application): void {
     if (this.options.watchChildren === false) return;
-    for (const kind of kindsOf(application)) {
-      const key = `${kind.apiVersion}/${kind.kind}`;
-      if (this.children.has(key)) continue;
-      const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
-        clock: this.options.clock,
-        onEvent: (event) => this.onChildEvent(event),
-        relistEveryMs: this.options.resyncMs ?? 10 * 60_000,
-        onError: (error, phase) => this.apiError(error, `${key} ${phase}`),
-        indexBy: ownerOf,
-      });
-      this.children.set(key, { informer, kind });
-      void informer.start();
-      this.logger.debug({ kind: key }, 'watching child kind');
-    }
+    // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
+    this.children.watch(kindsOf(application).filter((kind) => scopeOf(this.scopes, kind) !== undefined));
   }
 
   private async work(): Promise<void> {
@@ -238,10 +273,15 @@ export class Controller {
     const [namespace, name] = key.split('/') as [string, string];
     const ref: ObjectRef = { ...APPLICATION_QUERY, namespace, name };
     const started = this.options.clock.now();
+    let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
-      this.scopes = await resolveScopes(cached as unknown as Application, this.scopes, this.options.cluster);
-      await this.childrenSynced(cached as unknown as Application);
+      const decoded = decodedApplication(cached);
+      if (E.isRight(decoded)) {
+        this.scopes = await resolveScopes(decoded.right, this.scopes, this.cluster);
+        // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
+        this.watchKindsOf(decoded.right);
+      }
     }
     // Ownership can be lost while waiting above: check again right before acting.
     if (!this.owns(key)) { this.drop(key); return; }
@@ -252,81 +292,26 @@ export class Controller {
       scopes: this.scopes,
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
-      planOptions: { ...(this.options.readiness ? { readiness: this.options.readiness } : {}), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) },
+      planOptions: { ...this.options.planOptions, ...(this.options.readiness ? { readiness: this.options.readiness } : {}), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) },
       readApplication: async (r) => E.right(O.fromNullable(this.applications.get(r.namespace, r.name))),
       readLive: (application, scopes) => (this.options.watchChildren === false
-        ? readLive(application, scopes, this.options.cluster, { perNamespace: true, ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) })
-        : this.readLive(application, scopes)),
-      guard: (application, plan) => this.guardHotLoop(key, application, plan),
+        ? readLive(application, scopes, this.cluster, { perNamespace: true, ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) })
+        : readLive(application, scopes, this.cluster, { cache: this.children.liveCache(), ...(this.options.tenancy ? { tenancy: this.options.tenancy } : {}) })),
+      guard: (application, plan, live) => { plannedAgainst = liveVersionsOf(live); return this.hotLoops.guard(key, application, plan, plannedAgainst); },
       onWritten: (object) => this.cacheWrite(object),
-      onDeleted: (deleted) => this.children.get(`${deleted.apiVersion}/${deleted.kind}`)?.informer.forget(deleted.namespace, deleted.name),
+      onDeleted: (deleted) => this.children.forget(deleted),
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
       ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
     }, this.queue.attempts(key) + 1);
+    this.hotLoops.record(key, result._tag === 'Gone' ? [] : result.execution?.done ?? [], plannedAgainst);
     this.finish(key, result, started);
-  }
-
-  private async childrenSynced(application: Application): Promise<void> {
-    this.watchKindsOf(application);
-    await Promise.all(kindsOf(application).map((kind) => this.children.get(`${kind.apiVersion}/${kind.kind}`)?.informer.synced));
-  }
-
-  /** Live objects from the caches; desired objects missing there (absent, or not ours) are read directly. */
-  private async readLive(application: Application, scopes: ScopeTable): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> {
-    const owner = ownerOfApplication(application);
-    const mark = `${owner.namespace}/${owner.name}`;
-    const found = new Map<string, Resource>();
-    const keyOf = (o: Resource): string => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
-    // Every watched kind, not only those the Application names now: a child of a kind since removed
-    // from the spec (and never recorded in status, say after a failed status write) must still be pruned.
-    for (const child of this.children.values()) {
-      for (const object of child.informer.byIndex(mark)) found.set(keyOf(object), object);
-    }
-    const manifest = Array.isArray(application.spec?.manifest) ? application.spec.manifest : [];
-    const readable = readableFor(application, this.options.tenancy);
-    for (const resource of manifest) {
-      if (scopeOf(scopes, resource) === undefined) continue;
-      const ref = identityOf(resource, scopes, owner.namespace);
-      if (!readable(ref)) continue;
-      const cachedObject = this.children.get(`${ref.apiVersion}/${ref.kind}`)?.informer.get(ref.namespace, ref.name);
-      if (cachedObject !== undefined) { found.set(keyOf(cachedObject), cachedObject); continue; }
-      const got = await this.options.cluster.get(ref)();
-      if (E.isLeft(got)) { if (got.left._tag === 'UnknownKind') continue; return got; }
-      if (O.isSome(got.right)) found.set(keyOf(got.right.value), got.right.value);
-    }
-    return E.right([...found.values()]);
   }
 
   /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */
   private cacheWrite(object: Resource): void {
     if (object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND) { this.applications.apply(object); return; }
-    this.children.get(`${object.apiVersion}/${object.kind}`)?.informer.apply(object);
-  }
-
-  /** Refuses to send the same patch again when another actor keeps undoing it (SPEC section 5). */
-  private guardHotLoop(key: string, application: Application, plan: Plan): Plan {
-    const now = this.options.clock.now();
-    const policy = this.options.hotLoop ?? defaultHotLoopPolicy;
-    const history = this.history.get(key) ?? [];
-    const contested = contestedPaths(history, plan, now, policy);
-    if (contested.length === 0) {
-      this.history.set(key, recordPatches(history, plan, now, policy));
-      return plan;
-    }
-    this.logger.warn({ key, contested }, 'hot loop: another actor keeps reverting observed fields');
-    return {
-      actions: [],
-      summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
-      status: {
-        ...plan.status,
-        conditions: conditionsFor({
-          verdict: { _tag: 'Stalled', reason: 'HotLoop', message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields` },
-          previous: application.status?.conditions, now: new Date(now).toISOString(), generation: application.metadata.generation,
-        }),
-      },
-      outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },
-    };
+    this.children.apply(object);
   }
 
   private finish(key: string, result: ReconcileResult, started: number): void {
@@ -337,8 +322,13 @@ export class Controller {
     for (const done of (result._tag === 'Gone' ? [] : result.execution?.done ?? [])) this.options.metrics?.actions.inc({ type: done.action.type });
     if (result._tag === 'Failed') {
       this.apiError(result.error, `reconcile ${key}`);
+      const failedOn = result.execution?.failure?.action;
+      if (result.error._tag === 'UnknownKind' && failedOn !== undefined) this.forgetScope(failedOn.ref);
       if (result.terminal) this.queue.forget(key);
       else this.queue.addRateLimited(key, result.retryAfterMs ?? 0);
+    } else if (result._tag === 'Done' && result.plan.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'UnknownKind') {
+      // Waiting for a CRD that may be installed any moment: retry soon, then less often, up to the plan's delay.
+      this.queue.addRateLimited(key, 0, result.plan.outcome.ms);
     } else {
       this.queue.forget(key);
       if (result._tag === 'Done' && result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
@@ -355,6 +345,18 @@ export class Controller {
     for (const failure of failures) this.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
   }
 
+  /**
+   * The server stopped serving a kind (its CRD was deleted): forget its scope, so the next plan
+   * says UnknownKind instead of retrying writes; discovery learns it again once it is served.
+   */
+  private forgetScope(kind: { readonly apiVersion: string; readonly kind: string }): void {
+    const key = scopeKey(kind.apiVersion, kind.kind);
+    if (!this.scopes.has(key) || builtinScopes.has(key)) return;
+    const scopes = new Map(this.scopes);
+    scopes.delete(key);
+    this.scopes = scopes;
+  }
+
   // --- sharding seam: everything the controller knows about shards is below ---
 
   private owns(key: string): boolean { return this.options.shard?.owns(key) ?? true; }
@@ -362,13 +364,16 @@ export class Controller {
   /** The cluster a reconcile of `key` writes through: with shards, every write re-checks ownership. */
   private clusterFor(key: string): Cluster {
     const shard = this.options.shard;
-    return shard === undefined ? this.options.cluster : fencedByOwnership(this.options.cluster, () => shard.owns(key), key);
+    return shard === undefined ? this.cluster : fencedByOwnership(this.cluster, () => shard.owns(key), key);
   }
 
-  /** Impersonating clients pass the same ownership fence as the operator's own writes. */
+  /** Impersonating clients pass the same fences as the operator's own writes (abandoned reconciles, shard ownership). */
   private childClustersFor(key: string, childClusterFor: NonNullable<ReconcileDeps['childClusterFor']>): NonNullable<ReconcileDeps['childClusterFor']> {
     const shard = this.options.shard;
-    return shard === undefined ? childClusterFor : wrapImpersonated(childClusterFor, (cluster) => fencedByOwnership(cluster, () => shard.owns(key), key));
+    return wrapImpersonated(childClusterFor, (cluster) => {
+      const current = fenced(cluster, () => !this.abandoned, 'this reconcile was abandoned when its Controller stopped');
+      return shard === undefined ? current : fencedByOwnership(current, () => shard.owns(key), key);
+    });
   }
 
   private drop(key: string): void {

@@ -122,6 +122,8 @@ export class Informer {
     const listed = await this.source.list(this.query)();
     if (this.stopped) return;
     if (E.isLeft(listed)) {
+      // A kind the server does not serve (any more: its CRD was deleted) has no objects.
+      if (listed.left._tag === 'UnknownKind') this.replace([]);
       this.options.onError?.(listed.left, 'list');
       this.retryLater(() => this.relist());
       return;
@@ -141,9 +143,11 @@ export class Informer {
     }
     for (const [key, item] of fresh) {
       const old = this.store.get(key);
+      // An unchanged object keeps its identity: per-object caches (the planner's, decoding) keep hitting.
+      if (old !== undefined && old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata.resourceVersion) continue;
       this.put(item);
       if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
-      else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
+      else this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
     }
   }
 
@@ -192,6 +196,8 @@ export class Informer {
     if (this.stopped) return;
     if (error !== undefined) this.options.onError?.(error, 'watch');
     if (error?._tag === 'Gone') { this.resourceVersion = undefined; void this.relist(); return; }
+    // The kind stopped being served: relist (with backoff) so the cache learns its objects are gone.
+    if (error?._tag === 'UnknownKind') this.resourceVersion = undefined;
     this.retryLater(() => (this.resourceVersion === undefined ? this.relist() : Promise.resolve(this.startWatch())));
   }
 

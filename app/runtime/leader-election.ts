@@ -1,6 +1,11 @@
 /**
- * Leader election on a `coordination.k8s.io/v1` Lease (client-go semantics): acquire when free or
- * expired, renew before the deadline, release on shutdown. Only the leader reconciles.
+ * Leader election on a `coordination.k8s.io/v1` Lease, judged by local time only (client-go's
+ * approach): a rival's lease counts as expired `leaseDuration` after this process last *observed* it
+ * change (a new resourceVersion), measured on this process's monotonic clock — never by comparing
+ * the lease's `renewTime` with the local clock, so clock skew between replicas cannot elect two leaders.
+ * The leader's own lease is valid `leaseDuration` after it *sent* its last successful renewal; the
+ * write fence (`mayWrite`) closes a safety margin earlier, so a leader that was paused (SIGSTOP, a long
+ * GC) refuses its next write instead of finding out at its next renewal.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
@@ -9,16 +14,23 @@ import { silentLogger, type Logger } from './logger.js';
 
 export type LeaderElectionOptions = {
   readonly cluster: ClusterReader & ClusterWriter;
+  /** Timers (retry period). */
   readonly clock: Clock;
+  /** A monotonic reading in ms (default `clock.now`; the CLI passes `performance.now`). Only differences are used. */
+  readonly monotonic?: () => number;
   readonly namespace: string;
   readonly name: string;
   readonly identity: string;
   /** How long a lease is valid without renewal (default 15 s). */
   readonly leaseDurationMs?: number;
+  /** A leader that could not renew for this long stops leading (default 10 s; less than the lease duration). */
+  readonly renewDeadlineMs?: number;
   /** How often to try to acquire or renew (default 2 s). */
   readonly retryPeriodMs?: number;
+  /** Writes stop this long before the lease could expire for others: covers a write's transit time (default 2 s, at most a fifth of the lease). */
+  readonly fenceMarginMs?: number;
   readonly onStartedLeading: () => void;
-  /** Called once when leadership is lost or released; the process should stop reconciling. */
+  /** Called once per term when leadership is lost or released; the process should stop reconciling. */
   readonly onStoppedLeading: () => void;
   readonly logger?: Logger;
 };
@@ -27,42 +39,72 @@ type LeaseSpec = { holderIdentity?: string | null; leaseDurationSeconds?: number
 
 const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
 
+/** What a lease looked like when last read, and when (monotonic) that version was first seen. */
+type Observation = { readonly version: string; readonly holder: string; readonly durationMs: number; readonly at: number };
+
 export class LeaderElector {
   private leading = false;
   private stopped = false;
   private cancel: (() => void) | undefined;
-  private lastRenew = 0;
+  /** Monotonic time at which the last successful renewal was sent. */
+  private renewedAt = Number.NEGATIVE_INFINITY;
+  private observed: Observation | undefined;
+  private readonly monotonic: () => number;
 
-  constructor(private readonly options: LeaderElectionOptions) {}
+  constructor(private readonly options: LeaderElectionOptions) {
+    this.monotonic = options.monotonic ?? (() => options.clock.now());
+  }
 
   get isLeader(): boolean { return this.leading; }
+
+  /**
+   * Whether this process may write now: it leads and its last renewal was sent less than the
+   * lease duration minus the fence margin ago (by its own monotonic clock). Checked before every write.
+   */
+  mayWrite(): boolean {
+    return this.leading && !this.stopped && this.monotonic() - this.renewedAt < this.durationMs - this.fenceMarginMs;
+  }
 
   /** Starts trying to acquire; keeps renewing while leading. */
   start(): void { void this.tick(); }
 
-  /** Stops; releases the lease when held so another instance takes over at once. */
+  /** Stops; releases the lease when held so another instance takes over at once (ReleaseOnCancel). */
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     this.cancel?.();
     if (this.leading) {
-      await this.write((spec) => ({ ...spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.options.clock.now()) }), true);
       this.lose('released');
+      await this.release();
     }
+  }
+
+  /** Gives up leadership now (the work it leads could not start) and releases the lease; keeps campaigning. */
+  abdicate(): void {
+    if (!this.leading) return;
+    this.lose('the controller could not start');
+    void this.release();
   }
 
   private get durationMs(): number { return this.options.leaseDurationMs ?? 15_000; }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const ok = await this.tryAcquireOrRenew();
+    const sentAt = this.monotonic();
+    const ok = await this.tryAcquireOrRenew(sentAt);
+    if (this.stopped) return;
     if (ok) {
-      this.lastRenew = this.options.clock.now();
+      this.renewedAt = sentAt;
       if (!this.leading) { this.leading = true; (this.options.logger ?? silentLogger).info({ identity: this.options.identity }, 'became leader'); this.options.onStartedLeading(); }
-    } else if (this.leading && this.options.clock.now() - this.lastRenew > this.durationMs * 2 / 3) {
-      this.lose('could not renew the lease in time');
+    } else if (this.leading && (this.observed?.holder !== this.options.identity || this.monotonic() - this.renewedAt > this.renewDeadlineMs)) {
+      this.lose(this.observed?.holder !== this.options.identity ? `the lease is held by ${this.observed?.holder || 'nobody'}` : 'could not renew the lease in time');
     }
     if (!this.stopped) this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
   }
+
+  private get fenceMarginMs(): number { return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5); }
+
+  private get renewDeadlineMs(): number { return this.options.renewDeadlineMs ?? Math.round(this.durationMs * 2 / 3); }
 
   private lose(why: string): void {
     if (!this.leading) return;
@@ -75,42 +117,57 @@ export class LeaderElector {
     return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, name: this.options.name };
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
-    const now = this.options.clock.now();
+  /** Remembers the lease as read; a new version restarts the rival's lease period at `now` (local time). */
+  private observe(lease: Resource, now: number): Observation {
+    const spec = (lease.spec ?? {}) as LeaseSpec;
+    const version = lease.metadata.resourceVersion ?? '';
+    if (this.observed?.version !== version) {
+      this.observed = { version, holder: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '', durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, at: now };
+    }
+    return this.observed;
+  }
+
+  private async tryAcquireOrRenew(now: number): Promise<boolean> {
+    const wall = this.options.clock.now();
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current)) return this.failed(current.left);
+    // An answer that took longer than the fence margin (a paused process, a stalled connection) may be
+    // stale: act on the next, fresh read instead (the update's resourceVersion would reject it anyway).
+    if (this.monotonic() - now > this.fenceMarginMs) return false;
     if (O.isNone(current.right)) {
       const created = await this.options.cluster.create({
         ...this.ref(), metadata: { name: this.options.name, namespace: this.options.namespace },
-        spec: { holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+        spec: { holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(wall), renewTime: microTime(wall), leaseTransitions: 0 },
       } as unknown as Resource)();
-      return E.isRight(created) || this.failed(created.left);
+      if (E.isLeft(created)) return this.failed(created.left);
+      this.observe(created.right, now);
+      return true;
     }
     const lease = current.right.value;
+    const seen = this.observe(lease, now);
+    const mine = seen.holder === this.options.identity;
+    if (seen.holder !== '' && !mine && this.monotonic() < seen.at + seen.durationMs) return false;
     const spec = (lease.spec ?? {}) as LeaseSpec;
-    const held = typeof spec.holderIdentity === 'string' && spec.holderIdentity !== '';
-    const renewedAt = spec.renewTime ? Date.parse(spec.renewTime) : 0;
-    const expired = renewedAt + (spec.leaseDurationSeconds ?? 0) * 1000 < now;
-    if (held && spec.holderIdentity !== this.options.identity && !expired) return false;
-    const mine = spec.holderIdentity === this.options.identity;
-    return this.update(lease, {
-      ...spec, holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), renewTime: microTime(now),
-      ...(mine ? {} : { acquireTime: microTime(now), leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
-    });
+    const updated = await this.options.cluster.update({
+      ...lease,
+      spec: {
+        ...spec, holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), renewTime: microTime(wall),
+        ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+      },
+    } as unknown as Resource)();
+    if (E.isLeft(updated)) return this.failed(updated.left);
+    this.observe(updated.right, now);
+    return true;
   }
 
-  /** Optimistic concurrency: the update carries the resourceVersion read, so a rival's write wins. */
-  private async update(lease: Resource, spec: LeaseSpec): Promise<boolean> {
-    const updated = await this.options.cluster.update({ ...lease, spec } as unknown as Resource)();
-    return E.isRight(updated) || this.failed(updated.left);
-  }
-
-  private async write(change: (spec: LeaseSpec) => LeaseSpec, onlyIfMine: boolean): Promise<void> {
+  /** Gives the lease up (holder cleared, 1 s duration) when it is still ours; optimistic concurrency protects a rival's. */
+  private async release(): Promise<void> {
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current) || O.isNone(current.right)) return;
     const spec = (current.right.value.spec ?? {}) as LeaseSpec;
-    if (onlyIfMine && spec.holderIdentity !== this.options.identity) return;
-    await this.update(current.right.value, change(spec));
+    if (spec.holderIdentity !== this.options.identity) return;
+    const released = await this.options.cluster.update({ ...current.right.value, spec: { ...spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.options.clock.now()) } } as unknown as Resource)();
+    if (E.isLeft(released)) this.failed(released.left);
   }
 
   private failed(error: ClusterError): false {

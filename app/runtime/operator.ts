@@ -3,13 +3,15 @@
  * `app/cli` builds it from flags; embedders call `startOperator` directly.
  */
 import { createServer, type Server } from 'node:http';
-import type { Clock, Cluster, ScopeTable, TenancyPolicy } from '../../core/index.js';
+import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable, TenancyPolicy } from '../../core/index.js';
 import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import { LeaderElector } from './leader-election.js';
+import { wrapImpersonated } from '../reconcile/child-access.js';
+import { fenced } from './write-fence.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
@@ -25,14 +27,23 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
   readonly resyncMs?: number;
   readonly namespace?: string;
   readonly readiness?: 'kstatus' | 'existence';
+  /** Passed to every plan (requeue delays, …). */
+  readonly planOptions?: PlanOptions;
+  readonly hotLoop?: HotLoopPolicy;
   /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
-  readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly retryPeriodMs?: number };
+  readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly renewDeadlineMs?: number; readonly retryPeriodMs?: number; readonly fenceMarginMs?: number };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
-  /** Leadership was lost (not released): the CLI exits so a fresh process starts clean. */
+  /** Leadership was lost (not released): the CLI exits so a fresh process starts clean; without it, a fresh Controller starts when leadership is regained. */
   readonly onLostLeadership?: () => void;
+  /** Monotonic ms for lease validity (default `clock.now`; the CLI passes `performance.now`). */
+  readonly monotonic?: () => number;
+  /** How long in-flight reconciles may finish after leadership is lost (default 5 s; then abandoned). */
+  readonly stopDeadlineMs?: number;
+  /** How long the Applications' first list may take (default 2 min). */
+  readonly cacheSyncTimeoutMs?: number;
   /** Hook callbacks (SPEC section 6); without it Applications with hooks get no tokens and no callbacks are served. */
   readonly hooks?: {
     /** Base URL workloads call back (the operator Service, e.g. `http://kreconcile.kreconcile-system.svc:8080`). */
@@ -51,6 +62,7 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
 };
 
 export type Operator = {
+  /** The controller of the current (or last) leadership term; a new one starts each time leadership is gained. */
   readonly controller: Controller;
   readonly metrics: Metrics;
   /** Where the HTTP endpoints listen, when enabled. */
@@ -62,31 +74,61 @@ export type Operator = {
   stop(deadlineMs?: number): Promise<boolean>;
 };
 
+/**
+ * Starts the operator.
+ * Guarantees (with leader election): a Controller runs only while this process leads, and its
+ * writes pass a fence that refuses them as soon as the lease cannot be proven valid; losing the
+ * lease stops that Controller at once (in-flight reconciles get `stopDeadlineMs`, then are
+ * abandoned — their writes are refused by the fence anyway); gaining it again starts a fresh one.
+ */
 export const startOperator = async (options: OperatorOptions): Promise<Operator> => {
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? createMetrics();
   const hooks = options.hooks === undefined ? undefined : { callbackUrl: options.hooks.callbackUrl, tokens: new HookTokens(), ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }) };
   const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
-  const { hooks: _hookOptions, tosca: _toscaOptions, sharding: _shardingOptions, ...controllerOptions } = options;
+  const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, sharding: _shardingOptions, ...controllerOptions } = options;
   const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
-  const controller = new Controller({ ...controllerOptions, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }) });
+  let elector: LeaderElector | undefined;
+  const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease');
+  // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
+  const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
+    ? options.childClusterFor
+    : wrapImpersonated(options.childClusterFor, (child) => fenced(child, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease'));
+  const newController = (): Controller => new Controller({
+    ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+    ...(childClusterFor === undefined ? {} : { childClusterFor }),
+  });
+  let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
     // Callers are checked against the in-memory tokens first: no API call per unauthenticated request.
+    // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
     cluster: options.cluster, now: () => options.clock.now(), logger, tokens: hooks.tokens,
     ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
     onAccepted: (key) => controller.enqueue(key),
   });
   let ready = false;
   let stopping = false;
-  const elector = options.leaderElection === undefined ? undefined : new LeaderElector({
-    ...options.leaderElection, cluster: options.cluster, clock: options.clock, logger,
-    onStartedLeading: () => { metrics.leader.set(1); void controller.start().then(() => { ready = true; }); },
-    onStoppedLeading: () => {
-      metrics.leader.set(0);
-      void controller.stop();
-      if (!stopping) options.onLostLeadership?.();
-    },
-  });
+  const startTerm = async (): Promise<void> => {
+    // Each term runs a fresh Controller: a stopped one never starts again.
+    if (controller.started) controller = newController();
+    const term = controller;
+    try { await term.start(); ready = true; } catch (error) {
+      logger.error({ err: String(error) }, 'controller did not start');
+      elector?.abdicate();
+    }
+  };
+  if (options.leaderElection !== undefined) {
+    elector = new LeaderElector({
+      ...options.leaderElection, cluster: options.cluster, clock: options.clock, logger,
+      ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
+      onStartedLeading: () => { metrics.leader.set(1); void startTerm(); },
+      onStoppedLeading: () => {
+        metrics.leader.set(0);
+        void controller.stop(options.stopDeadlineMs ?? 5_000);
+        if (!stopping) options.onLostLeadership?.();
+      },
+    });
+  }
   // Callbacks are served before reconciles start: the first Secrets name this endpoint.
   const separate = callbacks !== undefined && options.hooks?.listen !== undefined;
   const callbackServer: CallbackServer | undefined = separate && options.hooks?.listen !== undefined && callbacks !== undefined
@@ -99,7 +141,8 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
-    controller, metrics,
+    get controller() { return controller; },
+    metrics,
     ...(address === undefined ? {} : { address }),
     ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
     isLeader: () => elector?.isLeader ?? true,

@@ -57,11 +57,11 @@ export class WorkQueue {
     entry.cancel = this.clock.setTimer(ms, () => this.fire(key));
   }
 
-  /** Requeues after a failure: exponential backoff per key, at least `retryAfterMs`. Returns the delay. */
-  addRateLimited(key: string, retryAfterMs = 0): number {
+  /** Requeues after a failure: exponential backoff per key (at most `capMs` when given), at least `retryAfterMs`. Returns the delay. */
+  addRateLimited(key: string, retryAfterMs = 0, capMs = Number.POSITIVE_INFINITY): number {
     const attempt = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, attempt);
-    const delay = Math.max(backoffDelay(attempt, this.options.random(), this.options.backoff ?? defaultBackoff), retryAfterMs);
+    const delay = Math.max(Math.min(capMs, backoffDelay(attempt, this.options.random(), this.options.backoff ?? defaultBackoff)), retryAfterMs);
     this.addAfter(key, delay);
     return delay;
   }

@@ -1,42 +1,117 @@
 /**
- * Hot-loop guard (SPEC section 5): when the same resource is patched with the same operations
- * again and again within a window, another actor is fighting us; stop and say where.
+ * Hot-loop guard (SPEC section 5): when a patch that *succeeded* keeps being undone by someone
+ * else — the same patch is needed again, and the object has a version we did not write — another
+ * actor is fighting us; stop and say where. Patches that failed (errors, timeouts, an API server
+ * restart) are never recorded, so retries cannot look like a fight.
  */
-import { refKey } from '../model/resource.js';
-import type { Plan, PatchAction } from '../plan/types.js';
+import { refKey, type Resource } from '../model/resource.js';
+import type { Action, PatchAction, Plan } from '../plan/types.js';
+import type { Application } from '../model/application.js';
+import { conditionsFor } from './conditions.js';
 
-/** One patch we sent: which resource, a fingerprint of its operations, when (ms). */
-export type PatchRecord = { readonly resource: string; readonly fingerprint: string; readonly at: number; readonly paths: ReadonlyArray<string> };
+/**
+ * One patch that succeeded: which resource, a fingerprint of its operations, when (ms), the
+ * object's version it was planned against and the version it wrote.
+ */
+export type PatchRecord = {
+  readonly resource: string;
+  readonly fingerprint: string;
+  readonly at: number;
+  readonly paths: ReadonlyArray<string>;
+  readonly plannedAgainst?: string;
+  readonly wrote?: string;
+};
 
 export type HotLoopPolicy = {
   /** How far back to look (ms). */
   readonly windowMs: number;
-  /** How many identical patches within the window make a hot loop. */
+  /** A patch undone by someone else this many times minus one, and needed again, is a hot loop. */
   readonly threshold: number;
 };
 
 export const defaultHotLoopPolicy: HotLoopPolicy = { windowMs: 5 * 60_000, threshold: 5 };
 
-const recordOf = (action: PatchAction, at: number): PatchRecord => ({
-  resource: refKey(action.ref),
-  fingerprint: JSON.stringify(action.patch),
-  at,
-  paths: action.changes.map((change) => change.path),
-});
+/** An action that was carried out, with the server's answer when there was one. */
+export type ActionResult = { readonly action: Action; readonly response?: Resource };
 
-/** The history with this plan's patches added and records older than the window dropped. */
-export const recordPatches = (history: ReadonlyArray<PatchRecord>, plan: Plan, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy): ReadonlyArray<PatchRecord> => [
+/** The resourceVersion of every live object, by `refKey`: what plans are made against. */
+export type LiveVersions = ReadonlyMap<string, string>;
+
+export const liveVersionsOf = (live: ReadonlyArray<Resource>): LiveVersions =>
+  new Map(live.flatMap((object) => (object.metadata.resourceVersion === undefined ? [] : [[refKey({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace, name: object.metadata.name }), object.metadata.resourceVersion] as const])));
+
+const fingerprintOf = (action: PatchAction): string => JSON.stringify(action.patch);
+
+const patchesOf = (plan: Plan): ReadonlyArray<PatchAction> => plan.actions.filter((action): action is PatchAction => action.type === 'patch');
+
+/**
+ * The history with the patches that succeeded (`done`, in an execution) added, each with the
+ * version it was planned against and the version its response carries; records older than the
+ * window are dropped.
+ */
+export const recordPatches = (
+  history: ReadonlyArray<PatchRecord>, done: ReadonlyArray<ActionResult>, plannedAgainst: LiveVersions, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy,
+): ReadonlyArray<PatchRecord> => [
   ...history.filter((record) => now - record.at <= policy.windowMs),
-  ...plan.actions.filter((action): action is PatchAction => action.type === 'patch').map((action) => recordOf(action, now)),
+  ...done.flatMap(({ action, response }): ReadonlyArray<PatchRecord> => {
+    if (action.type !== 'patch') return [];
+    const resource = refKey(action.ref);
+    const before = plannedAgainst.get(resource);
+    const wrote = response?.metadata.resourceVersion;
+    return [{ resource, fingerprint: fingerprintOf(action), at: now, paths: action.changes.map((change) => change.path), ...(before === undefined ? {} : { plannedAgainst: before }), ...(wrote === undefined ? {} : { wrote }) }];
+  }),
 ];
 
 /**
- * The contested `resource: path` strings when executing `plan` would repeat a patch that was
- * already sent `threshold - 1` times within the window; empty when there is no hot loop.
+ * How often the patch recorded in `records` (same resource and operations, oldest first) was undone
+ * by someone else: each record whose successor — the next record, or `now` the plan at hand — was
+ * planned against a version other than the one that record wrote.
  */
-export const contestedPaths = (history: ReadonlyArray<PatchRecord>, plan: Plan, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy): ReadonlyArray<string> =>
-  plan.actions
-    .filter((action): action is PatchAction => action.type === 'patch')
-    .map((action) => recordOf(action, now))
-    .filter((record) => history.filter((past) => now - past.at <= policy.windowMs && past.resource === record.resource && past.fingerprint === record.fingerprint).length + 1 >= policy.threshold)
-    .flatMap((record) => record.paths.map((path) => `${record.resource.split('|').slice(1).filter(Boolean).join('/')}: ${path}`));
+const undoneCount = (records: ReadonlyArray<PatchRecord>, currentVersion: string | undefined): number =>
+  records.filter((record, index) => {
+    const nextVersion = index + 1 < records.length ? records[index + 1]?.plannedAgainst : currentVersion;
+    return record.wrote !== undefined && nextVersion !== undefined && nextVersion !== record.wrote;
+  }).length;
+
+/**
+ * The contested `resource: path` strings when `plan` would repeat a patch that succeeded and was
+ * undone by someone else `threshold - 1` times within the window; empty when there is no hot loop.
+ */
+export const contestedPaths = (history: ReadonlyArray<PatchRecord>, plan: Plan, live: LiveVersions, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy): ReadonlyArray<string> =>
+  patchesOf(plan).flatMap((action) => {
+    const resource = refKey(action.ref);
+    const fingerprint = fingerprintOf(action);
+    const same = history.filter((past) => now - past.at <= policy.windowMs && past.resource === resource && past.fingerprint === fingerprint);
+    if (undoneCount(same, live.get(resource)) + 1 < policy.threshold) return [];
+    return action.changes.map((change) => `${resource.split('|').slice(1).filter(Boolean).join('/')}: ${change.path}`);
+  });
+
+/**
+ * The plan to run: `plan` itself, or — when it would repeat a contested patch — a plan without
+ * actions that marks the Application Stalled (HotLoop) and looks again after the window.
+ */
+export const guardHotLoop = (args: {
+  readonly history: ReadonlyArray<PatchRecord>;
+  readonly plan: Plan;
+  readonly application: Application;
+  readonly live: LiveVersions;
+  readonly now: number;
+  readonly policy?: HotLoopPolicy;
+}): { readonly plan: Plan; readonly contested: ReadonlyArray<string> } => {
+  const policy = args.policy ?? defaultHotLoopPolicy;
+  const contested = contestedPaths(args.history, args.plan, args.live, args.now, policy);
+  if (contested.length === 0) return { plan: args.plan, contested };
+  const stalled: Plan = {
+    actions: [],
+    summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
+    status: {
+      ...args.plan.status,
+      conditions: conditionsFor({
+        verdict: { _tag: 'Stalled', reason: 'HotLoop', message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields` },
+        previous: args.application.status?.conditions, now: new Date(args.now).toISOString(), generation: args.application.metadata.generation,
+      }),
+    },
+    outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },
+  };
+  return { plan: stalled, contested };
+};

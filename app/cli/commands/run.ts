@@ -78,7 +78,8 @@ Examples:
 
 Progress goes to stdout (one line per reconcile that acted); logs go to stderr (JSON, or
 readable on a terminal). SIGTERM/SIGINT stop taking work, finish in-flight reconciles within
---shutdown-deadline and release the leader lease.
+--shutdown-deadline and release the leader lease. A replica that loses the lease exits at
+once with code 1 (its writes are fenced from that moment) and is restarted clean; see docs/runtime.md.
 
 ${EXIT_CODES_HELP}
 `;
@@ -252,6 +253,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ready.set(key, result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
     if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
   };
+  let lostLeadership: (() => void) | undefined;
+  const lost = new Promise<'lost'>((resolve) => { lostLeadership = () => resolve('lost'); });
   let operator: Operator;
   try {
     operator = await startOperator({
@@ -262,7 +265,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
       ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } } : {}),
       ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
-      onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); void operator.stop(deadlineMs); },
+      // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
+      onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); lostLeadership?.(); },
+      monotonic: () => performance.now(),
+      stopDeadlineMs: deadlineMs,
       hooks: hooks.right,
       tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
       ...impersonation,
@@ -282,8 +288,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     // Convergence may have happened while the operator was still starting its listeners.
     if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
   });
-  await new Promise<void>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve(); }); });
+  const signalled = new Promise<'signal'>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve('signal'); }); });
+  const why = await Promise.race([signalled, lost]);
+  // After a lost lease the Controller is already stopping (its writes are fenced): wait at most the deadline.
   const finished = await operator.stop(deadlineMs);
+  if (why === 'lost') { io.stdout.write('lost leadership: exited\n'); return; }
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 

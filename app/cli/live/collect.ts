@@ -9,12 +9,12 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, getIn, groupOf, isJsonArray, isJsonObject, isOwnedBy, MANAGED_BY_LABEL, MANAGED_BY_VALUE,
+  APPLICATION_API_VERSION, APPLICATION_KIND, getIn, groupOf, isJsonArray, isJsonObject,
   scopeOf, uniqueResources, showClusterError, withCrdScopes,
   type Application, type ClusterError, type ClusterReader, type JsonObject, type ObjectRef, type Resource, type ScopeTable,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
-import { desiredRefs } from '../planning/live-objects.js';
+import { readLive } from '../../reconcile/live-reader.js';
 import { scopesFor } from '../planning/scopes.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
@@ -77,25 +77,17 @@ const applicationRef = (application: Application): ObjectRef => ({
   apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: application.metadata.namespace ?? 'default', name: application.metadata.name,
 });
 
-const ownedObjects = (reader: ClusterReader, application: Application, kinds: ReadonlyArray<Kind>): Read<ReadonlyArray<Resource>> => {
-  const owner = { namespace: application.metadata.namespace ?? 'default', name: application.metadata.name };
-  return pipe(
-    flat(kinds.map((kind) => listObjects(reader, kind, `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`))),
-    TE.map((objects) => objects.filter((object) => isOwnedBy(object, owner))),
-  );
-};
-
 const collectFor = (reader: ClusterReader, application: Application, scopes: ScopeTable): Read<ReadonlyArray<Resource>> => pipe(
   getObject(reader, applicationRef(application)),
   TE.chain((recorded) => {
-    // Kinds of the desired resources, and of those the operator handled before (removed from the spec since).
+    // The kinds the operator handled before (removed from the spec since) are read too: the runtime's live reader does the same with the status.
     const handled = recorded.flatMap((object) => [...statusList(object, 'lastObservedManifest'), ...statusList(object, 'lastAppliedManifest')]);
-    const kinds = distinctKinds([...(application.spec.manifest ?? []), ...handled]);
-    return flat([
-      TE.right(recorded),
-      flat(desiredRefs(application, scopes).map((ref) => getObject(reader, ref))),
-      ownedObjects(reader, application, kinds),
-    ]);
+    const view: Application = { ...application, status: { lastObservedManifest: handled } };
+    return pipe(
+      () => readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader),
+      TE.mapLeft(failure),
+      TE.map((live) => [...recorded, ...live]),
+    );
   }),
 );
 

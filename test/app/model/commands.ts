@@ -10,7 +10,8 @@ import { drive } from '../../../app/testing/drive.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, setIn, type Resource } from './helpers.js';
 import { APP_NAMES, NAMESPACES, apiVersionOf, applicationOf, childrenArbitrary, observedFieldOf, type AppSpec, type Child } from './world.js';
 
-export type Model = { apps: Map<string, AppSpec>; annotations: Map<string, string>; touches: number };
+/** `observedEdits`: how often another actor changed an observed field (the only thing a hot loop may come from). */
+export type Model = { apps: Map<string, AppSpec>; annotations: Map<string, string>; touches: number; observedEdits?: number };
 /** What the shared commands need of the system under test. */
 export type World = { cluster: MemoryCluster; clock: ManualClock };
 
@@ -87,7 +88,7 @@ export class EditChild<R extends World = World> implements fc.AsyncCommand<Model
       ? setIn(live, observedFieldOf(child).path, observedFieldOf(child).value)
       : setIn(live, ['metadata', 'annotations', 'other.example/touched'], touch);
     const updated = await drive(r.clock, r.cluster.update(edited as Resource)());
-    if (this.observed) return;
+    if (this.observed) { m.observedEdits = (m.observedEdits ?? 0) + 1; return; }
     const stored = E.isRight(updated) ? updated.right : await truth(r, { apiVersion: apiVersionOf(child.kind), kind: child.kind, namespace: spec.namespace, name: child.name });
     if ((stored?.metadata.annotations as Record<string, string> | undefined)?.['other.example/touched'] === touch) m.annotations.set(`${child.kind}/${spec.namespace}/${child.name}`, touch);
   }

@@ -61,7 +61,7 @@ export const observedFieldOf = (child: Child): { readonly path: ReadonlyArray<st
 };
 
 /** Checks the world once quiet; returns the problems found (empty = converged). */
-export const problems = (cluster: MemoryCluster, apps: ReadonlyMap<string, AppSpec>, foreignAnnotations: ReadonlyMap<string, string>): ReadonlyArray<string> => {
+export const problems = (cluster: Pick<MemoryCluster, 'objects'>, apps: ReadonlyMap<string, AppSpec>, foreignAnnotations: ReadonlyMap<string, string>): ReadonlyArray<string> => {
   const objects = cluster.objects();
   const found: string[] = [];
   const key = (o: { kind: string; metadata: { namespace?: string; name: string } }): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;

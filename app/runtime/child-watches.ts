@@ -1,0 +1,90 @@
+/**
+ * The child-watch lifecycle: one informer per child kind, started on demand when an Application
+ * names the kind, stopped by a sweep once no Application uses it and its cache holds nothing of ours.
+ * Its caches are what the live reader reads (only synced ones). Started implicitly, stopped once.
+ */
+import {
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, ownerMark, ownerOf,
+  type Clock, type ClusterError, type ClusterReader, type ObjectRef, type Resource, type WatchSource,
+} from '../../core/index.js';
+import type { LiveCache } from '../reconcile/live-reader.js';
+import { Informer } from './informer.js';
+import type { Logger } from './logger.js';
+
+export type Kind = { readonly apiVersion: string; readonly kind: string };
+
+export type ChildWatchesOptions = {
+  readonly cluster: ClusterReader & WatchSource;
+  readonly clock: Clock;
+  /** Full relist this often (0 = never). */
+  readonly relistEveryMs: number;
+  readonly logger: Logger;
+  /** A child carrying an owner mark (`namespace/name`) changed. */
+  readonly onOwnedChange: (owner: string) => void;
+  readonly onError: (error: ClusterError, where: string) => void;
+  /** The server answered that it does not serve this kind (its CRD is gone). */
+  readonly onUnserved: (kind: Kind) => void;
+};
+
+const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
+
+export class ChildWatches {
+  private readonly informers = new Map<string, Informer>();
+  private stopped = false;
+
+  constructor(private readonly options: ChildWatchesOptions) {}
+
+  /** Kinds watched now (`apiVersion/kind`). */
+  get kinds(): ReadonlyArray<string> { return [...this.informers.keys()]; }
+
+  /** Starts watching each of `kinds` not watched yet (never waits for a cache to sync). */
+  watch(kinds: ReadonlyArray<Kind>): void {
+    if (this.stopped) return;
+    for (const kind of kinds) {
+      const key = keyOf(kind);
+      if (this.informers.has(key)) continue;
+      const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
+        clock: this.options.clock,
+        onEvent: (event) => { const owner = ownerOf(event.object); if (owner !== undefined) this.options.onOwnedChange(owner); },
+        relistEveryMs: this.options.relistEveryMs,
+        onError: (error, phase) => { this.options.onError(error, `${key} ${phase}`); if (error._tag === 'UnknownKind') this.options.onUnserved(kind); },
+        indexBy: ownerOf,
+      });
+      this.informers.set(key, informer);
+      void informer.start();
+      this.options.logger.debug({ kind: key }, 'watching child kind');
+    }
+  }
+
+  /** Stops watching kinds not `wanted` whose cache holds nothing (objects still cached stay findable, to be pruned). */
+  sweep(wanted: ReadonlySet<string>): void {
+    for (const [key, informer] of this.informers) {
+      // Unsynced caches are empty because they know nothing yet, not because nothing is there.
+      if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
+      informer.stop();
+      this.informers.delete(key);
+      this.options.logger.debug({ kind: key }, 'stopped watching child kind');
+    }
+  }
+
+  /** The synced caches as the live reader sees them. */
+  liveCache(): LiveCache {
+    return {
+      kind: (kind) => { const informer = this.informers.get(keyOf(kind)); return informer?.hasSynced === true ? informer : undefined; },
+      ownedBy: (owner) => [...this.informers.values()].flatMap((informer) => (informer.hasSynced ? informer.byIndex(ownerMark(owner)) : [])),
+    };
+  }
+
+  /** Read-your-own-writes: a write's answer goes into its kind's cache. */
+  apply(object: Resource): void { this.informers.get(keyOf(object))?.apply(object); }
+
+  /** Read-your-own-writes for deletions. */
+  forget(ref: ObjectRef): void { this.informers.get(keyOf(ref))?.forget(ref.namespace, ref.name); }
+
+  /** Stops every watch for good. Idempotent. */
+  stop(): void {
+    this.stopped = true;
+    for (const informer of this.informers.values()) informer.stop();
+    this.informers.clear();
+  }
+}

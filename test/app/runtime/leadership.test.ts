@@ -1,0 +1,138 @@
+/**
+ * Leadership between two operator replicas on the in-memory cluster, in virtual time: replicas whose
+ * wall clocks disagree by minutes never lead together; a partitioned leader loses the lease and a
+ * standby takes over; the old leader regains it later and reconciles with a fresh Controller; a
+ * leader paused (as by SIGSTOP) past its lease writes nothing after it resumes.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { Controller } from '../../../app/runtime/controller.js';
+import { startOperator, type Operator } from '../../../app/runtime/operator.js';
+import { getIn, type Resource } from '../../../core/index.js';
+import { appRef } from '../model/commands.js';
+import { applicationOf, type AppSpec } from '../model/world.js';
+import { Replica } from './replica.js';
+
+const run = async (clock: ManualClock, ms: number, step = 100, each?: () => void): Promise<void> => {
+  for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); each?.(); }
+  await flushMicrotasks();
+};
+
+const start = (replica: Replica, identity: string): Promise<Operator> => startOperator({
+  cluster: replica.cluster, clock: replica.clock, random: () => 0.5, resyncMs: 60_000, stopDeadlineMs: 1_000,
+  leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity },
+});
+
+const spec = (mode: string): AppSpec => ({ namespace: 'default', name: 'shop', children: [
+  { kind: 'ConfigMap', name: 'shop-config', data: { mode } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode } }, { kind: 'Service', name: 'shop-web', port: 80 },
+] });
+
+const configMode = async (server: MemoryCluster): Promise<unknown> => {
+  const got = await server.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shop-config' })();
+  return E.isRight(got) && O.isSome(got.right) ? getIn(got.right.value, ['data', 'mode']) : undefined;
+};
+
+const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
+  const current = await server.get(appRef('default', 'shop'))();
+  if (E.isLeft(current) || O.isNone(current.right)) throw new Error('no Application');
+  const updated = await server.update({ ...current.right.value, spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec } as Resource)();
+  if (E.isLeft(updated)) throw new Error('update failed');
+};
+
+describe('leader election between replicas', () => {
+  it('survives minutes of clock skew, hands over on partition, and lets the old leader lead again later', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 5, workloads: true });
+    // A's wall clock is a minute behind, B's a minute and a half ahead: comparing renewTime with the
+    // local clock would make B take A's lease at once.
+    const a = new Replica(clock, server, -60_000);
+    const b = new Replica(clock, server, 90_000);
+    let together = 0;
+    const watch = (): void => { if (operatorA.isLeader() && operatorB.isLeader()) together++; };
+    const operatorA = await start(a, 'a');
+    await run(clock, 3_000);
+    expect(operatorA.isLeader()).toBe(true);
+    const operatorB = await start(b, 'b');
+    await server.create(applicationOf(spec('one')))();
+    await run(clock, 60_000, 100, watch);
+    expect(operatorB.isLeader()).toBe(false);
+    expect(await configMode(server)).toBe('one');
+
+    // A is cut off from the API server: it stops leading within the renew deadline, B takes over.
+    a.partitioned = true;
+    const cutAt = clock.now();
+    let takeoverMs: number | undefined;
+    await run(clock, 40_000, 100, () => { watch(); if (takeoverMs === undefined && operatorB.isLeader()) takeoverMs = clock.now() - cutAt; });
+    expect(operatorA.isLeader()).toBe(false);
+    expect(operatorB.isLeader()).toBe(true);
+    // Lease 15 s after B last saw A's renewal (at most one 2 s retry period before the cut), plus B's retry period.
+    expect(takeoverMs).toBeGreaterThanOrEqual(13_000);
+    expect(takeoverMs).toBeLessThanOrEqual(19_000);
+    await setSpec(server, 'two');
+    await run(clock, 10_000, 100, watch);
+    expect(await configMode(server)).toBe('two');
+
+    // A is back but B renews: A stays a standby. B stops (releases the lease): A leads again, with a fresh Controller.
+    a.partitioned = false;
+    await run(clock, 30_000, 100, watch);
+    expect(operatorA.isLeader()).toBe(false);
+    const firstTerm = operatorA.controller;
+    await operatorB.stop(1_000);
+    await run(clock, 5_000, 100, watch);
+    expect(operatorA.isLeader()).toBe(true);
+    expect(operatorA.controller).not.toBe(firstTerm);
+    await setSpec(server, 'three');
+    await run(clock, 10_000, 100, watch);
+    expect(await configMode(server)).toBe('three');
+    expect(operatorA.controller.reconcileCount).toBeGreaterThan(0);
+    expect(together).toBe(0);
+    await operatorA.stop(1_000);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a leader paused past its lease writes nothing after it resumes', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 9, workloads: true });
+    const a = new Replica(clock, server, 0);
+    const b = new Replica(clock, server, 0);
+    const operatorA = await start(a, 'a');
+    await run(clock, 3_000);
+    const operatorB = await start(b, 'b');
+    await run(clock, 3_000);
+    expect(operatorA.isLeader()).toBe(true);
+    // A is stopped (SIGSTOP) right after sending its first create: the rest of the plan is still to do.
+    const create = a.cluster.create;
+    let stopAfterThis = true;
+    a.cluster.create = (object, options) => {
+      const task = create(object, options);
+      if (stopAfterThis && object.kind === 'ConfigMap') { stopAfterThis = false; return async () => { const pending = task(); a.pause(); return pending; }; }
+      return task;
+    };
+    await server.create(applicationOf(spec('one')))();
+    await run(clock, 40_000);
+    expect(a.paused).toBe(true);
+    expect(operatorB.isLeader()).toBe(true);
+    expect(await configMode(server)).toBe('one');
+    const writesBefore = a.writes.length;
+    // SIGCONT: A's timers, watch events and the answer it was waiting for arrive at once; it has not
+    // renewed for 40 s, so the fence refuses every write it attempts.
+    a.resume();
+    await run(clock, 10_000);
+    expect(a.writes.slice(writesBefore)).toEqual([]);
+    expect(operatorA.isLeader()).toBe(false);
+    await operatorA.stop(1_000);
+    await operatorB.stop(1_000);
+  });
+
+  it('a stopped Controller refuses to start again, clearly', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 2 });
+    const controller = new Controller({ cluster: server, clock, random: () => 0.5, events: false });
+    await controller.start();
+    await controller.stop(0);
+    await expect(controller.start()).rejects.toThrow(/create a new Controller/);
+    expect(clock.pending()).toBe(0);
+  });
+});

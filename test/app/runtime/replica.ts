@@ -1,0 +1,62 @@
+/**
+ * One operator replica's view of the world, for leadership tests: its own wall clock (skewed), a
+ * network that can be cut (`partitioned`), and a process that can be paused as by SIGSTOP (`pause`:
+ * its timers, watch events and answers wait until `resume`; time goes on meanwhile).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import type * as TE from 'fp-ts/lib/TaskEither.js';
+import { clusterError, type Clock, type Cluster, type ClusterError } from '../../../core/index.js';
+
+export class Replica {
+  partitioned = false;
+  paused = false;
+  /** Writes that reached the API server (every kind, the Lease included), as `verb Kind name`. */
+  readonly writes: string[] = [];
+  private deferred: Array<() => void> = [];
+  private held: Array<() => void> = [];
+  readonly clock: Clock;
+  readonly cluster: Cluster;
+
+  constructor(shared: Clock, server: Cluster, skewMs = 0) {
+    this.clock = {
+      now: () => shared.now() + skewMs,
+      setTimer: (ms, callback) => shared.setTimer(ms, () => this.run(callback)),
+      sleep: (ms) => new Promise((resolve) => { shared.setTimer(ms, () => this.run(() => resolve())); }),
+    };
+    const call = <T>(write: string | undefined, task: TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> => async () => {
+      if (this.partitioned) return E.left(clusterError('Unavailable', 'connect ECONNREFUSED (partitioned)', { code: 0 }));
+      if (write !== undefined) this.writes.push(write);
+      const answer = await task();
+      // A paused process sent its request before it stopped; it sees the answer when it resumes.
+      if (!this.paused) return answer;
+      return new Promise((resolve) => { this.held.push(() => resolve(answer)); });
+    };
+    this.cluster = {
+      get: (ref) => call(undefined, server.get(ref)),
+      list: (query) => call(undefined, server.list(query)),
+      watch: (query, sink) => server.watch(query, { event: (event) => this.run(() => sink.event(event)), closed: (error) => this.run(() => sink.closed(error)) }),
+      scopeOf: (apiVersion, kind) => call(undefined, server.scopeOf(apiVersion, kind)),
+      create: (object, options) => call(`create ${object.kind} ${object.metadata.name}`, server.create(object, options)),
+      update: (object, options) => call(`update ${object.kind} ${object.metadata.name}`, server.update(object, options)),
+      patch: (ref, patch, options) => call(`patch ${ref.kind} ${ref.name}`, server.patch(ref, patch, options)),
+      delete: (ref, options) => call(`delete ${ref.kind} ${ref.name}`, server.delete(ref, options)),
+      updateStatus: (object) => call(`updateStatus ${object.kind} ${object.metadata.name}`, server.updateStatus(object)),
+      patchStatus: (ref, patch) => call(`patchStatus ${ref.kind} ${ref.name}`, server.patchStatus(ref, patch)),
+    };
+  }
+
+  pause(): void { this.paused = true; }
+
+  resume(): void {
+    this.paused = false;
+    const work = [...this.deferred, ...this.held];
+    this.deferred = [];
+    this.held = [];
+    for (const run of work) run();
+  }
+
+  private run(callback: () => void): void {
+    if (this.paused) this.deferred.push(callback); else callback();
+  }
+}
+
