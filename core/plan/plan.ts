@@ -158,31 +158,35 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const adopt = context.application.spec.adopt === true;
   const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
   const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
-  const inSync = new Set<string>();
-  const lastApplied = fromSpec.map((resource) => {
-    const object = liveOf(resource);
-    const schema = schemaFor(schemas, resource);
+  // Per desired resource, by index: its live object, its schema and (when nothing changed since
+  // the last observation) its previous observed entry, each looked up once.
+  const lives = fromSpec.map(liveOf);
+  const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
+  const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
+  const lastApplied = fromSpec.map((resource, i) => {
+    const object = lives[i];
+    const schema = desiredSchemas[i];
     if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
     const observed = findObserved(resource);
     if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
-      inSync.add(resourceKey(resource));
+      unchanged[i] = observed;
       return resource;
     }
     return learnFromLive(resource, object, schema);
   });
-  const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
-  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
+  // Learning never changes identification: the spec's objects give the same keys.
+  const desiredKeys = new Set(fromSpec.map((resource) => resourceKey(resource)));
+  const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
-  const ours = live.filter((object) => isOwnedBy(object, owner) && writableBy(context.tenancy)(object));
-  const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
-    ? findObserved(object) as JsonObject
-    : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
+  const writable = writableBy(context.tenancy);
+  const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
+  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
   const current = [
-    ...lastApplied.flatMap((resource) => { const o = liveOf(resource); return o !== undefined && mayWrite(o) ? [o] : []; }),
-    ...ours.filter((object) => !desiredKeys.has(resourceKey(object))),
-  ].map(observe);
+    ...lastApplied.flatMap((_, i) => { const o = lives[i]; return o !== undefined && mayWrite(o) ? [unchanged[i] ?? observe(o)] : []; }),
+    ...ours.filter((object) => !desiredKeys.has(resourceKey(object))).map(observe),
+  ];
   const changed = calculateResourceDelta({
-    lastAppliedManifest: compared.filter((resource) => !inSync.has(resourceKey(resource))),
+    lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
   const delta = { ...changed, deleted: current.filter((entry) => !desiredKeys.has(resourceKey(entry as Resource))) };
