@@ -93,11 +93,39 @@ const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNam
   };
 };
 
-const childMap = <K, V>(parent: Map<K, Map<JsonValue | undefined, V>>, key: K): Map<JsonValue | undefined, V> => {
+const childMap = <K, C, V>(parent: Map<K, Map<C, V>>, key: K): Map<C, V> => {
   let child = parent.get(key);
   if (child === undefined) {
     child = new Map();
     parent.set(key, child);
   }
   return child;
+};
+
+/** Objects by identity, looked up without key strings (see `identityIndex`). */
+export type IdentityIndex<T> = {
+  /** The object with this identity (a missing namespace is the empty one, as in `refKey`). */
+  readonly get: (ref: ObjectRef) => T | undefined;
+  /** The object with the identity `resource` has. */
+  readonly of: (resource: Resource) => T | undefined;
+};
+
+/**
+ * Objects by (apiVersion, kind, namespace, name) in nested maps keyed by the values themselves:
+ * a lookup builds no key string and caches nothing per object, which is what costs when every
+ * object is new (after a relist or a restart). A later object with the same identity wins.
+ */
+export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+  const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();
+  for (const object of objects) {
+    const byKind = childMap(index, object.apiVersion);
+    const byNamespace = childMap(byKind, object.kind);
+    childMap(byNamespace, object.metadata.namespace ?? '').set(object.metadata.name, object);
+  }
+  const get = (apiVersion: string, kind: string, namespace: string, name: string): T | undefined =>
+    index.get(apiVersion)?.get(kind)?.get(namespace)?.get(name);
+  return {
+    get: (ref) => get(ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name),
+    of: (resource) => get(resource.apiVersion, resource.kind, resource.metadata.namespace ?? '', resource.metadata.name),
+  };
 };

@@ -8,7 +8,7 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { identityIndex, identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
@@ -153,8 +153,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const { owner } = context;
   const schemas = indexSchemas(mangled);
   const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
-  const liveByRef = new Map(live.map((object) => [resourceKey(object), object]));
-  const liveOf = (resource: Resource): Resource | undefined => liveByRef.get(resourceKey(resource));
+  const liveByRef = identityIndex(live);
+  const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
   const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
   const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
@@ -175,7 +175,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     return learnFromLive(resource, object, schema);
   });
   // Learning never changes identification: the spec's objects give the same keys.
-  const desiredKeys = new Set(fromSpec.map((resource) => resourceKey(resource)));
+  const desiredByRef = identityIndex(fromSpec);
+  const isDesired = (object: JsonObject): boolean => desiredByRef.of(object as Resource) !== undefined;
   const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
@@ -183,16 +184,16 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
   const current = [
     ...lastApplied.flatMap((_, i) => { const o = lives[i]; return o !== undefined && mayWrite(o) ? [unchanged[i] ?? observe(o)] : []; }),
-    ...ours.filter((object) => !desiredKeys.has(resourceKey(object))).map(observe),
+    ...ours.filter((object) => !isDesired(object)).map(observe),
   ];
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
-  const delta = { ...changed, deleted: current.filter((entry) => !desiredKeys.has(resourceKey(entry as Resource))) };
+  const delta = { ...changed, deleted: current.filter((entry) => !isDesired(entry)) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
-  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(resourceKey(resource as Resource)));
+  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
@@ -216,7 +217,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   });
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
   const ready = (ref: ObjectRef): boolean => {
-    const object = liveByRef.get(refKey(ref));
+    const object = liveByRef.get(ref);
     return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
   };
   const creating = holdCreations(creates, lastApplied, ready);
