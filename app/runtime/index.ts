@@ -1,5 +1,5 @@
 /**
- * `kreconcile/runtime`: the operator runtime for embedders — the Application controller, the
+ * `kreconcile/runtime`: the operator runtime for embedders — the Application controller (or the loop for your own primary kind: `startEmbeddedOperator`), the
  * operator process around it (leader election, /healthz, /readyz, /metrics) and its logger and
  * metrics seams. Give it a `Cluster` (`kreconcile/kubernetes` or the test kit's memory cluster).
  */
@@ -8,3 +8,5 @@ export { Controller, applicationKey, type ControllerOptions } from './controller
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export { silentLogger, type Logger } from './logger.js';
+export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+export { KRECONCILE_STATUS_FIELDS, type DesiredState, type PrimaryReconciler } from './primary.js';
