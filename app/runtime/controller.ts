@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, primaryMarkPrefix, type Issue,
+  builtinScopes, markPrefixOf,
   liveVersionsOf, jsonEqual, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
   type LiveVersions, type PlanOptions, type Resource, type ScopeTable, type TenancyPolicy,
@@ -13,7 +13,7 @@ import {
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { decodedApplication, reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
@@ -25,7 +25,7 @@ import { ChildWatches } from './child-watches.js';
 import { HotLoopHistory } from './hot-loop-history.js';
 import { WorkQueue } from './work-queue.js';
 import { fenced } from './write-fence.js';
-import type { Primary } from './primary.js';
+import { APPLICATION_PRIMARY, type Primary } from './primary.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -68,7 +68,7 @@ export type ControllerOptions = {
   readonly cacheSyncTimeoutMs?: number;
   /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
   readonly shard?: ShardOwnership;
-  /** Reconcile an embedder's primary kind instead of Applications (see primary.ts; default: Applications). */
+  /** The kind reconciled: an embedder's primary kind (see primary.ts; default `APPLICATION_PRIMARY`). */
   readonly primary?: Primary;
 };
 
@@ -76,8 +76,6 @@ export type ControllerOptions = {
 export class CacheSyncTimeout extends Error {
   override readonly name = 'CacheSyncTimeout';
 }
-
-const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
 
 export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
 
@@ -115,17 +113,16 @@ export class Controller {
    */
   private readonly cluster: Cluster;
   private abandoned = false;
-  /** The kind reconciled (Application, or the embedder's primary) and how its objects decode. */
+  /** The kind reconciled (Applications, or the embedder's primary kind): how its objects decode and its status is written. */
+  private readonly primary: Primary;
   private readonly primaryKind: { readonly apiVersion: string; readonly kind: string };
-  private readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The owner-mark prefix of this kind's children ('' for Applications, whose marks are `ns/name`). */
   private readonly markPrefix: string;
 
   constructor(private readonly options: ControllerOptions) {
-    const primary = options.primary;
-    this.primaryKind = primary === undefined ? APPLICATION_QUERY : { apiVersion: primary.apiVersion, kind: primary.kind };
-    this.decode = primary?.decode ?? decodedApplication;
-    this.markPrefix = primary === undefined ? '' : primaryMarkPrefix(primary);
+    this.primary = options.primary ?? APPLICATION_PRIMARY;
+    this.primaryKind = { apiVersion: this.primary.apiVersion, kind: this.primary.kind };
+    this.markPrefix = markPrefixOf(this.primaryKind);
     this.cluster = fenced(options.cluster, () => !this.abandoned, 'this reconcile was abandoned when its Controller stopped');
     this.logger = options.logger ?? silentLogger;
     this.scopes = options.scopes ?? builtinScopes;
@@ -234,7 +231,7 @@ export class Controller {
       return;
     }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
-    const decoded = this.decode(event.object);
+    const decoded = this.primary.decode(event.object);
     if (E.isRight(decoded)) this.watchKindsOf(decoded.right);
     if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
@@ -253,7 +250,7 @@ export class Controller {
   private sweepChildWatches(): void {
     const wanted = new Set<string>();
     for (const object of this.applications.list()) {
-      const application = this.decode(object);
+      const application = this.primary.decode(object);
       // An Application that does not decode names no kinds; watches holding its objects stay anyway (see sweep).
       if (E.isRight(application)) for (const kind of kindsOf(application.right)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
@@ -294,7 +291,7 @@ export class Controller {
     let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
-      const decoded = this.decode(cached);
+      const decoded = this.primary.decode(cached);
       if (E.isRight(decoded)) {
         this.scopes = await resolveScopes(decoded.right, this.scopes, this.cluster);
         // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
@@ -321,15 +318,11 @@ export class Controller {
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
       ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
-      ...(this.options.primary === undefined ? {} : { decode: this.decode, statusPatch: this.primaryStatusPatch(this.options.primary, namespace, name) }),
+      decode: this.primary.decode,
+      statusPatch: (_application, status) => this.primary.statusPatch(this.applications.get(namespace, name)?.status as JsonValue | undefined, status),
     }, this.queue.attempts(key) + 1);
     this.hotLoops.record(key, result._tag === 'Gone' ? [] : result.execution?.done ?? [], plannedAgainst);
     this.finish(key, result, started);
-  }
-
-  /** kreconcile's status fields of a primary, written beside the author's own (against the cached object's status). */
-  private primaryStatusPatch(primary: Primary, namespace: string, name: string): NonNullable<ReconcileDeps['statusPatch']> {
-    return (_application, status) => primary.statusPatch(this.applications.get(namespace, name)?.status as JsonValue | undefined, status);
   }
 
   /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */

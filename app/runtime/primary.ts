@@ -8,6 +8,7 @@ import {
   APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, decodeApplication, getOwn, isJsonObject,
   type Application, type ApplicationStatus, type Issue, type JsonObject, type JsonPatchOperation, type JsonValue, type Resource,
 } from '../../core/index.js';
+import { decodedApplication } from '../reconcile/reconcile-application.js';
 
 /**
  * What `desired` returns for one primary object: the children it wants, and optionally how to
@@ -36,6 +37,17 @@ export type Primary = {
   readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write for an object whose live status is `current`. */
   readonly statusPatch: (current: JsonValue | undefined, status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+};
+
+/**
+ * Applications as the Controller's primary kind: decoded with the Application codec; the status is
+ * all kreconcile's, written whole (`add /status`), exactly what it computed.
+ */
+export const APPLICATION_PRIMARY: Primary = {
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  decode: decodedApplication,
+  statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status as JsonValue }],
 };
 
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */

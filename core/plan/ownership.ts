@@ -29,6 +29,10 @@ export const primaryMarkPrefix = (kind: PrimaryKind): string => {
   return slash < 0 ? `${kind.kind}:` : `${kind.kind}.${kind.apiVersion.slice(0, slash)}:`;
 };
 
+/** The prefix of the marks of `kind`'s children: '' for Applications (`ns/name`), else `primaryMarkPrefix`. */
+export const markPrefixOf = (kind: PrimaryKind): string =>
+  (kind.apiVersion === APPLICATION_API_VERSION && kind.kind === APPLICATION_KIND ? '' : primaryMarkPrefix(kind));
+
 export const ownerMark = (owner: Owner): string =>
   `${owner.kind === undefined ? '' : primaryMarkPrefix(owner.kind)}${owner.namespace}/${owner.name}`;
 
