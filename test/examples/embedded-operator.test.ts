@@ -10,6 +10,7 @@ import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster }
 import type { Operator } from '../../app/runtime/index.js';
 import { APPLICATION_API_VERSION, FINALIZER, conditionOf, type ApplicationStatus, type Resource } from '../../core/index.js';
 import { GREETING, startGreetingOperator } from '../../examples/embedded-operator/controller.js';
+import { Replica } from '../app/runtime/replica.js';
 
 let operator: Operator | undefined;
 afterEach(async () => { await operator?.stop(1_000); operator = undefined; });
@@ -28,13 +29,18 @@ const condition = (cluster: MemoryCluster, name: string, type: 'Ready' | 'Stalle
 const greeting = (name: string, spec: Record<string, unknown>): Resource =>
   ({ ...GREETING, metadata: { name, namespace: 'default' }, spec } as Resource);
 
-const setUp = async () => {
+const withCrd = async () => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, workloads: true });
   const crd = parse(readFileSync(new URL('../../examples/embedded-operator/crd.yaml', import.meta.url), 'utf8')) as Resource;
   expect((await cluster.create(crd)())._tag).toBe('Right');
   await cluster.settle();
   await clock.advance(1_000);
+  return { clock, cluster };
+};
+
+const setUp = async () => {
+  const { clock, cluster } = await withCrd();
   operator = await startGreetingOperator({ cluster, clock, random: () => 0.5 });
   return { clock, cluster };
 };
@@ -113,5 +119,33 @@ describe('examples/embedded-operator (memory cluster)', () => {
     // Deleting the Greeting never prunes the Application's object.
     expect(find(cluster, 'ConfigMap', 'twin-greeting')?.data).toEqual({ owner: APPLICATION_API_VERSION });
     expect(find(cluster, 'Deployment', 'twin-greeting')).toBeUndefined();
+  });
+
+  it('runs under leader election with metrics: only the leader writes; when it stops, the other takes over', async () => {
+    const { clock, cluster } = await withCrd();
+    const [a, b] = [new Replica(clock, cluster), new Replica(clock, cluster)];
+    const start = (replica: Replica, identity: string) => startGreetingOperator({
+      cluster: replica.cluster, clock: replica.clock, random: () => 0.5, leaderElection: { namespace: 'default', name: 'greeting-leader', identity },
+    });
+    const leader = await start(a, 'a');
+    await runUntil(clock, () => leader.isLeader());
+    const follower = await start(b, 'b');
+    try {
+      await cluster.create(greeting('one', { message: 'first' }))();
+      await runUntil(clock, () => condition(cluster, 'one', 'Ready')?.status === 'True');
+      expect(a.writes).toContain('create ConfigMap one-greeting');
+      expect(b.writes.filter((write) => !write.includes('Lease'))).toEqual([]);
+      const reconciles = await leader.metrics.registry.getSingleMetric('kreconcile_reconciles_total')?.get();
+      expect(reconciles?.values.find((value) => value.labels.result === 'success')?.value).toBeGreaterThan(0);
+
+      await leader.stop(1_000);
+      await cluster.patch({ ...GREETING, namespace: 'default', name: 'one' }, { type: 'merge', body: { spec: { message: 'second' } } })();
+      await runUntil(clock, () => (find(cluster, 'ConfigMap', 'one-greeting')?.data as { message?: string } | undefined)?.message === 'second');
+      expect(follower.isLeader()).toBe(true);
+      expect(b.writes).toContain('patch ConfigMap one-greeting');
+    } finally {
+      await leader.stop(1_000);
+      await follower.stop(1_000);
+    }
   });
 });
