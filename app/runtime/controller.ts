@@ -1,6 +1,8 @@
 /**
  * The Application controller: watches Applications and their children, queues Application keys,
- * and runs reconciles on a pool of workers — one reconcile per Application at a time.
+ * and runs reconciles on a pool of workers — one reconcile per Application at a time. The same
+ * loop runs an embedder's own primary kind when given a `Primary` (primary.ts); "Application"
+ * below then means an object of that kind.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';

@@ -1,7 +1,9 @@
 /**
- * `kreconcile/runtime`: the operator runtime for embedders — the Application controller (or the loop for your own primary kind: `startEmbeddedOperator`), the
+ * `kreconcile/runtime`: the operator runtime for embedders — the Application controller, the
  * operator process around it (leader election, /healthz, /readyz, /metrics) and its logger and
- * metrics seams. Give it a `Cluster` (`kreconcile/kubernetes` or the test kit's memory cluster).
+ * metrics seams, and the same loop for an author's own primary kind (`startEmbeddedOperator`,
+ * docs/runtime.md "Embedding kreconcile for your own kind"). Give it a `Cluster`
+ * (`kreconcile/kubernetes` or the test kit's memory cluster).
  */
 export { startOperator, type Operator, type OperatorOptions } from './operator.js';
 export { Controller, applicationKey, type ControllerOptions } from './controller.js';
