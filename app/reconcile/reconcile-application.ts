@@ -51,8 +51,8 @@ export type ReconcileDeps = {
   readonly hooks?: HookRuntime;
   /** Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps its primary kind). */
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
-  /** The status write's JSON Patch (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
-  readonly statusPatch?: (application: Application, status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+  /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
+  readonly statusPatch?: (status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
 };
 
 export type ReconcileResult =
@@ -153,10 +153,11 @@ const stallUndecodable = async (object: Resource, issues: ReadonlyArray<Issue>, 
   const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
   const unchanged = E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
-  // The status as a whole may be what does not decode: replace it then, else only its conditions.
+  // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
+  // kreconcile's fields of it), else only its conditions.
   const operations: ReadonlyArray<JsonPatchOperation> = E.isRight(previous) && isJsonObject(object.status as JsonValue)
     ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
-    : [{ op: 'add', path: '/status', value: status }];
+    : deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }];
   const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isRight(written)) deps.onWritten?.(written.right);
   return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
@@ -211,7 +212,7 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
-  const operations = deps.statusPatch?.(application, after) ?? [{ op: 'add', path: '/status', value: after as JsonValue }];
+  const operations = deps.statusPatch?.(after) ?? [{ op: 'add', path: '/status', value: after as JsonValue }];
   const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);

@@ -321,7 +321,7 @@ export class Controller {
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
       ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
       decode: this.primary.decode,
-      statusPatch: (_application, status) => this.primary.statusPatch(this.applications.get(namespace, name)?.status as JsonValue | undefined, status),
+      statusPatch: (status) => this.primary.statusPatch(this.applications.get(namespace, name)?.status as JsonValue | undefined, status),
     }, this.queue.attempts(key) + 1);
     this.hotLoops.record(key, result._tag === 'Gone' ? [] : result.execution?.done ?? [], plannedAgainst);
     this.finish(key, result, started);

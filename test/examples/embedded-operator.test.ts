@@ -96,6 +96,12 @@ describe('examples/embedded-operator (memory cluster)', () => {
     expect(stalled?.reason).toBe('InvalidSpec');
     expect(stalled?.message).toContain('spec.message must be a string');
     expect(find(cluster, 'ConfigMap', 'bad-greeting')).toBeUndefined();
+    // kreconcile's own status fields mangled beside the author's: the next stall rewrites only kreconcile's.
+    await cluster.patchStatus({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { status: { greeted: 3, conditions: 'garbage' } } })();
+    await cluster.patch({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { spec: { replicas: 2 } } })();
+    await runUntil(clock, () => Array.isArray(statusOf(cluster, 'bad')?.conditions) && statusOf(cluster, 'bad')?.observedGeneration === find(cluster, 'Greeting', 'bad')?.metadata.generation);
+    expect(condition(cluster, 'bad', 'Stalled')?.reason).toBe('InvalidSpec');
+    expect((find(cluster, 'Greeting', 'bad')?.status as { greeted?: number }).greeted).toBe(3);
     // Fixing the spec makes it converge.
     await cluster.patch({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { spec: { message: 'fixed' } } })();
     await runUntil(clock, () => condition(cluster, 'bad', 'Ready')?.status === 'True');
