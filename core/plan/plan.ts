@@ -20,7 +20,7 @@ import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { readinessOf } from '../status/readiness.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
-import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
+import { adoptionPatch, asCreated, isOwnedBy, ownerFor, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
 import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
@@ -88,7 +88,7 @@ type Context = {
 export const plan = (input: PlanInput): Plan => {
   const application = input.application;
   const metadata = application.metadata;
-  const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
+  const owner: Owner = ownerFor(application);
   const context: Context = { application, owner, status: application.status ?? {}, input, tenancy: tenancyFor(input.options?.tenancy, owner.namespace) };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
