@@ -1,7 +1,8 @@
 /**
- * One operator replica's view of the world, for leadership tests: its own wall clock (skewed), a
- * network that can be cut (`partitioned`), and a process that can be paused as by SIGSTOP (`pause`:
- * its timers, watch events and answers wait until `resume`; time goes on meanwhile).
+ * One operator replica's view of the world, for leadership tests: its own wall clock (skewed by
+ * `skewMs`, which may be stepped), a network that can be cut (`partitioned`), and a process that can
+ * be paused as by SIGSTOP (`pause`: its timers, watch events and answers wait until `resume`; time
+ * goes on meanwhile) or killed as by SIGKILL (`kill`: nothing of it ever runs again).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
@@ -10,6 +11,7 @@ import { clusterError, type Clock, type Cluster, type ClusterError } from '../..
 export class Replica {
   partitioned = false;
   paused = false;
+  killed = false;
   /** Writes that reached the API server (every kind, the Lease included), as `verb Kind name`. */
   readonly writes: string[] = [];
   private deferred: Array<() => void> = [];
@@ -17,9 +19,9 @@ export class Replica {
   readonly clock: Clock;
   readonly cluster: Cluster;
 
-  constructor(shared: Clock, server: Cluster, skewMs = 0) {
+  constructor(shared: Clock, server: Cluster, public skewMs = 0) {
     this.clock = {
-      now: () => shared.now() + skewMs,
+      now: () => shared.now() + this.skewMs,
       setTimer: (ms, callback) => shared.setTimer(ms, () => this.run(callback)),
       sleep: (ms) => new Promise((resolve) => { shared.setTimer(ms, () => this.run(() => resolve())); }),
     };
@@ -29,7 +31,8 @@ export class Replica {
       const answer = await task();
       // A paused process sent its request before it stopped; it sees the answer when it resumes.
       if (!this.paused) return answer;
-      return new Promise((resolve) => { this.held.push(() => resolve(answer)); });
+      // A killed process never sees its answers (the promise stays pending, as its code is gone).
+      return new Promise((resolve) => { if (!this.killed) this.held.push(() => resolve(answer)); });
     };
     this.cluster = {
       get: (ref) => call(undefined, server.get(ref)),
@@ -47,7 +50,16 @@ export class Replica {
 
   pause(): void { this.paused = true; }
 
+  /** SIGKILL: what it was waiting for never arrives; its open requests still reach the server. */
+  kill(): void {
+    this.killed = true;
+    this.paused = true;
+    this.deferred = [];
+    this.held = [];
+  }
+
   resume(): void {
+    if (this.killed) return;
     this.paused = false;
     const work = [...this.deferred, ...this.held];
     this.deferred = [];
@@ -56,6 +68,7 @@ export class Replica {
   }
 
   private run(callback: () => void): void {
+    if (this.killed) return;
     if (this.paused) this.deferred.push(callback); else callback();
   }
 }
