@@ -89,15 +89,25 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, sharding: _shardingOptions, ...controllerOptions } = options;
   const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
   let elector: LeaderElector | undefined;
-  const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease');
-  // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
-  const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
-    ? options.childClusterFor
-    : wrapImpersonated(options.childClusterFor, (child) => fenced(child, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease'));
-  const newController = (): Controller => new Controller({
-    ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
-    ...(childClusterFor === undefined ? {} : { childClusterFor }),
-  });
+  // Each leadership term writes only while it is the term in force and the lease is provably held:
+  // a term that lost the lease stays fenced even when this process leads again before its
+  // in-flight reconciles have finished (they planned against a world another leader may have changed).
+  let terms = 0;
+  let termInForce = 0;
+  const leaderFence = (term: number) => (target: Cluster): Cluster =>
+    fenced(target, () => term === termInForce && elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease for this term');
+  const newController = (): Controller => {
+    const fence = leaderFence(++terms);
+    const cluster = options.leaderElection === undefined ? options.cluster : fence(options.cluster);
+    // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
+    const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
+      ? options.childClusterFor
+      : wrapImpersonated(options.childClusterFor, fence);
+    return new Controller({
+      ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+      ...(childClusterFor === undefined ? {} : { childClusterFor }),
+    });
+  };
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
     // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
@@ -113,6 +123,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const startTerm = async (): Promise<void> => {
     // Each term runs a fresh Controller: a stopped one never starts again.
     if (controller.started) controller = newController();
+    termInForce = terms;
     const term = controller;
     try { await term.start(); ready = true; } catch (error) {
       logger.error({ err: String(error) }, 'controller did not start');
@@ -125,6 +136,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
       onStartedLeading: () => { metrics.leader.set(1); void startTerm(); },
       onStoppedLeading: () => {
+        termInForce = 0;
         metrics.leader.set(0);
         void controller.stop(options.stopDeadlineMs ?? 5_000);
         if (!stopping) options.onLostLeadership?.();

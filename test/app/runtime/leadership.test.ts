@@ -13,7 +13,8 @@ import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { getIn, type Resource } from '../../../core/index.js';
 import { appRef } from '../model/commands.js';
 import { applicationOf, type AppSpec } from '../model/world.js';
-import { Replica } from './replica.js';
+import { Replica, timerContexts } from './replica.js';
+import { recordingCluster, type Write } from './sharding-writes.js';
 
 const run = async (clock: ManualClock, ms: number, step = 100, each?: () => void): Promise<void> => {
   for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); each?.(); }
@@ -124,6 +125,39 @@ describe('leader election between replicas', () => {
     expect(operatorA.isLeader()).toBe(false);
     await operatorA.stop(1_000);
     await operatorB.stop(1_000);
+  });
+
+  it('a term that lost the lease never writes again, even when this process leads again before that term has stopped', async () => {
+    // Found by the operator model (writes for team/blog went a-1/term@1 → a-1/term@6 → a-1/term@1):
+    // the old term's reconcile, still waiting on a slow create when the lease was lost and regained,
+    // sent its stale status write beside the new term's reconcile.
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 4, workloads: true });
+    const writes: Array<Write & { readonly term: number | undefined }> = [];
+    const timers = timerContexts(clock);
+    const cluster = recordingCluster(server, 'a', [], () => clock.now(), (write) => { if (!write.object.startsWith('Lease/')) writes.push({ ...write, term: timers.current() }); });
+    const operator = await timers.run(() => startOperator({ cluster, clock: timers.clock, random: () => 0.5, stopDeadlineMs: 5_000, leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' } }));
+    await run(clock, 3_000);
+    const firstTerm = operator.controller;
+    // Creates take 8 s: the reconcile is still in flight when the lease is lost.
+    const slowCreates = { latency: [{ minMs: 8_000, maxMs: 8_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
+    server.setFaults(slowCreates);
+    await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
+    await run(clock, 1_000);
+    // The Lease cannot be renewed for 13 s: leadership is lost at the renew deadline (nobody else takes it) …
+    server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
+    await run(clock, 13_000);
+    expect(operator.isLeader()).toBe(false);
+    // … and regained at the next renewal, while the old term's reconcile still waits for its create.
+    server.setFaults(slowCreates);
+    await run(clock, 30_000);
+    expect(operator.isLeader()).toBe(true);
+    expect(operator.controller).not.toBe(firstTerm);
+    const newTermStarted = writes.findIndex((w) => w.term !== writes[0]?.term);
+    expect(newTermStarted).toBeGreaterThan(0);
+    expect(writes.slice(newTermStarted).filter((w) => w.term === writes[0]?.term).map((w) => `${w.verb} ${w.object}`)).toEqual([]);
+    expect(await configMode(server)).toBe('a');
+    await operator.stop(1_000);
   });
 
   it('a stopped Controller refuses to start again, clearly', async () => {

@@ -21,7 +21,7 @@ import { drive } from '../../../app/testing/drive.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
 import { CreateApp, DeleteApp, EditChild, UpdateApp, appRef, specArbitrary, truth, type Model } from '../model/commands.js';
 import { APP_NAMES, NAMESPACES, applicationOf, childrenArbitrary, problems, type AppSpec } from '../model/world.js';
-import { Replica } from './replica.js';
+import { Replica, timerContexts } from './replica.js';
 import { applicationOfWrite, concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 
 type Slot = 'a' | 'b';
@@ -29,7 +29,11 @@ const SLOTS: ReadonlyArray<Slot> = ['a', 'b'];
 const LEASE = { namespace: 'default', name: 'kreconcile-leader' };
 
 /** One operator process: its identity (new at every start, as client-go's `hostname_uuid`), its view of the world, every Controller it ran. */
-type OperatorProcess = { readonly id: string; readonly slot: Slot; readonly replica: Replica; readonly operator: Operator; readonly controllers: Controller[]; stopped: boolean };
+type OperatorProcess = {
+  readonly id: string; readonly slot: Slot; readonly replica: Replica; readonly operator: Operator; readonly controllers: Controller[]; stopped: boolean;
+  /** The async context a write was sent from: one per leadership term (its workers start from one elector tick). */
+  readonly context: () => number | undefined;
+};
 
 type Real = {
   cluster: MemoryCluster;
@@ -41,7 +45,7 @@ type Real = {
   all: OperatorProcess[];
   started: number;
   writes: Write[];
-  /** Per Application key: the reconciles that wrote for it, in the order their writes were sent (runs of one collapsed). */
+  /** Per Application key: the leadership terms (of any process) that wrote for it, in the order their writes were sent (runs of one collapsed). */
   writers: Map<string, string[]>;
   violations: string[];
   hotLoops: number;
@@ -80,23 +84,23 @@ const noteController = (op: OperatorProcess): void => {
   if (!op.controllers.includes(current)) op.controllers.push(current);
 };
 
-/** Checks one write as it is sent: the fence (the Lease names the sender) and who reconciles what. */
+/**
+ * Checks one write as it is sent: the fence (the Lease names the sender), and that the writes for
+ * one Application never go back to a term after another term (of this or another process) wrote
+ * for it — within a term, the queue keeps reconciles of one key apart (`concurrentReconciles`).
+ */
 const checkWrite = (real: Real, op: OperatorProcess, write: Write): void => {
   if (write.object.startsWith('Lease/')) return;
   const holder = leaseHolder(real.cluster);
   if (holder !== op.id) real.violations.push(`${op.id} sent ${write.verb} ${write.object} at ${write.sentAt} while the Lease names ${holder || 'nobody'}`);
   const key = applicationOfWrite(write);
-  // Events are recorded after the reconcile they describe; they name no reconcile.
+  // Events name no Application key here; the fence above checked them.
   if (key === undefined) return;
-  noteController(op);
-  const reconciling = op.controllers.filter((controller) => controller.inFlight.has(key));
-  if (reconciling.length !== 1) real.violations.push(`${op.id} sent ${write.verb} ${write.object} with ${reconciling.length} reconciles of ${key} in flight`);
-  const controller = reconciling[0];
-  const reconcile = controller === undefined ? `${op.id}/none` : `${op.id}/term ${op.controllers.indexOf(controller)}/reconcile ${controller.reconcilesByKey.get(key)}`;
+  const term = `${op.id}/term@${op.context() ?? 'start'}`;
   const writers = real.writers.get(key) ?? [];
-  if (writers.at(-1) !== reconcile) {
-    if (writers.includes(reconcile)) real.violations.push(`writes for ${key} interleave: ${[...writers.slice(-3), reconcile].join(' → ')}`);
-    real.writers.set(key, [...writers, reconcile]);
+  if (writers.at(-1) !== term) {
+    if (writers.includes(term)) real.violations.push(`writes for ${key} interleave: ${[...writers.slice(-3), term].join(' → ')} (${write.verb} ${write.object} at ${write.sentAt})`);
+    real.writers.set(key, [...writers, term]);
   }
   if (real.expireAtNextWrite) { real.expireAtNextWrite = false; real.cluster.expireWatches(); }
   if (real.pauseAtNextWrite === op) { real.pauseAtNextWrite = undefined; op.replica.pause(); }
@@ -114,17 +118,18 @@ const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<voi
     if (self !== undefined) checkWrite(real, self, write);
     else if (!write.object.startsWith('Lease/')) real.violations.push(`${id} sent ${write.verb} ${write.object} before it was started`);
   }), skewMs);
+  const timers = timerContexts(replica.clock);
   const startedAt = real.clock.now();
-  const operator = await startOperator({
-    cluster: replica.cluster, clock: replica.clock, random: seeded(real.seed + real.started), workers: 2, resyncMs: 30_000, stopDeadlineMs: 5_000,
+  const operator = await timers.run(() => startOperator({
+    cluster: replica.cluster, clock: timers.clock, random: seeded(real.seed + real.started), workers: 2, resyncMs: 30_000, stopDeadlineMs: 5_000,
     leaderElection: { ...LEASE, identity: id },
     // Like performance.now: starts at the process's start, runs on while it is stopped, ignores wall-clock steps.
     monotonic: () => real.clock.now() - startedAt,
     onReconciled: (_key, result) => {
       if (result._tag !== 'Gone' && result.plan?.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'HotLoop') real.hotLoops++;
     },
-  });
-  self = { id, slot, replica, operator, controllers: [], stopped: false };
+  }));
+  self = { id, slot, replica, operator, controllers: [], stopped: false, context: timers.current };
   noteController(self);
   real.processes.set(slot, self);
   real.all.push(self);

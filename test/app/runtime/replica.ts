@@ -4,6 +4,7 @@
  * be paused as by SIGSTOP (`pause`: its timers, watch events and answers wait until `resume`; time
  * goes on meanwhile) or killed as by SIGKILL (`kill`: nothing of it ever runs again).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { clusterError, type Clock, type Cluster, type ClusterError } from '../../../core/index.js';
@@ -73,3 +74,23 @@ export class Replica {
   }
 }
 
+
+/**
+ * Tells apart work started from different timer callbacks: each callback of `clock` runs in a fresh
+ * async context that everything it starts inherits (awaits included). A leadership term's workers
+ * start from the elector's timer, so every write they send carries that term's context number
+ * (`current()`), whichever term is current when it is sent.
+ */
+export const timerContexts = (clock: Clock): { readonly clock: Clock; readonly current: () => number | undefined; run<T>(work: () => T): T } => {
+  const storage = new AsyncLocalStorage<number>();
+  let next = 0;
+  return {
+    clock: {
+      now: () => clock.now(),
+      setTimer: (ms, callback) => clock.setTimer(ms, () => storage.run(++next, callback)),
+      sleep: (ms) => clock.sleep(ms),
+    },
+    current: () => storage.getStore(),
+    run: (work) => storage.run(++next, work),
+  };
+};
