@@ -39,6 +39,8 @@ type Real = {
   cluster: MemoryCluster;
   clock: ManualClock;
   seed: number;
+  /** How often the processes try to acquire or renew the lease (lease 15 s, renew deadline 10 s, fence margin 2 s). */
+  retryPeriodMs: number;
   /** The process in each slot now (the last one started there). */
   processes: Map<Slot, OperatorProcess>;
   /** Every process ever started. */
@@ -122,7 +124,7 @@ const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<voi
   const startedAt = real.clock.now();
   const operator = await timers.run(() => startOperator({
     cluster: replica.cluster, clock: timers.clock, random: seeded(real.seed + real.started), workers: 2, resyncMs: 30_000, stopDeadlineMs: 5_000,
-    leaderElection: { ...LEASE, identity: id },
+    leaderElection: { ...LEASE, identity: id, retryPeriodMs: real.retryPeriodMs },
     // Like performance.now: starts at the process's start, runs on while it is stopped, ignores wall-clock steps.
     monotonic: () => real.clock.now() - startedAt,
     onReconciled: (_key, result) => {
@@ -153,8 +155,12 @@ class Wait implements fc.AsyncCommand<OperatorModel, Real> {
 }
 
 const withExpiry = (profile: FaultProfile, expireRate: number): FaultProfile => ({ ...profile, watch: { ...profile.watch, expireRate } });
-/** An overloaded API server: answers take seconds (longer than the fence margin), the Lease's among them. */
-const slow: FaultProfile = { ...faultProfiles.flaky, latency: [{ rate: 0.3, minMs: 500, maxMs: 8_000 }] };
+/**
+ * Answers take up to 1.9 s, the Lease's among them. No fence can do without a bound on a write's
+ * transit time: the leader's fence margin (2 s) is that bound, so no latency here exceeds it.
+ */
+const MAX_LATENCY_MS = 1_900;
+const slow: FaultProfile = { ...faultProfiles.flaky, latency: [{ rate: 0.3, minMs: 200, maxMs: MAX_LATENCY_MS }] };
 const PROFILES = { none: faultProfiles.none, flaky: withExpiry(faultProfiles.flaky, 0.01), chaos: withExpiry(faultProfiles.chaos, 0.03), slow } as const;
 
 class SetFaults implements fc.AsyncCommand<OperatorModel, Real> {
@@ -171,13 +177,47 @@ class RestartApiServer implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `restart API server (down ${this.downtimeMs} ms)`;
 }
 
-/** etcd compaction overtakes every watcher right as a reconcile sends a write. */
+/** The user writes `spec` (creating the Application or changing it): a reconcile with writes follows. */
+const putSpec = (m: OperatorModel, r: Real, spec: AppSpec): Promise<void> => (m.apps.has(`${spec.namespace}/${spec.name}`)
+  ? new UpdateApp<Real>(spec.namespace, spec.name, spec.children).run(m, r)
+  : new CreateApp<Real>(spec).run(m, r));
+
+/** etcd compaction overtakes every watcher right as the reconcile that `spec` causes sends a write. */
 class ExpireWatchesMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly ms: number) {}
+  constructor(readonly spec: AppSpec, readonly ms: number) {}
   check = () => true;
-  async run(_m: OperatorModel, r: Real) { r.expireAtNextWrite = true; await run(r, this.ms); r.expireAtNextWrite = false; }
-  toString = () => `expire watches at the next write (within ${this.ms} ms)`;
+  async run(m: OperatorModel, r: Real) {
+    r.expireAtNextWrite = true;
+    await putSpec(m, r, this.spec);
+    await run(r, this.ms);
+    r.expireAtNextWrite = false;
+  }
+  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, expire watches at the next write (within ${this.ms} ms)`;
 }
+
+/**
+ * The API server is overloaded while `spec` is reconciled: Lease calls are throttled (429) for `ms`
+ * (the leader may miss its renew deadline and lead again right after) and every answer is slow.
+ */
+class Overload implements fc.AsyncCommand<OperatorModel, Real> {
+  constructor(readonly spec: AppSpec, readonly ms: number) {}
+  check = () => true;
+  async run(m: OperatorModel, r: Real) {
+    const before = r.cluster.faults;
+    const overloaded: FaultProfile = {
+      ...before,
+      errors: [{ rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 1_000, kinds: ['Lease'] }, ...(before.errors ?? [])],
+      latency: [{ rate: 0.7, minMs: 500, maxMs: MAX_LATENCY_MS }],
+    };
+    r.cluster.setFaults(overloaded);
+    await putSpec(m, r, this.spec);
+    await run(r, this.ms);
+    if (r.cluster.faults === overloaded) r.cluster.setFaults(before);
+  }
+  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)} while the API server is overloaded for ${this.ms} ms (Leases throttled, answers slow)`;
+}
+
+const leader = (r: Real): OperatorProcess | undefined => SLOTS.flatMap((slot) => live(r, slot) ?? []).find((op) => op.operator.isLeader());
 
 const live = (r: Real, slot: Slot): OperatorProcess | undefined => {
   const op = r.processes.get(slot);
@@ -185,21 +225,37 @@ const live = (r: Real, slot: Slot): OperatorProcess | undefined => {
 };
 
 /**
- * SIGSTOP, now or right after the process sends its next write (mid-reconcile): it runs nothing (its
- * lease runs out meanwhile); the requests it already sent go on. Then SIGCONT.
+ * SIGSTOP for `ms`: the process runs nothing (its lease runs out meanwhile); the requests it already
+ * sent go on. Then SIGCONT: its timers, watch events and answers arrive at once.
  */
 class Pause implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly ms: number, readonly atNextWrite: boolean) {}
+  constructor(readonly slot: Slot, readonly ms: number) {}
   check = () => true;
   async run(_m: OperatorModel, r: Real) {
     const op = live(r, this.slot);
-    if (this.atNextWrite) r.pauseAtNextWrite = op; else op?.replica.pause();
+    op?.replica.pause();
     await run(r, this.ms);
-    r.pauseAtNextWrite = undefined;
-    // SIGCONT: timers, watch events and answers arrive at once.
     op?.replica.resume();
   }
-  toString = () => `pause ${this.slot} ${this.atNextWrite ? 'at its next write ' : ''}for ${this.ms} ms`;
+  toString = () => `pause ${this.slot} for ${this.ms} ms`;
+}
+
+/**
+ * The leader is SIGSTOPped right after the first write of the reconcile that `spec` causes, for
+ * `ms`; on SIGCONT the answer it waited for arrives before its timers, or after.
+ */
+class PauseLeaderMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
+  constructor(readonly spec: AppSpec, readonly ms: number, readonly answersFirst: boolean) {}
+  check = () => true;
+  async run(m: OperatorModel, r: Real) {
+    const op = leader(r);
+    r.pauseAtNextWrite = op;
+    await putSpec(m, r, this.spec);
+    await run(r, this.ms);
+    r.pauseAtNextWrite = undefined;
+    op?.replica.resume(this.answersFirst);
+  }
+  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, pause the leader at its next write for ${this.ms} ms (${this.answersFirst ? 'answers' : 'timers'} first on resume)`;
 }
 
 class Partition implements fc.AsyncCommand<OperatorModel, Real> {
@@ -310,8 +366,10 @@ const commands = [
   fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const, 'slow' as const).map((p) => new SetFaults(p)),
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
   fc.constantFrom(0, 3_000, 12_000, 20_000).map((ms) => new RestartApiServer(ms)),
-  fc.integer({ min: 500, max: 5_000 }).map((ms) => new ExpireWatchesMidReconcile(ms)),
-  fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 40_000 }), fc.boolean()).map(([slot, ms, atNextWrite]) => new Pause(slot, ms, atNextWrite)),
+  fc.tuple(specArbitrary, fc.integer({ min: 500, max: 5_000 })).map(([spec, ms]) => new ExpireWatchesMidReconcile(spec, ms)),
+  fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 40_000 })).map(([slot, ms]) => new Pause(slot, ms)),
+  fc.tuple(specArbitrary, fc.integer({ min: 1_000, max: 20_000 })).map(([spec, ms]) => new Overload(spec, ms)),
+  fc.tuple(specArbitrary, fc.integer({ min: 1_000, max: 40_000 }), fc.boolean()).map(([spec, ms, answersFirst]) => new PauseLeaderMidReconcile(spec, ms, answersFirst)),
   fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 30_000 })).map(([slot, ms]) => new Partition(slot, ms)),
   fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 0, max: 20_000 })).map(([slot, ms]) => new Kill(slot, ms)),
   fc.constantFrom(...SLOTS).map((slot) => new Restart(slot)),
@@ -365,14 +423,19 @@ describe('two operator processes with leader election on the in-memory cluster (
       fc.asyncProperty(
         fc.commands(commands, { maxCommands: 20 }), fc.integer({ min: 1, max: 2 ** 30 }),
         fc.integer({ min: -300_000, max: 300_000 }), fc.integer({ min: -300_000, max: 300_000 }),
-        async (cmds, seed, skewA, skewB) => {
+        fc.uniqueArray(specArbitrary, { maxLength: 3, selector: (spec) => `${spec.namespace}/${spec.name}` }),
+        fc.constantFrom(500, 1_000, 2_000),
+        async (cmds, seed, skewA, skewB, initial, retryPeriodMs) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true, watchHistory: 200 });
           await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
-          const real: Real = { cluster, clock, seed, processes: new Map(), all: [], started: 0, writes: [], writers: new Map(), violations: [], hotLoops: 0, expireAtNextWrite: false, pauseAtNextWrite: undefined };
+          const real: Real = { cluster, clock, seed, retryPeriodMs, processes: new Map(), all: [], started: 0, writes: [], writers: new Map(), violations: [], hotLoops: 0, expireAtNextWrite: false, pauseAtNextWrite: undefined };
           await startProcess(real, 'a', skewA);
           await startProcess(real, 'b', skewB);
           const model: OperatorModel = { apps: new Map(), annotations: new Map(), touches: 0, malformed: new Map() };
+          // Work from the start: leadership faults then hit leaders with reconciles in flight.
+          for (const spec of initial) await new CreateApp<Real>(spec).run(model, real);
+          await run(real, 3_000);
           await fc.asyncModelRun(() => ({ model, real }), cmds);
           const left = await settle(model, real);
           const controllers = real.all.flatMap((op) => op.controllers);

@@ -59,10 +59,11 @@ export class Replica {
     this.held = [];
   }
 
-  resume(): void {
+  /** SIGCONT: what waited arrives at once — timers and watch events first, or (`answersFirst`) the answers it was waiting for. */
+  resume(answersFirst = false): void {
     if (this.killed) return;
     this.paused = false;
-    const work = [...this.deferred, ...this.held];
+    const work = answersFirst ? [...this.held, ...this.deferred] : [...this.deferred, ...this.held];
     this.deferred = [];
     this.held = [];
     for (const run of work) run();
