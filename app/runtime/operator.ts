@@ -70,7 +70,7 @@ export type Operator = {
   /** Where the hook callbacks are served on their own listener, when one is configured. */
   readonly callbackAddress?: { readonly host: string; readonly port: number };
   isLeader(): boolean;
-  /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released. */
+  /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released (left to expire when some had to be abandoned). */
   stop(deadlineMs?: number): Promise<boolean>;
 };
 
@@ -164,7 +164,9 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       stopping = true;
       const finished = await controller.stop(deadlineMs);
       await sharding?.stop();
-      await elector?.stop();
+      // Reconciles abandoned at the deadline may have writes on their way: releasing now would let a
+      // standby write beside them; the lease expires instead (the fence margin covers their transit).
+      await elector?.stop({ release: finished });
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();
       return finished;

@@ -14,7 +14,7 @@ import { getIn, type Resource } from '../../../core/index.js';
 import { appRef } from '../model/commands.js';
 import { applicationOf, type AppSpec } from '../model/world.js';
 import { Replica, timerContexts } from './replica.js';
-import { recordingCluster, type Write } from './sharding-writes.js';
+import { concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 
 const run = async (clock: ManualClock, ms: number, step = 100, each?: () => void): Promise<void> => {
   for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); each?.(); }
@@ -158,6 +158,32 @@ describe('leader election between replicas', () => {
     expect(writes.slice(newTermStarted).filter((w) => w.term === writes[0]?.term).map((w) => `${w.verb} ${w.object}`)).toEqual([]);
     expect(await configMode(server)).toBe('a');
     await operator.stop(1_000);
+  });
+
+  it('a leader that stops before its reconciles finished keeps the lease until it expires: its writes still in flight land before a standby takes over', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 6, workloads: true });
+    const writes: Write[] = [];
+    const startReplica = (identity: string) => startOperator({
+      cluster: recordingCluster(server, identity, writes, () => clock.now()), clock, random: () => 0.5,
+      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
+    });
+    const operatorA = await startReplica('a');
+    await run(clock, 1_000);
+    const operatorB = await startReplica('b');
+    await run(clock, 1_000);
+    expect(operatorA.isLeader()).toBe(true);
+    // Creates take 1.9 s (within the fence margin): A stops while its create is on the way.
+    server.setFaults({ latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] });
+    await server.create(applicationOf(spec('one')))();
+    for (let i = 0; i < 50 && !writes.some((w) => w.replica === 'a' && w.verb === 'create'); i++) await run(clock, 100);
+    const stopped = operatorA.stop(0);
+    await run(clock, 30_000);
+    expect(await stopped).toBe(false);
+    expect(operatorB.isLeader()).toBe(true);
+    expect(concurrentWrites(writes)).toEqual([]);
+    expect(await configMode(server)).toBe('one');
+    await operatorB.stop(1_000);
   });
 
   it('a stopped Controller refuses to start again, clearly', async () => {
