@@ -64,7 +64,8 @@ type Real = {
 
 /** A malformed spec, and the path its `Stalled InvalidSpec` message must name. */
 type Malformed = { readonly spec: unknown; readonly path: string };
-type OperatorModel = Model & { malformed: Map<string, Malformed> };
+/** Malformed Applications; `held`: the children one had when a user broke it (they stay as they are). */
+type OperatorModel = Model & { malformed: Map<string, Malformed & { readonly held?: AppSpec['children'] }> };
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'broken-config' }, data: { mode: 'a' } };
 const MALFORMED: ReadonlyArray<Malformed> = [
@@ -367,11 +368,32 @@ class FixMalformed implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `fix malformed #${this.pick} with ${JSON.stringify(this.childrenByName)}`;
 }
 
+/** A user breaks a well-formed Application: it stalls, its children stay as they are until it is fixed. */
+class BreakApp implements fc.AsyncCommand<OperatorModel, Real> {
+  constructor(readonly pick: number, readonly variant: number) {}
+  check = (m: Readonly<OperatorModel>) => m.apps.size > 0;
+  async run(m: OperatorModel, r: Real) {
+    const [id, spec] = [...m.apps][this.pick % m.apps.size] as [string, AppSpec];
+    const malformed = MALFORMED[this.variant] as Malformed;
+    const current = await truth(r, appRef(spec.namespace, spec.name));
+    if (current === undefined || current.metadata.deletionTimestamp !== undefined) return;
+    await drive(r.clock, r.cluster.update({ ...current, spec: malformed.spec } as Resource)());
+    const stored = await truth(r, appRef(spec.namespace, spec.name));
+    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)) { m.apps.delete(id); m.malformed.set(id, { ...malformed, held: spec.children }); }
+  }
+  toString = () => `break app #${this.pick} with ${JSON.stringify((MALFORMED[this.variant] as Malformed).spec)}`;
+}
+
+/**
+ * Deletes a malformed Application that never was well-formed. (One that was holds the finalizer and
+ * children; it stays Terminating until fixed, as nothing is done for a spec that does not decode.)
+ */
 class DeleteMalformed implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(readonly pick: number) {}
-  check = (m: Readonly<OperatorModel>) => m.malformed.size > 0;
+  check = (m: Readonly<OperatorModel>) => [...m.malformed.values()].some((malformed) => malformed.held === undefined);
   async run(m: OperatorModel, r: Real) {
-    const id = [...m.malformed.keys()][this.pick % m.malformed.size] as string;
+    const deletable = [...m.malformed].filter(([, malformed]) => malformed.held === undefined).map(([id]) => id);
+    const id = deletable[this.pick % deletable.length] as string;
     const [namespace, name] = id.split('/') as [string, string];
     await drive(r.clock, r.cluster.delete(appRef(namespace, name))());
     const after = await truth(r, appRef(namespace, name));
@@ -380,7 +402,7 @@ class DeleteMalformed implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `delete malformed #${this.pick}`;
 }
 
-const childrenByBrokenName = fc.record(Object.fromEntries(BROKEN_NAMES.map((name) => [name, childrenArbitrary(name)])));
+const childrenByName = fc.record(Object.fromEntries([...APP_NAMES, ...BROKEN_NAMES].map((name) => [name, childrenArbitrary(name)])));
 
 // Half of the overloads end around the renew deadline (10 s): leadership is lost and regained within moments.
 const overload = fc.tuple(specArbitrary, fc.oneof(fc.integer({ min: 1_000, max: 20_000 }), fc.integer({ min: 9_500, max: 12_500 }))).map(([spec, ms]) => new Overload(spec, ms));
@@ -393,8 +415,9 @@ const commands = [
   fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES, ...BROKEN_NAMES)).map(([ns, name]) => new DeleteApp<Real>(ns, name)),
   fc.tuple(fc.nat(), fc.boolean()).map(([pick, observed]) => new EditChild<Real>(pick, observed)),
   fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...BROKEN_NAMES), fc.nat(MALFORMED.length - 1)).map(([ns, name, variant]) => new CreateMalformed(ns, name, variant)),
-  fc.tuple(fc.nat(), childrenByBrokenName).map(([pick, children]) => new FixMalformed(pick, children)),
+  fc.tuple(fc.nat(), childrenByName).map(([pick, children]) => new FixMalformed(pick, children)),
   fc.nat().map((pick) => new DeleteMalformed(pick)),
+  fc.tuple(fc.nat(), fc.nat(MALFORMED.length - 1)).map(([pick, variant]) => new BreakApp(pick, variant)),
   fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const, 'slow' as const).map((p) => new SetFaults(p)),
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
   fc.constantFrom(0, 3_000, 12_000, 20_000).map((ms) => new RestartApiServer(ms)),
@@ -424,6 +447,13 @@ const malformedProblems = (model: OperatorModel, cluster: MemoryCluster): Readon
 const isMalformed = (model: OperatorModel, object: Resource): boolean =>
   object.kind === APPLICATION_KIND && model.malformed.has(`${object.metadata.namespace}/${object.metadata.name}`);
 
+/** A child a broken Application holds (owned by it, named in the spec it had). */
+const isHeld = (model: OperatorModel, object: Resource): boolean => {
+  const owner = (object.metadata.annotations as Record<string, string> | undefined)?.[OWNER_ANNOTATION];
+  const held = owner === undefined ? undefined : model.malformed.get(owner)?.held;
+  return held?.some((child) => child.kind === object.kind && child.name === object.metadata.name) === true;
+};
+
 /** Everything wrong with the world now: well-formed Applications (and orphans), malformed ones, leadership. */
 /**
  * KNOWN BUG (see the `it.fails` example below): a child created by a reconcile whose status write never
@@ -447,7 +477,7 @@ const worldProblems = (model: OperatorModel, real: Real): ReadonlyArray<string> 
   const leader = leaders[0];
   const objects = real.cluster.objects();
   return [
-    ...problems({ objects: () => objects.filter((o) => !isMalformed(model, o) && !isUnrecordedKindOrphan(objects, o)) }, model.apps, model.annotations),
+    ...problems({ objects: () => objects.filter((o) => !isMalformed(model, o) && !isHeld(model, o) && !isUnrecordedKindOrphan(objects, o)) }, model.apps, model.annotations),
     ...malformedProblems(model, real.cluster),
     ...(leaders.length === 1 ? [] : [`${leaders.length} leaders`]),
     ...(leader !== undefined && !leader.operator.controller.idle ? [`the leader ${leader.id} is not idle`] : []),
