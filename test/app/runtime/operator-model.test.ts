@@ -64,7 +64,7 @@ type Real = {
 
 /** A malformed spec, and the path its `Stalled InvalidSpec` message must name. */
 type Malformed = { readonly spec: unknown; readonly path: string };
-/** Malformed Applications; `held`: the children one had when a user broke it (they stay as they are). */
+/** Malformed Applications; `held`: the children one had when a user broke it (it holds them, and any others it owned, as they are). */
 type OperatorModel = Model & { malformed: Map<string, Malformed & { readonly held?: AppSpec['children'] }> };
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'broken-config' }, data: { mode: 'a' } };
@@ -447,11 +447,13 @@ const malformedProblems = (model: OperatorModel, cluster: MemoryCluster): Readon
 const isMalformed = (model: OperatorModel, object: Resource): boolean =>
   object.kind === APPLICATION_KIND && model.malformed.has(`${object.metadata.namespace}/${object.metadata.name}`);
 
-/** A child a broken Application holds (owned by it, named in the spec it had). */
+/**
+ * A child a broken Application holds: whatever it owned when it broke stays as it is (also what an
+ * earlier spec named and was not pruned yet), until the Application is fixed.
+ */
 const isHeld = (model: OperatorModel, object: Resource): boolean => {
   const owner = (object.metadata.annotations as Record<string, string> | undefined)?.[OWNER_ANNOTATION];
-  const held = owner === undefined ? undefined : model.malformed.get(owner)?.held;
-  return held?.some((child) => child.kind === object.kind && child.name === object.metadata.name) === true;
+  return owner !== undefined && model.malformed.get(owner)?.held !== undefined;
 };
 
 /** Everything wrong with the world now: well-formed Applications (and orphans), malformed ones, leadership. */
