@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  FINALIZER, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
+  FIELD_MANAGER, FINALIZER, conflictingManagers, type ServerSideApplyIntent, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
   refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource,
 } from '../../core/index.js';
 
@@ -74,8 +74,11 @@ type Scope = { readonly status: ApplicationStatus; readonly application: Applica
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
-    case 'create': return learnFrom(await scope.children.create(action.body)(), scope);
-    case 'patch': return learnFrom(await scope.children.patch(action.ref, { type: 'json', operations: action.patch })(), scope);
+    // In ServerSideApply mode the create is made as `kreconcile` too, so the self-conflict below is recognisable.
+    case 'create': return learnFrom(await scope.children.create(action.body, scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined)(), scope);
+    case 'patch': return learnFrom(await (action.serverSideApply === undefined
+      ? scope.children.patch(action.ref, { type: 'json', operations: action.patch })()
+      : serverSideApply(action.ref, action.serverSideApply, scope.children)), scope);
     case 'delete': return deleted(action, await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
     case 'recreate': return recreate(action, scope);
     case 'conflict':
@@ -84,6 +87,19 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }
+};
+
+/**
+ * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by
+ * `kreconcile`, a different manager entry from `kreconcile`'s `Apply`, so the first apply that
+ * changes a field of an object we created conflicts with ourselves (measured on 1.36): a conflict
+ * with `kreconcile` alone is taken over with `force`; any other manager is reported.
+ */
+const serverSideApply = async (ref: ObjectRef, intent: ServerSideApplyIntent, children: ClusterWriter): Promise<E.Either<ClusterError, Resource>> => {
+  const apply = (force: boolean) => children.patch(ref, { type: 'apply', body: intent.body, fieldManager: FIELD_MANAGER, ...(force ? { force } : {}) })();
+  const first = await apply(intent.force);
+  const managers = E.isLeft(first) ? conflictingManagers(first.left) : [];
+  return managers.length > 0 && managers.every((manager) => manager === FIELD_MANAGER) ? apply(true) : first;
 };
 
 const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | undefined): DeleteOptions => {

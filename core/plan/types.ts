@@ -27,8 +27,21 @@ export type CreateAction = {
 export type PatchAction = {
   readonly type: 'patch';
   readonly ref: ObjectRef;
+  /** The JSON Patch (sent in `JsonPatch` mode; in `ServerSideApply` mode it explains the change). */
   readonly patch: ReadonlyArray<JsonPatchOperation>;
   readonly changes: ReadonlyArray<FieldChange>;
+  /** Present only with `spec.applyMode: ServerSideApply`: what is sent instead of `patch`. */
+  readonly serverSideApply?: ServerSideApplyIntent;
+};
+
+/**
+ * A server-side apply of the observed fields only: identification, ownership marks and every
+ * observed desired value (a fully specified intent for field manager `kreconcile`), nothing else.
+ */
+export type ServerSideApplyIntent = {
+  readonly body: Resource;
+  /** `spec.forceConflicts`: take fields over from other field managers. */
+  readonly force: boolean;
 };
 
 export type DeleteAction = {

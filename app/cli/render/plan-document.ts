@@ -23,7 +23,11 @@ export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; reado
 
 export type ActionV1 =
   | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
+  | {
+    readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1>;
+    /** Present only with `spec.applyMode: ServerSideApply` (JsonPatch documents stay as they were). */
+    readonly applyMode?: 'ServerSideApply'; readonly forceConflicts?: boolean;
+  }
   | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'wait'; readonly resource: ResourceRefV1; readonly until: 'DependenciesReady' | 'DependentsGone'; readonly waitsFor: ReadonlyArray<ResourceRefV1>; readonly changes: ReadonlyArray<ChangeV1> }
@@ -79,7 +83,11 @@ export const plainActionV1 = (action: Action): ActionV1 => {
   const changes = action.changes.map(changeV1);
   switch (action.type) {
     case 'create': return { type: 'create', resource, body: action.body, changes };
-    case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
+    // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes are.
+    case 'patch': return {
+      type: 'patch', resource, patch: action.patch, changes,
+      ...(action.serverSideApply === undefined ? {} : { applyMode: 'ServerSideApply' as const, forceConflicts: action.serverSideApply.force }),
+    };
     case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
     case 'wait': return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };

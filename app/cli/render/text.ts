@@ -24,7 +24,7 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
   const ref = showRef(action.ref);
   switch (action.type) {
     case 'create': return [style.green(`  + ${ref}`)];
-    case 'patch': return [style.yellow(`  ~ ${ref}`), ...action.changes.map((change) => `      ${showChange(change)}`)];
+    case 'patch': return [style.yellow(`  ~ ${ref}`) + (action.serverSideApply === undefined ? '' : style.dim(` (server-side apply${action.serverSideApply.force ? ', forcing conflicts' : ''})`)), ...action.changes.map((change) => `      ${showChange(change)}`)];
     case 'delete': return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
     case 'recreate': return [
       style.red(`  -/+ ${ref}`) + style.dim(` (recreate: ${action.fields.join(', ')} cannot change in place)`),
