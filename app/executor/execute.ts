@@ -97,6 +97,11 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
  */
 const serverSideApply = async (ref: ObjectRef, intent: ServerSideApplyIntent, children: ClusterWriter): Promise<E.Either<ClusterError, Resource>> => {
   const apply = (force: boolean) => children.patch(ref, { type: 'apply', body: intent.body, fieldManager: FIELD_MANAGER, ...(force ? { force } : {}) })();
+  if (intent.beforeApply.length > 0) {
+    // Against the object the plan saw (its guards hold there), before the apply moves list elements.
+    const removed = await children.patch(ref, { type: 'json', operations: intent.beforeApply })();
+    if (E.isLeft(removed)) return removed;
+  }
   const first = await apply(intent.force);
   const managers = E.isLeft(first) ? conflictingManagers(first.left) : [];
   return managers.length > 0 && managers.every((manager) => manager === FIELD_MANAGER) ? apply(true) : first;

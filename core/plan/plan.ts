@@ -389,7 +389,7 @@ const patchAction = (context: Context, desired: Resource, live: Resource, schema
   const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
   const operations = [...fields.operations, ...marks.operations];
   if (operations.length === 0) return [];
-  const ssa = spec.applyMode === 'ServerSideApply' ? { serverSideApply: serverSideApplyIntent(desired, schema, owner, spec.forceConflicts === true) } : {};
+  const ssa = spec.applyMode === 'ServerSideApply' ? { serverSideApply: serverSideApplyIntent(desired, schema, owner, spec.forceConflicts === true, operations) } : {};
   return [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes], ...ssa }];
 };
 

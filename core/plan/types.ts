@@ -42,6 +42,13 @@ export type ServerSideApplyIntent = {
   readonly body: Resource;
   /** `spec.forceConflicts`: take fields over from other field managers. */
   readonly force: boolean;
+  /**
+   * The part of the patch server-side apply cannot express, sent first as a guarded JSON Patch:
+   * removals (observed fields and list elements the desired state no longer has; an apply only
+   * removes what its own manager applied before) and the `name` of list elements (observer schemas
+   * address elements by position, an apply by name: a renamed element would be added, not fixed).
+   */
+  readonly beforeApply: ReadonlyArray<JsonPatchOperation>;
 };
 
 export type DeleteAction = {

@@ -171,6 +171,15 @@ describe('properties of plan (with a pure applier standing in for the API server
     }), RUNS);
   });
 
+  it('convergence in ServerSideApply mode: the observed-fields intent, applied as the memory API server applies it, converges too', () => {
+    fc.assert(fc.property(scenarioArbitrary, (s) => {
+      const { planB, planC } = run(s, 'ServerSideApply');
+      // Every patch of the mode carries its intent, which is what is sent.
+      expect(planB.actions.filter((a) => a.type === 'patch' && a.serverSideApply === undefined)).toEqual([]);
+      expect(writes(planC)).toEqual([]);
+    }), RUNS);
+  });
+
   it('convergence: the second plan reports Ready, or Stalled NotOwned when a foreign object blocks it', () => {
     fc.assert(fc.property(scenarioArbitrary, (s) => {
       const { planC } = run(s);
