@@ -116,4 +116,35 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     expect(getIn(forced, ['data'])).toEqual({ LOG_LEVEL: 'debug', COLOR: 'green' });
     expect(JSON.stringify(forced.metadata.managedFields)).not.toContain('kubectl-edit');
   });
+
+  it('lists: a container another manager injected beyond the observed maximum goes (guarded JSON Patch first), the named container is applied by name', async () => {
+    const ref = applicationRef(namespace, 'ssa-lists');
+    const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'api' };
+    const listSpec = (image: string): JsonObject => ({
+      applyMode: 'ServerSideApply',
+      manifest: [{
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api' },
+        spec: {
+          replicas: 1, selector: { matchLabels: { app: 'api' } },
+          template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image, imagePullPolicy: 'IfNotPresent' }] } },
+        },
+      }],
+      observerSchema: [{
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api' },
+        spec: { template: { spec: { containers: [{ name: true, image: true }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
+      }],
+    });
+    await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-lists', namespace }, spec: listSpec('nginx:1.27') } as unknown as Resource));
+    await reconcileUntilQuiet(ref, deps);
+    expectReady(await readApplication(cluster, ref));
+
+    await must(cluster.patch(deployment, { type: 'json', operations: [{ op: 'add', path: '/spec/template/spec/containers/-', value: { name: 'sidecar', image: 'envoy:1.30' } }] }, { fieldManager: 'injector' }));
+    await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: listSpec('nginx:1.28') }] }));
+    const rounds = await reconcileUntilQuiet(ref, deps);
+    const sent = rounds[0]?.plan.actions.find((action) => action.type === 'patch');
+    expect(sent?.type === 'patch' && sent.serverSideApply?.body.spec).toEqual({ template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } } });
+    expectReady(await readApplication(cluster, ref));
+    const containers = getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>;
+    expect(containers.map((container) => [container.name, container.image, container.imagePullPolicy])).toEqual([['api', 'nginx:1.28', 'IfNotPresent']]);
+  });
 });
