@@ -8,7 +8,7 @@ export { driftOf, type Drift } from './delta/drift.js';
 export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
-export { isOwnedBy, ownerOf, ownerMark, type Owner } from './plan/ownership.js';
+export { isOwnedBy, markPrefixOf, ownerFor, ownerOf, ownerMark, primaryMarkPrefix, type Owner, type PrimaryKind } from './plan/ownership.js';
 export { DEFAULT_TENANCY, forbiddenChildren, mayAdopt, mayWrite, targetViolation, tenancyFor, type Tenancy } from './plan/tenancy.js';
 export {
   ANY, TenancyPolicyDocument, policyOf, type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, getIn, identityOf, isJsonArray, isJsonObject, isOwnedBy, scopeKey, scopeOf, targetViolation, tenancyFor,
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, getIn, identityOf, isJsonArray, isJsonObject, isOwnedBy, ownerFor, scopeKey, scopeOf, targetViolation, tenancyFor,
   type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 
@@ -21,11 +21,7 @@ export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiV
   return [...seen.values()];
 };
 
-export const ownerOfApplication = (application: Application): Owner => ({
-  namespace: application.metadata.namespace ?? 'default',
-  name: application.metadata.name,
-  ...(application.metadata.uid === undefined ? {} : { uid: application.metadata.uid }),
-});
+export const ownerOfApplication = (application: Application): Owner => ownerFor(application);
 
 /** Completes a scope table with discovery for kinds it does not know (unknown kinds stay unknown). */
 export const resolveScopes = async (application: Application, scopes: ScopeTable, discovery: Discovery): Promise<ScopeTable> => {

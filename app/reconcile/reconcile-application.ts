@@ -49,6 +49,10 @@ export type ReconcileDeps = {
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;
+  /** Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps its primary kind). */
+  readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
+  /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
+  readonly statusPatch?: (status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
 };
 
 export type ReconcileResult =
@@ -65,7 +69,7 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
-  const decoded = decodedApplication(read.right.value);
+  const decoded = (deps.decode ?? decodedApplication)(read.right.value);
   if (E.isLeft(decoded)) return stallUndecodable(read.right.value, decoded.left, deps);
   const application = decoded.right;
   const access = deps.childClusterFor?.(application) ?? OPERATOR;
@@ -145,14 +149,15 @@ const stallUndecodable = async (object: Resource, issues: ReadonlyArray<Issue>, 
     previous: E.isRight(previous) ? previous.right.conditions : undefined, now: deps.now(), generation,
   });
   const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default' };
-  const error = clusterError('Invalid', `the Application does not decode: ${message}`, { code: 422, ref });
+  const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
   const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
   const unchanged = E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
-  // The status as a whole may be what does not decode: replace it then, else only its conditions.
+  // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
+  // kreconcile's fields of it), else only its conditions.
   const operations: ReadonlyArray<JsonPatchOperation> = E.isRight(previous) && isJsonObject(object.status as JsonValue)
     ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
-    : [{ op: 'add', path: '/status', value: status }];
+    : deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }];
   const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isRight(written)) deps.onWritten?.(written.right);
   return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
@@ -207,7 +212,8 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
-  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations: [{ op: 'add', path: '/status', value: after as JsonValue }] })();
+  const operations = deps.statusPatch?.(after) ?? [{ op: 'add', path: '/status', value: after as JsonValue }];
+  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);
   return E.right(true);

@@ -1,11 +1,13 @@
 /**
  * The Application controller: watches Applications and their children, queues Application keys,
- * and runs reconciles on a pool of workers — one reconcile per Application at a time.
+ * and runs reconciles on a pool of workers — one reconcile per Application at a time. The same
+ * loop runs an embedder's own primary kind when given a `Primary` (primary.ts); "Application"
+ * below then means an object of that kind.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes,
+  builtinScopes, markPrefixOf,
   liveVersionsOf, jsonEqual, scopeKey, scopeOf, showClusterError,
   type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type JsonValue, type ObjectRef,
   type LiveVersions, type PlanOptions, type Resource, type ScopeTable, type TenancyPolicy,
@@ -13,7 +15,7 @@ import {
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf, readLive, resolveScopes } from '../reconcile/live-reader.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
-import { decodedApplication, reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import { recordEvents } from './events.js';
 import { Informer, type InformerEvent } from './informer.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
@@ -25,6 +27,7 @@ import { ChildWatches } from './child-watches.js';
 import { HotLoopHistory } from './hot-loop-history.js';
 import { WorkQueue } from './work-queue.js';
 import { fenced } from './write-fence.js';
+import { APPLICATION_PRIMARY, type Primary } from './primary.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -67,14 +70,14 @@ export type ControllerOptions = {
   readonly cacheSyncTimeoutMs?: number;
   /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
   readonly shard?: ShardOwnership;
+  /** The kind reconciled: an embedder's primary kind (see primary.ts; default `APPLICATION_PRIMARY`). */
+  readonly primary?: Primary;
 };
 
 /** `start` gave up waiting for the first list of Applications. */
 export class CacheSyncTimeout extends Error {
   override readonly name = 'CacheSyncTimeout';
 }
-
-const APPLICATION_QUERY = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND };
 
 export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
 
@@ -112,8 +115,16 @@ export class Controller {
    */
   private readonly cluster: Cluster;
   private abandoned = false;
+  /** The kind reconciled (Applications, or the embedder's primary kind): how its objects decode and its status is written. */
+  private readonly primary: Primary;
+  private readonly primaryKind: { readonly apiVersion: string; readonly kind: string };
+  /** The owner-mark prefix of this kind's children ('' for Applications, whose marks are `ns/name`). */
+  private readonly markPrefix: string;
 
   constructor(private readonly options: ControllerOptions) {
+    this.primary = options.primary ?? APPLICATION_PRIMARY;
+    this.primaryKind = { apiVersion: this.primary.apiVersion, kind: this.primary.kind };
+    this.markPrefix = markPrefixOf(this.primaryKind);
     this.cluster = fenced(options.cluster, () => !this.abandoned, 'this reconcile was abandoned when its Controller stopped');
     this.logger = options.logger ?? silentLogger;
     this.scopes = options.scopes ?? builtinScopes;
@@ -122,7 +133,7 @@ export class Controller {
       random: options.random,
       onHandOut: (waited) => options.metrics?.queueLatency.observe(waited / 1000),
     });
-    this.applications = new Informer(options.cluster, { ...APPLICATION_QUERY, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
+    this.applications = new Informer(options.cluster, { ...this.primaryKind, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
       clock: options.clock,
       onEvent: (event) => this.onApplicationEvent(event),
       relistEveryMs: options.resyncMs ?? 10 * 60_000,
@@ -131,7 +142,7 @@ export class Controller {
     this.hotLoops = new HotLoopHistory({ now: () => options.clock.now(), logger: this.logger, ...(options.hotLoop ? { policy: options.hotLoop } : {}) });
     this.children = new ChildWatches({
       cluster: this.cluster, clock: options.clock, relistEveryMs: options.resyncMs ?? 10 * 60_000, logger: this.logger,
-      onOwnedChange: (owner) => this.queue.add(owner),
+      onOwnedChange: (mark) => { const key = this.keyOfMark(mark); if (key !== undefined) this.queue.add(key); },
       onError: (error, where) => this.apiError(error, where),
       onUnserved: (kind) => this.forgetScope(kind),
     });
@@ -207,6 +218,12 @@ export class Controller {
   /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
   get idle(): boolean { return this.queue.depth === 0 && this.inFlight.size === 0; }
 
+  /** The queue key (`ns/name`) of a child's owner mark, when the mark names this Controller's kind. */
+  private keyOfMark(mark: string): string | undefined {
+    if (this.markPrefix === '') return mark.includes(':') ? undefined : mark;
+    return mark.startsWith(this.markPrefix) ? mark.slice(this.markPrefix.length) : undefined;
+  }
+
   private onApplicationEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
     if (event.type === 'DELETED') {
@@ -216,7 +233,7 @@ export class Controller {
       return;
     }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
-    const decoded = decodedApplication(event.object);
+    const decoded = this.primary.decode(event.object);
     if (E.isRight(decoded)) this.watchKindsOf(decoded.right);
     if (event.old !== undefined) this.scheduleSweep();
     this.queue.add(key);
@@ -235,7 +252,7 @@ export class Controller {
   private sweepChildWatches(): void {
     const wanted = new Set<string>();
     for (const object of this.applications.list()) {
-      const application = decodedApplication(object);
+      const application = this.primary.decode(object);
       // An Application that does not decode names no kinds; watches holding its objects stay anyway (see sweep).
       if (E.isRight(application)) for (const kind of kindsOf(application.right)) wanted.add(`${kind.apiVersion}/${kind.kind}`);
     }
@@ -271,12 +288,12 @@ export class Controller {
 
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
-    const ref: ObjectRef = { ...APPLICATION_QUERY, namespace, name };
+    const ref: ObjectRef = { ...this.primaryKind, namespace, name };
     const started = this.options.clock.now();
     let plannedAgainst: LiveVersions = new Map();
     const cached = this.applications.get(namespace, name);
     if (cached !== undefined) {
-      const decoded = decodedApplication(cached);
+      const decoded = this.primary.decode(cached);
       if (E.isRight(decoded)) {
         this.scopes = await resolveScopes(decoded.right, this.scopes, this.cluster);
         // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
@@ -303,6 +320,8 @@ export class Controller {
       translate: this.translate,
       ...(this.options.hooks === undefined ? {} : { hooks: this.options.hooks }),
       ...(this.options.childClusterFor === undefined ? {} : { childClusterFor: this.childClustersFor(key, this.options.childClusterFor) }),
+      decode: this.primary.decode,
+      statusPatch: (status) => this.primary.statusPatch(this.applications.get(namespace, name)?.status as JsonValue | undefined, status),
     }, this.queue.attempts(key) + 1);
     this.hotLoops.record(key, result._tag === 'Gone' ? [] : result.execution?.done ?? [], plannedAgainst);
     this.finish(key, result, started);
@@ -310,7 +329,7 @@ export class Controller {
 
   /** Read-your-own-writes: answers of our writes go into the caches before the next reconcile. */
   private cacheWrite(object: Resource): void {
-    if (object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND) { this.applications.apply(object); return; }
+    if (object.apiVersion === this.primaryKind.apiVersion && object.kind === this.primaryKind.kind) { this.applications.apply(object); return; }
     this.children.apply(object);
   }
 

@@ -1,10 +1,14 @@
 /**
  * `kreconcile/runtime`: the operator runtime for embedders — the Application controller, the
  * operator process around it (leader election, /healthz, /readyz, /metrics) and its logger and
- * metrics seams. Give it a `Cluster` (`kreconcile/kubernetes` or the test kit's memory cluster).
+ * metrics seams, and the same loop for an author's own primary kind (`startEmbeddedOperator`,
+ * docs/runtime.md "Embedding kreconcile for your own kind"). Give it a `Cluster`
+ * (`kreconcile/kubernetes` or the test kit's memory cluster).
  */
 export { startOperator, type Operator, type OperatorOptions } from './operator.js';
 export { Controller, applicationKey, type ControllerOptions } from './controller.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export { silentLogger, type Logger } from './logger.js';
+export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+export { APPLICATION_PRIMARY, KRECONCILE_STATUS_FIELDS, primaryOf, type DesiredState, type Primary, type PrimaryReconciler } from './primary.js';

@@ -68,15 +68,17 @@ export class LeaderElector {
   /** Starts trying to acquire; keeps renewing while leading. */
   start(): void { void this.tick(); }
 
-  /** Stops; releases the lease when held so another instance takes over at once (ReleaseOnCancel). */
+  /**
+   * Stops; releases the lease while it still names this process so another instance takes over at
+   * once (ReleaseOnCancel) — also when leadership was already given up locally (a renewal missed
+   * its deadline on a loaded machine) but nobody took the lease over yet.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.cancel?.();
-    if (this.leading) {
-      this.lose('released');
-      await this.release();
-    }
+    this.lose('released');
+    await this.release();
   }
 
   /** Gives up leadership now (the work it leads could not start) and releases the lease; keeps campaigning. */

@@ -16,7 +16,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 
-export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren'> & {
+export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary'> & {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly random: () => number;

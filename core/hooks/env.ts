@@ -7,7 +7,7 @@ import type { Path } from '../json/path.js';
 import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { indexSchemas, schemaKeyOf } from '../schema/lookup.js';
+import { schemaKeyOf, schemasByKey } from '../schema/lookup.js';
 import { updateAt } from './json-edit.js';
 import { observeAppended } from './schema-edit.js';
 import { hookEnvNames, hookSecretKeys } from './secret.js';
@@ -34,7 +34,7 @@ const ENTRY_SCHEMA: JsonObject = { name: null, valueFrom: { secretKeyRef: { name
  * that is not a list is left alone. Other kinds pass through unchanged.
  */
 export const injectEnv = (mangled: Mangled, entries: ReadonlyArray<JsonObject>): Mangled => {
-  const schemas = new Map(indexSchemas(mangled.mangledSchema));
+  const schemas = schemasByKey(mangled.mangledSchema);
   const desired = mangled.desired.map((resource) => {
     const path = podSpecPathOf(resource);
     if (path === undefined) return resource;

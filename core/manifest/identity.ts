@@ -1,5 +1,5 @@
 /** Resource identity with the Application's namespace as default (SPEC section 1, namespace **fix**). */
-import { getOwn, isJsonObject, withKey, type JsonObject } from '../json/json.js';
+import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeOf, type ScopeTable } from '../model/scope.js';
 
@@ -51,19 +51,6 @@ export const writtenKey = (object: JsonObject): string => {
   });
 };
 
-// Objects are immutable by contract: a key computed once stays true for the object's life.
-const looseKeys = new WeakMap<object, string>();
-
-const looseKey = (object: JsonObject): string => {
-  let key = looseKeys.get(object);
-  if (key === undefined) {
-    const metadata = getOwn(object, 'metadata');
-    key = `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : ''}`;
-    looseKeys.set(object, key);
-  }
-  return key;
-};
-
 /** Finds the entry that is the same resource as a query, in O(1) per lookup (see `sameResource`). */
 export const resourceFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
   // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
@@ -76,21 +63,69 @@ export const resourceFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, 
 
 const finders = new WeakMap<ReadonlyArray<JsonObject>, { readonly defaultNamespace: string | undefined; readonly find: (query: JsonObject) => JsonObject | undefined }>();
 
-/** Entries by loose key: a lone entry as itself, several (other namespaces) in a list. */
+/**
+ * Entries by (apiVersion, kind, name) in nested maps keyed by the values themselves: no key
+ * string and no cache insertion per object, which is what costs on fresh objects. A lone entry is
+ * kept as itself, several (other namespaces) in a list. An object without metadata is never the
+ * same resource as anything (`sameResource`), so it is not indexed.
+ */
 const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
-  const byName = new Map<string, T | T[]>();
+  const index = new Map<JsonValue | undefined, Map<JsonValue | undefined, Map<JsonValue | undefined, T | T[]>>>();
   for (const entry of entries) {
-    const key = looseKey(entry);
-    const found = byName.get(key);
-    if (found === undefined) byName.set(key, entry);
+    const metadata = getOwn(entry, 'metadata');
+    if (!isJsonObject(metadata)) continue;
+    const byKind = childMap(index, getOwn(entry, 'apiVersion'));
+    const byName = childMap(byKind, getOwn(entry, 'kind'));
+    const name = getOwn(metadata, 'name');
+    const found = byName.get(name);
+    if (found === undefined) byName.set(name, entry);
     else if (Array.isArray(found)) found.push(entry);
-    else byName.set(key, [found, entry]);
+    else byName.set(name, [found, entry]);
   }
   return (query) => {
-    const found = byName.get(looseKey(query));
+    const metadata = getOwn(query, 'metadata');
+    if (!isJsonObject(metadata)) return undefined;
+    const found = index.get(getOwn(query, 'apiVersion'))?.get(getOwn(query, 'kind'))?.get(getOwn(metadata, 'name'));
     if (found === undefined) return undefined;
     if (!Array.isArray(found)) return sameResource(found, query, defaultNamespace) ? found : undefined;
     for (const entry of found) if (sameResource(entry, query, defaultNamespace)) return entry;
     return undefined;
+  };
+};
+
+const childMap = <K, C, V>(parent: Map<K, Map<C, V>>, key: K): Map<C, V> => {
+  let child = parent.get(key);
+  if (child === undefined) {
+    child = new Map();
+    parent.set(key, child);
+  }
+  return child;
+};
+
+/** Objects by identity, looked up without key strings (see `identityIndex`). */
+export type IdentityIndex<T> = {
+  /** The object with this identity (a missing namespace is the empty one, as in `refKey`). */
+  readonly get: (ref: ObjectRef) => T | undefined;
+  /** The object with the identity `resource` has. */
+  readonly of: (resource: Resource) => T | undefined;
+};
+
+/**
+ * Objects by (apiVersion, kind, namespace, name) in nested maps keyed by the values themselves:
+ * a lookup builds no key string and caches nothing per object, which is what costs when every
+ * object is new (after a relist or a restart). A later object with the same identity wins.
+ */
+export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+  const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();
+  for (const object of objects) {
+    const byKind = childMap(index, object.apiVersion);
+    const byNamespace = childMap(byKind, object.kind);
+    childMap(byNamespace, object.metadata.namespace ?? '').set(object.metadata.name, object);
+  }
+  const get = (apiVersion: string, kind: string, namespace: string, name: string): T | undefined =>
+    index.get(apiVersion)?.get(kind)?.get(namespace)?.get(name);
+  return {
+    get: (ref) => get(ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name),
+    of: (resource) => get(resource.apiVersion, resource.kind, resource.metadata.namespace ?? '', resource.metadata.name),
   };
 };

@@ -5,10 +5,36 @@ import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
 import type { FieldChange, JsonPatchOperation } from './types.js';
 
-/** The Application a plan is for: what the marks need to know of it. */
-export type Owner = { readonly namespace: string; readonly name: string; readonly uid?: string };
+/** The kind of a primary object kreconcile reconciles for an embedder (not an Application). */
+export type PrimaryKind = { readonly apiVersion: string; readonly kind: string };
 
-export const ownerMark = (owner: Owner): string => `${owner.namespace}/${owner.name}`;
+/**
+ * The object a plan is for: what the marks need to know of it. `kind` is set only for a primary
+ * that is not an Application (the embedded runtime): its marks then name the kind, so that two
+ * primaries of different kinds with one name never share children.
+ */
+export type Owner = { readonly namespace: string; readonly name: string; readonly uid?: string; readonly kind?: PrimaryKind };
+
+/** The owner of the children of `object` (an Application, or an embedder's primary mapped to one). */
+export const ownerFor = (object: { readonly apiVersion: string; readonly kind: string; readonly metadata: ObjectMeta }): Owner => ({
+  namespace: object.metadata.namespace ?? 'default',
+  name: object.metadata.name,
+  ...(object.metadata.uid === undefined ? {} : { uid: object.metadata.uid }),
+  ...(object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND ? {} : { kind: { apiVersion: object.apiVersion, kind: object.kind } }),
+});
+
+/** How owner marks name a primary kind: `Kind.group:` (`Kind:` for the core group); Applications' marks have no prefix. */
+export const primaryMarkPrefix = (kind: PrimaryKind): string => {
+  const slash = kind.apiVersion.indexOf('/');
+  return slash < 0 ? `${kind.kind}:` : `${kind.kind}.${kind.apiVersion.slice(0, slash)}:`;
+};
+
+/** The prefix of the marks of `kind`'s children: '' for Applications (`ns/name`), else `primaryMarkPrefix`. */
+export const markPrefixOf = (kind: PrimaryKind): string =>
+  (kind.apiVersion === APPLICATION_API_VERSION && kind.kind === APPLICATION_KIND ? '' : primaryMarkPrefix(kind));
+
+export const ownerMark = (owner: Owner): string =>
+  `${owner.kind === undefined ? '' : primaryMarkPrefix(owner.kind)}${owner.namespace}/${owner.name}`;
 
 /** The owner annotation of a live object, if any. */
 export const ownerOf = (object: JsonObject): string | undefined => {
@@ -20,6 +46,7 @@ export const ownerOf = (object: JsonObject): string | undefined => {
 
 export const isOwnedBy = (object: JsonObject, owner: Owner): boolean => {
   const mark = ownerOf(object);
+  if (owner.kind !== undefined) return mark === ownerMark(owner);
   // Compared in place, as `ownerMark(owner)` would read: this runs for every live object of a plan.
   return mark !== undefined && mark.length === owner.namespace.length + 1 + owner.name.length &&
     mark.startsWith(owner.namespace) && mark.charCodeAt(owner.namespace.length) === SLASH && mark.endsWith(owner.name);
@@ -61,13 +88,14 @@ export const asCreated = (resource: Resource, schema: JsonValue | undefined, own
   // Planning compares and creates the same desired objects reconcile after reconcile: the marked
   // copy is kept per object (immutable by contract) for the owner it was made for.
   const cached = markedCopies.get(resource);
-  if (cached !== undefined && cached.namespace === owner.namespace && cached.name === owner.name && cached.uid === owner.uid) return cached.value;
+  const mark = ownerMark(owner);
+  if (cached !== undefined && cached.mark === mark && cached.uid === owner.uid) return cached.value;
   const value = withOwnershipMarks(resource, refOf(resource), owner);
-  markedCopies.set(resource, { namespace: owner.namespace, name: owner.name, uid: owner.uid, value });
+  markedCopies.set(resource, { mark, uid: owner.uid, value });
   return value;
 };
 
-const markedCopies = new WeakMap<object, { readonly namespace: string; readonly name: string; readonly uid: string | undefined; readonly value: Resource }>();
+const markedCopies = new WeakMap<object, { readonly mark: string; readonly uid: string | undefined; readonly value: Resource }>();
 
 const SERVER_SET_METADATA = new Set(['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
 
@@ -77,7 +105,7 @@ const ownerReferencesOf = (metadata: JsonObject): ReadonlyArray<JsonValue> => {
 };
 
 const controllerReference = (owner: Owner, uid: string): JsonObject => ({
-  apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: owner.name, uid, controller: true, blockOwnerDeletion: true,
+  apiVersion: owner.kind?.apiVersion ?? APPLICATION_API_VERSION, kind: owner.kind?.kind ?? APPLICATION_KIND, name: owner.name, uid, controller: true, blockOwnerDeletion: true,
 });
 
 /**

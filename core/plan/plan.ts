@@ -8,7 +8,7 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { identityIndex, identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
@@ -20,7 +20,7 @@ import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { readinessOf } from '../status/readiness.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
-import { adoptionPatch, asCreated, isOwnedBy, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
+import { adoptionPatch, asCreated, isOwnedBy, ownerFor, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
 import { checkSpec } from './spec-check.js';
 import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
@@ -89,7 +89,7 @@ type Context = {
 export const plan = (input: PlanInput): Plan => {
   const application = input.application;
   const metadata = application.metadata;
-  const owner: Owner = { namespace: metadata.namespace ?? 'default', name: metadata.name, ...(metadata.uid === undefined ? {} : { uid: metadata.uid }) };
+  const owner: Owner = ownerFor(application);
   const context: Context = { application, owner, status: application.status ?? {}, input, tenancy: tenancyFor(input.options?.tenancy, owner.namespace) };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
@@ -154,42 +154,47 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const { owner } = context;
   const schemas = indexSchemas(mangled);
   const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
-  const liveByRef = new Map(live.map((object) => [resourceKey(object), object]));
-  const liveOf = (resource: Resource): Resource | undefined => liveByRef.get(resourceKey(resource));
+  const liveByRef = identityIndex(live);
+  const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
   const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
   const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
-  const inSync = new Set<string>();
-  const lastApplied = fromSpec.map((resource) => {
-    const object = liveOf(resource);
-    const schema = schemaFor(schemas, resource);
+  // Per desired resource, by index: its live object, its schema and (when nothing changed since
+  // the last observation) its previous observed entry, each looked up once.
+  const lives = fromSpec.map(liveOf);
+  const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
+  const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
+  const lastApplied = fromSpec.map((resource, i) => {
+    const object = lives[i];
+    const schema = desiredSchemas[i];
     if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
     const observed = findObserved(resource);
     if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
-      inSync.add(resourceKey(resource));
+      unchanged[i] = observed;
       return resource;
     }
     return learnFromLive(resource, object, schema);
   });
-  const desiredKeys = new Set(lastApplied.map((resource) => resourceKey(resource)));
-  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
+  // Learning never changes identification: the spec's objects give the same keys.
+  const desiredByRef = identityIndex(fromSpec);
+  const isDesired = (object: JsonObject): boolean => desiredByRef.of(object as Resource) !== undefined;
+  const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
-  const ours = live.filter((object) => isOwnedBy(object, owner) && writableBy(context.tenancy)(object));
-  const observe = (object: Resource): JsonObject => (inSync.has(resourceKey(object))
-    ? findObserved(object) as JsonObject
-    : observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {}));
+  const writable = writableBy(context.tenancy);
+  const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
+  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
   const current = [
-    ...lastApplied.flatMap((resource) => { const o = liveOf(resource); return o !== undefined && mayWrite(o) ? [o] : []; }),
-    ...ours.filter((object) => !desiredKeys.has(resourceKey(object))),
-  ].map(observe);
+    ...lastApplied.flatMap((_, i) => { const o = lives[i]; return o !== undefined && mayWrite(o) ? [unchanged[i] ?? observe(o)] : []; }),
+    ...ours.filter((object) => !isDesired(object)).map(observe),
+  ];
   const changed = calculateResourceDelta({
-    lastAppliedManifest: compared.filter((resource) => !inSync.has(resourceKey(resource))),
+    lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
-  const delta = { ...changed, deleted: current.filter((entry) => !desiredKeys.has(resourceKey(entry as Resource))) };
+  const delta = { ...changed, deleted: current.filter((entry) => !isDesired(entry)) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
-  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.get(resourceKey(resource as Resource)));
+  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
@@ -213,7 +218,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   });
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
   const ready = (ref: ObjectRef): boolean => {
-    const object = liveByRef.get(refKey(ref));
+    const object = liveByRef.get(ref);
     return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
   };
   const creating = holdCreations(creates, lastApplied, ready);

@@ -25,6 +25,12 @@ describe('Secret value digests', () => {
     expect(digestOfString('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
+  it('withDigests keeps a null (unknown: to be learned), never a digest of "null"', () => {
+    const digested = withDigests(secret({ a: null as unknown as string, b: base64Of('x') }, {}));
+    expect((digested.data as Record<string, JsonValue>).a).toBeNull();
+    expect((digested.data as Record<string, JsonValue>).b).toBe(digestOfData(base64Of('x')));
+  });
+
   it('withDigests replaces every data and stringData value, is idempotent, and leaves other kinds alone', () => {
     const digested = withDigests(secret({ a: base64Of('x') }, { b: 'y' }));
     expect(digested).toMatchObject({ data: { a: digestOfString('x') }, stringData: { b: digestOfString('y') } });

@@ -35,7 +35,12 @@ export class CreateApp<R extends World = World> implements fc.AsyncCommand<Model
   check = (m: Readonly<Model>) => !m.apps.has(`${this.spec.namespace}/${this.spec.name}`);
   async run(m: Model, r: R) {
     const created = await drive(r.clock, r.cluster.create(applicationOf(this.spec))());
-    if (E.isRight(created) || (await truth(r, appRef(this.spec.namespace, this.spec.name))) !== undefined) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
+    // An ambiguous failure may have created it; an AlreadyExists may also mean that an earlier
+    // Application of this name is still terminating (held by its finalizer): only ours counts.
+    const stored = E.isRight(created) ? created.right : await truth(r, appRef(this.spec.namespace, this.spec.name));
+    const ours = stored !== undefined && stored.metadata.deletionTimestamp === undefined &&
+      JSON.stringify(stored.spec) === JSON.stringify((applicationOf(this.spec) as unknown as { spec: unknown }).spec);
+    if (ours) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
   }
   toString = () => `create ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}`;
 }

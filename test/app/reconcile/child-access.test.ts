@@ -163,13 +163,16 @@ describe('impersonation through the reconcile seam', () => {
   });
 
   it('tells a refused impersonation (the operator\'s right) from a refused request (the tenant\'s)', async () => {
+    const cannotImpersonate = 'users "system:serviceaccount:team-a:deployer" is forbidden: User "system:serviceaccount:kreconcile-system:kreconcile" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-a"';
     const w = await world({ manifest, serviceAccountName: 'deployer' }, {}, () => true);
     const refusing = identity(w.memory, 'operator', w.calls, () => false);
     const deps: ReconcileDeps = {
       ...w.deps,
+      // A refused impersonation refuses every request alike (reads run concurrently: any may answer first).
       childClusterFor: childClusters({}, () => ({
         ...refusing,
-        list: () => TE.left(clusterError('Forbidden', 'users "system:serviceaccount:team-a:deployer" is forbidden: User "system:serviceaccount:kreconcile-system:kreconcile" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-a"')),
+        list: () => TE.left(clusterError('Forbidden', cannotImpersonate)),
+        get: () => TE.left(clusterError('Forbidden', cannotImpersonate)),
       })),
     };
     await reconcileApplication(appRef, deps);

@@ -1,0 +1,116 @@
+/**
+ * The embedded runtime's primary kinds: how an operator author's own object (a `Greeting`, a
+ * `Database`) becomes the Application-shaped value the planner works on, and how kreconcile's part
+ * of its status is written without touching the author's own status fields.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, decodeApplication, getOwn, isJsonObject,
+  type Application, type ApplicationStatus, type Issue, type JsonObject, type JsonPatchOperation, type JsonValue, type Resource,
+} from '../../core/index.js';
+import { decodedApplication } from '../reconcile/reconcile-application.js';
+
+/**
+ * What `desired` returns for one primary object: the children it wants, and optionally how to
+ * compare them (SPEC's observer schema). Typed loosely on purpose: it is decoded like an
+ * Application's `spec`, and what does not decode is reported on the primary (paths `spec.manifest[i]…`).
+ */
+export type DesiredState = {
+  readonly manifest: ReadonlyArray<object>;
+  readonly observerSchema?: ReadonlyArray<object>;
+};
+
+/**
+ * An embedder's primary kind. `desired` is pure: the same object gives the same children. It may
+ * return anything or throw: what does not decode ends as `Stalled InvalidSpec` on the object.
+ */
+export type PrimaryReconciler = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly desired: (primary: Resource) => DesiredState;
+};
+
+/** A primary kind as the Controller uses it (internal: build it with `primaryOf`). */
+export type Primary = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
+  /** The status write for an object whose live status is `current`. */
+  readonly statusPatch: (current: JsonValue | undefined, status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+};
+
+/**
+ * Applications as the Controller's primary kind: decoded with the Application codec; the status is
+ * all kreconcile's, written whole (`add /status`), exactly what it computed.
+ */
+export const APPLICATION_PRIMARY: Primary = {
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  decode: decodedApplication,
+  statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status as JsonValue }],
+};
+
+/** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
+export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = Object.keys(ApplicationStatusCodec.props);
+
+export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
+  // Memoized per object: an unchanged object (same identity in the informer cache) is mapped once.
+  const decoded = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
+  return {
+    apiVersion: reconciler.apiVersion,
+    kind: reconciler.kind,
+    decode: (object) => {
+      const cached = decoded.get(object);
+      if (cached !== undefined) return cached;
+      const result = decodePrimary(reconciler, object);
+      decoded.set(object, result);
+      return result;
+    },
+    statusPatch: kreconcileStatusPatch,
+  };
+};
+
+/**
+ * The Application-shaped value for `object`: its metadata, `spec` = what `desired` returns, status =
+ * kreconcile's fields of its status; decoded with the Application codec (paths name `spec.manifest…`),
+ * then given the primary's apiVersion and kind, so finalizer, status and owner marks name the primary.
+ */
+const decodePrimary = (reconciler: PrimaryReconciler, object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+  let desired: unknown;
+  try {
+    desired = reconciler.desired(object);
+  } catch (error) {
+    return E.left([{ path: 'spec', message: `desired(${reconciler.kind}) threw: ${error instanceof Error ? error.message : String(error)}` }]);
+  }
+  if (!isJsonObject(desired as JsonValue) || !Array.isArray(getOwn(desired as JsonObject, 'manifest'))) {
+    return E.left([{ path: 'spec', message: `desired(${reconciler.kind}) must return { manifest: [...], observerSchema?: [...] }` }]);
+  }
+  const state = desired as JsonObject;
+  const observerSchema = getOwn(state, 'observerSchema');
+  const liveStatus = isJsonObject(object.status as JsonValue) ? object.status as JsonObject : undefined;
+  const status = liveStatus === undefined ? undefined : Object.fromEntries(KRECONCILE_STATUS_FIELDS.flatMap((field) => {
+    const value = getOwn(liveStatus, field);
+    return value === undefined ? [] : [[field, value]];
+  }));
+  const shaped = {
+    apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
+    spec: { manifest: getOwn(state, 'manifest'), ...(observerSchema === undefined ? {} : { observerSchema }) },
+    ...(status === undefined ? {} : { status }),
+  };
+  return E.map((application: Application): Application => ({ ...application, apiVersion: object.apiVersion, kind: object.kind }))(decodeApplication(shaped));
+};
+
+/**
+ * A JSON Patch that adds or replaces kreconcile's status fields one by one (and removes those it no
+ * longer has), so the author's own status fields are never replaced; the whole `/status` only when
+ * the object has none yet. A JSON Patch, not a merge patch: the observer schema's `null` leaves survive.
+ */
+export const kreconcileStatusPatch = (current: JsonValue | undefined, status: ApplicationStatus): ReadonlyArray<JsonPatchOperation> => {
+  if (!isJsonObject(current)) return [{ op: 'add', path: '/status', value: status as JsonValue }];
+  const fields = status as JsonObject;
+  return KRECONCILE_STATUS_FIELDS.flatMap((field): ReadonlyArray<JsonPatchOperation> => {
+    const value = getOwn(fields, field);
+    if (value !== undefined) return [{ op: 'add', path: `/status/${field}`, value }];
+    return getOwn(current, field) === undefined ? [] : [{ op: 'remove', path: `/status/${field}` }];
+  });
+};
