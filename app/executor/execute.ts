@@ -6,7 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   FIELD_MANAGER, FINALIZER, conflictingManagers, type ServerSideApplyIntent, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
-  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource,
+  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource, type WriteOptions,
 } from '../../core/index.js';
 
 /** What happened to one action. */
@@ -74,10 +74,9 @@ type Scope = { readonly status: ApplicationStatus; readonly application: Applica
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
-    // In ServerSideApply mode the create is made as `kreconcile` too, so the self-conflict below is recognisable.
-    case 'create': return learnFrom(await scope.children.create(action.body, scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined)(), scope);
+    case 'create': return learnFrom(await scope.children.create(action.body, writeOptions(scope))(), scope);
     case 'patch': return learnFrom(await (action.serverSideApply === undefined
-      ? scope.children.patch(action.ref, { type: 'json', operations: action.patch })()
+      ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
       : serverSideApply(action.ref, action.serverSideApply, scope.children)), scope);
     case 'delete': return deleted(action, await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
     case 'recreate': return recreate(action, scope);
@@ -88,6 +87,13 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }
 };
+
+/**
+ * In ServerSideApply mode creates and JSON Patches (sent when a list's names are off position) are
+ * made as `kreconcile` too, so a later apply's conflict with them is the recognisable self-conflict below.
+ */
+const writeOptions = (scope: Scope): WriteOptions | undefined =>
+  (scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined);
 
 /**
  * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by

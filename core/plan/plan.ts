@@ -31,7 +31,7 @@ import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/
 import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withRecreates } from './recreate.js';
-import { serverSideApplyIntent } from './server-side-apply.js';
+import { serverSideApplyOf } from './server-side-apply.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
 
 export type PlanOptions = {
@@ -386,7 +386,8 @@ const createAction = (resource: Resource, schema: ObserverSchema | undefined, ow
 
 /**
  * A patch of the observed fields that differ. In `ServerSideApply` mode it also carries the intent
- * sent instead (every observed field, not just those that differ); the JSON Patch then explains it.
+ * sent instead (every observed field, not just those that differ; the JSON Patch then explains it),
+ * or the lists that make it send the JSON Patch after all (`serverSideApplyOf`).
  */
 const patchAction = (context: Context, desired: Resource, live: Resource, schema: JsonValue, adopting: boolean): ReadonlyArray<PatchAction> => {
   const { owner, application: { spec } } = context;
@@ -394,7 +395,7 @@ const patchAction = (context: Context, desired: Resource, live: Resource, schema
   const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
   const operations = [...fields.operations, ...marks.operations];
   if (operations.length === 0) return [];
-  const ssa = spec.applyMode === 'ServerSideApply' ? { serverSideApply: serverSideApplyIntent(desired, schema, owner, spec.forceConflicts === true, operations) } : {};
+  const ssa = spec.applyMode === 'ServerSideApply' ? serverSideApplyOf(desired, live, schema, owner, spec.forceConflicts === true, operations) : {};
   return [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes], ...ssa }];
 };
 

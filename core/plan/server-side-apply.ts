@@ -3,22 +3,36 @@
  * observed desired fields only, so field manager `kreconcile` never claims a field it does not watch.
  */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { showPath, type Path } from '../json/path.js';
 import { refOf, type Resource } from '../model/resource.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { withOwnershipMarks, type Owner } from './ownership.js';
-import type { JsonPatchOperation, ServerSideApplyIntent } from './types.js';
+import type { JsonPatchOperation, PatchAction, ServerSideApplyIntent } from './types.js';
 
 /**
- * A fully specified intent: identification, the ownership marks every created child carries, and
+ * How a patch is sent in `ServerSideApply` mode: as the observed-fields intent, unless a list of
+ * named elements is addressed differently by the observer schema (by position) and by the apply
+ * (by name) — then as its guarded JSON Patch, the schema's positional intent, naming those lists.
+ * Guarantees: exactly one of `serverSideApply` and `positionalLists` is set.
+ */
+export const serverSideApplyOf = (
+  desired: Resource, live: Resource, schema: JsonValue, owner: Owner, force: boolean, patch: ReadonlyArray<JsonPatchOperation>,
+): Pick<PatchAction, 'serverSideApply' | 'positionalLists'> => {
+  const cut = withinMaxLengths(desired, isJsonObject(schema) ? schema as ObserverSchema : undefined);
+  const lists = namesOffPosition(cut, live, schema, []);
+  return lists.length > 0 ? { positionalLists: lists } : { serverSideApply: serverSideApplyIntent(cut, schema, owner, force, patch) };
+};
+
+/**
+ * A fully specified intent of `desired` (its lists already cut to their observed maxima, as a create does): identification, the ownership marks every created child carries, and
  * each observed field with its desired value (unknown values and list controls left out; lists as
  * `intentOf` sends them).
  * A field left out of a later apply is removed by the API server if `kreconcile` alone owns it,
  * which is what "no longer observed" means here.
  */
-export const serverSideApplyIntent = (desired: Resource, schema: JsonValue, owner: Owner, force: boolean, patch: ReadonlyArray<JsonPatchOperation>): ServerSideApplyIntent => {
-  // As a create does: a desired list longer than its observed maximum is cut to it.
-  const known = intentOf(withinMaxLengths(desired, isJsonObject(schema) ? schema as ObserverSchema : undefined), schema);
+const serverSideApplyIntent = (desired: Resource, schema: JsonValue, owner: Owner, force: boolean, patch: ReadonlyArray<JsonPatchOperation>): ServerSideApplyIntent => {
+  const known = intentOf(desired, schema);
   const observed: JsonObject = isJsonObject(known) ? known : {};
   const metadata = getOwn(observed, 'metadata');
   const namespace = desired.metadata.namespace;
@@ -65,13 +79,52 @@ const intentOf = (value: JsonValue | undefined, schema: SchemaNode): JsonValue |
 
 const asObject = (value: JsonValue | undefined): JsonObject => (isJsonObject(value) ? value : {});
 
-/**
- * The patch's operations an apply cannot express (see `ServerSideApplyIntent.beforeApply`), with
- * their `test` guards: they run against the object the plan saw, so the guards hold there.
- */
-const beforeApplyOf = (patch: ReadonlyArray<JsonPatchOperation>): ReadonlyArray<JsonPatchOperation> => {
-  const positional = new Set(patch.filter((operation) => operation.op === 'remove' || (operation.op !== 'test' && ELEMENT_NAME.test(operation.path))).map((operation) => operation.path));
-  return patch.filter((operation) => positional.has(operation.path));
+const nameOf = (item: JsonValue | undefined): string | undefined => {
+  const name = isJsonObject(item) ? getOwn(item, 'name') : undefined;
+  return typeof name === 'string' ? name : undefined;
 };
 
-const ELEMENT_NAME = /\/\d+\/name$/;
+/**
+ * The observed lists (readable paths) where an element the intent addresses by name is not where
+ * the observer schema addresses it: the live element at its position has another name, or its name
+ * is live at another position (renamed, moved or duplicated by another actor). An apply would merge
+ * it into the element of that name, or append it, while drift keeps comparing the position: the two
+ * would never agree. Follows `intentOf`: a value it sends whole (schema `null`, or shaped unlike its
+ * schema) is compared throughout, since the server merges the named lists inside it by name too.
+ */
+const namesOffPosition = (desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode, path: Path): ReadonlyArray<string> => {
+  if (isJsonArray(desired)) return listNamesOffPosition(desired, isJsonArray(live) ? live : [], isJsonArray(schema) ? listElements(schema) : undefined, path);
+  if (!isJsonObject(desired)) return [];
+  const liveObject = isJsonObject(live) ? live : {};
+  const observed = isJsonObject(schema) ? schema : undefined;
+  return Object.keys(observed ?? desired).flatMap((key) =>
+    namesOffPosition(getOwn(desired, key), getOwn(liveObject, key), observed === undefined ? null : observed[key] ?? null, [...path, key]));
+};
+
+/** `elements`: the schemas of the observed positions, or `undefined` for a list sent whole. */
+const listNamesOffPosition = (
+  desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode> | undefined, path: Path,
+): ReadonlyArray<string> => {
+  const liveNames = live.map(nameOf);
+  // Where the apply puts a named element: into the live element of that name, else at the end.
+  const inPlace = (name: string, i: number): boolean => {
+    const at = liveNames.indexOf(name);
+    return at < 0 ? i >= live.length : at === i;
+  };
+  const named = desired.flatMap((item, i) => {
+    const name = nameOf(item);
+    return name === undefined ? [] : [{ item, name, i }];
+  });
+  if (named.some(({ name, i }) => !inPlace(name, i))) return [showPath(path)];
+  const compared = elements === undefined ? named : named.filter(({ i }) => i < elements.length);
+  return compared.flatMap(({ item, i }) => namesOffPosition(item, live[i], elements === undefined ? null : elements[i] ?? null, [...path, i]));
+};
+
+/**
+ * The patch's removals (see `ServerSideApplyIntent.beforeApply`), with their `test` guards: they run
+ * against the object the plan saw, so the guards hold there.
+ */
+const beforeApplyOf = (patch: ReadonlyArray<JsonPatchOperation>): ReadonlyArray<JsonPatchOperation> => {
+  const removed = new Set(patch.filter((operation) => operation.op === 'remove').map((operation) => operation.path));
+  return patch.filter((operation) => removed.has(operation.path));
+};

@@ -30,8 +30,14 @@ export type PatchAction = {
   /** The JSON Patch (sent in `JsonPatch` mode; in `ServerSideApply` mode it explains the change). */
   readonly patch: ReadonlyArray<JsonPatchOperation>;
   readonly changes: ReadonlyArray<FieldChange>;
-  /** Present only with `spec.applyMode: ServerSideApply`: what is sent instead of `patch`. */
+  /** With `spec.applyMode: ServerSideApply`, unless `positionalLists` is set: what is sent instead of `patch`. */
   readonly serverSideApply?: ServerSideApplyIntent;
+  /**
+   * With `spec.applyMode: ServerSideApply` only, instead of `serverSideApply`: `patch` is sent, because
+   * in these lists of named elements (readable paths) the live names are not at the positions the
+   * observer schema addresses (renamed, moved or duplicated by another actor), and an apply merges by name.
+   */
+  readonly positionalLists?: ReadonlyArray<string>;
 };
 
 /**
@@ -45,8 +51,7 @@ export type ServerSideApplyIntent = {
   /**
    * The part of the patch server-side apply cannot express, sent first as a guarded JSON Patch:
    * removals (observed fields and list elements the desired state no longer has; an apply only
-   * removes what its own manager applied before) and the `name` of list elements (observer schemas
-   * address elements by position, an apply by name: a renamed element would be added, not fixed).
+   * removes what its own manager applied before).
    */
   readonly beforeApply: ReadonlyArray<JsonPatchOperation>;
 };

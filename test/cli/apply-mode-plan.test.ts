@@ -1,7 +1,8 @@
 /**
  * The plan shows the apply mode (issue 13, item 3): in ServerSideApply mode each patch says so in
  * text and carries `applyMode`/`forceConflicts` in JSON (valid against docs/plan-output.schema.json);
- * JsonPatch plans print exactly as before (no mode field, no annotation).
+ * JsonPatch plans print exactly as before (no mode field, no annotation); a patch sent as JSON Patch
+ * in that mode (list names off position) says so and names the lists.
  */
 import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,27 @@ const LIVE = JSON.stringify({
 
 const planOf = (spec: object, output: ReadonlyArray<string> = []) =>
   runCli(['plan', '-f', 'app.json', '--snapshot', 'live.json', '--now', NOW, ...output], { files: { 'app.json': app(spec), 'live.json': LIVE } });
+
+// A Deployment of this Application whose containers another actor swapped; the schema observes images by position.
+const deployment = (containers: ReadonlyArray<object>, extra: object = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: 'shop', ...extra },
+  spec: { replicas: 1, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers } } },
+});
+const SWAPPED = JSON.stringify({
+  apiVersion: 'v1', kind: 'List', items: [deployment([{ name: 'log', image: 'fluent-bit:3' }, { name: 'api', image: 'api:1' }], {
+    uid: 'd-1', resourceVersion: '43', labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { 'kreconcile.io/owner': 'shop/web' },
+  })],
+});
+const swappedSpec = {
+  applyMode: 'ServerSideApply',
+  manifest: [deployment([{ name: 'api', image: 'api:2' }, { name: 'log', image: 'fluent-bit:3' }])],
+  observerSchema: [{
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api' },
+    spec: { template: { spec: { containers: [{ image: null }, { image: null }, { observer_schema_list_min_length: 2, observer_schema_list_max_length: 2 }] } } },
+  }],
+};
+const planSwapped = (output: ReadonlyArray<string> = []) =>
+  runCli(['plan', '-f', 'app.json', '--snapshot', 'live.json', '--now', NOW, ...output], { files: { 'app.json': app(swappedSpec), 'live.json': SWAPPED } });
 
 const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync('docs/plan-output.schema.json', 'utf8')) as object);
 
@@ -59,5 +81,17 @@ describe('plan output of the apply mode', () => {
     const plain = patchIn(await documentOf({}));
     expect(plain?.type).toBe('patch');
     expect(plain !== undefined && 'applyMode' in plain).toBe(false);
+  });
+
+  it('names off position: the patch says it is sent as JSON Patch and names the list, in text and JSON', async () => {
+    const text = await planSwapped();
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toContain('  ~ apps/v1 Deployment shop/api (JSON Patch, not server-side apply: live names off the observed positions in spec.template.spec.containers)\n');
+    const json = await planSwapped(['-o', 'json']);
+    const document = JSON.parse(json.stdout) as PlanDocumentV1;
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    const patch = document.applications[0]?.actions.find((action) => action.type === 'patch');
+    expect(patch).toMatchObject({ applyMode: 'JsonPatch', positionalLists: ['spec.template.spec.containers'] });
+    expect(patch !== undefined && 'forceConflicts' in patch).toBe(false);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * `spec.applyMode` and `spec.forceConflicts` in the planner: JsonPatch plans are unchanged; in
  * ServerSideApply mode each patch carries the observed-fields intent (and nothing the schema does
- * not observe), the removals and renames an apply cannot express, and the force flag.
+ * not observe), the removals an apply cannot express, and the force flag — or, where another actor
+ * renamed or moved a named list element, its JSON Patch instead, naming the list.
  */
 import { describe, expect, it } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { clusterError, conflictingManagers, decodeApplication, errorPolicy, plan, type ApplicationSpec, type ObserverSchema, type PatchAction, type Resource } from '../../core/index.js';
-import { actionsOf, application, marked, scopes, served } from './fixtures.js';
+import { actionsOf, afterPlan, application, execute, marked, scopes, served, writes } from './fixtures.js';
 
 const config = (data: Record<string, string>): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data });
 const deployment = (replicas: number, containers: ReadonlyArray<Record<string, string>>): Resource => ({
@@ -87,6 +88,64 @@ describe('spec.applyMode', () => {
     expect(E.isRight(decode({ applyMode: 'ServerSideApply', forceConflicts: true }))).toBe(true);
     expect(E.isLeft(decode({ applyMode: 'Apply' }))).toBe(true);
     expect(E.isLeft(decode({ forceConflicts: 'yes' }))).toBe(true);
+  });
+});
+
+describe('ServerSideApply mode: list element names off the observed positions', () => {
+  const containersSchema = (element: Record<string, true>): ReadonlyArray<ObserverSchema> => [{
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    spec: { template: { spec: { containers: [element, element, { observer_schema_list_min_length: 2, observer_schema_list_max_length: 2 }] } } },
+  }];
+  const wanted = deployment(3, [{ name: 'web', image: 'nginx:1.28' }, { name: 'log', image: 'fluent-bit:3' }]);
+
+  /** The first plan of each mode against `containers` live, and the plan after carrying out the ServerSideApply one. */
+  const plans = (schema: ReadonlyArray<ObserverSchema>, containers: ReadonlyArray<Record<string, string>>) => {
+    const liveNow = [served(marked(deployment(3, containers)), 0)];
+    const ssaApp = application({ manifest: [wanted], observerSchema: schema, applyMode: 'ServerSideApply' });
+    const ssa = plan({ application: ssaApp, live: liveNow, scopes, now: 't' });
+    const jsonPatch = plan({ application: application({ manifest: [wanted], observerSchema: schema }), live: liveNow, scopes, now: 't' });
+    const next = plan({ application: afterPlan(ssaApp, ssa), live: execute(liveNow, ssa.actions), scopes, now: 't2' });
+    return { ssa: actionsOf(ssa, 'patch'), jsonPatch: actionsOf(jsonPatch, 'patch'), next };
+  };
+
+  it('containers swapped by another actor (names not observed): the positional JSON Patch is sent, naming the list, and converges', () => {
+    const { ssa, jsonPatch, next } = plans(containersSchema({ image: true }), [{ name: 'log', image: 'fluent-bit:3' }, { name: 'web', image: 'nginx:1.27' }]);
+    expect(ssa).toHaveLength(1);
+    expect(ssa[0]?.serverSideApply).toBeUndefined();
+    expect(ssa[0]?.positionalLists).toEqual(['spec.template.spec.containers']);
+    // What is sent is exactly the JsonPatch mode's patch: the schema's positions win.
+    expect(ssa[0]?.patch).toEqual(jsonPatch[0]?.patch);
+    expect(writes(next)).toEqual([]);
+  });
+
+  it('a container renamed by another actor (names observed): the JSON Patch renames it back in place, and converges', () => {
+    const { ssa, next } = plans(containersSchema({ name: true, image: true }), [{ name: 'web-renamed', image: 'nginx:1.27' }, { name: 'log', image: 'fluent-bit:3' }]);
+    expect(ssa[0]?.positionalLists).toEqual(['spec.template.spec.containers']);
+    expect(ssa[0]?.patch).toContainEqual({ op: 'replace', path: '/spec/template/spec/containers/0/name', value: 'web' });
+    expect(writes(next)).toEqual([]);
+  });
+
+  it('names in place (a value drifted): an apply, whose merge by name converges', () => {
+    const { ssa, next } = plans(containersSchema({ image: true }), [{ name: 'web', image: 'nginx:1.27' }, { name: 'log', image: 'fluent-bit:3' }]);
+    expect(ssa[0]?.positionalLists).toBeUndefined();
+    expect(ssa[0]?.serverSideApply?.body.spec).toEqual({ template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }, { name: 'log', image: 'fluent-bit:3' }] } } });
+    expect(writes(next)).toEqual([]);
+  });
+
+  it('inside a value observed whole (schema null), where the server merges named lists too: swapped containers send the JSON Patch', () => {
+    const whole: ReadonlyArray<ObserverSchema> = [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: null }];
+    const { ssa, next } = plans(whole, [{ name: 'log', image: 'fluent-bit:3' }, { name: 'web', image: 'nginx:1.28' }]);
+    expect(ssa[0]?.positionalLists).toEqual(['spec.template.spec.containers']);
+    expect(writes(next)).toEqual([]);
+  });
+
+  it('a desired container missing from live and appended at its position is in place; one live elsewhere is not', () => {
+    const appended = plans(containersSchema({ image: true }), [{ name: 'web', image: 'nginx:1.28' }]);
+    expect(appended.ssa[0]?.serverSideApply).toBeDefined();
+    expect(writes(appended.next)).toEqual([]);
+    const elsewhere = plans(containersSchema({ image: true }), [{ name: 'log', image: 'fluent-bit:3' }]);
+    expect(elsewhere.ssa[0]?.positionalLists).toEqual(['spec.template.spec.containers']);
+    expect(writes(elsewhere.next)).toEqual([]);
   });
 });
 

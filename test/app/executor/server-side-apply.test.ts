@@ -2,6 +2,7 @@
  * The executor in ServerSideApply mode, on the memory API server with a conflict injected where
  * kube-apiserver would answer one: a conflict naming `kreconcile` alone (its own create, measured in
  * test/integration/e2e-server-side-apply.test.ts) is taken over with `force`; any other stops the plan.
+ * A patch sent as JSON Patch because list names are off position is made as `kreconcile` too.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
@@ -10,7 +11,7 @@ import { ManualClock, createMemoryCluster } from '../../../adapters/memory/index
 import { executePlan } from '../../../app/executor/execute.js';
 import {
   builtinScopes, clusterError, FIELD_MANAGER, getIn, plan,
-  type Application, type ClusterWriter, type Patch, type Resource,
+  type Application, type ClusterWriter, type JsonObject, type Patch, type Resource,
 } from '../../../core/index.js';
 import { must } from '../../support/kubernetes-env.js';
 
@@ -69,5 +70,41 @@ expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['da
     expect(sent).toHaveLength(1);
     const stored = E.getOrElseW(() => undefined)(await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })());
     expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['data', 'COLOR']) : undefined).toBe('red');
+  });
+});
+
+describe('executor: names off position in ServerSideApply mode', () => {
+  const deployment = (containers: ReadonlyArray<object>, extra: object = {}): Resource => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop', ...extra },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers } } },
+  } as Resource);
+  const containersApp: Application = {
+    ...application,
+    spec: {
+      applyMode: 'ServerSideApply',
+      manifest: [deployment([{ name: 'web', image: 'nginx:1.28' }, { name: 'log', image: 'fluent-bit:3' }])],
+      observerSchema: [{
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+        spec: { template: { spec: { containers: [{ image: null }, { image: null }, { observer_schema_list_min_length: 2, observer_schema_list_max_length: 2 }] } } },
+      }],
+    },
+  };
+
+  it('swapped containers: the guarded JSON Patch is sent as field manager kreconcile, and the positions get the desired images', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 7 });
+    await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
+    const marks = { labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { 'kreconcile.io/owner': 'shop/web' } };
+    await must(cluster.create(deployment([{ name: 'log', image: 'fluent-bit:3' }, { name: 'web', image: 'nginx:1.27' }], marks)));
+    const live = E.getOrElseW(() => { throw new Error('no Deployment'); })(await cluster.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop' })()).items;
+    const planned = plan({ application: containersApp, live, scopes: builtinScopes, now: '2026-01-01T00:00:00Z' });
+    const sent: Array<readonly [string, string | undefined]> = [];
+    const writer: ClusterWriter = { ...cluster, patch: (ref, patch, options) => { sent.push([patch.type, options?.fieldManager]); return cluster.patch(ref, patch, options); } };
+    const execution = await executePlan({ plan: planned, application: containersApp, cluster: writer });
+    expect(execution.failure).toBeUndefined();
+    expect(sent).toEqual([['json', FIELD_MANAGER]]);
+    const stored = E.getOrElseW(() => undefined)(await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' })());
+    const containers = (stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['spec', 'template', 'spec', 'containers']) : []) as ReadonlyArray<JsonObject>;
+    // The schema observes images by position (names are not observed): position 0 gets web's image.
+    expect(containers.map((container) => [container.name, container.image])).toEqual([['log', 'nginx:1.28'], ['web', 'fluent-bit:3']]);
   });
 });
