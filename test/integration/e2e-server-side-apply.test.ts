@@ -2,7 +2,8 @@
  * `spec.applyMode: ServerSideApply` on a real API server (issue 13, item 3): the observed fields
  * are applied by field manager `kreconcile` and converge; a field another manager took over stalls
  * the Application `Conflict` naming that manager, until `spec.forceConflicts`; fields the observer
- * schema does not observe are never sent, so what others write there stays. Also the measured fact
+ * schema does not observe are never sent, so what others write there stays; a list whose names
+ * another manager moved off the schema's positions is fixed by the positional JSON Patch. Also the measured fact
  * the executor relies on: an object created by `kreconcile` conflicts with `kreconcile`'s own apply.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -146,5 +147,45 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     expectReady(await readApplication(cluster, ref));
     const containers = getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>;
     expect(containers.map((container) => [container.name, container.image, container.imagePullPolicy])).toEqual([['api', 'nginx:1.28', 'IfNotPresent']]);
+  });
+
+  it('lists: a container another manager inserted in front (names off position) is fixed by the positional JSON Patch as kreconcile; the next change is an apply again', async () => {
+    const ref = applicationRef(namespace, 'ssa-shifted');
+    const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shifted' };
+    const shiftedSpec = (image: string): JsonObject => ({
+      applyMode: 'ServerSideApply',
+      manifest: [{
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shifted' },
+        spec: {
+          replicas: 1, selector: { matchLabels: { app: 'shifted' } },
+          template: { metadata: { labels: { app: 'shifted' } }, spec: { containers: [{ name: 'api', image }] } },
+        },
+      }],
+      observerSchema: [{
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shifted' },
+        spec: { template: { spec: { containers: [{ name: null, image: null }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
+      }],
+    });
+    const containersNow = async () => (getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>)
+      .map((container) => [container.name, container.image]);
+    await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-shifted', namespace }, spec: shiftedSpec('nginx:1.27') } as unknown as Resource));
+    await reconcileUntilQuiet(ref, deps);
+
+    // Position 0, which the schema observes, now holds another manager's container; ours is at 1.
+    await must(cluster.patch(deployment, { type: 'json', operations: [{ op: 'add', path: '/spec/template/spec/containers/0', value: { name: 'sidecar', image: 'envoy:1.30' } }] }, { fieldManager: 'injector' }));
+    const fixed = await reconcileUntilQuiet(ref, deps);
+    const sent = fixed[0]?.plan.actions.find((action) => action.type === 'patch');
+    expect(sent?.type === 'patch' && sent.serverSideApply).toBeUndefined();
+    expect(sent?.type === 'patch' && sent.positionalLists).toEqual(['spec.template.spec.containers']);
+    expectReady(await readApplication(cluster, ref));
+    expect(await containersNow()).toEqual([['api', 'nginx:1.27']]);
+
+    // Names in place again: the next change is an apply; it conflicts only with kreconcile's own JSON Patch (made as kreconcile), so it is forced, no Conflict stall.
+    await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: shiftedSpec('nginx:1.28') }] }));
+    const applied = await reconcileUntilQuiet(ref, deps);
+    const next = applied[0]?.plan.actions.find((action) => action.type === 'patch');
+    expect(next?.type === 'patch' && next.serverSideApply?.body.spec).toEqual({ template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } } });
+    expectReady(await readApplication(cluster, ref));
+    expect(await containersNow()).toEqual([['api', 'nginx:1.28']]);
   });
 });
