@@ -40,6 +40,22 @@ const spec = (color: string, extra: JsonObject = {}): JsonObject => ({
   ...extra,
 });
 
+/** A Deployment `name` with one container `api` whose name and image are observed at position 0, at most one container. */
+const oneContainerSpec = (name: string, image: string): JsonObject => ({
+  applyMode: 'ServerSideApply',
+  manifest: [{
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    spec: {
+      replicas: 1, selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'api', image, imagePullPolicy: 'IfNotPresent' }] } },
+    },
+  }],
+  observerSchema: [{
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+    spec: { template: { spec: { containers: [{ name: true, image: true }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
+  }],
+});
+
 const managersOf = (object: Resource): ReadonlyArray<string> =>
   ((object.metadata.managedFields ?? []) as ReadonlyArray<JsonObject>).map((entry) => `${String(entry.manager)}/${String(entry.operation)}`);
 
@@ -121,20 +137,7 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
   it('lists: a container another manager injected beyond the observed maximum goes (guarded JSON Patch first), the named container is applied by name', async () => {
     const ref = applicationRef(namespace, 'ssa-lists');
     const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'api' };
-    const listSpec = (image: string): JsonObject => ({
-      applyMode: 'ServerSideApply',
-      manifest: [{
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api' },
-        spec: {
-          replicas: 1, selector: { matchLabels: { app: 'api' } },
-          template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image, imagePullPolicy: 'IfNotPresent' }] } },
-        },
-      }],
-      observerSchema: [{
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api' },
-        spec: { template: { spec: { containers: [{ name: true, image: true }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
-      }],
-    });
+    const listSpec = (image: string): JsonObject => oneContainerSpec('api', image);
     await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-lists', namespace }, spec: listSpec('nginx:1.27') } as unknown as Resource));
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
@@ -152,20 +155,7 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
   it('lists: a container another manager inserted in front (names off position) is fixed by the positional JSON Patch as kreconcile; the next change is an apply again', async () => {
     const ref = applicationRef(namespace, 'ssa-shifted');
     const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shifted' };
-    const shiftedSpec = (image: string): JsonObject => ({
-      applyMode: 'ServerSideApply',
-      manifest: [{
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shifted' },
-        spec: {
-          replicas: 1, selector: { matchLabels: { app: 'shifted' } },
-          template: { metadata: { labels: { app: 'shifted' } }, spec: { containers: [{ name: 'api', image }] } },
-        },
-      }],
-      observerSchema: [{
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shifted' },
-        spec: { template: { spec: { containers: [{ name: null, image: null }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
-      }],
-    });
+    const shiftedSpec = (image: string): JsonObject => oneContainerSpec('shifted', image);
     const containersNow = async () => (getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>)
       .map((container) => [container.name, container.image]);
     await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-shifted', namespace }, spec: shiftedSpec('nginx:1.27') } as unknown as Resource));
