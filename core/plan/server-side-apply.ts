@@ -1,6 +1,7 @@
 /**
  * `spec.applyMode: ServerSideApply`: the intent a patch sends instead of a JSON Patch — the
- * observed desired fields only, so field manager `kreconcile` never claims a field it does not watch.
+ * observed desired fields only, so field manager `kreconcile` never claims a field it does not watch —
+ * or, where list names are off the observer schema's positions, why the JSON Patch is sent after all.
  */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
@@ -25,9 +26,9 @@ export const serverSideApplyOf = (
 };
 
 /**
- * A fully specified intent of `desired` (its lists already cut to their observed maxima, as a create does): identification, the ownership marks every created child carries, and
- * each observed field with its desired value (unknown values and list controls left out; lists as
- * `intentOf` sends them).
+ * A fully specified intent of `desired` (its lists already cut to their observed maxima, as a create
+ * does): identification, the ownership marks every created child carries, and each observed field
+ * with its desired value (unknown values and list controls left out; lists as `intentOf` sends them).
  * A field left out of a later apply is removed by the API server if `kreconcile` alone owns it,
  * which is what "no longer observed" means here.
  */
