@@ -77,6 +77,7 @@ export class CacheSyncTimeout extends Error {
   override readonly name = 'CacheSyncTimeout';
 }
 
+/** The queue key of an Application (`namespace/name`); part of the runtime's public API. */
 export { applicationKey };
 
 const ABANDONED = 'this reconcile was abandoned when its Controller stopped';
@@ -125,7 +126,7 @@ export class Controller {
       watchChildren: options.watchChildren !== false,
       clock, random: options.random, logger: this.logger, ...(metrics === undefined ? {} : { metrics }),
       reportApiError: (error, where) => this.reportApiError(error, where),
-      planOptions: { ...options.planOptions, ...(options.readiness ? { readiness: options.readiness } : {}), ...(options.tenancy ? { tenancy: options.tenancy } : {}) },
+      planOptions: planOptionsOf(options),
       ...(options.tenancy === undefined ? {} : { tenancy: options.tenancy }),
       events: options.events !== false,
       translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
@@ -235,5 +236,9 @@ export class Controller {
     this.logger.warn({ where, error: showClusterError(error) }, 'API error');
   }
 }
+
+/** Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields. */
+const planOptionsOf = (options: ControllerOptions): PlanOptions =>
+  ({ ...options.planOptions, ...(options.readiness ? { readiness: options.readiness } : {}), ...(options.tenancy ? { tenancy: options.tenancy } : {}) });
 
 export { scopeKey };
