@@ -163,9 +163,9 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
       const finished = await controller.stop(deadlineMs);
-      await sharding?.stop();
       // Reconciles abandoned at the deadline may have writes on their way: releasing now would let a
-      // standby write beside them; the lease expires instead (the fence margin covers their transit).
+      // standby write beside them; the Leases expire instead (the fence margin covers their transit).
+      await sharding?.stop({ release: finished });
       await elector?.stop({ release: finished });
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();
