@@ -120,6 +120,14 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   });
   let ready = false;
   let stopping = false;
+  // A stop already begun (leadership lost) is waited for, not begun again: a Controller's second
+  // `stop` answers at once, as if nothing were in flight, and the lease would be released too early.
+  const stops = new WeakMap<Controller, Promise<boolean>>();
+  const stopController = (target: Controller, deadlineMs: number): Promise<boolean> => {
+    const begun = stops.get(target) ?? target.stop(deadlineMs);
+    stops.set(target, begun);
+    return begun;
+  };
   const startTerm = async (): Promise<void> => {
     // Each term runs a fresh Controller: a stopped one never starts again.
     if (controller.started) controller = newController();
@@ -134,11 +142,12 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     elector = new LeaderElector({
       ...options.leaderElection, cluster: options.cluster, clock: options.clock, logger,
       ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
-      onStartedLeading: () => { metrics.leader.set(1); void startTerm(); },
+      // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes back.
+      onStartedLeading: () => { metrics.leader.set(1); if (!stopping) void startTerm(); },
       onStoppedLeading: () => {
         termInForce = 0;
         metrics.leader.set(0);
-        void controller.stop(options.stopDeadlineMs ?? 5_000);
+        void stopController(controller, options.stopDeadlineMs ?? 5_000);
         if (!stopping) options.onLostLeadership?.();
       },
     });
@@ -162,7 +171,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     isLeader: () => elector?.isLeader ?? true,
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
-      const finished = await controller.stop(deadlineMs);
+      const finished = await stopController(controller, deadlineMs);
       // Reconciles abandoned at the deadline may have writes on their way: releasing now would let a
       // standby write beside them; the Leases expire instead (the fence margin covers their transit).
       await sharding?.stop({ release: finished });

@@ -186,6 +186,37 @@ describe('leader election between replicas', () => {
     await operatorB.stop(1_000);
   });
 
+  it('a leader that exits after losing the lease (as `kreconcile run` does) leads no new term meanwhile and releases the lease only once its writes have landed', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 6, workloads: true });
+    const writes: Write[] = [];
+    let exited: Promise<boolean> | undefined;
+    const slowCreates = { latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
+    const operatorA: Operator = await startOperator({
+      cluster: recordingCluster(server, 'a', writes, () => clock.now()), clock, random: () => 0.5,
+      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a', retryPeriodMs: 500 },
+      // The API server answers A's Lease calls again just as A gives up.
+      onLostLeadership: () => { server.setFaults(slowCreates); exited = operatorA.stop(5_000); },
+    });
+    await run(clock, 1_000);
+    const operatorB = await startOperator({
+      cluster: recordingCluster(server, 'b', writes, () => clock.now()), clock, random: () => 0.5,
+      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'b', retryPeriodMs: 500 },
+    });
+    await run(clock, 1_000);
+    expect(operatorA.isLeader()).toBe(true);
+    // A's Lease calls fail until it gives up at the renew deadline, while its creates take 1.9 s.
+    server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal' as const, kinds: ['Lease'], verbs: ['get' as const, 'update' as const] }] });
+    await run(clock, 8_500);
+    await server.create(applicationOf(spec('one')))();
+    await run(clock, 10_000);
+    expect(exited).toBeDefined();
+    await run(clock, 30_000);
+    expect(operatorB.isLeader()).toBe(true);
+    expect(concurrentWrites(writes)).toEqual([]);
+    await operatorB.stop(1_000);
+  });
+
   it('a stopped Controller refuses to start again, clearly', async () => {
     const clock = new ManualClock();
     const server = createMemoryCluster({ clock, seed: 2 });

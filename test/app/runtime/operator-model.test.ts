@@ -47,6 +47,8 @@ type Real = {
   seed: number;
   /** How often the processes try to acquire or renew the lease (lease 15 s, renew deadline 10 s, fence margin 2 s). */
   retryPeriodMs: number;
+  /** Processes exit when they lose the lease and are restarted, as `kreconcile run` does (else they keep campaigning, as embedders' do). */
+  exitOnLoss: boolean;
   /** The process in each slot now (the last one started there). */
   processes: Map<Slot, OperatorProcess>;
   /** Every process ever started. */
@@ -138,6 +140,7 @@ const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<voi
   const operator = await timers.run(() => startOperator({
     cluster: replica.cluster, clock: timers.clock, random: seeded(real.seed + real.started), workers: 2, resyncMs: 30_000, stopDeadlineMs: 5_000,
     leaderElection: { ...LEASE, identity: id, retryPeriodMs: real.retryPeriodMs },
+    ...(real.exitOnLoss ? { onLostLeadership: () => { void exitAndRestart(real, slot); } } : {}),
     // Like performance.now: starts at the process's start, runs on while it is stopped, ignores wall-clock steps.
     monotonic: () => real.clock.now() - startedAt,
     onReconciled: (_key, result) => {
@@ -148,6 +151,16 @@ const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<voi
   noteController(self);
   real.processes.set(slot, self);
   real.all.push(self);
+};
+
+/** Like `kreconcile run` after a lost lease: the operator stops (deadline 5 s), the process exits, the pod restarts. */
+const exitAndRestart = async (real: Real, slot: Slot): Promise<void> => {
+  const op = real.processes.get(slot);
+  if (op === undefined || op.stopped || op.replica.killed) return;
+  op.stopped = true;
+  await op.operator.stop(5_000);
+  op.replica.kill();
+  if (real.processes.get(slot) === op) await startProcess(real, slot, op.replica.skewMs);
 };
 
 /** Lets watch events, timers and workers run for `ms` of clock time. */
@@ -510,12 +523,12 @@ describe('two operator processes with leader election on the in-memory cluster (
         fc.commands(commands, { maxCommands: 20 }), fc.integer({ min: 1, max: 2 ** 30 }),
         fc.integer({ min: -300_000, max: 300_000 }), fc.integer({ min: -300_000, max: 300_000 }),
         fc.uniqueArray(specArbitrary, { maxLength: 3, selector: (spec) => `${spec.namespace}/${spec.name}` }),
-        fc.constantFrom(500, 1_000, 2_000),
-        async (cmds, seed, skewA, skewB, initial, retryPeriodMs) => {
+        fc.constantFrom(500, 1_000, 2_000), fc.boolean(),
+        async (cmds, seed, skewA, skewB, initial, retryPeriodMs, exitOnLoss) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true, watchHistory: 200 });
           await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
-          const real: Real = { cluster, clock, seed, retryPeriodMs, processes: new Map(), all: [], started: 0, writes: [], writers: new Map(), violations: [], hotLoops: 0, expireAtNextWrite: false, pauseAtNextWrite: undefined, sent: 0 };
+          const real: Real = { cluster, clock, seed, retryPeriodMs, exitOnLoss, processes: new Map(), all: [], started: 0, writes: [], writers: new Map(), violations: [], hotLoops: 0, expireAtNextWrite: false, pauseAtNextWrite: undefined, sent: 0 };
           await startProcess(real, 'a', skewA);
           await startProcess(real, 'b', skewB);
           const model: OperatorModel = { apps: new Map(), annotations: new Map(), touches: 0, malformed: new Map() };
