@@ -112,6 +112,8 @@ export const holdCreations = <A extends { readonly ref: ObjectRef; readonly body
 export const holdDeletions = <A extends { readonly ref: ObjectRef }>(
   deletes: ReadonlyArray<A>, existing: ReadonlyArray<Resource>,
 ): { readonly go: ReadonlyArray<A>; readonly held: ReadonlyArray<Hold> } => {
+  // Most plans delete nothing: then no object is indexed.
+  if (deletes.length === 0) return { go: deletes, held: [] };
   const byKey = new Map(existing.map((object) => [refKey(refOf(object)), object]));
   const decided = deletes.map((action) => {
     const object = byKey.get(refKey(action.ref));

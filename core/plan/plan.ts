@@ -182,10 +182,12 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const writable = writableBy(context.tenancy);
   const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
   const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
-  const current = [
-    ...lastApplied.flatMap((_, i) => { const o = lives[i]; return o !== undefined && mayWrite(o) ? [unchanged[i] ?? observe(o)] : []; }),
-    ...ours.filter((object) => !isDesired(object)).map(observe),
-  ];
+  const current: JsonObject[] = [];
+  for (let i = 0; i < lastApplied.length; i++) {
+    const o = lives[i];
+    if (o !== undefined && mayWrite(o)) current.push(unchanged[i] ?? observe(o));
+  }
+  for (const object of ours) if (!isDesired(object)) current.push(observe(object));
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
@@ -198,13 +200,14 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
   const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
-  const patches = compared
+  // In sync and not adopting, no resource needs a patch: no key is built to find that out.
+  const patches = (modified.size === 0 && !adopt ? [] : compared)
     .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
     });
-  const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
+  const lastAppliedByRef = patches.length === 0 ? new Map<string, Resource>() : new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
   const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
