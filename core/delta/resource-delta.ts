@@ -26,9 +26,10 @@ export const calculateResourceDelta = (args: {
   readonly namespace?: string;
 }): ResourceDelta => {
   const schemas = indexSchemas(args.mangledObserverSchema);
-  const findCurrent = resourceFinder(args.lastObservedManifest, args.namespace);
-  const findDesired = resourceFinder(args.lastAppliedManifest, args.namespace);
-  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent(desired)] as const);
+  // Nothing desired left to compare (a plan in sync passes none): no index of the current state is built.
+  const findCurrent = args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, args.namespace);
+  const findDesired = args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, args.namespace);
+  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent?.(desired)] as const);
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
     modified: matched

@@ -9,7 +9,7 @@ import { scopeOf, type ScopeTable } from '../model/scope.js';
 import { identityOf, withNamespace } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
-import { dependencyIssues } from './dependencies.js';
+import { declaresDependencies, dependencyIssues } from './dependencies.js';
 
 export type CheckedSpec = { readonly manifest: ReadonlyArray<Resource>; readonly observerSchema: ReadonlyArray<ObserverSchema> };
 
@@ -42,7 +42,9 @@ export const checkSpec = (args: {
   if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
   const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
-  const dependencies = dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace));
+  // Namespaces are resolved (a copy of each resource) only when some resource declares dependencies.
+  const declared = (manifest as ReadonlyArray<Resource>).some(declaresDependencies);
+  const dependencies = declared ? dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace)) : [];
   if (dependencies.length > 0) return E.left(stalled('InvalidSpec', dependencies));
   return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
 };

@@ -35,6 +35,11 @@ export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
  */
 const identifiedNodeOf = (resource: Resource): JsonObject => {
   const node = schemaNodeOf(resource) as Record<string, JsonValue>;
+  // Top-level nodes other than the identification are never completed in place: they mirror their value.
+  for (const key in node) {
+    const child = node[key];
+    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null) mirrored.set(child, resource[key] as JsonValue);
+  }
   setOwn(node, 'apiVersion', resource.apiVersion);
   setOwn(node, 'kind', resource.kind);
   const metadata = getOwn(node, 'metadata');
@@ -43,6 +48,20 @@ const identifiedNodeOf = (resource: Resource): JsonObject => {
   setOwn(node, 'metadata', identifiedMetadata);
   return node;
 };
+
+/**
+ * Generated schema nodes with the manifest value each was generated from (immutable both, so
+ * this stays true): such a node observes exactly the keys of that value, at every depth.
+ */
+const mirrored = new WeakMap<object, JsonValue>();
+
+/**
+ * Whether `schema` was generated from `value` itself (`schemaNodeOf`): then it observes exactly
+ * what `value` writes, and nothing beyond it can have been learned. A cheap identity check
+ * that lets a fresh spec skip the walk merging learned values (core/manifest/last-applied.ts).
+ */
+export const mirrors = (schema: JsonValue, value: JsonValue): boolean =>
+  typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
 
 /**
  * Every leaf becomes null; every list keeps one schema per element and ends with the control
