@@ -4,7 +4,7 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { resourceFinder } from '../manifest/identity.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
-import { driftOf } from './drift.js';
+import { hasDrift } from './drift.js';
 
 export type ResourceDelta = {
   /** Desired, not in the current state: to create. */
@@ -33,7 +33,7 @@ export const calculateResourceDelta = (args: {
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
     modified: matched
-      .filter(([desired, observed]) => observed !== undefined && driftOf(desired, observed, schemaFor(schemas, desired) ?? {}).length > 0)
+      .filter(([desired, observed]) => observed !== undefined && hasDrift(desired, observed, schemaFor(schemas, desired) ?? {}))
       .map(([desired]) => desired),
     deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
   };

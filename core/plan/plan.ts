@@ -156,19 +156,20 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const liveByRef = identityIndex(live);
   const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
-  const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
   const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
   // Per desired resource, by index: its live object, its schema and (when nothing changed since
   // the last observation) its previous observed entry, each looked up once.
   const lives = fromSpec.map(liveOf);
+  const owned = lives.map((object) => object !== undefined && isOwnedBy(object, owner));
+  const mayWrite = (i: number): boolean => owned[i] === true || (adopt && lives[i] !== undefined && ownerOf(lives[i] as Resource) === undefined);
   const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
   const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
   const lastApplied = fromSpec.map((resource, i) => {
     const object = lives[i];
     const schema = desiredSchemas[i];
-    if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
+    if (object === undefined || schema === undefined || !mayWrite(i)) return resource;
     const observed = findObserved(resource);
-    if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
+    if (observed !== undefined && owned[i] === true && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
       unchanged[i] = observed;
       return resource;
     }
@@ -185,7 +186,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const current: JsonObject[] = [];
   for (let i = 0; i < lastApplied.length; i++) {
     const o = lives[i];
-    if (o !== undefined && mayWrite(o)) current.push(unchanged[i] ?? observe(o));
+    if (o !== undefined && mayWrite(i)) current.push(unchanged[i] ?? observe(o));
   }
   for (const object of ours) if (!isDesired(object)) current.push(observe(object));
   const changed = calculateResourceDelta({
@@ -202,7 +203,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
   // In sync and not adopting, no resource needs a patch: no key is built to find that out.
   const patches = (modified.size === 0 && !adopt ? [] : compared)
-    .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
+    .filter((resource) => (modified.has(resourceKey(resource)) || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
@@ -212,9 +213,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
-  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource) => {
-    const object = liveOf(resource);
-    if (object === undefined || !isOwnedBy(object, owner)) return [];
+  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource, i) => {
+    const object = lives[i];
+    if (object === undefined || owned[i] !== true) return [];
     const readiness = readinessOf(object);
     return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
