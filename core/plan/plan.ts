@@ -152,7 +152,6 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
 const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, fromSpec: ReadonlyArray<Resource>, live: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
   const liveByRef = identityIndex(live);
   const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
@@ -182,7 +181,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
   const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
-  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
+  // The previous schemas only serve objects no longer desired: indexed when one is observed.
+  let previousSchemas: SchemaIndex | undefined;
+  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? []), object) ?? {});
   const current: JsonObject[] = [];
   for (let i = 0; i < lastApplied.length; i++) {
     const o = lives[i];

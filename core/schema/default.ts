@@ -2,7 +2,7 @@
 import { getIn, getOwn, hasOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { schemaKeyOf } from './lookup.js';
+import { schemaKeyOf, uncachedSchemaKeyOf } from './lookup.js';
 
 /**
  * The mangled schema: custom schemas first (in the user's order), then a generated schema for
@@ -15,7 +15,8 @@ export const generateDefaultObserverSchema = (args: {
   const custom = args.observerSchema ?? [];
   const covered = new Set(custom.map(schemaKeyOf));
   const generated = args.manifest.filter((resource) => {
-    const key = schemaKeyOf(resource);
+    // Runs once per resource of a new spec (a plan of the same spec reuses its result): no key is kept.
+    const key = uncachedSchemaKeyOf(resource);
     if (covered.has(key)) return false;
     covered.add(key);
     return true;
