@@ -46,7 +46,8 @@ export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]
 /** A copy of `object` with `key` set to `value` (own property, insertion order kept). */
 export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject => {
   const result: Record<string, JsonValue> = {};
-  for (const k of Object.keys(object)) setOwn(result, k, k === key ? value : object[k] as JsonValue);
+  // Own keys in `Object.keys` order, without building that list (this copies every resource a plan namespaces or marks).
+  for (const k in object) if (hasOwn(object, k)) setOwn(result, k, k === key ? value : object[k] as JsonValue);
   if (!hasOwn(object, key)) setOwn(result, key, value);
   return result;
 };

@@ -217,9 +217,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
   const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource, i) => {
     const object = lives[i];
-    if (object === undefined || owned[i] !== true) return [];
+    if (object === undefined || owned[i] !== true) return NOT_WAITING;
     const readiness = readinessOf(object);
-    return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
+    return readiness.ready ? NOT_WAITING : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
   const ready = (ref: ObjectRef): boolean => {
@@ -231,6 +231,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
+
+/** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
+const NOT_WAITING: ReadonlyArray<string> = [];
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {

@@ -56,7 +56,9 @@ const noManifest = (hasTosca: boolean): Stalled => hasTosca
 const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
   manifest.flatMap((resource, index) => (scopeOf(scopes, resource) === undefined
     ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
-    : []));
+    : NO_ISSUES));
+
+const NO_ISSUES: ReadonlyArray<Issue> = [];
 
 /** The manifest with namespaces as the resources will have them (dependencies are resolved by namespace). */
 export const withNamespaces = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable, namespace: string): ReadonlyArray<Resource> =>
