@@ -6,6 +6,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { performance } from 'node:perf_hooks';
 import { createKubernetesCluster } from '../adapters/kubernetes/index.js';
 import { systemClock } from '../adapters/memory/index.js';
+import { converged } from '../app/reconcile/reconcile-application.js';
 import { startOperator } from '../app/runtime/operator.js';
 import { applicationCrd } from '../app/manifests/crd.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Resource } from '../core/index.js';
@@ -45,7 +46,7 @@ export const apiServerBenchmarks = async (count: number, log: (line: string) => 
       // the benchmark control plane runs no deployment controller: children count as ready once they exist
       readiness: 'existence',
       onReconciled: (key, result) => {
-        if (result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready.add(key);
+        if (converged(result)) ready.add(key);
       },
     });
     const t1 = performance.now();

@@ -57,7 +57,14 @@ export type ReconcileDeps = {
 
 export type ReconcileResult =
   | { readonly _tag: 'Gone' }
-  | { readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus }
+  | {
+    readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus;
+    /**
+     * The plan acted, and planning again against the writes' answers needed nothing more: `status`
+     * and the requeue are that second plan's (no verification reconcile follows). See `verified`.
+     */
+    readonly verified?: boolean;
+  }
   | { readonly _tag: 'Failed'; readonly error: ClusterError; readonly retryAfterMs?: number; readonly terminal: boolean; readonly plan?: Plan; readonly execution?: Execution; readonly statusWritten: boolean };
 
 /**
@@ -81,20 +88,53 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const written = await writeStatus(execution.application, application.status, execution.status, deps);
+  const verification = verified(planned, execution, unguarded.right);
+  const settled = verification ?? planned;
+  const status = verification?.status ?? execution.status;
+  const written = await writeStatus(execution.application, application.status, status, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
-    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redactStatus(execution.status, ownerOf(application)),
-    ...(planned.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: planned.outcome.ms } : {}),
+    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redactStatus(status, ownerOf(application)),
+    ...(settled.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: settled.outcome.ms } : {}),
+    ...(verification === undefined ? {} : { verified: true }),
   };
 };
+
+/** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
+export const converged = (result: ReconcileResult): boolean =>
+  result._tag === 'Done' && (result.plan.actions.length === 0 || result.verified === true)
+  && result.status.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
+
+/** A plan for the Application as it stands, given the live objects (what `planFor` planned with, replayable). */
+type Planning = { readonly plan: Plan; readonly live: ReadonlyArray<Resource>; readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan };
+
+/**
+ * The verification a `VerifyActions` requeue would make, made now from what the writes answered:
+ * every action succeeded and was a create, patch or finalizer added, each answered with the object
+ * as stored, so the next reconcile would plan against exactly these answers (they are in the
+ * caches already). When that plan has no actions, it is the reconcile's result — its status is
+ * written once, and no verification reconcile follows; otherwise `undefined` (requeue as planned).
+ * Deletions and recreations are left to the requeue: an object kept by finalizers is still going.
+ */
+const verified = (planned: Plan, execution: Execution, planning: Planning): Plan | undefined => {
+  if (planning.replan === undefined || planned.outcome._tag !== 'RequeueAfter' || planned.outcome.reason !== 'VerifyActions') return undefined;
+  const answered = execution.done.every(({ action, response }) => action.type === 'addFinalizer' || ((action.type === 'create' || action.type === 'patch') && response !== undefined));
+  if (!answered) return undefined;
+  const live = new Map(planning.live.map((object) => [liveKey(object), object]));
+  for (const { response } of execution.done) if (response !== undefined) live.set(liveKey(response), response);
+  const application = { ...execution.application, status: redactStatus(execution.status, ownerOf(execution.application)) } as Application;
+  const again = planning.replan(application, [...live.values()]);
+  return again.actions.length === 0 ? again : undefined;
+};
+
+const liveKey = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
 
 /**
  * Steps 1–8 for one Application: wait for a shutdown callback (deleting, `shutdown` hook), else
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, { readonly plan: Plan; readonly live: ReadonlyArray<Resource> }>> => {
+const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, Planning>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
   if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
@@ -114,10 +154,13 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
     const refused = forbiddenMessage(accountOf(access), live.left);
     return refused === undefined ? live : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
-  const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
-  const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
-  const planned = planReconcile({ application, live: live.right, scopes, now, options });
-  return E.right({ plan: translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned, live: live.right });
+  const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
+    const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
+    const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+    const planned = planReconcile({ application: current, live: objects, scopes, now, options });
+    return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
+  };
+  return E.right({ plan: replan(application, live.right), live: live.right, replan });
 };
 
 /**
