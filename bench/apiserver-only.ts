@@ -4,7 +4,8 @@
  */
 import { apiServerBenchmarks } from './apiserver.bench.js';
 
-const count = Number(process.argv.find((arg) => arg.startsWith('--applications='))?.split('=')[1] ?? 100);
-for (const row of await apiServerBenchmarks(count, (line) => process.stderr.write(`${line}\n`))) {
+const flag = (name: string, fallback: number): number => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+for (const row of await apiServerBenchmarks(flag('applications', 100), (line) => process.stderr.write(`${line}\n`), flag('rounds', 3))) {
   console.log(`${row.case}: ${row.valueMs?.toFixed(0)} ms, ${row.baselineName ?? ''} ${row.baselineMs?.toFixed(0)} ms, ratio ${row.ratio?.toFixed(2)}`);
+  console.log(`CPU (control plane + this process): ${Number(row.cpuMs).toFixed(0)} ms, baseline ${Number(row.baselineCpuMs).toFixed(0)} ms, ratio ${Number(row.cpuRatio).toFixed(2)}`);
 }
