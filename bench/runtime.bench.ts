@@ -29,7 +29,7 @@ const until = async (clock: ManualClock, controller: Controller, done: () => boo
   }
 };
 
-const converged = async (count: number, resyncMs = 0): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller; startedAt: number }> => {
+const converged = async (count: number, resyncMs = 0): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller; startedAt: number; rssWithoutController: number }> => {
   const clock = new ManualClock();
   const cluster = // The in-memory server's background controllers (GC, simulated rollouts) rescan every object after
   // each write; at 10 000 Applications that setup cost would dwarf what is measured here, the controller.
@@ -38,6 +38,7 @@ const converged = async (count: number, resyncMs = 0): Promise<{ cluster: Memory
     const created = await cluster.create(applicationOf(i))();
     if (E.isLeft(created)) throw new Error(created.left.message);
   }
+  const rssWithoutController = rss();
   const controller = new Controller({ cluster, clock, random: seeded(1), workers: 4, resyncMs, events: false, readiness: 'existence' });
   const startedAt = clock.now();
   await controller.start();
@@ -45,17 +46,28 @@ const converged = async (count: number, resyncMs = 0): Promise<{ cluster: Memory
   await until(clock, controller, () => controller.reconcileCount >= count * 2 && controller.idle);
   await clock.advance(5_000);
   await until(clock, controller, () => controller.idle);
-  return { cluster, clock, controller, startedAt };
+  return { cluster, clock, controller, startedAt, rssWithoutController };
 };
 
 const heap = (): number => { (globalThis as { gc?: () => void }).gc?.(); return process.memoryUsage().heapUsed; };
+
+/** Resident set size after a full collection. */
+const rss = (): number => { (globalThis as { gc?: () => void }).gc?.(); return process.memoryUsage().rss; };
 
 export const runtimeBenchmarks = async (sizes: ReadonlyArray<number>, log: (line: string) => void): Promise<ReadonlyArray<Row>> => {
   const rows: Row[] = [];
   for (const count of sizes) {
     log(`runtime: converging ${count} Applications (3 children each) on the in-memory cluster…`);
-    const { cluster, clock, controller } = await converged(count);
+    const { cluster, clock, controller, rssWithoutController } = await converged(count);
+    const rssConverged = rss();
     const { cachedBytes, objects, jsonBytes } = await cacheFootprint(cluster, clock);
+    // The in-memory API server lives in this process: the operator's share is what starting it added.
+    rows.push({
+      suite: 'runtime', case: `operator RSS after convergence, ${count} Applications × 3 children`, resources: objects,
+      memoryBytes: rssConverged - rssWithoutController, rssBytes: rssConverged, rssWithoutControllerBytes: rssWithoutController,
+      value: `${((rssConverged - rssWithoutController) / 2 ** 20).toFixed(0)} MiB (process ${(rssConverged / 2 ** 20).toFixed(0)} MiB)`,
+      baselineName: 'JSON size of the objects it caches', baseline: `${(jsonBytes / 2 ** 20).toFixed(0)} MiB`, ratio: (rssConverged - rssWithoutController) / jsonBytes,
+    });
     log(`runtime: ${count} no-op reconciles through the controller (cache)…`);
     const start = controller.reconcileCount;
     const t0 = performance.now();
