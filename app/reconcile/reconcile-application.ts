@@ -91,10 +91,12 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const verification = verified(planned, execution, unguarded.right);
   const settled = verification ?? planned;
   const status = verification?.status ?? execution.status;
-  const written = await writeStatus(execution.application, application.status, status, deps);
+  // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
+  const redacted = redactStatus(status, ownerOf(application));
+  const written = await writeStatus(execution.application, application.status, redacted, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
-    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redactStatus(status, ownerOf(application)),
+    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redacted,
     ...(settled.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: settled.outcome.ms } : {}),
     ...(verification === undefined ? {} : { verified: true }),
   };
@@ -238,7 +240,7 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
       }),
     }
     : execution.status;
-  const written = await writeStatus(execution.application, application.status, status, deps);
+  const written = await writeStatus(execution.application, application.status, redactStatus(status, ownerOf(application)), deps);
   return {
     _tag: 'Failed', error: failure.error, terminal: decision._tag === 'Terminal', plan: planned, execution,
     statusWritten: E.isRight(written) && written.right,
@@ -246,10 +248,8 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
   };
 };
 
-/** Status subresource write, skipped when nothing changed; a vanished Application is not an error. */
-const writeStatus = async (application: Application, before: ApplicationStatus | undefined, unsafe: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
-  // Responses fed back by the executor may carry hook tokens: they never reach the status.
-  const after = redactStatus(unsafe, ownerOf(application));
+/** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
+const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
   if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
