@@ -124,7 +124,7 @@ const collecting = async (task: () => Promise<void>): Promise<{ readonly collect
  * against a bare `plan` of the same objects: 3 resyncs, each followed by a bare plan (alternating,
  * so both see the same machine load), medians.
  */
-export const resync = async (count: number, log: (line: string) => void, profile?: { start(): void; stop(): Promise<void> }): Promise<Row> => {
+export const resync = async (count: number, log: (line: string) => void): Promise<Row> => {
   const resyncMs = 10 * 60_000;
   log(`runtime: resync of ${count} in-sync Applications…`);
   const { cluster, clock, controller, startedAt } = await converged(count, resyncMs);
@@ -135,13 +135,11 @@ export const resync = async (count: number, log: (line: string) => void, profile
     await clock.advance(startedAt + round * resyncMs - 1 - clock.now());
     await until(clock, controller, () => controller.idle);
     const start = controller.reconcileCount;
-    if (round === 1) profile?.start();
     const t0 = performance.now();
     const { collections, gcMs } = await collecting(async () => {
       await until(clock, controller, () => controller.reconcileCount >= start + count && controller.idle);
     });
     const elapsed = performance.now() - t0;
-    if (round === 1) await profile?.stop();
     const t1 = performance.now();
     planAll();
     rounds.push({ resyncMs: elapsed, bareMs: performance.now() - t1, reconciles: controller.reconcileCount - start, collections, gcMs });
