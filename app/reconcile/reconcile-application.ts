@@ -88,7 +88,7 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const verification = verified(planned, execution, unguarded.right);
+  const verification = verified(application, planned, execution, unguarded.right);
   const settled = verification ?? planned;
   const status = verification?.status ?? execution.status;
   // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
@@ -118,14 +118,21 @@ type Planning = { readonly plan: Plan; readonly live: ReadonlyArray<Resource>; r
  * written once, and no verification reconcile follows; otherwise `undefined` (requeue as planned).
  * Deletions and recreations are left to the requeue: an object kept by finalizers is still going.
  */
-const verified = (planned: Plan, execution: Execution, planning: Planning): Plan | undefined => {
+const verified = (application: Application, planned: Plan, execution: Execution, planning: Planning): Plan | undefined => {
   if (planning.replan === undefined || planned.outcome._tag !== 'RequeueAfter' || planned.outcome.reason !== 'VerifyActions') return undefined;
   const answered = execution.done.every(({ action, response }) => action.type === 'addFinalizer' || ((action.type === 'create' || action.type === 'patch') && response !== undefined));
   if (!answered) return undefined;
   const live = new Map(planning.live.map((object) => [liveKey(object), object]));
   for (const { response } of execution.done) if (response !== undefined) live.set(liveKey(response), response);
-  const application = { ...execution.application, status: redactStatus(execution.status, ownerOf(execution.application)) } as Application;
-  const again = planning.replan(application, [...live.values()]);
+  // The Application as planned (its generation: a spec edited meanwhile is for the next reconcile), with
+  // the finalizer the writes added and the status they led to.
+  const finalizers = execution.application.metadata.finalizers;
+  const after: Application = {
+    ...application,
+    metadata: { ...application.metadata, ...(finalizers === undefined ? {} : { finalizers }) },
+    status: redactStatus(execution.status, ownerOf(application)),
+  };
+  const again = planning.replan(after, [...live.values()]);
   return again.actions.length === 0 ? again : undefined;
 };
 

@@ -72,6 +72,28 @@ describe('verifying an acting plan from the answers of its writes', () => {
     expect(second.statusWritten).toBe(false);
   });
 
+  it('a spec edited while the plan runs: the status claims only the generation that was planned', async () => {
+    const { cluster, deps } = setup({ readiness: 'existence' });
+    await cluster.create(shop([config]))();
+    // Another actor edits the spec just before the finalizer lands: the answer shows generation 2.
+    const patch: MemoryCluster['patch'] = (target, body, options) => async () => {
+      if (target.kind === APPLICATION_KIND) {
+        const read = await cluster.get(ref)();
+        if (E.isLeft(read) || O.isNone(read.right)) throw new Error('the Application is gone');
+        const updated = await cluster.update({ ...shop([config, web]), metadata: read.right.value.metadata } as Resource)();
+        if (E.isLeft(updated)) throw new Error(updated.left.message);
+      }
+      return cluster.patch(target, body, options)();
+    };
+    const first = done(await reconcileApplication(ref, { ...deps, cluster: { ...deps.cluster, patch } as MemoryCluster }));
+    expect(first.verified).toBe(true);
+    expect(first.status.observedGeneration).toBe(1);
+    expect(first.status.conditions?.every((condition) => condition.observedGeneration === 1)).toBe(true);
+    const next = done(await reconcileApplication(ref, deps));
+    expect(next.plan.actions.map((action) => action.type)).toEqual(['create']);
+    expect(next.status.observedGeneration).toBe(2);
+  });
+
   it('a plan that deletes is verified by the requeue, as planned', async () => {
     const { cluster, deps } = setup({ readiness: 'existence' });
     await cluster.create(shop([config, web]))();
