@@ -32,7 +32,7 @@ export * from './json/path.js';
 export * from './json/bounds.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
-export { errorPolicy, backoffDelay, defaultBackoff, immutableFieldsOf, type ErrorDecision, type Backoff } from './status/error-policy.js';
+export { errorPolicy, backoffDelay, defaultBackoff, immutableFieldsOf, conflictingManagers, type ErrorDecision, type Backoff } from './status/error-policy.js';
 export { contestedPaths, recordPatches, guardHotLoop, liveVersionsOf, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy, type LiveVersions } from './status/hot-loop.js';
 // Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';

@@ -7,9 +7,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  FINALIZER, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
+  FIELD_MANAGER, FINALIZER, conflictingManagers, type ServerSideApplyIntent, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
   refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type CreateAction, type DeleteAction, type DeleteOptions,
-  type ObjectRef, type PatchAction, type Plan, type RecreateAction, type Resource,
+  type ObjectRef, type PatchAction, type Plan, type RecreateAction, type Resource, type WriteOptions,
 } from '../../core/index.js';
 
 /** What happened to one action. */
@@ -62,7 +62,7 @@ export const executePlan = async (args: {
   for (const wave of wavesOf(args.plan.actions)) {
     const sent = wave.map((action) => guarded(action, args.guards));
     const writes = sent.filter(isWaveAction);
-    const answers = writes.length > 1 && writes.length === sent.length ? await boundedAll(writes, WAVE_CONCURRENCY, (action) => send(action, base.children, args.guards)) : undefined;
+    const answers = writes.length > 1 && writes.length === sent.length ? await boundedAll(writes, WAVE_CONCURRENCY, (action) => send(action, { status, application, ...base })) : undefined;
     for (const [index, one] of sent.entries()) {
       const action = wave[index] ?? one;
       const scope: Scope = { status, application, ...base };
@@ -113,11 +113,16 @@ const boundedAll = async <T, R>(items: ReadonlyArray<T>, limit: number, run: (it
 /** What the server answered one write of a wave. */
 type Answer = { readonly type: 'written'; readonly result: E.Either<ClusterError, Resource> } | { readonly type: 'deleted'; readonly result: E.Either<ClusterError, O.Option<Resource>> };
 
-const send = async (action: WaveAction, children: ClusterWriter, guards: ReadonlyMap<string, string> | undefined): Promise<Answer> => {
+const send = async (action: WaveAction, scope: Scope): Promise<Answer> => {
   switch (action.type) {
-    case 'create': return { type: 'written', result: await children.create(action.body)() };
-    case 'patch': return { type: 'written', result: await children.patch(action.ref, { type: 'json', operations: action.patch })() };
-    case 'delete': return { type: 'deleted', result: await children.delete(action.ref, deleteOptions(action.ref, guards))() };
+    case 'create': return { type: 'written', result: await scope.children.create(action.body, writeOptions(scope))() };
+    case 'patch': return {
+      type: 'written',
+      result: await (action.serverSideApply === undefined
+        ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
+        : serverSideApply(action.ref, action.serverSideApply, scope.children)),
+    };
+    case 'delete': return { type: 'deleted', result: await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))() };
   }
 };
 
@@ -139,7 +144,7 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
     case 'create':
     case 'patch':
-    case 'delete': return settle(action, await send(action, scope.children, scope.guards), scope);
+    case 'delete': return settle(action, await send(action, scope), scope);
     case 'recreate': return recreate(action, scope);
     case 'conflict':
     case 'forbidden':
@@ -147,6 +152,31 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'addFinalizer':
     case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }
+};
+
+/**
+ * In ServerSideApply mode creates and JSON Patches (sent when a list's names are off position) are
+ * made as `kreconcile` too, so a later apply's conflict with them is the recognisable self-conflict below.
+ */
+const writeOptions = (scope: Scope): WriteOptions | undefined =>
+  (scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined);
+
+/**
+ * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by
+ * `kreconcile`, a different manager entry from `kreconcile`'s `Apply`, so the first apply that
+ * changes a field of an object we created conflicts with ourselves (measured on 1.36): a conflict
+ * with `kreconcile` alone is taken over with `force`; any other manager is reported.
+ */
+const serverSideApply = async (ref: ObjectRef, intent: ServerSideApplyIntent, children: ClusterWriter): Promise<E.Either<ClusterError, Resource>> => {
+  const apply = (force: boolean) => children.patch(ref, { type: 'apply', body: intent.body, fieldManager: FIELD_MANAGER, ...(force ? { force } : {}) })();
+  if (intent.beforeApply.length > 0) {
+    // Against the object the plan saw (its guards hold there), before the apply moves list elements.
+    const removed = await children.patch(ref, { type: 'json', operations: intent.beforeApply })();
+    if (E.isLeft(removed)) return removed;
+  }
+  const first = await apply(intent.force);
+  const managers = E.isLeft(first) ? conflictingManagers(first.left) : [];
+  return managers.length > 0 && managers.every((manager) => manager === FIELD_MANAGER) ? apply(true) : first;
 };
 
 const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | undefined): DeleteOptions => {

@@ -4,9 +4,12 @@
  *   POST /v1/namespaces/{ns}/applications/{name}/shutdown  the workload has shut down: delete the children now
  *   GET  /v1/namespaces/{ns}/applications/{name}/shutdown  has a shutdown been requested? (the workload polls)
  * Authenticated by `Authorization: Bearer <token>`, compared in constant time with the tokens in
- * memory (`HookTokens`, what the controller last planned with: no API call before a caller is
- * authenticated, and the same work whether the Application exists or not), then with the tokens in
- * the Application's live hook Secrets. A refused call changes nothing and says nothing about why.
+ * memory (`HookTokens`, what this replica's controller last planned with: no API call before a
+ * caller is authenticated, and the same work whether the Application exists or not), then with the
+ * tokens in the Application's live hook Secrets, read with the Application's own identity (its
+ * ServiceAccount under impersonation). A caller memory does not know (the Application was planned
+ * by another replica: a standby, another shard) is checked against the live Secrets directly, at
+ * a bounded rate across all clients. A refused call changes nothing and says nothing about why.
  * Each client is rate limited, bodies are bounded, and slow or idle connections are cut.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -15,11 +18,12 @@ import { createServer as createHttpsServer } from 'node:https';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, DEFAULT_SHUTDOWN_GRACE_MS, hookSecretRefs, isAcknowledged, isHookSecret, isJsonObject,
+  APPLICATION_API_VERSION, APPLICATION_KIND, DEFAULT_SHUTDOWN_GRACE_MS, decodeApplication, hookSecretRefs, isAcknowledged, isHookSecret, isJsonObject,
   SHUTDOWN_ACKNOWLEDGED_ANNOTATION, showClusterError, type Application, type Cluster, type ClusterError, type Hook, type ObjectRef, type Resource,
 } from '../../core/index.js';
+import type { ChildCluster } from '../reconcile/child-access.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
-import { createRateLimiter, defaultRateLimit, type RateLimit } from './rate-limit.js';
+import { createRateLimiter, defaultRateLimit, type Admission, type RateLimit } from './rate-limit.js';
 import { generateToken, liveTokens, ownerOfApp, type HookTokens } from './tokens.js';
 
 export type CallbackOptions = {
@@ -37,6 +41,19 @@ export type CallbackOptions = {
    * (embedders without a controller; the operator always passes it).
    */
   readonly tokens?: HookTokens;
+  /**
+   * Callers `tokens` does not vouch for (another replica planned the Application, or memory is
+   * stale after a takeover) are checked against the API server at most this often, across all
+   * clients (default: bursts of 10, then 2 per second); beyond it they get 429 and retry. An
+   * unauthenticated flood costs the API server no more than this.
+   */
+  readonly unknownCallerLookups?: Omit<RateLimit, 'clients'>;
+  /**
+   * Whose rights an Application's hook Secrets are read with: the same identity as its children
+   * (`childClusterFor` of the controller; default the operator's). Under `--impersonation required`
+   * the operator has no Secret rights, the Application's ServiceAccount does.
+   */
+  readonly childClusterFor?: (application: Application) => ChildCluster;
   /** Per-client request rate (default: bursts of 20, then 5 per second). */
   readonly rateLimit?: RateLimit;
   /** Largest request body accepted, in bytes (default 4 KiB: callbacks carry none). */
@@ -58,11 +75,17 @@ const UNAUTHORIZED: Answer = { status: 401, body: { error: 'unauthorized' }, hea
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024;
 
+const DEFAULT_UNKNOWN_CALLER_LOOKUPS = { burst: 10, perSecond: 2 };
+
+// The lookups budget is shared by every client: one bucket under one key.
+const ALL_CLIENTS = 'all';
+
 const TOO_LARGE: Answer = { status: 413, body: { error: 'request body too large' }, headers: { connection: 'close' } };
 
 /** The callback handler. */
 export const createCallbackHandler = (options: CallbackOptions): CallbackHandler => {
   const admit = createRateLimiter(options.rateLimit ?? defaultRateLimit, options.now);
+  const admitLookup = createRateLimiter({ ...(options.unknownCallerLookups ?? DEFAULT_UNKNOWN_CALLER_LOOKUPS), clients: 1 }, options.now);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const reply = (response: ServerResponse, result: Answer): void => {
     if (response.headersSent) return;
@@ -81,7 +104,7 @@ export const createCallbackHandler = (options: CallbackOptions): CallbackHandler
       reply(response, TOO_LARGE);
       return true;
     }
-    void answer(request, path, options)
+    void answer(request, path, options, () => admitLookup(ALL_CLIENTS))
       .catch((error: unknown): Answer => {
         (options.logger ?? silentLogger).error({ err: String(error) }, 'hook callback failed (defect)');
         return { status: 500, body: { error: 'internal error' } };
@@ -124,19 +147,24 @@ const authenticFromMemory = (call: Call, tokens: HookTokens): boolean => {
   return known?.[call.hook] !== undefined && (call.hook === 'complete' ? complete : shutdown);
 };
 
-const answer = async (request: IncomingMessage, path: string, options: CallbackOptions): Promise<Answer> => {
+const answer = async (request: IncomingMessage, path: string, options: CallbackOptions, admitLookup: () => Admission): Promise<Answer> => {
   const call = parseCall(request, path);
   if (call._tag === 'Left') return call.left;
   const logger = options.logger ?? silentLogger;
   const { namespace, name, hook } = call.right;
   if (options.tokens !== undefined && !authenticFromMemory(call.right, options.tokens)) {
-    logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback refused');
-    return UNAUTHORIZED;
+    const lookup = admitLookup();
+    if (lookup._tag === 'Limited') {
+      logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback deferred: too many callers unknown to this replica');
+      return { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': String(lookup.retryAfterSeconds) } };
+    }
   }
   const application = await readApplication(options.cluster, namespace, name);
   if (E.isLeft(application)) return unavailable(application.left);
   // Whatever is missing (the Application, the hook, its Secret) or wrong, the caller learns only "401".
-  const authorized = O.isSome(application.right) && await authorize(call.right, application.right.value, options.cluster);
+  const authorized = O.isSome(application.right)
+    ? await authorize(call.right, application.right.value, secretReaderOf(application.right.value, options))
+    : await readSecretsInVain(call.right, options.cluster);
   if (!authorized || O.isNone(application.right)) {
     logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback refused');
     return UNAUTHORIZED;
@@ -168,16 +196,24 @@ const safeDecode = (text: string): string | undefined => {
 
 const applicationRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
 
-const readApplication = async (cluster: Cluster, namespace: string, name: string) =>
-  E.map((found: O.Option<Resource>) => O.map((object: Resource) => object as unknown as Application)(found))(await cluster.get(applicationRef(namespace, name))());
+/** The Application, decoded; one that does not decode is treated as absent (its callbacks are refused). */
+const readApplication = async (cluster: Cluster, namespace: string, name: string): Promise<E.Either<ClusterError, O.Option<Application>>> =>
+  E.map(O.chain((object: Resource) => O.fromEither(decodeApplication(object))))(await cluster.get(applicationRef(namespace, name))());
+
+/** The Cluster that reads `application`'s hook Secrets: its children's identity; none when that identity is refused. */
+const secretReaderOf = (application: Application, options: CallbackOptions): Cluster | undefined => {
+  const access = options.childClusterFor?.(application) ?? { _tag: 'Operator' };
+  if (access._tag === 'Refused') return undefined;
+  return access._tag === 'Impersonated' ? access.cluster : options.cluster;
+};
 
 /**
  * Whether the presented token is the hook's token in one of the Application's live hook Secrets
  * (those it observed, and the one in its own namespace). Every candidate is compared, each in
  * constant time, over SHA-256 digests so that lengths leak nothing either.
  */
-const authorize = async (call: Call, application: Application, cluster: Cluster): Promise<boolean> => {
-  if (!(application.spec.hooks ?? []).includes(call.hook)) return false;
+const authorize = async (call: Call, application: Application, cluster: Cluster | undefined): Promise<boolean> => {
+  if (cluster === undefined || !(application.spec.hooks ?? []).includes(call.hook)) return false;
   const owner = ownerOfApp(application);
   const secrets = await Promise.all(secretRefs(application).map(async (ref) => {
     const got = await cluster.get(ref)();
@@ -186,6 +222,15 @@ const authorize = async (call: Call, application: Application, cluster: Cluster)
   const tokens = liveTokens(secrets.flat(), owner, call.hook);
   const presented = digest(call.token);
   return tokens.reduce((match, token) => timingSafeEqual(presented, digest(token)) || match, false);
+};
+
+/**
+ * For a missing Application: the read its hook Secret would have cost, so that a prober cannot
+ * tell missing from existing Applications by how long the refusal takes. Always false.
+ */
+const readSecretsInVain = async (call: Call, cluster: Cluster): Promise<boolean> => {
+  await Promise.all(hookSecretRefs([call.namespace], { namespace: call.namespace, name: call.name }).map((ref) => cluster.get(ref)()));
+  return false;
 };
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

@@ -24,6 +24,8 @@ export type ChildWatchesOptions = {
   readonly onError: (error: ClusterError, where: string) => void;
   /** The server answered that it does not serve this kind (its CRD is gone). */
   readonly onUnserved: (kind: Kind) => void;
+  /** The kinds the Applications name now (a sweep keeps watching these). */
+  readonly wantedKinds: () => Iterable<Kind>;
 };
 
 const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
@@ -31,6 +33,7 @@ const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
 export class ChildWatches {
   private readonly informers = new Map<string, Informer>();
   private stopped = false;
+  private cancelSweep: (() => void) | undefined;
 
   constructor(private readonly options: ChildWatchesOptions) {}
 
@@ -56,8 +59,19 @@ export class ChildWatches {
     }
   }
 
-  /** Stops watching kinds not `wanted` whose cache holds nothing (objects still cached stay findable, to be pruned). */
-  sweep(wanted: ReadonlySet<string>): void {
+  /**
+   * Sweeps once after a quiet second: a sweep needs a look at every Application, so it runs once
+   * for a burst of changes rather than on every event (a burst of N events would otherwise cost N²).
+   */
+  sweepSoon(): void {
+    if (this.cancelSweep !== undefined || this.stopped) return;
+    this.cancelSweep = this.options.clock.setTimer(1_000, () => { this.cancelSweep = undefined; this.sweep(); });
+  }
+
+  /** Stops watching kinds no Application wants whose cache holds nothing (objects still cached stay findable, to be pruned). */
+  private sweep(): void {
+    const wanted = new Set<string>();
+    for (const kind of this.options.wantedKinds()) wanted.add(keyOf(kind));
     for (const [key, informer] of this.informers) {
       // Unsynced caches are empty because they know nothing yet, not because nothing is there.
       if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
@@ -84,6 +98,7 @@ export class ChildWatches {
   /** Stops every watch for good. Idempotent. */
   stop(): void {
     this.stopped = true;
+    this.cancelSweep?.();
     for (const informer of this.informers.values()) informer.stop();
     this.informers.clear();
   }

@@ -100,9 +100,11 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   });
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
-    // Callers are checked against the in-memory tokens first: no API call per unauthenticated request.
+    // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
     // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
     cluster: options.cluster, now: () => options.clock.now(), logger, tokens: hooks.tokens,
+    // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
+    ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
     ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
     onAccepted: (key) => controller.enqueue(key),
   });

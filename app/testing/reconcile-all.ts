@@ -1,6 +1,6 @@
 /** kreconcile's own reconcile pass for the test kit: every Application in the cluster, once. */
 import * as E from 'fp-ts/lib/Either.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, conditionOf, type Application, type Cluster, type PlanOptions, type Resource, type ScopeTable } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus, builtinScopes, conditionOf, type Cluster, type PlanOptions, type Resource, type ScopeTable } from '../../core/index.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { ManualClock } from '../../adapters/memory/manual-clock.js';
 
@@ -9,9 +9,9 @@ import type { ManualClock } from '../../adapters/memory/manual-clock.js';
  * changes: a Stalled condition (reason other than HotLoop) for the current generation is skipped.
  */
 const stalledForGood = (object: Resource): boolean => {
-  const application = object as unknown as Application;
-  const stalled = conditionOf(application.status?.conditions, 'Stalled');
-  return stalled?.status === 'True' && stalled.observedGeneration === application.metadata.generation && application.metadata.deletionTimestamp === undefined;
+  const status = ApplicationStatus.decode(object.status);
+  const stalled = E.isRight(status) ? conditionOf(status.right.conditions, 'Stalled') : undefined;
+  return stalled?.status === 'True' && stalled.observedGeneration === object.metadata.generation && object.metadata.deletionTimestamp === undefined;
 };
 
 /** Reconciles every Application once (direct reads, no cache); returns each result. */

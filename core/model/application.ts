@@ -14,6 +14,13 @@ export const OWNER_ANNOTATION = 'kreconcile.io/owner';
 export const HOOKS = ['complete', 'shutdown'] as const;
 export type Hook = (typeof HOOKS)[number];
 
+/** How patches of observed fields are sent (docs/application.md, `spec.applyMode`). */
+export const APPLY_MODES = ['JsonPatch', 'ServerSideApply'] as const;
+export type ApplyMode = (typeof APPLY_MODES)[number];
+
+/** The field manager kreconcile's server-side applies are made as. */
+export const FIELD_MANAGER = 'kreconcile';
+
 export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -43,6 +50,10 @@ export type ApplicationSpec = {
   readonly adopt?: boolean;
   /** Children are read and written as this ServiceAccount of the Application's namespace (impersonation). */
   readonly serviceAccountName?: string;
+  /** How observed fields are patched: JSON Patch (default) or server-side apply. */
+  readonly applyMode?: ApplyMode;
+  /** With `ServerSideApply`: take fields over from other field managers instead of stalling on the conflict. */
+  readonly forceConflicts?: boolean;
 };
 
 export type ApplicationStatus = {
@@ -138,6 +149,14 @@ export const SPEC_FIELDS = {
       type: 'string', maxLength: 253, pattern: DNS_SUBDOMAIN.source,
       description: 'A ServiceAccount of this namespace: children are read and written as it (impersonation), so its RBAC applies.',
     },
+  },
+  applyMode: {
+    codec: t.keyof({ JsonPatch: null, ServerSideApply: null } satisfies Record<ApplyMode, null>),
+    schema: { type: 'string', enum: [...APPLY_MODES], description: 'How observed fields are patched: JsonPatch (default) or ServerSideApply (field manager kreconcile).' },
+  },
+  forceConflicts: {
+    codec: t.boolean,
+    schema: { type: 'boolean', description: 'With applyMode ServerSideApply: take conflicting fields over from other field managers instead of stalling.' },
   },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
 

@@ -31,6 +31,7 @@ import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/
 import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withRecreates } from './recreate.js';
+import { serverSideApplyOf } from './server-side-apply.js';
 import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
 
 export type PlanOptions = {
@@ -202,7 +203,7 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
-      return patchAction(resource, object, schemaFor(schemas, resource) ?? {}, adopting(object), owner);
+      return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
   const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
   const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
@@ -236,7 +237,7 @@ const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>
   const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
-    patchAction(resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false, owner));
+    patchAction(context, resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false));
   const deletes = delta.deleted.filter(writableBy(context.tenancy)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
 };
@@ -383,11 +384,19 @@ const createAction = (resource: Resource, schema: ObserverSchema | undefined, ow
   return { type: 'create', ref, body: withOwnershipMarks(withinMaxLengths(resource, schema), ref, owner), changes: [] };
 };
 
-const patchAction = (desired: Resource, live: Resource, schema: JsonValue, adopting: boolean, owner: Owner): ReadonlyArray<PatchAction> => {
+/**
+ * A patch of the observed fields that differ. In `ServerSideApply` mode it also carries the intent
+ * sent instead (every observed field, not just those that differ; the JSON Patch then explains it),
+ * or the lists that make it send the JSON Patch after all (`serverSideApplyOf`).
+ */
+const patchAction = (context: Context, desired: Resource, live: Resource, schema: JsonValue, adopting: boolean): ReadonlyArray<PatchAction> => {
+  const { owner, application: { spec } } = context;
   const fields = patchOf(desired, live, schema);
   const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
   const operations = [...fields.operations, ...marks.operations];
-  return operations.length === 0 ? [] : [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes] }];
+  if (operations.length === 0) return [];
+  const ssa = spec.applyMode === 'ServerSideApply' ? serverSideApplyOf(desired, live, schema, owner, spec.forceConflicts === true, operations) : {};
+  return [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes], ...ssa }];
 };
 
 const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction =>

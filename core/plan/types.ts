@@ -27,8 +27,33 @@ export type CreateAction = {
 export type PatchAction = {
   readonly type: 'patch';
   readonly ref: ObjectRef;
+  /** The JSON Patch (sent in `JsonPatch` mode; in `ServerSideApply` mode it explains the change). */
   readonly patch: ReadonlyArray<JsonPatchOperation>;
   readonly changes: ReadonlyArray<FieldChange>;
+  /** With `spec.applyMode: ServerSideApply`, unless `positionalLists` is set: what is sent instead of `patch`. */
+  readonly serverSideApply?: ServerSideApplyIntent;
+  /**
+   * With `spec.applyMode: ServerSideApply` only, instead of `serverSideApply`: `patch` is sent, because
+   * in these lists of named elements (readable paths) the live names are not at the positions the
+   * observer schema addresses (renamed, moved or duplicated by another actor), and an apply merges by name.
+   */
+  readonly positionalLists?: ReadonlyArray<string>;
+};
+
+/**
+ * A server-side apply of the observed fields only: identification, ownership marks and every
+ * observed desired value (a fully specified intent for field manager `kreconcile`), nothing else.
+ */
+export type ServerSideApplyIntent = {
+  readonly body: Resource;
+  /** `spec.forceConflicts`: take fields over from other field managers. */
+  readonly force: boolean;
+  /**
+   * The part of the patch server-side apply cannot express, sent first as a guarded JSON Patch:
+   * removals (observed fields and list elements the desired state no longer has; an apply only
+   * removes what its own manager applied before).
+   */
+  readonly beforeApply: ReadonlyArray<JsonPatchOperation>;
 };
 
 export type DeleteAction = {

@@ -3,7 +3,7 @@ import type { Condition, ConditionStatus, ConditionType } from '../model/applica
 
 export type StalledReason =
   | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField'
-  | 'ServiceAccountRequired';
+  | 'ServiceAccountRequired' | 'Conflict';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

@@ -26,6 +26,8 @@ export const backoffDelay = (attempt: number, jitter: number, backoff: Backoff =
  */
 export const errorPolicy = (error: ClusterError, attempt: number, jitter: number, options: { readonly guardedPatch?: boolean; readonly backoff?: Backoff } = {}): ErrorDecision => {
   if (error._tag === 'Forbidden' || error._tag === 'Unauthorized') return { _tag: 'Terminal', reason: 'Forbidden' };
+  const managers = conflictingManagers(error);
+  if (managers.length > 0) return { _tag: 'Terminal', reason: 'Conflict', detail: conflictDetail(managers) };
   const immutable = immutableFieldsOf(error);
   if (immutable.length > 0) return { _tag: 'Terminal', reason: 'ImmutableField', detail: immutableDetail(immutable) };
   if ((error._tag === 'Invalid' || error._tag === 'BadRequest' || error._tag === 'UnsupportedMediaType') && options.guardedPatch !== true) {
@@ -45,3 +47,15 @@ export const immutableFieldsOf = (error: ClusterError): ReadonlyArray<string> =>
 
 const immutableDetail = (fields: ReadonlyArray<string>): string =>
   `${fields.join(', ')} cannot change once set (the API server refuses the patch): add the annotation kreconcile.io/recreate: "true" to this resource in spec.manifest to delete and recreate it, or restore the value`;
+
+// kube-apiserver's words for a server-side apply conflict: `conflict with "kubectl-edit" using v1`.
+const CONFLICT_WITH = /conflict with "([^"]*)"/;
+
+/** The field managers a server-side apply conflicts with (409, causes `FieldManagerConflict`); none for any other error. */
+export const conflictingManagers = (error: ClusterError): ReadonlyArray<string> => (error._tag !== 'Conflict' ? [] : [
+  ...new Set((error.causes ?? []).filter((cause) => cause.reason === 'FieldManagerConflict')
+    .map((cause) => CONFLICT_WITH.exec(cause.message)?.[1] ?? '(unnamed manager)')),
+]);
+
+const conflictDetail = (managers: ReadonlyArray<string>): string =>
+  `server-side apply conflicts with field manager${managers.length > 1 ? 's' : ''} ${managers.map((m) => `"${m}"`).join(', ')}: set spec.forceConflicts: true to take the fields over, or stop the other manager from writing them`;

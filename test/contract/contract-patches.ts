@@ -109,6 +109,26 @@ export const patchContract = (env: () => ContractEnv): void => {
     expect(patched.metadata.labels).toEqual({ a: '1', c: '3' });
   });
 
+  it('merge patch: null members inside a new list of objects are pruned, null elements stay; a list replacing an object is kept as sent', async () => {
+    const { cluster, namespace } = env();
+    const name = unique('w');
+    await must(cluster.create(widget(namespace, name, { size: 1, shape: { round: true }, items: 'scalar' })));
+    const patched = await must(cluster.patch(widgetRef(namespace, name), {
+      type: 'merge',
+      body: { spec: {
+        parts: [{ name: 'a', image: null, nested: { keep: 1, drop: null } }, null],
+        items: [{ name: 'b', gone: null }],
+        shape: [{ name: 'c', kept: null }],
+      } },
+    }));
+    expect(patched.spec).toEqual({
+      size: 1, tier: 'standard',
+      parts: [{ name: 'a', nested: { keep: 1 } }, null],
+      items: [{ name: 'b' }],
+      shape: [{ name: 'c', kept: null }],
+    });
+  });
+
   it('server-side apply creates a missing object, then merges what is applied; fields of other writers stay', async () => {
     const { cluster, namespace } = env();
     const name = unique('cm');

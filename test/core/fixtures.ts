@@ -1,5 +1,6 @@
 /** Shared fixtures of the core tests: an Application builder, scopes with custom kinds, a pure applier. */
 import { applyPatch, type Operation } from 'fast-json-patch';
+import { applyMerge } from '../../adapters/memory/apply-merge.js';
 import {
   builtinScopes, FINALIZER, refKey, refOf,
   type Action, type Application, type ApplicationSpec, type ApplicationStatus, type JsonObject, type JsonValue,
@@ -93,7 +94,10 @@ export const execute = (
       case 'patch': {
         if (index < 0) throw new Error(`patch of a missing object ${key}`);
         const document = structuredClone(objects[index]) as Resource;
-        const patched = applyPatch(document, structuredClone(action.patch) as Operation[], true, false).newDocument;
+        // Server-side apply as the memory API server approximates it (merge, lists by name; no field ownership).
+        const patched = action.serverSideApply === undefined
+          ? applyPatch(document, structuredClone(action.patch) as Operation[], true, false).newDocument
+          : applyMerge(applyPatch(document, structuredClone(action.serverSideApply.beforeApply) as Operation[], true, false).newDocument, structuredClone(action.serverSideApply.body)) as Resource;
         return objects.map((object, i) => (i === index ? patched : object));
       }
       case 'delete':

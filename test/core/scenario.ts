@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import {
+  type ApplyMode,
   hasOwn, identityOf, isJsonArray, isJsonObject, listElements, ownerOf, plan, withNamespace,
   type Application, type ObserverSchema, type Plan, type Resource, type SchemaNode,
 } from '../../core/index.js';
@@ -112,7 +113,8 @@ export const observedWhole = (schema: SchemaNode | undefined, path: ReadonlyArra
 };
 
 /** Runs the scenario with a pure applier standing in for the API server. */
-export const run = (s: Scenario): Run => {
+export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
+  const mode = applyMode === 'JsonPatch' ? {} : { applyMode };
   // The server defaults fields where they are unset. Inside a value observed whole (a `null` schema
   // leaf) that is drift by definition (the next patch restores the user's value), so not there.
   const creating = (result: Plan) => (body: Resource): Resource => {
@@ -121,7 +123,7 @@ export const run = (s: Scenario): Run => {
     return applyLiveEdits(body, index < 0 ? [] : s.serverDefaults[index] ?? [], (path) => !observedWhole(schema, path));
   };
   const live0 = s.pool.flatMap((resource, i) => preexistingObject(resource, s.preexisting[i] ?? 'none', s.actorEdits[i] ?? []));
-  const appA = application(specOf(s.pool, s.schemas, s.inA), { finalizer: s.finalizer });
+  const appA = application({ ...specOf(s.pool, s.schemas, s.inA), ...mode }, { finalizer: s.finalizer });
   const planA = plan({ application: appA, live: live0, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
   const live1 = execute(live0, planA.actions, creating(planA));
   // Another actor changes the objects we own; the user edits the spec.
@@ -129,7 +131,7 @@ export const run = (s: Scenario): Run => {
     const index = indexIn(s.pool, object);
     return ownerOf(object) === OWNER_MARK && index >= 0 ? applyLiveEdits(object, s.actorEdits[index] ?? []) : object;
   });
-  const appB: Application = { ...afterPlan(appA, planA), spec: specOf(s.variants, s.schemas, s.inB) };
+  const appB: Application = { ...afterPlan(appA, planA), spec: { ...specOf(s.variants, s.schemas, s.inB), ...mode } };
   const planB = plan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
   const live2 = execute(liveB, planB.actions, creating(planB));
   // The pure applier runs no workload controllers: children count as ready once they exist.

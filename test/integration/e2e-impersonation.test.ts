@@ -42,9 +42,9 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
   let teamA: string;
   let cleanup: (() => Promise<void>) | undefined;
 
-  const application = (name: string, manifest: ReadonlyArray<Resource>, serviceAccountName?: string): Resource => {
+  const application = (name: string, manifest: ReadonlyArray<Resource>, serviceAccountName?: string, spec: Record<string, unknown> = {}): Resource => {
     const object = applicationObject(teamA, name, manifest) as unknown as { spec: Record<string, unknown> };
-    return { ...object, spec: { ...object.spec, ...(serviceAccountName === undefined ? {} : { serviceAccountName }) } } as unknown as Resource;
+    return { ...object, spec: { ...object.spec, ...spec, ...(serviceAccountName === undefined ? {} : { serviceAccountName }) } } as unknown as Resource;
   };
 
   const stalled = (name: string, reason: string) => waitForCondition(admin, applicationRef(teamA, name), 'Stalled', { status: 'True', reason }, CONVERGE_MS);
@@ -73,6 +73,13 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
         ],
       },
       { apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'deployer', namespace: teamA }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' }, subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: teamA }] },
+      // A workload's account with hooks: ConfigMaps and the hook Secret.
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'batch-runner', namespace: teamA } },
+      {
+        apiVersion: RBAC, kind: 'Role', metadata: { name: 'batch-runner', namespace: teamA },
+        rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }],
+      },
+      { apiVersion: RBAC, kind: 'RoleBinding', metadata: { name: 'batch-runner', namespace: teamA }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'batch-runner' }, subjects: [{ kind: 'ServiceAccount', name: 'batch-runner', namespace: teamA }] },
       // alice: Applications in team-a, nothing else.
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'alice', namespace: users } },
       { apiVersion: RBAC, kind: 'Role', metadata: { name: 'application-author', namespace: teamA }, rules: [{ apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] },
@@ -90,6 +97,7 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
       // answer to the impersonated requests is what is tested (defence in depth).
       tenancy: { destinations: [{ from: teamA, to: ['kube-system'] }], clusterKinds: [{ from: teamA, kinds: ['rbac.authorization.k8s.io/ClusterRoleBinding'] }] },
       onReconciled: log.onReconciled,
+      hooks: { callbackUrl: 'http://kreconcile.kreconcile-system.svc:8080', listen: { host: '127.0.0.1', port: 0 } },
     });
   });
   afterAll(async () => {
@@ -158,6 +166,24 @@ describeWithApiServer('end to end: impersonating the Application\'s ServiceAccou
     it('a header smuggled into spec.serviceAccountName is rejected by the CRD before the operator sees it', async () => {
       const created = await alice.create(application('smuggle', [configMap('smuggle')], 'x\r\nImpersonate-Group: system:masters'))();
       expect(E.isLeft(created) && created.left._tag).toBe('Invalid');
+    });
+
+    it('a hook callback is checked against the hook Secret read as the ServiceAccount: the operator itself may not read Secrets', async () => {
+      await must(alice.create(application('batch', [configMap('batch-input')], 'batch-runner', { hooks: ['complete'] })));
+      await waitForCondition(admin, applicationRef(teamA, 'batch'), 'Ready', { status: 'True' }, CONVERGE_MS);
+      expect(await canI(operatorId, { verb: 'get', resource: 'secrets', namespace: teamA })).toBe(false);
+      const secret = await readExisting(admin, { apiVersion: 'v1', kind: 'Secret', namespace: teamA, name: `batch.${teamA}.kreconcile-hooks` });
+      const data = (secret as unknown as { data: Record<string, string> }).data;
+      const token = Buffer.from(data['complete-token'] ?? '', 'base64').toString('utf8');
+      const url = `http://127.0.0.1:${operator.callbackAddress?.port}/v1/namespaces/${teamA}/applications/batch/complete`;
+      const post = async (bearer: string) => (await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${bearer}` } })).status;
+      expect(await post('not-the-token')).toBe(401);
+      expect(await readObject(admin, applicationRef(teamA, 'batch'))).toBeDefined();
+      expect(await post(token)).toBe(202);
+      await eventually(async () => {
+        expect(await readObject(admin, applicationRef(teamA, 'batch'))).toBeUndefined();
+        expect(await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'batch-input' })).toBeUndefined();
+      }, CONVERGE_MS);
     });
 
     it('deleting the Application deletes its children as the ServiceAccount, then releases the finalizer', async () => {

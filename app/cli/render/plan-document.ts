@@ -6,7 +6,7 @@
 import {
   conditionOf, redactForDisplay,
   type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PlanSummary, type Resource,
+  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PatchAction, type PlanSummary, type Resource,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -23,7 +23,14 @@ export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; reado
 
 export type ActionV1 =
   | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1> }
+  | {
+    readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1>;
+    /**
+     * Present only with `spec.applyMode: ServerSideApply` (JsonPatch documents stay as they were): how
+     * this patch is sent; `JsonPatch` when `positionalLists` hold live names off the observed positions.
+     */
+    readonly applyMode?: 'ServerSideApply' | 'JsonPatch'; readonly forceConflicts?: boolean; readonly positionalLists?: ReadonlyArray<string>;
+  }
   | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
   | { readonly type: 'wait'; readonly resource: ResourceRefV1; readonly until: 'DependenciesReady' | 'DependentsGone'; readonly waitsFor: ReadonlyArray<ResourceRefV1>; readonly changes: ReadonlyArray<ChangeV1> }
@@ -70,6 +77,12 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
 /** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
 export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => plainActionV1(redactForDisplay(unsafe, schemas));
 
+/** How a patch is sent in ServerSideApply mode; nothing for JsonPatch plans. */
+const patchModeV1 = (action: PatchAction): Pick<Extract<ActionV1, { type: 'patch' }>, 'applyMode' | 'forceConflicts' | 'positionalLists'> => {
+  if (action.positionalLists !== undefined) return { applyMode: 'JsonPatch', positionalLists: action.positionalLists };
+  return action.serverSideApply === undefined ? {} : { applyMode: 'ServerSideApply', forceConflicts: action.serverSideApply.force };
+};
+
 /**
  * An action in the v1 format with every value as it is, Secret values included: only for a saved
  * plan that will be carried out (`kreconcile apply` must write the real values, never their masks).
@@ -79,7 +92,8 @@ export const plainActionV1 = (action: Action): ActionV1 => {
   const changes = action.changes.map(changeV1);
   switch (action.type) {
     case 'create': return { type: 'create', resource, body: action.body, changes };
-    case 'patch': return { type: 'patch', resource, patch: action.patch, changes };
+    // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes are.
+    case 'patch': return { type: 'patch', resource, patch: action.patch, changes, ...patchModeV1(action) };
     case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
     case 'wait': return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };

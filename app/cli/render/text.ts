@@ -2,7 +2,7 @@
  * The human plan (`-o text`): per Application a header, one line per action with a symbol
  * (`+` create, `~` patch, `-` delete, `-/+` recreate, `…` wait, `!` conflict or forbidden), field changes under patches, then a summary.
  */
-import { conditionOf, showRef, type Action, type FieldChange, type JsonValue, type PlanSummary } from '../../../core/index.js';
+import { conditionOf, showRef, type Action, type FieldChange, type JsonValue, type PatchAction, type PlanSummary } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY } from './plan-document.js';
 import type { Style } from './style.js';
@@ -19,12 +19,18 @@ const DELETE_REASONS: Readonly<Record<string, string>> = {
   ApplicationDeleted: 'the Application is being deleted',
 };
 
+/** How a patch is sent, when `spec.applyMode: ServerSideApply` (JsonPatch plans print no mode). */
+const patchMode = (action: PatchAction): string => {
+  if (action.positionalLists !== undefined) return ` (JSON Patch, not server-side apply: live names off the observed positions in ${action.positionalLists.join(', ')})`;
+  return action.serverSideApply === undefined ? '' : ` (server-side apply${action.serverSideApply.force ? ', forcing conflicts' : ''})`;
+};
+
 /** The lines of one action, coloured by what it does. */
 export const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
   const ref = showRef(action.ref);
   switch (action.type) {
     case 'create': return [style.green(`  + ${ref}`)];
-    case 'patch': return [style.yellow(`  ~ ${ref}`), ...action.changes.map((change) => `      ${showChange(change)}`)];
+    case 'patch': return [style.yellow(`  ~ ${ref}`) + style.dim(patchMode(action)), ...action.changes.map((change) => `      ${showChange(change)}`)];
     case 'delete': return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
     case 'recreate': return [
       style.red(`  -/+ ${ref}`) + style.dim(` (recreate: ${action.fields.join(', ')} cannot change in place)`),

@@ -1,14 +1,15 @@
 /**
  * The callback listener faces the network: headers that never end are cut, connections are
  * capped, a burst from one client gets 429, bodies are bounded, and callers are authenticated
- * from memory: no API call before authentication, the same answer and the same work whether the
- * Application exists or not.
+ * from memory first; callers memory does not vouch for are looked up in the live Secret within a
+ * budget shared by all clients, with the same answer whether the Application exists or not.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCallbackHandler, startCallbackServer, type CallbackOptions, type CallbackServer, type ListenerLimits } from '../../../app/hooks/callback-server.js';
 import type { Cluster } from '../../../core/index.js';
-import { applicationOf, reconcileUntilQuiet, snapshot, tokenIn, get, world, type World } from './support.js';
+import { HookTokens } from '../../../app/hooks/tokens.js';
+import { applicationOf, getApplication, reconcileUntilQuiet, snapshot, tokenIn, get, world, type World } from './support.js';
 
 const NS = 'default';
 const MANIFEST = [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { a: '1' } }];
@@ -86,13 +87,16 @@ describe('the callback listener', () => {
     const { url, calls } = await startOn(w, { rateLimit: { burst: 5, perSecond: 1, clients: 100 } });
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await post(url('batch'), 'wrong')).status);
+    const authenticated = calls();
     const limited = await post(url('batch'), 'wrong');
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     expect(limited).toMatchObject({ status: 429, retryAfter: '1', body: '{"error":"too many requests"}\n' });
+    expect(calls()).toBe(authenticated);
     await w.clock.advance(1_000);
     expect((await post(url('batch'), 'wrong')).status).toBe(401);
+    const refilled = calls();
     expect((await post(url('batch'), 'wrong')).status).toBe(429);
-    expect(calls()).toBe(0);
+    expect(calls()).toBe(refilled);
   });
 
   it('refuses a body larger than maxBodyBytes (declared: 413; streamed: the connection is cut)', async () => {
@@ -106,10 +110,10 @@ describe('the callback listener', () => {
   }, 10_000);
 });
 
-describe('authentication from memory', () => {
-  it('a wrong token for an existing Application and any token for a missing one: the same answer, no API call', async () => {
+describe('authentication from memory, then from the live Secret at a bounded rate', () => {
+  it('a wrong token for an existing Application and any token for a missing one: the same answer; past the lookup budget 429 with no API call', async () => {
     const w = await withApplication(['complete']);
-    const { url, calls } = await startOn(w);
+    const { url, calls } = await startOn(w, { unknownCallerLookups: { burst: 3, perSecond: 1 } });
     const before = snapshot(w);
     const existing = await post(url('batch'), 'not-the-token');
     const missing = await post(url('nothing-here'), 'not-the-token');
@@ -117,27 +121,45 @@ describe('authentication from memory', () => {
     expect(existing).toEqual({ status: 401, body: '{"error":"unauthorized"}\n', retryAfter: null, authenticate: 'Bearer realm="kreconcile"' });
     expect(missing).toEqual(existing);
     expect(noHook).toEqual(existing);
-    expect(calls()).toBe(0);
+    const lookedUp = calls();
+    // The budget is shared by all clients: a flood of guesses costs the API server no more than it.
+    expect(await post(url('batch'), 'another-guess')).toMatchObject({ status: 429, retryAfter: '1', body: '{"error":"too many requests"}\n' });
+    expect(await post(url('nothing-here'), 'another-guess')).toMatchObject({ status: 429 });
+    expect(calls()).toBe(lookedUp);
+    await w.clock.advance(1_000);
+    expect((await post(url('batch'), 'another-guess')).status).toBe(401);
+    expect(calls()).toBeGreaterThan(lookedUp);
     expect(snapshot(w)).toBe(before);
   });
 
-  it('the right token of another Application, or of another hook, is refused without an API call', async () => {
+  it('the right token of another Application, or of another hook, is refused', async () => {
     const w = await withApplication(['complete', 'shutdown']);
     await w.cluster.create(applicationOf(NS, 'other', { manifest: [{ ...MANIFEST[0], metadata: { name: 'cfg2' } }], hooks: ['complete'] }))();
     await reconcileUntilQuiet(w, NS, 'other');
     const secret = await get(w, { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'other.default.kreconcile-hooks' });
     const batchSecret = await get(w, { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'batch.default.kreconcile-hooks' });
-    const { url, calls } = await startOn(w);
+    const { url } = await startOn(w);
+    const before = snapshot(w);
     expect((await post(url('batch'), tokenIn(secret, 'complete-token'))).status).toBe(401);
     expect((await post(url('batch', 'complete'), tokenIn(batchSecret, 'shutdown-token'))).status).toBe(401);
-    expect(calls()).toBe(0);
+    expect(snapshot(w)).toBe(before);
   });
 
-  it('the right token goes on to the API server (and is checked against the live Secret there too)', async () => {
+  it('the right token known in memory needs no lookup budget, and is checked against the live Secret too', async () => {
     const w = await withApplication(['complete']);
-    const { url, calls } = await startOn(w);
+    const { url, calls } = await startOn(w, { unknownCallerLookups: { burst: 0, perSecond: 0.001 } });
     const secret = await get(w, { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'batch.default.kreconcile-hooks' });
     expect(await post(url('batch'), tokenIn(secret, 'complete-token'))).toMatchObject({ status: 202 });
     expect(calls()).toBeGreaterThan(0);
+    expect((await getApplication(w, NS, 'batch'))?.metadata.deletionTimestamp).toBeDefined();
+  });
+
+  it('a replica that did not plan the Application (a standby, another shard) accepts the right token from the live Secret', async () => {
+    const w = await withApplication(['complete']);
+    const secret = await get(w, { apiVersion: 'v1', kind: 'Secret', namespace: NS, name: 'batch.default.kreconcile-hooks' });
+    const { url } = await startOn(w, { tokens: new HookTokens() });
+    expect((await post(url('batch'), 'not-the-token')).status).toBe(401);
+    expect(await post(url('batch'), tokenIn(secret, 'complete-token'))).toMatchObject({ status: 202 });
+    expect((await getApplication(w, NS, 'batch'))?.metadata.deletionTimestamp).toBeDefined();
   });
 });

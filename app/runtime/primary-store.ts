@@ -1,0 +1,140 @@
+/**
+ * The primary kind's store: the informer of Applications (or an embedder's kind), the objects it
+ * holds by queue key and decoded, and which of its events are a reason to reconcile. Every
+ * primary is announced again at each resync. Started once (resolves on the first list), stopped once.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { jsonEqual, markPrefixOf, type Application, type Clock, type ClusterError, type ClusterReader, type JsonValue, type ObjectRef, type Resource, type WatchSource } from '../../core/index.js';
+import { Informer, type InformerEvent } from './informer.js';
+import type { Primary } from './primary.js';
+
+/** The queue key of a primary: `namespace/name` (`default/name` when it has no namespace). */
+export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
+
+/** A change worth a reconcile (status-only changes are filtered out), or a primary gone. */
+export type PrimaryChange =
+  | {
+    readonly _tag: 'Changed';
+    readonly key: string;
+    /** The decoded primary; `undefined` when it does not decode (its reconcile stalls it InvalidSpec). */
+    readonly application: Application | undefined;
+    /** It existed before this change: kinds it named may no longer be named. */
+    readonly replaced: boolean;
+  }
+  | { readonly _tag: 'Deleted'; readonly key: string; readonly object: Resource };
+
+export type PrimaryStoreOptions = {
+  readonly primary: Primary;
+  /** Watch only this namespace (default: all). */
+  readonly namespace?: string;
+  readonly clock: Clock;
+  /** Full relist, and every primary announced again through `onResync`, this often (0 = never). */
+  readonly resyncMs: number;
+  readonly onChange: (change: PrimaryChange) => void;
+  readonly onResync: (key: string) => void;
+  readonly onError: (error: ClusterError, where: string) => void;
+};
+
+export class PrimaryStore {
+  private readonly informer: Informer;
+  /** The owner-mark prefix of this kind's children ('' for Applications, whose marks are `ns/name`). */
+  private readonly markPrefix: string;
+  private cancelResync: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(cluster: ClusterReader & WatchSource, private readonly options: PrimaryStoreOptions) {
+    this.markPrefix = markPrefixOf(options.primary);
+    this.informer = new Informer(cluster, { apiVersion: options.primary.apiVersion, kind: options.primary.kind, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
+      clock: options.clock,
+      onEvent: (event) => this.onEvent(event),
+      relistEveryMs: options.resyncMs,
+      onError: (error, phase) => options.onError(error, `application ${phase}`),
+    });
+  }
+
+  get primary(): Primary { return this.options.primary; }
+
+  /** Lists and watches; resolves once the first list is in (retrying until then), then resyncs periodically. */
+  async start(): Promise<void> {
+    await this.informer.start();
+    this.scheduleResync();
+  }
+
+  /** Stops the watch and the resync for good. Idempotent. */
+  stop(): void {
+    this.stopped = true;
+    this.cancelResync?.();
+    this.informer.stop();
+  }
+
+  get size(): number { return this.informer.size; }
+
+  /** The reference a queue key names (this store's kind). */
+  refOf(key: string): ObjectRef {
+    const [namespace, name] = splitKey(key);
+    return { apiVersion: this.options.primary.apiVersion, kind: this.options.primary.kind, namespace, name };
+  }
+
+  /** The cached object of a queue key, as last listed, watched or written by us. */
+  object(key: string): Resource | undefined { return this.informer.get(...splitKey(key)); }
+
+  /** The cached object decoded (`undefined` when absent or not decodable); decoded once per object version. */
+  application(key: string): Application | undefined {
+    const object = this.object(key);
+    return object === undefined ? undefined : decodedOrUndefined(this.options.primary.decode(object));
+  }
+
+  /** The queue keys of every cached primary. */
+  keys(): ReadonlyArray<string> { return this.informer.list().map((object) => applicationKey(object.metadata)); }
+
+  /** Every cached primary that decodes (those that do not name no kinds). */
+  *applications(): Generator<Application> {
+    for (const object of this.informer.list()) {
+      const application = decodedOrUndefined(this.options.primary.decode(object));
+      if (application !== undefined) yield application;
+    }
+  }
+
+  /** Whether `object` is of this store's kind (a write's answer then belongs here). */
+  holds(object: { readonly apiVersion: string; readonly kind: string }): boolean {
+    return object.apiVersion === this.options.primary.apiVersion && object.kind === this.options.primary.kind;
+  }
+
+  /** Read-your-own-writes: a write's answer replaces the cached object unless the cache is newer. */
+  apply(object: Resource): void { this.informer.apply(object); }
+
+  /** The queue key (`ns/name`) of a child's owner mark, when the mark names this store's kind. */
+  keyOfOwnerMark(mark: string): string | undefined {
+    if (this.markPrefix === '') return mark.includes(':') ? undefined : mark;
+    return mark.startsWith(this.markPrefix) ? mark.slice(this.markPrefix.length) : undefined;
+  }
+
+  private onEvent(event: InformerEvent): void {
+    const key = applicationKey(event.object.metadata);
+    if (event.type === 'DELETED') { this.options.onChange({ _tag: 'Deleted', key, object: event.object }); return; }
+    if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
+    const application = decodedOrUndefined(this.options.primary.decode(event.object));
+    this.options.onChange({ _tag: 'Changed', key, application, replaced: event.old !== undefined });
+  }
+
+  private scheduleResync(): void {
+    if (this.options.resyncMs <= 0 || this.stopped) return;
+    this.cancelResync = this.options.clock.setTimer(this.options.resyncMs, () => {
+      for (const key of this.keys()) this.options.onResync(key);
+      this.scheduleResync();
+    });
+  }
+}
+
+const splitKey = (key: string): [string, string] => key.split('/') as [string, string];
+
+const decodedOrUndefined = (decoded: E.Either<unknown, Application>): Application | undefined => (E.isRight(decoded) ? decoded.right : undefined);
+
+/** A status-only update (typically our own status write) is not a reason to reconcile again. */
+const onlyStatusChanged = (before: Resource, after: Resource): boolean => {
+  const strip = (object: Resource): JsonValue => {
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata;
+    return { ...object, metadata, status: null } as unknown as JsonValue;
+  };
+  return jsonEqual(strip(before), strip(after));
+};

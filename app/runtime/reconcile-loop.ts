@@ -1,0 +1,107 @@
+/**
+ * The reconcile loop: a pool of workers taking keys from the work queue, one reconcile per key at
+ * a time, each outcome turned into the key's next turn in the queue (`requeue.ts`). Stopping waits
+ * for the reconciles in flight up to a deadline, then abandons them: `mayWrite` turns false for
+ * good, so the write fence refuses whatever they still try (a stopped loop and its successor must
+ * not write concurrently). Started once, stopped once.
+ */
+import type { Clock } from '../../core/index.js';
+import type { ReconcileResult } from '../reconcile/reconcile-application.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { AFTER_DEFECT, requeueOf, type Requeue } from './requeue.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** A reconcile's outcome: its result, or `NotOwned` when the key's shard was lost before it acted. */
+export type StepOutcome = ReconcileResult | { readonly _tag: 'NotOwned' };
+
+export const NOT_OWNED: StepOutcome = { _tag: 'NotOwned' };
+
+export type ReconcileLoopOptions = {
+  readonly queue: WorkQueue;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: Pick<Metrics, 'queueDepth'>;
+  /** Concurrent reconciles of different keys. */
+  readonly workers: number;
+  /** Sharding: a key not owned is not reconciled, and is reported refused (to be queued again once owned). */
+  readonly ownership: { owns(key: string): boolean; refused(key: string): void };
+  /** One reconcile of `key`; `attempt` is 1 + the failures since its last success. */
+  readonly reconcile: (key: string, attempt: number) => Promise<StepOutcome>;
+};
+
+export class ReconcileLoop {
+  private readonly workers: Array<Promise<void>> = [];
+  private started = false;
+  private abandoned = false;
+  private concurrent = 0;
+  /** Keys being reconciled right now; never holds a key twice. */
+  readonly inFlight = new Set<string>();
+
+  constructor(private readonly options: ReconcileLoopOptions) {}
+
+  /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
+  get concurrentReconciles(): number { return this.concurrent; }
+
+  /** Starts the workers (once). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (let i = 0; i < this.options.workers; i++) this.workers.push(this.work());
+  }
+
+  /**
+   * Shuts the queue down and waits for the reconciles in flight, up to `deadlineMs`.
+   * Guarantees: resolves true when all finished in time; otherwise they are abandoned (`mayWrite`
+   * is false from then on) and it resolves false. Leaves no timer behind.
+   */
+  async stop(deadlineMs: number): Promise<boolean> {
+    this.options.queue.shutdown();
+    let cancelDeadline: (() => void) | undefined;
+    const finished = deadlineMs <= 0 && this.inFlight.size > 0 ? false : await Promise.race([
+      Promise.all(this.workers).then(() => true),
+      new Promise<boolean>((resolve) => { cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false)); }),
+    ]);
+    cancelDeadline?.();
+    if (!finished) this.abandoned = true;
+    return finished;
+  }
+
+  /** False once reconciles still in flight were abandoned at the stop deadline: their writes must not be sent. */
+  mayWrite(): boolean { return !this.abandoned; }
+
+  private async work(): Promise<void> {
+    const { queue } = this.options;
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      this.options.metrics?.queueDepth.set(queue.depth);
+      if (!this.options.ownership.owns(key)) { this.refuse(key); queue.done(key); continue; }
+      if (this.inFlight.has(key)) this.concurrent++;
+      this.inFlight.add(key);
+      try {
+        const outcome = await this.options.reconcile(key, queue.attempts(key) + 1);
+        if (outcome._tag === 'NotOwned') this.refuse(key);
+        else this.requeue(key, requeueOf(outcome));
+      } catch (defect) {
+        this.options.logger.error({ key, err: String(defect) }, 'reconcile crashed (defect); backing off');
+        this.requeue(key, AFTER_DEFECT);
+      } finally {
+        this.inFlight.delete(key);
+        queue.done(key);
+      }
+    }
+  }
+
+  private refuse(key: string): void {
+    this.options.queue.forget(key);
+    this.options.ownership.refused(key);
+  }
+
+  private requeue(key: string, requeue: Requeue): void {
+    const { queue } = this.options;
+    if (requeue._tag === 'Backoff') { queue.addRateLimited(key, requeue.atLeastMs, requeue.capMs); return; }
+    queue.forget(key);
+    if (requeue.afterMs !== undefined) queue.addAfter(key, requeue.afterMs);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The child-watch lifecycle alone, on the memory cluster with virtual time: a burst of sweep
+ * requests costs one sweep after a quiet second, which stops only watches no Application wants
+ * and whose cache holds nothing of ours; stopping leaves no watch and no timer behind.
+ */
+import { describe, expect, it } from 'vitest';
+import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
+import { ChildWatches, type Kind } from '../../../app/runtime/child-watches.js';
+import { silentLogger } from '../../../app/runtime/logger.js';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type Resource } from '../../../core/index.js';
+
+const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
+const SERVICE: Kind = { apiVersion: 'v1', kind: 'Service' };
+const SECRET: Kind = { apiVersion: 'v1', kind: 'Secret' };
+
+const setUp = async () => {
+  const clock = new ManualClock(0);
+  const cluster = createMemoryCluster({ clock });
+  // One child of ours still exists: its kind's watch must stay (the child is to be found and pruned).
+  await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'left-over', namespace: 'default', labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } } } as unknown as Resource)();
+  let wanted: ReadonlyArray<Kind> = [CONFIG_MAP, SERVICE, SECRET];
+  let sweeps = 0;
+  const watches = new ChildWatches({
+    cluster, clock, relistEveryMs: 0, logger: silentLogger,
+    onOwnedChange: () => undefined, onError: () => undefined, onUnserved: () => undefined,
+    wantedKinds: () => { sweeps++; return wanted; },
+  });
+  watches.watch([CONFIG_MAP, SERVICE, SECRET]);
+  await flushMicrotasks();
+  return { clock, watches, want: (kinds: ReadonlyArray<Kind>) => { wanted = kinds; }, sweeps: () => sweeps };
+};
+
+describe('ChildWatches', () => {
+  it('sweeps once after a quiet second for a burst of requests, stopping only unwanted watches whose cache holds nothing of ours', async () => {
+    const { clock, watches, want, sweeps } = await setUp();
+    expect(watches.kinds).toEqual(['v1/ConfigMap', 'v1/Service', 'v1/Secret']);
+    want([SECRET]);
+    for (let i = 0; i < 100; i++) watches.sweepSoon();
+    await clock.advance(999);
+    expect(watches.kinds).toEqual(['v1/ConfigMap', 'v1/Service', 'v1/Secret']);
+    await clock.advance(1);
+    expect(watches.kinds).toEqual(['v1/ConfigMap', 'v1/Secret']);
+    expect(sweeps()).toBe(1);
+    // Wanted again later: watched again on demand.
+    watches.watch([SERVICE]);
+    expect(watches.kinds).toEqual(['v1/ConfigMap', 'v1/Secret', 'v1/Service']);
+  });
+
+  it('stops every watch and the pending sweep for good', async () => {
+    const { clock, watches, sweeps } = await setUp();
+    watches.sweepSoon();
+    watches.stop();
+    watches.sweepSoon();
+    watches.watch([SERVICE]);
+    expect(clock.pending()).toBe(0);
+    await clock.advance(5_000);
+    expect(watches.kinds).toEqual([]);
+    expect(sweeps()).toBe(0);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * The runtime's scope table alone, against the memory cluster's discovery: a kind is learned once
+ * its CRD is served, forgotten when the server stops serving it (built-in kinds never are), and
+ * each change is a new table, so a plan keeps the one it was made with.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, createMemoryCluster } from '../../../adapters/memory/index.js';
+import { KnownScopes } from '../../../app/runtime/known-scopes.js';
+import { decodeApplication, type Application } from '../../../core/index.js';
+import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
+
+const WIDGET = { apiVersion: `${widgetGroup}/v1`, kind: 'Widget' };
+const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+
+const naming = (...kinds: ReadonlyArray<{ apiVersion: string; kind: string }>): Application => {
+  const decoded = decodeApplication({
+    apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'default' },
+    spec: { manifest: kinds.map((kind, i) => ({ ...kind, metadata: { name: `child-${i}` } })) },
+  });
+  if (E.isLeft(decoded)) throw new Error('fixture does not decode');
+  return decoded.right;
+};
+
+describe('KnownScopes', () => {
+  it('learns a kind once the server serves it, forgets it when it stops, and never forgets a built-in kind', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(0) });
+    const scopes = new KnownScopes();
+    const application = naming(WIDGET, CONFIG_MAP);
+    expect(scopes.knows(CONFIG_MAP)).toBe(true);
+    await scopes.learnKindsOf(application, cluster);
+    expect(scopes.knows(WIDGET)).toBe(false);
+    expect(E.isRight(await cluster.create(widgetCrd)())).toBe(true);
+    const before = scopes.current;
+    await scopes.learnKindsOf(application, cluster);
+    expect(scopes.knows(WIDGET)).toBe(true);
+    expect(scopes.current).not.toBe(before);
+    expect(before.size).toBe(scopes.current.size - 1);
+    const learned = scopes.current;
+    scopes.forget(WIDGET);
+    scopes.forget(CONFIG_MAP);
+    expect(scopes.knows(WIDGET)).toBe(false);
+    expect(scopes.knows(CONFIG_MAP)).toBe(true);
+    // The table a plan was made with is never changed under it.
+    expect(learned.size).toBe(scopes.current.size + 1);
+  });
+});
