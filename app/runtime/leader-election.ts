@@ -11,6 +11,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { showClusterError, type Clock, type ClusterError, type ClusterReader, type ClusterWriter, type Resource } from '../../core/index.js';
 import { silentLogger, type Logger } from './logger.js';
+import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from './lease.js';
 
 export type LeaderElectionOptions = {
   readonly cluster: ClusterReader & ClusterWriter;
@@ -35,9 +36,6 @@ export type LeaderElectionOptions = {
   readonly logger?: Logger;
 };
 
-type LeaseSpec = { holderIdentity?: string | null; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
-
-const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
 
 /** What a lease looked like when last read, and when (monotonic) that version was first seen. */
 type Observation = { readonly version: string; readonly holder: string; readonly durationMs: number; readonly at: number };
@@ -116,15 +114,15 @@ export class LeaderElector {
   }
 
   private ref() {
-    return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, name: this.options.name };
+    return { apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name: this.options.name };
   }
 
   /** Remembers the lease as read; a new version restarts the rival's lease period at `now` (local time). */
   private observe(lease: Resource, now: number): Observation {
-    const spec = (lease.spec ?? {}) as LeaseSpec;
+    const record = leaseRecordOf(lease);
     const version = lease.metadata.resourceVersion ?? '';
     if (this.observed?.version !== version) {
-      this.observed = { version, holder: typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '', durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, at: now };
+      this.observed = { version, holder: record.holderIdentity ?? '', durationMs: (record.leaseDurationSeconds ?? 0) * 1000, at: now };
     }
     return this.observed;
   }
@@ -137,10 +135,9 @@ export class LeaderElector {
     // stale: act on the next, fresh read instead (the update's resourceVersion would reject it anyway).
     if (this.monotonic() - now > this.fenceMarginMs) return false;
     if (O.isNone(current.right)) {
-      const created = await this.options.cluster.create({
-        ...this.ref(), metadata: { name: this.options.name, namespace: this.options.namespace },
-        spec: { holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(wall), renewTime: microTime(wall), leaseTransitions: 0 },
-      } as unknown as Resource)();
+      const created = await this.options.cluster.create(newLease(this.ref(), {
+        holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(wall), renewTime: microTime(wall), leaseTransitions: 0,
+      }))();
       if (E.isLeft(created)) return this.failed(created.left);
       this.observe(created.right, now);
       return true;
@@ -149,14 +146,10 @@ export class LeaderElector {
     const seen = this.observe(lease, now);
     const mine = seen.holder === this.options.identity;
     if (seen.holder !== '' && !mine && this.monotonic() < seen.at + seen.durationMs) return false;
-    const spec = (lease.spec ?? {}) as LeaseSpec;
-    const updated = await this.options.cluster.update({
-      ...lease,
-      spec: {
-        ...spec, holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), renewTime: microTime(wall),
-        ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
-      },
-    } as unknown as Resource)();
+    const updated = await this.options.cluster.update(withLeaseSpec(lease, {
+      ...leaseSpecOf(lease), holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), renewTime: microTime(wall),
+      ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (leaseRecordOf(lease).leaseTransitions ?? 0) + 1 }),
+    }))();
     if (E.isLeft(updated)) return this.failed(updated.left);
     this.observe(updated.right, now);
     return true;
@@ -166,9 +159,9 @@ export class LeaderElector {
   private async release(): Promise<void> {
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current) || O.isNone(current.right)) return;
-    const spec = (current.right.value.spec ?? {}) as LeaseSpec;
-    if (spec.holderIdentity !== this.options.identity) return;
-    const released = await this.options.cluster.update({ ...current.right.value, spec: { ...spec, holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.options.clock.now()) } } as unknown as Resource)();
+    const lease = current.right.value;
+    if (leaseRecordOf(lease).holderIdentity !== this.options.identity) return;
+    const released = await this.options.cluster.update(withLeaseSpec(lease, { ...leaseSpecOf(lease), holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.options.clock.now()) }))();
     if (E.isLeft(released)) this.failed(released.left);
   }
 

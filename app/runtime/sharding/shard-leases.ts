@@ -11,6 +11,7 @@ import {
   decideShards, shardOf, showClusterError, stillValid,
   type Clock, type ClusterError, type ClusterReader, type ClusterWriter, type LeaseObservation, type Resource,
 } from '../../../core/index.js';
+import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from '../lease.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from './lease-names.js';
 import type { ShardOwnership } from './ownership.js';
@@ -36,14 +37,10 @@ export type ShardLeasesOptions = {
   readonly logger?: Logger;
 };
 
-type LeaseSpec = { holderIdentity?: string | null; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
-
 type Slot = { readonly kind: 'shard' | 'member'; readonly index: number };
 
 /** What was read of one Lease: the object (for its resourceVersion) and the record first seen at. */
 type Read = { readonly lease: Resource; readonly record: string; readonly observation: LeaseObservation };
-
-const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
 
 export class ShardLeases implements ShardOwnership {
   /** Slot → monotonic time before the read whose renewal (or acquisition) succeeded. */
@@ -84,7 +81,7 @@ export class ShardLeases implements ShardOwnership {
   /** One round: read the Leases, decide, write (`start` runs one every retry period). */
   private async round(): Promise<void> {
     const sentAt = this.monotonic();
-    const leases = await this.options.cluster.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, labelSelector: `${SHARDING_LABEL}=${this.prefix}` })();
+    const leases = await this.options.cluster.list({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, labelSelector: `${SHARDING_LABEL}=${this.prefix}` })();
     if (this.stopped) return;
     if (E.isLeft(leases)) { this.warn(leases.left); this.announce(); return; }
     // A slow answer is still safe to act on: every write is a compare-and-swap on the version read,
@@ -151,10 +148,10 @@ export class ShardLeases implements ShardOwnership {
   private observe(slot: Slot, lease: Resource | undefined, now: number): LeaseObservation | undefined {
     const name = this.nameOf(slot);
     if (lease === undefined) { this.observed.delete(name); return undefined; }
-    const spec = (lease.spec ?? {}) as LeaseSpec;
-    const holder = typeof spec.holderIdentity === 'string' ? spec.holderIdentity : '';
-    const durationMs = (typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds : 0) * 1000;
-    const record = `${holder}|${String(spec.renewTime)}|${durationMs}`;
+    const fields = leaseRecordOf(lease);
+    const holder = fields.holderIdentity ?? '';
+    const durationMs = (fields.leaseDurationSeconds ?? 0) * 1000;
+    const record = `${holder}|${String(fields.renewTime)}|${durationMs}`;
     const previous = this.observed.get(name);
     const observation = previous?.record === record ? previous.observation : { holder, durationMs, observedAt: now };
     this.observed.set(name, { lease, record, observation });
@@ -167,15 +164,15 @@ export class ShardLeases implements ShardOwnership {
     const read = this.observed.get(name);
     const wall = this.options.clock.now();
     const seconds = Math.ceil(this.durationMs / 1000);
-    const spec = (read?.lease.spec ?? {}) as LeaseSpec;
-    const mine = spec.holderIdentity === this.options.identity;
-    const next: LeaseSpec = {
-      ...spec, holderIdentity: this.options.identity, leaseDurationSeconds: seconds, renewTime: microTime(wall),
-      ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (spec.leaseTransitions ?? 0) + (read === undefined ? 0 : 1) }),
+    const fields = leaseRecordOf(read?.lease);
+    const mine = fields.holderIdentity === this.options.identity;
+    const next = {
+      ...leaseSpecOf(read?.lease), holderIdentity: this.options.identity, leaseDurationSeconds: seconds, renewTime: microTime(wall),
+      ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (fields.leaseTransitions ?? 0) + (read === undefined ? 0 : 1) }),
     };
     const written = read === undefined
-      ? await this.options.cluster.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: this.options.namespace, labels: { [SHARDING_LABEL]: this.prefix } }, spec: next } as unknown as Resource)()
-      : await this.options.cluster.update({ ...read.lease, spec: next } as unknown as Resource)();
+      ? await this.options.cluster.create(newLease({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name }, next, { [SHARDING_LABEL]: this.prefix }))()
+      : await this.options.cluster.update(withLeaseSpec(read.lease, next))();
     if (this.stopped) return;
     if (E.isRight(written)) {
       this.held.set(`${slot.kind}/${slot.index}`, sentAt);
@@ -188,12 +185,12 @@ export class ShardLeases implements ShardOwnership {
 
   /** Gives a Lease up (holder cleared) if it is still ours; a changed Lease is left alone. */
   private async release(slot: Slot): Promise<void> {
-    const current = await this.options.cluster.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.options.namespace, name: this.nameOf(slot) })();
+    const current = await this.options.cluster.get({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name: this.nameOf(slot) })();
     if (E.isLeft(current)) { this.warn(current.left); return; }
     if (O.isNone(current.right)) return;
-    const spec = (current.right.value.spec ?? {}) as LeaseSpec;
-    if (spec.holderIdentity !== this.options.identity) return;
-    const released = await this.options.cluster.update({ ...current.right.value, spec: { ...spec, holderIdentity: null, renewTime: microTime(this.options.clock.now()) } } as unknown as Resource)();
+    const lease = current.right.value;
+    if (leaseRecordOf(lease).holderIdentity !== this.options.identity) return;
+    const released = await this.options.cluster.update(withLeaseSpec(lease, { ...leaseSpecOf(lease), holderIdentity: null, renewTime: microTime(this.options.clock.now()) }))();
     if (E.isLeft(released)) this.warn(released.left);
     else (this.options.logger ?? silentLogger).info({ identity: this.options.identity, lease: this.nameOf(slot) }, 'released lease');
   }
