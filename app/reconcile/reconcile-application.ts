@@ -61,7 +61,7 @@ export type ReconcileResult =
     readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus;
     /**
      * The plan acted, and planning again against the writes' answers needed nothing more: `status`
-     * and the requeue are that second plan's (no verification reconcile follows). See `verified`.
+     * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
      */
     readonly verified?: boolean;
   }
