@@ -13,7 +13,7 @@ import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
-import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
+import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
 import { collect, contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
@@ -250,7 +250,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   let settled: (() => void) | undefined;
   const onReconciled = (key: string, result: ReconcileResult): void => {
     for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19))) io.stdout.write(`${line}\n`);
-    ready.set(key, result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+    ready.set(key, converged(result));
     if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
   };
   let lostLeadership: (() => void) | undefined;
