@@ -3,7 +3,7 @@
  * user agent, undici dispatcher), so core kinds, custom resources and subresources share one
  * code path and objects stay plain JSON (the generated models would turn timestamps into Dates).
  */
-import { ApiException, HttpMethod, type Configuration, type KubeConfig } from '@kubernetes/client-node';
+import { ApiException, HttpMethod, type Configuration, type KubeConfig, type RequestContext } from '@kubernetes/client-node';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
@@ -39,7 +39,29 @@ const methods: Record<RestMethod, HttpMethod> = {
   GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE,
 };
 
-const sendOnce = async (config: Configuration, request: RestRequest, timeoutMs: number): Promise<JsonValue> => {
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/**
+ * client-node 2.0 builds a new undici Agent for every request (its https.Agent cache does not cover
+ * dispatchers), so every request opened its own TLS connection: a handshake on both sides, the
+ * largest CPU cost of a request. The first dispatcher built for a context, cluster and user is
+ * reused for all later requests (client-node keys its agent cache the same way): connections are
+ * kept alive. Authentication headers are still applied to every request.
+ */
+const reuseDispatchers = (kubeConfig: KubeConfig): ((context: RequestContext) => void) => {
+  const byIdentity = new Map<string, Dispatcher>();
+  return (context) => {
+    const fresh = context.getDispatcher();
+    if (fresh === undefined) return;
+    const key = JSON.stringify([kubeConfig.getCurrentContext(), kubeConfig.getCurrentCluster()?.name, kubeConfig.getCurrentUser()?.name]);
+    const kept = byIdentity.get(key);
+    if (kept === undefined) { byIdentity.set(key, fresh); return; }
+    context.setDispatcher(kept);
+    void fresh.close();
+  };
+};
+
+const sendOnce = async (config: Configuration, reuse: (context: RequestContext) => void, request: RestRequest, timeoutMs: number): Promise<JsonValue> => {
   let context = config.baseServer.makeRequestContext(request.path, methods[request.method]);
   for (const [key, value] of Object.entries(request.query ?? {})) {
     if (value !== undefined) context.setQueryParam(key, value);
@@ -51,6 +73,7 @@ const sendOnce = async (config: Configuration, request: RestRequest, timeoutMs: 
   }
   context.setSignal(AbortSignal.timeout(timeoutMs));
   await config.authMethods.default?.applySecurityAuthentication(context);
+  reuse(context);
   for (const middleware of config.middleware) context = await middleware.pre(context).toPromise();
   let response = await config.httpApi.send(context).toPromise();
   for (const middleware of config.middleware) response = await middleware.post(response).toPromise();
@@ -69,8 +92,9 @@ const sendOnce = async (config: Configuration, request: RestRequest, timeoutMs: 
 /** A RestClient for the current context of `kubeConfig`; every request is bounded by `timeoutMs`. */
 export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number): RestClient => {
   const { configuration } = kubeConfig.makeApiClient(ConfigurationHolder);
+  const reuse = reuseDispatchers(kubeConfig);
   return {
-    send: (request) => TE.tryCatch(() => sendOnce(configuration, request, timeoutMs), (error) =>
+    send: (request) => TE.tryCatch(() => sendOnce(configuration, reuse, request, timeoutMs), (error) =>
       error instanceof UnparseableResponse ? clusterError('Internal', error.message, { code: 200 }) : toClusterError(error)),
   };
 };

@@ -1,12 +1,15 @@
 /**
  * The executor: carries out a Plan through the ports, in order, feeding every response back
  * through the core's update functions; stops at the first failure with a classified error.
+ * Writes of one wave (consecutive creates, patches or deletes of one kind: the plan's order puts
+ * nothing between them) are sent concurrently, a few at a time; waves run one after another.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   FIELD_MANAGER, FINALIZER, conflictingManagers, type ServerSideApplyIntent, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
-  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type DeleteOptions, type ObjectRef, type Plan, type RecreateAction, type Resource, type WriteOptions,
+  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type CreateAction, type DeleteAction, type DeleteOptions,
+  type ObjectRef, type PatchAction, type Plan, type RecreateAction, type Resource, type WriteOptions,
 } from '../../core/index.js';
 
 /** What happened to one action. */
@@ -15,22 +18,28 @@ export type ActionResult = { readonly action: Action; readonly response?: Resour
 export type ExecutionFailure = { readonly action: Action; readonly error: ClusterError; readonly guardedPatch: boolean };
 
 export type Execution = {
-  /** Actions that succeeded, in order. */
+  /** Actions that succeeded, in plan order (with a failure: those of its wave that succeeded too). */
   readonly done: ReadonlyArray<ActionResult>;
   /** The plan's status updated with every response. */
   readonly status: ApplicationStatus;
   /** The Application as last written (finalizer changes), when it was written. */
   readonly application: Application;
-  /** The first failure; later actions were not attempted. */
+  /** The first failure in plan order; actions of later waves were not attempted. */
   readonly failure?: ExecutionFailure;
 };
 
 type Step = E.Either<ClusterError, { readonly status: ApplicationStatus; readonly response?: Resource; readonly application?: Application }>;
 
+/** Writes of one wave in flight at once, per reconcile. */
+export const WAVE_CONCURRENCY = 4;
+
 /**
  * Executes `plan` for `application`.
- * Guarantees: actions run one at a time in plan order; nothing after a failure runs; a patch
- * whose `test` guard fails is rejected whole by the server (JSON Patch is atomic), never half-applied.
+ * Guarantees: waves run one at a time in plan order; the writes of a wave (creates, patches or
+ * deletes of one kind, consecutive in the plan) are sent at most `WAVE_CONCURRENCY` at a time and
+ * their answers are taken in plan order; nothing after a failed wave runs, and the failure reported
+ * is the first in plan order (the wave's writes that succeeded are `done`); a patch whose `test` guard
+ * fails is rejected whole by the server (JSON Patch is atomic), never half-applied.
  */
 export const executePlan = async (args: {
   readonly plan: Plan;
@@ -48,19 +57,78 @@ export const executePlan = async (args: {
   let status = args.plan.status;
   let application = args.application;
   const done: ActionResult[] = [];
-  for (const action of args.plan.actions) {
-    const sent = guarded(action, args.guards);
-    const step = await runAction(sent, { status, application, cluster: args.cluster, children: args.children ?? args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) });
-    if (E.isLeft(step)) {
-      const guardedPatch = sent.type === 'patch' && sent.patch.some((op) => op.op === 'test');
-      return { done, status, application, failure: { action, error: step.left, guardedPatch } };
+  let failure: ExecutionFailure | undefined;
+  const base = { cluster: args.cluster, children: args.children ?? args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) };
+  for (const wave of wavesOf(args.plan.actions)) {
+    const sent = wave.map((action) => guarded(action, args.guards));
+    const writes = sent.filter(isWaveAction);
+    const answers = writes.length > 1 && writes.length === sent.length ? await boundedAll(writes, WAVE_CONCURRENCY, (action) => send(action, { status, application, ...base })) : undefined;
+    for (const [index, one] of sent.entries()) {
+      const action = wave[index] ?? one;
+      const scope: Scope = { status, application, ...base };
+      const answer = answers?.[index];
+      const step = answer === undefined || !isWaveAction(one) ? await runAction(one, scope) : settle(one, answer, scope);
+      if (E.isLeft(step)) {
+        failure ??= { action, error: step.left, guardedPatch: one.type === 'patch' && one.patch.some((op) => op.op === 'test') };
+        continue;
+      }
+      status = step.right.status;
+      application = step.right.application ?? application;
+      done.push({ action, ...(step.right.response === undefined ? {} : { response: step.right.response }) });
     }
-    status = step.right.status;
-    application = step.right.application ?? application;
-    done.push({ action, ...(step.right.response === undefined ? {} : { response: step.right.response }) });
+    if (failure !== undefined) return { done, status, application, failure };
   }
   return { done, status, application };
 };
+
+/** The writes a wave may hold: independent of each other once the plan put them side by side. */
+type WaveAction = CreateAction | PatchAction | DeleteAction;
+
+const isWaveAction = (action: Action): action is WaveAction => action.type === 'create' || action.type === 'patch' || action.type === 'delete';
+
+/** The plan's actions cut into waves: runs of creates, patches or deletes of one type and kind; anything else alone. */
+const wavesOf = (actions: ReadonlyArray<Action>): ReadonlyArray<ReadonlyArray<Action>> => {
+  const waves: Action[][] = [];
+  for (const action of actions) {
+    const last = waves.at(-1)?.at(-1);
+    const joins = last !== undefined && isWaveAction(action) && last.type === action.type
+      && last.ref.apiVersion === action.ref.apiVersion && last.ref.kind === action.ref.kind;
+    if (joins) waves.at(-1)?.push(action);
+    else waves.push([action]);
+  }
+  return waves;
+};
+
+/** `run` over `items` with at most `limit` in flight; answers in the order of `items`. */
+const boundedAll = async <T, R>(items: ReadonlyArray<T>, limit: number, run: (item: T) => Promise<R>): Promise<ReadonlyArray<R>> => {
+  const answers: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let index = next++; index < items.length; index = next++) answers[index] = await run(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return answers;
+};
+
+/** What the server answered one write of a wave. */
+type Answer = { readonly type: 'written'; readonly result: E.Either<ClusterError, Resource> } | { readonly type: 'deleted'; readonly result: E.Either<ClusterError, O.Option<Resource>> };
+
+const send = async (action: WaveAction, scope: Scope): Promise<Answer> => {
+  switch (action.type) {
+    case 'create': return { type: 'written', result: await scope.children.create(action.body, writeOptions(scope))() };
+    case 'patch': return {
+      type: 'written',
+      result: await (action.serverSideApply === undefined
+        ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
+        : serverSideApply(action.ref, action.serverSideApply, scope.children)),
+    };
+    case 'delete': return { type: 'deleted', result: await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))() };
+  }
+};
+
+/** Folds one answer into the status, as `runAction` does for a write sent alone. */
+const settle = (action: WaveAction, answer: Answer, scope: Scope): Step =>
+  (answer.type === 'written' ? learnFrom(answer.result, scope) : deleted(action, answer.result, scope));
 
 /** The action with its guard: a patch tests the resourceVersion first (JSON Patch is atomic). */
 const guarded = (action: Action, guards: ReadonlyMap<string, string> | undefined): Action => {
@@ -74,11 +142,9 @@ type Scope = { readonly status: ApplicationStatus; readonly application: Applica
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
-    case 'create': return learnFrom(await scope.children.create(action.body, writeOptions(scope))(), scope);
-    case 'patch': return learnFrom(await (action.serverSideApply === undefined
-      ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
-      : serverSideApply(action.ref, action.serverSideApply, scope.children)), scope);
-    case 'delete': return deleted(action, await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))(), scope);
+    case 'create':
+    case 'patch':
+    case 'delete': return settle(action, await send(action, scope), scope);
     case 'recreate': return recreate(action, scope);
     case 'conflict':
     case 'forbidden':

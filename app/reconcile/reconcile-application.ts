@@ -57,7 +57,14 @@ export type ReconcileDeps = {
 
 export type ReconcileResult =
   | { readonly _tag: 'Gone' }
-  | { readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus }
+  | {
+    readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus;
+    /**
+     * The plan acted, and planning again against the writes' answers needed nothing more: `status`
+     * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
+     */
+    readonly verified?: boolean;
+  }
   | { readonly _tag: 'Failed'; readonly error: ClusterError; readonly retryAfterMs?: number; readonly terminal: boolean; readonly plan?: Plan; readonly execution?: Execution; readonly statusWritten: boolean };
 
 /**
@@ -81,20 +88,62 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const written = await writeStatus(execution.application, application.status, execution.status, deps);
+  const verification = verified(application, planned, execution, unguarded.right);
+  const settled = verification ?? planned;
+  const status = verification?.status ?? execution.status;
+  // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
+  const redacted = redactStatus(status, ownerOf(application));
+  const written = await writeStatus(execution.application, application.status, redacted, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
-    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redactStatus(execution.status, ownerOf(application)),
-    ...(planned.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: planned.outcome.ms } : {}),
+    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redacted,
+    ...(settled.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: settled.outcome.ms } : {}),
+    ...(verification === undefined ? {} : { verified: true }),
   };
 };
+
+/** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
+export const converged = (result: ReconcileResult): boolean =>
+  result._tag === 'Done' && (result.plan.actions.length === 0 || result.verified === true)
+  && result.status.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
+
+/** A plan for the Application as it stands, given the live objects (what `planFor` planned with, replayable). */
+type Planning = { readonly plan: Plan; readonly live: ReadonlyArray<Resource>; readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan };
+
+/**
+ * The verification a `VerifyActions` requeue would make, made now from what the writes answered:
+ * every action succeeded and was a create, patch or finalizer added, each answered with the object
+ * as stored, so the next reconcile would plan against exactly these answers (they are in the
+ * caches already). When that plan has no actions, it is the reconcile's result — its status is
+ * written once, and no verification reconcile follows; otherwise `undefined` (requeue as planned).
+ * Deletions and recreations are left to the requeue: an object kept by finalizers is still going.
+ */
+const verified = (application: Application, planned: Plan, execution: Execution, planning: Planning): Plan | undefined => {
+  if (planning.replan === undefined || planned.outcome._tag !== 'RequeueAfter' || planned.outcome.reason !== 'VerifyActions') return undefined;
+  const answered = execution.done.every(({ action, response }) => action.type === 'addFinalizer' || ((action.type === 'create' || action.type === 'patch') && response !== undefined));
+  if (!answered) return undefined;
+  const live = new Map(planning.live.map((object) => [liveKey(object), object]));
+  for (const { response } of execution.done) if (response !== undefined) live.set(liveKey(response), response);
+  // The Application as planned (its generation: a spec edited meanwhile is for the next reconcile), with
+  // the finalizer the writes added and the status they led to.
+  const finalizers = execution.application.metadata.finalizers;
+  const after: Application = {
+    ...application,
+    metadata: { ...application.metadata, ...(finalizers === undefined ? {} : { finalizers }) },
+    status: redactStatus(execution.status, ownerOf(application)),
+  };
+  const again = planning.replan(after, [...live.values()]);
+  return again.actions.length === 0 ? again : undefined;
+};
+
+const liveKey = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
 
 /**
  * Steps 1–8 for one Application: wait for a shutdown callback (deleting, `shutdown` hook), else
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, { readonly plan: Plan; readonly live: ReadonlyArray<Resource> }>> => {
+const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, Planning>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
   if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
@@ -114,10 +163,13 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
     const refused = forbiddenMessage(accountOf(access), live.left);
     return refused === undefined ? live : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
-  const hooks = deleting ? undefined : hookContextOf(application, live.right, deps.hooks);
-  const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
-  const planned = planReconcile({ application, live: live.right, scopes, now, options });
-  return E.right({ plan: translation._tag === 'Invalid' ? stalledOnTranslation(planned, application, translation, now) : planned, live: live.right });
+  const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
+    const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
+    const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+    const planned = planReconcile({ application: current, live: objects, scopes, now, options });
+    return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
+  };
+  return E.right({ plan: replan(application, live.right), live: live.right, replan });
 };
 
 /**
@@ -195,7 +247,7 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
       }),
     }
     : execution.status;
-  const written = await writeStatus(execution.application, application.status, status, deps);
+  const written = await writeStatus(execution.application, application.status, redactStatus(status, ownerOf(application)), deps);
   return {
     _tag: 'Failed', error: failure.error, terminal: decision._tag === 'Terminal', plan: planned, execution,
     statusWritten: E.isRight(written) && written.right,
@@ -203,10 +255,8 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
   };
 };
 
-/** Status subresource write, skipped when nothing changed; a vanished Application is not an error. */
-const writeStatus = async (application: Application, before: ApplicationStatus | undefined, unsafe: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
-  // Responses fed back by the executor may carry hook tokens: they never reach the status.
-  const after = redactStatus(unsafe, ownerOf(application));
+/** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
+const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
   if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was

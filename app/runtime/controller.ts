@@ -37,6 +37,12 @@ export type ControllerOptions = {
   readonly workers?: number;
   /** Every Application is reconciled at least this often (default 10 min; 0 = never). */
   readonly resyncMs?: number;
+  /**
+   * Every informer (Applications, children) lists in full this often (default 6 × `resyncMs`;
+   * 0 = never, as client-go): a watch can lose events a proxy drops without closing the stream,
+   * and the relist turns them into events again. A resync works from the cache and does not relist.
+   */
+  readonly relistMs?: number;
   /** Watch only this namespace's Applications (default: all). */
   readonly namespace?: string;
   readonly logger?: Logger;
@@ -99,18 +105,19 @@ export class Controller {
   constructor(private readonly options: ControllerOptions) {
     const { clock, metrics } = options;
     const resyncMs = options.resyncMs ?? 10 * 60_000;
+    const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
     this.scopes = new KnownScopes(options.scopes ?? builtinScopes);
     this.queue = new WorkQueue(clock, { random: options.random, onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000) });
     this.store = new PrimaryStore(options.cluster, {
-      primary: options.primary ?? APPLICATION_PRIMARY, clock, resyncMs, ...(options.namespace ? { namespace: options.namespace } : {}),
+      primary: options.primary ?? APPLICATION_PRIMARY, clock, resyncMs, relistMs, ...(options.namespace ? { namespace: options.namespace } : {}),
       onChange: (change) => this.onPrimaryChange(change),
       onResync: (key) => this.queue.add(key),
       onError: (error, where) => this.reportApiError(error, where),
     });
     this.hotLoops = new HotLoopHistory({ now: () => clock.now(), logger: this.logger, ...(options.hotLoop ? { policy: options.hotLoop } : {}) });
     this.children = new ChildWatches({
-      cluster: options.cluster, clock, relistEveryMs: resyncMs, logger: this.logger,
+      cluster: options.cluster, clock, relistEveryMs: relistMs, logger: this.logger,
       onOwnedChange: (mark) => { const key = this.store.keyOfOwnerMark(mark); if (key !== undefined) this.queue.add(key); },
       onError: (error, where) => this.reportApiError(error, where),
       onUnserved: (kind) => this.scopes.forget(kind),

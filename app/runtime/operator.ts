@@ -25,6 +25,8 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
   readonly scopes?: ScopeTable;
   readonly workers?: number;
   readonly resyncMs?: number;
+  /** Full relists of every informer this often (default 6 × `resyncMs`; 0 = never). */
+  readonly relistMs?: number;
   readonly namespace?: string;
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (requeue delays, …). */

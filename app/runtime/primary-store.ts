@@ -28,8 +28,10 @@ export type PrimaryStoreOptions = {
   /** Watch only this namespace (default: all). */
   readonly namespace?: string;
   readonly clock: Clock;
-  /** Full relist, and every primary announced again through `onResync`, this often (0 = never). */
+  /** Every primary announced again through `onResync`, from the cache, this often (0 = never). */
   readonly resyncMs: number;
+  /** Full relist this often (0 = never): turns watch events a proxy lost without closing the stream into events again. */
+  readonly relistMs: number;
   readonly onChange: (change: PrimaryChange) => void;
   readonly onResync: (key: string) => void;
   readonly onError: (error: ClusterError, where: string) => void;
@@ -47,7 +49,7 @@ export class PrimaryStore {
     this.informer = new Informer(cluster, { apiVersion: options.primary.apiVersion, kind: options.primary.kind, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
       clock: options.clock,
       onEvent: (event) => this.onEvent(event),
-      relistEveryMs: options.resyncMs,
+      relistEveryMs: options.relistMs,
       onError: (error, phase) => options.onError(error, `application ${phase}`),
     });
   }

@@ -1,7 +1,7 @@
 /** Drift: where the current state differs from the desired one, on observed fields only (SPEC step 5). */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, type JsonValue } from '../json/json.js';
 import type { Path } from '../json/path.js';
-import { currentLength, isCurrentLength, lengthWithin, listControl, listElements, type SchemaNode } from '../model/observer-schema.js';
+import { currentLength, isCurrentLength, lengthWithin, listControl, type SchemaNode } from '../model/observer-schema.js';
 import { missingValue } from './missing.js';
 
 /** One observed difference: a value, or a list length outside its control. */
@@ -14,50 +14,84 @@ export type Drift =
  * Unknown desired values (absent or null) are no difference; identification fields and the
  * top-level `status` never count as drift (**fix**: Krake re-patches LoadBalancer Services forever).
  */
-export const driftOf = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode): ReadonlyArray<Drift> =>
-  isJsonObject(schema) && isJsonObject(desired)
-    ? Object.entries(schema).flatMap(([key, child]) =>
-      isExempt(key) ? [] : driftAt(getOwn(desired, key), isJsonObject(current) ? getOwn(current, key) : undefined, child, [key]))
-    : [];
+export const driftOf = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode): ReadonlyArray<Drift> => {
+  const found: Drift[] = [];
+  walkDrift(desired, current, schema, { found, firstOnly: false });
+  return found.length === 0 ? NONE : found;
+};
+
+/** Whether `driftOf` would find any difference; stops at the first one. */
+export const hasDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode): boolean => {
+  const found: Drift[] = [];
+  walkDrift(desired, current, schema, { found, firstOnly: true });
+  return found.length > 0;
+};
 
 const NONE: ReadonlyArray<Drift> = [];
+
+/**
+ * Where drifts go while walking: a walk of a resource in sync allocates nothing, so the path is
+ * one stack (pushed and popped) copied only into a drift found; `firstOnly` ends the walk there.
+ */
+type Walk = { readonly found: Drift[]; readonly firstOnly: boolean };
+
+/** Whether the walk is over (a drift found and only the first wanted). */
+const done = (walk: Walk): boolean => walk.firstOnly && walk.found.length > 0;
+
+const walkDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode, walk: Walk): void => {
+  if (!isJsonObject(schema) || !isJsonObject(desired)) return;
+  const path: Array<string | number> = [];
+  for (const [key, child] of Object.entries(schema)) {
+    if (isExempt(key)) continue;
+    path.push(key);
+    driftAt(getOwn(desired, key), isJsonObject(current) ? getOwn(current, key) : undefined, child, path, walk);
+    path.pop();
+    if (done(walk)) return;
+  }
+};
 
 const isExempt = (topLevelKey: string): boolean =>
   topLevelKey === 'status' || topLevelKey === 'apiVersion' || topLevelKey === 'kind';
 
-const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined, schema: SchemaNode, path: Path): ReadonlyArray<Drift> => {
-  if (desired === undefined || desired === null) return [];
-  if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return [];
-  if (isJsonArray(schema) && isJsonArray(desired)) return listDrift(desired, current, schema, path);
+/** Adds the drifts below `path` (a stack the caller pushed the last step on) to `walk`. */
+const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined, schema: SchemaNode, path: Array<string | number>, walk: Walk): void => {
+  if (desired === undefined || desired === null) return;
+  if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return;
+  if (isJsonArray(schema) && isJsonArray(desired)) { listDrift(desired, current, schema, path, walk); return; }
   if (isJsonObject(schema) && isJsonObject(desired)) {
-    if (!isJsonObject(current)) return wholeDrift(desired, current, schema, path);
-    let found: Drift[] | undefined;
+    if (!isJsonObject(current)) { wholeDrift(desired, current, schema, path, walk); return; }
     for (const key in schema) {
       if (!hasOwn(schema, key)) continue;
       const value = getOwn(desired, key);
       if (value === undefined || value === null) continue;
-      const drift = driftAt(value, getOwn(current, key), schema[key] ?? null, [...path, key]);
-      if (drift.length > 0) (found ??= []).push(...drift);
+      path.push(key);
+      driftAt(value, getOwn(current, key), schema[key] ?? null, path, walk);
+      path.pop();
+      if (done(walk)) return;
     }
-    return found ?? NONE;
+    return;
   }
   // A `null` leaf observes a value as written: keys the server or others add inside it are no drift.
-  return jsonCovers(desired, current) ? [] : [{ kind: 'value', path, from: current, to: desired }];
+  if (!jsonCovers(desired, current)) walk.found.push({ kind: 'value', path: path.slice(), from: current, to: desired });
 };
 
-const wholeDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode, path: Path): ReadonlyArray<Drift> => {
+const wholeDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode, path: ReadonlyArray<string | number>, walk: Walk): void => {
   const to = missingValue(desired, schema);
-  return to === undefined ? [] : [{ kind: 'value', path, from: current, to }];
+  if (to !== undefined) walk.found.push({ kind: 'value', path: path.slice(), from: current, to });
 };
 
-const listDrift = (desired: ReadonlyArray<JsonValue>, current: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, path: Path): ReadonlyArray<Drift> => {
-  if (!isJsonArray(current)) return wholeDrift(desired, current, schema, path);
-  const elements = listElements(schema);
+const listDrift = (desired: ReadonlyArray<JsonValue>, current: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, path: Array<string | number>, walk: Walk): void => {
+  if (!isJsonArray(current)) { wholeDrift(desired, current, schema, path, walk); return; }
+  const elementCount = Math.max(0, schema.length - 1); // the element schemas (`listElements`), not copied
   const length = currentLength(current[current.length - 1]) ?? current.filter((item) => !isCurrentLength(item)).length;
-  const observed = Math.min(elements.length, desired.length);
-  const items: Drift[] = [];
-  for (let i = 0; i < observed; i++) items.push(...driftAt(desired[i], i < length ? current[i] : undefined, elements[i] ?? null, [...path, i]));
+  const observed = Math.min(elementCount, desired.length);
+  for (let i = 0; i < observed; i++) {
+    path.push(i);
+    driftAt(desired[i], i < length ? current[i] : undefined, schema[i] ?? null, path, walk);
+    path.pop();
+    if (done(walk)) return;
+  }
   const control = listControl(schema);
   const fixable = length > control.max && control.max !== 0 ? true : length < control.min && desired.length > length;
-  return !lengthWithin(length, control) && fixable ? [...items, { kind: 'length', path, from: length, ...control }] : items;
+  if (!lengthWithin(length, control) && fixable) walk.found.push({ kind: 'length', path: path.slice(), from: length, ...control });
 };

@@ -4,7 +4,7 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { resourceFinder } from '../manifest/identity.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
-import { driftOf } from './drift.js';
+import { hasDrift } from './drift.js';
 
 export type ResourceDelta = {
   /** Desired, not in the current state: to create. */
@@ -26,13 +26,14 @@ export const calculateResourceDelta = (args: {
   readonly namespace?: string;
 }): ResourceDelta => {
   const schemas = indexSchemas(args.mangledObserverSchema);
-  const findCurrent = resourceFinder(args.lastObservedManifest, args.namespace);
-  const findDesired = resourceFinder(args.lastAppliedManifest, args.namespace);
-  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent(desired)] as const);
+  // Nothing desired left to compare (a plan in sync passes none): no index of the current state is built.
+  const findCurrent = args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, args.namespace);
+  const findDesired = args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, args.namespace);
+  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent?.(desired)] as const);
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
     modified: matched
-      .filter(([desired, observed]) => observed !== undefined && driftOf(desired, observed, schemaFor(schemas, desired) ?? {}).length > 0)
+      .filter(([desired, observed]) => observed !== undefined && hasDrift(desired, observed, schemaFor(schemas, desired) ?? {}))
       .map(([desired]) => desired),
     deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
   };

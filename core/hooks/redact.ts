@@ -61,9 +61,22 @@ export const redactStatus = (status: ApplicationStatus, owner: HookOwner): Appli
   const marked = marksFrom(status.mangledObserverSchema);
   return {
     ...status,
-    ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: withoutHookTokens(status.lastAppliedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
-    ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: withoutHookTokens(status.lastObservedManifest, owner).map((entry) => withDigests(entry, marked(entry))) }),
+    ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: mapKept(withoutHookTokens(status.lastAppliedManifest, owner), (entry) => withDigests(entry, marked(entry))) }),
+    ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: mapKept(withoutHookTokens(status.lastObservedManifest, owner), (entry) => withDigests(entry, marked(entry))) }),
   };
+};
+
+/**
+ * `entries.map(update)`, or `entries` itself when no entry changes: most statuses hold no
+ * Secret, and an unchanged list keeps the identity the next plan's caches are keyed by.
+ */
+const mapKept = <T>(entries: ReadonlyArray<T>, update: (entry: T) => T): ReadonlyArray<T> => {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as T;
+    const next = update(entry);
+    if (next !== entry) return [...entries.slice(0, i), next, ...entries.slice(i + 1).map(update)];
+  }
+  return entries;
 };
 
 const isSecretRef = (action: Action): boolean => action.ref.kind === 'Secret' && action.ref.apiVersion === 'v1';

@@ -116,6 +116,17 @@ export type IdentityIndex<T> = {
  * object is new (after a relist or a restart). A later object with the same identity wins.
  */
 export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+  // Lists are immutable by contract: a plan re-planning the same lists reuses their index.
+  const cached = identityIndexes.get(objects);
+  if (cached !== undefined) return cached as IdentityIndex<T>;
+  const built = buildIdentityIndex(objects);
+  identityIndexes.set(objects, built);
+  return built;
+};
+
+const identityIndexes = new WeakMap<ReadonlyArray<Resource>, IdentityIndex<Resource>>();
+
+const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
   const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();
   for (const object of objects) {
     const byKind = childMap(index, object.apiVersion);

@@ -5,6 +5,7 @@ import type { Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { resourceFinder, sameResource } from './identity.js';
 import { projectKnown } from './project.js';
+import { mirrors } from '../schema/default.js';
 
 /**
  * Step 3: desired = a copy of the spec; for observed keys the spec does not set, the value
@@ -49,7 +50,7 @@ export const updateLastAppliedManifestFromResponse = (args: {
 
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
 const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode): JsonValue => {
-  if (schema === null || earlier === undefined) return spec;
+  if (schema === null || earlier === undefined || mirrors(schema, spec)) return spec;
   if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
   // Copied only once something differs: a spec with nothing learned is returned as it is.

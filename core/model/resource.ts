@@ -88,12 +88,11 @@ export const refKey = (ref: ObjectRef): string =>
 export const showRef = (ref: ObjectRef): string =>
   `${ref.apiVersion} ${ref.kind} ${ref.namespace === undefined ? '' : `${ref.namespace}/`}${ref.name}`;
 
-export const refOf = (resource: Resource): ObjectRef => ({
-  apiVersion: resource.apiVersion,
-  kind: resource.kind,
-  name: resource.metadata.name,
-  ...(resource.metadata.namespace === undefined ? {} : { namespace: resource.metadata.namespace }),
-});
+export const refOf = (resource: Resource): ObjectRef => {
+  // One literal per case (no spread): references are built for every resource of every plan.
+  const { apiVersion, kind, metadata: { name, namespace } } = resource;
+  return namespace === undefined ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
+};
 
 export const isResource = (value: JsonValue | undefined): value is Resource => Resource.is(value);
 

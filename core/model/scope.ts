@@ -49,8 +49,11 @@ export const withCrdScopes = (scopes: ScopeTable, resources: ReadonlyArray<Resou
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
+// What `crdScope` answers for every resource that declares no scope (most): one shared empty list.
+const NO_SCOPES: ReadonlyArray<readonly [string, Scope]> = [];
+
 const crdScope = (resource: Resource): ReadonlyArray<readonly [string, Scope]> => {
-  if (resource.kind !== 'CustomResourceDefinition' || groupOf(resource.apiVersion) !== 'apiextensions.k8s.io') return [];
+  if (resource.kind !== 'CustomResourceDefinition' || groupOf(resource.apiVersion) !== 'apiextensions.k8s.io') return NO_SCOPES;
   const group = getIn(resource, ['spec', 'group']);
   const kind = getIn(resource, ['spec', 'names', 'kind']);
   const scope = getIn(resource, ['spec', 'scope']);

@@ -17,7 +17,12 @@ export type Dependency = { readonly group: string; readonly kind: string; readon
 
 const showDependency = (d: Dependency): string => `${d.group === '' ? '' : `${d.group}/`}${d.kind}/${d.name}`;
 
-const annotationOf = (resource: Resource): unknown => getIn(resource, ['metadata', 'annotations', DEPENDS_ON_ANNOTATION]);
+const ANNOTATION_PATH = ['metadata', 'annotations', DEPENDS_ON_ANNOTATION];
+
+const annotationOf = (resource: Resource): unknown => getIn(resource, ANNOTATION_PATH);
+
+/** Whether `resource` carries the annotation at all (most do not: then there is nothing to check). */
+export const declaresDependencies = (resource: Resource): boolean => annotationOf(resource) !== undefined;
 
 /** The entries of the annotation (empty when absent), or the first malformed entry. */
 const parse = (text: string): { readonly dependencies: ReadonlyArray<Dependency>; readonly malformed?: string } => {
@@ -112,6 +117,8 @@ export const holdCreations = <A extends { readonly ref: ObjectRef; readonly body
 export const holdDeletions = <A extends { readonly ref: ObjectRef }>(
   deletes: ReadonlyArray<A>, existing: ReadonlyArray<Resource>,
 ): { readonly go: ReadonlyArray<A>; readonly held: ReadonlyArray<Hold> } => {
+  // Most plans delete nothing: then no object is indexed.
+  if (deletes.length === 0) return { go: deletes, held: [] };
   const byKey = new Map(existing.map((object) => [refKey(refOf(object)), object]));
   const decided = deletes.map((action) => {
     const object = byKey.get(refKey(action.ref));

@@ -13,11 +13,14 @@ export type ResourcePatch = { readonly operations: ReadonlyArray<JsonPatchOperat
 
 const EMPTY: ResourcePatch = { operations: [], changes: [] };
 
-const concat = (patches: ReadonlyArray<ResourcePatch>): ResourcePatch =>
-  patches.length === 1 ? patches[0] as ResourcePatch : {
-    operations: patches.flatMap((p) => p.operations),
-    changes: patches.flatMap((p) => p.changes),
+const concat = (patches: ReadonlyArray<ResourcePatch>): ResourcePatch => {
+  // Most fields of a drifted resource are in sync: their empty patches are dropped before joining.
+  const found = patches.filter((p) => p.operations.length > 0 || p.changes.length > 0);
+  return found.length === 0 ? EMPTY : found.length === 1 ? found[0] as ResourcePatch : {
+    operations: found.flatMap((p) => p.operations),
+    changes: found.flatMap((p) => p.changes),
   };
+};
 
 const change = (path: Path, from: JsonValue | undefined, to: JsonValue | undefined): FieldChange => ({
   path: showPath(path),

@@ -153,23 +153,23 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
 const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, fromSpec: ReadonlyArray<Resource>, live: ReadonlyArray<Resource>): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const previousSchemas = indexSchemas(context.status.mangledObserverSchema ?? []);
   const liveByRef = identityIndex(live);
   const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
-  const mayWrite = (object: Resource): boolean => isOwnedBy(object, owner) || (adopt && ownerOf(object) === undefined);
   const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
   // Per desired resource, by index: its live object, its schema and (when nothing changed since
   // the last observation) its previous observed entry, each looked up once.
   const lives = fromSpec.map(liveOf);
+  const owned = lives.map((object) => object !== undefined && isOwnedBy(object, owner));
+  const mayWrite = (i: number): boolean => owned[i] === true || (adopt && lives[i] !== undefined && ownerOf(lives[i] as Resource) === undefined);
   const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
   const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
   const lastApplied = fromSpec.map((resource, i) => {
     const object = lives[i];
     const schema = desiredSchemas[i];
-    if (object === undefined || schema === undefined || !mayWrite(object)) return resource;
+    if (object === undefined || schema === undefined || !mayWrite(i)) return resource;
     const observed = findObserved(resource);
-    if (observed !== undefined && isOwnedBy(object, owner) && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
+    if (observed !== undefined && owned[i] === true && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
       unchanged[i] = observed;
       return resource;
     }
@@ -182,11 +182,15 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
   const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
-  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas, object) ?? {});
-  const current = [
-    ...lastApplied.flatMap((_, i) => { const o = lives[i]; return o !== undefined && mayWrite(o) ? [unchanged[i] ?? observe(o)] : []; }),
-    ...ours.filter((object) => !isDesired(object)).map(observe),
-  ];
+  // The previous schemas only serve objects no longer desired: indexed when one is observed.
+  let previousSchemas: SchemaIndex | undefined;
+  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? []), object) ?? {});
+  const current: JsonObject[] = [];
+  for (let i = 0; i < lastApplied.length; i++) {
+    const o = lives[i];
+    if (o !== undefined && mayWrite(i)) current.push(unchanged[i] ?? observe(o));
+  }
+  for (const object of ours) if (!isDesired(object)) current.push(observe(object));
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
@@ -199,22 +203,23 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
   const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
-  const patches = compared
-    .filter((resource) => (modified.has(resourceKey(resource)) || adopting(liveOf(resource))) && !terminating(resource))
+  // In sync and not adopting, no resource needs a patch: no key is built to find that out.
+  const patches = (modified.size === 0 && !adopt ? [] : compared)
+    .filter((resource) => (modified.has(resourceKey(resource)) || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
-  const lastAppliedByRef = new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
+  const lastAppliedByRef = patches.length === 0 ? new Map<string, Resource>() : new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
   const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
-  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource) => {
-    const object = liveOf(resource);
-    if (object === undefined || !isOwnedBy(object, owner)) return [];
+  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource, i) => {
+    const object = lives[i];
+    if (object === undefined || owned[i] !== true) return NOT_WAITING;
     const readiness = readinessOf(object);
-    return readiness.ready ? [] : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
+    return readiness.ready ? NOT_WAITING : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
   });
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
   const ready = (ref: ObjectRef): boolean => {
@@ -226,6 +231,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
+
+/** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
+const NOT_WAITING: ReadonlyArray<string> = [];
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
 const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {

@@ -45,12 +45,13 @@ const dotted = (pointer: string): string => pointer.slice(1).split('/').join('.'
 
 /**
  * The recreation replacing `patch` when `desired` opts in and the patch changes an immutable
- * field; `undefined` otherwise (the patch stands). `body` is what a creation would send.
+ * field; `undefined` otherwise (the patch stands). `bodyOf` gives what a creation would send.
  */
-export const recreateInstead = (patch: PatchAction, desired: Resource, body: Resource): RecreateAction | undefined => {
+export const recreateInstead = (patch: PatchAction, desired: Resource, bodyOf: (desired: Resource) => Resource): RecreateAction | undefined => {
   const fields = immutableFieldsTouched(patch);
+  // The body (a marked copy of the resource) is built only for a recreation, not for every patch.
   if (fields.length === 0 || !wantsRecreate(desired)) return undefined;
-  return { type: 'recreate', ref: patch.ref, body, fields: fields.map(dotted), changes: patch.changes };
+  return { type: 'recreate', ref: patch.ref, body: bodyOf(desired), fields: fields.map(dotted), changes: patch.changes };
 };
 
 /**
@@ -64,7 +65,7 @@ export const withRecreates = (
 ): { readonly patches: ReadonlyArray<PatchAction>; readonly recreates: ReadonlyArray<RecreateAction> } => {
   const decided = patches.map((patch) => {
     const desired = desiredOf(patch);
-    return { patch, recreate: desired === undefined ? undefined : recreateInstead(patch, desired, bodyOf(desired)) };
+    return { patch, recreate: desired === undefined ? undefined : recreateInstead(patch, desired, bodyOf) };
   });
   return {
     patches: decided.flatMap(({ patch, recreate }) => (recreate === undefined ? [patch] : [])),

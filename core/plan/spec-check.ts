@@ -9,7 +9,7 @@ import { scopeOf, type ScopeTable } from '../model/scope.js';
 import { identityOf, withNamespace } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
-import { dependencyIssues } from './dependencies.js';
+import { declaresDependencies, dependencyIssues } from './dependencies.js';
 
 export type CheckedSpec = { readonly manifest: ReadonlyArray<Resource>; readonly observerSchema: ReadonlyArray<ObserverSchema> };
 
@@ -42,7 +42,9 @@ export const checkSpec = (args: {
   if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
   const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
-  const dependencies = dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace));
+  // Namespaces are resolved (a copy of each resource) only when some resource declares dependencies.
+  const declared = (manifest as ReadonlyArray<Resource>).some(declaresDependencies);
+  const dependencies = declared ? dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace)) : [];
   if (dependencies.length > 0) return E.left(stalled('InvalidSpec', dependencies));
   return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
 };
@@ -54,7 +56,9 @@ const noManifest = (hasTosca: boolean): Stalled => hasTosca
 const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
   manifest.flatMap((resource, index) => (scopeOf(scopes, resource) === undefined
     ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
-    : []));
+    : NO_ISSUES));
+
+const NO_ISSUES: ReadonlyArray<Issue> = [];
 
 /** The manifest with namespaces as the resources will have them (dependencies are resolved by namespace). */
 export const withNamespaces = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable, namespace: string): ReadonlyArray<Resource> =>

@@ -52,7 +52,14 @@ export const targetViolation = (tenancy: Tenancy, ref: ObjectRef): ForbiddenActi
 };
 
 /** Whether the Applications may write (create, patch, delete) `object`: prunes and deletions never leave these. */
-export const mayWrite = (tenancy: Tenancy) => (object: JsonObject): boolean => targetViolation(tenancy, refOf(object as Resource)) === undefined;
+export const mayWrite = (tenancy: Tenancy) => (object: JsonObject): boolean => allowedTarget(tenancy, object as Resource);
+
+/** `targetViolation(tenancy, refOf(resource)) === undefined`, without building either (asked for every child of every plan). */
+const allowedTarget = (tenancy: Tenancy, resource: Resource): boolean => {
+  const namespace = resource.metadata.namespace;
+  if (namespace === undefined) return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(scopeKey(resource.apiVersion, resource.kind));
+  return tenancy.destinations.has(ANY) || tenancy.destinations.has(namespace);
+};
 
 /** Whether `spec.adopt` may take over an unowned object at `ref`. */
 export const mayAdopt = (tenancy: Tenancy, ref: ObjectRef): boolean => {
@@ -74,6 +81,7 @@ export const forbiddenChildren = (args: {
 }): ReadonlyArray<ForbiddenAction> => {
   const liveOf = args.adopt && args.live !== undefined ? finder(args.live) : () => undefined;
   return args.desired.flatMap((resource) => {
+    if (!args.adopt && allowedTarget(args.tenancy, resource)) return NOTHING_FORBIDDEN;
     const ref = refOf(resource);
     const violation = targetViolation(args.tenancy, ref);
     if (violation !== undefined) return [violation];
@@ -82,6 +90,8 @@ export const forbiddenChildren = (args: {
     return [forbidden(ref, 'Adoption', `spec.adopt may not take over ${showRef(ref)}: the policy allows adoption ${adoptionScope(args.tenancy.policy)}`)];
   });
 };
+
+const NOTHING_FORBIDDEN: ReadonlyArray<ForbiddenAction> = [];
 
 const finder = (live: ReadonlyArray<Resource>): ((resource: Resource) => Resource | undefined) => {
   const byKey = new Map(live.map((object) => [resourceKey(object), object]));

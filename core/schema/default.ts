@@ -2,7 +2,7 @@
 import { getIn, getOwn, hasOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { schemaKeyOf } from './lookup.js';
+import { schemaKeyOf, uncachedSchemaKeyOf } from './lookup.js';
 
 /**
  * The mangled schema: custom schemas first (in the user's order), then a generated schema for
@@ -15,7 +15,8 @@ export const generateDefaultObserverSchema = (args: {
   const custom = args.observerSchema ?? [];
   const covered = new Set(custom.map(schemaKeyOf));
   const generated = args.manifest.filter((resource) => {
-    const key = schemaKeyOf(resource);
+    // Runs once per resource of a new spec (a plan of the same spec reuses its result): no key is kept.
+    const key = uncachedSchemaKeyOf(resource);
     if (covered.has(key)) return false;
     covered.add(key);
     return true;
@@ -35,6 +36,11 @@ export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
  */
 const identifiedNodeOf = (resource: Resource): JsonObject => {
   const node = schemaNodeOf(resource) as Record<string, JsonValue>;
+  // Top-level nodes other than the identification are never completed in place: they mirror their value.
+  for (const key in node) {
+    const child = node[key];
+    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null) mirrored.set(child, resource[key] as JsonValue);
+  }
   setOwn(node, 'apiVersion', resource.apiVersion);
   setOwn(node, 'kind', resource.kind);
   const metadata = getOwn(node, 'metadata');
@@ -43,6 +49,20 @@ const identifiedNodeOf = (resource: Resource): JsonObject => {
   setOwn(node, 'metadata', identifiedMetadata);
   return node;
 };
+
+/**
+ * Generated schema nodes with the manifest value each was generated from (immutable both, so
+ * this stays true): such a node observes exactly the keys of that value, at every depth.
+ */
+const mirrored = new WeakMap<object, JsonValue>();
+
+/**
+ * Whether `schema` was generated from `value` itself (`schemaNodeOf`): then it observes exactly
+ * what `value` writes, and nothing beyond it can have been learned. A cheap identity check
+ * that lets a fresh spec skip the walk merging learned values (core/manifest/last-applied.ts).
+ */
+export const mirrors = (schema: JsonValue, value: JsonValue): boolean =>
+  typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
 
 /**
  * Every leaf becomes null; every list keeps one schema per element and ends with the control

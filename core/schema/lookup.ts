@@ -9,12 +9,17 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 export const schemaKeyOf = (object: JsonObject): string => {
   let key = keyCache.get(object);
   if (key === undefined) {
-    const metadata = getOwn(object, 'metadata');
-    const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
-    key = `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
+    key = uncachedSchemaKeyOf(object);
     keyCache.set(object, key);
   }
   return key;
+};
+
+/** `schemaKeyOf` without keeping the key: for objects asked once (a fresh spec's resources). */
+export const uncachedSchemaKeyOf = (object: JsonObject): string => {
+  const metadata = getOwn(object, 'metadata');
+  const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
 };
 
 // Objects are immutable by contract: a key computed once stays true for the object's life.

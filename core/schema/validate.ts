@@ -30,6 +30,8 @@ export const validateObserverSchema = (args: {
   if (args.observerSchema !== undefined && !isJsonArray(args.observerSchema)) return E.left(observerSchemaError([{ path: ROOT, message: 'observerSchema must be a list of schemas' }]));
   const schemas = args.observerSchema ?? [];
   const manifest = isJsonArray(args.manifest) ? args.manifest : [];
+  // Without custom schemas (the common case) there is nothing to match the manifest against.
+  if (schemas.length === 0) return E.right([]);
   const manifestKeys = new Set(manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
   const issues = [...schemas.flatMap((schema, index) => schemaIssues(schema, [index])), ...matchingIssues(schemas, manifestKeys)];
   return issues.length === 0 ? E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers)) : E.left(observerSchemaError(issues));
@@ -181,20 +183,21 @@ export const manifestIssues = (manifest: ReadonlyArray<JsonValue>, identityOf: (
   // A plain loop that allocates only for problems: this runs on every fresh spec.
   for (let index = 0; index < manifest.length; index++) {
     const resource = manifest[index] as JsonValue;
-    const path = (...rest: Path): string => showPath([index, ...rest], 'spec.manifest');
-    if (!isJsonObject(resource)) { issues.push({ path: path(), message: 'a manifest entry must be a Kubernetes object' }); continue; }
+    if (!isJsonObject(resource)) { issues.push({ path: entryPath(index), message: 'a manifest entry must be a Kubernetes object' }); continue; }
     if (!isIdentified(resource)) {
-      for (const field of missingIdentification(resource)) issues.push({ path: path(...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` });
+      for (const field of missingIdentification(resource)) issues.push({ path: entryPath(index, ...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` });
       continue;
     }
-    for (const hostile of hostilePaths(resource, [])) issues.push({ path: path(...hostile), message: 'the key "__proto__" is not allowed: remove it' });
+    for (const hostile of hostilePaths(resource, [])) issues.push({ path: entryPath(index, ...hostile), message: 'the key "__proto__" is not allowed: remove it' });
     const key = identityOf(resource as Resource);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
-    else issues.push({ path: path(), message: `the same resource as spec.manifest[${first}]: each resource may appear once` });
+    else issues.push({ path: entryPath(index), message: `the same resource as spec.manifest[${first}]: each resource may appear once` });
   }
   return issues;
 };
+
+const entryPath = (index: number, ...rest: Path): string => showPath([index, ...rest], 'spec.manifest');
 
 const nonEmptyString = (value: JsonValue | undefined): boolean => typeof value === 'string' && value !== '';
 
@@ -212,7 +215,9 @@ const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
  * Where `__proto__` keys are. Most manifests have none, so a read-only walk answers first and
  * paths are built only when there is something to report (this runs on every fresh spec).
  */
-const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : []);
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : NO_PATHS);
+
+const NO_PATHS: ReadonlyArray<Path> = [];
 
 const hasHostileKey = (value: JsonValue): boolean => {
   if (typeof value !== 'object' || value === null) return false;

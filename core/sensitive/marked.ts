@@ -61,12 +61,15 @@ export const updateValueAt = (node: JsonValue, tokens: ReadonlyArray<string>, up
 export const startsWith = (tokens: ReadonlyArray<string>, prefix: ReadonlyArray<string>): boolean =>
   prefix.length <= tokens.length && prefix.every((token, i) => tokens[i] === token);
 
+// Asked for every object of every plan; without marks the answer is this one empty list.
+const NO_MARKS: ReadonlyArray<ReadonlyArray<string>> = [];
+
 /**
  * The fields marked sensitive for an object by any of the schema lists (the schemas in force and
  * those of the previous status, so values digested under a mark since removed are still known as digests).
  */
 export const marksFrom = (...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
   const indexes = lists.flatMap((list) => (list === undefined || !list.some((schema) => getOwn(schema as JsonObject, SENSITIVE_MARK) !== undefined) ? [] : [indexSchemas(list)]));
-  if (indexes.length === 0) return () => [];
+  if (indexes.length === 0) return () => NO_MARKS;
   return (object) => indexes.flatMap((index) => markedPaths(schemaFor(index, object)));
 };

@@ -48,7 +48,7 @@ export type Marked = ReadonlyArray<ReadonlyArray<string>>;
 const digestOfMarked = (value: JsonValue): JsonValue => digestOf('', value);
 
 const eachMarked = <T extends JsonObject>(object: T, marked: Marked, update: (value: JsonValue) => JsonValue | undefined): T =>
-  marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T;
+  marked.length === 0 ? object : marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T;
 
 const mapField = (object: JsonObject, field: string, update: (key: string, value: JsonValue) => JsonValue | undefined): JsonObject => {
   const values = getOwn(object, field);
@@ -62,6 +62,8 @@ const mapField = (object: JsonObject, field: string, update: (key: string, value
  * digest (idempotent; anything else is returned as is).
  */
 export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
+  // Runs on every status entry of every plan: most objects are no Secret and have no marks.
+  if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
     ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
     : object;
@@ -73,6 +75,7 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
  * to write. A field left empty goes too, so a schema observing it whole learns it again.
  */
 export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
+  if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
     ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
       const values = getOwn(current, field);
@@ -108,14 +111,19 @@ export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonO
 const holdsDigests = (object: JsonObject, marked: Marked): boolean => (isSecret(object) && SENSITIVE_FIELDS.some((field) => {
   const values = getOwn(object, field);
   return isJsonObject(values) && Object.values(values).some(isDigest);
-})) || marked.some((tokens) => isDigest(valueAt(object, tokens)));
+})) || (marked.length > 0 && marked.some((tokens) => isDigest(valueAt(object, tokens))));
 
 /** `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks. */
 export const revealAllMatching = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>, markedOf: (object: JsonObject) => Marked): ReadonlyArray<T> => {
-  const marks = objects.map(markedOf);
-  if (!objects.some((object, i) => holdsDigests(object, marks[i] ?? []))) return objects;
+  // Runs on every live object of every plan: nothing is allocated until one holds a digest.
+  const first = objects.findIndex((object) => holdsDigests(object, markedOf(object)));
+  if (first < 0) return objects;
   const findDesired = resourceFinder(desired);
-  return objects.map((object, i) => (holdsDigests(object, marks[i] ?? []) ? revealMatching(object, findDesired(object), marks[i]) : object));
+  return objects.map((object, i) => {
+    if (i < first) return object;
+    const marks = markedOf(object);
+    return holdsDigests(object, marks) ? revealMatching(object, findDesired(object), marks) : object;
+  });
 };
 
 /**

@@ -69,7 +69,8 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       for (const ref of Object.values(child)) expectOwnedBy(await readExisting(cluster, ref), application);
       expect(getIn(await readExisting(cluster, child.widget), ['spec'])).toEqual({ color: 'red', tags: ['a', 'b'], size: 1 });
 
-      // Each child created exactly once; while acting the written status said Reconciling.
+      // Each child created exactly once; the acting reconcile verified its writes from the answers,
+      // so the one status it wrote already said Ready (no Reconciling status, no verification requeue).
       expect(log.failuresFor(key)).toEqual([]);
       expect(log.actionsFor(key).map(actionLine)).toEqual([
         `addFinalizer kreconcile.io/v1alpha1 Application ${namespace}/${name}`,
@@ -78,7 +79,9 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       ]);
       const acting = log.resultsFor(key).find((result) => result._tag === 'Done' && result.execution.done.length > 0);
       expect(acting?._tag === 'Done' && acting.statusWritten).toBe(true);
-      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'True', observedGeneration: 1 });
+      expect(acting?._tag === 'Done' && acting.verified).toBe(true);
+      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', observedGeneration: 1 });
+      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'False', observedGeneration: 1 });
       // Kubernetes Events name what was done.
       await eventually(async () => {
         const events = await must(cluster.list({ apiVersion: 'v1', kind: 'Event', namespace }));

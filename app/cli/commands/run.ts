@@ -13,7 +13,7 @@ import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
-import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
+import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
 import { collect, contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
@@ -38,6 +38,7 @@ type Options = {
   readonly inCluster?: boolean;
   readonly workers: string;
   readonly resync: string;
+  readonly relist?: string;
   readonly watchNamespace?: string;
   readonly leaderElect?: boolean;
   readonly leaderElectionNamespace: string;
@@ -85,9 +86,9 @@ ${EXIT_CODES_HELP}
 `;
 
 const seconds = (text: string, flag: string): E.Either<string, number> => {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (match === null) return E.left(`${flag} ${text}: expected a duration such as 500ms, 30s or 5m`);
-  const factor = match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : 1_000;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (match === null) return E.left(`${flag} ${text}: expected a duration such as 500ms, 30s, 5m or 1h`);
+  const factor = match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : match[2] === 'h' ? 3_600_000 : 1_000;
   return E.right(Number(match[1]) * factor);
 };
 
@@ -208,6 +209,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline'), seconds(options.shutdownGrace, '--shutdown-grace')]);
   if (E.isLeft(durations)) return fail(durations.left);
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
+  const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
+  if (E.isLeft(relist)) return fail(relist.left);
   const allowed = parseAllowlist(options.toscaAllowHost);
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
   const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
@@ -250,7 +253,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   let settled: (() => void) | undefined;
   const onReconciled = (key: string, result: ReconcileResult): void => {
     for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19))) io.stdout.write(`${line}\n`);
-    ready.set(key, result._tag === 'Done' && result.plan.actions.length === 0 && result.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true);
+    ready.set(key, converged(result));
     if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
   };
   let lostLeadership: (() => void) | undefined;
@@ -260,6 +263,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     operator = await startOperator({
       cluster, clock: systemClock, random: Math.random, logger, onReconciled,
       workers: Number(options.workers), resyncMs, readiness: options.readiness,
+      ...(relist.right === undefined ? {} : { relistMs: relist.right }),
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
@@ -337,6 +341,7 @@ export const runCommand: CliCommand = {
     .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
     .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
     .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
+    .addOption(new Option('--relist <duration>', 'list Applications and watched children in full this often (heals watch events a proxy lost; 0 = never)').default(undefined, '6 × --resync'))
     .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
     .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
     .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))

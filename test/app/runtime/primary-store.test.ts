@@ -22,7 +22,7 @@ const started = async (primary: Primary = APPLICATION_PRIMARY) => {
   const changes: PrimaryChange[] = [];
   const resynced: string[] = [];
   const store = new PrimaryStore(cluster, {
-    primary, clock, resyncMs: RESYNC_MS,
+    primary, clock, resyncMs: RESYNC_MS, relistMs: RESYNC_MS,
     onChange: (change) => changes.push(change), onResync: (key) => resynced.push(key), onError: () => undefined,
   });
   await store.start();
@@ -51,6 +51,29 @@ describe('PrimaryStore', () => {
     expect(tags(changes)).toEqual(['Changed default/shop']);
     expect(resynced).toEqual(['default/shop', 'default/shop', 'default/shop']);
     expect(store.keys()).toEqual(['default/shop']);
+  });
+
+  it('a resync announces every key from the cache without listing; the relist lists, at its own period', async () => {
+    const clock = new ManualClock(0);
+    const cluster = createMemoryCluster({ clock });
+    await cluster.create(applicationOf({ ...SHOP, children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }] }))();
+    let lists = 0;
+    const counted: MemoryCluster = { ...cluster, list: (query) => { lists += 1; return cluster.list(query); } };
+    const resynced: string[] = [];
+    const store = new PrimaryStore(counted, {
+      primary: APPLICATION_PRIMARY, clock, resyncMs: RESYNC_MS, relistMs: 3 * RESYNC_MS,
+      onChange: () => undefined, onResync: (key) => resynced.push(key), onError: () => undefined,
+    });
+    await store.start();
+    expect(lists).toBe(1);
+    for (let round = 1; round <= 2; round++) { await clock.advance(RESYNC_MS); await flushMicrotasks(); }
+    expect(resynced).toEqual(['default/shop', 'default/shop']);
+    expect(lists).toBe(1);
+    await clock.advance(RESYNC_MS);
+    await flushMicrotasks();
+    expect(lists).toBe(2);
+    expect(resynced).toHaveLength(3);
+    store.stop();
   });
 
   it('a status-only write is no reason to reconcile; a spec change is (the object replaced), and so is a delete', async () => {
@@ -98,7 +121,7 @@ describe('PrimaryStore', () => {
     const clock = new ManualClock(0);
     const cluster = createMemoryCluster({ clock });
     const greetings = primaryOf({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', desired: () => ({ manifest: [] }) });
-    const storeOf = (primary: Primary) => new PrimaryStore(cluster, { primary, clock, resyncMs: 0, onChange: () => undefined, onResync: () => undefined, onError: () => undefined });
+    const storeOf = (primary: Primary) => new PrimaryStore(cluster, { primary, clock, resyncMs: 0, relistMs: 0, onChange: () => undefined, onResync: () => undefined, onError: () => undefined });
     const greeting = { apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: { namespace: 'team', name: 'hello' } };
     const application = { apiVersion: APPLICATION_PRIMARY.apiVersion, kind: APPLICATION_PRIMARY.kind, metadata: { namespace: 'team', name: 'shop' } };
     const greetingMark = ownerMark(ownerFor(greeting));
