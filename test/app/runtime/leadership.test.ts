@@ -139,16 +139,14 @@ describe('leader election between replicas', () => {
     const operator = await timers.run(() => startOperator({ cluster, clock: timers.clock, random: () => 0.5, stopDeadlineMs: 5_000, leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' } }));
     await run(clock, 3_000);
     const firstTerm = operator.controller;
-    // Creates take 8 s: the reconcile is still in flight when the lease is lost.
-    const slowCreates = { latency: [{ minMs: 8_000, maxMs: 8_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
-    server.setFaults(slowCreates);
-    await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
-    await run(clock, 1_000);
-    // The Lease cannot be renewed for 13 s: leadership is lost at the renew deadline (nobody else takes it) …
+    // The Lease cannot be renewed from now on, and creates take 14 s: the reconcile is still waiting
+    // for its creates when leadership is lost at the renew deadline (nobody else takes it) …
+    const slowCreates = { latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
     server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
-    await run(clock, 13_000);
+    await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
+    await run(clock, 11_500);
     expect(operator.isLeader()).toBe(false);
-    // … and regained at the next renewal, while the old term's reconcile still waits for its create.
+    // … and regained at the next renewal, while the old term's reconcile still waits for its creates.
     server.setFaults(slowCreates);
     await run(clock, 30_000);
     expect(operator.isLeader()).toBe(true);
@@ -207,7 +205,8 @@ describe('leader election between replicas', () => {
     expect(operatorA.isLeader()).toBe(true);
     // A's Lease calls fail until it gives up at the renew deadline, while its creates take 1.9 s.
     server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal' as const, kinds: ['Lease'], verbs: ['get' as const, 'update' as const] }] });
-    await run(clock, 8_500);
+    // The Application comes a second before A gives up: its creates are on their way when it does.
+    await run(clock, 9_500);
     await server.create(applicationOf(spec('one')))();
     await run(clock, 10_000);
     expect(exited).toBeDefined();
