@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, flushMicrotasks, type FaultProfile, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { getIn, type Resource } from '../../../core/index.js';
@@ -41,6 +41,16 @@ const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   const updated = await server.update({ ...current.right.value, spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec } as Resource)();
   if (E.isLeft(updated)) throw new Error('update failed');
 };
+
+/** ConfigMap creates take 1.9 s: within the fence margin, long enough to be on their way when a leader stops. */
+const slowCreates: FaultProfile = { latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] };
+
+/** A replica (0.5 s retry period) whose writes are recorded in `writes`. */
+const startRecorded = (server: MemoryCluster, writes: Write[], identity: string, onLostLeadership?: () => void): Promise<Operator> => startOperator({
+  cluster: recordingCluster(server, identity, writes, () => server.clock.now()), clock: server.clock, random: () => 0.5,
+  leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
+  ...(onLostLeadership === undefined ? {} : { onLostLeadership }),
+});
 
 describe('leader election between replicas', () => {
   it('survives minutes of clock skew, hands over on partition, and lets the old leader lead again later', async () => {
@@ -141,13 +151,13 @@ describe('leader election between replicas', () => {
     const firstTerm = operator.controller;
     // The Lease cannot be renewed from now on, and creates take 14 s: the reconcile is still waiting
     // for its creates when leadership is lost at the renew deadline (nobody else takes it) …
-    const slowCreates = { latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
-    server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
+    const verySlowCreates = { latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
+    server.setFaults({ ...verySlowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
     await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
     await run(clock, 11_500);
     expect(operator.isLeader()).toBe(false);
     // … and regained at the next renewal, while the old term's reconcile still waits for its creates.
-    server.setFaults(slowCreates);
+    server.setFaults(verySlowCreates);
     await run(clock, 30_000);
     expect(operator.isLeader()).toBe(true);
     expect(operator.controller).not.toBe(firstTerm);
@@ -162,17 +172,13 @@ describe('leader election between replicas', () => {
     const clock = new ManualClock();
     const server = createMemoryCluster({ clock, seed: 6, workloads: true });
     const writes: Write[] = [];
-    const startReplica = (identity: string) => startOperator({
-      cluster: recordingCluster(server, identity, writes, () => clock.now()), clock, random: () => 0.5,
-      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
-    });
-    const operatorA = await startReplica('a');
+    const operatorA = await startRecorded(server, writes, 'a');
     await run(clock, 1_000);
-    const operatorB = await startReplica('b');
+    const operatorB = await startRecorded(server, writes, 'b');
     await run(clock, 1_000);
     expect(operatorA.isLeader()).toBe(true);
-    // Creates take 1.9 s (within the fence margin): A stops while its create is on the way.
-    server.setFaults({ latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] });
+    // A stops while its create is on the way.
+    server.setFaults(slowCreates);
     await server.create(applicationOf(spec('one')))();
     for (let i = 0; i < 50 && !writes.some((w) => w.replica === 'a' && w.verb === 'create'); i++) await run(clock, 100);
     const stopped = operatorA.stop(0);
@@ -189,18 +195,10 @@ describe('leader election between replicas', () => {
     const server = createMemoryCluster({ clock, seed: 6, workloads: true });
     const writes: Write[] = [];
     let exited: Promise<boolean> | undefined;
-    const slowCreates = { latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
-    const operatorA: Operator = await startOperator({
-      cluster: recordingCluster(server, 'a', writes, () => clock.now()), clock, random: () => 0.5,
-      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a', retryPeriodMs: 500 },
-      // The API server answers A's Lease calls again just as A gives up.
-      onLostLeadership: () => { server.setFaults(slowCreates); exited = operatorA.stop(5_000); },
-    });
+    // The API server answers A's Lease calls again just as A gives up.
+    const operatorA: Operator = await startRecorded(server, writes, 'a', () => { server.setFaults(slowCreates); exited = operatorA.stop(5_000); });
     await run(clock, 1_000);
-    const operatorB = await startOperator({
-      cluster: recordingCluster(server, 'b', writes, () => clock.now()), clock, random: () => 0.5,
-      leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'b', retryPeriodMs: 500 },
-    });
+    const operatorB = await startRecorded(server, writes, 'b');
     await run(clock, 1_000);
     expect(operatorA.isLeader()).toBe(true);
     // A's Lease calls fail until it gives up at the renew deadline, while its creates take 1.9 s.
