@@ -16,12 +16,9 @@ export const hasOwn = (object: object, key: string): boolean => Object.hasOwn(ob
 /** Own-property read; `__proto__` and friends never reach the prototype chain. */
 export const getOwn = (object: JsonObject, key: string): JsonValue | undefined => {
   const value = object[key];
-  // A missing key reads `undefined` without the own-property check. What a JSON object inherits
-  // from Object.prototype reads as a function (`toString`, `constructor`, …) or, for `__proto__`,
-  // as the prototype: only those are checked. Any other value is own (JSON holds no functions),
-  // so the read that runs for every key of every walk is one lookup instead of two.
-  if (value === undefined) return undefined;
-  return typeof value !== 'function' && key !== '__proto__' ? value : (hasOwn(object, key) ? value : undefined);
+  // A missing key reads `undefined` without the own-property check; anything else is checked, so
+  // that a value planted on Object.prototype (by any code in the process) is never read as data.
+  return value !== undefined && hasOwn(object, key) ? value : undefined;
 };
 
 /**

@@ -1,7 +1,7 @@
 /** JSON helpers and paths: equality, own-property semantics, readable paths and RFC 6901 pointers. */
 import { describe, it, expect } from 'vitest';
 import {
-  escapePointerToken, fromPointer, getIn, jsonEqual, objectFromEntries, showPath, toPointer, unescapePointerToken, withKey, withoutKey,
+  escapePointerToken, fromPointer, getIn, getOwn, jsonEqual, objectFromEntries, showPath, toPointer, unescapePointerToken, withKey, withoutKey,
 } from '../../core/index.js';
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -60,6 +60,17 @@ describe('own-property semantics', () => {
   it('reads inherited names as absent', () => {
     expect(getIn({ a: {} }, ['a', 'toString'])).toBeUndefined();
     expect(getIn({ a: {} }, ['a', 'constructor'])).toBeUndefined();
+  });
+
+  it('a value planted on Object.prototype (prototype pollution elsewhere in the process) is never read as data', () => {
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype.kreconcilePlanted = 'planted';
+    try {
+      expect(getIn({ spec: {} }, ['spec', 'kreconcilePlanted'])).toBeUndefined();
+      expect(getOwn({}, 'kreconcilePlanted')).toBeUndefined();
+    } finally {
+      delete prototype.kreconcilePlanted;
+    }
   });
 
   it('getIn walks keys and positions, undefined on any missing step', () => {
