@@ -14,7 +14,7 @@ export type CallFaults = {
   readonly conflict: boolean;
 };
 
-export type EventFaults = { readonly drop: boolean; readonly duplicate: boolean; readonly close: boolean };
+export type EventFaults = { readonly drop: boolean; readonly duplicate: boolean; readonly close: boolean; readonly expire: boolean };
 
 export const decideCall = (random: Random, profile: FaultProfile, verb: Verb, group: string, kind: string): CallFaults => {
   const latencyMs = (profile.latency ?? [])
@@ -33,10 +33,12 @@ export const decideCall = (random: Random, profile: FaultProfile, verb: Verb, gr
 
 export const decideEvent = (random: Random, profile: FaultProfile, group: string, kind: string): EventFaults => {
   const watch = profile.watch;
-  if (watch === undefined || !matchesKind(watch.kinds, group, kind)) return { drop: false, duplicate: false, close: false };
+  if (watch === undefined || !matchesKind(watch.kinds, group, kind)) return { drop: false, duplicate: false, close: false, expire: false };
   return {
     drop: chance(random, watch.dropRate ?? 0),
     duplicate: chance(random, watch.duplicateRate ?? 0),
     close: chance(random, watch.closeRate ?? 0),
+    // Drawn only when set: profiles without it replay exactly as before it existed.
+    expire: watch.expireRate !== undefined && chance(random, watch.expireRate),
   };
 };

@@ -37,6 +37,12 @@ export type WatchFault = {
   readonly duplicateRate?: number;
   /** The stream ends cleanly after an event (as the server's watch timeout does); clients resume. */
   readonly closeRate?: number;
+  /**
+   * The watch expires after an event: etcd compaction (or the watch cache's window) has moved past
+   * every version so far, so the stream ends with 410 Gone and resuming from any earlier version is
+   * Gone too — the client must relist, as a lagging watcher on a busy cluster must.
+   */
+  readonly expireRate?: number;
 };
 
 export type FaultProfile = {

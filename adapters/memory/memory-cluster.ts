@@ -76,6 +76,12 @@ export interface MemoryCluster extends Cluster {
    */
   restart(options?: { readonly downtimeMs?: number }): void;
   /**
+   * etcd compaction overtakes every watcher while the server stays up: each open watch delivers
+   * what it has, then ends with 410 Gone, and resuming from any version so far is Gone: clients
+   * must relist. (The watch fault `expireRate` does the same for one stream at a random event.)
+   */
+  expireWatches(): void;
+  /**
    * Every call answers Unavailable until the clock has moved `ms` on. Watch streams are not
    * closed (clients reconnect and resume); one opened meanwhile starts when the server is back.
    */
@@ -109,7 +115,13 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     resourceVersion: () => state.resourceVersion,
     eventFaults: (group, kind) => decideEvent(random, profile, group, kind),
+    expired: () => compacted(),
   });
+  /** Forgets the change log up to now (etcd compaction); the error a watch from before then gets. */
+  const compacted = () => {
+    state.history.compact(state.resourceVersion);
+    return clusterError('Gone', `too old resource version: compacted through ${state.resourceVersion}`, { code: 410 });
+  };
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
     clock,
@@ -161,6 +173,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
       state.history.compact(state.resourceVersion);
       if (restartOptions?.downtimeMs !== undefined) gate.unavailableUntil(clock.now() + restartOptions.downtimeMs);
     },
+    expireWatches: () => hub.expireAll(compacted()),
     unavailableFor: (ms) => { gate.unavailableUntil(clock.now() + ms); },
     objects: () => [...state.objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => deepCopy(object)),
     registerKind: (registration) => state.registry.register({

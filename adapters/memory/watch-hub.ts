@@ -24,6 +24,8 @@ export type WatchHub = {
   publish(entry: HistoryEntry): void;
   /** Connection loss (restart, outage): queued events are lost, every stream closes with `error`. */
   closeAll(error: ClusterError): void;
+  /** Compaction overtook every watcher: each stream delivers what it has, then ends with `error` (410 Gone). */
+  expireAll(error: ClusterError): void;
   /** The kind is no longer served: streams deliver what they have, then end cleanly. */
   endKind(groupKind: string): void;
 };
@@ -33,6 +35,8 @@ export type WatchHubDeps = {
   readonly bookmarkIntervalMs: number;
   readonly resourceVersion: () => number;
   readonly eventFaults: (group: string, kind: string) => EventFaults;
+  /** An expire fault hit: the change log forgets every version so far (resuming from one is Gone). */
+  readonly expired: () => ClusterError;
 };
 
 type Watcher = {
@@ -99,6 +103,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     if (!faults.drop) enqueue(watcher, event);
     if (faults.duplicate) enqueue(watcher, copyEvent(event));
     if (faults.close) close(watcher, undefined, false);
+    if (faults.expire) close(watcher, deps.expired(), false);
   };
 
   return {
@@ -134,6 +139,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
       }
     },
     closeAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, true)),
+    expireAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, false)),
     endKind: (groupKind) => [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),
   };
 };

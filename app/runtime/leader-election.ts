@@ -69,14 +69,16 @@ export class LeaderElector {
   /**
    * Stops; releases the lease while it still names this process so another instance takes over at
    * once (ReleaseOnCancel) — also when leadership was already given up locally (a renewal missed
-   * its deadline on a loaded machine) but nobody took the lease over yet.
+   * its deadline on a loaded machine) but nobody took the lease over yet. With `release: false`
+   * (writes of this process may still be on their way) the lease is left to expire: the fence
+   * margin then covers them, as it does when a leader dies.
    */
-  async stop(): Promise<void> {
+  async stop(options: { readonly release?: boolean } = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.cancel?.();
     this.lose('released');
-    await this.release();
+    if (options.release !== false) await this.release();
   }
 
   /** Gives up leadership now (the work it leads could not start) and releases the lease; keeps campaigning. */

@@ -72,7 +72,7 @@ export type Operator = {
   /** Where the hook callbacks are served on their own listener, when one is configured. */
   readonly callbackAddress?: { readonly host: string; readonly port: number };
   isLeader(): boolean;
-  /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released. */
+  /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released (left to expire when some had to be abandoned). */
   stop(deadlineMs?: number): Promise<boolean>;
 };
 
@@ -91,15 +91,25 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, sharding: _shardingOptions, ...controllerOptions } = options;
   const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
   let elector: LeaderElector | undefined;
-  const cluster = options.leaderElection === undefined ? options.cluster : fenced(options.cluster, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease');
-  // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
-  const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
-    ? options.childClusterFor
-    : wrapImpersonated(options.childClusterFor, (child) => fenced(child, () => elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease'));
-  const newController = (): Controller => new Controller({
-    ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
-    ...(childClusterFor === undefined ? {} : { childClusterFor }),
-  });
+  // Each leadership term writes only while it is the term in force and the lease is provably held:
+  // a term that lost the lease stays fenced even when this process leads again before its
+  // in-flight reconciles have finished (they planned against a world another leader may have changed).
+  let terms = 0;
+  let termInForce = 0;
+  const leaderFence = (term: number) => (target: Cluster): Cluster =>
+    fenced(target, () => term === termInForce && elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease for this term');
+  const newController = (): Controller => {
+    const fence = leaderFence(++terms);
+    const cluster = options.leaderElection === undefined ? options.cluster : fence(options.cluster);
+    // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
+    const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
+      ? options.childClusterFor
+      : wrapImpersonated(options.childClusterFor, fence);
+    return new Controller({
+      ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+      ...(childClusterFor === undefined ? {} : { childClusterFor }),
+    });
+  };
   let controller = newController();
   const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
     // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
@@ -112,9 +122,18 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   });
   let ready = false;
   let stopping = false;
+  // A stop already begun (leadership lost) is waited for, not begun again: a Controller's second
+  // `stop` answers at once, as if nothing were in flight, and the lease would be released too early.
+  const stops = new WeakMap<Controller, Promise<boolean>>();
+  const stopController = (target: Controller, deadlineMs: number): Promise<boolean> => {
+    const begun = stops.get(target) ?? target.stop(deadlineMs);
+    stops.set(target, begun);
+    return begun;
+  };
   const startTerm = async (): Promise<void> => {
     // Each term runs a fresh Controller: a stopped one never starts again.
     if (controller.started) controller = newController();
+    termInForce = terms;
     const term = controller;
     try { await term.start(); ready = true; } catch (error) {
       logger.error({ err: String(error) }, 'controller did not start');
@@ -125,10 +144,12 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     elector = new LeaderElector({
       ...options.leaderElection, cluster: options.cluster, clock: options.clock, logger,
       ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
-      onStartedLeading: () => { metrics.leader.set(1); void startTerm(); },
+      // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes back.
+      onStartedLeading: () => { metrics.leader.set(1); if (!stopping) void startTerm(); },
       onStoppedLeading: () => {
+        termInForce = 0;
         metrics.leader.set(0);
-        void controller.stop(options.stopDeadlineMs ?? 5_000);
+        void stopController(controller, options.stopDeadlineMs ?? 5_000);
         if (!stopping) options.onLostLeadership?.();
       },
     });
@@ -152,9 +173,11 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     isLeader: () => elector?.isLeader ?? true,
     stop: async (deadlineMs = 30_000) => {
       stopping = true;
-      const finished = await controller.stop(deadlineMs);
-      await sharding?.stop();
-      await elector?.stop();
+      const finished = await stopController(controller, deadlineMs);
+      // Reconciles abandoned at the deadline may have writes on their way: releasing now would let a
+      // standby write beside them; the Leases expire instead (the fence margin covers their transit).
+      await sharding?.stop({ release: finished });
+      await elector?.stop({ release: finished });
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();
       return finished;

@@ -25,14 +25,17 @@ export type ShardingOptions =
 export type Sharding = {
   readonly ownership: ShardOwnership;
   start(): void;
-  /** Releases what is held (Lease mode), so the other replicas take over at once. */
-  stop(): Promise<void>;
+  /**
+   * Releases what is held (Lease mode), so the other replicas take over at once; with
+   * `release: false` (writes may still be on their way) stops renewing and lets the Leases expire.
+   */
+  stop(options?: { readonly release?: boolean }): Promise<void>;
 };
 
 export const createSharding = (options: ShardingOptions, deps: { readonly cluster: ClusterReader & ClusterWriter; readonly clock: Clock; readonly logger: Logger }): Sharding => {
   if (options.mode === 'static') return { ownership: staticShard(options.shard, options.shards), start: () => undefined, stop: async () => undefined };
   const leases = new ShardLeases({ ...deps, ...options });
-  return { ownership: leases, start: () => leases.start(), stop: () => leases.stop() };
+  return { ownership: leases, start: () => leases.start(), stop: async (stopOptions) => { if (stopOptions?.release === false) leases.halt(); else await leases.stop(); } };
 };
 
 /** The sharding flags as given (strings from the command line). */

@@ -119,6 +119,60 @@ describe('fault injection', () => {
     expect(names(fresh.events)).toEqual(['ADDED:b']);
   });
 
+  it('expireWatches: open watches deliver what they have, then end with 410 Gone; resuming from before is Gone, a relist works', async () => {
+    const cluster = createMemoryCluster();
+    const before = await must(cluster.create(configMap('a')));
+    const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    await cluster.settle();
+    const queued = must(cluster.create(configMap('b')));
+    cluster.expireWatches();
+    await queued;
+    await cluster.settle();
+    // The event committed before the compaction still arrives; nothing after it does.
+    expect(names(watch.events)).toEqual(['ADDED:b']);
+    expect(watch.closes.map((e) => [e?._tag, e?.code])).toEqual([['Gone', 410]]);
+    await must(cluster.create(configMap('c')));
+    const resumed = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    await cluster.settle();
+    expect(resumed.closes.map((e) => e?.code)).toEqual([410]);
+    // The server stayed up: reads work, and a watch from a fresh list's version sees what follows.
+    const list = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap' }));
+    expect(list.items.map((o) => o.metadata.name)).toEqual(['a', 'b', 'c']);
+    const fresh = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: list.resourceVersion });
+    await must(cluster.create(configMap('d')));
+    await cluster.settle();
+    expect(names(fresh.events)).toEqual(['ADDED:d']);
+    expect(fresh.closes).toEqual([]);
+  });
+
+  it('watch faults: an expired stream ends with 410 Gone after the event it expired at; versions before that event are Gone', async () => {
+    const cluster = createMemoryCluster({ faults: { watch: { expireRate: 1, kinds: ['ConfigMap'] } } });
+    const first = await must(cluster.create(configMap('a')));
+    const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: first.metadata.resourceVersion });
+    await must(cluster.create(configMap('b')));
+    await must(cluster.create(configMap('c')));
+    await cluster.settle();
+    expect(names(watch.events)).toEqual(['ADDED:b']);
+    expect(watch.closes.map((e) => e?.code)).toEqual([410]);
+    cluster.setFaults({});
+    const resumed = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: first.metadata.resourceVersion });
+    await cluster.settle();
+    expect(resumed.closes.map((e) => e?.code)).toEqual([410]);
+  });
+
+  it('watch faults: profiles without an expire rate draw the same numbers as before it existed', async () => {
+    const observe = async (faults: FaultProfile) => {
+      const cluster = createMemoryCluster({ seed: 11, faults });
+      const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: '3' });
+      for (let i = 0; i < 30; i++) await must(cluster.create(configMap(`cm-${i}`)));
+      await cluster.settle();
+      return { events: names(watch.events), closes: watch.closes.length };
+    };
+    const plain = await observe({ watch: { dropRate: 0.2, duplicateRate: 0.2 } });
+    expect(await observe({ watch: { dropRate: 0.2, duplicateRate: 0.2, expireRate: 0 } })).not.toEqual(plain);
+    expect(await observe({ watch: { dropRate: 0.2, duplicateRate: 0.2 } })).toEqual(plain);
+  });
+
   it('watch faults: dropped and duplicated events, reproducible per seed', async () => {
     const observe = async (seed: number, faults: FaultProfile) => {
       const cluster = createMemoryCluster({ seed, faults });

@@ -19,12 +19,14 @@ export const appRef = (namespace: string, name: string) => ({ apiVersion: APPLIC
 
 /**
  * A write that answered with an error may still have happened (faults are injected before or
- * after the commit, as with a timeout): read the object back until a read succeeds.
+ * after the commit, as with a timeout): read the object back until a read succeeds (while the API
+ * server is down, as a user would: a second later).
  */
 export const truth = async (r: World, ref: { apiVersion: string; kind: string; namespace: string; name: string }): Promise<Resource | undefined> => {
   for (let attempt = 0; attempt < 100; attempt++) {
     const read = await drive(r.clock, r.cluster.get(ref)());
     if (E.isRight(read)) return O.isSome(read.right) ? read.right.value : undefined;
+    if (read.left._tag === 'Unavailable' && read.left.code === 0) await r.clock.advance(1_000);
   }
   throw new Error(`cannot read ${ref.kind} ${ref.namespace}/${ref.name} back`);
 };

@@ -7,13 +7,14 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, flushMicrotasks, type FaultProfile, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { getIn, type Resource } from '../../../core/index.js';
 import { appRef } from '../model/commands.js';
 import { applicationOf, type AppSpec } from '../model/world.js';
-import { Replica } from './replica.js';
+import { Replica, timerContexts } from './replica.js';
+import { concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 
 const run = async (clock: ManualClock, ms: number, step = 100, each?: () => void): Promise<void> => {
   for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); each?.(); }
@@ -40,6 +41,16 @@ const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   const updated = await server.update({ ...current.right.value, spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec } as Resource)();
   if (E.isLeft(updated)) throw new Error('update failed');
 };
+
+/** ConfigMap creates take 1.9 s: within the fence margin, long enough to be on their way when a leader stops. */
+const slowCreates: FaultProfile = { latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] };
+
+/** A replica (0.5 s retry period) whose writes are recorded in `writes`. */
+const startRecorded = (server: MemoryCluster, writes: Write[], identity: string, onLostLeadership?: () => void): Promise<Operator> => startOperator({
+  cluster: recordingCluster(server, identity, writes, () => server.clock.now()), clock: server.clock, random: () => 0.5,
+  leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
+  ...(onLostLeadership === undefined ? {} : { onLostLeadership }),
+});
 
 describe('leader election between replicas', () => {
   it('survives minutes of clock skew, hands over on partition, and lets the old leader lead again later', async () => {
@@ -123,6 +134,83 @@ describe('leader election between replicas', () => {
     expect(a.writes.slice(writesBefore)).toEqual([]);
     expect(operatorA.isLeader()).toBe(false);
     await operatorA.stop(1_000);
+    await operatorB.stop(1_000);
+  });
+
+  it('a term that lost the lease never writes again, even when this process leads again before that term has stopped', async () => {
+    // Found by the operator model (writes for team/blog went a-1/term@1 → a-1/term@6 → a-1/term@1):
+    // the old term's reconcile, still waiting on a slow create when the lease was lost and regained,
+    // sent its stale status write beside the new term's reconcile.
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 4, workloads: true });
+    const writes: Array<Write & { readonly term: number | undefined }> = [];
+    const timers = timerContexts(clock);
+    const cluster = recordingCluster(server, 'a', [], () => clock.now(), (write) => { if (!write.object.startsWith('Lease/')) writes.push({ ...write, term: timers.current() }); });
+    const operator = await timers.run(() => startOperator({ cluster, clock: timers.clock, random: () => 0.5, stopDeadlineMs: 5_000, leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' } }));
+    await run(clock, 3_000);
+    const firstTerm = operator.controller;
+    // The Lease cannot be renewed from now on, and creates take 14 s: the reconcile is still waiting
+    // for its creates when leadership is lost at the renew deadline (nobody else takes it) …
+    const verySlowCreates = { latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
+    server.setFaults({ ...verySlowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
+    await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
+    await run(clock, 11_500);
+    expect(operator.isLeader()).toBe(false);
+    // … and regained at the next renewal, while the old term's reconcile still waits for its creates.
+    server.setFaults(verySlowCreates);
+    await run(clock, 30_000);
+    expect(operator.isLeader()).toBe(true);
+    expect(operator.controller).not.toBe(firstTerm);
+    const newTermStarted = writes.findIndex((w) => w.term !== writes[0]?.term);
+    expect(newTermStarted).toBeGreaterThan(0);
+    expect(writes.slice(newTermStarted).filter((w) => w.term === writes[0]?.term).map((w) => `${w.verb} ${w.object}`)).toEqual([]);
+    expect(await configMode(server)).toBe('a');
+    await operator.stop(1_000);
+  });
+
+  it('a leader that stops before its reconciles finished keeps the lease until it expires: its writes still in flight land before a standby takes over', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 6, workloads: true });
+    const writes: Write[] = [];
+    const operatorA = await startRecorded(server, writes, 'a');
+    await run(clock, 1_000);
+    const operatorB = await startRecorded(server, writes, 'b');
+    await run(clock, 1_000);
+    expect(operatorA.isLeader()).toBe(true);
+    // A stops while its create is on the way.
+    server.setFaults(slowCreates);
+    await server.create(applicationOf(spec('one')))();
+    for (let i = 0; i < 50 && !writes.some((w) => w.replica === 'a' && w.verb === 'create'); i++) await run(clock, 100);
+    const stopped = operatorA.stop(0);
+    await run(clock, 30_000);
+    expect(await stopped).toBe(false);
+    expect(operatorB.isLeader()).toBe(true);
+    expect(concurrentWrites(writes)).toEqual([]);
+    expect(await configMode(server)).toBe('one');
+    await operatorB.stop(1_000);
+  });
+
+  it('a leader that exits after losing the lease (as `kreconcile run` does) leads no new term meanwhile and releases the lease only once its writes have landed', async () => {
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 6, workloads: true });
+    const writes: Write[] = [];
+    let exited: Promise<boolean> | undefined;
+    // The API server answers A's Lease calls again just as A gives up.
+    const operatorA: Operator = await startRecorded(server, writes, 'a', () => { server.setFaults(slowCreates); exited = operatorA.stop(5_000); });
+    await run(clock, 1_000);
+    const operatorB = await startRecorded(server, writes, 'b');
+    await run(clock, 1_000);
+    expect(operatorA.isLeader()).toBe(true);
+    // A's Lease calls fail until it gives up at the renew deadline, while its creates take 1.9 s.
+    server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal' as const, kinds: ['Lease'], verbs: ['get' as const, 'update' as const] }] });
+    // The Application comes a second before A gives up: its creates are on their way when it does.
+    await run(clock, 9_500);
+    await server.create(applicationOf(spec('one')))();
+    await run(clock, 10_000);
+    expect(exited).toBeDefined();
+    await run(clock, 30_000);
+    expect(operatorB.isLeader()).toBe(true);
+    expect(concurrentWrites(writes)).toEqual([]);
     await operatorB.stop(1_000);
   });
 

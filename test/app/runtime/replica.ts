@@ -1,8 +1,10 @@
 /**
- * One operator replica's view of the world, for leadership tests: its own wall clock (skewed), a
- * network that can be cut (`partitioned`), and a process that can be paused as by SIGSTOP (`pause`:
- * its timers, watch events and answers wait until `resume`; time goes on meanwhile).
+ * One operator replica's view of the world, for leadership tests: its own wall clock (skewed by
+ * `skewMs`, which may be stepped), a network that can be cut (`partitioned`), and a process that can
+ * be paused as by SIGSTOP (`pause`: its timers, watch events and answers wait until `resume`; time
+ * goes on meanwhile) or killed as by SIGKILL (`kill`: nothing of it ever runs again).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { clusterError, type Clock, type Cluster, type ClusterError } from '../../../core/index.js';
@@ -10,6 +12,7 @@ import { clusterError, type Clock, type Cluster, type ClusterError } from '../..
 export class Replica {
   partitioned = false;
   paused = false;
+  killed = false;
   /** Writes that reached the API server (every kind, the Lease included), as `verb Kind name`. */
   readonly writes: string[] = [];
   private deferred: Array<() => void> = [];
@@ -17,9 +20,9 @@ export class Replica {
   readonly clock: Clock;
   readonly cluster: Cluster;
 
-  constructor(shared: Clock, server: Cluster, skewMs = 0) {
+  constructor(shared: Clock, server: Cluster, public skewMs = 0) {
     this.clock = {
-      now: () => shared.now() + skewMs,
+      now: () => shared.now() + this.skewMs,
       setTimer: (ms, callback) => shared.setTimer(ms, () => this.run(callback)),
       sleep: (ms) => new Promise((resolve) => { shared.setTimer(ms, () => this.run(() => resolve())); }),
     };
@@ -29,7 +32,8 @@ export class Replica {
       const answer = await task();
       // A paused process sent its request before it stopped; it sees the answer when it resumes.
       if (!this.paused) return answer;
-      return new Promise((resolve) => { this.held.push(() => resolve(answer)); });
+      // A killed process never sees its answers (the promise stays pending, as its code is gone).
+      return new Promise((resolve) => { if (!this.killed) this.held.push(() => resolve(answer)); });
     };
     this.cluster = {
       get: (ref) => call(undefined, server.get(ref)),
@@ -47,16 +51,47 @@ export class Replica {
 
   pause(): void { this.paused = true; }
 
-  resume(): void {
+  /** SIGKILL: what it was waiting for never arrives; its open requests still reach the server. */
+  kill(): void {
+    this.killed = true;
+    this.paused = true;
+    this.deferred = [];
+    this.held = [];
+  }
+
+  /** SIGCONT: what waited arrives at once — timers and watch events first, or (`answersFirst`) the answers it was waiting for. */
+  resume(answersFirst = false): void {
+    if (this.killed) return;
     this.paused = false;
-    const work = [...this.deferred, ...this.held];
+    const work = answersFirst ? [...this.held, ...this.deferred] : [...this.deferred, ...this.held];
     this.deferred = [];
     this.held = [];
     for (const run of work) run();
   }
 
   private run(callback: () => void): void {
+    if (this.killed) return;
     if (this.paused) this.deferred.push(callback); else callback();
   }
 }
 
+
+/**
+ * Tells apart work started from different timer callbacks: each callback of `clock` runs in a fresh
+ * async context that everything it starts inherits (awaits included). A leadership term's workers
+ * start from the elector's timer, so every write they send carries that term's context number
+ * (`current()`), whichever term is current when it is sent.
+ */
+export const timerContexts = (clock: Clock): { readonly clock: Clock; readonly current: () => number | undefined; run<T>(work: () => T): T } => {
+  const storage = new AsyncLocalStorage<number>();
+  let next = 0;
+  return {
+    clock: {
+      now: () => clock.now(),
+      setTimer: (ms, callback) => clock.setTimer(ms, () => storage.run(++next, callback)),
+      sleep: (ms) => clock.sleep(ms),
+    },
+    current: () => storage.getStore(),
+    run: (work) => storage.run(++next, work),
+  };
+};

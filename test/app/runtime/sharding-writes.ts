@@ -16,11 +16,15 @@ export type Write = {
   ok: boolean;
 };
 
-/** `cluster` recording every write it sends into `writes` (reads pass through). */
-export const recordingCluster = (cluster: Cluster, replica: string, writes: Write[], now: () => number = () => Date.now()): Cluster => {
+/**
+ * `cluster` recording every write it sends into `writes` (reads pass through); `onSent` sees each
+ * write at the moment it is sent, before the server has it (to check the world as it is then).
+ */
+export const recordingCluster = (cluster: Cluster, replica: string, writes: Write[], now: () => number = () => Date.now(), onSent?: (write: Write) => void): Cluster => {
   const record = <T>(verb: string, kind: string, namespace: string | undefined, name: string, send: TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> => async () => {
     const write: Write = { replica, verb, object: `${kind}/${namespace ?? ''}/${name}`, sentAt: now(), answeredAt: Number.NaN, ok: false };
     writes.push(write);
+    onSent?.(write);
     const answer = await send();
     write.answeredAt = now();
     write.ok = E.isRight(answer);
@@ -41,11 +45,12 @@ export const recordingCluster = (cluster: Cluster, replica: string, writes: Writ
   };
 };
 
-/** The Application a write was for: the Application itself, or a child named `<app>-config`. */
+/** The Application a write was for: the Application itself, or a child named `<app>-config`, `<app>-flags` or `<app>-web` (the model's). */
 export const applicationOfWrite = (write: Write): string | undefined => {
   const [kind, namespace, name] = write.object.split('/') as [string, string, string];
   if (kind === APPLICATION_KIND) return `${namespace}/${name}`;
-  if (kind === 'ConfigMap' && name.endsWith('-config')) return `${namespace}/${name.slice(0, -'-config'.length)}`;
+  const child = /^(.+)-(config|flags|web)$/.exec(name);
+  if (child !== null && ['ConfigMap', 'Deployment', 'Service'].includes(kind)) return `${namespace}/${child[1]}`;
   return undefined;
 };
 

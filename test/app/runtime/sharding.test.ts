@@ -267,3 +267,33 @@ describe('sharded controllers', () => {
     await a.stop(0);
   });
 });
+
+describe('a sharded replica stopping', () => {
+  it('keeps its shard Leases until they expire when it had to abandon reconciles: its writes still in flight land before another replica takes over', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 6 });
+    const writes: Write[] = [];
+    const start = (identity: string) => startOperator({
+      cluster: recordingCluster(cluster, identity, writes, () => clock.now()), clock, random: () => 0.5, readiness: 'existence',
+      sharding: { mode: 'lease', shards: 1, namespace: 'default', identity, retryPeriodMs: 500 },
+    });
+    const a = await start('a');
+    const tick = async (ms: number): Promise<void> => { for (let t = 0; t < ms; t += 100) { await flushMicrotasks(); await clock.advance(100); } };
+    await tick(2_000);
+    const b = await start('b');
+    await tick(5_000);
+    // Creates take 1.9 s (within the fence margin): the shard's owner stops while its create is on the way.
+    cluster.setFaults({ latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] });
+    await cluster.create(applicationOf({ namespace: 'default', name: 'app-0', children: [{ kind: 'ConfigMap', name: 'app-0-config', data: { mode: 'a' } }] }))();
+    for (let i = 0; i < 50 && !writes.some((w) => w.verb === 'create' && w.object === configOf('default/app-0')); i++) await tick(100);
+    const creator = writes.find((w) => w.verb === 'create' && w.object === configOf('default/app-0'))?.replica;
+    expect(creator).toBeDefined();
+    const [owner, standby] = creator === 'a' ? [a, b] : [b, a];
+    const stopped = owner.stop(0);
+    await tick(40_000);
+    expect(await stopped).toBe(false);
+    expect(concurrentWrites(writes)).toEqual([]);
+    expect(configMapsPresent(cluster)).toBe(1);
+    await standby.stop(1_000);
+  });
+});

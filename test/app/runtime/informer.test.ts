@@ -1,0 +1,72 @@
+/**
+ * The informer when its watch expires (410 Gone, history compacted, as etcd compaction or a lagging
+ * watcher shows it): it relists instead of resuming, and the relist turns what it missed meanwhile
+ * (a change, a deletion) into events.
+ */
+import { describe, expect, it } from 'vitest';
+import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
+import { Informer, type InformerEvent } from '../../../app/runtime/informer.js';
+import type { ClusterError, Resource } from '../../../core/index.js';
+
+const configMap = (name: string, mode: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { mode } }) as unknown as Resource;
+const cmRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name });
+
+const run = async (clock: ManualClock, ms: number): Promise<void> => {
+  for (let t = 0; t < ms; t += 100) { await flushMicrotasks(); await clock.advance(100); }
+};
+
+const setUp = async (faults: Parameters<typeof createMemoryCluster>[0] = {}) => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed: 8, ...faults });
+  await cluster.create(configMap('a', 'one'))();
+  await cluster.create(configMap('b', 'one'))();
+  const events: string[] = [];
+  const errors: Array<{ error: ClusterError; phase: string }> = [];
+  let lists = 0;
+  const counting = { ...cluster, list: (query: Parameters<typeof cluster.list>[0]) => { lists++; return cluster.list(query); } };
+  const informer = new Informer(counting, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' }, {
+    clock, onEvent: (event: InformerEvent) => events.push(`${event.type} ${event.object.metadata.name} ${JSON.stringify(event.object.data)}`),
+    onError: (error, phase) => errors.push({ error, phase }),
+  });
+  await informer.start();
+  await run(clock, 500);
+  return { clock, cluster, informer, events, errors, lists: () => lists };
+};
+
+describe('an informer whose watch expires', () => {
+  it('relists on 410 Gone and learns what it missed: a change and a deletion', async () => {
+    const { clock, cluster, informer, events, errors, lists } = await setUp();
+    expect(lists()).toBe(1);
+    events.length = 0;
+    // Compaction overtakes the watcher; what follows reaches it only through a relist.
+    cluster.expireWatches();
+    await cluster.update({ ...(informer.get('default', 'a') as Resource), data: { mode: 'two' } } as Resource)();
+    await cluster.delete(cmRef('b'))();
+    await run(clock, 2_000);
+    expect(errors.map((e) => [e.phase, e.error._tag])).toEqual([['watch', 'Gone']]);
+    expect(lists()).toBe(2);
+    expect(events.sort()).toEqual(['DELETED b {"mode":"one"}', 'MODIFIED a {"mode":"two"}']);
+    expect(informer.list().map((o) => `${o.metadata.name} ${JSON.stringify(o.data)}`)).toEqual(['a {"mode":"two"}']);
+    // The new watch works: a later change arrives as an event, without another list.
+    await cluster.create(configMap('c', 'one'))();
+    await run(clock, 500);
+    expect(events).toContain('ADDED c {"mode":"one"}');
+    expect(lists()).toBe(2);
+    informer.stop();
+  });
+
+  it('converges under the expire fault: every change is in the cache once the fault stops', async () => {
+    const { clock, cluster, informer, errors } = await setUp({ faults: { watch: { expireRate: 0.3 } } });
+    for (let i = 0; i < 20; i++) {
+      await cluster.create(configMap(`x-${i}`, 'one'))();
+      if (i % 3 === 2) await cluster.delete(cmRef(`x-${i - 1}`))();
+      await run(clock, 100);
+    }
+    cluster.setFaults({});
+    await run(clock, 5_000);
+    expect(errors.some((e) => e.error._tag === 'Gone')).toBe(true);
+    const stored = cluster.objects().filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'default').map((o) => o.metadata.name).sort();
+    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(stored);
+    informer.stop();
+  });
+});
