@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, isJsonObject, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
+  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, isJsonObject, isServiceAccountName, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
   conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
@@ -77,8 +77,9 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
   const decoded = (deps.decode ?? decodedApplication)(read.right.value);
-  if (E.isLeft(decoded)) return stallUndecodable(read.right.value, decoded.left, deps);
-  const application = decoded.right;
+  const usable = E.isRight(decoded) ? decoded : forDeletion(read.right.value);
+  if (E.isLeft(usable)) return stallUndecodable(read.right.value, E.isLeft(decoded) ? decoded.left : [], deps);
+  const application = usable.right;
   const access = deps.childClusterFor?.(application) ?? OPERATOR;
   const unguarded = access._tag === 'Refused'
     ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
@@ -185,6 +186,32 @@ export const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Iss
   const decoded = decodeApplication(object);
   decodedByObject.set(object, decoded);
   return decoded;
+};
+
+/**
+ * An object being deleted whose spec no longer decodes is still cleaned up, never left Terminating
+ * with its children: they are known from its status, so it is planned with an empty manifest (every
+ * child it owns is deleted, then the finalizer released), as the ServiceAccount its spec names when
+ * that name is valid (under `--require-service-account` it must be). Left when it is not being
+ * deleted, or when even that does not decode (then it stays Stalled InvalidSpec).
+ */
+const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+  if (object.metadata.deletionTimestamp === undefined) return E.left([]);
+  const spec = isJsonObject(object.spec as JsonValue) ? object.spec as JsonObject : {};
+  const account = getOwn(spec, 'serviceAccountName');
+  const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
+  const kreconcileStatus = E.isRight(status)
+    ? Object.fromEntries(Object.keys(ApplicationStatusCodec.props).flatMap((field) => {
+      const value = getOwn(status.right as JsonObject, field);
+      return value === undefined ? [] : [[field, value]];
+    }))
+    : {};
+  const shaped = {
+    apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
+    spec: { manifest: [], ...(isServiceAccountName(account) ? { serviceAccountName: account } : {}) },
+    status: kreconcileStatus,
+  };
+  return E.map((application: Application): Application => ({ ...application, apiVersion: object.apiVersion, kind: object.kind }))(decodeApplication(shaped));
 };
 
 /**

@@ -172,4 +172,27 @@ describe('a malformed Application', () => {
     expect(cluster.objects().some((o) => o.metadata.name === 'bad-config')).toBe(true);
     await controller.stop(0);
   });
+
+  it('deleted after its spec broke, it still deletes its children and releases its finalizer (never stuck Terminating)', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 5, workloads: true });
+    const controller = new Controller({ cluster, clock, random: () => 0.5, events: false });
+    await controller.start();
+    await cluster.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { a: 'b' } }] }))();
+    await run(clock, 10_000);
+    const shop = () => cluster.objects().find((o) => o.kind === APPLICATION_KIND && o.metadata.name === 'shop');
+    const child = () => cluster.objects().find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'shop-config');
+    expect(readyOf(shop() as Resource)?.status).toBe('True');
+    expect(child()).toBeDefined();
+    await cluster.update({ ...(shop() as Resource), spec: { manifest: 'not a list' } } as unknown as Resource)();
+    await run(clock, 10_000);
+    const stalled = (getIn(shop() as Resource, ['status', 'conditions']) as ReadonlyArray<{ type: string; reason: string }>).find((c) => c.type === 'Stalled');
+    expect(stalled?.reason).toBe('InvalidSpec');
+    expect(child()).toBeDefined();
+    await cluster.delete({ apiVersion: 'kreconcile.io/v1alpha1', kind: APPLICATION_KIND, namespace: 'default', name: 'shop' })();
+    await run(clock, 10_000);
+    expect(child()).toBeUndefined();
+    expect(shop()).toBeUndefined();
+    await controller.stop(0);
+  });
 });
