@@ -7,11 +7,20 @@ import {
 } from '../../core/index.js';
 
 /** The kinds an Application touches: those in its manifest and those it observed before. */
-export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
-  const entries: ReadonlyArray<unknown> = [
-    ...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []),
-    ...(application.status?.lastObservedManifest ?? []),
-  ];
+export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
+  distinctKinds([...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []), ...statusEntries(application.status)]);
+
+/**
+ * The kinds the status names: what was observed, and what was last applied (recorded before the
+ * first child of a new kind is created, so a child whose observation was never written is found).
+ */
+export const statusKinds = (status: Application['status']): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
+  distinctKinds(statusEntries(status));
+
+const statusEntries = (status: Application['status']): ReadonlyArray<unknown> =>
+  [...(status?.lastObservedManifest ?? []), ...(status?.lastAppliedManifest ?? [])];
+
+const distinctKinds = (entries: ReadonlyArray<unknown>): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
   const seen = new Map<string, { apiVersion: string; kind: string }>();
   for (const entry of entries) {
     if (!isJsonObject(entry as never)) continue;

@@ -14,7 +14,7 @@ import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
-import { readLive, resolveScopes } from './live-reader.js';
+import { readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
 export type LiveSource = (application: Application, scopes: ScopeTable) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
@@ -86,6 +86,8 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
     : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
+  const intent = await recordIntent(application, planned, deps);
+  if (E.isLeft(intent)) return failed(intent.left, attempt, deps, planned);
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
   reportWrites(execution, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
@@ -102,6 +104,25 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
     ...(verification === undefined ? {} : { verified: true }),
   };
 };
+
+/**
+ * Before the first child of a kind the stored status does not name is created, the status records
+ * the desired state (`lastAppliedManifest`): a process that dies between the create and the final
+ * status write then leaves no child a later process cannot find, because the live reader reads the
+ * kinds the status names and what is owned but no longer desired is pruned. One status write, only
+ * when a plan creates an object of a kind new to the status; the state written is the one a plan
+ * whose first create failed leaves anyway.
+ */
+const recordIntent = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
+  const recorded = new Set(statusKinds(application.status).map(kindKey));
+  const unrecorded = planned.actions.some((action) => (action.type === 'create' || action.type === 'recreate') && !recorded.has(kindKey(action.ref)));
+  if (!unrecorded) return E.right(true);
+  const lastAppliedManifest = redactStatus(planned.status, ownerOf(application)).lastAppliedManifest ?? [];
+  const written = await writeStatus(application, application.status, { ...application.status, lastAppliedManifest }, deps);
+  return E.map((): true => true)(written);
+};
+
+const kindKey = (kind: { readonly apiVersion: string; readonly kind: string }): string => `${kind.apiVersion}|${kind.kind}`;
 
 /** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
 export const converged = (result: ReconcileResult): boolean =>
