@@ -21,15 +21,11 @@ const mergeObjects = (base: JsonObject, patch: JsonObject): JsonObject => {
   const kept = Object.keys(base).filter((key) => !patchKeys.has(key)).map((key) => [key, getOwn(base, key) ?? null] as const);
   const merged = Object.keys(patch)
     .filter((key) => getOwn(patch, key) !== null)
-    .map((key) => [key, mergeMember(getOwn(base, key), getOwn(patch, key) ?? null)] as const);
+    .map((key) => [key, mergePatch(getOwn(base, key), getOwn(patch, key) ?? null)] as const);
   const order = Object.keys(base);
   // Keep the target's key order, new keys last: the stored object reads like the one patched.
   return objectFromEntries([...kept, ...merged].sort(([a], [b]) => rank(order, a) - rank(order, b)));
 };
-
-/** One member of a merged object: an absent or `null` target member takes the pruned patch value. */
-const mergeMember = (current: JsonValue | undefined, patch: JsonValue): JsonValue =>
-  current === undefined || current === null ? withoutNullMembers(patch) : mergePatch(current, patch);
 
 /** `value` with every `null` object member removed, at every depth (list elements that are `null` stay). */
 const withoutNullMembers = (value: JsonValue): JsonValue => {

@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, isJsonObject, isServiceAccountName, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
+  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, isJsonObject, isServiceAccountName, kreconcileStatusFieldsOf, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
   conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
@@ -114,9 +114,10 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * whose first create failed leaves anyway.
  */
 const recordIntent = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
+  const creates = planned.actions.filter((action) => action.type === 'create' || action.type === 'recreate');
+  if (creates.length === 0) return E.right(true);
   const recorded = new Set(statusKinds(application.status).map(kindKey));
-  const unrecorded = planned.actions.some((action) => (action.type === 'create' || action.type === 'recreate') && !recorded.has(kindKey(action.ref)));
-  if (!unrecorded) return E.right(true);
+  if (creates.every((action) => recorded.has(kindKey(action.ref)))) return E.right(true);
   const lastAppliedManifest = redactStatus(planned.status, ownerOf(application)).lastAppliedManifest ?? [];
   const written = await writeStatus(application, application.status, { ...application.status, lastAppliedManifest }, deps);
   return E.map((): true => true)(written);
@@ -221,12 +222,7 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
   const spec = isJsonObject(object.spec as JsonValue) ? object.spec as JsonObject : {};
   const account = getOwn(spec, 'serviceAccountName');
   const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
-  const kreconcileStatus = E.isRight(status)
-    ? Object.fromEntries(Object.keys(ApplicationStatusCodec.props).flatMap((field) => {
-      const value = getOwn(status.right as JsonObject, field);
-      return value === undefined ? [] : [[field, value]];
-    }))
-    : {};
+  const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right as JsonObject) : {};
   const shaped = {
     apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
     spec: { manifest: [], ...(isServiceAccountName(account) ? { serviceAccountName: account } : {}) },

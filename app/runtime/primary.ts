@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, decodeApplication, getOwn, isJsonObject,
+  APPLICATION_API_VERSION, APPLICATION_KIND, KRECONCILE_STATUS_FIELDS, decodeApplication, getOwn, isJsonObject, kreconcileStatusFieldsOf,
   type Application, type ApplicationStatus, type Issue, type JsonObject, type JsonPatchOperation, type JsonValue, type Resource,
 } from '../../core/index.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
@@ -51,7 +51,7 @@ export const APPLICATION_PRIMARY: Primary = {
 };
 
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
-export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = Object.keys(ApplicationStatusCodec.props);
+export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';
 
 export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
   // Memoized per object: an unchanged object (same identity in the informer cache) is mapped once.
@@ -88,10 +88,7 @@ const decodePrimary = (reconciler: PrimaryReconciler, object: Resource): E.Eithe
   const state = desired as JsonObject;
   const observerSchema = getOwn(state, 'observerSchema');
   const liveStatus = isJsonObject(object.status as JsonValue) ? object.status as JsonObject : undefined;
-  const status = liveStatus === undefined ? undefined : Object.fromEntries(KRECONCILE_STATUS_FIELDS.flatMap((field) => {
-    const value = getOwn(liveStatus, field);
-    return value === undefined ? [] : [[field, value]];
-  }));
+  const status = liveStatus === undefined ? undefined : kreconcileStatusFieldsOf(liveStatus);
   const shaped = {
     apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
     spec: { manifest: getOwn(state, 'manifest'), ...(observerSchema === undefined ? {} : { observerSchema }) },

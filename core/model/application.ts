@@ -1,6 +1,6 @@
 /** The Application custom resource (`kreconcile.io/v1alpha1`, SPEC section 1) and its codecs. */
 import * as t from 'io-ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { Resource, type ObjectMeta } from './resource.js';
 import type { ObserverSchema } from './observer-schema.js';
 
@@ -176,6 +176,16 @@ export const ApplicationStatus = t.partial({
   lastAppliedManifest: t.array(Resource),
   lastObservedManifest: t.array(jsonObject),
 });
+
+/** The status fields kreconcile owns; on an embedder's primary, the author's own fields sit beside them. */
+export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = Object.keys(ApplicationStatus.props);
+
+/** Only kreconcile's fields of a status object (those present). */
+export const kreconcileStatusFieldsOf = (status: JsonObject): JsonObject =>
+  objectFromEntries(KRECONCILE_STATUS_FIELDS.flatMap((field) => {
+    const value = getOwn(status, field);
+    return value === undefined ? [] : [[field, value] as const];
+  }));
 
 export const Application = t.intersection([
   t.type({
