@@ -74,6 +74,12 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
       await waitReady(applicationRef(namespace, 'waits-for-crd'), 60_000);
       expect(getIn(await readObject(cluster, { apiVersion: `${group}/v1`, kind: 'Sprocket', namespace, name: 'gear' }) ?? {}, ['spec', 'teeth'])).toBe(12);
     } finally {
+      // Leave nothing for the next test's operators: deleting the CRD under a live Application
+      // changes its world (UnknownKind), and they would rightly write its status.
+      for (const name of ['waits-for-crd', 'healthy']) await cluster.delete(applicationRef(namespace, name))();
+      await eventually(async () => {
+        for (const name of ['waits-for-crd', 'healthy']) expect(await readObject(cluster, applicationRef(namespace, name))).toBeUndefined();
+      }, 30_000);
       await stop(operator);
       await cluster.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `sprockets.${group}` })();
     }
@@ -100,8 +106,9 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
     const second = await started({ onReconciled: again.onReconciled, resyncMs: 2_000 });
     // The restart reconciles every Application once, then the 2 s resync twice more.
     await eventually(() => { for (const name of names) expect(again.resultsFor(`${namespace}/${name}`).length).toBeGreaterThanOrEqual(3); }, 20_000);
-    const writes = again.entries.filter(({ result }) => result._tag !== 'Gone' && result.statusWritten);
-    const actions = again.entries.flatMap(({ result }) => (result._tag === 'Gone' ? [] : result.execution?.done ?? []));
+    const own = again.entries.filter(({ key }) => names.some((name) => key === `${namespace}/${name}`));
+    const writes = own.filter(({ result }) => result._tag !== 'Gone' && result.statusWritten);
+    const actions = own.flatMap(({ result }) => (result._tag === 'Gone' ? [] : result.execution?.done ?? []));
     expect({ writes: writes.length, actions: actions.length }).toEqual({ writes: 0, actions: 0 });
     await stop(second);
   });
