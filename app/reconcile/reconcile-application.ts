@@ -5,8 +5,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, isJsonObject, isServiceAccountName, kreconcileStatusFieldsOf, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
-  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, showClusterError, showRef,
+  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, hasOwn, isJsonObject, ownKeyCount, isServiceAccountName, kreconcileStatusFieldsOf, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
+  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, scopeOf, showClusterError, showRef,
   type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
@@ -14,7 +14,7 @@ import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
-import { readLive, resolveScopes, statusKinds } from './live-reader.js';
+import { kindsOf, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
 export type LiveSource = (application: Application, scopes: ScopeTable) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
@@ -173,7 +173,7 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   const deleting = application.metadata.deletionTimestamp !== undefined;
   const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const scopes = await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster);
+  const scopes = translation._tag === 'Translated' ? await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster) : await scopesOf(application, deps);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
   const tenancy = deps.planOptions?.tenancy;
@@ -194,6 +194,22 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   };
   return E.right({ plan: replan(application, live.right), live: live.right, replan });
 };
+
+/**
+ * `resolveScopes` for an Application planned with its own manifest; an Application found to name
+ * only kinds `deps.scopes` knows is not looked at again while that table is current (every
+ * reconcile, each resync, plans with it).
+ */
+const scopesOf = async (application: Application, deps: ReconcileDeps): Promise<ScopeTable> => {
+  if (knownKindsIn.get(application) === deps.scopes) return deps.scopes;
+  const own = withManifest(application, manifestOf(application));
+  const scopes = await resolveScopes(own, deps.scopes, deps.cluster);
+  if (scopes === deps.scopes && kindsOf(own).every((kind) => scopeOf(scopes, kind) !== undefined)) knownKindsIn.set(application, scopes);
+  return scopes;
+};
+
+/** Per Application, the scope table found to know every kind it names. */
+const knownKindsIn = new WeakMap<Application, ScopeTable>();
 
 /**
  * Decoding is the boundary between what the API server holds (anything a tenant wrote) and what the
@@ -301,7 +317,7 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
 
 /** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
 const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
-  if (jsonEqual((before ?? {}) as JsonValue, after as JsonValue)) return E.right(false);
+  if (sameStatus((before ?? {}) as JsonObject, after as JsonObject)) return E.right(false);
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
@@ -311,6 +327,42 @@ const writeStatus = async (application: Application, before: ApplicationStatus |
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);
   return E.right(true);
+};
+
+/**
+ * `jsonEqual` of a stored and a computed status, where entries of the status' lists (observed and
+ * applied manifests, the observer schema: most of a status) proven equal once are not compared
+ * again: each reconcile compares the status it computed with the stored one, and for an unchanged
+ * Application both keep their entries' identity (the informer's object, the planner's per-spec
+ * caches), so a resync compares them by identity instead of walking every field.
+ */
+const sameStatus = (before: JsonObject, after: JsonObject): boolean => {
+  if (before === after) return true;
+  let count = 0;
+  for (const key in after) {
+    if (!hasOwn(after, key)) continue;
+    count++;
+    if (!hasOwn(before, key)) return false;
+    const was = before[key];
+    const is = after[key];
+    if (isJsonArray(was) && isJsonArray(is)) {
+      if (was.length !== is.length) return false;
+      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] as JsonValue, is[i] as JsonValue)) return false;
+    } else if (!jsonEqual(was, is)) return false;
+  }
+  return count === ownKeyCount(before);
+};
+
+/** For each stored entry, the computed entry last proven equal to it (values are never mutated). */
+const provenEqual = new WeakMap<object, object>();
+
+const sameEntry = (was: JsonValue, is: JsonValue): boolean => {
+  if (was === is) return true;
+  if (typeof was !== 'object' || was === null || typeof is !== 'object' || is === null) return jsonEqual(was, is);
+  if (provenEqual.get(was) === is) return true;
+  if (!jsonEqual(was, is)) return false;
+  provenEqual.set(was, is);
+  return true;
 };
 
 const reportWrites = (execution: Execution, deps: ReconcileDeps): void => {

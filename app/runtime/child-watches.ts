@@ -34,8 +34,24 @@ export class ChildWatches {
   private readonly informers = new Map<string, Informer>();
   private stopped = false;
   private cancelSweep: (() => void) | undefined;
+  private stoppedWatches = 0;
+  /** The synced caches as the live reader sees them (one view for every reconcile). */
+  private readonly cacheView: LiveCache;
 
-  constructor(private readonly options: ChildWatchesOptions) {}
+  constructor(private readonly options: ChildWatchesOptions) {
+    this.cacheView = {
+      kind: (kind) => { const informer = this.informers.get(keyOf(kind)); return informer?.hasSynced === true ? informer : undefined; },
+      ownedBy: (owner) => {
+        const mark = ownerMark(owner);
+        const owned: Resource[] = [];
+        for (const informer of this.informers.values()) if (informer.hasSynced) informer.collectByIndex(mark, owned);
+        return owned;
+      },
+    };
+  }
+
+  /** How many kinds the sweep stopped watching so far: a kind handed to `watch` before may need watching again once this moves. */
+  get stops(): number { return this.stoppedWatches; }
 
   /** Kinds watched now (`apiVersion/kind`). */
   get kinds(): ReadonlyArray<string> { return [...this.informers.keys()]; }
@@ -77,17 +93,13 @@ export class ChildWatches {
       if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
       informer.stop();
       this.informers.delete(key);
+      this.stoppedWatches++;
       this.options.logger.debug({ kind: key }, 'stopped watching child kind');
     }
   }
 
   /** The synced caches as the live reader sees them. */
-  liveCache(): LiveCache {
-    return {
-      kind: (kind) => { const informer = this.informers.get(keyOf(kind)); return informer?.hasSynced === true ? informer : undefined; },
-      ownedBy: (owner) => [...this.informers.values()].flatMap((informer) => (informer.hasSynced ? informer.byIndex(ownerMark(owner)) : [])),
-    };
-  }
+  liveCache(): LiveCache { return this.cacheView; }
 
   /** Read-your-own-writes: a write's answer goes into its kind's cache. */
   apply(object: Resource): void { this.informers.get(keyOf(object))?.apply(object); }

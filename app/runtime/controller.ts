@@ -98,6 +98,8 @@ export class Controller {
   private readonly step: ReconcileStep;
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
+  /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
+  private readonly kindsWatchedFor = new WeakMap<Application, { readonly scopes: ScopeTable; readonly stops: number }>();
   private lifecycle: 'new' | 'running' | 'stopped' = 'new';
   private stopped: ((value: 'stopped') => void) | undefined;
   private readonly stopping = new Promise<'stopped'>((resolve) => { this.stopped = resolve; });
@@ -234,8 +236,14 @@ export class Controller {
   /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
   private watchChildrenOf(application: Application): void {
     if (this.options.watchChildren === false) return;
+    // Nothing to start for an Application whose kinds were handed over under the same scope table
+    // with no watch stopped since (every reconcile asks, a resync for every Application).
+    const scopes = this.scopes.current;
+    const handed = this.kindsWatchedFor.get(application);
+    if (handed !== undefined && handed.scopes === scopes && handed.stops === this.children.stops) return;
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
     this.children.watch(kindsOf(application).filter((kind) => this.scopes.knows(kind)));
+    this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
   }
 
   private reportApiError(error: ClusterError, where: string): void {

@@ -89,8 +89,16 @@ export class Informer {
 
   /** Objects whose index value (see `indexBy`) is `value`. */
   byIndex(value: string): ReadonlyArray<Resource> {
+    const found: Resource[] = [];
+    this.collectByIndex(value, found);
+    return found;
+  }
+
+  /** `byIndex`, appended to `into` (no list per informer when several are searched). */
+  collectByIndex(value: string, into: Resource[]): void {
     const keys = this.index.get(value);
-    return keys === undefined ? [] : [...keys].flatMap((key) => { const o = this.store.get(key); return o === undefined ? [] : [o]; });
+    if (keys === undefined) return;
+    for (const key of keys) { const object = this.store.get(key); if (object !== undefined) into.push(object); }
   }
 
   private put(object: Resource): void {

@@ -1,5 +1,6 @@
 /** kstatus conditions (`Ready`, `Reconciling`, `Stalled`): `lastTransitionTime` moves only on a status change. */
 import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
+import { hasOwn } from '../json/json.js';
 
 export type StalledReason =
   | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField'
@@ -46,6 +47,9 @@ export const conditionsFor = (args: {
   readonly generation: number | undefined;
 }): ReadonlyArray<Condition> => {
   const wanted = wantedConditions(args.verdict);
+  // Unchanged conditions are the previous ones themselves: a status that did not change keeps its
+  // identity, so comparing it with the stored one (before every status write) is one `===`.
+  if (args.previous !== undefined && unchanged(args.previous, wanted, args.generation)) return args.previous;
   return ORDER.map((type) => {
     const before = args.previous?.find((condition) => condition.type === type);
     const next = wanted[type];
@@ -58,6 +62,32 @@ export const conditionsFor = (args: {
       ...(args.generation === undefined ? {} : { observedGeneration: args.generation }),
     };
   });
+};
+
+/**
+ * Whether `previous` is exactly what `conditionsFor` would build from `wanted`: the same conditions in
+ * `ORDER`, each with the same fields in the same order and nothing else (so even its JSON text is the same).
+ */
+const unchanged = (previous: ReadonlyArray<Condition>, wanted: Readonly<Record<ConditionType, Wanted>>, generation: number | undefined): boolean =>
+  previous.length === ORDER.length && ORDER.every((type, index) => {
+    const before = previous[index];
+    const next = wanted[type];
+    return before !== undefined && before.type === type && before.status === next.status && before.reason === next.reason && before.message === next.message
+      && before.observedGeneration === generation && sameKeys(before, generation === undefined ? CONDITION_KEYS : CONDITION_KEYS_WITH_GENERATION);
+  });
+
+const CONDITION_KEYS: ReadonlyArray<string> = ['type', 'status', 'reason', 'message', 'lastTransitionTime'];
+const CONDITION_KEYS_WITH_GENERATION: ReadonlyArray<string> = [...CONDITION_KEYS, 'observedGeneration'];
+
+/** Whether `object`'s own enumerable keys are `keys`, in that order. */
+const sameKeys = (object: object, keys: ReadonlyArray<string>): boolean => {
+  let index = 0;
+  for (const key in object) {
+    if (!hasOwn(object, key)) continue;
+    if (keys[index] !== key) return false;
+    index++;
+  }
+  return index === keys.length;
 };
 
 /** The condition of a type, if present. */
