@@ -60,6 +60,29 @@ describe('conditionsFor', () => {
     expect(next.map((c) => [c.lastTransitionTime, c.message, c.observedGeneration])).toEqual([['t0', 'still ok', undefined], ['t0', '', undefined], ['t0', '', undefined]]);
   });
 
+  it('returns the previous conditions themselves when it would rebuild them identical (a status compared by identity)', () => {
+    const ready = { _tag: 'Ready', message: 'ok' } as const;
+    expect(conditionsFor({ verdict: ready, previous, now: 't1', generation: undefined })).toBe(previous);
+    const withGeneration = conditionsFor({ verdict: ready, previous, now: 't1', generation: 2 });
+    expect(conditionsFor({ verdict: ready, previous: withGeneration, now: 't2', generation: 2 })).toBe(withGeneration);
+    // Anything that would differ, even only in the JSON text, is rebuilt.
+    const rebuilt = [
+      conditionsFor({ verdict: { _tag: 'Ready', message: 'other' }, previous, now: 't1', generation: undefined }),
+      conditionsFor({ verdict: ready, previous, now: 't1', generation: 3 }),
+      conditionsFor({ verdict: ready, previous: withGeneration, now: 't1', generation: 3 }),
+      conditionsFor({ verdict: ready, previous: [{ ...previous[0]!, extra: 'x' } as Condition, previous[1]!, previous[2]!], now: 't1', generation: undefined }),
+      conditionsFor({ verdict: ready, previous: [{ lastTransitionTime: 't0', type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok' }, previous[1]!, previous[2]!], now: 't1', generation: undefined }),
+      conditionsFor({ verdict: ready, previous: [previous[1]!, previous[0]!, previous[2]!], now: 't1', generation: undefined }),
+      conditionsFor({ verdict: ready, previous: previous.slice(0, 2), now: 't1', generation: undefined }),
+    ];
+    for (const next of rebuilt) {
+      expect(next).not.toBe(previous);
+      expect(next.map((c) => Object.keys(c))).toEqual(next.map((c) => ['type', 'status', 'reason', 'message', 'lastTransitionTime', ...(c.observedGeneration === undefined ? [] : ['observedGeneration'])]));
+    }
+    expect(rebuilt[3]).toEqual(previous);
+    expect(rebuilt[4]).toEqual(previous);
+  });
+
   it('without previous conditions, every time is now', () => {
     const next = conditionsFor({ verdict: { _tag: 'Progressing', reason: 'Progressing', message: '1 to create' }, previous: undefined, now: 't9', generation: 1 });
     expect(next.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([['Ready', 'False', 't9'], ['Reconciling', 'True', 't9'], ['Stalled', 'False', 't9']]);

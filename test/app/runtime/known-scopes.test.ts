@@ -44,4 +44,24 @@ describe('KnownScopes', () => {
     // The table a plan was made with is never changed under it.
     expect(learned.size).toBe(scopes.current.size + 1);
   });
+
+  it('asks discovery again only while an Application names a kind the current table does not know', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(0) });
+    const asked: string[] = [];
+    const discovery = { scopeOf: (apiVersion: string, kind: string) => { asked.push(kind); return cluster.scopeOf(apiVersion, kind); } };
+    const scopes = new KnownScopes();
+    const application = naming(WIDGET, CONFIG_MAP);
+    await scopes.learnKindsOf(application, discovery);
+    await scopes.learnKindsOf(application, discovery);
+    expect(asked).toEqual(['Widget', 'Widget']);
+    expect(E.isRight(await cluster.create(widgetCrd)())).toBe(true);
+    await scopes.learnKindsOf(application, discovery);
+    await scopes.learnKindsOf(application, discovery);
+    expect(asked).toEqual(['Widget', 'Widget', 'Widget']);
+    // A new table (the kind forgotten) is looked at again.
+    scopes.forget(WIDGET);
+    await scopes.learnKindsOf(application, discovery);
+    expect(asked).toEqual(['Widget', 'Widget', 'Widget', 'Widget']);
+    expect(scopes.knows(WIDGET)).toBe(true);
+  });
 });
