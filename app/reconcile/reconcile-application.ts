@@ -89,7 +89,7 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const intent = await recordIntent(application, planned, deps);
   if (E.isLeft(intent)) return failed(intent.left, attempt, deps, planned);
   const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
-  reportWrites(execution, deps);
+  reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
   const verification = verified(application, planned, execution, unguarded.right);
   const settled = verification ?? planned;
@@ -365,10 +365,11 @@ const sameEntry = (was: JsonValue, is: JsonValue): boolean => {
   return true;
 };
 
-const reportWrites = (execution: Execution, deps: ReconcileDeps): void => {
+const reportWrites = (execution: Execution, application: Application, deps: ReconcileDeps): void => {
   for (const { action, response } of execution.done) {
     if (response !== undefined) deps.onWritten?.(response);
     else if (action.type === 'delete') deps.onDeleted?.(action.ref);
   }
-  if (execution.application.metadata.resourceVersion !== undefined) deps.onWritten?.(execution.application as unknown as Resource);
+  // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or older.
+  if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined) deps.onWritten?.(execution.application as unknown as Resource);
 };

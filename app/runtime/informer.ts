@@ -28,7 +28,7 @@ const keyOf = (object: { metadata: { namespace?: string; name: string } }): stri
 
 /** Whether resourceVersion `a` is newer than `b` (numeric when both are; etcd's are). */
 export const isNewer = (a: string | undefined, b: string | undefined): boolean => {
-  if (a === undefined) return false;
+  if (a === undefined || a === b) return false;
   if (b === undefined) return true;
   if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
   return a !== b;
@@ -36,6 +36,11 @@ export const isNewer = (a: string | undefined, b: string | undefined): boolean =
 
 export class Informer {
   private readonly store = new Map<string, Resource>();
+  /**
+   * The same objects by namespace ('' for none), then name: `get` looks up the strings it is given
+   * (hashed once, kept by their objects) instead of building a key per call — reconciles ask often.
+   */
+  private readonly byName = new Map<string, Map<string, Resource>>();
   private readonly index = new Map<string, Set<string>>();
   private resourceVersion: string | undefined;
   private watch: WatchHandle | undefined;
@@ -71,7 +76,10 @@ export class Informer {
 
   get hasSynced(): boolean { return this.isSynced; }
 
-  get(namespace: string | undefined, name: string): Resource | undefined { return this.store.get(`${namespace ?? ''}/${name}`); }
+  get(namespace: string | undefined, name: string): Resource | undefined { return this.byName.get(namespace ?? '')?.get(name); }
+
+  /** The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key already. */
+  getByKey(key: string): Resource | undefined { return this.store.get(key); }
 
   list(): ReadonlyArray<Resource> { return [...this.store.values()]; }
 
@@ -104,8 +112,12 @@ export class Informer {
   private put(object: Resource): void {
     const key = keyOf(object);
     const old = this.store.get(key);
-    if (old !== undefined) this.unindex(key, old);
+    if (old !== undefined) { this.unindex(key, old); this.unname(old); }
     this.store.set(key, object);
+    const namespace = object.metadata.namespace ?? '';
+    let names = this.byName.get(namespace);
+    if (names === undefined) { names = new Map(); this.byName.set(namespace, names); }
+    names.set(object.metadata.name, object);
     const value = this.options.indexBy?.(object);
     if (value !== undefined) { let keys = this.index.get(value); if (keys === undefined) { keys = new Set(); this.index.set(value, keys); } keys.add(key); }
   }
@@ -114,7 +126,15 @@ export class Informer {
     const old = this.store.get(key);
     if (old === undefined) return;
     this.unindex(key, old);
+    this.unname(old);
     this.store.delete(key);
+  }
+
+  private unname(object: Resource): void {
+    const namespace = object.metadata.namespace ?? '';
+    const names = this.byName.get(namespace);
+    names?.delete(object.metadata.name);
+    if (names?.size === 0) this.byName.delete(namespace);
   }
 
   private unindex(key: string, object: Resource): void {

@@ -78,7 +78,11 @@ export class PrimaryStore {
   }
 
   /** The cached object of a queue key, as last listed, watched or written by us. */
-  object(key: string): Resource | undefined { return this.informer.get(...splitKey(key)); }
+  object(key: string): Resource | undefined {
+    // A key with one '/' (`namespace/name`) is the informer's own key for that object: looked up as it is, not split and joined again.
+    const slash = key.indexOf('/');
+    return slash >= 0 && !key.includes('/', slash + 1) ? this.informer.getByKey(key) : this.informer.get(...splitKey(key));
+  }
 
   /** The cached object decoded (`undefined` when absent or not decodable); decoded once per object version. */
   application(key: string): Application | undefined {

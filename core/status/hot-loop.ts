@@ -37,8 +37,15 @@ export type ActionResult = { readonly action: Action; readonly response?: Resour
 /** The resourceVersion of every live object, by `refKey`: what plans are made against. */
 export type LiveVersions = ReadonlyMap<string, string>;
 
-export const liveVersionsOf = (live: ReadonlyArray<Resource>): LiveVersions =>
-  new Map(live.flatMap((object) => (object.metadata.resourceVersion === undefined ? [] : [[refKey({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace, name: object.metadata.name }), object.metadata.resourceVersion] as const])));
+export const liveVersionsOf = (live: ReadonlyArray<Resource>): LiveVersions => {
+  // A loop, not flatMap: every reconcile builds this for every live object it planned against.
+  const versions = new Map<string, string>();
+  for (const object of live) {
+    const { namespace, name, resourceVersion } = object.metadata;
+    if (resourceVersion !== undefined) versions.set(refKey({ apiVersion: object.apiVersion, kind: object.kind, namespace, name }), resourceVersion);
+  }
+  return versions;
+};
 
 const fingerprintOf = (action: PatchAction): string => JSON.stringify(action.patch);
 

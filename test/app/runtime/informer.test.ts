@@ -67,6 +67,15 @@ describe('an informer whose watch expires', () => {
     expect(errors.some((e) => e.error._tag === 'Gone')).toBe(true);
     const stored = cluster.objects().filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'default').map((o) => o.metadata.name).sort();
     expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(stored);
+    // Lookups by namespace and name (and by key) agree with the list, deletions included.
+    for (let i = 0; i < 20; i++) {
+      const name = `x-${i}`;
+      const listed = informer.list().find((o) => o.metadata.name === name);
+      expect(informer.get('default', name)).toBe(listed);
+      expect(informer.getByKey(`default/${name}`)).toBe(listed);
+      expect(informer.get(undefined, name)).toBeUndefined();
+    }
+    expect(stored).not.toContain('x-1');
     informer.stop();
   });
 });
