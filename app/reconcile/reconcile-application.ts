@@ -114,14 +114,16 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * whose first create failed leaves anyway.
  */
 const recordIntent = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
-  const creates = planned.actions.filter((action) => action.type === 'create' || action.type === 'recreate');
-  if (creates.length === 0) return E.right(true);
+  if (!planned.actions.some(isCreation)) return E.right(true);
+  const creates = planned.actions.filter(isCreation);
   const recorded = new Set(statusKinds(application.status).map(kindKey));
   if (creates.every((action) => recorded.has(kindKey(action.ref)))) return E.right(true);
   const lastAppliedManifest = redactStatus(planned.status, ownerOf(application)).lastAppliedManifest ?? [];
   const written = await writeStatus(application, application.status, { ...application.status, lastAppliedManifest }, deps);
   return E.map((): true => true)(written);
 };
+
+const isCreation = (action: Plan['actions'][number]): boolean => action.type === 'create' || action.type === 'recreate';
 
 const kindKey = (kind: { readonly apiVersion: string; readonly kind: string }): string => `${kind.apiVersion}|${kind.kind}`;
 
@@ -188,7 +190,8 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   }
   const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
     const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
-    const options = { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+    const options = translation._tag !== 'Translated' && hooks === undefined ? deps.planOptions
+      : { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
     const planned = planReconcile({ application: current, live: objects, scopes, now, options });
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
   };

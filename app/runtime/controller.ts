@@ -126,9 +126,11 @@ export class Controller {
       wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
     });
     this.owned = new OwnedKeys(options.shard, { keys: () => this.store.keys(), enqueue: (key) => this.queue.add(key) });
+    // The operator's own client behind the abandon fence, built once (it asks `mayWrite` at each write), not per reconcile.
+    const operatorWrites = fenced(options.cluster, () => this.loop.mayWrite(), ABANDONED);
     this.step = new ReconcileStep({
       cluster: options.cluster,
-      writesFor: (cluster, key) => this.owned.fence(fenced(cluster, () => this.loop.mayWrite(), ABANDONED), key),
+      writesFor: (cluster, key) => this.owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, () => this.loop.mayWrite(), ABANDONED), key),
       owns: (key) => this.owned.owns(key),
       store: this.store, children: this.children, scopes: this.scopes, hotLoops: this.hotLoops,
       watchChildrenOf: (application) => this.watchChildrenOf(application),

@@ -41,7 +41,8 @@ export class Informer {
    * (hashed once, kept by their objects) instead of building a key per call — reconciles ask often.
    */
   private readonly byName = new Map<string, Map<string, Resource>>();
-  private readonly index = new Map<string, Set<string>>();
+  /** Index value → the objects with it, by store key (held directly: a lookup returns them without another search). */
+  private readonly index = new Map<string, Map<string, Resource>>();
   private resourceVersion: string | undefined;
   private watch: WatchHandle | undefined;
   private stopped = false;
@@ -104,9 +105,8 @@ export class Informer {
 
   /** `byIndex`, appended to `into` (no list per informer when several are searched). */
   collectByIndex(value: string, into: Resource[]): void {
-    const keys = this.index.get(value);
-    if (keys === undefined) return;
-    for (const key of keys) { const object = this.store.get(key); if (object !== undefined) into.push(object); }
+    const objects = this.index.get(value);
+    if (objects !== undefined) for (const object of objects.values()) into.push(object);
   }
 
   private put(object: Resource): void {
@@ -119,7 +119,7 @@ export class Informer {
     if (names === undefined) { names = new Map(); this.byName.set(namespace, names); }
     names.set(object.metadata.name, object);
     const value = this.options.indexBy?.(object);
-    if (value !== undefined) { let keys = this.index.get(value); if (keys === undefined) { keys = new Set(); this.index.set(value, keys); } keys.add(key); }
+    if (value !== undefined) { let objects = this.index.get(value); if (objects === undefined) { objects = new Map(); this.index.set(value, objects); } objects.set(key, object); }
   }
 
   private del(key: string): void {
