@@ -35,7 +35,7 @@ const until = async (clock: ManualClock, controller: Controller, done: () => boo
   }
 };
 
-const converged = async (count: number, resyncMs = 0): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller; startedAt: number; rssWithoutController: number }> => {
+export const converged = async (count: number, resyncMs = 0): Promise<{ cluster: MemoryCluster; clock: ManualClock; controller: Controller; startedAt: number; rssWithoutController: number }> => {
   const clock = new ManualClock();
   const cluster = // The in-memory server's background controllers (GC, simulated rollouts) rescan every object after
   // each write; at 10 000 Applications that setup cost would dwarf what is measured here, the controller.
@@ -176,7 +176,7 @@ const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b
  * identity across a relist.
  * Errors (throws): an Application that is not in sync (the baseline must do the resync's work).
  */
-const barePlan = async (cluster: MemoryCluster, now: string): Promise<() => void> => {
+export const barePlan = async (cluster: MemoryCluster, now: string): Promise<() => void> => {
   const listed = async (apiVersion: string, kind: string): Promise<ReadonlyArray<Resource>> => {
     const list = await cluster.list({ apiVersion, kind })();
     if (E.isLeft(list)) throw new Error(list.left.message);

@@ -177,7 +177,8 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
   const scopes = translation._tag === 'Translated' ? await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster) : await scopesOf(application, deps);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
-  const view = withManifest(application, [...manifest, ...hookSecretsToRead(application, manifest, scopes)]);
+  const hookSecrets = hookSecretsToRead(application, manifest, scopes);
+  const view = translation._tag !== 'Translated' && hookSecrets.length === 0 ? ownManifestView(application) : withManifest(application, [...manifest, ...hookSecrets]);
   const tenancy = deps.planOptions?.tenancy;
   const live = access._tag === 'Impersonated'
     // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
@@ -205,11 +206,24 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
  */
 const scopesOf = async (application: Application, deps: ReconcileDeps): Promise<ScopeTable> => {
   if (knownKindsIn.get(application) === deps.scopes) return deps.scopes;
-  const own = withManifest(application, manifestOf(application));
+  const own = ownManifestView(application);
   const scopes = await resolveScopes(own, deps.scopes, deps.cluster);
   if (scopes === deps.scopes && kindsOf(own).every((kind) => scopeOf(scopes, kind) !== undefined)) knownKindsIn.set(application, scopes);
   return scopes;
 };
+
+/**
+ * The Application as the live reader sees it when it reads what its own manifest names (no
+ * translation, no hook Secrets): one value per Application, so what is derived from it per
+ * object can be kept.
+ */
+const ownManifestView = (application: Application): Application => {
+  let view = ownManifestViews.get(application);
+  if (view === undefined) { view = withManifest(application, [...manifestOf(application)]); ownManifestViews.set(application, view); }
+  return view;
+};
+
+const ownManifestViews = new WeakMap<Application, Application>();
 
 /** Per Application, the scope table found to know every kind it names. */
 const knownKindsIn = new WeakMap<Application, ScopeTable>();
