@@ -87,10 +87,19 @@ const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNam
     if (!isJsonObject(metadata)) return undefined;
     const found = index.get(getOwn(query, 'apiVersion'))?.get(getOwn(query, 'kind'))?.get(getOwn(metadata, 'name'));
     if (found === undefined) return undefined;
-    if (!Array.isArray(found)) return sameResource(found, query, defaultNamespace) ? found : undefined;
-    for (const entry of found) if (sameResource(entry, query, defaultNamespace)) return entry;
+    // The index matched apiVersion, kind and name: what `sameResource` has left to compare is the namespace.
+    const namespace = getOwn(metadata, 'namespace') ?? defaultNamespace;
+    if (!Array.isArray(found)) return sameNamespace(found, namespace, defaultNamespace) ? found : undefined;
+    for (const entry of found) if (sameNamespace(entry, namespace, defaultNamespace)) return entry;
     return undefined;
   };
+};
+
+/** The namespace part of `sameResource`, for an indexed entry and a query's namespace. */
+const sameNamespace = (entry: JsonObject, namespace: JsonValue | undefined, defaultNamespace: string | undefined): boolean => {
+  const metadata = getOwn(entry, 'metadata');
+  const own = (isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined) ?? defaultNamespace;
+  return own === undefined || namespace === undefined || own === namespace;
 };
 
 const childMap = <K, C, V>(parent: Map<K, Map<C, V>>, key: K): Map<C, V> => {

@@ -12,7 +12,7 @@ import { identityIndex, identityOf, resourceFinder, withNamespace } from '../man
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
-import { unchangedSinceObserved } from '../delta/in-sync.js';
+import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
@@ -156,7 +156,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const liveByRef = identityIndex(live);
   const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
-  const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
+  const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
+  const findObserved = resourceFinder(previouslyObserved, owner.namespace);
+  const unchangedSinceObserved = inSyncWith(previouslyObserved);
   // Per desired resource, by index: its live object, its schema and (when nothing changed since
   // the last observation) its previous observed entry, each looked up once.
   const lives = fromSpec.map(liveOf);
@@ -202,16 +204,17 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
-  const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
-  // In sync and not adopting, no resource needs a patch: no key is built to find that out.
-  const patches = (modified.size === 0 && !adopt ? [] : compared)
-    .filter((resource) => (modified.has(resourceKey(resource)) || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
+  // Looked up by identity in nested maps: no key string (nor key cache entry) for every resource compared.
+  const modified = identityIndex(delta.modified);
+  // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
+  const patches = (delta.modified.length === 0 && !adopt ? [] : compared)
+    .filter((resource) => (modified.of(resource) !== undefined || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
-  const lastAppliedByRef = patches.length === 0 ? new Map<string, Resource>() : new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
-  const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
+  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(lastApplied);
+  const split = withRecreates(patches, (patch) => lastAppliedByRef?.get(patch.ref), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
@@ -231,6 +234,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
+
+/** The status entries of an Application never planned: one shared empty list. */
+const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 
 /** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
 const NOT_WAITING: ReadonlyArray<string> = [];
