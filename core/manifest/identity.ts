@@ -1,7 +1,7 @@
 /** Resource identity with the Application's namespace as default (SPEC section 1, namespace **fix**). */
 import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
-import { scopeOf, type ScopeTable } from '../model/scope.js';
+import { scopeOf, type Scope, type ScopeTable } from '../model/scope.js';
 
 /** Reference of a resource; a namespaced resource without namespace lives in `defaultNamespace`. */
 export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultNamespace: string): ObjectRef => {
@@ -10,9 +10,34 @@ export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultName
   const metadata = getOwn(resource, 'metadata');
   const name = isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '';
   const written = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
-  if (scopeOf(scopes, { apiVersion, kind }) === 'Cluster') return { apiVersion, kind, name };
+  if (knownScope(scopes, apiVersion, kind) === 'Cluster') return { apiVersion, kind, name };
   return { apiVersion, kind, name, namespace: typeof written === 'string' ? written : defaultNamespace };
 };
+
+/**
+ * `scopeOf`, remembered per table and (apiVersion, kind): a plan asks for every resource, several
+ * times, and `scopeOf` builds (and hashes) a key string each time. Tables are immutable by
+ * contract; a tenant can write any number of kinds, so at most `MAX_REMEMBERED_KINDS` per table.
+ */
+export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string): Scope | undefined => {
+  let remembered = rememberedScopes.get(scopes);
+  if (remembered === undefined) {
+    remembered = { count: 0, byVersion: new Map() };
+    rememberedScopes.set(scopes, remembered);
+  }
+  const found = remembered.byVersion.get(apiVersion)?.get(kind);
+  if (found !== undefined) return found === NOT_A_SCOPE ? undefined : found;
+  const scope = scopeOf(scopes, { apiVersion, kind });
+  if (remembered.count < MAX_REMEMBERED_KINDS) {
+    remembered.count++;
+    childMap(remembered.byVersion, apiVersion).set(kind, scope ?? NOT_A_SCOPE);
+  }
+  return scope;
+};
+
+const NOT_A_SCOPE = 'unknown';
+const MAX_REMEMBERED_KINDS = 1000;
+const rememberedScopes = new WeakMap<ScopeTable, { count: number; readonly byVersion: Map<string, Map<string, Scope | typeof NOT_A_SCOPE>> }>();
 
 /** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
 export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {

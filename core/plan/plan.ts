@@ -8,7 +8,7 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityIndex, identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { identityIndex, identityOf, knownScope, resourceFinder, withNamespace } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
@@ -98,7 +98,9 @@ export const plan = (input: PlanInput): Plan => {
 
 const planApply = (context: Context): Plan => {
   const { input } = context;
-  const scopes = withLiveScopes(input.scopes, input.live ?? []);
+  // Live objects teach scopes only of kinds the table lacks: with every kind known, nothing is learned.
+  const snapshot = input.live ?? NO_LIVE;
+  const scopes = snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind) !== undefined) ? input.scopes : withLiveScopes(input.scopes, snapshot);
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
@@ -133,7 +135,8 @@ const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
 const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
   const { input, owner } = context;
   const spec = context.application.spec;
-  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
+  // Only a CustomResourceDefinition declares a scope (`withCrdScopes` skips anything else): only they are passed.
+  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isCrd) as ReadonlyArray<Resource> : []);
   const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
@@ -234,6 +237,10 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
+
+const isCrd = (value: JsonValue): boolean => isJsonObject(value) && value.kind === 'CustomResourceDefinition';
+
+const NO_LIVE: ReadonlyArray<Resource> = [];
 
 /** The status entries of an Application never planned: one shared empty list. */
 const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
