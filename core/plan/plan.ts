@@ -8,7 +8,7 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityIndex, identityOf, knownScope, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { identityIndex, identityOf, knownScope, resourceFinder, withNamespace, type IdentityIndex } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
@@ -180,9 +180,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     }
     return learnFromLive(resource, object, schema);
   });
-  // Learning never changes identification: the spec's objects give the same keys.
-  const desiredByRef = identityIndex(fromSpec);
-  const isDesired = (object: JsonObject): boolean => desiredByRef.of(object as Resource) !== undefined;
+  // Learning never changes identification: the spec's objects give the same keys (indexed when first asked).
+  let desiredByRef: IdentityIndex<Resource> | undefined;
+  const isDesired = (object: JsonObject): boolean => (desiredByRef ??= identityIndex(fromSpec)).of(object as Resource) !== undefined;
   const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
@@ -190,17 +190,29 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // The previous schemas only serve objects no longer desired: indexed when one is observed.
   let previousSchemas: SchemaIndex | undefined;
   const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? []), object) ?? {});
+  // Whether each entry of `current` is desired, answered without the index where it is certain: a
+  // live object found for a desired resource is desired, and so is an entry with that resource's identity.
+  const found = new Set(lives);
   const current: JsonObject[] = [];
+  const desiredEntry: boolean[] = [];
   for (let i = 0; i < lastApplied.length; i++) {
     const o = lives[i];
-    if (o !== undefined && mayWrite(i)) current.push(unchanged[i] ?? observe(o));
+    if (o === undefined || !mayWrite(i)) continue;
+    const entry = unchanged[i] ?? observe(o);
+    current.push(entry);
+    desiredEntry.push(sameIdentity(entry, fromSpec[i] as Resource) || isDesired(entry));
   }
-  for (const object of ours) if (!isDesired(object)) current.push(observe(object));
+  for (const object of ours) {
+    if (found.has(object) || isDesired(object)) continue;
+    const entry = observe(object);
+    current.push(entry);
+    desiredEntry.push(isDesired(entry));
+  }
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
-  const delta = { ...changed, deleted: current.filter((entry) => !isDesired(entry)) };
+  const delta = { ...changed, deleted: current.filter((_, k) => desiredEntry[k] !== true) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
@@ -236,6 +248,13 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const deleting = holdDeletions(deletes, ours);
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
+};
+
+/** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
+const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
+  const { apiVersion, kind, metadata } = entry as Resource;
+  return apiVersion === resource.apiVersion && kind === resource.kind && metadata.name === resource.metadata.name &&
+    (metadata.namespace ?? '') === (resource.metadata.namespace ?? '');
 };
 
 const isCrd = (value: JsonValue): boolean => isJsonObject(value) && value.kind === 'CustomResourceDefinition';
