@@ -52,9 +52,7 @@ const prepared = (state: ServerState, info: KindInfo, object: Resource, dryRun: 
 
 /** Creates `input`; answers the object as stored (or as it would be, on a dry run). */
 export const createObject = (state: ServerState, input: unknown, options: CreateOptions = {}): E.Either<ClusterError, Resource> => pipe(
-  E.Do,
-  E.bind('object', () => decodeInput(input)),
-  E.bind('info', ({ object }) => state.registry.resolve(object.apiVersion, object.kind)),
+  decodeInput(state, input),
   E.bind('placed', ({ object, info }) => pipe(noResourceVersion(withName(state, object)), E.map((o) => placed(info, o)), E.chain((o) => admitNamespace(state, info, o)))),
   E.bind('ready', ({ placed, info }) => pipe(
     prepared(state, info, placed, options.dryRun === true),

@@ -1,5 +1,6 @@
 /** Shared steps of the write paths: input checks, namespace admission, defaulting, validation, removal. */
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
 import { getIn, getOwn, isJsonArray, isJsonObject, withKey } from '../../core/json/json.js';
 import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
@@ -12,22 +13,35 @@ import { kindCauses } from './kind-validation.js';
 import { metaCauses } from './object-meta.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { pruneAndDefaultResource } from './structural-schema.js';
+import { decodeBuiltin } from './typed-decoding.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
-/**
- * A private copy of a client's object, or BadRequest when it is not shaped like one. The name
- * may be empty (`generateName`, or an Invalid answer later, as the server gives).
- */
-export const decodeInput = (object: unknown): E.Either<ClusterError, Resource> => {
+/** A private copy of a client's object when it is shaped like one (apiVersion, kind, metadata), else BadRequest. */
+const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
   const copy = isJsonObject(object) ? deepCopy(object) : undefined;
   const metadata = copy === undefined ? undefined : getOwn(copy, 'metadata');
-  if (copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)) {
-    return E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'));
-  }
-  const name = getOwn(metadata, 'name');
-  return E.right((typeof name === 'string' ? copy : withKey(copy, 'metadata', withKey(metadata, 'name', ''))) as Resource);
+  return copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)
+    ? E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'))
+    : E.right(copy as Resource);
 };
+
+/** A name that is not a string is an empty one (Invalid later, or `generateName`, as the server gives). */
+const withStringName = (object: Resource): Resource =>
+  typeof getOwn(object.metadata, 'name') === 'string' ? object : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
+
+/**
+ * A client's object as it enters the server (create, update): a private copy of a served kind,
+ * decoded into its Go type when it is built in (BadRequest when it is not shaped like an object
+ * or a field has the wrong type; UnknownKind when the kind is not served).
+ */
+export const decodeInput = (state: ServerState, input: unknown): E.Either<ClusterError, { readonly object: Resource; readonly info: KindInfo }> => pipe(
+  shaped(input),
+  E.chain((raw) => pipe(
+    state.registry.resolve(raw.apiVersion, raw.kind),
+    E.chain((info) => pipe(decodeBuiltin(info, raw), E.map((object) => ({ object: withStringName(object), info })))),
+  )),
+);
 
 export const isDeleting = (object: Resource): boolean => typeof object.metadata.deletionTimestamp === 'string';
 
