@@ -1,9 +1,9 @@
 /**
  * The Go types of built-in kinds' fields, where a wrong JSON type is refused: kube-apiserver
  * decodes a built-in object into its Go struct before anything else, so `data: 5` on a ConfigMap
- * or `replicas: "3"` on a Deployment never reaches validation. Only the fields users write most
- * (metadata, ConfigMap, Secret, Service ports, workload replicas) are described; the others pass
- * through as before. The three ways the server reports a wrong type live in
+ * or `replicas: "3"` on a Deployment never reaches validation (and every object's metadata into
+ * ObjectMeta, custom resources' too). Only the fields users write most (metadata, ConfigMap,
+ * Secret, Service ports, workload replicas) are described; the others pass through as before. The three ways the server reports a wrong type live in
  * typed-decoding.ts; this module holds the types and the Go renderings they need.
  */
 import { getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
@@ -18,7 +18,8 @@ export type FieldType =
   | { readonly type: 'intOrString' }
   | { readonly type: 'map'; readonly values: FieldType }
   | { readonly type: 'list'; readonly items: FieldType; readonly keys?: ReadonlyArray<ListKey> }
-  | { readonly type: 'struct'; readonly goName: string; readonly fields: Readonly<Record<string, FieldType>> };
+  /** `detached`: decoded on its own, so errors name its fields from it (a custom resource's ObjectMeta). */
+  | { readonly type: 'struct'; readonly goName: string; readonly fields: Readonly<Record<string, FieldType>>; readonly detached?: boolean };
 
 /** A key of an associative list (server-side apply names items by it), with its default. */
 export type ListKey = { readonly field: string; readonly default?: JsonValue };
@@ -60,9 +61,14 @@ const kindFields: ReadonlyMap<string, Readonly<Record<string, FieldType>>> = new
   ['apps/ReplicaSet', { spec: workloadSpec('v1.ReplicaSetSpec') }],
 ]);
 
-/** The Go struct a built-in kind decodes into: TypeMeta, ObjectMeta and the described fields. */
-export const builtinStruct = (group: string, kind: string): Extract<FieldType, { type: 'struct' }> =>
-  struct(`v1.${kind}`, { apiVersion: str(), kind: str(), metadata: objectMeta, ...kindFields.get(`${group}/${kind}`) });
+/**
+ * The Go struct an object decodes into: for a built-in kind TypeMeta, ObjectMeta and the described
+ * fields; for a custom resource (unstructured, its schema checked elsewhere) only its ObjectMeta,
+ * which the server decodes on its own.
+ */
+export const objectStruct = (group: string, kind: string, custom: boolean): Extract<FieldType, { type: 'struct' }> => custom
+  ? struct('unstructured.Unstructured', { metadata: { ...objectMeta, detached: true } })
+  : struct(`v1.${kind}`, { apiVersion: str(), kind: str(), metadata: objectMeta, ...kindFields.get(`${group}/${kind}`) });
 
 /** The Go spelling of a type, as `encoding/json` names it (`map[string][]uint8`, `[]v1.ServicePort`). */
 export const goTypeName = (type: FieldType): string => {

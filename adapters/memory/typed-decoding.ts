@@ -1,5 +1,5 @@
 /**
- * Built-in objects decoded into their Go types where they enter the memory API server, refused
+ * Objects decoded into their Go types where they enter the memory API server, refused
  * the way kube-apiserver 1.36 refuses a wrong-typed field on each path (checked against it by
  * test/contract/contract-types.ts):
  * - create and update: 400 BadRequest, `ConfigMap in version "v1" cannot be handled as a
@@ -10,14 +10,14 @@
  *   wrong type in the applied configuration, `failed to convert new object (…)` for a number
  *   that is no integer or bytes that are no base64 in the merged object.
  * Decoding also stores what the server stores: `[]byte` re-encoded, a null string in a map as "".
- * Custom resources pass through (their schema is checked elsewhere).
+ * Of a custom resource only the metadata is decoded here (its schema is checked elsewhere).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import {
-  builtinStruct, fitsInteger, goPlain, goStructName, goSyntax, goTypeName, jsonKind, type FieldType, type ListKey,
+  fitsInteger, objectStruct, goPlain, goStructName, goSyntax, goTypeName, jsonKind, type FieldType, type ListKey,
 } from './builtin-field-types.js';
 import { decodeGoBase64 } from './go-base64.js';
 import type { KindInfo } from './kind-info.js';
@@ -76,7 +76,7 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
     }
     case 'struct': {
       if (!isJsonObject(value)) return typeError(jsonKind(value), place, type);
-      const inner = (key: string): GoPlace => ({ struct: goStructName(type), path: [...place.path, key] });
+      const inner = (key: string): GoPlace => ({ struct: goStructName(type), path: [...(type.detached === true ? [] : place.path), key] });
       const decoded = decodeAll(Object.entries(value), (key, item) => {
         const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
         return field === undefined ? ok(item) : goDecode(field, item, inner(key));
@@ -86,7 +86,7 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
   }
 };
 
-const typeOf = (info: KindInfo) => builtinStruct(info.group, info.kind);
+const typeOf = (info: KindInfo) => objectStruct(info.group, info.kind, info.custom);
 
 /** The object decoded into its kind's Go type, or the decoding error's text. */
 const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, JsonObject> => {
@@ -96,17 +96,15 @@ const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, Jso
 };
 
 /** create and update: a body that does not decode is a 400 naming the kind and version. */
-export const decodeBuiltin = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {
-  if (info.custom) return E.right(object);
-  return E.bimap(
+export const decodeObject = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> =>
+  E.bimap(
     (message: string) => clusterError('BadRequest', `${info.kind} in version "${versionOf(object.apiVersion)}" cannot be handled as a ${info.kind}: ${message}`),
     (decoded: JsonObject) => decoded as Resource,
   )(decodedObject(info, object));
-};
 
 /** Merge and JSON patch: a patched object that does not decode is a 422 on the field `patch`. */
 export const decodePatched = (info: KindInfo, document: JsonValue): E.Either<ClusterError, JsonValue> => {
-  if (info.custom || !isJsonObject(document)) return E.right(document);
+  if (!isJsonObject(document)) return E.right(document);
   return E.mapLeft((message: string) => {
     const cause = `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`;
     return clusterError('Invalid', ` "" is invalid: patch: ${cause}`, { causes: [{ field: 'patch', reason: 'FieldValueInvalid', message: cause }] });
@@ -167,7 +165,6 @@ const appliedName = (info: KindInfo, object: JsonObject): string => {
 
 /** Apply: an applied configuration with a wrong-typed field is a 500 (`failed to create typed patch object`). */
 export const checkAppliedTypes = (info: KindInfo, body: Resource): E.Either<ClusterError, Resource> => {
-  if (info.custom) return E.right(body);
   const problems = smdProblems(typeOf(info), body, '');
   if (problems.length === 0) return E.right(body);
   const listed = problems.length === 1 ? problems[0] : `errors:\n  ${problems.join('\n  ')}`;
@@ -216,7 +213,7 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
  * object`, named after the applied configuration `body` as the server names it).
  */
 export const convertApplied = (info: KindInfo, body: Resource, merged: JsonValue): E.Either<ClusterError, JsonValue> => {
-  if (info.custom || !isJsonObject(merged)) return E.right(merged);
+  if (!isJsonObject(merged)) return E.right(merged);
   const result = converted(typeOf(info), merged);
   if (result.ok) return E.right(result.value);
   const groupVersion = `${info.group}/${versionOf(body.apiVersion)}`;

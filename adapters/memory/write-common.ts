@@ -13,7 +13,7 @@ import { kindCauses } from './kind-validation.js';
 import { metaCauses } from './object-meta.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { pruneAndDefaultResource } from './structural-schema.js';
-import { decodeBuiltin } from './typed-decoding.js';
+import { decodeObject } from './typed-decoding.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
@@ -32,14 +32,14 @@ const withStringName = (object: Resource): Resource =>
 
 /**
  * A client's object as it enters the server (create, update): a private copy of a served kind,
- * decoded into its Go type when it is built in (BadRequest when it is not shaped like an object
+ * decoded into its Go type (BadRequest when it is not shaped like an object
  * or a field has the wrong type; UnknownKind when the kind is not served).
  */
 export const decodeInput = (state: ServerState, input: unknown): E.Either<ClusterError, { readonly object: Resource; readonly info: KindInfo }> => pipe(
   shaped(input),
   E.chain((raw) => pipe(
     state.registry.resolve(raw.apiVersion, raw.kind),
-    E.chain((info) => pipe(decodeBuiltin(info, raw), E.map((object) => ({ object: withStringName(object), info })))),
+    E.chain((info) => pipe(decodeObject(info, raw), E.map((object) => ({ object: withStringName(object), info })))),
   )),
 );
 

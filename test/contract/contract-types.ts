@@ -13,7 +13,7 @@ import type { JsonObject } from '../../core/json/json.js';
 import type { ObjectRef, Resource } from '../../core/model/resource.js';
 import type { Cluster, Patch } from '../../core/ports/cluster.js';
 import type { ClusterError } from '../../core/ports/errors.js';
-import { expectError, failure, must, unique, type ContractEnv } from './contract-support.js';
+import { expectError, failure, must, unique, widget, widgetApiVersion, widgetRef, type ContractEnv } from './contract-support.js';
 
 type Built = { readonly object: Resource; readonly ref: ObjectRef };
 
@@ -205,6 +205,22 @@ export const typesContract = (env: () => ContractEnv): void => {
     await must(cluster.create(workload.object));
     const applied = await must(cluster.patch(workload.ref, apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: workload.ref.name, namespace }, spec: { replicas: 2 ** 32 + 2 } })));
     expect((applied.spec as JsonObject).replicas).toBe(2);
+  });
+
+  it('a custom resource\'s metadata is decoded on its own: 400 on create, 422 on merge patch, 500 on apply', async () => {
+    const { cluster, namespace } = env();
+    const name = unique('typed');
+    const ref = widgetRef(namespace, name);
+    const refused = await failure(cluster.create(widget(namespace, name, {}, { labels: { a: 5 } })));
+    expectError(refused, 'BadRequest', 400);
+    expect(refused.message).toBe(cannotBeHandled('Widget', unmarshal('number', 'ObjectMeta.labels', 'string')));
+    await expectAbsent(cluster, ref);
+    const stored = await must(cluster.create(widget(namespace, name, {})));
+    expectPatchRefused(await patchOf(cluster, ref, { type: 'merge', body: { metadata: { name: 5 } } }), unmarshal('number', 'ObjectMeta.name', 'string'));
+    const applied = await patchOf(cluster, ref, apply({ apiVersion: widgetApiVersion, kind: 'Widget', metadata: { name, namespace, annotations: { a: true } } }));
+    expectError(applied, 'Internal', 500);
+    expect(applied.message).toBe(`failed to create typed patch object (${namespace}/${name}; ${widgetApiVersion}, Kind=Widget): .metadata.annotations.a: expected string, got &value.valueUnstructured{Value:true}`);
+    expect(await must(cluster.get(ref))).toEqual(O.some(stored));
   });
 
   it('what is stored is decoded: bytes re-encoded (newlines dropped, padding bits cleared), a null string in a map is ""', async () => {
