@@ -1,8 +1,9 @@
 /**
  * create: the API server's create path — kind resolution, namespace admission, name rules,
  * system metadata, status reset, defaulting, per-kind preparation, validation, then storage.
- * Errors: UnknownKind, NotFound (namespace), Forbidden (terminating namespace), Invalid,
- * AlreadyExists, Internal (a resourceVersion on a new object).
+ * Errors: BadRequest (a field of the wrong type — typed-decoding.ts), UnknownKind, NotFound
+ * (namespace), Forbidden (terminating namespace), Invalid, AlreadyExists, Internal (a
+ * resourceVersion on a new object).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';

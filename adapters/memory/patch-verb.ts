@@ -3,7 +3,8 @@
  * goes through the update path (so a `metadata.resourceVersion` in the patch is a precondition).
  * Server-side apply creates a missing object. Errors: NotFound, BadRequest (malformed patch,
  * identity changed), Invalid (JSON Patch that cannot be applied — see JSON_PATCH_APPLY_FAILURE,
- * apply without fieldManager), Conflict.
+ * apply without fieldManager, a patched field of the wrong type), Internal (apply with a field of
+ * the wrong type — typed-decoding.ts), Conflict.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
