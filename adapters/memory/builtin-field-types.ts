@@ -2,8 +2,9 @@
  * The Go types of built-in kinds' fields, where a wrong JSON type is refused: kube-apiserver
  * decodes a built-in object into its Go struct before anything else, so `data: 5` on a ConfigMap
  * or `replicas: "3"` on a Deployment never reaches validation (and every object's metadata into
- * ObjectMeta, custom resources' too). Only the fields users write most (metadata, ConfigMap,
- * Secret, Service ports, workload replicas) are described; the others pass through as before. The three ways the server reports a wrong type live in
+ * ObjectMeta, custom resources' too). Only the fields users write most are described (metadata,
+ * ConfigMap, Secret, Service ports, workload specs with their pod templates: containers, ports,
+ * env); the others pass through unchecked. The three ways the server reports a wrong type live in
  * typed-decoding.ts; this module holds the types and the Go renderings they need.
  */
 import { getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
@@ -46,7 +47,30 @@ const servicePort = struct('v1.ServicePort', {
   name: str(), protocol: str('v1.Protocol'), appProtocol: str(), port: int32, targetPort: { type: 'intOrString' }, nodePort: int32,
 });
 
-const workloadSpec = (goName: string): FieldType => struct(goName, { replicas: int32, minReadySeconds: int32, revisionHistoryLimit: int32 });
+const labelSelector = struct('v1.LabelSelector', {
+  matchLabels: mapOf(str()),
+  matchExpressions: listOf(struct('v1.LabelSelectorRequirement', { key: str(), operator: str('v1.LabelSelectorOperator'), values: listOf(str()) })),
+});
+
+const container = struct('v1.Container', {
+  name: str(), image: str(), command: listOf(str()), args: listOf(str()), workingDir: str(), imagePullPolicy: str('v1.PullPolicy'),
+  ports: listOf(struct('v1.ContainerPort', { name: str(), hostPort: int32, containerPort: int32, protocol: str('v1.Protocol'), hostIP: str() }),
+    [{ field: 'containerPort' }, { field: 'protocol', default: 'TCP' }]),
+  env: listOf(struct('v1.EnvVar', { name: str(), value: str() }), [{ field: 'name' }]),
+});
+
+const podSpec = struct('v1.PodSpec', {
+  containers: listOf(container, [{ field: 'name' }]), initContainers: listOf(container, [{ field: 'name' }]),
+  restartPolicy: str('v1.RestartPolicy'), terminationGracePeriodSeconds: int64, activeDeadlineSeconds: int64,
+  serviceAccountName: str(), nodeSelector: mapOf(str()), hostname: str(),
+});
+
+const podTemplateSpec = struct('v1.PodTemplateSpec', { metadata: objectMeta, spec: podSpec });
+
+const jobSpec = struct('v1.JobSpec', {
+  parallelism: int32, completions: int32, backoffLimit: int32, activeDeadlineSeconds: int64, ttlSecondsAfterFinished: int32,
+  suspend: bool, selector: labelSelector, template: podTemplateSpec,
+});
 
 /** The described fields of each built-in kind besides `metadata` (`group/Kind` → top-level fields). */
 const kindFields: ReadonlyMap<string, Readonly<Record<string, FieldType>>> = new Map<string, Readonly<Record<string, FieldType>>>([
@@ -56,9 +80,24 @@ const kindFields: ReadonlyMap<string, Readonly<Record<string, FieldType>>> = new
     ports: listOf(servicePort, [{ field: 'port' }, { field: 'protocol', default: 'TCP' }]),
     selector: mapOf(str()), type: str('v1.ServiceType'), clusterIP: str(),
   }) }],
-  ['apps/Deployment', { spec: struct('v1.DeploymentSpec', { replicas: int32, minReadySeconds: int32, revisionHistoryLimit: int32, progressDeadlineSeconds: int32, paused: bool }) }],
-  ['apps/StatefulSet', { spec: workloadSpec('v1.StatefulSetSpec') }],
-  ['apps/ReplicaSet', { spec: workloadSpec('v1.ReplicaSetSpec') }],
+  ['/Pod', { spec: podSpec }],
+  ['/PodTemplate', { template: podTemplateSpec }],
+  ['/ReplicationController', { spec: struct('v1.ReplicationControllerSpec', { replicas: int32, minReadySeconds: int32, selector: mapOf(str()), template: podTemplateSpec }) }],
+  ['apps/Deployment', { spec: struct('v1.DeploymentSpec', {
+    replicas: int32, minReadySeconds: int32, revisionHistoryLimit: int32, progressDeadlineSeconds: int32, paused: bool,
+    selector: labelSelector, template: podTemplateSpec,
+  }) }],
+  ['apps/StatefulSet', { spec: struct('v1.StatefulSetSpec', {
+    replicas: int32, minReadySeconds: int32, revisionHistoryLimit: int32, serviceName: str(), selector: labelSelector, template: podTemplateSpec,
+  }) }],
+  ['apps/ReplicaSet', { spec: struct('v1.ReplicaSetSpec', { replicas: int32, minReadySeconds: int32, selector: labelSelector, template: podTemplateSpec }) }],
+  ['apps/DaemonSet', { spec: struct('v1.DaemonSetSpec', { minReadySeconds: int32, revisionHistoryLimit: int32, selector: labelSelector, template: podTemplateSpec }) }],
+  ['batch/Job', { spec: jobSpec }],
+  ['batch/CronJob', { spec: struct('v1.CronJobSpec', {
+    schedule: str(), timeZone: str(), concurrencyPolicy: str('v1.ConcurrencyPolicy'), suspend: bool, startingDeadlineSeconds: int64,
+    successfulJobsHistoryLimit: int32, failedJobsHistoryLimit: int32,
+    jobTemplate: struct('v1.JobTemplateSpec', { metadata: objectMeta, spec: jobSpec }),
+  }) }],
 ]);
 
 /**

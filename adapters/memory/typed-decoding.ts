@@ -140,10 +140,7 @@ const smdProblems = (type: FieldType, value: JsonValue, path: string): ReadonlyA
     case 'bytes': return typeof value === 'string' ? [] : [`${path}: expected string, got &value.valueUnstructured{Value:${goSyntax(value)}}`];
     case 'intOrString': return [];
     case 'map':
-      // A map's entries are visited in key order, a struct's fields in the order written (as the server lists them).
-      return isJsonObject(value)
-        ? Object.keys(value).sort().flatMap((key) => smdProblems(type.values, getOwn(value, key) ?? null, `${path}.${key}`))
-        : [`${path}: expected map, got &{${goPlain(value)}}`];
+      return isJsonObject(value) ? Object.entries(value).flatMap(([key, item]) => smdProblems(type.values, item, `${path}.${key}`)) : [`${path}: expected map, got &{${goPlain(value)}}`];
     case 'list':
       return isJsonArray(value) ? value.flatMap((item, i) => smdProblems(type.items, item, `${path}${itemName(type.keys, item, i)}`)) : [`${path}: expected list, got &{${goPlain(value)}}`];
     case 'struct':
@@ -165,7 +162,8 @@ const appliedName = (info: KindInfo, object: JsonObject): string => {
 
 /** Apply: an applied configuration with a wrong-typed field is a 500 (`failed to create typed patch object`). */
 export const checkAppliedTypes = (info: KindInfo, body: Resource): E.Either<ClusterError, Resource> => {
-  const problems = smdProblems(typeOf(info), body, '');
+  // The server lists them in Go's map order, which differs from run to run; sorted here, its most frequent order.
+  const problems = [...smdProblems(typeOf(info), body, '')].sort();
   if (problems.length === 0) return E.right(body);
   const listed = problems.length === 1 ? problems[0] : `errors:\n  ${problems.join('\n  ')}`;
   return E.left(clusterError('Internal', `failed to create typed patch object ${appliedName(info, body)}: ${listed}`, { ref: refOf(body) }));

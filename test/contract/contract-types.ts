@@ -22,15 +22,22 @@ const core = (kind: string, namespace: string, name: string, body: JsonObject): 
   ref: { apiVersion: 'v1', kind, namespace, name },
 });
 
-const deployment = (namespace: string, name: string, replicas: unknown = 1): Built => ({
+const deployment = (namespace: string, name: string, replicas: unknown = 1, container: JsonObject = {}, selector: unknown = name): Built => ({
   object: {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace },
     spec: {
-      replicas, selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } },
+      replicas, selector: { matchLabels: { app: selector } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'busybox:1.36', ...container }] } },
     },
   } as Resource,
   ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name },
+});
+
+const podSpec = (container: JsonObject): JsonObject => ({ restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox:1.36', ...container }] });
+
+const batch = (kind: 'Job' | 'CronJob', namespace: string, name: string, spec: JsonObject): Built => ({
+  object: { apiVersion: 'batch/v1', kind, metadata: { name, namespace }, spec } as Resource,
+  ref: { apiVersion: 'batch/v1', kind, namespace, name },
 });
 
 const service = (namespace: string, name: string, port: unknown = 80): Built =>
@@ -49,6 +56,13 @@ const expectPatchRefused = (error: ClusterError, decodeError: string): void => {
   expect(error.causes).toHaveLength(1);
   expect(error.causes?.[0]).toMatchObject({ field: 'patch', reason: 'FieldValueInvalid' });
   expect(error.causes?.[0]?.message.endsWith(`}": ${decodeError}`)).toBe(true);
+};
+
+/** An apply answer listing several wrong fields: `<head>: errors:` then one indented line each, in any order. */
+const expectListed = (error: ClusterError, head: string, lines: ReadonlyArray<string>): void => {
+  const [first, ...listed] = error.message.split('\n  ');
+  expect(first).toBe(`${head}: errors:`);
+  expect([...listed].sort()).toEqual([...lines].sort());
 };
 
 const expectAbsent = async (cluster: Cluster, ref: ObjectRef): Promise<void> => {
@@ -81,6 +95,13 @@ export const typesContract = (env: () => ContractEnv): void => {
     { title: 'a Service port that is a string', build: (ns, n) => service(ns, n, '80'), message: cannotBeHandled('Service', unmarshal('string', 'ServicePort.spec.ports.port', 'int32')) },
     { title: 'a Service port that is no integer', build: (ns, n) => service(ns, n, 80.5), message: cannotBeHandled('Service', unmarshal('number 80.5', 'ServicePort.spec.ports.port', 'int32')) },
     { title: 'Deployment replicas that are a string', build: (ns, n) => deployment(ns, n, '3'), message: cannotBeHandled('Deployment', unmarshal('string', 'DeploymentSpec.spec.replicas', 'int32')) },
+    { title: 'an env value that is a number (pod template)', build: (ns, n) => deployment(ns, n, 1, { env: [{ name: 'PORT', value: 8080 }] }), message: cannotBeHandled('Deployment', unmarshal('number', 'EnvVar.spec.template.spec.containers.env.value', 'string')) },
+    { title: 'a containerPort that is a string', build: (ns, n) => deployment(ns, n, 1, { ports: [{ containerPort: '80' }] }), message: cannotBeHandled('Deployment', unmarshal('string', 'ContainerPort.spec.template.spec.containers.ports.containerPort', 'int32')) },
+    { title: 'container args that are no strings', build: (ns, n) => deployment(ns, n, 1, { args: ['--port', 80] }), message: cannotBeHandled('Deployment', unmarshal('number', 'Container.spec.template.spec.containers.args', 'string')) },
+    { title: 'a selector label that is a number', build: (ns, n) => deployment(ns, n, 1, {}, 5), message: cannotBeHandled('Deployment', unmarshal('number', 'LabelSelector.spec.selector.matchLabels', 'string')) },
+    { title: 'a Pod image that is a number', build: (ns, n) => core('Pod', ns, n, { spec: podSpec({ image: 5 }) }), message: cannotBeHandled('Pod', unmarshal('number', 'Container.spec.containers.image', 'string')) },
+    { title: 'a Job backoffLimit that is a string', build: (ns, n) => batch('Job', ns, n, { backoffLimit: '3', template: { spec: podSpec({}) } }), message: cannotBeHandled('Job', unmarshal('string', 'JobSpec.spec.backoffLimit', 'int32')) },
+    { title: 'a CronJob schedule that is a number', build: (ns, n) => batch('CronJob', ns, n, { schedule: 5, jobTemplate: { spec: { template: { spec: podSpec({}) } } } }), message: cannotBeHandled('CronJob', unmarshal('number', 'CronJobSpec.spec.schedule', 'string')) },
     { title: 'Deployment replicas beyond an int32', build: (ns, n) => deployment(ns, n, 2 ** 32), message: cannotBeHandled('Deployment', unmarshal(`number ${2 ** 32}`, 'DeploymentSpec.spec.replicas', 'int32')) },
   ];
 
@@ -134,6 +155,9 @@ export const typesContract = (env: () => ContractEnv): void => {
     const workload = deployment(namespace, unique('typed'));
     expectPatchRefused(await refusedOnStored(cluster, workload, () => patchOf(cluster, workload.ref, { type: 'merge', body: { spec: { replicas: '3' } } })),
       unmarshal('string', 'DeploymentSpec.spec.replicas', 'int32'));
+    const withEnv = deployment(namespace, unique('typed'));
+    expectPatchRefused(await refusedOnStored(cluster, withEnv, () => patchOf(cluster, withEnv.ref, { type: 'merge', body: { spec: { template: { spec: { containers: [{ name: 'main', image: 'busybox:1.36', env: [{ name: 'PORT', value: 8080 }] }] } } } } })),
+      unmarshal('number', 'EnvVar.spec.template.spec.containers.env.value', 'string'));
   });
 
   it('merge patch: a name that is no string is 422 Invalid on the field patch', async () => {
@@ -163,17 +187,27 @@ export const typesContract = (env: () => ContractEnv): void => {
     const refused = await refusedOnStored(cluster, configMap, () => patchOf(cluster, configMap.ref, apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { a: 5 } })));
     expectError(refused, 'Internal', 500);
     expect(refused.message).toBe(`failed to create typed patch object (${namespace}/${name}; /v1, Kind=ConfigMap): .data.a: expected string, got &value.valueUnstructured{Value:5}`);
-    // Every wrong field is listed: fields in the order written, a map's keys sorted.
+    // Every wrong field is listed (in an order that changes between runs on the real server: Go map iteration).
     const several = await patchOf(cluster, configMap.ref, apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { b: true, a: 5 } }, data: { a: 5 } }));
     expectError(several, 'Internal', 500);
-    expect(several.message).toBe(`failed to create typed patch object (${namespace}/${name}; /v1, Kind=ConfigMap): errors:\n`
-      + '  .metadata.labels.a: expected string, got &value.valueUnstructured{Value:5}\n'
-      + '  .metadata.labels.b: expected string, got &value.valueUnstructured{Value:true}\n'
-      + '  .data.a: expected string, got &value.valueUnstructured{Value:5}');
+    expectListed(several, `failed to create typed patch object (${namespace}/${name}; /v1, Kind=ConfigMap)`, [
+      '.data.a: expected string, got &value.valueUnstructured{Value:5}',
+      '.metadata.labels.a: expected string, got &value.valueUnstructured{Value:5}',
+      '.metadata.labels.b: expected string, got &value.valueUnstructured{Value:true}',
+    ]);
     const workload = deployment(namespace, unique('typed'));
     const replicas = await refusedOnStored(cluster, workload, () => patchOf(cluster, workload.ref, apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: workload.ref.name, namespace }, spec: { replicas: '3' } })));
     expectError(replicas, 'Internal', 500);
     expect(replicas.message).toBe(`failed to create typed patch object (${namespace}/${workload.ref.name}; apps/v1, Kind=Deployment): .spec.replicas: expected numeric (int or float), got string`);
+    const before = await must(cluster.get(workload.ref));
+    const containers = await patchOf(cluster, workload.ref, apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: workload.ref.name, namespace },
+      spec: { template: { spec: { containers: [{ name: 'main', env: [{ name: 'PORT', value: 8080 }], ports: [{ containerPort: '80' }] }] } } } }));
+    expectError(containers, 'Internal', 500);
+    expectListed(containers, `failed to create typed patch object (${namespace}/${workload.ref.name}; apps/v1, Kind=Deployment)`, [
+      '.spec.template.spec.containers[name="main"].env[name="PORT"].value: expected string, got &value.valueUnstructured{Value:8080}',
+      '.spec.template.spec.containers[name="main"].ports[containerPort="80",protocol="TCP"].containerPort: expected numeric (int or float), got string',
+    ]);
+    expect(await must(cluster.get(workload.ref))).toEqual(before);
     const svc = service(namespace, unique('typed'));
     const port = await refusedOnStored(cluster, svc, () => patchOf(cluster, svc.ref, apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: svc.ref.name, namespace }, spec: { ports: [{ port: '80' }] } })));
     expect(port.message).toBe(`failed to create typed patch object (${namespace}/${svc.ref.name}; /v1, Kind=Service): .spec.ports[port="80",protocol="TCP"].port: expected numeric (int or float), got string`);
