@@ -71,8 +71,12 @@ export const defaulted = (state: ServerState, info: KindInfo, object: Resource):
   return info.custom && schema !== undefined ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource) : builtin;
 };
 
-export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError =>
-  clusterError('Invalid', `${info.kind} "${object.metadata.name}" is invalid: ${causes.map((c) => `${c.field ?? ''}: ${c.message}`).join(', ')}`, { ref: refOf(object), causes });
+/** A 422 as the server words it: `Deployment.apps "web" is invalid: <cause>`, several causes in brackets. */
+export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError => {
+  const listed = causes.map((c) => `${c.field ?? ''}: ${c.message}`);
+  const kind = info.group === '' ? info.kind : `${info.kind}.${info.group}`;
+  return clusterError('Invalid', `${kind} "${object.metadata.name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`, { ref: refOf(object), causes });
+};
 
 /** Metadata and kind validation; main-resource writes only. */
 export const validated = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {

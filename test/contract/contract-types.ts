@@ -5,7 +5,8 @@
  * 400 BadRequest (`… cannot be handled as a …`), merge and JSON patch 422 Invalid on the field
  * `patch`, server-side apply 500 InternalError (`failed to create typed patch object` /
  * `failed to convert new object`). What it stores is decoded too: bytes re-encoded, a null
- * string in a map as "".
+ * string in a map as "". Next to them, numbers of the right type but out of range are validated
+ * (422 Invalid, several causes in brackets).
  */
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
@@ -255,6 +256,32 @@ export const typesContract = (env: () => ContractEnv): void => {
     expectError(applied, 'Internal', 500);
     expect(applied.message).toBe(`failed to create typed patch object (${namespace}/${name}; ${widgetApiVersion}, Kind=Widget): .metadata.annotations.a: expected string, got &value.valueUnstructured{Value:true}`);
     expect(await must(cluster.get(ref))).toEqual(O.some(stored));
+  });
+
+  it('negative replicas: 422 Invalid naming spec.replicas, on create and on patch; nothing changes', async () => {
+    const { cluster, namespace } = env();
+    const built = deployment(namespace, unique('typed'), -1);
+    const refused = await failure(cluster.create(built.object));
+    expectError(refused, 'Invalid', 422);
+    expect(refused.message).toBe(`Deployment.apps "${built.ref.name}" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`);
+    expect(refused.causes).toEqual([{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0' }]);
+    await expectAbsent(cluster, built.ref);
+    const patched = await refusedOnStored(cluster, deployment(namespace, built.ref.name), () => patchOf(cluster, built.ref, { type: 'merge', body: { spec: { replicas: -2 } } }));
+    expect(patched.message).toBe(`Deployment.apps "${built.ref.name}" is invalid: spec.replicas: Invalid value: -2: must be greater than or equal to 0`);
+  });
+
+  it('a Service port out of range: 422 Invalid for the port and the targetPort defaulted from it', async () => {
+    const { cluster, namespace } = env();
+    const built = service(namespace, unique('typed'), 99999);
+    const refused = await failure(cluster.create(built.object));
+    expectError(refused, 'Invalid', 422);
+    const cause = 'Invalid value: 99999: must be between 1 and 65535, inclusive';
+    expect(refused.message).toBe(`Service "${built.ref.name}" is invalid: [spec.ports[0].port: ${cause}, spec.ports[0].targetPort: ${cause}]`);
+    expect(refused.causes).toEqual([
+      { field: 'spec.ports[0].port', reason: 'FieldValueInvalid', message: cause },
+      { field: 'spec.ports[0].targetPort', reason: 'FieldValueInvalid', message: cause },
+    ]);
+    await expectAbsent(cluster, built.ref);
   });
 
   it('what is stored is decoded: bytes re-encoded (newlines dropped, padding bits cleared), a null string in a map is ""', async () => {
