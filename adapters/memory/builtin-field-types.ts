@@ -150,5 +150,7 @@ export const goSyntax = (value: JsonValue): string => {
 const int32Range = 2 ** 31;
 
 /** Whether a JSON number fits the Go integer kind (`strconv.ParseInt` plus overflow). */
-export const fitsInteger = (value: number, scalar: 'int32' | 'int64'): boolean =>
-  Number.isInteger(value) && (scalar === 'int64' ? Math.abs(value) <= 2 ** 63 : value >= -int32Range && value < int32Range);
+export const fitsInteger = (value: number, scalar: 'int32' | 'int64'): boolean => {
+  const range = scalar === 'int64' ? 2 ** 63 : int32Range;
+  return Number.isInteger(value) && value >= -range && value < range;
+};

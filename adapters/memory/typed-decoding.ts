@@ -9,7 +9,8 @@
  * - server-side apply: 500 InternalError, `failed to create typed patch object (…)` for a
  *   wrong type in the applied configuration, `failed to convert new object (…)` for a number
  *   that is no integer or bytes that are no base64 in the merged object.
- * Decoding also stores what the server stores: `[]byte` re-encoded, a null string in a map as "".
+ * Decoding also stores what the server stores: `[]byte` re-encoded, a null map value or list item
+ * of a scalar type as its zero value ("" for strings and bytes).
  * Of a custom resource only the metadata is decoded here (its schema is checked elsewhere).
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -65,13 +66,12 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
       return fitsInteger(value, 'int32') ? ok(value) : typeError(`number ${String(value)}`, place, int32Type);
     case 'map': {
       if (!isJsonObject(value)) return typeError(jsonKind(value), place, type);
-      const stringValues = type.values.type === 'scalar' && type.values.scalar === 'string';
-      const decoded = decodeAll(Object.entries(value), (_key, item) => (item === null && stringValues ? ok('') : goDecode(type.values, item, place)));
+      const decoded = decodeAll(Object.entries(value), (_key, item) => element(type.values, item, place));
       return decoded.ok ? ok(objectFromEntries(decoded.values)) : decoded;
     }
     case 'list': {
       if (!isJsonArray(value)) return typeError(jsonKind(value), place, type);
-      const decoded = decodeAll(value.map((item, i) => [i, item] as const), (_i, item) => goDecode(type.items, item, place));
+      const decoded = decodeAll(value.map((item, i) => [i, item] as const), (_i, item) => element(type.items, item, place));
       return decoded.ok ? ok(decoded.values.map(([, item]) => item)) : decoded;
     }
     case 'struct': {
@@ -85,6 +85,16 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
     }
   }
 };
+
+/** The Go zero value a null map value or list item of a scalar type becomes (`"a": null` is stored as `"a": ""`). */
+const zeroValue = (type: FieldType): JsonValue | undefined => {
+  if (type.type === 'bytes') return '';
+  if (type.type !== 'scalar') return undefined;
+  return type.scalar === 'string' ? '' : type.scalar === 'bool' ? false : 0;
+};
+
+const element = (type: FieldType, item: JsonValue, place: GoPlace): Decoded =>
+  item === null ? ok(zeroValue(type) ?? null) : goDecode(type, item, place);
 
 const typeOf = (info: KindInfo) => objectStruct(info.group, info.kind, info.custom);
 

@@ -284,13 +284,15 @@ export const typesContract = (env: () => ContractEnv): void => {
     await expectAbsent(cluster, built.ref);
   });
 
-  it('what is stored is decoded: bytes re-encoded (newlines dropped, padding bits cleared), a null string in a map is ""', async () => {
+  it('what is stored is decoded: bytes re-encoded (newlines dropped, padding bits cleared), a null string or bytes value in a map is ""', async () => {
     const { cluster, namespace } = env();
-    const secret = core('Secret', namespace, unique('typed'), { data: { a: 'YWJj\n', b: 'YR==' } });
+    const secret = core('Secret', namespace, unique('typed'), { data: { a: 'YWJj\n', b: 'YR==', c: null }, stringData: { d: null } });
     const stored = await must(cluster.create(secret.object));
-    expect(stored.data).toEqual({ a: 'YWJj', b: 'YQ==' });
-    const configMap = core('ConfigMap', namespace, unique('typed'), { data: { a: null, b: 'x' } });
-    expect((await must(cluster.create(configMap.object))).data).toEqual({ a: '', b: 'x' });
+    expect(stored.data).toEqual({ a: 'YWJj', b: 'YQ==', c: '', d: '' });
+    const name = unique('typed');
+    const configMap = core('ConfigMap', namespace, name, { metadata: { name, namespace, labels: { x: null } }, data: { a: null, b: 'x' }, binaryData: { c: null } });
+    const created = await must(cluster.create(configMap.object));
+    expect([created.data, created.binaryData, created.metadata.labels]).toEqual([{ a: '', b: 'x' }, { c: '' }, { x: '' }]);
     expect(await must(cluster.get(configMap.ref))).toEqual(O.some(expect.objectContaining({ data: { a: '', b: 'x' } })));
   });
 };
