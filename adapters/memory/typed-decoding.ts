@@ -109,16 +109,17 @@ const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, Jso
 export const decodeObject = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> =>
   E.bimap(
     (message: string) => clusterError('BadRequest', `${info.kind} in version "${versionOf(object.apiVersion)}" cannot be handled as a ${info.kind}: ${message}`),
+    // Decoding keeps every member and checked apiVersion, kind and metadata: still a Resource.
     (decoded: JsonObject) => decoded as Resource,
   )(decodedObject(info, object));
 
-/** Merge and JSON patch: a patched object that does not decode is a 422 on the field `patch`. */
+/** Merge and JSON patch: the patched object decoded, or a 422 on the field `patch` when it does not decode. */
 export const decodePatched = (info: KindInfo, document: JsonValue): E.Either<ClusterError, JsonValue> => {
   if (!isJsonObject(document)) return E.right(document);
-  return E.mapLeft((message: string) => {
+  return E.bimap((message: string) => {
     const cause = `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`;
     return clusterError('Invalid', ` "" is invalid: patch: ${cause}`, { causes: [{ field: 'patch', reason: 'FieldValueInvalid', message: cause }] });
-  })(decodedObject(info, document));
+  }, (decoded: JsonObject): JsonValue => decoded)(decodedObject(info, document));
 };
 
 // ---- server-side apply: the applied configuration is typed by the structured-merge-diff schema

@@ -289,6 +289,8 @@ export const typesContract = (env: () => ContractEnv): void => {
     const secret = core('Secret', namespace, unique('typed'), { data: { a: 'YWJj\n', b: 'YR==', c: null }, stringData: { d: null } });
     const stored = await must(cluster.create(secret.object));
     expect(stored.data).toEqual({ a: 'YWJj', b: 'YQ==', c: '', d: '' });
+    const patched = await must(cluster.patch(secret.ref, { type: 'merge', body: { data: { e: 'YR==\n' } } }));
+    expect(patched.data).toEqual({ a: 'YWJj', b: 'YQ==', c: '', d: '', e: 'YQ==' });
     const name = unique('typed');
     const configMap = core('ConfigMap', namespace, name, { metadata: { name, namespace, labels: { x: null } }, data: { a: null, b: 'x' }, binaryData: { c: null } });
     const created = await must(cluster.create(configMap.object));
