@@ -63,7 +63,7 @@ export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row>
       return {
         suite: 'core', case: `plan ${count} resources, ${state}, ${mode}`, resources: count, mode,
         valueMs: timed.medianMs, perItemUs: (timed.medianMs * 1000) / count,
-        baselineName: 'microdiff full diff', baselineMs: timed.baselineMedianMs, ratio: timed.medianMs / timed.baselineMedianMs,
+        baselineName: 'microdiff full diff', baselineMs: timed.baselineMedianMs, ratio: timed.ratio, ratioQuartiles: timed.ratioQuartiles,
         memoryBytes: retainedBytes(() => planOf(prepare())), iterations: timed.iterations,
         allocatedBytesPerResource: Math.round(allocated / count),
       };

@@ -32,32 +32,62 @@ export const measure = (task: () => unknown): { readonly medianMs: number; reado
   return { medianMs: samples[Math.floor(samples.length / 2)] as number, iterations: samples.length };
 };
 
+/** Both sides of an alternating measurement: medians, and the spread of the per-round ratios. */
+export type PairTiming = {
+  readonly medianMs: number;
+  readonly baselineMedianMs: number;
+  /** Median of the per-round ratios task ÷ baseline (each round times both on the same machine state). */
+  readonly ratio: number;
+  /** Lower and upper quartile of the per-round ratios: how far one round's answer can wander. */
+  readonly ratioQuartiles: readonly [number, number];
+  readonly iterations: number;
+};
+
 /**
- * Times (CPU time) `task` against `baseline` in alternation (A, B, A, B …), each run on inputs from
- * `prepare` (not timed), and reports both medians: both sides see the same machine load, so
- * their ratio holds on a busy machine. Fresh inputs (new objects every run, as the operator
- * has after decoding) keep identity-keyed caches from hitting; pass a constant for cached runs.
+ * Times (CPU time) `task` against `baseline` in rounds, each run on its own inputs from `prepare`
+ * (not timed), and reports both medians and the median of the per-round ratios.
+ *
+ * Method, so that neither side gets the quieter moments or the other's costs:
+ * - warm-up until both sides ran ≥ 5 times and ≥ 200 ms (JIT tiers settle before timing);
+ * - the order alternates between rounds (A B, B A, …): neither side always runs right after
+ *   `prepare` or right after the other;
+ * - the inputs are settled before every timed run (`settle`): a collection owed to the inputs
+ *   just built, or to the other side's garbage, never lands in a timed run, while each side's own
+ *   allocations still cost what they cost inside its run (the allocation is reported apart);
+ * - ≥ 11 rounds and ≥ 1.5 s of timed CPU (at most 300 rounds); the ratio is the median of the
+ *   per-round ratios, robust to load that changes between rounds on a shared machine.
+ * Fresh inputs (new objects every run, as the operator has after decoding) keep identity-keyed
+ * caches from hitting; pass a constant for cached runs.
  */
-export const measurePair = <T>(prepare: () => T, task: (input: T) => unknown, baseline: (input: T) => unknown): {
-  readonly medianMs: number; readonly baselineMedianMs: number; readonly iterations: number;
-} => {
-  task(prepare()); baseline(prepare()); task(prepare()); baseline(prepare());
-  const samples: number[] = [];
-  const baselineSamples: number[] = [];
-  let timed = 0;
-  const time = (run: (input: T) => unknown, into: number[]): void => {
+export const measurePair = <T>(prepare: () => T, task: (input: T) => unknown, baseline: (input: T) => unknown): PairTiming => {
+  if (gc === undefined) throw new Error('measurePair needs node --expose-gc (settling the inputs before every timed run is part of the method)');
+  const time = (run: (input: T) => unknown): number => {
     const input = prepare();
+    settle();
     const t0 = cpuMs();
     run(input);
-    const elapsed = cpuMs() - t0;
-    into.push(elapsed);
-    timed += elapsed;
+    return cpuMs() - t0;
   };
-  while (samples.length < 7 || (timed < 500 && samples.length < 200)) {
-    time(task, samples);
-    time(baseline, baselineSamples);
+  let warm = 0;
+  for (let round = 0; round < 5 || warm < 200; round++) warm += time(task) + time(baseline);
+  const samples: number[] = [];
+  const baselineSamples: number[] = [];
+  const ratios: number[] = [];
+  let timed = 0;
+  for (let round = 0; round < 300 && (round < 11 || timed < 1500); round++) {
+    const taskFirst = round % 2 === 0;
+    const first = time(taskFirst ? task : baseline);
+    const second = time(taskFirst ? baseline : task);
+    const [taskMs, baselineMs] = taskFirst ? [first, second] : [second, first];
+    samples.push(taskMs);
+    baselineSamples.push(baselineMs);
+    ratios.push(taskMs / baselineMs);
+    timed += taskMs + baselineMs;
   }
-  return { medianMs: median(samples), baselineMedianMs: median(baselineSamples), iterations: samples.length };
+  return {
+    medianMs: median(samples), baselineMedianMs: median(baselineSamples),
+    ratio: median(ratios), ratioQuartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)], iterations: samples.length,
+  };
 };
 
 /**
@@ -69,9 +99,12 @@ const cpuMs = (): number => {
   return (usage.user + usage.system) / 1000;
 };
 
-const median = (samples: number[]): number => {
+const median = (samples: ReadonlyArray<number>): number => quantile(samples, 0.5);
+
+/** The sample at fraction `q` of the sorted samples (nearest rank). */
+const quantile = (samples: ReadonlyArray<number>, q: number): number => {
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number;
 };
 
 /**
@@ -105,7 +138,22 @@ type ProfileNode = { readonly selfSize: number; readonly children: ReadonlyArray
 const totalSize = (node: ProfileNode): number =>
   node.children.reduce((sum, child) => sum + totalSize(child), node.selfSize);
 
-const collect = (): void => { (globalThis as { gc?: () => void }).gc?.(); };
+type Collect = (options?: { readonly type: 'minor' | 'major' }) => void;
+const gc = (globalThis as { gc?: Collect }).gc;
+
+/**
+ * Two scavenges: the inputs `prepare` just built are promoted to the old generation (as objects
+ * that outlive two scavenges are), the young one is empty. Not a full collection: that also drops
+ * V8's inline and megamorphic lookup caches, which then cost the next run (the code doing more
+ * keyed lookups pays more) — a cost a steady process does not have (measured: `plan` on cached
+ * inputs at 1 000 resources ~3× slower right after a full collection, microdiff ~1.15×).
+ */
+const settle = (): void => {
+  gc?.({ type: 'minor' });
+  gc?.({ type: 'minor' });
+};
+
+const collect = (): void => { gc?.(); };
 
 /** Heap retained by the value `make` returns (needs `--expose-gc` to be meaningful). */
 export const retainedBytes = (make: () => unknown): number => {

@@ -1,5 +1,10 @@
-/** `npm run bench`: runs every benchmark suite, prints a table and writes JSON under bench/results/. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+/**
+ * `npm run bench`: runs every benchmark suite, prints a table (with each ratio of the previous run
+ * on this machine beside it) and writes JSON under bench/results/.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { coreBenchmarks } from './core.bench.js';
@@ -13,11 +18,28 @@ const sizes = quick ? [1, 100] : [1, 100, 1000, 10000];
 
 const format = (value: number | undefined, digits = 3): string => (value === undefined ? '' : value.toPrecision(digits));
 
-const printTable = (rows: ReadonlyArray<Row>): void => {
-  const header = ['suite', 'case', 'value', 'baseline', 'baseline value', 'ratio', 'memory KiB'];
+/** A row of an earlier result file, as far as the comparison needs it. */
+const PreviousRow = t.type({ suite: t.string, case: t.string, ratio: t.number });
+const PreviousResult = t.type({ rows: t.array(t.unknown) });
+
+/** The ratios of the previous run on this machine (`bench/results/latest.json`), by suite and case. */
+const previousRatios = (path: string): ReadonlyMap<string, number> => {
+  if (!existsSync(path)) return new Map();
+  let parsed: unknown;
+  try { parsed = JSON.parse(readFileSync(path, 'utf8')); } catch { return new Map(); /* an unreadable earlier result is no reason to lose this run's */ }
+  const result = PreviousResult.decode(parsed);
+  if (E.isLeft(result)) return new Map();
+  return new Map(result.right.rows.flatMap((row) => {
+    const decoded = PreviousRow.decode(row);
+    return E.isRight(decoded) ? [[`${decoded.right.suite}|${decoded.right.case}`, decoded.right.ratio] as const] : [];
+  }));
+};
+
+const printTable = (rows: ReadonlyArray<Row>, previous: ReadonlyMap<string, number>): void => {
+  const header = ['suite', 'case', 'value', 'baseline', 'baseline value', 'ratio', 'previous run', 'memory KiB'];
   const value = (r: Row): string => (r.valueMs !== undefined ? `${format(r.valueMs)} ms` : r.value !== undefined ? String(r.value) : r.bytesPerObject !== undefined ? `${format(r.bytesPerObject as number)} B/object` : '');
   const baseline = (r: Row): string => (r.baselineMs !== undefined ? `${format(r.baselineMs)} ms` : r.baseline !== undefined ? String(r.baseline) : r.jsonBytesPerObject !== undefined ? `${format(r.jsonBytesPerObject as number)} B/object` : '');
-  const lines = rows.map((r) => [r.suite, r.case, value(r), r.baselineName ?? '', baseline(r), format(r.ratio), r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0)]);
+  const lines = rows.map((r) => [r.suite, r.case, value(r), r.baselineName ?? '', baseline(r), format(r.ratio), format(previous.get(`${r.suite}|${r.case}`)), r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0)]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
   const show = (cells: ReadonlyArray<string>): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(show(header));
@@ -33,11 +55,12 @@ const main = async (): Promise<void> => {
   }
   rows.push(...await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`)));
   if (!process.argv.includes('--no-apiserver')) rows.push(...await apiServerBenchmarks(quick ? 10 : 100, (line) => process.stderr.write(`${line}\n`)));
-  printTable(rows);
+  const latest = join(here, 'results', 'latest.json');
+  printTable(rows, previousRatios(latest));
   const out = join(here, 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
-  writeFileSync(join(here, 'results', 'latest.json'), JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
+  writeFileSync(latest, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
   console.log(`\nwrote ${out}`);
 };
 

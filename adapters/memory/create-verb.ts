@@ -1,8 +1,9 @@
 /**
  * create: the API server's create path — kind resolution, namespace admission, name rules,
  * system metadata, status reset, defaulting, per-kind preparation, validation, then storage.
- * Errors: UnknownKind, NotFound (namespace), Forbidden (terminating namespace), Invalid,
- * AlreadyExists, Internal (a resourceVersion on a new object).
+ * Errors: BadRequest (a field of the wrong type — typed-decoding.ts), UnknownKind, NotFound
+ * (namespace), Forbidden (terminating namespace), Invalid, AlreadyExists, Internal (a
+ * resourceVersion on a new object).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -52,9 +53,7 @@ const prepared = (state: ServerState, info: KindInfo, object: Resource, dryRun: 
 
 /** Creates `input`; answers the object as stored (or as it would be, on a dry run). */
 export const createObject = (state: ServerState, input: unknown, options: CreateOptions = {}): E.Either<ClusterError, Resource> => pipe(
-  E.Do,
-  E.bind('object', () => decodeInput(input)),
-  E.bind('info', ({ object }) => state.registry.resolve(object.apiVersion, object.kind)),
+  decodeInput(state, input),
   E.bind('placed', ({ object, info }) => pipe(noResourceVersion(withName(state, object)), E.map((o) => placed(info, o)), E.chain((o) => admitNamespace(state, info, o)))),
   E.bind('ready', ({ placed, info }) => pipe(
     prepared(state, info, placed, options.dryRun === true),

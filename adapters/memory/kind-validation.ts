@@ -1,6 +1,7 @@
 /**
  * The validation rules a reconciler most often trips over, answered 422 Invalid with field
- * causes: workload selectors and containers, Job restart policy, Service ports. (Full
+ * causes: workload replicas, selectors and containers, Job restart policy, Service ports and
+ * their range. (Full
  * per-kind validation is not modelled.)
  */
 import { getIn, getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
@@ -28,8 +29,14 @@ const selectorCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   return mismatch ? [invalid('spec.template.metadata.labels', '`selector` does not match template `labels`')] : [];
 };
 
+/** `spec.replicas`, when set, may not be negative. */
+const replicaCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
+  const replicas = getIn(object, ['spec', 'replicas']);
+  return typeof replicas === 'number' && replicas < 0 ? [invalid('spec.replicas', `Invalid value: ${replicas}: must be greater than or equal to 0`)] : [];
+};
+
 const workloadCauses = (object: Resource): ReadonlyArray<ErrorCause> =>
-  [...selectorCauses(object), ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec')];
+  [...replicaCauses(object), ...selectorCauses(object), ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec')];
 
 const jobCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   const restartPolicy = getIn(object, ['spec', 'template', 'spec', 'restartPolicy']);
@@ -39,12 +46,18 @@ const jobCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   ];
 };
 
+const portRange = (field: string, value: JsonValue | undefined): ReadonlyArray<ErrorCause> =>
+  typeof value === 'number' && (value < 1 || value > 65535) ? [invalid(field, `Invalid value: ${value}: must be between 1 and 65535, inclusive`)] : [];
+
 const serviceCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   const type = getIn(object, ['spec', 'type']);
   const headless = getIn(object, ['spec', 'clusterIP']) === 'None';
   const ports = getIn(object, ['spec', 'ports']);
   const missing = type !== 'ExternalName' && !headless && (!isJsonArray(ports) || ports.length === 0);
-  return missing ? [required('spec.ports')] : [];
+  const ranges = isJsonArray(ports) ? ports.flatMap((port, i) => isJsonObject(port)
+    ? [...portRange(`spec.ports[${i}].port`, getOwn(port, 'port')), ...portRange(`spec.ports[${i}].targetPort`, getOwn(port, 'targetPort'))]
+    : []) : [];
+  return missing ? [required('spec.ports')] : ranges;
 };
 
 const rules: ReadonlyMap<string, (object: Resource) => ReadonlyArray<ErrorCause>> = new Map([

@@ -3,7 +3,8 @@
  * goes through the update path (so a `metadata.resourceVersion` in the patch is a precondition).
  * Server-side apply creates a missing object. Errors: NotFound, BadRequest (malformed patch,
  * identity changed), Invalid (JSON Patch that cannot be applied — see JSON_PATCH_APPLY_FAILURE,
- * apply without fieldManager), Conflict.
+ * apply without fieldManager, a patched field of the wrong type), Internal (apply with a field of
+ * the wrong type — typed-decoding.ts), Conflict.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -19,15 +20,23 @@ import { mergePatch } from './merge-patch.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { namespaceFor, storedObject, type ServerState } from './server-state.js';
 import { servedAs } from './served-object.js';
+import { checkAppliedTypes, convertApplied, decodePatched } from './typed-decoding.js';
 import { notFound, statusRoute } from './update-verb.js';
 
 export type PatchOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
 
-const patched = (base: Resource, patch: Patch): E.Either<ClusterError, JsonValue> => {
+/** The patched document, decoded into the kind's type as the server does for each patch type (typed-decoding.ts). */
+const patched = (info: KindInfo, base: Resource, patch: Patch): E.Either<ClusterError, JsonValue> => {
   switch (patch.type) {
-    case 'json': return applyJsonPatch(base, patch.operations);
-    case 'merge': return isJsonObject(patch.body) ? E.right(mergePatch(base, patch.body)) : E.left(clusterError('BadRequest', 'merge patch body must be a JSON object'));
-    case 'apply': return pipe(withFieldManager(patch), E.map((apply) => applyMerge(base, apply.body)));
+    case 'json': return pipe(applyJsonPatch(base, patch.operations), E.chain((document) => decodePatched(info, document)));
+    case 'merge': return isJsonObject(patch.body)
+      ? decodePatched(info, mergePatch(base, patch.body))
+      : E.left(clusterError('BadRequest', 'merge patch body must be a JSON object'));
+    case 'apply': return pipe(
+      withFieldManager(patch),
+      E.chain((apply) => checkAppliedTypes(info, apply.body)),
+      E.chain((body) => convertApplied(info, body, applyMerge(base, body))),
+    );
   }
 };
 
@@ -59,7 +68,9 @@ const applyCreates = (state: ServerState, info: KindInfo, ref: ObjectRef, patch:
   if (patch.type !== 'apply' || options.subresource === 'status') return E.left(notFound(info, ref));
   return pipe(
     withFieldManager(patch),
-    E.chain((apply) => sameIdentity(info, ref, apply.body)),
+    E.chain((apply) => checkAppliedTypes(info, apply.body)),
+    E.chain((body) => convertApplied(info, body, body)),
+    E.chain((body) => sameIdentity(info, ref, body)),
     E.chain((body) => createObject(state, { ...body, metadata: { ...body.metadata, ...(namespaceFor(info, ref.namespace) === undefined ? {} : { namespace: namespaceFor(info, ref.namespace) }) } }, options)),
   );
 };
@@ -71,7 +82,7 @@ export const patchObject = (state: ServerState, ref: ObjectRef, patch: Patch, op
     const stored = storedObject(state, info, ref.namespace, ref.name);
     if (stored === undefined) return applyCreates(state, info, ref, patch, options);
     return pipe(
-      patched(servedAs(stored, ref.apiVersion), patch),
+      patched(info, servedAs(stored, ref.apiVersion), patch),
       E.chain((document) => sameIdentity(info, ref, document)),
       E.chain((candidate) => replaceObject(state, info, stored, candidate, options)),
     );

@@ -16,12 +16,11 @@ export const statusRoute = (info: KindInfo, subresource: Subresource, ref: { rea
   subresource === 'main' || info.statusSubresource ? E.right(info) : E.left(clusterError('NotFound', `the server could not find the requested resource (${info.plural}/status)`, { ref }));
 
 export const updateObject = (state: ServerState, input: unknown, subresource: Subresource, options: { readonly dryRun?: boolean } = {}): E.Either<ClusterError, Resource> => pipe(
-  E.Do,
-  E.bind('candidate', () => decodeInput(input)),
-  E.bind('info', ({ candidate }) => pipe(state.registry.resolve(candidate.apiVersion, candidate.kind), E.chain((info) => statusRoute(info, subresource, refOf(candidate))))),
-  E.bind('stored', ({ candidate, info }) => pipe(
-    storedObject(state, info, candidate.metadata.namespace, candidate.metadata.name),
-    E.fromNullable(notFound(info, refOf(candidate))),
+  decodeInput(state, input),
+  E.chainFirst(({ object, info }) => statusRoute(info, subresource, refOf(object))),
+  E.bind('stored', ({ object, info }) => pipe(
+    storedObject(state, info, object.metadata.namespace, object.metadata.name),
+    E.fromNullable(notFound(info, refOf(object))),
   )),
-  E.chain(({ candidate, info, stored }) => replaceObject(state, info, stored, candidate, { subresource, ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }) })),
+  E.chain(({ object, info, stored }) => replaceObject(state, info, stored, object, { subresource, ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }) })),
 );

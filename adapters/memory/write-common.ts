@@ -1,5 +1,6 @@
 /** Shared steps of the write paths: input checks, namespace admission, defaulting, validation, removal. */
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
 import { getIn, getOwn, isJsonArray, isJsonObject, withKey } from '../../core/json/json.js';
 import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
@@ -12,22 +13,35 @@ import { kindCauses } from './kind-validation.js';
 import { metaCauses } from './object-meta.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { pruneAndDefaultResource } from './structural-schema.js';
+import { decodeObject } from './typed-decoding.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
-/**
- * A private copy of a client's object, or BadRequest when it is not shaped like one. The name
- * may be empty (`generateName`, or an Invalid answer later, as the server gives).
- */
-export const decodeInput = (object: unknown): E.Either<ClusterError, Resource> => {
+/** A private copy of a client's object when it is shaped like one (apiVersion, kind, metadata), else BadRequest. */
+const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
   const copy = isJsonObject(object) ? deepCopy(object) : undefined;
   const metadata = copy === undefined ? undefined : getOwn(copy, 'metadata');
-  if (copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)) {
-    return E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'));
-  }
-  const name = getOwn(metadata, 'name');
-  return E.right((typeof name === 'string' ? copy : withKey(copy, 'metadata', withKey(metadata, 'name', ''))) as Resource);
+  return copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)
+    ? E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'))
+    : E.right(copy as Resource);
 };
+
+/** A name that is not a string is an empty one (Invalid later, or `generateName`, as the server gives). */
+const withStringName = (object: Resource): Resource =>
+  typeof getOwn(object.metadata, 'name') === 'string' ? object : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
+
+/**
+ * A client's object as it enters the server (create, update): a private copy of a served kind,
+ * decoded into its Go type (BadRequest when it is not shaped like an object
+ * or a field has the wrong type; UnknownKind when the kind is not served).
+ */
+export const decodeInput = (state: ServerState, input: unknown): E.Either<ClusterError, { readonly object: Resource; readonly info: KindInfo }> => pipe(
+  shaped(input),
+  E.chain((raw) => pipe(
+    state.registry.resolve(raw.apiVersion, raw.kind),
+    E.chain((info) => pipe(decodeObject(info, raw), E.map((object) => ({ object: withStringName(object), info })))),
+  )),
+);
 
 export const isDeleting = (object: Resource): boolean => typeof object.metadata.deletionTimestamp === 'string';
 
@@ -57,8 +71,12 @@ export const defaulted = (state: ServerState, info: KindInfo, object: Resource):
   return info.custom && schema !== undefined ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource) : builtin;
 };
 
-export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError =>
-  clusterError('Invalid', `${info.kind} "${object.metadata.name}" is invalid: ${causes.map((c) => `${c.field ?? ''}: ${c.message}`).join(', ')}`, { ref: refOf(object), causes });
+/** A 422 as the server words it: `Deployment.apps "web" is invalid: <cause>`, several causes in brackets. */
+export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError => {
+  const listed = causes.map((c) => `${c.field ?? ''}: ${c.message}`);
+  const kind = info.group === '' ? info.kind : `${info.kind}.${info.group}`;
+  return clusterError('Invalid', `${kind} "${object.metadata.name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`, { ref: refOf(object), causes });
+};
 
 /** Metadata and kind validation; main-resource writes only. */
 export const validated = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {

@@ -6,17 +6,47 @@ import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 type Note = { readonly reason: string; readonly message: string; readonly type: 'Normal' | 'Warning' };
 
 const REASONS = { create: 'Created', patch: 'Patched', delete: 'Deleted' } as const;
+const VERBS = { create: 'created', patch: 'patched', delete: 'deleted' } as const;
 
+/** The Event API's limit on a message. */
+const MESSAGE_LIMIT = 1024;
+
+type Written = { readonly type: keyof typeof REASONS; readonly entry: string };
+
+/** `what` over the entries, whole entries only, within the limit: `created 3 objects: a; b; … and 1 more`. */
+const listed = (verb: string, entries: ReadonlyArray<string>): string => {
+  if (entries.length === 1) return `${verb} ${entries[0]}`.slice(0, MESSAGE_LIMIT);
+  const head = `${verb} ${entries.length} objects: `;
+  let message = head;
+  for (const [index, entry] of entries.entries()) {
+    const rest = entries.length - index - 1;
+    const next = `${message === head ? '' : '; '}${entry}`;
+    const tail = rest > 0 ? `; … and ${rest} more` : '';
+    if ((message + next + tail).length > MESSAGE_LIMIT) return `${message}${message === head ? '' : '; '}… and ${entries.length - index} more`;
+    message += next;
+  }
+  return message;
+};
+
+/**
+ * One Event per kind of write a reconcile did (created, patched, deleted), naming every object,
+ * and one for a failure: a fresh Application with many children costs the API server one Event
+ * write, not one per child (client-go's recorder aggregates similar Events for the same reason).
+ */
 const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyArray<Note> => {
-  const done = (result.execution?.done ?? []).flatMap(({ action }) => (action.type === 'create' || action.type === 'patch' || action.type === 'delete'
-    ? [{ reason: REASONS[action.type], message: `${action.type}d ${showRef(action.ref)}${action.changes.length ? `: ${action.changes.map((c) => c.path).join(', ')}` : ''}`, type: 'Normal' as const }]
+  const written: ReadonlyArray<Written> = (result.execution?.done ?? []).flatMap(({ action }) => (action.type === 'create' || action.type === 'patch' || action.type === 'delete'
+    ? [{ type: action.type, entry: `${showRef(action.ref)}${action.changes.length ? `: ${action.changes.map((c) => c.path).join(', ')}` : ''}` }]
     : []));
+  const done = (Object.keys(REASONS) as ReadonlyArray<keyof typeof REASONS>).flatMap((type) => {
+    const entries = written.filter((write) => write.type === type).map((write) => write.entry);
+    return entries.length === 0 ? [] : [{ reason: REASONS[type], message: listed(VERBS[type], entries), type: 'Normal' as const }];
+  });
   return result._tag === 'Failed'
     ? [...done, { reason: result.terminal ? 'ReconcileStalled' : 'ReconcileFailed', message: showClusterError(result.error), type: 'Warning' }]
     : done;
 };
 
-/** Creates one `v1 Event` per note; returns the errors (events are best-effort). */
+/** Creates one `v1 Event` per note; returns the errors (Events are best-effort). */
 export const recordEvents = async (cluster: Cluster, application: Resource, result: Exclude<ReconcileResult, { _tag: 'Gone' }>, now: number, random: () => number): Promise<ReadonlyArray<ClusterError>> => {
   const time = new Date(now).toISOString();
   const namespace = application.metadata.namespace ?? 'default';
@@ -26,7 +56,7 @@ export const recordEvents = async (cluster: Cluster, application: Resource, resu
       apiVersion: 'v1', kind: 'Event',
       metadata: { name: `${application.metadata.name}.${Math.floor(random() * 2 ** 48).toString(16)}`, namespace },
       involvedObject: { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace, ...(application.metadata.uid ? { uid: application.metadata.uid } : {}) },
-      reason: note.reason, message: note.message.slice(0, 1024), type: note.type,
+      reason: note.reason, message: note.message.slice(0, MESSAGE_LIMIT), type: note.type,
       source: { component: 'kreconcile' }, reportingComponent: 'kreconcile.io/controller', reportingInstance: 'kreconcile',
       firstTimestamp: time, lastTimestamp: time, count: 1,
     } as unknown as Resource;

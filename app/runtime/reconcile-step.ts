@@ -60,6 +60,12 @@ export class ReconcileStep {
   /** Reconciles started, total and per key (tests and benchmarks read these). */
   count = 0;
   readonly countByKey = new Map<string, number>();
+  /**
+   * Keys whose create was refused with AlreadyExists: a name their manifest wants is taken by an
+   * object the caches do not hold (not ours, or not seen yet), so their desired objects are read
+   * from the API server until the Application is gone, never assumed absent.
+   */
+  private readonly readDirectly = new Set<string>();
 
   constructor(private readonly options: ReconcileStepOptions) {}
 
@@ -96,7 +102,7 @@ export class ReconcileStep {
       planOptions: this.options.planOptions,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
       readLive: (application, scopes) => readLive(application, scopes, reads, this.options.watchChildren
-        ? { cache: children.liveCache(), ...tenancyOption }
+        ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
         : { perNamespace: true, ...tenancyOption }),
       guard: (application, plan, live) => {
         const versions = liveVersionsOf(live);
@@ -122,7 +128,9 @@ export class ReconcileStep {
     metrics?.reconciles.inc({ result: label });
     metrics?.reconcileDuration.observe({ result: label }, seconds);
     for (const done of doneOf(result)) metrics?.actions.inc({ type: done.action.type });
+    if (result._tag === 'Gone') this.readDirectly.delete(key);
     if (result._tag === 'Failed') {
+      if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);
       this.options.reportApiError(result.error, `reconcile ${key}`);
       const failedOn = result.execution?.failure?.action;
       if (result.error._tag === 'UnknownKind' && failedOn !== undefined) this.options.scopes.forget(failedOn.ref);

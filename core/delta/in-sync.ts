@@ -6,22 +6,38 @@
 import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, ownKeyCount, type JsonObject, type JsonValue } from '../json/json.js';
 import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
 
+/** A check that `live` still matches an entry of one `lastObservedManifest` list (see `inSyncWith`). */
+export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode) => boolean;
+
 /**
- * True when `live` shows no drift against `desired`, holds nothing new to learn, and projects
- * exactly onto `observed` (the resource's previous `lastObservedManifest` entry). False means
- * "take the slow path", never "out of sync".
+ * For entries of `entries` (a `lastObservedManifest`): true when `live` shows no drift against
+ * `desired`, holds nothing new to learn, and projects exactly onto `observed` (its entry). False
+ * means "take the slow path", never "out of sync".
+ * A reconcile with nothing changed plans the same Application, so the same list, against the same
+ * live objects: the last proof per entry is kept with the list (all four inputs are immutable, so
+ * the same four give the same answer). One weak entry per list, not one per live object: on fresh
+ * objects a weak-map insertion costs about a microsecond, more than the rest of the bookkeeping.
  */
-export const unchangedSinceObserved = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode): boolean => {
-  // A reconcile with nothing changed asks again about the very same objects: the last proof
-  // per live object is kept (all four are immutable, so the same four give the same answer).
-  const proven = provenInSync.get(live);
-  if (proven !== undefined && proven.desired === desired && proven.observed === observed && proven.schema === schema) return true;
-  if (!walkInSync(desired, live, observed, schema)) return false;
-  provenInSync.set(live, { desired, observed, schema });
-  return true;
+export const inSyncWith = (entries: ReadonlyArray<JsonObject>): InSyncCheck => {
+  let proofs = proofsByList.get(entries);
+  if (proofs === undefined) {
+    proofs = new Map();
+    proofsByList.set(entries, proofs);
+  }
+  const known = proofs;
+  return (desired, live, observed, schema) => {
+    const proven = known.get(observed);
+    if (proven !== undefined && proven.live === live && proven.desired === desired && proven.schema === schema) return true;
+    if (!walkInSync(desired, live, observed, schema)) return false;
+    known.set(observed, { live, desired, schema });
+    return true;
+  };
 };
 
-const provenInSync = new WeakMap<JsonObject, { readonly desired: JsonObject; readonly observed: JsonObject; readonly schema: SchemaNode }>();
+type Proof = { readonly live: JsonObject; readonly desired: JsonObject; readonly schema: SchemaNode };
+
+/** The last proof per entry (at most one each: a later proof for an entry replaces it). */
+const proofsByList = new WeakMap<ReadonlyArray<JsonObject>, Map<JsonObject, Proof>>();
 
 const walkInSync = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode): boolean => {
   if (!isJsonObject(schema)) return false;

@@ -11,7 +11,14 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 
 export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray(value);
 
-export const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
+const ownProperty = Object.prototype.hasOwnProperty;
+
+/**
+ * Whether `key` is an own property of `object`. `hasOwnProperty` taken once, at load: code that
+ * later replaces it (or `Object.hasOwn`) on the shared prototypes changes nothing here. And V8
+ * reduces this very call, inside a `for…in` over the same object, to a check of its shape.
+ */
+export const hasOwn = (object: object, key: string): boolean => ownProperty.call(object, key);
 
 /** Own-property read; `__proto__` and friends never reach the prototype chain. */
 export const getOwn = (object: JsonObject, key: string): JsonValue | undefined => {

@@ -1,7 +1,7 @@
 /** Resource identity with the Application's namespace as default (SPEC section 1, namespace **fix**). */
 import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
-import { scopeOf, type ScopeTable } from '../model/scope.js';
+import { scopeOf, type Scope, type ScopeTable } from '../model/scope.js';
 
 /** Reference of a resource; a namespaced resource without namespace lives in `defaultNamespace`. */
 export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultNamespace: string): ObjectRef => {
@@ -10,9 +10,34 @@ export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultName
   const metadata = getOwn(resource, 'metadata');
   const name = isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '';
   const written = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
-  if (scopeOf(scopes, { apiVersion, kind }) === 'Cluster') return { apiVersion, kind, name };
+  if (knownScope(scopes, apiVersion, kind) === 'Cluster') return { apiVersion, kind, name };
   return { apiVersion, kind, name, namespace: typeof written === 'string' ? written : defaultNamespace };
 };
+
+/**
+ * `scopeOf`, remembered per table and (apiVersion, kind): a plan asks for every resource, several
+ * times, and `scopeOf` builds (and hashes) a key string each time. Tables are immutable by
+ * contract; a tenant can write any number of kinds, so at most `MAX_REMEMBERED_KINDS` per table.
+ */
+export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string): Scope | undefined => {
+  let remembered = rememberedScopes.get(scopes);
+  if (remembered === undefined) {
+    remembered = { count: 0, byVersion: new Map() };
+    rememberedScopes.set(scopes, remembered);
+  }
+  const found = remembered.byVersion.get(apiVersion)?.get(kind);
+  if (found !== undefined) return found === NOT_A_SCOPE ? undefined : found;
+  const scope = scopeOf(scopes, { apiVersion, kind });
+  if (remembered.count < MAX_REMEMBERED_KINDS) {
+    remembered.count++;
+    childMap(remembered.byVersion, apiVersion).set(kind, scope ?? NOT_A_SCOPE);
+  }
+  return scope;
+};
+
+const NOT_A_SCOPE = 'unknown';
+const MAX_REMEMBERED_KINDS = 1000;
+const rememberedScopes = new WeakMap<ScopeTable, { count: number; readonly byVersion: Map<string, Map<string, Scope | typeof NOT_A_SCOPE>> }>();
 
 /** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
 export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
@@ -87,10 +112,19 @@ const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNam
     if (!isJsonObject(metadata)) return undefined;
     const found = index.get(getOwn(query, 'apiVersion'))?.get(getOwn(query, 'kind'))?.get(getOwn(metadata, 'name'));
     if (found === undefined) return undefined;
-    if (!Array.isArray(found)) return sameResource(found, query, defaultNamespace) ? found : undefined;
-    for (const entry of found) if (sameResource(entry, query, defaultNamespace)) return entry;
+    // The index matched apiVersion, kind and name: what `sameResource` has left to compare is the namespace.
+    const namespace = getOwn(metadata, 'namespace') ?? defaultNamespace;
+    if (!Array.isArray(found)) return sameNamespace(found, namespace, defaultNamespace) ? found : undefined;
+    for (const entry of found) if (sameNamespace(entry, namespace, defaultNamespace)) return entry;
     return undefined;
   };
+};
+
+/** The namespace part of `sameResource`, for an indexed entry and a query's namespace. */
+const sameNamespace = (entry: JsonObject, namespace: JsonValue | undefined, defaultNamespace: string | undefined): boolean => {
+  const metadata = getOwn(entry, 'metadata');
+  const own = (isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined) ?? defaultNamespace;
+  return own === undefined || namespace === undefined || own === namespace;
 };
 
 const childMap = <K, C, V>(parent: Map<K, Map<C, V>>, key: K): Map<C, V> => {

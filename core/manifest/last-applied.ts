@@ -5,7 +5,7 @@ import type { Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { resourceFinder, sameResource } from './identity.js';
 import { projectKnown } from './project.js';
-import { mirrors } from '../schema/default.js';
+import { mirrorsIn } from '../schema/default.js';
 
 /**
  * Step 3: desired = a copy of the spec; for observed keys the spec does not set, the value
@@ -21,10 +21,11 @@ export const updateLastAppliedManifestFromSpec = (args: {
 }): ReadonlyArray<Resource> => {
   const schemas = indexSchemas(args.mangledObserverSchema);
   const findEarlier = resourceFinder(args.lastAppliedManifest ?? [], args.namespace);
+  const mirrors = mirrorsIn(args.mangledObserverSchema);
   return args.manifest.map((resource) => {
     const earlier = findEarlier(resource);
     const schema = schemaFor(schemas, resource);
-    return (earlier === undefined || schema === undefined ? resource : keepLearned(resource, earlier, schema)) as Resource;
+    return (earlier === undefined || schema === undefined ? resource : keepLearned(resource, earlier, schema, mirrors)) as Resource;
   });
 };
 
@@ -48,17 +49,20 @@ export const updateLastAppliedManifestFromResponse = (args: {
   return args.lastAppliedManifest.map((desired, i) => (i === index ? learned : desired));
 };
 
+/** Whether a schema node was generated from the value itself (`mirrorsIn`): then nothing can have been learned below it. */
+type Mirrors = (schema: JsonValue, value: JsonValue) => boolean;
+
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
-const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode): JsonValue => {
+const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode, mirrors: Mirrors): JsonValue => {
   if (schema === null || earlier === undefined || mirrors(schema, spec)) return spec;
-  if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema) : spec;
+  if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema, mirrors) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
   // Copied only once something differs: a spec with nothing learned is returned as it is.
   let merged: Record<string, JsonValue> | undefined;
   for (const key in spec) {
     if (!hasOwn(spec, key)) continue;
     const value = spec[key] as JsonValue;
-    const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null) : value;
+    const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null, mirrors) : value;
     if (next !== value && merged === undefined) merged = copyBefore(spec, key);
     if (merged !== undefined) setOwn(merged, key, next);
   }
@@ -83,12 +87,12 @@ const copyBefore = (object: JsonObject, stop: string | undefined): Record<string
 };
 
 /** `schema` is a list schema: element schemas, then the list control (never used as an element). */
-const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>): JsonValue => {
+const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>, mirrors: Mirrors): JsonValue => {
   const elementCount = schema.length - 1;
   let merged: JsonValue[] | undefined;
   for (let i = 0; i < spec.length; i++) {
     const item = spec[i] as JsonValue;
-    const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null) : item;
+    const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null, mirrors) : item;
     if (next !== item && merged === undefined) merged = spec.slice(0, i);
     merged?.push(next);
   }

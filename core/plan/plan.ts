@@ -8,11 +8,11 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityIndex, identityOf, resourceFinder, withNamespace } from '../manifest/identity.js';
+import { identityIndex, identityOf, knownScope, resourceFinder, withNamespace, type IdentityIndex } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
-import { unchangedSinceObserved } from '../delta/in-sync.js';
+import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
@@ -98,7 +98,9 @@ export const plan = (input: PlanInput): Plan => {
 
 const planApply = (context: Context): Plan => {
   const { input } = context;
-  const scopes = withLiveScopes(input.scopes, input.live ?? []);
+  // Live objects teach scopes only of kinds the table lacks: with every kind known, nothing is learned.
+  const snapshot = input.live ?? NO_LIVE;
+  const scopes = snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind) !== undefined) ? input.scopes : withLiveScopes(input.scopes, snapshot);
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
@@ -133,7 +135,8 @@ const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
 const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
   const { input, owner } = context;
   const spec = context.application.spec;
-  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isJsonObject) as ReadonlyArray<Resource> : []);
+  // Only a CustomResourceDefinition declares a scope (`withCrdScopes` skips anything else): only they are passed.
+  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isCrd) as ReadonlyArray<Resource> : []);
   const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
@@ -156,7 +159,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const liveByRef = identityIndex(live);
   const liveOf = liveByRef.of;
   const adopt = context.application.spec.adopt === true;
-  const findObserved = resourceFinder(context.status.lastObservedManifest ?? [], owner.namespace);
+  const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
+  const findObserved = resourceFinder(previouslyObserved, owner.namespace);
+  const unchangedSinceObserved = inSyncWith(previouslyObserved);
   // Per desired resource, by index: its live object, its schema and (when nothing changed since
   // the last observation) its previous observed entry, each looked up once.
   const lives = fromSpec.map(liveOf);
@@ -175,9 +180,9 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     }
     return learnFromLive(resource, object, schema);
   });
-  // Learning never changes identification: the spec's objects give the same keys.
-  const desiredByRef = identityIndex(fromSpec);
-  const isDesired = (object: JsonObject): boolean => desiredByRef.of(object as Resource) !== undefined;
+  // Learning never changes identification: the spec's objects give the same keys (indexed when first asked).
+  let desiredByRef: IdentityIndex<Resource> | undefined;
+  const isDesired = (object: JsonObject): boolean => (desiredByRef ??= identityIndex(fromSpec)).of(object as Resource) !== undefined;
   const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
@@ -185,33 +190,46 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // The previous schemas only serve objects no longer desired: indexed when one is observed.
   let previousSchemas: SchemaIndex | undefined;
   const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? []), object) ?? {});
+  // Whether each entry of `current` is desired, answered without the index where it is certain: a
+  // live object found for a desired resource is desired, and so is an entry with that resource's identity.
+  const found = new Set(lives);
   const current: JsonObject[] = [];
+  const desiredEntry: boolean[] = [];
   for (let i = 0; i < lastApplied.length; i++) {
     const o = lives[i];
-    if (o !== undefined && mayWrite(i)) current.push(unchanged[i] ?? observe(o));
+    if (o === undefined || !mayWrite(i)) continue;
+    const entry = unchanged[i] ?? observe(o);
+    current.push(entry);
+    desiredEntry.push(sameIdentity(entry, fromSpec[i] as Resource) || isDesired(entry));
   }
-  for (const object of ours) if (!isDesired(object)) current.push(observe(object));
+  for (const object of ours) {
+    if (found.has(object) || isDesired(object)) continue;
+    const entry = observe(object);
+    current.push(entry);
+    desiredEntry.push(isDesired(entry));
+  }
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
     lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
   });
-  const delta = { ...changed, deleted: current.filter((entry) => !isDesired(entry)) };
+  const delta = { ...changed, deleted: current.filter((_, k) => desiredEntry[k] !== true) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
   const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
-  const modified = new Set(delta.modified.map((resource) => resourceKey(resource)));
-  // In sync and not adopting, no resource needs a patch: no key is built to find that out.
-  const patches = (modified.size === 0 && !adopt ? [] : compared)
-    .filter((resource) => (modified.has(resourceKey(resource)) || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
+  // Looked up by identity in nested maps: no key string (nor key cache entry) for every resource compared.
+  const modified = identityIndex(delta.modified);
+  // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
+  const patches = (delta.modified.length === 0 && !adopt ? [] : compared)
+    .filter((resource) => (modified.of(resource) !== undefined || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
-  const lastAppliedByRef = patches.length === 0 ? new Map<string, Resource>() : new Map(lastApplied.map((resource) => [resourceKey(resource), resource]));
-  const split = withRecreates(patches, (patch) => lastAppliedByRef.get(refKey(patch.ref)), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
+  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(lastApplied);
+  const split = withRecreates(patches, (patch) => lastAppliedByRef?.get(patch.ref), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
   const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
@@ -231,6 +249,20 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
   return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
 };
+
+/** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
+const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
+  const { apiVersion, kind, metadata } = entry as Resource;
+  return apiVersion === resource.apiVersion && kind === resource.kind && metadata.name === resource.metadata.name &&
+    (metadata.namespace ?? '') === (resource.metadata.namespace ?? '');
+};
+
+const isCrd = (value: JsonValue): boolean => isJsonObject(value) && value.kind === 'CustomResourceDefinition';
+
+const NO_LIVE: ReadonlyArray<Resource> = [];
+
+/** The status entries of an Application never planned: one shared empty list. */
+const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 
 /** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
 const NOT_WAITING: ReadonlyArray<string> = [];

@@ -5,8 +5,8 @@ import { showIssue, type Issue } from '../model/decode.js';
 import type { ApplicationSpec } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import { refKey, type Resource } from '../model/resource.js';
-import { scopeOf, type ScopeTable } from '../model/scope.js';
-import { identityOf, withNamespace } from '../manifest/identity.js';
+import type { ScopeTable } from '../model/scope.js';
+import { identityOf, knownScope, withNamespace } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
@@ -54,7 +54,7 @@ const noManifest = (hasTosca: boolean): Stalled => hasTosca
   : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);
 
 const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
-  manifest.flatMap((resource, index) => (scopeOf(scopes, resource) === undefined
+  manifest.flatMap((resource, index) => (knownScope(scopes, resource.apiVersion, resource.kind) === undefined
     ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
     : NO_ISSUES));
 

@@ -21,12 +21,15 @@ export const generateDefaultObserverSchema = (args: {
     covered.add(key);
     return true;
   });
-  return [...custom, ...generated.map(defaultSchemaOf)];
+  const mirrored: Mirrored = new Map();
+  const mangled = [...custom, ...generated.map((resource) => defaultSchemaOf(resource, mirrored))];
+  mirroredIn.set(mangled, mirrored);
+  return mangled;
 };
 
-/** The default schema of one resource. */
-export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
-  const identified = identifiedNodeOf(resource);
+/** The default schema of one resource; its generated nodes are recorded in `mirrored`. */
+const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema => {
+  const identified = identifiedNodeOf(resource, mirrored);
   return (isLoadBalancer(resource) ? withLoadBalancerStatus(identified) : identified) as ObserverSchema;
 };
 
@@ -34,7 +37,7 @@ export const defaultSchemaOf = (resource: Resource): ObserverSchema => {
  * The schema node of a resource with its identification values set. The node is new and not
  * yet shared, so it is completed in place instead of being copied four times.
  */
-const identifiedNodeOf = (resource: Resource): JsonObject => {
+const identifiedNodeOf = (resource: Resource, mirrored: Mirrored): JsonObject => {
   const node = schemaNodeOf(resource) as Record<string, JsonValue>;
   // Top-level nodes other than the identification are never completed in place: they mirror their value.
   for (const key in node) {
@@ -54,15 +57,28 @@ const identifiedNodeOf = (resource: Resource): JsonObject => {
  * Generated schema nodes with the manifest value each was generated from (immutable both, so
  * this stays true): such a node observes exactly the keys of that value, at every depth.
  */
-const mirrored = new WeakMap<object, JsonValue>();
+type Mirrored = Map<object, JsonValue>;
 
 /**
- * Whether `schema` was generated from `value` itself (`schemaNodeOf`): then it observes exactly
- * what `value` writes, and nothing beyond it can have been learned. A cheap identity check
- * that lets a fresh spec skip the walk merging learned values (core/manifest/last-applied.ts).
+ * The generated nodes of each list `generateDefaultObserverSchema` returned. Kept per list (one
+ * weak entry per spec), not per node: on fresh objects a weak-map insertion costs about a
+ * microsecond, ten times a map insertion.
  */
-export const mirrors = (schema: JsonValue, value: JsonValue): boolean =>
-  typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
+const mirroredIn = new WeakMap<ReadonlyArray<ObserverSchema>, Mirrored>();
+
+/** Never generated: what lists not made by `generateDefaultObserverSchema` mirror. */
+const NOTHING_MIRRORED: ReadonlyMap<object, JsonValue> = new Map();
+
+/**
+ * Whether a node of `schemas` was generated from a value itself (`schemaNodeOf`): then it
+ * observes exactly what that value writes, and nothing beyond it can have been learned. A cheap
+ * identity check that lets a fresh spec skip the walk merging learned values
+ * (core/manifest/last-applied.ts).
+ */
+export const mirrorsIn = (schemas: ReadonlyArray<ObserverSchema>): ((schema: JsonValue, value: JsonValue) => boolean) => {
+  const mirrored = mirroredIn.get(schemas) ?? NOTHING_MIRRORED;
+  return (schema, value) => typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
+};
 
 /**
  * Every leaf becomes null; every list keeps one schema per element and ends with the control

@@ -33,8 +33,29 @@ export const errorPolicy = (error: ClusterError, attempt: number, jitter: number
   if ((error._tag === 'Invalid' || error._tag === 'BadRequest' || error._tag === 'UnsupportedMediaType') && options.guardedPatch !== true) {
     return { _tag: 'Terminal', reason: 'InvalidSpec' };
   }
+  if (isUntypedApply(error)) return { _tag: 'Terminal', reason: 'InvalidSpec', detail: untypedApplyDetail(error) };
   const delay = backoffDelay(attempt, jitter, options.backoff);
   return { _tag: 'Retry', afterMs: Math.max(delay, error.retryAfterMs ?? 0) };
+};
+
+// kube-apiserver 1.36 answers a server-side apply whose object does not fit the kind's Go types
+// (`replicas: "2"`, a number in ConfigMap data, bad base64) with 500 InternalError and these words,
+// where a create or a JSON Patch gets 400/422: the same input error, which retrying cannot fix.
+const UNTYPED_APPLY = /^failed to (create typed patch object|convert new object)/;
+
+/** A server-side apply refused because its object does not fit the kind's types (a 500, but an input error). */
+const isUntypedApply = (error: ClusterError): boolean => error._tag === 'Internal' && UNTYPED_APPLY.test(error.message);
+
+// `.data.a: expected string, got &value.valueUnstructured{Value:5}`: the path and the type, never the value (a Secret's).
+const EXPECTED_TYPE = /(\.[^\s:]+): expected (\w+)/g;
+// `…: cannot convert float64 to int32`, `…: illegal base64 data at input byte 3`: the last clause names no value.
+const CONVERSION = /: ((cannot convert \w+ to \w+)|(illegal base64 data at input byte \d+))$/;
+
+const untypedApplyDetail = (error: ClusterError): string => {
+  const fields = [...error.message.matchAll(EXPECTED_TYPE)].map(([, path, type]) => `${path ?? ''}: expected ${type ?? 'another type'}`);
+  const conversion = CONVERSION.exec(error.message)?.[1];
+  const what = fields.length > 0 ? fields.join(', ') : conversion ?? 'a value does not fit the field\'s type';
+  return `the API server cannot apply it (${what}): fix the value's type in spec.manifest`;
 };
 
 // kube-apiserver's words for a field that cannot change once set (ValidateImmutableField, Service IPs).

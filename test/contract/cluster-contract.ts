@@ -12,6 +12,7 @@ import { metadataContract } from './contract-metadata.js';
 import { patchContract } from './contract-patches.js';
 import { selectorContract } from './contract-selectors.js';
 import { statusContract } from './contract-status.js';
+import { typesContract } from './contract-types.js';
 import { ensureServed, widgetCrd, type ContractEnv } from './contract-support.js';
 import { watchContract } from './contract-watch.js';
 import { wholeObjectContract } from './contract-whole-objects.js';
@@ -43,6 +44,7 @@ export const describeClusterContract = (name: string, setup: () => Promise<Contr
     describe('server defaulting', () => defaultingContract(env));
     describe('whole objects as the server stores them', () => wholeObjectContract(env));
     describe('immutable fields', () => immutableContract(env));
+    describe('wrong-typed fields of built-in kinds', () => typesContract(env));
     describe('deletion: finalizers, garbage collection, namespaces, CRDs', () => deletionContract(env));
     describe('watch', () => watchContract(env));
   });

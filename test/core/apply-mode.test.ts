@@ -162,6 +162,20 @@ describe('server-side apply conflicts in the error policy', () => {
     expect(decision._tag === 'Terminal' && decision.detail).toBe('server-side apply conflicts with field managers "kubectl-edit", "hpa-controller": set spec.forceConflicts: true to take the fields over, or stop the other manager from writing them');
   });
 
+  it('an apply whose object does not fit the kind\'s types (a 500 on kube-apiserver 1.36) stalls InvalidSpec, naming paths and types, never the values', () => {
+    const typed = clusterError('Internal', 'failed to create typed patch object (shop/db; /v1, Kind=Secret): .data.token: expected string, got &value.valueUnstructured{Value:424242}; '
+      + '.spec.template.spec.containers[name="main"].env[name="PORT"].value: expected string, got &value.valueUnstructured{Value:8080}');
+    const decision = errorPolicy(typed, 1, 0);
+    expect(decision).toMatchObject({ _tag: 'Terminal', reason: 'InvalidSpec' });
+    const detail = decision._tag === 'Terminal' ? decision.detail ?? '' : '';
+    expect(detail).toBe('the API server cannot apply it (.data.token: expected string, .spec.template.spec.containers[name="main"].env[name="PORT"].value: expected string): fix the value\'s type in spec.manifest');
+    expect(detail).not.toContain('424242');
+    const converted = clusterError('Internal', 'failed to convert new object (shop/web; apps/v1, Kind=Deployment) to proper version: unable to convert unstructured object to apps/v1, Kind=Deployment: cannot convert float64 to int32');
+    expect(errorPolicy(converted, 1, 0)).toMatchObject({ _tag: 'Terminal', reason: 'InvalidSpec', detail: 'the API server cannot apply it (cannot convert float64 to int32): fix the value\'s type in spec.manifest' });
+    // Any other 500 is the server's trouble: retried.
+    expect(errorPolicy(clusterError('Internal', 'etcdserver: request timed out'), 1, 0)._tag).toBe('Retry');
+  });
+
   it('an optimistic-concurrency 409 (no field managers) is retried, as before', () => {
     const stale = clusterError('Conflict', 'the object has been modified; please apply your changes to the latest version and try again');
     expect(conflictingManagers(stale)).toEqual([]);

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { Controller } from '../../app/runtime/controller.js';
@@ -118,8 +119,9 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
       '--shards', String(SHARDS), '--sharding', 'lease', '--readiness', 'existence', '--workers', String(WORKERS), '--resync', '30s', '--log-level', 'warn',
     ], { env: { ...process.env, POD_NAME: id, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const acted = new Set<string>();
-    // Progress lines name the Application an action was for: `HH:MM:SS <namespace>/<name> …`.
-    child.stdout?.setEncoding('utf8').on('data', (text: string) => { for (const match of text.matchAll(new RegExp(`${namespace}/(app-\\d+)`, 'g'))) acted.add(match[1]!); });
+    // Progress lines name the Application an action was for: `HH:MM:SS <namespace>/<name> …`. Read
+    // whole lines: a loaded machine delivers the pipe in chunks that can cut a line (and a name) in two.
+    if (child.stdout !== null) createInterface({ input: child.stdout }).on('line', (line) => { for (const match of line.matchAll(new RegExp(`${namespace}/(app-\\d+)`, 'g'))) acted.add(match[1]!); });
     child.stderr?.setEncoding('utf8').on('data', (text: string) => { if (/error|fatal/i.test(text)) process.stderr.write(`[${id}] ${text}`); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     return { child, acted, exited };

@@ -212,10 +212,11 @@ describe('sharded controllers', () => {
     let losses = 0;
     const listeners = new Set<() => void>();
     const ownership: ShardOwnership = { owns: () => owned, onChange: (l) => { listeners.add(l); return () => listeners.delete(l); } };
-    // The reconcile reads the missing ConfigMap directly: ownership is lost during that read.
+    // Children read from the server, not from watch caches: ownership is lost while the reconcile
+    // reads the missing ConfigMap, before its first write.
     const losing: Cluster = { ...cluster, get: (ref) => async () => { const got = await cluster.get(ref)(); if (ref.kind === 'ConfigMap' && losses++ === 0) owned = false; return got; } };
     const writes: Write[] = [];
-    const controller = new Controller({ cluster: recordingCluster(losing, 'a', writes, () => clock.now()), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: ownership });
+    const controller = new Controller({ cluster: recordingCluster(losing, 'a', writes, () => clock.now()), clock, random: () => 0.5, events: false, resyncMs: 0, readiness: 'existence', shard: ownership, watchChildren: false });
     await cluster.create(applicationOf({ namespace: 'default', name: 'app-0', children: [{ kind: 'ConfigMap', name: 'app-0-config', data: { mode: 'a' } }] }))();
     await controller.start();
     for (let t = 0; t < 3_000; t += 250) { await flushMicrotasks(); await clock.advance(250); }

@@ -71,8 +71,9 @@ const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster => ne
 
 const gets: ObjectRef[] = [];
 
-const start = async (cluster: MemoryCluster, clock: ManualClock, tenancy?: TenancyPolicy) => {
-  operator = await startOperator({ cluster: recordingGets(cluster, gets), clock, random: () => 0.5, workers: 1, readiness: 'existence', ...(tenancy === undefined ? {} : { tenancy }) });
+/** `watchChildren: false`: children are read from the server (per object and per namespace), not from watch caches. */
+const start = async (cluster: MemoryCluster, clock: ManualClock, tenancy?: TenancyPolicy, watchChildren = true) => {
+  operator = await startOperator({ cluster: recordingGets(cluster, gets), clock, random: () => 0.5, workers: 1, readiness: 'existence', watchChildren, ...(tenancy === undefined ? {} : { tenancy }) });
   await runUntil(clock, () => ATTACKS.every(([name]) => stalledOf(cluster, name)?.status !== undefined && applicationIn(cluster, name)?.metadata.finalizers !== undefined));
 };
 
@@ -91,13 +92,23 @@ describe('the operator under the default tenancy (own namespace only)', () => {
     expect(stalledOf(cluster, 'database')?.message).toContain('v1 ConfigMap team-a-db/db-settings (Destination:');
     expect(outsideTeamA(cluster)).toBe(before);
     // Forbidden children are not even read (under least-privilege RBAC the operator could not).
-    expect(gets.length).toBeGreaterThan(0);
     expect(gets.filter((ref) => ref.namespace !== 'team-a' && ref.kind !== 'Application')).toEqual([]);
     // Nothing else of a forbidden Application is written either, and nothing foreign reaches a status.
     expect(cluster.objects().filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'team-a').map((o) => o.metadata.name)).toEqual([]);
     const statuses = JSON.stringify(cluster.objects().filter((o) => o.kind === 'Application').map((o) => o.status));
     expect(statuses).not.toContain(base64Of(CANARY));
     expect(statuses).not.toContain(CANARY);
+  });
+
+  it('children read from the server, not from watch caches: every allowed child is read, no forbidden one', async () => {
+    gets.length = 0;
+    const { clock, cluster } = await setUp();
+    const before = outsideTeamA(cluster);
+    await start(cluster, clock, undefined, false);
+    for (const [name] of ATTACKS) expect(stalledOf(cluster, name), name).toMatchObject({ status: 'True', reason: 'Forbidden' });
+    expect(outsideTeamA(cluster)).toBe(before);
+    const children = gets.filter((ref) => ref.kind !== 'Application').map((ref) => `${ref.kind} ${ref.namespace}/${ref.name}`);
+    expect(new Set(children)).toEqual(new Set(ATTACKS.map((_, i) => `ConfigMap team-a/ok-${i + 1}`)));
   });
 
   it('deleting the Application leaves the planted kube-system object alone and removes the finalizer', async () => {
