@@ -113,8 +113,10 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * when a plan creates an object of a kind new to the status; the state written is the one a plan
  * whose first create failed leaves anyway.
  */
-const recordIntent = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
-  if (!planned.actions.some(isCreation)) return E.right(true);
+const recordIntent = (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> =>
+  (planned.actions.some(isCreation) ? recordIntentOfCreations(application, planned, deps) : NOTHING_TO_RECORD);
+
+const recordIntentOfCreations = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
   const creates = planned.actions.filter(isCreation);
   const recorded = new Set(statusKinds(application.status).map(kindKey));
   if (creates.every((action) => recorded.has(kindKey(action.ref)))) return E.right(true);
@@ -122,6 +124,10 @@ const recordIntent = async (application: Application, planned: Plan, deps: Recon
   const written = await writeStatus(application, application.status, { ...application.status, lastAppliedManifest }, deps);
   return E.map((): true => true)(written);
 };
+
+/** Answers shared by every reconcile with nothing to write (settled once, not a promise per reconcile). */
+const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, true>> = Promise.resolve(E.right(true));
+const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resolve(E.right(false));
 
 const isCreation = (action: Plan['actions'][number]): boolean => action.type === 'create' || action.type === 'recreate';
 
@@ -175,7 +181,8 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   const deleting = application.metadata.deletionTimestamp !== undefined;
   const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const scopes = translation._tag === 'Translated' ? await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster) : await scopesOf(application, deps);
+  const scopes = translation._tag === 'Translated' ? await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster)
+    : knownKindsIn.get(application) === deps.scopes ? deps.scopes : await scopesOf(application, deps);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
   const view = translation._tag !== 'Translated' && hookSecrets.length === 0 ? ownManifestView(application) : withManifest(application, [...manifest, ...hookSecrets]);
@@ -200,12 +207,11 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
 };
 
 /**
- * `resolveScopes` for an Application planned with its own manifest; an Application found to name
- * only kinds `deps.scopes` knows is not looked at again while that table is current (every
- * reconcile, each resync, plans with it).
+ * `resolveScopes` for an Application planned with its own manifest; one found to name only kinds
+ * `deps.scopes` knows is remembered (`knownKindsIn`), and `planFor` does not ask again while that
+ * table is current (every reconcile, each resync, plans with it).
  */
 const scopesOf = async (application: Application, deps: ReconcileDeps): Promise<ScopeTable> => {
-  if (knownKindsIn.get(application) === deps.scopes) return deps.scopes;
   const own = ownManifestView(application);
   const scopes = await resolveScopes(own, deps.scopes, deps.cluster);
   if (scopes === deps.scopes && kindsOf(own).every((kind) => scopeOf(scopes, kind) !== undefined)) knownKindsIn.set(application, scopes);
@@ -333,8 +339,11 @@ const failedExecution = async (planned: Plan, execution: Execution, application:
 };
 
 /** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
-const writeStatus = async (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
-  if (sameStatus((before ?? {}) as JsonObject, after as JsonObject)) return E.right(false);
+const writeStatus = (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> =>
+  (sameStatus((before ?? {}) as JsonObject, after as JsonObject) ? STATUS_UNCHANGED : patchStatus(application, after, deps));
+
+/** Writes `after` as the status of `application`; a vanished Application is not an error. */
+const patchStatus = async (application: Application, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
   const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
