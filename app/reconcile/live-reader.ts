@@ -6,9 +6,17 @@ import {
   type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable, type TenancyPolicy,
 } from '../../core/index.js';
 
+/** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
+const kindsByApplication = new WeakMap<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>();
+
 /** The kinds an Application touches: those in its manifest and those it observed before. */
-export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
-  distinctKinds([...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []), ...statusEntries(application.status)]);
+export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
+  const known = kindsByApplication.get(application);
+  if (known !== undefined) return known;
+  const kinds = distinctKinds([...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []), ...statusEntries(application.status)]);
+  kindsByApplication.set(application, kinds);
+  return kinds;
+};
 
 /**
  * The kinds the status names: what was observed, and what was last applied (recorded before the
@@ -118,6 +126,11 @@ export const readLive = async (
     .flatMap((kind) => (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({ ...kind, ...(namespace === undefined ? {} : { namespace }) })))
     // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
     .filter((query) => options.perNamespace !== true || readable({ ...query, name: '' }));
+  if (listed.length === 0) {
+    // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
+    const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
+    if (cachedReads !== undefined) return E.right(distinctObjects([cachedReads, cache.ownedBy(owner)]));
+  }
   const reads = await Promise.all([
     ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
       // The caches hold only objects labelled as ours: a desired object missing there may exist unlabelled.
@@ -131,12 +144,35 @@ export const readLive = async (
     ...listed.map(async (query) => E.map((list: { readonly items: ReadonlyArray<Resource> }) => list.items.filter((object) => isOwnedBy(object, owner)))(
       await reader.list({ ...query, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })())),
   ]);
-  const found = new Map<string, Resource>();
+  const found: Array<ReadonlyArray<Resource>> = [];
   for (const read of reads) {
     if (E.isLeft(read)) { if (read.left._tag === 'UnknownKind' || read.left._tag === 'NotFound') continue; return read; }
-    for (const object of read.right) found.set(`${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, object);
+    found.push(read.right);
   }
-  return E.right([...found.values()]);
+  return E.right(distinctObjects(found));
+};
+
+/**
+ * The desired objects as the synced caches answer them, or `undefined` when one must be read from
+ * the API server (its kind's cache is not synced, or a miss must be confirmed without `optimisticCreates`).
+ */
+const fromCachesOnly = (desired: ReadonlyArray<ObjectRef>, cache: LiveCache, optimisticCreates: boolean): ReadonlyArray<Resource> | undefined => {
+  const found: Resource[] = [];
+  for (const ref of desired) {
+    const kindCache = cache.kind(ref);
+    if (kindCache === undefined) return undefined;
+    const cached = kindCache.get(ref.namespace, ref.name);
+    if (cached !== undefined) found.push(cached);
+    else if (!optimisticCreates) return undefined;
+  }
+  return found;
+};
+
+/** Each object once (the last read of an identity wins), in the order first read. */
+const distinctObjects = (reads: ReadonlyArray<ReadonlyArray<Resource>>): ReadonlyArray<Resource> => {
+  const found = new Map<string, Resource>();
+  for (const read of reads) for (const object of read) found.set(`${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, object);
+  return [...found.values()];
 };
 
 const desiredResources = (application: Application): ReadonlyArray<Resource> =>

@@ -105,6 +105,8 @@ export class ReconcileStep {
         ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
         : { perNamespace: true, ...tenancyOption }),
       guard: (application, plan, live) => {
+        // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
+        if (!plan.actions.some((action) => action.type === 'patch')) return plan;
         const versions = liveVersionsOf(live);
         plannedAgainst(versions);
         return hotLoops.guard(key, application, plan, versions);
