@@ -7,23 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
-import { APPLICATION_KIND, type Application, type Cluster, type ObjectRef, type Resource } from '../../../core/index.js';
+import { APPLICATION_KIND, type Application, type ObjectRef, type Resource } from '../../../core/index.js';
 import { applicationOf } from '../model/world.js';
+import { recordingGets } from './recording-gets.js';
 
 const run = async (clock: ManualClock, ms: number, step = 250): Promise<void> => {
   for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); }
   await flushMicrotasks();
 };
-
-/** The cluster as the controller sees it, recording every single-object read. */
-const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster => new Proxy(cluster, {
-  get(target, property, receiver) {
-    const value = Reflect.get(target, property, receiver) as unknown;
-    if (typeof value !== 'function') return value;
-    if (property === 'get') return (ref: ObjectRef) => { gets.push(ref); return (value as (r: ObjectRef) => unknown).call(target, ref); };
-    return (value as (...a: unknown[]) => unknown).bind(target);
-  },
-}) as Cluster;
 
 const application = (cluster: MemoryCluster, name: string): Application | undefined =>
   cluster.objects().find((o) => o.kind === APPLICATION_KIND && o.metadata.name === name) as unknown as Application | undefined;

@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
-import { base64Of, conditionOf, type Application, type Cluster, type ObjectRef, type Resource, type TenancyPolicy } from '../../../core/index.js';
+import { base64Of, conditionOf, type Application, type ObjectRef, type Resource, type TenancyPolicy } from '../../../core/index.js';
 import { applicationOf } from '../hooks/support.js';
+import { recordingGets } from './recording-gets.js';
 
 let operator: Operator | undefined;
 afterEach(async () => { await operator?.stop(1_000); operator = undefined; });
@@ -58,16 +59,6 @@ const applicationIn = (cluster: MemoryCluster, name: string): Application | unde
   cluster.objects().find((o) => o.kind === 'Application' && o.metadata.name === name) as unknown as Application | undefined;
 
 const stalledOf = (cluster: MemoryCluster, name: string) => conditionOf(applicationIn(cluster, name)?.status?.conditions, 'Stalled');
-
-/** The cluster as the operator sees it, recording every direct `get` (reads of single objects). */
-const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster => new Proxy(cluster, {
-  get(target, property, receiver) {
-    const value = Reflect.get(target, property, receiver) as unknown;
-    if (typeof value !== 'function') return value;
-    if (property === 'get') return (ref: ObjectRef) => { gets.push(ref); return (value as (r: ObjectRef) => unknown).call(target, ref); };
-    return (value as (...a: unknown[]) => unknown).bind(target);
-  },
-});
 
 const gets: ObjectRef[] = [];
 
