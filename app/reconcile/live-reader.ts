@@ -119,17 +119,18 @@ export const readLive = async (
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
   const owner = ownerOfApplication(application);
-  const readable = readableFor(application, options.tenancy);
-  const desired = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined).map((resource) => identityOf(resource, scopes, owner.namespace)).filter(readable);
+  const desired = desiredIdentities(application, scopes, options.tenancy);
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
+  // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
+  const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
   const listed = kindsOf(application).filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
     .flatMap((kind) => (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({ ...kind, ...(namespace === undefined ? {} : { namespace }) })))
-    // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
-    .filter((query) => options.perNamespace !== true || readable({ ...query, name: '' }));
+    .filter((query) => listable === undefined || listable({ ...query, name: '' }));
   if (listed.length === 0) {
     // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
     const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
-    if (cachedReads !== undefined) return E.right(distinctObjects([cachedReads, cache.ownedBy(owner)]));
+    // One store per kind holds one object per identity: objects read twice here are the same object.
+    if (cachedReads !== undefined) return E.right([...new Set([...cachedReads, ...cache.ownedBy(owner)])]);
   }
   const reads = await Promise.all([
     ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
@@ -150,6 +151,25 @@ export const readLive = async (
     found.push(read.right);
   }
   return E.right(distinctObjects(found));
+};
+
+/** The identities last derived for an Application object, with the scope table and policy they hold for. */
+type DesiredIdentities = { readonly scopes: ScopeTable; readonly tenancy: TenancyPolicy | undefined; readonly refs: ReadonlyArray<ObjectRef> };
+const identitiesByApplication = new WeakMap<Application, DesiredIdentities>();
+
+/**
+ * The identities of the desired objects the policy allows reading. Remembered per Application
+ * object (the runtime decodes one per version) while the scope table and the policy are the same
+ * objects: a resync of an unchanged Application derives nothing again.
+ */
+const desiredIdentities = (application: Application, scopes: ScopeTable, tenancy: TenancyPolicy | undefined): ReadonlyArray<ObjectRef> => {
+  const known = identitiesByApplication.get(application);
+  if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known.refs;
+  const namespace = ownerOfApplication(application).namespace;
+  const refs = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined)
+    .map((resource) => identityOf(resource, scopes, namespace)).filter(readableFor(application, tenancy));
+  identitiesByApplication.set(application, { scopes, tenancy, refs });
+  return refs;
 };
 
 /**
