@@ -40,13 +40,27 @@ const distinctKinds = (entries: ReadonlyArray<unknown>): ReadonlyArray<{ readonl
 
 export const ownerOfApplication = (application: Application): Owner => ownerFor(application);
 
-/** Completes a scope table with discovery for kinds it does not know (unknown kinds stay unknown). */
+/** Per Application object, the scope table last found to know every kind it names. */
+const settledScopes = new WeakMap<Application, ScopeTable>();
+
+/** Whether `scopes` was found to know every kind `application` names (then discovery need not be asked). */
+export const knowsEveryKind = (application: Application, scopes: ScopeTable): boolean => settledScopes.get(application) === scopes;
+
+/**
+ * Completes a scope table with discovery for kinds it does not know (unknown kinds stay unknown).
+ * A table that turns out to know every kind is remembered for the Application object: the runtime
+ * decodes one object per version, so its reconciles ask nothing more while that table is current.
+ */
 export const resolveScopes = async (application: Application, scopes: ScopeTable, discovery: Discovery): Promise<ScopeTable> => {
+  if (knowsEveryKind(application, scopes)) return scopes;
   const missing = kindsOf(application).filter((kind) => scopeOf(scopes, kind) === undefined);
-  if (missing.length === 0) return scopes;
+  if (missing.length === 0) { settledScopes.set(application, scopes); return scopes; }
   const found = await Promise.all(missing.map(async (kind) => [kind, await discovery.scopeOf(kind.apiVersion, kind.kind)()] as const));
   const learned = found.flatMap(([kind, result]) => (E.isRight(result) ? [[scopeKey(kind.apiVersion, kind.kind), result.right] as const] : []));
-  return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
+  const completed = learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
+  // Kinds discovery could not resolve are asked for again next time: only a complete answer is kept.
+  if (learned.length === missing.length) settledScopes.set(application, completed);
+  return completed;
 };
 
 /** What a runtime's caches offer the live reader; a kind whose cache is not synced is read directly. */

@@ -14,7 +14,7 @@ import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
-import { kindsOf, readLive, resolveScopes, statusKinds } from './live-reader.js';
+import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
 export type LiveSource = (application: Application, scopes: ScopeTable) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
@@ -181,8 +181,8 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
   const deleting = application.metadata.deletionTimestamp !== undefined;
   const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const scopes = translation._tag === 'Translated' ? await resolveScopes(withManifest(application, manifest), deps.scopes, deps.cluster)
-    : knownKindsIn.get(application) === deps.scopes ? deps.scopes : await scopesOf(application, deps);
+  const named = translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application);
+  const scopes = knowsEveryKind(named, deps.scopes) ? deps.scopes : await resolveScopes(named, deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
   const view = translation._tag !== 'Translated' && hookSecrets.length === 0 ? ownManifestView(application) : withManifest(application, [...manifest, ...hookSecrets]);
@@ -207,18 +207,6 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
 };
 
 /**
- * `resolveScopes` for an Application planned with its own manifest; one found to name only kinds
- * `deps.scopes` knows is remembered (`knownKindsIn`), and `planFor` does not ask again while that
- * table is current (every reconcile, each resync, plans with it).
- */
-const scopesOf = async (application: Application, deps: ReconcileDeps): Promise<ScopeTable> => {
-  const own = ownManifestView(application);
-  const scopes = await resolveScopes(own, deps.scopes, deps.cluster);
-  if (scopes === deps.scopes && kindsOf(own).every((kind) => scopeOf(scopes, kind) !== undefined)) knownKindsIn.set(application, scopes);
-  return scopes;
-};
-
-/**
  * The Application as the live reader sees it when it reads what its own manifest names (no
  * translation, no hook Secrets): one value per Application, so what is derived from it per
  * object can be kept.
@@ -230,9 +218,6 @@ const ownManifestView = (application: Application): Application => {
 };
 
 const ownManifestViews = new WeakMap<Application, Application>();
-
-/** Per Application, the scope table found to know every kind it names. */
-const knownKindsIn = new WeakMap<Application, ScopeTable>();
 
 /**
  * Decoding is the boundary between what the API server holds (anything a tenant wrote) and what the

@@ -4,14 +4,12 @@
  * the next plan says UnknownKind instead of retrying writes.
  */
 import { builtinScopes, scopeKey, scopeOf, type Application, type Discovery, type ScopeTable } from '../../core/index.js';
-import { kindsOf, resolveScopes } from '../reconcile/live-reader.js';
+import { knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
 
 export class KnownScopes {
   private table: ScopeTable;
-  /** The table each primary was last found to name only known kinds in: its reconciles ask nothing more while it is current. */
-  private readonly settled = new WeakMap<Application, ScopeTable>();
 
   constructor(initial: ScopeTable = builtinScopes) { this.table = initial; }
 
@@ -23,10 +21,9 @@ export class KnownScopes {
 
   /** Asks discovery for the kinds `application` names that the table does not know yet. */
   async learnKindsOf(application: Application, discovery: Discovery): Promise<void> {
-    if (this.settled.get(application) === this.table) return;
+    // A primary found to name only known kinds asks nothing more while the table is current.
+    if (knowsEveryKind(application, this.table)) return;
     this.table = await resolveScopes(application, this.table, discovery);
-    // Kinds discovery could not resolve are asked for again next time: only a complete answer is kept.
-    if (kindsOf(application).every((kind) => this.knows(kind))) this.settled.set(application, this.table);
   }
 
   /** The server stopped serving `kind`: forgotten (built-in kinds never are), discovery learns it again once it is served. */
