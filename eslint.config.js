@@ -4,9 +4,20 @@
 // Import cycles are checked by tools/lint/no-cycles.ts (part of `npm run lint`).
 import tseslint from 'typescript-eslint';
 
-const impureGlobals = ['process', 'console', 'setTimeout', 'setInterval', 'setImmediate',
-  'clearTimeout', 'clearInterval', 'queueMicrotask', 'fetch', 'performance', 'crypto', 'require']
-  .map((name) => ({ name, message: 'core is pure: take it as an argument or move this to app/ or adapters/.' }));
+const impureGlobals = [
+  'process',
+  'console',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'clearTimeout',
+  'clearInterval',
+  'queueMicrotask',
+  'fetch',
+  'performance',
+  'crypto',
+  'require',
+].map((name) => ({ name, message: 'core is pure: take it as an argument or move this to app/ or adapters/.' }));
 
 const clientNodeOnlyInKubernetesAdapter = {
   group: ['@kubernetes/client-node', '@kubernetes/client-node/*'],
@@ -27,18 +38,30 @@ export default tseslint.config(
     files: ['core/**/*.ts'],
     ignores: ['core/**/*.arbitrary.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{
-          regex: '^(?!(fp-ts|io-ts|immer)(/|$)|\\.{1,2}/)',
-          message: 'core imports only fp-ts, io-ts, immer and itself.',
-        }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!(fp-ts|io-ts|immer)(/|$)|\\.{1,2}/)',
+              message: 'core imports only fp-ts, io-ts, immer and itself.',
+            },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', ...impureGlobals],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'core is pure: time is an argument (`now`).' },
-        { object: 'Math', property: 'random', message: 'core is pure: randomness is an argument.' }],
-      'no-restricted-syntax': ['error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core is pure: time is an argument (`now`).' }],
+        { object: 'Math', property: 'random', message: 'core is pure: randomness is an argument.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'core is pure: time is an argument (`now`).',
+        },
+      ],
     },
   },
   {
@@ -46,26 +69,42 @@ export default tseslint.config(
     // use fast-check but are never imported by the core API (core/index.ts).
     files: ['core/**/*.arbitrary.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!(fp-ts|io-ts|immer|fast-check)(/|$)|\\.{1,2}/)', message: 'arbitraries import only fast-check and the core.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!(fp-ts|io-ts|immer|fast-check)(/|$)|\\.{1,2}/)',
+              message: 'arbitraries import only fast-check and the core.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['adapters/**/*.ts'],
     ignores: ['adapters/kubernetes/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [clientNodeOnlyInKubernetesAdapter,
-          { group: ['**/app/**', '../../app/*'], message: 'adapters do not import app/.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            clientNodeOnlyInKubernetesAdapter,
+            { group: ['**/app/**', '../../app/*'], message: 'adapters do not import app/.' },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process.' }],
     },
   },
   {
     files: ['adapters/kubernetes/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/app/**'], message: 'adapters do not import app/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/app/**'], message: 'adapters do not import app/.' }] },
+      ],
       'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process.' }],
     },
   },
@@ -73,7 +112,10 @@ export default tseslint.config(
     files: ['app/**/*.ts'],
     ignores: ['app/cli/**'],
     rules: {
-      'no-restricted-globals': ['error', { name: 'process', message: 'only app/cli touches process: pass what you need in.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'only app/cli touches process: pass what you need in.' },
+      ],
     },
   },
   {

@@ -4,10 +4,22 @@
  */
 import { apiServerBenchmarks } from './apiserver.bench.js';
 
-const flag = (name: string, fallback: number): number => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-for (const row of await apiServerBenchmarks(flag('applications', 100), (line) => process.stderr.write(`${line}\n`), flag('rounds', 3))) {
-  console.log(`${row.case}: ${row.valueMs?.toFixed(0)} ms, ${row.baselineName ?? ''} ${row.baselineMs?.toFixed(0)} ms, ratio ${row.ratio?.toFixed(2)}`);
-  const cpu = (who: string, value: unknown, baseline: unknown, ratio: unknown): string => `${who} CPU ${Number(value).toFixed(0)} ms, baseline ${Number(baseline).toFixed(0)} ms, ratio ${Number(ratio).toFixed(2)}`;
-  console.log(cpu('control plane (etcd + kube-apiserver)', row.serverCpuMs, row.baselineServerCpuMs, row.serverCpuRatio));
-  console.log(cpu('this process (operator, or the direct client)', row.clientCpuMs, row.baselineClientCpuMs, row.clientCpuRatio));
+const flag = (name: string, fallback: number): number =>
+  Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+for (const row of await apiServerBenchmarks(
+  flag('applications', 100),
+  (line) => process.stderr.write(`${line}\n`),
+  flag('rounds', 3),
+)) {
+  console.log(
+    `${row.case}: ${row.valueMs?.toFixed(0)} ms, ${row.baselineName ?? ''} ${row.baselineMs?.toFixed(0)} ms, ratio ${row.ratio?.toFixed(2)}`,
+  );
+  const cpu = (who: string, value: unknown, baseline: unknown, ratio: unknown): string =>
+    `${who} CPU ${Number(value).toFixed(0)} ms, baseline ${Number(baseline).toFixed(0)} ms, ratio ${Number(ratio).toFixed(2)}`;
+  console.log(
+    cpu('control plane (etcd + kube-apiserver)', row.serverCpuMs, row.baselineServerCpuMs, row.serverCpuRatio),
+  );
+  console.log(
+    cpu('this process (operator, or the direct client)', row.clientCpuMs, row.baselineClientCpuMs, row.clientCpuRatio),
+  );
 }

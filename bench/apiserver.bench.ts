@@ -27,18 +27,33 @@ const must = async <A>(task: Promise<E.Either<{ message: string }, A>>): Promise
   return result.right;
 };
 
-const children = (i: number): ReadonlyArray<Resource> => [deploymentSpec(`app-${i}`), serviceSpec(`app-${i}`), configMapSpec(`app-${i}-config`)];
+const children = (i: number): ReadonlyArray<Resource> => [
+  deploymentSpec(`app-${i}`),
+  serviceSpec(`app-${i}`),
+  configMapSpec(`app-${i}-config`),
+];
 
-const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** CPU ms (user + system) of the control plane: this process's child processes, from /proc (Linux: 100 clock ticks a second). */
 const controlPlaneCpuMs = (): number => {
   let children = 0;
-  const entries = (() => { try { return readdirSync('/proc'); } catch { return []; } })();
+  const entries = (() => {
+    try {
+      return readdirSync('/proc');
+    } catch {
+      return [];
+    }
+  })();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
-    try { stat = readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; /* exited meanwhile */ }
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; /* exited meanwhile */
+    }
     // pid (comm) state ppid … utime stime: counted after the command name, which may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     if (Number(fields[1]) !== process.pid) continue;
@@ -47,7 +62,10 @@ const controlPlaneCpuMs = (): number => {
   return children;
 };
 
-const ownCpuMs = (): number => { const usage = process.cpuUsage(); return (usage.user + usage.system) / 1000; };
+const ownCpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 
 /** Wall time, and CPU time of the control plane and of this process (the client or the operator). */
 type Phase = { readonly wallMs: number; readonly serverCpuMs: number; readonly clientCpuMs: number };
@@ -57,22 +75,30 @@ const timed = async (task: () => Promise<void>): Promise<Phase> => {
   const client = ownCpuMs();
   const t0 = performance.now();
   await task();
-  return { wallMs: performance.now() - t0, serverCpuMs: controlPlaneCpuMs() - server, clientCpuMs: ownCpuMs() - client };
+  return {
+    wallMs: performance.now() - t0,
+    serverCpuMs: controlPlaneCpuMs() - server,
+    clientCpuMs: ownCpuMs() - client,
+  };
 };
 
-const createNamespace = (cluster: Cluster, name: string): Promise<Resource> => must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)());
+const createNamespace = (cluster: Cluster, name: string): Promise<Resource> =>
+  must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)());
 
 /** Deletes the Services of a finished phase (not timed): the Service IP range holds only a few hundred. */
 const removeServices = async (cluster: Cluster, namespace: string): Promise<void> => {
   const services = await must(cluster.list({ apiVersion: 'v1', kind: 'Service', namespace })());
-  for (const service of services.items) await must(cluster.delete({ apiVersion: 'v1', kind: 'Service', namespace, name: service.metadata.name })());
+  for (const service of services.items)
+    await must(cluster.delete({ apiVersion: 'v1', kind: 'Service', namespace, name: service.metadata.name })());
 };
 
 /** The baseline: the same 3 × `count` objects created one after another, no operator. */
 const direct = async (cluster: Cluster, count: number, namespace: string): Promise<Phase> => {
   await createNamespace(cluster, namespace);
   return timed(async () => {
-    for (let i = 0; i < count; i++) for (const child of children(i)) await must(cluster.create({ ...child, metadata: { ...child.metadata, namespace } } as Resource)());
+    for (let i = 0; i < count; i++)
+      for (const child of children(i))
+        await must(cluster.create({ ...child, metadata: { ...child.metadata, namespace } } as Resource)());
   });
 };
 
@@ -81,19 +107,34 @@ const operated = async (cluster: Cluster, count: number, namespace: string): Pro
   await createNamespace(cluster, namespace);
   const ready = new Set<string>();
   const operator = await startOperator({
-    cluster, clock: systemClock, random: Math.random, workers: 4, resyncMs: 0, namespace,
+    cluster,
+    clock: systemClock,
+    random: Math.random,
+    workers: 4,
+    resyncMs: 0,
+    namespace,
     // the benchmark control plane runs no deployment controller: children count as ready once they exist
     readiness: 'existence',
-    onReconciled: (key, result) => { if (converged(result)) ready.add(key); },
+    onReconciled: (key, result) => {
+      if (converged(result)) ready.add(key);
+    },
   });
   try {
     return await timed(async () => {
       const started = performance.now();
       for (let i = 0; i < count; i++) {
-        await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: `app-${i}`, namespace }, spec: { manifest: children(i) } } as unknown as Resource)());
+        await must(
+          cluster.create({
+            apiVersion: APPLICATION_API_VERSION,
+            kind: APPLICATION_KIND,
+            metadata: { name: `app-${i}`, namespace },
+            spec: { manifest: children(i) },
+          } as unknown as Resource)(),
+        );
       }
       while (ready.size < count) {
-        if (performance.now() - started > 600_000) throw new Error(`only ${ready.size}/${count} Applications converged in 10 minutes`);
+        if (performance.now() - started > 600_000)
+          throw new Error(`only ${ready.size}/${count} Applications converged in 10 minutes`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     });
@@ -102,13 +143,22 @@ const operated = async (cluster: Cluster, count: number, namespace: string): Pro
   }
 };
 
-export const apiServerBenchmarks = async (count: number, log: (line: string) => void, rounds = 3): Promise<ReadonlyArray<Row>> => {
+export const apiServerBenchmarks = async (
+  count: number,
+  log: (line: string) => void,
+  rounds = 3,
+): Promise<ReadonlyArray<Row>> => {
   const lookup = findBinaries();
-  if (!lookup.found) { log(`apiserver: skipped (${lookup.reason})`); return []; }
+  if (!lookup.found) {
+    log(`apiserver: skipped (${lookup.reason})`);
+    return [];
+  }
   log('apiserver: starting etcd + kube-apiserver…');
   const plane = await startControlPlane({
-    binaries: lookup.binaries, controllerManager: false,
-    beforeControllers: async ({ kubeconfigPath }) => installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
+    binaries: lookup.binaries,
+    controllerManager: false,
+    beforeControllers: async ({ kubeconfigPath }) =>
+      installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
   });
   try {
     const cluster: Cluster = createKubernetesCluster({ kubeconfigPath: plane.kubeconfigPath });
@@ -121,7 +171,9 @@ export const apiServerBenchmarks = async (count: number, log: (line: string) => 
       log(`apiserver: round ${round}/${rounds}: a cold operator converging ${count} Applications…`);
       operators.push(await operated(cluster, count, `bench-operator-${round}`));
       await removeServices(cluster, `bench-operator-${round}`);
-      log(`apiserver: round ${round}: direct ${directs.at(-1)?.wallMs.toFixed(0)} ms, operator ${operators.at(-1)?.wallMs.toFixed(0)} ms`);
+      log(
+        `apiserver: round ${round}: direct ${directs.at(-1)?.wallMs.toFixed(0)} ms, operator ${operators.at(-1)?.wallMs.toFixed(0)} ms`,
+      );
     }
     const valueMs = median(operators.map((phase) => phase.wallMs));
     const baselineMs = median(directs.map((phase) => phase.wallMs));
@@ -129,12 +181,23 @@ export const apiServerBenchmarks = async (count: number, log: (line: string) => 
     const baselineServerCpuMs = median(directs.map((phase) => phase.serverCpuMs));
     const clientCpuMs = median(operators.map((phase) => phase.clientCpuMs));
     const baselineClientCpuMs = median(directs.map((phase) => phase.clientCpuMs));
-    return [{
-      suite: 'apiserver', case: `converge ${count} Applications (3 children each), median of ${rounds} alternating rounds`, resources: count * 3,
-      valueMs, baselineName: 'direct creates of the same objects', baselineMs, ratio: valueMs / baselineMs,
-      serverCpuMs, baselineServerCpuMs, serverCpuRatio: serverCpuMs / baselineServerCpuMs,
-      clientCpuMs, baselineClientCpuMs, clientCpuRatio: clientCpuMs / baselineClientCpuMs,
-    }];
+    return [
+      {
+        suite: 'apiserver',
+        case: `converge ${count} Applications (3 children each), median of ${rounds} alternating rounds`,
+        resources: count * 3,
+        valueMs,
+        baselineName: 'direct creates of the same objects',
+        baselineMs,
+        ratio: valueMs / baselineMs,
+        serverCpuMs,
+        baselineServerCpuMs,
+        serverCpuRatio: serverCpuMs / baselineServerCpuMs,
+        clientCpuMs,
+        baselineClientCpuMs,
+        clientCpuRatio: clientCpuMs / baselineClientCpuMs,
+      },
+    ];
   } finally {
     await plane.stop();
   }

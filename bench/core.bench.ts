@@ -15,14 +15,25 @@ const manifestOf = (count: number): ReadonlyArray<Resource> =>
   Array.from({ length: count }, (_, i) => [deploymentSpec, serviceSpec, configMapSpec][i % 3]!(`app-${i}`));
 
 const applicationOf = (manifest: ReadonlyArray<Resource>): Application => ({
-  apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application',
-  metadata: { name: 'shop', namespace: NAMESPACE, uid: 'app-uid', generation: 1, finalizers: ['kreconcile.io/cleanup'] },
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: 'Application',
+  metadata: {
+    name: 'shop',
+    namespace: NAMESPACE,
+    uid: 'app-uid',
+    generation: 1,
+    finalizers: ['kreconcile.io/cleanup'],
+  },
   spec: { manifest },
 });
 
 /** Live objects after another actor changed one observed field on every tenth resource. */
 const drifted = (live: ReadonlyArray<Resource>): ReadonlyArray<Resource> =>
-  live.map((object, i) => (i % 10 !== 0 ? object : { ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, app: 'tampered' } } }));
+  live.map((object, i) =>
+    i % 10 !== 0
+      ? object
+      : { ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, app: 'tampered' } } },
+  );
 
 type Inputs = { readonly application: Application; readonly live: ReadonlyArray<Resource> };
 
@@ -43,30 +54,47 @@ const diffAll = ({ application, live }: Inputs): number => {
  * caches hit), `fresh` plans new copies every run (after a relist or a restart: nothing cached).
  * The baseline is a generic full deep diff (microdiff) of desired vs live, on the same inputs.
  */
-export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row> => sizes.flatMap((count) => {
-  const manifest = manifestOf(count);
-  const inSyncLive = manifest.map((resource, i) => asServed(resource, NAMESPACE, i, OWNER));
-  const first = plan({ application: applicationOf(manifest), live: inSyncLive, scopes: builtinScopes, now: NOW });
-  const application: Application = { ...applicationOf(manifest), status: first.status };
-  const cases = [['in sync', inSyncLive], ['drifted 10%', drifted(inSyncLive)]] as const;
-  return cases.flatMap(([state, live]) => {
-    const inputs: Inputs = { application, live };
-    const planned = planOf(inputs);
-    const expected = state === 'in sync' ? 0 : Math.ceil(count / 10);
-    if (planned.summary.patch !== expected || planned.summary.create + planned.summary.delete !== 0) {
-      throw new Error(`benchmark setup is wrong: ${state} with ${count} resources planned ${JSON.stringify(planned.summary)}`);
-    }
-    const modes = [['cached', () => inputs], ['fresh', () => freshCopy(inputs)]] as const;
-    return modes.map(([mode, prepare]): Row => {
-      const timed = measurePair(prepare, planOf, diffAll);
-      const allocated = allocatedBytes(prepare, planOf);
-      return {
-        suite: 'core', case: `plan ${count} resources, ${state}, ${mode}`, resources: count, mode,
-        valueMs: timed.medianMs, perItemUs: (timed.medianMs * 1000) / count,
-        baselineName: 'microdiff full diff', baselineMs: timed.baselineMedianMs, ratio: timed.ratio, ratioQuartiles: timed.ratioQuartiles,
-        memoryBytes: retainedBytes(() => planOf(prepare())), iterations: timed.iterations,
-        allocatedBytesPerResource: Math.round(allocated / count),
-      };
+export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row> =>
+  sizes.flatMap((count) => {
+    const manifest = manifestOf(count);
+    const inSyncLive = manifest.map((resource, i) => asServed(resource, NAMESPACE, i, OWNER));
+    const first = plan({ application: applicationOf(manifest), live: inSyncLive, scopes: builtinScopes, now: NOW });
+    const application: Application = { ...applicationOf(manifest), status: first.status };
+    const cases = [
+      ['in sync', inSyncLive],
+      ['drifted 10%', drifted(inSyncLive)],
+    ] as const;
+    return cases.flatMap(([state, live]) => {
+      const inputs: Inputs = { application, live };
+      const planned = planOf(inputs);
+      const expected = state === 'in sync' ? 0 : Math.ceil(count / 10);
+      if (planned.summary.patch !== expected || planned.summary.create + planned.summary.delete !== 0) {
+        throw new Error(
+          `benchmark setup is wrong: ${state} with ${count} resources planned ${JSON.stringify(planned.summary)}`,
+        );
+      }
+      const modes = [
+        ['cached', () => inputs],
+        ['fresh', () => freshCopy(inputs)],
+      ] as const;
+      return modes.map(([mode, prepare]): Row => {
+        const timed = measurePair(prepare, planOf, diffAll);
+        const allocated = allocatedBytes(prepare, planOf);
+        return {
+          suite: 'core',
+          case: `plan ${count} resources, ${state}, ${mode}`,
+          resources: count,
+          mode,
+          valueMs: timed.medianMs,
+          perItemUs: (timed.medianMs * 1000) / count,
+          baselineName: 'microdiff full diff',
+          baselineMs: timed.baselineMedianMs,
+          ratio: timed.ratio,
+          ratioQuartiles: timed.ratioQuartiles,
+          memoryBytes: retainedBytes(() => planOf(prepare())),
+          iterations: timed.iterations,
+          allocatedBytesPerResource: Math.round(allocated / count),
+        };
+      });
     });
   });
-});

@@ -20,7 +20,8 @@ export type Row = {
 
 /** Runs `task` repeatedly (≥ 5 runs and ≥ 250 ms after 2 warm-ups) and reports the median. */
 export const measure = (task: () => unknown): { readonly medianMs: number; readonly iterations: number } => {
-  task(); task();
+  task();
+  task();
   const samples: number[] = [];
   const started = performance.now();
   while (samples.length < 5 || (performance.now() - started < 250 && samples.length < 200)) {
@@ -59,8 +60,15 @@ export type PairTiming = {
  * Fresh inputs (new objects every run, as the operator has after decoding) keep identity-keyed
  * caches from hitting; pass a constant for cached runs.
  */
-export const measurePair = <T>(prepare: () => T, task: (input: T) => unknown, baseline: (input: T) => unknown): PairTiming => {
-  if (gc === undefined) throw new Error('measurePair needs node --expose-gc (settling the inputs before every timed run is part of the method)');
+export const measurePair = <T>(
+  prepare: () => T,
+  task: (input: T) => unknown,
+  baseline: (input: T) => unknown,
+): PairTiming => {
+  if (gc === undefined)
+    throw new Error(
+      'measurePair needs node --expose-gc (settling the inputs before every timed run is part of the method)',
+    );
   const time = (run: (input: T) => unknown): number => {
     const input = prepare();
     settle();
@@ -85,8 +93,11 @@ export const measurePair = <T>(prepare: () => T, task: (input: T) => unknown, ba
     timed += taskMs + baselineMs;
   }
   return {
-    medianMs: median(samples), baselineMedianMs: median(baselineSamples),
-    ratio: median(ratios), ratioQuartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)], iterations: samples.length,
+    medianMs: median(samples),
+    baselineMedianMs: median(baselineSamples),
+    ratio: median(ratios),
+    ratioQuartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+    iterations: samples.length,
   };
 };
 
@@ -118,7 +129,11 @@ export const allocatedBytes = <T>(prepare: () => T, task: (input: T) => unknown)
   try {
     const samples = [0, 1, 2].map(() => {
       const input = prepare();
-      session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 256,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
       task(input);
       let bytes = 0;
       session.post('HeapProfiler.stopSampling', (error, result) => {
@@ -153,7 +168,9 @@ const settle = (): void => {
   gc?.({ type: 'minor' });
 };
 
-const collect = (): void => { gc?.(); };
+const collect = (): void => {
+  gc?.();
+};
 
 /** Heap retained by the value `make` returns (needs `--expose-gc` to be meaningful). */
 export const retainedBytes = (make: () => unknown): number => {

@@ -20,8 +20,20 @@ import { flushMicrotasks } from '../adapters/memory/index.js';
 import { barePlan, converged, resync } from './runtime.bench.js';
 
 type CallFrame = { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-type CpuProfile = { readonly nodes: ReadonlyArray<{ readonly id: number; readonly callFrame: CallFrame; readonly children?: ReadonlyArray<number> }>; readonly samples: ReadonlyArray<number>; readonly timeDeltas: ReadonlyArray<number> };
-type HeapNode = { readonly callFrame: CallFrame; readonly selfSize: number; readonly children: ReadonlyArray<HeapNode> };
+type CpuProfile = {
+  readonly nodes: ReadonlyArray<{
+    readonly id: number;
+    readonly callFrame: CallFrame;
+    readonly children?: ReadonlyArray<number>;
+  }>;
+  readonly samples: ReadonlyArray<number>;
+  readonly timeDeltas: ReadonlyArray<number>;
+};
+type HeapNode = {
+  readonly callFrame: CallFrame;
+  readonly selfSize: number;
+  readonly children: ReadonlyArray<HeapNode>;
+};
 
 const count = Number(process.argv[2] ?? 10_000);
 const mode = process.argv[3] ?? 'time';
@@ -34,10 +46,26 @@ const where = (frame: CallFrame): string =>
   `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^file:\/\/.*?\/(?=(app|core|adapters|bench|node_modules)\/)/, '') || '(native)'}:${frame.lineNumber + 1}`;
 
 /** The `top` entries of `shares` (function → amount), as lines with their percentage of `total`. */
-const report = (title: string, shares: ReadonlyMap<string, number>, total: number, unit: (amount: number) => string, top = 25): string =>
-  [`${title}:`, ...[...shares].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, amount]) => `${unit(amount).padStart(10)} ${((100 * amount) / total).toFixed(1).padStart(5)}%  ${name}`)].join('\n');
+const report = (
+  title: string,
+  shares: ReadonlyMap<string, number>,
+  total: number,
+  unit: (amount: number) => string,
+  top = 25,
+): string =>
+  [
+    `${title}:`,
+    ...[...shares]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(
+        ([name, amount]) => `${unit(amount).padStart(10)} ${((100 * amount) / total).toFixed(1).padStart(5)}%  ${name}`,
+      ),
+  ].join('\n');
 
-const add = (shares: Map<string, number>, key: string, amount: number): void => { shares.set(key, (shares.get(key) ?? 0) + amount); };
+const add = (shares: Map<string, number>, key: string, amount: number): void => {
+  shares.set(key, (shares.get(key) ?? 0) + amount);
+};
 
 /** Self and inclusive time per function; the inspector's own `Profiler.stop` call is left out. */
 const cpuReport = (profile: CpuProfile): string => {
@@ -49,7 +77,8 @@ const cpuReport = (profile: CpuProfile): string => {
   let total = 0;
   profile.samples.forEach((id, index) => {
     const stack: string[] = [];
-    for (let current: number | undefined = id; current !== undefined; current = parent.get(current)) stack.push(where(byId.get(current)!.callFrame));
+    for (let current: number | undefined = id; current !== undefined; current = parent.get(current))
+      stack.push(where(byId.get(current)!.callFrame));
     if (stack.some((name) => name.startsWith('post node:inspector'))) return;
     const micros = profile.timeDeltas[index] ?? 0;
     total += micros;
@@ -57,7 +86,10 @@ const cpuReport = (profile: CpuProfile): string => {
     for (const name of new Set(stack)) add(inclusive, name, micros);
   });
   const ms = (micros: number) => `${(micros / 1000).toFixed(1)} ms`;
-  return [report(`self time (total ${ms(total)})`, self, total, ms), report('inclusive time', inclusive, total, ms)].join('\n\n');
+  return [
+    report(`self time (total ${ms(total)})`, self, total, ms),
+    report('inclusive time', inclusive, total, ms),
+  ].join('\n\n');
 };
 
 /** Self and inclusive bytes allocated per function. */
@@ -75,7 +107,15 @@ const heapReport = (head: HeapNode): string => {
   };
   walk(head, []);
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
-  return [report(`self allocation (total ${mib(total)}, ${((total / count) / 1024).toFixed(1)} KiB per reconcile)`, self, total, mib), report('inclusive allocation', inclusive, total, mib)].join('\n\n');
+  return [
+    report(
+      `self allocation (total ${mib(total)}, ${(total / count / 1024).toFixed(1)} KiB per reconcile)`,
+      self,
+      total,
+      mib,
+    ),
+    report('inclusive allocation', inclusive, total, mib),
+  ].join('\n\n');
 };
 
 if (mode === 'time') {
@@ -88,11 +128,23 @@ if (mode === 'time') {
   session.connect();
   for (let round = 1; round <= 3; round++) {
     await clock.advance(startedAt + round * resyncMs - 1 - clock.now());
-    while (!controller.idle) { await flushMicrotasks(); await clock.advance(100); }
+    while (!controller.idle) {
+      await flushMicrotasks();
+      await clock.advance(100);
+    }
     const start = controller.reconcileCount;
     const sampled = round === 3;
-    if (sampled && mode === 'cpu') { await session.post('Profiler.enable'); await session.post('Profiler.setSamplingInterval', { interval: 200 }); await session.post('Profiler.start'); }
-    if (sampled && mode === 'heap') await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (sampled && mode === 'cpu') {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    }
+    if (sampled && mode === 'heap')
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     const t0 = performance.now();
     while (!(controller.reconcileCount >= start + count && controller.idle)) {
       await flushMicrotasks();
@@ -102,14 +154,24 @@ if (mode === 'time') {
     let text = '';
     if (sampled) {
       const file = join(tmpdir(), `kreconcile-resync-${count}.${mode === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
-      const { profile } = mode === 'cpu' ? await session.post('Profiler.stop') : await session.post('HeapProfiler.stopSampling');
+      const { profile } =
+        mode === 'cpu' ? await session.post('Profiler.stop') : await session.post('HeapProfiler.stopSampling');
       writeFileSync(file, JSON.stringify(profile));
       text = `${mode === 'cpu' ? cpuReport(profile as unknown as CpuProfile) : heapReport((profile as unknown as { head: HeapNode }).head)}\nprofile: ${file}`;
     }
     const t1 = performance.now();
     planAll();
     const bareMs = performance.now() - t1;
-    console.log(JSON.stringify({ count, round, resyncMs: elapsed, bareMs, ratio: elapsed / bareMs, reconciles: controller.reconcileCount - start }));
+    console.log(
+      JSON.stringify({
+        count,
+        round,
+        resyncMs: elapsed,
+        bareMs,
+        ratio: elapsed / bareMs,
+        reconciles: controller.reconcileCount - start,
+      }),
+    );
     if (text !== '') console.log(text);
   }
   session.disconnect();

@@ -16,7 +16,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
 const sizes = quick ? [1, 100] : [1, 100, 1000, 10000];
 
-const format = (value: number | undefined, digits = 3): string => (value === undefined ? '' : value.toPrecision(digits));
+const format = (value: number | undefined, digits = 3): string =>
+  value === undefined ? '' : value.toPrecision(digits);
 
 /** A row of an earlier result file, as far as the comparison needs it. */
 const PreviousRow = t.type({ suite: t.string, case: t.string, ratio: t.number });
@@ -26,20 +27,49 @@ const PreviousResult = t.type({ rows: t.array(t.unknown) });
 const previousRatios = (path: string): ReadonlyMap<string, number> => {
   if (!existsSync(path)) return new Map();
   let parsed: unknown;
-  try { parsed = JSON.parse(readFileSync(path, 'utf8')); } catch { return new Map(); /* an unreadable earlier result is no reason to lose this run's */ }
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return new Map(); /* an unreadable earlier result is no reason to lose this run's */
+  }
   const result = PreviousResult.decode(parsed);
   if (E.isLeft(result)) return new Map();
-  return new Map(result.right.rows.flatMap((row) => {
-    const decoded = PreviousRow.decode(row);
-    return E.isRight(decoded) ? [[`${decoded.right.suite}|${decoded.right.case}`, decoded.right.ratio] as const] : [];
-  }));
+  return new Map(
+    result.right.rows.flatMap((row) => {
+      const decoded = PreviousRow.decode(row);
+      return E.isRight(decoded) ? [[`${decoded.right.suite}|${decoded.right.case}`, decoded.right.ratio] as const] : [];
+    }),
+  );
 };
 
 const printTable = (rows: ReadonlyArray<Row>, previous: ReadonlyMap<string, number>): void => {
   const header = ['suite', 'case', 'value', 'baseline', 'baseline value', 'ratio', 'previous run', 'memory KiB'];
-  const value = (r: Row): string => (r.valueMs !== undefined ? `${format(r.valueMs)} ms` : r.value !== undefined ? String(r.value) : r.bytesPerObject !== undefined ? `${format(r.bytesPerObject as number)} B/object` : '');
-  const baseline = (r: Row): string => (r.baselineMs !== undefined ? `${format(r.baselineMs)} ms` : r.baseline !== undefined ? String(r.baseline) : r.jsonBytesPerObject !== undefined ? `${format(r.jsonBytesPerObject as number)} B/object` : '');
-  const lines = rows.map((r) => [r.suite, r.case, value(r), r.baselineName ?? '', baseline(r), format(r.ratio), format(previous.get(`${r.suite}|${r.case}`)), r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0)]);
+  const value = (r: Row): string =>
+    r.valueMs !== undefined
+      ? `${format(r.valueMs)} ms`
+      : r.value !== undefined
+        ? String(r.value)
+        : r.bytesPerObject !== undefined
+          ? `${format(r.bytesPerObject as number)} B/object`
+          : '';
+  const baseline = (r: Row): string =>
+    r.baselineMs !== undefined
+      ? `${format(r.baselineMs)} ms`
+      : r.baseline !== undefined
+        ? String(r.baseline)
+        : r.jsonBytesPerObject !== undefined
+          ? `${format(r.jsonBytesPerObject as number)} B/object`
+          : '';
+  const lines = rows.map((r) => [
+    r.suite,
+    r.case,
+    value(r),
+    r.baselineName ?? '',
+    baseline(r),
+    format(r.ratio),
+    format(previous.get(`${r.suite}|${r.case}`)),
+    r.memoryBytes === undefined ? '' : (r.memoryBytes / 1024).toFixed(0),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
   const show = (cells: ReadonlyArray<string>): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
   console.log(show(header));
@@ -53,8 +83,9 @@ const main = async (): Promise<void> => {
     process.stderr.write(`core: planning ${size} resources…\n`);
     rows.push(...coreBenchmarks([size]));
   }
-  rows.push(...await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`)));
-  if (!process.argv.includes('--no-apiserver')) rows.push(...await apiServerBenchmarks(quick ? 10 : 100, (line) => process.stderr.write(`${line}\n`)));
+  rows.push(...(await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`))));
+  if (!process.argv.includes('--no-apiserver'))
+    rows.push(...(await apiServerBenchmarks(quick ? 10 : 100, (line) => process.stderr.write(`${line}\n`))));
   const latest = join(here, 'results', 'latest.json');
   printTable(rows, previousRatios(latest));
   const out = join(here, 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

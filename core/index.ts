@@ -8,10 +8,33 @@ export { driftOf, type Drift } from './delta/drift.js';
 export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
-export { isOwnedBy, markPrefixOf, ownerFor, ownerOf, ownerMark, primaryMarkPrefix, type Owner, type PrimaryKind } from './plan/ownership.js';
-export { DEFAULT_TENANCY, forbiddenChildren, mayAdopt, mayWrite, targetViolation, tenancyFor, type Tenancy } from './plan/tenancy.js';
 export {
-  ANY, TenancyPolicyDocument, policyOf, type AdoptionRule, type ClusterKindRule, type DestinationRule, type TenancyPolicy,
+  isOwnedBy,
+  markPrefixOf,
+  ownerFor,
+  ownerOf,
+  ownerMark,
+  primaryMarkPrefix,
+  type Owner,
+  type PrimaryKind,
+} from './plan/ownership.js';
+export {
+  DEFAULT_TENANCY,
+  forbiddenChildren,
+  mayAdopt,
+  mayWrite,
+  targetViolation,
+  tenancyFor,
+  type Tenancy,
+} from './plan/tenancy.js';
+export {
+  ANY,
+  TenancyPolicyDocument,
+  policyOf,
+  type AdoptionRule,
+  type ClusterKindRule,
+  type DestinationRule,
+  type TenancyPolicy,
 } from './model/tenancy-policy.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
 export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
@@ -32,28 +55,78 @@ export * from './json/path.js';
 export * from './json/bounds.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
-export { errorPolicy, backoffDelay, defaultBackoff, immutableFieldsOf, conflictingManagers, type ErrorDecision, type Backoff } from './status/error-policy.js';
-export { contestedPaths, recordPatches, guardHotLoop, liveVersionsOf, defaultHotLoopPolicy, type PatchRecord, type HotLoopPolicy, type LiveVersions } from './status/hot-loop.js';
+export {
+  errorPolicy,
+  backoffDelay,
+  defaultBackoff,
+  immutableFieldsOf,
+  conflictingManagers,
+  type ErrorDecision,
+  type Backoff,
+} from './status/error-policy.js';
+export {
+  contestedPaths,
+  recordPatches,
+  guardHotLoop,
+  liveVersionsOf,
+  defaultHotLoopPolicy,
+  type PatchRecord,
+  type HotLoopPolicy,
+  type LiveVersions,
+} from './status/hot-loop.js';
 // Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
 export { callbackHook } from './hooks/callback-hook.js';
 export { redactPlan, redactStatus, redactForDisplay, REDACTED } from './hooks/redact.js';
-export { SENSITIVE, digestOfData, digestOfString, foldStringData, isDigest, withDigests } from './sensitive/secret-values.js';
+export {
+  SENSITIVE,
+  digestOfData,
+  digestOfString,
+  foldStringData,
+  isDigest,
+  withDigests,
+} from './sensitive/secret-values.js';
 export type { HookContext, HookOwner, MangleContext, MangleHook, Mangled } from './hooks/types.js';
 export {
-  callbackPath, callbackUrlOf, desiredNamespaces, hookEnvNames, hookSecretKeys, hookSecretName, hookSecretRefs, isHookSecret, withoutHookTokens,
+  callbackPath,
+  callbackUrlOf,
+  desiredNamespaces,
+  hookEnvNames,
+  hookSecretKeys,
+  hookSecretName,
+  hookSecretRefs,
+  isHookSecret,
+  withoutHookTokens,
 } from './hooks/secret.js';
 export { hookEnvEntries } from './hooks/env.js';
 export { podSpecPathOf, WORKLOAD_KINDS } from './hooks/workloads.js';
 export { base64Of } from './hooks/base64.js';
 export {
-  awaitingShutdownPlan, isAcknowledged, shutdownState, DEFAULT_SHUTDOWN_GRACE_MS, SHUTDOWN_ACKNOWLEDGED_ANNOTATION, type ShutdownState,
+  awaitingShutdownPlan,
+  isAcknowledged,
+  shutdownState,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  SHUTDOWN_ACKNOWLEDGED_ANNOTATION,
+  type ShutdownState,
 } from './hooks/shutdown.js';
 export { translateTemplate } from './tosca/translate.js';
-export { KUBERNETES_OBJECT_TYPE, SUPPORTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, type ParseDocument, type ToscaIssue } from './tosca/types.js';
+export {
+  KUBERNETES_OBJECT_TYPE,
+  SUPPORTED_FUNCTIONS,
+  UNSUPPORTED_FUNCTIONS,
+  type ParseDocument,
+  type ToscaIssue,
+} from './tosca/types.js';
 export { readinessOf, type Readiness } from './status/readiness.js';
 export { fnv1a32, shardOf } from './sharding/shard-of.js';
 export {
-  decideShards, fairShare, isFree, liveMembers, stillValid,
-  type LeaseDecision, type LeaseObservation, type ShardDecision, type ShardView,
+  decideShards,
+  fairShare,
+  isFree,
+  liveMembers,
+  stillValid,
+  type LeaseDecision,
+  type LeaseObservation,
+  type ShardDecision,
+  type ShardView,
 } from './sharding/shard-assignment.js';

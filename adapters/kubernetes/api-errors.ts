@@ -7,7 +7,12 @@ import { isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
 
-type StatusBody = { readonly reason?: string; readonly message?: string; readonly causes?: ReadonlyArray<ErrorCause>; readonly retryAfterSeconds?: number };
+type StatusBody = {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly causes?: ReadonlyArray<ErrorCause>;
+  readonly retryAfterSeconds?: number;
+};
 
 const parseJson = (text: string): JsonValue | undefined => {
   try {
@@ -20,11 +25,13 @@ const parseJson = (text: string): JsonValue | undefined => {
 const causeOf = (value: JsonValue): ReadonlyArray<ErrorCause> => {
   if (!isJsonObject(value)) return [];
   const message = typeof value.message === 'string' ? value.message : '';
-  return [{
-    message,
-    ...(typeof value.field === 'string' ? { field: value.field } : {}),
-    ...(typeof value.reason === 'string' ? { reason: value.reason } : {}),
-  }];
+  return [
+    {
+      message,
+      ...(typeof value.field === 'string' ? { field: value.field } : {}),
+      ...(typeof value.reason === 'string' ? { reason: value.reason } : {}),
+    },
+  ];
 };
 
 /** Reads a `Status` object (or its JSON text; ApiException keeps the body as a raw string). */
@@ -37,7 +44,9 @@ export const parseStatus = (body: unknown): StatusBody => {
     ...(typeof value.reason === 'string' ? { reason: value.reason } : {}),
     ...(typeof value.message === 'string' ? { message: value.message } : {}),
     ...(causes.length > 0 ? { causes } : {}),
-    ...(details && typeof details.retryAfterSeconds === 'number' ? { retryAfterSeconds: details.retryAfterSeconds } : {}),
+    ...(details && typeof details.retryAfterSeconds === 'number'
+      ? { retryAfterSeconds: details.retryAfterSeconds }
+      : {}),
   };
 };
 
@@ -54,17 +63,25 @@ const headerValue = (headers: Readonly<Record<string, string>> | undefined, name
 
 /** The error for an HTTP status with its (raw or parsed) `Status` body. */
 export const statusError = (
-  code: number, body: unknown, headers?: Readonly<Record<string, string>>, ref?: ObjectRef,
+  code: number,
+  body: unknown,
+  headers?: Readonly<Record<string, string>>,
+  ref?: ObjectRef,
 ): ClusterError => {
   const status = parseStatus(body);
-  const retryAfter = retryAfterMs(headerValue(headers, 'retry-after'))
-    ?? (status.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000);
-  return clusterError(tagForStatus(code, status.reason), status.message ?? `HTTP ${code}${status.reason ? ` ${status.reason}` : ''}`, {
-    code,
-    ...(ref === undefined ? {} : { ref }),
-    ...(status.causes === undefined ? {} : { causes: status.causes }),
-    ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
-  });
+  const retryAfter =
+    retryAfterMs(headerValue(headers, 'retry-after')) ??
+    (status.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000);
+  return clusterError(
+    tagForStatus(code, status.reason),
+    status.message ?? `HTTP ${code}${status.reason ? ` ${status.reason}` : ''}`,
+    {
+      code,
+      ...(ref === undefined ? {} : { ref }),
+      ...(status.causes === undefined ? {} : { causes: status.causes }),
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+    },
+  );
 };
 
 const causeChain = (error: unknown): string => {
@@ -82,7 +99,8 @@ type ApiExceptionShape = { readonly code: number; readonly body: unknown; readon
 
 // Structural as well as instanceof: a second copy of client-node in node_modules has its own class.
 const isApiException = (error: unknown): error is ApiExceptionShape =>
-  error instanceof ApiException || (error instanceof Error && typeof (error as { code?: unknown }).code === 'number' && 'body' in error);
+  error instanceof ApiException ||
+  (error instanceof Error && typeof (error as { code?: unknown }).code === 'number' && 'body' in error);
 
 const isAbortLike = (error: unknown, name: string): boolean =>
   typeof error === 'object' && error !== null && (error as { name?: unknown }).name === name;
@@ -96,8 +114,10 @@ export const toClusterError = (error: unknown, ref?: ObjectRef): ClusterError =>
   if (isApiException(error)) return statusError(error.code, error.body, error.headers, ref);
   const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
   if (typeof statusCode === 'number') return statusError(statusCode, (error as Error).message, undefined, ref);
-  if (isAbortLike(error, 'TimeoutError')) return clusterError('Timeout', `request timed out: ${causeChain(error)}`, { code: 0, ...withRef });
-  if (isAbortLike(error, 'AbortError')) return clusterError('Unavailable', `request aborted: ${causeChain(error)}`, { code: 0, ...withRef });
+  if (isAbortLike(error, 'TimeoutError'))
+    return clusterError('Timeout', `request timed out: ${causeChain(error)}`, { code: 0, ...withRef });
+  if (isAbortLike(error, 'AbortError'))
+    return clusterError('Unavailable', `request aborted: ${causeChain(error)}`, { code: 0, ...withRef });
   if (error instanceof Error) return clusterError('Unavailable', causeChain(error), { code: 0, ...withRef });
   return clusterError('Unavailable', String(error), { code: 0, ...withRef });
 };

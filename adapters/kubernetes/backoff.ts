@@ -11,7 +11,11 @@ export type BackoffOptions = {
  * Delay before retry number `attempt` (0-based): initial·2^attempt capped at max, then up to
  * 20 % jitter so many watchers do not reconnect in lock step.
  */
-export const backoffDelay = (attempt: number, options: BackoffOptions = {}, random: () => number = Math.random): number => {
+export const backoffDelay = (
+  attempt: number,
+  options: BackoffOptions = {},
+  random: () => number = Math.random,
+): number => {
   const initial = options.initialMs ?? 200;
   const max = options.maxMs ?? 5_000;
   const base = Math.min(max, initial * 2 ** Math.min(attempt, 30));

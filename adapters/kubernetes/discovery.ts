@@ -24,9 +24,19 @@ type KindTable = ReadonlyMap<string, ResourceInfo>;
 export const kindTable = (apiVersion: string, resourceList: JsonValue): KindTable => {
   const resources = getIn(resourceList, ['resources']);
   const entries = (isJsonArray(resources) ? resources : []).flatMap((entry) => {
-    if (!isJsonObject(entry) || typeof entry.kind !== 'string' || typeof entry.name !== 'string' || entry.name.includes('/')) return [];
+    if (
+      !isJsonObject(entry) ||
+      typeof entry.kind !== 'string' ||
+      typeof entry.name !== 'string' ||
+      entry.name.includes('/')
+    )
+      return [];
     const info: ResourceInfo = {
-      group: groupOf(apiVersion), version: versionOf(apiVersion), kind: entry.kind, plural: entry.name, namespaced: entry.namespaced === true,
+      group: groupOf(apiVersion),
+      version: versionOf(apiVersion),
+      kind: entry.kind,
+      plural: entry.name,
+      namespaced: entry.namespaced === true,
     };
     return [[entry.kind, info] as const];
   });
@@ -44,16 +54,18 @@ export const createKindResolver = (rest: RestClient): KindResolver => {
   const fetchTable = (apiVersion: string): Promise<E.Either<ClusterError, KindTable>> => {
     const pending = inFlight.get(apiVersion);
     if (pending) return pending;
-    const request = rest.send({ method: 'GET', path: groupVersionPath(apiVersion) })().then((result) => {
-      inFlight.delete(apiVersion);
-      if (E.isLeft(result)) {
-        // A group/version that is not served is an unknown kind, not a missing object.
-        return result.left._tag === 'NotFound' ? E.right(new Map() as KindTable) : result;
-      }
-      const table = kindTable(apiVersion, result.right);
-      cache.set(apiVersion, table);
-      return E.right(table);
-    });
+    const request = rest
+      .send({ method: 'GET', path: groupVersionPath(apiVersion) })()
+      .then((result) => {
+        inFlight.delete(apiVersion);
+        if (E.isLeft(result)) {
+          // A group/version that is not served is an unknown kind, not a missing object.
+          return result.left._tag === 'NotFound' ? E.right(new Map() as KindTable) : result;
+        }
+        const table = kindTable(apiVersion, result.right);
+        cache.set(apiVersion, table);
+        return E.right(table);
+      });
     inFlight.set(apiVersion, request);
     return request;
   };

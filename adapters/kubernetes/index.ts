@@ -1,5 +1,9 @@
 /** The Kubernetes adapter: the Cluster port on a real API server (the runtime's informer does list + watch on top). */
-export { createKubernetesCluster, type KubernetesCluster, type KubernetesClusterOptions } from './kubernetes-cluster.js';
+export {
+  createKubernetesCluster,
+  type KubernetesCluster,
+  type KubernetesClusterOptions,
+} from './kubernetes-cluster.js';
 export { serviceAccountUsername, type ServiceAccountIdentity } from './impersonation.js';
 export { loadKubeConfig, type KubeConfigSource } from './kube-config.js';
 export { toClusterError, statusError } from './api-errors.js';

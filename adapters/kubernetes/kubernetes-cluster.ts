@@ -8,7 +8,12 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Cluster } from '../../core/ports/cluster.js';
 import { createKindResolver, type KindResolver } from './discovery.js';
-import { boundedMemo, impersonatingKubeConfig, serviceAccountUsername, type ServiceAccountIdentity } from './impersonation.js';
+import {
+  boundedMemo,
+  impersonatingKubeConfig,
+  serviceAccountUsername,
+  type ServiceAccountIdentity,
+} from './impersonation.js';
 import { loadKubeConfig, type KubeConfigSource } from './kube-config.js';
 import type { OperationContext } from './operation-context.js';
 import { createReader } from './read-operations.js';
@@ -43,10 +48,16 @@ export type KubernetesCluster = Cluster & {
  * Errors: throws when the kubeconfig cannot be loaded — a startup misconfiguration, reported
  * once by the composition root (use {@link loadKubeConfig} to get it as a value instead).
  */
-export const createKubernetesCluster = (source: KubeConfigSource, options: KubernetesClusterOptions = {}): KubernetesCluster => {
-  const kubeConfig = pipe(loadKubeConfig(source), E.getOrElseW((message) => {
-    throw new Error(message);
-  }));
+export const createKubernetesCluster = (
+  source: KubeConfigSource,
+  options: KubernetesClusterOptions = {},
+): KubernetesCluster => {
+  const kubeConfig = pipe(
+    loadKubeConfig(source),
+    E.getOrElseW((message) => {
+      throw new Error(message);
+    }),
+  );
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const rest = createRestClient(kubeConfig, timeoutMs);
   const kinds = createKindResolver(rest);
@@ -63,7 +74,12 @@ export const createKubernetesCluster = (source: KubeConfigSource, options: Kuber
 };
 
 /** The Cluster port for one identity (the kubeconfig's current user) over a shared kind resolver. */
-const clusterOn = (kubeConfig: KubeConfig, rest: RestClient, kinds: KindResolver, watch: WatchOptions | undefined): Cluster => {
+const clusterOn = (
+  kubeConfig: KubeConfig,
+  rest: RestClient,
+  kinds: KindResolver,
+  watch: WatchOptions | undefined,
+): Cluster => {
   const context: OperationContext = { rest, kinds };
   return {
     ...createReader(context),
@@ -71,6 +87,10 @@ const clusterOn = (kubeConfig: KubeConfig, rest: RestClient, kinds: KindResolver
     updateStatus: (object) => putObject(context, 'status')(object),
     patchStatus: (ref, patch) => patchObject(context, 'status')(ref, patch),
     watch: createWatchSource({ kubeConfig, kinds }, watch),
-    scopeOf: (apiVersion, kind) => pipe(kinds.resolve(apiVersion, kind), TE.map((info) => (info.namespaced ? 'Namespaced' : 'Cluster'))),
+    scopeOf: (apiVersion, kind) =>
+      pipe(
+        kinds.resolve(apiVersion, kind),
+        TE.map((info) => (info.namespaced ? 'Namespaced' : 'Cluster')),
+      ),
   };
 };

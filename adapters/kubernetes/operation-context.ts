@@ -10,12 +10,16 @@ import type { RestClient } from './rest-client.js';
 export type OperationContext = { readonly rest: RestClient; readonly kinds: KindResolver };
 
 /** Attaches the object the failure is about (the REST layer does not know it). */
-export const aboutRef = (ref: ObjectRef | undefined) => (error: ClusterError): ClusterError =>
-  ref === undefined || error.ref !== undefined ? error : { ...error, ref };
+export const aboutRef =
+  (ref: ObjectRef | undefined) =>
+  (error: ClusterError): ClusterError =>
+    ref === undefined || error.ref !== undefined ? error : { ...error, ref };
 
 /** Resolves the kind, then runs `operation`; every error names `ref`. */
 export const withKind = <A>(
-  context: OperationContext, type: { readonly apiVersion: string; readonly kind: string }, ref: ObjectRef | undefined,
+  context: OperationContext,
+  type: { readonly apiVersion: string; readonly kind: string },
+  ref: ObjectRef | undefined,
   operation: (info: ResourceInfo) => TE.TaskEither<ClusterError, A>,
 ): TE.TaskEither<ClusterError, A> =>
   pipe(context.kinds.resolve(type.apiVersion, type.kind), TE.flatMap(operation), TE.mapLeft(aboutRef(ref)));

@@ -22,14 +22,27 @@ export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchReq
   const dryRun = options.dryRun ? 'All' : undefined;
   switch (patch.type) {
     case 'json':
-      return { contentType: contentTypes.json, body: patch.operations as unknown as JsonValue, query: { fieldManager: options.fieldManager, dryRun } };
+      return {
+        contentType: contentTypes.json,
+        body: patch.operations as unknown as JsonValue,
+        query: { fieldManager: options.fieldManager, dryRun },
+      };
     case 'merge':
-      return { contentType: contentTypes.merge, body: patch.body, query: { fieldManager: options.fieldManager, dryRun } };
+      return {
+        contentType: contentTypes.merge,
+        body: patch.body,
+        query: { fieldManager: options.fieldManager, dryRun },
+      };
     case 'apply':
       // JSON is YAML, so the object goes as JSON text under the apply content type.
       return {
-        contentType: contentTypes.apply, body: patch.body,
-        query: { fieldManager: patch.fieldManager, force: patch.force === undefined ? undefined : String(patch.force), dryRun },
+        contentType: contentTypes.apply,
+        body: patch.body,
+        query: {
+          fieldManager: patch.fieldManager,
+          force: patch.force === undefined ? undefined : String(patch.force),
+          dryRun,
+        },
       };
   }
 };

@@ -31,7 +31,11 @@ export const collectionPath = (info: ResourceInfo, namespace: string | undefined
  * The path of one object (or its subresource). A namespaced kind needs a namespace; a
  * cluster-scoped kind ignores one (the server would reject a namespaced path for it).
  */
-export const objectPath = (info: ResourceInfo, ref: ObjectRef, subresource?: 'status'): E.Either<ClusterError, string> => {
+export const objectPath = (
+  info: ResourceInfo,
+  ref: ObjectRef,
+  subresource?: 'status',
+): E.Either<ClusterError, string> => {
   if (info.namespaced && (ref.namespace === undefined || ref.namespace === '')) {
     return E.left(clusterError('BadRequest', `${ref.kind} is namespaced: metadata.namespace is required`, { ref }));
   }

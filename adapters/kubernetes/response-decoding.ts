@@ -11,12 +11,23 @@ type TypeMeta = { readonly apiVersion: string; readonly kind: string };
  * list carries them), so they are filled in from the request.
  */
 export const toResource = (value: JsonValue, type: TypeMeta, ref?: ObjectRef): E.Either<ClusterError, Resource> => {
-  if (!isJsonObject(value)) return E.left(clusterError('Internal', 'the server answered with a non-object', { code: 200, ...(ref ? { ref } : {}) }));
-  const withType = withKey(withKey(value, 'apiVersion', typeof value.apiVersion === 'string' ? value.apiVersion : type.apiVersion),
-    'kind', typeof value.kind === 'string' ? value.kind : type.kind);
+  if (!isJsonObject(value))
+    return E.left(
+      clusterError('Internal', 'the server answered with a non-object', { code: 200, ...(ref ? { ref } : {}) }),
+    );
+  const withType = withKey(
+    withKey(value, 'apiVersion', typeof value.apiVersion === 'string' ? value.apiVersion : type.apiVersion),
+    'kind',
+    typeof value.kind === 'string' ? value.kind : type.kind,
+  );
   return isResource(withType)
     ? E.right(withType)
-    : E.left(clusterError('Internal', `the server answered with something that is not a ${type.kind}`, { code: 200, ...(ref ? { ref } : {}) }));
+    : E.left(
+        clusterError('Internal', `the server answered with something that is not a ${type.kind}`, {
+          code: 200,
+          ...(ref ? { ref } : {}),
+        }),
+      );
 };
 
 /** Whether a JSON answer is a `Status` (what DELETE returns once an object is gone). */

@@ -3,7 +3,13 @@
  * user agent, undici dispatcher), so core kinds, custom resources and subresources share one
  * code path and objects stay plain JSON (the generated models would turn timestamps into Dates).
  */
-import { ApiException, HttpMethod, type Configuration, type KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import {
+  ApiException,
+  HttpMethod,
+  type Configuration,
+  type KubeConfig,
+  type RequestContext,
+} from '@kubernetes/client-node';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
@@ -36,7 +42,11 @@ class ConfigurationHolder {
 class UnparseableResponse extends Error {}
 
 const methods: Record<RestMethod, HttpMethod> = {
-  GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE,
+  GET: HttpMethod.GET,
+  POST: HttpMethod.POST,
+  PUT: HttpMethod.PUT,
+  PATCH: HttpMethod.PATCH,
+  DELETE: HttpMethod.DELETE,
 };
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -53,15 +63,27 @@ const reuseDispatchers = (kubeConfig: KubeConfig): ((context: RequestContext) =>
   return (context) => {
     const fresh = context.getDispatcher();
     if (fresh === undefined) return;
-    const key = JSON.stringify([kubeConfig.getCurrentContext(), kubeConfig.getCurrentCluster()?.name, kubeConfig.getCurrentUser()?.name]);
+    const key = JSON.stringify([
+      kubeConfig.getCurrentContext(),
+      kubeConfig.getCurrentCluster()?.name,
+      kubeConfig.getCurrentUser()?.name,
+    ]);
     const kept = byIdentity.get(key);
-    if (kept === undefined) { byIdentity.set(key, fresh); return; }
+    if (kept === undefined) {
+      byIdentity.set(key, fresh);
+      return;
+    }
     context.setDispatcher(kept);
     void fresh.close();
   };
 };
 
-const sendOnce = async (config: Configuration, reuse: (context: RequestContext) => void, request: RestRequest, timeoutMs: number): Promise<JsonValue> => {
+const sendOnce = async (
+  config: Configuration,
+  reuse: (context: RequestContext) => void,
+  request: RestRequest,
+  timeoutMs: number,
+): Promise<JsonValue> => {
   let context = config.baseServer.makeRequestContext(request.path, methods[request.method]);
   for (const [key, value] of Object.entries(request.query ?? {})) {
     if (value !== undefined) context.setQueryParam(key, value);
@@ -94,7 +116,13 @@ export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number): Res
   const { configuration } = kubeConfig.makeApiClient(ConfigurationHolder);
   const reuse = reuseDispatchers(kubeConfig);
   return {
-    send: (request) => TE.tryCatch(() => sendOnce(configuration, reuse, request, timeoutMs), (error) =>
-      error instanceof UnparseableResponse ? clusterError('Internal', error.message, { code: 200 }) : toClusterError(error)),
+    send: (request) =>
+      TE.tryCatch(
+        () => sendOnce(configuration, reuse, request, timeoutMs),
+        (error) =>
+          error instanceof UnparseableResponse
+            ? clusterError('Internal', error.message, { code: 200 })
+            : toClusterError(error),
+      ),
   };
 };

@@ -13,8 +13,7 @@ import { toResource } from './response-decoding.js';
 
 export type ConnectionEnd =
   /** The stream ended without an error (server timeout, client idle timeout): resume from the last version. */
-  | { readonly type: 'ended' }
-  | { readonly type: 'failed'; readonly error: ClusterError };
+  { readonly type: 'ended' } | { readonly type: 'failed'; readonly error: ClusterError };
 
 export type ConnectionHandlers = {
   event(event: WatchEvent): void;
@@ -33,7 +32,11 @@ export type Connection = { abort(): void };
 
 type TypeMeta = { readonly apiVersion: string; readonly kind: string };
 
-const decodeEvent = (type: string, object: JsonValue, meta: TypeMeta): E.Either<ClusterError, WatchEvent | undefined> => {
+const decodeEvent = (
+  type: string,
+  object: JsonValue,
+  meta: TypeMeta,
+): E.Either<ClusterError, WatchEvent | undefined> => {
   if (type === 'BOOKMARK') {
     const resourceVersion = getIn(object, ['metadata', 'resourceVersion']);
     return E.right(typeof resourceVersion === 'string' ? { type: 'BOOKMARK', resourceVersion } : undefined);
@@ -53,7 +56,13 @@ const isTimeout = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TimeoutError';
 
 /** Opens a watch on `path`. `abort()` ends it silently (no `end` callback afterwards). */
-export const openConnection = (watch: Watch, path: string, params: WatchParams, meta: TypeMeta, handlers: ConnectionHandlers): Connection => {
+export const openConnection = (
+  watch: Watch,
+  path: string,
+  params: WatchParams,
+  meta: TypeMeta,
+  handlers: ConnectionHandlers,
+): Connection => {
   let finished = false;
   let controller: AbortController | undefined;
   const finish = (end: ConnectionEnd | undefined): void => {

@@ -42,7 +42,8 @@ type Deps = { readonly kubeConfig: KubeConfig; readonly kinds: KindResolver };
 export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
   const watch = new Watch(deps.kubeConfig);
   const setTimer = options.setTimer ?? realSetTimer;
-  const onHandlerError = options.onHandlerError ?? ((error: unknown) => console.error('kreconcile: watch handler threw', error));
+  const onHandlerError =
+    options.onHandlerError ?? ((error: unknown) => console.error('kreconcile: watch handler threw', error));
 
   return (query: WatchQuery, sink: WatchSink): WatchHandle => {
     let stopped = false;
@@ -71,43 +72,55 @@ export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
         connect();
       });
     };
-    const onEnd = (startedAt: number, sawEvent: () => boolean) => (end: ConnectionEnd): void => {
-      connection = undefined;
-      if (stopped) return;
-      if (end.type === 'ended') {
-        if (sawEvent() || Date.now() - startedAt >= minHealthyConnectionMs) connect();
-        else retryLater();
-      } else if (end.error._tag === 'Gone') close(end.error);
-      else if (transient(end.error)) retryLater();
-      else close(end.error);
-    };
+    const onEnd =
+      (startedAt: number, sawEvent: () => boolean) =>
+      (end: ConnectionEnd): void => {
+        connection = undefined;
+        if (stopped) return;
+        if (end.type === 'ended') {
+          if (sawEvent() || Date.now() - startedAt >= minHealthyConnectionMs) connect();
+          else retryLater();
+        } else if (end.error._tag === 'Gone') close(end.error);
+        else if (transient(end.error)) retryLater();
+        else close(end.error);
+      };
     const open = (path: string): void => {
       const startedAt = Date.now();
       let sawEvent = false;
-      connection = openConnection(watch, path, {
-        resourceVersion, allowWatchBookmarks: query.allowBookmarks, labelSelector: query.labelSelector,
-      }, query, {
-        established: () => {
-          failures = 0;
+      connection = openConnection(
+        watch,
+        path,
+        {
+          resourceVersion,
+          allowWatchBookmarks: query.allowBookmarks,
+          labelSelector: query.labelSelector,
         },
-        event: (event) => {
-          if (stopped) return;
-          sawEvent = true;
-          failures = 0;
-          resourceVersion = versionOf(event) ?? resourceVersion;
-          guarded(() => sink.event(event));
+        query,
+        {
+          established: () => {
+            failures = 0;
+          },
+          event: (event) => {
+            if (stopped) return;
+            sawEvent = true;
+            failures = 0;
+            resourceVersion = versionOf(event) ?? resourceVersion;
+            guarded(() => sink.event(event));
+          },
+          end: onEnd(startedAt, () => sawEvent),
         },
-        end: onEnd(startedAt, () => sawEvent),
-      });
+      );
     };
     const connect = (): void => {
       if (stopped) return;
-      void deps.kinds.resolve(query.apiVersion, query.kind)().then((info) => {
-        if (stopped) return;
-        if (E.isRight(info)) open(collectionPath(info.right, query.namespace));
-        else if (transient(info.left)) retryLater();
-        else close(info.left);
-      });
+      void deps.kinds
+        .resolve(query.apiVersion, query.kind)()
+        .then((info) => {
+          if (stopped) return;
+          if (E.isRight(info)) open(collectionPath(info.right, query.namespace));
+          else if (transient(info.left)) retryLater();
+          else close(info.left);
+        });
     };
 
     connect();

@@ -12,39 +12,65 @@ import { patchRequest } from './patch-request.js';
 import { collectionPath, objectPath } from './resource-paths.js';
 import { isStatus, toResource } from './response-decoding.js';
 
-const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> =>
-  ({ fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined });
+const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
+  fieldManager: options.fieldManager,
+  dryRun: options.dryRun ? 'All' : undefined,
+});
 
-export const createObject = (context: OperationContext) => (object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> => {
-  const ref = refOf(object);
-  return withKind(context, object, ref, (info) => pipe(
-    // objectPath only to enforce the namespace rule; POST goes to the collection.
-    TE.fromEither(objectPath(info, ref)),
-    TE.flatMap(() => context.rest.send({ method: 'POST', path: collectionPath(info, ref.namespace), query: writeQuery(options), body: object })),
-    TE.flatMapEither((value) => toResource(value, object, ref)),
-  ));
-};
+export const createObject =
+  (context: OperationContext) =>
+  (object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> => {
+    const ref = refOf(object);
+    return withKind(context, object, ref, (info) =>
+      pipe(
+        // objectPath only to enforce the namespace rule; POST goes to the collection.
+        TE.fromEither(objectPath(info, ref)),
+        TE.flatMap(() =>
+          context.rest.send({
+            method: 'POST',
+            path: collectionPath(info, ref.namespace),
+            query: writeQuery(options),
+            body: object,
+          }),
+        ),
+        TE.flatMapEither((value) => toResource(value, object, ref)),
+      ),
+    );
+  };
 
 /** PUT to `subresource` (none or `status`); resourceVersion in the body is the precondition. */
-export const putObject = (context: OperationContext, subresource?: 'status') => (object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> => {
-  const ref = refOf(object);
-  return withKind(context, object, ref, (info) => pipe(
-    TE.fromEither(objectPath(info, ref, subresource)),
-    TE.flatMap((path) => context.rest.send({ method: 'PUT', path, query: writeQuery(options), body: object })),
-    TE.flatMapEither((value) => toResource(value, object, ref)),
-  ));
-};
+export const putObject =
+  (context: OperationContext, subresource?: 'status') =>
+  (object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> => {
+    const ref = refOf(object);
+    return withKind(context, object, ref, (info) =>
+      pipe(
+        TE.fromEither(objectPath(info, ref, subresource)),
+        TE.flatMap((path) => context.rest.send({ method: 'PUT', path, query: writeQuery(options), body: object })),
+        TE.flatMapEither((value) => toResource(value, object, ref)),
+      ),
+    );
+  };
 
-export const patchObject = (context: OperationContext, subresource?: 'status') =>
+export const patchObject =
+  (context: OperationContext, subresource?: 'status') =>
   (ref: ObjectRef, patch: Patch, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> =>
-    withKind(context, ref, ref, (info) => pipe(
-      TE.fromEither(objectPath(info, ref, subresource)),
-      TE.flatMap((path) => {
-        const request = patchRequest(patch, options);
-        return context.rest.send({ method: 'PATCH', path, query: request.query, body: request.body, contentType: request.contentType });
-      }),
-      TE.flatMapEither((value) => toResource(value, ref, ref)),
-    ));
+    withKind(context, ref, ref, (info) =>
+      pipe(
+        TE.fromEither(objectPath(info, ref, subresource)),
+        TE.flatMap((path) => {
+          const request = patchRequest(patch, options);
+          return context.rest.send({
+            method: 'PATCH',
+            path,
+            query: request.query,
+            body: request.body,
+            contentType: request.contentType,
+          });
+        }),
+        TE.flatMapEither((value) => toResource(value, ref, ref)),
+      ),
+    );
 
 // DELETE answers with a Status when the object is gone (built-in and custom kinds alike) and
 // with the object while finalizers hold it. It also answers with an object that has no
@@ -53,32 +79,51 @@ export const patchObject = (context: OperationContext, subresource?: 'status') =
 const heldByFinalizers = (object: Resource): boolean =>
   object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers?.length ?? 0) > 0;
 
-const stillThere = (context: OperationContext, ref: ObjectRef, deleted: Resource): TE.TaskEither<ClusterError, O.Option<Resource>> =>
+const stillThere = (
+  context: OperationContext,
+  ref: ObjectRef,
+  deleted: Resource,
+): TE.TaskEither<ClusterError, O.Option<Resource>> =>
   pipe(
     getObject(context)(ref),
     // A different uid is a new object created since: the one we deleted is gone.
     TE.map(O.filter((current) => current.metadata.uid === undefined || current.metadata.uid === deleted.metadata.uid)),
   );
 
-const deletionOutcome = (context: OperationContext, value: JsonValue, ref: ObjectRef): TE.TaskEither<ClusterError, O.Option<Resource>> =>
+const deletionOutcome = (
+  context: OperationContext,
+  value: JsonValue,
+  ref: ObjectRef,
+): TE.TaskEither<ClusterError, O.Option<Resource>> =>
   isStatus(value)
     ? TE.right(O.none)
     : pipe(
-      TE.fromEither(toResource(value, ref, ref)),
-      TE.flatMap((object) => (heldByFinalizers(object) ? TE.right(O.some(object)) : stillThere(context, ref, object))),
-    );
+        TE.fromEither(toResource(value, ref, ref)),
+        TE.flatMap((object) =>
+          heldByFinalizers(object) ? TE.right(O.some(object)) : stillThere(context, ref, object),
+        ),
+      );
 
-export const deleteObject = (context: OperationContext) =>
+export const deleteObject =
+  (context: OperationContext) =>
   (ref: ObjectRef, options?: DeleteOptions): TE.TaskEither<ClusterError, O.Option<Resource>> =>
-    withKind(context, ref, ref, (info) => pipe(
-      TE.fromEither(objectPath(info, ref)),
-      TE.flatMap((path) => context.rest.send({
-        method: 'DELETE', path, query: { propagationPolicy: options?.propagationPolicy },
-        // DeleteOptions.preconditions: the server compares them with the stored object (409 when they differ).
-        ...(options?.preconditions === undefined ? {} : { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: options.preconditions } }),
-      })),
-      TE.flatMap((value) => deletionOutcome(context, value, ref)),
-    ));
+    withKind(context, ref, ref, (info) =>
+      pipe(
+        TE.fromEither(objectPath(info, ref)),
+        TE.flatMap((path) =>
+          context.rest.send({
+            method: 'DELETE',
+            path,
+            query: { propagationPolicy: options?.propagationPolicy },
+            // DeleteOptions.preconditions: the server compares them with the stored object (409 when they differ).
+            ...(options?.preconditions === undefined
+              ? {}
+              : { body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: options.preconditions } }),
+          }),
+        ),
+        TE.flatMap((value) => deletionOutcome(context, value, ref)),
+      ),
+    );
 
 export const createWriter = (context: OperationContext): ClusterWriter => ({
   create: createObject(context),

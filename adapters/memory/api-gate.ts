@@ -14,7 +14,13 @@ import type { Random } from './prng.js';
 import type { PendingWatch } from './watch-hub.js';
 
 export type ApiGate = {
-  call<A>(verb: Verb, apiVersion: string, kind: string, run: () => E.Either<ClusterError, A>, target?: ObjectRef): TE.TaskEither<ClusterError, A>;
+  call<A>(
+    verb: Verb,
+    apiVersion: string,
+    kind: string,
+    run: () => E.Either<ClusterError, A>,
+    target?: ObjectRef,
+  ): TE.TaskEither<ClusterError, A>;
   watch(query: WatchQuery, sink: WatchSink): WatchHandle;
   /** The error every call answers during an outage. */
   outage(): ClusterError | undefined;
@@ -37,13 +43,16 @@ export const createApiGate = (deps: ApiGateDeps): ApiGate => {
   const waitForServer = async (): Promise<void> => {
     while (deps.clock.now() < until) await deps.clock.sleep(until - deps.clock.now());
   };
-  const outage = (): ClusterError | undefined => (deps.clock.now() < until
-    ? clusterError('Unavailable', 'connect ECONNREFUSED: the API server is unavailable', { code: 0 })
-    : undefined);
+  const outage = (): ClusterError | undefined =>
+    deps.clock.now() < until
+      ? clusterError('Unavailable', 'connect ECONNREFUSED: the API server is unavailable', { code: 0 })
+      : undefined;
 
   return {
     outage,
-    unavailableUntil: (ms) => { until = ms; },
+    unavailableUntil: (ms) => {
+      until = ms;
+    },
     call: (verb, apiVersion, kind, run, target) => async () => {
       const down = outage();
       if (down !== undefined) return E.left(down);

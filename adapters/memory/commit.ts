@@ -7,11 +7,16 @@ import { storageKey, type ServerState } from './server-state.js';
 import type { KindInfo } from './kind-info.js';
 
 const stamped = (object: Resource, resourceVersion: number): Resource =>
-  frozenCopy(withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource);
+  frozenCopy(
+    withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource,
+  );
 
 const record = (state: ServerState, info: KindInfo, type: ChangeType, object: Resource, previous?: Resource): void => {
   const entry: HistoryEntry = {
-    resourceVersion: state.resourceVersion, type, groupKind: `${info.group}/${info.kind}`, object,
+    resourceVersion: state.resourceVersion,
+    type,
+    groupKind: `${info.group}/${info.kind}`,
+    object,
     ...(previous === undefined ? {} : { previous }),
   };
   state.history.append(entry);

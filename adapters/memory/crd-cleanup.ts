@@ -15,7 +15,10 @@ const cleanUp = (state: ServerState, crd: Resource): boolean => {
   const kind = state.registry.byGroupKind(defined.group, defined.kind);
   const instances = kind === undefined ? [] : objectsOfKind(state, kind);
   if (kind !== undefined && instances.length > 0) {
-    return instances.filter((object) => !isDeleting(object)).map((object) => deleteStored(state, kind, object, 'Background')).length > 0;
+    return (
+      instances.filter((object) => !isDeleting(object)).map((object) => deleteStored(state, kind, object, 'Background'))
+        .length > 0
+    );
   }
   const crdInfo = state.registry.byGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition');
   return crdInfo !== undefined && systemWrite(state, crdInfo, crd, withoutFinalizer(CRD_CLEANUP_FINALIZER));
@@ -24,7 +27,12 @@ const cleanUp = (state: ServerState, crd: Resource): boolean => {
 /** One pass over terminating CRDs; returns whether it changed anything. */
 export const cleanUpCustomResources = (state: ServerState): boolean =>
   [...state.objects.values()]
-    .filter((object) => object.kind === 'CustomResourceDefinition' && object.apiVersion.startsWith('apiextensions.k8s.io/')
-      && isDeleting(object) && (object.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER))
+    .filter(
+      (object) =>
+        object.kind === 'CustomResourceDefinition' &&
+        object.apiVersion.startsWith('apiextensions.k8s.io/') &&
+        isDeleting(object) &&
+        (object.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER),
+    )
     .map((crd) => cleanUp(state, crd))
     .some(Boolean);

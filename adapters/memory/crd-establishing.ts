@@ -12,7 +12,10 @@ import { isDeleting } from './write-common.js';
 const establish = (state: ServerState, crd: Resource): boolean => {
   const info = state.registry.byGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition');
   if (info === undefined) return false;
-  const wrote = systemWrite(state, info, crd, (object) => ({ ...object, status: establishedStatus(object, state.clock.now()) }));
+  const wrote = systemWrite(state, info, crd, (object) => ({
+    ...object,
+    status: establishedStatus(object, state.clock.now()),
+  }));
   const stored = state.objects.get(storageKey(info, undefined, crd.metadata.name));
   if (stored !== undefined) serveKind(state, stored);
   return wrote;
@@ -21,7 +24,12 @@ const establish = (state: ServerState, crd: Resource): boolean => {
 /** One pass over definitions not yet established; returns whether it changed anything. */
 export const establishCustomResources = (state: ServerState): boolean =>
   [...state.objects.values()]
-    .filter((object) => object.kind === 'CustomResourceDefinition' && object.apiVersion.startsWith('apiextensions.k8s.io/')
-      && !isDeleting(object) && !isEstablished(object))
+    .filter(
+      (object) =>
+        object.kind === 'CustomResourceDefinition' &&
+        object.apiVersion.startsWith('apiextensions.k8s.io/') &&
+        !isDeleting(object) &&
+        !isEstablished(object),
+    )
     .map((crd) => establish(state, crd))
     .some(Boolean);

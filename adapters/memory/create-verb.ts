@@ -35,39 +35,70 @@ const withName = (state: ServerState, object: Resource): Resource => {
 const noResourceVersion = (object: Resource): E.Either<ClusterError, Resource> =>
   object.metadata.resourceVersion === undefined || object.metadata.resourceVersion === ''
     ? E.right(object)
-    : E.left(clusterError('Internal', 'resourceVersion should not be set on objects to be created', { ref: refOf(object) }));
+    : E.left(
+        clusterError('Internal', 'resourceVersion should not be set on objects to be created', { ref: refOf(object) }),
+      );
 
 const notExisting = (state: ServerState, info: KindInfo, object: Resource): E.Either<ClusterError, Resource> =>
   storedObject(state, info, object.metadata.namespace, object.metadata.name) === undefined
     ? E.right(object)
-    : E.left(clusterError('AlreadyExists', `${info.plural}${info.group === '' ? '' : `.${info.group}`} "${object.metadata.name}" already exists`, { ref: refOf(object) }));
+    : E.left(
+        clusterError(
+          'AlreadyExists',
+          `${info.plural}${info.group === '' ? '' : `.${info.group}`} "${object.metadata.name}" already exists`,
+          { ref: refOf(object) },
+        ),
+      );
 
 /** The object as create would store it (before the resourceVersion). */
-const prepared = (state: ServerState, info: KindInfo, object: Resource, dryRun: boolean): E.Either<ClusterError, Resource> => {
+const prepared = (
+  state: ServerState,
+  info: KindInfo,
+  object: Resource,
+  dryRun: boolean,
+): E.Either<ClusterError, Resource> => {
   const namespace = object.metadata.namespace;
-  const meta = createdMeta(object.metadata, { uid: uidFrom(state.ids), now: state.clock.now(), generation: info.generation, ...(namespace === undefined ? {} : { namespace }) });
+  const meta = createdMeta(object.metadata, {
+    uid: uidFrom(state.ids),
+    now: state.clock.now(),
+    generation: info.generation,
+    ...(namespace === undefined ? {} : { namespace }),
+  });
   const fresh = defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta }));
   const prepare = hooksFor(groupKindKey(info.group, info.kind)).prepareCreate;
   return prepare === undefined ? E.right(fresh) : prepare(fresh, { state, dryRun });
 };
 
 /** Creates `input`; answers the object as stored (or as it would be, on a dry run). */
-export const createObject = (state: ServerState, input: unknown, options: CreateOptions = {}): E.Either<ClusterError, Resource> => pipe(
-  decodeInput(state, input),
-  E.bind('placed', ({ object, info }) => pipe(noResourceVersion(withName(state, object)), E.map((o) => placed(info, o)), E.chain((o) => admitNamespace(state, info, o)))),
-  E.bind('ready', ({ placed, info }) => pipe(
-    prepared(state, info, placed, options.dryRun === true),
-    E.chainFirst((o) => validateName(info, refOf(o))),
-    E.chain((o) => validated(info, o)),
-    E.chain((o) => notExisting(state, info, o)),
-  )),
-  E.map(({ object, info, ready }) => {
-    if (options.dryRun === true) return servedAs(ready, object.apiVersion);
-    const stored = commitPut(state, info, ready);
-    hooksFor(groupKindKey(info.group, info.kind)).committed?.(stored, { state, dryRun: false });
-    return servedAs(stored, object.apiVersion);
-  }),
-);
+export const createObject = (
+  state: ServerState,
+  input: unknown,
+  options: CreateOptions = {},
+): E.Either<ClusterError, Resource> =>
+  pipe(
+    decodeInput(state, input),
+    E.bind('placed', ({ object, info }) =>
+      pipe(
+        noResourceVersion(withName(state, object)),
+        E.map((o) => placed(info, o)),
+        E.chain((o) => admitNamespace(state, info, o)),
+      ),
+    ),
+    E.bind('ready', ({ placed, info }) =>
+      pipe(
+        prepared(state, info, placed, options.dryRun === true),
+        E.chainFirst((o) => validateName(info, refOf(o))),
+        E.chain((o) => validated(info, o)),
+        E.chain((o) => notExisting(state, info, o)),
+      ),
+    ),
+    E.map(({ object, info, ready }) => {
+      if (options.dryRun === true) return servedAs(ready, object.apiVersion);
+      const stored = commitPut(state, info, ready);
+      hooksFor(groupKindKey(info.group, info.kind)).committed?.(stored, { state, dryRun: false });
+      return servedAs(stored, object.apiVersion);
+    }),
+  );
 
 /** The namespace set for namespaced kinds (`default` when unset) and dropped for cluster-scoped ones. */
 const placed = (info: KindInfo, object: Resource): Resource => {

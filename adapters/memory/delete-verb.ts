@@ -24,14 +24,20 @@ import { isDeleting, isFinalized, removeStored } from './write-common.js';
 export const ORPHAN_FINALIZER = 'orphan';
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 
-const isCrd = (info: KindInfo): boolean => info.group === 'apiextensions.k8s.io' && info.kind === 'CustomResourceDefinition';
+const isCrd = (info: KindInfo): boolean =>
+  info.group === 'apiextensions.k8s.io' && info.kind === 'CustomResourceDefinition';
 const isNamespace = (info: KindInfo): boolean => info.group === '' && info.kind === 'Namespace';
 
 /**
  * The finalizers after a delete request: the policy's garbage-collection finalizer replaces the
  * other one; without a policy, the ones already there stay (deletionFinalizersForGarbageCollection).
  */
-const finalizersFor = (state: ServerState, info: KindInfo, object: Resource, policy: PropagationPolicy | undefined): ReadonlyArray<string> => {
+const finalizersFor = (
+  state: ServerState,
+  info: KindInfo,
+  object: Resource,
+  policy: PropagationPolicy | undefined,
+): ReadonlyArray<string> => {
   const current = object.metadata.finalizers ?? [];
   const ownFinalizer = isCrd(info) && !current.includes(CRD_CLEANUP_FINALIZER) ? [CRD_CLEANUP_FINALIZER] : [];
   if (!state.gc || policy === undefined) return [...current, ...ownFinalizer];
@@ -63,7 +69,12 @@ const marked = (state: ServerState, info: KindInfo, object: Resource, finalizers
  * Deletes a stored object: `none` once it left storage, `some(object)` while finalizers hold it.
  * Used by the delete verb and by the background controllers.
  */
-export const deleteStored = (state: ServerState, info: KindInfo, stored: Resource, policy?: PropagationPolicy): O.Option<Resource> => {
+export const deleteStored = (
+  state: ServerState,
+  info: KindInfo,
+  stored: Resource,
+  policy?: PropagationPolicy,
+): O.Option<Resource> => {
   const finalizers = finalizersFor(state, info, stored, policy);
   const pending: Resource = { ...stored, metadata: { ...stored.metadata, finalizers } };
   if (isFinalized(pending)) {
@@ -79,27 +90,49 @@ const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
 
 const deletable = (info: KindInfo, ref: ObjectRef): E.Either<ClusterError, KindInfo> =>
   isNamespace(info) && immortalNamespaces.includes(ref.name)
-    ? E.left(clusterError('Forbidden', `namespaces "${ref.name}" is forbidden: this namespace may not be deleted`, { ref }))
+    ? E.left(
+        clusterError('Forbidden', `namespaces "${ref.name}" is forbidden: this namespace may not be deleted`, { ref }),
+      )
     : E.right(info);
 
 /** DeleteOptions.preconditions (rest.BeforeDelete): uid first, then resourceVersion; 409 naming the kind when either differs. */
-const preconditionsHold = (info: KindInfo, stored: Resource, preconditions: DeletePreconditions | undefined): E.Either<ClusterError, Resource> => {
-  const failed = (what: 'UID' | 'ResourceVersion', wanted: string, actual: string | undefined): ClusterError => clusterError('Conflict',
-    `Operation cannot be fulfilled on ${info.kind}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": the ${what} in the precondition (${wanted}) does not match the ${what} in record (${actual ?? ''}). The object might have been ${what === 'UID' ? 'deleted and then recreated' : 'modified'}`,
-    { ref: refOf(stored) });
+const preconditionsHold = (
+  info: KindInfo,
+  stored: Resource,
+  preconditions: DeletePreconditions | undefined,
+): E.Either<ClusterError, Resource> => {
+  const failed = (what: 'UID' | 'ResourceVersion', wanted: string, actual: string | undefined): ClusterError =>
+    clusterError(
+      'Conflict',
+      `Operation cannot be fulfilled on ${info.kind}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": the ${what} in the precondition (${wanted}) does not match the ${what} in record (${actual ?? ''}). The object might have been ${what === 'UID' ? 'deleted and then recreated' : 'modified'}`,
+      { ref: refOf(stored) },
+    );
   const { uid, resourceVersion } = preconditions ?? {};
   if (uid !== undefined && uid !== stored.metadata.uid) return E.left(failed('UID', uid, stored.metadata.uid));
-  if (resourceVersion !== undefined && resourceVersion !== stored.metadata.resourceVersion) return E.left(failed('ResourceVersion', resourceVersion, stored.metadata.resourceVersion));
+  if (resourceVersion !== undefined && resourceVersion !== stored.metadata.resourceVersion)
+    return E.left(failed('ResourceVersion', resourceVersion, stored.metadata.resourceVersion));
   return E.right(stored);
 };
 
-export const deleteObject = (state: ServerState, ref: ObjectRef, options?: DeleteOptions): E.Either<ClusterError, O.Option<Resource>> => pipe(
-  state.registry.resolve(ref.apiVersion, ref.kind),
-  E.chain((info) => deletable(info, ref)),
-  E.chain((info) => pipe(
-    storedObject(state, info, ref.namespace, ref.name),
-    E.fromNullable(notFound(info, ref)),
-    E.chain((stored) => preconditionsHold(info, stored, options?.preconditions)),
-    E.map((stored) => pipe(deleteStored(state, info, stored, options?.propagationPolicy), O.map((object) => servedAs(object, ref.apiVersion)))),
-  )),
-);
+export const deleteObject = (
+  state: ServerState,
+  ref: ObjectRef,
+  options?: DeleteOptions,
+): E.Either<ClusterError, O.Option<Resource>> =>
+  pipe(
+    state.registry.resolve(ref.apiVersion, ref.kind),
+    E.chain((info) => deletable(info, ref)),
+    E.chain((info) =>
+      pipe(
+        storedObject(state, info, ref.namespace, ref.name),
+        E.fromNullable(notFound(info, ref)),
+        E.chain((stored) => preconditionsHold(info, stored, options?.preconditions)),
+        E.map((stored) =>
+          pipe(
+            deleteStored(state, info, stored, options?.propagationPolicy),
+            O.map((object) => servedAs(object, ref.apiVersion)),
+          ),
+        ),
+      ),
+    ),
+  );

@@ -35,7 +35,8 @@ export const createEventHistory = (capacity: number, compactedThrough: number): 
         horizon = Math.max(horizon, dropped[dropped.length - 1]?.resourceVersion ?? horizon);
       }
     },
-    since: (resourceVersion) => (resourceVersion < horizon ? undefined : entries.filter((entry) => entry.resourceVersion > resourceVersion)),
+    since: (resourceVersion) =>
+      resourceVersion < horizon ? undefined : entries.filter((entry) => entry.resourceVersion > resourceVersion),
     compact: (resourceVersion) => {
       horizon = Math.max(horizon, resourceVersion);
       entries = entries.filter((entry) => entry.resourceVersion > resourceVersion);

@@ -14,14 +14,29 @@ export type CallFaults = {
   readonly conflict: boolean;
 };
 
-export type EventFaults = { readonly drop: boolean; readonly duplicate: boolean; readonly close: boolean; readonly expire: boolean };
+export type EventFaults = {
+  readonly drop: boolean;
+  readonly duplicate: boolean;
+  readonly close: boolean;
+  readonly expire: boolean;
+};
 
-export const decideCall = (random: Random, profile: FaultProfile, verb: Verb, group: string, kind: string): CallFaults => {
+export const decideCall = (
+  random: Random,
+  profile: FaultProfile,
+  verb: Verb,
+  group: string,
+  kind: string,
+): CallFaults => {
   const latencyMs = (profile.latency ?? [])
     .filter((rule) => matchesFault(rule, verb, group, kind))
     .reduce((total, rule) => total + (chance(random, rule.rate ?? 1) ? between(random, rule.minMs, rule.maxMs) : 0), 0);
-  const hits = (profile.errors ?? []).filter((rule) => matchesFault(rule, verb, group, kind) && chance(random, rule.rate));
-  const conflict = (profile.conflicts ?? []).filter((rule) => matchesFault(rule, verb, group, kind) && chance(random, rule.rate)).length > 0;
+  const hits = (profile.errors ?? []).filter(
+    (rule) => matchesFault(rule, verb, group, kind) && chance(random, rule.rate),
+  );
+  const conflict =
+    (profile.conflicts ?? []).filter((rule) => matchesFault(rule, verb, group, kind) && chance(random, rule.rate))
+      .length > 0;
   const rule = hits[0];
   if (rule === undefined) return { latencyMs, afterCommit: false, conflict };
   const error = clusterError(rule.tag, rule.message ?? `injected ${rule.tag}`, {
@@ -33,7 +48,8 @@ export const decideCall = (random: Random, profile: FaultProfile, verb: Verb, gr
 
 export const decideEvent = (random: Random, profile: FaultProfile, group: string, kind: string): EventFaults => {
   const watch = profile.watch;
-  if (watch === undefined || !matchesKind(watch.kinds, group, kind)) return { drop: false, duplicate: false, close: false, expire: false };
+  if (watch === undefined || !matchesKind(watch.kinds, group, kind))
+    return { drop: false, duplicate: false, close: false, expire: false };
   return {
     drop: chance(random, watch.dropRate ?? 0),
     duplicate: chance(random, watch.duplicateRate ?? 0),

@@ -7,7 +7,17 @@ import type { ClusterErrorTag } from '../../core/ports/errors.js';
 
 export type Verb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'watch' | 'updateStatus' | 'patchStatus';
 
-export const allVerbs: ReadonlyArray<Verb> = ['get', 'list', 'create', 'update', 'patch', 'delete', 'watch', 'updateStatus', 'patchStatus'];
+export const allVerbs: ReadonlyArray<Verb> = [
+  'get',
+  'list',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'watch',
+  'updateStatus',
+  'patchStatus',
+];
 export const writeVerbs: ReadonlyArray<Verb> = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'];
 
 /** Which calls a rule applies to; all verbs / all kinds when absent. Kinds as `Deployment` or `apps/Deployment`. */
@@ -63,8 +73,21 @@ const none: FaultProfile = {};
 const flaky: FaultProfile = {
   errors: [
     { rate: 0.03, tag: 'Internal', code: 500, message: 'etcdserver: request timed out' },
-    { rate: 0.02, tag: 'TooManyRequests', code: 429, retryAfterMs: 1000, message: 'too many requests, please try again later' },
-    { rate: 0.01, tag: 'Timeout', code: 504, verbs: writeVerbs, afterCommit: true, message: 'the server was unable to return a response in the time allotted' },
+    {
+      rate: 0.02,
+      tag: 'TooManyRequests',
+      code: 429,
+      retryAfterMs: 1000,
+      message: 'too many requests, please try again later',
+    },
+    {
+      rate: 0.01,
+      tag: 'Timeout',
+      code: 504,
+      verbs: writeVerbs,
+      afterCommit: true,
+      message: 'the server was unable to return a response in the time allotted',
+    },
   ],
   latency: [{ rate: 0.2, minMs: 5, maxMs: 50 }],
   conflicts: [{ rate: 0.05, verbs: ['update', 'updateStatus', 'patch', 'patchStatus'] }],
@@ -75,9 +98,22 @@ const flaky: FaultProfile = {
 const chaos: FaultProfile = {
   errors: [
     { rate: 0.1, tag: 'Internal', code: 500, message: 'internal error' },
-    { rate: 0.05, tag: 'TooManyRequests', code: 429, retryAfterMs: 2000, message: 'too many requests, please try again later' },
+    {
+      rate: 0.05,
+      tag: 'TooManyRequests',
+      code: 429,
+      retryAfterMs: 2000,
+      message: 'too many requests, please try again later',
+    },
     { rate: 0.05, tag: 'Unavailable', code: 503, message: 'the server is currently unable to handle the request' },
-    { rate: 0.05, tag: 'Timeout', code: 504, verbs: writeVerbs, afterCommit: true, message: 'the server was unable to return a response in the time allotted' },
+    {
+      rate: 0.05,
+      tag: 'Timeout',
+      code: 504,
+      verbs: writeVerbs,
+      afterCommit: true,
+      message: 'the server was unable to return a response in the time allotted',
+    },
   ],
   latency: [{ rate: 0.5, minMs: 1, maxMs: 500 }],
   conflicts: [{ rate: 0.2, verbs: ['update', 'updateStatus', 'patch', 'patchStatus'] }],

@@ -17,7 +17,9 @@ const desiredStateChanged = (info: KindInfo, before: Resource, after: Resource):
   const ignored = info.statusSubresource ? ['metadata', 'status', 'apiVersion'] : ['metadata', 'apiVersion'];
   if (info.custom) return contentChanged(before, after, ignored);
   const hasSpec = getOwn(before, 'spec') !== undefined || getOwn(after, 'spec') !== undefined;
-  const changed = hasSpec ? !jsonEqual(getOwn(before, 'spec'), getOwn(after, 'spec')) : contentChanged(before, after, ignored);
+  const changed = hasSpec
+    ? !jsonEqual(getOwn(before, 'spec'), getOwn(after, 'spec'))
+    : contentChanged(before, after, ignored);
   const annotationsCount = info.group === 'apps' && info.kind === 'Deployment';
   return changed || (annotationsCount && !jsonEqual(before.metadata.annotations, after.metadata.annotations));
 };

@@ -8,14 +8,23 @@
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const sextet = new Map([...alphabet].map((char, i) => [char, i] as const));
 
-export type Base64Decoded = { readonly ok: true; readonly canonical: string } | { readonly ok: false; readonly message: string };
+export type Base64Decoded =
+  { readonly ok: true; readonly canonical: string } | { readonly ok: false; readonly message: string };
 
-const corrupt = (offset: number): Base64Decoded => ({ ok: false, message: `illegal base64 data at input byte ${offset}` });
+const corrupt = (offset: number): Base64Decoded => ({
+  ok: false,
+  message: `illegal base64 data at input byte ${offset}`,
+});
 
 const isNewline = (char: string | undefined): boolean => char === '\n' || char === '\r';
 
 /** One quantum (up to 4 characters) from `start`: the sextets read and where the next one starts, or the error offset. */
-const quantum = (text: string, start: number): { readonly sextets: ReadonlyArray<number>; readonly next: number; readonly end: boolean } | { readonly error: number } => {
+const quantum = (
+  text: string,
+  start: number,
+):
+  | { readonly sextets: ReadonlyArray<number>; readonly next: number; readonly end: boolean }
+  | { readonly error: number } => {
   const sextets: number[] = [];
   let at = start;
   while (sextets.length < 4) {
@@ -26,7 +35,10 @@ const quantum = (text: string, start: number): { readonly sextets: ReadonlyArray
     const char = text[at] ?? '';
     at += 1;
     const value = sextet.get(char);
-    if (value !== undefined) { sextets.push(value); continue; }
+    if (value !== undefined) {
+      sextets.push(value);
+      continue;
+    }
     if (isNewline(char)) continue;
     if (char !== '=' || sextets.length < 2) return { error: at - 1 };
     if (sextets.length === 2) {
@@ -45,7 +57,7 @@ const quantum = (text: string, start: number): { readonly sextets: ReadonlyArray
 const bytesOf = (sextets: ReadonlyArray<number>): ReadonlyArray<number> => {
   if (sextets.length === 0) return [];
   const value = sextets.reduce((acc, s, i) => acc | (s << (18 - 6 * i)), 0);
-  return [value >> 16 & 0xff, value >> 8 & 0xff, value & 0xff].slice(0, sextets.length - 1);
+  return [(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff].slice(0, sextets.length - 1);
 };
 
 /** Decodes `text` as Go's standard (padded, non-strict) base64 decoder does. */

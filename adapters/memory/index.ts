@@ -2,11 +2,25 @@
  * The in-memory Kubernetes API server: a `Cluster` with API-server semantics, seeded fault
  * injection and a manual clock — the embedded default cluster and the test kit's world.
  */
-export { createMemoryCluster, type KindRegistration, type MemoryCluster, type MemoryClusterOptions, type ServedKind } from './memory-cluster.js';
+export {
+  createMemoryCluster,
+  type KindRegistration,
+  type MemoryCluster,
+  type MemoryClusterOptions,
+  type ServedKind,
+} from './memory-cluster.js';
 export { ManualClock, flushMicrotasks } from './manual-clock.js';
 export { systemClock } from './system-clock.js';
 export {
-  allVerbs, faultProfiles, writeVerbs,
-  type ConflictFault, type ErrorFault, type FaultMatch, type FaultProfile, type LatencyFault, type Verb, type WatchFault,
+  allVerbs,
+  faultProfiles,
+  writeVerbs,
+  type ConflictFault,
+  type ErrorFault,
+  type FaultMatch,
+  type FaultProfile,
+  type LatencyFault,
+  type Verb,
+  type WatchFault,
 } from './faults.js';
 export { JSON_PATCH_APPLY_FAILURE } from './json-patch.js';

@@ -10,9 +10,11 @@ export const deepCopy = <T extends JsonValue>(value: T): T => copyValue(value) a
 const copyValue = (value: JsonValue): JsonValue => {
   if (isJsonArray(value)) return value.map((item) => copyValue(item ?? null));
   if (isJsonObject(value)) {
-    return objectFromEntries(Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .map((key) => [key, copyValue(Object.getOwnPropertyDescriptor(value, key)?.value as JsonValue)] as const));
+    return objectFromEntries(
+      Object.keys(value)
+        .filter((key) => value[key] !== undefined)
+        .map((key) => [key, copyValue(Object.getOwnPropertyDescriptor(value, key)?.value as JsonValue)] as const),
+    );
   }
   return value;
 };
@@ -21,7 +23,8 @@ const copyValue = (value: JsonValue): JsonValue => {
 export const deepFreeze = <T extends JsonValue>(value: T): T => {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((Object.getOwnPropertyDescriptor(value, key)?.value ?? null) as JsonValue);
+    for (const key of Object.keys(value))
+      deepFreeze((Object.getOwnPropertyDescriptor(value, key)?.value ?? null) as JsonValue);
   }
   return value;
 };

@@ -29,7 +29,12 @@ export const applyJsonPatch = (document: JsonValue, operations: unknown): E.Eith
   let current = document;
   for (const [index, operation] of operations.entries()) {
     const result = applyOperation(current, operation as JsonObject);
-    if (!result.ok) return E.left(applyFailure(`json patch operation ${index} (${String(getOwn(operation as JsonObject, 'op'))}): ${result.message}`));
+    if (!result.ok)
+      return E.left(
+        applyFailure(
+          `json patch operation ${index} (${String(getOwn(operation as JsonObject, 'op'))}): ${result.message}`,
+        ),
+      );
     current = result.value;
   }
   return E.right(current);
@@ -45,13 +50,20 @@ const applyOperation = (document: JsonValue, operation: JsonObject): EditResult 
   if (path === undefined) return { ok: false, message: 'missing or malformed "path"' };
   const value = getOwn(operation, 'value');
   switch (getOwn(operation, 'op')) {
-    case 'add': return value === undefined ? missingValue : addAt(document, path, value);
-    case 'replace': return value === undefined ? missingValue : replaceAt(document, path, value);
-    case 'remove': return removeAt(document, path);
-    case 'test': return testAt(document, path, value);
-    case 'move': return moveOrCopy(document, operation, path, true);
-    case 'copy': return moveOrCopy(document, operation, path, false);
-    default: return { ok: false, message: `unexpected op ${JSON.stringify(getOwn(operation, 'op') ?? null)}` };
+    case 'add':
+      return value === undefined ? missingValue : addAt(document, path, value);
+    case 'replace':
+      return value === undefined ? missingValue : replaceAt(document, path, value);
+    case 'remove':
+      return removeAt(document, path);
+    case 'test':
+      return testAt(document, path, value);
+    case 'move':
+      return moveOrCopy(document, operation, path, true);
+    case 'copy':
+      return moveOrCopy(document, operation, path, false);
+    default:
+      return { ok: false, message: `unexpected op ${JSON.stringify(getOwn(operation, 'op') ?? null)}` };
   }
 };
 
@@ -64,13 +76,21 @@ const missingValue: EditResult = { ok: false, message: 'missing "value"' };
 const testAt = (document: JsonValue, path: ReadonlyArray<string>, expected: JsonValue | undefined): EditResult => {
   const actual = valueAt(document, path);
   const parent = path.length === 0 ? undefined : valueAt(document, path.slice(0, -1));
-  const passes = actual === undefined
-    ? isJsonObject(parent) && (expected === undefined || expected === null)
-    : jsonEqual(actual, expected ?? null);
-  return passes ? { ok: true, value: document } : { ok: false, message: `testing value ${JSON.stringify(path)} failed` };
+  const passes =
+    actual === undefined
+      ? isJsonObject(parent) && (expected === undefined || expected === null)
+      : jsonEqual(actual, expected ?? null);
+  return passes
+    ? { ok: true, value: document }
+    : { ok: false, message: `testing value ${JSON.stringify(path)} failed` };
 };
 
-const moveOrCopy = (document: JsonValue, operation: JsonObject, path: ReadonlyArray<string>, move: boolean): EditResult => {
+const moveOrCopy = (
+  document: JsonValue,
+  operation: JsonObject,
+  path: ReadonlyArray<string>,
+  move: boolean,
+): EditResult => {
   const from = pointer(operation, 'from');
   const value = from === undefined ? undefined : valueAt(document, from);
   if (from === undefined || value === undefined) return { ok: false, message: 'missing or unresolvable "from"' };

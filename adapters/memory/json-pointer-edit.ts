@@ -1,7 +1,16 @@
 /** Immutable reads and edits of JSON documents addressed by RFC 6901 pointer tokens (own properties only). */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, withKey, withoutKey, type JsonValue } from '../../core/json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  withKey,
+  withoutKey,
+  type JsonValue,
+} from '../../core/json/json.js';
 
-export type EditResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
+export type EditResult =
+  { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
 const ok = (value: JsonValue): EditResult => ({ ok: true, value });
 const fail = (message: string): EditResult => ({ ok: false, message });
@@ -45,29 +54,43 @@ const editParent = (document: JsonValue, tokens: ReadonlyArray<string>, leaf: Le
 const replaceChild = (container: JsonValue, token: string, value: JsonValue): EditResult => {
   if (isJsonArray(container)) {
     const index = indexOf(token, container.length, false);
-    return index === undefined ? fail(`bad array index "${token}"`) : ok(container.map((item, i) => (i === index ? value : item)));
+    return index === undefined
+      ? fail(`bad array index "${token}"`)
+      : ok(container.map((item, i) => (i === index ? value : item)));
   }
-  return isJsonObject(container) ? ok(withKey(container, token, value)) : fail(`"${token}" is not in an object or array`);
+  return isJsonObject(container)
+    ? ok(withKey(container, token, value))
+    : fail(`"${token}" is not in an object or array`);
 };
 
 /** RFC 6902 `add`: sets an object member or inserts into an array (parent must exist). */
 export const addAt = (document: JsonValue, tokens: ReadonlyArray<string>, value: JsonValue): EditResult =>
-  tokens.length === 0 ? ok(value) : editParent(document, tokens, (container, token) => {
-    if (isJsonArray(container)) {
-      const index = indexOf(token, container.length, true);
-      return index === undefined ? fail(`array index "${token}" out of bounds`) : ok([...container.slice(0, index), value, ...container.slice(index)]);
-    }
-    return isJsonObject(container) ? ok(withKey(container, token, value)) : fail(`cannot add "${token}" to a non-container`);
-  });
+  tokens.length === 0
+    ? ok(value)
+    : editParent(document, tokens, (container, token) => {
+        if (isJsonArray(container)) {
+          const index = indexOf(token, container.length, true);
+          return index === undefined
+            ? fail(`array index "${token}" out of bounds`)
+            : ok([...container.slice(0, index), value, ...container.slice(index)]);
+        }
+        return isJsonObject(container)
+          ? ok(withKey(container, token, value))
+          : fail(`cannot add "${token}" to a non-container`);
+      });
 
 /** RFC 6902 `remove`: the target must exist. */
 export const removeAt = (document: JsonValue, tokens: ReadonlyArray<string>): EditResult =>
   editParent(document, tokens, (container, token) => {
     if (isJsonArray(container)) {
       const index = indexOf(token, container.length, false);
-      return index === undefined ? fail(`array index "${token}" out of bounds`) : ok(container.filter((_, i) => i !== index));
+      return index === undefined
+        ? fail(`array index "${token}" out of bounds`)
+        : ok(container.filter((_, i) => i !== index));
     }
-    return isJsonObject(container) && hasOwn(container, token) ? ok(withoutKey(container, token)) : fail(`missing member "${token}"`);
+    return isJsonObject(container) && hasOwn(container, token)
+      ? ok(withoutKey(container, token))
+      : fail(`missing member "${token}"`);
   });
 
 /**
@@ -77,5 +100,6 @@ export const removeAt = (document: JsonValue, tokens: ReadonlyArray<string>): Ed
 export const replaceAt = (document: JsonValue, tokens: ReadonlyArray<string>, value: JsonValue): EditResult => {
   if (tokens.length === 0) return ok(value);
   return editParent(document, tokens, (container, token) =>
-    (isJsonObject(container) ? ok(withKey(container, token, value)) : replaceChild(container, token, value)));
+    isJsonObject(container) ? ok(withKey(container, token, value)) : replaceChild(container, token, value),
+  );
 };

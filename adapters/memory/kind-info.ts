@@ -31,4 +31,5 @@ export const groupKindKey = (group: string, kind: string): string => `${group}/$
 export const servesVersion = (info: KindInfo, version: string): boolean =>
   info.versions === 'any' || info.versions.has(version);
 
-export const apiVersionOf = (group: string, version: string): string => (group === '' ? version : `${group}/${version}`);
+export const apiVersionOf = (group: string, version: string): string =>
+  group === '' ? version : `${group}/${version}`;

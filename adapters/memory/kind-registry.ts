@@ -23,11 +23,17 @@ export const createKindRegistry = (initial: ReadonlyArray<KindInfo>): KindRegist
   return {
     resolve: (apiVersion, kind) => {
       const info = kinds.get(groupKindKey(groupOf(apiVersion), kind));
-      return info !== undefined && servesVersion(info, versionOf(apiVersion)) ? E.right(info) : E.left(unknownKind(apiVersion, kind));
+      return info !== undefined && servesVersion(info, versionOf(apiVersion))
+        ? E.right(info)
+        : E.left(unknownKind(apiVersion, kind));
     },
     byGroupKind: (group, kind) => kinds.get(groupKindKey(group, kind)),
-    register: (info) => { kinds.set(groupKindKey(info.group, info.kind), info); },
-    unregister: (group, kind) => { kinds.delete(groupKindKey(group, kind)); },
+    register: (info) => {
+      kinds.set(groupKindKey(info.group, info.kind), info);
+    },
+    unregister: (group, kind) => {
+      kinds.delete(groupKindKey(group, kind));
+    },
     all: () => [...kinds.values()],
   };
 };

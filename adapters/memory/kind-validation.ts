@@ -14,9 +14,14 @@ const invalid = (field: string, message: string): ErrorCause => ({ field, reason
 const containerCauses = (podSpec: JsonValue | undefined, path: string): ReadonlyArray<ErrorCause> => {
   const containers = getIn(podSpec, ['containers']);
   if (!isJsonArray(containers) || containers.length === 0) return [required(`${path}.containers`)];
-  return containers.flatMap((container, i) => ['name', 'image']
-    .filter((field) => !isJsonObject(container) || typeof getOwn(container, field) !== 'string' || getOwn(container, field) === '')
-    .map((field) => required(`${path}.containers[${i}].${field}`)));
+  return containers.flatMap((container, i) =>
+    ['name', 'image']
+      .filter(
+        (field) =>
+          !isJsonObject(container) || typeof getOwn(container, field) !== 'string' || getOwn(container, field) === '',
+      )
+      .map((field) => required(`${path}.containers[${i}].${field}`)),
+  );
 };
 
 /** `spec.selector` must exist and select the template's labels (matchLabels part). */
@@ -25,47 +30,74 @@ const selectorCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   if (!isJsonObject(selector)) return [required('spec.selector')];
   const matchLabels = getOwn(selector, 'matchLabels');
   const labels = getIn(object, ['spec', 'template', 'metadata', 'labels']);
-  const mismatch = isJsonObject(matchLabels) && Object.entries(matchLabels).some(([k, v]) => !isJsonObject(labels) || getOwn(labels, k) !== v);
+  const mismatch =
+    isJsonObject(matchLabels) &&
+    Object.entries(matchLabels).some(([k, v]) => !isJsonObject(labels) || getOwn(labels, k) !== v);
   return mismatch ? [invalid('spec.template.metadata.labels', '`selector` does not match template `labels`')] : [];
 };
 
 /** `spec.replicas`, when set, may not be negative. */
 const replicaCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   const replicas = getIn(object, ['spec', 'replicas']);
-  return typeof replicas === 'number' && replicas < 0 ? [invalid('spec.replicas', `Invalid value: ${replicas}: must be greater than or equal to 0`)] : [];
+  return typeof replicas === 'number' && replicas < 0
+    ? [invalid('spec.replicas', `Invalid value: ${replicas}: must be greater than or equal to 0`)]
+    : [];
 };
 
-const workloadCauses = (object: Resource): ReadonlyArray<ErrorCause> =>
-  [...replicaCauses(object), ...selectorCauses(object), ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec')];
+const workloadCauses = (object: Resource): ReadonlyArray<ErrorCause> => [
+  ...replicaCauses(object),
+  ...selectorCauses(object),
+  ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec'),
+];
 
 const jobCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   const restartPolicy = getIn(object, ['spec', 'template', 'spec', 'restartPolicy']);
   return [
     ...containerCauses(getIn(object, ['spec', 'template', 'spec']), 'spec.template.spec'),
-    ...(restartPolicy === 'Never' || restartPolicy === 'OnFailure' ? [] : [invalid('spec.template.spec.restartPolicy', `Unsupported value: "${String(restartPolicy)}": supported values: "OnFailure", "Never"`)]),
+    ...(restartPolicy === 'Never' || restartPolicy === 'OnFailure'
+      ? []
+      : [
+          invalid(
+            'spec.template.spec.restartPolicy',
+            `Unsupported value: "${String(restartPolicy)}": supported values: "OnFailure", "Never"`,
+          ),
+        ]),
   ];
 };
 
 const portRange = (field: string, value: JsonValue | undefined): ReadonlyArray<ErrorCause> =>
-  typeof value === 'number' && (value < 1 || value > 65535) ? [invalid(field, `Invalid value: ${value}: must be between 1 and 65535, inclusive`)] : [];
+  typeof value === 'number' && (value < 1 || value > 65535)
+    ? [invalid(field, `Invalid value: ${value}: must be between 1 and 65535, inclusive`)]
+    : [];
 
 const serviceCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   const type = getIn(object, ['spec', 'type']);
   const headless = getIn(object, ['spec', 'clusterIP']) === 'None';
   const ports = getIn(object, ['spec', 'ports']);
   const missing = type !== 'ExternalName' && !headless && (!isJsonArray(ports) || ports.length === 0);
-  const ranges = isJsonArray(ports) ? ports.flatMap((port, i) => isJsonObject(port)
-    ? [...portRange(`spec.ports[${i}].port`, getOwn(port, 'port')), ...portRange(`spec.ports[${i}].targetPort`, getOwn(port, 'targetPort'))]
-    : []) : [];
+  const ranges = isJsonArray(ports)
+    ? ports.flatMap((port, i) =>
+        isJsonObject(port)
+          ? [
+              ...portRange(`spec.ports[${i}].port`, getOwn(port, 'port')),
+              ...portRange(`spec.ports[${i}].targetPort`, getOwn(port, 'targetPort')),
+            ]
+          : [],
+      )
+    : [];
   return missing ? [required('spec.ports')] : ranges;
 };
 
 const rules: ReadonlyMap<string, (object: Resource) => ReadonlyArray<ErrorCause>> = new Map([
-  ['apps/Deployment', workloadCauses], ['apps/ReplicaSet', workloadCauses], ['apps/StatefulSet', workloadCauses], ['apps/DaemonSet', workloadCauses],
+  ['apps/Deployment', workloadCauses],
+  ['apps/ReplicaSet', workloadCauses],
+  ['apps/StatefulSet', workloadCauses],
+  ['apps/DaemonSet', workloadCauses],
   ['batch/Job', jobCauses],
   ['/Pod', (object: Resource) => containerCauses(getOwn(object, 'spec'), 'spec')],
   ['/Service', serviceCauses],
 ]);
 
 /** Field causes for `object` of kind `group/Kind` (empty when valid or not modelled). */
-export const kindCauses = (groupKind: string, object: Resource): ReadonlyArray<ErrorCause> => rules.get(groupKind)?.(object) ?? [];
+export const kindCauses = (groupKind: string, object: Resource): ReadonlyArray<ErrorCause> =>
+  rules.get(groupKind)?.(object) ?? [];

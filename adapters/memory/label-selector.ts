@@ -35,9 +35,15 @@ const tokenize = (text: string): ReadonlyArray<Token> | string => {
 class Cursor {
   private index = 0;
   constructor(private readonly tokens: ReadonlyArray<Token>) {}
-  peek(): Token | undefined { return this.tokens[this.index]; }
-  next(): Token | undefined { return this.tokens[this.index++]; }
-  done(): boolean { return this.index >= this.tokens.length; }
+  peek(): Token | undefined {
+    return this.tokens[this.index];
+  }
+  next(): Token | undefined {
+    return this.tokens[this.index++];
+  }
+  done(): boolean {
+    return this.index >= this.tokens.length;
+  }
 }
 
 const badSelector = (selector: string, reason: string): ClusterError =>
@@ -55,7 +61,8 @@ export const parseSelector = (text: string | undefined): E.Either<ClusterError, 
     if (typeof requirement === 'string') return E.left(badSelector(text, requirement));
     requirements.push(requirement);
     const separator = cursor.next();
-    if (separator !== undefined && separator.kind !== 'comma') return E.left(badSelector(text, `expected "," but got "${separator.text}"`));
+    if (separator !== undefined && separator.kind !== 'comma')
+      return E.left(badSelector(text, `expected "," but got "${separator.text}"`));
     if (separator !== undefined && cursor.done()) return E.left(badSelector(text, 'trailing ","'));
   }
   return E.right(requirements);
@@ -69,14 +76,15 @@ const parseRequirement = (cursor: Cursor): Requirement | string => {
   }
   if (first?.kind !== 'word') return `expected a key but got "${first?.text ?? 'end of input'}"`;
   const operator = cursor.peek();
-  if (operator === undefined || operator.kind === 'comma') return checked({ key: first.text, operator: 'exists', values: [] });
+  if (operator === undefined || operator.kind === 'comma')
+    return checked({ key: first.text, operator: 'exists', values: [] });
   cursor.next();
   if (operator.kind === 'word' && (operator.text === 'in' || operator.text === 'notin')) {
     const values = parseSet(cursor);
     return typeof values === 'string' ? values : checked({ key: first.text, operator: operator.text, values });
   }
   if (operator.kind !== 'op' || operator.text === '!') return `unexpected "${operator.text}" after key "${first.text}"`;
-  const value = cursor.peek()?.kind === 'word' ? cursor.next()?.text ?? '' : '';
+  const value = cursor.peek()?.kind === 'word' ? (cursor.next()?.text ?? '') : '';
   return checked({ key: first.text, operator: operatorFor(operator.text), values: [value] });
 };
 
@@ -98,7 +106,10 @@ const parseSet = (cursor: Cursor): ReadonlyArray<string> | string => {
 
 const checked = (requirement: Requirement): Requirement | string => {
   if (!isQualifiedName(requirement.key)) return `invalid label key "${requirement.key}"`;
-  if ((requirement.operator === 'gt' || requirement.operator === 'lt') && !requirement.values.every((v) => /^-?\d+$/.test(v))) {
+  if (
+    (requirement.operator === 'gt' || requirement.operator === 'lt') &&
+    !requirement.values.every((v) => /^-?\d+$/.test(v))
+  ) {
     return `for 'Gt', 'Lt' operators, the value must be an integer`;
   }
   const bad = requirement.values.find((value) => !isLabelValue(value));
@@ -113,11 +124,17 @@ const matches = ({ key, operator, values }: Requirement, labels: Readonly<Record
   const present = Object.prototype.hasOwnProperty.call(labels, key);
   const value = present ? labels[key] : undefined;
   switch (operator) {
-    case 'exists': return present;
-    case '!': return !present;
-    case 'in': return value !== undefined && values.includes(value);
-    case 'notin': return value === undefined || !values.includes(value);
-    case 'gt': return value !== undefined && /^-?\d+$/.test(value) && Number(value) > Number(values[0]);
-    case 'lt': return value !== undefined && /^-?\d+$/.test(value) && Number(value) < Number(values[0]);
+    case 'exists':
+      return present;
+    case '!':
+      return !present;
+    case 'in':
+      return value !== undefined && values.includes(value);
+    case 'notin':
+      return value === undefined || !values.includes(value);
+    case 'gt':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) > Number(values[0]);
+    case 'lt':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) < Number(values[0]);
   }
 };

@@ -11,8 +11,12 @@ export const isQualifiedName = (key: string): boolean => {
   const parts = key.split('/');
   if (parts.length > 2) return false;
   const name = parts[parts.length - 1] ?? '';
-  const prefix = parts.length === 2 ? parts[0] ?? '' : undefined;
-  return name.length <= 63 && qualifiedNamePart.test(name) && (prefix === undefined || (prefix.length > 0 && isDnsSubdomain(prefix)));
+  const prefix = parts.length === 2 ? (parts[0] ?? '') : undefined;
+  return (
+    name.length <= 63 &&
+    qualifiedNamePart.test(name) &&
+    (prefix === undefined || (prefix.length > 0 && isDnsSubdomain(prefix)))
+  );
 };
 
 export const isLabelValue = (value: string): boolean => value.length <= 63 && labelValue.test(value);

@@ -26,11 +26,15 @@ export class ManualClock implements Clock {
   setTimer(ms: number, callback: () => void): () => void {
     const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, callback };
     this.timers.push(timer);
-    return () => { this.timers = this.timers.filter((t) => t !== timer); };
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
   }
 
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => { this.setTimer(ms, resolve); });
+    return new Promise((resolve) => {
+      this.setTimer(ms, resolve);
+    });
   }
 
   /** Number of timers not yet fired. */
@@ -66,15 +70,25 @@ export class ManualClock implements Clock {
     const horizon = this.current + (options.maxMs ?? Number.POSITIVE_INFINITY);
     const maxTimers = options.maxTimers ?? 10_000;
     await flushMicrotasks();
-    for (let fired = 0, timer = this.nextTimer(); timer !== undefined && timer.at <= horizon; timer = this.nextTimer(), fired++) {
-      if (fired >= maxTimers) throw new Error(`ManualClock.runUntilIdle: still busy after ${maxTimers} timers (a periodic timer? pass maxMs)`);
+    for (
+      let fired = 0, timer = this.nextTimer();
+      timer !== undefined && timer.at <= horizon;
+      timer = this.nextTimer(), fired++
+    ) {
+      if (fired >= maxTimers)
+        throw new Error(
+          `ManualClock.runUntilIdle: still busy after ${maxTimers} timers (a periodic timer? pass maxMs)`,
+        );
       this.fire(timer);
       await flushMicrotasks();
     }
   }
 
   private nextTimer(): Timer | undefined {
-    return this.timers.reduce<Timer | undefined>((best, t) => (best === undefined || t.at < best.at || (t.at === best.at && t.seq < best.seq) ? t : best), undefined);
+    return this.timers.reduce<Timer | undefined>(
+      (best, t) => (best === undefined || t.at < best.at || (t.at === best.at && t.seq < best.seq) ? t : best),
+      undefined,
+    );
   }
 
   private fire(timer: Timer): void {

@@ -100,9 +100,12 @@ export interface MemoryCluster extends Cluster {
 const bootNamespaces = ['default', 'kube-system', 'kube-public'];
 
 /** Namespaces and CRDs are served whatever the scope table says: the server cannot work without them. */
-const withEssentialKinds = (scopes: ScopeTable): ScopeTable => new Map<string, Scope>([
-  ['/Namespace', 'Cluster'], ['apiextensions.k8s.io/CustomResourceDefinition', 'Cluster'], ...scopes,
-]);
+const withEssentialKinds = (scopes: ScopeTable): ScopeTable =>
+  new Map<string, Scope>([
+    ['/Namespace', 'Cluster'],
+    ['apiextensions.k8s.io/CustomResourceDefinition', 'Cluster'],
+    ...scopes,
+  ]);
 
 export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryCluster => {
   const clock = options.clock ?? systemClock;
@@ -141,7 +144,8 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
   bootNamespaces.forEach((name) => createObject(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
 
   const gate = createApiGate({
-    clock, random,
+    clock,
+    random,
     profile: () => profile,
     touch: (ref) => touch(state, ref),
     openWatch: (sink) => hub.open(sink),
@@ -151,37 +155,104 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
 
   return {
     clock,
-    get faults() { return profile; },
-    set faults(next: FaultProfile) { profile = next; },
-    setFaults: (next) => { profile = next; },
+    get faults() {
+      return profile;
+    },
+    set faults(next: FaultProfile) {
+      profile = next;
+    },
+    setFaults: (next) => {
+      profile = next;
+    },
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
-    create: (object, writeOptions) => call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
-    update: (object, writeOptions) => call('update', object.apiVersion, object.kind, () => updateObject(state, object, 'main', dryRunOf(writeOptions)), refOfInput(object)),
-    patch: (ref, patch, writeOptions) => call('patch', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }), ref),
-    delete: (ref, deleteOptions) => call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions)),
-    updateStatus: (object) => call('updateStatus', object.apiVersion, object.kind, () => updateObject(state, object, 'status'), refOfInput(object)),
-    patchStatus: (ref, patch) => call('patchStatus', ref.apiVersion, ref.kind, () => patchObject(state, ref, patch, { subresource: 'status' }), ref),
+    create: (object, writeOptions) =>
+      call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
+    update: (object, writeOptions) =>
+      call(
+        'update',
+        object.apiVersion,
+        object.kind,
+        () => updateObject(state, object, 'main', dryRunOf(writeOptions)),
+        refOfInput(object),
+      ),
+    patch: (ref, patch, writeOptions) =>
+      call(
+        'patch',
+        ref.apiVersion,
+        ref.kind,
+        () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }),
+        ref,
+      ),
+    delete: (ref, deleteOptions) =>
+      call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions)),
+    updateStatus: (object) =>
+      call(
+        'updateStatus',
+        object.apiVersion,
+        object.kind,
+        () => updateObject(state, object, 'status'),
+        refOfInput(object),
+      ),
+    patchStatus: (ref, patch) =>
+      call(
+        'patchStatus',
+        ref.apiVersion,
+        ref.kind,
+        () => patchObject(state, ref, patch, { subresource: 'status' }),
+        ref,
+      ),
     watch: gate.watch,
     scopeOf: (apiVersion, kind) => async () => {
       const down = gate.outage();
-      return down !== undefined ? E.left(down) : pipe(state.registry.resolve(apiVersion, kind), E.map((info) => info.scope));
+      return down !== undefined
+        ? E.left(down)
+        : pipe(
+            state.registry.resolve(apiVersion, kind),
+            E.map((info) => info.scope),
+          );
     },
     restart: (restartOptions) => {
       // Clients resume dropped streams; the restarted watch cache no longer has their version.
-      hub.closeAll(clusterError('Gone', 'too old resource version: the API server restarted and its watch cache starts over', { code: 410 }));
+      hub.closeAll(
+        clusterError('Gone', 'too old resource version: the API server restarted and its watch cache starts over', {
+          code: 410,
+        }),
+      );
       state.history.compact(state.resourceVersion);
       if (restartOptions?.downtimeMs !== undefined) gate.unavailableUntil(clock.now() + restartOptions.downtimeMs);
     },
     expireWatches: () => hub.expireAll(compacted()),
-    unavailableFor: (ms) => { gate.unavailableUntil(clock.now() + ms); },
-    objects: () => [...state.objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => deepCopy(object)),
-    registerKind: (registration) => state.registry.register({
-      group: registration.group, kind: registration.kind, plural: registration.plural, scope: registration.scope,
-      versions: new Set([registration.version]), statusSubresource: registration.statusSubresource ?? true, generation: true, custom: true,
-      watchCacheFrom: state.resourceVersion,
-    }),
-    servedKinds: () => state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({ group, kind, plural, scope, versions, statusSubresource })),
+    unavailableFor: (ms) => {
+      gate.unavailableUntil(clock.now() + ms);
+    },
+    objects: () =>
+      [...state.objects.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([, object]) => deepCopy(object)),
+    registerKind: (registration) =>
+      state.registry.register({
+        group: registration.group,
+        kind: registration.kind,
+        plural: registration.plural,
+        scope: registration.scope,
+        versions: new Set([registration.version]),
+        statusSubresource: registration.statusSubresource ?? true,
+        generation: true,
+        custom: true,
+        watchCacheFrom: state.resourceVersion,
+      }),
+    servedKinds: () =>
+      state.registry
+        .all()
+        .map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
+          group,
+          kind,
+          plural,
+          scope,
+          versions,
+          statusSubresource,
+        })),
     settle: () => flushMicrotasks(),
   };
 };
@@ -195,7 +266,9 @@ const touch = (state: ServerState, ref: ObjectRef): void => {
 
 /** The reference of a client's object, read defensively (the verb reports a malformed one). */
 const refOfInput = (object: Resource): ObjectRef => ({
-  apiVersion: object?.apiVersion, kind: object?.kind, name: object?.metadata?.name,
+  apiVersion: object?.apiVersion,
+  kind: object?.kind,
+  name: object?.metadata?.name,
   ...(object?.metadata?.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
 });
 

@@ -18,7 +18,9 @@ export const mergePatch = (target: JsonValue | undefined, patch: JsonValue): Jso
 
 const mergeObjects = (base: JsonObject, patch: JsonObject): JsonObject => {
   const patchKeys = new Set(Object.keys(patch));
-  const kept = Object.keys(base).filter((key) => !patchKeys.has(key)).map((key) => [key, getOwn(base, key) ?? null] as const);
+  const kept = Object.keys(base)
+    .filter((key) => !patchKeys.has(key))
+    .map((key) => [key, getOwn(base, key) ?? null] as const);
   const merged = Object.keys(patch)
     .filter((key) => getOwn(patch, key) !== null)
     .map((key) => [key, mergePatch(getOwn(base, key), getOwn(patch, key) ?? null)] as const);
@@ -31,10 +33,12 @@ const mergeObjects = (base: JsonObject, patch: JsonObject): JsonObject => {
 const withoutNullMembers = (value: JsonValue): JsonValue => {
   if (Array.isArray(value)) return value.map(withoutNullMembers);
   if (!isJsonObject(value)) return value;
-  return objectFromEntries(Object.keys(value).flatMap((key) => {
-    const member = getOwn(value, key) ?? null;
-    return member === null ? [] : [[key, withoutNullMembers(member)] as const];
-  }));
+  return objectFromEntries(
+    Object.keys(value).flatMap((key) => {
+      const member = getOwn(value, key) ?? null;
+      return member === null ? [] : [[key, withoutNullMembers(member)] as const];
+    }),
+  );
 };
 
 const rank = (order: ReadonlyArray<string>, key: string): number => {

@@ -12,20 +12,27 @@ import { systemWrite } from './system-write.js';
 import { isDeleting } from './write-common.js';
 
 const contents = (state: ServerState, namespace: string): ReadonlyArray<Resource> =>
-  [...state.objects.values()].filter((object) => object.metadata.namespace === namespace && object.kind !== 'Namespace');
+  [...state.objects.values()].filter(
+    (object) => object.metadata.namespace === namespace && object.kind !== 'Namespace',
+  );
 
 const withoutSpecFinalizer = (namespace: Resource): Resource => {
   const finalizers = getIn(namespace, ['spec', 'finalizers']);
-  return { ...namespace, spec: { finalizers: (isJsonArray(finalizers) ? finalizers : []).filter((f) => f !== NAMESPACE_FINALIZER) } };
+  return {
+    ...namespace,
+    spec: { finalizers: (isJsonArray(finalizers) ? finalizers : []).filter((f) => f !== NAMESPACE_FINALIZER) },
+  };
 };
 
 const finalize = (state: ServerState, namespace: Resource): boolean => {
   const objects = contents(state, namespace.metadata.name);
-  const started = objects.filter((object) => !isDeleting(object)).map((object) => {
-    const info = state.registry.byGroupKind(groupOf(object.apiVersion), object.kind);
-    if (info !== undefined) deleteStored(state, info, object, 'Background');
-    return info !== undefined;
-  });
+  const started = objects
+    .filter((object) => !isDeleting(object))
+    .map((object) => {
+      const info = state.registry.byGroupKind(groupOf(object.apiVersion), object.kind);
+      if (info !== undefined) deleteStored(state, info, object, 'Background');
+      return info !== undefined;
+    });
   if (objects.length > 0) return started.some(Boolean);
   const info = state.registry.byGroupKind('', 'Namespace');
   return info !== undefined && systemWrite(state, info, namespace, withoutSpecFinalizer);

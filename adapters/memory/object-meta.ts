@@ -3,23 +3,54 @@
  * update (clients cannot change uid, creationTimestamp, deletion fields or generation), unknown
  * members dropped, labels / annotations / owner references validated.
  */
-import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../../core/json/json.js';
 import type { ObjectMeta } from '../../core/model/resource.js';
 import type { ErrorCause } from '../../core/ports/errors.js';
 import { isLabelValue, isQualifiedName } from './label-syntax.js';
 
-const knownFields = new Set(['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers']);
+const knownFields = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+]);
 
 /** Server-owned fields a client's body never sets. */
-const systemFields = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
+const systemFields = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+];
 
 /** Kubernetes timestamps are RFC 3339 with second precision. */
 export const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** Keeps only ObjectMeta's fields (managedFields and selfLink included in what is dropped: not modelled / removed upstream). */
 export const pruneMeta = (meta: JsonObject): JsonObject =>
-  objectFromEntries(Object.keys(meta).filter((key) => knownFields.has(key)).map((key) => [key, getOwn(meta, key) ?? null] as const));
+  objectFromEntries(
+    Object.keys(meta)
+      .filter((key) => knownFields.has(key))
+      .map((key) => [key, getOwn(meta, key) ?? null] as const),
+  );
 
 export const withoutSystemFields = (meta: JsonObject): JsonObject =>
   objectFromEntries(Object.entries(meta).filter(([key]) => !systemFields.includes(key)));
@@ -29,7 +60,10 @@ export const withoutSystemFields = (meta: JsonObject): JsonObject =>
  * that keep no generation store whatever generation the client sent (kube-apiserver does not
  * clear it; only strategies that track one set it to 1).
  */
-export const createdMeta = (meta: JsonObject, fields: { readonly uid: string; readonly now: number; readonly generation: boolean; readonly namespace?: string }): ObjectMeta => {
+export const createdMeta = (
+  meta: JsonObject,
+  fields: { readonly uid: string; readonly now: number; readonly generation: boolean; readonly namespace?: string },
+): ObjectMeta => {
   const { namespace: _ignored, ...rest } = withoutSystemFields(pruneMeta(meta));
   const sent = getOwn(meta, 'generation');
   return {
@@ -43,9 +77,11 @@ export const createdMeta = (meta: JsonObject, fields: { readonly uid: string; re
 
 /** Metadata after an update: the client's mutable fields over the stored system fields. */
 export const updatedMeta = (current: ObjectMeta, candidate: JsonObject): ObjectMeta => {
-  const carried = objectFromEntries(['name', 'namespace', ...systemFields]
-    .filter((key) => getOwn(current, key) !== undefined)
-    .map((key) => [key, getOwn(current, key) ?? null] as const));
+  const carried = objectFromEntries(
+    ['name', 'namespace', ...systemFields]
+      .filter((key) => getOwn(current, key) !== undefined)
+      .map((key) => [key, getOwn(current, key) ?? null] as const),
+  );
   return { ...withoutSystemFields(pruneMeta(candidate)), ...carried } as ObjectMeta;
 };
 
@@ -63,22 +99,40 @@ const mapCauses = (map: JsonValue | undefined, field: string, labels: boolean): 
   if (map === undefined || map === null) return [];
   if (!isJsonObject(map)) return [invalid(field, 'must be a map of strings')];
   return Object.entries(map).flatMap(([key, value]) => [
-    ...(isQualifiedName(key) ? [] : [invalid(field, `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'`)]),
-    ...(typeof value !== 'string' ? [invalid(`${field}.${key}`, 'must be a string')]
-      : labels && !isLabelValue(value) ? [invalid(`${field}.${key}`, `Invalid value: "${value}": a valid label must be 63 characters or less`)] : []),
+    ...(isQualifiedName(key)
+      ? []
+      : [
+          invalid(field, `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.'`),
+        ]),
+    ...(typeof value !== 'string'
+      ? [invalid(`${field}.${key}`, 'must be a string')]
+      : labels && !isLabelValue(value)
+        ? [invalid(`${field}.${key}`, `Invalid value: "${value}": a valid label must be 63 characters or less`)]
+        : []),
   ]);
 };
 
 const ownerCauses = (owners: JsonValue | undefined): ReadonlyArray<ErrorCause> => {
   if (owners === undefined || owners === null) return [];
   if (!isJsonArray(owners)) return [invalid('metadata.ownerReferences', 'must be a list')];
-  const missing = owners.flatMap((owner, i) => ['apiVersion', 'kind', 'name', 'uid']
-    .filter((field) => !isJsonObject(owner) || typeof getOwn(owner, field) !== 'string' || getOwn(owner, field) === '')
-    .map((field) => invalid(`metadata.ownerReferences[${i}].${field}`, `Invalid value: "": ${field} must not be empty`)));
+  const missing = owners.flatMap((owner, i) =>
+    ['apiVersion', 'kind', 'name', 'uid']
+      .filter(
+        (field) => !isJsonObject(owner) || typeof getOwn(owner, field) !== 'string' || getOwn(owner, field) === '',
+      )
+      .map((field) =>
+        invalid(`metadata.ownerReferences[${i}].${field}`, `Invalid value: "": ${field} must not be empty`),
+      ),
+  );
   const controllers = owners.filter((owner) => isJsonObject(owner) && getOwn(owner, 'controller') === true).length;
-  return controllers > 1 ? [...missing, invalid('metadata.ownerReferences', 'Only one reference can have Controller set to true')] : missing;
+  return controllers > 1
+    ? [...missing, invalid('metadata.ownerReferences', 'Only one reference can have Controller set to true')]
+    : missing;
 };
 
 const finalizerCauses = (finalizers: JsonValue | undefined): ReadonlyArray<ErrorCause> =>
-  finalizers === undefined || finalizers === null || (isJsonArray(finalizers) && finalizers.every((f) => typeof f === 'string' && isQualifiedName(f)))
-    ? [] : [invalid('metadata.finalizers', 'each finalizer must be a qualified name')];
+  finalizers === undefined ||
+  finalizers === null ||
+  (isJsonArray(finalizers) && finalizers.every((f) => typeof f === 'string' && isQualifiedName(f)))
+    ? []
+    : [invalid('metadata.finalizers', 'each finalizer must be a qualified name')];

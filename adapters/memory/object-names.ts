@@ -14,9 +14,18 @@ const subdomain: NameRule = {
   test: isDnsSubdomain,
   hint: "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
 };
-const label: NameRule = { test: (n) => n.length <= 63 && dnsLabel.test(n), hint: 'a lowercase RFC 1123 label (at most 63 characters)' };
-const label1035: NameRule = { test: (n) => n.length <= 63 && dns1035Label.test(n), hint: 'a DNS-1035 label (at most 63 characters, starting with a letter)' };
-const pathSegment: NameRule = { test: (n) => n !== '.' && n !== '..' && !/[/%]/.test(n), hint: 'may not be "." or ".." and may not contain "/" or "%"' };
+const label: NameRule = {
+  test: (n) => n.length <= 63 && dnsLabel.test(n),
+  hint: 'a lowercase RFC 1123 label (at most 63 characters)',
+};
+const label1035: NameRule = {
+  test: (n) => n.length <= 63 && dns1035Label.test(n),
+  hint: 'a DNS-1035 label (at most 63 characters, starting with a letter)',
+};
+const pathSegment: NameRule = {
+  test: (n) => n !== '.' && n !== '..' && !/[/%]/.test(n),
+  hint: 'may not be "." or ".." and may not contain "/" or "%"',
+};
 
 const ruleFor = (info: KindInfo): NameRule => {
   if (info.group === '' && info.kind === 'Namespace') return label;
@@ -29,7 +38,20 @@ export const validateName = (info: KindInfo, ref: ObjectRef): E.Either<ClusterEr
   const rule = ruleFor(info);
   return ref.name.length > 0 && rule.test(ref.name)
     ? E.right(ref.name)
-    : E.left(clusterError('Invalid', `${info.kind} "${ref.name}" is invalid: metadata.name: Invalid value: "${ref.name}": ${rule.hint}`, {
-      ref, causes: [{ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${ref.name}": ${rule.hint}` }],
-    }));
+    : E.left(
+        clusterError(
+          'Invalid',
+          `${info.kind} "${ref.name}" is invalid: metadata.name: Invalid value: "${ref.name}": ${rule.hint}`,
+          {
+            ref,
+            causes: [
+              {
+                field: 'metadata.name',
+                reason: 'FieldValueInvalid',
+                message: `Invalid value: "${ref.name}": ${rule.hint}`,
+              },
+            ],
+          },
+        ),
+      );
 };

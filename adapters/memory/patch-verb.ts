@@ -28,15 +28,21 @@ export type PatchOptions = { readonly subresource: Subresource; readonly dryRun?
 /** The patched document, decoded into the kind's type as the server does for each patch type (typed-decoding.ts). */
 const patched = (info: KindInfo, base: Resource, patch: Patch): E.Either<ClusterError, JsonValue> => {
   switch (patch.type) {
-    case 'json': return pipe(applyJsonPatch(base, patch.operations), E.chain((document) => decodePatched(info, document)));
-    case 'merge': return isJsonObject(patch.body)
-      ? decodePatched(info, mergePatch(base, patch.body))
-      : E.left(clusterError('BadRequest', 'merge patch body must be a JSON object'));
-    case 'apply': return pipe(
-      withFieldManager(patch),
-      E.chain((apply) => checkAppliedTypes(info, apply.body)),
-      E.chain((body) => convertApplied(info, body, applyMerge(base, body))),
-    );
+    case 'json':
+      return pipe(
+        applyJsonPatch(base, patch.operations),
+        E.chain((document) => decodePatched(info, document)),
+      );
+    case 'merge':
+      return isJsonObject(patch.body)
+        ? decodePatched(info, mergePatch(base, patch.body))
+        : E.left(clusterError('BadRequest', 'merge patch body must be a JSON object'));
+    case 'apply':
+      return pipe(
+        withFieldManager(patch),
+        E.chain((apply) => checkAppliedTypes(info, apply.body)),
+        E.chain((body) => convertApplied(info, body, applyMerge(base, body))),
+      );
   }
 };
 
@@ -45,46 +51,99 @@ type ApplyPatch = Extract<Patch, { type: 'apply' }>;
 /** Server-side apply needs a field manager (PatchOptions validation). */
 const withFieldManager = (patch: ApplyPatch): E.Either<ClusterError, ApplyPatch> =>
   patch.fieldManager === undefined || patch.fieldManager === ''
-    ? E.left(clusterError('Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
-      causes: [{ field: 'fieldManager', reason: 'FieldValueRequired', message: 'Required value: is required for apply patch' }],
-    }))
+    ? E.left(
+        clusterError(
+          'Invalid',
+          'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          {
+            causes: [
+              {
+                field: 'fieldManager',
+                reason: 'FieldValueRequired',
+                message: 'Required value: is required for apply patch',
+              },
+            ],
+          },
+        ),
+      )
     : E.right(patch);
 
 /** The patched document must still be the same object: same kind, version, name and namespace. */
 const sameIdentity = (info: KindInfo, ref: ObjectRef, document: JsonValue): E.Either<ClusterError, Resource> => {
-  if (!isJsonObject(document) || !isJsonObject(document.metadata)) return E.left(clusterError('BadRequest', 'the patched object is not a Kubernetes object', { ref }));
+  if (!isJsonObject(document) || !isJsonObject(document.metadata))
+    return E.left(clusterError('BadRequest', 'the patched object is not a Kubernetes object', { ref }));
   const object = document as Resource;
-  if (object.apiVersion !== ref.apiVersion || object.kind !== ref.kind) return E.left(clusterError('BadRequest', 'the patch may not change apiVersion or kind', { ref }));
-  if (object.metadata.name !== ref.name) return E.left(clusterError('BadRequest', `the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${ref.name})`, { ref }));
+  if (object.apiVersion !== ref.apiVersion || object.kind !== ref.kind)
+    return E.left(clusterError('BadRequest', 'the patch may not change apiVersion or kind', { ref }));
+  if (object.metadata.name !== ref.name)
+    return E.left(
+      clusterError(
+        'BadRequest',
+        `the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${ref.name})`,
+        { ref },
+      ),
+    );
   const namespace = object.metadata.namespace;
   if (info.scope === 'Namespaced' && namespace !== undefined && namespace !== namespaceFor(info, ref.namespace)) {
-    return E.left(clusterError('BadRequest', 'the namespace of the provided object does not match the namespace sent on the request', { ref }));
+    return E.left(
+      clusterError(
+        'BadRequest',
+        'the namespace of the provided object does not match the namespace sent on the request',
+        { ref },
+      ),
+    );
   }
   return E.right(object);
 };
 
 /** Server-side apply of a missing object creates it from the applied configuration. */
-const applyCreates = (state: ServerState, info: KindInfo, ref: ObjectRef, patch: Patch, options: PatchOptions): E.Either<ClusterError, Resource> => {
+const applyCreates = (
+  state: ServerState,
+  info: KindInfo,
+  ref: ObjectRef,
+  patch: Patch,
+  options: PatchOptions,
+): E.Either<ClusterError, Resource> => {
   if (patch.type !== 'apply' || options.subresource === 'status') return E.left(notFound(info, ref));
   return pipe(
     withFieldManager(patch),
     E.chain((apply) => checkAppliedTypes(info, apply.body)),
     E.chain((body) => convertApplied(info, body, body)),
     E.chain((body) => sameIdentity(info, ref, body)),
-    E.chain((body) => createObject(state, { ...body, metadata: { ...body.metadata, ...(namespaceFor(info, ref.namespace) === undefined ? {} : { namespace: namespaceFor(info, ref.namespace) }) } }, options)),
+    E.chain((body) =>
+      createObject(
+        state,
+        {
+          ...body,
+          metadata: {
+            ...body.metadata,
+            ...(namespaceFor(info, ref.namespace) === undefined
+              ? {}
+              : { namespace: namespaceFor(info, ref.namespace) }),
+          },
+        },
+        options,
+      ),
+    ),
   );
 };
 
-export const patchObject = (state: ServerState, ref: ObjectRef, patch: Patch, options: PatchOptions): E.Either<ClusterError, Resource> => pipe(
-  state.registry.resolve(ref.apiVersion, ref.kind),
-  E.chain((info) => statusRoute(info, options.subresource, ref)),
-  E.chain((info) => {
-    const stored = storedObject(state, info, ref.namespace, ref.name);
-    if (stored === undefined) return applyCreates(state, info, ref, patch, options);
-    return pipe(
-      patched(info, servedAs(stored, ref.apiVersion), patch),
-      E.chain((document) => sameIdentity(info, ref, document)),
-      E.chain((candidate) => replaceObject(state, info, stored, candidate, options)),
-    );
-  }),
-);
+export const patchObject = (
+  state: ServerState,
+  ref: ObjectRef,
+  patch: Patch,
+  options: PatchOptions,
+): E.Either<ClusterError, Resource> =>
+  pipe(
+    state.registry.resolve(ref.apiVersion, ref.kind),
+    E.chain((info) => statusRoute(info, options.subresource, ref)),
+    E.chain((info) => {
+      const stored = storedObject(state, info, ref.namespace, ref.name);
+      if (stored === undefined) return applyCreates(state, info, ref, patch, options);
+      return pipe(
+        patched(info, servedAs(stored, ref.apiVersion), patch),
+        E.chain((document) => sameIdentity(info, ref, document)),
+        E.chain((candidate) => replaceObject(state, info, stored, candidate, options)),
+      );
+    }),
+  );

@@ -9,19 +9,26 @@ import { matchesSelector, parseSelector } from './label-selector.js';
 import { objectsOfKind, storedObject, type ServerState } from './server-state.js';
 import { servedAs } from './served-object.js';
 
-export const getObject = (state: ServerState, ref: ObjectRef): E.Either<ClusterError, O.Option<Resource>> => pipe(
-  state.registry.resolve(ref.apiVersion, ref.kind),
-  E.map((info) => pipe(O.fromNullable(storedObject(state, info, ref.namespace, ref.name)), O.map((object) => servedAs(object, ref.apiVersion)))),
-);
+export const getObject = (state: ServerState, ref: ObjectRef): E.Either<ClusterError, O.Option<Resource>> =>
+  pipe(
+    state.registry.resolve(ref.apiVersion, ref.kind),
+    E.map((info) =>
+      pipe(
+        O.fromNullable(storedObject(state, info, ref.namespace, ref.name)),
+        O.map((object) => servedAs(object, ref.apiVersion)),
+      ),
+    ),
+  );
 
-export const listObjects = (state: ServerState, query: ListQuery): E.Either<ClusterError, ResourceList> => pipe(
-  E.Do,
-  E.bind('info', () => state.registry.resolve(query.apiVersion, query.kind)),
-  E.bind('selector', () => parseSelector(query.labelSelector)),
-  E.map(({ info, selector }) => ({
-    items: objectsOfKind(state, info, query.namespace)
-      .filter((object) => matchesSelector(selector, object.metadata.labels))
-      .map((object) => servedAs(object, query.apiVersion)),
-    resourceVersion: String(state.resourceVersion),
-  })),
-);
+export const listObjects = (state: ServerState, query: ListQuery): E.Either<ClusterError, ResourceList> =>
+  pipe(
+    E.Do,
+    E.bind('info', () => state.registry.resolve(query.apiVersion, query.kind)),
+    E.bind('selector', () => parseSelector(query.labelSelector)),
+    E.map(({ info, selector }) => ({
+      items: objectsOfKind(state, info, query.namespace)
+        .filter((object) => matchesSelector(selector, object.metadata.labels))
+        .map((object) => servedAs(object, query.apiVersion)),
+      resourceVersion: String(state.resourceVersion),
+    })),
+  );

@@ -22,16 +22,27 @@ import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } 
 export type Subresource = 'main' | 'status';
 export type ReplaceOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
 
-const conflict = (info: KindInfo, object: Resource): ClusterError => clusterError('Conflict',
-  `Operation cannot be fulfilled on ${info.plural}${info.group === '' ? '' : `.${info.group}`} "${object.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
-  { ref: refOf(object) });
+const conflict = (info: KindInfo, object: Resource): ClusterError =>
+  clusterError(
+    'Conflict',
+    `Operation cannot be fulfilled on ${info.plural}${info.group === '' ? '' : `.${info.group}`} "${object.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+    { ref: refOf(object) },
+  );
 
 /** A set resourceVersion must be the stored one; none is allowed only for kinds that accept unconditional updates. */
 const precondition = (info: KindInfo, stored: Resource, candidate: Resource): E.Either<ClusterError, Resource> => {
   const wanted = candidate.metadata.resourceVersion;
   if (wanted === undefined || wanted === '') {
     return info.custom
-      ? E.left(invalid(info, candidate, [{ field: 'metadata.resourceVersion', reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update' }]))
+      ? E.left(
+          invalid(info, candidate, [
+            {
+              field: 'metadata.resourceVersion',
+              reason: 'FieldValueInvalid',
+              message: 'Invalid value: 0x0: must be specified for an update',
+            },
+          ]),
+        )
       : E.right(candidate);
   }
   return wanted === stored.metadata.resourceVersion ? E.right(candidate) : E.left(conflict(info, stored));
@@ -42,7 +53,13 @@ const uidUnchanged = (info: KindInfo, stored: Resource, candidate: Resource): E.
   const uid = candidate.metadata.uid;
   return uid === undefined || uid === '' || uid === stored.metadata.uid
     ? E.right(candidate)
-    : E.left(clusterError('Conflict', `Operation cannot be fulfilled on ${info.plural}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored.metadata.uid ?? ''}`, { ref: refOf(stored) }));
+    : E.left(
+        clusterError(
+          'Conflict',
+          `Operation cannot be fulfilled on ${info.plural}${info.group === '' ? '' : `.${info.group}`} "${stored.metadata.name}": Precondition failed: UID in precondition: ${uid}, UID in object meta: ${stored.metadata.uid ?? ''}`,
+          { ref: refOf(stored) },
+        ),
+      );
 };
 
 /** Once deleting, an object may lose finalizers but gain none (ValidateObjectMetaUpdate). */
@@ -50,14 +67,27 @@ const noNewFinalizers = (info: KindInfo, stored: Resource, next: Resource): E.Ei
   if (!isDeleting(stored)) return E.right(next);
   const before = stored.metadata.finalizers ?? [];
   const added = (next.metadata.finalizers ?? []).filter((f) => !before.includes(f));
-  return added.length === 0 ? E.right(next) : E.left(invalid(info, next, [{
-    field: 'metadata.finalizers', reason: 'FieldValueForbidden',
-    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-  }]));
+  return added.length === 0
+    ? E.right(next)
+    : E.left(
+        invalid(info, next, [
+          {
+            field: 'metadata.finalizers',
+            reason: 'FieldValueForbidden',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+          },
+        ]),
+      );
 };
 
 /** The kind's update rules (per-kind hook), the finalizer rule and validation, in the server's order. */
-const underKindRules = (state: ServerState, info: KindInfo, stored: Resource, next: Resource, dryRun: boolean): E.Either<ClusterError, Resource> => {
+const underKindRules = (
+  state: ServerState,
+  info: KindInfo,
+  stored: Resource,
+  next: Resource,
+  dryRun: boolean,
+): E.Either<ClusterError, Resource> => {
   const prepare = hooksFor(groupKindKey(info.group, info.kind)).prepareUpdate;
   return pipe(
     prepare === undefined ? E.right(next) : prepare(stored, next, { state, dryRun }),
@@ -71,10 +101,27 @@ const underKindRules = (state: ServerState, info: KindInfo, stored: Resource, ne
  * status; status writes of custom resources take only the status, those of built-ins keep the
  * stored spec and take the rest (as their status strategies do).
  */
-const merged = (state: ServerState, info: KindInfo, stored: Resource, candidate: Resource, options: ReplaceOptions): E.Either<ClusterError, Resource> => {
+const merged = (
+  state: ServerState,
+  info: KindInfo,
+  stored: Resource,
+  candidate: Resource,
+  options: ReplaceOptions,
+): E.Either<ClusterError, Resource> => {
   const dryRun = options.dryRun === true;
-  const atStoredVersion: Resource = { ...candidate, apiVersion: stored.apiVersion, metadata: updatedMeta(stored.metadata, candidate.metadata) };
-  if (options.subresource === 'main') return underKindRules(state, info, stored, defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion)), dryRun);
+  const atStoredVersion: Resource = {
+    ...candidate,
+    apiVersion: stored.apiVersion,
+    metadata: updatedMeta(stored.metadata, candidate.metadata),
+  };
+  if (options.subresource === 'main')
+    return underKindRules(
+      state,
+      info,
+      stored,
+      defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion)),
+      dryRun,
+    );
   return info.custom
     ? E.right(defaulted(state, info, takeStatusOnly(stored, atStoredVersion)))
     : underKindRules(state, info, stored, keepStoredSpec(info, stored, atStoredVersion), dryRun);
@@ -82,7 +129,9 @@ const merged = (state: ServerState, info: KindInfo, stored: Resource, candidate:
 
 const withGeneration = (info: KindInfo, stored: Resource, next: Resource): Resource => {
   const generation = nextGeneration(info, stored, next);
-  return generation === undefined ? next : (withKey(next, 'metadata', withKey(next.metadata, 'generation', generation)) as Resource);
+  return generation === undefined
+    ? next
+    : (withKey(next, 'metadata', withKey(next.metadata, 'generation', generation)) as Resource);
 };
 
 const withoutVersion = (object: Resource): Resource =>
@@ -90,7 +139,11 @@ const withoutVersion = (object: Resource): Resource =>
 
 /** Stores `next` over `stored`; unchanged objects are not written (no new resourceVersion, no event). */
 const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resource, dryRun: boolean): Resource => {
-  const final = withKey(next, 'metadata', withKey(next.metadata, 'resourceVersion', stored.metadata.resourceVersion ?? '')) as Resource;
+  const final = withKey(
+    next,
+    'metadata',
+    withKey(next.metadata, 'resourceVersion', stored.metadata.resourceVersion ?? ''),
+  ) as Resource;
   if (dryRun || jsonEqual(withoutVersion(stored), withoutVersion(final))) return dryRun ? final : stored;
   const written = commitPut(state, info, final, stored);
   hooksFor(groupKindKey(info.group, info.kind)).committed?.(written, { state, dryRun: false });
@@ -104,12 +157,17 @@ const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resou
  * custom resource, immutable fields, new finalizers while deleting, validation).
  */
 export const replaceObject = (
-  state: ServerState, info: KindInfo, stored: Resource, candidate: Resource, options: ReplaceOptions,
-): E.Either<ClusterError, Resource> => pipe(
-  precondition(info, stored, candidate),
-  E.chain((c) => uidUnchanged(info, stored, c)),
-  E.chain((c) => merged(state, info, stored, c, options)),
-  // Status writes never move the generation: it counts changes of the desired state.
-  E.map((next) => options.subresource === 'status' ? next : withGeneration(info, stored, next)),
-  E.map((next) => servedAs(store(state, info, stored, next, options.dryRun === true), candidate.apiVersion)),
-);
+  state: ServerState,
+  info: KindInfo,
+  stored: Resource,
+  candidate: Resource,
+  options: ReplaceOptions,
+): E.Either<ClusterError, Resource> =>
+  pipe(
+    precondition(info, stored, candidate),
+    E.chain((c) => uidUnchanged(info, stored, c)),
+    E.chain((c) => merged(state, info, stored, c, options)),
+    // Status writes never move the generation: it counts changes of the desired state.
+    E.map((next) => (options.subresource === 'status' ? next : withGeneration(info, stored, next))),
+    E.map((next) => servedAs(store(state, info, stored, next, options.dryRun === true), candidate.apiVersion)),
+  );

@@ -32,15 +32,22 @@ export type ServerState = {
 };
 
 /** Storage identity: one object per (group, kind, namespace, name), served at any version of its kind. */
-export const storageKey = (info: Pick<KindInfo, 'group' | 'kind'>, namespace: string | undefined, name: string): string =>
-  `${info.group}/${info.kind}|${namespace ?? ''}|${name}`;
+export const storageKey = (
+  info: Pick<KindInfo, 'group' | 'kind'>,
+  namespace: string | undefined,
+  name: string,
+): string => `${info.group}/${info.kind}|${namespace ?? ''}|${name}`;
 
 /** The namespace an object of this kind lives in: none when cluster-scoped, `default` when unset. */
 export const namespaceFor = (info: KindInfo, namespace: string | undefined): string | undefined =>
   info.scope === 'Cluster' ? undefined : namespace === undefined || namespace === '' ? 'default' : namespace;
 
-export const storedObject = (state: ServerState, info: KindInfo, namespace: string | undefined, name: string): Resource | undefined =>
-  state.objects.get(storageKey(info, namespaceFor(info, namespace), name));
+export const storedObject = (
+  state: ServerState,
+  info: KindInfo,
+  namespace: string | undefined,
+  name: string,
+): Resource | undefined => state.objects.get(storageKey(info, namespaceFor(info, namespace), name));
 
 /** Objects of one kind (optionally one namespace), in storage-key order as etcd lists them. */
 export const objectsOfKind = (state: ServerState, info: KindInfo, namespace?: string): ReadonlyArray<Resource> => {

@@ -3,7 +3,16 @@
  * to `/status` keep everything else. Create resets `status` (custom resources: dropped; built-ins:
  * their initial status).
  */
-import { getIn, getOwn, isJsonArray, isJsonObject, withKey, withoutKey, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import {
+  getIn,
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  withKey,
+  withoutKey,
+  type JsonObject,
+  type JsonValue,
+} from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
 import type { KindInfo } from './kind-info.js';
 
@@ -15,7 +24,8 @@ export const keepStoredStatus = (info: KindInfo, stored: Resource, candidate: Re
   info.statusSubresource ? setStatus(candidate, getOwn(stored, 'status')) : candidate;
 
 /** A custom resource's status write: the stored object with the candidate's status (absent status removes it). */
-export const takeStatusOnly = (stored: Resource, candidate: Resource): Resource => setStatus(stored, getOwn(candidate, 'status'));
+export const takeStatusOnly = (stored: Resource, candidate: Resource): Resource =>
+  setStatus(stored, getOwn(candidate, 'status'));
 
 /** Built-in status strategies whose labels cannot change through `/status` either (verified on 1.36). */
 const labelsKept = new Set(['apps/Deployment']);
@@ -30,12 +40,20 @@ export const keepStoredSpec = (info: KindInfo, stored: Resource, candidate: Reso
   const withSpec = (spec === undefined ? withoutKey(candidate, 'spec') : withKey(candidate, 'spec', spec)) as Resource;
   if (!labelsKept.has(`${info.group}/${info.kind}`)) return withSpec;
   const { labels: _sent, ...meta } = withSpec.metadata;
-  return { ...withSpec, metadata: { ...meta, ...(stored.metadata.labels === undefined ? {} : { labels: stored.metadata.labels }) } };
+  return {
+    ...withSpec,
+    metadata: { ...meta, ...(stored.metadata.labels === undefined ? {} : { labels: stored.metadata.labels }) },
+  };
 };
 
 const hasResources = (container: JsonValue): boolean => {
   const resources = getIn(container, ['resources']);
-  return isJsonObject(resources) && ['requests', 'limits'].some((key) => isJsonObject(getOwn(resources, key)) && Object.keys(getOwn(resources, key) as JsonObject).length > 0);
+  return (
+    isJsonObject(resources) &&
+    ['requests', 'limits'].some(
+      (key) => isJsonObject(getOwn(resources, key)) && Object.keys(getOwn(resources, key) as JsonObject).length > 0,
+    )
+  );
 };
 
 /** Pod QoS class, simplified: BestEffort without any requests/limits, Guaranteed when limits equal requests everywhere. */
@@ -46,8 +64,11 @@ const qosClass = (pod: Resource): string => {
   const guaranteed = list.every((c) => {
     const limits = getIn(c, ['resources', 'limits']);
     const requests = getIn(c, ['resources', 'requests']);
-    return isJsonObject(limits) && ['cpu', 'memory'].every((r) => getOwn(limits, r) !== undefined)
-      && (requests === undefined || JSON.stringify(requests) === JSON.stringify(limits));
+    return (
+      isJsonObject(limits) &&
+      ['cpu', 'memory'].every((r) => getOwn(limits, r) !== undefined) &&
+      (requests === undefined || JSON.stringify(requests) === JSON.stringify(limits))
+    );
   });
   return guaranteed ? 'Guaranteed' : 'Burstable';
 };

@@ -3,17 +3,34 @@
  * fields are pruned (unless `x-kubernetes-preserve-unknown-fields`), `default`s fill absent
  * members of objects that exist. Validation (types, required, CEL) is not modelled.
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../../core/json/json.js';
 import { deepCopy } from './json-copy.js';
 
 const preserves = (schema: JsonObject): boolean => getOwn(schema, 'x-kubernetes-preserve-unknown-fields') === true;
 
 /** Prunes and defaults a whole custom resource; `apiVersion`, `kind`, `metadata` are never pruned here. */
-export const pruneAndDefaultResource = (object: JsonObject, schema: JsonValue | undefined, defaults: boolean): JsonObject => {
+export const pruneAndDefaultResource = (
+  object: JsonObject,
+  schema: JsonValue | undefined,
+  defaults: boolean,
+): JsonObject => {
   if (!isJsonObject(schema)) return object;
   const { apiVersion, kind, metadata, ...rest } = object;
   const body = prune(rest, schema, defaults);
-  return { apiVersion: apiVersion ?? null, kind: kind ?? null, metadata: metadata ?? null, ...(isJsonObject(body) ? body : {}) };
+  return {
+    apiVersion: apiVersion ?? null,
+    kind: kind ?? null,
+    metadata: metadata ?? null,
+    ...(isJsonObject(body) ? body : {}),
+  };
 };
 
 const prune = (value: JsonValue, schema: JsonValue | undefined, defaults: boolean): JsonValue => {
@@ -31,7 +48,8 @@ const pruneObject = (value: JsonObject, schema: JsonObject, defaults: boolean): 
     const member = getOwn(value, key) ?? null;
     if (hasOwn(known, key)) return [[key, prune(member, getOwn(known, key), defaults)]];
     if (isJsonObject(additional)) return [[key, prune(member, additional, defaults)]];
-    const keep = additional === true || preserves(schema) || (embedded && ['apiVersion', 'kind', 'metadata'].includes(key));
+    const keep =
+      additional === true || preserves(schema) || (embedded && ['apiVersion', 'kind', 'metadata'].includes(key));
     return keep ? [[key, member]] : [];
   });
   const filled = defaults ? defaultsFor(known, value, defaults) : [];

@@ -7,5 +7,8 @@ export const systemClock: Clock = {
     const handle = setTimeout(callback, Math.max(0, ms));
     return () => clearTimeout(handle);
   },
-  sleep: (ms) => new Promise((resolve) => { setTimeout(resolve, Math.max(0, ms)); }),
+  sleep: (ms) =>
+    new Promise((resolve) => {
+      setTimeout(resolve, Math.max(0, ms));
+    }),
 };

@@ -7,7 +7,12 @@ import type { ServerState } from './server-state.js';
 import { isDeleting, isFinalized, removeStored } from './write-common.js';
 
 /** Applies `edit` to a stored object; a deleting object with no finalizer left then leaves storage. Returns whether it wrote. */
-export const systemWrite = (state: ServerState, info: KindInfo, stored: Resource, edit: (object: Resource) => Resource): boolean => {
+export const systemWrite = (
+  state: ServerState,
+  info: KindInfo,
+  stored: Resource,
+  edit: (object: Resource) => Resource,
+): boolean => {
   const next = edit(stored);
   if (jsonEqual(next, stored)) return false;
   const written = commitPut(state, info, next, stored);
@@ -16,8 +21,10 @@ export const systemWrite = (state: ServerState, info: KindInfo, stored: Resource
 };
 
 /** The object without `finalizer` in `metadata.finalizers` (the key dropped when empty). */
-export const withoutFinalizer = (finalizer: string) => (object: Resource): Resource => {
-  const { finalizers, ...rest } = object.metadata;
-  const left = (finalizers ?? []).filter((f) => f !== finalizer);
-  return { ...object, metadata: { ...rest, ...(left.length > 0 ? { finalizers: left } : {}) } };
-};
+export const withoutFinalizer =
+  (finalizer: string) =>
+  (object: Resource): Resource => {
+    const { finalizers, ...rest } = object.metadata;
+    const left = (finalizers ?? []).filter((f) => f !== finalizer);
+    return { ...object, metadata: { ...rest, ...(left.length > 0 ? { finalizers: left } : {}) } };
+  };

@@ -14,11 +14,26 @@
  * Of a custom resource only the metadata is decoded here (its schema is checked elsewhere).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../../core/json/json.js';
 import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import {
-  fitsInteger, objectStruct, goPlain, goStructName, goSyntax, goTypeName, jsonKind, type FieldType, type ListKey,
+  fitsInteger,
+  objectStruct,
+  goPlain,
+  goStructName,
+  goSyntax,
+  goTypeName,
+  jsonKind,
+  type FieldType,
+  type ListKey,
 } from './builtin-field-types.js';
 import { decodeGoBase64 } from './go-base64.js';
 import type { KindInfo } from './kind-info.js';
@@ -30,13 +45,18 @@ type GoPlace = { readonly struct: string; readonly path: ReadonlyArray<string> }
 
 const ok = (value: JsonValue): Decoded => ({ ok: true, value });
 
-const typeError = (what: string, place: GoPlace, type: FieldType): Decoded =>
-  ({ ok: false, message: `json: cannot unmarshal ${what} into Go struct field ${place.struct}.${place.path.join('.')} of type ${goTypeName(type)}` });
+const typeError = (what: string, place: GoPlace, type: FieldType): Decoded => ({
+  ok: false,
+  message: `json: cannot unmarshal ${what} into Go struct field ${place.struct}.${place.path.join('.')} of type ${goTypeName(type)}`,
+});
 
 const int32Type: FieldType = { type: 'scalar', scalar: 'int32', goName: 'int32' };
 
 /** Decodes items in order; the first error is the answer (the Go decoder reports the first it saved). */
-const decodeAll = <K>(entries: ReadonlyArray<readonly [K, JsonValue]>, decode: (key: K, value: JsonValue) => Decoded): { readonly ok: true; readonly values: ReadonlyArray<readonly [K, JsonValue]> } | Extract<Decoded, { ok: false }> => {
+const decodeAll = <K>(
+  entries: ReadonlyArray<readonly [K, JsonValue]>,
+  decode: (key: K, value: JsonValue) => Decoded,
+): { readonly ok: true; readonly values: ReadonlyArray<readonly [K, JsonValue]> } | Extract<Decoded, { ok: false }> => {
   const values: Array<readonly [K, JsonValue]> = [];
   for (const [key, value] of entries) {
     const decoded = decode(key, value);
@@ -51,8 +71,10 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
   if (value === null) return ok(value);
   switch (type.type) {
     case 'scalar':
-      if (type.scalar === 'string') return typeof value === 'string' ? ok(value) : typeError(jsonKind(value), place, type);
-      if (type.scalar === 'bool') return typeof value === 'boolean' ? ok(value) : typeError(jsonKind(value), place, type);
+      if (type.scalar === 'string')
+        return typeof value === 'string' ? ok(value) : typeError(jsonKind(value), place, type);
+      if (type.scalar === 'bool')
+        return typeof value === 'boolean' ? ok(value) : typeError(jsonKind(value), place, type);
       if (typeof value !== 'number') return typeError(jsonKind(value), place, type);
       return fitsInteger(value, type.scalar) ? ok(value) : typeError(`number ${String(value)}`, place, type);
     case 'bytes': {
@@ -71,12 +93,18 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
     }
     case 'list': {
       if (!isJsonArray(value)) return typeError(jsonKind(value), place, type);
-      const decoded = decodeAll(value.map((item, i) => [i, item] as const), (_i, item) => element(type.items, item, place));
+      const decoded = decodeAll(
+        value.map((item, i) => [i, item] as const),
+        (_i, item) => element(type.items, item, place),
+      );
       return decoded.ok ? ok(decoded.values.map(([, item]) => item)) : decoded;
     }
     case 'struct': {
       if (!isJsonObject(value)) return typeError(jsonKind(value), place, type);
-      const inner = (key: string): GoPlace => ({ struct: goStructName(type), path: [...(type.detached === true ? [] : place.path), key] });
+      const inner = (key: string): GoPlace => ({
+        struct: goStructName(type),
+        path: [...(type.detached === true ? [] : place.path), key],
+      });
       const decoded = decodeAll(Object.entries(value), (key, item) => {
         const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
         return field === undefined ? ok(item) : goDecode(field, item, inner(key));
@@ -108,7 +136,11 @@ const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, Jso
 /** create and update: a body that does not decode is a 400 naming the kind and version. */
 export const decodeObject = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> =>
   E.bimap(
-    (message: string) => clusterError('BadRequest', `${info.kind} in version "${versionOf(object.apiVersion)}" cannot be handled as a ${info.kind}: ${message}`),
+    (message: string) =>
+      clusterError(
+        'BadRequest',
+        `${info.kind} in version "${versionOf(object.apiVersion)}" cannot be handled as a ${info.kind}: ${message}`,
+      ),
     // Decoding keeps every member and checked apiVersion, kind and metadata: still a Resource.
     (decoded: JsonObject) => decoded as Resource,
   )(decodedObject(info, object));
@@ -116,10 +148,15 @@ export const decodeObject = (info: KindInfo, object: Resource): E.Either<Cluster
 /** Merge and JSON patch: the patched object decoded, or a 422 on the field `patch` when it does not decode. */
 export const decodePatched = (info: KindInfo, document: JsonValue): E.Either<ClusterError, JsonValue> => {
   if (!isJsonObject(document)) return E.right(document);
-  return E.bimap((message: string) => {
-    const cause = `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`;
-    return clusterError('Invalid', ` "" is invalid: patch: ${cause}`, { causes: [{ field: 'patch', reason: 'FieldValueInvalid', message: cause }] });
-  }, (decoded: JsonObject): JsonValue => decoded)(decodedObject(info, document));
+  return E.bimap(
+    (message: string) => {
+      const cause = `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`;
+      return clusterError('Invalid', ` "" is invalid: patch: ${cause}`, {
+        causes: [{ field: 'patch', reason: 'FieldValueInvalid', message: cause }],
+      });
+    },
+    (decoded: JsonObject): JsonValue => decoded,
+  )(decodedObject(info, document));
 };
 
 // ---- server-side apply: the applied configuration is typed by the structured-merge-diff schema
@@ -135,7 +172,9 @@ const itemName = (keys: ReadonlyArray<ListKey> | undefined, item: JsonValue, ind
   if (keys === undefined || !isJsonObject(item)) return `[${index}]`;
   const parts = keys.flatMap(({ field, default: fallback }) => {
     const value = getOwn(item, field) ?? fallback;
-    return value === undefined ? [] : [`${field}=${typeof value === 'string' ? JSON.stringify(value) : goPlain(value)}`];
+    return value === undefined
+      ? []
+      : [`${field}=${typeof value === 'string' ? JSON.stringify(value) : goPlain(value)}`];
   });
   return `[${parts.join(',')}]`;
 };
@@ -145,18 +184,32 @@ const smdProblems = (type: FieldType, value: JsonValue, path: string): ReadonlyA
   if (value === null) return [];
   switch (type.type) {
     case 'scalar':
-      if (type.scalar === 'string') return typeof value === 'string' ? [] : [`${path}: expected string, got &value.valueUnstructured{Value:${goSyntax(value)}}`];
-      if (type.scalar === 'bool') return typeof value === 'boolean' ? [] : [`${path}: expected boolean, got &{${goPlain(value)}}`];
+      if (type.scalar === 'string')
+        return typeof value === 'string'
+          ? []
+          : [`${path}: expected string, got &value.valueUnstructured{Value:${goSyntax(value)}}`];
+      if (type.scalar === 'bool')
+        return typeof value === 'boolean' ? [] : [`${path}: expected boolean, got &{${goPlain(value)}}`];
       return typeof value === 'number' ? [] : [`${path}: expected numeric (int or float), got ${smdTypeName(value)}`];
-    case 'bytes': return typeof value === 'string' ? [] : [`${path}: expected string, got &value.valueUnstructured{Value:${goSyntax(value)}}`];
-    case 'intOrString': return [];
+    case 'bytes':
+      return typeof value === 'string'
+        ? []
+        : [`${path}: expected string, got &value.valueUnstructured{Value:${goSyntax(value)}}`];
+    case 'intOrString':
+      return [];
     case 'map':
-      return isJsonObject(value) ? Object.entries(value).flatMap(([key, item]) => smdProblems(type.values, item, `${path}.${key}`)) : [`${path}: expected map, got &{${goPlain(value)}}`];
+      return isJsonObject(value)
+        ? Object.entries(value).flatMap(([key, item]) => smdProblems(type.values, item, `${path}.${key}`))
+        : [`${path}: expected map, got &{${goPlain(value)}}`];
     case 'list':
-      return isJsonArray(value) ? value.flatMap((item, i) => smdProblems(type.items, item, `${path}${itemName(type.keys, item, i)}`)) : [`${path}: expected list, got &{${goPlain(value)}}`];
+      return isJsonArray(value)
+        ? value.flatMap((item, i) => smdProblems(type.items, item, `${path}${itemName(type.keys, item, i)}`))
+        : [`${path}: expected list, got &{${goPlain(value)}}`];
     case 'struct':
       return isJsonObject(value)
-        ? Object.entries(value).flatMap(([key, item]) => (Object.hasOwn(type.fields, key) ? smdProblems(type.fields[key] as FieldType, item, `${path}.${key}`) : []))
+        ? Object.entries(value).flatMap(([key, item]) =>
+            Object.hasOwn(type.fields, key) ? smdProblems(type.fields[key] as FieldType, item, `${path}.${key}`) : [],
+          )
         : [`${path}: expected map, got &{${goPlain(value)}}`];
   }
 };
@@ -177,7 +230,11 @@ export const checkAppliedTypes = (info: KindInfo, body: Resource): E.Either<Clus
   const problems = [...smdProblems(typeOf(info), body, '')].sort();
   if (problems.length === 0) return E.right(body);
   const listed = problems.length === 1 ? problems[0] : `errors:\n  ${problems.join('\n  ')}`;
-  return E.left(clusterError('Internal', `failed to create typed patch object ${appliedName(info, body)}: ${listed}`, { ref: refOf(body) }));
+  return E.left(
+    clusterError('Internal', `failed to create typed patch object ${appliedName(info, body)}: ${listed}`, {
+      ref: refOf(body),
+    }),
+  );
 };
 
 type Converted = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
@@ -194,15 +251,22 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
       if (typeof value !== 'number' || type.scalar === 'string' || type.scalar === 'bool') return { ok: true, value };
       if (!Number.isInteger(value)) return { ok: false, message: `cannot convert float64 to ${type.scalar}` };
       return { ok: true, value: type.scalar === 'int32' ? value | 0 : value };
-    case 'intOrString': return typeof value === 'number' && Number.isInteger(value) ? { ok: true, value: value | 0 } : { ok: true, value };
+    case 'intOrString':
+      return typeof value === 'number' && Number.isInteger(value)
+        ? { ok: true, value: value | 0 }
+        : { ok: true, value };
     case 'bytes': {
       if (typeof value !== 'string') return { ok: true, value };
       const decoded = decodeGoBase64(value);
-      return decoded.ok ? { ok: true, value: decoded.canonical } : { ok: false, message: `error decoding from json: ${decoded.message}` };
+      return decoded.ok
+        ? { ok: true, value: decoded.canonical }
+        : { ok: false, message: `error decoding from json: ${decoded.message}` };
     }
-    case 'map': case 'struct': {
+    case 'map':
+    case 'struct': {
       if (!isJsonObject(value)) return { ok: true, value };
-      const fieldType = (key: string): FieldType | undefined => (type.type === 'map' ? type.values : Object.hasOwn(type.fields, key) ? type.fields[key] : undefined);
+      const fieldType = (key: string): FieldType | undefined =>
+        type.type === 'map' ? type.values : Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
       const decoded = decodeAll(Object.entries(value), (key, item) => {
         const inner = fieldType(key);
         return inner === undefined ? ok(item) : converted(inner, item);
@@ -211,7 +275,10 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
     }
     case 'list': {
       if (!isJsonArray(value)) return { ok: true, value };
-      const decoded = decodeAll(value.map((item, i) => [i, item] as const), (_i, item) => converted(type.items, item));
+      const decoded = decodeAll(
+        value.map((item, i) => [i, item] as const),
+        (_i, item) => converted(type.items, item),
+      );
       return decoded.ok ? ok(decoded.values.map(([, item]) => item)) : decoded;
     }
   }
@@ -221,12 +288,20 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
  * Apply: the merged object converted to the kind's Go type, or a 500 (`failed to convert new
  * object`, named after the applied configuration `body` as the server names it).
  */
-export const convertApplied = (info: KindInfo, body: Resource, merged: JsonValue): E.Either<ClusterError, JsonValue> => {
+export const convertApplied = (
+  info: KindInfo,
+  body: Resource,
+  merged: JsonValue,
+): E.Either<ClusterError, JsonValue> => {
   if (!isJsonObject(merged)) return E.right(merged);
   const result = converted(typeOf(info), merged);
   if (result.ok) return E.right(result.value);
   const groupVersion = `${info.group}/${versionOf(body.apiVersion)}`;
-  return E.left(clusterError('Internal',
-    `failed to convert new object ${appliedName(info, body)} to proper version: unable to convert unstructured object to ${groupVersion}, Kind=${info.kind}: ${result.message}`,
-    { ref: refOf(body) }));
+  return E.left(
+    clusterError(
+      'Internal',
+      `failed to convert new object ${appliedName(info, body)} to proper version: unable to convert unstructured object to ${groupVersion}, Kind=${info.kind}: ${result.message}`,
+      { ref: refOf(body) },
+    ),
+  );
 };

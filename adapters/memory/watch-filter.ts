@@ -31,7 +31,8 @@ export const eventFor = (scope: WatchScope, entry: HistoryEntry): WatchEvent | u
   if (entry.groupKind !== scope.groupKind) return undefined;
   const now = entry.type !== 'DELETED' && passes(scope, entry.object);
   const before = entry.type === 'DELETED' ? passes(scope, entry.object) : passes(scope, entry.previous);
-  if (entry.type === 'DELETED') return before ? { type: 'DELETED', object: servedAs(entry.object, scope.apiVersion) } : undefined;
+  if (entry.type === 'DELETED')
+    return before ? { type: 'DELETED', object: servedAs(entry.object, scope.apiVersion) } : undefined;
   if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: servedAs(entry.object, scope.apiVersion) };
   return before && entry.previous !== undefined
     ? { type: 'DELETED', object: servedAs(atVersion(entry.previous, entry.resourceVersion), scope.apiVersion) }
@@ -40,4 +41,6 @@ export const eventFor = (scope: WatchScope, entry: HistoryEntry): WatchEvent | u
 
 /** The synthetic ADDED events a watch without a resourceVersion starts with. */
 export const initialEvents = (scope: WatchScope, objects: ReadonlyArray<Resource>): ReadonlyArray<WatchEvent> =>
-  objects.filter((object) => passes(scope, object)).map((object) => ({ type: 'ADDED', object: servedAs(object, scope.apiVersion) }));
+  objects
+    .filter((object) => passes(scope, object))
+    .map((object) => ({ type: 'ADDED', object: servedAs(object, scope.apiVersion) }));

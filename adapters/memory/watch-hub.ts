@@ -50,7 +50,8 @@ type Watcher = {
   cancelBookmarks?: () => void;
 };
 
-const copyEvent = (event: WatchEvent): WatchEvent => (event.type === 'BOOKMARK' ? { ...event } : { type: event.type, object: deepCopy(event.object) });
+const copyEvent = (event: WatchEvent): WatchEvent =>
+  event.type === 'BOOKMARK' ? { ...event } : { type: event.type, object: deepCopy(event.object) };
 
 export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
   const watchers = new Set<Watcher>();
@@ -140,6 +141,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     },
     closeAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, true)),
     expireAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, false)),
-    endKind: (groupKind) => [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),
+    endKind: (groupKind) =>
+      [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),
   };
 };

@@ -13,24 +13,34 @@ import { objectsOfKind, type ServerState } from './server-state.js';
 import { eventFor, initialEvents, type WatchScope } from './watch-filter.js';
 import type { PendingWatch } from './watch-hub.js';
 
-const scopeFor = (info: KindInfo, query: WatchQuery): E.Either<ClusterError, WatchScope> => pipe(
-  parseSelector(query.labelSelector),
-  E.map((selector) => ({
-    groupKind: groupKindKey(info.group, info.kind),
-    apiVersion: query.apiVersion,
-    selector,
-    ...(info.scope === 'Namespaced' && query.namespace !== undefined ? { namespace: query.namespace } : {}),
-  })),
-);
+const scopeFor = (info: KindInfo, query: WatchQuery): E.Either<ClusterError, WatchScope> =>
+  pipe(
+    parseSelector(query.labelSelector),
+    E.map((selector) => ({
+      groupKind: groupKindKey(info.group, info.kind),
+      apiVersion: query.apiVersion,
+      selector,
+      ...(info.scope === 'Namespaced' && query.namespace !== undefined ? { namespace: query.namespace } : {}),
+    })),
+  );
 
-const startingEvents = (state: ServerState, info: KindInfo, scope: WatchScope, resourceVersion: string | undefined): E.Either<ClusterError, ReadonlyArray<WatchEvent>> => {
+const startingEvents = (
+  state: ServerState,
+  info: KindInfo,
+  scope: WatchScope,
+  resourceVersion: string | undefined,
+): E.Either<ClusterError, ReadonlyArray<WatchEvent>> => {
   if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') {
     return E.right(initialEvents(scope, objectsOfKind(state, info, scope.namespace)));
   }
-  if (!/^\d+$/.test(resourceVersion)) return E.left(clusterError('BadRequest', `invalid resource version "${resourceVersion}"`));
-  const entries = Number(resourceVersion) < (info.watchCacheFrom ?? 0) ? undefined : state.history.since(Number(resourceVersion));
+  if (!/^\d+$/.test(resourceVersion))
+    return E.left(clusterError('BadRequest', `invalid resource version "${resourceVersion}"`));
+  const entries =
+    Number(resourceVersion) < (info.watchCacheFrom ?? 0) ? undefined : state.history.since(Number(resourceVersion));
   if (entries === undefined) {
-    return E.left(clusterError('Gone', `too old resource version: ${resourceVersion} (${state.resourceVersion})`, { code: 410 }));
+    return E.left(
+      clusterError('Gone', `too old resource version: ${resourceVersion} (${state.resourceVersion})`, { code: 410 }),
+    );
   }
   return E.right(entries.flatMap((entry) => eventFor(scope, entry) ?? []));
 };
@@ -44,5 +54,10 @@ export const startWatch = (state: ServerState, query: WatchQuery, pending: Pendi
     E.bind('initial', ({ info, scope }) => startingEvents(state, info, scope, query.resourceVersion)),
   );
   if (E.isLeft(started)) pending.fail(started.left);
-  else pending.start(started.right.scope, started.right.initial, { allowBookmarks: query.allowBookmarks === true, group: started.right.info.group, kind: started.right.info.kind });
+  else
+    pending.start(started.right.scope, started.right.initial, {
+      allowBookmarks: query.allowBookmarks === true,
+      group: started.right.info.group,
+      kind: started.right.info.kind,
+    });
 };

@@ -21,27 +21,43 @@ const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value
 const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
   const copy = isJsonObject(object) ? deepCopy(object) : undefined;
   const metadata = copy === undefined ? undefined : getOwn(copy, 'metadata');
-  return copy === undefined || !nonEmpty(getOwn(copy, 'apiVersion')) || !nonEmpty(getOwn(copy, 'kind')) || !isJsonObject(metadata)
-    ? E.left(clusterError('BadRequest', 'Object \'Kind\' is missing or the object has no metadata'))
+  return copy === undefined ||
+    !nonEmpty(getOwn(copy, 'apiVersion')) ||
+    !nonEmpty(getOwn(copy, 'kind')) ||
+    !isJsonObject(metadata)
+    ? E.left(clusterError('BadRequest', "Object 'Kind' is missing or the object has no metadata"))
     : E.right(copy as Resource);
 };
 
 /** A name that is not a string is an empty one (Invalid later, or `generateName`, as the server gives). */
 const withStringName = (object: Resource): Resource =>
-  typeof getOwn(object.metadata, 'name') === 'string' ? object : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
+  typeof getOwn(object.metadata, 'name') === 'string'
+    ? object
+    : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
 
 /**
  * A client's object as it enters the server (create, update): a private copy of a served kind,
  * decoded into its Go type (BadRequest when it is not shaped like an object
  * or a field has the wrong type; UnknownKind when the kind is not served).
  */
-export const decodeInput = (state: ServerState, input: unknown): E.Either<ClusterError, { readonly object: Resource; readonly info: KindInfo }> => pipe(
-  shaped(input),
-  E.chain((raw) => pipe(
-    state.registry.resolve(raw.apiVersion, raw.kind),
-    E.chain((info) => pipe(decodeObject(info, raw), E.map((object) => ({ object: withStringName(object), info })))),
-  )),
-);
+export const decodeInput = (
+  state: ServerState,
+  input: unknown,
+): E.Either<ClusterError, { readonly object: Resource; readonly info: KindInfo }> =>
+  pipe(
+    shaped(input),
+    E.chain((raw) =>
+      pipe(
+        state.registry.resolve(raw.apiVersion, raw.kind),
+        E.chain((info) =>
+          pipe(
+            decodeObject(info, raw),
+            E.map((object) => ({ object: withStringName(object), info })),
+          ),
+        ),
+      ),
+    ),
+  );
 
 export const isDeleting = (object: Resource): boolean => typeof object.metadata.deletionTimestamp === 'string';
 
@@ -52,7 +68,11 @@ export const isFinalized = (object: Resource): boolean => {
 };
 
 /** Namespaced writes need an existing namespace that is not terminating (NamespaceLifecycle admission). */
-export const admitNamespace = (state: ServerState, info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {
+export const admitNamespace = (
+  state: ServerState,
+  info: KindInfo,
+  object: Resource,
+): E.Either<ClusterError, Resource> => {
   const namespace = object.metadata.namespace;
   if (info.scope === 'Cluster' || namespace === undefined) return E.right(object);
   const nsInfo = state.registry.byGroupKind('', 'Namespace');
@@ -60,7 +80,13 @@ export const admitNamespace = (state: ServerState, info: KindInfo, object: Resou
   const ref = refOf(object);
   if (owner === undefined) return E.left(clusterError('NotFound', `namespaces "${namespace}" not found`, { ref }));
   return isDeleting(owner)
-    ? E.left(clusterError('Forbidden', `${info.plural} "${object.metadata.name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { ref }))
+    ? E.left(
+        clusterError(
+          'Forbidden',
+          `${info.plural} "${object.metadata.name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+          { ref },
+        ),
+      )
     : E.right(object);
 };
 
@@ -68,14 +94,20 @@ export const admitNamespace = (state: ServerState, info: KindInfo, object: Resou
 export const defaulted = (state: ServerState, info: KindInfo, object: Resource): Resource => {
   const builtin = state.defaulting ? applyServerDefaults(groupKindKey(info.group, info.kind), object) : object;
   const schema = info.schemas?.get(versionOf(object.apiVersion));
-  return info.custom && schema !== undefined ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource) : builtin;
+  return info.custom && schema !== undefined
+    ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource)
+    : builtin;
 };
 
 /** A 422 as the server words it: `Deployment.apps "web" is invalid: <cause>`, several causes in brackets. */
 export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<ErrorCause>): ClusterError => {
   const listed = causes.map((c) => `${c.field ?? ''}: ${c.message}`);
   const kind = info.group === '' ? info.kind : `${info.kind}.${info.group}`;
-  return clusterError('Invalid', `${kind} "${object.metadata.name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`, { ref: refOf(object), causes });
+  return clusterError(
+    'Invalid',
+    `${kind} "${object.metadata.name}" is invalid: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`,
+    { ref: refOf(object), causes },
+  );
 };
 
 /** Metadata and kind validation; main-resource writes only. */
@@ -90,4 +122,3 @@ export const removeStored = (state: ServerState, info: KindInfo, object: Resourc
   hooksFor(groupKindKey(info.group, info.kind)).removed?.(removed, { state, dryRun: false });
   return removed;
 };
-

@@ -22,7 +22,11 @@ export type CliError = {
   readonly message: string;
 };
 
-export const inputError = (message: string, extra: Omit<CliError, '_tag' | 'message'> = {}): CliError => ({ _tag: 'InputError', message, ...extra });
+export const inputError = (message: string, extra: Omit<CliError, '_tag' | 'message'> = {}): CliError => ({
+  _tag: 'InputError',
+  message,
+  ...extra,
+});
 export const usageError = (message: string): CliError => ({ _tag: 'UsageError', message });
 export const clusterFailure = (message: string): CliError => ({ _tag: 'ClusterError', message });
 
@@ -38,7 +42,12 @@ const showLocation = (location: Location): string =>
 export const showCliError = (error: CliError): string => {
   const where = error.location === undefined ? '' : `${showLocation(error.location)}: `;
   const document = error.location?.document === undefined ? '' : `document ${error.location.document}`;
-  const about = document === '' ? (error.subject === undefined ? '' : `${error.subject}: `) : `${document}${error.subject === undefined ? '' : ` (${error.subject})`}: `;
+  const about =
+    document === ''
+      ? error.subject === undefined
+        ? ''
+        : `${error.subject}: `
+      : `${document}${error.subject === undefined ? '' : ` (${error.subject})`}: `;
   const path = error.path === undefined || error.path === '' ? '' : `${error.path}: `;
   return oneLine(`error: ${where}${about}${path}${error.message}`);
 };

@@ -23,19 +23,28 @@ export type CliCommand = {
 export const collect = (value: string, previous: ReadonlyArray<string>): ReadonlyArray<string> => [...previous, value];
 
 export const filenameOption = (what: string): Option =>
-  new Option('-f, --filename <file>', `${what} (YAML or JSON, several documents per file; a directory: its .yaml, .yml and .json files; - reads stdin); repeatable`)
-    .argParser(collect).default([], 'none');
+  new Option(
+    '-f, --filename <file>',
+    `${what} (YAML or JSON, several documents per file; a directory: its .yaml, .yml and .json files; - reads stdin); repeatable`,
+  )
+    .argParser(collect)
+    .default([], 'none');
 
 /** `-R`, kubectl's: directories named with `-f` are read with their subdirectories. */
-export const recursiveOption = (): Option => new Option('-R, --recursive', 'read the subdirectories of -f directories too');
+export const recursiveOption = (): Option =>
+  new Option('-R, --recursive', 'read the subdirectories of -f directories too');
 
 export const namespaceOption = (): Option =>
-  new Option('-n, --namespace <namespace>', 'namespace of Applications that do not set metadata.namespace').default('default');
+  new Option('-n, --namespace <namespace>', 'namespace of Applications that do not set metadata.namespace').default(
+    'default',
+  );
 
 /** `--kubeconfig`; `note` says what the command does with the cluster (e.g. that it only reads). */
-export const kubeconfigOption = (note = ''): Option => new Option('--kubeconfig <path>', `kubeconfig file of the cluster${note}`);
+export const kubeconfigOption = (note = ''): Option =>
+  new Option('--kubeconfig <path>', `kubeconfig file of the cluster${note}`);
 
-export const contextOption = (): Option => new Option('--context <name>', 'kubeconfig context of the cluster (default: its current context)');
+export const contextOption = (): Option =>
+  new Option('--context <name>', 'kubeconfig context of the cluster (default: its current context)');
 
 export const READ_ONLY = ' (only read, with get and list: a read-only account is enough)';
 

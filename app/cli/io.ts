@@ -43,7 +43,10 @@ export type CliIo = {
    * The cluster's OpenAPI v3 documents of the given apiVersions, by apiVersion (`validate
    * --kubeconfig`); rejects when the cluster cannot be read. Absent: validation stays offline.
    */
-  readonly fetchOpenApi?: (target: ClusterTarget, apiVersions: ReadonlyArray<string>) => Promise<ReadonlyMap<string, JsonObject>>;
+  readonly fetchOpenApi?: (
+    target: ClusterTarget,
+    apiVersions: ReadonlyArray<string>,
+  ) => Promise<ReadonlyMap<string, JsonObject>>;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

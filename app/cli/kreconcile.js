@@ -24,6 +24,8 @@ if (tsx !== undefined) {
 } else if (existsSync(compiled)) {
   await import(pathToFileURL(compiled).href);
 } else {
-  process.stderr.write('error: kreconcile is neither runnable from source (npm install gets tsx) nor built (npm run build)\n');
+  process.stderr.write(
+    'error: kreconcile is neither runnable from source (npm install gets tsx) nor built (npm run build)\n',
+  );
   process.exit(1);
 }

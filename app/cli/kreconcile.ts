@@ -14,12 +14,14 @@ import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNo
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 
-
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'kreconcile' && typeof manifest.version === 'string') return manifest.version;
     } catch {
       // no package.json here: keep walking up
@@ -39,19 +41,40 @@ const liveReadable = (target: ClusterTarget): void => {
 };
 
 const io: CliIo = {
-  stdout: { write: (text) => { process.stdout.write(text); } },
-  stderr: { write: (text) => { process.stderr.write(text); } },
+  stdout: {
+    write: (text) => {
+      process.stdout.write(text);
+    },
+  },
+  stderr: {
+    write: (text) => {
+      process.stderr.write(text);
+    },
+  },
   isTTY: process.stdout.isTTY === true,
   env: process.env,
   readStdin: (maxBytes) => readCapped(process.stdin, maxBytes),
   readFile: (path) => readFile(path, 'utf8'),
-  readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
+  readDirectory: async (path) =>
+    (await readdir(path, { withFileTypes: true })).map((entry) => ({
+      name: entry.name,
+      directory: entry.isDirectory(),
+    })),
   readFileCapped,
   now: () => new Date(),
-  connect: async (target) => { liveReadable(target); return connectKubernetes(target); },
-  connectWritable: async (target) => { liveReadable(target); return connectWritable(target); },
+  connect: async (target) => {
+    liveReadable(target);
+    return connectKubernetes(target);
+  },
+  connectWritable: async (target) => {
+    liveReadable(target);
+    return connectWritable(target);
+  },
   writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
-  fetchOpenApi: async (target, apiVersions) => { liveReadable(target); return fetchOpenApiDocuments(target, apiVersions); },
+  fetchOpenApi: async (target, apiVersions) => {
+    liveReadable(target);
+    return fetchOpenApiDocuments(target, apiVersions);
+  },
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

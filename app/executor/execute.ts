@@ -7,15 +7,38 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  FIELD_MANAGER, FINALIZER, conflictingManagers, type ServerSideApplyIntent, removeFromLastObservedManifest, updateLastAppliedManifestFromResponse, updateLastObservedManifestFromResponse,
-  refKey, type Action, type Application, type ApplicationStatus, type ClusterError, type ClusterWriter, type CreateAction, type DeleteAction, type DeleteOptions,
-  type ObjectRef, type PatchAction, type Plan, type RecreateAction, type Resource, type WriteOptions,
+  FIELD_MANAGER,
+  FINALIZER,
+  conflictingManagers,
+  type ServerSideApplyIntent,
+  removeFromLastObservedManifest,
+  updateLastAppliedManifestFromResponse,
+  updateLastObservedManifestFromResponse,
+  refKey,
+  type Action,
+  type Application,
+  type ApplicationStatus,
+  type ClusterError,
+  type ClusterWriter,
+  type CreateAction,
+  type DeleteAction,
+  type DeleteOptions,
+  type ObjectRef,
+  type PatchAction,
+  type Plan,
+  type RecreateAction,
+  type Resource,
+  type WriteOptions,
 } from '../../core/index.js';
 
 /** What happened to one action. */
 export type ActionResult = { readonly action: Action; readonly response?: Resource };
 
-export type ExecutionFailure = { readonly action: Action; readonly error: ClusterError; readonly guardedPatch: boolean };
+export type ExecutionFailure = {
+  readonly action: Action;
+  readonly error: ClusterError;
+  readonly guardedPatch: boolean;
+};
 
 export type Execution = {
   /** Actions that succeeded, in plan order (with a failure: those of its wave that succeeded too). */
@@ -28,7 +51,10 @@ export type Execution = {
   readonly failure?: ExecutionFailure;
 };
 
-type Step = E.Either<ClusterError, { readonly status: ApplicationStatus; readonly response?: Resource; readonly application?: Application }>;
+type Step = E.Either<
+  ClusterError,
+  { readonly status: ApplicationStatus; readonly response?: Resource; readonly application?: Application }
+>;
 
 /** Writes of one wave in flight at once, per reconcile. */
 export const WAVE_CONCURRENCY = 4;
@@ -58,18 +84,30 @@ export const executePlan = async (args: {
   let application = args.application;
   const done: ActionResult[] = [];
   let failure: ExecutionFailure | undefined;
-  const base = { cluster: args.cluster, children: args.children ?? args.cluster, ...(args.guards === undefined ? {} : { guards: args.guards }) };
+  const base = {
+    cluster: args.cluster,
+    children: args.children ?? args.cluster,
+    ...(args.guards === undefined ? {} : { guards: args.guards }),
+  };
   for (const wave of wavesOf(args.plan.actions)) {
     const sent = wave.map((action) => guarded(action, args.guards));
     const writes = sent.filter(isWaveAction);
-    const answers = writes.length > 1 && writes.length === sent.length ? await boundedAll(writes, WAVE_CONCURRENCY, (action) => send(action, { status, application, ...base })) : undefined;
+    const answers =
+      writes.length > 1 && writes.length === sent.length
+        ? await boundedAll(writes, WAVE_CONCURRENCY, (action) => send(action, { status, application, ...base }))
+        : undefined;
     for (const [index, one] of sent.entries()) {
       const action = wave[index] ?? one;
       const scope: Scope = { status, application, ...base };
       const answer = answers?.[index];
-      const step = answer === undefined || !isWaveAction(one) ? await runAction(one, scope) : settle(one, answer, scope);
+      const step =
+        answer === undefined || !isWaveAction(one) ? await runAction(one, scope) : settle(one, answer, scope);
       if (E.isLeft(step)) {
-        failure ??= { action, error: step.left, guardedPatch: one.type === 'patch' && one.patch.some((op) => op.op === 'test') };
+        failure ??= {
+          action,
+          error: step.left,
+          guardedPatch: one.type === 'patch' && one.patch.some((op) => op.op === 'test'),
+        };
         continue;
       }
       status = step.right.status;
@@ -84,15 +122,20 @@ export const executePlan = async (args: {
 /** The writes a wave may hold: independent of each other once the plan put them side by side. */
 type WaveAction = CreateAction | PatchAction | DeleteAction;
 
-const isWaveAction = (action: Action): action is WaveAction => action.type === 'create' || action.type === 'patch' || action.type === 'delete';
+const isWaveAction = (action: Action): action is WaveAction =>
+  action.type === 'create' || action.type === 'patch' || action.type === 'delete';
 
 /** The plan's actions cut into waves: runs of creates, patches or deletes of one type and kind; anything else alone. */
 const wavesOf = (actions: ReadonlyArray<Action>): ReadonlyArray<ReadonlyArray<Action>> => {
   const waves: Action[][] = [];
   for (const action of actions) {
     const last = waves.at(-1)?.at(-1);
-    const joins = last !== undefined && isWaveAction(action) && last.type === action.type
-      && last.ref.apiVersion === action.ref.apiVersion && last.ref.kind === action.ref.kind;
+    const joins =
+      last !== undefined &&
+      isWaveAction(action) &&
+      last.type === action.type &&
+      last.ref.apiVersion === action.ref.apiVersion &&
+      last.ref.kind === action.ref.kind;
     if (joins) waves.at(-1)?.push(action);
     else waves.push([action]);
   }
@@ -100,7 +143,11 @@ const wavesOf = (actions: ReadonlyArray<Action>): ReadonlyArray<ReadonlyArray<Ac
 };
 
 /** `run` over `items` with at most `limit` in flight; answers in the order of `items`. */
-const boundedAll = async <T, R>(items: ReadonlyArray<T>, limit: number, run: (item: T) => Promise<R>): Promise<ReadonlyArray<R>> => {
+const boundedAll = async <T, R>(
+  items: ReadonlyArray<T>,
+  limit: number,
+  run: (item: T) => Promise<R>,
+): Promise<ReadonlyArray<R>> => {
   const answers: R[] = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -111,46 +158,67 @@ const boundedAll = async <T, R>(items: ReadonlyArray<T>, limit: number, run: (it
 };
 
 /** What the server answered one write of a wave. */
-type Answer = { readonly type: 'written'; readonly result: E.Either<ClusterError, Resource> } | { readonly type: 'deleted'; readonly result: E.Either<ClusterError, O.Option<Resource>> };
+type Answer =
+  | { readonly type: 'written'; readonly result: E.Either<ClusterError, Resource> }
+  | { readonly type: 'deleted'; readonly result: E.Either<ClusterError, O.Option<Resource>> };
 
 const send = async (action: WaveAction, scope: Scope): Promise<Answer> => {
   switch (action.type) {
-    case 'create': return { type: 'written', result: await scope.children.create(action.body, writeOptions(scope))() };
-    case 'patch': return {
-      type: 'written',
-      result: await (action.serverSideApply === undefined
-        ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
-        : serverSideApply(action.ref, action.serverSideApply, scope.children)),
-    };
-    case 'delete': return { type: 'deleted', result: await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))() };
+    case 'create':
+      return { type: 'written', result: await scope.children.create(action.body, writeOptions(scope))() };
+    case 'patch':
+      return {
+        type: 'written',
+        result: await (action.serverSideApply === undefined
+          ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
+          : serverSideApply(action.ref, action.serverSideApply, scope.children)),
+      };
+    case 'delete':
+      return {
+        type: 'deleted',
+        result: await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))(),
+      };
   }
 };
 
 /** Folds one answer into the status, as `runAction` does for a write sent alone. */
 const settle = (action: WaveAction, answer: Answer, scope: Scope): Step =>
-  (answer.type === 'written' ? learnFrom(answer.result, scope) : deleted(action, answer.result, scope));
+  answer.type === 'written' ? learnFrom(answer.result, scope) : deleted(action, answer.result, scope);
 
 /** The action with its guard: a patch tests the resourceVersion first (JSON Patch is atomic). */
 const guarded = (action: Action, guards: ReadonlyMap<string, string> | undefined): Action => {
   const resourceVersion = guards?.get(refKey(action.ref));
   if (resourceVersion === undefined || action.type !== 'patch') return action;
-  return { ...action, patch: [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...action.patch] };
+  return {
+    ...action,
+    patch: [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...action.patch],
+  };
 };
 
 /** `cluster` writes the Application (finalizers); `children` writes its children (possibly impersonating). */
-type Scope = { readonly status: ApplicationStatus; readonly application: Application; readonly cluster: ClusterWriter; readonly children: ClusterWriter; readonly guards?: ReadonlyMap<string, string> };
+type Scope = {
+  readonly status: ApplicationStatus;
+  readonly application: Application;
+  readonly cluster: ClusterWriter;
+  readonly children: ClusterWriter;
+  readonly guards?: ReadonlyMap<string, string>;
+};
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
   switch (action.type) {
     case 'create':
     case 'patch':
-    case 'delete': return settle(action, await send(action, scope), scope);
-    case 'recreate': return recreate(action, scope);
+    case 'delete':
+      return settle(action, await send(action, scope), scope);
+    case 'recreate':
+      return recreate(action, scope);
     case 'conflict':
     case 'forbidden':
-    case 'wait': return E.right({ status: scope.status });
+    case 'wait':
+      return E.right({ status: scope.status });
     case 'addFinalizer':
-    case 'removeFinalizer': return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
+    case 'removeFinalizer':
+      return finalizerWritten(await writeFinalizer(action.type, scope)(), scope);
   }
 };
 
@@ -159,7 +227,7 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
  * made as `kreconcile` too, so a later apply's conflict with them is the recognisable self-conflict below.
  */
 const writeOptions = (scope: Scope): WriteOptions | undefined =>
-  (scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined);
+  scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined;
 
 /**
  * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by
@@ -167,8 +235,18 @@ const writeOptions = (scope: Scope): WriteOptions | undefined =>
  * changes a field of an object we created conflicts with ourselves (measured on 1.36): a conflict
  * with `kreconcile` alone is taken over with `force`; any other manager is reported.
  */
-const serverSideApply = async (ref: ObjectRef, intent: ServerSideApplyIntent, children: ClusterWriter): Promise<E.Either<ClusterError, Resource>> => {
-  const apply = (force: boolean) => children.patch(ref, { type: 'apply', body: intent.body, fieldManager: FIELD_MANAGER, ...(force ? { force } : {}) })();
+const serverSideApply = async (
+  ref: ObjectRef,
+  intent: ServerSideApplyIntent,
+  children: ClusterWriter,
+): Promise<E.Either<ClusterError, Resource>> => {
+  const apply = (force: boolean) =>
+    children.patch(ref, {
+      type: 'apply',
+      body: intent.body,
+      fieldManager: FIELD_MANAGER,
+      ...(force ? { force } : {}),
+    })();
   if (intent.beforeApply.length > 0) {
     // Against the object the plan saw (its guards hold there), before the apply moves list elements.
     const removed = await children.patch(ref, { type: 'json', operations: intent.beforeApply })();
@@ -181,7 +259,10 @@ const serverSideApply = async (ref: ObjectRef, intent: ServerSideApplyIntent, ch
 
 const deleteOptions = (ref: ObjectRef, guards: ReadonlyMap<string, string> | undefined): DeleteOptions => {
   const resourceVersion = guards?.get(refKey(ref));
-  return { propagationPolicy: 'Background', ...(resourceVersion === undefined ? {} : { preconditions: { resourceVersion } }) };
+  return {
+    propagationPolicy: 'Background',
+    ...(resourceVersion === undefined ? {} : { preconditions: { resourceVersion } }),
+  };
 };
 
 /**
@@ -192,7 +273,8 @@ const recreate = async (action: RecreateAction, scope: Scope): Promise<Step> => 
   const removal = await scope.children.delete(action.ref, deleteOptions(action.ref, scope.guards))();
   const gone = E.isRight(removal) ? O.isNone(removal.right) : removal.left._tag === 'NotFound';
   if (E.isLeft(removal) && !gone) return E.left(removal.left);
-  if (!gone && E.isRight(removal) && O.isSome(removal.right)) return E.right({ status: scope.status, response: removal.right.value });
+  if (!gone && E.isRight(removal) && O.isSome(removal.right))
+    return E.right({ status: scope.status, response: removal.right.value });
   return learnFrom(await scope.children.create(action.body)(), scope);
 };
 
@@ -207,8 +289,18 @@ const learnFrom = (result: E.Either<ClusterError, Resource>, scope: Scope): Step
       response,
       status: {
         ...scope.status,
-        lastAppliedManifest: updateLastAppliedManifestFromResponse({ lastAppliedManifest: scope.status.lastAppliedManifest ?? [], mangledObserverSchema: mangled, response, namespace }),
-        lastObservedManifest: updateLastObservedManifestFromResponse({ lastObservedManifest: scope.status.lastObservedManifest ?? [], mangledObserverSchema: mangled, response, namespace }),
+        lastAppliedManifest: updateLastAppliedManifestFromResponse({
+          lastAppliedManifest: scope.status.lastAppliedManifest ?? [],
+          mangledObserverSchema: mangled,
+          response,
+          namespace,
+        }),
+        lastObservedManifest: updateLastObservedManifestFromResponse({
+          lastObservedManifest: scope.status.lastObservedManifest ?? [],
+          mangledObserverSchema: mangled,
+          response,
+          namespace,
+        }),
       },
     };
   })(result);
@@ -218,8 +310,18 @@ const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resourc
   const gone = E.isRight(result) ? O.isNone(result.right) : result.left._tag === 'NotFound';
   if (E.isLeft(result) && !gone) return E.left(result.left);
   const lastObserved = scope.status.lastObservedManifest ?? [];
-  const reference = { apiVersion: action.ref.apiVersion, kind: action.ref.kind, metadata: { name: action.ref.name, ...(action.ref.namespace ? { namespace: action.ref.namespace } : {}) } };
-  if (gone) return E.right({ status: { ...scope.status, lastObservedManifest: removeFromLastObservedManifest(lastObserved, reference, namespaceOf(scope)) } });
+  const reference = {
+    apiVersion: action.ref.apiVersion,
+    kind: action.ref.kind,
+    metadata: { name: action.ref.name, ...(action.ref.namespace ? { namespace: action.ref.namespace } : {}) },
+  };
+  if (gone)
+    return E.right({
+      status: {
+        ...scope.status,
+        lastObservedManifest: removeFromLastObservedManifest(lastObserved, reference, namespaceOf(scope)),
+      },
+    });
   const pending = E.isRight(result) && O.isSome(result.right) ? result.right.value : undefined;
   return E.right({ status: scope.status, ...(pending === undefined ? {} : { response: pending }) });
 };
@@ -227,13 +329,26 @@ const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resourc
 /** Finalizer edits are guarded by a `test` of the list we saw, so a concurrent edit is not lost. */
 const writeFinalizer = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope) => {
   const current = scope.application.metadata.finalizers;
-  const ref = { apiVersion: scope.application.apiVersion, kind: scope.application.kind, name: scope.application.metadata.name, namespace: namespaceOf(scope) };
-  const next = type === 'addFinalizer' ? [...(current ?? []), FINALIZER] : (current ?? []).filter((f) => f !== FINALIZER);
-  const operations = current === undefined
-    ? [{ op: 'add' as const, path: '/metadata/finalizers', value: next }]
-    : [{ op: 'test' as const, path: '/metadata/finalizers', value: current }, { op: 'replace' as const, path: '/metadata/finalizers', value: next }];
+  const ref = {
+    apiVersion: scope.application.apiVersion,
+    kind: scope.application.kind,
+    name: scope.application.metadata.name,
+    namespace: namespaceOf(scope),
+  };
+  const next =
+    type === 'addFinalizer' ? [...(current ?? []), FINALIZER] : (current ?? []).filter((f) => f !== FINALIZER);
+  const operations =
+    current === undefined
+      ? [{ op: 'add' as const, path: '/metadata/finalizers', value: next }]
+      : [
+          { op: 'test' as const, path: '/metadata/finalizers', value: current },
+          { op: 'replace' as const, path: '/metadata/finalizers', value: next },
+        ];
   return scope.cluster.patch(ref, { type: 'json', operations });
 };
 
 const finalizerWritten = (result: E.Either<ClusterError, Resource>, scope: Scope): Step =>
-  E.map((response: Resource) => ({ status: scope.status, application: { ...scope.application, metadata: response.metadata } as Application }))(result);
+  E.map((response: Resource) => ({
+    status: scope.status,
+    application: { ...scope.application, metadata: response.metadata } as Application,
+  }))(result);

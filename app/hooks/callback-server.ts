@@ -18,8 +18,22 @@ import { createServer as createHttpsServer } from 'node:https';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, DEFAULT_SHUTDOWN_GRACE_MS, decodeApplication, hookSecretRefs, isAcknowledged, isHookSecret, isJsonObject,
-  SHUTDOWN_ACKNOWLEDGED_ANNOTATION, showClusterError, type Application, type Cluster, type ClusterError, type Hook, type ObjectRef, type Resource,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  decodeApplication,
+  hookSecretRefs,
+  isAcknowledged,
+  isHookSecret,
+  isJsonObject,
+  SHUTDOWN_ACKNOWLEDGED_ANNOTATION,
+  showClusterError,
+  type Application,
+  type Cluster,
+  type ClusterError,
+  type Hook,
+  type ObjectRef,
+  type Resource,
 } from '../../core/index.js';
 import type { ChildCluster } from '../reconcile/child-access.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
@@ -67,11 +81,25 @@ const ROUTE = /^\/v1\/namespaces\/([^/]+)\/applications\/([^/]+)\/(complete|shut
 // Namespaces are DNS labels, Application names DNS subdomains.
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-type Call = { readonly namespace: string; readonly name: string; readonly hook: Hook; readonly method: string; readonly token: string };
+type Call = {
+  readonly namespace: string;
+  readonly name: string;
+  readonly hook: Hook;
+  readonly method: string;
+  readonly token: string;
+};
 
-type Answer = { readonly status: number; readonly body: Record<string, unknown>; readonly headers?: Record<string, string> };
+type Answer = {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+};
 
-const UNAUTHORIZED: Answer = { status: 401, body: { error: 'unauthorized' }, headers: { 'www-authenticate': 'Bearer realm="kreconcile"' } };
+const UNAUTHORIZED: Answer = {
+  status: 401,
+  body: { error: 'unauthorized' },
+  headers: { 'www-authenticate': 'Bearer realm="kreconcile"' },
+};
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024;
 
@@ -85,11 +113,16 @@ const TOO_LARGE: Answer = { status: 413, body: { error: 'request body too large'
 /** The callback handler. */
 export const createCallbackHandler = (options: CallbackOptions): CallbackHandler => {
   const admit = createRateLimiter(options.rateLimit ?? defaultRateLimit, options.now);
-  const admitLookup = createRateLimiter({ ...(options.unknownCallerLookups ?? DEFAULT_UNKNOWN_CALLER_LOOKUPS), clients: 1 }, options.now);
+  const admitLookup = createRateLimiter(
+    { ...(options.unknownCallerLookups ?? DEFAULT_UNKNOWN_CALLER_LOOKUPS), clients: 1 },
+    options.now,
+  );
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const reply = (response: ServerResponse, result: Answer): void => {
     if (response.headersSent) return;
-    response.writeHead(result.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers }).end(`${JSON.stringify(result.body)}\n`);
+    response
+      .writeHead(result.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers })
+      .end(`${JSON.stringify(result.body)}\n`);
   };
   return (request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -97,7 +130,11 @@ export const createCallbackHandler = (options: CallbackOptions): CallbackHandler
     const admission = admit(request.socket.remoteAddress ?? 'unknown');
     if (admission._tag === 'Limited') {
       request.resume();
-      reply(response, { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': String(admission.retryAfterSeconds) } });
+      reply(response, {
+        status: 429,
+        body: { error: 'too many requests' },
+        headers: { 'retry-after': String(admission.retryAfterSeconds) },
+      });
       return true;
     }
     if (!drainBounded(request, maxBody)) {
@@ -147,7 +184,12 @@ const authenticFromMemory = (call: Call, tokens: HookTokens): boolean => {
   return known?.[call.hook] !== undefined && (call.hook === 'complete' ? complete : shutdown);
 };
 
-const answer = async (request: IncomingMessage, path: string, options: CallbackOptions, admitLookup: () => Admission): Promise<Answer> => {
+const answer = async (
+  request: IncomingMessage,
+  path: string,
+  options: CallbackOptions,
+  admitLookup: () => Admission,
+): Promise<Answer> => {
   const call = parseCall(request, path);
   if (call._tag === 'Left') return call.left;
   const logger = options.logger ?? silentLogger;
@@ -155,8 +197,15 @@ const answer = async (request: IncomingMessage, path: string, options: CallbackO
   if (options.tokens !== undefined && !authenticFromMemory(call.right, options.tokens)) {
     const lookup = admitLookup();
     if (lookup._tag === 'Limited') {
-      logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback deferred: too many callers unknown to this replica');
-      return { status: 429, body: { error: 'too many requests' }, headers: { 'retry-after': String(lookup.retryAfterSeconds) } };
+      logger.warn(
+        { application: `${namespace}/${name}`, hook },
+        'hook callback deferred: too many callers unknown to this replica',
+      );
+      return {
+        status: 429,
+        body: { error: 'too many requests' },
+        headers: { 'retry-after': String(lookup.retryAfterSeconds) },
+      };
     }
   }
   const application = await readApplication(options.cluster, namespace, name);
@@ -170,7 +219,10 @@ const answer = async (request: IncomingMessage, path: string, options: CallbackO
     return UNAUTHORIZED;
   }
   const result = await act(call.right, application.right.value, options);
-  logger.info({ application: `${namespace}/${name}`, hook, method: call.right.method, status: result.status }, 'hook callback');
+  logger.info(
+    { application: `${namespace}/${name}`, hook, method: call.right.method, status: result.status },
+    'hook callback',
+  );
   return result;
 };
 
@@ -183,7 +235,8 @@ const parseCall = (request: IncomingMessage, path: string): E.Either<Answer, Cal
   const hook = match[3] as Hook;
   const method = request.method ?? 'GET';
   const allowed = hook === 'complete' ? ['POST'] : ['POST', 'GET'];
-  if (!allowed.includes(method)) return E.left({ status: 405, body: { error: 'method not allowed' }, headers: { allow: allowed.join(', ') } });
+  if (!allowed.includes(method))
+    return E.left({ status: 405, body: { error: 'method not allowed' }, headers: { allow: allowed.join(', ') } });
   const header = request.headers.authorization ?? '';
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (token === undefined) return E.left(UNAUTHORIZED);
@@ -191,14 +244,29 @@ const parseCall = (request: IncomingMessage, path: string): E.Either<Answer, Cal
 };
 
 const safeDecode = (text: string): string | undefined => {
-  try { return decodeURIComponent(text); } catch { return undefined; }
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 };
 
-const applicationRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
+const applicationRef = (namespace: string, name: string): ObjectRef => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  namespace,
+  name,
+});
 
 /** The Application, decoded; one that does not decode is treated as absent (its callbacks are refused). */
-const readApplication = async (cluster: Cluster, namespace: string, name: string): Promise<E.Either<ClusterError, O.Option<Application>>> =>
-  E.map(O.chain((object: Resource) => O.fromEither(decodeApplication(object))))(await cluster.get(applicationRef(namespace, name))());
+const readApplication = async (
+  cluster: Cluster,
+  namespace: string,
+  name: string,
+): Promise<E.Either<ClusterError, O.Option<Application>>> =>
+  E.map(O.chain((object: Resource) => O.fromEither(decodeApplication(object))))(
+    await cluster.get(applicationRef(namespace, name))(),
+  );
 
 /** The Cluster that reads `application`'s hook Secrets: its children's identity; none when that identity is refused. */
 const secretReaderOf = (application: Application, options: CallbackOptions): Cluster | undefined => {
@@ -215,10 +283,12 @@ const secretReaderOf = (application: Application, options: CallbackOptions): Clu
 const authorize = async (call: Call, application: Application, cluster: Cluster | undefined): Promise<boolean> => {
   if (cluster === undefined || !(application.spec.hooks ?? []).includes(call.hook)) return false;
   const owner = ownerOfApp(application);
-  const secrets = await Promise.all(secretRefs(application).map(async (ref) => {
-    const got = await cluster.get(ref)();
-    return E.isRight(got) && O.isSome(got.right) ? [got.right.value] : [];
-  }));
+  const secrets = await Promise.all(
+    secretRefs(application).map(async (ref) => {
+      const got = await cluster.get(ref)();
+      return E.isRight(got) && O.isSome(got.right) ? [got.right.value] : [];
+    }),
+  );
   const tokens = liveTokens(secrets.flat(), owner, call.hook);
   const presented = digest(call.token);
   return tokens.reduce((match, token) => timingSafeEqual(presented, digest(token)) || match, false);
@@ -229,7 +299,9 @@ const authorize = async (call: Call, application: Application, cluster: Cluster 
  * tell missing from existing Applications by how long the refusal takes. Always false.
  */
 const readSecretsInVain = async (call: Call, cluster: Cluster): Promise<boolean> => {
-  await Promise.all(hookSecretRefs([call.namespace], { namespace: call.namespace, name: call.name }).map((ref) => cluster.get(ref)()));
+  await Promise.all(
+    hookSecretRefs([call.namespace], { namespace: call.namespace, name: call.name }).map((ref) => cluster.get(ref)()),
+  );
   return false;
 };
 
@@ -250,7 +322,8 @@ const secretRefs = (application: Application): ReadonlyArray<ObjectRef> => {
 const act = async (call: Call, application: Application, options: CallbackOptions): Promise<Answer> => {
   const deleting = application.metadata.deletionTimestamp !== undefined;
   if (call.hook === 'shutdown' && call.method === 'GET') return shutdownStatus(application, options);
-  if (call.hook === 'shutdown' && !deleting) return { status: 409, body: { error: 'no shutdown requested: the Application is not being deleted' } };
+  if (call.hook === 'shutdown' && !deleting)
+    return { status: 409, body: { error: 'no shutdown requested: the Application is not being deleted' } };
   // A workload that completed has nothing left to shut down: the children may go at once.
   if ((application.spec.hooks ?? []).includes('shutdown') && !isAcknowledged(application)) {
     const acknowledged = await acknowledge(application, options);
@@ -261,26 +334,44 @@ const act = async (call: Call, application: Application, options: CallbackOption
     if (E.isLeft(deleted) && deleted.left._tag !== 'NotFound') return unavailable(deleted.left);
   }
   options.onAccepted?.(`${call.namespace}/${call.name}`);
-  return { status: 202, body: call.hook === 'complete' ? { accepted: 'complete', deleting: true } : { accepted: 'shutdown', deletingChildren: true } };
+  return {
+    status: 202,
+    body:
+      call.hook === 'complete'
+        ? { accepted: 'complete', deleting: true }
+        : { accepted: 'shutdown', deletingChildren: true },
+  };
 };
 
 /** Records the acknowledgement on the Application (it survives operator restarts, and its change triggers a reconcile). */
 const acknowledge = (application: Application, options: CallbackOptions) =>
   options.cluster.patch(applicationRef(application.metadata.namespace ?? 'default', application.metadata.name), {
-    type: 'merge', body: { metadata: { annotations: { [SHUTDOWN_ACKNOWLEDGED_ANNOTATION]: new Date(options.now()).toISOString() } } },
+    type: 'merge',
+    body: { metadata: { annotations: { [SHUTDOWN_ACKNOWLEDGED_ANNOTATION]: new Date(options.now()).toISOString() } } },
   })();
 
 const shutdownStatus = (application: Application, options: CallbackOptions): Answer => {
   const requestedAt = application.metadata.deletionTimestamp;
   if (requestedAt === undefined) return { status: 200, body: { shutdownRequested: false } };
-  const deadline = new Date(Date.parse(requestedAt) + (options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS)).toISOString();
-  return { status: 200, body: { shutdownRequested: true, requestedAt, deadline, acknowledged: isAcknowledged(application) } };
+  const deadline = new Date(
+    Date.parse(requestedAt) + (options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS),
+  ).toISOString();
+  return {
+    status: 200,
+    body: { shutdownRequested: true, requestedAt, deadline, acknowledged: isAcknowledged(application) },
+  };
 };
 
-const unavailable = (error: ClusterError): Answer =>
-  ({ status: 503, body: { error: `the API server did not answer: ${showClusterError(error)}` }, headers: { 'retry-after': '5' } });
+const unavailable = (error: ClusterError): Answer => ({
+  status: 503,
+  body: { error: `the API server did not answer: ${showClusterError(error)}` },
+  headers: { 'retry-after': '5' },
+});
 
-export type CallbackServer = { readonly address: { readonly host: string; readonly port: number }; close(): Promise<void> };
+export type CallbackServer = {
+  readonly address: { readonly host: string; readonly port: number };
+  close(): Promise<void>;
+};
 
 /** Limits of an HTTP listener that anyone on the network can reach. */
 export type ListenerLimits = {
@@ -296,7 +387,13 @@ export type ListenerLimits = {
   readonly maxHeaderBytes: number;
 };
 
-export const defaultListenerLimits: ListenerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 256, maxHeaderBytes: 8 * 1024 };
+export const defaultListenerLimits: ListenerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+  maxHeaderBytes: 8 * 1024,
+};
 
 /** Node's server options for `limits` (timeouts are enforced by a periodic check: make it frequent enough). */
 export const listenerOptions = (limits: ListenerLimits) => ({
@@ -316,15 +413,29 @@ export const startCallbackServer = async (args: {
 }): Promise<CallbackServer> => {
   const limits = { ...defaultListenerLimits, ...args.limits };
   const route = (request: IncomingMessage, response: ServerResponse): void => {
-    if (!args.handler(request, response)) response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
+    if (!args.handler(request, response))
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}\n');
   };
   const options = listenerOptions(limits);
-  const server: Server = args.tls === undefined ? createHttpServer(options, route) : createHttpsServer({ ...options, cert: args.tls.cert, key: args.tls.key }, route);
+  const server: Server =
+    args.tls === undefined
+      ? createHttpServer(options, route)
+      : createHttpsServer({ ...options, cert: args.tls.cert, key: args.tls.key }, route);
   server.maxConnections = limits.maxConnections;
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(args.listen.port, args.listen.host, () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(args.listen.port, args.listen.host, () => resolve());
+  });
   const bound = server.address();
   return {
-    address: { host: args.listen.host, port: typeof bound === 'object' && bound !== null ? bound.port : args.listen.port },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    address: {
+      host: args.listen.host,
+      port: typeof bound === 'object' && bound !== null ? bound.port : args.listen.port,
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };

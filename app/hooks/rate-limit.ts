@@ -24,7 +24,10 @@ export const createRateLimiter = (limit: RateLimit, now: () => number): ((client
   return (client) => {
     const at = now();
     const before = buckets.get(client);
-    const tokens = before === undefined ? limit.burst : Math.min(limit.burst, before.tokens + ((at - before.at) / 1000) * limit.perSecond);
+    const tokens =
+      before === undefined
+        ? limit.burst
+        : Math.min(limit.burst, before.tokens + ((at - before.at) / 1000) * limit.perSecond);
     buckets.delete(client); // re-inserted last: Map order is recency order
     if (tokens < 1) {
       buckets.set(client, { tokens, at });

@@ -1,7 +1,16 @@
 /** The hooks in a reconcile: which hook Secrets to read, the hook context to plan with, the shutdown wait. */
 import {
-  awaitingShutdownPlan, DEFAULT_SHUTDOWN_GRACE_MS, hookSecretRefs, identityOf, shutdownState, withCrdScopes,
-  type Application, type HookContext, type Plan, type Resource, type ScopeTable,
+  awaitingShutdownPlan,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  hookSecretRefs,
+  identityOf,
+  shutdownState,
+  withCrdScopes,
+  type Application,
+  type HookContext,
+  type Plan,
+  type Resource,
+  type ScopeTable,
 } from '../../core/index.js';
 import { enabledHooks, ownerOfApp, type HookTokens } from './tokens.js';
 
@@ -18,20 +27,40 @@ export type HookRuntime = {
  * The hook Secrets of an Application with hooks, as references to read with the live objects
  * (they are not in `spec.manifest`, and the planner must see them to patch rather than create).
  */
-export const hookSecretsToRead = (application: Application, manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Resource> => {
+export const hookSecretsToRead = (
+  application: Application,
+  manifest: ReadonlyArray<Resource>,
+  scopes: ScopeTable,
+): ReadonlyArray<Resource> => {
   if (enabledHooks(application).length === 0) return [];
   const owner = ownerOfApp(application);
   const known = withCrdScopes(scopes, manifest);
-  const namespaces = [...new Set(manifest.flatMap((resource) => identityOf(resource, known, owner.namespace).namespace ?? []))];
-  return hookSecretRefs(namespaces, owner).map((ref) => ({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace as string } }));
+  const namespaces = [
+    ...new Set(manifest.flatMap((resource) => identityOf(resource, known, owner.namespace).namespace ?? [])),
+  ];
+  return hookSecretRefs(namespaces, owner).map((ref) => ({
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { name: ref.name, namespace: ref.namespace as string },
+  }));
 };
 
 /** The context to plan with, or undefined for an Application without hooks. */
-export const hookContextOf = (application: Application, live: ReadonlyArray<Resource>, runtime: HookRuntime | undefined): HookContext | undefined =>
-  runtime === undefined || enabledHooks(application).length === 0 ? undefined : runtime.tokens.contextFor(application, live, runtime.callbackUrl);
+export const hookContextOf = (
+  application: Application,
+  live: ReadonlyArray<Resource>,
+  runtime: HookRuntime | undefined,
+): HookContext | undefined =>
+  runtime === undefined || enabledHooks(application).length === 0
+    ? undefined
+    : runtime.tokens.contextFor(application, live, runtime.callbackUrl);
 
 /** While an Application with `shutdown` is deleted and its workload has not called back (within the grace period): the waiting plan. */
-export const shutdownWait = (application: Application, runtime: HookRuntime | undefined, nowMs: number): Plan | undefined => {
+export const shutdownWait = (
+  application: Application,
+  runtime: HookRuntime | undefined,
+  nowMs: number,
+): Plan | undefined => {
   if (runtime === undefined) return undefined;
   const state = shutdownState({ application, nowMs, graceMs: runtime.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS });
   return state._tag === 'Wait' ? awaitingShutdownPlan(application, state, new Date(nowMs).toISOString()) : undefined;

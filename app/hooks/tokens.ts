@@ -4,8 +4,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  getOwn, hookSecretKeys, isHookSecret, isJsonObject, isOwnedBy,
-  type Application, type Hook, type HookContext, type HookOwner, type JsonObject, type Resource,
+  getOwn,
+  hookSecretKeys,
+  isHookSecret,
+  isJsonObject,
+  isOwnedBy,
+  type Application,
+  type Hook,
+  type HookContext,
+  type HookOwner,
+  type JsonObject,
+  type Resource,
 } from '../../core/index.js';
 
 /** 256 random bits, URL-safe: a bearer token no one guesses. */
@@ -15,7 +24,10 @@ export const generateToken = (): string => randomBytes(32).toString('base64url')
 export const enabledHooks = (application: Application): ReadonlyArray<Hook> =>
   (['complete', 'shutdown'] as const).filter((hook) => (application.spec.hooks ?? []).includes(hook));
 
-export const ownerOfApp = (application: Application): HookOwner => ({ namespace: application.metadata.namespace ?? 'default', name: application.metadata.name });
+export const ownerOfApp = (application: Application): HookOwner => ({
+  namespace: application.metadata.namespace ?? 'default',
+  name: application.metadata.name,
+});
 
 /**
  * The tokens of `hook` in the live hook Secrets this owner owns, the Application's namespace
@@ -25,7 +37,10 @@ export const ownerOfApp = (application: Application): HookOwner => ({ namespace:
 export const liveTokens = (objects: ReadonlyArray<Resource>, owner: HookOwner, hook: Hook): ReadonlyArray<string> => {
   const secrets = objects
     .filter((object) => isHookSecret(object, owner) && isOwnedBy(object, owner))
-    .sort((a, b) => rank(a, owner) - rank(b, owner) || (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? ''));
+    .sort(
+      (a, b) =>
+        rank(a, owner) - rank(b, owner) || (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? ''),
+    );
   return [...new Set(secrets.flatMap((secret) => decoded(secret, hookSecretKeys(hook).token)))];
 };
 
@@ -44,7 +59,10 @@ const decoded = (secret: JsonObject, key: string): ReadonlyArray<string> => {
  * memory only as a fallback while the Secret is being (re)created; the Secret is authoritative.
  */
 export class HookTokens {
-  private readonly known = new Map<string, { readonly tokens: Readonly<Partial<Record<Hook, string>>>; readonly context: HookContext }>();
+  private readonly known = new Map<
+    string,
+    { readonly tokens: Readonly<Partial<Record<Hook, string>>>; readonly context: HookContext }
+  >();
   /** `namespace/name` → the key in `known` last planned with (the callback server looks tokens up by name). */
   private readonly byName = new Map<string, string>();
 
@@ -59,9 +77,13 @@ export class HookTokens {
     const owner = ownerOfApp(application);
     const key = keyOf(application);
     const before = this.known.get(key);
-    const tokens = Object.fromEntries(enabledHooks(application).map((hook) =>
-      [hook, liveTokens(live, owner, hook)[0] ?? before?.tokens[hook] ?? this.generate()] as const)) as Partial<Record<Hook, string>>;
-    if (before !== undefined && before.context.callbackUrl === callbackUrl && sameTokens(before.tokens, tokens)) return before.context;
+    const tokens = Object.fromEntries(
+      enabledHooks(application).map(
+        (hook) => [hook, liveTokens(live, owner, hook)[0] ?? before?.tokens[hook] ?? this.generate()] as const,
+      ),
+    ) as Partial<Record<Hook, string>>;
+    if (before !== undefined && before.context.callbackUrl === callbackUrl && sameTokens(before.tokens, tokens))
+      return before.context;
     const context: HookContext = { callbackUrl, tokens };
     this.known.set(key, { tokens, context });
     this.byName.set(nameOf(application), key);
@@ -84,13 +106,17 @@ export class HookTokens {
   }
 
   /** Applications with tokens in memory (tests). */
-  get size(): number { return this.known.size; }
+  get size(): number {
+    return this.known.size;
+  }
 }
 
-const nameOf = (application: Application): string => `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
+const nameOf = (application: Application): string =>
+  `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
 
 // The uid keeps a re-created Application of the same name from inheriting a token by accident.
-const keyOf = (application: Application): string => `${application.metadata.namespace ?? 'default'}/${application.metadata.name}/${application.metadata.uid ?? ''}`;
+const keyOf = (application: Application): string =>
+  `${application.metadata.namespace ?? 'default'}/${application.metadata.name}/${application.metadata.uid ?? ''}`;
 
 const sameTokens = (a: Readonly<Partial<Record<Hook, string>>>, b: Readonly<Partial<Record<Hook, string>>>): boolean =>
   a.complete === b.complete && a.shutdown === b.shutdown;

@@ -10,8 +10,14 @@ export type ChildKind = { readonly apiVersion: string; readonly kind: string; re
 
 /** Plurals of the built-in kinds whose plural is not the lower-cased kind + "s". */
 const IRREGULAR: Readonly<Record<string, string>> = {
-  Endpoints: 'endpoints', NetworkPolicy: 'networkpolicies', PodSecurityPolicy: 'podsecuritypolicies', Ingress: 'ingresses',
-  IngressClass: 'ingressclasses', StorageClass: 'storageclasses', PriorityClass: 'priorityclasses', RuntimeClass: 'runtimeclasses',
+  Endpoints: 'endpoints',
+  NetworkPolicy: 'networkpolicies',
+  PodSecurityPolicy: 'podsecuritypolicies',
+  Ingress: 'ingresses',
+  IngressClass: 'ingressclasses',
+  StorageClass: 'storageclasses',
+  PriorityClass: 'priorityclasses',
+  RuntimeClass: 'runtimeclasses',
 };
 
 /** The REST resource name of a kind (discovery knows better; this matches every built-in kind). */
@@ -33,8 +39,11 @@ export const LEADER_LEASE_NAME = 'kreconcile-leader';
  * added where children are bound per namespace (hooks keep a token Secret there), or on request.
  */
 export const defaultChildKinds: ReadonlyArray<ChildKind> = [
-  { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Service' },
-  { apiVersion: 'v1', kind: 'ServiceAccount' }, { apiVersion: 'apps/v1', kind: 'Deployment' }, { apiVersion: 'apps/v1', kind: 'StatefulSet' },
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'ServiceAccount' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'StatefulSet' },
   { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' },
 ];
 
@@ -42,7 +51,12 @@ export const SECRET_KIND: ChildKind = { apiVersion: 'v1', kind: 'Secret' };
 
 const CHILD_VERBS = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
 
-type Rule = { readonly apiGroups: ReadonlyArray<string>; readonly resources: ReadonlyArray<string>; readonly verbs: ReadonlyArray<string>; readonly resourceNames?: ReadonlyArray<string> };
+type Rule = {
+  readonly apiGroups: ReadonlyArray<string>;
+  readonly resources: ReadonlyArray<string>;
+  readonly verbs: ReadonlyArray<string>;
+  readonly resourceNames?: ReadonlyArray<string>;
+};
 
 const childRules = (kinds: ReadonlyArray<ChildKind>): ReadonlyArray<Rule> => {
   const byGroup = new Map<string, Set<string>>();
@@ -52,7 +66,9 @@ const childRules = (kinds: ReadonlyArray<ChildKind>): ReadonlyArray<Rule> => {
     resources.add(kind.plural ?? pluralOf(kind.kind));
     byGroup.set(group, resources);
   }
-  return [...byGroup].sort(([a], [b]) => a.localeCompare(b)).map(([group, resources]) => ({ apiGroups: [group], resources: [...resources].sort(), verbs: CHILD_VERBS }));
+  return [...byGroup]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([group, resources]) => ({ apiGroups: [group], resources: [...resources].sort(), verbs: CHILD_VERBS }));
 };
 
 /** What the operator's RBAC grants (the admin's choice, never derived from Applications unless asked). */
@@ -79,18 +95,36 @@ const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
 const nameOf = (options: RbacOptions): string => options.name ?? 'kreconcile';
 
-const subjectsOf = (options: RbacOptions) => [{ kind: 'ServiceAccount', name: nameOf(options), namespace: options.namespace }];
+const subjectsOf = (options: RbacOptions) => [
+  { kind: 'ServiceAccount', name: nameOf(options), namespace: options.namespace },
+];
 
-const clusterRole = (name: string, rules: ReadonlyArray<Rule>) => ({ apiVersion: RBAC_API, kind: 'ClusterRole', metadata: { name }, rules });
-
-const clusterRoleBinding = (name: string, options: RbacOptions) => ({
-  apiVersion: RBAC_API, kind: 'ClusterRoleBinding', metadata: { name },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: subjectsOf(options),
+const clusterRole = (name: string, rules: ReadonlyArray<Rule>) => ({
+  apiVersion: RBAC_API,
+  kind: 'ClusterRole',
+  metadata: { name },
+  rules,
 });
 
-const roleBinding = (name: string, role: { readonly kind: 'Role' | 'ClusterRole'; readonly name: string }, where: string, options: RbacOptions) => ({
-  apiVersion: RBAC_API, kind: 'RoleBinding', metadata: { name, namespace: where },
-  roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...role }, subjects: subjectsOf(options),
+const clusterRoleBinding = (name: string, options: RbacOptions) => ({
+  apiVersion: RBAC_API,
+  kind: 'ClusterRoleBinding',
+  metadata: { name },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+  subjects: subjectsOf(options),
+});
+
+const roleBinding = (
+  name: string,
+  role: { readonly kind: 'Role' | 'ClusterRole'; readonly name: string },
+  where: string,
+  options: RbacOptions,
+) => ({
+  apiVersion: RBAC_API,
+  kind: 'RoleBinding',
+  metadata: { name, namespace: where },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...role },
+  subjects: subjectsOf(options),
 });
 
 /** A ClusterRole bound cluster-wide, or in each tenant namespace only. */
@@ -107,7 +141,11 @@ const granted = (name: string, rules: ReadonlyArray<Rule>, options: RbacOptions)
 /** Its own API, everywhere: Applications, their status and finalizers, and Events about them. */
 const ownApiRules: ReadonlyArray<Rule> = [
   // delete: the `complete` hook's callback deletes its Application.
-  { apiGroups: ['kreconcile.io'], resources: ['applications'], verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'] },
+  {
+    apiGroups: ['kreconcile.io'],
+    resources: ['applications'],
+    verbs: ['get', 'list', 'watch', 'patch', 'update', 'delete'],
+  },
   { apiGroups: ['kreconcile.io'], resources: ['applications/status'], verbs: ['get', 'patch', 'update'] },
   { apiGroups: ['kreconcile.io'], resources: ['applications/finalizers'], verbs: ['update'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
@@ -116,11 +154,18 @@ const ownApiRules: ReadonlyArray<Rule> = [
 // `create` cannot be limited by name (the object does not exist when it is authorized).
 const leaseRules: ReadonlyArray<Rule> = [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'], resourceNames: [LEADER_LEASE_NAME] },
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'update'],
+    resourceNames: [LEADER_LEASE_NAME],
+  },
 ];
 
 // The API server adds a ServiceAccount's groups itself: no `impersonate groups` right is needed.
-const impersonateRules: ReadonlyArray<Rule> = [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] }];
+const impersonateRules: ReadonlyArray<Rule> = [
+  { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
+];
 
 /**
  * The operator's ServiceAccount and RBAC. Guarantees: no wildcard; no RBAC, Namespace or
@@ -130,14 +175,22 @@ const impersonateRules: ReadonlyArray<Rule> = [{ apiGroups: [''], resources: ['s
  */
 export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
   const impersonation = options.impersonation ?? 'off';
-  const kinds = options.childKinds ?? [...defaultChildKinds, ...((options.tenantNamespaces ?? []).length > 0 ? [SECRET_KIND] : [])];
+  const kinds = options.childKinds ?? [
+    ...defaultChildKinds,
+    ...((options.tenantNamespaces ?? []).length > 0 ? [SECRET_KIND] : []),
+  ];
   const name = nameOf(options);
   const leaderRole = { kind: 'Role' as const, name: `${name}-leader-election` };
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: options.namespace } },
     clusterRole(name, ownApiRules),
     clusterRoleBinding(name, options),
-    { apiVersion: RBAC_API, kind: 'Role', metadata: { name: leaderRole.name, namespace: options.namespace }, rules: leaseRules },
+    {
+      apiVersion: RBAC_API,
+      kind: 'Role',
+      metadata: { name: leaderRole.name, namespace: options.namespace },
+      rules: leaseRules,
+    },
     roleBinding(leaderRole.name, leaderRole, options.namespace, options),
     ...(impersonation === 'required' ? [] : granted(`${name}-children`, childRules(kinds), options)),
     ...(impersonation === 'off' ? [] : granted(`${name}-impersonate`, impersonateRules, options)),
@@ -145,65 +198,106 @@ export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
 };
 
 /** The flags `kreconcile run` needs to match {@link operatorRbac} with the same options. */
-export const runFlagsFor = (options: RbacOptions & { readonly defaultServiceAccount?: string }): ReadonlyArray<string> => [
+export const runFlagsFor = (
+  options: RbacOptions & { readonly defaultServiceAccount?: string },
+): ReadonlyArray<string> => [
   ...(options.impersonation === 'required' ? ['--require-service-account'] : []),
   ...(options.defaultServiceAccount === undefined ? [] : ['--default-service-account', options.defaultServiceAccount]),
   // Without cluster-wide list rights on children, watching them cluster-wide would fail.
-  ...(options.impersonation === 'required' || (options.tenantNamespaces ?? []).length > 0 ? ['--no-watch-children'] : []),
+  ...(options.impersonation === 'required' || (options.tenantNamespaces ?? []).length > 0
+    ? ['--no-watch-children']
+    : []),
 ];
 
 /**
  * With `--sharding lease --shards n`: a Role in the operator namespace to list and watch its Leases
  * and update only the shard and member Leases by name (create cannot be restricted by name).
  */
-export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> => [
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kreconcile-sharding', namespace },
-    rules: [
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [...shardingLeaseNames(shards)], verbs: ['update'] },
-    ],
-  },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'kreconcile-sharding', namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
-    subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
-  },
-] as unknown as ReadonlyArray<Resource>;
-
+export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> =>
+  [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'kreconcile-sharding', namespace },
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          resourceNames: [...shardingLeaseNames(shards)],
+          verbs: ['update'],
+        },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'kreconcile-sharding', namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
+    },
+  ] as unknown as ReadonlyArray<Resource>;
 
 /** The operator Deployment (probes on /healthz and /readyz, metrics port) and its Service. */
-export const operatorDeployment = (namespace: string, image: string, runFlags: ReadonlyArray<string> = []): ReadonlyArray<Resource> => [
-  {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: { 'app.kubernetes.io/name': 'kreconcile' } },
-      template: {
-        metadata: { labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-        spec: {
-          serviceAccountName: 'kreconcile',
-          containers: [{
-            name: 'operator', image,
-            args: ['run', '--leader-elect', '--leader-election-namespace', namespace, '--listen', ':8080', ...runFlags],
-            env: [
-              { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-              // The default hook callback URL names the operator Service in this namespace.
-              { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+export const operatorDeployment = (
+  namespace: string,
+  image: string,
+  runFlags: ReadonlyArray<string> = [],
+): ReadonlyArray<Resource> =>
+  [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'kreconcile' } },
+        template: {
+          metadata: { labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+          spec: {
+            serviceAccountName: 'kreconcile',
+            containers: [
+              {
+                name: 'operator',
+                image,
+                args: [
+                  'run',
+                  '--leader-elect',
+                  '--leader-election-namespace',
+                  namespace,
+                  '--listen',
+                  ':8080',
+                  ...runFlags,
+                ],
+                env: [
+                  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                  // The default hook callback URL names the operator Service in this namespace.
+                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                ],
+                ports: [{ name: 'http', containerPort: 8080 }],
+                livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+                readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
+                resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+              },
             ],
-            ports: [{ name: 'http', containerPort: 8080 }],
-            livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
-            readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
-            resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
-          }],
-          terminationGracePeriodSeconds: 40,
+            terminationGracePeriodSeconds: 40,
+          },
         },
       },
     },
-  },
-  {
-    apiVersion: 'v1', kind: 'Service', metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-    spec: { selector: { 'app.kubernetes.io/name': 'kreconcile' }, ports: [{ name: 'http', port: 8080, targetPort: 'http' }] },
-  },
-] as unknown as ReadonlyArray<Resource>;
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+      spec: {
+        selector: { 'app.kubernetes.io/name': 'kreconcile' },
+        ports: [{ name: 'http', port: 8080, targetPort: 'http' }],
+      },
+    },
+  ] as unknown as ReadonlyArray<Resource>;

@@ -5,8 +5,15 @@
  * The Application itself, its status and finalizer are always written as the operator.
  */
 import {
-  conditionsFor, isServiceAccountName, showRef,
-  type Action, type Application, type Cluster, type ClusterError, type Plan, type StalledReason,
+  conditionsFor,
+  isServiceAccountName,
+  showRef,
+  type Action,
+  type Application,
+  type Cluster,
+  type ClusterError,
+  type Plan,
+  type StalledReason,
 } from '../../core/index.js';
 
 /** A ServiceAccount by namespace and name. */
@@ -41,22 +48,35 @@ export const OPERATOR: ChildCluster = { _tag: 'Operator' };
  */
 export const childIdentity = (application: Application, policy: ServiceAccountPolicy): ChildIdentity => {
   const namespace = application.metadata.namespace ?? 'default';
-  const named: unknown = (application.spec as { readonly serviceAccountName?: unknown } | undefined)?.serviceAccountName;
+  const named: unknown = (application.spec as { readonly serviceAccountName?: unknown } | undefined)
+    ?.serviceAccountName;
   if (named !== undefined && !isServiceAccountName(named)) {
-    return { _tag: 'Refused', reason: 'InvalidSpec', message: 'spec.serviceAccountName: expected a ServiceAccount name (lower-case letters, digits, "-" and ".", at most 253 characters)' };
+    return {
+      _tag: 'Refused',
+      reason: 'InvalidSpec',
+      message:
+        'spec.serviceAccountName: expected a ServiceAccount name (lower-case letters, digits, "-" and ".", at most 253 characters)',
+    };
   }
   const name = named ?? policy.defaultServiceAccount;
   if (name !== undefined) return { _tag: 'ServiceAccount', account: { namespace, name } };
   return policy.require === true
-    ? { _tag: 'Refused', reason: 'ServiceAccountRequired', message: `this operator acts only as a tenant's ServiceAccount: set spec.serviceAccountName to a ServiceAccount of namespace ${namespace} that may manage these resources` }
+    ? {
+        _tag: 'Refused',
+        reason: 'ServiceAccountRequired',
+        message: `this operator acts only as a tenant's ServiceAccount: set spec.serviceAccountName to a ServiceAccount of namespace ${namespace} that may manage these resources`,
+      }
     : { _tag: 'Operator' };
 };
 
 /** `childClusterFor` for the reconcile: the policy's decision, with impersonating clients from `impersonate`. */
-export const childClusters = (policy: ServiceAccountPolicy, impersonate: (account: ServiceAccountRef) => Cluster) =>
+export const childClusters =
+  (policy: ServiceAccountPolicy, impersonate: (account: ServiceAccountRef) => Cluster) =>
   (application: Application): ChildCluster => {
     const identity = childIdentity(application, policy);
-    return identity._tag === 'ServiceAccount' ? { _tag: 'Impersonated', cluster: impersonate(identity.account), account: identity.account } : identity;
+    return identity._tag === 'ServiceAccount'
+      ? { _tag: 'Impersonated', cluster: impersonate(identity.account), account: identity.account }
+      : identity;
   };
 
 /** A plan that changes nothing and reports why: the Application is Stalled, its status otherwise kept. */
@@ -69,7 +89,12 @@ export const refusedPlan = (application: Application, reason: StalledReason, mes
     status: {
       ...status,
       ...(generation === undefined ? {} : { observedGeneration: generation }),
-      conditions: conditionsFor({ verdict: { _tag: 'Stalled', reason, message }, previous: status.conditions, now, generation }),
+      conditions: conditionsFor({
+        verdict: { _tag: 'Stalled', reason, message },
+        previous: status.conditions,
+        now,
+        generation,
+      }),
     },
     // Nothing the operator retries can help; an edit (or the resync, after an RBAC change) brings it back.
     outcome: { _tag: 'AwaitChange' },
@@ -79,7 +104,8 @@ export const refusedPlan = (application: Application, reason: StalledReason, mes
 const showAccount = (account: ServiceAccountRef): string => `ServiceAccount ${account.namespace}/${account.name}`;
 
 // Only children are written as the ServiceAccount (finalizers and status are the operator's).
-const childWrite = (action: Action | undefined): action is Action => action !== undefined && ['create', 'patch', 'delete', 'recreate'].includes(action.type);
+const childWrite = (action: Action | undefined): action is Action =>
+  action !== undefined && ['create', 'patch', 'delete', 'recreate'].includes(action.type);
 
 // The API server words a refused impersonation (the operator's own right) differently from a
 // refused request of the impersonated user (the tenant's right).
@@ -90,24 +116,31 @@ const refusedImpersonation = (error: ClusterError): boolean => /cannot impersona
  * itself): who may not do what, and to whom. Undefined for any other failure (the usual error
  * policy applies).
  */
-export const forbiddenMessage = (account: ServiceAccountRef | undefined, error: ClusterError, action?: Action): string | undefined => {
+export const forbiddenMessage = (
+  account: ServiceAccountRef | undefined,
+  error: ClusterError,
+  action?: Action,
+): string | undefined => {
   if (error._tag !== 'Forbidden') return undefined;
   if (account !== undefined && refusedImpersonation(error)) {
     return `Forbidden: the operator may not impersonate ${showAccount(account)} (grant it impersonate on serviceaccounts in ${account.namespace}: see kreconcile rbac --help)`;
   }
   const who = account === undefined ? 'the operator' : showAccount(account);
-  if (childWrite(action)) return `Forbidden: ${who} may not ${action.type} ${showRef(action.ref)}${account === undefined ? ' (its RBAC: see kreconcile rbac --help)' : ''}`;
+  if (childWrite(action))
+    return `Forbidden: ${who} may not ${action.type} ${showRef(action.ref)}${account === undefined ? ' (its RBAC: see kreconcile rbac --help)' : ''}`;
   return `Forbidden: ${who} may not read what this Application manages: ${error.message}`;
 };
 
 /** The ServiceAccount a ChildCluster acts as, if any. */
-export const accountOf = (access: ChildCluster): ServiceAccountRef | undefined => (access._tag === 'Impersonated' ? access.account : undefined);
+export const accountOf = (access: ChildCluster): ServiceAccountRef | undefined =>
+  access._tag === 'Impersonated' ? access.account : undefined;
 
 /**
  * `childClusterFor` with every impersonating client passed through `wrap` (e.g. the runtime's
  * leader write fence, which must hold for children written as a tenant too).
  */
-export const wrapImpersonated = (childClusterFor: (application: Application) => ChildCluster, wrap: (cluster: Cluster) => Cluster) =>
+export const wrapImpersonated =
+  (childClusterFor: (application: Application) => ChildCluster, wrap: (cluster: Cluster) => Cluster) =>
   (application: Application): ChildCluster => {
     const access = childClusterFor(application);
     return access._tag === 'Impersonated' ? { ...access, cluster: wrap(access.cluster) } : access;

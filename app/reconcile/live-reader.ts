@@ -2,18 +2,46 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, getIn, identityOf, isJsonArray, isJsonObject, isOwnedBy, ownerFor, scopeKey, scopeOf, targetViolation, tenancyFor,
-  type Application, type ClusterError, type ClusterReader, type Discovery, type JsonObject, type ObjectRef, type Owner, type Resource, type ScopeTable, type TenancyPolicy,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  getIn,
+  identityOf,
+  isJsonArray,
+  isJsonObject,
+  isOwnedBy,
+  ownerFor,
+  scopeKey,
+  scopeOf,
+  targetViolation,
+  tenancyFor,
+  type Application,
+  type ClusterError,
+  type ClusterReader,
+  type Discovery,
+  type JsonObject,
+  type ObjectRef,
+  type Owner,
+  type Resource,
+  type ScopeTable,
+  type TenancyPolicy,
 } from '../../core/index.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
-const kindsByApplication = new WeakMap<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>();
+const kindsByApplication = new WeakMap<
+  Application,
+  ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>
+>();
 
 /** The kinds an Application touches: those in its manifest and those it observed before. */
-export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
+export const kindsOf = (
+  application: Application,
+): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
   const known = kindsByApplication.get(application);
   if (known !== undefined) return known;
-  const kinds = distinctKinds([...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []), ...statusEntries(application.status)]);
+  const kinds = distinctKinds([
+    ...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []),
+    ...statusEntries(application.status),
+  ]);
   kindsByApplication.set(application, kinds);
   return kinds;
 };
@@ -22,18 +50,24 @@ export const kindsOf = (application: Application): ReadonlyArray<{ readonly apiV
  * The kinds the status names: what was observed, and what was last applied (recorded before the
  * first child of a new kind is created, so a child whose observation was never written is found).
  */
-export const statusKinds = (status: Application['status']): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
-  distinctKinds(statusEntries(status));
+export const statusKinds = (
+  status: Application['status'],
+): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => distinctKinds(statusEntries(status));
 
-const statusEntries = (status: Application['status']): ReadonlyArray<unknown> =>
-  [...(status?.lastObservedManifest ?? []), ...(status?.lastAppliedManifest ?? [])];
+const statusEntries = (status: Application['status']): ReadonlyArray<unknown> => [
+  ...(status?.lastObservedManifest ?? []),
+  ...(status?.lastAppliedManifest ?? []),
+];
 
-const distinctKinds = (entries: ReadonlyArray<unknown>): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
+const distinctKinds = (
+  entries: ReadonlyArray<unknown>,
+): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
   const seen = new Map<string, { apiVersion: string; kind: string }>();
   for (const entry of entries) {
     if (!isJsonObject(entry as never)) continue;
     const { apiVersion, kind } = entry as JsonObject;
-    if (typeof apiVersion === 'string' && typeof kind === 'string') seen.set(`${apiVersion}|${kind}`, { apiVersion, kind });
+    if (typeof apiVersion === 'string' && typeof kind === 'string')
+      seen.set(`${apiVersion}|${kind}`, { apiVersion, kind });
   }
   return [...seen.values()];
 };
@@ -44,19 +78,31 @@ export const ownerOfApplication = (application: Application): Owner => ownerFor(
 const settledScopes = new WeakMap<Application, ScopeTable>();
 
 /** Whether `scopes` was found to know every kind `application` names (then discovery need not be asked). */
-export const knowsEveryKind = (application: Application, scopes: ScopeTable): boolean => settledScopes.get(application) === scopes;
+export const knowsEveryKind = (application: Application, scopes: ScopeTable): boolean =>
+  settledScopes.get(application) === scopes;
 
 /**
  * Completes a scope table with discovery for kinds it does not know (unknown kinds stay unknown).
  * A table that turns out to know every kind is remembered for the Application object: the runtime
  * decodes one object per version, so its reconciles ask nothing more while that table is current.
  */
-export const resolveScopes = async (application: Application, scopes: ScopeTable, discovery: Discovery): Promise<ScopeTable> => {
+export const resolveScopes = async (
+  application: Application,
+  scopes: ScopeTable,
+  discovery: Discovery,
+): Promise<ScopeTable> => {
   if (knowsEveryKind(application, scopes)) return scopes;
   const missing = kindsOf(application).filter((kind) => scopeOf(scopes, kind) === undefined);
-  if (missing.length === 0) { settledScopes.set(application, scopes); return scopes; }
-  const found = await Promise.all(missing.map(async (kind) => [kind, await discovery.scopeOf(kind.apiVersion, kind.kind)()] as const));
-  const learned = found.flatMap(([kind, result]) => (E.isRight(result) ? [[scopeKey(kind.apiVersion, kind.kind), result.right] as const] : []));
+  if (missing.length === 0) {
+    settledScopes.set(application, scopes);
+    return scopes;
+  }
+  const found = await Promise.all(
+    missing.map(async (kind) => [kind, await discovery.scopeOf(kind.apiVersion, kind.kind)()] as const),
+  );
+  const learned = found.flatMap(([kind, result]) =>
+    E.isRight(result) ? [[scopeKey(kind.apiVersion, kind.kind), result.right] as const] : [],
+  );
   const completed = learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
   // Kinds discovery could not resolve are asked for again next time: only a complete answer is kept.
   if (learned.length === missing.length) settledScopes.set(application, completed);
@@ -66,7 +112,10 @@ export const resolveScopes = async (application: Application, scopes: ScopeTable
 /** What a runtime's caches offer the live reader; a kind whose cache is not synced is read directly. */
 export type LiveCache = {
   /** The synced cache of one kind (`undefined` while not synced, or not watched). */
-  readonly kind: (kind: { readonly apiVersion: string; readonly kind: string }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
+  readonly kind: (kind: {
+    readonly apiVersion: string;
+    readonly kind: string;
+  }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
   /**
    * Objects carrying this owner's mark in every synced cache — not only the kinds the Application
    * names now: a child of a kind since removed from the spec must still be found to be pruned.
@@ -100,21 +149,27 @@ export type LiveReadOptions = {
 /** The namespaces an Application touches: its own, and those its manifest and recorded status name. */
 export const namespacesOf = (application: Application, scopes: ScopeTable): ReadonlyArray<string> => {
   const own = ownerOfApplication(application).namespace;
-  const named = [...desiredResources(application).flatMap((resource) => {
-    if (scopeOf(scopes, resource) !== 'Namespaced') return [];
-    return [identityOf(resource, scopes, own).namespace ?? own];
-  }), ...(application.status?.lastObservedManifest ?? []).flatMap((entry) => {
-    const namespace = getIn(entry, ['metadata', 'namespace']);
-    return typeof namespace === 'string' ? [namespace] : [];
-  })];
+  const named = [
+    ...desiredResources(application).flatMap((resource) => {
+      if (scopeOf(scopes, resource) !== 'Namespaced') return [];
+      return [identityOf(resource, scopes, own).namespace ?? own];
+    }),
+    ...(application.status?.lastObservedManifest ?? []).flatMap((entry) => {
+      const namespace = getIn(entry, ['metadata', 'namespace']);
+      return typeof namespace === 'string' ? [namespace] : [];
+    }),
+  ];
   return [...new Set([own, ...named])];
 };
 
 /**
-* Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
+ * Whether a desired identity is worth reading: one the tenancy policy forbids is never written, its
  * plan does not depend on it, and the operator may lack the right to read it (least privilege).
  */
-export const readableFor = (application: Application, tenancy: TenancyPolicy | undefined): ((ref: ObjectRef) => boolean) => {
+export const readableFor = (
+  application: Application,
+  tenancy: TenancyPolicy | undefined,
+): ((ref: ObjectRef) => boolean) => {
   const rules = tenancyFor(tenancy, ownerOfApplication(application).namespace);
   return (ref) => targetViolation(rules, ref) === undefined;
 };
@@ -129,7 +184,10 @@ export const readableFor = (application: Application, tenancy: TenancyPolicy | u
  * Errors: the first read that failed otherwise (forbidden, unreachable, …).
  */
 export const readLive = async (
-  application: Application, scopes: ScopeTable, reader: ClusterReader, options: LiveReadOptions = {},
+  application: Application,
+  scopes: ScopeTable,
+  reader: ClusterReader,
+  options: LiveReadOptions = {},
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
   const owner = ownerOfApplication(application);
@@ -137,8 +195,14 @@ export const readLive = async (
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
   const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
-  const listed = kindsOf(application).filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
-    .flatMap((kind) => (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({ ...kind, ...(namespace === undefined ? {} : { namespace }) })))
+  const listed = kindsOf(application)
+    .filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
+    .flatMap((kind) =>
+      (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({
+        ...kind,
+        ...(namespace === undefined ? {} : { namespace }),
+      })),
+    )
     .filter((query) => listable === undefined || listable({ ...query, name: '' }));
   if (listed.length === 0) {
     // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
@@ -156,19 +220,29 @@ export const readLive = async (
       return E.map((found: O.Option<Resource>) => (O.isSome(found) ? [found.value] : []))(await reader.get(ref)());
     }),
     Promise.resolve(E.right(cache.ownedBy(owner))),
-    ...listed.map(async (query) => E.map((list: { readonly items: ReadonlyArray<Resource> }) => list.items.filter((object) => isOwnedBy(object, owner)))(
-      await reader.list({ ...query, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })())),
+    ...listed.map(async (query) =>
+      E.map((list: { readonly items: ReadonlyArray<Resource> }) =>
+        list.items.filter((object) => isOwnedBy(object, owner)),
+      )(await reader.list({ ...query, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })()),
+    ),
   ]);
   const found: Array<ReadonlyArray<Resource>> = [];
   for (const read of reads) {
-    if (E.isLeft(read)) { if (read.left._tag === 'UnknownKind' || read.left._tag === 'NotFound') continue; return read; }
+    if (E.isLeft(read)) {
+      if (read.left._tag === 'UnknownKind' || read.left._tag === 'NotFound') continue;
+      return read;
+    }
     found.push(read.right);
   }
   return E.right(distinctObjects(found));
 };
 
 /** The identities last derived for an Application object, with the scope table and policy they hold for. */
-type DesiredIdentities = { readonly scopes: ScopeTable; readonly tenancy: TenancyPolicy | undefined; readonly refs: ReadonlyArray<ObjectRef> };
+type DesiredIdentities = {
+  readonly scopes: ScopeTable;
+  readonly tenancy: TenancyPolicy | undefined;
+  readonly refs: ReadonlyArray<ObjectRef>;
+};
 const identitiesByApplication = new WeakMap<Application, DesiredIdentities>();
 
 /**
@@ -176,12 +250,18 @@ const identitiesByApplication = new WeakMap<Application, DesiredIdentities>();
  * object (the runtime decodes one per version) while the scope table and the policy are the same
  * objects: a resync of an unchanged Application derives nothing again.
  */
-const desiredIdentities = (application: Application, scopes: ScopeTable, tenancy: TenancyPolicy | undefined): ReadonlyArray<ObjectRef> => {
+const desiredIdentities = (
+  application: Application,
+  scopes: ScopeTable,
+  tenancy: TenancyPolicy | undefined,
+): ReadonlyArray<ObjectRef> => {
   const known = identitiesByApplication.get(application);
   if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known.refs;
   const namespace = ownerOfApplication(application).namespace;
-  const refs = desiredResources(application).filter((resource) => scopeOf(scopes, resource) !== undefined)
-    .map((resource) => identityOf(resource, scopes, namespace)).filter(readableFor(application, tenancy));
+  const refs = desiredResources(application)
+    .filter((resource) => scopeOf(scopes, resource) !== undefined)
+    .map((resource) => identityOf(resource, scopes, namespace))
+    .filter(readableFor(application, tenancy));
   identitiesByApplication.set(application, { scopes, tenancy, refs });
   return refs;
 };
@@ -190,7 +270,11 @@ const desiredIdentities = (application: Application, scopes: ScopeTable, tenancy
  * The desired objects as the synced caches answer them, or `undefined` when one must be read from
  * the API server (its kind's cache is not synced, or a miss must be confirmed without `optimisticCreates`).
  */
-const fromCachesOnly = (desired: ReadonlyArray<ObjectRef>, cache: LiveCache, optimisticCreates: boolean): ReadonlyArray<Resource> | undefined => {
+const fromCachesOnly = (
+  desired: ReadonlyArray<ObjectRef>,
+  cache: LiveCache,
+  optimisticCreates: boolean,
+): ReadonlyArray<Resource> | undefined => {
   const found: Resource[] = [];
   for (const ref of desired) {
     const kindCache = cache.kind(ref);
@@ -205,10 +289,21 @@ const fromCachesOnly = (desired: ReadonlyArray<ObjectRef>, cache: LiveCache, opt
 /** Each object once (the last read of an identity wins), in the order first read. */
 const distinctObjects = (reads: ReadonlyArray<ReadonlyArray<Resource>>): ReadonlyArray<Resource> => {
   const found = new Map<string, Resource>();
-  for (const read of reads) for (const object of read) found.set(`${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`, object);
+  for (const read of reads)
+    for (const object of read)
+      found.set(
+        `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`,
+        object,
+      );
   return [...found.values()];
 };
 
 const desiredResources = (application: Application): ReadonlyArray<Resource> =>
-  (isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : [])
-    .filter((entry): entry is Resource => isJsonObject(entry) && typeof entry.apiVersion === 'string' && typeof entry.kind === 'string' && isJsonObject(entry.metadata) && typeof entry.metadata.name === 'string');
+  (isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []).filter(
+    (entry): entry is Resource =>
+      isJsonObject(entry) &&
+      typeof entry.apiVersion === 'string' &&
+      typeof entry.kind === 'string' &&
+      isJsonObject(entry.metadata) &&
+      typeof entry.metadata.name === 'string',
+  );

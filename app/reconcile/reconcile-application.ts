@@ -5,9 +5,41 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus as ApplicationStatusCodec, clusterError, decodeApplication, decodeWith, getOwn, hasOwn, isJsonObject, ownKeyCount, isServiceAccountName, kreconcileStatusFieldsOf, showIssue, type Issue, type JsonObject, type JsonPatchOperation,
-  conditionsFor, errorPolicy, isJsonArray, jsonEqual, plan as planReconcile, redactStatus, scopeOf, showClusterError, showRef,
-  type Application, type ApplicationStatus, type PlanOptions, type Cluster, type ClusterError, type JsonValue, type ObjectRef, type Plan, type Resource, type ScopeTable,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  ApplicationStatus as ApplicationStatusCodec,
+  clusterError,
+  decodeApplication,
+  decodeWith,
+  getOwn,
+  hasOwn,
+  isJsonObject,
+  ownKeyCount,
+  isServiceAccountName,
+  kreconcileStatusFieldsOf,
+  showIssue,
+  type Issue,
+  type JsonObject,
+  type JsonPatchOperation,
+  conditionsFor,
+  errorPolicy,
+  isJsonArray,
+  jsonEqual,
+  plan as planReconcile,
+  redactStatus,
+  scopeOf,
+  showClusterError,
+  showRef,
+  type Application,
+  type ApplicationStatus,
+  type PlanOptions,
+  type Cluster,
+  type ClusterError,
+  type JsonValue,
+  type ObjectRef,
+  type Plan,
+  type Resource,
+  type ScopeTable,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
@@ -17,7 +49,10 @@ import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster }
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
-export type LiveSource = (application: Application, scopes: ScopeTable) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
+export type LiveSource = (
+  application: Application,
+  scopes: ScopeTable,
+) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
 
 export type ReconcileDeps = {
   readonly cluster: Cluster;
@@ -58,37 +93,63 @@ export type ReconcileDeps = {
 export type ReconcileResult =
   | { readonly _tag: 'Gone' }
   | {
-    readonly _tag: 'Done'; readonly plan: Plan; readonly execution: Execution; readonly requeueAfterMs?: number; readonly statusWritten: boolean; readonly status: ApplicationStatus;
-    /**
-     * The plan acted, and planning again against the writes' answers needed nothing more: `status`
-     * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
-     */
-    readonly verified?: boolean;
-  }
-  | { readonly _tag: 'Failed'; readonly error: ClusterError; readonly retryAfterMs?: number; readonly terminal: boolean; readonly plan?: Plan; readonly execution?: Execution; readonly statusWritten: boolean };
+      readonly _tag: 'Done';
+      readonly plan: Plan;
+      readonly execution: Execution;
+      readonly requeueAfterMs?: number;
+      readonly statusWritten: boolean;
+      readonly status: ApplicationStatus;
+      /**
+       * The plan acted, and planning again against the writes' answers needed nothing more: `status`
+       * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
+       */
+      readonly verified?: boolean;
+    }
+  | {
+      readonly _tag: 'Failed';
+      readonly error: ClusterError;
+      readonly retryAfterMs?: number;
+      readonly terminal: boolean;
+      readonly plan?: Plan;
+      readonly execution?: Execution;
+      readonly statusWritten: boolean;
+    };
 
 /**
  * Reconciles the Application at `ref` once.
  * Guarantees: writes status only when it changed; a failed action stops the plan and is
  * classified (retry with backoff, or Stalled in the status when retrying cannot help).
  */
-export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, attempt = 1): Promise<ReconcileResult> => {
+export const reconcileApplication = async (
+  ref: ObjectRef,
+  deps: ReconcileDeps,
+  attempt = 1,
+): Promise<ReconcileResult> => {
   const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
-  if (O.isNone(read.right)) { deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name); return { _tag: 'Gone' }; }
+  if (O.isNone(read.right)) {
+    deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name);
+    return { _tag: 'Gone' };
+  }
   const decoded = (deps.decode ?? decodedApplication)(read.right.value);
   const usable = E.isRight(decoded) ? decoded : forDeletion(read.right.value);
   if (E.isLeft(usable)) return stallUndecodable(read.right.value, E.isLeft(decoded) ? decoded.left : [], deps);
   const application = usable.right;
   const access = deps.childClusterFor?.(application) ?? OPERATOR;
-  const unguarded = access._tag === 'Refused'
-    ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
-    : await planFor(application, deps, access);
+  const unguarded =
+    access._tag === 'Refused'
+      ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
+      : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
   const intent = await recordIntent(application, planned, deps);
   if (E.isLeft(intent)) return failed(intent.left, attempt, deps, planned);
-  const execution = await executePlan({ plan: planned, application, cluster: deps.cluster, ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}) });
+  const execution = await executePlan({
+    plan: planned,
+    application,
+    cluster: deps.cluster,
+    ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
+  });
   reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
   const verification = verified(application, planned, execution, unguarded.right);
@@ -99,7 +160,11 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
   const written = await writeStatus(execution.application, application.status, redacted, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
-    _tag: 'Done', plan: planned, execution, statusWritten: written.right, status: redacted,
+    _tag: 'Done',
+    plan: planned,
+    execution,
+    statusWritten: written.right,
+    status: redacted,
     ...(settled.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: settled.outcome.ms } : {}),
     ...(verification === undefined ? {} : { verified: true }),
   };
@@ -113,15 +178,28 @@ export const reconcileApplication = async (ref: ObjectRef, deps: ReconcileDeps, 
  * when a plan creates an object of a kind new to the status; the state written is the one a plan
  * whose first create failed leaves anyway.
  */
-const recordIntent = (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> =>
-  (planned.actions.some(isCreation) ? recordIntentOfCreations(application, planned, deps) : NOTHING_TO_RECORD);
+const recordIntent = (
+  application: Application,
+  planned: Plan,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, true>> =>
+  planned.actions.some(isCreation) ? recordIntentOfCreations(application, planned, deps) : NOTHING_TO_RECORD;
 
-const recordIntentOfCreations = async (application: Application, planned: Plan, deps: ReconcileDeps): Promise<E.Either<ClusterError, true>> => {
+const recordIntentOfCreations = async (
+  application: Application,
+  planned: Plan,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, true>> => {
   const creates = planned.actions.filter(isCreation);
   const recorded = new Set(statusKinds(application.status).map(kindKey));
   if (creates.every((action) => recorded.has(kindKey(action.ref)))) return E.right(true);
   const lastAppliedManifest = redactStatus(planned.status, ownerOf(application)).lastAppliedManifest ?? [];
-  const written = await writeStatus(application, application.status, { ...application.status, lastAppliedManifest }, deps);
+  const written = await writeStatus(
+    application,
+    application.status,
+    { ...application.status, lastAppliedManifest },
+    deps,
+  );
   return E.map((): true => true)(written);
 };
 
@@ -131,15 +209,21 @@ const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resol
 
 const isCreation = (action: Plan['actions'][number]): boolean => action.type === 'create' || action.type === 'recreate';
 
-const kindKey = (kind: { readonly apiVersion: string; readonly kind: string }): string => `${kind.apiVersion}|${kind.kind}`;
+const kindKey = (kind: { readonly apiVersion: string; readonly kind: string }): string =>
+  `${kind.apiVersion}|${kind.kind}`;
 
 /** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
 export const converged = (result: ReconcileResult): boolean =>
-  result._tag === 'Done' && (result.plan.actions.length === 0 || result.verified === true)
-  && result.status.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
+  result._tag === 'Done' &&
+  (result.plan.actions.length === 0 || result.verified === true) &&
+  result.status.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
 
 /** A plan for the Application as it stands, given the live objects (what `planFor` planned with, replayable). */
-type Planning = { readonly plan: Plan; readonly live: ReadonlyArray<Resource>; readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan };
+type Planning = {
+  readonly plan: Plan;
+  readonly live: ReadonlyArray<Resource>;
+  readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan;
+};
 
 /**
  * The verification a `VerifyActions` requeue would make, made now from what the writes answered:
@@ -149,9 +233,23 @@ type Planning = { readonly plan: Plan; readonly live: ReadonlyArray<Resource>; r
  * written once, and no verification reconcile follows; otherwise `undefined` (requeue as planned).
  * Deletions and recreations are left to the requeue: an object kept by finalizers is still going.
  */
-const verified = (application: Application, planned: Plan, execution: Execution, planning: Planning): Plan | undefined => {
-  if (planning.replan === undefined || planned.outcome._tag !== 'RequeueAfter' || planned.outcome.reason !== 'VerifyActions') return undefined;
-  const answered = execution.done.every(({ action, response }) => action.type === 'addFinalizer' || ((action.type === 'create' || action.type === 'patch') && response !== undefined));
+const verified = (
+  application: Application,
+  planned: Plan,
+  execution: Execution,
+  planning: Planning,
+): Plan | undefined => {
+  if (
+    planning.replan === undefined ||
+    planned.outcome._tag !== 'RequeueAfter' ||
+    planned.outcome.reason !== 'VerifyActions'
+  )
+    return undefined;
+  const answered = execution.done.every(
+    ({ action, response }) =>
+      action.type === 'addFinalizer' ||
+      ((action.type === 'create' || action.type === 'patch') && response !== undefined),
+  );
   if (!answered) return undefined;
   const live = new Map(planning.live.map((object) => [liveKey(object), object]));
   for (const { response } of execution.done) if (response !== undefined) live.set(liveKey(response), response);
@@ -167,39 +265,65 @@ const verified = (application: Application, planned: Plan, execution: Execution,
   return again.actions.length === 0 ? again : undefined;
 };
 
-const liveKey = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
+const liveKey = (object: Resource): string =>
+  `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
 
 /**
  * Steps 1–8 for one Application: wait for a shutdown callback (deleting, `shutdown` hook), else
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
  */
-const planFor = async (application: Application, deps: ReconcileDeps, access: ChildCluster): Promise<E.Either<ClusterError, Planning>> => {
+const planFor = async (
+  application: Application,
+  deps: ReconcileDeps,
+  access: ChildCluster,
+): Promise<E.Either<ClusterError, Planning>> => {
   const now = deps.now();
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
   if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   const deleting = application.metadata.deletionTimestamp !== undefined;
-  const translation: Translation = !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
+  const translation: Translation =
+    !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
   const named = translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application);
-  const scopes = knowsEveryKind(named, deps.scopes) ? deps.scopes : await resolveScopes(named, deps.scopes, deps.cluster);
+  const scopes = knowsEveryKind(named, deps.scopes)
+    ? deps.scopes
+    : await resolveScopes(named, deps.scopes, deps.cluster);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
-  const view = translation._tag !== 'Translated' && hookSecrets.length === 0 ? ownManifestView(application) : withManifest(application, [...manifest, ...hookSecrets]);
+  const view =
+    translation._tag !== 'Translated' && hookSecrets.length === 0
+      ? ownManifestView(application)
+      : withManifest(application, [...manifest, ...hookSecrets]);
   const tenancy = deps.planOptions?.tenancy;
-  const live = access._tag === 'Impersonated'
-    // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
-    ? await readLive(view, scopes, access.cluster, { perNamespace: true, ...(tenancy === undefined ? {} : { tenancy }) })
-    : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, tenancy === undefined ? {} : { tenancy })))(view, scopes);
+  const live =
+    access._tag === 'Impersonated'
+      ? // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
+        await readLive(view, scopes, access.cluster, {
+          perNamespace: true,
+          ...(tenancy === undefined ? {} : { tenancy }),
+        })
+      : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, tenancy === undefined ? {} : { tenancy })))(
+          view,
+          scopes,
+        );
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
-    return refused === undefined ? live : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
+    return refused === undefined
+      ? live
+      : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
   const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
     const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
-    const options = translation._tag !== 'Translated' && hooks === undefined ? deps.planOptions
-      : { ...deps.planOptions, ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}), ...(hooks === undefined ? {} : { hooks }) };
+    const options =
+      translation._tag !== 'Translated' && hooks === undefined
+        ? deps.planOptions
+        : {
+            ...deps.planOptions,
+            ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
+            ...(hooks === undefined ? {} : { hooks }),
+          };
     const planned = planReconcile({ application: current, live: objects, scopes, now, options });
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
   };
@@ -213,7 +337,10 @@ const planFor = async (application: Application, deps: ReconcileDeps, access: Ch
  */
 const ownManifestView = (application: Application): Application => {
   let view = ownManifestViews.get(application);
-  if (view === undefined) { view = withManifest(application, [...manifestOf(application)]); ownManifestViews.set(application, view); }
+  if (view === undefined) {
+    view = withManifest(application, [...manifestOf(application)]);
+    ownManifestViews.set(application, view);
+  }
   return view;
 };
 
@@ -243,16 +370,26 @@ export const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Iss
  */
 const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
   if (object.metadata.deletionTimestamp === undefined) return E.left([]);
-  const spec = isJsonObject(object.spec as JsonValue) ? object.spec as JsonObject : {};
+  const spec = isJsonObject(object.spec as JsonValue) ? (object.spec as JsonObject) : {};
   const account = getOwn(spec, 'serviceAccountName');
-  const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
+  const status = decodeWith(
+    ApplicationStatusCodec,
+    isJsonObject(object.status as JsonValue) ? object.status : {},
+    'status',
+  );
   const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right as JsonObject) : {};
   const shaped = {
-    apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    metadata: object.metadata,
     spec: { manifest: [], ...(isServiceAccountName(account) ? { serviceAccountName: account } : {}) },
     status: kreconcileStatus,
   };
-  return E.map((application: Application): Application => ({ ...application, apiVersion: object.apiVersion, kind: object.kind }))(decodeApplication(shaped));
+  return E.map((application: Application): Application => ({
+    ...application,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+  }))(decodeApplication(shaped));
 };
 
 /**
@@ -260,76 +397,150 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
  * and observedGeneration are written (the rest of the status is kept, to prune once it is fixed);
  * nothing else is planned or done until the object changes.
  */
-const stallUndecodable = async (object: Resource, issues: ReadonlyArray<Issue>, deps: ReconcileDeps): Promise<ReconcileResult> => {
+const stallUndecodable = async (
+  object: Resource,
+  issues: ReadonlyArray<Issue>,
+  deps: ReconcileDeps,
+): Promise<ReconcileResult> => {
   const message = issues.map(showIssue).join('; ');
   const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
-  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status as JsonValue) ? object.status : {}, 'status');
+  const previous = decodeWith(
+    ApplicationStatusCodec,
+    isJsonObject(object.status as JsonValue) ? object.status : {},
+    'status',
+  );
   const conditions = conditionsFor({
     verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
-    previous: E.isRight(previous) ? previous.right.conditions : undefined, now: deps.now(), generation,
+    previous: E.isRight(previous) ? previous.right.conditions : undefined,
+    now: deps.now(),
+    generation,
   });
-  const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default' };
+  const ref: ObjectRef = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name,
+    namespace: object.metadata.namespace ?? 'default',
+  };
   const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
   const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
-  const unchanged = E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
+  const unchanged =
+    E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
   // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
   // kreconcile's fields of it), else only its conditions.
-  const operations: ReadonlyArray<JsonPatchOperation> = E.isRight(previous) && isJsonObject(object.status as JsonValue)
-    ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
-    : deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }];
+  const operations: ReadonlyArray<JsonPatchOperation> =
+    E.isRight(previous) && isJsonObject(object.status as JsonValue)
+      ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
+      : (deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }]);
   const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isRight(written)) deps.onWritten?.(written.right);
   return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
 };
 
 const manifestOf = (application: Application): ReadonlyArray<Resource> =>
-  (isJsonArray(application.spec?.manifest as JsonValue) ? application.spec.manifest ?? [] : []);
+  isJsonArray(application.spec?.manifest as JsonValue) ? (application.spec.manifest ?? []) : [];
 
-const withManifest = (application: Application, manifest: ReadonlyArray<Resource>): Application =>
-  ({ ...application, spec: { ...application.spec, manifest } });
+const withManifest = (application: Application, manifest: ReadonlyArray<Resource>): Application => ({
+  ...application,
+  spec: { ...application.spec, manifest },
+});
 
-const ownerOf = (application: Application): { readonly namespace: string; readonly name: string } =>
-  ({ namespace: application.metadata.namespace ?? 'default', name: application.metadata.name });
+const ownerOf = (application: Application): { readonly namespace: string; readonly name: string } => ({
+  namespace: application.metadata.namespace ?? 'default',
+  name: application.metadata.name,
+});
 
-const failed = (error: ClusterError, attempt: number, deps: ReconcileDeps, plan?: Plan, execution?: Execution): ReconcileResult => {
+const failed = (
+  error: ClusterError,
+  attempt: number,
+  deps: ReconcileDeps,
+  plan?: Plan,
+  execution?: Execution,
+): ReconcileResult => {
   const decision = errorPolicy(error, attempt, deps.random());
   return {
-    _tag: 'Failed', error, terminal: decision._tag === 'Terminal', statusWritten: false,
+    _tag: 'Failed',
+    error,
+    terminal: decision._tag === 'Terminal',
+    statusWritten: false,
     ...(decision._tag === 'Retry' ? { retryAfterMs: decision.afterMs } : {}),
-    ...(plan ? { plan } : {}), ...(execution ? { execution } : {}),
+    ...(plan ? { plan } : {}),
+    ...(execution ? { execution } : {}),
   };
 };
 
 /** Records what succeeded before the failure; a terminal failure also marks the Application Stalled. */
-const failedExecution = async (planned: Plan, execution: Execution, application: Application, attempt: number, deps: ReconcileDeps, access: ChildCluster): Promise<ReconcileResult> => {
+const failedExecution = async (
+  planned: Plan,
+  execution: Execution,
+  application: Application,
+  attempt: number,
+  deps: ReconcileDeps,
+  access: ChildCluster,
+): Promise<ReconcileResult> => {
   const failure = execution.failure!;
   const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
   const refused = forbiddenMessage(accountOf(access), failure.error, failure.action);
-  const status: ApplicationStatus = decision._tag === 'Terminal'
-    ? {
-      ...execution.status,
-      conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: decision.reason, message: refused ?? (decision.detail === undefined ? `${failure.action.type} failed: ${showClusterError(failure.error)}` : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`) },
-        previous: application.status?.conditions, now: deps.now(), generation: application.metadata.generation,
-      }),
-    }
-    : execution.status;
-  const written = await writeStatus(execution.application, application.status, redactStatus(status, ownerOf(application)), deps);
+  const status: ApplicationStatus =
+    decision._tag === 'Terminal'
+      ? {
+          ...execution.status,
+          conditions: conditionsFor({
+            verdict: {
+              _tag: 'Stalled',
+              reason: decision.reason,
+              message:
+                refused ??
+                (decision.detail === undefined
+                  ? `${failure.action.type} failed: ${showClusterError(failure.error)}`
+                  : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`),
+            },
+            previous: application.status?.conditions,
+            now: deps.now(),
+            generation: application.metadata.generation,
+          }),
+        }
+      : execution.status;
+  const written = await writeStatus(
+    execution.application,
+    application.status,
+    redactStatus(status, ownerOf(application)),
+    deps,
+  );
   return {
-    _tag: 'Failed', error: failure.error, terminal: decision._tag === 'Terminal', plan: planned, execution,
+    _tag: 'Failed',
+    error: failure.error,
+    terminal: decision._tag === 'Terminal',
+    plan: planned,
+    execution,
     statusWritten: E.isRight(written) && written.right,
     ...(decision._tag === 'Retry' ? { retryAfterMs: decision.afterMs } : {}),
   };
 };
 
 /** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
-const writeStatus = (application: Application, before: ApplicationStatus | undefined, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> =>
-  (sameStatus((before ?? {}) as JsonObject, after as JsonObject) ? STATUS_UNCHANGED : patchStatus(application, after, deps));
+const writeStatus = (
+  application: Application,
+  before: ApplicationStatus | undefined,
+  after: ApplicationStatus,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, boolean>> =>
+  sameStatus((before ?? {}) as JsonObject, after as JsonObject)
+    ? STATUS_UNCHANGED
+    : patchStatus(application, after, deps);
 
 /** Writes `after` as the status of `application`; a vanished Application is not an error. */
-const patchStatus = async (application: Application, after: ApplicationStatus, deps: ReconcileDeps): Promise<E.Either<ClusterError, boolean>> => {
-  const ref = { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
+const patchStatus = async (
+  application: Application,
+  after: ApplicationStatus,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, boolean>> => {
+  const ref = {
+    apiVersion: application.apiVersion,
+    kind: application.kind,
+    name: application.metadata.name,
+    namespace: application.metadata.namespace ?? 'default',
+  };
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
@@ -382,5 +593,6 @@ const reportWrites = (execution: Execution, application: Application, deps: Reco
     else if (action.type === 'delete') deps.onDeleted?.(action.ref);
   }
   // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or older.
-  if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined) deps.onWritten?.(execution.application as unknown as Resource);
+  if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined)
+    deps.onWritten?.(execution.application as unknown as Resource);
 };

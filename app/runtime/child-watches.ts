@@ -4,8 +4,16 @@
  * Its caches are what the live reader reads (only synced ones). Started implicitly, stopped once.
  */
 import {
-  MANAGED_BY_LABEL, MANAGED_BY_VALUE, ownerMark, ownerOf,
-  type Clock, type ClusterError, type ClusterReader, type ObjectRef, type Resource, type WatchSource,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  ownerMark,
+  ownerOf,
+  type Clock,
+  type ClusterError,
+  type ClusterReader,
+  type ObjectRef,
+  type Resource,
+  type WatchSource,
 } from '../../core/index.js';
 import type { LiveCache } from '../reconcile/live-reader.js';
 import { Informer } from './informer.js';
@@ -40,7 +48,10 @@ export class ChildWatches {
 
   constructor(private readonly options: ChildWatchesOptions) {
     this.cacheView = {
-      kind: (kind) => { const informer = this.informers.get(keyOf(kind)); return informer?.hasSynced === true ? informer : undefined; },
+      kind: (kind) => {
+        const informer = this.informers.get(keyOf(kind));
+        return informer?.hasSynced === true ? informer : undefined;
+      },
       ownedBy: (owner) => {
         const mark = ownerMark(owner);
         const owned: Resource[] = [];
@@ -51,10 +62,14 @@ export class ChildWatches {
   }
 
   /** How many kinds the sweep stopped watching so far: a kind handed to `watch` before may need watching again once this moves. */
-  get stops(): number { return this.stoppedWatches; }
+  get stops(): number {
+    return this.stoppedWatches;
+  }
 
   /** Kinds watched now (`apiVersion/kind`). */
-  get kinds(): ReadonlyArray<string> { return [...this.informers.keys()]; }
+  get kinds(): ReadonlyArray<string> {
+    return [...this.informers.keys()];
+  }
 
   /** Starts watching each of `kinds` not watched yet (never waits for a cache to sync). */
   watch(kinds: ReadonlyArray<Kind>): void {
@@ -62,13 +77,23 @@ export class ChildWatches {
     for (const kind of kinds) {
       const key = keyOf(kind);
       if (this.informers.has(key)) continue;
-      const informer = new Informer(this.options.cluster, { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` }, {
-        clock: this.options.clock,
-        onEvent: (event) => { const owner = ownerOf(event.object); if (owner !== undefined) this.options.onOwnedChange(owner); },
-        relistEveryMs: this.options.relistEveryMs,
-        onError: (error, phase) => { this.options.onError(error, `${key} ${phase}`); if (error._tag === 'UnknownKind') this.options.onUnserved(kind); },
-        indexBy: ownerOf,
-      });
+      const informer = new Informer(
+        this.options.cluster,
+        { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` },
+        {
+          clock: this.options.clock,
+          onEvent: (event) => {
+            const owner = ownerOf(event.object);
+            if (owner !== undefined) this.options.onOwnedChange(owner);
+          },
+          relistEveryMs: this.options.relistEveryMs,
+          onError: (error, phase) => {
+            this.options.onError(error, `${key} ${phase}`);
+            if (error._tag === 'UnknownKind') this.options.onUnserved(kind);
+          },
+          indexBy: ownerOf,
+        },
+      );
       this.informers.set(key, informer);
       void informer.start();
       this.options.logger.debug({ kind: key }, 'watching child kind');
@@ -81,7 +106,10 @@ export class ChildWatches {
    */
   sweepSoon(): void {
     if (this.cancelSweep !== undefined || this.stopped) return;
-    this.cancelSweep = this.options.clock.setTimer(1_000, () => { this.cancelSweep = undefined; this.sweep(); });
+    this.cancelSweep = this.options.clock.setTimer(1_000, () => {
+      this.cancelSweep = undefined;
+      this.sweep();
+    });
   }
 
   /** Stops watching kinds no Application wants whose cache holds nothing (objects still cached stay findable, to be pruned). */
@@ -99,13 +127,19 @@ export class ChildWatches {
   }
 
   /** The synced caches as the live reader sees them. */
-  liveCache(): LiveCache { return this.cacheView; }
+  liveCache(): LiveCache {
+    return this.cacheView;
+  }
 
   /** Read-your-own-writes: a write's answer goes into its kind's cache. */
-  apply(object: Resource): void { this.informers.get(keyOf(object))?.apply(object); }
+  apply(object: Resource): void {
+    this.informers.get(keyOf(object))?.apply(object);
+  }
 
   /** Read-your-own-writes for deletions. */
-  forget(ref: ObjectRef): void { this.informers.get(keyOf(ref))?.forget(ref.namespace, ref.name); }
+  forget(ref: ObjectRef): void {
+    this.informers.get(keyOf(ref))?.forget(ref.namespace, ref.name);
+  }
 
   /** Stops every watch for good. Idempotent. */
   stop(): void {

@@ -6,8 +6,17 @@
  * given a `Primary` (primary.ts); "Application" below then means an object of that kind.
  */
 import {
-  builtinScopes, scopeKey, showClusterError,
-  type Application, type Clock, type Cluster, type ClusterError, type HotLoopPolicy, type PlanOptions, type ScopeTable, type TenancyPolicy,
+  builtinScopes,
+  scopeKey,
+  showClusterError,
+  type Application,
+  type Clock,
+  type Cluster,
+  type ClusterError,
+  type HotLoopPolicy,
+  type PlanOptions,
+  type ScopeTable,
+  type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';
@@ -99,10 +108,15 @@ export class Controller {
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
   /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
-  private readonly kindsWatchedFor = new WeakMap<Application, { readonly scopes: ScopeTable; readonly stops: number }>();
+  private readonly kindsWatchedFor = new WeakMap<
+    Application,
+    { readonly scopes: ScopeTable; readonly stops: number }
+  >();
   private lifecycle: 'new' | 'running' | 'stopped' = 'new';
   private stopped: ((value: 'stopped') => void) | undefined;
-  private readonly stopping = new Promise<'stopped'>((resolve) => { this.stopped = resolve; });
+  private readonly stopping = new Promise<'stopped'>((resolve) => {
+    this.stopped = resolve;
+  });
 
   constructor(private readonly options: ControllerOptions) {
     const { clock, metrics } = options;
@@ -110,17 +124,34 @@ export class Controller {
     const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
     this.scopes = new KnownScopes(options.scopes ?? builtinScopes);
-    this.queue = new WorkQueue(clock, { random: options.random, onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000) });
+    this.queue = new WorkQueue(clock, {
+      random: options.random,
+      onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
+    });
     this.store = new PrimaryStore(options.cluster, {
-      primary: options.primary ?? APPLICATION_PRIMARY, clock, resyncMs, relistMs, ...(options.namespace ? { namespace: options.namespace } : {}),
+      primary: options.primary ?? APPLICATION_PRIMARY,
+      clock,
+      resyncMs,
+      relistMs,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
       onChange: (change) => this.onPrimaryChange(change),
       onResync: (key) => this.queue.add(key),
       onError: (error, where) => this.reportApiError(error, where),
     });
-    this.hotLoops = new HotLoopHistory({ now: () => clock.now(), logger: this.logger, ...(options.hotLoop ? { policy: options.hotLoop } : {}) });
+    this.hotLoops = new HotLoopHistory({
+      now: () => clock.now(),
+      logger: this.logger,
+      ...(options.hotLoop ? { policy: options.hotLoop } : {}),
+    });
     this.children = new ChildWatches({
-      cluster: options.cluster, clock, relistEveryMs: relistMs, logger: this.logger,
-      onOwnedChange: (mark) => { const key = this.store.keyOfOwnerMark(mark); if (key !== undefined) this.queue.add(key); },
+      cluster: options.cluster,
+      clock,
+      relistEveryMs: relistMs,
+      logger: this.logger,
+      onOwnedChange: (mark) => {
+        const key = this.store.keyOfOwnerMark(mark);
+        if (key !== undefined) this.queue.add(key);
+      },
       onError: (error, where) => this.reportApiError(error, where),
       onUnserved: (kind) => this.scopes.forget(kind),
       wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
@@ -130,12 +161,22 @@ export class Controller {
     const operatorWrites = fenced(options.cluster, () => this.loop.mayWrite(), ABANDONED);
     this.step = new ReconcileStep({
       cluster: options.cluster,
-      writesFor: (cluster, key) => this.owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, () => this.loop.mayWrite(), ABANDONED), key),
+      writesFor: (cluster, key) =>
+        this.owned.fence(
+          cluster === options.cluster ? operatorWrites : fenced(cluster, () => this.loop.mayWrite(), ABANDONED),
+          key,
+        ),
       owns: (key) => this.owned.owns(key),
-      store: this.store, children: this.children, scopes: this.scopes, hotLoops: this.hotLoops,
+      store: this.store,
+      children: this.children,
+      scopes: this.scopes,
+      hotLoops: this.hotLoops,
       watchChildrenOf: (application) => this.watchChildrenOf(application),
       watchChildren: options.watchChildren !== false,
-      clock, random: options.random, logger: this.logger, ...(metrics === undefined ? {} : { metrics }),
+      clock,
+      random: options.random,
+      logger: this.logger,
+      ...(metrics === undefined ? {} : { metrics }),
       reportApiError: (error, where) => this.reportApiError(error, where),
       planOptions: planOptionsOf(options),
       ...(options.tenancy === undefined ? {} : { tenancy: options.tenancy }),
@@ -146,7 +187,10 @@ export class Controller {
       ...(options.onReconciled === undefined ? {} : { onReconciled: options.onReconciled }),
     });
     this.loop = new ReconcileLoop({
-      queue: this.queue, clock, logger: this.logger, ...(metrics === undefined ? {} : { metrics }),
+      queue: this.queue,
+      clock,
+      logger: this.logger,
+      ...(metrics === undefined ? {} : { metrics }),
       workers: options.workers ?? 2,
       ownership: this.owned,
       reconcile: (key, attempt) => this.step.run(key, attempt),
@@ -161,17 +205,22 @@ export class Controller {
    */
   async start(): Promise<void> {
     if (this.lifecycle === 'running') return;
-    if (this.lifecycle === 'stopped') throw new Error('this Controller was stopped and does not start again: create a new Controller');
+    if (this.lifecycle === 'stopped')
+      throw new Error('this Controller was stopped and does not start again: create a new Controller');
     this.lifecycle = 'running';
     const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
     let cancelTimeout: (() => void) | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => { cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve('timeout')); });
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve('timeout'));
+    });
     const synced = await Promise.race([this.store.start().then(() => 'synced' as const), timedOut, this.stopping]);
     cancelTimeout?.();
     if (synced === 'stopped') return;
     if (synced === 'timeout') {
       await this.stop(0);
-      throw new CacheSyncTimeout(`the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`);
+      throw new CacheSyncTimeout(
+        `the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`,
+      );
     }
     this.loop.start();
     // The Applications just listed are queued already: from now on only newly owned ones are.
@@ -186,7 +235,10 @@ export class Controller {
    * in time. Idempotent; leaves no timer behind.
    */
   async stop(deadlineMs = 30_000): Promise<boolean> {
-    if (this.lifecycle !== 'running') { this.lifecycle = 'stopped'; return true; }
+    if (this.lifecycle !== 'running') {
+      this.lifecycle = 'stopped';
+      return true;
+    }
     this.lifecycle = 'stopped';
     this.stopped?.('stopped');
     this.owned.stop();
@@ -197,31 +249,51 @@ export class Controller {
     return finished;
   }
 
-  get running(): boolean { return this.lifecycle === 'running'; }
+  get running(): boolean {
+    return this.lifecycle === 'running';
+  }
 
   /** Whether `start` was ever called (a started Controller never starts again). */
-  get started(): boolean { return this.lifecycle !== 'new'; }
+  get started(): boolean {
+    return this.lifecycle !== 'new';
+  }
 
   /** Queues an Application for reconcile (e.g. from an HTTP callback). */
-  enqueue(key: string): void { this.queue.add(key); }
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
 
-  get queueDepth(): number { return this.queue.depth; }
+  get queueDepth(): number {
+    return this.queue.depth;
+  }
 
   /** Child kinds watched now (`apiVersion/kind`). */
-  get watchedKinds(): ReadonlyArray<string> { return this.children.kinds; }
+  get watchedKinds(): ReadonlyArray<string> {
+    return this.children.kinds;
+  }
 
   /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
-  get idle(): boolean { return this.queue.depth === 0 && this.loop.inFlight.size === 0; }
+  get idle(): boolean {
+    return this.queue.depth === 0 && this.loop.inFlight.size === 0;
+  }
 
   /** Reconciles started, total and per key (tests and benchmarks read these). */
-  get reconcileCount(): number { return this.step.count; }
-  get reconcilesByKey(): ReadonlyMap<string, number> { return this.step.countByKey; }
+  get reconcileCount(): number {
+    return this.step.count;
+  }
+  get reconcilesByKey(): ReadonlyMap<string, number> {
+    return this.step.countByKey;
+  }
 
   /** Keys being reconciled right now; never holds a key twice. */
-  get inFlight(): ReadonlySet<string> { return this.loop.inFlight; }
+  get inFlight(): ReadonlySet<string> {
+    return this.loop.inFlight;
+  }
 
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
-  get concurrentReconciles(): number { return this.loop.concurrentReconciles; }
+  get concurrentReconciles(): number {
+    return this.loop.concurrentReconciles;
+  }
 
   private onPrimaryChange(change: PrimaryChange): void {
     if (change._tag === 'Deleted') {
@@ -255,7 +327,10 @@ export class Controller {
 }
 
 /** Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields. */
-const planOptionsOf = (options: ControllerOptions): PlanOptions =>
-  ({ ...options.planOptions, ...(options.readiness ? { readiness: options.readiness } : {}), ...(options.tenancy ? { tenancy: options.tenancy } : {}) });
+const planOptionsOf = (options: ControllerOptions): PlanOptions => ({
+  ...options.planOptions,
+  ...(options.readiness ? { readiness: options.readiness } : {}),
+  ...(options.tenancy ? { tenancy: options.tenancy } : {}),
+});
 
 export { scopeKey };

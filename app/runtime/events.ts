@@ -22,7 +22,8 @@ const listed = (verb: string, entries: ReadonlyArray<string>): string => {
     const rest = entries.length - index - 1;
     const next = `${message === head ? '' : '; '}${entry}`;
     const tail = rest > 0 ? `; … and ${rest} more` : '';
-    if ((message + next + tail).length > MESSAGE_LIMIT) return `${message}${message === head ? '' : '; '}… and ${entries.length - index} more`;
+    if ((message + next + tail).length > MESSAGE_LIMIT)
+      return `${message}${message === head ? '' : '; '}… and ${entries.length - index} more`;
     message += next;
   }
   return message;
@@ -34,31 +35,66 @@ const listed = (verb: string, entries: ReadonlyArray<string>): string => {
  * write, not one per child (client-go's recorder aggregates similar Events for the same reason).
  */
 const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyArray<Note> => {
-  const written: ReadonlyArray<Written> = (result.execution?.done ?? []).flatMap(({ action }) => (action.type === 'create' || action.type === 'patch' || action.type === 'delete'
-    ? [{ type: action.type, entry: `${showRef(action.ref)}${action.changes.length ? `: ${action.changes.map((c) => c.path).join(', ')}` : ''}` }]
-    : []));
+  const written: ReadonlyArray<Written> = (result.execution?.done ?? []).flatMap(({ action }) =>
+    action.type === 'create' || action.type === 'patch' || action.type === 'delete'
+      ? [
+          {
+            type: action.type,
+            entry: `${showRef(action.ref)}${action.changes.length ? `: ${action.changes.map((c) => c.path).join(', ')}` : ''}`,
+          },
+        ]
+      : [],
+  );
   const done = (Object.keys(REASONS) as ReadonlyArray<keyof typeof REASONS>).flatMap((type) => {
     const entries = written.filter((write) => write.type === type).map((write) => write.entry);
-    return entries.length === 0 ? [] : [{ reason: REASONS[type], message: listed(VERBS[type], entries), type: 'Normal' as const }];
+    return entries.length === 0
+      ? []
+      : [{ reason: REASONS[type], message: listed(VERBS[type], entries), type: 'Normal' as const }];
   });
   return result._tag === 'Failed'
-    ? [...done, { reason: result.terminal ? 'ReconcileStalled' : 'ReconcileFailed', message: showClusterError(result.error), type: 'Warning' }]
+    ? [
+        ...done,
+        {
+          reason: result.terminal ? 'ReconcileStalled' : 'ReconcileFailed',
+          message: showClusterError(result.error),
+          type: 'Warning',
+        },
+      ]
     : done;
 };
 
 /** Creates one `v1 Event` per note; returns the errors (Events are best-effort). */
-export const recordEvents = async (cluster: Cluster, application: Resource, result: Exclude<ReconcileResult, { _tag: 'Gone' }>, now: number, random: () => number): Promise<ReadonlyArray<ClusterError>> => {
+export const recordEvents = async (
+  cluster: Cluster,
+  application: Resource,
+  result: Exclude<ReconcileResult, { _tag: 'Gone' }>,
+  now: number,
+  random: () => number,
+): Promise<ReadonlyArray<ClusterError>> => {
   const time = new Date(now).toISOString();
   const namespace = application.metadata.namespace ?? 'default';
   const errors: ClusterError[] = [];
   for (const note of notesOf(result)) {
     const event = {
-      apiVersion: 'v1', kind: 'Event',
+      apiVersion: 'v1',
+      kind: 'Event',
       metadata: { name: `${application.metadata.name}.${Math.floor(random() * 2 ** 48).toString(16)}`, namespace },
-      involvedObject: { apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name, namespace, ...(application.metadata.uid ? { uid: application.metadata.uid } : {}) },
-      reason: note.reason, message: note.message.slice(0, MESSAGE_LIMIT), type: note.type,
-      source: { component: 'kreconcile' }, reportingComponent: 'kreconcile.io/controller', reportingInstance: 'kreconcile',
-      firstTimestamp: time, lastTimestamp: time, count: 1,
+      involvedObject: {
+        apiVersion: application.apiVersion,
+        kind: application.kind,
+        name: application.metadata.name,
+        namespace,
+        ...(application.metadata.uid ? { uid: application.metadata.uid } : {}),
+      },
+      reason: note.reason,
+      message: note.message.slice(0, MESSAGE_LIMIT),
+      type: note.type,
+      source: { component: 'kreconcile' },
+      reportingComponent: 'kreconcile.io/controller',
+      reportingInstance: 'kreconcile',
+      firstTimestamp: time,
+      lastTimestamp: time,
+      count: 1,
     } as unknown as Resource;
     const created = await cluster.create(event)();
     if (E.isLeft(created)) errors.push(created.left);

@@ -11,4 +11,11 @@ export { LeaderElector, type LeaderElectionOptions } from './leader-election.js'
 export { createMetrics, type Metrics } from './metrics.js';
 export { silentLogger, type Logger } from './logger.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
-export { APPLICATION_PRIMARY, KRECONCILE_STATUS_FIELDS, primaryOf, type DesiredState, type Primary, type PrimaryReconciler } from './primary.js';
+export {
+  APPLICATION_PRIMARY,
+  KRECONCILE_STATUS_FIELDS,
+  primaryOf,
+  type DesiredState,
+  type Primary,
+  type PrimaryReconciler,
+} from './primary.js';

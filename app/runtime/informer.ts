@@ -3,10 +3,23 @@
  * relists on 410 Gone, re-watches with backoff on any other close, never stops by itself.
  * Our own writes are applied to the cache as soon as they are answered (read-your-own-writes).
  */
-import type { Clock, ClusterError, ClusterReader, ListQuery, Resource, WatchEvent, WatchHandle, WatchSource } from '../../core/index.js';
+import type {
+  Clock,
+  ClusterError,
+  ClusterReader,
+  ListQuery,
+  Resource,
+  WatchEvent,
+  WatchHandle,
+  WatchSource,
+} from '../../core/index.js';
 import * as E from 'fp-ts/lib/Either.js';
 
-export type InformerEvent = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: Resource; readonly old?: Resource };
+export type InformerEvent = {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: Resource;
+  readonly old?: Resource;
+};
 
 export type InformerOptions = {
   readonly clock: Clock;
@@ -24,7 +37,8 @@ export type InformerOptions = {
   readonly indexBy?: (object: Resource) => string | undefined;
 };
 
-const keyOf = (object: { metadata: { namespace?: string; name: string } }): string => `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+const keyOf = (object: { metadata: { namespace?: string; name: string } }): string =>
+  `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 
 /** Whether resourceVersion `a` is newer than `b` (numeric when both are; etcd's are). */
 export const isNewer = (a: string | undefined, b: string | undefined): boolean => {
@@ -55,14 +69,23 @@ export class Informer {
   readonly synced: Promise<void>;
   private isSynced = false;
 
-  constructor(private readonly source: ClusterReader & WatchSource, readonly query: ListQuery, private readonly options: InformerOptions) {
+  constructor(
+    private readonly source: ClusterReader & WatchSource,
+    readonly query: ListQuery,
+    private readonly options: InformerOptions,
+  ) {
     this.retryMs = options.minRetryMs ?? 1_000;
-    this.synced = new Promise((resolve) => { this.syncedResolve = resolve; });
+    this.synced = new Promise((resolve) => {
+      this.syncedResolve = resolve;
+    });
   }
 
   /** Starts listing and watching; returns once the first list is in (or keeps retrying). */
   start(): Promise<void> {
-    if (!this.started) { this.started = true; void this.relist(); }
+    if (!this.started) {
+      this.started = true;
+      void this.relist();
+    }
     return this.synced;
   }
 
@@ -75,16 +98,26 @@ export class Informer {
     this.cancelRelist?.();
   }
 
-  get hasSynced(): boolean { return this.isSynced; }
+  get hasSynced(): boolean {
+    return this.isSynced;
+  }
 
-  get(namespace: string | undefined, name: string): Resource | undefined { return this.byName.get(namespace ?? '')?.get(name); }
+  get(namespace: string | undefined, name: string): Resource | undefined {
+    return this.byName.get(namespace ?? '')?.get(name);
+  }
 
   /** The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key already. */
-  getByKey(key: string): Resource | undefined { return this.store.get(key); }
+  getByKey(key: string): Resource | undefined {
+    return this.store.get(key);
+  }
 
-  list(): ReadonlyArray<Resource> { return [...this.store.values()]; }
+  list(): ReadonlyArray<Resource> {
+    return [...this.store.values()];
+  }
 
-  get size(): number { return this.store.size; }
+  get size(): number {
+    return this.store.size;
+  }
 
   /** Read-your-own-writes: records a write's response unless the cache already holds a newer version. */
   apply(object: Resource): void {
@@ -94,7 +127,9 @@ export class Informer {
   }
 
   /** Read-your-own-writes for deletions. */
-  forget(namespace: string | undefined, name: string): void { this.del(`${namespace ?? ''}/${name}`); }
+  forget(namespace: string | undefined, name: string): void {
+    this.del(`${namespace ?? ''}/${name}`);
+  }
 
   /** Objects whose index value (see `indexBy`) is `value`. */
   byIndex(value: string): ReadonlyArray<Resource> {
@@ -112,14 +147,27 @@ export class Informer {
   private put(object: Resource): void {
     const key = keyOf(object);
     const old = this.store.get(key);
-    if (old !== undefined) { this.unindex(key, old); this.unname(old); }
+    if (old !== undefined) {
+      this.unindex(key, old);
+      this.unname(old);
+    }
     this.store.set(key, object);
     const namespace = object.metadata.namespace ?? '';
     let names = this.byName.get(namespace);
-    if (names === undefined) { names = new Map(); this.byName.set(namespace, names); }
+    if (names === undefined) {
+      names = new Map();
+      this.byName.set(namespace, names);
+    }
     names.set(object.metadata.name, object);
     const value = this.options.indexBy?.(object);
-    if (value !== undefined) { let objects = this.index.get(value); if (objects === undefined) { objects = new Map(); this.index.set(value, objects); } objects.set(key, object); }
+    if (value !== undefined) {
+      let objects = this.index.get(value);
+      if (objects === undefined) {
+        objects = new Map();
+        this.index.set(value, objects);
+      }
+      objects.set(key, object);
+    }
   }
 
   private del(key: string): void {
@@ -158,7 +206,10 @@ export class Informer {
     }
     this.replace(listed.right.items);
     this.resourceVersion = listed.right.resourceVersion;
-    if (!this.isSynced) { this.isSynced = true; this.syncedResolve?.(); }
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.syncedResolve?.();
+    }
     this.startWatch();
     this.scheduleRelist();
   }
@@ -167,12 +218,20 @@ export class Informer {
   private replace(items: ReadonlyArray<Resource>): void {
     const fresh = new Map(items.map((item) => [keyOf(item), item]));
     for (const [key, old] of this.store) {
-      if (!fresh.has(key)) { this.del(key); this.safely(() => this.options.onEvent({ type: 'DELETED', object: old })); }
+      if (!fresh.has(key)) {
+        this.del(key);
+        this.safely(() => this.options.onEvent({ type: 'DELETED', object: old }));
+      }
     }
     for (const [key, item] of fresh) {
       const old = this.store.get(key);
       // An unchanged object keeps its identity: per-object caches (the planner's, decoding) keep hitting.
-      if (old !== undefined && old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === item.metadata.resourceVersion) continue;
+      if (
+        old !== undefined &&
+        old.metadata.resourceVersion !== undefined &&
+        old.metadata.resourceVersion === item.metadata.resourceVersion
+      )
+        continue;
       this.put(item);
       if (old === undefined) this.safely(() => this.options.onEvent({ type: 'ADDED', object: item }));
       else this.safely(() => this.options.onEvent({ type: 'MODIFIED', object: item, old }));
@@ -196,7 +255,11 @@ export class Informer {
   private startWatch(): void {
     if (this.stopped) return;
     this.watch = this.source.watch(
-      { ...this.query, ...(this.resourceVersion === undefined ? {} : { resourceVersion: this.resourceVersion }), allowBookmarks: true },
+      {
+        ...this.query,
+        ...(this.resourceVersion === undefined ? {} : { resourceVersion: this.resourceVersion }),
+        allowBookmarks: true,
+      },
       { event: (event) => this.handle(event), closed: (error) => this.closed(error) },
     );
   }
@@ -204,7 +267,10 @@ export class Informer {
   private handle(event: WatchEvent): void {
     if (this.stopped) return;
     this.retryMs = this.options.minRetryMs ?? 1_000;
-    if (event.type === 'BOOKMARK') { this.resourceVersion = event.resourceVersion; return; }
+    if (event.type === 'BOOKMARK') {
+      this.resourceVersion = event.resourceVersion;
+      return;
+    }
     const object = event.object;
     this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
     const old = this.store.get(keyOf(object));
@@ -216,14 +282,20 @@ export class Informer {
     // A duplicate or stale event (or one older than our own write) changes nothing.
     if (old !== undefined && !isNewer(object.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     this.put(object);
-    this.safely(() => this.options.onEvent({ type: old === undefined ? 'ADDED' : 'MODIFIED', object, ...(old ? { old } : {}) }));
+    this.safely(() =>
+      this.options.onEvent({ type: old === undefined ? 'ADDED' : 'MODIFIED', object, ...(old ? { old } : {}) }),
+    );
   }
 
   private closed(error: ClusterError | undefined): void {
     this.watch = undefined;
     if (this.stopped) return;
     if (error !== undefined) this.options.onError?.(error, 'watch');
-    if (error?._tag === 'Gone') { this.resourceVersion = undefined; void this.relist(); return; }
+    if (error?._tag === 'Gone') {
+      this.resourceVersion = undefined;
+      void this.relist();
+      return;
+    }
     // The kind stopped being served: relist (with backoff) so the cache learns its objects are gone.
     if (error?._tag === 'UnknownKind') this.resourceVersion = undefined;
     this.retryLater(() => (this.resourceVersion === undefined ? this.relist() : Promise.resolve(this.startWatch())));
@@ -232,11 +304,18 @@ export class Informer {
   private retryLater(action: () => Promise<void> | void): void {
     const delay = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? 30_000);
-    this.cancelRetry = this.options.clock.setTimer(delay, () => { this.cancelRetry = undefined; void action(); });
+    this.cancelRetry = this.options.clock.setTimer(delay, () => {
+      this.cancelRetry = undefined;
+      void action();
+    });
   }
 
   /** A handler's exception must not kill the reflector (client-node turns it into a crash). */
   private safely(run: () => void): void {
-    try { run(); } catch (error) { this.options.onError?.({ _tag: 'Internal', code: 0, message: `event handler failed: ${String(error)}` }, 'watch'); }
+    try {
+      run();
+    } catch (error) {
+      this.options.onError?.({ _tag: 'Internal', code: 0, message: `event handler failed: ${String(error)}` }, 'watch');
+    }
   }
 }

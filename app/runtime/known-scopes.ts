@@ -3,7 +3,14 @@
  * does not know yet, and forgotten for a kind the server stops serving (its CRD was deleted), so
  * the next plan says UnknownKind instead of retrying writes.
  */
-import { builtinScopes, scopeKey, scopeOf, type Application, type Discovery, type ScopeTable } from '../../core/index.js';
+import {
+  builtinScopes,
+  scopeKey,
+  scopeOf,
+  type Application,
+  type Discovery,
+  type ScopeTable,
+} from '../../core/index.js';
 import { knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
@@ -11,13 +18,19 @@ type Kind = { readonly apiVersion: string; readonly kind: string };
 export class KnownScopes {
   private table: ScopeTable;
 
-  constructor(initial: ScopeTable = builtinScopes) { this.table = initial; }
+  constructor(initial: ScopeTable = builtinScopes) {
+    this.table = initial;
+  }
 
   /** The table as known now (a new table after each change: plans keep the one they were made with). */
-  get current(): ScopeTable { return this.table; }
+  get current(): ScopeTable {
+    return this.table;
+  }
 
   /** Whether the server is known to serve `kind` (a kind it does not serve is not watched: its list would only fail). */
-  knows(kind: Kind): boolean { return scopeOf(this.table, kind) !== undefined; }
+  knows(kind: Kind): boolean {
+    return scopeOf(this.table, kind) !== undefined;
+  }
 
   /** Asks discovery for the kinds `application` names that the table does not know yet. */
   async learnKindsOf(application: Application, discovery: Discovery): Promise<void> {

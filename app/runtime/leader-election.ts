@@ -9,7 +9,14 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { showClusterError, type Clock, type ClusterError, type ClusterReader, type ClusterWriter, type Resource } from '../../core/index.js';
+import {
+  showClusterError,
+  type Clock,
+  type ClusterError,
+  type ClusterReader,
+  type ClusterWriter,
+  type Resource,
+} from '../../core/index.js';
 import { silentLogger, type Logger } from './logger.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from './lease.js';
 
@@ -36,9 +43,13 @@ export type LeaderElectionOptions = {
   readonly logger?: Logger;
 };
 
-
 /** What a lease looked like when last read, and when (monotonic) that version was first seen. */
-type Observation = { readonly version: string; readonly holder: string; readonly durationMs: number; readonly at: number };
+type Observation = {
+  readonly version: string;
+  readonly holder: string;
+  readonly durationMs: number;
+  readonly at: number;
+};
 
 export class LeaderElector {
   private leading = false;
@@ -53,7 +64,9 @@ export class LeaderElector {
     this.monotonic = options.monotonic ?? (() => options.clock.now());
   }
 
-  get isLeader(): boolean { return this.leading; }
+  get isLeader(): boolean {
+    return this.leading;
+  }
 
   /**
    * Whether this process may write now: it leads and its last renewal was sent less than the
@@ -64,7 +77,9 @@ export class LeaderElector {
   }
 
   /** Starts trying to acquire; keeps renewing while leading. */
-  start(): void { void this.tick(); }
+  start(): void {
+    void this.tick();
+  }
 
   /**
    * Stops; releases the lease while it still names this process so another instance takes over at
@@ -88,7 +103,9 @@ export class LeaderElector {
     void this.release();
   }
 
-  private get durationMs(): number { return this.options.leaseDurationMs ?? 15_000; }
+  private get durationMs(): number {
+    return this.options.leaseDurationMs ?? 15_000;
+  }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
@@ -97,16 +114,32 @@ export class LeaderElector {
     if (this.stopped) return;
     if (ok) {
       this.renewedAt = sentAt;
-      if (!this.leading) { this.leading = true; (this.options.logger ?? silentLogger).info({ identity: this.options.identity }, 'became leader'); this.options.onStartedLeading(); }
-    } else if (this.leading && (this.observed?.holder !== this.options.identity || this.monotonic() - this.renewedAt > this.renewDeadlineMs)) {
-      this.lose(this.observed?.holder !== this.options.identity ? `the lease is held by ${this.observed?.holder || 'nobody'}` : 'could not renew the lease in time');
+      if (!this.leading) {
+        this.leading = true;
+        (this.options.logger ?? silentLogger).info({ identity: this.options.identity }, 'became leader');
+        this.options.onStartedLeading();
+      }
+    } else if (
+      this.leading &&
+      (this.observed?.holder !== this.options.identity || this.monotonic() - this.renewedAt > this.renewDeadlineMs)
+    ) {
+      this.lose(
+        this.observed?.holder !== this.options.identity
+          ? `the lease is held by ${this.observed?.holder || 'nobody'}`
+          : 'could not renew the lease in time',
+      );
     }
-    if (!this.stopped) this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
+    if (!this.stopped)
+      this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
   }
 
-  private get fenceMarginMs(): number { return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5); }
+  private get fenceMarginMs(): number {
+    return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5);
+  }
 
-  private get renewDeadlineMs(): number { return this.options.renewDeadlineMs ?? Math.round(this.durationMs * 2 / 3); }
+  private get renewDeadlineMs(): number {
+    return this.options.renewDeadlineMs ?? Math.round((this.durationMs * 2) / 3);
+  }
 
   private lose(why: string): void {
     if (!this.leading) return;
@@ -124,7 +157,12 @@ export class LeaderElector {
     const record = leaseRecordOf(lease);
     const version = lease.metadata.resourceVersion ?? '';
     if (this.observed?.version !== version) {
-      this.observed = { version, holder: record.holderIdentity ?? '', durationMs: (record.leaseDurationSeconds ?? 0) * 1000, at: now };
+      this.observed = {
+        version,
+        holder: record.holderIdentity ?? '',
+        durationMs: (record.leaseDurationSeconds ?? 0) * 1000,
+        at: now,
+      };
     }
     return this.observed;
   }
@@ -137,9 +175,15 @@ export class LeaderElector {
     // stale: act on the next, fresh read instead (the update's resourceVersion would reject it anyway).
     if (this.monotonic() - now > this.fenceMarginMs) return false;
     if (O.isNone(current.right)) {
-      const created = await this.options.cluster.create(newLease(this.ref(), {
-        holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), acquireTime: microTime(wall), renewTime: microTime(wall), leaseTransitions: 0,
-      }))();
+      const created = await this.options.cluster.create(
+        newLease(this.ref(), {
+          holderIdentity: this.options.identity,
+          leaseDurationSeconds: Math.ceil(this.durationMs / 1000),
+          acquireTime: microTime(wall),
+          renewTime: microTime(wall),
+          leaseTransitions: 0,
+        }),
+      )();
       if (E.isLeft(created)) return this.failed(created.left);
       this.observe(created.right, now);
       return true;
@@ -148,10 +192,17 @@ export class LeaderElector {
     const seen = this.observe(lease, now);
     const mine = seen.holder === this.options.identity;
     if (seen.holder !== '' && !mine && this.monotonic() < seen.at + seen.durationMs) return false;
-    const updated = await this.options.cluster.update(withLeaseSpec(lease, {
-      ...leaseSpecOf(lease), holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.durationMs / 1000), renewTime: microTime(wall),
-      ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (leaseRecordOf(lease).leaseTransitions ?? 0) + 1 }),
-    }))();
+    const updated = await this.options.cluster.update(
+      withLeaseSpec(lease, {
+        ...leaseSpecOf(lease),
+        holderIdentity: this.options.identity,
+        leaseDurationSeconds: Math.ceil(this.durationMs / 1000),
+        renewTime: microTime(wall),
+        ...(mine
+          ? {}
+          : { acquireTime: microTime(wall), leaseTransitions: (leaseRecordOf(lease).leaseTransitions ?? 0) + 1 }),
+      }),
+    )();
     if (E.isLeft(updated)) return this.failed(updated.left);
     this.observe(updated.right, now);
     return true;
@@ -163,12 +214,20 @@ export class LeaderElector {
     if (E.isLeft(current) || O.isNone(current.right)) return;
     const lease = current.right.value;
     if (leaseRecordOf(lease).holderIdentity !== this.options.identity) return;
-    const released = await this.options.cluster.update(withLeaseSpec(lease, { ...leaseSpecOf(lease), holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(this.options.clock.now()) }))();
+    const released = await this.options.cluster.update(
+      withLeaseSpec(lease, {
+        ...leaseSpecOf(lease),
+        holderIdentity: null,
+        leaseDurationSeconds: 1,
+        renewTime: microTime(this.options.clock.now()),
+      }),
+    )();
     if (E.isLeft(released)) this.failed(released.left);
   }
 
   private failed(error: ClusterError): false {
-    if (error._tag !== 'Conflict' && error._tag !== 'AlreadyExists') (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'leader election');
+    if (error._tag !== 'Conflict' && error._tag !== 'AlreadyExists')
+      (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'leader election');
     return false;
   }
 }

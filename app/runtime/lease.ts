@@ -22,8 +22,14 @@ export const leaseSpecOf = (lease: Resource | undefined): JsonObject =>
 /** The typed fields of a Lease's spec. */
 export const leaseRecordOf = (lease: Resource | undefined): LeaseRecord => {
   const spec = leaseSpecOf(lease);
-  const text = (key: string): string | undefined => { const value = getOwn(spec, key); return typeof value === 'string' ? value : undefined; };
-  const count = (key: string): number | undefined => { const value = getOwn(spec, key); return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined; };
+  const text = (key: string): string | undefined => {
+    const value = getOwn(spec, key);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const count = (key: string): number | undefined => {
+    const value = getOwn(spec, key);
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
   const holderIdentity = text('holderIdentity');
   const leaseDurationSeconds = count('leaseDurationSeconds');
   const renewTime = text('renewTime');
@@ -37,8 +43,13 @@ export const leaseRecordOf = (lease: Resource | undefined): LeaseRecord => {
 };
 
 /** A new Lease at `ref` with `spec`. */
-export const newLease = (ref: ObjectRef & { readonly namespace: string }, spec: JsonObject, labels?: Readonly<Record<string, string>>): Resource => ({
-  apiVersion: LEASE_API_VERSION, kind: 'Lease',
+export const newLease = (
+  ref: ObjectRef & { readonly namespace: string },
+  spec: JsonObject,
+  labels?: Readonly<Record<string, string>>,
+): Resource => ({
+  apiVersion: LEASE_API_VERSION,
+  kind: 'Lease',
   metadata: { name: ref.name, namespace: ref.namespace, ...(labels === undefined ? {} : { labels }) },
   spec,
 });

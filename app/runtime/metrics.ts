@@ -18,12 +18,42 @@ export const createMetrics = (options: { readonly processMetrics?: boolean } = {
   const registers = [registry];
   return {
     registry,
-    reconciles: new Counter({ name: 'kreconcile_reconciles_total', help: 'Reconciles by result (success, requeue, error, terminal).', labelNames: ['result'], registers }),
-    reconcileDuration: new Histogram({ name: 'kreconcile_reconcile_duration_seconds', help: 'Time to reconcile one Application.', labelNames: ['result'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10], registers }),
-    queueDepth: new Gauge({ name: 'kreconcile_workqueue_depth', help: 'Applications ready and waiting for a worker.', registers }),
-    queueLatency: new Histogram({ name: 'kreconcile_workqueue_queue_duration_seconds', help: 'Time an Application waited in the queue before a worker took it.', buckets: [0.001, 0.01, 0.1, 1, 10, 60], registers }),
-    actions: new Counter({ name: 'kreconcile_actions_total', help: 'Executed plan actions by type.', labelNames: ['type'], registers }),
-    apiErrors: new Counter({ name: 'kreconcile_api_errors_total', help: 'API errors by HTTP code and reason.', labelNames: ['code', 'reason'], registers }),
+    reconciles: new Counter({
+      name: 'kreconcile_reconciles_total',
+      help: 'Reconciles by result (success, requeue, error, terminal).',
+      labelNames: ['result'],
+      registers,
+    }),
+    reconcileDuration: new Histogram({
+      name: 'kreconcile_reconcile_duration_seconds',
+      help: 'Time to reconcile one Application.',
+      labelNames: ['result'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'kreconcile_workqueue_depth',
+      help: 'Applications ready and waiting for a worker.',
+      registers,
+    }),
+    queueLatency: new Histogram({
+      name: 'kreconcile_workqueue_queue_duration_seconds',
+      help: 'Time an Application waited in the queue before a worker took it.',
+      buckets: [0.001, 0.01, 0.1, 1, 10, 60],
+      registers,
+    }),
+    actions: new Counter({
+      name: 'kreconcile_actions_total',
+      help: 'Executed plan actions by type.',
+      labelNames: ['type'],
+      registers,
+    }),
+    apiErrors: new Counter({
+      name: 'kreconcile_api_errors_total',
+      help: 'API errors by HTTP code and reason.',
+      labelNames: ['code', 'reason'],
+      registers,
+    }),
     leader: new Gauge({ name: 'kreconcile_leader', help: '1 while this instance holds the leader lease.', registers }),
   };
 };

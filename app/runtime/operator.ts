@@ -4,7 +4,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable, TenancyPolicy } from '../../core/index.js';
-import { createCallbackHandler, defaultListenerLimits, listenerOptions, startCallbackServer, type CallbackHandler, type CallbackServer } from '../hooks/callback-server.js';
+import {
+  createCallbackHandler,
+  defaultListenerLimits,
+  listenerOptions,
+  startCallbackServer,
+  type CallbackHandler,
+  type CallbackServer,
+} from '../hooks/callback-server.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
@@ -34,7 +41,15 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
   readonly hotLoop?: HotLoopPolicy;
   /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
-  readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string; readonly leaseDurationMs?: number; readonly renewDeadlineMs?: number; readonly retryPeriodMs?: number; readonly fenceMarginMs?: number };
+  readonly leaderElection?: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly identity: string;
+    readonly leaseDurationMs?: number;
+    readonly renewDeadlineMs?: number;
+    readonly retryPeriodMs?: number;
+    readonly fenceMarginMs?: number;
+  };
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
@@ -86,40 +101,77 @@ export type Operator = {
 export const startOperator = async (options: OperatorOptions): Promise<Operator> => {
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? createMetrics();
-  const hooks = options.hooks === undefined ? undefined : { callbackUrl: options.hooks.callbackUrl, tokens: new HookTokens(), ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }) };
+  const hooks =
+    options.hooks === undefined
+      ? undefined
+      : {
+          callbackUrl: options.hooks.callbackUrl,
+          tokens: new HookTokens(),
+          ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }),
+        };
   const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
-  const { hooks: _hookOptions, tosca: _toscaOptions, leaderElection: _election, monotonic: _monotonic, stopDeadlineMs: _deadline, sharding: _shardingOptions, ...controllerOptions } = options;
-  const sharding = options.sharding === undefined ? undefined : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
+  const {
+    hooks: _hookOptions,
+    tosca: _toscaOptions,
+    leaderElection: _election,
+    monotonic: _monotonic,
+    stopDeadlineMs: _deadline,
+    sharding: _shardingOptions,
+    ...controllerOptions
+  } = options;
+  const sharding =
+    options.sharding === undefined
+      ? undefined
+      : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
   let elector: LeaderElector | undefined;
   // Each leadership term writes only while it is the term in force and the lease is provably held:
   // a term that lost the lease stays fenced even when this process leads again before its
   // in-flight reconciles have finished (they planned against a world another leader may have changed).
   let terms = 0;
   let termInForce = 0;
-  const leaderFence = (term: number) => (target: Cluster): Cluster =>
-    fenced(target, () => term === termInForce && elector?.mayWrite() === true, 'this process cannot prove it still holds the leader lease for this term');
+  const leaderFence =
+    (term: number) =>
+    (target: Cluster): Cluster =>
+      fenced(
+        target,
+        () => term === termInForce && elector?.mayWrite() === true,
+        'this process cannot prove it still holds the leader lease for this term',
+      );
   const newController = (): Controller => {
     const fence = leaderFence(++terms);
     const cluster = options.leaderElection === undefined ? options.cluster : fence(options.cluster);
     // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
-    const childClusterFor = options.childClusterFor === undefined || options.leaderElection === undefined
-      ? options.childClusterFor
-      : wrapImpersonated(options.childClusterFor, fence);
+    const childClusterFor =
+      options.childClusterFor === undefined || options.leaderElection === undefined
+        ? options.childClusterFor
+        : wrapImpersonated(options.childClusterFor, fence);
     return new Controller({
-      ...controllerOptions, cluster, logger, metrics, translate, ...(hooks === undefined ? {} : { hooks }), ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+      ...controllerOptions,
+      cluster,
+      logger,
+      metrics,
+      translate,
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(sharding === undefined ? {} : { shard: sharding.ownership }),
       ...(childClusterFor === undefined ? {} : { childClusterFor }),
     });
   };
   let controller = newController();
-  const callbacks: CallbackHandler | undefined = hooks === undefined ? undefined : createCallbackHandler({
-    // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
-    // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
-    cluster: options.cluster, now: () => options.clock.now(), logger, tokens: hooks.tokens,
-    // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
-    ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-    ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
-    onAccepted: (key) => controller.enqueue(key),
-  });
+  const callbacks: CallbackHandler | undefined =
+    hooks === undefined
+      ? undefined
+      : createCallbackHandler({
+          // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
+          // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
+          cluster: options.cluster,
+          now: () => options.clock.now(),
+          logger,
+          tokens: hooks.tokens,
+          // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
+          ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
+          ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
+          onAccepted: (key) => controller.enqueue(key),
+        });
   let ready = false;
   let stopping = false;
   // A stop already begun (leadership lost) is waited for, not begun again: a Controller's second
@@ -135,17 +187,26 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     if (controller.started) controller = newController();
     termInForce = terms;
     const term = controller;
-    try { await term.start(); ready = true; } catch (error) {
+    try {
+      await term.start();
+      ready = true;
+    } catch (error) {
       logger.error({ err: String(error) }, 'controller did not start');
       elector?.abdicate();
     }
   };
   if (options.leaderElection !== undefined) {
     elector = new LeaderElector({
-      ...options.leaderElection, cluster: options.cluster, clock: options.clock, logger,
+      ...options.leaderElection,
+      cluster: options.cluster,
+      clock: options.clock,
+      logger,
       ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
       // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes back.
-      onStartedLeading: () => { metrics.leader.set(1); if (!stopping) void startTerm(); },
+      onStartedLeading: () => {
+        metrics.leader.set(1);
+        if (!stopping) void startTerm();
+      },
       onStoppedLeading: () => {
         termInForce = 0;
         metrics.leader.set(0);
@@ -156,17 +217,37 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   }
   // Callbacks are served before reconciles start: the first Secrets name this endpoint.
   const separate = callbacks !== undefined && options.hooks?.listen !== undefined;
-  const callbackServer: CallbackServer | undefined = separate && options.hooks?.listen !== undefined && callbacks !== undefined
-    ? await startCallbackServer({ listen: options.hooks.listen, handler: callbacks, ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }) })
-    : undefined;
+  const callbackServer: CallbackServer | undefined =
+    separate && options.hooks?.listen !== undefined && callbacks !== undefined
+      ? await startCallbackServer({
+          listen: options.hooks.listen,
+          handler: callbacks,
+          ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }),
+        })
+      : undefined;
   // Bound before any reconcile starts (/readyz answers 503 until then): a busy port fails the start with nothing running.
-  const server = options.listen === undefined ? undefined
-    : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(async (error: unknown) => { await callbackServer?.close(); throw error; });
+  const server =
+    options.listen === undefined
+      ? undefined
+      : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(
+          async (error: unknown) => {
+            await callbackServer?.close();
+            throw error;
+          },
+        );
   sharding?.start();
-  if (elector === undefined) { await controller.start(); ready = true; } else { ready = true; elector.start(); }
+  if (elector === undefined) {
+    await controller.start();
+    ready = true;
+  } else {
+    ready = true;
+    elector.start();
+  }
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
-    get controller() { return controller; },
+    get controller() {
+      return controller;
+    },
     metrics,
     ...(address === undefined ? {} : { address }),
     ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
@@ -185,16 +266,30 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   };
 };
 
-const serve = (listen: { host: string; port: number }, metrics: Metrics, isReady: () => boolean, callbacks?: CallbackHandler): Promise<Server> =>
+const serve = (
+  listen: { host: string; port: number },
+  metrics: Metrics,
+  isReady: () => boolean,
+  callbacks?: CallbackHandler,
+): Promise<Server> =>
   new Promise((resolve, reject) => {
     const limits = defaultListenerLimits;
     const server = createServer(listenerOptions(limits), (request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (callbacks?.(request, response) === true) return;
-      if (path === '/healthz') { response.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); return; }
-      if (path === '/readyz') { const ok = isReady(); response.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'not ready'); return; }
+      if (path === '/healthz') {
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        return;
+      }
+      if (path === '/readyz') {
+        const ok = isReady();
+        response.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'not ready');
+        return;
+      }
       if (path === '/metrics') {
-        void metrics.registry.metrics().then((text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
+        void metrics.registry
+          .metrics()
+          .then((text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
         return;
       }
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

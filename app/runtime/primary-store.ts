@@ -4,23 +4,35 @@
  * primary is announced again at each resync. Started once (resolves on the first list), stopped once.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { jsonEqual, markPrefixOf, type Application, type Clock, type ClusterError, type ClusterReader, type JsonValue, type ObjectRef, type Resource, type WatchSource } from '../../core/index.js';
+import {
+  jsonEqual,
+  markPrefixOf,
+  type Application,
+  type Clock,
+  type ClusterError,
+  type ClusterReader,
+  type JsonValue,
+  type ObjectRef,
+  type Resource,
+  type WatchSource,
+} from '../../core/index.js';
 import { Informer, type InformerEvent } from './informer.js';
 import type { Primary } from './primary.js';
 
 /** The queue key of a primary: `namespace/name` (`default/name` when it has no namespace). */
-export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string => `${ref.namespace ?? 'default'}/${ref.name}`;
+export const applicationKey = (ref: { readonly namespace?: string; readonly name: string }): string =>
+  `${ref.namespace ?? 'default'}/${ref.name}`;
 
 /** A change worth a reconcile (status-only changes are filtered out), or a primary gone. */
 export type PrimaryChange =
   | {
-    readonly _tag: 'Changed';
-    readonly key: string;
-    /** The decoded primary; `undefined` when it does not decode (its reconcile stalls it InvalidSpec). */
-    readonly application: Application | undefined;
-    /** It existed before this change: kinds it named may no longer be named. */
-    readonly replaced: boolean;
-  }
+      readonly _tag: 'Changed';
+      readonly key: string;
+      /** The decoded primary; `undefined` when it does not decode (its reconcile stalls it InvalidSpec). */
+      readonly application: Application | undefined;
+      /** It existed before this change: kinds it named may no longer be named. */
+      readonly replaced: boolean;
+    }
   | { readonly _tag: 'Deleted'; readonly key: string; readonly object: Resource };
 
 export type PrimaryStoreOptions = {
@@ -44,17 +56,30 @@ export class PrimaryStore {
   private cancelResync: (() => void) | undefined;
   private stopped = false;
 
-  constructor(cluster: ClusterReader & WatchSource, private readonly options: PrimaryStoreOptions) {
+  constructor(
+    cluster: ClusterReader & WatchSource,
+    private readonly options: PrimaryStoreOptions,
+  ) {
     this.markPrefix = markPrefixOf(options.primary);
-    this.informer = new Informer(cluster, { apiVersion: options.primary.apiVersion, kind: options.primary.kind, ...(options.namespace ? { namespace: options.namespace } : {}) }, {
-      clock: options.clock,
-      onEvent: (event) => this.onEvent(event),
-      relistEveryMs: options.relistMs,
-      onError: (error, phase) => options.onError(error, `application ${phase}`),
-    });
+    this.informer = new Informer(
+      cluster,
+      {
+        apiVersion: options.primary.apiVersion,
+        kind: options.primary.kind,
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+      },
+      {
+        clock: options.clock,
+        onEvent: (event) => this.onEvent(event),
+        relistEveryMs: options.relistMs,
+        onError: (error, phase) => options.onError(error, `application ${phase}`),
+      },
+    );
   }
 
-  get primary(): Primary { return this.options.primary; }
+  get primary(): Primary {
+    return this.options.primary;
+  }
 
   /** Lists and watches; resolves once the first list is in (retrying until then), then resyncs periodically. */
   async start(): Promise<void> {
@@ -69,7 +94,9 @@ export class PrimaryStore {
     this.informer.stop();
   }
 
-  get size(): number { return this.informer.size; }
+  get size(): number {
+    return this.informer.size;
+  }
 
   /** The reference a queue key names (this store's kind). */
   refOf(key: string): ObjectRef {
@@ -81,7 +108,9 @@ export class PrimaryStore {
   object(key: string): Resource | undefined {
     // A key with one '/' (`namespace/name`) is the informer's own key for that object: looked up as it is, not split and joined again.
     const slash = key.indexOf('/');
-    return slash >= 0 && !key.includes('/', slash + 1) ? this.informer.getByKey(key) : this.informer.get(...splitKey(key));
+    return slash >= 0 && !key.includes('/', slash + 1)
+      ? this.informer.getByKey(key)
+      : this.informer.get(...splitKey(key));
   }
 
   /** The cached object decoded (`undefined` when absent or not decodable); decoded once per object version. */
@@ -91,7 +120,9 @@ export class PrimaryStore {
   }
 
   /** The queue keys of every cached primary. */
-  keys(): ReadonlyArray<string> { return this.informer.list().map((object) => applicationKey(object.metadata)); }
+  keys(): ReadonlyArray<string> {
+    return this.informer.list().map((object) => applicationKey(object.metadata));
+  }
 
   /** Every cached primary that decodes (those that do not name no kinds). */
   *applications(): Generator<Application> {
@@ -107,7 +138,9 @@ export class PrimaryStore {
   }
 
   /** Read-your-own-writes: a write's answer replaces the cached object unless the cache is newer. */
-  apply(object: Resource): void { this.informer.apply(object); }
+  apply(object: Resource): void {
+    this.informer.apply(object);
+  }
 
   /** The queue key (`ns/name`) of a child's owner mark, when the mark names this store's kind. */
   keyOfOwnerMark(mark: string): string | undefined {
@@ -117,7 +150,10 @@ export class PrimaryStore {
 
   private onEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
-    if (event.type === 'DELETED') { this.options.onChange({ _tag: 'Deleted', key, object: event.object }); return; }
+    if (event.type === 'DELETED') {
+      this.options.onChange({ _tag: 'Deleted', key, object: event.object });
+      return;
+    }
     if (event.type === 'MODIFIED' && event.old !== undefined && onlyStatusChanged(event.old, event.object)) return;
     const application = decodedOrUndefined(this.options.primary.decode(event.object));
     this.options.onChange({ _tag: 'Changed', key, application, replaced: event.old !== undefined });
@@ -134,7 +170,8 @@ export class PrimaryStore {
 
 const splitKey = (key: string): [string, string] => key.split('/') as [string, string];
 
-const decodedOrUndefined = (decoded: E.Either<unknown, Application>): Application | undefined => (E.isRight(decoded) ? decoded.right : undefined);
+const decodedOrUndefined = (decoded: E.Either<unknown, Application>): Application | undefined =>
+  E.isRight(decoded) ? decoded.right : undefined;
 
 /** A status-only update (typically our own status write) is not a reason to reconcile again. */
 const onlyStatusChanged = (before: Resource, after: Resource): boolean => {

@@ -5,8 +5,20 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, KRECONCILE_STATUS_FIELDS, decodeApplication, getOwn, isJsonObject, kreconcileStatusFieldsOf,
-  type Application, type ApplicationStatus, type Issue, type JsonObject, type JsonPatchOperation, type JsonValue, type Resource,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  KRECONCILE_STATUS_FIELDS,
+  decodeApplication,
+  getOwn,
+  isJsonObject,
+  kreconcileStatusFieldsOf,
+  type Application,
+  type ApplicationStatus,
+  type Issue,
+  type JsonObject,
+  type JsonPatchOperation,
+  type JsonValue,
+  type Resource,
 } from '../../core/index.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
 
@@ -36,7 +48,10 @@ export type Primary = {
   readonly kind: string;
   readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write for an object whose live status is `current`. */
-  readonly statusPatch: (current: JsonValue | undefined, status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+  readonly statusPatch: (
+    current: JsonValue | undefined,
+    status: ApplicationStatus,
+  ) => ReadonlyArray<JsonPatchOperation>;
 };
 
 /**
@@ -75,26 +90,42 @@ export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
  * kreconcile's fields of its status; decoded with the Application codec (paths name `spec.manifest…`),
  * then given the primary's apiVersion and kind, so finalizer, status and owner marks name the primary.
  */
-const decodePrimary = (reconciler: PrimaryReconciler, object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
+const decodePrimary = (
+  reconciler: PrimaryReconciler,
+  object: Resource,
+): E.Either<ReadonlyArray<Issue>, Application> => {
   let desired: unknown;
   try {
     desired = reconciler.desired(object);
   } catch (error) {
-    return E.left([{ path: 'spec', message: `desired(${reconciler.kind}) threw: ${error instanceof Error ? error.message : String(error)}` }]);
+    return E.left([
+      {
+        path: 'spec',
+        message: `desired(${reconciler.kind}) threw: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
   }
   if (!isJsonObject(desired as JsonValue) || !Array.isArray(getOwn(desired as JsonObject, 'manifest'))) {
-    return E.left([{ path: 'spec', message: `desired(${reconciler.kind}) must return { manifest: [...], observerSchema?: [...] }` }]);
+    return E.left([
+      { path: 'spec', message: `desired(${reconciler.kind}) must return { manifest: [...], observerSchema?: [...] }` },
+    ]);
   }
   const state = desired as JsonObject;
   const observerSchema = getOwn(state, 'observerSchema');
-  const liveStatus = isJsonObject(object.status as JsonValue) ? object.status as JsonObject : undefined;
+  const liveStatus = isJsonObject(object.status as JsonValue) ? (object.status as JsonObject) : undefined;
   const status = liveStatus === undefined ? undefined : kreconcileStatusFieldsOf(liveStatus);
   const shaped = {
-    apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: object.metadata,
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    metadata: object.metadata,
     spec: { manifest: getOwn(state, 'manifest'), ...(observerSchema === undefined ? {} : { observerSchema }) },
     ...(status === undefined ? {} : { status }),
   };
-  return E.map((application: Application): Application => ({ ...application, apiVersion: object.apiVersion, kind: object.kind }))(decodeApplication(shaped));
+  return E.map((application: Application): Application => ({
+    ...application,
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+  }))(decodeApplication(shaped));
 };
 
 /**
@@ -102,7 +133,10 @@ const decodePrimary = (reconciler: PrimaryReconciler, object: Resource): E.Eithe
  * longer has), so the author's own status fields are never replaced; the whole `/status` only when
  * the object has none yet. A JSON Patch, not a merge patch: the observer schema's `null` leaves survive.
  */
-export const kreconcileStatusPatch = (current: JsonValue | undefined, status: ApplicationStatus): ReadonlyArray<JsonPatchOperation> => {
+export const kreconcileStatusPatch = (
+  current: JsonValue | undefined,
+  status: ApplicationStatus,
+): ReadonlyArray<JsonPatchOperation> => {
   if (!isJsonObject(current)) return [{ op: 'add', path: '/status', value: status as JsonValue }];
   const fields = status as JsonObject;
   return KRECONCILE_STATUS_FIELDS.flatMap((field): ReadonlyArray<JsonPatchOperation> => {

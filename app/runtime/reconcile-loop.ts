@@ -41,7 +41,9 @@ export class ReconcileLoop {
   constructor(private readonly options: ReconcileLoopOptions) {}
 
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
-  get concurrentReconciles(): number { return this.concurrent; }
+  get concurrentReconciles(): number {
+    return this.concurrent;
+  }
 
   /** Starts the workers (once). */
   start(): void {
@@ -58,17 +60,24 @@ export class ReconcileLoop {
   async stop(deadlineMs: number): Promise<boolean> {
     this.options.queue.shutdown();
     let cancelDeadline: (() => void) | undefined;
-    const finished = deadlineMs <= 0 && this.inFlight.size > 0 ? false : await Promise.race([
-      Promise.all(this.workers).then(() => true),
-      new Promise<boolean>((resolve) => { cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false)); }),
-    ]);
+    const finished =
+      deadlineMs <= 0 && this.inFlight.size > 0
+        ? false
+        : await Promise.race([
+            Promise.all(this.workers).then(() => true),
+            new Promise<boolean>((resolve) => {
+              cancelDeadline = this.options.clock.setTimer(deadlineMs, () => resolve(false));
+            }),
+          ]);
     cancelDeadline?.();
     if (!finished) this.abandoned = true;
     return finished;
   }
 
   /** False once reconciles still in flight were abandoned at the stop deadline: their writes must not be sent. */
-  mayWrite(): boolean { return !this.abandoned; }
+  mayWrite(): boolean {
+    return !this.abandoned;
+  }
 
   private async work(): Promise<void> {
     const { queue } = this.options;
@@ -76,7 +85,11 @@ export class ReconcileLoop {
       const key = await queue.get();
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(queue.depth);
-      if (!this.options.ownership.owns(key)) { this.refuse(key); queue.done(key); continue; }
+      if (!this.options.ownership.owns(key)) {
+        this.refuse(key);
+        queue.done(key);
+        continue;
+      }
       if (this.inFlight.has(key)) this.concurrent++;
       this.inFlight.add(key);
       try {
@@ -100,7 +113,10 @@ export class ReconcileLoop {
 
   private requeue(key: string, requeue: Requeue): void {
     const { queue } = this.options;
-    if (requeue._tag === 'Backoff') { queue.addRateLimited(key, requeue.atLeastMs, requeue.capMs); return; }
+    if (requeue._tag === 'Backoff') {
+      queue.addRateLimited(key, requeue.atLeastMs, requeue.capMs);
+      return;
+    }
     queue.forget(key);
     if (requeue.afterMs !== undefined) queue.addAfter(key, requeue.afterMs);
   }

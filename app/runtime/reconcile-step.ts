@@ -8,8 +8,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  liveVersionsOf, showClusterError,
-  type Application, type Clock, type Cluster, type ClusterError, type JsonValue, type LiveVersions, type PlanOptions, type TenancyPolicy,
+  liveVersionsOf,
+  showClusterError,
+  type Application,
+  type Clock,
+  type Cluster,
+  type ClusterError,
+  type JsonValue,
+  type LiveVersions,
+  type PlanOptions,
+  type TenancyPolicy,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
@@ -84,7 +92,13 @@ export class ReconcileStep {
     this.count++;
     this.countByKey.set(key, (this.countByKey.get(key) ?? 0) + 1);
     let plannedAgainst: LiveVersions = new Map();
-    const result = await reconcileApplication(store.refOf(key), this.depsFor(key, (versions) => { plannedAgainst = versions; }), attempt);
+    const result = await reconcileApplication(
+      store.refOf(key),
+      this.depsFor(key, (versions) => {
+        plannedAgainst = versions;
+      }),
+      attempt,
+    );
     this.options.hotLoops.record(key, doneOf(result), plannedAgainst);
     this.record(key, result, started);
     return result;
@@ -101,9 +115,15 @@ export class ReconcileStep {
       random: this.options.random,
       planOptions: this.options.planOptions,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
-      readLive: (application, scopes) => readLive(application, scopes, reads, this.options.watchChildren
-        ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
-        : { perNamespace: true, ...tenancyOption }),
+      readLive: (application, scopes) =>
+        readLive(
+          application,
+          scopes,
+          reads,
+          this.options.watchChildren
+            ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
+            : { perNamespace: true, ...tenancyOption },
+        ),
       guard: (application, plan, live) => {
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
         if (!plan.actions.some((action) => action.type === 'patch')) return plan;
@@ -117,7 +137,9 @@ export class ReconcileStep {
       translate: this.options.translate,
       ...(hooks === undefined ? {} : { hooks }),
       // Impersonating clients pass the same fences as the operator's own writes.
-      ...(childClusterFor === undefined ? {} : { childClusterFor: wrapImpersonated(childClusterFor, (child) => this.options.writesFor(child, key)) }),
+      ...(childClusterFor === undefined
+        ? {}
+        : { childClusterFor: wrapImpersonated(childClusterFor, (child) => this.options.writesFor(child, key)) }),
       decode: store.primary.decode,
       statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status as JsonValue | undefined, status),
     };
@@ -145,13 +167,26 @@ export class ReconcileStep {
   private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
     const primary = this.options.store.object(key);
     if (primary === undefined) return;
-    const failures = await recordEvents(this.options.writesFor(this.options.cluster, key), primary, result, this.options.clock.now(), this.options.random);
-    for (const failure of failures) this.options.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+    const failures = await recordEvents(
+      this.options.writesFor(this.options.cluster, key),
+      primary,
+      result,
+      this.options.clock.now(),
+      this.options.random,
+    );
+    for (const failure of failures)
+      this.options.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
   }
 }
 
 /** The metrics label of a result: success, requeue, error or terminal. */
 const resultLabel = (result: ReconcileResult): string =>
-  (result._tag === 'Failed' ? (result.terminal ? 'terminal' : 'error') : result._tag === 'Done' && result.requeueAfterMs !== undefined ? 'requeue' : 'success');
+  result._tag === 'Failed'
+    ? result.terminal
+      ? 'terminal'
+      : 'error'
+    : result._tag === 'Done' && result.requeueAfterMs !== undefined
+      ? 'requeue'
+      : 'success';
 
-const doneOf = (result: ReconcileResult) => (result._tag === 'Gone' ? [] : result.execution?.done ?? []);
+const doneOf = (result: ReconcileResult) => (result._tag === 'Gone' ? [] : (result.execution?.done ?? []));

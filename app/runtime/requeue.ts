@@ -14,8 +14,16 @@ export type Requeue =
 export const AFTER_DEFECT: Requeue = { _tag: 'Backoff', atLeastMs: 0 };
 
 export const requeueOf = (result: ReconcileResult): Requeue => {
-  if (result._tag === 'Failed') return result.terminal ? { _tag: 'Settled' } : { _tag: 'Backoff', atLeastMs: result.retryAfterMs ?? 0 };
+  if (result._tag === 'Failed')
+    return result.terminal ? { _tag: 'Settled' } : { _tag: 'Backoff', atLeastMs: result.retryAfterMs ?? 0 };
   // Waiting for a CRD that may be installed any moment: retry soon, then less often, up to the plan's delay.
-  if (result._tag === 'Done' && result.plan.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'UnknownKind') return { _tag: 'Backoff', atLeastMs: 0, capMs: result.plan.outcome.ms };
-  return result._tag === 'Done' && result.requeueAfterMs !== undefined ? { _tag: 'Settled', afterMs: result.requeueAfterMs } : { _tag: 'Settled' };
+  if (
+    result._tag === 'Done' &&
+    result.plan.outcome._tag === 'RequeueAfter' &&
+    result.plan.outcome.reason === 'UnknownKind'
+  )
+    return { _tag: 'Backoff', atLeastMs: 0, capMs: result.plan.outcome.ms };
+  return result._tag === 'Done' && result.requeueAfterMs !== undefined
+    ? { _tag: 'Settled', afterMs: result.requeueAfterMs }
+    : { _tag: 'Settled' };
 };

@@ -33,13 +33,19 @@ export class WorkQueue {
   private readonly failures = new Map<string, number>();
   private closed = false;
 
-  constructor(private readonly clock: Clock, private readonly options: WorkQueueOptions) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: WorkQueueOptions,
+  ) {}
 
   /** Makes `key` ready now (coalesced with a pending or running one). */
   add(key: string): void {
     if (this.closed) return;
     const entry = this.entry(key);
-    if (entry.running) { entry.dirty = true; return; }
+    if (entry.running) {
+      entry.dirty = true;
+      return;
+    }
     this.cancelDelay(entry);
     if (!entry.queued) this.makeReady(key, entry);
   }
@@ -47,7 +53,10 @@ export class WorkQueue {
   /** Makes `key` ready after `ms`; an earlier pending time wins. */
   addAfter(key: string, ms: number): void {
     if (this.closed) return;
-    if (ms <= 0) { this.add(key); return; }
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const entry = this.entry(key);
     if (entry.queued || entry.dirty) return;
     const dueAt = this.clock.now() + ms;
@@ -61,16 +70,23 @@ export class WorkQueue {
   addRateLimited(key: string, retryAfterMs = 0, capMs = Number.POSITIVE_INFINITY): number {
     const attempt = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, attempt);
-    const delay = Math.max(Math.min(capMs, backoffDelay(attempt, this.options.random(), this.options.backoff ?? defaultBackoff)), retryAfterMs);
+    const delay = Math.max(
+      Math.min(capMs, backoffDelay(attempt, this.options.random(), this.options.backoff ?? defaultBackoff)),
+      retryAfterMs,
+    );
     this.addAfter(key, delay);
     return delay;
   }
 
   /** Failures recorded for `key` (the next attempt number is this + 1). */
-  attempts(key: string): number { return this.failures.get(key) ?? 0; }
+  attempts(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
 
   /** Resets the backoff of `key` after a success. */
-  forget(key: string): void { this.failures.delete(key); }
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
 
   /** The next ready key, waiting for one; `undefined` once shut down. */
   get(): Promise<string | undefined> {
@@ -107,17 +123,26 @@ export class WorkQueue {
   }
 
   /** Keys ready to be handed out. */
-  get depth(): number { return this.ready.length; }
+  get depth(): number {
+    return this.ready.length;
+  }
 
   /** Whether a key is queued, running or scheduled. */
-  has(key: string): boolean { return this.entries.has(key); }
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
 
   /** Keys being processed now. */
-  get running(): ReadonlyArray<string> { return [...this.entries].filter(([, e]) => e.running).map(([k]) => k); }
+  get running(): ReadonlyArray<string> {
+    return [...this.entries].filter(([, e]) => e.running).map(([k]) => k);
+  }
 
   private entry(key: string): Entry {
     let entry = this.entries.get(key);
-    if (entry === undefined) { entry = { queued: false, running: false, dirty: false }; this.entries.set(key, entry); }
+    if (entry === undefined) {
+      entry = { queued: false, running: false, dirty: false };
+      this.entries.set(key, entry);
+    }
     return entry;
   }
 
@@ -126,7 +151,10 @@ export class WorkQueue {
     if (entry === undefined || this.closed) return;
     entry.dueAt = undefined;
     entry.cancel = undefined;
-    if (entry.running) { entry.dirty = true; return; }
+    if (entry.running) {
+      entry.dirty = true;
+      return;
+    }
     if (!entry.queued) this.makeReady(key, entry);
   }
 

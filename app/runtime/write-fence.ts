@@ -7,15 +7,26 @@ import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { clusterError, type Cluster, type ClusterError, type ObjectRef } from '../../core/index.js';
 
-const refused = (ref: ObjectRef, why: string): ClusterError => clusterError('Unavailable', `not sent: ${why}`, { code: 0, ref });
+const refused = (ref: ObjectRef, why: string): ClusterError =>
+  clusterError('Unavailable', `not sent: ${why}`, { code: 0, ref });
 
-const refOf = (object: { readonly apiVersion: string; readonly kind: string; readonly metadata: { readonly namespace?: string; readonly name: string } }): ObjectRef =>
-  ({ apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }) });
+const refOf = (object: {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly namespace?: string; readonly name: string };
+}): ObjectRef => ({
+  apiVersion: object.apiVersion,
+  kind: object.kind,
+  name: object.metadata.name,
+  ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+});
 
 /** `cluster` with every write checked against `mayWrite` at the moment it would be sent; refusals say `why`. */
 export const fenced = (cluster: Cluster, mayWrite: () => boolean, why: string): Cluster => {
-  const guard = <T>(ref: ObjectRef, write: () => TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> =>
-    () => (mayWrite() ? write()() : Promise.resolve(E.left(refused(ref, why))));
+  const guard =
+    <T>(ref: ObjectRef, write: () => TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> =>
+    () =>
+      mayWrite() ? write()() : Promise.resolve(E.left(refused(ref, why)));
   return {
     get: (ref) => cluster.get(ref),
     list: (query) => cluster.list(query),

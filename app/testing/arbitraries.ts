@@ -5,11 +5,16 @@ import { manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { customSchemasArbitrary } from '../../core/model/observer-schema.arbitrary.js';
 
 /** An Application in `namespace`: a manifest of 1–`maxResources` resources and some custom schemas. */
-export const applicationArbitrary = (options: { readonly namespace?: string; readonly maxResources?: number } = {}): fc.Arbitrary<Application> =>
-  fc.tuple(fc.constantFrom('shop', 'blog', 'wiki', 'api'), manifestArbitrary(options.maxResources ?? 4)).chain(([name, manifest]) =>
-    customSchemasArbitrary(manifest).map((observerSchema): Application => ({
-      apiVersion: APPLICATION_API_VERSION,
-      kind: APPLICATION_KIND,
-      metadata: { name, namespace: options.namespace ?? 'default' },
-      spec: { manifest, ...(observerSchema.length > 0 ? { observerSchema } : {}) },
-    })));
+export const applicationArbitrary = (
+  options: { readonly namespace?: string; readonly maxResources?: number } = {},
+): fc.Arbitrary<Application> =>
+  fc
+    .tuple(fc.constantFrom('shop', 'blog', 'wiki', 'api'), manifestArbitrary(options.maxResources ?? 4))
+    .chain(([name, manifest]) =>
+      customSchemasArbitrary(manifest).map((observerSchema): Application => ({
+        apiVersion: APPLICATION_API_VERSION,
+        kind: APPLICATION_KIND,
+        metadata: { name, namespace: options.namespace ?? 'default' },
+        spec: { manifest, ...(observerSchema.length > 0 ? { observerSchema } : {}) },
+      })),
+    );

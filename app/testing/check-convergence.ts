@@ -37,7 +37,13 @@ export type PassContext = {
 /** A failed property: `seed` and `path` replay it (`checkConvergence({ ...options, seed, path })`). */
 export class ConvergenceFailure extends Error {
   override readonly name = 'ConvergenceFailure';
-  constructor(message: string, readonly seed: number, readonly path: string, readonly counterexample: unknown, options: { readonly cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly seed: number,
+    readonly path: string,
+    readonly counterexample: unknown,
+    options: { readonly cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -91,7 +97,11 @@ const counting = (cluster: MemoryCluster): { readonly cluster: MemoryCluster; re
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      if ((WRITES as ReadonlyArray<string | symbol>).includes(property)) return (...args: unknown[]) => { writes++; return (value as (...a: unknown[]) => unknown).apply(target, args); };
+      if ((WRITES as ReadonlyArray<string | symbol>).includes(property))
+        return (...args: unknown[]) => {
+          writes++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
@@ -99,14 +109,21 @@ const counting = (cluster: MemoryCluster): { readonly cluster: MemoryCluster; re
 };
 
 /** The HTTP endpoint of one run over the counting view, so requests count as the controller's writes. */
-const serveRun = async (cluster: MemoryCluster, overHttp: ConvergenceOptions<unknown>['overHttp']): Promise<{ readonly endpoint?: HttpEndpoint; close(): Promise<void> }> => {
+const serveRun = async (
+  cluster: MemoryCluster,
+  overHttp: ConvergenceOptions<unknown>['overHttp'],
+): Promise<{ readonly endpoint?: HttpEndpoint; close(): Promise<void> }> => {
   if (overHttp === undefined || overHttp === false) return { close: async () => undefined };
   const served = await serveMemoryCluster(cluster, overHttp === true ? {} : overHttp);
   return { endpoint: { url: served.url, kubeconfig: served.kubeconfig }, close: served.close };
 };
 
 const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.VerbosityLevel =>
-  verbose === true ? fc.VerbosityLevel.VeryVerbose : verbose === false || verbose === undefined ? fc.VerbosityLevel.None : verbose;
+  verbose === true
+    ? fc.VerbosityLevel.VeryVerbose
+    : verbose === false || verbose === undefined
+      ? fc.VerbosityLevel.None
+      : verbose;
 
 /** One generated world: setup, passes under faults, passes until quiet, then the invariant. */
 const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, clusterSeed: number): Promise<void> => {
@@ -139,7 +156,13 @@ const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceF
   const path = details.counterexamplePath ?? '';
   const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
   const replay = `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
-  return new ConvergenceFailure(`${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`, details.seed, path, details.counterexample, { cause: details.errorInstance });
+  return new ConvergenceFailure(
+    `${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`,
+    details.seed,
+    path,
+    details.counterexample,
+    { cause: details.errorInstance },
+  );
 };
 
 /**
@@ -150,7 +173,9 @@ const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceF
  * counterexample and the run's error as `cause`.
  */
 export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
-  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (world, clusterSeed) => runOnce(options, world, clusterSeed));
+  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (world, clusterSeed) =>
+    runOnce(options, world, clusterSeed),
+  );
   const details = await fc.check(property, {
     numRuns: options.numRuns ?? 50,
     verbose: verbosity(options.verbose),
@@ -160,7 +185,12 @@ export const checkConvergence = async <World>(options: ConvergenceOptions<World>
   if (details.failed) throw failureOf(details);
 };
 
-const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed: { readonly cluster: Cluster; readonly writes: () => number }, pass: PassContext, options: ConvergenceOptions<World>): Promise<void> => {
+const runUntilQuiet = async <World>(
+  context: ConvergenceContext<World>,
+  observed: { readonly cluster: Cluster; readonly writes: () => number },
+  pass: PassContext,
+  options: ConvergenceOptions<World>,
+): Promise<void> => {
   const limit = options.maxQuietPasses ?? 20;
   for (let step = 0; step < limit; step++) {
     const before = observed.writes();
@@ -172,4 +202,10 @@ const runUntilQuiet = async <World>(context: ConvergenceContext<World>, observed
   throw new Error(`still writing after ${limit} passes without faults: the controller does not converge (hot loop?)`);
 };
 
-const swallow = async (pass: Promise<void>): Promise<void> => { try { await pass; } catch { /* a failing pass is retried by the next one */ } };
+const swallow = async (pass: Promise<void>): Promise<void> => {
+  try {
+    await pass;
+  } catch {
+    /* a failing pass is retried by the next one */
+  }
+};

@@ -9,8 +9,12 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 /** Awaits `task`, advancing `clock` by `stepMs` whenever the task is blocked on time. */
 export const drive = async <T>(clock: ManualClock, task: Promise<T>, stepMs = 50): Promise<T> => {
   let finished = false;
-  const done = task.finally(() => { finished = true; });
-  done.catch(() => { /* observed by the caller through the returned promise */ });
+  const done = task.finally(() => {
+    finished = true;
+  });
+  done.catch(() => {
+    /* observed by the caller through the returned promise */
+  });
   for (let idle = 0; !finished; idle++) {
     await tick();
     if (!finished && clock.pending() > 0) await clock.advance(stepMs);

@@ -4,16 +4,56 @@
  * loopback for any Kubernetes client), arbitraries, and the `checkConvergence` property runner.
  * Guide: docs/testing.md.
  */
-export { createMemoryCluster, ManualClock, flushMicrotasks, systemClock, faultProfiles, allVerbs, writeVerbs } from '../../adapters/memory/index.js';
-export type { MemoryCluster, MemoryClusterOptions, FaultProfile, ErrorFault, LatencyFault, ConflictFault, WatchFault, FaultMatch, Verb, KindRegistration } from '../../adapters/memory/index.js';
+export {
+  createMemoryCluster,
+  ManualClock,
+  flushMicrotasks,
+  systemClock,
+  faultProfiles,
+  allVerbs,
+  writeVerbs,
+} from '../../adapters/memory/index.js';
+export type {
+  MemoryCluster,
+  MemoryClusterOptions,
+  FaultProfile,
+  ErrorFault,
+  LatencyFault,
+  ConflictFault,
+  WatchFault,
+  FaultMatch,
+  Verb,
+  KindRegistration,
+} from '../../adapters/memory/index.js';
 export { promiseCluster, ClusterCallError, isClusterCallError, type PromiseCluster } from './promise-cluster.js';
-export { checkConvergence, ConvergenceFailure, type ConvergenceContext, type ConvergenceOptions, type HttpEndpoint, type PassContext } from './check-convergence.js';
+export {
+  checkConvergence,
+  ConvergenceFailure,
+  type ConvergenceContext,
+  type ConvergenceOptions,
+  type HttpEndpoint,
+  type PassContext,
+} from './check-convergence.js';
 export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';
 export { applicationArbitrary } from './arbitraries.js';
 export {
-  manifestArbitrary, resourceArbitrary, liveEditArbitrary, liveEditsArbitrary, livePerturbationArbitrary, applyLiveEdit, applyLiveEdits,
-  serverDefaultsArbitrary, foreignOwnerArbitrary, arbitraryKinds, arbitraryScopes, type LiveEdit,
+  manifestArbitrary,
+  resourceArbitrary,
+  liveEditArbitrary,
+  liveEditsArbitrary,
+  livePerturbationArbitrary,
+  applyLiveEdit,
+  applyLiveEdits,
+  serverDefaultsArbitrary,
+  foreignOwnerArbitrary,
+  arbitraryKinds,
+  arbitraryScopes,
+  type LiveEdit,
 } from '../../core/model/resource.arbitrary.js';
-export { observerSchemaArbitrary, customSchemasArbitrary, listControlArbitrary } from '../../core/model/observer-schema.arbitrary.js';
+export {
+  observerSchemaArbitrary,
+  customSchemasArbitrary,
+  listControlArbitrary,
+} from '../../core/model/observer-schema.arbitrary.js';

@@ -9,7 +9,17 @@ import * as O from 'fp-ts/lib/Option.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import type { ObjectRef, Resource } from '../../core/model/resource.js';
 import type { Scope } from '../../core/model/scope.js';
-import type { Cluster, ListQuery, Patch, PropagationPolicy, ResourceList, WatchHandle, WatchQuery, WatchSink, WriteOptions } from '../../core/ports/cluster.js';
+import type {
+  Cluster,
+  ListQuery,
+  Patch,
+  PropagationPolicy,
+  ResourceList,
+  WatchHandle,
+  WatchQuery,
+  WatchSink,
+  WriteOptions,
+} from '../../core/ports/cluster.js';
 import { showClusterError, type ClusterError } from '../../core/ports/errors.js';
 
 /** A failed cluster call as an exception: `error` is the tagged value (`error._tag`, `error.code`). */
@@ -21,7 +31,10 @@ export class ClusterCallError extends Error {
 }
 
 /** Whether `thrown` is a failed cluster call, optionally with one of the given tags. */
-export const isClusterCallError = (thrown: unknown, ...tags: ReadonlyArray<ClusterError['_tag']>): thrown is ClusterCallError =>
+export const isClusterCallError = (
+  thrown: unknown,
+  ...tags: ReadonlyArray<ClusterError['_tag']>
+): thrown is ClusterCallError =>
   thrown instanceof ClusterCallError && (tags.length === 0 || tags.includes(thrown.error._tag));
 
 /** The Cluster port with Promises: absence on `get` and a finished `delete` are `undefined`. */

@@ -1,6 +1,16 @@
 /** kreconcile's own reconcile pass for the test kit: every Application in the cluster, once. */
 import * as E from 'fp-ts/lib/Either.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, ApplicationStatus, builtinScopes, conditionOf, type Cluster, type PlanOptions, type Resource, type ScopeTable } from '../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  ApplicationStatus,
+  builtinScopes,
+  conditionOf,
+  type Cluster,
+  type PlanOptions,
+  type Resource,
+  type ScopeTable,
+} from '../../core/index.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { ManualClock } from '../../adapters/memory/manual-clock.js';
 
@@ -11,18 +21,40 @@ import type { ManualClock } from '../../adapters/memory/manual-clock.js';
 const stalledForGood = (object: Resource): boolean => {
   const status = ApplicationStatus.decode(object.status);
   const stalled = E.isRight(status) ? conditionOf(status.right.conditions, 'Stalled') : undefined;
-  return stalled?.status === 'True' && stalled.observedGeneration === object.metadata.generation && object.metadata.deletionTimestamp === undefined;
+  return (
+    stalled?.status === 'True' &&
+    stalled.observedGeneration === object.metadata.generation &&
+    object.metadata.deletionTimestamp === undefined
+  );
 };
 
 /** Reconciles every Application once (direct reads, no cache); returns each result. */
-export const reconcileAllApplications = async (cluster: Cluster, clock: ManualClock, scopes: ScopeTable = builtinScopes, planOptions?: PlanOptions): Promise<ReadonlyArray<ReconcileResult>> => {
+export const reconcileAllApplications = async (
+  cluster: Cluster,
+  clock: ManualClock,
+  scopes: ScopeTable = builtinScopes,
+  planOptions?: PlanOptions,
+): Promise<ReadonlyArray<ReconcileResult>> => {
   const listed = await cluster.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND })();
   if (E.isLeft(listed)) throw new Error(`cannot list Applications: ${listed.left.message}`);
   const results: ReconcileResult[] = [];
   for (const application of listed.right.items) {
     if (stalledForGood(application)) continue;
-    const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: application.metadata.name, namespace: application.metadata.namespace ?? 'default' };
-    results.push(await reconcileApplication(ref, { cluster, scopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, ...(planOptions ? { planOptions } : {}) }));
+    const ref = {
+      apiVersion: APPLICATION_API_VERSION,
+      kind: APPLICATION_KIND,
+      name: application.metadata.name,
+      namespace: application.metadata.namespace ?? 'default',
+    };
+    results.push(
+      await reconcileApplication(ref, {
+        cluster,
+        scopes,
+        now: () => new Date(clock.now()).toISOString(),
+        random: () => 0.5,
+        ...(planOptions ? { planOptions } : {}),
+      }),
+    );
   }
   return results;
 };

@@ -10,12 +10,19 @@ import { BlockList, isIP, isIPv4 } from 'node:net';
 /** Subnets never fetched from (IPv4 forms embedded in IPv6 are unwrapped first, see `embeddedIpv4`). */
 const DENIED_V4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], // RFC 1918
+  ['10.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16], // RFC 1918
   ['100.64.0.0', 10], // carrier-grade NAT (also cloud metadata such as 100.100.100.200)
   ['127.0.0.0', 8], // loopback
   ['169.254.0.0', 16], // link-local, 169.254.169.254 metadata
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], // IETF, benchmarking, documentation
-  ['224.0.0.0', 4], ['240.0.0.0', 4], // multicast, reserved and broadcast
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24], // IETF, benchmarking, documentation
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4], // multicast, reserved and broadcast
 ];
 
 const DENIED_V6: ReadonlyArray<readonly [string, number]> = [
@@ -23,7 +30,8 @@ const DENIED_V6: ReadonlyArray<readonly [string, number]> = [
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique-local (fd00:ec2::254 metadata)
-  ['fe80::', 10], ['fec0::', 10], // link-local, old site-local
+  ['fe80::', 10],
+  ['fec0::', 10], // link-local, old site-local
   ['ff00::', 8], // multicast
 ];
 
@@ -41,7 +49,8 @@ const hextets = (address: string): ReadonlyArray<number> | undefined => {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(plain);
   const hex = dotted === null ? plain : plain.slice(0, -dotted[1]!.length) + ipv4Hextets(dotted[1]!);
   const [head = '', tail] = hex.split('::');
-  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)));
+  const parse = (part: string): number[] =>
+    part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16));
   const left = parse(head);
   const right = tail === undefined ? [] : parse(tail);
   return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
@@ -64,7 +73,8 @@ export const embeddedIpv4 = (address: string): string | undefined => {
   if (groups === undefined) return undefined;
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return fromHextets(g6, g7);
-  if (g0 === 0x64 && g1 === 0xff9b && (g2 === 1 || (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0))) return fromHextets(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && (g2 === 1 || (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)))
+    return fromHextets(g6, g7);
   if (g0 === 0x2002) return fromHextets(g1, g2);
   return undefined;
 };
@@ -90,26 +100,44 @@ export type AddressAllowlist = {
  * An allowlist from `host` names, addresses and `address/prefix` networks.
  * Errors: an entry that is none of these (the message names it).
  */
-export const parseAllowlist = (entries: ReadonlyArray<string>): { readonly allowlist: AddressAllowlist } | { readonly error: string } => {
+export const parseAllowlist = (
+  entries: ReadonlyArray<string>,
+): { readonly allowlist: AddressAllowlist } | { readonly error: string } => {
   const networks = new BlockList();
   const hosts = new Set<string>();
   for (const entry of entries) {
-    const text = entry.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    const text = entry
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1');
     const [network = '', prefixText] = text.split('/');
     const family = isIP(network);
     if (family !== 0) {
       const max = family === 4 ? 32 : 128;
       const prefix = prefixText === undefined ? max : Number(prefixText);
-      if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) return { error: `${entry}: the prefix length must be 0 to ${max}` };
+      if (
+        !Number.isInteger(prefix) ||
+        prefix < 0 ||
+        prefix > max ||
+        (prefixText !== undefined && !/^\d+$/.test(prefixText))
+      )
+        return { error: `${entry}: the prefix length must be 0 to ${max}` };
       networks.addSubnet(network, prefix, family === 4 ? 'ipv4' : 'ipv6');
       continue;
     }
-    if (prefixText !== undefined || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) return { error: `${entry}: expected a host name, an IP address or a CIDR network such as 10.0.0.0/8` };
+    if (prefixText !== undefined || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+      return { error: `${entry}: expected a host name, an IP address or a CIDR network such as 10.0.0.0/8` };
     hosts.add(text);
   }
   return {
     allowlist: {
-      allowsHost: (hostname) => hosts.has(hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')),
+      allowsHost: (hostname) =>
+        hosts.has(
+          hostname
+            .toLowerCase()
+            .replace(/^\[(.*)\]$/, '$1')
+            .replace(/\.$/, ''),
+        ),
       allowsAddress: (address) => {
         const plain = address.split('%')[0] ?? '';
         const inner = embeddedIpv4(plain);

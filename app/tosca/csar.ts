@@ -22,10 +22,12 @@ export const csarEntry = (archive: Uint8Array, maxBytes: number): E.Either<strin
   const declared = entryDefinitions(meta.right);
   if (declared === undefined) return E.left(`${TOSCA_META} has no Entry-Definitions line`);
   const path = normalise(declared);
-  if (path === undefined) return E.left(`${TOSCA_META}: Entry-Definitions ${JSON.stringify(declared)} is not a path inside the archive`);
+  if (path === undefined)
+    return E.left(`${TOSCA_META}: Entry-Definitions ${JSON.stringify(declared)} is not a path inside the archive`);
   const entry = extract(archive, path, maxBytes);
   if (E.isLeft(entry)) return entry;
-  if (entry.right === undefined) return E.left(`${TOSCA_META} names ${path} as Entry-Definitions, which the archive does not contain`);
+  if (entry.right === undefined)
+    return E.left(`${TOSCA_META} names ${path} as Entry-Definitions, which the archive does not contain`);
   return E.right({ path, text: entry.right });
 };
 
@@ -36,7 +38,8 @@ const extract = (archive: Uint8Array, path: string, maxBytes: number): E.Either<
       filter: (file) => {
         if (file.name !== path) return false;
         // fflate inflates into a buffer of the declared size: bounding the declaration bounds memory.
-        if (file.originalSize > maxBytes) throw new TooLarge(`${path} is larger than ${maxBytes} bytes once inflated (${file.originalSize})`);
+        if (file.originalSize > maxBytes)
+          throw new TooLarge(`${path} is larger than ${maxBytes} bytes once inflated (${file.originalSize})`);
         return true;
       },
     });
@@ -66,7 +69,10 @@ const normalise = (path: string): string | undefined => {
   const parts: string[] = [];
   for (const part of path.replace(/\\/g, '/').split('/')) {
     if (part === '' || part === '.') continue;
-    if (part === '..') { if (parts.pop() === undefined) return undefined; continue; }
+    if (part === '..') {
+      if (parts.pop() === undefined) return undefined;
+      continue;
+    }
     parts.push(part);
   }
   return parts.length === 0 ? undefined : parts.join('/');

@@ -41,7 +41,14 @@ export type FetchLimits = {
 };
 
 export const defaultFetchLimits: FetchLimits = {
-  maxBytes: 4 * 1024 * 1024, timeoutMs: 10_000, maxRedirects: 5, cacheTtlMs: 60_000, cacheEntries: 64, fileRoots: [], allowHttp: false, allowHosts: [],
+  maxBytes: 4 * 1024 * 1024,
+  timeoutMs: 10_000,
+  maxRedirects: 5,
+  cacheTtlMs: 60_000,
+  cacheEntries: 64,
+  fileRoots: [],
+  allowHttp: false,
+  allowHosts: [],
 };
 
 /** An address a host name resolves to. */
@@ -51,7 +58,10 @@ export type ResolvedAddress = { readonly address: string; readonly family: 4 | 6
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>>;
 
 const systemResolver: Resolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({
+    address,
+    family: family === 6 ? 6 : 4,
+  }));
 
 /** A fetch that failed; `retryable` when trying again later may work (network, 5xx, timeout). */
 export type FetchError = { readonly url: string; readonly message: string; readonly retryable: boolean };
@@ -81,7 +91,8 @@ export const createFetcher = (options: FetcherOptions = {}): Fetcher => {
     if (pending !== undefined) return pending;
     const started = fetchOnce(url, limits, policy).then((result) => {
       inFlight.delete(url);
-      if (E.isRight(result) && limits.cacheTtlMs > 0) remember(cache, url, { at: now(), body: result.right }, limits.cacheEntries);
+      if (E.isRight(result) && limits.cacheTtlMs > 0)
+        remember(cache, url, { at: now(), body: result.right }, limits.cacheEntries);
       return result;
     });
     inFlight.set(url, started);
@@ -95,14 +106,25 @@ const remember = <V>(cache: Map<string, V>, key: string, value: V, entries: numb
   while (cache.size > Math.max(1, entries)) cache.delete(cache.keys().next().value as string);
 };
 
-const failure = (url: string, message: string, retryable: boolean): E.Either<FetchError, Uint8Array> => E.left({ url, message, retryable });
+const failure = (url: string, message: string, retryable: boolean): E.Either<FetchError, Uint8Array> =>
+  E.left({ url, message, retryable });
 
 const fetchOnce = (url: string, limits: FetchLimits, policy: HttpPolicy): Promise<E.Either<FetchError, Uint8Array>> => {
   let parsed: URL;
-  try { parsed = new URL(url); } catch { return Promise.resolve(failure(url, 'not a valid URL', false)); }
+  try {
+    parsed = new URL(url);
+  } catch {
+    return Promise.resolve(failure(url, 'not a valid URL', false));
+  }
   if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return fetchHttp(parsed, limits, policy);
   if (parsed.protocol === 'file:') return readLocal(parsed, limits);
-  return Promise.resolve(failure(url, `unsupported URL scheme ${parsed.protocol.replace(/:$/, '')}: use https (or file, where allowed)`, false));
+  return Promise.resolve(
+    failure(
+      url,
+      `unsupported URL scheme ${parsed.protocol.replace(/:$/, '')}: use https (or file, where allowed)`,
+      false,
+    ),
+  );
 };
 
 /** What one HTTP exchange gave: a redirect to follow, a status to report, or the body. */
@@ -118,36 +140,57 @@ type Hop =
  */
 export class Unreachable extends Error {}
 
-const UNREACHABLE = 'cannot fetch: no answer, or not a host the operator may fetch from (the operator log has the details)';
+const UNREACHABLE =
+  'cannot fetch: no answer, or not a host the operator may fetch from (the operator log has the details)';
 
 /**
  * HTTP(S) with manual redirects (counted, never to another scheme), every hop's host resolved,
  * checked against the address policy and pinned for its connection, and a streamed size bound.
  */
-const fetchHttp = async (start: URL, limits: FetchLimits, policy: HttpPolicy): Promise<E.Either<FetchError, Uint8Array>> => {
+const fetchHttp = async (
+  start: URL,
+  limits: FetchLimits,
+  policy: HttpPolicy,
+): Promise<E.Either<FetchError, Uint8Array>> => {
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let current = start;
   try {
     for (let redirects = 0; ; redirects++) {
       const scheme = schemeProblem(current, limits);
-      if (scheme !== undefined) return failure(start.href, current === start ? scheme : `redirected to ${scheme}`, false);
+      if (scheme !== undefined)
+        return failure(start.href, current === start ? scheme : `redirected to ${scheme}`, false);
       const hop = await exchange(current, limits.maxBytes, policy, signal);
       if (hop._tag === 'Redirect') {
-        if (redirects >= limits.maxRedirects) return failure(start.href, `more than ${limits.maxRedirects} redirects`, false);
+        if (redirects >= limits.maxRedirects)
+          return failure(start.href, `more than ${limits.maxRedirects} redirects`, false);
         const next = new URL(hop.location, current);
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') return failure(start.href, `redirected to a ${next.protocol} URL`, false);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:')
+          return failure(start.href, `redirected to a ${next.protocol} URL`, false);
         current = next;
         continue;
       }
       if (hop._tag === 'Status') {
         const retryable = hop.status >= 500 || hop.status === 408 || hop.status === 429;
-        return failure(start.href, `HTTP ${hop.status}${current.href === start.href ? '' : ` from ${current.href}`}`, retryable);
+        return failure(
+          start.href,
+          `HTTP ${hop.status}${current.href === start.href ? '' : ` from ${current.href}`}`,
+          retryable,
+        );
       }
-      if (hop._tag === 'TooLarge') return failure(start.href, `larger than ${limits.maxBytes} bytes${hop.declared === undefined ? '' : ` (${hop.declared})`}`, false);
+      if (hop._tag === 'TooLarge')
+        return failure(
+          start.href,
+          `larger than ${limits.maxBytes} bytes${hop.declared === undefined ? '' : ` (${hop.declared})`}`,
+          false,
+        );
       return E.right(hop.body);
     }
   } catch (error) {
-    const detail = signal.aborted ? `no complete answer within ${limits.timeoutMs} ms` : error instanceof Unreachable ? error.message : causeOf(error);
+    const detail = signal.aborted
+      ? `no complete answer within ${limits.timeoutMs} ms`
+      : error instanceof Unreachable
+        ? error.message
+        : causeOf(error);
     policy.logger.warn({ url: redacted(start), at: redacted(current), detail }, 'TOSCA/CSAR fetch failed');
     return failure(start.href, UNREACHABLE, true);
   }
@@ -156,7 +199,8 @@ const fetchHttp = async (start: URL, limits: FetchLimits, policy: HttpPolicy): P
 /** Why a URL's scheme is refused (plain http needs `allowHttp`: anyone on the path could change the template). */
 const schemeProblem = (url: URL, limits: FetchLimits): string | undefined => {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && limits.allowHttp)) return undefined;
-  if (url.protocol === 'http:') return 'a plain http URL: use https (an admin may allow http with kreconcile run --tosca-allow-http)';
+  if (url.protocol === 'http:')
+    return 'a plain http URL: use https (an admin may allow http with kreconcile run --tosca-allow-http)';
   return `a ${url.protocol} URL`;
 };
 
@@ -165,7 +209,7 @@ const redacted = (url: URL): string => `${url.protocol}//${url.host}${url.pathna
 
 const causeOf = (error: unknown): string => {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? (cause as NodeJS.ErrnoException).code ?? cause.message : String(cause);
+  return cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : String(cause);
 };
 
 /** Address resolution, the allowlist and where details are logged. */
@@ -176,9 +220,16 @@ export type HttpPolicy = { readonly resolve: Resolver; readonly allowlist: Addre
  * Errors: throws (a defect) for an invalid `allowHosts` entry: check them with `parseAllowlist` first.
  */
 export const httpPolicy = (options: FetcherOptions): HttpPolicy => {
-  const parsed = options.allowHosts === undefined || options.allowHosts.length === 0 ? { allowlist: emptyAllowlist } : parseAllowlist(options.allowHosts);
+  const parsed =
+    options.allowHosts === undefined || options.allowHosts.length === 0
+      ? { allowlist: emptyAllowlist }
+      : parseAllowlist(options.allowHosts);
   if ('error' in parsed) throw new Error(`allowHosts: ${parsed.error}`);
-  return { resolve: options.resolve ?? systemResolver, allowlist: parsed.allowlist, logger: options.logger ?? silentLogger };
+  return {
+    resolve: options.resolve ?? systemResolver,
+    allowlist: parsed.allowlist,
+    logger: options.logger ?? silentLogger,
+  };
 };
 
 /**
@@ -186,26 +237,37 @@ export const httpPolicy = (options: FetcherOptions): HttpPolicy => {
  * resolves to one public and one private address is refused: the client could pick either).
  * Errors (thrown `Unreachable`): no address, a denied address.
  */
-export const allowedAddress = async (hostname: string, policy: HttpPolicy, signal: AbortSignal): Promise<ResolvedAddress> => {
+export const allowedAddress = async (
+  hostname: string,
+  policy: HttpPolicy,
+  signal: AbortSignal,
+): Promise<ResolvedAddress> => {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(host);
-  const addresses = literal !== 0 ? [{ address: host, family: literal as 4 | 6 }] : await abortable(policy.resolve(host), signal);
+  const addresses =
+    literal !== 0 ? [{ address: host, family: literal as 4 | 6 }] : await abortable(policy.resolve(host), signal);
   const [first] = addresses;
   if (first === undefined) throw new Unreachable(`${host} has no address`);
   if (policy.allowlist.allowsHost(host)) return first;
   const refused = addresses.find(({ address }) => isDeniedAddress(address) && !policy.allowlist.allowsAddress(address));
   if (refused !== undefined) {
-    throw new Unreachable(`${host}${literal === 0 ? ` resolves to ${refused.address}, which` : ''} is a loopback, private, link-local or metadata address: refused (allow it with --tosca-allow-host)`);
+    throw new Unreachable(
+      `${host}${literal === 0 ? ` resolves to ${refused.address}, which` : ''} is a loopback, private, link-local or metadata address: refused (allow it with --tosca-allow-host)`,
+    );
   }
   return first;
 };
 
-const abortable = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => new Promise((resolve, reject) => {
-  if (signal.aborted) { reject(signal.reason); return; }
-  const onAbort = (): void => reject(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-});
+const abortable = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 
 /**
  * One request to `url`, connected to the address `allowedAddress` checked (a custom `lookup`, so
@@ -214,12 +276,17 @@ const abortable = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> => n
 const exchange = async (url: URL, maxBytes: number, policy: HttpPolicy, signal: AbortSignal): Promise<Hop> => {
   const target = await allowedAddress(url.hostname, policy, signal);
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all === true) (callback as unknown as (error: null, addresses: ReadonlyArray<ResolvedAddress>) => void)(null, [target]);
+    if (options.all === true)
+      (callback as unknown as (error: null, addresses: ReadonlyArray<ResolvedAddress>) => void)(null, [target]);
     else callback(null, target.address, target.family);
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const request = send(url, { lookup, agent: false, signal, headers: { accept: 'application/yaml, application/zip, */*' } }, resolve);
+    const request = send(
+      url,
+      { lookup, agent: false, signal, headers: { accept: 'application/yaml, application/zip, */*' } },
+      resolve,
+    );
     request.once('error', reject);
     request.end();
   });
@@ -257,19 +324,32 @@ const boundedBody = async (response: IncomingMessage, maxBytes: number): Promise
 
 /** `file:` below one of the configured roots (symbolic links resolved first, so they cannot escape). */
 const readLocal = async (url: URL, limits: FetchLimits): Promise<E.Either<FetchError, Uint8Array>> => {
-  if (limits.fileRoots.length === 0) return failure(url.href, 'file: URLs are disabled (start the operator with --tosca-file-root DIR to allow a directory)', false);
+  if (limits.fileRoots.length === 0)
+    return failure(
+      url.href,
+      'file: URLs are disabled (start the operator with --tosca-file-root DIR to allow a directory)',
+      false,
+    );
   try {
     const path = await realpath(fileURLToPath(url));
-    const roots = await Promise.all(limits.fileRoots.map(async (root) => realpath(resolvePath(root)).catch(() => resolvePath(root))));
-    if (!roots.some((root) => isBelow(path, root))) return failure(url.href, 'outside the directories allowed for file: URLs', false);
+    const roots = await Promise.all(
+      limits.fileRoots.map(async (root) => realpath(resolvePath(root)).catch(() => resolvePath(root))),
+    );
+    if (!roots.some((root) => isBelow(path, root)))
+      return failure(url.href, 'outside the directories allowed for file: URLs', false);
     const info = await stat(path);
     if (!info.isFile()) return failure(url.href, 'not a regular file', false);
-    if (info.size > limits.maxBytes) return failure(url.href, `larger than ${limits.maxBytes} bytes (${info.size})`, false);
+    if (info.size > limits.maxBytes)
+      return failure(url.href, `larger than ${limits.maxBytes} bytes (${info.size})`, false);
     return E.right(await readFile(path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A missing file may appear later (a ConfigMap volume being mounted): worth retrying.
-    return failure(url.href, code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(error)}`, code === 'ENOENT');
+    return failure(
+      url.href,
+      code === 'ENOENT' ? 'no such file' : `cannot read: ${code ?? String(error)}`,
+      code === 'ENOENT',
+    );
   }
 };
 

@@ -20,25 +20,39 @@ const fromSources = import.meta.url.endsWith('.ts');
 const workerUrl = new URL(fromSources ? './translate-worker.ts' : './translate-worker.js', import.meta.url);
 
 /** Runs `job` in a worker thread within `limits`. Never rejects. */
-export const translateIsolated = (job: BodyJob, limits: IsolationLimits): Promise<Translation> => new Promise((resolve) => {
-  let settled = false;
-  const worker = new Worker(workerUrl, {
-    execArgv: fromSources ? ['--import', 'tsx'] : [],
-    resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.maxHeapMb / 4)) },
-    stdout: false, stderr: false,
+export const translateIsolated = (job: BodyJob, limits: IsolationLimits): Promise<Translation> =>
+  new Promise((resolve) => {
+    let settled = false;
+    const worker = new Worker(workerUrl, {
+      execArgv: fromSources ? ['--import', 'tsx'] : [],
+      resourceLimits: {
+        maxOldGenerationSizeMb: limits.maxHeapMb,
+        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.maxHeapMb / 4)),
+      },
+      stdout: false,
+      stderr: false,
+    });
+    const settle = (translation: Translation): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      void worker.terminate();
+      resolve(translation);
+    };
+    const deadline = setTimeout(
+      () => settle(invalid(`${job.root}: translating took longer than ${limits.timeoutMs} ms: simplify the template`)),
+      limits.timeoutMs,
+    );
+    worker.once('message', (result: Translation) => settle(result));
+    worker.once('error', (error: Error & { code?: string }) =>
+      settle(
+        invalid(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `${job.root}: translating needs more than ${limits.maxHeapMb} MiB of memory: simplify the template`
+            : `${job.root}: translation failed (${error.code ?? error.name})`,
+        ),
+      ),
+    );
+    worker.once('exit', (code) => settle(invalid(`${job.root}: translation stopped (exit code ${code})`)));
+    worker.postMessage(job);
   });
-  const settle = (translation: Translation): void => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(deadline);
-    void worker.terminate();
-    resolve(translation);
-  };
-  const deadline = setTimeout(() => settle(invalid(`${job.root}: translating took longer than ${limits.timeoutMs} ms: simplify the template`)), limits.timeoutMs);
-  worker.once('message', (result: Translation) => settle(result));
-  worker.once('error', (error: Error & { code?: string }) => settle(invalid(error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-    ? `${job.root}: translating needs more than ${limits.maxHeapMb} MiB of memory: simplify the template`
-    : `${job.root}: translation failed (${error.code ?? error.name})`)));
-  worker.once('exit', (code) => settle(invalid(`${job.root}: translation stopped (exit code ${code})`)));
-  worker.postMessage(job);
-});

@@ -49,9 +49,15 @@ export const translateBody = (job: BodyJob): Translation => {
 
 const translateText = (text: string, inputs: JsonValue | undefined, root: string): Translation => {
   const parsed = parseYamlDocument(text);
-  return E.isLeft(parsed) ? invalid(`${root}: not a YAML document: ${parsed.left}`) : translated(parsed.right, inputs, root);
+  return E.isLeft(parsed)
+    ? invalid(`${root}: not a YAML document: ${parsed.left}`)
+    : translated(parsed.right, inputs, root);
 };
 
 const utf8 = (bytes: Uint8Array): string | undefined => {
-  try { return new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { return undefined; }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 };

@@ -5,7 +5,15 @@
  * translated in a worker thread (isolated.ts); inline ones, already bounded JSON, in place.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { DEFAULT_JSON_BOUNDS, isJsonArray, isJsonObject, showPath, withinBounds, type Application, type JsonValue } from '../../core/index.js';
+import {
+  DEFAULT_JSON_BOUNDS,
+  isJsonArray,
+  isJsonObject,
+  showPath,
+  withinBounds,
+  type Application,
+  type JsonValue,
+} from '../../core/index.js';
 import { createFetcher, defaultFetchLimits, type Fetcher, type FetcherOptions } from './fetch.js';
 import { defaultIsolationLimits, translateIsolated, type IsolationLimits } from './isolated.js';
 import { invalid, translateBody, translated, type BodyJob, type Translation } from './translation.js';
@@ -46,7 +54,8 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
   const fetcher = options.fetcher ?? createFetcher(options);
   const maxBytes = options.maxBytes ?? defaultFetchLimits.maxBytes;
   const isolation = options.isolation === false ? undefined : { ...defaultIsolationLimits, ...options.isolation };
-  const run = (job: BodyJob): Promise<Translation> => (isolation === undefined ? Promise.resolve(translateBody(job)) : translateIsolated(job, isolation));
+  const run = (job: BodyJob): Promise<Translation> =>
+    isolation === undefined ? Promise.resolve(translateBody(job)) : translateIsolated(job, isolation);
   const memo = new Map<string, { readonly source: unknown; readonly result: Promise<Translation> }>();
   const memoised: Memo = (key, source, compute) => {
     const hit = memo.get(key);
@@ -61,7 +70,8 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
     if (!needsTranslation(application)) return { _tag: 'NotNeeded' };
     const spec = application.spec as { readonly [key: string]: JsonValue };
     const inputs = spec.toscaInputs;
-    if (spec.tosca !== undefined && spec.csar !== undefined) return invalid('spec.tosca, spec.csar: give one of them, not both');
+    if (spec.tosca !== undefined && spec.csar !== undefined)
+      return invalid('spec.tosca, spec.csar: give one of them, not both');
     const bounded = outOfBounds(spec);
     if (bounded !== undefined) return bounded;
     const key = JSON.stringify([spec.tosca ?? null, spec.csar ?? null, inputs ?? null]);
@@ -85,12 +95,25 @@ const outOfBounds = (spec: { readonly [key: string]: JsonValue }): Translation |
   return undefined;
 };
 
-type Context = { readonly fetcher: Fetcher; readonly maxBytes: number; readonly run: (job: BodyJob) => Promise<Translation>; readonly key: string; readonly memoised: Memo };
+type Context = {
+  readonly fetcher: Fetcher;
+  readonly maxBytes: number;
+  readonly run: (job: BodyJob) => Promise<Translation>;
+  readonly key: string;
+  readonly memoised: Memo;
+};
 
-const fromUrl = async (kind: BodyJob['kind'], url: string, inputs: JsonValue | undefined, context: Context): Promise<Translation> => {
+const fromUrl = async (
+  kind: BodyJob['kind'],
+  url: string,
+  inputs: JsonValue | undefined,
+  context: Context,
+): Promise<Translation> => {
   const fetched = await context.fetcher(url);
   const root = `spec.${kind} (${url})`;
   if (E.isLeft(fetched)) return invalid(`${root}: ${fetched.left.message}`, fetched.left.retryable);
   // The fetcher hands out the same bytes while they are cached: same bytes, same translation.
-  return context.memoised(context.key, fetched.right, () => context.run({ kind, body: fetched.right, inputs, root, maxBytes: context.maxBytes }));
+  return context.memoised(context.key, fetched.right, () =>
+    context.run({ kind, body: fetched.right, inputs, root, maxBytes: context.maxBytes }),
+  );
 };

@@ -29,7 +29,9 @@ export const parseYamlDocument: ParseDocument = (text) => {
     // A JSON round trip drops what JSON cannot hold (e.g. .inf becomes null), as the API server would.
     return E.right(JSON.parse(JSON.stringify(document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? null)) as JsonValue);
   } catch (error) {
-    return E.left(error instanceof Error ? error.message.split('\n')[0] ?? 'unreadable document' : 'unreadable document');
+    return E.left(
+      error instanceof Error ? (error.message.split('\n')[0] ?? 'unreadable document') : 'unreadable document',
+    );
   }
 };
 

@@ -33,12 +33,20 @@ const CONTROL = /^[\x02\x18\x1f\ufeff]$/;
  */
 export const checkText = (text: string, limits: TextLimits): E.Either<TextProblem, string> => {
   // UTF-16 length bounds the UTF-8 size from below, three times it from above: count only when it matters.
-  if (text.length > limits.maxBytes || (text.length * 3 > limits.maxBytes && Buffer.byteLength(text, 'utf8') > limits.maxBytes)) {
+  if (
+    text.length > limits.maxBytes ||
+    (text.length * 3 > limits.maxBytes && Buffer.byteLength(text, 'utf8') > limits.maxBytes)
+  ) {
     return E.left({ offset: 0, message: `larger than ${showBytes(limits.maxBytes)}` });
   }
   // The scan counts the scalar at the bottom as a level too: one more than the lists and maps above it.
   const deepest = firstTooDeep(text, limits.maxDepth + 1);
-  return deepest === undefined ? E.right(text) : E.left({ offset: deepest, message: `nested deeper than ${limits.maxDepth} levels: Kubernetes objects nest far less, check the text` });
+  return deepest === undefined
+    ? E.right(text)
+    : E.left({
+        offset: deepest,
+        message: `nested deeper than ${limits.maxDepth} levels: Kubernetes objects nest far less, check the text`,
+      });
 };
 
 /** The offset where nesting first exceeds `maxDepth`, if it does. */
@@ -63,7 +71,14 @@ const firstTooDeep = (text: string, maxDepth: number): number | undefined => {
       enterBlock(start);
     } else if (flow === 0 && (token[0] === '|' || token[0] === '>')) {
       blockScalarNext = true; // its content is one scalar token, whatever its lines look like
-    } else if (flow === 0 && !CONTROL.test(token) && token.trim() !== '' && token[0] !== '#' && token !== ':' && token !== ',') {
+    } else if (
+      flow === 0 &&
+      !CONTROL.test(token) &&
+      token.trim() !== '' &&
+      token[0] !== '#' &&
+      token !== ':' &&
+      token !== ','
+    ) {
       if (!blockScalarNext) enterBlock(start);
       blockScalarNext = false;
     }
@@ -86,4 +101,5 @@ export const lineColumnOf = (text: string, offset: number): { readonly line: num
   return { line, column: offset - lineStart + 1 };
 };
 
-const showBytes = (bytes: number): string => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${bytes} bytes`);
+const showBytes = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${bytes} bytes`;

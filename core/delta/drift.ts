@@ -1,7 +1,13 @@
 /** Drift: where the current state differs from the desired one, on observed fields only (SPEC step 5). */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, type JsonValue } from '../json/json.js';
 import type { Path } from '../json/path.js';
-import { currentLength, isCurrentLength, lengthWithin, listControl, type SchemaNode } from '../model/observer-schema.js';
+import {
+  currentLength,
+  isCurrentLength,
+  lengthWithin,
+  listControl,
+  type SchemaNode,
+} from '../model/observer-schema.js';
 import { missingValue } from './missing.js';
 
 /** One observed difference: a value, or a list length outside its control. */
@@ -14,7 +20,11 @@ export type Drift =
  * Unknown desired values (absent or null) are no difference; identification fields and the
  * top-level `status` never count as drift (**fix**: Krake re-patches LoadBalancer Services forever).
  */
-export const driftOf = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode): ReadonlyArray<Drift> => {
+export const driftOf = (
+  desired: JsonValue,
+  current: JsonValue | undefined,
+  schema: SchemaNode,
+): ReadonlyArray<Drift> => {
   const found: Drift[] = [];
   walkDrift(desired, current, schema, { found, firstOnly: false });
   return found.length === 0 ? NONE : found;
@@ -54,12 +64,24 @@ const isExempt = (topLevelKey: string): boolean =>
   topLevelKey === 'status' || topLevelKey === 'apiVersion' || topLevelKey === 'kind';
 
 /** Adds the drifts below `path` (a stack the caller pushed the last step on) to `walk`. */
-const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined, schema: SchemaNode, path: Array<string | number>, walk: Walk): void => {
+const driftAt = (
+  desired: JsonValue | undefined,
+  current: JsonValue | undefined,
+  schema: SchemaNode,
+  path: Array<string | number>,
+  walk: Walk,
+): void => {
   if (desired === undefined || desired === null) return;
   if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return;
-  if (isJsonArray(schema) && isJsonArray(desired)) { listDrift(desired, current, schema, path, walk); return; }
+  if (isJsonArray(schema) && isJsonArray(desired)) {
+    listDrift(desired, current, schema, path, walk);
+    return;
+  }
   if (isJsonObject(schema) && isJsonObject(desired)) {
-    if (!isJsonObject(current)) { wholeDrift(desired, current, schema, path, walk); return; }
+    if (!isJsonObject(current)) {
+      wholeDrift(desired, current, schema, path, walk);
+      return;
+    }
     for (const key in schema) {
       if (!hasOwn(schema, key)) continue;
       const value = getOwn(desired, key);
@@ -75,13 +97,28 @@ const driftAt = (desired: JsonValue | undefined, current: JsonValue | undefined,
   if (!jsonCovers(desired, current)) walk.found.push({ kind: 'value', path: path.slice(), from: current, to: desired });
 };
 
-const wholeDrift = (desired: JsonValue, current: JsonValue | undefined, schema: SchemaNode, path: ReadonlyArray<string | number>, walk: Walk): void => {
+const wholeDrift = (
+  desired: JsonValue,
+  current: JsonValue | undefined,
+  schema: SchemaNode,
+  path: ReadonlyArray<string | number>,
+  walk: Walk,
+): void => {
   const to = missingValue(desired, schema);
   if (to !== undefined) walk.found.push({ kind: 'value', path: path.slice(), from: current, to });
 };
 
-const listDrift = (desired: ReadonlyArray<JsonValue>, current: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, path: Array<string | number>, walk: Walk): void => {
-  if (!isJsonArray(current)) { wholeDrift(desired, current, schema, path, walk); return; }
+const listDrift = (
+  desired: ReadonlyArray<JsonValue>,
+  current: JsonValue | undefined,
+  schema: ReadonlyArray<SchemaNode>,
+  path: Array<string | number>,
+  walk: Walk,
+): void => {
+  if (!isJsonArray(current)) {
+    wholeDrift(desired, current, schema, path, walk);
+    return;
+  }
   const elementCount = Math.max(0, schema.length - 1); // the element schemas (`listElements`), not copied
   const length = currentLength(current[current.length - 1]) ?? current.filter((item) => !isCurrentLength(item)).length;
   const observed = Math.min(elementCount, desired.length);
@@ -93,5 +130,6 @@ const listDrift = (desired: ReadonlyArray<JsonValue>, current: JsonValue | undef
   }
   const control = listControl(schema);
   const fixable = length > control.max && control.max !== 0 ? true : length < control.min && desired.length > length;
-  if (!lengthWithin(length, control) && fixable) walk.found.push({ kind: 'length', path: path.slice(), from: length, ...control });
+  if (!lengthWithin(length, control) && fixable)
+    walk.found.push({ kind: 'length', path: path.slice(), from: length, ...control });
 };

@@ -3,7 +3,17 @@
  * nothing changed since the last observation, so the previous status entries can be reused
  * without projecting, learning or diffing again (and without allocating).
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, jsonEqual, ownKeyCount, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  jsonCovers,
+  jsonEqual,
+  ownKeyCount,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
 
 /** A check that `live` still matches an entry of one `lastObservedManifest` list (see `inSyncWith`). */
@@ -27,7 +37,8 @@ export const inSyncWith = (entries: ReadonlyArray<JsonObject>): InSyncCheck => {
   const known = proofs;
   return (desired, live, observed, schema) => {
     const proven = known.get(observed);
-    if (proven !== undefined && proven.live === live && proven.desired === desired && proven.schema === schema) return true;
+    if (proven !== undefined && proven.live === live && proven.desired === desired && proven.schema === schema)
+      return true;
     if (!walkInSync(desired, live, observed, schema)) return false;
     known.set(observed, { live, desired, schema });
     return true;
@@ -44,8 +55,12 @@ const walkInSync = (desired: JsonObject, live: JsonObject, observed: JsonObject,
   for (const key in schema) {
     if (!hasOwn(schema, key) || key === 'apiVersion' || key === 'kind') continue;
     if (key === 'metadata') {
-      if (!sameMetadata(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null)) return false;
-    } else if (!same(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null, key === 'status')) return false;
+      if (!sameMetadata(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null))
+        return false;
+    } else if (
+      !same(getOwn(desired, key), getOwn(live, key), getOwn(observed, key), schema[key] ?? null, key === 'status')
+    )
+      return false;
   }
   return observedKeys(observed, live, schema, 3) === ownKeyCount(observed);
 };
@@ -53,11 +68,24 @@ const walkInSync = (desired: JsonObject, live: JsonObject, observed: JsonObject,
 /** How many keys a fresh projection would have: schema keys present live, plus identification. */
 const observedKeys = (observed: JsonObject, live: JsonObject, schema: JsonObject, identification: number): number => {
   let count = identification;
-  for (const key in schema) if (hasOwn(schema, key) && key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && getOwn(live, key) !== undefined) count++;
+  for (const key in schema)
+    if (
+      hasOwn(schema, key) &&
+      key !== 'apiVersion' &&
+      key !== 'kind' &&
+      key !== 'metadata' &&
+      getOwn(live, key) !== undefined
+    )
+      count++;
   return count;
 };
 
-const sameMetadata = (desired: JsonValue | undefined, live: JsonValue | undefined, observed: JsonValue | undefined, schema: SchemaNode): boolean => {
+const sameMetadata = (
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  observed: JsonValue | undefined,
+  schema: SchemaNode,
+): boolean => {
   if (!isJsonObject(schema) || !isJsonObject(live) || !isJsonObject(observed)) return false;
   let count = 0;
   for (const key in schema) {
@@ -65,39 +93,78 @@ const sameMetadata = (desired: JsonValue | undefined, live: JsonValue | undefine
     if (key === 'name' || key === 'namespace') continue;
     const liveValue = getOwn(live, key);
     if (liveValue !== undefined) count++;
-    if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, false)) return false;
+    if (
+      !same(
+        isJsonObject(desired) ? getOwn(desired, key) : undefined,
+        liveValue,
+        getOwn(observed, key),
+        schema[key] ?? null,
+        false,
+      )
+    )
+      return false;
   }
-  const identification = (getOwn(live, 'name') === undefined ? 0 : 1) + (getOwn(live, 'namespace') === undefined ? 0 : 1);
+  const identification =
+    (getOwn(live, 'name') === undefined ? 0 : 1) + (getOwn(live, 'namespace') === undefined ? 0 : 1);
   return count + identification === ownKeyCount(observed);
 };
 
 const unknown = (value: JsonValue | undefined): boolean => value === undefined || value === null;
 
-const same = (desired: JsonValue | undefined, live: JsonValue | undefined, observed: JsonValue | undefined, schema: SchemaNode, reportOnly: boolean): boolean => {
+const same = (
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  observed: JsonValue | undefined,
+  schema: SchemaNode,
+  reportOnly: boolean,
+): boolean => {
   if (live === undefined) return observed === undefined && (unknown(desired) || reportOnly);
   if (schema === null || (!isJsonObject(schema) && !isJsonArray(schema))) {
     if (unknown(desired)) return (reportOnly || live === null) && jsonEqual(observed, live);
     return (reportOnly || jsonCovers(desired, live)) && jsonEqual(observed, live);
   }
   if (!unknown(desired) && (isJsonArray(schema) ? !isJsonArray(desired) : !isJsonObject(desired))) return false;
-  return isJsonArray(schema) ? sameList(desired, live, observed, schema, reportOnly) : sameObject(desired, live, observed, schema, reportOnly);
+  return isJsonArray(schema)
+    ? sameList(desired, live, observed, schema, reportOnly)
+    : sameObject(desired, live, observed, schema, reportOnly);
 };
 
-const sameObject = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: JsonObject, reportOnly: boolean): boolean => {
+const sameObject = (
+  desired: JsonValue | undefined,
+  live: JsonValue,
+  observed: JsonValue | undefined,
+  schema: JsonObject,
+  reportOnly: boolean,
+): boolean => {
   if (!isJsonObject(live) || !isJsonObject(observed)) return false;
   let count = 0;
   for (const key in schema) {
     if (!hasOwn(schema, key)) continue;
     const liveValue = getOwn(live, key);
     if (liveValue !== undefined) count++;
-    if (!same(isJsonObject(desired) ? getOwn(desired, key) : undefined, liveValue, getOwn(observed, key), schema[key] ?? null, reportOnly)) return false;
+    if (
+      !same(
+        isJsonObject(desired) ? getOwn(desired, key) : undefined,
+        liveValue,
+        getOwn(observed, key),
+        schema[key] ?? null,
+        reportOnly,
+      )
+    )
+      return false;
   }
   return count === ownKeyCount(observed);
 };
 
 const NO_ITEMS: ReadonlyArray<JsonValue> = [];
 
-const sameList = (desired: JsonValue | undefined, live: JsonValue, observed: JsonValue | undefined, schema: ReadonlyArray<SchemaNode>, reportOnly: boolean): boolean => {
+const sameList = (
+  desired: JsonValue | undefined,
+  live: JsonValue,
+  observed: JsonValue | undefined,
+  schema: ReadonlyArray<SchemaNode>,
+  reportOnly: boolean,
+): boolean => {
   if (!isJsonArray(live) || !isJsonArray(observed)) return false;
   const elementCount = schema.length - 1; // the last entry is the list control
   const positions = Math.min(elementCount, live.length);

@@ -17,10 +17,17 @@ export const trimToMax = (value: JsonValue, schema: SchemaNode): JsonValue => {
   return isJsonObject(schema) && isJsonObject(value) ? trimObject(value, schema, false) : value;
 };
 
-const trimObject = (value: { readonly [key: string]: JsonValue }, schema: { readonly [key: string]: SchemaNode }, top: boolean): JsonValue => {
+const trimObject = (
+  value: { readonly [key: string]: JsonValue },
+  schema: { readonly [key: string]: SchemaNode },
+  top: boolean,
+): JsonValue => {
   const entries = Object.entries(value);
   const next = entries.map(([key, child]) =>
-    (hasOwn(schema, key) && !(top && key === 'status') ? [key, trimToMax(child, schema[key] ?? null)] as const : [key, child] as const));
+    hasOwn(schema, key) && !(top && key === 'status')
+      ? ([key, trimToMax(child, schema[key] ?? null)] as const)
+      : ([key, child] as const),
+  );
   return next.every(([, child], i) => child === entries[i]?.[1]) ? value : objectFromEntries(next);
 };
 

@@ -35,12 +35,18 @@ const missingList = (desired: ReadonlyArray<JsonValue>, schema: ReadonlyArray<Sc
  * the elements added to reach the minimum (their observed lists cut to their maximum). Trailing
  * unknown positions are not written.
  */
-export const appendedElements = (desired: ReadonlyArray<JsonValue>, from: number, schema: ReadonlyArray<SchemaNode>): ReadonlyArray<JsonValue> => {
+export const appendedElements = (
+  desired: ReadonlyArray<JsonValue>,
+  from: number,
+  schema: ReadonlyArray<SchemaNode>,
+): ReadonlyArray<JsonValue> => {
   const elements = listElements(schema);
   const observed: Array<JsonValue | undefined> = [];
-  for (let i = from; i < Math.min(elements.length, desired.length); i++) observed.push(missingValue(desired[i], elements[i] ?? null));
+  for (let i = from; i < Math.min(elements.length, desired.length); i++)
+    observed.push(missingValue(desired[i], elements[i] ?? null));
   const known = observed.findLastIndex((item) => item !== undefined) + 1;
   const end = Math.max(from + known, Math.min(listControl(schema).min, desired.length));
-  const whole = (i: number): JsonValue => (i < elements.length ? trimToMax(desired[i] as JsonValue, elements[i] ?? null) : desired[i] as JsonValue);
+  const whole = (i: number): JsonValue =>
+    i < elements.length ? trimToMax(desired[i] as JsonValue, elements[i] ?? null) : (desired[i] as JsonValue);
   return Array.from({ length: Math.max(0, end - from) }, (_, k) => observed[k] ?? whole(from + k));
 };

@@ -27,13 +27,18 @@ export const calculateResourceDelta = (args: {
 }): ResourceDelta => {
   const schemas = indexSchemas(args.mangledObserverSchema);
   // Nothing desired left to compare (a plan in sync passes none): no index of the current state is built.
-  const findCurrent = args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, args.namespace);
-  const findDesired = args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, args.namespace);
+  const findCurrent =
+    args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, args.namespace);
+  const findDesired =
+    args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, args.namespace);
   const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent?.(desired)] as const);
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
     modified: matched
-      .filter(([desired, observed]) => observed !== undefined && hasDrift(desired, observed, schemaFor(schemas, desired) ?? {}))
+      .filter(
+        ([desired, observed]) =>
+          observed !== undefined && hasDrift(desired, observed, schemaFor(schemas, desired) ?? {}),
+      )
       .map(([desired]) => desired),
     deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
   };

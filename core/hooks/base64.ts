@@ -11,7 +11,8 @@ export const utf8Bytes = (text: string): ReadonlyArray<number> => {
     if (code < 0x80) bytes.push(code);
     else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
     else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+    else
+      bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
   }
   return bytes;
 };
@@ -40,7 +41,10 @@ export const base64Bytes = (text: string): ReadonlyArray<number> | undefined => 
   for (const char of clean) {
     buffer = (buffer << 6) | ALPHABET.indexOf(char);
     bits += 6;
-    if (bits >= 8) { bits -= 8; bytes.push((buffer >> bits) & 0xff); }
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
   }
   return bytes;
 };

@@ -7,7 +7,15 @@ import { schemaKeyOf } from '../schema/lookup.js';
 import { base64Of } from './base64.js';
 import { hookEnvEntries, injectEnv } from './env.js';
 import { mergeSchemaNodes } from './schema-edit.js';
-import { callbackUrlOf, desiredNamespaces, emptyHookSecret, hookSecretKeys, hookSecretName, hookSecretRefs, hookSecretSchema } from './secret.js';
+import {
+  callbackUrlOf,
+  desiredNamespaces,
+  emptyHookSecret,
+  hookSecretKeys,
+  hookSecretName,
+  hookSecretRefs,
+  hookSecretSchema,
+} from './secret.js';
 import type { MangleContext, MangleHook, Mangled } from './types.js';
 
 /**
@@ -18,10 +26,12 @@ import type { MangleContext, MangleHook, Mangled } from './types.js';
  * planning, so the token in force is kept, not replaced. Tokens never reach status or
  * explanations: `redactPlan` takes them out of every plan.
  */
-export const callbackHook = (hook: Hook): MangleHook => (desired, mangledSchema, context) => {
-  const withEnv = injectEnv({ desired, mangledSchema }, hookEnvEntries(hook, hookSecretName(context.owner)));
-  return withHookSecrets(withEnv, hook, context);
-};
+export const callbackHook =
+  (hook: Hook): MangleHook =>
+  (desired, mangledSchema, context) => {
+    const withEnv = injectEnv({ desired, mangledSchema }, hookEnvEntries(hook, hookSecretName(context.owner)));
+    return withHookSecrets(withEnv, hook, context);
+  };
 
 /** Adds this hook's keys to the hook Secret of every namespace of the desired resources (creating it). */
 const withHookSecrets = (mangled: Mangled, hook: Hook, context: MangleContext): Mangled => {
@@ -30,9 +40,12 @@ const withHookSecrets = (mangled: Mangled, hook: Hook, context: MangleContext): 
   const data = secretData(hook, context);
   const wanted = new Set(hookSecretRefs(namespaces, context.owner).map(refKey));
   const present = new Set(mangled.desired.map(resourceKey));
-  const missing = namespaces.filter((namespace) => !present.has(refKey(hookSecretRefs([namespace], context.owner)[0]!)));
-  const desired = [...mangled.desired, ...missing.map((namespace) => emptyHookSecret(namespace, context.owner))]
-    .map((resource) => (wanted.has(resourceKey(resource)) ? withData(resource, data) : resource));
+  const missing = namespaces.filter(
+    (namespace) => !present.has(refKey(hookSecretRefs([namespace], context.owner)[0]!)),
+  );
+  const desired = [...mangled.desired, ...missing.map((namespace) => emptyHookSecret(namespace, context.owner))].map(
+    (resource) => (wanted.has(resourceKey(resource)) ? withData(resource, data) : resource),
+  );
   return { desired, mangledSchema: withSecretSchema(mangled.mangledSchema, hook, context) };
 };
 
@@ -41,7 +54,9 @@ const secretData = (hook: Hook, context: MangleContext): JsonObject => {
   const keys = hookSecretKeys(hook);
   const token = context.tokens?.[hook];
   return {
-    ...(context.callbackUrl === undefined ? {} : { [keys.url]: base64Of(callbackUrlOf(context.callbackUrl, context.owner, hook)) }),
+    ...(context.callbackUrl === undefined
+      ? {}
+      : { [keys.url]: base64Of(callbackUrlOf(context.callbackUrl, context.owner, hook)) }),
     ...(token === undefined ? {} : { [keys.token]: base64Of(token) }),
   };
 };
@@ -52,16 +67,20 @@ const withData = (secret: Resource, data: JsonObject): Resource => {
 };
 
 /** The hook Secrets' schema (one for all namespaces), observing this hook's URL and token when they are known. */
-const withSecretSchema = (schemas: ReadonlyArray<ObserverSchema>, hook: Hook, context: MangleContext): ReadonlyArray<ObserverSchema> => {
+const withSecretSchema = (
+  schemas: ReadonlyArray<ObserverSchema>,
+  hook: Hook,
+  context: MangleContext,
+): ReadonlyArray<ObserverSchema> => {
   const base = hookSecretSchema(context.owner);
   const keys = hookSecretKeys(hook);
   const data = {
     ...(context.callbackUrl === undefined ? {} : { [keys.url]: null }),
     ...(context.tokens?.[hook] === undefined ? {} : { [keys.token]: null }),
   };
-  const observed = Object.keys(data).length === 0 ? base : withKey(base, 'data', data) as ObserverSchema;
+  const observed = Object.keys(data).length === 0 ? base : (withKey(base, 'data', data) as ObserverSchema);
   const key = schemaKeyOf(base);
   const index = schemas.findIndex((schema) => schemaKeyOf(schema) === key);
   if (index < 0) return [...schemas, observed];
-  return schemas.map((schema, i) => (i === index ? mergeSchemaNodes(schema, observed) as ObserverSchema : schema));
+  return schemas.map((schema, i) => (i === index ? (mergeSchemaNodes(schema, observed) as ObserverSchema) : schema));
 };

@@ -50,30 +50,53 @@ export const injectEnv = (mangled: Mangled, entries: ReadonlyArray<JsonObject>):
 
 type Injected = { readonly resource: Resource; readonly schema: ObserverSchema | undefined };
 
-const injectWorkload = (resource: Resource, schema: ObserverSchema | undefined, podSpec: Path, entries: ReadonlyArray<JsonObject>): Injected => {
+const injectWorkload = (
+  resource: Resource,
+  schema: ObserverSchema | undefined,
+  podSpec: Path,
+  entries: ReadonlyArray<JsonObject>,
+): Injected => {
   let result: Injected = { resource, schema };
   for (const list of CONTAINER_LISTS) {
     const containers = getIn(resource, [...podSpec, list]);
     if (!isJsonArray(containers)) continue;
-    containers.forEach((container, index) => { result = injectContainer(result, [...podSpec, list, index], container, entries); });
+    containers.forEach((container, index) => {
+      result = injectContainer(result, [...podSpec, list, index], container, entries);
+    });
   }
   return result;
 };
 
-const injectContainer = (current: Injected, path: Path, container: JsonValue, entries: ReadonlyArray<JsonObject>): Injected => {
+const injectContainer = (
+  current: Injected,
+  path: Path,
+  container: JsonValue,
+  entries: ReadonlyArray<JsonObject>,
+): Injected => {
   if (!isJsonObject(container)) return current;
   const env = getOwn(container, 'env');
   const existing = env === undefined ? [] : isJsonArray(env) ? env : undefined;
   if (existing === undefined) return current;
-  const names = new Set(existing.flatMap((entry) => (isJsonObject(entry) && typeof entry.name === 'string' ? [entry.name] : [])));
+  const names = new Set(
+    existing.flatMap((entry) => (isJsonObject(entry) && typeof entry.name === 'string' ? [entry.name] : [])),
+  );
   const added = entries.filter((entry) => !names.has(entry.name as string));
   if (added.length === 0) return current;
   const next = [...existing, ...added];
-  const resource = (env === undefined
-    ? updateAt(current.resource, path, (node) => withKey(node as JsonObject, 'env', next))
-    : updateAt(current.resource, [...path, 'env'], () => next)) as Resource;
-  const schema = current.schema === undefined
-    ? undefined
-    : observeAppended(current.schema, [...path, 'env'], existing.length, next.length, ENTRY_SCHEMA) as ObserverSchema;
+  const resource = (
+    env === undefined
+      ? updateAt(current.resource, path, (node) => withKey(node as JsonObject, 'env', next))
+      : updateAt(current.resource, [...path, 'env'], () => next)
+  ) as Resource;
+  const schema =
+    current.schema === undefined
+      ? undefined
+      : (observeAppended(
+          current.schema,
+          [...path, 'env'],
+          existing.length,
+          next.length,
+          ENTRY_SCHEMA,
+        ) as ObserverSchema);
   return { resource, schema };
 };

@@ -27,42 +27,65 @@ export const redactPlan = (plan: Plan, owner: HookOwner): Plan => {
   return {
     ...plan,
     status: redactStatus(plan.status, owner),
-    actions: plan.actions.map((action) => maskMarkedChanges(redactAction(action, owner), marked(identified(action.ref)))),
+    actions: plan.actions.map((action) =>
+      maskMarkedChanges(redactAction(action, owner), marked(identified(action.ref))),
+    ),
   };
 };
 
 /** The identification a schema is looked up by, for an action's object. */
-const identified = (ref: ObjectRef): JsonObject => ({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name } });
+const identified = (ref: ObjectRef): JsonObject => ({
+  apiVersion: ref.apiVersion,
+  kind: ref.kind,
+  metadata: { name: ref.name },
+});
 
 const hidden = (value: JsonValue): JsonValue => showSensitive('', value);
 
 /** A schema-marked field as a human path (`spec.ports[0].password`), as field changes name them. */
-const humanPath = (tokens: ReadonlyArray<string>): string => showPath(tokens.map((token) => (/^\d+$/.test(token) ? Number(token) : token)));
+const humanPath = (tokens: ReadonlyArray<string>): string =>
+  showPath(tokens.map((token) => (/^\d+$/.test(token) ? Number(token) : token)));
 
 /** `value`, written at `path`, with what lies at or below the marked fields hidden. */
-const maskMarkedValue = (path: string, value: JsonValue, marked: Marked): JsonValue => marked.reduce<JsonValue>((current, tokens) => {
-  const whole = humanPath(tokens);
-  if (path === whole || path.startsWith(`${whole}.`) || path.startsWith(`${whole}[`)) return hidden(current);
-  const depth = tokens.findIndex((_token, k) => humanPath(tokens.slice(0, k)) === path);
-  return depth < 0 ? current : updateValueAt(current, tokens.slice(depth), hidden);
-}, value);
+const maskMarkedValue = (path: string, value: JsonValue, marked: Marked): JsonValue =>
+  marked.reduce<JsonValue>((current, tokens) => {
+    const whole = humanPath(tokens);
+    if (path === whole || path.startsWith(`${whole}.`) || path.startsWith(`${whole}[`)) return hidden(current);
+    const depth = tokens.findIndex((_token, k) => humanPath(tokens.slice(0, k)) === path);
+    return depth < 0 ? current : updateValueAt(current, tokens.slice(depth), hidden);
+  }, value);
 
-const maskMarkedChanges = (action: Action, marked: Marked): Action => (marked.length === 0 || action.changes.length === 0 ? action : {
-  ...action,
-  changes: action.changes.map((change) => ({
-    path: change.path,
-    ...(change.from === undefined ? {} : { from: maskMarkedValue(change.path, change.from, marked) }),
-    ...(change.to === undefined ? {} : { to: maskMarkedValue(change.path, change.to, marked) }),
-  })),
-} as Action);
+const maskMarkedChanges = (action: Action, marked: Marked): Action =>
+  marked.length === 0 || action.changes.length === 0
+    ? action
+    : ({
+        ...action,
+        changes: action.changes.map((change) => ({
+          path: change.path,
+          ...(change.from === undefined ? {} : { from: maskMarkedValue(change.path, change.from, marked) }),
+          ...(change.to === undefined ? {} : { to: maskMarkedValue(change.path, change.to, marked) }),
+        })),
+      } as Action);
 
 /** A status without hook tokens and with Secret values as digests: what may be written to the Application. */
 export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => {
   const marked = marksFrom(status.mangledObserverSchema);
   return {
     ...status,
-    ...(status.lastAppliedManifest === undefined ? {} : { lastAppliedManifest: mapKept(withoutHookTokens(status.lastAppliedManifest, owner), (entry) => withDigests(entry, marked(entry))) }),
-    ...(status.lastObservedManifest === undefined ? {} : { lastObservedManifest: mapKept(withoutHookTokens(status.lastObservedManifest, owner), (entry) => withDigests(entry, marked(entry))) }),
+    ...(status.lastAppliedManifest === undefined
+      ? {}
+      : {
+          lastAppliedManifest: mapKept(withoutHookTokens(status.lastAppliedManifest, owner), (entry) =>
+            withDigests(entry, marked(entry)),
+          ),
+        }),
+    ...(status.lastObservedManifest === undefined
+      ? {}
+      : {
+          lastObservedManifest: mapKept(withoutHookTokens(status.lastObservedManifest, owner), (entry) =>
+            withDigests(entry, marked(entry)),
+          ),
+        }),
   };
 };
 
@@ -84,7 +107,10 @@ const isSecretRef = (action: Action): boolean => action.ref.kind === 'Secret' &&
 const redactAction = (action: Action, owner: HookOwner): Action => {
   if (!isSecretRef(action) || action.changes.length === 0) return action;
   const hookSecret = action.ref.name === hookSecretName(owner);
-  return { ...action, changes: action.changes.map((change) => (hookSecret ? redactTokenChange(change) : maskChange(change))) } as Action;
+  return {
+    ...action,
+    changes: action.changes.map((change) => (hookSecret ? redactTokenChange(change) : maskChange(change))),
+  } as Action;
 };
 
 const redactTokenChange = (change: FieldChange): FieldChange => {
@@ -97,15 +123,18 @@ const redactTokenChange = (change: FieldChange): FieldChange => {
 };
 
 /** A value written at a parent of the token keys (e.g. the whole `data`): token values masked. */
-const mask = (value: JsonValue): JsonValue => (isJsonObject(value)
-  ? objectFromEntries(Object.entries(value).map(([key, child]) => [key, isTokenKey(key) ? REDACTED : mask(child)] as const))
-  : value);
+const mask = (value: JsonValue): JsonValue =>
+  isJsonObject(value)
+    ? objectFromEntries(
+        Object.entries(value).map(([key, child]) => [key, isTokenKey(key) ? REDACTED : mask(child)] as const),
+      )
+    : value;
 
 /** The leading segments of a human path (`data["a.b"]` → [data, a.b]; `data.KEY` → [data, KEY]). */
 const segmentsOf = (path: string): ReadonlyArray<string> => {
   const match = /^([A-Za-z]+)(?:\.([^.[]+)|\[("(?:[^"\\]|\\.)*")\])?/.exec(path);
   if (match === null) return [path];
-  const key = match[2] ?? (match[3] === undefined ? undefined : JSON.parse(match[3]) as string);
+  const key = match[2] ?? (match[3] === undefined ? undefined : (JSON.parse(match[3]) as string));
   return key === undefined ? [match[1] as string] : [match[1] as string, key];
 };
 
@@ -122,7 +151,9 @@ const maskChange = (change: FieldChange): FieldChange => {
 const maskOperation = (operation: JsonPatchOperation): JsonPatchOperation => {
   if (operation.op === 'remove') return operation;
   const segments = fromPointer(operation.path);
-  return SENSITIVE_FIELDS.includes(segments[0] ?? '') ? { ...operation, value: maskedAt(segments, operation.value) } : operation;
+  return SENSITIVE_FIELDS.includes(segments[0] ?? '')
+    ? { ...operation, value: maskedAt(segments, operation.value) }
+    : operation;
 };
 
 /** A patch operation with the values at or below the marked fields hidden. */
@@ -145,9 +176,18 @@ export const redactForDisplay = (action: Action, schemas?: ReadonlyArray<Observe
   const marked = marksFrom(schemas)(identified(action.ref));
   const secret = isSecretRef(action);
   if (action.type === 'create' || action.type === 'recreate') {
-    const body = marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, hidden), secret ? maskedAt([], action.body) : action.body);
+    const body = marked.reduce<JsonValue>(
+      (current, tokens) => updateValueAt(current, tokens, hidden),
+      secret ? maskedAt([], action.body) : action.body,
+    );
     return { ...action, body: body as typeof action.body };
   }
-  if (action.type === 'patch') return { ...action, patch: action.patch.map((operation) => maskMarkedOperation(secret ? maskOperation(operation) : operation, marked)) };
+  if (action.type === 'patch')
+    return {
+      ...action,
+      patch: action.patch.map((operation) =>
+        maskMarkedOperation(secret ? maskOperation(operation) : operation, marked),
+      ),
+    };
   return action;
 };

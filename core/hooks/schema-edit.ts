@@ -2,7 +2,16 @@
  * Schema edits for injected values: make an observer schema observe list positions a hook
  * appended, raising the list controls so the result stays valid and the positions must exist.
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  withKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import type { Path } from '../json/path.js';
 import { listControl, listElements, makeListControl, type SchemaNode } from '../model/observer-schema.js';
 
@@ -12,7 +21,11 @@ export const mergeSchemaNodes = (a: SchemaNode | undefined, b: SchemaNode): Sche
   if (a === null || b === null) return null;
   if (!isJsonObject(a) || !isJsonObject(b)) return a; // lists: keep the existing node (hooks never merge lists)
   const keys = [...Object.keys(a), ...Object.keys(b).filter((key) => !hasOwn(a, key))];
-  return objectFromEntries(keys.map((key) => [key, hasOwn(b, key) ? mergeSchemaNodes(getOwn(a, key), b[key] ?? null) : a[key] ?? null] as const));
+  return objectFromEntries(
+    keys.map(
+      (key) => [key, hasOwn(b, key) ? mergeSchemaNodes(getOwn(a, key), b[key] ?? null) : (a[key] ?? null)] as const,
+    ),
+  );
 };
 
 /**
@@ -25,7 +38,13 @@ export const mergeSchemaNodes = (a: SchemaNode | undefined, b: SchemaNode): Sche
  * here has no maximum. A `null` on the way means the subtree is observed whole already.
  * Guarantees: total on any JSON value (a node of the wrong shape is returned unchanged).
  */
-export const observeAppended = (schema: SchemaNode | undefined, path: Path, from: number, to: number, element: SchemaNode): SchemaNode | undefined => {
+export const observeAppended = (
+  schema: SchemaNode | undefined,
+  path: Path,
+  from: number,
+  to: number,
+  element: SchemaNode,
+): SchemaNode | undefined => {
   if (schema === null) return null;
   if (path.length === 0) return appendedList(schema, from, to, element);
   const [step, ...rest] = path as [string | number, ...Path];
@@ -37,18 +56,33 @@ export const observeAppended = (schema: SchemaNode | undefined, path: Path, from
 };
 
 /** The list schema at a position walked through: element schemas up to `index`, maximum covering them. */
-const throughList = (schema: SchemaNode | undefined, index: number, rest: Path, from: number, to: number, element: SchemaNode): SchemaNode | undefined => {
+const throughList = (
+  schema: SchemaNode | undefined,
+  index: number,
+  rest: Path,
+  from: number,
+  to: number,
+  element: SchemaNode,
+): SchemaNode | undefined => {
   if (schema !== undefined && !isJsonArray(schema)) return schema;
   const elements = schema === undefined ? [] : listElements(schema);
   const control = schema === undefined ? { min: 0, max: 0 } : listControl(schema);
-  const padded = elements.length > index ? [...elements] : [...elements, ...Array.from({ length: index + 1 - elements.length }, (): JsonValue => ({}))];
+  const padded =
+    elements.length > index
+      ? [...elements]
+      : [...elements, ...Array.from({ length: index + 1 - elements.length }, (): JsonValue => ({}))];
   const edited = observeAppended(padded[index], rest, from, to, element);
   padded[index] = edited ?? padded[index] ?? {};
   return [...padded, makeListControl(control.min, control.max === 0 ? 0 : Math.max(control.max, padded.length))];
 };
 
 /** The target list: positions before `from` padded, `[from, to)` observed with `element`, controls raised. */
-const appendedList = (schema: SchemaNode | undefined, from: number, to: number, element: SchemaNode): SchemaNode | undefined => {
+const appendedList = (
+  schema: SchemaNode | undefined,
+  from: number,
+  to: number,
+  element: SchemaNode,
+): SchemaNode | undefined => {
   if (schema !== undefined && !isJsonArray(schema)) return schema;
   const elements = schema === undefined ? [] : listElements(schema);
   const control = schema === undefined ? { min: 0, max: 0 } : listControl(schema);

@@ -18,7 +18,9 @@ const MAX_NAME = 253;
  */
 export const hookSecretName = (owner: HookOwner): string => {
   const name = `${owner.name}.${owner.namespace}.kreconcile-hooks`;
-  return name.length <= MAX_NAME ? name : `${owner.name.slice(0, 200)}.${fnv1a(`${owner.namespace}/${owner.name}`)}.kreconcile-hooks`;
+  return name.length <= MAX_NAME
+    ? name
+    : `${owner.name.slice(0, 200)}.${fnv1a(`${owner.namespace}/${owner.name}`)}.kreconcile-hooks`;
 };
 
 /** 32-bit FNV-1a, hex: a short stable digest for names (not for security). */
@@ -29,7 +31,10 @@ const fnv1a = (text: string): string => {
 };
 
 /** The Secret keys of a hook: `complete-token`, `complete-url`, … */
-export const hookSecretKeys = (hook: Hook): { readonly token: string; readonly url: string } => ({ token: `${hook}-token`, url: `${hook}-url` });
+export const hookSecretKeys = (hook: Hook): { readonly token: string; readonly url: string } => ({
+  token: `${hook}-token`,
+  url: `${hook}-url`,
+});
 
 /** The env variable names of a hook: `KRECONCILE_COMPLETE_TOKEN`, `KRECONCILE_COMPLETE_URL`, … */
 export const hookEnvNames = (hook: Hook): { readonly token: string; readonly url: string } => {
@@ -42,20 +47,31 @@ export const callbackPath = (owner: HookOwner, hook: Hook): string =>
   `/v1/namespaces/${encodeURIComponent(owner.namespace)}/applications/${encodeURIComponent(owner.name)}/${hook}`;
 
 /** The full callback URL of a hook (base URL without trailing slash, then the callback path). */
-export const callbackUrlOf = (base: string, owner: HookOwner, hook: Hook): string => `${base.replace(/\/+$/, '')}${callbackPath(owner, hook)}`;
+export const callbackUrlOf = (base: string, owner: HookOwner, hook: Hook): string =>
+  `${base.replace(/\/+$/, '')}${callbackPath(owner, hook)}`;
 
 /** References of the hook Secrets for the given namespaces. */
 export const hookSecretRefs = (namespaces: ReadonlyArray<string>, owner: HookOwner): ReadonlyArray<ObjectRef> =>
   namespaces.map((namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: hookSecretName(owner) }));
 
 /** The namespaces of desired namespaced resources, in order of first appearance. */
-export const desiredNamespaces = (desired: ReadonlyArray<Resource>): ReadonlyArray<string> =>
-  [...new Set(desired.flatMap((resource) => (typeof resource.metadata.namespace === 'string' ? [resource.metadata.namespace] : [])))];
+export const desiredNamespaces = (desired: ReadonlyArray<Resource>): ReadonlyArray<string> => [
+  ...new Set(
+    desired.flatMap((resource) =>
+      typeof resource.metadata.namespace === 'string' ? [resource.metadata.namespace] : [],
+    ),
+  ),
+];
 
 /** Whether `object` is (by identity) one of this owner's hook Secrets. */
 export const isHookSecret = (object: JsonObject, owner: HookOwner): boolean => {
   const metadata = getOwn(object, 'metadata');
-  return getOwn(object, 'apiVersion') === 'v1' && getOwn(object, 'kind') === 'Secret' && isJsonObject(metadata) && getOwn(metadata, 'name') === hookSecretName(owner);
+  return (
+    getOwn(object, 'apiVersion') === 'v1' &&
+    getOwn(object, 'kind') === 'Secret' &&
+    isJsonObject(metadata) &&
+    getOwn(metadata, 'name') === hookSecretName(owner)
+  );
 };
 
 /** An empty hook Secret for a namespace (data keys are added hook by hook). */
@@ -68,19 +84,25 @@ export const emptyHookSecret = (namespace: string, owner: HookOwner): Resource =
 });
 
 /** The schema shared by an owner's hook Secrets (schemas carry no namespace value). */
-export const hookSecretSchema = (owner: HookOwner): ObserverSchema => ({
-  apiVersion: 'v1',
-  kind: 'Secret',
-  metadata: { name: hookSecretName(owner), namespace: null },
-}) as JsonObject as ObserverSchema;
+export const hookSecretSchema = (owner: HookOwner): ObserverSchema =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: hookSecretName(owner), namespace: null },
+  }) as JsonObject as ObserverSchema;
 
 /**
  * `resources` (desired or observed entries) without the tokens of this owner's hook Secrets.
  * A token is a credential: status is readable by anyone who may read the Application (SPEC
  * section 6 **fix**). Nothing is lost: the runtime reads tokens back from the live Secrets.
  */
-export const withoutHookTokens = <T extends JsonObject>(resources: ReadonlyArray<T>, owner: HookOwner): ReadonlyArray<T> =>
-  resources.some((resource) => isHookSecret(resource, owner)) ? resources.map((resource) => (isHookSecret(resource, owner) ? redacted(resource) : resource)) : resources;
+export const withoutHookTokens = <T extends JsonObject>(
+  resources: ReadonlyArray<T>,
+  owner: HookOwner,
+): ReadonlyArray<T> =>
+  resources.some((resource) => isHookSecret(resource, owner))
+    ? resources.map((resource) => (isHookSecret(resource, owner) ? redacted(resource) : resource))
+    : resources;
 
 /** Whether a Secret data key holds a hook token. */
 export const isTokenKey = (key: string): boolean => key.endsWith('-token');

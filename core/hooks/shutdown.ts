@@ -31,15 +31,22 @@ export type ShutdownState =
  * acknowledgement and `nowMs` before deletionTimestamp + `graceMs`; an unreadable
  * deletionTimestamp proceeds (the wait must stay bounded).
  */
-export const shutdownState = (args: { readonly application: Application; readonly nowMs: number; readonly graceMs: number }): ShutdownState => {
+export const shutdownState = (args: {
+  readonly application: Application;
+  readonly nowMs: number;
+  readonly graceMs: number;
+}): ShutdownState => {
   const { metadata, spec, status } = args.application;
   const requestedAt = metadata.deletionTimestamp;
   if (requestedAt === undefined || !(spec.hooks ?? []).includes('shutdown')) return { _tag: 'NotApplicable' };
-  if (!(metadata.finalizers ?? []).includes(FINALIZER) || (status?.lastObservedManifest ?? []).length === 0) return { _tag: 'NotApplicable' };
+  if (!(metadata.finalizers ?? []).includes(FINALIZER) || (status?.lastObservedManifest ?? []).length === 0)
+    return { _tag: 'NotApplicable' };
   if (isAcknowledged(args.application)) return { _tag: 'Proceed', reason: 'Acknowledged' };
   const requested = Date.parse(requestedAt);
   const deadlineMs = (Number.isNaN(requested) ? args.nowMs : requested) + Math.max(0, args.graceMs);
-  return args.nowMs >= deadlineMs ? { _tag: 'Proceed', reason: 'GraceExpired' } : { _tag: 'Wait', requestedAt, deadlineMs, remainingMs: deadlineMs - args.nowMs };
+  return args.nowMs >= deadlineMs
+    ? { _tag: 'Proceed', reason: 'GraceExpired' }
+    : { _tag: 'Wait', requestedAt, deadlineMs, remainingMs: deadlineMs - args.nowMs };
 };
 
 export const isAcknowledged = (application: Application): boolean => {
@@ -51,7 +58,11 @@ export const isAcknowledged = (application: Application): boolean => {
  * The plan while waiting: no action, `Reconciling=True` with reason `AwaitingShutdown`, and a
  * requeue at the deadline (a callback triggers a reconcile earlier: it changes the Application).
  */
-export const awaitingShutdownPlan = (application: Application, state: Extract<ShutdownState, { _tag: 'Wait' }>, now: string): Plan => {
+export const awaitingShutdownPlan = (
+  application: Application,
+  state: Extract<ShutdownState, { _tag: 'Wait' }>,
+  now: string,
+): Plan => {
   const status = application.status ?? {};
   const message = `shutdown requested at ${state.requestedAt}; waiting for the workload's shutdown callback until ${new Date(state.deadlineMs).toISOString()}, then deleting the children`;
   return {
@@ -59,7 +70,12 @@ export const awaitingShutdownPlan = (application: Application, state: Extract<Sh
     summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
     status: {
       ...status,
-      conditions: conditionsFor({ verdict: { _tag: 'Progressing', reason: 'AwaitingShutdown', message }, previous: status.conditions, now, generation: application.metadata.generation }),
+      conditions: conditionsFor({
+        verdict: { _tag: 'Progressing', reason: 'AwaitingShutdown', message },
+        previous: status.conditions,
+        now,
+        generation: application.metadata.generation,
+      }),
     },
     outcome: { _tag: 'RequeueAfter', ms: state.remainingMs, reason: 'AwaitingShutdown' },
   };

@@ -38,4 +38,8 @@ export type MangleContext = HookContext & {
  * A hook: pure, total (never throws on a validated desired state and schema), idempotent on its
  * own output, and it never mutates its inputs.
  */
-export type MangleHook = (desired: ReadonlyArray<Resource>, mangledSchema: ReadonlyArray<ObserverSchema>, context: MangleContext) => Mangled;
+export type MangleHook = (
+  desired: ReadonlyArray<Resource>,
+  mangledSchema: ReadonlyArray<ObserverSchema>,
+  context: MangleContext,
+) => Mangled;

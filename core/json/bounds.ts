@@ -28,20 +28,33 @@ export const withinBounds = <T>(value: T, bounds: JsonBounds): E.Either<BoundsPr
   let nodes = 0;
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     nodes += 1;
-    if (nodes > bounds.maxNodes) return E.left({ path: [], message: `more than ${bounds.maxNodes} values: too large to handle` });
+    if (nodes > bounds.maxNodes)
+      return E.left({ path: [], message: `more than ${bounds.maxNodes} values: too large to handle` });
     const current = frame.value;
     if (typeof current !== 'object' || current === null) continue;
-    if (frame.depth >= bounds.maxDepth) return E.left({ path: pathOf(frame).slice(0, 8), message: `nested deeper than ${bounds.maxDepth} levels: Kubernetes objects nest far less` });
+    if (frame.depth >= bounds.maxDepth)
+      return E.left({
+        path: pathOf(frame).slice(0, 8),
+        message: `nested deeper than ${bounds.maxDepth} levels: Kubernetes objects nest far less`,
+      });
     const depth = frame.depth + 1;
     const parent = frame;
-    if (Array.isArray(current)) current.forEach((item: unknown, step) => stack.push({ value: item, depth, parent, step }));
-    else for (const step of Object.keys(current)) stack.push({ value: (current as Record<string, unknown>)[step], depth, parent, step });
+    if (Array.isArray(current))
+      current.forEach((item: unknown, step) => stack.push({ value: item, depth, parent, step }));
+    else
+      for (const step of Object.keys(current))
+        stack.push({ value: (current as Record<string, unknown>)[step], depth, parent, step });
   }
   return E.right(value);
 };
 
 // Parent links instead of a path per value: the path is only built for the one value reported.
-type Frame = { readonly value: unknown; readonly depth: number; readonly parent?: Frame; readonly step?: string | number };
+type Frame = {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly parent?: Frame;
+  readonly step?: string | number;
+};
 
 const pathOf = (frame: Frame): Path => {
   const steps: Array<string | number> = [];

@@ -33,7 +33,8 @@ export const getOwn = (object: JsonObject, key: string): JsonValue | undefined =
  * except for `__proto__`, which assignment would turn into a prototype change.
  */
 export const setOwn = (target: Record<string, JsonValue>, key: string, value: JsonValue): void => {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 };
 
@@ -51,7 +52,7 @@ export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]
 export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject => {
   const result: Record<string, JsonValue> = {};
   // Own keys in `Object.keys` order, without building that list (this copies every resource a plan namespaces or marks).
-  for (const k in object) if (hasOwn(object, k)) setOwn(result, k, k === key ? value : object[k] as JsonValue);
+  for (const k in object) if (hasOwn(object, k)) setOwn(result, k, k === key ? value : (object[k] as JsonValue));
   if (!hasOwn(object, key)) setOwn(result, key, value);
   return result;
 };

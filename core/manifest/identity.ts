@@ -37,7 +37,10 @@ export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string)
 
 const NOT_A_SCOPE = 'unknown';
 const MAX_REMEMBERED_KINDS = 1000;
-const rememberedScopes = new WeakMap<ScopeTable, { count: number; readonly byVersion: Map<string, Map<string, Scope | typeof NOT_A_SCOPE>> }>();
+const rememberedScopes = new WeakMap<
+  ScopeTable,
+  { count: number; readonly byVersion: Map<string, Map<string, Scope | typeof NOT_A_SCOPE>> }
+>();
 
 /** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
 export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
@@ -47,7 +50,9 @@ export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
     const { namespace: _dropped, ...rest } = resource.metadata;
     return withKey(resource, 'metadata', rest) as Resource;
   }
-  return getOwn(metadata, 'namespace') === ref.namespace ? resource : (withKey(resource, 'metadata', withKey(metadata, 'namespace', ref.namespace)) as Resource);
+  return getOwn(metadata, 'namespace') === ref.namespace
+    ? resource
+    : (withKey(resource, 'metadata', withKey(metadata, 'namespace', ref.namespace)) as Resource);
 };
 
 /**
@@ -77,16 +82,23 @@ export const writtenKey = (object: JsonObject): string => {
 };
 
 /** Finds the entry that is the same resource as a query, in O(1) per lookup (see `sameResource`). */
-export const resourceFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
+export const resourceFinder = <T extends JsonObject>(
+  entries: ReadonlyArray<T>,
+  defaultNamespace?: string,
+): ((query: JsonObject) => T | undefined) => {
   // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
   const cached = finders.get(entries);
-  if (cached !== undefined && cached.defaultNamespace === defaultNamespace) return cached.find as (query: JsonObject) => T | undefined;
+  if (cached !== undefined && cached.defaultNamespace === defaultNamespace)
+    return cached.find as (query: JsonObject) => T | undefined;
   const find = buildFinder(entries, defaultNamespace);
   finders.set(entries, { defaultNamespace, find });
   return find;
 };
 
-const finders = new WeakMap<ReadonlyArray<JsonObject>, { readonly defaultNamespace: string | undefined; readonly find: (query: JsonObject) => JsonObject | undefined }>();
+const finders = new WeakMap<
+  ReadonlyArray<JsonObject>,
+  { readonly defaultNamespace: string | undefined; readonly find: (query: JsonObject) => JsonObject | undefined }
+>();
 
 /**
  * Entries by (apiVersion, kind, name) in nested maps keyed by the values themselves: no key
@@ -94,7 +106,10 @@ const finders = new WeakMap<ReadonlyArray<JsonObject>, { readonly defaultNamespa
  * kept as itself, several (other namespaces) in a list. An object without metadata is never the
  * same resource as anything (`sameResource`), so it is not indexed.
  */
-const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNamespace?: string): ((query: JsonObject) => T | undefined) => {
+const buildFinder = <T extends JsonObject>(
+  entries: ReadonlyArray<T>,
+  defaultNamespace?: string,
+): ((query: JsonObject) => T | undefined) => {
   const index = new Map<JsonValue | undefined, Map<JsonValue | undefined, Map<JsonValue | undefined, T | T[]>>>();
   for (const entry of entries) {
     const metadata = getOwn(entry, 'metadata');
@@ -121,7 +136,11 @@ const buildFinder = <T extends JsonObject>(entries: ReadonlyArray<T>, defaultNam
 };
 
 /** The namespace part of `sameResource`, for an indexed entry and a query's namespace. */
-const sameNamespace = (entry: JsonObject, namespace: JsonValue | undefined, defaultNamespace: string | undefined): boolean => {
+const sameNamespace = (
+  entry: JsonObject,
+  namespace: JsonValue | undefined,
+  defaultNamespace: string | undefined,
+): boolean => {
   const metadata = getOwn(entry, 'metadata');
   const own = (isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined) ?? defaultNamespace;
   return own === undefined || namespace === undefined || own === namespace;
@@ -171,6 +190,7 @@ const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): Iden
     index.get(apiVersion)?.get(kind)?.get(namespace)?.get(name);
   return {
     get: (ref) => get(ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name),
-    of: (resource) => get(resource.apiVersion, resource.kind, resource.metadata.namespace ?? '', resource.metadata.name),
+    of: (resource) =>
+      get(resource.apiVersion, resource.kind, resource.metadata.namespace ?? '', resource.metadata.name),
   };
 };

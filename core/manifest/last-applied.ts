@@ -1,5 +1,14 @@
 /** The desired state (`lastAppliedManifest`): the spec, plus observed values learned from the cluster. */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, setOwn, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  setOwn,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
@@ -25,7 +34,9 @@ export const updateLastAppliedManifestFromSpec = (args: {
   return args.manifest.map((resource) => {
     const earlier = findEarlier(resource);
     const schema = schemaFor(schemas, resource);
-    return (earlier === undefined || schema === undefined ? resource : keepLearned(resource, earlier, schema, mirrors)) as Resource;
+    return (
+      earlier === undefined || schema === undefined ? resource : keepLearned(resource, earlier, schema, mirrors)
+    ) as Resource;
   });
 };
 
@@ -53,9 +64,15 @@ export const updateLastAppliedManifestFromResponse = (args: {
 type Mirrors = (schema: JsonValue, value: JsonValue) => boolean;
 
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
-const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode, mirrors: Mirrors): JsonValue => {
+const keepLearned = (
+  spec: JsonValue,
+  earlier: JsonValue | undefined,
+  schema: SchemaNode,
+  mirrors: Mirrors,
+): JsonValue => {
   if (schema === null || earlier === undefined || mirrors(schema, spec)) return spec;
-  if (isJsonArray(schema)) return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema, mirrors) : spec;
+  if (isJsonArray(schema))
+    return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema, mirrors) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
   // Copied only once something differs: a spec with nothing learned is returned as it is.
   let merged: Record<string, JsonValue> | undefined;
@@ -87,7 +104,12 @@ const copyBefore = (object: JsonObject, stop: string | undefined): Record<string
 };
 
 /** `schema` is a list schema: element schemas, then the list control (never used as an element). */
-const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>, mirrors: Mirrors): JsonValue => {
+const keepLearnedList = (
+  spec: ReadonlyArray<JsonValue>,
+  earlier: ReadonlyArray<JsonValue>,
+  schema: ReadonlyArray<SchemaNode>,
+  mirrors: Mirrors,
+): JsonValue => {
   const elementCount = schema.length - 1;
   let merged: JsonValue[] | undefined;
   for (let i = 0; i < spec.length; i++) {
@@ -106,10 +128,15 @@ const keepLearnedList = (spec: ReadonlyArray<JsonValue>, earlier: ReadonlyArray<
 };
 
 /** Fills unknown observed values of `desired` from `live`; known values are kept; shares unchanged subtrees. */
-export const learn = (desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode): JsonValue | undefined => {
+export const learn = (
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  schema: SchemaNode,
+): JsonValue | undefined => {
   if (desired === undefined || desired === null) return projectKnown(live, schema) ?? desired;
   if (schema === null || live === undefined || live === null) return desired;
-  if (isJsonArray(schema)) return isJsonArray(desired) && isJsonArray(live) ? learnList(desired, live, listElements(schema)) : desired;
+  if (isJsonArray(schema))
+    return isJsonArray(desired) && isJsonArray(live) ? learnList(desired, live, listElements(schema)) : desired;
   if (!isJsonObject(schema) || !isJsonObject(desired) || !isJsonObject(live)) return desired;
   let updated: Array<readonly [string, JsonValue]> | undefined;
   const keys = Object.keys(desired);
@@ -117,7 +144,8 @@ export const learn = (desired: JsonValue | undefined, live: JsonValue | undefine
     const key = keys[i] as string;
     const value = desired[key] as JsonValue;
     const next = hasOwn(schema, key) ? (learn(value, getOwn(live, key), schema[key] ?? null) ?? value) : value;
-    if (next !== value && updated === undefined) updated = keys.slice(0, i).map((k) => [k, desired[k] as JsonValue] as const);
+    if (next !== value && updated === undefined)
+      updated = keys.slice(0, i).map((k) => [k, desired[k] as JsonValue] as const);
     updated?.push([key, next]);
   }
   for (const key in schema) {
@@ -130,8 +158,14 @@ export const learn = (desired: JsonValue | undefined, live: JsonValue | undefine
   return updated === undefined ? desired : objectFromEntries(updated);
 };
 
-const learnList = (desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode>): JsonValue => {
-  const updated = desired.map((item, i) => (i < elements.length ? (learn(item, live[i], elements[i] ?? null) ?? item) : item));
+const learnList = (
+  desired: ReadonlyArray<JsonValue>,
+  live: ReadonlyArray<JsonValue>,
+  elements: ReadonlyArray<SchemaNode>,
+): JsonValue => {
+  const updated = desired.map((item, i) =>
+    i < elements.length ? (learn(item, live[i], elements[i] ?? null) ?? item) : item,
+  );
   for (let i = desired.length; i < Math.min(elements.length, live.length); i++) {
     const known = projectKnown(live[i], elements[i] ?? null);
     if (known === undefined) break;

@@ -24,5 +24,8 @@ export const updateLastObservedManifestFromResponse = (args: {
 };
 
 /** Removes the entry of a deleted resource. */
-export const removeFromLastObservedManifest = (lastObservedManifest: ReadonlyArray<JsonObject>, gone: JsonObject, namespace?: string): ReadonlyArray<JsonObject> =>
-  lastObservedManifest.filter((entry) => !sameResource(entry, gone, namespace));
+export const removeFromLastObservedManifest = (
+  lastObservedManifest: ReadonlyArray<JsonObject>,
+  gone: JsonObject,
+  namespace?: string,
+): ReadonlyArray<JsonObject> => lastObservedManifest.filter((entry) => !sameResource(entry, gone, namespace));

@@ -1,5 +1,13 @@
 /** Projection of an object on an observer schema: what a controller "sees" of it. */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { listElements, makeCurrentLength, type SchemaNode } from '../model/observer-schema.js';
 
 /**
@@ -74,6 +82,5 @@ export const observeResource = (live: JsonObject, schema: SchemaNode): JsonObjec
     ...rest,
   ]);
 };
-
 
 export type { JsonObject };

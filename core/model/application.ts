@@ -81,12 +81,24 @@ export const isServiceAccountName = (value: unknown): value is string =>
 /** A ServiceAccount name; it ends up in an `Impersonate-User` header, so nothing else gets through. */
 export const ServiceAccountName = new t.Type<string, string, unknown>(
   'a ServiceAccount name (lower-case letters, digits, "-" and ".", at most 253 characters)',
-  isServiceAccountName, (u, c) => (isServiceAccountName(u) ? t.success(u) : t.failure(u, c)), t.identity);
+  isServiceAccountName,
+  (u, c) => (isServiceAccountName(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+);
 
 const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
-  'object', (u): u is JsonObject => isJsonObject(u), (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)), t.identity);
+  'object',
+  (u): u is JsonObject => isJsonObject(u),
+  (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+);
 
-const jsonValue = new t.Type<JsonValue, JsonValue, unknown>('JSON value', (u): u is JsonValue => u !== undefined, (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)), t.identity);
+const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
+  'JSON value',
+  (u): u is JsonValue => u !== undefined,
+  (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)),
+  t.identity,
+);
 
 export const Condition = t.intersection([
   t.type({
@@ -121,11 +133,19 @@ export const SPEC_FIELDS = {
   observerSchema: {
     // Checked in depth (markers, list controls, matching) by `validateObserverSchema`.
     codec: t.array(jsonObject),
-    schema: { type: 'array', description: 'Krake-format observer schemas, at most one per resource; observed fields marked true (or null).', items: freeFormObject },
+    schema: {
+      type: 'array',
+      description: 'Krake-format observer schemas, at most one per resource; observed fields marked true (or null).',
+      items: freeFormObject,
+    },
   },
   hooks: {
     codec: t.array(t.keyof({ complete: null, shutdown: null } satisfies Record<Hook, null>)),
-    schema: { type: 'array', description: 'Hooks injected into the workloads.', items: { type: 'string', enum: [...HOOKS] } },
+    schema: {
+      type: 'array',
+      description: 'Hooks injected into the workloads.',
+      items: { type: 'string', enum: [...HOOKS] },
+    },
   },
   tosca: {
     codec: jsonValue,
@@ -146,17 +166,29 @@ export const SPEC_FIELDS = {
   serviceAccountName: {
     codec: ServiceAccountName,
     schema: {
-      type: 'string', maxLength: 253, pattern: DNS_SUBDOMAIN.source,
-      description: 'A ServiceAccount of this namespace: children are read and written as it (impersonation), so its RBAC applies.',
+      type: 'string',
+      maxLength: 253,
+      pattern: DNS_SUBDOMAIN.source,
+      description:
+        'A ServiceAccount of this namespace: children are read and written as it (impersonation), so its RBAC applies.',
     },
   },
   applyMode: {
     codec: t.keyof({ JsonPatch: null, ServerSideApply: null } satisfies Record<ApplyMode, null>),
-    schema: { type: 'string', enum: [...APPLY_MODES], description: 'How observed fields are patched: JsonPatch (default) or ServerSideApply (field manager kreconcile).' },
+    schema: {
+      type: 'string',
+      enum: [...APPLY_MODES],
+      description:
+        'How observed fields are patched: JsonPatch (default) or ServerSideApply (field manager kreconcile).',
+    },
   },
   forceConflicts: {
     codec: t.boolean,
-    schema: { type: 'boolean', description: 'With applyMode ServerSideApply: take conflicting fields over from other field managers instead of stalling.' },
+    schema: {
+      type: 'boolean',
+      description:
+        'With applyMode ServerSideApply: take conflicting fields over from other field managers instead of stalling.',
+    },
   },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
 
@@ -182,19 +214,29 @@ export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = Object.keys(Appli
 
 /** Only kreconcile's fields of a status object (those present). */
 export const kreconcileStatusFieldsOf = (status: JsonObject): JsonObject =>
-  objectFromEntries(KRECONCILE_STATUS_FIELDS.flatMap((field) => {
-    const value = getOwn(status, field);
-    return value === undefined ? [] : [[field, value] as const];
-  }));
+  objectFromEntries(
+    KRECONCILE_STATUS_FIELDS.flatMap((field) => {
+      const value = getOwn(status, field);
+      return value === undefined ? [] : [[field, value] as const];
+    }),
+  );
 
 export const Application = t.intersection([
   t.type({
     apiVersion: t.literal(APPLICATION_API_VERSION),
     kind: t.literal(APPLICATION_KIND),
     // Every metadata field `plan` reads is checked, so a decoded Application cannot make it throw.
-    metadata: t.intersection([jsonObject, t.type({ name: t.string }), t.partial({
-      namespace: t.string, generation: t.number, uid: t.string, finalizers: t.array(t.string), deletionTimestamp: t.string,
-    })]),
+    metadata: t.intersection([
+      jsonObject,
+      t.type({ name: t.string }),
+      t.partial({
+        namespace: t.string,
+        generation: t.number,
+        uid: t.string,
+        finalizers: t.array(t.string),
+        deletionTimestamp: t.string,
+      }),
+    ]),
     spec: ApplicationSpec,
   }),
   t.partial({ status: t.union([ApplicationStatus, t.null]) }),

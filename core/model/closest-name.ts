@@ -7,7 +7,9 @@
 export const editDistance = (a: string, b: string): number => {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  const rows = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= x.length; i++) {
     for (let j = 1; j <= y.length; j++) {

@@ -25,7 +25,8 @@ const pathOf = (context: t.Context): ReadonlyArray<PathStep> =>
 
 // io-ts puts intersection members under numeric keys too; a numeric key is an array position
 // only when the entry above it is the array's codec (the element entry carries the element's type).
-const isArrayType = (parent: t.ContextEntry | undefined): boolean => parent !== undefined && /^(Readonly)?Array<|^Array$/.test(parent.type.name);
+const isArrayType = (parent: t.ContextEntry | undefined): boolean =>
+  parent !== undefined && /^(Readonly)?Array<|^Array$/.test(parent.type.name);
 
 /** Readable issues for every failure, deduplicated (intersections report the same failure twice). */
 export const issuesOf = (errors: t.Errors, root: string): ReadonlyArray<Issue> => {
@@ -45,11 +46,15 @@ export const issuesOf = (errors: t.Errors, root: string): ReadonlyArray<Issue> =
 };
 
 /** Decodes with a codec, reporting failures as path-named issues rooted at `root`. */
-export const decodeWith = <A>(codec: t.Decoder<unknown, A>, input: unknown, root: string): E.Either<ReadonlyArray<Issue>, A> =>
-  E.mapLeft((errors: t.Errors) => issuesOf(errors, root))(codec.decode(input));
+export const decodeWith = <A>(
+  codec: t.Decoder<unknown, A>,
+  input: unknown,
+  root: string,
+): E.Either<ReadonlyArray<Issue>, A> => E.mapLeft((errors: t.Errors) => issuesOf(errors, root))(codec.decode(input));
 
 /** Decodes an Application document (shape only; the spec is validated by `validateSpec`). */
 export const decodeApplication = (input: unknown): E.Either<ReadonlyArray<Issue>, Application> =>
   decodeWith(ApplicationCodec, input, '') as E.Either<ReadonlyArray<Issue>, Application>;
 
-export const showIssue = (issue: Issue): string => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`);
+export const showIssue = (issue: Issue): string =>
+  issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;

@@ -16,9 +16,13 @@ const UNSET_KEYS = ['clusterIP', 'key3', 'defaulted', 'app.kubernetes.io/version
  * `length` elements: `min` up to length + 1, `max` 0 (no maximum) or at least max(min, observed).
  */
 export const listControlArbitrary = (observed: number, length: number): fc.Arbitrary<JsonObject> =>
-  fc.nat({ max: length + 1 }).chain((min) =>
-    fc.oneof(fc.constant(0), fc.integer({ min: Math.max(min, observed, 1), max: Math.max(min, observed, 1) + 2 }))
-      .map((max) => makeListControl(min, max)));
+  fc
+    .nat({ max: length + 1 })
+    .chain((min) =>
+      fc
+        .oneof(fc.constant(0), fc.integer({ min: Math.max(min, observed, 1), max: Math.max(min, observed, 1) + 2 }))
+        .map((max) => makeListControl(min, max)),
+    );
 
 /** An observed marker: Krake's `null` or the merge-patch-safe `true` (validation turns both into `null`). */
 const markerArbitrary: fc.Arbitrary<SchemaNode> = fc.constantFrom(null, true);
@@ -29,9 +33,12 @@ const markerArbitrary: fc.Arbitrary<SchemaNode> = fc.constantFrom(null, true);
  * patch leaves of null markers).
  */
 export const schemaNodeArbitrary = (value: JsonValue | undefined): fc.Arbitrary<SchemaNode> => {
-  if (isJsonArray(value)) return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
+  if (isJsonArray(value))
+    return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: listSchemaArbitrary(value) });
   if (isJsonObject(value)) {
-    const part = objectSchemaArbitrary(value).map((node) => (isJsonObject(node) && Object.keys(node).length === 0 ? null : node));
+    const part = objectSchemaArbitrary(value).map((node) =>
+      isJsonObject(node) && Object.keys(node).length === 0 ? null : node,
+    );
     return fc.oneof({ weight: 1, arbitrary: markerArbitrary }, { weight: 4, arbitrary: part });
   }
   return markerArbitrary;
@@ -39,22 +46,37 @@ export const schemaNodeArbitrary = (value: JsonValue | undefined): fc.Arbitrary<
 
 /** Observed positions 0..k-1 (k may exceed the manifest list by one: a position learned later). */
 const listSchemaArbitrary = (list: ReadonlyArray<JsonValue>): fc.Arbitrary<SchemaNode> =>
-  fc.nat({ max: list.length + 1 }).chain((observed) =>
-    fc.tuple(
-      fc.tuple(...Array.from({ length: observed }, (_, i) => schemaNodeArbitrary(list[i]))),
-      listControlArbitrary(observed, list.length),
-    ).map(([elements, control]) => [...elements, control]));
+  fc
+    .nat({ max: list.length + 1 })
+    .chain((observed) =>
+      fc
+        .tuple(
+          fc.tuple(...Array.from({ length: observed }, (_, i) => schemaNodeArbitrary(list[i]))),
+          listControlArbitrary(observed, list.length),
+        )
+        .map(([elements, control]) => [...elements, control]),
+    );
 
 /** A random subset of the object's keys, each observed in part, plus maybe keys it does not set. */
 const objectSchemaArbitrary = (object: JsonObject): fc.Arbitrary<SchemaNode> =>
-  fc.tuple(
-    fc.tuple(...Object.entries(object).map(([key, child]) =>
-      fc.option(schemaNodeArbitrary(child), { nil: undefined, freq: 3 }).map((node) => [key, node] as const))),
-    fc.subarray(UNSET_KEYS.filter((key) => getOwn(object, key) === undefined), { maxLength: 1 }),
-  ).map(([written, unset]) => objectFromEntries([
-    ...written.filter((entry): entry is readonly [string, SchemaNode] => entry[1] !== undefined),
-    ...unset.map((key) => [key, null] as const),
-  ]));
+  fc
+    .tuple(
+      fc.tuple(
+        ...Object.entries(object).map(([key, child]) =>
+          fc.option(schemaNodeArbitrary(child), { nil: undefined, freq: 3 }).map((node) => [key, node] as const),
+        ),
+      ),
+      fc.subarray(
+        UNSET_KEYS.filter((key) => getOwn(object, key) === undefined),
+        { maxLength: 1 },
+      ),
+    )
+    .map(([written, unset]) =>
+      objectFromEntries([
+        ...written.filter((entry): entry is readonly [string, SchemaNode] => entry[1] !== undefined),
+        ...unset.map((key) => [key, null] as const),
+      ]),
+    );
 
 /**
  * A valid custom schema for `resource`: its identification, and a random part of the rest (at
@@ -62,31 +84,55 @@ const objectSchemaArbitrary = (object: JsonObject): fc.Arbitrary<SchemaNode> =>
  */
 export const observerSchemaArbitrary = (resource: Resource): fc.Arbitrary<ObserverSchema> => {
   const metadata: JsonObject = resource.metadata;
-  const rest = objectFromEntries(Object.entries(resource).filter(([key]) => key !== 'apiVersion' && key !== 'kind' && key !== 'metadata'));
-  const observedMetadata = objectFromEntries(Object.entries(metadata).filter(([key]) => key === 'labels' || key === 'annotations'));
-  return fc.record({
-    body: objectSchemaArbitrary(rest),
-    metadata: objectSchemaArbitrary(observedMetadata),
-    namespace: fc.boolean(),
-    status: fc.constantFrom(undefined, null, { phase: null }),
-  }, { noNullPrototype: true }).map(({ body, metadata: observed, namespace, status }) => objectFromEntries([
-    ['apiVersion', resource.apiVersion],
-    ['kind', resource.kind],
-    ['metadata', objectFromEntries([
-      ['name', resource.metadata.name],
-      ...(namespace ? [['namespace', null] as const] : []),
-      ...Object.entries(observed as JsonObject),
-    ])],
-    ...Object.entries(body as JsonObject),
-    ...(status === undefined || getOwn(body as JsonObject, 'status') !== undefined ? [] : [['status', status] as const]),
-    ...(status === undefined && Object.keys(body as JsonObject).length === 0 && Object.keys(observed as JsonObject).length === 0 ? [['status', null] as const] : []),
-  ]) as ObserverSchema);
+  const rest = objectFromEntries(
+    Object.entries(resource).filter(([key]) => key !== 'apiVersion' && key !== 'kind' && key !== 'metadata'),
+  );
+  const observedMetadata = objectFromEntries(
+    Object.entries(metadata).filter(([key]) => key === 'labels' || key === 'annotations'),
+  );
+  return fc
+    .record(
+      {
+        body: objectSchemaArbitrary(rest),
+        metadata: objectSchemaArbitrary(observedMetadata),
+        namespace: fc.boolean(),
+        status: fc.constantFrom(undefined, null, { phase: null }),
+      },
+      { noNullPrototype: true },
+    )
+    .map(
+      ({ body, metadata: observed, namespace, status }) =>
+        objectFromEntries([
+          ['apiVersion', resource.apiVersion],
+          ['kind', resource.kind],
+          [
+            'metadata',
+            objectFromEntries([
+              ['name', resource.metadata.name],
+              ...(namespace ? [['namespace', null] as const] : []),
+              ...Object.entries(observed as JsonObject),
+            ]),
+          ],
+          ...Object.entries(body as JsonObject),
+          ...(status === undefined || getOwn(body as JsonObject, 'status') !== undefined
+            ? []
+            : [['status', status] as const]),
+          ...(status === undefined &&
+          Object.keys(body as JsonObject).length === 0 &&
+          Object.keys(observed as JsonObject).length === 0
+            ? [['status', null] as const]
+            : []),
+        ]) as ObserverSchema,
+    );
 };
 
 /**
  * Custom schemas for a random subset of a manifest's resources (at most one per resource, in
  * manifest order); the others get default schemas.
  */
-export const customSchemasArbitrary = (manifest: ReadonlyArray<Resource>): fc.Arbitrary<ReadonlyArray<ObserverSchema>> =>
-  fc.tuple(...manifest.map((resource) => fc.option(observerSchemaArbitrary(resource), { nil: undefined })))
+export const customSchemasArbitrary = (
+  manifest: ReadonlyArray<Resource>,
+): fc.Arbitrary<ReadonlyArray<ObserverSchema>> =>
+  fc
+    .tuple(...manifest.map((resource) => fc.option(observerSchemaArbitrary(resource), { nil: undefined })))
     .map((schemas) => schemas.filter((schema): schema is ObserverSchema => schema !== undefined));

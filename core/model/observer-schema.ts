@@ -18,7 +18,8 @@ export const LIST_CURRENT = 'observer_schema_list_current_length';
 export const OBSERVED_MARKER = true;
 
 /** Whether a schema value marks its field observed: `true`, or Krake's `null`. */
-export const isObservedMarker = (value: JsonValue | undefined): value is true | null => value === null || value === OBSERVED_MARKER;
+export const isObservedMarker = (value: JsonValue | undefined): value is true | null =>
+  value === null || value === OBSERVED_MARKER;
 
 /**
  * The internal form of a validated schema: every `true` marker becomes `null`, so the rest of
@@ -37,7 +38,8 @@ const hasTrueMarker = (value: JsonValue): boolean => {
 const nullMarkersOf = (value: JsonValue): JsonValue => {
   if (value === OBSERVED_MARKER) return null;
   if (isJsonArray(value)) return value.map(nullMarkersOf);
-  if (isJsonObject(value)) return objectFromEntries(Object.entries(value).map(([key, child]) => [key, nullMarkersOf(child)] as const));
+  if (isJsonObject(value))
+    return objectFromEntries(Object.entries(value).map(([key, child]) => [key, nullMarkersOf(child)] as const));
   return value;
 };
 
@@ -56,7 +58,8 @@ export const listElements = (schema: ReadonlyArray<SchemaNode>): ReadonlyArray<S
 /** The control of a validated list schema. */
 export const listControl = (schema: ReadonlyArray<SchemaNode>): ListControl => {
   const control = schema[schema.length - 1];
-  const read = (key: string): number => (isJsonObject(control) && typeof control[key] === 'number' ? (control[key] as number) : 0);
+  const read = (key: string): number =>
+    isJsonObject(control) && typeof control[key] === 'number' ? (control[key] as number) : 0;
   return { min: read(LIST_MIN), max: read(LIST_MAX) };
 };
 

@@ -81,8 +81,7 @@ export const groupOf = (apiVersion: string): string => {
 export const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
 
 /** Stable map key of a reference. */
-export const refKey = (ref: ObjectRef): string =>
-  `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
+export const refKey = (ref: ObjectRef): string => `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
 
 /** Human form of a reference, kubectl style: `apps/v1 Deployment web/frontend`. */
 export const showRef = (ref: ObjectRef): string =>
@@ -90,7 +89,11 @@ export const showRef = (ref: ObjectRef): string =>
 
 export const refOf = (resource: Resource): ObjectRef => {
   // One literal per case (no spread): references are built for every resource of every plan.
-  const { apiVersion, kind, metadata: { name, namespace } } = resource;
+  const {
+    apiVersion,
+    kind,
+    metadata: { name, namespace },
+  } = resource;
   return namespace === undefined ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
 };
 

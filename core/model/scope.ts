@@ -13,25 +13,60 @@ export type ScopeTable = ReadonlyMap<string, Scope>;
 export const scopeKey = (apiVersion: string, kind: string): string => `${groupOf(apiVersion)}/${kind}`;
 
 const clusterScoped = [
-  '/Namespace', '/Node', '/PersistentVolume', '/ComponentStatus',
-  'apiextensions.k8s.io/CustomResourceDefinition', 'apiregistration.k8s.io/APIService',
-  'rbac.authorization.k8s.io/ClusterRole', 'rbac.authorization.k8s.io/ClusterRoleBinding',
-  'storage.k8s.io/StorageClass', 'storage.k8s.io/CSIDriver', 'storage.k8s.io/CSINode', 'storage.k8s.io/VolumeAttachment',
-  'scheduling.k8s.io/PriorityClass', 'networking.k8s.io/IngressClass', 'node.k8s.io/RuntimeClass',
-  'admissionregistration.k8s.io/MutatingWebhookConfiguration', 'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
-  'admissionregistration.k8s.io/ValidatingAdmissionPolicy', 'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
-  'certificates.k8s.io/CertificateSigningRequest', 'flowcontrol.apiserver.k8s.io/FlowSchema',
+  '/Namespace',
+  '/Node',
+  '/PersistentVolume',
+  '/ComponentStatus',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'apiregistration.k8s.io/APIService',
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'storage.k8s.io/StorageClass',
+  'storage.k8s.io/CSIDriver',
+  'storage.k8s.io/CSINode',
+  'storage.k8s.io/VolumeAttachment',
+  'scheduling.k8s.io/PriorityClass',
+  'networking.k8s.io/IngressClass',
+  'node.k8s.io/RuntimeClass',
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+  'certificates.k8s.io/CertificateSigningRequest',
+  'flowcontrol.apiserver.k8s.io/FlowSchema',
   'flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration',
 ];
 
 const namespaced = [
-  '/Pod', '/Service', '/ConfigMap', '/Secret', '/ServiceAccount', '/PersistentVolumeClaim', '/ReplicationController',
-  '/Endpoints', '/Event', '/LimitRange', '/ResourceQuota', '/PodTemplate',
-  'apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet', 'apps/ReplicaSet', 'apps/ControllerRevision',
-  'batch/Job', 'batch/CronJob', 'autoscaling/HorizontalPodAutoscaler', 'policy/PodDisruptionBudget',
-  'networking.k8s.io/Ingress', 'networking.k8s.io/NetworkPolicy', 'discovery.k8s.io/EndpointSlice',
-  'rbac.authorization.k8s.io/Role', 'rbac.authorization.k8s.io/RoleBinding', 'coordination.k8s.io/Lease',
-  'events.k8s.io/Event', 'kreconcile.io/Application',
+  '/Pod',
+  '/Service',
+  '/ConfigMap',
+  '/Secret',
+  '/ServiceAccount',
+  '/PersistentVolumeClaim',
+  '/ReplicationController',
+  '/Endpoints',
+  '/Event',
+  '/LimitRange',
+  '/ResourceQuota',
+  '/PodTemplate',
+  'apps/Deployment',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'apps/ReplicaSet',
+  'apps/ControllerRevision',
+  'batch/Job',
+  'batch/CronJob',
+  'autoscaling/HorizontalPodAutoscaler',
+  'policy/PodDisruptionBudget',
+  'networking.k8s.io/Ingress',
+  'networking.k8s.io/NetworkPolicy',
+  'discovery.k8s.io/EndpointSlice',
+  'rbac.authorization.k8s.io/Role',
+  'rbac.authorization.k8s.io/RoleBinding',
+  'coordination.k8s.io/Lease',
+  'events.k8s.io/Event',
+  'kreconcile.io/Application',
 ];
 
 /** The built-in Kubernetes kinds (1.36) and kreconcile's own Application. */
@@ -53,11 +88,13 @@ export const withCrdScopes = (scopes: ScopeTable, resources: ReadonlyArray<Resou
 const NO_SCOPES: ReadonlyArray<readonly [string, Scope]> = [];
 
 const crdScope = (resource: Resource): ReadonlyArray<readonly [string, Scope]> => {
-  if (resource.kind !== 'CustomResourceDefinition' || groupOf(resource.apiVersion) !== 'apiextensions.k8s.io') return NO_SCOPES;
+  if (resource.kind !== 'CustomResourceDefinition' || groupOf(resource.apiVersion) !== 'apiextensions.k8s.io')
+    return NO_SCOPES;
   const group = getIn(resource, ['spec', 'group']);
   const kind = getIn(resource, ['spec', 'names', 'kind']);
   const scope = getIn(resource, ['spec', 'scope']);
-  if (typeof group !== 'string' || typeof kind !== 'string' || (scope !== 'Namespaced' && scope !== 'Cluster')) return [];
+  if (typeof group !== 'string' || typeof kind !== 'string' || (scope !== 'Namespaced' && scope !== 'Cluster'))
+    return [];
   return [[`${group}/${kind}`, scope]];
 };
 
@@ -77,12 +114,20 @@ export const withLiveScopes = (scopes: ScopeTable, live: ReadonlyArray<Resource>
 
 /** Builds a table from API discovery (`APIResourceList` documents). */
 export const scopesFromDiscovery = (resourceLists: ReadonlyArray<JsonValue>): ScopeTable =>
-  new Map(resourceLists.flatMap((list) => {
-    const groupVersion = getIn(list, ['groupVersion']);
-    const resources = getIn(list, ['resources']);
-    if (typeof groupVersion !== 'string' || !isJsonArray(resources)) return [];
-    return resources.flatMap((entry) => {
-      if (!isJsonObject(entry) || typeof entry.kind !== 'string' || typeof entry.name !== 'string' || entry.name.includes('/')) return [];
-      return [[scopeKey(groupVersion, entry.kind), entry.namespaced === true ? 'Namespaced' : 'Cluster'] as const];
-    });
-  }));
+  new Map(
+    resourceLists.flatMap((list) => {
+      const groupVersion = getIn(list, ['groupVersion']);
+      const resources = getIn(list, ['resources']);
+      if (typeof groupVersion !== 'string' || !isJsonArray(resources)) return [];
+      return resources.flatMap((entry) => {
+        if (
+          !isJsonObject(entry) ||
+          typeof entry.kind !== 'string' ||
+          typeof entry.name !== 'string' ||
+          entry.name.includes('/')
+        )
+          return [];
+        return [[scopeKey(groupVersion, entry.kind), entry.namespaced === true ? 'Namespaced' : 'Cluster'] as const];
+      });
+    }),
+  );

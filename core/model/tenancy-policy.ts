@@ -35,32 +35,74 @@ export type TenancyPolicy = {
 };
 
 /** A value that is an object with no keys but `keys` (io-ts `exact` would drop them silently). */
-const onlyKeys = <C extends t.Mixed>(codec: C, keys: ReadonlyArray<string>): t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown> =>
-  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(codec.name, codec.is, (input, context) => {
-    const unknown = isJsonObject(input as never) ? Object.keys(input as object).filter((key) => !keys.includes(key)) : [];
-    if (unknown.length > 0) return t.failure(input, context, `unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${keys.join(', ')}`);
-    return codec.validate(input, context);
-  }, codec.encode);
+const onlyKeys = <C extends t.Mixed>(
+  codec: C,
+  keys: ReadonlyArray<string>,
+): t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown> =>
+  new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    codec.name,
+    codec.is,
+    (input, context) => {
+      const unknown = isJsonObject(input as never)
+        ? Object.keys(input as object).filter((key) => !keys.includes(key))
+        : [];
+      if (unknown.length > 0)
+        return t.failure(
+          input,
+          context,
+          `unknown field ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${keys.join(', ')}`,
+        );
+      return codec.validate(input, context);
+    },
+    codec.encode,
+  );
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-const NamespaceName = new t.Type<string, string, unknown>('a namespace name or "*"', (u): u is string => typeof u === 'string' && (u === ANY || DNS_LABEL.test(u)),
-  (u, c) => (typeof u === 'string' && (u === ANY || DNS_LABEL.test(u)) ? t.success(u) : t.failure(u, c, `expected a namespace name (DNS label) or "*", got ${JSON.stringify(u)}`)), t.identity);
+const NamespaceName = new t.Type<string, string, unknown>(
+  'a namespace name or "*"',
+  (u): u is string => typeof u === 'string' && (u === ANY || DNS_LABEL.test(u)),
+  (u, c) =>
+    typeof u === 'string' && (u === ANY || DNS_LABEL.test(u))
+      ? t.success(u)
+      : t.failure(u, c, `expected a namespace name (DNS label) or "*", got ${JSON.stringify(u)}`),
+  t.identity,
+);
 
-const KindName = new t.Type<string, string, unknown>('a kind: group/Kind, Kind (core group) or "*"', (u): u is string => typeof u === 'string' && /^([a-z0-9.-]+\/)?[A-Z][A-Za-z0-9]*$|^\*$/.test(u),
-  (u, c) => (typeof u === 'string' && /^([a-z0-9.-]+\/)?[A-Z][A-Za-z0-9]*$|^\*$/.test(u) ? t.success(u) : t.failure(u, c, `expected group/Kind (e.g. rbac.authorization.k8s.io/ClusterRole), Kind for the core group, or "*", got ${JSON.stringify(u)}`)), t.identity);
+const KindName = new t.Type<string, string, unknown>(
+  'a kind: group/Kind, Kind (core group) or "*"',
+  (u): u is string => typeof u === 'string' && /^([a-z0-9.-]+\/)?[A-Z][A-Za-z0-9]*$|^\*$/.test(u),
+  (u, c) =>
+    typeof u === 'string' && /^([a-z0-9.-]+\/)?[A-Z][A-Za-z0-9]*$|^\*$/.test(u)
+      ? t.success(u)
+      : t.failure(
+          u,
+          c,
+          `expected group/Kind (e.g. rbac.authorization.k8s.io/ClusterRole), Kind for the core group, or "*", got ${JSON.stringify(u)}`,
+        ),
+  t.identity,
+);
 
-const DestinationRuleCodec = onlyKeys(t.type({ from: NamespaceName, to: t.readonlyArray(NamespaceName) }), ['from', 'to']);
-const ClusterKindRuleCodec = onlyKeys(t.type({ from: NamespaceName, kinds: t.readonlyArray(KindName) }), ['from', 'kinds']);
+const DestinationRuleCodec = onlyKeys(t.type({ from: NamespaceName, to: t.readonlyArray(NamespaceName) }), [
+  'from',
+  'to',
+]);
+const ClusterKindRuleCodec = onlyKeys(t.type({ from: NamespaceName, kinds: t.readonlyArray(KindName) }), [
+  'from',
+  'kinds',
+]);
 
 /** The policy file: optionally `apiVersion: kreconcile.io/v1alpha1` and `kind: TenancyPolicy`, then the rules. */
-export const TenancyPolicyDocument = onlyKeys(t.partial({
-  apiVersion: t.literal('kreconcile.io/v1alpha1'),
-  kind: t.literal('TenancyPolicy'),
-  destinations: t.readonlyArray(DestinationRuleCodec),
-  clusterKinds: t.readonlyArray(ClusterKindRuleCodec),
-  adoption: t.keyof({ ownNamespace: null, destinations: null, never: null }),
-}), ['apiVersion', 'kind', 'destinations', 'clusterKinds', 'adoption']);
+export const TenancyPolicyDocument = onlyKeys(
+  t.partial({
+    apiVersion: t.literal('kreconcile.io/v1alpha1'),
+    kind: t.literal('TenancyPolicy'),
+    destinations: t.readonlyArray(DestinationRuleCodec),
+    clusterKinds: t.readonlyArray(ClusterKindRuleCodec),
+    adoption: t.keyof({ ownNamespace: null, destinations: null, never: null }),
+  }),
+  ['apiVersion', 'kind', 'destinations', 'clusterKinds', 'adoption'],
+);
 
 /** The rules of a decoded policy document. */
 export const policyOf = (document: t.TypeOf<typeof TenancyPolicyDocument>): TenancyPolicy => ({

@@ -13,17 +13,43 @@ const TOP_LEVEL_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as
 
 /** ObjectMeta (metav1): the fields the API server knows. */
 const METADATA_FIELDS = [
-  'name', 'namespace', 'labels', 'annotations', 'generateName', 'finalizers', 'ownerReferences', 'uid', 'resourceVersion',
-  'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
+  'name',
+  'namespace',
+  'labels',
+  'annotations',
+  'generateName',
+  'finalizers',
+  'ownerReferences',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
 ] as const;
 
 /** Issues for the fields of an object that are not `known`, each at its path below `at`. */
-const unknownIn = (object: JsonObject, known: ReadonlyArray<string>, at: ReadonlyArray<string>, what: string): ReadonlyArray<Issue> =>
-  Object.keys(object).filter((key) => !known.includes(key)).map((key) => {
-    const suggestion = closestName(key, known);
-    const hint = suggestion === undefined ? `remove it (${what} fields are ${known.join(', ')})` : `did you mean \`${suggestion}\`?`;
-    return { path: showPath([...at, key]), message: `unknown field (the API server would refuse or drop it): ${hint}` };
-  });
+const unknownIn = (
+  object: JsonObject,
+  known: ReadonlyArray<string>,
+  at: ReadonlyArray<string>,
+  what: string,
+): ReadonlyArray<Issue> =>
+  Object.keys(object)
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const suggestion = closestName(key, known);
+      const hint =
+        suggestion === undefined
+          ? `remove it (${what} fields are ${known.join(', ')})`
+          : `did you mean \`${suggestion}\`?`;
+      return {
+        path: showPath([...at, key]),
+        message: `unknown field (the API server would refuse or drop it): ${hint}`,
+      };
+    });
 
 /**
  * Every unknown field at the top level, in `metadata` and in `spec` (the parts whose fields are
@@ -35,8 +61,8 @@ export const unknownFieldIssues = (document: JsonValue): ReadonlyArray<Issue> =>
   const metadata = getOwn(document, 'metadata');
   const spec = getOwn(document, 'spec');
   return [
-    ...unknownIn(document, TOP_LEVEL_FIELDS, [], 'an Application\'s'),
+    ...unknownIn(document, TOP_LEVEL_FIELDS, [], "an Application's"),
     ...(isJsonObject(metadata) ? unknownIn(metadata, METADATA_FIELDS, ['metadata'], 'metadata') : []),
-    ...(isJsonObject(spec) ? unknownIn(spec, specFieldNames(), ['spec'], 'the spec\'s') : []),
+    ...(isJsonObject(spec) ? unknownIn(spec, specFieldNames(), ['spec'], "the spec's") : []),
   ];
 };

@@ -26,14 +26,22 @@ export const declaresDependencies = (resource: Resource): boolean => annotationO
 
 /** The entries of the annotation (empty when absent), or the first malformed entry. */
 const parse = (text: string): { readonly dependencies: ReadonlyArray<Dependency>; readonly malformed?: string } => {
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const parsed = entries.map((entry) => {
     const parts = entry.split('/');
     const [group, kind, name] = parts.length === 2 ? ['', parts[0], parts[1]] : parts.length === 3 ? parts : [];
-    return group === undefined || kind === undefined || name === undefined || kind === '' || name === '' ? entry : { group, kind, name };
+    return group === undefined || kind === undefined || name === undefined || kind === '' || name === ''
+      ? entry
+      : { group, kind, name };
   });
   const malformed = parsed.find((p): p is string => typeof p === 'string');
-  return { dependencies: parsed.filter((p): p is Dependency => typeof p !== 'string'), ...(malformed === undefined ? {} : { malformed }) };
+  return {
+    dependencies: parsed.filter((p): p is Dependency => typeof p !== 'string'),
+    ...(malformed === undefined ? {} : { malformed }),
+  };
 };
 
 /** What `resource` depends on (malformed entries are left out: the spec check reports them). */
@@ -44,12 +52,16 @@ export const dependenciesOf = (resource: Resource): ReadonlyArray<Dependency> =>
 
 /** Whether `candidate` is what `dependency`, written on `dependent`, names (same namespace, or cluster-scoped). */
 export const names = (dependency: Dependency, dependent: Resource, candidate: Resource): boolean =>
-  groupOf(candidate.apiVersion) === dependency.group && candidate.kind === dependency.kind && candidate.metadata.name === dependency.name
-  && (candidate.metadata.namespace === undefined || candidate.metadata.namespace === dependent.metadata.namespace);
+  groupOf(candidate.apiVersion) === dependency.group &&
+  candidate.kind === dependency.kind &&
+  candidate.metadata.name === dependency.name &&
+  (candidate.metadata.namespace === undefined || candidate.metadata.namespace === dependent.metadata.namespace);
 
 /** The resources among `pool` that `dependent` depends on. */
 export const dependenciesIn = (dependent: Resource, pool: ReadonlyArray<Resource>): ReadonlyArray<Resource> =>
-  dependenciesOf(dependent).flatMap((dependency) => pool.filter((candidate) => names(dependency, dependent, candidate)));
+  dependenciesOf(dependent).flatMap((dependency) =>
+    pool.filter((candidate) => names(dependency, dependent, candidate)),
+  );
 
 /** The resources among `pool` that depend on `dependency`. */
 export const dependentsIn = (dependency: Resource, pool: ReadonlyArray<Resource>): ReadonlyArray<Resource> =>
@@ -72,7 +84,8 @@ const cycleFrom = (start: Resource, manifest: ReadonlyArray<Resource>): Readonly
   return walk([start], new Set([refKey(refOf(start))]));
 };
 
-const describe = (resource: Resource): string => showDependency({ group: groupOf(resource.apiVersion), kind: resource.kind, name: resource.metadata.name });
+const describe = (resource: Resource): string =>
+  showDependency({ group: groupOf(resource.apiVersion), kind: resource.kind, name: resource.metadata.name });
 
 /**
  * Every problem of the annotations of `manifest` (resources with their namespaces resolved):
@@ -84,15 +97,35 @@ export const dependencyIssues = (manifest: ReadonlyArray<Resource>): ReadonlyArr
   return manifest.flatMap((resource, index): ReadonlyArray<Issue> => {
     const text = annotationOf(resource);
     if (text === undefined) return [];
-    if (typeof text !== 'string') return [{ path: issuePath(index), message: 'must be a string of [group/]Kind/name references separated by commas' }];
+    if (typeof text !== 'string')
+      return [
+        { path: issuePath(index), message: 'must be a string of [group/]Kind/name references separated by commas' },
+      ];
     const { dependencies, malformed } = parse(text);
-    if (malformed !== undefined) return [{ path: issuePath(index), message: `"${malformed}" is not a reference: write [group/]Kind/name, e.g. ConfigMap/settings or apps/Deployment/db` }];
+    if (malformed !== undefined)
+      return [
+        {
+          path: issuePath(index),
+          message: `"${malformed}" is not a reference: write [group/]Kind/name, e.g. ConfigMap/settings or apps/Deployment/db`,
+        },
+      ];
     const dangling = dependencies.filter((d) => !manifest.some((candidate) => names(d, resource, candidate)));
-    if (dangling.length > 0) return [{ path: issuePath(index), message: `${dangling.map(showDependency).join(', ')}: not in spec.manifest (in this namespace); a resource can depend only on resources of the same Application` }];
+    if (dangling.length > 0)
+      return [
+        {
+          path: issuePath(index),
+          message: `${dangling.map(showDependency).join(', ')}: not in spec.manifest (in this namespace); a resource can depend only on resources of the same Application`,
+        },
+      ];
     const cycle = cycleFrom(resource, manifest);
     if (cycle === undefined || cycle.some((r) => reported.has(refKey(refOf(r))))) return [];
     cycle.forEach((r) => reported.add(refKey(refOf(r))));
-    return [{ path: issuePath(index), message: `dependency cycle: ${cycle.map(describe).join(' → ')}: remove one of these dependencies` }];
+    return [
+      {
+        path: issuePath(index),
+        message: `dependency cycle: ${cycle.map(describe).join(' → ')}: remove one of these dependencies`,
+      },
+    ];
   });
 };
 
@@ -104,9 +137,16 @@ export type Hold = { readonly ref: ObjectRef; readonly for: ReadonlyArray<Object
  * dependency is ready; one being created in the same plan is not).
  */
 export const holdCreations = <A extends { readonly ref: ObjectRef; readonly body: Resource }>(
-  creates: ReadonlyArray<A>, desired: ReadonlyArray<Resource>, ready: (ref: ObjectRef) => boolean,
+  creates: ReadonlyArray<A>,
+  desired: ReadonlyArray<Resource>,
+  ready: (ref: ObjectRef) => boolean,
 ): { readonly go: ReadonlyArray<A>; readonly held: ReadonlyArray<Hold> } => {
-  const decided = creates.map((create) => ({ create, waitingFor: dependenciesIn(create.body, desired).map(refOf).filter((ref) => !ready(ref)) }));
+  const decided = creates.map((create) => ({
+    create,
+    waitingFor: dependenciesIn(create.body, desired)
+      .map(refOf)
+      .filter((ref) => !ready(ref)),
+  }));
   return {
     go: decided.filter((d) => d.waitingFor.length === 0).map((d) => d.create),
     held: decided.filter((d) => d.waitingFor.length > 0).map((d) => ({ ref: d.create.ref, for: d.waitingFor })),
@@ -115,7 +155,8 @@ export const holdCreations = <A extends { readonly ref: ObjectRef; readonly body
 
 /** Deletions of objects that a still-existing object (among `existing`) depends on are held back. */
 export const holdDeletions = <A extends { readonly ref: ObjectRef }>(
-  deletes: ReadonlyArray<A>, existing: ReadonlyArray<Resource>,
+  deletes: ReadonlyArray<A>,
+  existing: ReadonlyArray<Resource>,
 ): { readonly go: ReadonlyArray<A>; readonly held: ReadonlyArray<Hold> } => {
   // Most plans delete nothing: then no object is indexed.
   if (deletes.length === 0) return { go: deletes, held: [] };

@@ -9,17 +9,24 @@ import { listControl, listElements, makeListControl, type SchemaNode } from '../
 import { appendedElements, missingValue } from '../delta/missing.js';
 import type { FieldChange, JsonPatchOperation } from './types.js';
 
-export type ResourcePatch = { readonly operations: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<FieldChange> };
+export type ResourcePatch = {
+  readonly operations: ReadonlyArray<JsonPatchOperation>;
+  readonly changes: ReadonlyArray<FieldChange>;
+};
 
 const EMPTY: ResourcePatch = { operations: [], changes: [] };
 
 const concat = (patches: ReadonlyArray<ResourcePatch>): ResourcePatch => {
   // Most fields of a drifted resource are in sync: their empty patches are dropped before joining.
   const found = patches.filter((p) => p.operations.length > 0 || p.changes.length > 0);
-  return found.length === 0 ? EMPTY : found.length === 1 ? found[0] as ResourcePatch : {
-    operations: found.flatMap((p) => p.operations),
-    changes: found.flatMap((p) => p.changes),
-  };
+  return found.length === 0
+    ? EMPTY
+    : found.length === 1
+      ? (found[0] as ResourcePatch)
+      : {
+          operations: found.flatMap((p) => p.operations),
+          changes: found.flatMap((p) => p.changes),
+        };
 };
 
 const change = (path: Path, from: JsonValue | undefined, to: JsonValue | undefined): FieldChange => ({
@@ -43,11 +50,21 @@ const setValue = (path: Path, from: JsonValue | undefined, to: JsonValue): Resou
  */
 export const patchOf = (desired: JsonValue, live: JsonValue, schema: SchemaNode): ResourcePatch =>
   isJsonObject(schema) && isJsonObject(desired) && isJsonObject(live)
-    ? concat(Object.entries(schema).flatMap(([key, child]) =>
-      key === 'status' || key === 'apiVersion' || key === 'kind' ? [] : [patchAt(getOwn(desired, key), getOwn(live, key), child, [key])]))
+    ? concat(
+        Object.entries(schema).flatMap(([key, child]) =>
+          key === 'status' || key === 'apiVersion' || key === 'kind'
+            ? []
+            : [patchAt(getOwn(desired, key), getOwn(live, key), child, [key])],
+        ),
+      )
     : EMPTY;
 
-const patchAt = (desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode, path: Path): ResourcePatch => {
+const patchAt = (
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  schema: SchemaNode,
+  path: Path,
+): ResourcePatch => {
   if (desired === undefined || desired === null) return EMPTY;
   if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return EMPTY;
   if (isJsonArray(schema) && isJsonArray(desired)) {
@@ -55,12 +72,17 @@ const patchAt = (desired: JsonValue | undefined, live: JsonValue | undefined, sc
   }
   if (isJsonObject(schema) && isJsonObject(desired)) {
     if (!isJsonObject(live)) return wholePatch(desired, live, schema, path);
-    return concat(Object.entries(schema).map(([key, child]) => patchAt(getOwn(desired, key), getOwn(live, key), child, [...path, key])));
+    return concat(
+      Object.entries(schema).map(([key, child]) =>
+        patchAt(getOwn(desired, key), getOwn(live, key), child, [...path, key]),
+      ),
+    );
   }
   if (jsonCovers(desired, live)) return EMPTY;
   // A container under a `null` leaf is fixed where it differs, as if its written shape were its
   // schema: what the server or others added inside it stays (and drift agrees: see jsonCovers).
-  if ((isJsonObject(desired) && isJsonObject(live)) || (isJsonArray(desired) && isJsonArray(live))) return patchAt(desired, live, writtenShape(desired), path);
+  if ((isJsonObject(desired) && isJsonObject(live)) || (isJsonArray(desired) && isJsonArray(live)))
+    return patchAt(desired, live, writtenShape(desired), path);
   return setValue(path, live, desired);
 };
 
@@ -70,15 +92,24 @@ const wholePatch = (desired: JsonValue, live: JsonValue | undefined, schema: Sch
   return value === undefined ? EMPTY : setValue(path, live, value);
 };
 
-const listPatch = (desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, schema: ReadonlyArray<SchemaNode>, path: Path): ResourcePatch => {
+const listPatch = (
+  desired: ReadonlyArray<JsonValue>,
+  live: ReadonlyArray<JsonValue>,
+  schema: ReadonlyArray<SchemaNode>,
+  path: Path,
+): ResourcePatch => {
   const elements = listElements(schema);
   const control = listControl(schema);
   const patches: ResourcePatch[] = [];
   for (let i = 0; i < Math.min(elements.length, desired.length, live.length); i++) {
     patches.push(guarded(patchAt(desired[i], live[i], elements[i] ?? null, [...path, i]), live[i], [...path, i]));
   }
-  appendedElements(desired, live.length, schema).forEach((item, k) => patches.push(setValue([...path, live.length + k], undefined, item)));
-  if (control.max !== 0) for (let i = live.length - 1; i >= control.max; i--) patches.push(removeElement(live[i] as JsonValue, [...path, i]));
+  appendedElements(desired, live.length, schema).forEach((item, k) =>
+    patches.push(setValue([...path, live.length + k], undefined, item)),
+  );
+  if (control.max !== 0)
+    for (let i = live.length - 1; i >= control.max; i--)
+      patches.push(removeElement(live[i] as JsonValue, [...path, i]));
   return concat(patches);
 };
 
@@ -86,17 +117,24 @@ const listPatch = (desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonVa
 const guarded = (patch: ResourcePatch, element: JsonValue | undefined, path: Path): ResourcePatch => {
   const name = isJsonObject(element) ? getOwn(element, 'name') : undefined;
   if (patch.operations.length === 0 || typeof name !== 'string') return patch;
-  return { operations: [{ op: 'test', path: toPointer([...path, 'name']), value: name }, ...patch.operations], changes: patch.changes };
+  return {
+    operations: [{ op: 'test', path: toPointer([...path, 'name']), value: name }, ...patch.operations],
+    changes: patch.changes,
+  };
 };
 
 const removeElement = (element: JsonValue, path: Path): ResourcePatch => ({
-  operations: [{ op: 'test', path: toPointer(path), value: element }, { op: 'remove', path: toPointer(path) }],
+  operations: [
+    { op: 'test', path: toPointer(path), value: element },
+    { op: 'remove', path: toPointer(path) },
+  ],
   changes: [change(path, element, undefined)],
 });
 
 /** The schema that observes exactly what `value` writes (lists of exactly its length). */
 const writtenShape = (value: JsonValue): SchemaNode => {
   if (isJsonArray(value)) return [...value.map(writtenShape), makeListControl(value.length, value.length)];
-  if (isJsonObject(value)) return objectFromEntries(Object.entries(value).map(([key, child]) => [key, writtenShape(child)] as const));
+  if (isJsonObject(value))
+    return objectFromEntries(Object.entries(value).map(([key, child]) => [key, writtenShape(child)] as const));
   return null;
 };

@@ -1,7 +1,13 @@
 /** Ownership marks: how a child is recognised as belonging to one Application. */
 import { getOwn, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  OWNER_ANNOTATION,
+} from '../model/application.js';
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
 import type { FieldChange, JsonPatchOperation } from './types.js';
 
@@ -13,14 +19,25 @@ export type PrimaryKind = { readonly apiVersion: string; readonly kind: string }
  * that is not an Application (the embedded runtime): its marks then name the kind, so that two
  * primaries of different kinds with one name never share children.
  */
-export type Owner = { readonly namespace: string; readonly name: string; readonly uid?: string; readonly kind?: PrimaryKind };
+export type Owner = {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly kind?: PrimaryKind;
+};
 
 /** The owner of the children of `object` (an Application, or an embedder's primary mapped to one). */
-export const ownerFor = (object: { readonly apiVersion: string; readonly kind: string; readonly metadata: ObjectMeta }): Owner => ({
+export const ownerFor = (object: {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: ObjectMeta;
+}): Owner => ({
   namespace: object.metadata.namespace ?? 'default',
   name: object.metadata.name,
   ...(object.metadata.uid === undefined ? {} : { uid: object.metadata.uid }),
-  ...(object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND ? {} : { kind: { apiVersion: object.apiVersion, kind: object.kind } }),
+  ...(object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND
+    ? {}
+    : { kind: { apiVersion: object.apiVersion, kind: object.kind } }),
 });
 
 /** How owner marks name a primary kind: `Kind.group:` (`Kind:` for the core group); Applications' marks have no prefix. */
@@ -31,7 +48,7 @@ export const primaryMarkPrefix = (kind: PrimaryKind): string => {
 
 /** The prefix of the marks of `kind`'s children: '' for Applications (`ns/name`), else `primaryMarkPrefix`. */
 export const markPrefixOf = (kind: PrimaryKind): string =>
-  (kind.apiVersion === APPLICATION_API_VERSION && kind.kind === APPLICATION_KIND ? '' : primaryMarkPrefix(kind));
+  kind.apiVersion === APPLICATION_API_VERSION && kind.kind === APPLICATION_KIND ? '' : primaryMarkPrefix(kind);
 
 export const ownerMark = (owner: Owner): string =>
   `${owner.kind === undefined ? '' : primaryMarkPrefix(owner.kind)}${owner.namespace}/${owner.name}`;
@@ -48,8 +65,13 @@ export const isOwnedBy = (object: JsonObject, owner: Owner): boolean => {
   const mark = ownerOf(object);
   if (owner.kind !== undefined) return mark === ownerMark(owner);
   // Compared in place, as `ownerMark(owner)` would read: this runs for every live object of a plan.
-  return mark !== undefined && mark.length === owner.namespace.length + 1 + owner.name.length &&
-    mark.startsWith(owner.namespace) && mark.charCodeAt(owner.namespace.length) === SLASH && mark.endsWith(owner.name);
+  return (
+    mark !== undefined &&
+    mark.length === owner.namespace.length + 1 + owner.name.length &&
+    mark.startsWith(owner.namespace) &&
+    mark.charCodeAt(owner.namespace.length) === SLASH &&
+    mark.endsWith(owner.name)
+  );
 };
 
 const SLASH = 47;
@@ -66,7 +88,8 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
   const metadata: JsonObject = resource.metadata;
   // One new metadata object, built key by key: this runs for every desired resource of a plan.
   const marked: Record<string, JsonValue> = {};
-  for (const key of Object.keys(metadata)) if (!SERVER_SET_METADATA.has(key)) setOwn(marked, key, metadata[key] as JsonValue);
+  for (const key of Object.keys(metadata))
+    if (!SERVER_SET_METADATA.has(key)) setOwn(marked, key, metadata[key] as JsonValue);
   setOwn(marked, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
   setOwn(marked, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
   if (owner.uid !== undefined && ref.namespace === owner.namespace) {
@@ -82,8 +105,11 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
  */
 export const asCreated = (resource: Resource, schema: JsonValue | undefined, owner: Owner): Resource => {
   const metadata = isJsonObject(schema) ? getOwn(schema, 'metadata') : undefined;
-  const observesMarks = isJsonObject(metadata) &&
-    (getOwn(metadata, 'labels') === null || getOwn(metadata, 'annotations') === null || getOwn(metadata, 'ownerReferences') === null);
+  const observesMarks =
+    isJsonObject(metadata) &&
+    (getOwn(metadata, 'labels') === null ||
+      getOwn(metadata, 'annotations') === null ||
+      getOwn(metadata, 'ownerReferences') === null);
   if (!observesMarks) return resource;
   // Planning compares and creates the same desired objects reconcile after reconcile: the marked
   // copy is kept per object (immutable by contract) for the owner it was made for.
@@ -95,17 +121,36 @@ export const asCreated = (resource: Resource, schema: JsonValue | undefined, own
   return value;
 };
 
-const markedCopies = new WeakMap<object, { readonly mark: string; readonly uid: string | undefined; readonly value: Resource }>();
+const markedCopies = new WeakMap<
+  object,
+  { readonly mark: string; readonly uid: string | undefined; readonly value: Resource }
+>();
 
-const SERVER_SET_METADATA = new Set(['resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
+const SERVER_SET_METADATA = new Set([
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'generation',
+  'managedFields',
+  'selfLink',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+]);
 
 const ownerReferencesOf = (metadata: JsonObject): ReadonlyArray<JsonValue> => {
   const existing = getOwn(metadata, 'ownerReferences');
-  return Array.isArray(existing) ? existing.filter((reference) => !(isJsonObject(reference) && reference.controller === true)) : [];
+  return Array.isArray(existing)
+    ? existing.filter((reference) => !(isJsonObject(reference) && reference.controller === true))
+    : [];
 };
 
 const controllerReference = (owner: Owner, uid: string): JsonObject => ({
-  apiVersion: owner.kind?.apiVersion ?? APPLICATION_API_VERSION, kind: owner.kind?.kind ?? APPLICATION_KIND, name: owner.name, uid, controller: true, blockOwnerDeletion: true,
+  apiVersion: owner.kind?.apiVersion ?? APPLICATION_API_VERSION,
+  kind: owner.kind?.kind ?? APPLICATION_KIND,
+  name: owner.name,
+  uid,
+  controller: true,
+  blockOwnerDeletion: true,
 });
 
 /**
@@ -123,15 +168,22 @@ export const adoptionPatch = (
     ['labels', MANAGED_BY_LABEL, MANAGED_BY_VALUE],
     ['annotations', OWNER_ANNOTATION, ownerMark(owner)],
   ];
-  const operations = marks.map(([field, key, value]): JsonPatchOperation => (mapExistsAfter(metadata, field, fields)
-    ? { op: 'add', path: `/metadata/${field}/${escapePointerToken(key)}`, value }
-    : { op: 'add', path: `/metadata/${field}`, value: { [key]: value } }));
+  const operations = marks.map(([field, key, value]): JsonPatchOperation =>
+    mapExistsAfter(metadata, field, fields)
+      ? { op: 'add', path: `/metadata/${field}/${escapePointerToken(key)}`, value }
+      : { op: 'add', path: `/metadata/${field}`, value: { [key]: value } },
+  );
   const changes = marks.map(([field, key, value]) => ({ path: `metadata.${field}["${key}"]`, to: value }));
   const reference = adoptedReference(live, owner, fields);
-  return reference === undefined ? { operations, changes } : {
-    operations: [...operations, reference],
-    changes: [...changes, { path: 'metadata.ownerReferences', to: controllerReference(owner, owner.uid as string) }],
-  };
+  return reference === undefined
+    ? { operations, changes }
+    : {
+        operations: [...operations, reference],
+        changes: [
+          ...changes,
+          { path: 'metadata.ownerReferences', to: controllerReference(owner, owner.uid as string) },
+        ],
+      };
 };
 
 /**
@@ -139,14 +191,21 @@ export const adoptionPatch = (
  * Application's namespace, our uid is known and no other controller already claims it (the API
  * server allows one controller reference; another owner's claim is left alone).
  */
-const adoptedReference = (live: Resource, owner: Owner, fields: ReadonlyArray<JsonPatchOperation>): JsonPatchOperation | undefined => {
+const adoptedReference = (
+  live: Resource,
+  owner: Owner,
+  fields: ReadonlyArray<JsonPatchOperation>,
+): JsonPatchOperation | undefined => {
   if (owner.uid === undefined || live.metadata.namespace !== owner.namespace) return undefined;
-  if (fields.some((op) => op.path === '/metadata/ownerReferences' || op.path.startsWith('/metadata/ownerReferences/'))) return undefined;
+  if (fields.some((op) => op.path === '/metadata/ownerReferences' || op.path.startsWith('/metadata/ownerReferences/')))
+    return undefined;
   const existing = getOwn(live.metadata as JsonObject, 'ownerReferences');
   const references = Array.isArray(existing) ? existing : [];
   if (references.some((reference) => isJsonObject(reference) && reference.controller === true)) return undefined;
   const value = controllerReference(owner, owner.uid);
-  return Array.isArray(existing) ? { op: 'add', path: '/metadata/ownerReferences/-', value } : { op: 'add', path: '/metadata/ownerReferences', value: [value] };
+  return Array.isArray(existing)
+    ? { op: 'add', path: '/metadata/ownerReferences/-', value }
+    : { op: 'add', path: '/metadata/ownerReferences', value: [value] };
 };
 
 /** Whether `metadata[field]` is an object once `fields` have been applied to the live object. */

@@ -8,7 +8,14 @@ import { FINALIZER, type Application, type ApplicationStatus } from '../model/ap
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
-import { identityIndex, identityOf, knownScope, resourceFinder, withNamespace, type IdentityIndex } from '../manifest/identity.js';
+import {
+  identityIndex,
+  identityOf,
+  knownScope,
+  resourceFinder,
+  withNamespace,
+  type IdentityIndex,
+} from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta } from '../delta/resource-delta.js';
@@ -20,7 +27,16 @@ import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { readinessOf } from '../status/readiness.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
-import { adoptionPatch, asCreated, isOwnedBy, ownerFor, ownerOf, ownerMark, withOwnershipMarks, type Owner } from './ownership.js';
+import {
+  adoptionPatch,
+  asCreated,
+  isOwnedBy,
+  ownerFor,
+  ownerOf,
+  ownerMark,
+  withOwnershipMarks,
+  type Owner,
+} from './ownership.js';
 import { checkSpec } from './spec-check.js';
 import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
@@ -32,7 +48,19 @@ import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withRecreates } from './recreate.js';
 import { serverSideApplyOf } from './server-side-apply.js';
-import type { Action, ConflictAction, CreateAction, DeleteAction, ForbiddenAction, Outcome, PatchAction, Plan, PlanSummary, RecreateAction, WaitAction } from './types.js';
+import type {
+  Action,
+  ConflictAction,
+  CreateAction,
+  DeleteAction,
+  ForbiddenAction,
+  Outcome,
+  PatchAction,
+  Plan,
+  PlanSummary,
+  RecreateAction,
+  WaitAction,
+} from './types.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -90,7 +118,13 @@ export const plan = (input: PlanInput): Plan => {
   const application = input.application;
   const metadata = application.metadata;
   const owner: Owner = ownerFor(application);
-  const context: Context = { application, owner, status: application.status ?? {}, input, tenancy: tenancyFor(input.options?.tenancy, owner.namespace) };
+  const context: Context = {
+    application,
+    owner,
+    status: application.status ?? {},
+    input,
+    tenancy: tenancyFor(input.options?.tenancy, owner.namespace),
+  };
   const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
@@ -100,14 +134,31 @@ const planApply = (context: Context): Plan => {
   const { input } = context;
   // Live objects teach scopes only of kinds the table lacks: with every kind known, nothing is learned.
   const snapshot = input.live ?? NO_LIVE;
-  const scopes = snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind) !== undefined) ? input.scopes : withLiveScopes(input.scopes, snapshot);
+  const scopes = snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind) !== undefined)
+    ? input.scopes
+    : withLiveScopes(input.scopes, snapshot);
   const prepared = prepareDesired(context, scopes);
   if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
   const { mangled, fromSpec } = prepared.right;
-  const live = input.live === undefined ? undefined : revealAllMatching(input.live, fromSpec, marksFrom(mangled, context.status.mangledObserverSchema));
-  const forbidden = forbiddenChildren({ tenancy: context.tenancy, desired: fromSpec, live, adopt: context.application.spec.adopt === true });
-  if (forbidden.length > 0) return stalledPlan(context, { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) }, forbidden);
-  return live === undefined ? planFromStatus(context, mangled, fromSpec) : planFromLive(context, mangled, fromSpec, live);
+  const live =
+    input.live === undefined
+      ? undefined
+      : revealAllMatching(input.live, fromSpec, marksFrom(mangled, context.status.mangledObserverSchema));
+  const forbidden = forbiddenChildren({
+    tenancy: context.tenancy,
+    desired: fromSpec,
+    live,
+    adopt: context.application.spec.adopt === true,
+  });
+  if (forbidden.length > 0)
+    return stalledPlan(
+      context,
+      { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) },
+      forbidden,
+    );
+  return live === undefined
+    ? planFromStatus(context, mangled, fromSpec)
+    : planFromLive(context, mangled, fromSpec, live);
 };
 
 type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
@@ -118,13 +169,22 @@ type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
  * previous desired state and the scopes; a no-op reconcile re-plans the same objects, so the
  * last result per spec object is kept (inputs are immutable, so identity implies equality).
  */
-const preparedBySpec = new WeakMap<object, { readonly key: ReadonlyArray<unknown>; readonly value: E.Either<Stalled, Prepared> }>();
+const preparedBySpec = new WeakMap<
+  object,
+  { readonly key: ReadonlyArray<unknown>; readonly value: E.Either<Stalled, Prepared> }
+>();
 
 const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
   const spec = context.application.spec as object | undefined;
   // `scopes` includes what the live snapshot taught (`withLiveScopes`): part of the key, or a kind
   // known from one snapshot would stay known for every later plan of the same spec object.
-  const key = [context.status.lastAppliedManifest, scopes, context.owner.namespace, context.input.options?.translatedManifest, context.input.options?.hooks];
+  const key = [
+    context.status.lastAppliedManifest,
+    scopes,
+    context.owner.namespace,
+    context.input.options?.translatedManifest,
+    context.input.options?.hooks,
+  ];
   const cached = spec === undefined || spec === null ? undefined : preparedBySpec.get(spec);
   if (cached !== undefined && cached.key.every((part, i) => part === key[i])) return cached.value;
   const value = computeDesired(context, scopes);
@@ -136,24 +196,49 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const { input, owner } = context;
   const spec = context.application.spec;
   // Only a CustomResourceDefinition declares a scope (`withCrdScopes` skips anything else): only they are passed.
-  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest as JsonValue) ? (spec.manifest ?? []).filter(isCrd) as ReadonlyArray<Resource> : []);
-  const checked = checkSpec({ spec, scopes: manifestScopes, namespace: owner.namespace, ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}) });
+  const manifestScopes = withCrdScopes(
+    scopes,
+    isJsonArray(spec?.manifest as JsonValue) ? ((spec.manifest ?? []).filter(isCrd) as ReadonlyArray<Resource>) : [],
+  );
+  const checked = checkSpec({
+    spec,
+    scopes: manifestScopes,
+    namespace: owner.namespace,
+    ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}),
+  });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
   const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData) };
   const mangled = generateDefaultObserverSchema(folded);
-  const desired = folded.manifest.map((resource) => withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)));
+  const desired = folded.manifest.map((resource) =>
+    withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)),
+  );
   // A digest in the status is not a value: the keys it stands for are learned again from the live object.
   const marked = marksFrom(mangled, context.status.mangledObserverSchema);
   const earlier = context.status.lastAppliedManifest?.map((resource) => withoutDigests(resource, marked(resource)));
-  const fromSpec = updateLastAppliedManifestFromSpec({ manifest: desired, mangledObserverSchema: mangled, lastAppliedManifest: earlier, namespace: owner.namespace });
+  const fromSpec = updateLastAppliedManifestFromSpec({
+    manifest: desired,
+    mangledObserverSchema: mangled,
+    lastAppliedManifest: earlier,
+    namespace: owner.namespace,
+  });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
-  const hooked = mangle({ desired: fromSpec, mangledSchema: mangled, hooks: spec.hooks, context: { ...input.options?.hooks, owner, scopes: manifestScopes } });
+  const hooked = mangle({
+    desired: fromSpec,
+    mangledSchema: mangled,
+    hooks: spec.hooks,
+    context: { ...input.options?.hooks, owner, scopes: manifestScopes },
+  });
   return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
 };
 
 /** The usual case: current state = the live objects projected on their schemas. */
-const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, fromSpec: ReadonlyArray<Resource>, live: ReadonlyArray<Resource>): Plan => {
+const planFromLive = (
+  context: Context,
+  mangled: ReadonlyArray<ObserverSchema>,
+  fromSpec: ReadonlyArray<Resource>,
+  live: ReadonlyArray<Resource>,
+): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
   const liveByRef = identityIndex(live);
@@ -166,7 +251,8 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   // the last observation) its previous observed entry, each looked up once.
   const lives = fromSpec.map(liveOf);
   const owned = lives.map((object) => object !== undefined && isOwnedBy(object, owner));
-  const mayWrite = (i: number): boolean => owned[i] === true || (adopt && lives[i] !== undefined && ownerOf(lives[i] as Resource) === undefined);
+  const mayWrite = (i: number): boolean =>
+    owned[i] === true || (adopt && lives[i] !== undefined && ownerOf(lives[i] as Resource) === undefined);
   const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
   const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
   const lastApplied = fromSpec.map((resource, i) => {
@@ -174,7 +260,11 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
     const schema = desiredSchemas[i];
     if (object === undefined || schema === undefined || !mayWrite(i)) return resource;
     const observed = findObserved(resource);
-    if (observed !== undefined && owned[i] === true && unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)) {
+    if (
+      observed !== undefined &&
+      owned[i] === true &&
+      unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)
+    ) {
       unchanged[i] = observed;
       return resource;
     }
@@ -182,14 +272,21 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   });
   // Learning never changes identification: the spec's objects give the same keys (indexed when first asked).
   let desiredByRef: IdentityIndex<Resource> | undefined;
-  const isDesired = (object: JsonObject): boolean => (desiredByRef ??= identityIndex(fromSpec)).of(object as Resource) !== undefined;
+  const isDesired = (object: JsonObject): boolean =>
+    (desiredByRef ??= identityIndex(fromSpec)).of(object as Resource) !== undefined;
   const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
   const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
   // The previous schemas only serve objects no longer desired: indexed when one is observed.
   let previousSchemas: SchemaIndex | undefined;
-  const observe = (object: Resource): JsonObject => observeResource(object, schemaFor(schemas, object) ?? schemaFor(previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? []), object) ?? {});
+  const observe = (object: Resource): JsonObject =>
+    observeResource(
+      object,
+      schemaFor(schemas, object) ??
+        schemaFor((previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? [])), object) ??
+        {},
+    );
   // Whether each entry of `current` is desired, answered without the index where it is certain: a
   // live object found for a desired resource is desired, and so is an entry with that resource's identity.
   const found = new Set(lives);
@@ -210,51 +307,94 @@ const planFromLive = (context: Context, mangled: ReadonlyArray<ObserverSchema>, 
   }
   const changed = calculateResourceDelta({
     lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
-    lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace,
+    lastObservedManifest: current,
+    mangledObserverSchema: mangled,
+    namespace: owner.namespace,
   });
   const delta = { ...changed, deleted: current.filter((_, k) => desiredEntry[k] !== true) };
   const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
-  const creates = delta.new.filter((r) => !blocked.has(resourceKey(r)) && !terminating(r)).map((r) => createAction(r, schemaFor(schemas, r), owner));
+  const creates = delta.new
+    .filter((r) => !blocked.has(resourceKey(r)) && !terminating(r))
+    .map((r) => createAction(r, schemaFor(schemas, r), owner));
   // An adopted object gets our marks even when its observed fields already match.
-  const adopting = (object: Resource | undefined): boolean => object !== undefined && adopt && ownerOf(object) === undefined;
+  const adopting = (object: Resource | undefined): boolean =>
+    object !== undefined && adopt && ownerOf(object) === undefined;
   // Looked up by identity in nested maps: no key string (nor key cache entry) for every resource compared.
   const modified = identityIndex(delta.modified);
   // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
   const patches = (delta.modified.length === 0 && !adopt ? [] : compared)
-    .filter((resource) => (modified.of(resource) !== undefined || (adopt && adopting(liveOf(resource)))) && !terminating(resource))
+    .filter(
+      (resource) =>
+        (modified.of(resource) !== undefined || (adopt && adopting(liveOf(resource)))) && !terminating(resource),
+    )
     .flatMap((resource) => {
       const object = liveOf(resource) as Resource;
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
   const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(lastApplied);
-  const split = withRecreates(patches, (patch) => lastAppliedByRef?.get(patch.ref), (resource) => createAction(resource, schemaFor(schemas, resource), owner).body);
-  const deletes = delta.deleted.filter((entry) => !terminating(entry)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+  const split = withRecreates(
+    patches,
+    (patch) => lastAppliedByRef?.get(patch.ref),
+    (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
+  );
+  const deletes = delta.deleted
+    .filter((entry) => !terminating(entry))
+    .map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
-  const waiting = [...delta.new, ...delta.modified, ...delta.deleted].filter(terminating).map((r) => showRef(refOf(r as Resource)));
-  const notReady = context.input.options?.readiness === 'existence' ? [] : lastApplied.flatMap((resource, i) => {
-    const object = lives[i];
-    if (object === undefined || owned[i] !== true) return NOT_WAITING;
-    const readiness = readinessOf(object);
-    return readiness.ready ? NOT_WAITING : [`${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
-  });
+  const waiting = [...delta.new, ...delta.modified, ...delta.deleted]
+    .filter(terminating)
+    .map((r) => showRef(refOf(r as Resource)));
+  const notReady =
+    context.input.options?.readiness === 'existence'
+      ? []
+      : lastApplied.flatMap((resource, i) => {
+          const object = lives[i];
+          if (object === undefined || owned[i] !== true) return NOT_WAITING;
+          const readiness = readinessOf(object);
+          return readiness.ready
+            ? NOT_WAITING
+            : [
+                `${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`,
+              ];
+        });
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
   const ready = (ref: ObjectRef): boolean => {
     const object = liveByRef.get(ref);
-    return object !== undefined && !isTerminating(object) && (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
+    return (
+      object !== undefined &&
+      !isTerminating(object) &&
+      (context.input.options?.readiness === 'existence' || readinessOf(object).ready)
+    );
   };
   const creating = holdCreations(creates, lastApplied, ready);
   const deleting = holdDeletions(deletes, ours);
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
-  return assemble(context, { mangled, lastApplied, current, creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go, waits, conflicts, waiting, notReady });
+  return assemble(context, {
+    mangled,
+    lastApplied,
+    current,
+    creates: creating.go,
+    patches: split.patches,
+    recreates: split.recreates,
+    deletes: deleting.go,
+    waits,
+    conflicts,
+    waiting,
+    notReady,
+  });
 };
 
 /** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
 const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
   const { apiVersion, kind, metadata } = entry as Resource;
-  return apiVersion === resource.apiVersion && kind === resource.kind && metadata.name === resource.metadata.name &&
-    (metadata.namespace ?? '') === (resource.metadata.namespace ?? '');
+  return (
+    apiVersion === resource.apiVersion &&
+    kind === resource.kind &&
+    metadata.name === resource.metadata.name &&
+    (metadata.namespace ?? '') === (resource.metadata.namespace ?? '')
+  );
 };
 
 const isCrd = (value: JsonValue): boolean => isJsonObject(value) && value.kind === 'CustomResourceDefinition';
@@ -268,17 +408,39 @@ const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 const NOT_WAITING: ReadonlyArray<string> = [];
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
-const planFromStatus = (context: Context, mangled: ReadonlyArray<ObserverSchema>, lastApplied: ReadonlyArray<Resource>): Plan => {
+const planFromStatus = (
+  context: Context,
+  mangled: ReadonlyArray<ObserverSchema>,
+  lastApplied: ReadonlyArray<Resource>,
+): Plan => {
   const { owner } = context;
   const schemas = indexSchemas(mangled);
-  const current = revealAllMatching(observedEntries(context.status), lastApplied, marksFrom(mangled, context.status.mangledObserverSchema));
+  const current = revealAllMatching(
+    observedEntries(context.status),
+    lastApplied,
+    marksFrom(mangled, context.status.mangledObserverSchema),
+  );
   const findCurrent = resourceFinder(current, owner.namespace);
   const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
-  const delta = calculateResourceDelta({ lastAppliedManifest: compared, lastObservedManifest: current, mangledObserverSchema: mangled, namespace: owner.namespace });
+  const delta = calculateResourceDelta({
+    lastAppliedManifest: compared,
+    lastObservedManifest: current,
+    mangledObserverSchema: mangled,
+    namespace: owner.namespace,
+  });
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>
-    patchAction(context, resource, reconstructLive(findCurrent(resource) ?? {}) as Resource, schemaFor(schemas, resource) ?? {}, false));
-  const deletes = delta.deleted.filter(writableBy(context.tenancy)).map((entry) => deleteAction(entry, 'RemovedFromSpec'));
+    patchAction(
+      context,
+      resource,
+      reconstructLive(findCurrent(resource) ?? {}) as Resource,
+      schemaFor(schemas, resource) ?? {},
+      false,
+    ),
+  );
+  const deletes = delta.deleted
+    .filter(writableBy(context.tenancy))
+    .map((entry) => deleteAction(entry, 'RemovedFromSpec'));
   return assemble(context, { mangled, lastApplied, current, creates, patches, deletes, conflicts: [], waiting: [] });
 };
 
@@ -302,7 +464,11 @@ type Decided = {
 
 const assemble = (context: Context, decided: Decided): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
-  const writes: ReadonlyArray<Action> = [...inUninstallOrder(decided.deletes), ...inInstallOrder(decided.creates), ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])])];
+  const writes: ReadonlyArray<Action> = [
+    ...inUninstallOrder(decided.deletes),
+    ...inInstallOrder(decided.creates),
+    ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])]),
+  ];
   const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...(decided.waits ?? []), ...decided.conflicts];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
@@ -314,39 +480,73 @@ const assemble = (context: Context, decided: Decided): Plan => {
       lastAppliedManifest: decided.lastApplied,
       lastObservedManifest: decided.current,
     }),
-    outcome: verdict._tag === 'Progressing' && (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
-      ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
-      : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
+    outcome:
+      verdict._tag === 'Progressing' &&
+      (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
+        ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
+        : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
 };
 
 const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: boolean): Verdict => {
   if (decided.conflicts.length > 0) {
-    return { _tag: 'Stalled', reason: 'NotOwned', message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}` };
+    return {
+      _tag: 'Stalled',
+      reason: 'NotOwned',
+      message: `not owned by this Application (set spec.adopt to take over): ${decided.conflicts.map((c) => showRef(c.ref) + (c.owner ? ` (owner ${c.owner})` : '')).join(', ')}`,
+    };
   }
   if (summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) > 0) {
     const recreating = summary.recreate === undefined ? '' : `, ${summary.recreate} to recreate`;
     const waiting = summary.wait === undefined ? '' : `, ${summary.wait} waiting on dependencies`;
-    return { _tag: 'Progressing', reason: 'Progressing', message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}` };
+    return {
+      _tag: 'Progressing',
+      reason: 'Progressing',
+      message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}`,
+    };
   }
-  if ((decided.waits ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForDependencies', message: `waiting: ${(decided.waits ?? []).map(showWait).join('; ')}` };
-  if (decided.waiting.length > 0) return { _tag: 'Progressing', reason: 'WaitingForDeletion', message: `waiting for ${decided.waiting.join(', ')} to be deleted` };
-  if (addingFinalizer) return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
-  if ((decided.notReady ?? []).length > 0) return { _tag: 'Progressing', reason: 'WaitingForReadiness', message: `waiting for ${(decided.notReady ?? []).join('; ')}` };
+  if ((decided.waits ?? []).length > 0)
+    return {
+      _tag: 'Progressing',
+      reason: 'WaitingForDependencies',
+      message: `waiting: ${(decided.waits ?? []).map(showWait).join('; ')}`,
+    };
+  if (decided.waiting.length > 0)
+    return {
+      _tag: 'Progressing',
+      reason: 'WaitingForDeletion',
+      message: `waiting for ${decided.waiting.join(', ')} to be deleted`,
+    };
+  if (addingFinalizer)
+    return { _tag: 'Progressing', reason: 'AddingFinalizer', message: `adding finalizer ${FINALIZER}` };
+  if ((decided.notReady ?? []).length > 0)
+    return {
+      _tag: 'Progressing',
+      reason: 'WaitingForReadiness',
+      message: `waiting for ${(decided.notReady ?? []).join('; ')}`,
+    };
   return { _tag: 'Ready', message: `${decided.lastApplied.length} resources match the desired state` };
 };
 
 const outcomeOf = (context: Context, verdict: Verdict, acting: boolean): Outcome => {
   const options = context.input.options ?? {};
   if (verdict._tag === 'Stalled') {
-    return verdict.reason === 'InvalidSpec' || verdict.reason === 'InvalidObserverSchema' || verdict.reason === 'InvalidTosca'
+    return verdict.reason === 'InvalidSpec' ||
+      verdict.reason === 'InvalidObserverSchema' ||
+      verdict.reason === 'InvalidTosca'
       ? { _tag: 'AwaitChange' }
       : { _tag: 'RequeueAfter', ms: options.stalledRequeueMs ?? 60_000, reason: verdict.reason };
   }
-  return acting ? { _tag: 'RequeueAfter', ms: options.progressRequeueMs ?? 1_000, reason: 'VerifyActions' } : { _tag: 'AwaitChange' };
+  return acting
+    ? { _tag: 'RequeueAfter', ms: options.progressRequeueMs ?? 1_000, reason: 'VerifyActions' }
+    : { _tag: 'AwaitChange' };
 };
 
-const nextStatus = (context: Context, verdict: Verdict, manifests: Pick<ApplicationStatus, 'mangledObserverSchema' | 'lastAppliedManifest' | 'lastObservedManifest'>): ApplicationStatus => {
+const nextStatus = (
+  context: Context,
+  verdict: Verdict,
+  manifests: Pick<ApplicationStatus, 'mangledObserverSchema' | 'lastAppliedManifest' | 'lastObservedManifest'>,
+): ApplicationStatus => {
   const generation = context.application.metadata.generation;
   return {
     ...context.status,
@@ -360,7 +560,11 @@ const nextStatus = (context: Context, verdict: Verdict, manifests: Pick<Applicat
  * An invalid spec (or one the tenancy policy forbids, its `forbidden` children listed) changes
  * nothing in the cluster and loses nothing in the status.
  */
-const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalled' }>, forbidden: ReadonlyArray<ForbiddenAction> = []): Plan => {
+const stalledPlan = (
+  context: Context,
+  verdict: Extract<Verdict, { _tag: 'Stalled' }>,
+  forbidden: ReadonlyArray<ForbiddenAction> = [],
+): Plan => {
   const finalizer = hasFinalizer(context.application) ? [] : [finalizerAction(context, 'addFinalizer')];
   const actions: ReadonlyArray<Action> = [...finalizer, ...forbidden];
   return {
@@ -376,21 +580,31 @@ const stalledPlan = (context: Context, verdict: Extract<Verdict, { _tag: 'Stalle
  * Children outside the policy's destinations are left alone (an owner mark there proves nothing).
  */
 const planDeletion = (context: Context): Plan => {
-  if (!hasFinalizer(context.application)) return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
+  if (!hasFinalizer(context.application))
+    return { actions: [], summary: summarize([]), status: context.status, outcome: { _tag: 'AwaitChange' } };
   const live = context.input.live;
-  const candidates: ReadonlyArray<JsonObject> = live === undefined
-    ? observedEntries(context.status)
-    : live.filter((object) => isOwnedBy(object, context.owner));
+  const candidates: ReadonlyArray<JsonObject> =
+    live === undefined ? observedEntries(context.status) : live.filter((object) => isOwnedBy(object, context.owner));
   const children = candidates.filter(writableBy(context.tenancy));
   const remaining = children.filter((child) => !isTerminating(child));
-  const deleting = holdDeletions(inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))), children.filter(isResource));
-  const actions: ReadonlyArray<Action> = children.length === 0 ? [finalizerAction(context, 'removeFinalizer')] : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
-  const message = children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
+  const deleting = holdDeletions(
+    inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))),
+    children.filter(isResource),
+  );
+  const actions: ReadonlyArray<Action> =
+    children.length === 0
+      ? [finalizerAction(context, 'removeFinalizer')]
+      : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
+  const message =
+    children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {
     actions,
     summary: summarize(actions),
     status: nextStatus(context, { _tag: 'Progressing', reason: 'Deleting', message }, {}),
-    outcome: children.length === 0 ? { _tag: 'AwaitChange' } : { _tag: 'RequeueAfter', ms: context.input.options?.progressRequeueMs ?? 1_000, reason: 'AwaitDeletion' },
+    outcome:
+      children.length === 0
+        ? { _tag: 'AwaitChange' }
+        : { _tag: 'RequeueAfter', ms: context.input.options?.progressRequeueMs ?? 1_000, reason: 'AwaitDeletion' },
   };
 };
 
@@ -398,9 +612,11 @@ const planDeletion = (context: Context): Plan => {
  * The entries of `lastObservedManifest` that name a resource. The codec only checks that entries
  * are objects; one without identification cannot be acted on, and must not stop the reconcile.
  */
-const observedEntries = (status: ApplicationStatus): ReadonlyArray<JsonObject> => (status.lastObservedManifest ?? []).filter(isResource);
+const observedEntries = (status: ApplicationStatus): ReadonlyArray<JsonObject> =>
+  (status.lastObservedManifest ?? []).filter(isResource);
 
-const hasFinalizer = (application: Application): boolean => application.metadata.finalizers?.includes(FINALIZER) ?? false;
+const hasFinalizer = (application: Application): boolean =>
+  application.metadata.finalizers?.includes(FINALIZER) ?? false;
 
 const isTerminating = (object: JsonObject | undefined): boolean => {
   const metadata = object === undefined ? undefined : getOwn(object, 'metadata');
@@ -408,7 +624,9 @@ const isTerminating = (object: JsonObject | undefined): boolean => {
 };
 
 const applicationRef = (application: Application): ObjectRef => ({
-  apiVersion: application.apiVersion, kind: application.kind, name: application.metadata.name,
+  apiVersion: application.apiVersion,
+  kind: application.kind,
+  name: application.metadata.name,
   ...(application.metadata.namespace === undefined ? {} : { namespace: application.metadata.namespace }),
 });
 
@@ -429,27 +647,54 @@ const createAction = (resource: Resource, schema: ObserverSchema | undefined, ow
  * sent instead (every observed field, not just those that differ; the JSON Patch then explains it),
  * or the lists that make it send the JSON Patch after all (`serverSideApplyOf`).
  */
-const patchAction = (context: Context, desired: Resource, live: Resource, schema: JsonValue, adopting: boolean): ReadonlyArray<PatchAction> => {
-  const { owner, application: { spec } } = context;
+const patchAction = (
+  context: Context,
+  desired: Resource,
+  live: Resource,
+  schema: JsonValue,
+  adopting: boolean,
+): ReadonlyArray<PatchAction> => {
+  const {
+    owner,
+    application: { spec },
+  } = context;
   const fields = patchOf(desired, live, schema);
   const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
   const operations = [...fields.operations, ...marks.operations];
   if (operations.length === 0) return [];
-  const ssa = spec.applyMode === 'ServerSideApply' ? serverSideApplyOf(desired, live, schema, owner, spec.forceConflicts === true, operations) : {};
-  return [{ type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes], ...ssa }];
+  const ssa =
+    spec.applyMode === 'ServerSideApply'
+      ? serverSideApplyOf(desired, live, schema, owner, spec.forceConflicts === true, operations)
+      : {};
+  return [
+    { type: 'patch', ref: refOf(desired), patch: operations, changes: [...fields.changes, ...marks.changes], ...ssa },
+  ];
 };
 
-const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction =>
-  ({ type: 'delete', ref: refOf(entry as Resource), reason, changes: [] });
+const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction => ({
+  type: 'delete',
+  ref: refOf(entry as Resource),
+  reason,
+  changes: [],
+});
 
 const conflictWith = (resource: Resource, live: Resource | undefined, owner: Owner): ReadonlyArray<ConflictAction> => {
   if (live === undefined) return [];
   const liveOwner = ownerOf(live);
   if (liveOwner === ownerMark(owner)) return [];
-  return [{ type: 'conflict', ref: refOf(resource), reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother', ...(liveOwner === undefined ? {} : { owner: liveOwner }), changes: [] }];
+  return [
+    {
+      type: 'conflict',
+      ref: refOf(resource),
+      reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother',
+      ...(liveOwner === undefined ? {} : { owner: liveOwner }),
+      changes: [],
+    },
+  ];
 };
 
-const showWait = (wait: WaitAction): string => `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
+const showWait = (wait: WaitAction): string =>
+  `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
 
 const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
   const forbidden = actions.filter((a) => a.type === 'forbidden').length;
@@ -476,7 +721,9 @@ const reconstructLive = (observed: JsonValue): JsonValue => {
     const last = observed[observed.length - 1];
     const length = currentLength(last);
     const items = (isCurrentLength(last) ? observed.slice(0, -1) : observed).map(reconstructLive);
-    return length === undefined || length <= items.length ? items : [...items, ...Array.from({ length: length - items.length }, () => null)];
+    return length === undefined || length <= items.length
+      ? items
+      : [...items, ...Array.from({ length: length - items.length }, () => null)];
   }
   if (!isJsonObject(observed)) return observed;
   return objectFromEntries(Object.entries(observed).map(([key, value]) => [key, reconstructLive(value)] as const));

@@ -19,10 +19,23 @@ const IMMUTABLE: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ['apps/Deployment', ['/spec/selector']],
   ['apps/ReplicaSet', ['/spec/selector']],
   ['apps/DaemonSet', ['/spec/selector']],
-  ['apps/StatefulSet', ['/spec/selector', '/spec/serviceName', '/spec/volumeClaimTemplates', '/spec/podManagementPolicy']],
+  [
+    'apps/StatefulSet',
+    ['/spec/selector', '/spec/serviceName', '/spec/volumeClaimTemplates', '/spec/podManagementPolicy'],
+  ],
   ['batch/Job', ['/spec/selector', '/spec/template', '/spec/completionMode']],
   ['/Service', ['/spec/clusterIP', '/spec/clusterIPs']],
-  ['/PersistentVolumeClaim', ['/spec/accessModes', '/spec/storageClassName', '/spec/volumeName', '/spec/volumeMode', '/spec/selector', '/spec/dataSource']],
+  [
+    '/PersistentVolumeClaim',
+    [
+      '/spec/accessModes',
+      '/spec/storageClassName',
+      '/spec/volumeName',
+      '/spec/volumeMode',
+      '/spec/selector',
+      '/spec/dataSource',
+    ],
+  ],
   ['rbac.authorization.k8s.io/RoleBinding', ['/roleRef']],
   ['rbac.authorization.k8s.io/ClusterRoleBinding', ['/roleRef']],
 ]);
@@ -47,11 +60,21 @@ const dotted = (pointer: string): string => pointer.slice(1).split('/').join('.'
  * The recreation replacing `patch` when `desired` opts in and the patch changes an immutable
  * field; `undefined` otherwise (the patch stands). `bodyOf` gives what a creation would send.
  */
-export const recreateInstead = (patch: PatchAction, desired: Resource, bodyOf: (desired: Resource) => Resource): RecreateAction | undefined => {
+export const recreateInstead = (
+  patch: PatchAction,
+  desired: Resource,
+  bodyOf: (desired: Resource) => Resource,
+): RecreateAction | undefined => {
   const fields = immutableFieldsTouched(patch);
   // The body (a marked copy of the resource) is built only for a recreation, not for every patch.
   if (fields.length === 0 || !wantsRecreate(desired)) return undefined;
-  return { type: 'recreate', ref: patch.ref, body: bodyOf(desired), fields: fields.map(dotted), changes: patch.changes };
+  return {
+    type: 'recreate',
+    ref: patch.ref,
+    body: bodyOf(desired),
+    fields: fields.map(dotted),
+    changes: patch.changes,
+  };
 };
 
 /**

@@ -3,7 +3,15 @@
  * observed desired fields only, so field manager `kreconcile` never claims a field it does not watch —
  * or, where list names are off the observer schema's positions, why the JSON Patch is sent after all.
  */
-import { getOwn, hasOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import { refOf, type Resource } from '../model/resource.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
@@ -18,11 +26,18 @@ import type { JsonPatchOperation, PatchAction, ServerSideApplyIntent } from './t
  * Guarantees: exactly one of `serverSideApply` and `positionalLists` is set.
  */
 export const serverSideApplyOf = (
-  desired: Resource, live: Resource, schema: JsonValue, owner: Owner, force: boolean, patch: ReadonlyArray<JsonPatchOperation>,
+  desired: Resource,
+  live: Resource,
+  schema: JsonValue,
+  owner: Owner,
+  force: boolean,
+  patch: ReadonlyArray<JsonPatchOperation>,
 ): Pick<PatchAction, 'serverSideApply' | 'positionalLists'> => {
-  const cut = withinMaxLengths(desired, isJsonObject(schema) ? schema as ObserverSchema : undefined);
+  const cut = withinMaxLengths(desired, isJsonObject(schema) ? (schema as ObserverSchema) : undefined);
   const lists = namesOffPosition(cut, live, schema, []);
-  return lists.length > 0 ? { positionalLists: lists } : { serverSideApply: serverSideApplyIntent(cut, schema, owner, force, patch) };
+  return lists.length > 0
+    ? { positionalLists: lists }
+    : { serverSideApply: serverSideApplyIntent(cut, schema, owner, force, patch) };
 };
 
 /**
@@ -32,7 +47,13 @@ export const serverSideApplyOf = (
  * A field left out of a later apply is removed by the API server if `kreconcile` alone owns it,
  * which is what "no longer observed" means here.
  */
-const serverSideApplyIntent = (desired: Resource, schema: JsonValue, owner: Owner, force: boolean, patch: ReadonlyArray<JsonPatchOperation>): ServerSideApplyIntent => {
+const serverSideApplyIntent = (
+  desired: Resource,
+  schema: JsonValue,
+  owner: Owner,
+  force: boolean,
+  patch: ReadonlyArray<JsonPatchOperation>,
+): ServerSideApplyIntent => {
   const known = intentOf(desired, schema);
   const observed: JsonObject = isJsonObject(known) ? known : {};
   const metadata = getOwn(observed, 'metadata');
@@ -64,9 +85,11 @@ const intentOf = (value: JsonValue | undefined, schema: SchemaNode): JsonValue |
   if (isJsonArray(schema)) {
     if (!isJsonArray(value)) return value; // a shape other than the schema's is observed whole, as drift compares it
     const elements = listElements(schema);
-    return value.map((item, i) => (i < elements.length && isJsonObject(item) && typeof getOwn(item, 'name') === 'string'
-      ? { ...(asObject(intentOf(item, elements[i] ?? null))), name: getOwn(item, 'name') as string }
-      : item));
+    return value.map((item, i) =>
+      i < elements.length && isJsonObject(item) && typeof getOwn(item, 'name') === 'string'
+        ? { ...asObject(intentOf(item, elements[i] ?? null)), name: getOwn(item, 'name') as string }
+        : item,
+    );
   }
   if (!isJsonObject(schema) || !isJsonObject(value)) return value;
   const entries: Array<readonly [string, JsonValue]> = [];
@@ -93,18 +116,38 @@ const nameOf = (item: JsonValue | undefined): string | undefined => {
  * would never agree. Follows `intentOf`: a value it sends whole (schema `null`, or shaped unlike its
  * schema) is compared throughout, since the server merges the named lists inside it by name too.
  */
-const namesOffPosition = (desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode, path: Path): ReadonlyArray<string> => {
-  if (isJsonArray(desired)) return listNamesOffPosition(desired, isJsonArray(live) ? live : [], isJsonArray(schema) ? listElements(schema) : undefined, path);
+const namesOffPosition = (
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  schema: SchemaNode,
+  path: Path,
+): ReadonlyArray<string> => {
+  if (isJsonArray(desired))
+    return listNamesOffPosition(
+      desired,
+      isJsonArray(live) ? live : [],
+      isJsonArray(schema) ? listElements(schema) : undefined,
+      path,
+    );
   if (!isJsonObject(desired)) return [];
   const liveObject = isJsonObject(live) ? live : {};
   const observed = isJsonObject(schema) ? schema : undefined;
   return Object.keys(observed ?? desired).flatMap((key) =>
-    namesOffPosition(getOwn(desired, key), getOwn(liveObject, key), observed === undefined ? null : observed[key] ?? null, [...path, key]));
+    namesOffPosition(
+      getOwn(desired, key),
+      getOwn(liveObject, key),
+      observed === undefined ? null : (observed[key] ?? null),
+      [...path, key],
+    ),
+  );
 };
 
 /** `elements`: the schemas of the observed positions, or `undefined` for a list sent whole. */
 const listNamesOffPosition = (
-  desired: ReadonlyArray<JsonValue>, live: ReadonlyArray<JsonValue>, elements: ReadonlyArray<SchemaNode> | undefined, path: Path,
+  desired: ReadonlyArray<JsonValue>,
+  live: ReadonlyArray<JsonValue>,
+  elements: ReadonlyArray<SchemaNode> | undefined,
+  path: Path,
 ): ReadonlyArray<string> => {
   const liveNames = live.map(nameOf);
   // Where the apply puts a named element: into the live element of that name, else at the end.
@@ -118,7 +161,9 @@ const listNamesOffPosition = (
   });
   if (named.some(({ name, i }) => !inPlace(name, i))) return [showPath(path)];
   const compared = elements === undefined ? named : named.filter(({ i }) => i < elements.length);
-  return compared.flatMap(({ item, i }) => namesOffPosition(item, live[i], elements === undefined ? null : elements[i] ?? null, [...path, i]));
+  return compared.flatMap(({ item, i }) =>
+    namesOffPosition(item, live[i], elements === undefined ? null : (elements[i] ?? null), [...path, i]),
+  );
 };
 
 /**

@@ -11,12 +11,18 @@ import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
 
-export type CheckedSpec = { readonly manifest: ReadonlyArray<Resource>; readonly observerSchema: ReadonlyArray<ObserverSchema> };
+export type CheckedSpec = {
+  readonly manifest: ReadonlyArray<Resource>;
+  readonly observerSchema: ReadonlyArray<ObserverSchema>;
+};
 
 type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
 
-const stalled = (reason: Stalled['reason'], issues: ReadonlyArray<Issue>): Stalled =>
-  ({ _tag: 'Stalled', reason, message: issues.map(showIssue).join('; ') });
+const stalled = (reason: Stalled['reason'], issues: ReadonlyArray<Issue>): Stalled => ({
+  _tag: 'Stalled',
+  reason,
+  message: issues.map(showIssue).join('; '),
+});
 
 /**
  * The manifest and custom schemas of a valid spec, or the Stalled verdict naming every problem.
@@ -29,37 +35,65 @@ export const checkSpec = (args: {
   readonly translated?: ReadonlyArray<Resource>;
 }): E.Either<Stalled, CheckedSpec> => {
   const spec: JsonValue | undefined = args.spec as JsonValue | undefined;
-  if (!isJsonObject(spec)) return E.left(stalled('InvalidSpec', [{ path: 'spec', message: 'spec must be an object with a manifest' }]));
+  if (!isJsonObject(spec))
+    return E.left(stalled('InvalidSpec', [{ path: 'spec', message: 'spec must be an object with a manifest' }]));
   const written = spec.manifest;
-  if (written !== undefined && !isJsonArray(written)) return E.left(stalled('InvalidSpec', [{ path: 'spec.manifest', message: 'manifest must be a list of Kubernetes resources' }]));
+  if (written !== undefined && !isJsonArray(written))
+    return E.left(
+      stalled('InvalidSpec', [{ path: 'spec.manifest', message: 'manifest must be a list of Kubernetes resources' }]),
+    );
   const manifest = (written ?? []).length > 0 ? (written ?? []) : (args.translated ?? []);
   if (manifest.length === 0) return E.left(noManifest(spec.tosca !== undefined || spec.csar !== undefined));
   const issues = manifestIssues(manifest, (resource) => refKey(identityOf(resource, args.scopes, args.namespace)));
   if (issues.length > 0) return E.left(stalled('InvalidSpec', issues));
   const schemas = spec.observerSchema;
-  if (schemas !== undefined && !isJsonArray(schemas)) return E.left(stalled('InvalidObserverSchema', [{ path: 'spec.observerSchema', message: 'observerSchema must be a list of schemas' }]));
+  if (schemas !== undefined && !isJsonArray(schemas))
+    return E.left(
+      stalled('InvalidObserverSchema', [
+        { path: 'spec.observerSchema', message: 'observerSchema must be a list of schemas' },
+      ]),
+    );
   const validated = validateObserverSchema({ manifest, observerSchema: schemas });
   if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
   const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
   // Namespaces are resolved (a copy of each resource) only when some resource declares dependencies.
   const declared = (manifest as ReadonlyArray<Resource>).some(declaresDependencies);
-  const dependencies = declared ? dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace)) : [];
+  const dependencies = declared
+    ? dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace))
+    : [];
   if (dependencies.length > 0) return E.left(stalled('InvalidSpec', dependencies));
   return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
 };
 
-const noManifest = (hasTosca: boolean): Stalled => hasTosca
-  ? stalled('InvalidTosca', [{ path: 'spec', message: 'spec.tosca/spec.csar must be translated into a manifest before planning (pass `translated`)' }])
-  : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);
+const noManifest = (hasTosca: boolean): Stalled =>
+  hasTosca
+    ? stalled('InvalidTosca', [
+        {
+          path: 'spec',
+          message: 'spec.tosca/spec.csar must be translated into a manifest before planning (pass `translated`)',
+        },
+      ])
+    : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);
 
 const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
-  manifest.flatMap((resource, index) => (knownScope(scopes, resource.apiVersion, resource.kind) === undefined
-    ? [{ path: `spec.manifest[${index}]`, message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first` }]
-    : NO_ISSUES));
+  manifest.flatMap((resource, index) =>
+    knownScope(scopes, resource.apiVersion, resource.kind) === undefined
+      ? [
+          {
+            path: `spec.manifest[${index}]`,
+            message: `unknown kind ${resource.kind} in ${resource.apiVersion}: install its CustomResourceDefinition (or add it to the manifest) first`,
+          },
+        ]
+      : NO_ISSUES,
+  );
 
 const NO_ISSUES: ReadonlyArray<Issue> = [];
 
 /** The manifest with namespaces as the resources will have them (dependencies are resolved by namespace). */
-export const withNamespaces = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable, namespace: string): ReadonlyArray<Resource> =>
+export const withNamespaces = (
+  manifest: ReadonlyArray<Resource>,
+  scopes: ScopeTable,
+  namespace: string,
+): ReadonlyArray<Resource> =>
   manifest.map((resource) => withNamespace(resource, identityOf(resource, scopes, namespace)));

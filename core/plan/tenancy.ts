@@ -35,8 +35,15 @@ export const tenancyFor = (policy: TenancyPolicy | undefined, namespace: string)
   return {
     policy: effective,
     namespace,
-    destinations: new Set([namespace, ...(effective.destinations ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.to)]),
-    clusterKinds: new Set((effective.clusterKinds ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.kinds.map(kindKey))),
+    destinations: new Set([
+      namespace,
+      ...(effective.destinations ?? []).filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.to),
+    ]),
+    clusterKinds: new Set(
+      (effective.clusterKinds ?? [])
+        .filter((rule) => applies(rule.from, namespace))
+        .flatMap((rule) => rule.kinds.map(kindKey)),
+    ),
   };
 };
 
@@ -44,27 +51,43 @@ export const tenancyFor = (policy: TenancyPolicy | undefined, namespace: string)
 export const targetViolation = (tenancy: Tenancy, ref: ObjectRef): ForbiddenAction | undefined => {
   if (ref.namespace === undefined) {
     const key = scopeKey(ref.apiVersion, ref.kind);
-    return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(key) ? undefined : forbidden(ref, 'ClusterScoped',
-      `${key.replace(/^\//, '')} is cluster-scoped and not allowed for Applications in ${tenancy.namespace} (policy clusterKinds: ${[...tenancy.clusterKinds].join(', ') || 'none'})`);
+    return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(key)
+      ? undefined
+      : forbidden(
+          ref,
+          'ClusterScoped',
+          `${key.replace(/^\//, '')} is cluster-scoped and not allowed for Applications in ${tenancy.namespace} (policy clusterKinds: ${[...tenancy.clusterKinds].join(', ') || 'none'})`,
+        );
   }
-  return tenancy.destinations.has(ANY) || tenancy.destinations.has(ref.namespace) ? undefined : forbidden(ref, 'Destination',
-    `namespace ${ref.namespace} is not an allowed destination for Applications in ${tenancy.namespace} (policy destinations: ${[...tenancy.destinations].join(', ')})`);
+  return tenancy.destinations.has(ANY) || tenancy.destinations.has(ref.namespace)
+    ? undefined
+    : forbidden(
+        ref,
+        'Destination',
+        `namespace ${ref.namespace} is not an allowed destination for Applications in ${tenancy.namespace} (policy destinations: ${[...tenancy.destinations].join(', ')})`,
+      );
 };
 
 /** Whether the Applications may write (create, patch, delete) `object`: prunes and deletions never leave these. */
-export const mayWrite = (tenancy: Tenancy) => (object: JsonObject): boolean => allowedTarget(tenancy, object as Resource);
+export const mayWrite =
+  (tenancy: Tenancy) =>
+  (object: JsonObject): boolean =>
+    allowedTarget(tenancy, object as Resource);
 
 /** `targetViolation(tenancy, refOf(resource)) === undefined`, without building either (asked for every child of every plan). */
 const allowedTarget = (tenancy: Tenancy, resource: Resource): boolean => {
   const namespace = resource.metadata.namespace;
-  if (namespace === undefined) return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(scopeKey(resource.apiVersion, resource.kind));
+  if (namespace === undefined)
+    return tenancy.clusterKinds.has(ANY) || tenancy.clusterKinds.has(scopeKey(resource.apiVersion, resource.kind));
   return tenancy.destinations.has(ANY) || tenancy.destinations.has(namespace);
 };
 
 /** Whether `spec.adopt` may take over an unowned object at `ref`. */
 export const mayAdopt = (tenancy: Tenancy, ref: ObjectRef): boolean => {
   const rule = tenancy.policy.adoption ?? 'ownNamespace';
-  return rule === 'destinations' ? targetViolation(tenancy, ref) === undefined : rule === 'ownNamespace' && ref.namespace === tenancy.namespace;
+  return rule === 'destinations'
+    ? targetViolation(tenancy, ref) === undefined
+    : rule === 'ownNamespace' && ref.namespace === tenancy.namespace;
 };
 
 /**
@@ -87,7 +110,13 @@ export const forbiddenChildren = (args: {
     if (violation !== undefined) return [violation];
     const live = liveOf(resource);
     if (live === undefined || ownerOf(live) !== undefined || mayAdopt(args.tenancy, ref)) return [];
-    return [forbidden(ref, 'Adoption', `spec.adopt may not take over ${showRef(ref)}: the policy allows adoption ${adoptionScope(args.tenancy.policy)}`)];
+    return [
+      forbidden(
+        ref,
+        'Adoption',
+        `spec.adopt may not take over ${showRef(ref)}: the policy allows adoption ${adoptionScope(args.tenancy.policy)}`,
+      ),
+    ];
   });
 };
 
@@ -100,10 +129,20 @@ const finder = (live: ReadonlyArray<Resource>): ((resource: Resource) => Resourc
 
 const adoptionScope = (policy: TenancyPolicy): string => {
   const rule = policy.adoption ?? 'ownNamespace';
-  return rule === 'never' ? 'nowhere' : rule === 'destinations' ? 'in allowed destinations only' : 'in the Application\'s own namespace only';
+  return rule === 'never'
+    ? 'nowhere'
+    : rule === 'destinations'
+      ? 'in allowed destinations only'
+      : "in the Application's own namespace only";
 };
 
-const forbidden = (ref: ObjectRef, rule: ForbiddenRule, reason: string): ForbiddenAction => ({ type: 'forbidden', ref, rule, reason, changes: [] });
+const forbidden = (ref: ObjectRef, rule: ForbiddenRule, reason: string): ForbiddenAction => ({
+  type: 'forbidden',
+  ref,
+  rule,
+  reason,
+  changes: [],
+});
 
 /** The Stalled message: every forbidden child with its reason. */
 export const forbiddenMessage = (actions: ReadonlyArray<ForbiddenAction>): string =>

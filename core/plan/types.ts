@@ -120,13 +120,20 @@ export type FinalizerAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
-export type Action = CreateAction | PatchAction | RecreateAction | DeleteAction | WaitAction | ConflictAction | ForbiddenAction | FinalizerAction;
+export type Action =
+  | CreateAction
+  | PatchAction
+  | RecreateAction
+  | DeleteAction
+  | WaitAction
+  | ConflictAction
+  | ForbiddenAction
+  | FinalizerAction;
 export type ActionType = Action['type'];
 
 /** What the runtime should do after executing the plan. */
 export type Outcome =
-  | { readonly _tag: 'RequeueAfter'; readonly ms: number; readonly reason: string }
-  | { readonly _tag: 'AwaitChange' };
+  { readonly _tag: 'RequeueAfter'; readonly ms: number; readonly reason: string } | { readonly _tag: 'AwaitChange' };
 
 export type PlanSummary = {
   readonly create: number;

@@ -35,7 +35,10 @@ export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 /** Preconditions of a delete: the server refuses (409 Conflict) when the stored object differs. */
 export type DeletePreconditions = { readonly resourceVersion?: string; readonly uid?: string };
 
-export type DeleteOptions = { readonly propagationPolicy?: PropagationPolicy; readonly preconditions?: DeletePreconditions };
+export type DeleteOptions = {
+  readonly propagationPolicy?: PropagationPolicy;
+  readonly preconditions?: DeletePreconditions;
+};
 
 export type WriteOptions = { readonly fieldManager?: string; readonly dryRun?: boolean };
 

@@ -2,8 +2,20 @@
 import type { ObjectRef } from '../model/resource.js';
 
 export type ClusterErrorTag =
-  | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'BadRequest' | 'Forbidden' | 'Unauthorized'
-  | 'Gone' | 'UnknownKind' | 'UnsupportedMediaType' | 'TooManyRequests' | 'Unavailable' | 'Timeout' | 'Internal';
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'Gone'
+  | 'UnknownKind'
+  | 'UnsupportedMediaType'
+  | 'TooManyRequests'
+  | 'Unavailable'
+  | 'Timeout'
+  | 'Internal';
 
 /** A field-level cause reported by the server (`details.causes`). */
 export type ErrorCause = { readonly field?: string; readonly reason?: string; readonly message: string };
@@ -20,9 +32,18 @@ export type ClusterError = {
 };
 
 const tagByCode: ReadonlyArray<readonly [number, ClusterErrorTag]> = [
-  [400, 'BadRequest'], [401, 'Unauthorized'], [403, 'Forbidden'], [404, 'NotFound'], [409, 'Conflict'],
-  [410, 'Gone'], [415, 'UnsupportedMediaType'], [422, 'Invalid'], [429, 'TooManyRequests'],
-  [500, 'Internal'], [503, 'Unavailable'], [504, 'Timeout'],
+  [400, 'BadRequest'],
+  [401, 'Unauthorized'],
+  [403, 'Forbidden'],
+  [404, 'NotFound'],
+  [409, 'Conflict'],
+  [410, 'Gone'],
+  [415, 'UnsupportedMediaType'],
+  [422, 'Invalid'],
+  [429, 'TooManyRequests'],
+  [500, 'Internal'],
+  [503, 'Unavailable'],
+  [504, 'Timeout'],
 ];
 
 /** The tag for an HTTP status (reason refines 409 into AlreadyExists vs Conflict). */
@@ -33,7 +54,9 @@ export const tagForStatus = (code: number, reason?: string): ClusterErrorTag => 
 };
 
 export const clusterError = (
-  _tag: ClusterErrorTag, message: string, extra: Partial<Omit<ClusterError, '_tag' | 'message'>> = {},
+  _tag: ClusterErrorTag,
+  message: string,
+  extra: Partial<Omit<ClusterError, '_tag' | 'message'>> = {},
 ): ClusterError => ({ _tag, code: extra.code ?? codeFor(_tag), message, ...extra });
 
 const codeFor = (tag: ClusterErrorTag): number =>
@@ -41,11 +64,25 @@ const codeFor = (tag: ClusterErrorTag): number =>
 
 /** Whether retrying later can succeed (everything but input and permission errors). */
 export const isRetryable = (error: ClusterError): boolean =>
-  ['Conflict', 'TooManyRequests', 'Unavailable', 'Timeout', 'Internal', 'Gone', 'UnknownKind', 'AlreadyExists', 'NotFound'].includes(error._tag);
+  [
+    'Conflict',
+    'TooManyRequests',
+    'Unavailable',
+    'Timeout',
+    'Internal',
+    'Gone',
+    'UnknownKind',
+    'AlreadyExists',
+    'NotFound',
+  ].includes(error._tag);
 
 /** One line: `Conflict (409) apps/v1 Deployment ns/web: the object has been modified`. */
 export const showClusterError = (error: ClusterError): string => {
-  const ref = error.ref ? ` ${error.ref.apiVersion} ${error.ref.kind} ${error.ref.namespace ? `${error.ref.namespace}/` : ''}${error.ref.name}` : '';
-  const causes = error.causes?.length ? ` (${error.causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join('; ')})` : '';
+  const ref = error.ref
+    ? ` ${error.ref.apiVersion} ${error.ref.kind} ${error.ref.namespace ? `${error.ref.namespace}/` : ''}${error.ref.name}`
+    : '';
+  const causes = error.causes?.length
+    ? ` (${error.causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join('; ')})`
+    : '';
   return `${error._tag} (${error.code})${ref}: ${error.message}${causes}`;
 };

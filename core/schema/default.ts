@@ -1,5 +1,15 @@
 /** Default observer schemas (SPEC section 3): observe exactly what the manifest writes. */
-import { getIn, getOwn, hasOwn, isJsonArray, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getIn,
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  setOwn,
+  withKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { schemaKeyOf, uncachedSchemaKeyOf } from './lookup.js';
@@ -42,7 +52,8 @@ const identifiedNodeOf = (resource: Resource, mirrored: Mirrored): JsonObject =>
   // Top-level nodes other than the identification are never completed in place: they mirror their value.
   for (const key in node) {
     const child = node[key];
-    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null) mirrored.set(child, resource[key] as JsonValue);
+    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null)
+      mirrored.set(child, resource[key] as JsonValue);
   }
   setOwn(node, 'apiVersion', resource.apiVersion);
   setOwn(node, 'kind', resource.kind);
@@ -75,7 +86,9 @@ const NOTHING_MIRRORED: ReadonlyMap<object, JsonValue> = new Map();
  * identity check that lets a fresh spec skip the walk merging learned values
  * (core/manifest/last-applied.ts).
  */
-export const mirrorsIn = (schemas: ReadonlyArray<ObserverSchema>): ((schema: JsonValue, value: JsonValue) => boolean) => {
+export const mirrorsIn = (
+  schemas: ReadonlyArray<ObserverSchema>,
+): ((schema: JsonValue, value: JsonValue) => boolean) => {
   const mirrored = mirroredIn.get(schemas) ?? NOTHING_MIRRORED;
   return (schema, value) => typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
 };

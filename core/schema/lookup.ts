@@ -30,7 +30,12 @@ const keyCache = new WeakMap<object, string>();
  * lookup builds no key string and caches nothing per object (what costs on fresh objects).
  * Matches as `schemaKeyOf` does for the string values of validated schemas and resources.
  */
-export type SchemaIndex = { readonly byName: ReadonlyMap<JsonValue | undefined, ReadonlyMap<JsonValue | undefined, ReadonlyMap<JsonValue | undefined, ObserverSchema>>> };
+export type SchemaIndex = {
+  readonly byName: ReadonlyMap<
+    JsonValue | undefined,
+    ReadonlyMap<JsonValue | undefined, ReadonlyMap<JsonValue | undefined, ObserverSchema>>
+  >;
+};
 
 // Schema lists are immutable by contract, so their index stays true for the list's life.
 const indexCache = new WeakMap<ReadonlyArray<ObserverSchema>, SchemaIndex>();
@@ -45,7 +50,10 @@ export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>): SchemaInde
   // One plan indexes the same schema list several times (desired state, delta, patches).
   const cached = indexCache.get(schemas);
   if (cached !== undefined) return cached;
-  const byName = new Map<JsonValue | undefined, Map<JsonValue | undefined, Map<JsonValue | undefined, ObserverSchema>>>();
+  const byName = new Map<
+    JsonValue | undefined,
+    Map<JsonValue | undefined, Map<JsonValue | undefined, ObserverSchema>>
+  >();
   for (const schema of schemas) {
     const byKind = childMap(byName, getOwn(schema, 'apiVersion'));
     const named = childMap(byKind, getOwn(schema, 'kind'));

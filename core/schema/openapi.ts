@@ -21,18 +21,24 @@ const issueAt = (path: Path, message: string): Issue => ({ path: showPath(path, 
 /** `apps/v1` → `{ group: 'apps', version: 'v1' }`; `v1` → the core group `''`. */
 const groupVersionOf = (apiVersion: string): { readonly group: string; readonly version: string } => {
   const slash = apiVersion.lastIndexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 };
 
 /** The path of a group-version's document in the API server's `/openapi/v3` index (`api/v1`, `apis/apps/v1`). */
-export const openApiPathOf = (apiVersion: string): string => (apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`);
+export const openApiPathOf = (apiVersion: string): string =>
+  apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
 
 /** The schema of a kind in its group-version document, found by `x-kubernetes-group-version-kind`. */
 const kindSchema = (schemas: JsonObject, apiVersion: string, kind: string): JsonObject | undefined => {
   const { group, version } = groupVersionOf(apiVersion);
   return Object.values(schemas).find((schema): schema is JsonObject => {
     const kinds = isJsonObject(schema) ? getOwn(schema, 'x-kubernetes-group-version-kind') : undefined;
-    return isJsonArray(kinds) && kinds.some((gvk) => isJsonObject(gvk) && gvk.group === group && gvk.version === version && gvk.kind === kind);
+    return (
+      isJsonArray(kinds) &&
+      kinds.some((gvk) => isJsonObject(gvk) && gvk.group === group && gvk.version === version && gvk.kind === kind)
+    );
   });
 };
 
@@ -46,7 +52,8 @@ export const openApiIssues = (args: {
   readonly documents: ReadonlyMap<string, OpenApiDocument>;
 }): ReadonlyArray<Issue> =>
   args.manifest.flatMap((resource, index) => {
-    if (!isJsonObject(resource) || typeof resource.apiVersion !== 'string' || typeof resource.kind !== 'string') return [];
+    if (!isJsonObject(resource) || typeof resource.apiVersion !== 'string' || typeof resource.kind !== 'string')
+      return [];
     const components = getOwn(args.documents.get(resource.apiVersion) ?? {}, 'components');
     const schemas = isJsonObject(components) ? getOwn(components, 'schemas') : undefined;
     if (!isJsonObject(schemas)) return [];
@@ -61,30 +68,50 @@ const resolved = (schema: JsonObject, schemas: JsonObject, depth = 0): JsonObjec
   if (depth > 16) return schema;
   const ref = getOwn(schema, '$ref');
   const target = typeof ref === 'string' ? getOwn(schemas, ref.replace('#/components/schemas/', '')) : undefined;
-  const base = isJsonObject(target) ? { ...resolved(target, schemas, depth + 1), ...withoutKeys(schema, ['$ref']) } : schema;
+  const base = isJsonObject(target)
+    ? { ...resolved(target, schemas, depth + 1), ...withoutKeys(schema, ['$ref']) }
+    : schema;
   const allOf = getOwn(base, 'allOf');
   if (!isJsonArray(allOf)) return base;
-  return allOf.reduce<JsonObject>((merged, member) => (isJsonObject(member) ? mergeSchemas(merged, resolved(member, schemas, depth + 1)) : merged), withoutKeys(base, ['allOf']));
+  return allOf.reduce<JsonObject>(
+    (merged, member) => (isJsonObject(member) ? mergeSchemas(merged, resolved(member, schemas, depth + 1)) : merged),
+    withoutKeys(base, ['allOf']),
+  );
 };
 
 const withoutKeys = (object: JsonObject, keys: ReadonlyArray<string>): JsonObject =>
   Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
 
 const mergeSchemas = (a: JsonObject, b: JsonObject): JsonObject => {
-  const properties = { ...(isJsonObject(a.properties) ? a.properties : {}), ...(isJsonObject(b.properties) ? b.properties : {}) };
+  const properties = {
+    ...(isJsonObject(a.properties) ? a.properties : {}),
+    ...(isJsonObject(b.properties) ? b.properties : {}),
+  };
   const required = [...(isJsonArray(a.required) ? a.required : []), ...(isJsonArray(b.required) ? b.required : [])];
-  return { ...a, ...b, ...(Object.keys(properties).length > 0 ? { properties } : {}), ...(required.length > 0 ? { required } : {}) };
+  return {
+    ...a,
+    ...b,
+    ...(Object.keys(properties).length > 0 ? { properties } : {}),
+    ...(required.length > 0 ? { required } : {}),
+  };
 };
 
 const hasType = (value: JsonValue, type: JsonValue | undefined): boolean => {
   switch (type) {
-    case 'object': return isJsonObject(value);
-    case 'array': return isJsonArray(value);
-    case 'string': return typeof value === 'string';
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'number': return typeof value === 'number';
-    case 'boolean': return typeof value === 'boolean';
-    default: return true;
+    case 'object':
+      return isJsonObject(value);
+    case 'array':
+      return isJsonArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return true;
   }
 };
 
@@ -94,7 +121,9 @@ const allowedTypes = (schema: JsonObject): ReadonlyArray<string> => {
   if (typeof schema.type === 'string') return [schema.type];
   const alternatives = getOwn(schema, 'oneOf');
   if (!isJsonArray(alternatives)) return [];
-  const types = alternatives.map((alternative) => (isJsonObject(alternative) ? getOwn(alternative, 'type') : undefined));
+  const types = alternatives.map((alternative) =>
+    isJsonObject(alternative) ? getOwn(alternative, 'type') : undefined,
+  );
   return types.every((type): type is string => typeof type === 'string') ? types : [];
 };
 
@@ -104,17 +133,28 @@ const valueIssues = (value: JsonValue, written: JsonObject, path: Path, context:
   const schema = resolved(written, context.schemas);
   const types = allowedTypes(schema);
   const where = `(the cluster's schema of ${context.what})`;
-  if (types.length > 0 && !types.some((type) => hasType(value, type))) return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
+  if (types.length > 0 && !types.some((type) => hasType(value, type)))
+    return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
   const allowed = getOwn(schema, 'enum');
   if (isJsonArray(allowed) && !allowed.some((option) => option === value)) {
-    return [issueAt(path, `${JSON.stringify(value)} is not one of ${allowed.map((option) => JSON.stringify(option)).join(', ')} ${where}`)];
+    return [
+      issueAt(
+        path,
+        `${JSON.stringify(value)} is not one of ${allowed.map((option) => JSON.stringify(option)).join(', ')} ${where}`,
+      ),
+    ];
   }
   if (isJsonArray(value)) return arrayIssues(value, schema, path, context);
   if (isJsonObject(value)) return objectIssues(value, schema, path, context);
   return [];
 };
 
-const arrayIssues = (value: ReadonlyArray<JsonValue>, schema: JsonObject, path: Path, context: Context): ReadonlyArray<Issue> => {
+const arrayIssues = (
+  value: ReadonlyArray<JsonValue>,
+  schema: JsonObject,
+  path: Path,
+  context: Context,
+): ReadonlyArray<Issue> => {
   const items = getOwn(schema, 'items');
   return isJsonObject(items) ? value.flatMap((item, index) => valueIssues(item, items, [...path, index], context)) : [];
 };
@@ -127,9 +167,13 @@ const objectIssues = (value: JsonObject, schema: JsonObject, path: Path, context
   // Free-form: preserved unknown fields, any map, or an object schema that names no field (RawExtension).
   const free = schema['x-kubernetes-preserve-unknown-fields'] === true || additional === true || known.length === 0;
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
-  const missing = (isJsonArray(schema.required) ? schema.required : []).flatMap((name) => (typeof name === 'string' && getOwn(value, name) === undefined ? [name] : []));
+  const missing = (isJsonArray(schema.required) ? schema.required : []).flatMap((name) =>
+    typeof name === 'string' && getOwn(value, name) === undefined ? [name] : [],
+  );
   return [
-    ...missing.map((name) => issueAt([...path, name], `missing required field ${name} (the cluster's schema of ${context.what})`)),
+    ...missing.map((name) =>
+      issueAt([...path, name], `missing required field ${name} (the cluster's schema of ${context.what})`),
+    ),
     ...Object.entries(value).flatMap(([key, child]) => {
       const property = getOwn(properties, key);
       if (isJsonObject(property)) return valueIssues(child, property, [...path, key], context);
@@ -137,7 +181,9 @@ const objectIssues = (value: JsonObject, schema: JsonObject, path: Path, context
       if (free || (embedded && ['apiVersion', 'kind', 'metadata'].includes(key))) return [];
       const suggestion = closestName(key, known);
       const hint = suggestion === undefined ? 'remove it' : `did you mean \`${suggestion}\`?`;
-      return [issueAt([...path, key], `unknown field of ${context.what} (the API server would refuse or drop it): ${hint}`)];
+      return [
+        issueAt([...path, key], `unknown field of ${context.what} (the API server would refuse or drop it): ${hint}`),
+      ];
     }),
   ];
 };

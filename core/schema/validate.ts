@@ -3,7 +3,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, hasOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import type { Issue } from '../model/decode.js';
-import { isObservedMarker, LIST_MAX, LIST_MIN, withNullMarkers, type ObserverSchema } from '../model/observer-schema.js';
+import {
+  isObservedMarker,
+  LIST_MAX,
+  LIST_MIN,
+  withNullMarkers,
+  type ObserverSchema,
+} from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from './errors.js';
 import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
@@ -27,14 +33,20 @@ export const validateObserverSchema = (args: {
   readonly observerSchema: ReadonlyArray<JsonValue> | undefined;
 }): E.Either<ObserverSchemaError, ReadonlyArray<ObserverSchema>> => {
   // Both come from user documents: a non-list is an error to report, never a crash.
-  if (args.observerSchema !== undefined && !isJsonArray(args.observerSchema)) return E.left(observerSchemaError([{ path: ROOT, message: 'observerSchema must be a list of schemas' }]));
+  if (args.observerSchema !== undefined && !isJsonArray(args.observerSchema))
+    return E.left(observerSchemaError([{ path: ROOT, message: 'observerSchema must be a list of schemas' }]));
   const schemas = args.observerSchema ?? [];
   const manifest = isJsonArray(args.manifest) ? args.manifest : [];
   // Without custom schemas (the common case) there is nothing to match the manifest against.
   if (schemas.length === 0) return E.right([]);
   const manifestKeys = new Set(manifest.flatMap((resource) => (isJsonObject(resource) ? [schemaKeyOf(resource)] : [])));
-  const issues = [...schemas.flatMap((schema, index) => schemaIssues(schema, [index])), ...matchingIssues(schemas, manifestKeys)];
-  return issues.length === 0 ? E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers)) : E.left(observerSchemaError(issues));
+  const issues = [
+    ...schemas.flatMap((schema, index) => schemaIssues(schema, [index])),
+    ...matchingIssues(schemas, manifestKeys),
+  ];
+  return issues.length === 0
+    ? E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers))
+    : E.left(observerSchemaError(issues));
 };
 
 const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
@@ -42,7 +54,9 @@ const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
   const identification = identificationIssues(schema, path);
   const nodes = nodeIssues(schema, path);
   if (identification.length > 0 || nodes.length > 0) return [...identification, ...nodes];
-  return observesSomething(schema) ? [] : [issue(path, `observes no field beyond the resource's identity: ${STRIPPED_HINT}`)];
+  return observesSomething(schema)
+    ? []
+    : [issue(path, `observes no field beyond the resource's identity: ${STRIPPED_HINT}`)];
 };
 
 /**
@@ -50,7 +64,8 @@ const schemaIssues = (schema: JsonValue, path: Path): ReadonlyArray<Issue> => {
  * of a custom resource, `kubectl patch --type merge`), so an empty object is never read as
  * "observe nothing".
  */
-const STRIPPED_HINT = 'mark each observed field with true (a JSON merge patch such as kubectl apply deletes null markers)';
+const STRIPPED_HINT =
+  'mark each observed field with true (a JSON merge patch such as kubectl apply deletes null markers)';
 
 /** Whether a schema observes any field besides apiVersion, kind, metadata.name and metadata.namespace. */
 const observesSomething = (schema: JsonObject): boolean =>
@@ -64,26 +79,44 @@ const identificationIssues = (schema: JsonObject, path: Path): ReadonlyArray<Iss
   const issues: Issue[] = [];
   for (const key of ['apiVersion', 'kind'] as const) {
     const value = getOwn(schema, key);
-    if (value === undefined) issues.push(issue([...path, key], `missing ${key}: copy it from the resource this schema observes`));
-    else if (typeof value !== 'string' || value === '') issues.push(issue([...path, key], `${key} must be the resource's ${key} (a non-empty string)`));
+    if (value === undefined)
+      issues.push(issue([...path, key], `missing ${key}: copy it from the resource this schema observes`));
+    else if (typeof value !== 'string' || value === '')
+      issues.push(issue([...path, key], `${key} must be the resource's ${key} (a non-empty string)`));
   }
   const metadata = getOwn(schema, 'metadata');
-  if (metadata === undefined) issues.push(issue([...path, 'metadata'], 'missing metadata: add metadata.name to identify the resource'));
+  if (metadata === undefined)
+    issues.push(issue([...path, 'metadata'], 'missing metadata: add metadata.name to identify the resource'));
   else if (!isJsonObject(metadata)) issues.push(issue([...path, 'metadata'], 'metadata must be an object'));
   else {
     const name = getOwn(metadata, 'name');
-    if (name === undefined) issues.push(issue([...path, 'metadata', 'name'], 'missing metadata.name: copy the name of the resource this schema observes'));
-    else if (typeof name !== 'string' || name === '') issues.push(issue([...path, 'metadata', 'name'], 'metadata.name must be the resource name (a non-empty string)'));
+    if (name === undefined)
+      issues.push(
+        issue(
+          [...path, 'metadata', 'name'],
+          'missing metadata.name: copy the name of the resource this schema observes',
+        ),
+      );
+    else if (typeof name !== 'string' || name === '')
+      issues.push(issue([...path, 'metadata', 'name'], 'metadata.name must be the resource name (a non-empty string)'));
     const namespace = getOwn(metadata, 'namespace');
-    if (namespace !== undefined && !isObservedMarker(namespace)) issues.push(issue([...path, 'metadata', 'namespace'], 'metadata.namespace may only be true or null (observed): the namespace of a resource is set in its manifest'));
+    if (namespace !== undefined && !isObservedMarker(namespace))
+      issues.push(
+        issue(
+          [...path, 'metadata', 'namespace'],
+          'metadata.namespace may only be true or null (observed): the namespace of a resource is set in its manifest',
+        ),
+      );
   }
   return issues;
 };
 
 const isIdentification = (path: Path, depth: number): boolean => {
   const local = path.slice(depth);
-  return (local.length === 1 && (local[0] === 'apiVersion' || local[0] === 'kind')) ||
-    (local.length === 2 && local[0] === 'metadata' && (local[1] === 'name' || local[1] === 'namespace'));
+  return (
+    (local.length === 1 && (local[0] === 'apiVersion' || local[0] === 'kind')) ||
+    (local.length === 2 && local[0] === 'metadata' && (local[1] === 'name' || local[1] === 'namespace'))
+  );
 };
 
 /**
@@ -93,7 +126,10 @@ const isIdentification = (path: Path, depth: number): boolean => {
 const nodeIssues = (node: JsonObject, path: Path): ReadonlyArray<Issue> => {
   // An empty schema or metadata object is reported as missing identification instead.
   const identifying = path.length === 1 || (path.length === 2 && path[1] === 'metadata');
-  if (Object.keys(node).length === 0) return identifying ? [] : [issue(path, `empty object: it observes nothing; ${STRIPPED_HINT}, or write true to observe the whole value`)];
+  if (Object.keys(node).length === 0)
+    return identifying
+      ? []
+      : [issue(path, `empty object: it observes nothing; ${STRIPPED_HINT}, or write true to observe the whole value`)];
   return Object.entries(node).flatMap(([key, value]) => {
     const childPath = [...path, key];
     if (key === '__proto__') return [issue(childPath, 'the key "__proto__" is not allowed: remove it')];
@@ -108,9 +144,20 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
   if (isObservedMarker(value)) return [];
   if (isJsonArray(value)) return listIssues(value, path);
   if (isJsonObject(value)) return nodeIssues(value, path);
-  if (value === false) return [issue(path, 'false is no marker: write true to observe this field, or remove it from the schema to stop observing it')];
+  if (value === false)
+    return [
+      issue(
+        path,
+        'false is no marker: write true to observe this field, or remove it from the schema to stop observing it',
+      ),
+    ];
   // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI logs.
-  return [issue(path, `observed fields are marked true (or null), got ${typeof value === 'string' ? 'a string' : JSON.stringify(value)}: write true to observe this field`)];
+  return [
+    issue(
+      path,
+      `observed fields are marked true (or null), got ${typeof value === 'string' ? 'a string' : JSON.stringify(value)}: write true to observe this field`,
+    ),
+  ];
 };
 
 /**
@@ -125,10 +172,15 @@ const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<I
   const control = list[list.length - 1] as JsonValue;
   const controlled = isJsonObject(control) && (hasOwn(control, LIST_MIN) || hasOwn(control, LIST_MAX));
   const elements = controlled ? list.slice(0, -1) : list;
-  const elementIssues = elements.length > 0 && elements.every(isEmptyObject)
-    ? [issue(path, `every element schema is empty: it observes nothing; ${STRIPPED_HINT}`)]
-    : elements.flatMap((element, index) => (isEmptyObject(element) ? [] : valueIssues(element, [...path, index])));
-  if (!controlled) return [...elementIssues, issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
+  const elementIssues =
+    elements.length > 0 && elements.every(isEmptyObject)
+      ? [issue(path, `every element schema is empty: it observes nothing; ${STRIPPED_HINT}`)]
+      : elements.flatMap((element, index) => (isEmptyObject(element) ? [] : valueIssues(element, [...path, index])));
+  if (!controlled)
+    return [
+      ...elementIssues,
+      issue(path, `a list must end with a list control object {"${LIST_MIN}": m, "${LIST_MAX}": M}`),
+    ];
   return [...elementIssues, ...controlIssues(control, elements.length, [...path, list.length - 1])];
 };
 
@@ -137,8 +189,12 @@ const controlIssues = (control: JsonObject, observed: number, path: Path): Reado
   if (bounds.length > 0) return bounds;
   const min = control[LIST_MIN] as number;
   const max = control[LIST_MAX] as number;
-  if (max !== 0 && max < min) return [issue(path, `${LIST_MAX} (${max}) is below ${LIST_MIN} (${min}); use 0 for no maximum`)];
-  if (max !== 0 && max < observed) return [issue(path, `${LIST_MAX} (${max}) is below the ${observed} observed elements; raise it or use 0 for no maximum`)];
+  if (max !== 0 && max < min)
+    return [issue(path, `${LIST_MAX} (${max}) is below ${LIST_MIN} (${min}); use 0 for no maximum`)];
+  if (max !== 0 && max < observed)
+    return [
+      issue(path, `${LIST_MAX} (${max}) is below the ${observed} observed elements; raise it or use 0 for no maximum`),
+    ];
   return [];
 };
 
@@ -157,9 +213,17 @@ const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: Readonl
     if (!isIdentified(schema)) return []; // already reported by identificationIssues
     const key = schemaKeyOf(schema);
     const first = seen.get(key);
-    if (first !== undefined) return [issue([index], `a second schema for the same resource (the first is ${ROOT}[${first}]): merge them`)];
+    if (first !== undefined)
+      return [issue([index], `a second schema for the same resource (the first is ${ROOT}[${first}]): merge them`)];
     seen.set(key, index);
-    return manifestKeys.has(key) ? [] : [issue([index], `observes ${describeKey(schema)}, which is not in spec.manifest: fix apiVersion, kind or metadata.name`)];
+    return manifestKeys.has(key)
+      ? []
+      : [
+          issue(
+            [index],
+            `observes ${describeKey(schema)}, which is not in spec.manifest: fix apiVersion, kind or metadata.name`,
+          ),
+        ];
   });
 };
 
@@ -167,7 +231,12 @@ const matchingIssues = (schemas: ReadonlyArray<JsonValue>, manifestKeys: Readonl
 const isIdentified = (object: JsonValue): object is JsonObject => {
   if (!isJsonObject(object)) return false;
   const metadata = getOwn(object, 'metadata');
-  return nonEmptyString(getOwn(object, 'apiVersion')) && nonEmptyString(getOwn(object, 'kind')) && isJsonObject(metadata) && nonEmptyString(getOwn(metadata, 'name'));
+  return (
+    nonEmptyString(getOwn(object, 'apiVersion')) &&
+    nonEmptyString(getOwn(object, 'kind')) &&
+    isJsonObject(metadata) &&
+    nonEmptyString(getOwn(metadata, 'name'))
+  );
 };
 
 const describeKey = (schema: JsonObject): string => {
@@ -177,22 +246,37 @@ const describeKey = (schema: JsonObject): string => {
 };
 
 /** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */
-export const manifestIssues = (manifest: ReadonlyArray<JsonValue>, identityOf: (resource: Resource) => string): ReadonlyArray<Issue> => {
+export const manifestIssues = (
+  manifest: ReadonlyArray<JsonValue>,
+  identityOf: (resource: Resource) => string,
+): ReadonlyArray<Issue> => {
   const seen = new Map<string, number>();
   const issues: Issue[] = [];
   // A plain loop that allocates only for problems: this runs on every fresh spec.
   for (let index = 0; index < manifest.length; index++) {
     const resource = manifest[index] as JsonValue;
-    if (!isJsonObject(resource)) { issues.push({ path: entryPath(index), message: 'a manifest entry must be a Kubernetes object' }); continue; }
-    if (!isIdentified(resource)) {
-      for (const field of missingIdentification(resource)) issues.push({ path: entryPath(index, ...field), message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name` });
+    if (!isJsonObject(resource)) {
+      issues.push({ path: entryPath(index), message: 'a manifest entry must be a Kubernetes object' });
       continue;
     }
-    for (const hostile of hostilePaths(resource, [])) issues.push({ path: entryPath(index, ...hostile), message: 'the key "__proto__" is not allowed: remove it' });
+    if (!isIdentified(resource)) {
+      for (const field of missingIdentification(resource))
+        issues.push({
+          path: entryPath(index, ...field),
+          message: `missing ${field.join('.')}: every resource needs apiVersion, kind and metadata.name`,
+        });
+      continue;
+    }
+    for (const hostile of hostilePaths(resource, []))
+      issues.push({ path: entryPath(index, ...hostile), message: 'the key "__proto__" is not allowed: remove it' });
     const key = identityOf(resource as Resource);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
-    else issues.push({ path: entryPath(index), message: `the same resource as spec.manifest[${first}]: each resource may appear once` });
+    else
+      issues.push({
+        path: entryPath(index),
+        message: `the same resource as spec.manifest[${first}]: each resource may appear once`,
+      });
   }
   return issues;
 };
@@ -215,7 +299,8 @@ const missingIdentification = (resource: JsonObject): ReadonlyArray<Path> => {
  * Where `__proto__` keys are. Most manifests have none, so a read-only walk answers first and
  * paths are built only when there is something to report (this runs on every fresh spec).
  */
-const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> => (hasHostileKey(value) ? hostilePathsIn(value, path) : NO_PATHS);
+const hostilePaths = (value: JsonValue, path: Path): ReadonlyArray<Path> =>
+  hasHostileKey(value) ? hostilePathsIn(value, path) : NO_PATHS;
 
 const NO_PATHS: ReadonlyArray<Path> = [];
 
@@ -234,5 +319,7 @@ const hasHostileKey = (value: JsonValue): boolean => {
 const hostilePathsIn = (value: JsonValue, path: Path): ReadonlyArray<Path> => {
   if (isJsonArray(value)) return value.flatMap((item, index) => hostilePathsIn(item, [...path, index]));
   if (!isJsonObject(value)) return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === '__proto__' ? [[...path, key]] : hostilePathsIn(child, [...path, key])));
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === '__proto__' ? [[...path, key]] : hostilePathsIn(child, [...path, key]),
+  );
 };

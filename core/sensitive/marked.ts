@@ -4,7 +4,15 @@
  * (`["/spec/credentials/password"]`). A marked value is treated as a Secret value (whole: an
  * object or list is one value): a digest in status, `(sensitive value)` in plans.
  */
-import { getOwn, isJsonArray, isJsonObject, withKey, withoutKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  withKey,
+  withoutKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { fromPointer, type Path } from '../json/path.js';
 import type { Issue } from '../model/decode.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
@@ -19,15 +27,27 @@ const IDENTITY = new Set(['/apiVersion', '/kind', '/metadata/name', '/metadata/n
 /** The pointers (as token lists) a schema marks sensitive; none for a schema without the marker. */
 export const markedPaths = (schema: JsonValue | undefined): ReadonlyArray<ReadonlyArray<string>> => {
   const marked = isJsonObject(schema) ? getOwn(schema, SENSITIVE_MARK) : undefined;
-  return isJsonArray(marked) ? marked.flatMap((pointer) => (typeof pointer === 'string' && pointer.startsWith('/') ? [fromPointer(pointer)] : [])) : [];
+  return isJsonArray(marked)
+    ? marked.flatMap((pointer) =>
+        typeof pointer === 'string' && pointer.startsWith('/') ? [fromPointer(pointer)] : [],
+      )
+    : [];
 };
 
 /** Problems with a marker value (a list of pointers below the resource, none its identity). */
-export const markIssues = (value: JsonValue, path: Path, issue: (path: Path, message: string) => Issue): ReadonlyArray<Issue> => {
-  if (!isJsonArray(value)) return [issue(path, `${SENSITIVE_MARK} must be a list of JSON pointers such as "/spec/password"`)];
+export const markIssues = (
+  value: JsonValue,
+  path: Path,
+  issue: (path: Path, message: string) => Issue,
+): ReadonlyArray<Issue> => {
+  if (!isJsonArray(value))
+    return [issue(path, `${SENSITIVE_MARK} must be a list of JSON pointers such as "/spec/password"`)];
   return value.flatMap((pointer, index) => {
-    if (typeof pointer !== 'string' || !pointer.startsWith('/') || pointer === '/') return [issue([...path, index], 'a sensitive field is a JSON pointer such as "/spec/password"')];
-    return IDENTITY.has(pointer) ? [issue([...path, index], `${pointer} identifies the resource: it cannot be sensitive`)] : [];
+    if (typeof pointer !== 'string' || !pointer.startsWith('/') || pointer === '/')
+      return [issue([...path, index], 'a sensitive field is a JSON pointer such as "/spec/password"')];
+    return IDENTITY.has(pointer)
+      ? [issue([...path, index], `${pointer} identifies the resource: it cannot be sensitive`)]
+      : [];
   });
 };
 
@@ -38,10 +58,17 @@ const childOf = (node: JsonValue, token: string): JsonValue | undefined => {
 
 /** The value at `tokens`, if present. */
 export const valueAt = (node: JsonValue | undefined, tokens: ReadonlyArray<string>): JsonValue | undefined =>
-  tokens.reduce<JsonValue | undefined>((current, token) => (current === undefined ? undefined : childOf(current, token)), node);
+  tokens.reduce<JsonValue | undefined>(
+    (current, token) => (current === undefined ? undefined : childOf(current, token)),
+    node,
+  );
 
 /** `node` with the value at `tokens` replaced by `update(value)` (removed when it returns `undefined`); unchanged when absent. */
-export const updateValueAt = (node: JsonValue, tokens: ReadonlyArray<string>, update: (value: JsonValue) => JsonValue | undefined): JsonValue => {
+export const updateValueAt = (
+  node: JsonValue,
+  tokens: ReadonlyArray<string>,
+  update: (value: JsonValue) => JsonValue | undefined,
+): JsonValue => {
   const [token, ...rest] = tokens;
   if (token === undefined) return update(node) ?? node;
   const child = childOf(node, token);
@@ -49,12 +76,15 @@ export const updateValueAt = (node: JsonValue, tokens: ReadonlyArray<string>, up
   if (rest.length === 0) {
     const next = update(child);
     if (next === child) return node;
-    if (isJsonArray(node)) return next === undefined ? node : node.map((item, i) => (i === Number(token) ? next : item));
+    if (isJsonArray(node))
+      return next === undefined ? node : node.map((item, i) => (i === Number(token) ? next : item));
     return next === undefined ? withoutKey(node as JsonObject, token) : withKey(node as JsonObject, token, next);
   }
   const next = updateValueAt(child, rest, update);
   if (next === child) return node;
-  return isJsonArray(node) ? node.map((item, i) => (i === Number(token) ? next : item)) : withKey(node as JsonObject, token, next);
+  return isJsonArray(node)
+    ? node.map((item, i) => (i === Number(token) ? next : item))
+    : withKey(node as JsonObject, token, next);
 };
 
 /** Whether `tokens` starts with `prefix` (a change or operation at or below a marked field). */
@@ -68,8 +98,14 @@ const NO_MARKS: ReadonlyArray<ReadonlyArray<string>> = [];
  * The fields marked sensitive for an object by any of the schema lists (the schemas in force and
  * those of the previous status, so values digested under a mark since removed are still known as digests).
  */
-export const marksFrom = (...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
-  const indexes = lists.flatMap((list) => (list === undefined || !list.some((schema) => getOwn(schema as JsonObject, SENSITIVE_MARK) !== undefined) ? [] : [indexSchemas(list)]));
+export const marksFrom = (
+  ...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>
+): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
+  const indexes = lists.flatMap((list) =>
+    list === undefined || !list.some((schema) => getOwn(schema as JsonObject, SENSITIVE_MARK) !== undefined)
+      ? []
+      : [indexSchemas(list)],
+  );
   if (indexes.length === 0) return () => NO_MARKS;
   return (object) => indexes.flatMap((index) => markedPaths(schemaFor(index, object)));
 };

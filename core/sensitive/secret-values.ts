@@ -8,7 +8,15 @@
  * `stringData` is write-only (the API server folds it into base64 `data`): `foldStringData` does
  * the same to the desired state, so a Secret written with `stringData` converges.
  */
-import { getOwn, isJsonObject, objectFromEntries, withKey, withoutKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  isJsonObject,
+  objectFromEntries,
+  withKey,
+  withoutKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { base64Bytes, base64Of, utf8Bytes } from '../hooks/base64.js';
 import { resourceFinder } from '../manifest/identity.js';
 import { updateValueAt, valueAt } from './marked.js';
@@ -23,10 +31,12 @@ export const SENSITIVE_FIELDS: ReadonlyArray<string> = ['data', 'stringData'];
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-export const isSecret = (object: JsonObject): boolean => getOwn(object, 'apiVersion') === 'v1' && getOwn(object, 'kind') === 'Secret';
+export const isSecret = (object: JsonObject): boolean =>
+  getOwn(object, 'apiVersion') === 'v1' && getOwn(object, 'kind') === 'Secret';
 
 /** Whether `value` is a digest this module wrote (never a base64 value: `:` is not in the alphabet). */
-export const isDigest = (value: JsonValue | undefined): value is string => typeof value === 'string' && DIGEST.test(value);
+export const isDigest = (value: JsonValue | undefined): value is string =>
+  typeof value === 'string' && DIGEST.test(value);
 
 /** The digest of a `data` value: SHA-256 of the bytes the base64 text stands for (`echo -n value | sha256sum`). */
 export const digestOfData = (value: string): string => `sha256:${sha256Hex(base64Bytes(value) ?? utf8Bytes(value))}`;
@@ -47,13 +57,26 @@ export type Marked = ReadonlyArray<ReadonlyArray<string>>;
 /** The digest of a schema-marked value: of its UTF-8 text when a string, else of its JSON. */
 const digestOfMarked = (value: JsonValue): JsonValue => digestOf('', value);
 
-const eachMarked = <T extends JsonObject>(object: T, marked: Marked, update: (value: JsonValue) => JsonValue | undefined): T =>
-  marked.length === 0 ? object : marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T;
+const eachMarked = <T extends JsonObject>(
+  object: T,
+  marked: Marked,
+  update: (value: JsonValue) => JsonValue | undefined,
+): T =>
+  marked.length === 0
+    ? object
+    : (marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T);
 
-const mapField = (object: JsonObject, field: string, update: (key: string, value: JsonValue) => JsonValue | undefined): JsonObject => {
+const mapField = (
+  object: JsonObject,
+  field: string,
+  update: (key: string, value: JsonValue) => JsonValue | undefined,
+): JsonObject => {
   const values = getOwn(object, field);
   if (!isJsonObject(values)) return object;
-  const entries = Object.entries(values).flatMap(([key, value]) => { const next = update(key, value); return next === undefined ? [] : [[key, next] as const]; });
+  const entries = Object.entries(values).flatMap(([key, value]) => {
+    const next = update(key, value);
+    return next === undefined ? [] : [[key, next] as const];
+  });
   return withKey(object, field, objectFromEntries(entries));
 };
 
@@ -65,7 +88,10 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
   // Runs on every status entry of every plan: most objects are no Secret and have no marks.
   if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
-    ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => mapField(current, field, (_key, value) => digestOf(field, value)), object) as T
+    ? (SENSITIVE_FIELDS.reduce<JsonObject>(
+        (current, field) => mapField(current, field, (_key, value) => digestOf(field, value)),
+        object,
+      ) as T)
     : object;
   return eachMarked(secret, marked, digestOfMarked);
 };
@@ -77,12 +103,12 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
 export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
   if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
-    ? SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
-      const values = getOwn(current, field);
-      if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
-      const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
-      return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
-    }, object) as T
+    ? (SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
+        const values = getOwn(current, field);
+        if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
+        const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
+        return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
+      }, object) as T)
     : object;
   return eachMarked(secret, marked, (value) => (isDigest(value) ? undefined : value));
 };
@@ -92,29 +118,47 @@ export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked =
  * matches the `desired` value of the same key replaced by that value, so comparing them finds
  * no drift; a digest that matches nothing stays (a real difference).
  */
-export const revealMatching = <T extends JsonObject>(observed: T, desired: JsonObject | undefined, marked: Marked = []): T => {
+export const revealMatching = <T extends JsonObject>(
+  observed: T,
+  desired: JsonObject | undefined,
+  marked: Marked = [],
+): T => {
   if (desired === undefined) return observed;
   const wanted = getOwn(desired, 'data');
-  const secret = isSecret(observed) && isJsonObject(wanted)
-    ? mapField(observed, 'data', (key, value) => {
-      const candidate = getOwn(wanted, key);
-      return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value ? candidate : value;
-    }) as T
-    : observed;
-  return marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, (value) => {
-    const candidate = valueAt(desired, tokens);
-    return isDigest(value) && candidate !== undefined && digestOfMarked(candidate) === value ? candidate : value;
-  }), secret) as T;
+  const secret =
+    isSecret(observed) && isJsonObject(wanted)
+      ? (mapField(observed, 'data', (key, value) => {
+          const candidate = getOwn(wanted, key);
+          return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value
+            ? candidate
+            : value;
+        }) as T)
+      : observed;
+  return marked.reduce<JsonValue>(
+    (current, tokens) =>
+      updateValueAt(current, tokens, (value) => {
+        const candidate = valueAt(desired, tokens);
+        return isDigest(value) && candidate !== undefined && digestOfMarked(candidate) === value ? candidate : value;
+      }),
+    secret,
+  ) as T;
 };
 
 /** Whether `object` holds a digest anywhere a sensitive value goes (only then is `revealMatching` needed). */
-const holdsDigests = (object: JsonObject, marked: Marked): boolean => (isSecret(object) && SENSITIVE_FIELDS.some((field) => {
-  const values = getOwn(object, field);
-  return isJsonObject(values) && Object.values(values).some(isDigest);
-})) || (marked.length > 0 && marked.some((tokens) => isDigest(valueAt(object, tokens))));
+const holdsDigests = (object: JsonObject, marked: Marked): boolean =>
+  (isSecret(object) &&
+    SENSITIVE_FIELDS.some((field) => {
+      const values = getOwn(object, field);
+      return isJsonObject(values) && Object.values(values).some(isDigest);
+    })) ||
+  (marked.length > 0 && marked.some((tokens) => isDigest(valueAt(object, tokens))));
 
 /** `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks. */
-export const revealAllMatching = <T extends JsonObject>(objects: ReadonlyArray<T>, desired: ReadonlyArray<Resource>, markedOf: (object: JsonObject) => Marked): ReadonlyArray<T> => {
+export const revealAllMatching = <T extends JsonObject>(
+  objects: ReadonlyArray<T>,
+  desired: ReadonlyArray<Resource>,
+  markedOf: (object: JsonObject) => Marked,
+): ReadonlyArray<T> => {
   // Runs on every live object of every plan: nothing is allocated until one holds a digest.
   const first = objects.findIndex((object) => holdsDigests(object, markedOf(object)));
   if (first < 0) return objects;
@@ -136,13 +180,16 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
   const data = getOwn(object, 'data');
   const folded = objectFromEntries([
     ...Object.entries(isJsonObject(data) ? data : {}).filter(([key]) => !Object.hasOwn(strings, key)),
-    ...Object.entries(strings).map(([key, value]) => [key, typeof value === 'string' ? base64Of(value) : value] as const),
+    ...Object.entries(strings).map(
+      ([key, value]) => [key, typeof value === 'string' ? base64Of(value) : value] as const,
+    ),
   ]);
   return withKey(withoutKey(object, 'stringData'), 'data', folded) as T;
 };
 
 /** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */
-export const showSensitive = (field: string, value: JsonValue): string => `${SENSITIVE} ${digestOf(field, value) as string}`;
+export const showSensitive = (field: string, value: JsonValue): string =>
+  `${SENSITIVE} ${digestOf(field, value) as string}`;
 
 /**
  * `value` written at `path` (a JSON path below a Secret, as segments) for display: values under
@@ -150,8 +197,13 @@ export const showSensitive = (field: string, value: JsonValue): string => `${SEN
  */
 export const maskedAt = (path: ReadonlyArray<string>, value: JsonValue): JsonValue => {
   const [field, key] = path;
-  if (field === undefined) return isJsonObject(value) ? SENSITIVE_FIELDS.reduce<JsonObject>((v, f) => mapField(v, f, (_k, inner) => showSensitive(f, inner)), value) : value;
+  if (field === undefined)
+    return isJsonObject(value)
+      ? SENSITIVE_FIELDS.reduce<JsonObject>((v, f) => mapField(v, f, (_k, inner) => showSensitive(f, inner)), value)
+      : value;
   if (!SENSITIVE_FIELDS.includes(field)) return value;
   if (key !== undefined) return showSensitive(field, value);
-  return isJsonObject(value) ? objectFromEntries(Object.entries(value).map(([k, inner]) => [k, showSensitive(field, inner)] as const)) : showSensitive(field, value);
+  return isJsonObject(value)
+    ? objectFromEntries(Object.entries(value).map(([k, inner]) => [k, showSensitive(field, inner)] as const))
+    : showSensitive(field, value);
 };

@@ -50,7 +50,8 @@ const heldBy = (leases: ReadonlyArray<LeaseObservation | undefined>, self: strin
 /** The live replicas (holders of unexpired member slots), sorted: every replica ranks them alike. */
 export const liveMembers = (view: ShardView): ReadonlyArray<string> => {
   const live = new Set<string>();
-  for (const lease of view.members) if (lease !== undefined && (lease.holder === view.self || !isFree(lease, view.now))) live.add(lease.holder);
+  for (const lease of view.members)
+    if (lease !== undefined && (lease.holder === view.self || !isFree(lease, view.now))) live.add(lease.holder);
   return [...live].sort();
 };
 
@@ -74,13 +75,21 @@ const preferenceOrder = (count: number, rank: number, members: number): Readonly
 };
 
 /** Holds `target` of `leases`: keeps (renews) what it has up to target, releases the rest, acquires free ones. */
-const decideLeases = (leases: ReadonlyArray<LeaseObservation | undefined>, self: string, target: number, order: ReadonlyArray<number>, now: number): LeaseDecision => {
+const decideLeases = (
+  leases: ReadonlyArray<LeaseObservation | undefined>,
+  self: string,
+  target: number,
+  order: ReadonlyArray<number>,
+  now: number,
+): LeaseDecision => {
   const held = heldBy(leases, self);
   // Release the slots furthest from this replica's preferred stretch; keep the rest.
   const byPreference = [...held].sort((a, b) => order.indexOf(a) - order.indexOf(b));
   const keep = byPreference.slice(0, target);
   const release = byPreference.slice(target);
-  const acquire = order.filter((slot) => leases[slot]?.holder !== self && isFree(leases[slot], now)).slice(0, Math.max(0, target - keep.length));
+  const acquire = order
+    .filter((slot) => leases[slot]?.holder !== self && isFree(leases[slot], now))
+    .slice(0, Math.max(0, target - keep.length));
   return { acquire, renew: keep.sort((a, b) => a - b), release: release.sort((a, b) => a - b) };
 };
 

@@ -3,8 +3,16 @@ import type { Condition, ConditionStatus, ConditionType } from '../model/applica
 import { hasOwn } from '../json/json.js';
 
 export type StalledReason =
-  | 'InvalidSpec' | 'InvalidObserverSchema' | 'NotOwned' | 'Forbidden' | 'HotLoop' | 'InvalidTosca' | 'UnknownKind' | 'ImmutableField'
-  | 'ServiceAccountRequired' | 'Conflict';
+  | 'InvalidSpec'
+  | 'InvalidObserverSchema'
+  | 'NotOwned'
+  | 'Forbidden'
+  | 'HotLoop'
+  | 'InvalidTosca'
+  | 'UnknownKind'
+  | 'ImmutableField'
+  | 'ServiceAccountRequired'
+  | 'Conflict';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =
@@ -68,12 +76,24 @@ export const conditionsFor = (args: {
  * Whether `previous` is exactly what `conditionsFor` would build from `wanted`: the same conditions in
  * `ORDER`, each with the same fields in the same order and nothing else (so even its JSON text is the same).
  */
-const unchanged = (previous: ReadonlyArray<Condition>, wanted: Readonly<Record<ConditionType, Wanted>>, generation: number | undefined): boolean =>
-  previous.length === ORDER.length && ORDER.every((type, index) => {
+const unchanged = (
+  previous: ReadonlyArray<Condition>,
+  wanted: Readonly<Record<ConditionType, Wanted>>,
+  generation: number | undefined,
+): boolean =>
+  previous.length === ORDER.length &&
+  ORDER.every((type, index) => {
     const before = previous[index];
     const next = wanted[type];
-    return before !== undefined && before.type === type && before.status === next.status && before.reason === next.reason && before.message === next.message
-      && before.observedGeneration === generation && sameKeys(before, generation === undefined ? CONDITION_KEYS : CONDITION_KEYS_WITH_GENERATION);
+    return (
+      before !== undefined &&
+      before.type === type &&
+      before.status === next.status &&
+      before.reason === next.reason &&
+      before.message === next.message &&
+      before.observedGeneration === generation &&
+      sameKeys(before, generation === undefined ? CONDITION_KEYS : CONDITION_KEYS_WITH_GENERATION)
+    );
   });
 
 const CONDITION_KEYS: ReadonlyArray<string> = ['type', 'status', 'reason', 'message', 'lastTransitionTime'];
@@ -91,5 +111,7 @@ const sameKeys = (object: object, keys: ReadonlyArray<string>): boolean => {
 };
 
 /** The condition of a type, if present. */
-export const conditionOf = (conditions: ReadonlyArray<Condition> | undefined, type: ConditionType): Condition | undefined =>
-  conditions?.find((condition) => condition.type === type);
+export const conditionOf = (
+  conditions: ReadonlyArray<Condition> | undefined,
+  type: ConditionType,
+): Condition | undefined => conditions?.find((condition) => condition.type === type);

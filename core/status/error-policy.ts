@@ -24,13 +24,21 @@ export const backoffDelay = (attempt: number, jitter: number, backoff: Backoff =
  * input errors cannot be fixed by retrying; everything else backs off, honouring `Retry-After`.
  * A 422 from a guarded patch means a `test` guard failed: the object moved, so re-plan.
  */
-export const errorPolicy = (error: ClusterError, attempt: number, jitter: number, options: { readonly guardedPatch?: boolean; readonly backoff?: Backoff } = {}): ErrorDecision => {
+export const errorPolicy = (
+  error: ClusterError,
+  attempt: number,
+  jitter: number,
+  options: { readonly guardedPatch?: boolean; readonly backoff?: Backoff } = {},
+): ErrorDecision => {
   if (error._tag === 'Forbidden' || error._tag === 'Unauthorized') return { _tag: 'Terminal', reason: 'Forbidden' };
   const managers = conflictingManagers(error);
   if (managers.length > 0) return { _tag: 'Terminal', reason: 'Conflict', detail: conflictDetail(managers) };
   const immutable = immutableFieldsOf(error);
   if (immutable.length > 0) return { _tag: 'Terminal', reason: 'ImmutableField', detail: immutableDetail(immutable) };
-  if ((error._tag === 'Invalid' || error._tag === 'BadRequest' || error._tag === 'UnsupportedMediaType') && options.guardedPatch !== true) {
+  if (
+    (error._tag === 'Invalid' || error._tag === 'BadRequest' || error._tag === 'UnsupportedMediaType') &&
+    options.guardedPatch !== true
+  ) {
     return { _tag: 'Terminal', reason: 'InvalidSpec' };
   }
   if (isUntypedApply(error)) return { _tag: 'Terminal', reason: 'InvalidSpec', detail: untypedApplyDetail(error) };
@@ -52,9 +60,11 @@ const EXPECTED_TYPE = /(\.[^\s:]+): expected (\w+)/g;
 const CONVERSION = /: ((cannot convert \w+ to \w+)|(illegal base64 data at input byte \d+))$/;
 
 const untypedApplyDetail = (error: ClusterError): string => {
-  const fields = [...error.message.matchAll(EXPECTED_TYPE)].map(([, path, type]) => `${path ?? ''}: expected ${type ?? 'another type'}`);
+  const fields = [...error.message.matchAll(EXPECTED_TYPE)].map(
+    ([, path, type]) => `${path ?? ''}: expected ${type ?? 'another type'}`,
+  );
   const conversion = CONVERSION.exec(error.message)?.[1];
-  const what = fields.length > 0 ? fields.join(', ') : conversion ?? 'a value does not fit the field\'s type';
+  const what = fields.length > 0 ? fields.join(', ') : (conversion ?? "a value does not fit the field's type");
   return `the API server cannot apply it (${what}): fix the value's type in spec.manifest`;
 };
 
@@ -62,9 +72,16 @@ const untypedApplyDetail = (error: ClusterError): string => {
 const UNCHANGEABLE = /(field is immutable|may not change once set)$/;
 
 /** The fields a 422 Invalid refuses to change, as the server names them (`spec.selector`). */
-export const immutableFieldsOf = (error: ClusterError): ReadonlyArray<string> => (error._tag !== 'Invalid' ? [] : [
-  ...new Set((error.causes ?? []).filter((cause) => UNCHANGEABLE.test(cause.message)).map((cause) => cause.field ?? '(unnamed field)')),
-]);
+export const immutableFieldsOf = (error: ClusterError): ReadonlyArray<string> =>
+  error._tag !== 'Invalid'
+    ? []
+    : [
+        ...new Set(
+          (error.causes ?? [])
+            .filter((cause) => UNCHANGEABLE.test(cause.message))
+            .map((cause) => cause.field ?? '(unnamed field)'),
+        ),
+      ];
 
 const immutableDetail = (fields: ReadonlyArray<string>): string =>
   `${fields.join(', ')} cannot change once set (the API server refuses the patch): add the annotation kreconcile.io/recreate: "true" to this resource in spec.manifest to delete and recreate it, or restore the value`;
@@ -73,10 +90,16 @@ const immutableDetail = (fields: ReadonlyArray<string>): string =>
 const CONFLICT_WITH = /conflict with "([^"]*)"/;
 
 /** The field managers a server-side apply conflicts with (409, causes `FieldManagerConflict`); none for any other error. */
-export const conflictingManagers = (error: ClusterError): ReadonlyArray<string> => (error._tag !== 'Conflict' ? [] : [
-  ...new Set((error.causes ?? []).filter((cause) => cause.reason === 'FieldManagerConflict')
-    .map((cause) => CONFLICT_WITH.exec(cause.message)?.[1] ?? '(unnamed manager)')),
-]);
+export const conflictingManagers = (error: ClusterError): ReadonlyArray<string> =>
+  error._tag !== 'Conflict'
+    ? []
+    : [
+        ...new Set(
+          (error.causes ?? [])
+            .filter((cause) => cause.reason === 'FieldManagerConflict')
+            .map((cause) => CONFLICT_WITH.exec(cause.message)?.[1] ?? '(unnamed manager)'),
+        ),
+      ];
 
 const conflictDetail = (managers: ReadonlyArray<string>): string =>
   `server-side apply conflicts with field manager${managers.length > 1 ? 's' : ''} ${managers.map((m) => `"${m}"`).join(', ')}: set spec.forceConflicts: true to take the fields over, or stop the other manager from writing them`;

@@ -42,14 +42,16 @@ export const liveVersionsOf = (live: ReadonlyArray<Resource>): LiveVersions => {
   const versions = new Map<string, string>();
   for (const object of live) {
     const { namespace, name, resourceVersion } = object.metadata;
-    if (resourceVersion !== undefined) versions.set(refKey({ apiVersion: object.apiVersion, kind: object.kind, namespace, name }), resourceVersion);
+    if (resourceVersion !== undefined)
+      versions.set(refKey({ apiVersion: object.apiVersion, kind: object.kind, namespace, name }), resourceVersion);
   }
   return versions;
 };
 
 const fingerprintOf = (action: PatchAction): string => JSON.stringify(action.patch);
 
-const patchesOf = (plan: Plan): ReadonlyArray<PatchAction> => plan.actions.filter((action): action is PatchAction => action.type === 'patch');
+const patchesOf = (plan: Plan): ReadonlyArray<PatchAction> =>
+  plan.actions.filter((action): action is PatchAction => action.type === 'patch');
 
 /**
  * The history with the patches that succeeded (`done`, in an execution) added, each with the
@@ -57,7 +59,11 @@ const patchesOf = (plan: Plan): ReadonlyArray<PatchAction> => plan.actions.filte
  * window are dropped.
  */
 export const recordPatches = (
-  history: ReadonlyArray<PatchRecord>, done: ReadonlyArray<ActionResult>, plannedAgainst: LiveVersions, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy,
+  history: ReadonlyArray<PatchRecord>,
+  done: ReadonlyArray<ActionResult>,
+  plannedAgainst: LiveVersions,
+  now: number,
+  policy: HotLoopPolicy = defaultHotLoopPolicy,
 ): ReadonlyArray<PatchRecord> => [
   ...history.filter((record) => now - record.at <= policy.windowMs),
   ...done.flatMap(({ action, response }): ReadonlyArray<PatchRecord> => {
@@ -65,7 +71,16 @@ export const recordPatches = (
     const resource = refKey(action.ref);
     const before = plannedAgainst.get(resource);
     const wrote = response?.metadata.resourceVersion;
-    return [{ resource, fingerprint: fingerprintOf(action), at: now, paths: action.changes.map((change) => change.path), ...(before === undefined ? {} : { plannedAgainst: before }), ...(wrote === undefined ? {} : { wrote }) }];
+    return [
+      {
+        resource,
+        fingerprint: fingerprintOf(action),
+        at: now,
+        paths: action.changes.map((change) => change.path),
+        ...(before === undefined ? {} : { plannedAgainst: before }),
+        ...(wrote === undefined ? {} : { wrote }),
+      },
+    ];
   }),
 ];
 
@@ -84,11 +99,19 @@ const undoneCount = (records: ReadonlyArray<PatchRecord>, currentVersion: string
  * The contested `resource: path` strings when `plan` would repeat a patch that succeeded and was
  * undone by someone else `threshold - 1` times within the window; empty when there is no hot loop.
  */
-export const contestedPaths = (history: ReadonlyArray<PatchRecord>, plan: Plan, live: LiveVersions, now: number, policy: HotLoopPolicy = defaultHotLoopPolicy): ReadonlyArray<string> =>
+export const contestedPaths = (
+  history: ReadonlyArray<PatchRecord>,
+  plan: Plan,
+  live: LiveVersions,
+  now: number,
+  policy: HotLoopPolicy = defaultHotLoopPolicy,
+): ReadonlyArray<string> =>
   patchesOf(plan).flatMap((action) => {
     const resource = refKey(action.ref);
     const fingerprint = fingerprintOf(action);
-    const same = history.filter((past) => now - past.at <= policy.windowMs && past.resource === resource && past.fingerprint === fingerprint);
+    const same = history.filter(
+      (past) => now - past.at <= policy.windowMs && past.resource === resource && past.fingerprint === fingerprint,
+    );
     if (undoneCount(same, live.get(resource)) + 1 < policy.threshold) return [];
     return action.changes.map((change) => `${resource.split('|').slice(1).filter(Boolean).join('/')}: ${change.path}`);
   });
@@ -114,8 +137,14 @@ export const guardHotLoop = (args: {
     status: {
       ...args.plan.status,
       conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: 'HotLoop', message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields` },
-        previous: args.application.status?.conditions, now: new Date(args.now).toISOString(), generation: args.application.metadata.generation,
+        verdict: {
+          _tag: 'Stalled',
+          reason: 'HotLoop',
+          message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields`,
+        },
+        previous: args.application.status?.conditions,
+        now: new Date(args.now).toISOString(),
+        generation: args.application.metadata.generation,
       }),
     },
     outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },

@@ -27,7 +27,10 @@ const STATUS_PHASE = ['status', 'phase'];
 
 const num = (value: JsonValue | undefined, fallback = 0): number => (typeof value === 'number' ? value : fallback);
 
-const conditionStatus = (object: Resource, type: string): { status?: string; observedGeneration?: number } | undefined => {
+const conditionStatus = (
+  object: Resource,
+  type: string,
+): { status?: string; observedGeneration?: number } | undefined => {
   const conditions = getIn(object, STATUS_CONDITIONS);
   if (!isJsonArray(conditions)) return undefined;
   const found = conditions.find((c) => isJsonObject(c) && c.type === type);
@@ -40,10 +43,12 @@ const conditionStatus = (object: Resource, type: string): { status?: string; obs
 
 /** The controller has seen the latest spec (status.observedGeneration >= metadata.generation). */
 const observedCurrent = (object: Resource): boolean =>
-  object.metadata.generation === undefined || num(getIn(object, STATUS_OBSERVED_GENERATION), -1) >= object.metadata.generation;
+  object.metadata.generation === undefined ||
+  num(getIn(object, STATUS_OBSERVED_GENERATION), -1) >= object.metadata.generation;
 
 const replicated = (object: Resource, kind: string): Readiness => {
-  if (!observedCurrent(object)) return waiting(`${kind} controller has not observed generation ${object.metadata.generation}`);
+  if (!observedCurrent(object))
+    return waiting(`${kind} controller has not observed generation ${object.metadata.generation}`);
   const wanted = num(getIn(object, SPEC_REPLICAS), 1);
   const updated = num(getIn(object, STATUS_UPDATED_REPLICAS));
   const available = num(getIn(object, kind === 'StatefulSet' ? STATUS_READY_REPLICAS : STATUS_AVAILABLE_REPLICAS));
@@ -53,7 +58,8 @@ const replicated = (object: Resource, kind: string): Readiness => {
 };
 
 const daemonSet = (object: Resource): Readiness => {
-  if (!observedCurrent(object)) return waiting(`DaemonSet controller has not observed generation ${object.metadata.generation}`);
+  if (!observedCurrent(object))
+    return waiting(`DaemonSet controller has not observed generation ${object.metadata.generation}`);
   const desired = num(getIn(object, STATUS_DESIRED_NUMBER_SCHEDULED));
   const available = num(getIn(object, STATUS_NUMBER_AVAILABLE));
   const updated = num(getIn(object, STATUS_UPDATED_NUMBER_SCHEDULED));
@@ -72,7 +78,9 @@ const service = (object: Resource): Readiness => {
 };
 
 const claim = (object: Resource): Readiness =>
-  getIn(object, STATUS_PHASE) === 'Bound' ? READY : waiting(`PersistentVolumeClaim is ${String(getIn(object, STATUS_PHASE) ?? 'Pending')}`);
+  getIn(object, STATUS_PHASE) === 'Bound'
+    ? READY
+    : waiting(`PersistentVolumeClaim is ${String(getIn(object, STATUS_PHASE) ?? 'Pending')}`);
 
 const pod = (object: Resource): Readiness => {
   const phase = getIn(object, STATUS_PHASE);
@@ -84,13 +92,30 @@ const pod = (object: Resource): Readiness => {
 const custom = (object: Resource): Readiness => {
   const ready = conditionStatus(object, 'Ready');
   if (ready === undefined) return READY;
-  if (ready.observedGeneration !== undefined && object.metadata.generation !== undefined && ready.observedGeneration < object.metadata.generation) {
+  if (
+    ready.observedGeneration !== undefined &&
+    object.metadata.generation !== undefined &&
+    ready.observedGeneration < object.metadata.generation
+  ) {
     return waiting(`Ready condition is for generation ${ready.observedGeneration}, not ${object.metadata.generation}`);
   }
   return ready.status === 'True' ? READY : waiting('Ready condition is not True');
 };
 
-const BUILTIN_GROUPS = new Set(['', 'apps', 'batch', 'policy', 'networking.k8s.io', 'rbac.authorization.k8s.io', 'autoscaling', 'storage.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io']);
+const BUILTIN_GROUPS = new Set([
+  '',
+  'apps',
+  'batch',
+  'policy',
+  'networking.k8s.io',
+  'rbac.authorization.k8s.io',
+  'autoscaling',
+  'storage.k8s.io',
+  'apiextensions.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'scheduling.k8s.io',
+]);
 
 /** Whether a live child counts as ready (kstatus); objects being deleted never do. */
 export const readinessOf = (object: Resource): Readiness => {
@@ -113,4 +138,5 @@ export const readinessOf = (object: Resource): Readiness => {
 };
 
 /** Whether `apiVersion` (its last `/` at `slash`) is of API group `group`. */
-const inGroup = (apiVersion: string, slash: number, group: string): boolean => slash === group.length && apiVersion.startsWith(group);
+const inGroup = (apiVersion: string, slash: number, group: string): boolean =>
+  slash === group.length && apiVersion.startsWith(group);

@@ -27,29 +27,48 @@ export const translateTemplate = (args: {
 }): E.Either<ReadonlyArray<ToscaIssue>, ReadonlyArray<Resource>> => {
   const { template, root } = args;
   const issue = (path: Path, message: string): ToscaIssue => ({ path: showPath(path, root), message });
-  if (!isJsonObject(template)) return E.left([issue([], 'a TOSCA template must be a mapping (tosca_definitions_version, topology_template, …)')]);
+  if (!isJsonObject(template))
+    return E.left([issue([], 'a TOSCA template must be a mapping (tosca_definitions_version, topology_template, …)')]);
   const version = versionIssue(getOwn(template, 'tosca_definitions_version'));
   const versionIssues = version === undefined ? [] : [issue(['tosca_definitions_version'], version)];
   const shape = topologyOf(template, args.inputs);
   if (E.isLeft(shape)) return E.left([...versionIssues, issue(shape.left.path, shape.left.message)]);
   const { nodes, declared } = shape.right;
-  const scope: Scope = { given: isJsonObject(args.inputs) ? args.inputs : {}, declared: isJsonObject(declared) ? declared : {}, nodes, root };
+  const scope: Scope = {
+    given: isJsonObject(args.inputs) ? args.inputs : {},
+    declared: isJsonObject(declared) ? declared : {},
+    nodes,
+    root,
+  };
   const results = Object.keys(nodes).map((name) => translateNode(name, nodes[name] ?? null, scope, args.parseDocument));
   const issues = [...versionIssues, ...results.flatMap((result) => (E.isLeft(result) ? result.left : []))];
-  return issues.length > 0 ? E.left(issues) : E.right(results.flatMap((result) => (E.isRight(result) ? [result.right] : [])));
+  return issues.length > 0
+    ? E.left(issues)
+    : E.right(results.flatMap((result) => (E.isRight(result) ? [result.right] : [])));
 };
 
 type Topology = { readonly nodes: JsonObject; readonly declared: JsonValue | undefined };
 
 /** The node templates and declared inputs, or the first structural problem (no topology, no node templates, inputs not a mapping). */
-const topologyOf = (template: JsonObject, inputs: JsonValue | undefined): E.Either<{ readonly path: Path; readonly message: string }, Topology> => {
+const topologyOf = (
+  template: JsonObject,
+  inputs: JsonValue | undefined,
+): E.Either<{ readonly path: Path; readonly message: string }, Topology> => {
   const topology = getOwn(template, 'topology_template');
-  if (!isJsonObject(topology)) return E.left({ path: ['topology_template'], message: 'no topology template: the template needs a topology_template mapping' });
+  if (!isJsonObject(topology))
+    return E.left({
+      path: ['topology_template'],
+      message: 'no topology template: the template needs a topology_template mapping',
+    });
   const nodes = getOwn(topology, 'node_templates');
   if (!isJsonObject(nodes) || Object.keys(nodes).length === 0) {
-    return E.left({ path: ['topology_template', 'node_templates'], message: 'no node templates: topology_template needs node_templates of type ' + KUBERNETES_OBJECT_TYPE });
+    return E.left({
+      path: ['topology_template', 'node_templates'],
+      message: 'no node templates: topology_template needs node_templates of type ' + KUBERNETES_OBJECT_TYPE,
+    });
   }
-  if (inputs !== undefined && inputs !== null && !isJsonObject(inputs)) return E.left({ path: [], message: 'spec.toscaInputs must be a mapping of input names to values' });
+  if (inputs !== undefined && inputs !== null && !isJsonObject(inputs))
+    return E.left({ path: [], message: 'spec.toscaInputs must be a mapping of input names to values' });
   return E.right({ nodes, declared: getOwn(topology, 'inputs') });
 };
 
@@ -58,49 +77,83 @@ const topologyOf = (template: JsonObject, inputs: JsonValue | undefined): E.Eith
  * `get_input`/`get_property`/`concat`) this translator reads. TOSCA 2.0 renamed the topology to
  * `service_template` and prefixes functions with `$`: it is refused, not misread.
  */
-export const TOSCA_VERSIONS = ['tosca_simple_yaml_1_0', 'tosca_simple_yaml_1_1', 'tosca_simple_yaml_1_2', 'tosca_simple_yaml_1_3'] as const;
+export const TOSCA_VERSIONS = [
+  'tosca_simple_yaml_1_0',
+  'tosca_simple_yaml_1_1',
+  'tosca_simple_yaml_1_2',
+  'tosca_simple_yaml_1_3',
+] as const;
 
 /** What is wrong with a template's `tosca_definitions_version` (which TOSCA requires), if anything. */
 const versionIssue = (version: JsonValue | undefined): string | undefined => {
   const supported = `one of ${TOSCA_VERSIONS.join(', ')}`;
   if (version === undefined) return `missing tosca_definitions_version: TOSCA requires it; write ${supported}`;
   if (typeof version === 'string' && (TOSCA_VERSIONS as ReadonlyArray<string>).includes(version)) return undefined;
-  if (version === 'tosca_2_0') return `TOSCA 2.0 templates (service_template, $-functions) are not supported: write the template in the Simple Profile (${supported})`;
+  if (version === 'tosca_2_0')
+    return `TOSCA 2.0 templates (service_template, $-functions) are not supported: write the template in the Simple Profile (${supported})`;
   return `unsupported tosca_definitions_version ${JSON.stringify(version)}: write ${supported}`;
 };
 
-const translateNode = (name: string, node: JsonValue, scope: Scope, parseDocument: ParseDocument): E.Either<ReadonlyArray<ToscaIssue>, Resource> => {
+const translateNode = (
+  name: string,
+  node: JsonValue,
+  scope: Scope,
+  parseDocument: ParseDocument,
+): E.Either<ReadonlyArray<ToscaIssue>, Resource> => {
   const at: Path = ['topology_template', 'node_templates', name];
-  const issue = (path: Path, message: string): E.Either<ReadonlyArray<ToscaIssue>, Resource> => E.left([{ path: showPath(path, scope.root), message }]);
+  const issue = (path: Path, message: string): E.Either<ReadonlyArray<ToscaIssue>, Resource> =>
+    E.left([{ path: showPath(path, scope.root), message }]);
   if (!isJsonObject(node)) return issue(at, 'a node template must be a mapping with type and properties');
   const type = getOwn(node, 'type');
-  if (type !== KUBERNETES_OBJECT_TYPE) return issue([...at, 'type'], `unsupported node type ${JSON.stringify(type ?? null)}: kreconcile translates only ${KUBERNETES_OBJECT_TYPE}`);
+  if (type !== KUBERNETES_OBJECT_TYPE)
+    return issue(
+      [...at, 'type'],
+      `unsupported node type ${JSON.stringify(type ?? null)}: kreconcile translates only ${KUBERNETES_OBJECT_TYPE}`,
+    );
   const properties = getOwn(node, 'properties');
   const specPath: Path = [...at, 'properties', 'spec'];
   const written = isJsonObject(properties) ? getOwn(properties, 'spec') : undefined;
-  if (isEmpty(written)) return issue(specPath, 'empty spec: the property spec must hold one Kubernetes resource (YAML text or a mapping)');
+  if (isEmpty(written))
+    return issue(specPath, 'empty spec: the property spec must hold one Kubernetes resource (YAML text or a mapping)');
   const evaluated = evaluate(written as JsonValue, scope, name, specPath);
   if (E.isLeft(evaluated)) return E.left([evaluated.left]);
-  return E.chain((value: JsonValue) => asResource(value, specPath, scope.root))(parsedSpec(evaluated.right, specPath, scope.root, parseDocument));
+  return E.chain((value: JsonValue) => asResource(value, specPath, scope.root))(
+    parsedSpec(evaluated.right, specPath, scope.root, parseDocument),
+  );
 };
 
 const isEmpty = (value: JsonValue | undefined): boolean =>
-  value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (isJsonObject(value) && Object.keys(value).length === 0);
+  value === undefined ||
+  value === null ||
+  (typeof value === 'string' && value.trim() === '') ||
+  (isJsonObject(value) && Object.keys(value).length === 0);
 
 /** A YAML-text spec parsed; a mapping as is. */
-const parsedSpec = (value: JsonValue, path: Path, root: string, parseDocument: ParseDocument): E.Either<ReadonlyArray<ToscaIssue>, JsonValue> => {
+const parsedSpec = (
+  value: JsonValue,
+  path: Path,
+  root: string,
+  parseDocument: ParseDocument,
+): E.Either<ReadonlyArray<ToscaIssue>, JsonValue> => {
   if (typeof value !== 'string') return E.right(value);
-  if (value.trim() === '') return E.left([{ path: showPath(path, root), message: 'empty spec: the property spec evaluates to empty text' }]);
+  if (value.trim() === '')
+    return E.left([{ path: showPath(path, root), message: 'empty spec: the property spec evaluates to empty text' }]);
   const parsed = parseDocument(value);
-  return E.isLeft(parsed) ? E.left([{ path: showPath(path, root), message: `spec is not valid YAML: ${parsed.left}` }]) : E.right(parsed.right);
+  return E.isLeft(parsed)
+    ? E.left([{ path: showPath(path, root), message: `spec is not valid YAML: ${parsed.left}` }])
+    : E.right(parsed.right);
 };
 
 const asResource = (value: JsonValue, path: Path, root: string): E.Either<ReadonlyArray<ToscaIssue>, Resource> => {
-  const fail = (message: string): E.Either<ReadonlyArray<ToscaIssue>, Resource> => E.left([{ path: showPath(path, root), message }]);
-  if (value === null || (isJsonObject(value) && Object.keys(value).length === 0)) return fail('empty spec: the property spec holds no resource');
+  const fail = (message: string): E.Either<ReadonlyArray<ToscaIssue>, Resource> =>
+    E.left([{ path: showPath(path, root), message }]);
+  if (value === null || (isJsonObject(value) && Object.keys(value).length === 0))
+    return fail('empty spec: the property spec holds no resource');
   if (!isJsonObject(value)) return fail('spec must hold one Kubernetes resource (a mapping), not a list or a scalar');
   const missing = missingIdentification(value);
-  return missing.length > 0 ? fail(`spec is not a Kubernetes resource: missing ${missing.join(', ')}`) : E.right(value as Resource);
+  return missing.length > 0
+    ? fail(`spec is not a Kubernetes resource: missing ${missing.join(', ')}`)
+    : E.right(value as Resource);
 };
 
 const missingIdentification = (value: JsonObject): ReadonlyArray<string> => {

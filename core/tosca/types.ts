@@ -16,7 +16,12 @@ export const SUPPORTED_FUNCTIONS: ReadonlyArray<string> = ['get_input', 'get_pro
  * for a function: functions are evaluated in the template, not in a YAML-string `spec`.
  */
 export const UNSUPPORTED_FUNCTIONS: ReadonlyArray<string> = [
-  'get_attribute', 'get_operation_output', 'get_nodes_of_type', 'get_artifact', 'join', 'token',
+  'get_attribute',
+  'get_operation_output',
+  'get_nodes_of_type',
+  'get_artifact',
+  'join',
+  'token',
 ];
 
 /** Parses one YAML (or JSON) document; the error says where, never quotes the source. */

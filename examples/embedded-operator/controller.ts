@@ -4,7 +4,12 @@
  * kreconcile brings watches, queue, finalizer, status conditions, drift correction and pruning.
  * (An operator outside this repository imports `kreconcile/runtime` instead of the relative path.)
  */
-import { startEmbeddedOperator, type EmbeddedOperatorOptions, type Operator, type PrimaryReconciler } from '../../app/runtime/index.js';
+import {
+  startEmbeddedOperator,
+  type EmbeddedOperatorOptions,
+  type Operator,
+  type PrimaryReconciler,
+} from '../../app/runtime/index.js';
 
 export const GREETING = { apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting' } as const;
 
@@ -17,16 +22,20 @@ export const greetings: PrimaryReconciler = {
     const spec = (greeting.spec ?? {}) as GreetingSpec;
     if (typeof spec.message !== 'string') throw new Error('spec.message must be a string');
     const replicas = spec.replicas ?? 1;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) throw new Error('spec.replicas must be a whole number ≥ 0');
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+      throw new Error('spec.replicas must be a whole number ≥ 0');
     const name = `${greeting.metadata.name}-greeting`;
     const labels = { 'app.kubernetes.io/name': name };
     return {
       manifest: [
         { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { message: spec.message } },
         {
-          apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name },
           spec: {
-            replicas, selector: { matchLabels: labels },
+            replicas,
+            selector: { matchLabels: labels },
             template: {
               metadata: { labels },
               spec: {

@@ -11,6 +11,15 @@ describe('dependsOn on the memory API server', () => {
     // No garbage collector: deleted children go at once, as on the test control plane.
     const cluster = createMemoryCluster({ clock, seed: 11, gc: false });
     await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
-    await dependencyChainScenario({ cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, planOptions: { readiness: 'existence' } }, 'shop');
+    await dependencyChainScenario(
+      {
+        cluster,
+        scopes: builtinScopes,
+        now: () => new Date(clock.now()).toISOString(),
+        random: () => 0.5,
+        planOptions: { readiness: 'existence' },
+      },
+      'shop',
+    );
   });
 });

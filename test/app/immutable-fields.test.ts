@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../adapters/memory/index.js';
 import { reconcileApplication } from '../../app/reconcile/reconcile-application.js';
 import { builtinScopes, getIn, RECREATE_ANNOTATION, type Resource } from '../../core/index.js';
-import { applicationObject, applicationRef, conditionOf, expectReady, readApplication, readExisting, reconcileUntilQuiet } from '../support/e2e-application.js';
+import {
+  applicationObject,
+  applicationRef,
+  conditionOf,
+  expectReady,
+  readApplication,
+  readExisting,
+  reconcileUntilQuiet,
+} from '../support/e2e-application.js';
 import { must } from '../support/kubernetes-env.js';
 import { immutableFieldScenario } from '../support/immutable-scenario.js';
 
@@ -12,7 +20,16 @@ describe('immutable fields on the memory API server', () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: 5 });
     await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
-    await immutableFieldScenario({ cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, planOptions: { readiness: 'existence' } }, 'shop');
+    await immutableFieldScenario(
+      {
+        cluster,
+        scopes: builtinScopes,
+        now: () => new Date(clock.now()).toISOString(),
+        random: () => 0.5,
+        planOptions: { readiness: 'existence' },
+      },
+      'shop',
+    );
   });
 });
 
@@ -21,11 +38,20 @@ describe('recreate of an object held by a finalizer', () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: 6 });
     await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
-    const deps = { cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, planOptions: { readiness: 'existence' as const } };
-    const service = (clusterIP: string) => ({
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', annotations: { [RECREATE_ANNOTATION]: 'true' } },
-      spec: { clusterIP, ports: [{ port: 80 }] },
-    }) as unknown as Resource;
+    const deps = {
+      cluster,
+      scopes: builtinScopes,
+      now: () => new Date(clock.now()).toISOString(),
+      random: () => 0.5,
+      planOptions: { readiness: 'existence' as const },
+    };
+    const service = (clusterIP: string) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web', annotations: { [RECREATE_ANNOTATION]: 'true' } },
+        spec: { clusterIP, ports: [{ port: 80 }] },
+      }) as unknown as Resource;
     const ref = applicationRef('shop', 'svc');
     const serviceRef = { apiVersion: 'v1', kind: 'Service', namespace: 'shop', name: 'web' };
     await must(cluster.create(applicationObject('shop', 'svc', [service('10.0.0.10')])));

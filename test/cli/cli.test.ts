@@ -23,7 +23,8 @@ describe('help and version', () => {
   it('the program help lists the commands and the exit codes', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
-    for (const command of ['plan', 'validate', 'snapshot']) expect(result.stdout).toMatch(new RegExp(`^ {2}${command}\\b`, 'm'));
+    for (const command of ['plan', 'validate', 'snapshot'])
+      expect(result.stdout).toMatch(new RegExp(`^ {2}${command}\\b`, 'm'));
     expect(result.stdout).toContain('Exit codes:');
   });
 
@@ -50,7 +51,9 @@ describe('inputs', () => {
 
   it('stdin can be read once only', async () => {
     const result = await runCli(['plan', '-f', '-', '--snapshot', '-'], { stdin: APP });
-    expect(linesOf(result.stderr)).toEqual(['error: standard input (-) can be read only once: name it in one -f or --snapshot']);
+    expect(linesOf(result.stderr)).toEqual([
+      'error: standard input (-) can be read only once: name it in one -f or --snapshot',
+    ]);
   });
 
   it('reads JSON documents', async () => {
@@ -70,11 +73,17 @@ describe('inputs', () => {
   });
 
   it('reads typed lists from the API (items without apiVersion and kind)', async () => {
-    const objects = (await import('yaml')).parse(readFileSync('examples/webapp/snapshots/drifted-observed.yaml', 'utf8')) as { items: Array<Record<string, unknown>> };
-    const deployments = objects.items.filter((o) => o.kind === 'Deployment').map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
+    const objects = (await import('yaml')).parse(
+      readFileSync('examples/webapp/snapshots/drifted-observed.yaml', 'utf8'),
+    ) as { items: Array<Record<string, unknown>> };
+    const deployments = objects.items
+      .filter((o) => o.kind === 'Deployment')
+      .map(({ apiVersion: _a, kind: _k, ...rest }) => rest);
     const rest = objects.items.filter((o) => o.kind !== 'Deployment');
     const live = `${JSON.stringify({ apiVersion: 'apps/v1', kind: 'DeploymentList', metadata: {}, items: deployments })}\n---\n${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rest })}`;
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.json', '--now', NOW], { files: { 'live.json': live } });
+    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.json', '--now', NOW], {
+      files: { 'live.json': live },
+    });
     expect(result.stdout).toContain('spec.replicas: 5 → 3');
   });
 
@@ -88,23 +97,52 @@ describe('inputs', () => {
   });
 
   it('defaults --now to the current time, to the second', async () => {
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '-o', 'json'], { now: new Date('2026-05-06T07:08:09.123Z') });
+    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '-o', 'json'], {
+      now: new Date('2026-05-06T07:08:09.123Z'),
+    });
     expect((JSON.parse(result.stdout) as { metadata: { now: string } }).metadata.now).toBe('2026-05-06T07:08:09Z');
   });
 });
 
 describe('the Application in the snapshot', () => {
   it('supplies status, uid, finalizers and generation; an unchanged spec keeps the generation', async () => {
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/in-sync.yaml', '--now', NOW, '-o', 'json']);
-    const [application] = (JSON.parse(result.stdout) as { applications: Array<{ application: unknown; status: { conditions: Array<{ type: string; lastTransitionTime: string }> } }> }).applications;
+    const result = await runCli([
+      'plan',
+      '-f',
+      'examples/webapp/app.yaml',
+      '--snapshot',
+      'examples/webapp/snapshots/in-sync.yaml',
+      '--now',
+      NOW,
+      '-o',
+      'json',
+    ]);
+    const [application] = (
+      JSON.parse(result.stdout) as {
+        applications: Array<{
+          application: unknown;
+          status: { conditions: Array<{ type: string; lastTransitionTime: string }> };
+        }>;
+      }
+    ).applications;
     expect(application?.application).toMatchObject({ uid: '9d4f2c1e-7b3a-4e5d-8c6f-1a2b3c4d5e6f', generation: 1 });
     // Conditions whose status did not change keep their transition time (SPEC section 5).
-    expect(application?.status.conditions.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe('2026-03-01T09:16:01Z');
+    expect(application?.status.conditions.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(
+      '2026-03-01T09:16:01Z',
+    );
   });
 });
 
 describe('colours', () => {
-  const args = ['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/drifted-observed.yaml', '--now', NOW];
+  const args = [
+    'plan',
+    '-f',
+    'examples/webapp/app.yaml',
+    '--snapshot',
+    'examples/webapp/snapshots/drifted-observed.yaml',
+    '--now',
+    NOW,
+  ];
 
   it('on a terminal, symbols are coloured', async () => {
     const result = await runCli(args, { isTTY: true });
@@ -127,12 +165,20 @@ describe('colours', () => {
 describe('defects', () => {
   it('an unexpected exception is one line, its stack only with KRECONCILE_DEBUG', async () => {
     const { Command } = await import('commander');
-    const boom = { name: 'boom', create: () => new Command('boom').action(() => { throw new Error('kaboom'); }) };
+    const boom = {
+      name: 'boom',
+      create: () =>
+        new Command('boom').action(() => {
+          throw new Error('kaboom');
+        }),
+    };
     const { run } = await import('../../app/cli/main.js');
     const { testIo } = await import('./support/run-cli.js');
     const quiet = testIo();
     expect(await run(['boom'], quiet.io, [boom])).toBe(1);
-    expect(quiet.err.join('')).toBe('error: internal error: kaboom (please report it; KRECONCILE_DEBUG=1 shows the stack)\n');
+    expect(quiet.err.join('')).toBe(
+      'error: internal error: kaboom (please report it; KRECONCILE_DEBUG=1 shows the stack)\n',
+    );
     const debug = testIo({ env: { KRECONCILE_DEBUG: '1' } });
     await run(['boom'], debug.io, [boom]);
     expect(debug.err.join('')).toMatch(/\n\s+at /);
@@ -141,8 +187,14 @@ describe('defects', () => {
 
 describe('an Application being deleted', () => {
   it('plans the deletion of every child it owns, dependents first', async () => {
-    const snapshot = readFileSync('examples/webapp/snapshots/in-sync.yaml', 'utf8').replace(/^ {4}finalizers:$/m, '    deletionTimestamp: "2026-03-02T11:59:00Z"\n    finalizers:');
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.yaml', '--now', NOW, '--exit-code'], { files: { 'live.yaml': snapshot } });
+    const snapshot = readFileSync('examples/webapp/snapshots/in-sync.yaml', 'utf8').replace(
+      /^ {4}finalizers:$/m,
+      '    deletionTimestamp: "2026-03-02T11:59:00Z"\n    finalizers:',
+    );
+    const result = await runCli(
+      ['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.yaml', '--now', NOW, '--exit-code'],
+      { files: { 'live.yaml': snapshot } },
+    );
     expect(result.code).toBe(2);
     expect(linesOf(result.stdout).filter((line) => line.startsWith('  - '))).toEqual([
       '  - networking.k8s.io/v1 Ingress shop/web (the Application is being deleted)',

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 
-const PLAN = ['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/drifted-observed.yaml'];
+const PLAN = [
+  'plan',
+  '-f',
+  'examples/webapp/app.yaml',
+  '--snapshot',
+  'examples/webapp/snapshots/drifted-observed.yaml',
+];
 const ANSI = /\u001b\[/;
 
 describe('colour', () => {
@@ -26,7 +32,10 @@ describe('colour', () => {
   });
 
   it('keeps the run progress and its logs plain with --no-color on a terminal', async () => {
-    const result = await runCli(['run', '--memory', '-f', 'examples/webapp/app.yaml', '--exit-when-converged', '--no-color'], { isTTY: true });
+    const result = await runCli(
+      ['run', '--memory', '-f', 'examples/webapp/app.yaml', '--exit-when-converged', '--no-color'],
+      { isTTY: true },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/converged: every Application is Ready/);
     expect(result.stdout + result.stderr).not.toMatch(ANSI);

@@ -39,10 +39,22 @@ spec:
   it('docs/plan-output.md shows the real JSON plan (status elided)', async () => {
     const shown = /```json\n([\s\S]*?)\n```/.exec(read('docs/plan-output.md'))?.[1] ?? '';
     const documented = JSON.parse(shown) as { applications: Array<Record<string, unknown>> };
-    const result = await runCli(['plan', '-f', 'examples/list-control/app.yaml', '--snapshot', 'examples/list-control/snapshots/list-too-long.yaml', '--now', '2026-03-02T12:00:00Z', '-o', 'json']);
+    const result = await runCli([
+      'plan',
+      '-f',
+      'examples/list-control/app.yaml',
+      '--snapshot',
+      'examples/list-control/snapshots/list-too-long.yaml',
+      '--now',
+      '2026-03-02T12:00:00Z',
+      '-o',
+      'json',
+    ]);
     const actual = JSON.parse(result.stdout) as { applications: Array<Record<string, unknown>> };
-    const withoutStatus = (document: { applications: Array<Record<string, unknown>> }) =>
-      ({ ...document, applications: document.applications.map(({ status: _status, ...rest }) => rest) });
+    const withoutStatus = (document: { applications: Array<Record<string, unknown>> }) => ({
+      ...document,
+      applications: document.applications.map(({ status: _status, ...rest }) => rest),
+    });
     expect(withoutStatus(documented)).toEqual(withoutStatus(actual));
   });
 

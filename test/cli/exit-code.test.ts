@@ -5,11 +5,13 @@ import { planArgs, SCENARIOS } from './support/scenarios.js';
 
 describe('plan --exit-code', () => {
   it.each(SCENARIOS.map((s) => [`${s.example}/${s.name}`, s, s.expect.result === 'NoChanges' ? 0 : 2] as const))(
-    '%s exits %i', async (_name, scenario, code) => {
+    '%s exits %i',
+    async (_name, scenario, code) => {
       const result = await runCli([...planArgs(scenario), '--exit-code']);
       expect(result.code).toBe(code);
       expect(result.stdout).not.toBe('');
-    });
+    },
+  );
 
   it('exits 1 on an error', async () => {
     expect((await runCli(['plan', '-f', 'examples/song-artist/app.yaml', '--exit-code'])).code).toBe(1);
@@ -19,8 +21,12 @@ describe('plan --exit-code', () => {
   it('does not count finalizer bookkeeping alone as a change', async () => {
     // The children are in sync and ours, but the Application was never recorded: only the finalizer is added.
     const children = 'examples/webapp/snapshots/in-sync.yaml';
-    const withoutApplication = (await import('node:fs')).readFileSync(children, 'utf8').replace(/^- apiVersion: kreconcile\.io\/v1alpha1[\s\S]*?(?=^- apiVersion: v1\n {2}data:)/m, '');
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.yaml', '--exit-code'], { files: { 'live.yaml': withoutApplication } });
+    const withoutApplication = (await import('node:fs'))
+      .readFileSync(children, 'utf8')
+      .replace(/^- apiVersion: kreconcile\.io\/v1alpha1[\s\S]*?(?=^- apiVersion: v1\n {2}data:)/m, '');
+    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'live.yaml', '--exit-code'], {
+      files: { 'live.yaml': withoutApplication },
+    });
     expect(result.stdout).toContain('· add finalizer kreconcile.io/cleanup');
     expect(result.stdout).toContain('Plan: 0 to create, 0 to patch, 0 to delete.');
     expect(result.code).toBe(0);

@@ -18,7 +18,10 @@ const endless = () => {
   const chunk = Buffer.alloc(64 * 1024, 'a');
   async function* stream(): AsyncGenerator<Buffer> {
     try {
-      for (;;) { state.chunks += 1; yield chunk; }
+      for (;;) {
+        state.chunks += 1;
+        yield chunk;
+      }
     } finally {
       state.closed = true;
     }
@@ -36,7 +39,10 @@ describe('readCapped', () => {
 
   it('gives the whole text when it fits, multi-byte characters split across chunks included', async () => {
     const bytes = Buffer.from('é'.repeat(10));
-    async function* split(): AsyncGenerator<Buffer> { yield bytes.subarray(0, 3); yield bytes.subarray(3); }
+    async function* split(): AsyncGenerator<Buffer> {
+      yield bytes.subarray(0, 3);
+      yield bytes.subarray(3);
+    }
     expect(await readCapped(split(), 20)).toEqual({ _tag: 'Text', text: 'é'.repeat(10) });
     expect(await readCapped(split(), 19)).toEqual({ _tag: 'TooLarge' });
   });
@@ -71,24 +77,38 @@ describe('the CLI', () => {
     writeFileSync(join(dir, 'big.yaml'), Buffer.alloc(33 * MiB, '#'));
     const result = await runCli(['plan', '-f', join(dir, 'big.yaml')]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toEqual([`error: ${join(dir, 'big.yaml')}: input is 33.0 MiB, more than the 32.0 MiB limit: split it into several files`]);
+    expect(linesOf(result.stderr)).toEqual([
+      `error: ${join(dir, 'big.yaml')}: input is 33.0 MiB, more than the 32.0 MiB limit: split it into several files`,
+    ]);
   });
 
   it('the real executable stops reading an endless stdin at the cap: one line, exit 1', async () => {
-    const child = spawn(process.execPath, ['app/cli/kreconcile.js', 'plan', '-f', '-'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['app/cli/kreconcile.js', 'plan', '-f', '-'], {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => { stderr += text; });
-    child.stdin.on('error', () => { /* EPIPE once the CLI stops reading and exits */ });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    child.stdin.on('error', () => {
+      /* EPIPE once the CLI stops reading and exits */
+    });
     const chunk = Buffer.alloc(MiB, '#');
     let written = 0;
     const feed = (): void => {
       while (child.stdin.writable && written < 512 * MiB && child.stdin.write(chunk)) written += MiB;
-      if (child.stdin.writable && written < 512 * MiB) { written += MiB; child.stdin.once('drain', feed); }
+      if (child.stdin.writable && written < 512 * MiB) {
+        written += MiB;
+        child.stdin.once('drain', feed);
+      }
     };
     feed();
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr).toBe('error: <stdin>: input larger than 32.0 MiB: reading stopped there; split it into several files\n');
+    expect(stderr).toBe(
+      'error: <stdin>: input larger than 32.0 MiB: reading stopped there; split it into several files\n',
+    );
     // It stopped long before the 512 MiB the test was ready to send.
     expect(written).toBeLessThan(128 * MiB);
   }, 60_000);

@@ -10,7 +10,8 @@ import { expectGolden } from './support/golden.js';
 import { runCli } from './support/run-cli.js';
 import { planArgs, SCENARIOS, type Scenario } from './support/scenarios.js';
 
-const golden = (scenario: Scenario, extension: string): string => `test/cli/golden/${scenario.example}/${scenario.name}.${extension}`;
+const golden = (scenario: Scenario, extension: string): string =>
+  `test/cli/golden/${scenario.example}/${scenario.name}.${extension}`;
 
 const planJson = async (scenario: Scenario): Promise<PlanDocumentV1> => {
   const result = await runCli([...planArgs(scenario), '-o', 'json']);
@@ -18,7 +19,10 @@ const planJson = async (scenario: Scenario): Promise<PlanDocumentV1> => {
   return JSON.parse(result.stdout) as PlanDocumentV1;
 };
 
-const ofType = <T extends ActionV1['type']>(actions: ReadonlyArray<ActionV1>, type: T): ReadonlyArray<Extract<ActionV1, { type: T }>> =>
+const ofType = <T extends ActionV1['type']>(
+  actions: ReadonlyArray<ActionV1>,
+  type: T,
+): ReadonlyArray<Extract<ActionV1, { type: T }>> =>
   actions.filter((action): action is Extract<ActionV1, { type: T }> => action.type === type);
 
 describe.each(SCENARIOS)('plan $example/$name', (scenario) => {
@@ -27,7 +31,9 @@ describe.each(SCENARIOS)('plan $example/$name', (scenario) => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expectGolden(golden(scenario, 'txt'), result.stdout);
     const { create, patch, delete: deletions, conflict } = scenario.expect;
-    expect(result.stdout).toContain(`Plan: ${create} to create, ${patch} to patch, ${deletions} to delete${conflict > 0 ? `, ${conflict} conflict` : ''}.`);
+    expect(result.stdout).toContain(
+      `Plan: ${create} to create, ${patch} to patch, ${deletions} to delete${conflict > 0 ? `, ${conflict} conflict` : ''}.`,
+    );
   });
 
   it('prints the golden JSON plan, with the counts and result SPEC requires', async () => {
@@ -61,7 +67,10 @@ describe('what the example plans show (SPEC section 4)', () => {
     const creates = ofType(application?.actions ?? [], 'create');
     expect(creates.map((c) => c.resource.kind)).toEqual(['ConfigMap', 'Service', 'Deployment', 'Ingress']);
     for (const create of creates) {
-      expect(create.body.metadata).toMatchObject({ labels: { [MANAGED_BY_LABEL]: 'kreconcile' }, annotations: { [OWNER_ANNOTATION]: 'shop/web' } });
+      expect(create.body.metadata).toMatchObject({
+        labels: { [MANAGED_BY_LABEL]: 'kreconcile' },
+        annotations: { [OWNER_ANNOTATION]: 'shop/web' },
+      });
     }
     // Non-observed but initialised fields are part of the creation (Krake's Step 5).
     expect(ofType(application?.actions ?? [], 'addFinalizer')).toHaveLength(1);
@@ -103,35 +112,49 @@ describe('what the example plans show (SPEC section 4)', () => {
     ['webapp', '/spec/template/spec/containers/0/env/1', { name: 'DEBUG', value: 'true' }],
     ['song-artist', '/spec/rythms/2', 'jazz'],
     ['list-control', '/spec/ports/2', { name: 'debug', port: 40000, protocol: 'TCP', targetPort: 40000 }],
-  ] as const)('removes the element beyond the list maximum in %s after testing its value', async (example, path, value) => {
-    const [application] = (await planJson(scenario(example, 'list-too-long'))).applications;
-    const [patch] = ofType(application?.actions ?? [], 'patch');
-    expect(patch?.patch.slice(-2)).toEqual([{ op: 'test', path, value }, { op: 'remove', path }]);
-  });
+  ] as const)(
+    'removes the element beyond the list maximum in %s after testing its value',
+    async (example, path, value) => {
+      const [application] = (await planJson(scenario(example, 'list-too-long'))).applications;
+      const [patch] = ofType(application?.actions ?? [], 'patch');
+      expect(patch?.patch.slice(-2)).toEqual([
+        { op: 'test', path, value },
+        { op: 'remove', path },
+      ]);
+    },
+  );
 
   it.each([
     ['webapp', 'PodDisruptionBudget', 'web'],
     ['song-artist', 'Song', 'foxy-lady'],
     ['list-control', 'CronJob', 'queue-cleanup'],
-  ] as const)('deletes what %s removed from its spec, and the spec change bumps the generation', async (example, kind, name) => {
-    const [application] = (await planJson(scenario(example, 'removed-from-spec'))).applications;
-    expect(ofType(application?.actions ?? [], 'delete').map((d) => [d.resource.kind, d.resource.name, d.reason])).toEqual([[kind, name, 'RemovedFromSpec']]);
-    expect(application?.application.generation).toBe(2);
-    expect(application?.status.observedGeneration).toBe(2);
-  });
+  ] as const)(
+    'deletes what %s removed from its spec, and the spec change bumps the generation',
+    async (example, kind, name) => {
+      const [application] = (await planJson(scenario(example, 'removed-from-spec'))).applications;
+      expect(
+        ofType(application?.actions ?? [], 'delete').map((d) => [d.resource.kind, d.resource.name, d.reason]),
+      ).toEqual([[kind, name, 'RemovedFromSpec']]);
+      expect(application?.application.generation).toBe(2);
+      expect(application?.status.observedGeneration).toBe(2);
+    },
+  );
 
   it.each([
     ['webapp', 'Service', 'NotOwned', undefined],
     ['song-artist', 'Artist', 'OwnedByAnother', 'music/greatest-hits'],
     ['list-control', 'Deployment', 'NotOwned', undefined],
-  ] as const)('never takes over a foreign object in %s: conflict, Stalled, no write to it', async (example, kind, reason, owner) => {
-    const [application] = (await planJson(scenario(example, 'foreign-object'))).applications;
-    const [conflict] = ofType(application?.actions ?? [], 'conflict');
-    expect(conflict).toMatchObject({ resource: { kind }, reason, ...(owner === undefined ? {} : { owner }) });
-    const writes = (application?.actions ?? []).filter((a) => a.type !== 'conflict' && a.resource.kind === kind);
-    expect(writes).toEqual([]);
-    expect(application?.stalled?.reason).toBe('NotOwned');
-  });
+  ] as const)(
+    'never takes over a foreign object in %s: conflict, Stalled, no write to it',
+    async (example, kind, reason, owner) => {
+      const [application] = (await planJson(scenario(example, 'foreign-object'))).applications;
+      const [conflict] = ofType(application?.actions ?? [], 'conflict');
+      expect(conflict).toMatchObject({ resource: { kind }, reason, ...(owner === undefined ? {} : { owner }) });
+      const writes = (application?.actions ?? []).filter((a) => a.type !== 'conflict' && a.resource.kind === kind);
+      expect(writes).toEqual([]);
+      expect(application?.stalled?.reason).toBe('NotOwned');
+    },
+  );
 
   it('is reproducible: the same inputs and --now give byte-identical output', async () => {
     const first = await runCli([...planArgs(scenario('webapp', 'drifted-observed')), '-o', 'json']);

@@ -20,7 +20,17 @@ describe('plan output v1 and its JSON Schema', () => {
   });
 
   it('a plan of several Applications validates, and its summary adds theirs up', async () => {
-    const result = await runCli(['plan', '-f', 'examples/webapp/app.yaml', '-f', 'examples/list-control/app.yaml', '-o', 'json', '--now', '2026-03-02T12:00:00Z']);
+    const result = await runCli([
+      'plan',
+      '-f',
+      'examples/webapp/app.yaml',
+      '-f',
+      'examples/list-control/app.yaml',
+      '-o',
+      'json',
+      '--now',
+      '2026-03-02T12:00:00Z',
+    ]);
     const document = JSON.parse(result.stdout) as { summary: unknown; applications: unknown[] };
     expect(errorsOf(document)).toBe('');
     expect(document.applications).toHaveLength(2);
@@ -28,7 +38,13 @@ describe('plan output v1 and its JSON Schema', () => {
   });
 
   it('the schema rejects what the format forbids (it is not vacuous)', () => {
-    const good = { apiVersion: 'kreconcile.io/plan/v1', kind: 'Plan', metadata: { now: 'x', cluster: { type: 'Empty' } }, applications: [], summary: { create: 0, patch: 0, delete: 0, conflict: 0, changes: false } };
+    const good = {
+      apiVersion: 'kreconcile.io/plan/v1',
+      kind: 'Plan',
+      metadata: { now: 'x', cluster: { type: 'Empty' } },
+      applications: [],
+      summary: { create: 0, patch: 0, delete: 0, conflict: 0, changes: false },
+    };
     expect(errorsOf(good)).toBe('');
     expect(validate({ ...good, apiVersion: 'kreconcile.io/plan/v2' })).toBe(false);
     expect(validate({ ...good, surprise: true })).toBe(false);

@@ -19,7 +19,9 @@ spec:
 `;
 
 const plan = (extra: ReadonlyArray<string>, files: Record<string, string> = {}) =>
-  runCli(['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', ...extra], { files: { 'app.yaml': APP, ...files } });
+  runCli(['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', ...extra], {
+    files: { 'app.yaml': APP, ...files },
+  });
 
 describe('kreconcile plan: tenancy', () => {
   it('by default a child in another namespace is forbidden in every format, and nothing else would be written', async () => {
@@ -32,11 +34,18 @@ describe('kreconcile plan: tenancy', () => {
 
 Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
 `);
-    const json = JSON.parse((await plan(['-o', 'json'])).stdout) as { applications: Array<{ result: string; actions: Array<Record<string, unknown>>; stalled: { reason: string } }>; summary: Record<string, unknown> };
+    const json = JSON.parse((await plan(['-o', 'json'])).stdout) as {
+      applications: Array<{ result: string; actions: Array<Record<string, unknown>>; stalled: { reason: string } }>;
+      summary: Record<string, unknown>;
+    };
     expect(json.applications[0]?.result).toBe('Stalled');
     expect(json.applications[0]?.stalled.reason).toBe('Forbidden');
     expect(json.applications[0]?.actions.map((a) => a.type)).toEqual(['addFinalizer', 'forbidden']);
-    expect(json.applications[0]?.actions[1]).toMatchObject({ type: 'forbidden', resource: { namespace: 'team-a-db', name: 'db-settings' }, rule: 'Destination' });
+    expect(json.applications[0]?.actions[1]).toMatchObject({
+      type: 'forbidden',
+      resource: { namespace: 'team-a-db', name: 'db-settings' },
+      rule: 'Destination',
+    });
     expect(json.summary).toEqual({ create: 0, patch: 0, delete: 0, conflict: 0, forbidden: 1, changes: true });
     expect((await plan(['-o', 'yaml'])).stdout).toContain('type: forbidden');
     expect((await plan(['--exit-code'])).code).toBe(2);
@@ -50,10 +59,22 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
   });
 
   it.each([
-    ['policy.yaml:2:5: document 1: destinations[0]: unknown field "too": expected from, to', 'destinations:\n  - from: team-a\n    too: [x]\n'],
-    ['policy.yaml:1:1: document 1: adoption: expected "ownNamespace" | "destinations" | "never", got string "always"', 'adoption: always\n'],
-    ['policy.yaml:1:1: document 1: unknown field "destination": expected apiVersion, kind, destinations, clusterKinds, adoption', 'destination: []\n'],
-    ['policy.yaml:1:40: document 1: clusterKinds[0].kinds[0]: expected group/Kind', 'clusterKinds: [{ from: team-a, kinds: [clusterrole] }]\n'],
+    [
+      'policy.yaml:2:5: document 1: destinations[0]: unknown field "too": expected from, to',
+      'destinations:\n  - from: team-a\n    too: [x]\n',
+    ],
+    [
+      'policy.yaml:1:1: document 1: adoption: expected "ownNamespace" | "destinations" | "never", got string "always"',
+      'adoption: always\n',
+    ],
+    [
+      'policy.yaml:1:1: document 1: unknown field "destination": expected apiVersion, kind, destinations, clusterKinds, adoption',
+      'destination: []\n',
+    ],
+    [
+      'policy.yaml:1:40: document 1: clusterKinds[0].kinds[0]: expected group/Kind',
+      'clusterKinds: [{ from: team-a, kinds: [clusterrole] }]\n',
+    ],
     ['policy.yaml: the policy file is empty', '# nothing\n'],
   ])('a bad policy file is one clear line: %s', async (expected, policy) => {
     const result = await plan(['--policy', 'policy.yaml'], { 'policy.yaml': policy });
@@ -63,14 +84,20 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
   });
 
   it('docs/security.md shows a real policy error line', async () => {
-    const result = await plan(['--policy', 'policy.yaml'], { 'policy.yaml': 'destinations:\n  - from: team-a\n    too: [x]\n' });
+    const result = await plan(['--policy', 'policy.yaml'], {
+      'policy.yaml': 'destinations:\n  - from: team-a\n    too: [x]\n',
+    });
     expect(readFileSync('docs/security.md', 'utf8')).toContain(result.stderr.trimEnd());
   });
 
   it('kreconcile run --policy refuses a bad policy file before starting, with the same one line', async () => {
-    const result = await runCli(['run', '--memory', '-f', 'app.yaml', '--policy', 'policy.yaml'], { files: { 'app.yaml': APP, 'policy.yaml': 'adoption: always\n' } });
+    const result = await runCli(['run', '--memory', '-f', 'app.yaml', '--policy', 'policy.yaml'], {
+      files: { 'app.yaml': APP, 'policy.yaml': 'adoption: always\n' },
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('error: policy.yaml:1:1: document 1: adoption: expected "ownNamespace" | "destinations" | "never", got string "always" (see docs/security.md, "Policy file reference")\n');
+    expect(result.stderr).toBe(
+      'error: policy.yaml:1:1: document 1: adoption: expected "ownNamespace" | "destinations" | "never", got string "always" (see docs/security.md, "Policy file reference")\n',
+    );
   });
 });

@@ -12,23 +12,36 @@ import { runCli } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 
 const deployment = (app: string, extra: object = {}) => ({
-  apiVersion: 'apps/v1', kind: 'Deployment',
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
   metadata: { name: 'web', namespace: 'shop', annotations: { 'kreconcile.io/recreate': 'true' }, ...extra },
-  spec: { replicas: 2, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app } },
+    template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+  },
 });
 
 const APP = JSON.stringify({
-  apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop' },
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'web', namespace: 'shop' },
   spec: { manifest: [deployment('web-v2')] },
 });
 
 // The Deployment as the cluster holds it: created by this Application with the old selector.
 const LIVE = JSON.stringify({
-  apiVersion: 'v1', kind: 'List', items: [deployment('web-v1', {
-    uid: 'd-1', resourceVersion: '42', generation: 1,
-    labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
-    annotations: { 'kreconcile.io/recreate': 'true', 'kreconcile.io/owner': 'shop/web' },
-  })],
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    deployment('web-v1', {
+      uid: 'd-1',
+      resourceVersion: '42',
+      generation: 1,
+      labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+      annotations: { 'kreconcile.io/recreate': 'true', 'kreconcile.io/owner': 'shop/web' },
+    }),
+  ],
 });
 
 const files = { 'app.json': APP, 'live.json': LIVE };
@@ -39,7 +52,9 @@ describe('plan output of a recreation', () => {
     const result = await runCli(planArgs, { files });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expectGolden('test/cli/golden/recreate/recreate.txt', result.stdout);
-    expect(result.stdout).toContain('  -/+ apps/v1 Deployment shop/web (recreate: spec.selector cannot change in place)');
+    expect(result.stdout).toContain(
+      '  -/+ apps/v1 Deployment shop/web (recreate: spec.selector cannot change in place)',
+    );
     expect(result.stdout).toContain('Plan: 0 to create, 0 to patch, 0 to delete, 1 to recreate.');
   });
 
@@ -48,7 +63,9 @@ describe('plan output of a recreation', () => {
     expect(json).toMatchObject({ code: 0, stderr: '' });
     expectGolden('test/cli/golden/recreate/recreate.json', json.stdout);
     const document = JSON.parse(json.stdout) as PlanDocumentV1;
-    const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync('docs/plan-output.schema.json', 'utf8')) as object);
+    const validate = new Ajv({ allErrors: true }).compile(
+      JSON.parse(readFileSync('docs/plan-output.schema.json', 'utf8')) as object,
+    );
     expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
     expect(document.applications[0]?.actions.map((a) => a.type)).toEqual(['addFinalizer', 'recreate']);
     expect(document.summary).toEqual({ create: 0, patch: 0, delete: 0, conflict: 0, recreate: 1, changes: true });

@@ -28,15 +28,21 @@ const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> =>
   return result.right;
 };
 
-const read = async (cluster: MemoryCluster, ref: ObjectRef): Promise<Resource | undefined> => O.toUndefined(await must(cluster.get(ref)));
+const read = async (cluster: MemoryCluster, ref: ObjectRef): Promise<Resource | undefined> =>
+  O.toUndefined(await must(cluster.get(ref)));
 
 describe('saved plans: plan --out, show, apply', () => {
   let dir: string;
   let cluster: MemoryCluster;
   let planFile: string;
-  const live = (writer: ClusterReader & ClusterWriter = cluster): RunOptions => ({ connect: async () => writer, connectWritable: async () => writer });
-  const planOut = (extra: ReadonlyArray<string> = [], app = APP) => runCli(['plan', '-f', app, '--kubeconfig', 'kc', '--now', NOW, '--out', planFile, ...extra], live());
-  const apply = (writer?: ClusterReader & ClusterWriter) => runCli(['apply', planFile, '--kubeconfig', 'kc'], live(writer));
+  const live = (writer: ClusterReader & ClusterWriter = cluster): RunOptions => ({
+    connect: async () => writer,
+    connectWritable: async () => writer,
+  });
+  const planOut = (extra: ReadonlyArray<string> = [], app = APP) =>
+    runCli(['plan', '-f', app, '--kubeconfig', 'kc', '--now', NOW, '--out', planFile, ...extra], live());
+  const apply = (writer?: ClusterReader & ClusterWriter) =>
+    runCli(['apply', planFile, '--kubeconfig', 'kc'], live(writer));
   const planExitCode = () => runCli(['plan', '-f', APP, '--kubeconfig', 'kc', '--now', NOW, '--exit-code'], live());
 
   beforeEach(async () => {
@@ -52,25 +58,46 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(planned).toMatchObject({ code: 0, stderr: '' });
     expect(planned.stdout).toContain(`Saved the plan to ${planFile}`);
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
-    expect(saved).toMatchObject({ apiVersion: 'kreconcile.io/saved-plan/v1', kind: 'SavedPlan', metadata: { createdAt: NOW, kreconcileVersion: '0.0.0-test', secretValues: false } });
-    expect(saved.metadata.scopes).toEqual({ '/ConfigMap': 'Namespaced', '/Service': 'Namespaced', 'apps/Deployment': 'Namespaced', 'networking.k8s.io/Ingress': 'Namespaced' });
+    expect(saved).toMatchObject({
+      apiVersion: 'kreconcile.io/saved-plan/v1',
+      kind: 'SavedPlan',
+      metadata: { createdAt: NOW, kreconcileVersion: '0.0.0-test', secretValues: false },
+    });
+    expect(saved.metadata.scopes).toEqual({
+      '/ConfigMap': 'Namespaced',
+      '/Service': 'Namespaced',
+      'apps/Deployment': 'Namespaced',
+      'networking.k8s.io/Ingress': 'Namespaced',
+    });
     // Finalizer bookkeeping is the operator's: only the four creations are saved, each expecting no object.
-    expect(saved.applications[0]?.actions.map((a) => [a.type, a.resource.kind, 'guard' in a ? a.guard : undefined])).toEqual([
-      ['create', 'ConfigMap', { absent: true }], ['create', 'Service', { absent: true }], ['create', 'Deployment', { absent: true }], ['create', 'Ingress', { absent: true }],
+    expect(
+      saved.applications[0]?.actions.map((a) => [a.type, a.resource.kind, 'guard' in a ? a.guard : undefined]),
+    ).toEqual([
+      ['create', 'ConfigMap', { absent: true }],
+      ['create', 'Service', { absent: true }],
+      ['create', 'Deployment', { absent: true }],
+      ['create', 'Ingress', { absent: true }],
     ]);
 
     const shown = await runCli(['show', planFile]);
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expectGolden('test/cli/golden/saved-plan/show-create.txt', shown.stdout.replace(planFile, 'plan.json'));
     const shownJson = JSON.parse((await runCli(['show', planFile, '-o', 'json'])).stdout) as PlanDocumentV1;
-    const planJson = JSON.parse((await runCli(['plan', '-f', APP, '--kubeconfig', 'kc', '--now', NOW, '-o', 'json'], live())).stdout) as PlanDocumentV1;
-    expect(shownJson.applications[0]?.actions).toEqual(planJson.applications[0]?.actions.filter((a) => a.type !== 'addFinalizer'));
+    const planJson = JSON.parse(
+      (await runCli(['plan', '-f', APP, '--kubeconfig', 'kc', '--now', NOW, '-o', 'json'], live())).stdout,
+    ) as PlanDocumentV1;
+    expect(shownJson.applications[0]?.actions).toEqual(
+      planJson.applications[0]?.actions.filter((a) => a.type !== 'addFinalizer'),
+    );
     expect(shownJson.summary).toEqual(planJson.summary);
 
     const applied = await apply();
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout).toContain('Applied: 4 created, 0 patched, 0 deleted.');
-    expect((await read(cluster, configRef))?.data).toEqual({ NGINX_WORKER_PROCESSES: '2', SHOP_API_URL: 'http://api.shop.svc.cluster.local:8080' });
+    expect((await read(cluster, configRef))?.data).toEqual({
+      NGINX_WORKER_PROCESSES: '2',
+      SHOP_API_URL: 'http://api.shop.svc.cluster.local:8080',
+    });
     // Converged: a new plan against the cluster has nothing to do.
     expect(await planExitCode()).toMatchObject({ code: 0 });
   });
@@ -84,7 +111,10 @@ describe('saved plans: plan --out, show, apply', () => {
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
     const [patch] = saved.applications[0]?.actions ?? [];
     expect(patch?.type).toBe('patch');
-    expect(patch !== undefined && 'guard' in patch ? patch.guard : undefined).toEqual({ resourceVersion: (await read(cluster, configRef))?.metadata.resourceVersion, uid: config?.metadata.uid });
+    expect(patch !== undefined && 'guard' in patch ? patch.guard : undefined).toEqual({
+      resourceVersion: (await read(cluster, configRef))?.metadata.resourceVersion,
+      uid: config?.metadata.uid,
+    });
     expect(await apply()).toMatchObject({ code: 0, stderr: '' });
     expect(getIn(await read(cluster, configRef), ['data', 'NGINX_WORKER_PROCESSES'])).toBe('2');
     expect(await planExitCode()).toMatchObject({ code: 0 });
@@ -104,17 +134,28 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(refused.stdout).toBe('');
     const lines = refused.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: .*plan\.json: the cluster moved since the plan was made, nothing was applied: apps\/v1 Deployment shop\/web changed \(resourceVersion \d+ → \d+\): plan again/);
+    expect(lines[0]).toMatch(
+      /^error: .*plan\.json: the cluster moved since the plan was made, nothing was applied: apps\/v1 Deployment shop\/web changed \(resourceVersion \d+ → \d+\): plan again/,
+    );
     // Nothing written: the ConfigMap, which still matched its guard, was not patched.
     expect(await read(cluster, configRef)).toEqual(before);
   });
 
   it('refuses a plan whose creations now exist', async () => {
     await planOut();
-    await must(cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'shop' }, data: { other: 'actor' } }));
+    await must(
+      cluster.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web-config', namespace: 'shop' },
+        data: { other: 'actor' },
+      }),
+    );
     const refused = await apply();
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/v1 ConfigMap shop\/web-config exists now \(resourceVersion \d+\), the plan would create it/);
+    expect(refused.stderr).toMatch(
+      /v1 ConfigMap shop\/web-config exists now \(resourceVersion \d+\), the plan would create it/,
+    );
     expect(await read(cluster, { ...configRef, kind: 'Service', name: 'web' })).toBeUndefined();
   });
 
@@ -133,7 +174,9 @@ describe('saved plans: plan --out, show, apply', () => {
     };
     const raced = await apply(racing);
     expect(raced.code).toBe(1);
-    expect(raced.stderr).toMatch(/^error: Application shop\/web: v1 ConfigMap shop\/web-config: changed while the plan was applied \(.*\); 0 of 1 actions were applied: plan again/);
+    expect(raced.stderr).toMatch(
+      /^error: Application shop\/web: v1 ConfigMap shop\/web-config: changed while the plan was applied \(.*\); 0 of 1 actions were applied: plan again/,
+    );
     expect(getIn(await read(cluster, configRef), ['data', 'NGINX_WORKER_PROCESSES'])).toBe('9');
   });
 
@@ -143,12 +186,30 @@ describe('saved plans: plan --out, show, apply', () => {
     const trimmed = join(dir, 'app-without-ingress.yaml');
     const text = readFileSync(APP, 'utf8');
     writeFileSync(trimmed, text.slice(0, text.indexOf('    - apiVersion: networking.k8s.io/v1')));
-    const ingressRef: ObjectRef = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web' };
+    const ingressRef: ObjectRef = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      namespace: 'shop',
+      name: 'web',
+    };
     // A recording holding the Ingress, which the Application no longer wants (kubectl get -o json).
     const snapshot = join(dir, 'live.json');
     const recordAndPlan = async (): Promise<void> => {
-      writeFileSync(snapshot, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: await Promise.all([configRef, deploymentRef, { ...deploymentRef, apiVersion: 'v1', kind: 'Service' }, ingressRef].map((ref) => read(cluster, ref))) }));
-      expect((await runCli(['plan', '-f', trimmed, '--snapshot', snapshot, '--now', NOW, '--out', planFile])).code).toBe(0);
+      writeFileSync(
+        snapshot,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: await Promise.all(
+            [configRef, deploymentRef, { ...deploymentRef, apiVersion: 'v1', kind: 'Service' }, ingressRef].map((ref) =>
+              read(cluster, ref),
+            ),
+          ),
+        }),
+      );
+      expect(
+        (await runCli(['plan', '-f', trimmed, '--snapshot', snapshot, '--now', NOW, '--out', planFile])).code,
+      ).toBe(0);
     };
     await recordAndPlan();
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
@@ -161,7 +222,9 @@ describe('saved plans: plan --out, show, apply', () => {
       },
     };
     const raced = await apply(racing);
-    expect(raced.stderr).toMatch(/Ingress shop\/web: changed while the plan was applied \(Conflict \(409\).*the ResourceVersion in the precondition/);
+    expect(raced.stderr).toMatch(
+      /Ingress shop\/web: changed while the plan was applied \(Conflict \(409\).*the ResourceVersion in the precondition/,
+    );
     expect(await read(cluster, ingressRef)).toBeDefined();
     expect((await apply()).stderr).toMatch(/networking.k8s.io\/v1 Ingress shop\/web changed \(resourceVersion/);
     await recordAndPlan();
@@ -171,19 +234,43 @@ describe('saved plans: plan --out, show, apply', () => {
 
   it('carries out a saved recreation: the object is replaced, guarded by the resourceVersion it had', async () => {
     const app = join(dir, 'recreate.json');
-    const write = (app_: string) => writeFileSync(app, JSON.stringify({
-      apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop' },
-      spec: { manifest: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', annotations: { 'kreconcile.io/recreate': 'true' } },
-        spec: { selector: { matchLabels: { app: app_ } }, template: { metadata: { labels: { app: app_ } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } }] },
-    }));
+    const write = (app_: string) =>
+      writeFileSync(
+        app,
+        JSON.stringify({
+          apiVersion: 'kreconcile.io/v1alpha1',
+          kind: 'Application',
+          metadata: { name: 'web', namespace: 'shop' },
+          spec: {
+            manifest: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'Deployment',
+                metadata: { name: 'web', annotations: { 'kreconcile.io/recreate': 'true' } },
+                spec: {
+                  selector: { matchLabels: { app: app_ } },
+                  template: {
+                    metadata: { labels: { app: app_ } },
+                    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+                  },
+                },
+              },
+            ],
+          },
+        }),
+      );
     write('v1');
     await planOut([], app);
     await apply();
     const before = await read(cluster, deploymentRef);
     write('v2');
-    expect((await planOut([], app)).stdout).toContain('-/+ apps/v1 Deployment shop/web (recreate: spec.selector cannot change in place)');
+    expect((await planOut([], app)).stdout).toContain(
+      '-/+ apps/v1 Deployment shop/web (recreate: spec.selector cannot change in place)',
+    );
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
-    expect(saved.applications[0]?.actions.map((a) => ['guard' in a ? a.guard : undefined, a.type])).toEqual([[{ resourceVersion: before?.metadata.resourceVersion, uid: before?.metadata.uid }, 'recreate']]);
+    expect(saved.applications[0]?.actions.map((a) => ['guard' in a ? a.guard : undefined, a.type])).toEqual([
+      [{ resourceVersion: before?.metadata.resourceVersion, uid: before?.metadata.uid }, 'recreate'],
+    ]);
     const applied = await apply();
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout).toContain('Applied: 0 created, 0 patched, 0 deleted, 1 recreated.');
@@ -194,33 +281,55 @@ describe('saved plans: plan --out, show, apply', () => {
 
   it('never saves Secret values unless --allow-secret-values', async () => {
     const app = join(dir, 'secret-app.yaml');
-    writeFileSync(app, JSON.stringify({
-      apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'vault', namespace: 'shop' },
-      spec: { manifest: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 's3cr3t-value' } }] },
-    }));
+    writeFileSync(
+      app,
+      JSON.stringify({
+        apiVersion: 'kreconcile.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'vault', namespace: 'shop' },
+        spec: {
+          manifest: [
+            { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { password: 's3cr3t-value' } },
+          ],
+        },
+      }),
+    );
     const refused = await planOut([], app);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^error: .*secret-app\.yaml: document 1 \(Application shop\/vault\): cannot save the plan: v1 Secret shop\/db: the plan writes Secret values.*--allow-secret-values/);
+    expect(refused.stderr).toMatch(
+      /^error: .*secret-app\.yaml: document 1 \(Application shop\/vault\): cannot save the plan: v1 Secret shop\/db: the plan writes Secret values.*--allow-secret-values/,
+    );
     expect(refused.stderr).not.toContain('s3cr3t-value');
     expect(() => readFileSync(planFile)).toThrow();
     expect((await planOut(['--allow-secret-values'], app)).code).toBe(0);
     expect((JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1).metadata.secretValues).toBe(true);
     expect((await runCli(['show', planFile])).stdout).toContain('it holds Secret values');
     expect(await apply()).toMatchObject({ code: 0 });
-    expect((await read(cluster, { apiVersion: 'v1', kind: 'Secret', namespace: 'shop', name: 'db' }))?.data).toEqual({ password: Buffer.from('s3cr3t-value').toString('base64') });
+    expect((await read(cluster, { apiVersion: 'v1', kind: 'Secret', namespace: 'shop', name: 'db' }))?.data).toEqual({
+      password: Buffer.from('s3cr3t-value').toString('base64'),
+    });
   });
 
   it('rejects files that are not saved plans, and plans from another version, with one line each', async () => {
     const notPlan = await runCli(['show', APP]);
     expect(notPlan.code).toBe(1);
-    expect(notPlan.stderr).toMatch(/^error: examples\/webapp\/app\.yaml:\d+:\d+: document 1: not a saved plan \(apiVersion "kreconcile.io\/v1alpha1", expected kreconcile.io\/saved-plan\/v1\): give a file written by kreconcile plan --out\n$/);
+    expect(notPlan.stderr).toMatch(
+      /^error: examples\/webapp\/app\.yaml:\d+:\d+: document 1: not a saved plan \(apiVersion "kreconcile.io\/v1alpha1", expected kreconcile.io\/saved-plan\/v1\): give a file written by kreconcile plan --out\n$/,
+    );
     await planOut();
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
-    const damaged = { ...saved, applications: [{ ...saved.applications[0], actions: [{ type: 'create', resource: { kind: 'ConfigMap' } }] }] };
+    const damaged = {
+      ...saved,
+      applications: [{ ...saved.applications[0], actions: [{ type: 'create', resource: { kind: 'ConfigMap' } }] }],
+    };
     const broken = await runCli(['apply', 'broken.json'], { files: { 'broken.json': JSON.stringify(damaged) } });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('the saved plan is damaged');
-    const other = await runCli(['apply', 'old.json'], { files: { 'old.json': JSON.stringify({ ...saved, metadata: { ...saved.metadata, kreconcileVersion: '0.0.1' } }) } });
-    expect(other.stderr).toBe('error: old.json: made by kreconcile 0.0.1, this is 0.0.0-test: a plan is applied by the version that made it; plan again (kreconcile plan … --out old.json) and apply the new plan\n');
+    const other = await runCli(['apply', 'old.json'], {
+      files: { 'old.json': JSON.stringify({ ...saved, metadata: { ...saved.metadata, kreconcileVersion: '0.0.1' } }) },
+    });
+    expect(other.stderr).toBe(
+      'error: old.json: made by kreconcile 0.0.1, this is 0.0.0-test: a plan is applied by the version that made it; plan again (kreconcile plan … --out old.json) and apply the new plan\n',
+    );
   });
 });

@@ -32,61 +32,112 @@ const APP = applicationYaml(`  manifest:
       stringData: { token: ${STRING_CANARY} }
 `);
 
-const liveSecret = (password: string, token: string): Resource => ({
-  apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
-  metadata: { name: 'db', namespace: 'shop', uid: 'u1', resourceVersion: '7', labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { 'kreconcile.io/owner': 'shop/web' } },
-  data: { password: b64(password), token: b64(token) },
-} as Resource);
+const liveSecret = (password: string, token: string): Resource =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: 'db',
+      namespace: 'shop',
+      uid: 'u1',
+      resourceVersion: '7',
+      labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+      annotations: { 'kreconcile.io/owner': 'shop/web' },
+    },
+    data: { password: b64(password), token: b64(token) },
+  }) as Resource;
 
-const snapshotOf = (objects: ReadonlyArray<Resource>): string => JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
+const snapshotOf = (objects: ReadonlyArray<Resource>): string =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
 
 const expectNoSecretIn = (output: string): void => {
   for (const text of FORBIDDEN_TEXTS) expect(output, `output holds ${text}`).not.toContain(text);
 };
 
-const plan = (format: string, snapshot?: string) => runCli(
-  ['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', '-o', format, ...(snapshot === undefined ? [] : ['--snapshot', 'live.json'])],
-  { files: { 'app.yaml': APP, ...(snapshot === undefined ? {} : { 'live.json': snapshot }) } },
-);
+const plan = (format: string, snapshot?: string) =>
+  runCli(
+    [
+      'plan',
+      '-f',
+      'app.yaml',
+      '--now',
+      '2026-03-02T12:00:00Z',
+      '-o',
+      format,
+      ...(snapshot === undefined ? [] : ['--snapshot', 'live.json']),
+    ],
+    { files: { 'app.yaml': APP, ...(snapshot === undefined ? {} : { 'live.json': snapshot }) } },
+  );
 
 describe('Secret values in kreconcile plan', () => {
-  it.each(['text', 'json', 'yaml'])('are never printed in %s: a create shows digests, a drifted value shows the change as digests', async (format) => {
-    const created = await plan(format);
-    expect(created.code).toBe(0);
-    expectNoSecretIn(created.stdout + created.stderr);
-    const drifted = await plan(format, snapshotOf([liveSecret(OTHER, STRING_CANARY)]));
-    expectNoSecretIn(drifted.stdout + drifted.stderr);
-    if (format !== 'text') expect(created.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
-    expect(drifted.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
-    expect(drifted.stdout).toContain(`(sensitive value) ${digest(OTHER)}`);
-  });
+  it.each(['text', 'json', 'yaml'])(
+    'are never printed in %s: a create shows digests, a drifted value shows the change as digests',
+    async (format) => {
+      const created = await plan(format);
+      expect(created.code).toBe(0);
+      expectNoSecretIn(created.stdout + created.stderr);
+      const drifted = await plan(format, snapshotOf([liveSecret(OTHER, STRING_CANARY)]));
+      expectNoSecretIn(drifted.stdout + drifted.stderr);
+      if (format !== 'text') expect(created.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
+      expect(drifted.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
+      expect(drifted.stdout).toContain(`(sensitive value) ${digest(OTHER)}`);
+    },
+  );
 
   it('stringData is planned as the data the server stores: in sync when the live data holds it', async () => {
     const inSync = await plan('json', snapshotOf([liveSecret(CANARY, STRING_CANARY)]));
-    const document = JSON.parse(inSync.stdout) as { applications: Array<{ result: string; status: { lastAppliedManifest: unknown[]; lastObservedManifest: unknown[] } }> };
+    const document = JSON.parse(inSync.stdout) as {
+      applications: Array<{
+        result: string;
+        status: { lastAppliedManifest: unknown[]; lastObservedManifest: unknown[] };
+      }>;
+    };
     expect(document.applications[0]?.result).toBe('NoChanges');
-    expect(document.applications[0]?.status.lastObservedManifest).toContainEqual(expect.objectContaining({ data: { password: digest(CANARY), token: digest(STRING_CANARY) } }));
+    expect(document.applications[0]?.status.lastObservedManifest).toContainEqual(
+      expect.objectContaining({ data: { password: digest(CANARY), token: digest(STRING_CANARY) } }),
+    );
   });
 
   it('a plan against a redacted snapshot equals the plan against the values', async () => {
     const objects = [liveSecret(OTHER, STRING_CANARY)];
     const cluster = fakeCluster(objects);
-    const recorded = await runCli(['snapshot', '-f', 'app.yaml', '-o', 'json'], { files: { 'app.yaml': APP }, connect: async () => cluster });
+    const recorded = await runCli(['snapshot', '-f', 'app.yaml', '-o', 'json'], {
+      files: { 'app.yaml': APP },
+      connect: async () => cluster,
+    });
     expect(recorded.code).toBe(0);
     expectNoSecretIn(recorded.stdout);
     const fromDigests = await plan('json', recorded.stdout);
     const fromValues = await plan('json', snapshotOf(objects));
-    const actionsOf = (stdout: string) => (JSON.parse(stdout) as { applications: Array<{ actions: unknown[] }> }).applications[0]?.actions;
+    const actionsOf = (stdout: string) =>
+      (JSON.parse(stdout) as { applications: Array<{ actions: unknown[] }> }).applications[0]?.actions;
     expect(actionsOf(fromDigests.stdout)).toEqual(actionsOf(fromValues.stdout));
     expect(JSON.stringify(actionsOf(fromDigests.stdout))).toContain(digest(CANARY));
   });
 
   it('kreconcile snapshot records Secret values only with --include-secret-values', async () => {
     const cluster = fakeCluster([liveSecret(OTHER, STRING_CANARY)]);
-    const redacted = parse((await runCli(['snapshot', '-f', 'app.yaml'], { files: { 'app.yaml': APP }, connect: async () => cluster })).stdout) as { items: Resource[] };
-    expect(redacted.items.find((o) => o.kind === 'Secret')?.data).toEqual({ password: digest(OTHER), token: digest(STRING_CANARY) });
-    const full = parse((await runCli(['snapshot', '-f', 'app.yaml', '--include-secret-values'], { files: { 'app.yaml': APP }, connect: async () => cluster })).stdout) as { items: Resource[] };
-    expect(full.items.find((o) => o.kind === 'Secret')?.data).toEqual({ password: b64(OTHER), token: b64(STRING_CANARY) });
+    const redacted = parse(
+      (await runCli(['snapshot', '-f', 'app.yaml'], { files: { 'app.yaml': APP }, connect: async () => cluster }))
+        .stdout,
+    ) as { items: Resource[] };
+    expect(redacted.items.find((o) => o.kind === 'Secret')?.data).toEqual({
+      password: digest(OTHER),
+      token: digest(STRING_CANARY),
+    });
+    const full = parse(
+      (
+        await runCli(['snapshot', '-f', 'app.yaml', '--include-secret-values'], {
+          files: { 'app.yaml': APP },
+          connect: async () => cluster,
+        })
+      ).stdout,
+    ) as { items: Resource[] };
+    expect(full.items.find((o) => o.kind === 'Secret')?.data).toEqual({
+      password: b64(OTHER),
+      token: b64(STRING_CANARY),
+    });
   });
 
   it('a field the observer schema marks sensitive is hidden in every format too', async () => {
@@ -103,11 +154,12 @@ describe('Secret values in kreconcile plan', () => {
       kreconcile.io/sensitive: [/data/password]
 `);
     for (const format of ['text', 'json', 'yaml']) {
-      const result = await runCli(['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', '-o', format], { files: { 'app.yaml': app } });
+      const result = await runCli(['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', '-o', format], {
+        files: { 'app.yaml': app },
+      });
       expect(result.code).toBe(0);
       expectNoSecretIn(result.stdout + result.stderr);
       if (format !== 'text') expect(result.stdout).toContain(`(sensitive value) ${digest(CANARY)}`);
     }
   });
 });
-

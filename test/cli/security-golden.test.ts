@@ -12,17 +12,31 @@ import { expectGolden } from './support/golden.js';
 import { runCli } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 
-const CANARIES = ['canary-password-42e1', 'canary-changed-77b3', 'canary-api-key-9d07']
-  .flatMap((text) => [text, Buffer.from(text, 'utf8').toString('base64')]);
+const CANARIES = ['canary-password-42e1', 'canary-changed-77b3', 'canary-api-key-9d07'].flatMap((text) => [
+  text,
+  Buffer.from(text, 'utf8').toString('base64'),
+]);
 
 const CASES = [
   { name: 'forbidden', args: [] as ReadonlyArray<string>, result: 'Stalled' },
-  { name: 'secret-drifted', args: ['--policy', 'examples/security/policy.yaml', '--snapshot', 'examples/security/snapshots/secret-drifted.yaml'], result: 'Changes' },
+  {
+    name: 'secret-drifted',
+    args: [
+      '--policy',
+      'examples/security/policy.yaml',
+      '--snapshot',
+      'examples/security/snapshots/secret-drifted.yaml',
+    ],
+    result: 'Changes',
+  },
 ] as const;
 
-const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync('docs/plan-output.schema.json', 'utf8')) as object);
+const validate = new Ajv({ allErrors: true }).compile(
+  JSON.parse(readFileSync('docs/plan-output.schema.json', 'utf8')) as object,
+);
 
-const planOf = (args: ReadonlyArray<string>, format: string) => runCli(['plan', '-f', 'examples/security/app.yaml', '--now', NOW, '-o', format, ...args]);
+const planOf = (args: ReadonlyArray<string>, format: string) =>
+  runCli(['plan', '-f', 'examples/security/app.yaml', '--now', NOW, '-o', format, ...args]);
 
 describe.each(CASES)('plan examples/security $name', ({ name, args, result }) => {
   it('prints the golden text and JSON plans, the same plan as YAML, and no Secret value in any of them', async () => {
@@ -37,6 +51,8 @@ describe.each(CASES)('plan examples/security $name', ({ name, args, result }) =>
     expectGolden(`test/cli/golden/security/${name}.json`, json.stdout);
     expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
     expect(validate(JSON.parse(json.stdout)), JSON.stringify(validate.errors)).toBe(true);
-    expect((JSON.parse(json.stdout) as { applications: Array<{ result: string }> }).applications[0]?.result).toBe(result);
+    expect((JSON.parse(json.stdout) as { applications: Array<{ result: string }> }).applications[0]?.result).toBe(
+      result,
+    );
   });
 });

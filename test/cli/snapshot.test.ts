@@ -15,15 +15,27 @@ const WEBAPP = 'examples/webapp/app.yaml';
 /** The removed-from-spec cluster of the webapp, plus objects the snapshot must leave out. */
 const webappCluster = (): ReadonlyArray<Resource> => {
   const objects = snapshotObjects('examples/webapp/snapshots/removed-from-spec.yaml');
-  const stranger = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: 'shop' }, data: { 'ca.crt': '...' } };
+  const stranger = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kube-root-ca.crt', namespace: 'shop' },
+    data: { 'ca.crt': '...' },
+  };
   const neighbour = {
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: { name: 'blog-config', namespace: 'shop', labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { [OWNER_ANNOTATION]: 'shop/blog' } },
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'blog-config',
+      namespace: 'shop',
+      labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+      annotations: { [OWNER_ANNOTATION]: 'shop/blog' },
+    },
   };
   return [...objects, stranger, neighbour] as ReadonlyArray<Resource>;
 };
 
-const names = (items: ReadonlyArray<Resource>): ReadonlyArray<string> => items.map((o) => `${o.kind}/${o.metadata.name}`);
+const names = (items: ReadonlyArray<Resource>): ReadonlyArray<string> =>
+  items.map((o) => `${o.kind}/${o.metadata.name}`);
 
 describe('kreconcile snapshot', () => {
   it('records the Application, its desired resources and the objects it owns, nothing else', async () => {
@@ -32,7 +44,14 @@ describe('kreconcile snapshot', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const list = parse(result.stdout) as { apiVersion: string; kind: string; items: Resource[] };
     expect(list).toMatchObject({ apiVersion: 'v1', kind: 'List' });
-    expect(names(list.items)).toEqual(['Application/web', 'ConfigMap/web-config', 'Deployment/web', 'Service/web', 'Ingress/web', 'PodDisruptionBudget/web']);
+    expect(names(list.items)).toEqual([
+      'Application/web',
+      'ConfigMap/web-config',
+      'Deployment/web',
+      'Service/web',
+      'Ingress/web',
+      'PodDisruptionBudget/web',
+    ]);
   });
 
   it('only reads: get and list calls, with the ownership label selector', async () => {
@@ -43,51 +62,89 @@ describe('kreconcile snapshot', () => {
   });
 
   it('prints JSON with -o json', async () => {
-    const result = await runCli(['snapshot', '-f', WEBAPP, '-o', 'json'], { connect: async () => fakeCluster(webappCluster()) });
+    const result = await runCli(['snapshot', '-f', WEBAPP, '-o', 'json'], {
+      connect: async () => fakeCluster(webappCluster()),
+    });
     expect((JSON.parse(result.stdout) as { items: unknown[] }).items).toHaveLength(6);
   });
 
   it('a plan from the recording equals the plan against the cluster, and against the original recording', async () => {
     const connect = async () => fakeCluster(webappCluster());
     const recorded = await runCli(['snapshot', '-f', WEBAPP], { connect });
-    const fromRecording = await runCli(['plan', '-f', WEBAPP, '--snapshot', '-', '--now', NOW], { stdin: recorded.stdout });
+    const fromRecording = await runCli(['plan', '-f', WEBAPP, '--snapshot', '-', '--now', NOW], {
+      stdin: recorded.stdout,
+    });
     const live = await runCli(['plan', '-f', WEBAPP, '--context', 'prod', '--now', NOW], { connect });
-    const original = await runCli(['plan', '-f', WEBAPP, '--snapshot', 'examples/webapp/snapshots/removed-from-spec.yaml', '--now', NOW]);
+    const original = await runCli([
+      'plan',
+      '-f',
+      WEBAPP,
+      '--snapshot',
+      'examples/webapp/snapshots/removed-from-spec.yaml',
+      '--now',
+      NOW,
+    ]);
     expect(fromRecording.stdout).toContain('- policy/v1 PodDisruptionBudget shop/web (removed from spec)');
     expect(live.stdout).toBe(fromRecording.stdout);
     expect(original.stdout).toBe(fromRecording.stdout);
   });
 
   it('the live JSON plan names the cluster it was computed against', async () => {
-    const live = await runCli(['plan', '-f', WEBAPP, '--kubeconfig', '/etc/kube/config', '--context', 'prod', '--now', NOW, '-o', 'json'], { connect: async () => fakeCluster(webappCluster()) });
-    expect((JSON.parse(live.stdout) as { metadata: unknown }).metadata).toEqual({ now: NOW, cluster: { type: 'Live', kubeconfigPath: '/etc/kube/config', context: 'prod' } });
+    const live = await runCli(
+      ['plan', '-f', WEBAPP, '--kubeconfig', '/etc/kube/config', '--context', 'prod', '--now', NOW, '-o', 'json'],
+      { connect: async () => fakeCluster(webappCluster()) },
+    );
+    expect((JSON.parse(live.stdout) as { metadata: unknown }).metadata).toEqual({
+      now: NOW,
+      cluster: { type: 'Live', kubeconfigPath: '/etc/kube/config', context: 'prod' },
+    });
   });
 
   it('records the CRDs of custom kinds, so the offline plan needs no -f crds.yaml', async () => {
-    const objects = [...documentsOf('examples/song-artist/crds.yaml'), ...snapshotObjects('examples/song-artist/snapshots/in-sync.yaml')];
-    const recorded = await runCli(['snapshot', '-f', 'examples/song-artist/app.yaml'], { connect: async () => fakeCluster(objects) });
+    const objects = [
+      ...documentsOf('examples/song-artist/crds.yaml'),
+      ...snapshotObjects('examples/song-artist/snapshots/in-sync.yaml'),
+    ];
+    const recorded = await runCli(['snapshot', '-f', 'examples/song-artist/app.yaml'], {
+      connect: async () => fakeCluster(objects),
+    });
     expect(recorded.code).toBe(0);
     const items = (parse(recorded.stdout) as { items: Resource[] }).items;
     expect(names(items)).toEqual([
-      'CustomResourceDefinition/songs.music.example.com', 'CustomResourceDefinition/artists.music.example.com',
-      'Application/jukebox', 'Song/purple-haze', 'Artist/jimi-hendrix',
+      'CustomResourceDefinition/songs.music.example.com',
+      'CustomResourceDefinition/artists.music.example.com',
+      'Application/jukebox',
+      'Song/purple-haze',
+      'Artist/jimi-hendrix',
     ]);
-    const plan = await runCli(['plan', '-f', 'examples/song-artist/app.yaml', '--snapshot', '-', '--now', NOW], { stdin: recorded.stdout });
+    const plan = await runCli(['plan', '-f', 'examples/song-artist/app.yaml', '--snapshot', '-', '--now', NOW], {
+      stdin: recorded.stdout,
+    });
     expect(plan.stdout).toContain('No changes: 2 resources match the desired state.');
   });
 
   it('skips kinds the cluster does not serve (the plan then reports them)', async () => {
-    const recorded = await runCli(['snapshot', '-f', 'examples/song-artist/app.yaml'], { connect: async () => fakeCluster([]) });
+    const recorded = await runCli(['snapshot', '-f', 'examples/song-artist/app.yaml'], {
+      connect: async () => fakeCluster([]),
+    });
     expect(recorded.code).toBe(0);
     expect((parse(recorded.stdout) as { items: Resource[] }).items).toEqual([]);
-    const plan = await runCli(['plan', '-f', 'examples/song-artist/app.yaml', '--snapshot', '-'], { stdin: recorded.stdout });
+    const plan = await runCli(['plan', '-f', 'examples/song-artist/app.yaml', '--snapshot', '-'], {
+      stdin: recorded.stdout,
+    });
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('stalled (UnknownKind)');
   });
 
   it('an API failure is one line and exit 1', async () => {
-    const forbidden = clusterError('Forbidden', 'deployments.apps is forbidden: User "ci" cannot list resource "deployments" in API group "apps" at the cluster scope', { code: 403 });
-    const result = await runCli(['snapshot', '-f', WEBAPP], { connect: async () => fakeCluster(webappCluster(), { failures: { Deployment: forbidden } }) });
+    const forbidden = clusterError(
+      'Forbidden',
+      'deployments.apps is forbidden: User "ci" cannot list resource "deployments" in API group "apps" at the cluster scope',
+      { code: 403 },
+    );
+    const result = await runCli(['snapshot', '-f', WEBAPP], {
+      connect: async () => fakeCluster(webappCluster(), { failures: { Deployment: forbidden } }),
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(linesOf(result.stderr)).toEqual([
@@ -98,6 +155,8 @@ describe('kreconcile snapshot', () => {
   it('needs -f', async () => {
     const result = await runCli(['snapshot']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: name the Applications to record with -f app.yaml (see kreconcile snapshot --help)\n');
+    expect(result.stderr).toBe(
+      'error: name the Applications to record with -f app.yaml (see kreconcile snapshot --help)\n',
+    );
   });
 });

@@ -18,15 +18,19 @@ describe('kreconcile validate', () => {
     const result = await runCli(['validate', '-f', `examples/${example}/app.yaml`]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(new RegExp(`^Application \\S+ \\(examples/${example}/app\\.yaml, document 1\\): valid\\n$`));
+    expect(result.stdout).toMatch(
+      new RegExp(`^Application \\S+ \\(examples/${example}/app\\.yaml, document 1\\): valid\\n$`),
+    );
   });
 
-  it('needs no cluster and no CRD: unknown kinds are the plan\'s business', async () => {
+  it("needs no cluster and no CRD: unknown kinds are the plan's business", async () => {
     expect((await runCli(['validate', '-f', 'examples/song-artist/app.yaml'])).code).toBe(0);
   });
 
   it('reports every error of every Application, each with its path, and exits 1', async () => {
-    const first = APP('first', `  manifest:
+    const first = APP(
+      'first',
+      `  manifest:
     - apiVersion: v1
       kind: Service
       metadata:
@@ -45,8 +49,11 @@ describe('kreconcile validate', () => {
           - port: null
           - observer_schema_list_min_length: 2
             observer_schema_list_max_length: 1
-`);
-    const second = APP('second', `  manifest:
+`,
+    );
+    const second = APP(
+      'second',
+      `  manifest:
     - apiVersion: v1
       kind: ConfigMap
       metadata:
@@ -55,7 +62,8 @@ describe('kreconcile validate', () => {
       kind: ConfigMap
       metadata:
         name: c
-`);
+`,
+    );
     const result = await runCli(['validate', '-f', 'apps.yaml'], { files: { 'apps.yaml': `${first}---\n${second}` } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -68,30 +76,54 @@ describe('kreconcile validate', () => {
 
   it('reports a spec without manifest', async () => {
     const result = await runCli(['validate', '-f', 'a.yaml'], { files: { 'a.yaml': APP('empty', '  hooks: []\n') } });
-    expect(linesOf(result.stderr)).toEqual(['error: a.yaml:5:1: document 1 (Application default/empty): spec.manifest: the spec needs a non-empty manifest (or tosca/csar): list the resources to manage']);
+    expect(linesOf(result.stderr)).toEqual([
+      'error: a.yaml:5:1: document 1 (Application default/empty): spec.manifest: the spec needs a non-empty manifest (or tosca/csar): list the resources to manage',
+    ]);
   });
 
   it('uses -n for Applications without a namespace', async () => {
-    const result = await runCli(['validate', '-n', 'shop', '-f', 'a.yaml'], { files: { 'a.yaml': APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n') } });
+    const result = await runCli(['validate', '-n', 'shop', '-f', 'a.yaml'], {
+      files: { 'a.yaml': APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n') },
+    });
     expect(result.stdout).toBe('Application shop/web (a.yaml, document 1): valid\n');
   });
 
   it('reads several Applications from a List', async () => {
-    const list = { apiVersion: 'v1', kind: 'List', items: ['a', 'b'].map((name) => ({ apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'x' }, spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }] } })) };
+    const list = {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: ['a', 'b'].map((name) => ({
+        apiVersion: 'kreconcile.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name, namespace: 'x' },
+        spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }] },
+      })),
+    };
     const result = await runCli(['validate', '-f', 'apps.json'], { files: { 'apps.json': JSON.stringify(list) } });
-    expect(linesOf(result.stdout)).toEqual(['Application x/a (apps.json, document 1): valid', 'Application x/b (apps.json, document 1): valid']);
+    expect(linesOf(result.stdout)).toEqual([
+      'Application x/a (apps.json, document 1): valid',
+      'Application x/b (apps.json, document 1): valid',
+    ]);
   });
 
   it('rejects the same Application twice', async () => {
     const text = APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n');
-    const result = await runCli(['validate', '-f', 'a.yaml', '-f', 'b.yaml'], { files: { 'a.yaml': text, 'b.yaml': text } });
-    expect(linesOf(result.stderr)).toEqual(['error: b.yaml:4:3: document 1 (Application default/web): metadata.name: the same Application as a.yaml document 1: each Application may appear once']);
+    const result = await runCli(['validate', '-f', 'a.yaml', '-f', 'b.yaml'], {
+      files: { 'a.yaml': text, 'b.yaml': text },
+    });
+    expect(linesOf(result.stderr)).toEqual([
+      'error: b.yaml:4:3: document 1 (Application default/web): metadata.name: the same Application as a.yaml document 1: each Application may appear once',
+    ]);
   });
 });
 
 describe('unknown fields: refused by validate and by plan alike', () => {
-  const typo = APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: x}}\n  observerSchemas:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: true}}\n');
-  const expected = 'error: a.yaml:8:3: document 1 (Application default/web): spec.observerSchemas: unknown field (the API server would refuse or drop it): did you mean `observerSchema`?';
+  const typo = APP(
+    'web',
+    '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: x}}\n  observerSchemas:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {A: true}}\n',
+  );
+  const expected =
+    'error: a.yaml:8:3: document 1 (Application default/web): spec.observerSchemas: unknown field (the API server would refuse or drop it): did you mean `observerSchema`?';
 
   it.each([['validate'], ['plan']])('%s exits 1 naming the closest field', async (command) => {
     const result = await runCli([command, '-f', 'a.yaml'], { files: { 'a.yaml': typo } });
@@ -100,28 +132,51 @@ describe('unknown fields: refused by validate and by plan alike', () => {
   });
 });
 
-describe('validate --kubeconfig: manifests against the cluster\'s OpenAPI schemas', () => {
+describe("validate --kubeconfig: manifests against the cluster's OpenAPI schemas", () => {
   /** The core group's document, reduced to ConfigMap (data: a map of strings). */
   const coreDocument: JsonObject = {
-    components: { schemas: { 'io.k8s.api.core.v1.ConfigMap': {
-      type: 'object', 'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'ConfigMap' }],
-      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object', properties: { name: { type: 'string' } } }, data: { type: 'object', additionalProperties: { type: 'string' } }, immutable: { type: 'boolean' } },
-    } } },
+    components: {
+      schemas: {
+        'io.k8s.api.core.v1.ConfigMap': {
+          type: 'object',
+          'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'ConfigMap' }],
+          properties: {
+            apiVersion: { type: 'string' },
+            kind: { type: 'string' },
+            metadata: { type: 'object', properties: { name: { type: 'string' } } },
+            data: { type: 'object', additionalProperties: { type: 'string' } },
+            immutable: { type: 'boolean' },
+          },
+        },
+      },
+    },
   };
-  const app = APP('web', '  manifest:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c}\n      data: {A: 1}\n      imutable: true\n');
+  const app = APP(
+    'web',
+    '  manifest:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c}\n      data: {A: 1}\n      imutable: true\n',
+  );
 
-  const validate = async (argv: ReadonlyArray<string>, fetchOpenApi: (target: ClusterTarget, apiVersions: ReadonlyArray<string>) => Promise<ReadonlyMap<string, JsonObject>>) => {
+  const validate = async (
+    argv: ReadonlyArray<string>,
+    fetchOpenApi: (
+      target: ClusterTarget,
+      apiVersions: ReadonlyArray<string>,
+    ) => Promise<ReadonlyMap<string, JsonObject>>,
+  ) => {
     const { io, out, err } = testIo({ files: { 'a.yaml': app } });
     const code = await run(['validate', '-f', 'a.yaml', ...argv], { ...io, fetchOpenApi });
     return { code, stdout: out.join(''), stderr: err.join('') };
   };
 
-  it('reports what the cluster would refuse or drop, located in the file, after asking only for the manifests\' group-versions', async () => {
+  it("reports what the cluster would refuse or drop, located in the file, after asking only for the manifests' group-versions", async () => {
     const asked: Array<{ readonly target: ClusterTarget; readonly apiVersions: ReadonlyArray<string> }> = [];
-    const result = await validate(['--kubeconfig', 'kube.yaml', '--context', 'staging'], async (target, apiVersions) => {
-      asked.push({ target, apiVersions });
-      return new Map([['v1', coreDocument]]);
-    });
+    const result = await validate(
+      ['--kubeconfig', 'kube.yaml', '--context', 'staging'],
+      async (target, apiVersions) => {
+        asked.push({ target, apiVersions });
+        return new Map([['v1', coreDocument]]);
+      },
+    );
     expect(asked).toEqual([{ target: { kubeconfigPath: 'kube.yaml', context: 'staging' }, apiVersions: ['v1'] }]);
     expect(result.code).toBe(1);
     expect(linesOf(result.stderr)).toEqual([
@@ -130,15 +185,24 @@ describe('validate --kubeconfig: manifests against the cluster\'s OpenAPI schema
     ]);
   });
 
-  it('offline, the same file is valid: the cluster\'s schemas are consulted only when asked', async () => {
-    const result = await validate([], async () => { throw new Error('not to be called'); });
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: 'Application default/web (a.yaml, document 1): valid\n' });
+  it("offline, the same file is valid: the cluster's schemas are consulted only when asked", async () => {
+    const result = await validate([], async () => {
+      throw new Error('not to be called');
+    });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({
+      code: 0,
+      stdout: 'Application default/web (a.yaml, document 1): valid\n',
+    });
   });
 
   it('an unreachable cluster is one error line and exit 1', async () => {
-    const result = await validate(['--kubeconfig', 'kube.yaml'], async () => { throw new Error("reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"); });
+    const result = await validate(['--kubeconfig', 'kube.yaml'], async () => {
+      throw new Error("reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED");
+    });
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toEqual(["error: reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED"]);
+    expect(linesOf(result.stderr)).toEqual([
+      "error: reading the cluster's OpenAPI schemas (/openapi/v3): Unavailable (0): connect ECONNREFUSED",
+    ]);
   });
 });
 
@@ -148,7 +212,23 @@ describe('true markers in plan', () => {
     const marked = krake.replace(/: null$/gm, ': true').replace(/- null$/gm, '- true');
     expect(marked).not.toContain('null');
     const live = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: music\n';
-    const planOf = async (app: string) => runCli(['plan', '-f', 'app.yaml', '-f', 'examples/song-artist/crds.yaml', '--snapshot', 'live.yaml', '--now', '2026-03-02T12:00:00Z', '-o', 'json'], { files: { 'app.yaml': app, 'live.yaml': live } });
+    const planOf = async (app: string) =>
+      runCli(
+        [
+          'plan',
+          '-f',
+          'app.yaml',
+          '-f',
+          'examples/song-artist/crds.yaml',
+          '--snapshot',
+          'live.yaml',
+          '--now',
+          '2026-03-02T12:00:00Z',
+          '-o',
+          'json',
+        ],
+        { files: { 'app.yaml': app, 'live.yaml': live } },
+      );
     const [fromNull, fromTrue] = [await planOf(krake), await planOf(marked)];
     expect(fromTrue.code).toBe(0);
     expect(fromTrue.stdout).toBe(fromNull.stdout);

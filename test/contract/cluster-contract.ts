@@ -34,7 +34,9 @@ export const describeClusterContract = (name: string, setup: () => Promise<Contr
       current = await setup();
       await ensureServed(current.cluster, widgetCrd, current.namespace);
     }, 180_000);
-    afterAll(async () => { await current?.cleanup(); });
+    afterAll(async () => {
+      await current?.cleanup();
+    });
 
     describe('reading and writing', () => crudContract(env));
     describe('metadata rules', () => metadataContract(env));

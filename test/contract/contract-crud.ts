@@ -3,7 +3,17 @@ import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
 import type { Resource } from '../../core/model/resource.js';
 import {
-  asNumber, configMap, configMapRef, expectError, failure, must, unique, widget, widgetApiVersion, widgetRef, type ContractEnv,
+  asNumber,
+  configMap,
+  configMapRef,
+  expectError,
+  failure,
+  must,
+  unique,
+  widget,
+  widgetApiVersion,
+  widgetRef,
+  type ContractEnv,
 } from './contract-support.js';
 
 const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
@@ -22,9 +32,21 @@ export const crudContract = (env: () => ContractEnv): void => {
     const { cluster, namespace } = env();
     const ref = { apiVersion: 'contract.kreconcile.io/v1', kind: 'Nonexistent', namespace, name: 'x' };
     expectError(await failure(cluster.get(ref)), 'UnknownKind', 404);
-    expectError(await failure(cluster.list({ apiVersion: ref.apiVersion, kind: ref.kind, namespace })), 'UnknownKind', 404);
-    expectError(await failure(cluster.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: 'x', namespace } })), 'UnknownKind', 404);
-    expectError(await failure(cluster.get({ apiVersion: 'apps/v9', kind: 'Deployment', namespace, name: 'x' })), 'UnknownKind', 404);
+    expectError(
+      await failure(cluster.list({ apiVersion: ref.apiVersion, kind: ref.kind, namespace })),
+      'UnknownKind',
+      404,
+    );
+    expectError(
+      await failure(cluster.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: 'x', namespace } })),
+      'UnknownKind',
+      404,
+    );
+    expectError(
+      await failure(cluster.get({ apiVersion: 'apps/v9', kind: 'Deployment', namespace, name: 'x' })),
+      'UnknownKind',
+      404,
+    );
   });
 
   it('create answers the stored object with server fields, and get returns the same', async () => {
@@ -69,7 +91,11 @@ export const crudContract = (env: () => ContractEnv): void => {
   it('a resourceVersion on a new object is refused (500, as the storage layer answers)', async () => {
     const { cluster, namespace } = env();
     const object = configMap(namespace, unique('cm'));
-    expectError(await failure(cluster.create({ ...object, metadata: { ...object.metadata, resourceVersion: '12345' } })), 'Internal', 500);
+    expectError(
+      await failure(cluster.create({ ...object, metadata: { ...object.metadata, resourceVersion: '12345' } })),
+      'Internal',
+      500,
+    );
   });
 
   it('objects are keyed by namespace: the same name lives in two namespaces', async () => {
@@ -93,7 +119,9 @@ export const crudContract = (env: () => ContractEnv): void => {
     const name = unique('cm');
     const created = await must(cluster.create(configMap(namespace, name, { n: '1' })));
     const updated = await must(cluster.update({ ...created, data: { n: '2' } }));
-    const patched = await must(cluster.patch(configMapRef(namespace, name), { type: 'merge', body: { data: { n: '3' } } }));
+    const patched = await must(
+      cluster.patch(configMapRef(namespace, name), { type: 'merge', body: { data: { n: '3' } } }),
+    );
     expect(asNumber(updated.metadata.resourceVersion)).toBeGreaterThan(asNumber(created.metadata.resourceVersion));
     expect(asNumber(patched.metadata.resourceVersion)).toBeGreaterThan(asNumber(updated.metadata.resourceVersion));
     const list = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }));
@@ -126,7 +154,9 @@ export const crudContract = (env: () => ContractEnv): void => {
     const created = await must(cluster.create(widget(namespace, name, { size: 1 })));
     const again = await must(cluster.update(created));
     expect(again.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
-    const patched = await must(cluster.patch(widgetRef(namespace, name), { type: 'merge', body: { spec: { size: 1 } } }));
+    const patched = await must(
+      cluster.patch(widgetRef(namespace, name), { type: 'merge', body: { spec: { size: 1 } } }),
+    );
     expect(patched.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(patched.metadata.generation).toBe(1);
   });
@@ -138,7 +168,9 @@ export const crudContract = (env: () => ContractEnv): void => {
     expect(created.metadata.generation).toBe(1);
     const resized = await must(cluster.update({ ...created, spec: { ...(created.spec as object), size: 2 } }));
     expect(resized.metadata.generation).toBe(2);
-    const labelled = await must(cluster.update({ ...resized, metadata: { ...resized.metadata, labels: { touched: 'yes' } } }));
+    const labelled = await must(
+      cluster.update({ ...resized, metadata: { ...resized.metadata, labels: { touched: 'yes' } } }),
+    );
     expect(labelled.metadata.generation).toBe(2);
     expect(asNumber(labelled.metadata.resourceVersion)).toBeGreaterThan(asNumber(resized.metadata.resourceVersion));
     const statused = await must(cluster.updateStatus({ ...labelled, status: { phase: 'Ready' } }));
@@ -175,17 +207,27 @@ export const crudContract = (env: () => ContractEnv): void => {
       expect((ns.spec as { finalizers?: ReadonlyArray<string> }).finalizers).toEqual(['kubernetes']);
       const relabelled = await must(cluster.update({ ...ns, metadata: { ...ns.metadata, labels: { other: 'x' } } }));
       expect(relabelled.metadata.labels).toEqual({ other: 'x', 'kubernetes.io/metadata.name': nsName });
-      const listed = await must(cluster.list({ apiVersion: 'v1', kind: 'Namespace', labelSelector: `kubernetes.io/metadata.name=${nsName}` }));
+      const listed = await must(
+        cluster.list({ apiVersion: 'v1', kind: 'Namespace', labelSelector: `kubernetes.io/metadata.name=${nsName}` }),
+      );
       expect(listed.items.map((item) => item.metadata.name)).toEqual([nsName]);
     } finally {
       await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: nsName })();
     }
     const roleName = unique('contract-role');
     const ref = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: roleName };
-    const role = await must(cluster.create({ ...ref, metadata: { name: roleName, labels: { contract: roleName } }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }));
+    const role = await must(
+      cluster.create({
+        ...ref,
+        metadata: { name: roleName, labels: { contract: roleName } },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+      }),
+    );
     expect(role.metadata.namespace).toBeUndefined();
     expect(await must(cluster.get(ref))).toEqual(O.some(role));
-    const roles = await must(cluster.list({ apiVersion: ref.apiVersion, kind: ref.kind, labelSelector: `contract=${roleName}` }));
+    const roles = await must(
+      cluster.list({ apiVersion: ref.apiVersion, kind: ref.kind, labelSelector: `contract=${roleName}` }),
+    );
     expect(roles.items).toEqual([role]);
     expect(await must(cluster.delete(ref))).toEqual(O.none);
     expect(await must(cluster.get(ref))).toEqual(O.none);
@@ -193,7 +235,9 @@ export const crudContract = (env: () => ContractEnv): void => {
 
   it('hostile keys are data: `__proto__` and `constructor` round-trip and pollute nothing', async () => {
     const { cluster, namespace } = env();
-    const spec = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}, "size": 1}') as Resource['metadata'];
+    const spec = JSON.parse(
+      '{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}, "size": 1}',
+    ) as Resource['metadata'];
     const created = await must(cluster.create(widget(namespace, unique('w'), spec)));
     const read = await must(cluster.get(widgetRef(namespace, created.metadata.name)));
     const stored = O.isSome(read) ? (read.value.spec as Record<string, unknown>) : {};
@@ -205,8 +249,13 @@ export const crudContract = (env: () => ContractEnv): void => {
 };
 
 /** A minimal valid Deployment (apps/v1 requires a selector matching the template). */
-export const deployment = (namespace: string, name: string, images: ReadonlyArray<string> = ['nginx:1.25']): Resource => ({
-  apiVersion: 'apps/v1', kind: 'Deployment',
+export const deployment = (
+  namespace: string,
+  name: string,
+  images: ReadonlyArray<string> = ['nginx:1.25'],
+): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
   metadata: { name, namespace },
   spec: {
     selector: { matchLabels: { app: name } },

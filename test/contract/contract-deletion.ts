@@ -5,7 +5,18 @@ import { expect, it } from 'vitest';
 import type { Resource } from '../../core/model/resource.js';
 import type { Cluster } from '../../core/ports/cluster.js';
 import {
-  configMap, configMapRef, ensureServed, eventually, expectError, failure, gadgetCrd, must, unique, widget, widgetRef, type ContractEnv,
+  configMap,
+  configMapRef,
+  ensureServed,
+  eventually,
+  expectError,
+  failure,
+  gadgetCrd,
+  must,
+  unique,
+  widget,
+  widgetRef,
+  type ContractEnv,
 } from './contract-support.js';
 
 const hold = 'contract.kreconcile.io/hold';
@@ -17,9 +28,13 @@ const gone = async (cluster: Cluster, ref: Parameters<Cluster['get']>[0]): Promi
 const ownedBy = (namespace: string, name: string, owners: ReadonlyArray<Resource>, block = false): Resource => ({
   ...configMap(namespace, name),
   metadata: {
-    name, namespace,
+    name,
+    namespace,
     ownerReferences: owners.map((owner) => ({
-      apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid ?? '',
+      apiVersion: owner.apiVersion,
+      kind: owner.kind,
+      name: owner.metadata.name,
+      uid: owner.metadata.uid ?? '',
       ...(block ? { blockOwnerDeletion: true } : {}),
     })),
   },
@@ -32,14 +47,26 @@ export const deletionContract = (env: () => ContractEnv): void => {
     const ref = configMapRef(namespace, name);
     const created = await must(cluster.create(configMap(namespace, name, { a: '1' })));
     const changed = await must(cluster.patch(ref, { type: 'merge', body: { data: { a: '2' } } }));
-    const stale = await failure(cluster.delete(ref, { preconditions: { resourceVersion: created.metadata.resourceVersion ?? '' } }));
+    const stale = await failure(
+      cluster.delete(ref, { preconditions: { resourceVersion: created.metadata.resourceVersion ?? '' } }),
+    );
     expectError(stale, 'Conflict', 409);
-    expect(stale.message).toBe(`Operation cannot be fulfilled on ConfigMap "${name}": the ResourceVersion in the precondition (${created.metadata.resourceVersion ?? ''}) does not match the ResourceVersion in record (${changed.metadata.resourceVersion ?? ''}). The object might have been modified`);
+    expect(stale.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "${name}": the ResourceVersion in the precondition (${created.metadata.resourceVersion ?? ''}) does not match the ResourceVersion in record (${changed.metadata.resourceVersion ?? ''}). The object might have been modified`,
+    );
     const otherUid = await failure(cluster.delete(ref, { preconditions: { uid: 'another-uid' } }));
     expectError(otherUid, 'Conflict', 409);
-    expect(otherUid.message).toBe(`Operation cannot be fulfilled on ConfigMap "${name}": the UID in the precondition (another-uid) does not match the UID in record (${created.metadata.uid ?? ''}). The object might have been deleted and then recreated`);
+    expect(otherUid.message).toBe(
+      `Operation cannot be fulfilled on ConfigMap "${name}": the UID in the precondition (another-uid) does not match the UID in record (${created.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
     expect(O.isSome(await must(cluster.get(ref)))).toBe(true);
-    expect(await must(cluster.delete(ref, { preconditions: { resourceVersion: changed.metadata.resourceVersion ?? '', uid: created.metadata.uid ?? '' } }))).toEqual(O.none);
+    expect(
+      await must(
+        cluster.delete(ref, {
+          preconditions: { resourceVersion: changed.metadata.resourceVersion ?? '', uid: created.metadata.uid ?? '' },
+        }),
+      ),
+    ).toEqual(O.none);
   });
 
   it('finalizers: delete marks (deletionTimestamp, generation + 1) and keeps the object; removing the last finalizer deletes it', async () => {
@@ -55,7 +82,16 @@ export const deletionContract = (env: () => ContractEnv): void => {
     expect(object.metadata.finalizers).toEqual([hold]);
     expect(object.metadata.generation).toBe(2);
     expect(O.isSome(await must(cluster.delete(ref)))).toBe(true);
-    expectError(await failure(cluster.update({ ...object, metadata: { ...object.metadata, finalizers: [hold, 'contract.kreconcile.io/more'] } })), 'Invalid', 422);
+    expectError(
+      await failure(
+        cluster.update({
+          ...object,
+          metadata: { ...object.metadata, finalizers: [hold, 'contract.kreconcile.io/more'] },
+        }),
+      ),
+      'Invalid',
+      422,
+    );
     await must(cluster.patch(ref, { type: 'merge', body: { metadata: { finalizers: null } } }));
     await gone(cluster, ref);
   });
@@ -74,7 +110,9 @@ export const deletionContract = (env: () => ContractEnv): void => {
     if (!gc) context.skip();
     const owner = await must(cluster.create(configMap(namespace, unique('owner'))));
     const dependent = await must(cluster.create(ownedBy(namespace, unique('dependent'), [owner])));
-    const pending = await must(cluster.delete(configMapRef(namespace, owner.metadata.name), { propagationPolicy: 'Orphan' }));
+    const pending = await must(
+      cluster.delete(configMapRef(namespace, owner.metadata.name), { propagationPolicy: 'Orphan' }),
+    );
     expect(O.isSome(pending) && pending.value.metadata.finalizers).toEqual(['orphan']);
     await gone(cluster, configMapRef(namespace, owner.metadata.name));
     await eventually(async () => {
@@ -92,7 +130,9 @@ export const deletionContract = (env: () => ContractEnv): void => {
     await must(cluster.delete(configMapRef(namespace, first.metadata.name)));
     await eventually(async () => {
       const read = await must(cluster.get(configMapRef(namespace, dependent.metadata.name)));
-      expect(O.isSome(read) && (read.value.metadata.ownerReferences ?? []).map((ref) => ref.uid)).toEqual([second.metadata.uid]);
+      expect(O.isSome(read) && (read.value.metadata.ownerReferences ?? []).map((ref) => ref.uid)).toEqual([
+        second.metadata.uid,
+      ]);
     });
   });
 
@@ -101,7 +141,9 @@ export const deletionContract = (env: () => ContractEnv): void => {
     if (!gc) context.skip();
     const owner = await must(cluster.create(configMap(namespace, unique('owner'))));
     const dependent = await must(cluster.create(ownedBy(namespace, unique('dependent'), [owner], true)));
-    const pending = await must(cluster.delete(configMapRef(namespace, owner.metadata.name), { propagationPolicy: 'Foreground' }));
+    const pending = await must(
+      cluster.delete(configMapRef(namespace, owner.metadata.name), { propagationPolicy: 'Foreground' }),
+    );
     expect(O.isSome(pending) && pending.value.metadata.finalizers).toContain('foregroundDeletion');
     await gone(cluster, configMapRef(namespace, dependent.metadata.name));
     await gone(cluster, configMapRef(namespace, owner.metadata.name));
@@ -119,7 +161,9 @@ export const deletionContract = (env: () => ContractEnv): void => {
     expect(O.isSome(terminating) && (terminating.value.status as { phase?: string }).phase).toBe('Terminating');
     expectError(await failure(cluster.create(configMap(name, 'late'))), 'Forbidden', 403);
     if (!gc) {
-      await must(cluster.patch(widgetRef(name, held.metadata.name), { type: 'merge', body: { metadata: { finalizers: null } } }));
+      await must(
+        cluster.patch(widgetRef(name, held.metadata.name), { type: 'merge', body: { metadata: { finalizers: null } } }),
+      );
       return;
     }
     await gone(cluster, configMapRef(name, 'content'));
@@ -133,7 +177,11 @@ export const deletionContract = (env: () => ContractEnv): void => {
 
   it('deleting a CRD deletes its custom resources and the kind stops being served', async () => {
     const { cluster } = env();
-    const suffix = Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 6) || 'y';
+    const suffix =
+      Math.random()
+        .toString(36)
+        .replace(/[^a-z]/g, '')
+        .slice(0, 6) || 'y';
     const crd = gadgetCrd(suffix);
     await ensureServed(cluster, crd);
     const apiVersion = 'contract.kreconcile.io/v1';
@@ -141,9 +189,19 @@ export const deletionContract = (env: () => ContractEnv): void => {
     const crdRef = { apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name };
     await eventually(async () => {
       const stored = await must(cluster.get(crdRef));
-      const conditions = O.isSome(stored) ? (stored.value.status as { conditions?: ReadonlyArray<{ type: string; status: string }> }).conditions ?? [] : [];
-      expect(conditions.filter((c) => c.status === 'True').map((c) => c.type).sort()).toEqual(['Established', 'NamesAccepted']);
-      expect(O.isSome(stored) && (stored.value.spec as { names: object }).names).toMatchObject({ singular: `gadget${suffix}`, listKind: `${kind}List` });
+      const conditions = O.isSome(stored)
+        ? ((stored.value.status as { conditions?: ReadonlyArray<{ type: string; status: string }> }).conditions ?? [])
+        : [];
+      expect(
+        conditions
+          .filter((c) => c.status === 'True')
+          .map((c) => c.type)
+          .sort(),
+      ).toEqual(['Established', 'NamesAccepted']);
+      expect(O.isSome(stored) && (stored.value.spec as { names: object }).names).toMatchObject({
+        singular: `gadget${suffix}`,
+        listKind: `${kind}List`,
+      });
     });
     await must(cluster.create({ apiVersion, kind, metadata: { name: 'one' }, spec: {} }));
     await must(cluster.delete({ apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name }));

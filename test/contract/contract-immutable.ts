@@ -11,21 +11,37 @@ import { expectError, failure, must, unique, type ContractEnv } from './contract
 const labels = { app: 'immutable' };
 
 const job = (namespace: string, name: string, image: string) => ({
-  apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace },
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name, namespace },
   spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image }] } } },
 });
 
 const deployment = (namespace: string, name: string, selector: Record<string, string>) => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace },
-  spec: { selector: { matchLabels: selector }, template: { metadata: { labels: selector }, spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace },
+  spec: {
+    selector: { matchLabels: selector },
+    template: { metadata: { labels: selector }, spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } },
+  },
 });
 
 const service = (namespace: string, name: string) => ({
-  apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { selector: labels, ports: [{ port: 80 }] },
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace },
+  spec: { selector: labels, ports: [{ port: 80 }] },
 });
 
 /** The answer's shape: one FieldValueInvalid cause naming the field, the message naming kind, object and field. */
-const expectUnchangeable = (error: ClusterError, qualifiedKind: string, name: string, field: string, text: string): void => {
+const expectUnchangeable = (
+  error: ClusterError,
+  qualifiedKind: string,
+  name: string,
+  field: string,
+  text: string,
+): void => {
   expectError(error, 'Invalid', 422);
   expect(error.message.startsWith(`${qualifiedKind} "${name}" is invalid: ${field}: Invalid value: `)).toBe(true);
   expect(error.message.endsWith(`: ${text}`)).toBe(true);
@@ -35,25 +51,35 @@ const expectUnchangeable = (error: ClusterError, qualifiedKind: string, name: st
 };
 
 export const immutableContract = (env: () => ContractEnv): void => {
-  it('a Job\'s pod template: 422 Invalid, field spec.template is immutable; the Job is unchanged', async () => {
+  it("a Job's pod template: 422 Invalid, field spec.template is immutable; the Job is unchanged", async () => {
     const { cluster, namespace } = env();
     const name = unique('job');
     const ref = { apiVersion: 'batch/v1', kind: 'Job', namespace, name };
     const created = await must(cluster.create(job(namespace, name, 'busybox:1.36')));
-    const refused = await failure(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' }] }));
+    const refused = await failure(
+      cluster.patch(ref, {
+        type: 'json',
+        operations: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' }],
+      }),
+    );
     expectUnchangeable(refused, 'Job.batch', name, 'spec.template', 'field is immutable');
     expect(await must(cluster.get(ref))).toEqual(O.some(created));
   });
 
-  it('a Deployment\'s selector: 422 Invalid, field spec.selector is immutable', async () => {
+  it("a Deployment's selector: 422 Invalid, field spec.selector is immutable", async () => {
     const { cluster, namespace } = env();
     const name = unique('deploy');
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name };
     const created = await must(cluster.create(deployment(namespace, name, labels)));
-    const refused = await failure(cluster.patch(ref, { type: 'json', operations: [
-      { op: 'replace', path: '/spec/selector/matchLabels', value: { app: 'other' } },
-      { op: 'replace', path: '/spec/template/metadata/labels', value: { app: 'other' } },
-    ] }));
+    const refused = await failure(
+      cluster.patch(ref, {
+        type: 'json',
+        operations: [
+          { op: 'replace', path: '/spec/selector/matchLabels', value: { app: 'other' } },
+          { op: 'replace', path: '/spec/template/metadata/labels', value: { app: 'other' } },
+        ],
+      }),
+    );
     expectUnchangeable(refused, 'Deployment.apps', name, 'spec.selector', 'field is immutable');
     expect(refused.message).toContain('Invalid value: {"matchLabels":{"app":"other"}}: field is immutable');
     expect(await must(cluster.get(ref))).toEqual(O.some(created));
@@ -61,16 +87,20 @@ export const immutableContract = (env: () => ContractEnv): void => {
     await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec/replicas', value: 3 }] }));
   });
 
-  it('a Service\'s clusterIP: 422 Invalid, may not change once set', async () => {
+  it("a Service's clusterIP: 422 Invalid, may not change once set", async () => {
     const { cluster, namespace } = env();
     const name = unique('svc');
     const ref = { apiVersion: 'v1', kind: 'Service', namespace, name };
     const created = await must(cluster.create(service(namespace, name)));
     const ip = String((created.spec as { clusterIP?: string }).clusterIP);
     const other = ip.endsWith('.77') ? ip.replace(/\.77$/, '.78') : ip.replace(/\.\d+$/, '.77');
-    const refused = await failure(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec/clusterIP', value: other }] }));
+    const refused = await failure(
+      cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec/clusterIP', value: other }] }),
+    );
     expectUnchangeable(refused, 'Service', name, 'spec.clusterIPs[0]', 'may not change once set');
-    expect(refused.message).toBe(`Service "${name}" is invalid: spec.clusterIPs[0]: Invalid value: ["${other}"]: may not change once set`);
+    expect(refused.message).toBe(
+      `Service "${name}" is invalid: spec.clusterIPs[0]: Invalid value: ["${other}"]: may not change once set`,
+    );
     expect(await must(cluster.get(ref))).toEqual(O.some(created));
   });
 };

@@ -18,8 +18,18 @@ export const selectorContract = (env: () => ContractEnv): void => {
     }
   });
 
-  const select = async (selector: string, namespace: string | undefined = env().namespace): Promise<ReadonlyArray<string>> => {
-    const list = await must(env().cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', labelSelector: `suite=${suite},${selector}`, ...(namespace === undefined ? {} : { namespace }) }));
+  const select = async (
+    selector: string,
+    namespace: string | undefined = env().namespace,
+  ): Promise<ReadonlyArray<string>> => {
+    const list = await must(
+      env().cluster.list({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        labelSelector: `suite=${suite},${selector}`,
+        ...(namespace === undefined ? {} : { namespace }),
+      }),
+    );
     return list.items.map((item) => item.metadata.name.slice(suite.length + 1)).sort();
   };
 
@@ -58,6 +68,10 @@ export const selectorContract = (env: () => ContractEnv): void => {
 
   it('a malformed selector answers BadRequest (400)', async () => {
     const { cluster, namespace } = env();
-    expectError(await failure(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: 'tier in (web' })), 'BadRequest', 400);
+    expectError(
+      await failure(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: 'tier in (web' })),
+      'BadRequest',
+      400,
+    );
   });
 };

@@ -30,13 +30,15 @@ export const must = async <A>(task: TE.TaskEither<ClusterError, A>): Promise<A> 
 /** The error answer, or a test failure when the call succeeded. */
 export const failure = async <A>(task: TE.TaskEither<ClusterError, A>): Promise<ClusterError> => {
   const result = await task();
-  if (E.isRight(result)) throw new Error(`expected an error, got success: ${JSON.stringify(result.right).slice(0, 300)}`);
+  if (E.isRight(result))
+    throw new Error(`expected an error, got success: ${JSON.stringify(result.right).slice(0, 300)}`);
   return result.left;
 };
 
 /** Asserts the error's tag and HTTP code (a readable message when they differ). */
 export const expectError = (error: ClusterError, tag: ClusterErrorTag, code: number): void => {
-  if (error._tag !== tag || error.code !== code) throw new Error(`expected ${tag} (${code}), got ${showClusterError(error)}`);
+  if (error._tag !== tag || error.code !== code)
+    throw new Error(`expected ${tag} (${code}), got ${showClusterError(error)}`);
 };
 
 /**
@@ -55,7 +57,8 @@ export const eventually = <A>(check: () => Promise<A> | A, timeoutMs = 30_000, i
 export const unique = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
 export const asNumber = (resourceVersion: string | undefined): bigint => {
-  if (resourceVersion === undefined || !/^\d+$/.test(resourceVersion)) throw new Error(`not a numeric resourceVersion: ${String(resourceVersion)}`);
+  if (resourceVersion === undefined || !/^\d+$/.test(resourceVersion))
+    throw new Error(`not a numeric resourceVersion: ${String(resourceVersion)}`);
   return BigInt(resourceVersion);
 };
 
@@ -73,20 +76,36 @@ export const recordWatch = (cluster: Cluster, query: WatchQuery): RecordedWatch 
   const events: WatchEvent[] = [];
   let calls = 0;
   let settle: (error: ClusterError | undefined) => void = () => undefined;
-  const closed = new Promise<ClusterError | undefined>((resolve) => { settle = resolve; });
+  const closed = new Promise<ClusterError | undefined>((resolve) => {
+    settle = resolve;
+  });
   const handle = cluster.watch(query, {
-    event: (event) => { events.push(event); },
-    closed: (error) => { calls += 1; settle(error); },
+    event: (event) => {
+      events.push(event);
+    },
+    closed: (error) => {
+      calls += 1;
+      settle(error);
+    },
   });
   return {
-    events, closed, closedCalls: () => calls,
+    events,
+    closed,
+    closedCalls: () => calls,
     stop: () => handle.stop(),
-    objectEvents: () => events.filter((e): e is Extract<WatchEvent, { readonly object: Resource }> => e.type !== 'BOOKMARK'),
+    objectEvents: () =>
+      events.filter((e): e is Extract<WatchEvent, { readonly object: Resource }> => e.type !== 'BOOKMARK'),
   };
 };
 
-export const configMap = (namespace: string, name: string, data: Record<string, string> = {}, labels?: Record<string, string>): Resource => ({
-  apiVersion: 'v1', kind: 'ConfigMap',
+export const configMap = (
+  namespace: string,
+  name: string,
+  data: Record<string, string> = {},
+  labels?: Record<string, string>,
+): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
   metadata: { name, namespace, ...(labels === undefined ? {} : { labels }) },
   data,
 });
@@ -95,11 +114,24 @@ export const contractGroup = 'contract.kreconcile.io';
 export const widgetApiVersion = `${contractGroup}/v1`;
 
 export const widget = (namespace: string, name: string, spec: JsonObject, metadata: JsonObject = {}): Resource => ({
-  apiVersion: widgetApiVersion, kind: 'Widget', metadata: { ...metadata, name, namespace }, spec,
+  apiVersion: widgetApiVersion,
+  kind: 'Widget',
+  metadata: { ...metadata, name, namespace },
+  spec,
 });
 
-export const widgetRef = (namespace: string, name: string) => ({ apiVersion: widgetApiVersion, kind: 'Widget', namespace, name });
-export const configMapRef = (namespace: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+export const widgetRef = (namespace: string, name: string) => ({
+  apiVersion: widgetApiVersion,
+  kind: 'Widget',
+  namespace,
+  name,
+});
+export const configMapRef = (namespace: string, name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace,
+  name,
+});
 
 const preserve = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
@@ -115,19 +147,23 @@ export const widgetCrd: Resource = {
     group: contractGroup,
     scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{
-      name: 'v1', served: true, storage: true,
-      subresources: { status: {} },
-      schema: {
-        openAPIV3Schema: {
-          type: 'object',
-          properties: {
-            spec: { ...preserve, properties: { tier: { type: 'string', default: 'standard' } } },
-            status: preserve,
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { ...preserve, properties: { tier: { type: 'string', default: 'standard' } } },
+              status: preserve,
+            },
           },
         },
       },
-    }],
+    ],
   },
 };
 
@@ -139,7 +175,12 @@ export const gadgetCrd = (suffix: string): Resource => ({
   spec: {
     group: contractGroup,
     scope: 'Cluster',
-    names: { plural: `gadget${suffix}s`, singular: `gadget${suffix}`, kind: `Gadget${suffix}`, listKind: `Gadget${suffix}List` },
+    names: {
+      plural: `gadget${suffix}s`,
+      singular: `gadget${suffix}`,
+      kind: `Gadget${suffix}`,
+      listKind: `Gadget${suffix}List`,
+    },
     versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: preserve } }],
   },
 });
@@ -147,11 +188,20 @@ export const gadgetCrd = (suffix: string): Resource => ({
 /** Creates a CRD (reusing one left by an earlier run) and waits until its kind is served. */
 export const ensureServed = async (cluster: Cluster, crd: Resource, namespace?: string): Promise<void> => {
   const created = await cluster.create(crd)();
-  if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') throw new Error(`creating ${crd.metadata.name}: ${showClusterError(created.left)}`);
+  if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
+    throw new Error(`creating ${crd.metadata.name}: ${showClusterError(created.left)}`);
   const spec = crd.spec as { group: string; names: { kind: string }; versions: ReadonlyArray<{ name: string }> };
   const apiVersion = `${spec.group}/${spec.versions[0]?.name ?? 'v1'}`;
-  await eventually(async () => {
-    const listed = await cluster.list({ apiVersion, kind: spec.names.kind, ...(namespace === undefined ? {} : { namespace }) })();
-    if (E.isLeft(listed)) throw new Error(`${spec.names.kind} not served yet: ${showClusterError(listed.left)}`);
-  }, 60_000, 100);
+  await eventually(
+    async () => {
+      const listed = await cluster.list({
+        apiVersion,
+        kind: spec.names.kind,
+        ...(namespace === undefined ? {} : { namespace }),
+      })();
+      if (E.isLeft(listed)) throw new Error(`${spec.names.kind} not served yet: ${showClusterError(listed.left)}`);
+    },
+    60_000,
+    100,
+  );
 };

@@ -1,7 +1,15 @@
 /** Contract: watch streams — from a resourceVersion, from now with initial state, selector transitions, 410 Gone, stop. */
 import { expect, it } from 'vitest';
 import {
-  asNumber, configMap, configMapRef, eventually, must, recordWatch, unique, widgetApiVersion, type ContractEnv,
+  asNumber,
+  configMap,
+  configMapRef,
+  eventually,
+  must,
+  recordWatch,
+  unique,
+  widgetApiVersion,
+  type ContractEnv,
 } from './contract-support.js';
 
 export const watchContract = (env: () => ContractEnv): void => {
@@ -23,7 +31,9 @@ export const watchContract = (env: () => ContractEnv): void => {
       const versions = events.map((e) => asNumber(e.object.metadata.resourceVersion));
       expect([...versions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(versions);
       expect(new Set(versions).size).toBe(3);
-      watch.events.filter((e) => e.type === 'BOOKMARK').forEach((e) => expect(e.type === 'BOOKMARK' && asNumber(e.resourceVersion)).toBeTruthy());
+      watch.events
+        .filter((e) => e.type === 'BOOKMARK')
+        .forEach((e) => expect(e.type === 'BOOKMARK' && asNumber(e.resourceVersion)).toBeTruthy());
     } finally {
       watch.stop();
     }
@@ -34,9 +44,21 @@ export const watchContract = (env: () => ContractEnv): void => {
     const label = unique('initial');
     const names = [unique('cm'), unique('cm')].sort();
     for (const name of names) await must(cluster.create(configMap(namespace, name, {}, { initial: label })));
-    const watch = recordWatch(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `initial=${label}` });
+    const watch = recordWatch(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      labelSelector: `initial=${label}`,
+    });
     try {
-      await eventually(() => expect(watch.objectEvents().map((e) => [e.type, e.object.metadata.name]).sort()).toEqual(names.map((n) => ['ADDED', n])));
+      await eventually(() =>
+        expect(
+          watch
+            .objectEvents()
+            .map((e) => [e.type, e.object.metadata.name])
+            .sort(),
+        ).toEqual(names.map((n) => ['ADDED', n])),
+      );
       const later = unique('cm');
       await must(cluster.create(configMap(namespace, later, {}, { initial: label })));
       await eventually(() => expect(watch.objectEvents().at(-1)?.object.metadata.name).toBe(later));
@@ -51,7 +73,13 @@ export const watchContract = (env: () => ContractEnv): void => {
     const name = unique('cm');
     const ref = configMapRef(namespace, name);
     const list = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }));
-    const watch = recordWatch(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `${label}=on`, resourceVersion: list.resourceVersion });
+    const watch = recordWatch(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      labelSelector: `${label}=on`,
+      resourceVersion: list.resourceVersion,
+    });
     try {
       await must(cluster.create(configMap(namespace, name, {}, { [label]: 'off' })));
       await must(cluster.patch(ref, { type: 'merge', body: { metadata: { labels: { [label]: 'on' } } } }));
@@ -69,7 +97,12 @@ export const watchContract = (env: () => ContractEnv): void => {
     // built-in kind's cache starts at boot (resourceVersion ~1), so `1` is NOT too old there: the
     // server replays the kind's history from etcd (until compaction, every 5 min). A custom
     // resource's cache starts when its CRD is established, so `1` predates it: 410 Expired.
-    const watch = recordWatch(cluster, { apiVersion: widgetApiVersion, kind: 'Widget', namespace, resourceVersion: '1' });
+    const watch = recordWatch(cluster, {
+      apiVersion: widgetApiVersion,
+      kind: 'Widget',
+      namespace,
+      resourceVersion: '1',
+    });
     const reason = await watch.closed;
     expect(reason?._tag).toBe('Gone');
     expect(reason?.code).toBe(410);

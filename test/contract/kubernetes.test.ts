@@ -13,7 +13,10 @@ if (env.available) {
     const cluster = connect(env);
     const { namespace, cleanup } = await freshNamespace(cluster, 'kr-contract');
     // the suite's namespace is really there before any contract test runs in it
-    expect((await cluster.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })())).toMatchObject({ _tag: 'Right', right: { _tag: 'Some' } });
+    expect(await cluster.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })()).toMatchObject({
+      _tag: 'Right',
+      right: { _tag: 'Some' },
+    });
     // Garbage collection of ownerReferences needs kube-controller-manager.
     return { cluster, namespace, cleanup, gc: env.controllerManager };
   });

@@ -18,5 +18,12 @@ describeClusterContract('memory adapter over HTTP (client-node → loopback endp
   if (created._tag === 'Left') throw new Error(created.left.message);
   // the suite's namespace is really there, in the memory cluster behind the endpoint
   expect(memory.objects().some((o) => o.kind === 'Namespace' && o.metadata.name === namespace)).toBe(true);
-  return { cluster, namespace, gc: true, cleanup: async () => { await served.close(); } };
+  return {
+    cluster,
+    namespace,
+    gc: true,
+    cleanup: async () => {
+      await served.close();
+    },
+  };
 });

@@ -9,6 +9,16 @@ describeClusterContract('memory adapter', async () => {
   const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })();
   if (created._tag === 'Left') throw new Error(created.left.message);
   // the suite's namespace is really there before any contract test runs in it
-  expect((await cluster.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })())).toMatchObject({ _tag: 'Right', right: { _tag: 'Some' } });
-  return { cluster, namespace, gc: true, cleanup: async () => { await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace })(); } };
+  expect(await cluster.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })()).toMatchObject({
+    _tag: 'Right',
+    right: { _tag: 'Some' },
+  });
+  return {
+    cluster,
+    namespace,
+    gc: true,
+    cleanup: async () => {
+      await cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace })();
+    },
+  };
 });

@@ -5,9 +5,19 @@
  */
 import { isJsonArray, isJsonObject, objectFromEntries, type JsonValue } from '../../core/json/json.js';
 
-const dropped = new Set(['uid', 'creationTimestamp', 'resourceVersion', 'managedFields', 'lastTransitionTime', 'lastPhaseTransitionTime']);
+const dropped = new Set([
+  'uid',
+  'creationTimestamp',
+  'resourceVersion',
+  'managedFields',
+  'lastTransitionTime',
+  'lastPhaseTransitionTime',
+]);
 const placeholders: Readonly<Record<string, string>> = {
-  clusterIP: '<allocated>', nodePort: '<allocated>', 'batch.kubernetes.io/controller-uid': '<uid>', 'controller-uid': '<uid>',
+  clusterIP: '<allocated>',
+  nodePort: '<allocated>',
+  'batch.kubernetes.io/controller-uid': '<uid>',
+  'controller-uid': '<uid>',
 };
 
 const placeholder = (key: string, value: JsonValue): JsonValue => {
@@ -19,9 +29,12 @@ const placeholder = (key: string, value: JsonValue): JsonValue => {
 export const normalize = (value: JsonValue, namespace: string): JsonValue => {
   if (isJsonArray(value)) return value.map((item) => normalize(item, namespace));
   if (isJsonObject(value)) {
-    return objectFromEntries(Object.keys(value).sort()
-      .filter((key) => !dropped.has(key))
-      .map((key) => [key, normalize(placeholder(key, value[key] ?? null), namespace)] as const));
+    return objectFromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((key) => !dropped.has(key))
+        .map((key) => [key, normalize(placeholder(key, value[key] ?? null), namespace)] as const),
+    );
   }
   return value === namespace ? '<namespace>' : value;
 };

@@ -1,9 +1,17 @@
 /** Default observer schemas (SPEC section 3) and the mangled schema's order. */
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
-import { generateDefaultObserverSchema, validateObserverSchema, type ObserverSchema, type Resource } from '../../core/index.js';
+import {
+  generateDefaultObserverSchema,
+  validateObserverSchema,
+  type ObserverSchema,
+  type Resource,
+} from '../../core/index.js';
 
-const control = (min: number, max: number) => ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max });
+const control = (min: number, max: number) => ({
+  observer_schema_list_min_length: min,
+  observer_schema_list_max_length: max,
+});
 
 const deployment: Resource = {
   apiVersion: 'apps/v1',
@@ -24,23 +32,25 @@ const deployment: Resource = {
 
 describe('generateDefaultObserverSchema', () => {
   it('observes every field written, nothing else; lists get m = M = length; namespace becomes null', () => {
-    expect(generateDefaultObserverSchema({ manifest: [deployment], observerSchema: undefined })).toEqual([{
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: null, labels: { 'app.kubernetes.io/name': null } },
-      spec: {
-        replicas: null,
-        template: {
-          spec: {
-            containers: [
-              { name: null, image: null, ports: [{ containerPort: null }, control(1, 1)], env: [control(0, 0)] },
-              { name: null, image: null, args: null },
-              control(2, 2),
-            ],
+    expect(generateDefaultObserverSchema({ manifest: [deployment], observerSchema: undefined })).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: null, labels: { 'app.kubernetes.io/name': null } },
+        spec: {
+          replicas: null,
+          template: {
+            spec: {
+              containers: [
+                { name: null, image: null, ports: [{ containerPort: null }, control(1, 1)], env: [control(0, 0)] },
+                { name: null, image: null, args: null },
+                control(2, 2),
+              ],
+            },
           },
         },
       },
-    }]);
+    ]);
   });
 
   it('generates schemas that pass validation', () => {
@@ -49,32 +59,55 @@ describe('generateDefaultObserverSchema', () => {
   });
 
   it('an empty list gets {m: 0, M: 0}: nothing about it is enforced', () => {
-    const [schema] = generateDefaultObserverSchema({ manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { list: [] } } as unknown as Resource], observerSchema: [] });
+    const [schema] = generateDefaultObserverSchema({
+      manifest: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { list: [] } } as unknown as Resource,
+      ],
+      observerSchema: [],
+    });
     expect(schema?.data).toEqual({ list: [control(0, 0)] });
   });
 
   it('a LoadBalancer Service also observes status.loadBalancer.ingress (camelCase)', () => {
-    const service: Resource = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } };
+    const service: Resource = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+    };
     const [schema] = generateDefaultObserverSchema({ manifest: [service], observerSchema: [] });
     expect(schema).toEqual({
-      apiVersion: 'v1', kind: 'Service', metadata: { name: 's' },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
       spec: { type: null, ports: [{ port: null }, control(1, 1)] },
       status: { loadBalancer: { ingress: null } },
     });
   });
 
   it('merges the LoadBalancer status into a status written in the manifest', () => {
-    const service: Resource = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'LoadBalancer' }, status: { loadBalancer: { other: 1 }, phase: 'x' } };
+    const service: Resource = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { type: 'LoadBalancer' },
+      status: { loadBalancer: { other: 1 }, phase: 'x' },
+    };
     const [schema] = generateDefaultObserverSchema({ manifest: [service], observerSchema: [] });
     expect(schema?.status).toEqual({ loadBalancer: { other: null, ingress: null }, phase: null });
   });
 
   it('a ClusterIP Service observes no status', () => {
-    const service: Resource = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'ClusterIP' } };
+    const service: Resource = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { type: 'ClusterIP' },
+    };
     expect(generateDefaultObserverSchema({ manifest: [service], observerSchema: [] })[0]?.status).toBeUndefined();
   });
 
-  it('custom schemas first in the user\'s order, then generated ones in manifest order; no default for a covered resource', () => {
+  it("custom schemas first in the user's order, then generated ones in manifest order; no default for a covered resource", () => {
     const a: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { x: '1' } };
     const b: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' }, data: { y: '2' } };
     const c: Resource = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'c' } };
@@ -88,8 +121,18 @@ describe('generateDefaultObserverSchema', () => {
   });
 
   it('keys with `/` and `~` are observed as written', () => {
-    const resource: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { 'a~b/c': 'x' } }, data: { 'x/y': '1' } };
+    const resource: Resource = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', annotations: { 'a~b/c': 'x' } },
+      data: { 'x/y': '1' },
+    };
     const [schema] = generateDefaultObserverSchema({ manifest: [resource], observerSchema: [] });
-    expect(schema).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { 'a~b/c': null } }, data: { 'x/y': null } });
+    expect(schema).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', annotations: { 'a~b/c': null } },
+      data: { 'x/y': null },
+    });
   });
 });

@@ -2,16 +2,31 @@
 import { applyPatch, type Operation } from 'fast-json-patch';
 import { applyMerge } from '../../adapters/memory/apply-merge.js';
 import {
-  builtinScopes, FINALIZER, refKey, refOf,
-  type Action, type Application, type ApplicationSpec, type ApplicationStatus, type JsonObject, type JsonValue,
-  type Plan, type Resource, type ScopeTable, type TenancyPolicy,
+  builtinScopes,
+  FINALIZER,
+  refKey,
+  refOf,
+  type Action,
+  type Application,
+  type ApplicationSpec,
+  type ApplicationStatus,
+  type JsonObject,
+  type JsonValue,
+  type Plan,
+  type Resource,
+  type ScopeTable,
+  type TenancyPolicy,
 } from '../../core/index.js';
 
 /**
  * A tenancy policy allowing every destination and cluster-scoped kind, explicitly: for tests of the
  * planner's laws that place children anywhere (tenancy itself is tested in tenancy.test.ts).
  */
-export const OPEN_TENANCY: TenancyPolicy = { destinations: [{ from: '*', to: ['*'] }], clusterKinds: [{ from: '*', kinds: ['*'] }], adoption: 'destinations' };
+export const OPEN_TENANCY: TenancyPolicy = {
+  destinations: [{ from: '*', to: ['*'] }],
+  clusterKinds: [{ from: '*', kinds: ['*'] }],
+  adoption: 'destinations',
+};
 
 /** Built-in kinds plus the custom kinds of the worked example and of the arbitraries. */
 export const scopes: ScopeTable = new Map([
@@ -63,11 +78,20 @@ export const marked = (resource: Resource, owner = OWNER_MARK): Resource => ({
 /** What the API server adds to an object on create: uid, resourceVersion, managedFields, status. */
 export const served = (body: Resource, index = 0): Resource => ({
   ...body,
-  metadata: { ...body.metadata, uid: `uid-${index}`, resourceVersion: String(100 + index), creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{ manager: 'kreconcile', operation: 'Update' }] },
+  metadata: {
+    ...body.metadata,
+    uid: `uid-${index}`,
+    resourceVersion: String(100 + index),
+    creationTimestamp: '2024-01-01T00:00:00Z',
+    managedFields: [{ manager: 'kreconcile', operation: 'Update' }],
+  },
   status: { observedGeneration: 1, phase: 'Active' },
 });
 
-export const actionsOf = <T extends Action['type']>(result: Plan, type: T): ReadonlyArray<Extract<Action, { type: T }>> =>
+export const actionsOf = <T extends Action['type']>(
+  result: Plan,
+  type: T,
+): ReadonlyArray<Extract<Action, { type: T }>> =>
   result.actions.filter((action): action is Extract<Action, { type: T }> => action.type === type);
 
 export const writes = (result: Plan): ReadonlyArray<Action> =>
@@ -95,9 +119,14 @@ export const execute = (
         if (index < 0) throw new Error(`patch of a missing object ${key}`);
         const document = structuredClone(objects[index]) as Resource;
         // Server-side apply as the memory API server approximates it (merge, lists by name; no field ownership).
-        const patched = action.serverSideApply === undefined
-          ? applyPatch(document, structuredClone(action.patch) as Operation[], true, false).newDocument
-          : applyMerge(applyPatch(document, structuredClone(action.serverSideApply.beforeApply) as Operation[], true, false).newDocument, structuredClone(action.serverSideApply.body)) as Resource;
+        const patched =
+          action.serverSideApply === undefined
+            ? applyPatch(document, structuredClone(action.patch) as Operation[], true, false).newDocument
+            : (applyMerge(
+                applyPatch(document, structuredClone(action.serverSideApply.beforeApply) as Operation[], true, false)
+                  .newDocument,
+                structuredClone(action.serverSideApply.body),
+              ) as Resource);
         return objects.map((object, i) => (i === index ? patched : object));
       }
       case 'delete':

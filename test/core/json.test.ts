@@ -1,7 +1,17 @@
 /** JSON helpers and paths: equality, own-property semantics, readable paths and RFC 6901 pointers. */
 import { describe, it, expect } from 'vitest';
 import {
-  escapePointerToken, fromPointer, getIn, getOwn, jsonEqual, objectFromEntries, showPath, toPointer, unescapePointerToken, withKey, withoutKey,
+  escapePointerToken,
+  fromPointer,
+  getIn,
+  getOwn,
+  jsonEqual,
+  objectFromEntries,
+  showPath,
+  toPointer,
+  unescapePointerToken,
+  withKey,
+  withoutKey,
 } from '../../core/index.js';
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -30,8 +40,12 @@ describe('JSON Pointer (RFC 6901)', () => {
 
 describe('showPath', () => {
   it('writes identifiers with dots, positions in brackets, odd keys quoted', () => {
-    expect(showPath(['spec', 'template', 'spec', 'containers', 0, 'image'])).toBe('spec.template.spec.containers[0].image');
-    expect(showPath(['metadata', 'labels', 'app.kubernetes.io/name'])).toBe('metadata.labels["app.kubernetes.io/name"]');
+    expect(showPath(['spec', 'template', 'spec', 'containers', 0, 'image'])).toBe(
+      'spec.template.spec.containers[0].image',
+    );
+    expect(showPath(['metadata', 'labels', 'app.kubernetes.io/name'])).toBe(
+      'metadata.labels["app.kubernetes.io/name"]',
+    );
     expect(showPath([0, 'spec'], 'spec.observerSchema')).toBe('spec.observerSchema[0].spec');
     expect(showPath(['clusterIP'])).toBe('clusterIP');
   });
@@ -50,7 +64,10 @@ describe('jsonEqual', () => {
 
 describe('own-property semantics', () => {
   it('keeps "__proto__" as data and never touches Object.prototype', () => {
-    const object = objectFromEntries([['__proto__', { polluted: true }], ['a', 1]]);
+    const object = objectFromEntries([
+      ['__proto__', { polluted: true }],
+      ['a', 1],
+    ]);
     expect(Object.keys(object)).toEqual(['__proto__', 'a']);
     expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -82,8 +99,15 @@ describe('own-property semantics', () => {
 
   it('withKey replaces in place (order kept) or appends; withoutKey removes; inputs untouched', () => {
     const object = Object.freeze({ a: 1, b: 2 });
-    expect(Object.entries(withKey(object, 'a', 3))).toEqual([['a', 3], ['b', 2]]);
-    expect(Object.entries(withKey(object, 'c', 3))).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+    expect(Object.entries(withKey(object, 'a', 3))).toEqual([
+      ['a', 3],
+      ['b', 2],
+    ]);
+    expect(Object.entries(withKey(object, 'c', 3))).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     expect(withoutKey(object, 'a')).toEqual({ b: 2 });
     expect(object).toEqual({ a: 1, b: 2 });
   });

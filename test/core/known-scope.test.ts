@@ -5,13 +5,24 @@ import { knownScope } from '../../core/manifest/identity.js';
 import { application, marked, served } from './fixtures.js';
 
 const widget = (namespace?: string): Resource =>
-  ({ apiVersion: 'toys.example/v1', kind: 'Widget', metadata: { name: 'w', ...(namespace === undefined ? {} : { namespace }) }, spec: { size: 1 } } as Resource);
+  ({
+    apiVersion: 'toys.example/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', ...(namespace === undefined ? {} : { namespace }) },
+    spec: { size: 1 },
+  }) as Resource;
 
 describe('knownScope', () => {
   it('answers as scopeOf, the first time and every later time', () => {
-    const asked = [['apps/v1', 'Deployment'], ['v1', 'Namespace'], ['toys.example/v1', 'Widget'], ['apps/v2', 'Deployment']] as const;
+    const asked = [
+      ['apps/v1', 'Deployment'],
+      ['v1', 'Namespace'],
+      ['toys.example/v1', 'Widget'],
+      ['apps/v2', 'Deployment'],
+    ] as const;
     for (let round = 0; round < 2; round++) {
-      for (const [apiVersion, kind] of asked) expect(knownScope(builtinScopes, apiVersion, kind)).toBe(scopeOf(builtinScopes, { apiVersion, kind }));
+      for (const [apiVersion, kind] of asked)
+        expect(knownScope(builtinScopes, apiVersion, kind)).toBe(scopeOf(builtinScopes, { apiVersion, kind }));
     }
     expect(knownScope(builtinScopes, 'v1', 'Namespace')).toBe('Cluster');
     expect(knownScope(builtinScopes, 'toys.example/v1', 'Widget')).toBeUndefined();
@@ -28,9 +39,19 @@ describe('knownScope', () => {
 describe('plan: scopes learned from the live snapshot', () => {
   it('a kind the table lacks is known once a live object of it is read (namespaced: it has a namespace)', () => {
     const desired = widget();
-    const unknown = plan({ application: application({ manifest: [desired] }), live: [], scopes: builtinScopes, now: 'now' });
+    const unknown = plan({
+      application: application({ manifest: [desired] }),
+      live: [],
+      scopes: builtinScopes,
+      now: 'now',
+    });
     expect(unknown.status.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('UnknownKind');
-    const learned = plan({ application: application({ manifest: [desired] }), live: [served(marked(widget('default')))], scopes: builtinScopes, now: 'now' });
+    const learned = plan({
+      application: application({ manifest: [desired] }),
+      live: [served(marked(widget('default')))],
+      scopes: builtinScopes,
+      now: 'now',
+    });
     expect(learned.status.conditions?.find((c) => c.type === 'Ready')?.reason).not.toBe('UnknownKind');
     expect(learned.summary).toMatchObject({ create: 0, patch: 0, delete: 0, conflict: 0 });
   });

@@ -1,12 +1,21 @@
 /** The desired state: `updateLastAppliedManifestFromSpec` (step 3) and `updateLastAppliedManifestFromResponse` (step 7). */
 import { describe, it, expect } from 'vitest';
-import { updateLastAppliedManifestFromResponse, updateLastAppliedManifestFromSpec, type ObserverSchema, type Resource } from '../../core/index.js';
+import {
+  updateLastAppliedManifestFromResponse,
+  updateLastAppliedManifestFromSpec,
+  type ObserverSchema,
+  type Resource,
+} from '../../core/index.js';
 
-const control = (min: number, max: number) => ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max });
+const control = (min: number, max: number) => ({
+  observer_schema_list_min_length: min,
+  observer_schema_list_max_length: max,
+});
 
 const head = { apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } } as const;
-const widget = (spec: object): Resource => ({ ...head, spec } as Resource);
-const schema = (spec: object): ObserverSchema => ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec } as ObserverSchema);
+const widget = (spec: object): Resource => ({ ...head, spec }) as Resource;
+const schema = (spec: object): ObserverSchema =>
+  ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec }) as ObserverSchema;
 
 const fromSpec = (manifest: object, observed: object, earlier: object | undefined) =>
   updateLastAppliedManifestFromSpec({
@@ -28,7 +37,10 @@ describe('updateLastAppliedManifestFromSpec', () => {
   });
 
   it('keeps learned values of observed keys the spec does not set', () => {
-    expect(fromSpec({ a: 1 }, { a: null, clusterIP: null }, { a: 1, clusterIP: '10.0.0.1' })).toEqual({ a: 1, clusterIP: '10.0.0.1' });
+    expect(fromSpec({ a: 1 }, { a: null, clusterIP: null }, { a: 1, clusterIP: '10.0.0.1' })).toEqual({
+      a: 1,
+      clusterIP: '10.0.0.1',
+    });
   });
 
   it('spec values win over learned ones', () => {
@@ -40,8 +52,12 @@ describe('updateLastAppliedManifestFromSpec', () => {
   });
 
   it('walks dicts by key and lists by position; learned trailing positions are kept if observed', () => {
-    const observed = { ports: [{ port: null, nodePort: null }, { port: null, nodePort: null }, { nodePort: null }, control(0, 0)] };
-    const earlier = { ports: [{ port: 80, nodePort: 30080 }, { port: 443, nodePort: 30443 }, { nodePort: 1 }, { nodePort: 2 }] };
+    const observed = {
+      ports: [{ port: null, nodePort: null }, { port: null, nodePort: null }, { nodePort: null }, control(0, 0)],
+    };
+    const earlier = {
+      ports: [{ port: 80, nodePort: 30080 }, { port: 443, nodePort: 30443 }, { nodePort: 1 }, { nodePort: 2 }],
+    };
     expect(fromSpec({ ports: [{ port: 8080 }] }, observed, earlier)).toEqual({
       ports: [{ port: 8080, nodePort: 30080 }, { port: 443, nodePort: 30443 }, { nodePort: 1 }],
     });
@@ -55,7 +71,10 @@ describe('updateLastAppliedManifestFromSpec', () => {
     const result = updateLastAppliedManifestFromSpec({
       manifest: [{ ...head, metadata: { name: 'w', namespace: 'other' }, spec: { a: 1 } } as Resource],
       mangledObserverSchema: [schema({ a: null, learned: null })],
-      lastAppliedManifest: [widget({ a: 1, learned: 'x' }), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gone' } }],
+      lastAppliedManifest: [
+        widget({ a: 1, learned: 'x' }),
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gone' } },
+      ],
       namespace: 'default',
     });
     expect(result).toEqual([{ ...head, metadata: { name: 'w', namespace: 'other' }, spec: { a: 1 } }]);
@@ -75,11 +94,16 @@ describe('updateLastAppliedManifestFromSpec', () => {
 describe('updateLastAppliedManifestFromResponse', () => {
   it('fills observed keys not yet known, from keys looked up as written (camelCase, `/`)', () => {
     const observed = { clusterIP: null, loadBalancerIP: null, selector: { 'app.kubernetes.io/name': null } };
-    expect(fromResponse({ selector: {} }, observed, { clusterIP: '10.0.0.1', cluster_ip: 'snake', selector: { 'app.kubernetes.io/name': 'web' } }))
-      .toEqual({ selector: { 'app.kubernetes.io/name': 'web' }, clusterIP: '10.0.0.1' });
+    expect(
+      fromResponse({ selector: {} }, observed, {
+        clusterIP: '10.0.0.1',
+        cluster_ip: 'snake',
+        selector: { 'app.kubernetes.io/name': 'web' },
+      }),
+    ).toEqual({ selector: { 'app.kubernetes.io/name': 'web' }, clusterIP: '10.0.0.1' });
   });
 
-  it('never overwrites a known value: the user\'s input prevails', () => {
+  it("never overwrites a known value: the user's input prevails", () => {
     expect(fromResponse({ replicas: 3 }, { replicas: null }, { replicas: 1 })).toEqual({ replicas: 3 });
   });
 
@@ -99,7 +123,9 @@ describe('updateLastAppliedManifestFromResponse', () => {
     const observed = { rythms: [null, null, control(0, 0)] };
     expect(fromResponse({}, observed, { rythms: ['waltz', 'tango', 'polka'] })).toEqual({ rythms: ['waltz', 'tango'] });
     expect(fromResponse({}, observed, { rythms: ['waltz'] })).toEqual({ rythms: ['waltz'] });
-    expect(fromResponse({ rythms: ['rock'] }, observed, { rythms: ['waltz', 'tango'] })).toEqual({ rythms: ['rock', 'tango'] });
+    expect(fromResponse({ rythms: ['rock'] }, observed, { rythms: ['waltz', 'tango'] })).toEqual({
+      rythms: ['rock', 'tango'],
+    });
   });
 
   it('lists: an unknown position stops learning (positions are meaningful)', () => {
@@ -107,30 +133,62 @@ describe('updateLastAppliedManifestFromResponse', () => {
   });
 
   it('nested lists of objects: unknown fields of known elements are learned', () => {
-    const observed = { containers: [{ name: null, image: null, ports: [{ containerPort: null, protocol: null }, control(1, 1)] }, control(1, 1)] };
+    const observed = {
+      containers: [
+        { name: null, image: null, ports: [{ containerPort: null, protocol: null }, control(1, 1)] },
+        control(1, 1),
+      ],
+    };
     const desired = { containers: [{ name: 'web', ports: [{ containerPort: 80 }] }] };
-    const response = { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080, protocol: 'TCP' }] }] };
-    expect(fromResponse(desired, observed, response)).toEqual({ containers: [{ name: 'web', ports: [{ containerPort: 80, protocol: 'TCP' }], image: 'nginx' }] });
+    const response = {
+      containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080, protocol: 'TCP' }] }],
+    };
+    expect(fromResponse(desired, observed, response)).toEqual({
+      containers: [{ name: 'web', ports: [{ containerPort: 80, protocol: 'TCP' }], image: 'nginx' }],
+    });
   });
 
   it('a response of another shape than desired teaches nothing there', () => {
-    expect(fromResponse({ list: ['a'] }, { list: [null, null, control(0, 0)] }, { list: 'x' })).toEqual({ list: ['a'] });
+    expect(fromResponse({ list: ['a'] }, { list: [null, null, control(0, 0)] }, { list: 'x' })).toEqual({
+      list: ['a'],
+    });
   });
 
   it('a response for an unknown resource, or one without schema, changes nothing', () => {
     const lastApplied = [widget({ a: 1 })];
     const other = { ...widget({ a: 2, b: 3 }), metadata: { name: 'other', namespace: 'default' } } as Resource;
-    expect(updateLastAppliedManifestFromResponse({ lastAppliedManifest: lastApplied, mangledObserverSchema: [schema({ a: null, b: null })], response: other })).toEqual(lastApplied);
-    expect(updateLastAppliedManifestFromResponse({ lastAppliedManifest: lastApplied, mangledObserverSchema: [], response: widget({ b: 3 }) })).toEqual(lastApplied);
+    expect(
+      updateLastAppliedManifestFromResponse({
+        lastAppliedManifest: lastApplied,
+        mangledObserverSchema: [schema({ a: null, b: null })],
+        response: other,
+      }),
+    ).toEqual(lastApplied);
+    expect(
+      updateLastAppliedManifestFromResponse({
+        lastAppliedManifest: lastApplied,
+        mangledObserverSchema: [],
+        response: widget({ b: 3 }),
+      }),
+    ).toEqual(lastApplied);
   });
 
   it('a response from another namespace is another resource', () => {
     const lastApplied = [widget({ a: 1 })];
     const elsewhere = { ...widget({ b: 3 }), metadata: { name: 'w', namespace: 'other' } } as Resource;
-    expect(updateLastAppliedManifestFromResponse({ lastAppliedManifest: lastApplied, mangledObserverSchema: [schema({ a: null, b: null })], response: elsewhere, namespace: 'default' })).toEqual(lastApplied);
+    expect(
+      updateLastAppliedManifestFromResponse({
+        lastAppliedManifest: lastApplied,
+        mangledObserverSchema: [schema({ a: null, b: null })],
+        response: elsewhere,
+        namespace: 'default',
+      }),
+    ).toEqual(lastApplied);
   });
 
   it('missing keys in the response are not errors', () => {
-    expect(fromResponse({ a: 1 }, { a: null, deep: { deeper: { x: null } }, list: [null, control(1, 1)] }, {})).toEqual({ a: 1 });
+    expect(fromResponse({ a: 1 }, { a: null, deep: { deeper: { x: null } }, list: [null, control(1, 1)] }, {})).toEqual(
+      { a: 1 },
+    );
   });
 });

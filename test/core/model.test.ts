@@ -2,13 +2,26 @@
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  builtinScopes, conditionsFor, decodeApplication, identityOf, installRank, sameResource, scopesFromDiscovery, showIssue,
-  withCrdScopes, withLiveScopes, type Condition, type Resource,
+  builtinScopes,
+  conditionsFor,
+  decodeApplication,
+  identityOf,
+  installRank,
+  sameResource,
+  scopesFromDiscovery,
+  showIssue,
+  withCrdScopes,
+  withLiveScopes,
+  type Condition,
+  type Resource,
 } from '../../core/index.js';
 
 const application = (extra: object = {}) => ({
-  apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'app', namespace: 'default' },
-  spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }] }, ...extra,
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'app', namespace: 'default' },
+  spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }] },
+  ...extra,
 });
 
 const issues = (input: unknown) => {
@@ -23,13 +36,24 @@ describe('decodeApplication', () => {
   });
 
   it('names the JSON path of each problem, list positions included', () => {
-    const bad = application({ spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, { apiVersion: 'v1', kind: '', metadata: { name: 'x' } }] } });
+    const bad = application({
+      spec: {
+        manifest: [
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } },
+          { apiVersion: 'v1', kind: '', metadata: { name: 'x' } },
+        ],
+      },
+    });
     expect(issues(bad)).toEqual(['spec.manifest[1].kind: expected non-empty string, got string ""']);
   });
 
   it('checks the metadata fields plan reads (finalizers, uid, deletionTimestamp)', () => {
     const bad = application({ metadata: { name: 'app', finalizers: 5, uid: 7, deletionTimestamp: false } });
-    expect(issues(bad).map((issue) => issue.split(':')[0])).toEqual(['metadata.uid', 'metadata.finalizers', 'metadata.deletionTimestamp']);
+    expect(issues(bad).map((issue) => issue.split(':')[0])).toEqual([
+      'metadata.uid',
+      'metadata.finalizers',
+      'metadata.deletionTimestamp',
+    ]);
   });
 
   it('rejects another kind, and anything that is not an object', () => {
@@ -47,17 +71,52 @@ describe('conditionsFor', () => {
   ];
 
   it('moves lastTransitionTime only for conditions whose status changes', () => {
-    const next = conditionsFor({ verdict: { _tag: 'Stalled', reason: 'Forbidden', message: 'no' }, previous, now: 't1', generation: 4 });
+    const next = conditionsFor({
+      verdict: { _tag: 'Stalled', reason: 'Forbidden', message: 'no' },
+      previous,
+      now: 't1',
+      generation: 4,
+    });
     expect(next).toEqual([
-      { type: 'Ready', status: 'False', reason: 'Forbidden', message: 'no', lastTransitionTime: 't1', observedGeneration: 4 },
-      { type: 'Reconciling', status: 'False', reason: 'Forbidden', message: '', lastTransitionTime: 't0', observedGeneration: 4 },
-      { type: 'Stalled', status: 'True', reason: 'Forbidden', message: 'no', lastTransitionTime: 't1', observedGeneration: 4 },
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Forbidden',
+        message: 'no',
+        lastTransitionTime: 't1',
+        observedGeneration: 4,
+      },
+      {
+        type: 'Reconciling',
+        status: 'False',
+        reason: 'Forbidden',
+        message: '',
+        lastTransitionTime: 't0',
+        observedGeneration: 4,
+      },
+      {
+        type: 'Stalled',
+        status: 'True',
+        reason: 'Forbidden',
+        message: 'no',
+        lastTransitionTime: 't1',
+        observedGeneration: 4,
+      },
     ]);
   });
 
   it('keeps every time when the verdict is the same; the reason and message may change', () => {
-    const next = conditionsFor({ verdict: { _tag: 'Ready', message: 'still ok' }, previous, now: 't1', generation: undefined });
-    expect(next.map((c) => [c.lastTransitionTime, c.message, c.observedGeneration])).toEqual([['t0', 'still ok', undefined], ['t0', '', undefined], ['t0', '', undefined]]);
+    const next = conditionsFor({
+      verdict: { _tag: 'Ready', message: 'still ok' },
+      previous,
+      now: 't1',
+      generation: undefined,
+    });
+    expect(next.map((c) => [c.lastTransitionTime, c.message, c.observedGeneration])).toEqual([
+      ['t0', 'still ok', undefined],
+      ['t0', '', undefined],
+      ['t0', '', undefined],
+    ]);
   });
 
   it('returns the previous conditions themselves when it would rebuild them identical (a status compared by identity)', () => {
@@ -70,22 +129,59 @@ describe('conditionsFor', () => {
       conditionsFor({ verdict: { _tag: 'Ready', message: 'other' }, previous, now: 't1', generation: undefined }),
       conditionsFor({ verdict: ready, previous, now: 't1', generation: 3 }),
       conditionsFor({ verdict: ready, previous: withGeneration, now: 't1', generation: 3 }),
-      conditionsFor({ verdict: ready, previous: [{ ...previous[0]!, extra: 'x' } as Condition, previous[1]!, previous[2]!], now: 't1', generation: undefined }),
-      conditionsFor({ verdict: ready, previous: [{ lastTransitionTime: 't0', type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok' }, previous[1]!, previous[2]!], now: 't1', generation: undefined }),
-      conditionsFor({ verdict: ready, previous: [previous[1]!, previous[0]!, previous[2]!], now: 't1', generation: undefined }),
+      conditionsFor({
+        verdict: ready,
+        previous: [{ ...previous[0]!, extra: 'x' } as Condition, previous[1]!, previous[2]!],
+        now: 't1',
+        generation: undefined,
+      }),
+      conditionsFor({
+        verdict: ready,
+        previous: [
+          { lastTransitionTime: 't0', type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok' },
+          previous[1]!,
+          previous[2]!,
+        ],
+        now: 't1',
+        generation: undefined,
+      }),
+      conditionsFor({
+        verdict: ready,
+        previous: [previous[1]!, previous[0]!, previous[2]!],
+        now: 't1',
+        generation: undefined,
+      }),
       conditionsFor({ verdict: ready, previous: previous.slice(0, 2), now: 't1', generation: undefined }),
     ];
     for (const next of rebuilt) {
       expect(next).not.toBe(previous);
-      expect(next.map((c) => Object.keys(c))).toEqual(next.map((c) => ['type', 'status', 'reason', 'message', 'lastTransitionTime', ...(c.observedGeneration === undefined ? [] : ['observedGeneration'])]));
+      expect(next.map((c) => Object.keys(c))).toEqual(
+        next.map((c) => [
+          'type',
+          'status',
+          'reason',
+          'message',
+          'lastTransitionTime',
+          ...(c.observedGeneration === undefined ? [] : ['observedGeneration']),
+        ]),
+      );
     }
     expect(rebuilt[3]).toEqual(previous);
     expect(rebuilt[4]).toEqual(previous);
   });
 
   it('without previous conditions, every time is now', () => {
-    const next = conditionsFor({ verdict: { _tag: 'Progressing', reason: 'Progressing', message: '1 to create' }, previous: undefined, now: 't9', generation: 1 });
-    expect(next.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([['Ready', 'False', 't9'], ['Reconciling', 'True', 't9'], ['Stalled', 'False', 't9']]);
+    const next = conditionsFor({
+      verdict: { _tag: 'Progressing', reason: 'Progressing', message: '1 to create' },
+      previous: undefined,
+      now: 't9',
+      generation: 1,
+    });
+    expect(next.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
+      ['Ready', 'False', 't9'],
+      ['Reconciling', 'True', 't9'],
+      ['Stalled', 'False', 't9'],
+    ]);
   });
 });
 
@@ -93,14 +189,32 @@ describe('scopes and identity', () => {
   it('built-in kinds are scoped by group, whatever their version', () => {
     const cm: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
     const ns: Resource = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team', namespace: 'x' } };
-    const role: Resource = { apiVersion: 'rbac.authorization.k8s.io/v1beta1', kind: 'ClusterRole', metadata: { name: 'r' } };
-    expect(identityOf(cm, builtinScopes, 'default')).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', name: 'c', namespace: 'default' });
+    const role: Resource = {
+      apiVersion: 'rbac.authorization.k8s.io/v1beta1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r' },
+    };
+    expect(identityOf(cm, builtinScopes, 'default')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'c',
+      namespace: 'default',
+    });
     expect(identityOf(ns, builtinScopes, 'default')).toEqual({ apiVersion: 'v1', kind: 'Namespace', name: 'team' });
-    expect(identityOf(role, builtinScopes, 'default')).toEqual({ apiVersion: 'rbac.authorization.k8s.io/v1beta1', kind: 'ClusterRole', name: 'r' });
+    expect(identityOf(role, builtinScopes, 'default')).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1beta1',
+      kind: 'ClusterRole',
+      name: 'r',
+    });
   });
 
-  it('a CRD in the manifest declares its kind\'s scope', () => {
-    const crd: Resource = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'g' }, spec: { group: 'example.io', names: { kind: 'Gadget' }, scope: 'Cluster' } };
+  it("a CRD in the manifest declares its kind's scope", () => {
+    const crd: Resource = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'g' },
+      spec: { group: 'example.io', names: { kind: 'Gadget' }, scope: 'Cluster' },
+    };
     expect(withCrdScopes(builtinScopes, [crd]).get('example.io/Gadget')).toBe('Cluster');
     expect(withCrdScopes(builtinScopes, [])).toBe(builtinScopes);
   });
@@ -116,10 +230,20 @@ describe('scopes and identity', () => {
 
   it('discovery documents give scopes; subresources are skipped', () => {
     const table = scopesFromDiscovery([
-      { groupVersion: 'example.io/v1', resources: [{ name: 'gadgets', kind: 'Gadget', namespaced: true }, { name: 'gadgets/status', kind: 'Gadget', namespaced: false }, { name: 'widgets', kind: 'Widget', namespaced: false }] },
+      {
+        groupVersion: 'example.io/v1',
+        resources: [
+          { name: 'gadgets', kind: 'Gadget', namespaced: true },
+          { name: 'gadgets/status', kind: 'Gadget', namespaced: false },
+          { name: 'widgets', kind: 'Widget', namespaced: false },
+        ],
+      },
       { nonsense: true },
     ]);
-    expect([...table]).toEqual([['example.io/Gadget', 'Namespaced'], ['example.io/Widget', 'Cluster']]);
+    expect([...table]).toEqual([
+      ['example.io/Gadget', 'Namespaced'],
+      ['example.io/Widget', 'Cluster'],
+    ]);
   });
 
   it('sameResource: namespace part of identity, a missing one defaults', () => {
@@ -133,6 +257,13 @@ describe('scopes and identity', () => {
 
   it('install rank: known kinds in order, unknown kinds last', () => {
     const kinds = ['Deployment', 'Gadget', 'Namespace', 'Service', 'ConfigMap', 'CustomResourceDefinition'];
-    expect([...kinds].sort((x, y) => installRank(x) - installRank(y))).toEqual(['Namespace', 'CustomResourceDefinition', 'ConfigMap', 'Service', 'Deployment', 'Gadget']);
+    expect([...kinds].sort((x, y) => installRank(x) - installRank(y))).toEqual([
+      'Namespace',
+      'CustomResourceDefinition',
+      'ConfigMap',
+      'Service',
+      'Deployment',
+      'Gadget',
+    ]);
   });
 });

@@ -1,60 +1,119 @@
 /** The current state (`updateLastObservedManifestFromResponse`), drift and the resource delta. */
 import { describe, it, expect } from 'vitest';
 import {
-  calculateResourceDelta, driftOf, removeFromLastObservedManifest, updateLastObservedManifestFromResponse,
-  type JsonObject, type ObserverSchema, type Resource,
+  calculateResourceDelta,
+  driftOf,
+  removeFromLastObservedManifest,
+  updateLastObservedManifestFromResponse,
+  type JsonObject,
+  type ObserverSchema,
+  type Resource,
 } from '../../core/index.js';
 
-const control = (min: number, max: number) => ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max });
+const control = (min: number, max: number) => ({
+  observer_schema_list_min_length: min,
+  observer_schema_list_max_length: max,
+});
 const length = (n: number) => ({ observer_schema_list_current_length: n });
 
-const head = (name = 'w', namespace = 'default') => ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name, namespace } });
-const widget = (spec: object, name = 'w', namespace = 'default'): Resource => ({ ...head(name, namespace), spec } as Resource);
-const schema = (spec: object, name = 'w'): ObserverSchema => ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name }, spec } as ObserverSchema);
+const head = (name = 'w', namespace = 'default') => ({
+  apiVersion: 'example.io/v1',
+  kind: 'Widget',
+  metadata: { name, namespace },
+});
+const widget = (spec: object, name = 'w', namespace = 'default'): Resource =>
+  ({ ...head(name, namespace), spec }) as Resource;
+const schema = (spec: object, name = 'w'): ObserverSchema =>
+  ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name }, spec }) as ObserverSchema;
 
 const observe = (observed: object, response: object) =>
-  updateLastObservedManifestFromResponse({ lastObservedManifest: [], mangledObserverSchema: [schema(observed)], response: widget(response) })[0];
+  updateLastObservedManifestFromResponse({
+    lastObservedManifest: [],
+    mangledObserverSchema: [schema(observed)],
+    response: widget(response),
+  })[0];
 
 describe('updateLastObservedManifestFromResponse', () => {
   it('projects the response on its schema; lists end with their current length', () => {
-    expect(observe({ a: null, ports: [{ port: null }, control(1, 3)] }, { a: 1, b: 2, ports: [{ port: 80, name: 'http' }, { port: 443 }] })).toEqual({
-      ...head(), spec: { a: 1, ports: [{ port: 80 }, length(2)] },
+    expect(
+      observe(
+        { a: null, ports: [{ port: null }, control(1, 3)] },
+        { a: 1, b: 2, ports: [{ port: 80, name: 'http' }, { port: 443 }] },
+      ),
+    ).toEqual({
+      ...head(),
+      spec: { a: 1, ports: [{ port: 80 }, length(2)] },
     });
   });
 
   it('a list shorter than the schema has only its elements; a longer one only the observed positions', () => {
     const observed = { list: [null, null, null, control(0, 0)] };
     expect(observe(observed, { list: ['a'] })).toEqual({ ...head(), spec: { list: ['a', length(1)] } });
-    expect(observe({ list: [null, control(0, 0)] }, { list: ['a', 'b', 'c'] })).toEqual({ ...head(), spec: { list: ['a', length(3)] } });
+    expect(observe({ list: [null, control(0, 0)] }, { list: ['a', 'b', 'c'] })).toEqual({
+      ...head(),
+      spec: { list: ['a', length(3)] },
+    });
     expect(observe(observed, { list: [] })).toEqual({ ...head(), spec: { list: [length(0)] } });
   });
 
   it('nested lists of objects', () => {
     const observed = { containers: [{ name: null, env: [{ value: null }, control(0, 0)] }, control(1, 1)] };
-    expect(observe(observed, { containers: [{ name: 'c', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }] })).toEqual({
-      ...head(), spec: { containers: [{ name: 'c', env: [{ value: '1' }, length(2)] }, length(1)] },
+    expect(
+      observe(observed, {
+        containers: [
+          {
+            name: 'c',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+          },
+        ],
+      }),
+    ).toEqual({
+      ...head(),
+      spec: { containers: [{ name: 'c', env: [{ value: '1' }, length(2)] }, length(1)] },
     });
   });
 
   it('a missing key is left out, not an error; a null is observed as null', () => {
-    expect(observe({ a: null, b: null, deep: { x: null }, list: [null, control(1, 1)] }, { b: null })).toEqual({ ...head(), spec: { b: null } });
+    expect(observe({ a: null, b: null, deep: { x: null }, list: [null, control(1, 1)] }, { b: null })).toEqual({
+      ...head(),
+      spec: { b: null },
+    });
   });
 
   it('a value shaped unlike its schema is recorded as it is', () => {
-    expect(observe({ list: [null, control(0, 0)], obj: { a: null } }, { list: 'text', obj: 5 })).toEqual({ ...head(), spec: { list: 'text', obj: 5 } });
+    expect(observe({ list: [null, control(0, 0)], obj: { a: null } }, { list: 'text', obj: 5 })).toEqual({
+      ...head(),
+      spec: { list: 'text', obj: 5 },
+    });
   });
 
   it('identification is always recorded, even when the schema does not cover the resource', () => {
-    const entry = updateLastObservedManifestFromResponse({ lastObservedManifest: [], mangledObserverSchema: [], response: widget({ a: 1 }) });
+    const entry = updateLastObservedManifestFromResponse({
+      lastObservedManifest: [],
+      mangledObserverSchema: [],
+      response: widget({ a: 1 }),
+    });
     expect(entry).toEqual([head()]);
   });
 
   it('replaces the entry of the same resource, keeps the others, appends new ones', () => {
     const other = { ...head('other'), spec: { a: 0 } };
     const before: ReadonlyArray<JsonObject> = [{ ...head(), spec: { a: 1 } }, other];
-    const after = updateLastObservedManifestFromResponse({ lastObservedManifest: before, mangledObserverSchema: [schema({ a: null })], response: widget({ a: 2 }) });
+    const after = updateLastObservedManifestFromResponse({
+      lastObservedManifest: before,
+      mangledObserverSchema: [schema({ a: null })],
+      response: widget({ a: 2 }),
+    });
     expect(after).toEqual([{ ...head(), spec: { a: 2 } }, other]);
-    const elsewhere = updateLastObservedManifestFromResponse({ lastObservedManifest: before, mangledObserverSchema: [schema({ a: null })], response: widget({ a: 3 }, 'w', 'prod'), namespace: 'default' });
+    const elsewhere = updateLastObservedManifestFromResponse({
+      lastObservedManifest: before,
+      mangledObserverSchema: [schema({ a: null })],
+      response: widget({ a: 3 }, 'w', 'prod'),
+      namespace: 'default',
+    });
     expect(elsewhere).toEqual([...before, { ...head('w', 'prod'), spec: { a: 3 } }]);
   });
 
@@ -65,7 +124,8 @@ describe('updateLastObservedManifestFromResponse', () => {
 });
 
 describe('driftOf', () => {
-  const drift = (desired: object, current: object, observed: object) => driftOf(widget(desired), { ...head(), spec: current } as JsonObject, schema(observed));
+  const drift = (desired: object, current: object, observed: object) =>
+    driftOf(widget(desired), { ...head(), spec: current } as JsonObject, schema(observed));
 
   it('compares observed fields only', () => {
     expect(drift({ a: 1, b: 2 }, { a: 1 }, { a: null })).toEqual([]);
@@ -83,14 +143,20 @@ describe('driftOf', () => {
   });
 
   it('a missing parent: the difference is the observed part of the desired parent', () => {
-    expect(driftOf(widget({ a: 1, b: 2 }), head() as JsonObject, schema({ a: null }))).toEqual([{ kind: 'value', path: ['spec'], from: undefined, to: { a: 1 } }]);
+    expect(driftOf(widget({ a: 1, b: 2 }), head() as JsonObject, schema({ a: null }))).toEqual([
+      { kind: 'value', path: ['spec'], from: undefined, to: { a: 1 } },
+    ]);
   });
 
   it('lists: elements by position, then the length against [min, max]', () => {
     const observed = { list: [null, control(1, 2)] };
     expect(drift({ list: ['a'] }, { list: ['a', length(1)] }, observed)).toEqual([]);
-    expect(drift({ list: ['a'] }, { list: ['b', length(1)] }, observed)).toEqual([{ kind: 'value', path: ['spec', 'list', 0], from: 'b', to: 'a' }]);
-    expect(drift({ list: ['a'] }, { list: ['a', length(3)] }, observed)).toEqual([{ kind: 'length', path: ['spec', 'list'], from: 3, min: 1, max: 2 }]);
+    expect(drift({ list: ['a'] }, { list: ['b', length(1)] }, observed)).toEqual([
+      { kind: 'value', path: ['spec', 'list', 0], from: 'b', to: 'a' },
+    ]);
+    expect(drift({ list: ['a'] }, { list: ['a', length(3)] }, observed)).toEqual([
+      { kind: 'length', path: ['spec', 'list'], from: 3, min: 1, max: 2 },
+    ]);
   });
 
   it('max 0 means no maximum in the diff', () => {
@@ -100,18 +166,30 @@ describe('driftOf', () => {
   it('a list below min is a difference only when the desired list can fill it', () => {
     const observed = { list: [null, control(3, 0)] };
     expect(drift({ list: ['a'] }, { list: ['a', length(1)] }, observed)).toEqual([]);
-    expect(drift({ list: ['a', 'b', 'c'] }, { list: ['a', length(1)] }, observed)).toEqual([{ kind: 'length', path: ['spec', 'list'], from: 1, min: 3, max: 0 }]);
+    expect(drift({ list: ['a', 'b', 'c'] }, { list: ['a', length(1)] }, observed)).toEqual([
+      { kind: 'length', path: ['spec', 'list'], from: 1, min: 3, max: 0 },
+    ]);
   });
 
   it('top-level status is never drift, a nested `status` is', () => {
-    const desired = { ...widget({ status: 'on' }), status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } } as Resource;
+    const desired = {
+      ...widget({ status: 'on' }),
+      status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+    } as Resource;
     const current = { ...head(), spec: { status: 'off' }, status: { loadBalancer: { ingress: [] } } };
     const observed = { ...schema({ status: null }), status: { loadBalancer: { ingress: null } } } as ObserverSchema;
-    expect(driftOf(desired, current, observed)).toEqual([{ kind: 'value', path: ['spec', 'status'], from: 'off', to: 'on' }]);
+    expect(driftOf(desired, current, observed)).toEqual([
+      { kind: 'value', path: ['spec', 'status'], from: 'off', to: 'on' },
+    ]);
   });
 
   it('identification fields are never drift', () => {
-    expect(driftOf(widget({}), { ...head('x', 'y'), apiVersion: 'v2' }, { ...schema({}), metadata: { name: 'w', namespace: null } } as unknown as ObserverSchema)).toEqual([]);
+    expect(
+      driftOf(widget({}), { ...head('x', 'y'), apiVersion: 'v2' }, {
+        ...schema({}),
+        metadata: { name: 'w', namespace: null },
+      } as unknown as ObserverSchema),
+    ).toEqual([]);
   });
 });
 
@@ -123,7 +201,10 @@ describe('calculateResourceDelta', () => {
     const two = widget({ a: 2, b: 'ignored' }, 'two');
     const delta = calculateResourceDelta({
       lastAppliedManifest: [one, two],
-      lastObservedManifest: [{ ...head('two'), spec: { a: 20 } }, { ...head('three'), spec: { a: 3 } }],
+      lastObservedManifest: [
+        { ...head('two'), spec: { a: 20 } },
+        { ...head('three'), spec: { a: 3 } },
+      ],
       mangledObserverSchema: mangled,
     });
     expect(delta).toEqual({ new: [one], modified: [two], deleted: [{ ...head('three'), spec: { a: 3 } }] });
@@ -134,7 +215,10 @@ describe('calculateResourceDelta', () => {
     const there = widget({ a: 1 }, 'one', 'prod');
     const delta = calculateResourceDelta({
       lastAppliedManifest: [here, there],
-      lastObservedManifest: [{ ...head('one', 'prod'), spec: { a: 2 } }, { ...head('one', 'staging'), spec: { a: 1 } }],
+      lastObservedManifest: [
+        { ...head('one', 'prod'), spec: { a: 2 } },
+        { ...head('one', 'staging'), spec: { a: 1 } },
+      ],
       mangledObserverSchema: mangled,
       namespace: 'default',
     });
@@ -142,7 +226,12 @@ describe('calculateResourceDelta', () => {
   });
 
   it('nothing differs: empty delta', () => {
-    expect(calculateResourceDelta({ lastAppliedManifest: [widget({ a: 1 }, 'one')], lastObservedManifest: [{ ...head('one'), spec: { a: 1 } }], mangledObserverSchema: mangled }))
-      .toEqual({ new: [], modified: [], deleted: [] });
+    expect(
+      calculateResourceDelta({
+        lastAppliedManifest: [widget({ a: 1 }, 'one')],
+        lastObservedManifest: [{ ...head('one'), spec: { a: 1 } }],
+        mangledObserverSchema: mangled,
+      }),
+    ).toEqual({ new: [], modified: [], deleted: [] });
   });
 });

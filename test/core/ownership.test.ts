@@ -6,15 +6,27 @@ import { adoptionPatch, withOwnershipMarks } from '../../core/plan/ownership.js'
 const meta = { name: 'hello', namespace: 'team', uid: 'u-1' };
 const greetingOwner = ownerFor({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: meta });
 const applicationOwner = ownerFor({ apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: meta });
-const configMap: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'team' } } as Resource;
-const marked = (owner: Owner): Resource => withOwnershipMarks(configMap, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'c' }, owner);
+const configMap: Resource = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'c', namespace: 'team' },
+} as Resource;
+const marked = (owner: Owner): Resource =>
+  withOwnershipMarks(configMap, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'c' }, owner);
 
 describe('ownership marks of a primary kind', () => {
   it('an Application keeps the plain mark and its controller reference', () => {
     expect(applicationOwner).toEqual({ namespace: 'team', name: 'hello', uid: 'u-1' });
     expect(ownerMark(applicationOwner)).toBe('team/hello');
     expect(marked(applicationOwner).metadata.ownerReferences).toEqual([
-      { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', name: 'hello', uid: 'u-1', controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'kreconcile.io/v1alpha1',
+        kind: 'Application',
+        name: 'hello',
+        uid: 'u-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
   });
 
@@ -24,13 +36,23 @@ describe('ownership marks of a primary kind', () => {
     const child = marked(greetingOwner);
     expect(child.metadata.annotations).toEqual({ 'kreconcile.io/owner': 'Greeting.example.kreconcile.io:team/hello' });
     expect(child.metadata.ownerReferences).toEqual([
-      { apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', name: 'hello', uid: 'u-1', controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'example.kreconcile.io/v1',
+        kind: 'Greeting',
+        name: 'hello',
+        uid: 'u-1',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
-    expect(adoptionPatch(configMap, greetingOwner).operations).toContainEqual(
-      { op: 'add', path: '/metadata/ownerReferences', value: [expect.objectContaining({ kind: 'Greeting' })] });
+    expect(adoptionPatch(configMap, greetingOwner).operations).toContainEqual({
+      op: 'add',
+      path: '/metadata/ownerReferences',
+      value: [expect.objectContaining({ kind: 'Greeting' })],
+    });
   });
 
-  it('same name, different kinds: neither owns the other\'s children', () => {
+  it("same name, different kinds: neither owns the other's children", () => {
     const ofGreeting = marked(greetingOwner);
     const ofApplication = marked(applicationOwner);
     expect(isOwnedBy(ofGreeting, greetingOwner)).toBe(true);

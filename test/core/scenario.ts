@@ -6,12 +6,30 @@
 import fc from 'fast-check';
 import {
   type ApplyMode,
-  hasOwn, identityOf, isJsonArray, isJsonObject, listElements, ownerOf, plan, withNamespace,
-  type Application, type ObserverSchema, type Plan, type Resource, type SchemaNode,
+  hasOwn,
+  identityOf,
+  isJsonArray,
+  isJsonObject,
+  listElements,
+  ownerOf,
+  plan,
+  withNamespace,
+  type Application,
+  type ObserverSchema,
+  type Plan,
+  type Resource,
+  type SchemaNode,
 } from '../../core/index.js';
 import { indexSchemas, schemaFor } from '../../core/schema/lookup.js';
 import {
-  applyLiveEdits, arbitraryScopes, liveEditsArbitrary, manifestArbitrary, ownedBy, serverDefaultsArbitrary, type LiveEdit, type Step,
+  applyLiveEdits,
+  arbitraryScopes,
+  liveEditsArbitrary,
+  manifestArbitrary,
+  ownedBy,
+  serverDefaultsArbitrary,
+  type LiveEdit,
+  type Step,
 } from '../../core/model/resource.arbitrary.js';
 import { observerSchemaArbitrary } from '../../core/model/observer-schema.arbitrary.js';
 import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, afterPlan, application, execute } from './fixtures.js';
@@ -19,8 +37,8 @@ import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, afterPlan, application, execut
 export const scopes = arbitraryScopes;
 
 /** A resource as the API server stores it: namespace defaulted (or dropped for cluster-scoped kinds). */
-export const stored = (resource: Resource): Resource => withNamespace(resource, identityOf(resource, scopes, APP_NAMESPACE));
-
+export const stored = (resource: Resource): Resource =>
+  withNamespace(resource, identityOf(resource, scopes, APP_NAMESPACE));
 
 export type Preexisting = 'none' | 'ours' | 'unmarked' | 'another';
 
@@ -37,38 +55,68 @@ export type Scenario = {
   readonly finalizer: boolean;
 };
 
-const userEdits = liveEditsArbitrary(3).map((edits) => edits.filter((edit) => edit.op !== 'server' && edit.op !== 'status'));
+const userEdits = liveEditsArbitrary(3).map((edits) =>
+  edits.filter((edit) => edit.op !== 'server' && edit.op !== 'status'),
+);
 
-const perResource = <T>(pool: ReadonlyArray<Resource>, arbitrary: (resource: Resource) => fc.Arbitrary<T>): fc.Arbitrary<ReadonlyArray<T>> =>
-  fc.tuple(...pool.map(arbitrary));
+const perResource = <T>(
+  pool: ReadonlyArray<Resource>,
+  arbitrary: (resource: Resource) => fc.Arbitrary<T>,
+): fc.Arbitrary<ReadonlyArray<T>> => fc.tuple(...pool.map(arbitrary));
 
 /** Resources are in a spec 3 times in 4. */
 const likely = fc.constantFrom(true, true, true, false);
 
-export const scenarioArbitrary: fc.Arbitrary<Scenario> = manifestArbitrary(5).chain((pool) => fc.record({
-  pool: fc.constant(pool),
-  variants: perResource(pool, (resource) => fc.oneof(fc.constant(resource), userEdits.map((edits) => applyLiveEdits(resource, edits)))),
-  schemas: perResource(pool, (resource) => fc.option(observerSchemaArbitrary(resource), { nil: undefined })),
-  inA: perResource(pool, () => likely),
-  inB: perResource(pool, () => likely),
-  preexisting: perResource(pool, () => fc.constantFrom<Preexisting>('none', 'none', 'none', 'none', 'none', 'ours', 'ours', 'unmarked', 'another')),
-  serverDefaults: perResource(pool, () => serverDefaultsArbitrary),
-  actorEdits: perResource(pool, () => liveEditsArbitrary(4).filter((edits) => edits.length > 0)),
-  finalizer: fc.boolean(),
-}));
+export const scenarioArbitrary: fc.Arbitrary<Scenario> = manifestArbitrary(5).chain((pool) =>
+  fc.record({
+    pool: fc.constant(pool),
+    variants: perResource(pool, (resource) =>
+      fc.oneof(
+        fc.constant(resource),
+        userEdits.map((edits) => applyLiveEdits(resource, edits)),
+      ),
+    ),
+    schemas: perResource(pool, (resource) => fc.option(observerSchemaArbitrary(resource), { nil: undefined })),
+    inA: perResource(pool, () => likely),
+    inB: perResource(pool, () => likely),
+    preexisting: perResource(pool, () =>
+      fc.constantFrom<Preexisting>('none', 'none', 'none', 'none', 'none', 'ours', 'ours', 'unmarked', 'another'),
+    ),
+    serverDefaults: perResource(pool, () => serverDefaultsArbitrary),
+    actorEdits: perResource(pool, () => liveEditsArbitrary(4).filter((edits) => edits.length > 0)),
+    finalizer: fc.boolean(),
+  }),
+);
 
-export const specOf = (resources: ReadonlyArray<Resource>, schemas: ReadonlyArray<ObserverSchema | undefined>, chosen: ReadonlyArray<boolean>) => {
+export const specOf = (
+  resources: ReadonlyArray<Resource>,
+  schemas: ReadonlyArray<ObserverSchema | undefined>,
+  chosen: ReadonlyArray<boolean>,
+) => {
   const manifest = resources.filter((_, i) => chosen[i] === true);
-  const observerSchema = schemas.filter((schema, i): schema is ObserverSchema => chosen[i] === true && schema !== undefined);
-  return { manifest: manifest.length === 0 ? [resources[0] as Resource] : manifest, observerSchema: chosen.some(Boolean) ? observerSchema : [] };
+  const observerSchema = schemas.filter(
+    (schema, i): schema is ObserverSchema => chosen[i] === true && schema !== undefined,
+  );
+  return {
+    manifest: manifest.length === 0 ? [resources[0] as Resource] : manifest,
+    observerSchema: chosen.some(Boolean) ? observerSchema : [],
+  };
 };
 
-export const preexistingObject = (resource: Resource, kind: Preexisting, edits: ReadonlyArray<LiveEdit>): ReadonlyArray<Resource> => {
+export const preexistingObject = (
+  resource: Resource,
+  kind: Preexisting,
+  edits: ReadonlyArray<LiveEdit>,
+): ReadonlyArray<Resource> => {
   switch (kind) {
-    case 'none': return [];
-    case 'ours': return [applyLiveEdits(ownedBy(stored(resource), OWNER_MARK), edits)];
-    case 'unmarked': return [stored(resource)];
-    case 'another': return [ownedBy(stored(resource), 'default/another-app')];
+    case 'none':
+      return [];
+    case 'ours':
+      return [applyLiveEdits(ownedBy(stored(resource), OWNER_MARK), edits)];
+    case 'unmarked':
+      return [stored(resource)];
+    case 'another':
+      return [ownedBy(stored(resource), 'default/another-app')];
   }
 };
 
@@ -117,12 +165,20 @@ export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
   const mode = applyMode === 'JsonPatch' ? {} : { applyMode };
   // The server defaults fields where they are unset. Inside a value observed whole (a `null` schema
   // leaf) that is drift by definition (the next patch restores the user's value), so not there.
-  const creating = (result: Plan) => (body: Resource): Resource => {
-    const index = indexIn(s.pool, body);
-    const schema = schemaFor(indexSchemas(result.status.mangledObserverSchema ?? []), body);
-    return applyLiveEdits(body, index < 0 ? [] : s.serverDefaults[index] ?? [], (path) => !observedWhole(schema, path));
-  };
-  const live0 = s.pool.flatMap((resource, i) => preexistingObject(resource, s.preexisting[i] ?? 'none', s.actorEdits[i] ?? []));
+  const creating =
+    (result: Plan) =>
+    (body: Resource): Resource => {
+      const index = indexIn(s.pool, body);
+      const schema = schemaFor(indexSchemas(result.status.mangledObserverSchema ?? []), body);
+      return applyLiveEdits(
+        body,
+        index < 0 ? [] : (s.serverDefaults[index] ?? []),
+        (path) => !observedWhole(schema, path),
+      );
+    };
+  const live0 = s.pool.flatMap((resource, i) =>
+    preexistingObject(resource, s.preexisting[i] ?? 'none', s.actorEdits[i] ?? []),
+  );
   const appA = application({ ...specOf(s.pool, s.schemas, s.inA), ...mode }, { finalizer: s.finalizer });
   const planA = plan({ application: appA, live: live0, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
   const live1 = execute(live0, planA.actions, creating(planA));
@@ -135,7 +191,12 @@ export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
   const planB = plan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
   const live2 = execute(liveB, planB.actions, creating(planB));
   // The pure applier runs no workload controllers: children count as ready once they exist.
-  const planC = plan({ application: afterPlan(appB, planB), live: live2, scopes, now: 't3', options: { readiness: 'existence', tenancy: OPEN_TENANCY } });
+  const planC = plan({
+    application: afterPlan(appB, planB),
+    live: live2,
+    scopes,
+    now: 't3',
+    options: { readiness: 'existence', tenancy: OPEN_TENANCY },
+  });
   return { live0, planA, live1, planB, liveB, live2, planC, appB };
 };
-

@@ -5,13 +5,23 @@
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  calculateResourceDelta, generateDefaultObserverSchema, plan, updateLastAppliedManifestFromResponse,
-  updateLastAppliedManifestFromSpec, updateLastObservedManifestFromResponse, validateObserverSchema,
-  type JsonObject, type ObserverSchema, type Resource,
+  calculateResourceDelta,
+  generateDefaultObserverSchema,
+  plan,
+  updateLastAppliedManifestFromResponse,
+  updateLastAppliedManifestFromSpec,
+  updateLastObservedManifestFromResponse,
+  validateObserverSchema,
+  type JsonObject,
+  type ObserverSchema,
+  type Resource,
 } from '../../core/index.js';
 import { APP_UID, actionsOf, application, scopes, served } from './fixtures.js';
 
-const control = (min: number, max: number) => ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max });
+const control = (min: number, max: number) => ({
+  observer_schema_list_min_length: min,
+  observer_schema_list_max_length: max,
+});
 
 const song: Resource = {
   apiVersion: 'music.example/v1',
@@ -51,15 +61,30 @@ const mangle = (
 ): { readonly desired: ReadonlyArray<Resource>; readonly schemas: ReadonlyArray<ObserverSchema> } => {
   const withNickname = <T extends Resource>(resource: T, value: string | null): T =>
     resource.kind === 'Artist' ? { ...resource, spec: { ...(resource.spec as object), nickname: value } } : resource;
-  return { desired: desired.map((r) => withNickname(r, 'Lady Ella')), schemas: schemas.map((s) => withNickname(s, null)) };
+  return {
+    desired: desired.map((r) => withNickname(r, 'Lady Ella')),
+    schemas: schemas.map((s) => withNickname(s, null)),
+  };
 };
 
-const inDefault = (resource: Resource): Resource => ({ ...resource, metadata: { ...resource.metadata, namespace: 'default' } });
+const inDefault = (resource: Resource): Resource => ({
+  ...resource,
+  metadata: { ...resource.metadata, namespace: 'default' },
+});
 
 const ownerMarks = {
   labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
   annotations: { 'kreconcile.io/owner': 'default/app' },
-  ownerReferences: [{ apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', name: 'app', uid: APP_UID, controller: true, blockOwnerDeletion: true }],
+  ownerReferences: [
+    {
+      apiVersion: 'kreconcile.io/v1alpha1',
+      kind: 'Application',
+      name: 'app',
+      uid: APP_UID,
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ],
 };
 
 // The states every step produces, shared by the steps that consume them.
@@ -74,7 +99,10 @@ const songResponse: Resource = {
   ...served({ ...inDefault(song), metadata: { ...inDefault(song).metadata, ...ownerMarks } }, 1),
   spec: { key1: 'value1', key2: 'value2', key3: 'set-by-the-cluster', rythms: ['waltz', 'tango'] },
 };
-const artistResponse: Resource = served({ ...inDefault(artistMangled), metadata: { ...inDefault(artistMangled).metadata, ...ownerMarks } }, 2);
+const artistResponse: Resource = served(
+  { ...inDefault(artistMangled), metadata: { ...inDefault(artistMangled).metadata, ...ownerMarks } },
+  2,
+);
 
 const songLearned: Resource = {
   ...inDefault(song),
@@ -104,7 +132,10 @@ const mangledSpec = { manifest: [song, artistMangled], observerSchema: [...mangl
 describe('worked example (reference text): Song with a custom schema, Artist with a default one', () => {
   it('Step 1: the custom schema validates; a default schema is generated for the Artist only', () => {
     expect(validateObserverSchema({ manifest, observerSchema: [songSchema] })).toEqual(E.right([songSchema]));
-    expect(generateDefaultObserverSchema({ manifest, observerSchema: [songSchema] })).toEqual([songSchema, artistDefaultSchema]);
+    expect(generateDefaultObserverSchema({ manifest, observerSchema: [songSchema] })).toEqual([
+      songSchema,
+      artistDefaultSchema,
+    ]);
   });
 
   it('Step 2: lastAppliedManifest starts as a copy of spec.manifest (key2 copied, key3 unknown)', () => {
@@ -114,8 +145,18 @@ describe('worked example (reference text): Song with a custom schema, Artist wit
       lastAppliedManifest: undefined,
     });
     expect(lastApplied).toEqual([
-      { apiVersion: 'music.example/v1', kind: 'Song', metadata: { name: 'nightingale' }, spec: { key1: 'value1', key2: 'value2' } },
-      { apiVersion: 'music.example/v1', kind: 'Artist', metadata: { name: 'ella' }, spec: { name: 'Ella Fitzgerald', albums: [{ title: 'Ella and Louis', year: 1956 }] } },
+      {
+        apiVersion: 'music.example/v1',
+        kind: 'Song',
+        metadata: { name: 'nightingale' },
+        spec: { key1: 'value1', key2: 'value2' },
+      },
+      {
+        apiVersion: 'music.example/v1',
+        kind: 'Artist',
+        metadata: { name: 'ella' },
+        spec: { name: 'Ella Fitzgerald', albums: [{ title: 'Ella and Louis', year: 1956 }] },
+      },
     ]);
   });
 
@@ -167,7 +208,9 @@ describe('worked example (reference text): Song with a custom schema, Artist wit
     expect(result.status.lastAppliedManifest).toEqual(lastAppliedAfterStep5);
     expect(result.status.lastObservedManifest).toEqual([]);
     expect(result.status.conditions?.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
-      ['Ready', 'False', 't5'], ['Reconciling', 'True', 't5'], ['Stalled', 'False', 't5'],
+      ['Ready', 'False', 't5'],
+      ['Reconciling', 'True', 't5'],
+      ['Stalled', 'False', 't5'],
     ]);
     expect(result.outcome).toEqual({ _tag: 'RequeueAfter', ms: 1000, reason: 'VerifyActions' });
   });
@@ -188,21 +231,40 @@ describe('worked example (reference text): Song with a custom schema, Artist wit
   });
 
   it('Step 6: key1 keeps the user value when the response differs; a null key3 stays unknown', () => {
-    const response = { ...songResponse, spec: { key1: 'changed-by-the-cluster', key2: 'other', key3: null, rythms: ['waltz'] } };
-    const learned = updateLastAppliedManifestFromResponse({ lastAppliedManifest: lastAppliedAfterStep5, mangledObserverSchema: mangledSchema, response });
+    const response = {
+      ...songResponse,
+      spec: { key1: 'changed-by-the-cluster', key2: 'other', key3: null, rythms: ['waltz'] },
+    };
+    const learned = updateLastAppliedManifestFromResponse({
+      lastAppliedManifest: lastAppliedAfterStep5,
+      mangledObserverSchema: mangledSchema,
+      response,
+    });
     expect(learned[0]).toEqual({ ...inDefault(song), spec: { key1: 'value1', key2: 'value2', rythms: ['waltz'] } });
   });
 
   it('Step 7: lastObservedManifest holds the observed fields of the responses and list lengths', () => {
-    const afterSong = updateLastObservedManifestFromResponse({ lastObservedManifest: [], mangledObserverSchema: mangledSchema, response: songResponse });
+    const afterSong = updateLastObservedManifestFromResponse({
+      lastObservedManifest: [],
+      mangledObserverSchema: mangledSchema,
+      response: songResponse,
+    });
     expect(afterSong).toEqual([songObserved]);
-    const afterArtist = updateLastObservedManifestFromResponse({ lastObservedManifest: afterSong, mangledObserverSchema: mangledSchema, response: artistResponse });
+    const afterArtist = updateLastObservedManifestFromResponse({
+      lastObservedManifest: afterSong,
+      mangledObserverSchema: mangledSchema,
+      response: artistResponse,
+    });
     expect(afterArtist).toEqual([songObserved, artistObserved]);
   });
 
   it('second reconcile, Step 2: learned key3 and rythm kept, a new spec value for key1 wins', () => {
     const manifestNext = [{ ...song, spec: { key1: 'value1-v2', key2: 'value2' } }, artistMangled];
-    const lastApplied = updateLastAppliedManifestFromSpec({ manifest: manifestNext, mangledObserverSchema: mangledSchema, lastAppliedManifest: [songLearned, inDefault(artistMangled)] });
+    const lastApplied = updateLastAppliedManifestFromSpec({
+      manifest: manifestNext,
+      mangledObserverSchema: mangledSchema,
+      lastAppliedManifest: [songLearned, inDefault(artistMangled)],
+    });
     expect(lastApplied).toEqual([
       { ...song, spec: { key1: 'value1-v2', key2: 'value2', key3: 'set-by-the-cluster', rythms: ['waltz'] } },
       artistMangled,
@@ -220,35 +282,75 @@ describe('worked example (reference text): Song with a custom schema, Artist wit
 
   it('second reconcile: plan against the responses has no actions and reports Ready', () => {
     const first = plan({ application: application(mangledSpec, { finalizer: false }), live: [], scopes, now: 't5' });
-    const status = { ...first.status, lastAppliedManifest: [songLearned, inDefault(artistMangled)], lastObservedManifest: [songObserved, artistObserved] };
-    const result = plan({ application: application(mangledSpec, { status }), live: [songResponse, artistResponse], scopes, now: 't8' });
+    const status = {
+      ...first.status,
+      lastAppliedManifest: [songLearned, inDefault(artistMangled)],
+      lastObservedManifest: [songObserved, artistObserved],
+    };
+    const result = plan({
+      application: application(mangledSpec, { status }),
+      live: [songResponse, artistResponse],
+      scopes,
+      now: 't8',
+    });
     expect(result.actions).toEqual([]);
     expect(result.outcome).toEqual({ _tag: 'AwaitChange' });
     expect(result.status.lastAppliedManifest).toEqual([songLearned, inDefault(artistMangled)]);
     expect(result.status.lastObservedManifest).toEqual([songObserved, artistObserved]);
     expect(result.status.conditions).toEqual([
-      { type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 resources match the desired state', lastTransitionTime: 't8', observedGeneration: 1 },
-      { type: 'Reconciling', status: 'False', reason: 'Reconciled', message: '', lastTransitionTime: 't8', observedGeneration: 1 },
-      { type: 'Stalled', status: 'False', reason: 'Reconciled', message: '', lastTransitionTime: 't5', observedGeneration: 1 },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Reconciled',
+        message: '2 resources match the desired state',
+        lastTransitionTime: 't8',
+        observedGeneration: 1,
+      },
+      {
+        type: 'Reconciling',
+        status: 'False',
+        reason: 'Reconciled',
+        message: '',
+        lastTransitionTime: 't8',
+        observedGeneration: 1,
+      },
+      {
+        type: 'Stalled',
+        status: 'False',
+        reason: 'Reconciled',
+        message: '',
+        lastTransitionTime: 't5',
+        observedGeneration: 1,
+      },
     ]);
   });
 
   it('second reconcile from the live objects alone (no learned status) learns the same state', () => {
-    const result = plan({ application: application(mangledSpec), live: [songResponse, artistResponse], scopes, now: 't8' });
+    const result = plan({
+      application: application(mangledSpec),
+      live: [songResponse, artistResponse],
+      scopes,
+      now: 't8',
+    });
     expect(result.actions).toEqual([]);
     expect(result.status.lastAppliedManifest).toEqual([songLearned, inDefault(artistMangled)]);
     expect(result.status.lastObservedManifest).toEqual([songObserved, artistObserved]);
   });
 
   it('drift of key1 (and of the non-observed key2) is patched on key1 only, never key2', () => {
-    const drifted = { ...songResponse, spec: { ...(songResponse.spec as object), key1: 'tampered', key2: 'tampered-too' } };
+    const drifted = {
+      ...songResponse,
+      spec: { ...(songResponse.spec as object), key1: 'tampered', key2: 'tampered-too' },
+    };
     const result = plan({ application: application(mangledSpec), live: [drifted, artistResponse], scopes, now: 't9' });
-    expect(result.actions).toEqual([{
-      type: 'patch',
-      ref: { apiVersion: 'music.example/v1', kind: 'Song', namespace: 'default', name: 'nightingale' },
-      patch: [{ op: 'replace', path: '/spec/key1', value: 'value1' }],
-      changes: [{ path: 'spec.key1', from: 'tampered', to: 'value1' }],
-    }]);
+    expect(result.actions).toEqual([
+      {
+        type: 'patch',
+        ref: { apiVersion: 'music.example/v1', kind: 'Song', namespace: 'default', name: 'nightingale' },
+        patch: [{ op: 'replace', path: '/spec/key1', value: 'value1' }],
+        changes: [{ path: 'spec.key1', from: 'tampered', to: 'value1' }],
+      },
+    ]);
     expect(JSON.stringify(result.actions)).not.toContain('key2');
     expect(result.status.conditions?.find((c) => c.type === 'Reconciling')?.status).toBe('True');
   });

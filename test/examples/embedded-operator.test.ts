@@ -8,31 +8,47 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { Operator } from '../../app/runtime/index.js';
-import { APPLICATION_API_VERSION, FINALIZER, conditionOf, type ApplicationStatus, type Resource } from '../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  FINALIZER,
+  conditionOf,
+  type ApplicationStatus,
+  type Resource,
+} from '../../core/index.js';
 import { GREETING, startGreetingOperator } from '../../examples/embedded-operator/controller.js';
 import { Replica } from '../app/runtime/replica.js';
 
 let operator: Operator | undefined;
-afterEach(async () => { await operator?.stop(1_000); operator = undefined; });
+afterEach(async () => {
+  await operator?.stop(1_000);
+  operator = undefined;
+});
 
 const runUntil = async (clock: ManualClock, done: () => boolean, ms = 60_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) { await flushMicrotasks(); await clock.advance(100); }
+  for (let t = 0; t < ms && !done(); t += 100) {
+    await flushMicrotasks();
+    await clock.advance(100);
+  }
   await flushMicrotasks();
 };
 
 const find = (cluster: MemoryCluster, kind: string, name: string): Resource | undefined =>
   cluster.objects().find((o) => o.kind === kind && o.metadata.namespace === 'default' && o.metadata.name === name);
 
-const statusOf = (cluster: MemoryCluster, name: string): ApplicationStatus | undefined => find(cluster, 'Greeting', name)?.status as ApplicationStatus | undefined;
-const condition = (cluster: MemoryCluster, name: string, type: 'Ready' | 'Stalled') => conditionOf(statusOf(cluster, name)?.conditions, type);
+const statusOf = (cluster: MemoryCluster, name: string): ApplicationStatus | undefined =>
+  find(cluster, 'Greeting', name)?.status as ApplicationStatus | undefined;
+const condition = (cluster: MemoryCluster, name: string, type: 'Ready' | 'Stalled') =>
+  conditionOf(statusOf(cluster, name)?.conditions, type);
 
 const greeting = (name: string, spec: Record<string, unknown>): Resource =>
-  ({ ...GREETING, metadata: { name, namespace: 'default' }, spec } as Resource);
+  ({ ...GREETING, metadata: { name, namespace: 'default' }, spec }) as Resource;
 
 const withCrd = async () => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, workloads: true });
-  const crd = parse(readFileSync(new URL('../../examples/embedded-operator/crd.yaml', import.meta.url), 'utf8')) as Resource;
+  const crd = parse(
+    readFileSync(new URL('../../examples/embedded-operator/crd.yaml', import.meta.url), 'utf8'),
+  ) as Resource;
   expect((await cluster.create(crd)())._tag).toBe('Right');
   await cluster.settle();
   await clock.advance(1_000);
@@ -46,7 +62,7 @@ const setUp = async () => {
 };
 
 describe('examples/embedded-operator (memory cluster)', () => {
-  it('creates the children, converges Ready, corrects drift, keeps the author\'s status and prunes on delete', async () => {
+  it("creates the children, converges Ready, corrects drift, keeps the author's status and prunes on delete", async () => {
     const { clock, cluster } = await setUp();
     expect((await cluster.create(greeting('hello', { message: 'hi', replicas: 2 }))())._tag).toBe('Right');
     await runUntil(clock, () => condition(cluster, 'hello', 'Ready')?.status === 'True');
@@ -60,24 +76,49 @@ describe('examples/embedded-operator (memory cluster)', () => {
     expect(configMap.data).toEqual({ message: 'hi' });
     expect((deployment.spec as { replicas: number }).replicas).toBe(2);
     // The marks name the Greeting, not an Application of the same name.
-    expect(configMap.metadata.annotations?.['kreconcile.io/owner']).toBe('Greeting.example.kreconcile.io:default/hello');
+    expect(configMap.metadata.annotations?.['kreconcile.io/owner']).toBe(
+      'Greeting.example.kreconcile.io:default/hello',
+    );
     expect(configMap.metadata.ownerReferences).toEqual([
-      { apiVersion: GREETING.apiVersion, kind: 'Greeting', name: 'hello', uid: primary.metadata.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: GREETING.apiVersion,
+        kind: 'Greeting',
+        name: 'hello',
+        uid: primary.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
 
     // The author's own status field survives kreconcile's status writes.
-    await cluster.patchStatus({ ...GREETING, namespace: 'default', name: 'hello' }, { type: 'merge', body: { status: { greeted: 3 } } })();
+    await cluster.patchStatus(
+      { ...GREETING, namespace: 'default', name: 'hello' },
+      { type: 'merge', body: { status: { greeted: 3 } } },
+    )();
     // Drift: someone edits the ConfigMap; the child watch queues the Greeting and the change is undone.
-    await cluster.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'hello-greeting' }, { type: 'merge', body: { data: { message: 'tampered' } } })();
+    await cluster.patch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'hello-greeting' },
+      { type: 'merge', body: { data: { message: 'tampered' } } },
+    )();
     await runUntil(clock, () => find(cluster, 'ConfigMap', 'hello-greeting')?.data?.['message' as never] === 'hi');
     expect(find(cluster, 'ConfigMap', 'hello-greeting')?.data).toEqual({ message: 'hi' });
 
     // A spec change reaches the children and the status records the new generation.
-    await cluster.patch({ ...GREETING, namespace: 'default', name: 'hello' }, { type: 'merge', body: { spec: { message: 'hello there' } } })();
-    await runUntil(clock, () => (find(cluster, 'ConfigMap', 'hello-greeting')?.data as { message?: string } | undefined)?.message === 'hello there'
-      && statusOf(cluster, 'hello')?.observedGeneration === find(cluster, 'Greeting', 'hello')?.metadata.generation
-      && condition(cluster, 'hello', 'Ready')?.status === 'True');
-    expect(statusOf(cluster, 'hello')?.observedGeneration).toBe(find(cluster, 'Greeting', 'hello')?.metadata.generation);
+    await cluster.patch(
+      { ...GREETING, namespace: 'default', name: 'hello' },
+      { type: 'merge', body: { spec: { message: 'hello there' } } },
+    )();
+    await runUntil(
+      clock,
+      () =>
+        (find(cluster, 'ConfigMap', 'hello-greeting')?.data as { message?: string } | undefined)?.message ===
+          'hello there' &&
+        statusOf(cluster, 'hello')?.observedGeneration === find(cluster, 'Greeting', 'hello')?.metadata.generation &&
+        condition(cluster, 'hello', 'Ready')?.status === 'True',
+    );
+    expect(statusOf(cluster, 'hello')?.observedGeneration).toBe(
+      find(cluster, 'Greeting', 'hello')?.metadata.generation,
+    );
     expect((find(cluster, 'Greeting', 'hello')?.status as { greeted?: number }).greeted).toBe(3);
 
     // Delete: the children are pruned, then the finalizer is removed and the Greeting is gone.
@@ -97,13 +138,27 @@ describe('examples/embedded-operator (memory cluster)', () => {
     expect(stalled?.message).toContain('spec.message must be a string');
     expect(find(cluster, 'ConfigMap', 'bad-greeting')).toBeUndefined();
     // kreconcile's own status fields mangled beside the author's: the next stall rewrites only kreconcile's.
-    await cluster.patchStatus({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { status: { greeted: 3, conditions: 'garbage' } } })();
-    await cluster.patch({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { spec: { replicas: 2 } } })();
-    await runUntil(clock, () => Array.isArray(statusOf(cluster, 'bad')?.conditions) && statusOf(cluster, 'bad')?.observedGeneration === find(cluster, 'Greeting', 'bad')?.metadata.generation);
+    await cluster.patchStatus(
+      { ...GREETING, namespace: 'default', name: 'bad' },
+      { type: 'merge', body: { status: { greeted: 3, conditions: 'garbage' } } },
+    )();
+    await cluster.patch(
+      { ...GREETING, namespace: 'default', name: 'bad' },
+      { type: 'merge', body: { spec: { replicas: 2 } } },
+    )();
+    await runUntil(
+      clock,
+      () =>
+        Array.isArray(statusOf(cluster, 'bad')?.conditions) &&
+        statusOf(cluster, 'bad')?.observedGeneration === find(cluster, 'Greeting', 'bad')?.metadata.generation,
+    );
     expect(condition(cluster, 'bad', 'Stalled')?.reason).toBe('InvalidSpec');
     expect((find(cluster, 'Greeting', 'bad')?.status as { greeted?: number }).greeted).toBe(3);
     // Fixing the spec makes it converge.
-    await cluster.patch({ ...GREETING, namespace: 'default', name: 'bad' }, { type: 'merge', body: { spec: { message: 'fixed' } } })();
+    await cluster.patch(
+      { ...GREETING, namespace: 'default', name: 'bad' },
+      { type: 'merge', body: { spec: { message: 'fixed' } } },
+    )();
     await runUntil(clock, () => condition(cluster, 'bad', 'Ready')?.status === 'True');
     expect(find(cluster, 'ConfigMap', 'bad-greeting')?.data).toEqual({ message: 'fixed' });
   });
@@ -112,8 +167,14 @@ describe('examples/embedded-operator (memory cluster)', () => {
     const { clock, cluster } = await setUp();
     // The ConfigMap the Greeting twin wants already belongs to the Application default/twin (the plain mark).
     await cluster.create({
-      apiVersion: 'v1', kind: 'ConfigMap',
-      metadata: { name: 'twin-greeting', namespace: 'default', annotations: { 'kreconcile.io/owner': 'default/twin' }, labels: { 'app.kubernetes.io/managed-by': 'kreconcile' } },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'twin-greeting',
+        namespace: 'default',
+        annotations: { 'kreconcile.io/owner': 'default/twin' },
+        labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+      },
       data: { owner: APPLICATION_API_VERSION },
     } as Resource)();
     await cluster.create(greeting('twin', { message: 'from greeting' }))();
@@ -130,9 +191,13 @@ describe('examples/embedded-operator (memory cluster)', () => {
   it('runs under leader election with metrics: only the leader writes; when it stops, the other takes over', async () => {
     const { clock, cluster } = await withCrd();
     const [a, b] = [new Replica(clock, cluster), new Replica(clock, cluster)];
-    const start = (replica: Replica, identity: string) => startGreetingOperator({
-      cluster: replica.cluster, clock: replica.clock, random: () => 0.5, leaderElection: { namespace: 'default', name: 'greeting-leader', identity },
-    });
+    const start = (replica: Replica, identity: string) =>
+      startGreetingOperator({
+        cluster: replica.cluster,
+        clock: replica.clock,
+        random: () => 0.5,
+        leaderElection: { namespace: 'default', name: 'greeting-leader', identity },
+      });
     const leader = await start(a, 'a');
     await runUntil(clock, () => leader.isLeader());
     const follower = await start(b, 'b');
@@ -145,8 +210,15 @@ describe('examples/embedded-operator (memory cluster)', () => {
       expect(reconciles?.values.find((value) => value.labels.result === 'success')?.value).toBeGreaterThan(0);
 
       await leader.stop(1_000);
-      await cluster.patch({ ...GREETING, namespace: 'default', name: 'one' }, { type: 'merge', body: { spec: { message: 'second' } } })();
-      await runUntil(clock, () => (find(cluster, 'ConfigMap', 'one-greeting')?.data as { message?: string } | undefined)?.message === 'second');
+      await cluster.patch(
+        { ...GREETING, namespace: 'default', name: 'one' },
+        { type: 'merge', body: { spec: { message: 'second' } } },
+      )();
+      await runUntil(
+        clock,
+        () =>
+          (find(cluster, 'ConfigMap', 'one-greeting')?.data as { message?: string } | undefined)?.message === 'second',
+      );
       expect(follower.isLeader()).toBe(true);
       expect(b.writes).toContain('patch ConfigMap one-greeting');
     } finally {

@@ -28,13 +28,22 @@ describeWithApiServer('kreconcile run startup against a real API server', (env) 
   });
 
   it('refused credentials: one line naming the 401, exit 1, nothing started', async () => {
-    const kubeconfig = parse(readFileSync(env.kubeconfigPath, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
-    const forged = { ...kubeconfig, users: kubeconfig.users.map((user) => ({ name: user.name, user: { token: 'not-a-token-this-server-knows' } })) };
+    const kubeconfig = parse(readFileSync(env.kubeconfigPath, 'utf8')) as {
+      users: Array<{ name: string; user: Record<string, unknown> }>;
+    };
+    const forged = {
+      ...kubeconfig,
+      users: kubeconfig.users.map((user) => ({ name: user.name, user: { token: 'not-a-token-this-server-knows' } })),
+    };
     const path = join(scratch, 'forged-kubeconfig');
     writeFileSync(path, stringify(forged));
     const result = await runCli(['run', '--kubeconfig', path], { env: { HOME: scratch } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(linesOf(result.stderr)).toEqual([expect.stringMatching(/^error: the cluster rejected the credentials \(401 .*\): check the kubeconfig user, token or certificate$/)]);
+    expect(linesOf(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: the cluster rejected the credentials \(401 .*\): check the kubeconfig user, token or certificate$/,
+      ),
+    ]);
   });
 });

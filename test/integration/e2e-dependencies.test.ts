@@ -17,10 +17,21 @@ describeWithApiServer('end to end: dependsOn on a real API server', (env) => {
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-e2e-depends'));
   });
-  afterAll(async () => { await cleanup?.(); });
+  afterAll(async () => {
+    await cleanup?.();
+  });
 
   it('a chain is created in order, one link per reconcile, and deleted in reverse', async () => {
     // The test control plane may run no workload controllers: children count as ready once they exist.
-    await dependencyChainScenario({ cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random, planOptions: { readiness: 'existence' } }, namespace);
+    await dependencyChainScenario(
+      {
+        cluster,
+        scopes: builtinScopes,
+        now: () => new Date().toISOString(),
+        random: Math.random,
+        planOptions: { readiness: 'existence' },
+      },
+      namespace,
+    );
   });
 });

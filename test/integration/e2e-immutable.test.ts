@@ -18,10 +18,21 @@ describeWithApiServer('end to end: immutable fields on a real API server', (env)
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-e2e-immutable'));
   });
-  afterAll(async () => { await cleanup?.(); });
+  afterAll(async () => {
+    await cleanup?.();
+  });
 
   it('an immutable change stalls ImmutableField naming the field; with recreate it converges', async () => {
     // The test control plane runs no workload controllers: children count as ready once they exist.
-    await immutableFieldScenario({ cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random, planOptions: { readiness: 'existence' } }, namespace);
+    await immutableFieldScenario(
+      {
+        cluster,
+        scopes: builtinScopes,
+        now: () => new Date().toISOString(),
+        random: Math.random,
+        planOptions: { readiness: 'existence' },
+      },
+      namespace,
+    );
   });
 });

@@ -10,15 +10,27 @@ import { runFlagsFor } from '../../app/manifests/rbac.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { Resource } from '../../core/index.js';
 import { adminIdentity, installOperator } from '../support/api-identities.js';
-import { applicationObject, applicationRef, conditionOf, expectOwnedBy, readExisting, readObject, waitForCondition } from '../support/e2e-application.js';
+import {
+  applicationObject,
+  applicationRef,
+  conditionOf,
+  expectOwnedBy,
+  readExisting,
+  readObject,
+  waitForCondition,
+} from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespaces, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
 const CONVERGE_MS = 30_000;
 
-const configMap = (name: string, namespace?: string): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(namespace === undefined ? {} : { namespace }) }, data: { a: '1' } });
+const configMap = (name: string, namespace?: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+  data: { a: '1' },
+});
 
 describeWithApiServer('end to end: operator rights bound per tenant namespace', (env) => {
   let admin: KubernetesCluster;
@@ -41,7 +53,13 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
     // Without child watches, drift is found at each resync: a short one here.
     // The admin policy lets team-a write to `other`; the operator's RBAC (bound in team-a only) does not.
     operator = await startOperator({
-      cluster, clock: realClock, random: Math.random, namespace: teamA, readiness: 'existence', watchChildren: false, resyncMs: 2_000,
+      cluster,
+      clock: realClock,
+      random: Math.random,
+      namespace: teamA,
+      readiness: 'existence',
+      watchChildren: false,
+      resyncMs: 2_000,
       tenancy: { destinations: [{ from: teamA, to: [other] }] },
     });
   });
@@ -53,7 +71,10 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
   it('converges children in the tenant namespace without watching children cluster-wide', async () => {
     await must(admin.create(applicationObject(teamA, 'web', [configMap('web-config')])));
     const app = await waitForCondition(admin, applicationRef(teamA, 'web'), 'Ready', { status: 'True' }, CONVERGE_MS);
-    expectOwnedBy(await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' }), app);
+    expectOwnedBy(
+      await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'web-config' }),
+      app,
+    );
     expect(operator.controller.watchedKinds).toEqual([]);
   });
 
@@ -65,9 +86,19 @@ describeWithApiServer('end to end: operator rights bound per tenant namespace', 
 
   it('a child outside the bound namespaces, though the admin policy allows it, is refused by the API server and reported; nothing is written there', async () => {
     await must(admin.create(applicationObject(teamA, 'elsewhere', [configMap('planted', other)])));
-    const app = await waitForCondition(admin, applicationRef(teamA, 'elsewhere'), 'Stalled', { status: 'True', reason: 'Forbidden' }, CONVERGE_MS);
+    const app = await waitForCondition(
+      admin,
+      applicationRef(teamA, 'elsewhere'),
+      'Stalled',
+      { status: 'True', reason: 'Forbidden' },
+      CONVERGE_MS,
+    );
     // The list or the get of the child may be refused first (reads run concurrently): either names the kind.
-    expect(conditionOf(app, 'Stalled')?.message).toMatch(/^Forbidden: the operator may not read what this Application manages: configmaps( "[^"]+")? is forbidden/);
-    expect(await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: other, name: 'planted' })).toBeUndefined();
+    expect(conditionOf(app, 'Stalled')?.message).toMatch(
+      /^Forbidden: the operator may not read what this Application manages: configmaps( "[^"]+")? is forbidden/,
+    );
+    expect(
+      await readObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: other, name: 'planted' }),
+    ).toBeUndefined();
   });
 });

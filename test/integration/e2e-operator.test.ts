@@ -8,8 +8,21 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import { getIn, type ObjectRef, type Resource } from '../../core/index.js';
 import {
-  actionLine, applicationObject, applicationRef, children, conditionOf, expectOwnedBy, expectReady, readApplication, readExisting, readObject,
-  reconcileLog, shopManifest, summarizeAction, writesOf, type ReconcileLog,
+  actionLine,
+  applicationObject,
+  applicationRef,
+  children,
+  conditionOf,
+  expectOwnedBy,
+  expectReady,
+  readApplication,
+  readExisting,
+  readObject,
+  reconcileLog,
+  shopManifest,
+  summarizeAction,
+  writesOf,
+  type ReconcileLog,
 } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -27,9 +40,13 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
     cluster = connect(env);
   });
 
-  const line = (type: string, ref: ObjectRef): string => `${type} ${ref.apiVersion} ${ref.kind} ${ref.namespace}/${ref.name}`;
+  const line = (type: string, ref: ObjectRef): string =>
+    `${type} ${ref.apiVersion} ${ref.kind} ${ref.namespace}/${ref.name}`;
 
-  const waitReady = (ref: ObjectRef, check: (application: Awaited<ReturnType<typeof readApplication>>) => void = () => undefined) =>
+  const waitReady = (
+    ref: ObjectRef,
+    check: (application: Awaited<ReturnType<typeof readApplication>>) => void = () => undefined,
+  ) =>
     eventually(async () => {
       const application = await readApplication(cluster, ref);
       expectReady(application);
@@ -54,7 +71,15 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       key = `${namespace}/${name}`;
       log = reconcileLog();
       // Its own connection, as a separate process would have.
-      operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled });
+      operator = await startOperator({
+        cluster: connect(env),
+        clock: realClock,
+        random: Math.random,
+        workers: 2,
+        namespace,
+        readiness: 'existence',
+        onReconciled: log.onReconciled,
+      });
     });
     afterAll(async () => {
       await operator?.stop(10_000);
@@ -67,25 +92,40 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       expect(application.metadata.generation).toBe(1);
       expect(conditionOf(application, 'Ready')?.message).toBe('5 resources match the desired state');
       for (const ref of Object.values(child)) expectOwnedBy(await readExisting(cluster, ref), application);
-      expect(getIn(await readExisting(cluster, child.widget), ['spec'])).toEqual({ color: 'red', tags: ['a', 'b'], size: 1 });
+      expect(getIn(await readExisting(cluster, child.widget), ['spec'])).toEqual({
+        color: 'red',
+        tags: ['a', 'b'],
+        size: 1,
+      });
 
       // Each child created exactly once; the acting reconcile verified its writes from the answers,
       // so the one status it wrote already said Ready (no Reconciling status, no verification requeue).
       expect(log.failuresFor(key)).toEqual([]);
       expect(log.actionsFor(key).map(actionLine)).toEqual([
         `addFinalizer kreconcile.io/v1alpha1 Application ${namespace}/${name}`,
-        line('create', child.config), line('create', child.extra), line('create', child.service),
-        line('create', child.deployment), line('create', child.widget),
+        line('create', child.config),
+        line('create', child.extra),
+        line('create', child.service),
+        line('create', child.deployment),
+        line('create', child.widget),
       ]);
       const acting = log.resultsFor(key).find((result) => result._tag === 'Done' && result.execution.done.length > 0);
       expect(acting?._tag === 'Done' && acting.statusWritten).toBe(true);
       expect(acting?._tag === 'Done' && acting.verified).toBe(true);
-      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', observedGeneration: 1 });
-      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'False', observedGeneration: 1 });
+      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+        status: 'True',
+        observedGeneration: 1,
+      });
+      expect(acting?._tag === 'Done' && acting.status.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({
+        status: 'False',
+        observedGeneration: 1,
+      });
       // Kubernetes Events name what was done.
       await eventually(async () => {
         const events = await must(cluster.list({ apiVersion: 'v1', kind: 'Event', namespace }));
-        const created = events.items.filter((event) => getIn(event, ['involvedObject', 'name']) === name && getIn(event, ['reason']) === 'Created');
+        const created = events.items.filter(
+          (event) => getIn(event, ['involvedObject', 'name']) === name && getIn(event, ['reason']) === 'Created',
+        );
         // One Event for the reconcile's creates, naming each child.
         expect(created).toHaveLength(1);
         expect(getIn(created[0] ?? {}, ['message'])).toMatch(/^created 5 objects: /);
@@ -94,7 +134,12 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
 
     it('corrects drift of observed fields through the watch, without manual calls; unobserved changes stand', async () => {
       const before = log.actionsFor(key).length;
-      await must(cluster.patch(child.deployment, { type: 'merge', body: { metadata: { annotations: { team: 'payments' } }, spec: { replicas: 5, revisionHistoryLimit: 4 } } }));
+      await must(
+        cluster.patch(child.deployment, {
+          type: 'merge',
+          body: { metadata: { annotations: { team: 'payments' } }, spec: { replicas: 5, revisionHistoryLimit: 4 } },
+        }),
+      );
       await must(cluster.patch(child.widget, { type: 'merge', body: { spec: { color: 'blue', size: 7 } } }));
 
       await eventually(async () => {
@@ -111,8 +156,12 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       // Only patches of the observed fields were sent (the two drifts may come in one or two reconciles).
       expect(log.failuresFor(key)).toEqual([]);
       const patches = log.actionsFor(key).slice(before).map(summarizeAction);
-      expect(patches.map((p) => `${p.type} ${p.resource}`).sort()).toEqual([line('patch', child.deployment), line('patch', child.widget)].sort());
-      expect(patches.flatMap((p) => writesOf(p.patch)).sort((a, b) => String(a.path).localeCompare(String(b.path)))).toEqual([
+      expect(patches.map((p) => `${p.type} ${p.resource}`).sort()).toEqual(
+        [line('patch', child.deployment), line('patch', child.widget)].sort(),
+      );
+      expect(
+        patches.flatMap((p) => writesOf(p.patch)).sort((a, b) => String(a.path).localeCompare(String(b.path))),
+      ).toEqual([
         { op: 'replace', path: '/spec/color', value: 'red' },
         { op: 'replace', path: '/spec/replicas', value: 2 },
       ]);
@@ -120,15 +169,32 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
 
     it('rolls out a spec change: a resource removed from the spec is deleted, observedGeneration follows', async () => {
       const before = log.actionsFor(key).length;
-      await must(cluster.patch(appRef, { type: 'json', operations: [{ op: 'replace', path: '/spec/manifest', value: shopManifest({ extra: false, replicas: 3 }) as never }] }));
+      await must(
+        cluster.patch(appRef, {
+          type: 'json',
+          operations: [
+            { op: 'replace', path: '/spec/manifest', value: shopManifest({ extra: false, replicas: 3 }) as never },
+          ],
+        }),
+      );
       const application = await waitReady(appRef, (a) => expect(a.metadata.generation).toBe(2));
       expect(conditionOf(application, 'Ready')?.message).toBe('4 resources match the desired state');
       expect(await readObject(cluster, child.extra)).toBeUndefined();
       expect(getIn(await readExisting(cluster, child.deployment), ['spec', 'replicas'])).toBe(3);
       expect(log.failuresFor(key)).toEqual([]);
-      expect(log.actionsFor(key).slice(before).map(summarizeAction).map((a) => ({ ...a, patch: writesOf(a.patch) }))).toEqual([
+      expect(
+        log
+          .actionsFor(key)
+          .slice(before)
+          .map(summarizeAction)
+          .map((a) => ({ ...a, patch: writesOf(a.patch) })),
+      ).toEqual([
         { type: 'delete', resource: `v1 ConfigMap ${namespace}/web-extra`, reason: 'RemovedFromSpec', patch: [] },
-        { type: 'patch', resource: `apps/v1 Deployment ${namespace}/web`, patch: [{ op: 'replace', path: '/spec/replicas', value: 3 }] },
+        {
+          type: 'patch',
+          resource: `apps/v1 Deployment ${namespace}/web`,
+          patch: [{ op: 'replace', path: '/spec/replicas', value: 3 }],
+        },
       ]);
     });
 
@@ -136,10 +202,14 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       const before = log.actionsFor(key).length;
       await must(cluster.delete(appRef));
       await eventually(async () => expect(await readObject(cluster, appRef)).toBeUndefined(), CONVERGE_MS);
-      for (const ref of Object.values(child)) expect(await readObject(cluster, ref), `${ref.kind} ${ref.name}`).toBeUndefined();
+      for (const ref of Object.values(child))
+        expect(await readObject(cluster, ref), `${ref.kind} ${ref.name}`).toBeUndefined();
       // Deleted by the operator before the finalizer went (not left to the garbage collector).
       expect(log.actionsFor(key).slice(before).map(actionLine)).toEqual([
-        line('delete', child.widget), line('delete', child.deployment), line('delete', child.service), line('delete', child.config),
+        line('delete', child.widget),
+        line('delete', child.deployment),
+        line('delete', child.service),
+        line('delete', child.config),
         `removeFinalizer kreconcile.io/v1alpha1 Application ${namespace}/${name}`,
       ]);
       expect(log.failuresFor(key)).toEqual([]);
@@ -156,17 +226,29 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
     const start = async (identity: string) => {
       const log = reconcileLog();
       const operator = await startOperator({
-        cluster: connect(env), clock: realClock, random: Math.random, workers: 2, namespace, readiness: 'existence', onReconciled: log.onReconciled,
+        cluster: connect(env),
+        clock: realClock,
+        random: Math.random,
+        workers: 2,
+        namespace,
+        readiness: 'existence',
+        onReconciled: log.onReconciled,
         leaderElection: { namespace, name: lease, identity, leaseDurationMs: LEASE_MS, retryPeriodMs: 500 },
       });
       instances.push({ operator, log });
       return { operator, log };
     };
 
-    const holder = async (): Promise<unknown> => getIn(await readExisting(cluster, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name: lease }), ['spec', 'holderIdentity']);
+    const holder = async (): Promise<unknown> =>
+      getIn(
+        await readExisting(cluster, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name: lease }),
+        ['spec', 'holderIdentity'],
+      );
 
     const createSmallApplication = async (name: string): Promise<ObjectRef> => {
-      const manifest = [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { owner: name } }] as ReadonlyArray<Resource>;
+      const manifest = [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { owner: name } },
+      ] as ReadonlyArray<Resource>;
       await must(cluster.create(applicationObject(namespace, name, manifest)));
       return applicationRef(namespace, name);
     };
@@ -188,7 +270,9 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
 
       const first = await createSmallApplication('first');
       await waitReady(first);
-      expect(await readObject(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first-config' })).toBeDefined();
+      expect(
+        await readObject(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first-config' }),
+      ).toBeDefined();
       expect(a.log.resultsFor(`${namespace}/first`).length).toBeGreaterThan(0);
       expect(a.log.failuresFor(`${namespace}/first`)).toEqual([]);
       expect(b.log.entries).toEqual([]);
@@ -208,7 +292,11 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
 
       const second = await createSmallApplication('second');
       await waitReady(second);
-      expect(getIn(await readExisting(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'second-config' }), ['data'])).toEqual({ owner: 'second' });
+      expect(
+        getIn(await readExisting(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'second-config' }), [
+          'data',
+        ]),
+      ).toEqual({ owner: 'second' });
       expect(b.log.actionsFor(`${namespace}/second`).map(actionLine)).toEqual([
         `addFinalizer kreconcile.io/v1alpha1 Application ${namespace}/second`,
         `create v1 ConfigMap ${namespace}/second-config`,

@@ -30,17 +30,25 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
   let planFile: string;
   let refs: ReturnType<typeof children>;
 
-  const cli = async (argv: ReadonlyArray<string>, writable: (target: object) => Promise<ClusterReader & ClusterWriter> = connectWritable): Promise<CliRun> => {
+  const cli = async (
+    argv: ReadonlyArray<string>,
+    writable: (target: object) => Promise<ClusterReader & ClusterWriter> = connectWritable,
+  ): Promise<CliRun> => {
     const { io, out, err } = testIo({ connect: connectKubernetes, connectWritable: writable });
     const code = await run(argv, io);
     return { code, stdout: out.join(''), stderr: err.join('') };
   };
-  const planOut = () => cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--out', planFile]);
-  const apply = (writable?: (target: object) => Promise<ClusterReader & ClusterWriter>) => cli(['apply', planFile, '--kubeconfig', env.kubeconfigPath], writable);
+  const planOut = () =>
+    cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--out', planFile]);
+  const apply = (writable?: (target: object) => Promise<ClusterReader & ClusterWriter>) =>
+    cli(['apply', planFile, '--kubeconfig', env.kubeconfigPath], writable);
   const savedActions = async (): Promise<ReadonlyArray<string>> =>
-    (JSON.parse(await readFile(planFile, 'utf8')) as SavedPlanV1).applications.flatMap((a) => a.actions.map((action) => `${action.type} ${action.resource.kind}/${action.resource.name}`));
+    (JSON.parse(await readFile(planFile, 'utf8')) as SavedPlanV1).applications.flatMap((a) =>
+      a.actions.map((action) => `${action.type} ${action.resource.kind}/${action.resource.name}`),
+    );
   const data = async (): Promise<unknown> => getIn(await readExisting(cluster, refs.config), ['data', 'LOG_LEVEL']);
-  const replicas = async (): Promise<unknown> => getIn(await readExisting(cluster, refs.deployment), ['spec', 'replicas']);
+  const replicas = async (): Promise<unknown> =>
+    getIn(await readExisting(cluster, refs.deployment), ['spec', 'replicas']);
 
   beforeAll(async () => {
     cluster = connect(env);
@@ -60,11 +68,20 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
   describe('in order', () => {
     it('applies a fresh plan exactly, after which a new plan has nothing to do', async () => {
       expect(await planOut()).toMatchObject({ code: 0, stderr: '' });
-      expect(await savedActions()).toEqual(['create ConfigMap/web-config', 'create ConfigMap/web-extra', 'create Service/web', 'create Deployment/web', 'create Widget/web-widget']);
+      expect(await savedActions()).toEqual([
+        'create ConfigMap/web-config',
+        'create ConfigMap/web-extra',
+        'create Service/web',
+        'create Deployment/web',
+        'create Widget/web-widget',
+      ]);
       const applied = await apply();
       expect(applied).toMatchObject({ code: 0, stderr: '' });
       expect(applied.stdout).toContain('Applied: 5 created, 0 patched, 0 deleted.');
-      for (const ref of Object.values(refs)) expect((await readExisting(cluster, ref)).metadata.annotations?.['kreconcile.io/owner']).toBe(`${namespace}/shop`);
+      for (const ref of Object.values(refs))
+        expect((await readExisting(cluster, ref)).metadata.annotations?.['kreconcile.io/owner']).toBe(
+          `${namespace}/shop`,
+        );
       const again = await cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--exit-code']);
       expect(again.code).toBe(0);
     });
@@ -79,7 +96,11 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
       const refused = await apply();
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe('');
-      expect(refused.stderr).toMatch(new RegExp(`^error: .*plan\\.json: the cluster moved since the plan was made, nothing was applied: apps/v1 Deployment ${namespace}/web changed \\(resourceVersion \\d+ → \\d+\\): plan again .*\\n$`));
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^error: .*plan\\.json: the cluster moved since the plan was made, nothing was applied: apps/v1 Deployment ${namespace}/web changed \\(resourceVersion \\d+ → \\d+\\): plan again .*\\n$`,
+        ),
+      );
       expect({ logLevel: await data(), replicas: await replicas() }).toEqual({ logLevel: 'debug', replicas: 6 });
     });
 
@@ -97,7 +118,11 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
       };
       const raced = await apply(racing);
       expect(raced.code).toBe(1);
-      expect(raced.stderr).toMatch(new RegExp(`v1 ConfigMap ${namespace}/web-config: changed while the plan was applied \\(.*\\); 0 of 2 actions were applied`));
+      expect(raced.stderr).toMatch(
+        new RegExp(
+          `v1 ConfigMap ${namespace}/web-config: changed while the plan was applied \\(.*\\); 0 of 2 actions were applied`,
+        ),
+      );
       expect(await data()).toBe('debug');
     });
 
@@ -105,7 +130,9 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
       expect((await planOut()).code).toBe(0);
       expect(await apply()).toMatchObject({ code: 0, stderr: '' });
       expect({ logLevel: await data(), replicas: await replicas() }).toEqual({ logLevel: 'info', replicas: 2 });
-      expect((await cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--exit-code'])).code).toBe(0);
+      expect(
+        (await cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--exit-code'])).code,
+      ).toBe(0);
     });
   });
 });

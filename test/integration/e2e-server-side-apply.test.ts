@@ -11,25 +11,50 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { reconcileApplication, type ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, conflictingManagers, FIELD_MANAGER, getIn,
-  type JsonObject, type ObjectRef, type Resource,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  builtinScopes,
+  conflictingManagers,
+  FIELD_MANAGER,
+  getIn,
+  type JsonObject,
+  type ObjectRef,
+  type Resource,
 } from '../../core/index.js';
-import { applicationRef, conditionOf, expectReady, readApplication, readExisting, reconcileUntilQuiet } from '../support/e2e-application.js';
+import {
+  applicationRef,
+  conditionOf,
+  expectReady,
+  readApplication,
+  readExisting,
+  reconcileUntilQuiet,
+} from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
 const configMap = (namespace: string, name: string, data: JsonObject): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data } as Resource);
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data }) as Resource;
 
 /** LOG_LEVEL is in the manifest but not observed: kreconcile creates it and then leaves it to others. */
 const spec = (color: string, extra: JsonObject = {}): JsonObject => ({
   applyMode: 'ServerSideApply',
   manifest: [
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { LOG_LEVEL: 'info', COLOR: color } },
     {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'web-config' },
+      data: { LOG_LEVEL: 'info', COLOR: color },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
       spec: {
-        replicas: 2, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+        },
       },
     },
   ],
@@ -43,21 +68,44 @@ const spec = (color: string, extra: JsonObject = {}): JsonObject => ({
 /** A Deployment `name` with one container `api` whose name and image are observed at position 0, at most one container. */
 const oneContainerSpec = (name: string, image: string): JsonObject => ({
   applyMode: 'ServerSideApply',
-  manifest: [{
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-    spec: {
-      replicas: 1, selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'api', image, imagePullPolicy: 'IfNotPresent' }] } },
+  manifest: [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'api', image, imagePullPolicy: 'IfNotPresent' }] },
+        },
+      },
     },
-  }],
-  observerSchema: [{
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-    spec: { template: { spec: { containers: [{ name: true, image: true }, { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 }] } } },
-  }],
+  ],
+  observerSchema: [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              { name: true, image: true },
+              { observer_schema_list_min_length: 1, observer_schema_list_max_length: 1 },
+            ],
+          },
+        },
+      },
+    },
+  ],
 });
 
 const managersOf = (object: Resource): ReadonlyArray<string> =>
-  ((object.metadata.managedFields ?? []) as ReadonlyArray<JsonObject>).map((entry) => `${String(entry.manager)}/${String(entry.operation)}`);
+  ((object.metadata.managedFields ?? []) as ReadonlyArray<JsonObject>).map(
+    (entry) => `${String(entry.manager)}/${String(entry.operation)}`,
+  );
 
 describeWithApiServer('server-side apply mode on the real API server', (env) => {
   let cluster: KubernetesCluster;
@@ -69,17 +117,33 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-ssa'));
     // The test control plane runs no workload controllers: children count as ready once they exist.
-    deps = { cluster, scopes: builtinScopes, now: () => new Date().toISOString(), random: Math.random, planOptions: { readiness: 'existence' } };
+    deps = {
+      cluster,
+      scopes: builtinScopes,
+      now: () => new Date().toISOString(),
+      random: Math.random,
+      planOptions: { readiness: 'existence' },
+    };
   });
-  afterAll(async () => { await cleanup?.(); });
+  afterAll(async () => {
+    await cleanup?.();
+  });
 
   describe('the measured fact behind creating as kreconcile', () => {
     it("an object created by field manager kreconcile conflicts with kreconcile's own server-side apply of a changed value", async () => {
       const ref: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'self-conflict' };
       await must(cluster.create(configMap(namespace, 'self-conflict', { A: '1' }), { fieldManager: FIELD_MANAGER }));
-      const same = await cluster.patch(ref, { type: 'apply', fieldManager: FIELD_MANAGER, body: configMap(namespace, 'self-conflict', { A: '1' }) })();
+      const same = await cluster.patch(ref, {
+        type: 'apply',
+        fieldManager: FIELD_MANAGER,
+        body: configMap(namespace, 'self-conflict', { A: '1' }),
+      })();
       expect(E.isRight(same)).toBe(true);
-      const changed = await cluster.patch(ref, { type: 'apply', fieldManager: FIELD_MANAGER, body: configMap(namespace, 'self-conflict', { A: '2' }) })();
+      const changed = await cluster.patch(ref, {
+        type: 'apply',
+        fieldManager: FIELD_MANAGER,
+        body: configMap(namespace, 'self-conflict', { A: '2' }),
+      })();
       expect(E.isLeft(changed) && changed.left._tag).toBe('Conflict');
       expect(E.isLeft(changed) ? conflictingManagers(changed.left) : []).toEqual([FIELD_MANAGER]);
     });
@@ -89,9 +153,18 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     const ref = applicationRef(namespace, 'ssa');
     const config: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'web-config' };
     const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'web' };
-    const respec = async (next: JsonObject): Promise<void> => { await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: next }] })); };
+    const respec = async (next: JsonObject): Promise<void> => {
+      await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: next }] }));
+    };
 
-    await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa', namespace }, spec: spec('red') } as unknown as Resource));
+    await must(
+      cluster.create({
+        apiVersion: APPLICATION_API_VERSION,
+        kind: APPLICATION_KIND,
+        metadata: { name: 'ssa', namespace },
+        spec: spec('red'),
+      } as unknown as Resource),
+    );
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
     expect(getIn(await readExisting(cluster, config), ['data'])).toEqual({ LOG_LEVEL: 'info', COLOR: 'red' });
@@ -107,16 +180,31 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     expect(managersOf(applied)).toContain(`${FIELD_MANAGER}/Apply`);
 
     // Another manager writes a field kreconcile does not observe: it stays, through later applies.
-    await must(cluster.patch(config, { type: 'merge', body: { data: { LOG_LEVEL: 'debug' } } }, { fieldManager: 'log-tuner' }));
-    await must(cluster.patch(deployment, { type: 'merge', body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } } }, { fieldManager: 'log-tuner' }));
+    await must(
+      cluster.patch(config, { type: 'merge', body: { data: { LOG_LEVEL: 'debug' } } }, { fieldManager: 'log-tuner' }),
+    );
+    await must(
+      cluster.patch(
+        deployment,
+        {
+          type: 'merge',
+          body: { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } } } },
+        },
+        { fieldManager: 'log-tuner' },
+      ),
+    );
     await respec(spec('green'));
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
     expect(getIn(await readExisting(cluster, config), ['data'])).toEqual({ LOG_LEVEL: 'debug', COLOR: 'green' });
-    expect(getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers', 0, 'image'])).toBe('nginx:1.28');
+    expect(getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers', 0, 'image'])).toBe(
+      'nginx:1.28',
+    );
 
     // Another manager takes an observed field: kreconcile's apply conflicts, the Application stalls naming it.
-    await must(cluster.patch(config, { type: 'merge', body: { data: { COLOR: 'purple' } } }, { fieldManager: 'kubectl-edit' }));
+    await must(
+      cluster.patch(config, { type: 'merge', body: { data: { COLOR: 'purple' } } }, { fieldManager: 'kubectl-edit' }),
+    );
     const refused = await reconcileApplication(ref, deps);
     expect(refused._tag === 'Failed' && refused.terminal).toBe(true);
     const stalled = await readApplication(cluster, ref);
@@ -138,31 +226,88 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     const ref = applicationRef(namespace, 'ssa-lists');
     const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'api' };
     const listSpec = (image: string): JsonObject => oneContainerSpec('api', image);
-    await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-lists', namespace }, spec: listSpec('nginx:1.27') } as unknown as Resource));
+    await must(
+      cluster.create({
+        apiVersion: APPLICATION_API_VERSION,
+        kind: APPLICATION_KIND,
+        metadata: { name: 'ssa-lists', namespace },
+        spec: listSpec('nginx:1.27'),
+      } as unknown as Resource),
+    );
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
 
-    await must(cluster.patch(deployment, { type: 'json', operations: [{ op: 'add', path: '/spec/template/spec/containers/-', value: { name: 'sidecar', image: 'envoy:1.30' } }] }, { fieldManager: 'injector' }));
-    await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: listSpec('nginx:1.28') }] }));
+    await must(
+      cluster.patch(
+        deployment,
+        {
+          type: 'json',
+          operations: [
+            { op: 'add', path: '/spec/template/spec/containers/-', value: { name: 'sidecar', image: 'envoy:1.30' } },
+          ],
+        },
+        { fieldManager: 'injector' },
+      ),
+    );
+    await must(
+      cluster.patch(ref, {
+        type: 'json',
+        operations: [{ op: 'replace', path: '/spec', value: listSpec('nginx:1.28') }],
+      }),
+    );
     const rounds = await reconcileUntilQuiet(ref, deps);
     const sent = rounds[0]?.plan.actions.find((action) => action.type === 'patch');
-    expect(sent?.type === 'patch' && sent.serverSideApply?.body.spec).toEqual({ template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } } });
+    expect(sent?.type === 'patch' && sent.serverSideApply?.body.spec).toEqual({
+      template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } },
+    });
     expectReady(await readApplication(cluster, ref));
-    const containers = getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>;
-    expect(containers.map((container) => [container.name, container.image, container.imagePullPolicy])).toEqual([['api', 'nginx:1.28', 'IfNotPresent']]);
+    const containers = getIn(await readExisting(cluster, deployment), [
+      'spec',
+      'template',
+      'spec',
+      'containers',
+    ]) as ReadonlyArray<JsonObject>;
+    expect(containers.map((container) => [container.name, container.image, container.imagePullPolicy])).toEqual([
+      ['api', 'nginx:1.28', 'IfNotPresent'],
+    ]);
   });
 
   it('lists: a container another manager inserted in front (names off position) is fixed by the positional JSON Patch as kreconcile; the next change is an apply again', async () => {
     const ref = applicationRef(namespace, 'ssa-shifted');
     const deployment: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shifted' };
     const shiftedSpec = (image: string): JsonObject => oneContainerSpec('shifted', image);
-    const containersNow = async () => (getIn(await readExisting(cluster, deployment), ['spec', 'template', 'spec', 'containers']) as ReadonlyArray<JsonObject>)
-      .map((container) => [container.name, container.image]);
-    await must(cluster.create({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name: 'ssa-shifted', namespace }, spec: shiftedSpec('nginx:1.27') } as unknown as Resource));
+    const containersNow = async () =>
+      (
+        getIn(await readExisting(cluster, deployment), [
+          'spec',
+          'template',
+          'spec',
+          'containers',
+        ]) as ReadonlyArray<JsonObject>
+      ).map((container) => [container.name, container.image]);
+    await must(
+      cluster.create({
+        apiVersion: APPLICATION_API_VERSION,
+        kind: APPLICATION_KIND,
+        metadata: { name: 'ssa-shifted', namespace },
+        spec: shiftedSpec('nginx:1.27'),
+      } as unknown as Resource),
+    );
     await reconcileUntilQuiet(ref, deps);
 
     // Position 0, which the schema observes, now holds another manager's container; ours is at 1.
-    await must(cluster.patch(deployment, { type: 'json', operations: [{ op: 'add', path: '/spec/template/spec/containers/0', value: { name: 'sidecar', image: 'envoy:1.30' } }] }, { fieldManager: 'injector' }));
+    await must(
+      cluster.patch(
+        deployment,
+        {
+          type: 'json',
+          operations: [
+            { op: 'add', path: '/spec/template/spec/containers/0', value: { name: 'sidecar', image: 'envoy:1.30' } },
+          ],
+        },
+        { fieldManager: 'injector' },
+      ),
+    );
     const fixed = await reconcileUntilQuiet(ref, deps);
     const sent = fixed[0]?.plan.actions.find((action) => action.type === 'patch');
     expect(sent?.type === 'patch' && sent.serverSideApply).toBeUndefined();
@@ -171,10 +316,17 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     expect(await containersNow()).toEqual([['api', 'nginx:1.27']]);
 
     // Names in place again: the next change is an apply; it conflicts only with kreconcile's own JSON Patch (made as kreconcile), so it is forced, no Conflict stall.
-    await must(cluster.patch(ref, { type: 'json', operations: [{ op: 'replace', path: '/spec', value: shiftedSpec('nginx:1.28') }] }));
+    await must(
+      cluster.patch(ref, {
+        type: 'json',
+        operations: [{ op: 'replace', path: '/spec', value: shiftedSpec('nginx:1.28') }],
+      }),
+    );
     const applied = await reconcileUntilQuiet(ref, deps);
     const next = applied[0]?.plan.actions.find((action) => action.type === 'patch');
-    expect(next?.type === 'patch' && next.serverSideApply?.body.spec).toEqual({ template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } } });
+    expect(next?.type === 'patch' && next.serverSideApply?.body.spec).toEqual({
+      template: { spec: { containers: [{ name: 'api', image: 'nginx:1.28' }] } },
+    });
     expectReady(await readApplication(cluster, ref));
     expect(await containersNow()).toEqual([['api', 'nginx:1.28']]);
   });

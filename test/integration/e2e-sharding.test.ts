@@ -14,7 +14,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { Controller } from '../../app/runtime/controller.js';
 import { ShardLeases } from '../../app/runtime/sharding/shard-leases.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, getIn, shardOf, type Application, type Resource } from '../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  getIn,
+  shardOf,
+  type Application,
+  type Resource,
+} from '../../core/index.js';
 import { applicationObject, conditionOf } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -43,22 +50,50 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
   const running: Replica[] = [];
   const throughput = new Map<number | string, { seconds: number; perSecond: number; cpu: ReadonlyArray<number> }>();
 
-  beforeAll(() => { admin = connect(env); });
+  beforeAll(() => {
+    admin = connect(env);
+  });
   afterAll(async () => {
-    for (const replica of running) { replica.leases.halt(); await replica.controller.stop(5_000); }
+    for (const replica of running) {
+      replica.leases.halt();
+      await replica.controller.stop(5_000);
+    }
     for (const cleanup of cleanups) await cleanup();
-    const lines = [...throughput].map(([n, t]) => `  ${n}: ${APPLICATIONS} Applications converged from cold in ${t.seconds.toFixed(2)} s = ${t.perSecond.toFixed(1)}/s ${throughput.has(1) ? ` (${(t.perSecond / (throughput.get(1)?.perSecond ?? 1)).toFixed(2)}× one process)` : ''}; operator CPU ${t.cpu.map((c) => c.toFixed(1)).join(' + ')} s`);
-    if (lines.length > 0) process.stdout.write(`\nsharding throughput (processes; 2 cores shared with kube-apiserver and etcd):\n${lines.join('\n')}\n`);
+    const lines = [...throughput].map(
+      ([n, t]) =>
+        `  ${n}: ${APPLICATIONS} Applications converged from cold in ${t.seconds.toFixed(2)} s = ${t.perSecond.toFixed(1)}/s ${throughput.has(1) ? ` (${(t.perSecond / (throughput.get(1)?.perSecond ?? 1)).toFixed(2)}× one process)` : ''}; operator CPU ${t.cpu.map((c) => c.toFixed(1)).join(' + ')} s`,
+    );
+    if (lines.length > 0)
+      process.stdout.write(
+        `\nsharding throughput (processes; 2 cores shared with kube-apiserver and etcd):\n${lines.join('\n')}\n`,
+      );
   });
 
   /** A replica as a separate process would run it: its own connection, Leases and Controller. */
   const startReplica = async (id: string, namespace: string, writes: Write[]): Promise<Replica> => {
     const cluster = connect(env);
-    const leases = new ShardLeases({ cluster, clock: realClock, monotonic: () => performance.now(), namespace, identity: id, shards: SHARDS, leaseDurationMs: LEASE_MS, retryPeriodMs: RETRY_MS });
+    const leases = new ShardLeases({
+      cluster,
+      clock: realClock,
+      monotonic: () => performance.now(),
+      namespace,
+      identity: id,
+      shards: SHARDS,
+      leaseDurationMs: LEASE_MS,
+      retryPeriodMs: RETRY_MS,
+    });
     const reconciled: Replica['reconciled'] = [];
     const controller = new Controller({
-      cluster: recordingCluster(cluster, id, writes), clock: realClock, random: Math.random, workers: WORKERS, resyncMs: RESYNC_MS, namespace, readiness: 'existence', events: false,
-      shard: leases, onReconciled: (key, result) => reconciled.push({ key, at: Date.now(), ok: result._tag !== 'Failed' }),
+      cluster: recordingCluster(cluster, id, writes),
+      clock: realClock,
+      random: Math.random,
+      workers: WORKERS,
+      resyncMs: RESYNC_MS,
+      namespace,
+      readiness: 'existence',
+      events: false,
+      shard: leases,
+      onReconciled: (key, result) => reconciled.push({ key, at: Date.now(), ok: result._tag !== 'Failed' }),
     });
     const replica = { id, leases, controller, reconciled };
     running.push(replica);
@@ -70,9 +105,24 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
   const createApplications = async (namespace: string): Promise<void> => {
     const names = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`);
     for (let i = 0; i < names.length; i += 20) {
-      await Promise.all(names.slice(i, i + 20).map((name) => must(admin.create(applicationObject(namespace, name, [
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { owner: name } } as unknown as Resource,
-      ])))));
+      await Promise.all(
+        names
+          .slice(i, i + 20)
+          .map((name) =>
+            must(
+              admin.create(
+                applicationObject(namespace, name, [
+                  {
+                    apiVersion: 'v1',
+                    kind: 'ConfigMap',
+                    metadata: { name: `${name}-config` },
+                    data: { owner: name },
+                  } as unknown as Resource,
+                ]),
+              ),
+            ),
+          ),
+      );
     }
   };
 
@@ -80,27 +130,44 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     const list = await must(admin.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace }));
     return list.items.filter((item) => {
       const application = item as unknown as Application;
-      return conditionOf(application, 'Ready')?.status === 'True' && application.status?.observedGeneration === application.metadata.generation;
+      return (
+        conditionOf(application, 'Ready')?.status === 'True' &&
+        application.status?.observedGeneration === application.metadata.generation
+      );
     }).length;
   };
 
   const configMaps = async (namespace: string): Promise<ReadonlySet<string>> =>
-    new Set((await must(admin.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }))).items.map((item) => item.metadata.name).filter((name) => name.startsWith('app-')));
+    new Set(
+      (await must(admin.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }))).items
+        .map((item) => item.metadata.name)
+        .filter((name) => name.startsWith('app-')),
+    );
 
   /** Creates the Applications with no operator running, starts `n` replicas, and times convergence. */
-  const coldStart = async (n: number): Promise<{ namespace: string; writes: Write[]; replicas: Replica[]; startedAt: number }> => {
+  const coldStart = async (
+    n: number,
+  ): Promise<{ namespace: string; writes: Write[]; replicas: Replica[]; startedAt: number }> => {
     const { namespace, cleanup } = await freshNamespace(admin, `kr-e2e-shard${n}`);
     cleanups.push(cleanup);
     await createApplications(namespace);
     const writes: Write[] = [];
     const startedAt = performance.now();
     const cpuBefore = process.cpuUsage();
-    const replicas = await Promise.all(Array.from({ length: n }, (_, i) => startReplica(`replica-${'abc'[i]}`, namespace, writes)));
+    const replicas = await Promise.all(
+      Array.from({ length: n }, (_, i) => startReplica(`replica-${'abc'[i]}`, namespace, writes)),
+    );
     await eventually(async () => expect(await readyCount(namespace)).toBe(APPLICATIONS), 120_000, 200);
     const seconds = (performance.now() - startedAt) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    throughput.set(`${n} in one process`, { seconds, perSecond: APPLICATIONS / seconds, cpu: [(cpu.user + cpu.system) / 1e6] });
-    process.stdout.write(`\n${n} replica(s): ${replicas.map((r) => `${r.id} ${r.reconciled.length} reconciles (${r.reconciled.filter((e) => !e.ok).length} failed), ownership changed ${r.leases.ownershipChanges}×`).join('; ')}\n`);
+    throughput.set(`${n} in one process`, {
+      seconds,
+      perSecond: APPLICATIONS / seconds,
+      cpu: [(cpu.user + cpu.system) / 1e6],
+    });
+    process.stdout.write(
+      `\n${n} replica(s): ${replicas.map((r) => `${r.id} ${r.reconciled.length} reconciles (${r.reconciled.filter((e) => !e.ok).length} failed), ownership changed ${r.leases.ownershipChanges}×`).join('; ')}\n`,
+    );
     return { namespace, writes, replicas, startedAt };
   };
 
@@ -113,16 +180,46 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
   };
 
   /** `kreconcile run --sharding lease` as a separate process (the CLI's default lease timings: 15 s, renewed every 2 s). */
-  const spawnOperator = (id: string, namespace: string): { child: ChildProcess; acted: Set<string>; exited: Promise<number | null> } => {
-    const child = spawn(process.execPath, [
-      'app/cli/kreconcile.js', 'run', '--kubeconfig', env.kubeconfigPath, '--watch-namespace', namespace, '--leader-election-namespace', namespace,
-      '--shards', String(SHARDS), '--sharding', 'lease', '--readiness', 'existence', '--workers', String(WORKERS), '--resync', '30s', '--log-level', 'warn',
-    ], { env: { ...process.env, POD_NAME: id, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const spawnOperator = (
+    id: string,
+    namespace: string,
+  ): { child: ChildProcess; acted: Set<string>; exited: Promise<number | null> } => {
+    const child = spawn(
+      process.execPath,
+      [
+        'app/cli/kreconcile.js',
+        'run',
+        '--kubeconfig',
+        env.kubeconfigPath,
+        '--watch-namespace',
+        namespace,
+        '--leader-election-namespace',
+        namespace,
+        '--shards',
+        String(SHARDS),
+        '--sharding',
+        'lease',
+        '--readiness',
+        'existence',
+        '--workers',
+        String(WORKERS),
+        '--resync',
+        '30s',
+        '--log-level',
+        'warn',
+      ],
+      { env: { ...process.env, POD_NAME: id, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const acted = new Set<string>();
     // Progress lines name the Application an action was for: `HH:MM:SS <namespace>/<name> …`. Read
     // whole lines: a loaded machine delivers the pipe in chunks that can cut a line (and a name) in two.
-    if (child.stdout !== null) createInterface({ input: child.stdout }).on('line', (line) => { for (const match of line.matchAll(new RegExp(`${namespace}/(app-\\d+)`, 'g'))) acted.add(match[1]!); });
-    child.stderr?.setEncoding('utf8').on('data', (text: string) => { if (/error|fatal/i.test(text)) process.stderr.write(`[${id}] ${text}`); });
+    if (child.stdout !== null)
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        for (const match of line.matchAll(new RegExp(`${namespace}/(app-\\d+)`, 'g'))) acted.add(match[1]!);
+      });
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      if (/error|fatal/i.test(text)) process.stderr.write(`[${id}] ${text}`);
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     return { child, acted, exited };
   };
@@ -132,14 +229,22 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
       return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch { return Number.NaN; }
+    } catch {
+      return Number.NaN;
+    }
   };
 
   /** Holders of the shard Leases now, by shard. */
   const shardHolders = async (namespace: string): Promise<ReadonlyMap<number, unknown>> => {
     const leases = await must(admin.list({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace }));
-    return new Map(leases.items.filter((lease) => lease.metadata.name.startsWith('kreconcile-shard-'))
-      .map((lease) => [Number(lease.metadata.name.slice('kreconcile-shard-'.length)), getIn(lease, ['spec', 'holderIdentity'])]));
+    return new Map(
+      leases.items
+        .filter((lease) => lease.metadata.name.startsWith('kreconcile-shard-'))
+        .map((lease) => [
+          Number(lease.metadata.name.slice('kreconcile-shard-'.length)),
+          getIn(lease, ['spec', 'holderIdentity']),
+        ]),
+    );
   };
 
   /**
@@ -147,23 +252,47 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
    * shards, and checks the survivors recreate them within the CLI's lease duration (15 s) + the resync (30 s).
    */
   const killProcess = async (namespace: string, victim: ReturnType<typeof spawnOperator>): Promise<void> => {
-    await eventually(async () => expect([...(await shardHolders(namespace)).values()].filter((holder) => holder === 'process-c')).toHaveLength(SHARDS / 3), 20_000);
-    const victimShards = [...(await shardHolders(namespace))].filter(([, holder]) => holder === 'process-c').map(([shard]) => shard);
-    const orphaned = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`).filter((name) => victimShards.includes(shardOf(`${namespace}/${name}`, SHARDS)));
+    await eventually(
+      async () =>
+        expect([...(await shardHolders(namespace)).values()].filter((holder) => holder === 'process-c')).toHaveLength(
+          SHARDS / 3,
+        ),
+      20_000,
+    );
+    const victimShards = [...(await shardHolders(namespace))]
+      .filter(([, holder]) => holder === 'process-c')
+      .map(([shard]) => shard);
+    const orphaned = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`).filter((name) =>
+      victimShards.includes(shardOf(`${namespace}/${name}`, SHARDS)),
+    );
     victim.child.kill('SIGKILL');
     const killedAt = Date.now();
     await victim.exited;
-    await Promise.all(orphaned.map((name) => must(admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` }))));
-    await eventually(async () => expect((await configMaps(namespace)).size).toBe(APPLICATIONS), 15_000 + 30_000 + 10_000, 200);
+    await Promise.all(
+      orphaned.map((name) =>
+        must(admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` })),
+      ),
+    );
+    await eventually(
+      async () => expect((await configMaps(namespace)).size).toBe(APPLICATIONS),
+      15_000 + 30_000 + 10_000,
+      200,
+    );
     const seconds = (Date.now() - killedAt) / 1000;
-    process.stdout.write(`\nSIGKILLed process-c (${orphaned.length} Applications in ${victimShards.length} shards): their deleted children were recreated ${seconds.toFixed(2)} s later (lease 15 s + resync 30 s allowed)\n`);
+    process.stdout.write(
+      `\nSIGKILLed process-c (${orphaned.length} Applications in ${victimShards.length} shards): their deleted children were recreated ${seconds.toFixed(2)} s later (lease 15 s + resync 30 s allowed)\n`,
+    );
     expect(seconds).toBeLessThanOrEqual(45);
     // Not before its Leases expired: it last renewed at most a retry period (2 s, more when the machine is loaded) before dying.
     expect(seconds).toBeGreaterThanOrEqual(10);
-    await eventually(async () => expect(new Set((await shardHolders(namespace)).values())).toEqual(new Set(['process-a', 'process-b'])), 10_000);
+    await eventually(
+      async () =>
+        expect(new Set((await shardHolders(namespace)).values())).toEqual(new Set(['process-a', 'process-b'])),
+      10_000,
+    );
   };
 
-  it('throughput with 1, 2 and 3 operator processes from cold; each process takes its share; a SIGKILLed process\'s Applications are taken over', async () => {
+  it("throughput with 1, 2 and 3 operator processes from cold; each process takes its share; a SIGKILLed process's Applications are taken over", async () => {
     for (const n of [1, 2, 3]) {
       const { namespace, cleanup } = await freshNamespace(admin, `kr-e2e-proc${n}`);
       cleanups.push(cleanup);
@@ -188,7 +317,7 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     }
   }, 600_000);
 
-  it('three replicas: one writer per Application at a time, each child written once; a killed replica\'s Applications converge again within the lease duration + one resync', async () => {
+  it("three replicas: one writer per Application at a time, each child written once; a killed replica's Applications converge again within the lease duration + one resync", async () => {
     const { namespace, writes, replicas } = await coldStart(3);
     await eventually(() => expect(replicas.map((r) => r.leases.ownedShards.length)).toEqual([4, 4, 4]), 10_000);
     // Cold phase: each ConfigMap written exactly once (created), by the replica owning it then; no two replicas wrote for one Application at once.
@@ -202,7 +331,9 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
 
     // Kill replica c: it stops without releasing its Leases, as a crashed process would.
     const victim = replicas[2]!;
-    const orphaned = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`).filter((name) => victim.leases.owns(`${namespace}/${name}`));
+    const orphaned = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`).filter((name) =>
+      victim.leases.owns(`${namespace}/${name}`),
+    );
     expect(orphaned.length).toBeGreaterThan(50);
     victim.leases.halt();
     await victim.controller.stop(0);
@@ -210,11 +341,21 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     const killedAt = Date.now();
     const writesBeforeKill = writes.length;
     // While nobody owns them, their children disappear: the survivors must notice after taking over.
-    await Promise.all(orphaned.map((name) => must(admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` }))));
+    await Promise.all(
+      orphaned.map((name) =>
+        must(admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` })),
+      ),
+    );
     const survivors = replicas.slice(0, 2);
-    await eventually(async () => expect((await configMaps(namespace)).size).toBe(APPLICATIONS), LEASE_MS + RESYNC_MS + 5_000, 100);
+    await eventually(
+      async () => expect((await configMaps(namespace)).size).toBe(APPLICATIONS),
+      LEASE_MS + RESYNC_MS + 5_000,
+      100,
+    );
     const convergedAfterMs = Date.now() - killedAt;
-    process.stdout.write(`\nkilled replica-c (${orphaned.length} Applications): its children were recreated ${(convergedAfterMs / 1000).toFixed(2)} s later (lease ${LEASE_MS / 1000} s + resync ${RESYNC_MS / 1000} s allowed)\n`);
+    process.stdout.write(
+      `\nkilled replica-c (${orphaned.length} Applications): its children were recreated ${(convergedAfterMs / 1000).toFixed(2)} s later (lease ${LEASE_MS / 1000} s + resync ${RESYNC_MS / 1000} s allowed)\n`,
+    );
     expect(convergedAfterMs).toBeLessThanOrEqual(LEASE_MS + RESYNC_MS);
     await eventually(() => expect(survivors.map((r) => r.leases.ownedShards.length)).toEqual([6, 6]), 5_000);
     // Not before the lease expired: the first recreate came at least a lease duration (minus a retry) after the kill.
@@ -222,13 +363,23 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     const recreated = after.filter((w) => w.object.startsWith('ConfigMap/'));
     expect(Math.min(...recreated.map((w) => w.sentAt))).toBeGreaterThanOrEqual(killedAt + LEASE_MS - RETRY_MS);
     expect(after.filter((w) => w.replica === victim.id)).toEqual([]);
-    expect(recreated.map((w) => w.object).sort()).toEqual(orphaned.map((name) => `ConfigMap/${namespace}/${name}-config`).sort());
+    expect(recreated.map((w) => w.object).sort()).toEqual(
+      orphaned.map((name) => `ConfigMap/${namespace}/${name}-config`).sort(),
+    );
     expect(concurrentWrites(writes)).toEqual([]);
     // Every orphaned Application was reconciled by exactly one survivor after the takeover, and
     // successfully (a reconcile that created the child may still have failed on a later write and be retrying).
     const reconcilersAfterKill = (name: string, ok: boolean) =>
-      survivors.filter((r) => r.reconciled.some((entry) => entry.key === `${namespace}/${name}` && entry.at >= killedAt && (entry.ok || !ok))).map((r) => r.id);
-    await eventually(() => { for (const name of orphaned) expect(reconcilersAfterKill(name, true), name).toHaveLength(1); }, 20_000);
+      survivors
+        .filter((r) =>
+          r.reconciled.some(
+            (entry) => entry.key === `${namespace}/${name}` && entry.at >= killedAt && (entry.ok || !ok),
+          ),
+        )
+        .map((r) => r.id);
+    await eventually(() => {
+      for (const name of orphaned) expect(reconcilersAfterKill(name, true), name).toHaveLength(1);
+    }, 20_000);
     for (const name of orphaned) expect(reconcilersAfterKill(name, false), name).toHaveLength(1);
     await stopAll(survivors);
   }, 240_000);

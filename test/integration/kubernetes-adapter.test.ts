@@ -34,11 +34,19 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
     await cleanup();
   });
 
-  const widget = (name: string, spec: Record<string, string | number> = { color: 'red' }): Resource =>
-    ({ apiVersion: widgetApi, kind: 'Widget', metadata: { name, namespace }, spec });
+  const widget = (name: string, spec: Record<string, string | number> = { color: 'red' }): Resource => ({
+    apiVersion: widgetApi,
+    kind: 'Widget',
+    metadata: { name, namespace },
+    spec,
+  });
   const widgetRef = (name: string): ObjectRef => ({ apiVersion: widgetApi, kind: 'Widget', namespace, name });
-  const configMap = (name: string, data: Record<string, string>, labels: Record<string, string> = {}): Resource =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data });
+  const configMap = (name: string, data: Record<string, string>, labels: Record<string, string> = {}): Resource => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels },
+    data,
+  });
 
   describe('discovery', () => {
     it('finds a CRD installed after the adapter started, and reports unknown kinds as UnknownKind', async () => {
@@ -47,22 +55,39 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       const before = await cluster.scopeOf(apiVersion, 'Sprocket')();
       expect(E.isLeft(before) && before.left._tag).toBe('UnknownKind');
       const crd: Resource = {
-        apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `sprockets.${group}` },
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `sprockets.${group}` },
         spec: {
-          group, scope: 'Cluster', names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+          group,
+          scope: 'Cluster',
+          names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            },
+          ],
         },
       };
       // Installed through a second client: the adapter under test learns of it only by rediscovery.
       await installCrd(createKubernetesCluster({ kubeconfigPath: env.kubeconfigPath }), crd);
       try {
         expect(await must(cluster.scopeOf(apiVersion, 'Sprocket'))).toBe('Cluster');
-        const created = await must(cluster.create({ apiVersion, kind: 'Sprocket', metadata: { name: 's1' }, spec: { teeth: 12 } }));
+        const created = await must(
+          cluster.create({ apiVersion, kind: 'Sprocket', metadata: { name: 's1' }, spec: { teeth: 12 } }),
+        );
         expect(created.metadata.namespace).toBeUndefined();
         const read = await must(cluster.get({ apiVersion, kind: 'Sprocket', name: 's1' }));
         expect(O.isSome(read) && getIn(read.value, ['spec', 'teeth'])).toBe(12);
       } finally {
-        await cluster.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name })();
+        await cluster.delete({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          name: crd.metadata.name,
+        })();
       }
     });
 
@@ -79,11 +104,16 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
   describe('patching a custom resource', () => {
     it('applies a JSON Patch (no strategic merge, no 415)', async () => {
       await must(cluster.create(widget('jp', { color: 'red', size: 2 })));
-      const patched = await must(cluster.patch(widgetRef('jp'), {
-        type: 'json',
-        operations: [{ op: 'test', path: '/spec/color', value: 'red' }, { op: 'replace', path: '/spec/color', value: 'blue' },
-          { op: 'add', path: '/metadata/labels', value: { 'app.kubernetes.io/name': 'x' } }],
-      }));
+      const patched = await must(
+        cluster.patch(widgetRef('jp'), {
+          type: 'json',
+          operations: [
+            { op: 'test', path: '/spec/color', value: 'red' },
+            { op: 'replace', path: '/spec/color', value: 'blue' },
+            { op: 'add', path: '/metadata/labels', value: { 'app.kubernetes.io/name': 'x' } },
+          ],
+        }),
+      );
       expect(getIn(patched, ['spec'])).toEqual({ color: 'blue', size: 2 });
       expect(patched.metadata.labels).toEqual({ 'app.kubernetes.io/name': 'x' });
     });
@@ -91,7 +121,11 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
     it('rejects a JSON Patch whose test fails, changing nothing', async () => {
       const created = await must(cluster.create(widget('jp-test')));
       const failed = await cluster.patch(widgetRef('jp-test'), {
-        type: 'json', operations: [{ op: 'test', path: '/spec/color', value: 'green' }, { op: 'replace', path: '/spec/color', value: 'blue' }],
+        type: 'json',
+        operations: [
+          { op: 'test', path: '/spec/color', value: 'green' },
+          { op: 'replace', path: '/spec/color', value: 'blue' },
+        ],
       })();
       // The real server answers 422 Invalid for a failed `test` (not 409 Conflict).
       expect(E.isLeft(failed) && [failed.left._tag, failed.left.code]).toEqual(['Invalid', 422]);
@@ -101,28 +135,56 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
 
     it('applies a merge patch, null deleting a key', async () => {
       await must(cluster.create(widget('mp', { color: 'red', size: 3 })));
-      const patched = await must(cluster.patch(widgetRef('mp'), { type: 'merge', body: { spec: { color: null, tags: ['a'] } } }));
+      const patched = await must(
+        cluster.patch(widgetRef('mp'), { type: 'merge', body: { spec: { color: null, tags: ['a'] } } }),
+      );
       expect(getIn(patched, ['spec'])).toEqual({ size: 3, tags: ['a'] });
     });
 
     it('patches core kinds with both content types too', async () => {
       await must(cluster.create(configMap('cm-patch', { a: '1' })));
-      await must(cluster.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'cm-patch' },
-        { type: 'json', operations: [{ op: 'add', path: '/data/b', value: '2' }] }));
-      const merged = await must(cluster.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'cm-patch' }, { type: 'merge', body: { data: { a: null } } }));
+      await must(
+        cluster.patch(
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'cm-patch' },
+          { type: 'json', operations: [{ op: 'add', path: '/data/b', value: '2' }] },
+        ),
+      );
+      const merged = await must(
+        cluster.patch(
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'cm-patch' },
+          { type: 'merge', body: { data: { a: null } } },
+        ),
+      );
       expect(getIn(merged, ['data'])).toEqual({ b: '2' });
     });
   });
 
   describe('server-side apply', () => {
     it('creates, then reports a field-manager conflict unless forced', async () => {
-      const applied = await must(cluster.patch(widgetRef('ssa'), { type: 'apply', fieldManager: 'owner-a', body: widget('ssa', { color: 'red' }) }));
+      const applied = await must(
+        cluster.patch(widgetRef('ssa'), {
+          type: 'apply',
+          fieldManager: 'owner-a',
+          body: widget('ssa', { color: 'red' }),
+        }),
+      );
       // Defaulting happens on apply too.
       expect(getIn(applied, ['spec'])).toEqual({ color: 'red', size: 1 });
-      const conflict = await cluster.patch(widgetRef('ssa'), { type: 'apply', fieldManager: 'owner-b', body: widget('ssa', { color: 'blue' }) })();
+      const conflict = await cluster.patch(widgetRef('ssa'), {
+        type: 'apply',
+        fieldManager: 'owner-b',
+        body: widget('ssa', { color: 'blue' }),
+      })();
       expect(E.isLeft(conflict) && conflict.left._tag).toBe('Conflict');
       expect(E.isLeft(conflict) && conflict.left.causes?.map((c) => c.reason)).toContain('FieldManagerConflict');
-      const forced = await must(cluster.patch(widgetRef('ssa'), { type: 'apply', fieldManager: 'owner-b', force: true, body: widget('ssa', { color: 'blue' }) }));
+      const forced = await must(
+        cluster.patch(widgetRef('ssa'), {
+          type: 'apply',
+          fieldManager: 'owner-b',
+          force: true,
+          body: widget('ssa', { color: 'blue' }),
+        }),
+      );
       expect(getIn(forced, ['spec', 'color'])).toBe('blue');
       const managers = getIn(forced, ['metadata', 'managedFields']);
       expect(JSON.stringify(managers)).toContain('owner-b');
@@ -134,18 +196,33 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       const created = await must(cluster.create(widget('st')));
       expect(created.metadata.generation).toBe(1);
       // A status in a main-resource write is ignored when the status subresource is enabled.
-      const updated = await must(cluster.update({ ...created, spec: { color: 'green' }, status: { phase: 'Ignored' } }));
+      const updated = await must(
+        cluster.update({ ...created, spec: { color: 'green' }, status: { phase: 'Ignored' } }),
+      );
       expect(getIn(updated, ['status'])).toBeUndefined();
       expect(updated.metadata.generation).toBe(2);
-      const withStatus = await must(cluster.updateStatus({ ...updated, spec: { color: 'ignored' }, status: { phase: 'Ready', observedGeneration: 2 } }));
+      const withStatus = await must(
+        cluster.updateStatus({
+          ...updated,
+          spec: { color: 'ignored' },
+          status: { phase: 'Ready', observedGeneration: 2 },
+        }),
+      );
       expect(getIn(withStatus, ['status'])).toEqual({ phase: 'Ready', observedGeneration: 2 });
       expect(getIn(withStatus, ['spec', 'color'])).toBe('green');
       expect(withStatus.metadata.generation).toBe(2);
-      const merged = await must(cluster.patchStatus(widgetRef('st'), { type: 'merge', body: { status: { phase: 'Done' } } }));
+      const merged = await must(
+        cluster.patchStatus(widgetRef('st'), { type: 'merge', body: { status: { phase: 'Done' } } }),
+      );
       expect(getIn(merged, ['status', 'phase'])).toBe('Done');
-      const applied = await must(cluster.patchStatus(widgetRef('st'), {
-        type: 'apply', fieldManager: 'status-owner', force: true, body: { ...widget('st', {}), status: { phase: 'Applied' } },
-      }));
+      const applied = await must(
+        cluster.patchStatus(widgetRef('st'), {
+          type: 'apply',
+          fieldManager: 'status-owner',
+          force: true,
+          body: { ...widget('st', {}), status: { phase: 'Applied' } },
+        }),
+      );
       expect(getIn(applied, ['status', 'phase'])).toBe('Applied');
       expect(applied.metadata.generation).toBe(2);
     });
@@ -155,7 +232,11 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
     it('maps the server answers onto tags, with causes', async () => {
       const created = await must(cluster.create(configMap('errs', { a: '1' })));
       const dup = await cluster.create(configMap('errs', {}))();
-      expect(E.isLeft(dup) && [dup.left._tag, dup.left.code, dup.left.ref?.name]).toEqual(['AlreadyExists', 409, 'errs']);
+      expect(E.isLeft(dup) && [dup.left._tag, dup.left.code, dup.left.ref?.name]).toEqual([
+        'AlreadyExists',
+        409,
+        'errs',
+      ]);
       await must(cluster.update({ ...created, data: { a: '2' } }));
       const stale = await cluster.update({ ...created, data: { a: '3' } })();
       expect(E.isLeft(stale) && stale.left._tag).toBe('Conflict');
@@ -166,12 +247,16 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       expect(E.isLeft(negative) && negative.left.causes?.map((c) => c.field)).toEqual(['spec.size']);
       const missing = await cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'nope' })();
       expect(E.isLeft(missing) && missing.left._tag).toBe('NotFound');
-      expect(O.isNone(await must(cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'nope' })))).toBe(true);
+      expect(O.isNone(await must(cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'nope' })))).toBe(
+        true,
+      );
     });
 
     it('reports an unreachable server as Unavailable (code 0)', async () => {
       const config = cluster.kubeConfig.exportConfig();
-      const dead = createKubernetesCluster({ kubeconfigYaml: config.replace(/https:\/\/127\.0\.0\.1:\d+/g, 'https://127.0.0.1:1') });
+      const dead = createKubernetesCluster({
+        kubeconfigYaml: config.replace(/https:\/\/127\.0\.0\.1:\d+/g, 'https://127.0.0.1:1'),
+      });
       const result = await dead.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'x' })();
       expect(E.isLeft(result) && [result.left._tag, result.left.code]).toEqual(['Unavailable', 0]);
     });
@@ -179,23 +264,39 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
 
   describe('configuration', () => {
     it('selects a context by name and refuses an unknown one', () => {
-      expect(createKubernetesCluster({ kubeconfigPath: env.kubeconfigPath, context: cluster.kubeConfig.getCurrentContext() }).server).toBe(cluster.server);
-      expect(() => createKubernetesCluster({ kubeconfigPath: env.kubeconfigPath, context: 'no-such-context' })).toThrow(/no context named no-such-context/);
-      expect(() => createKubernetesCluster({ kubeconfigPath: '/nonexistent/kubeconfig' })).toThrow(/cannot load kubeconfig/);
+      expect(
+        createKubernetesCluster({ kubeconfigPath: env.kubeconfigPath, context: cluster.kubeConfig.getCurrentContext() })
+          .server,
+      ).toBe(cluster.server);
+      expect(() => createKubernetesCluster({ kubeconfigPath: env.kubeconfigPath, context: 'no-such-context' })).toThrow(
+        /no context named no-such-context/,
+      );
+      expect(() => createKubernetesCluster({ kubeconfigPath: '/nonexistent/kubeconfig' })).toThrow(
+        /cannot load kubeconfig/,
+      );
     });
   });
 
   describe('delete', () => {
     it('returns the object while a finalizer holds it and none once it is gone', async () => {
-      await must(cluster.create({ ...widget('fin'), metadata: { name: 'fin', namespace, finalizers: ['test.kreconcile.io/hold'] } }));
+      await must(
+        cluster.create({
+          ...widget('fin'),
+          metadata: { name: 'fin', namespace, finalizers: ['test.kreconcile.io/hold'] },
+        }),
+      );
       const pending = await must(cluster.delete(widgetRef('fin')));
       expect(O.isSome(pending) && pending.value.metadata.deletionTimestamp).toBeTruthy();
-      await must(cluster.patch(widgetRef('fin'), { type: 'json', operations: [{ op: 'remove', path: '/metadata/finalizers' }] }));
+      await must(
+        cluster.patch(widgetRef('fin'), { type: 'json', operations: [{ op: 'remove', path: '/metadata/finalizers' }] }),
+      );
       expect(O.isNone(await must(cluster.get(widgetRef('fin'))))).toBe(true);
       await must(cluster.create(widget('plain')));
       expect(O.isNone(await must(cluster.delete(widgetRef('plain'))))).toBe(true);
       await must(cluster.create(configMap('plain-cm', {})));
-      expect(O.isNone(await must(cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'plain-cm' })))).toBe(true);
+      expect(
+        O.isNone(await must(cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'plain-cm' }))),
+      ).toBe(true);
     });
 
     it('reports a Terminating namespace as pending', async () => {
@@ -212,7 +313,9 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
     it('lists with a label selector, filling apiVersion/kind of items', async () => {
       await must(cluster.create(configMap('sel-a', {}, { pick: 'yes' })));
       await must(cluster.create(configMap('sel-b', {}, { pick: 'no' })));
-      const list = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: 'pick=yes' }));
+      const list = await must(
+        cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: 'pick=yes' }),
+      );
       expect(list.items.map((i) => [i.apiVersion, i.kind, i.metadata.name])).toEqual([['v1', 'ConfigMap', 'sel-a']]);
       expect(Number(list.resourceVersion)).toBeGreaterThan(0);
     });
@@ -221,19 +324,34 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       const label = { stream: uniqueName('s') };
       const selector = `stream=${label.stream}`;
       await must(cluster.create(configMap('w-before', {}, label)));
-      const start = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector }));
+      const start = await must(
+        cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector }),
+      );
       const first = recordingSink();
-      const handle = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector, resourceVersion: start.resourceVersion }, first);
+      const handle = cluster.watch(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace,
+          labelSelector: selector,
+          resourceVersion: start.resourceVersion,
+        },
+        first,
+      );
       await must(cluster.create(configMap('w-1', {}, label)));
       await eventually(() => expect(first.seen()).toEqual(['ADDED w-1']));
       handle.stop();
       handle.stop();
       const lastSeen = first.events.at(-1);
-      const resumeFrom = lastSeen?.type === 'BOOKMARK' ? lastSeen.resourceVersion : lastSeen?.object.metadata.resourceVersion;
+      const resumeFrom =
+        lastSeen?.type === 'BOOKMARK' ? lastSeen.resourceVersion : lastSeen?.object.metadata.resourceVersion;
       await must(cluster.create(configMap('w-2', {}, label)));
       await must(cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'w-1' }));
       const second = recordingSink();
-      const resumed = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector, resourceVersion: resumeFrom }, second);
+      const resumed = cluster.watch(
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector, resourceVersion: resumeFrom },
+        second,
+      );
       await eventually(() => expect(second.seen()).toEqual(['ADDED w-2', 'DELETED w-1']));
       resumed.stop();
       // The stopped stream stayed stopped: no events after stop, and no closed callback.
@@ -241,11 +359,22 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       expect([first.closes, second.closes]).toEqual([[], []]);
     });
 
-    it('outlives the client\'s 30 s inactivity timeout without closing', async () => {
+    it("outlives the client's 30 s inactivity timeout without closing", async () => {
       const label = { stream: uniqueName('idle') };
-      const start = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}` }));
+      const start = await must(
+        cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}` }),
+      );
       const sink = recordingSink();
-      const handle = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}`, resourceVersion: start.resourceVersion }, sink);
+      const handle = cluster.watch(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace,
+          labelSelector: `stream=${label.stream}`,
+          resourceVersion: start.resourceVersion,
+        },
+        sink,
+      );
       // client-node aborts a watch after 30 s without a byte; the source must reconnect silently.
       await new Promise((resolve) => setTimeout(resolve, 33_000));
       await must(cluster.create(configMap('after-idle', {}, label)));
@@ -257,12 +386,25 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
     it('keeps streaming after a handler throws', async () => {
       const label = { stream: uniqueName('t') };
       const thrown: unknown[] = [];
-      const watching = createKubernetesCluster(cluster.kubeConfig, { watch: { onHandlerError: (e) => thrown.push(e) } });
-      const start = await must(watching.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}` }));
+      const watching = createKubernetesCluster(cluster.kubeConfig, {
+        watch: { onHandlerError: (e) => thrown.push(e) },
+      });
+      const start = await must(
+        watching.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}` }),
+      );
       const sink = recordingSink((event) => {
         if (event.type === 'ADDED' && event.object.metadata.name === 'boom') throw new Error('handler bug');
       });
-      const handle = watching.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}`, resourceVersion: start.resourceVersion }, sink);
+      const handle = watching.watch(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace,
+          labelSelector: `stream=${label.stream}`,
+          resourceVersion: start.resourceVersion,
+        },
+        sink,
+      );
       await must(cluster.create(configMap('boom', {}, label)));
       await must(cluster.create(configMap('after-boom', {}, label)));
       await eventually(() => expect(sink.seen()).toEqual(['ADDED boom', 'ADDED after-boom']));
@@ -276,16 +418,28 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       const selector = `stream=${label.stream}`;
       await must(cluster.create(configMap('r-1', { v: '1' }, label)));
       const seen: string[] = [];
-      const informer = new Informer(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector }, {
-        clock: realClock, onEvent: (e) => seen.push(`${e.type} ${e.object.metadata.name}`),
-      });
+      const informer = new Informer(
+        cluster,
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: selector },
+        {
+          clock: realClock,
+          onEvent: (e) => seen.push(`${e.type} ${e.object.metadata.name}`),
+        },
+      );
       try {
         await informer.start();
         expect(informer.list().map((i) => i.metadata.name)).toEqual(['r-1']);
         await must(cluster.create(configMap('r-2', {}, label)));
-        await must(cluster.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'r-1' }, { type: 'merge', body: { data: { v: '2' } } }));
+        await must(
+          cluster.patch(
+            { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'r-1' },
+            { type: 'merge', body: { data: { v: '2' } } },
+          ),
+        );
         await must(cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'r-2' }));
-        await eventually(() => expect(informer.list().map((i) => [i.metadata.name, getIn(i, ['data', 'v'])])).toEqual([['r-1', '2']]));
+        await eventually(() =>
+          expect(informer.list().map((i) => [i.metadata.name, getIn(i, ['data', 'v'])])).toEqual([['r-1', '2']]),
+        );
         expect(seen).toEqual(['ADDED r-1', 'ADDED r-2', 'MODIFIED r-1', 'DELETED r-2']);
       } finally {
         informer.stop();
@@ -307,22 +461,44 @@ describeWithApiServer('a watch across an API server restart', (env) => {
     await plane?.stop();
   });
 
-  it('misses nothing: the runtime informer relists or resumes, the raw watch resumes or says Gone', async ({ skip }) => {
-    if (plane === undefined) return skip('restarting needs a control plane this run started (not KRECONCILE_USE_EXISTING_CLUSTER)');
-    const cluster = createKubernetesCluster({ kubeconfigPath: plane.kubeconfigPath }, { watch: { backoff: { initialMs: 100, maxMs: 1_000 } } });
+  it('misses nothing: the runtime informer relists or resumes, the raw watch resumes or says Gone', async ({
+    skip,
+  }) => {
+    if (plane === undefined)
+      return skip('restarting needs a control plane this run started (not KRECONCILE_USE_EXISTING_CLUSTER)');
+    const cluster = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { watch: { backoff: { initialMs: 100, maxMs: 1_000 } } },
+    );
     const { namespace } = await freshNamespace(cluster);
     const ref = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
-    const cm = (name: string, v: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { v } });
+    const cm = (name: string, v: string): Resource => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace },
+      data: { v },
+    });
     for (const i of [0, 1, 2, 3, 4]) await must(cluster.create(cm(`cm-${i}`, 'initial')));
 
     const errors: string[] = [];
-    const informer = new Informer(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace }, {
-      clock: realClock, onEvent: () => undefined, onError: (e, phase) => errors.push(`${phase}:${e._tag}`), minRetryMs: 100, maxRetryMs: 1_000,
-    });
+    const informer = new Informer(
+      cluster,
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace },
+      {
+        clock: realClock,
+        onEvent: () => undefined,
+        onError: (e, phase) => errors.push(`${phase}:${e._tag}`),
+        minRetryMs: 100,
+        maxRetryMs: 1_000,
+      },
+    );
     void informer.start();
     const start = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }));
     const raw = recordingSink();
-    const rawHandle = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion, allowBookmarks: true }, raw);
+    const rawHandle = cluster.watch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion, allowBookmarks: true },
+      raw,
+    );
     try {
       await eventually(() => expect(informer.list()).toHaveLength(start.items.length));
       // Changes right before the restart: their events may or may not get out before the kill.
@@ -336,10 +512,17 @@ describeWithApiServer('a watch across an API server restart', (env) => {
 
       const truth = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }));
       const summary = (items: ReadonlyArray<Resource>) =>
-        items.map((i) => `${i.metadata.name}=${String(getIn(i, ['data', 'v']))}@${i.metadata.resourceVersion ?? ''}`).sort();
+        items
+          .map((i) => `${i.metadata.name}=${String(getIn(i, ['data', 'v']))}@${i.metadata.resourceVersion ?? ''}`)
+          .sort();
       await eventually(() => expect(summary(informer.list())).toEqual(summary(truth.items)), 60_000);
       // The private plane has no controller manager, so no kube-root-ca.crt joins the namespace.
-      expect(summary(truth.items).map((s) => s.split('@')[0])).toEqual(['cm-0=before-restart', 'cm-2=after-restart', 'cm-4=initial', 'cm-5=after-restart']);
+      expect(summary(truth.items).map((s) => s.split('@')[0])).toEqual([
+        'cm-0=before-restart',
+        'cm-2=after-restart',
+        'cm-4=initial',
+        'cm-5=after-restart',
+      ]);
 
       // The raw stream either resumed (and saw every change after the restart) or closed with Gone.
       await eventually(() => {
@@ -351,11 +534,16 @@ describeWithApiServer('a watch across an API server restart', (env) => {
       // A restarted apiserver's watch cache starts at the current revision: older versions are
       // Gone (410) even though etcd still has them (a fresh server replays them from etcd instead).
       const stale = recordingSink();
-      const staleHandle = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion }, stale);
+      const staleHandle = cluster.watch(
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion },
+        stale,
+      );
       await eventually(() => expect(stale.closes.map((e) => e?._tag)).toEqual(['Gone']));
       staleHandle.stop();
       expect(stale.seen()).toEqual([]);
-      console.log(`[restart] raw watch ${raw.closes.length > 0 ? 'closed with Gone' : 'resumed'}; informer errors: ${errors.join(', ') || 'none'}`);
+      console.log(
+        `[restart] raw watch ${raw.closes.length > 0 ? 'closed with Gone' : 'resumed'}; informer errors: ${errors.join(', ') || 'none'}`,
+      );
     } finally {
       rawHandle.stop();
       informer.stop();
@@ -363,12 +551,19 @@ describeWithApiServer('a watch across an API server restart', (env) => {
   });
 
   it('stays stopped when stopped while reconnecting to a restarting apiserver', async ({ skip }) => {
-    if (plane === undefined) return skip('restarting needs a control plane this run started (not KRECONCILE_USE_EXISTING_CLUSTER)');
-    const cluster = createKubernetesCluster({ kubeconfigPath: plane.kubeconfigPath }, { watch: { backoff: { initialMs: 50, maxMs: 200 } } });
+    if (plane === undefined)
+      return skip('restarting needs a control plane this run started (not KRECONCILE_USE_EXISTING_CLUSTER)');
+    const cluster = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { watch: { backoff: { initialMs: 50, maxMs: 200 } } },
+    );
     const { namespace } = await freshNamespace(cluster);
     const start = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace }));
     const sink = recordingSink();
-    const handle = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion }, sink);
+    const handle = cluster.watch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace, resourceVersion: start.resourceVersion },
+      sink,
+    );
     const restarted = plane.restartApiServer();
     // Let it notice the drop and start retrying against the refused port, then stop it there.
     await new Promise((resolve) => setTimeout(resolve, 1_000));

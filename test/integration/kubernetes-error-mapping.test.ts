@@ -14,22 +14,38 @@ const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'a' };
 describe('Kubernetes error mapping', () => {
   it('parses the raw JSON body of an ApiException: reason, message, causes, Retry-After', () => {
     const body = JSON.stringify({
-      kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Invalid', code: 422,
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'Invalid',
+      code: 422,
       message: 'ConfigMap "a" is invalid',
       details: { causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'data.x' }] },
     });
     const error = toClusterError(apiException(422, body, { 'retry-after': '3' }), ref);
     expect(error).toEqual({
-      _tag: 'Invalid', code: 422, message: 'ConfigMap "a" is invalid', ref,
-      causes: [{ message: 'bad', field: 'data.x', reason: 'FieldValueInvalid' }], retryAfterMs: 3000,
+      _tag: 'Invalid',
+      code: 422,
+      message: 'ConfigMap "a" is invalid',
+      ref,
+      causes: [{ message: 'bad', field: 'data.x', reason: 'FieldValueInvalid' }],
+      retryAfterMs: 3000,
     });
   });
 
   it('tells AlreadyExists from Conflict by reason, and keeps 429 Retry-After', () => {
     const exists = statusError(409, JSON.stringify({ reason: 'AlreadyExists', message: 'exists' }));
     const conflict = statusError(409, JSON.stringify({ reason: 'Conflict', message: 'modified' }));
-    const throttled = statusError(429, JSON.stringify({ reason: 'TooManyRequests', message: 'slow down', details: { retryAfterSeconds: 2 } }));
-    expect([exists._tag, conflict._tag, throttled._tag, throttled.retryAfterMs]).toEqual(['AlreadyExists', 'Conflict', 'TooManyRequests', 2000]);
+    const throttled = statusError(
+      429,
+      JSON.stringify({ reason: 'TooManyRequests', message: 'slow down', details: { retryAfterSeconds: 2 } }),
+    );
+    expect([exists._tag, conflict._tag, throttled._tag, throttled.retryAfterMs]).toEqual([
+      'AlreadyExists',
+      'Conflict',
+      'TooManyRequests',
+      2000,
+    ]);
   });
 
   it('survives bodies that are not Status JSON (401 has none; proxies send text)', () => {

@@ -38,8 +38,17 @@ describeWithApiServer('memory cluster over HTTP vs kube-apiserver on the wire', 
     served = await serveMemoryCluster(createMemoryCluster());
     memory = clientFor({ kubeconfigYaml: served.kubeconfig });
     for (const client of [real, memory]) {
-      expect(await outcome(client, { method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } })).toEqual({ code: 200, tag: 'ok' });
-      expect(await outcome(client, { method: 'POST', path: base, body: cm('there') })).toEqual({ code: 200, tag: 'ok' });
+      expect(
+        await outcome(client, {
+          method: 'POST',
+          path: '/api/v1/namespaces',
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+        }),
+      ).toEqual({ code: 200, tag: 'ok' });
+      expect(await outcome(client, { method: 'POST', path: base, body: cm('there') })).toEqual({
+        code: 200,
+        tag: 'ok',
+      });
     }
   });
   afterAll(async () => {
@@ -50,28 +59,68 @@ describeWithApiServer('memory cluster over HTTP vs kube-apiserver on the wire', 
   const same: ReadonlyArray<readonly [string, RestRequest]> = [
     ['a missing object', { method: 'GET', path: `${base}/missing` }],
     ['an object of a namespaced kind outside a namespace', { method: 'GET', path: '/api/v1/configmaps/there' }],
-    ['create of a namespaced kind outside a namespace', { method: 'POST', path: '/api/v1/configmaps', body: cm('nowhere') }],
+    [
+      'create of a namespaced kind outside a namespace',
+      { method: 'POST', path: '/api/v1/configmaps', body: cm('nowhere') },
+    ],
     ['an unknown subresource', { method: 'GET', path: `${base}/there/scale` }],
     ['/status of a kind without status subresource', { method: 'GET', path: `${base}/there/status` }],
     ['an unknown group/version', { method: 'GET', path: '/apis/nope.example/v1' }],
-    ['a namespaced path for a cluster-scoped kind', { method: 'GET', path: `/api/v1/namespaces/${namespace}/namespaces/x` }],
+    [
+      'a namespaced path for a cluster-scoped kind',
+      { method: 'GET', path: `/api/v1/namespaces/${namespace}/namespaces/x` },
+    ],
     ['create of an existing name', { method: 'POST', path: base, body: cm('there') }],
-    ['a body namespace other than the URL\'s', { method: 'POST', path: base, body: { ...cm('x'), metadata: { name: 'x', namespace: 'default' } } }],
-    ['a body kind other than the URL\'s', { method: 'POST', path: base, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } }],
-    ['a body name other than the URL\'s', { method: 'PUT', path: `${base}/there`, body: cm('other') }],
+    [
+      "a body namespace other than the URL's",
+      { method: 'POST', path: base, body: { ...cm('x'), metadata: { name: 'x', namespace: 'default' } } },
+    ],
+    [
+      "a body kind other than the URL's",
+      { method: 'POST', path: base, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } } },
+    ],
+    ["a body name other than the URL's", { method: 'PUT', path: `${base}/there`, body: cm('other') }],
     ['an invalid name', { method: 'POST', path: base, body: cm('Not_Valid') }],
     ['update of a missing object', { method: 'PUT', path: `${base}/missing`, body: cm('missing') }],
-    ['a stale resourceVersion', { method: 'PUT', path: `${base}/there`, body: { ...cm('there'), metadata: { name: 'there', resourceVersion: '1' } } }],
+    [
+      'a stale resourceVersion',
+      {
+        method: 'PUT',
+        path: `${base}/there`,
+        body: { ...cm('there'), metadata: { name: 'there', resourceVersion: '1' } },
+      },
+    ],
     ['an unsupported field selector', { method: 'GET', path: base, query: { fieldSelector: 'status.phase=Running' } }],
     ['a malformed label selector', { method: 'GET', path: base, query: { labelSelector: 'a in (' } }],
     ['a field selector on the name', { method: 'GET', path: base, query: { fieldSelector: 'metadata.name=there' } }],
     ['a malformed continue token', { method: 'GET', path: base, query: { continue: 'garbage' } }],
-    ['force on a merge patch', { method: 'PATCH', path: `${base}/there`, query: { force: 'true' }, contentType: 'application/merge-patch+json', body: { data: { b: '2' } } }],
-    ['apply without fieldManager', { method: 'PATCH', path: `${base}/there`, contentType: 'application/apply-patch+yaml', body: cm('there') }],
-    ['a JSON patch that is not a list', { method: 'PATCH', path: `${base}/there`, contentType: 'application/json-patch+json', body: { op: 'add' } }],
-    ['a patch of a missing object', { method: 'PATCH', path: `${base}/missing`, contentType: 'application/merge-patch+json', body: { data: {} } }],
+    [
+      'force on a merge patch',
+      {
+        method: 'PATCH',
+        path: `${base}/there`,
+        query: { force: 'true' },
+        contentType: 'application/merge-patch+json',
+        body: { data: { b: '2' } },
+      },
+    ],
+    [
+      'apply without fieldManager',
+      { method: 'PATCH', path: `${base}/there`, contentType: 'application/apply-patch+yaml', body: cm('there') },
+    ],
+    [
+      'a JSON patch that is not a list',
+      { method: 'PATCH', path: `${base}/there`, contentType: 'application/json-patch+json', body: { op: 'add' } },
+    ],
+    [
+      'a patch of a missing object',
+      { method: 'PATCH', path: `${base}/missing`, contentType: 'application/merge-patch+json', body: { data: {} } },
+    ],
     ['an unknown patch content type', { method: 'PATCH', path: `${base}/there`, contentType: 'text/plain', body: {} }],
-    ['an unsupported propagation policy', { method: 'DELETE', path: `${base}/there`, query: { propagationPolicy: 'Sideways' } }],
+    [
+      'an unsupported propagation policy',
+      { method: 'DELETE', path: `${base}/there`, query: { propagationPolicy: 'Sideways' } },
+    ],
     ['delete of a missing object', { method: 'DELETE', path: `${base}/missing` }],
     ['an unsupported dryRun value', { method: 'POST', path: base, query: { dryRun: 'Some' }, body: cm('dry') }],
   ];
@@ -82,27 +131,39 @@ describeWithApiServer('memory cluster over HTTP vs kube-apiserver on the wire', 
     });
   }
 
-  it('discovery: every resource the memory endpoint lists (plural, kind, scope, /status) is the real server\'s', async () => {
+  it("discovery: every resource the memory endpoint lists (plural, kind, scope, /status) is the real server's", async () => {
     const groups = await real.send({ method: 'GET', path: '/apis' })();
     const memoryGroups = await memory.send({ method: 'GET', path: '/apis' })();
     if (E.isLeft(groups) || E.isLeft(memoryGroups)) throw new Error('discovery failed');
-    const versions = (value: unknown): string[] => (value as { groups: Array<{ versions: Array<{ groupVersion: string }> }> }).groups.flatMap((g) => g.versions.map((v) => v.groupVersion));
+    const versions = (value: unknown): string[] =>
+      (value as { groups: Array<{ versions: Array<{ groupVersion: string }> }> }).groups.flatMap((g) =>
+        g.versions.map((v) => v.groupVersion),
+      );
     const realVersions = new Set(versions(groups.right));
     // kreconcile's own Application is a CRD on a real server (not installed there).
     const shared = ['v1', ...versions(memoryGroups.right).filter((v) => !v.startsWith('kreconcile.io/'))];
     expect(shared.filter((v) => v !== 'v1' && !realVersions.has(v))).toEqual([]);
     type Entry = { name: string; kind: string; namespaced: boolean };
     const entries = async (client: RestClient, groupVersion: string): Promise<Entry[]> => {
-      const list = await client.send({ method: 'GET', path: groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}` })();
+      const list = await client.send({
+        method: 'GET',
+        path: groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`,
+      })();
       if (E.isLeft(list)) throw new Error(`${groupVersion}: ${list.left.message}`);
-      return (list.right as { resources: Entry[] }).resources.map(({ name, kind, namespaced }) => ({ name, kind, namespaced }));
+      return (list.right as { resources: Entry[] }).resources.map(({ name, kind, namespaced }) => ({
+        name,
+        kind,
+        namespaced,
+      }));
     };
     let compared = 0;
     for (const groupVersion of shared) {
       const realEntries = await entries(real, groupVersion);
       const memoryEntries = await entries(memory, groupVersion);
       compared += memoryEntries.length;
-      const missing = memoryEntries.filter((m) => !realEntries.some((r) => r.name === m.name && r.kind === m.kind && r.namespaced === m.namespaced));
+      const missing = memoryEntries.filter(
+        (m) => !realEntries.some((r) => r.name === m.name && r.kind === m.kind && r.namespaced === m.namespaced),
+      );
       expect({ groupVersion, missing }).toEqual({ groupVersion, missing: [] });
     }
     // not vacuous: the built-in table's group/versions and resources (with /status entries) were all compared
@@ -112,8 +173,16 @@ describeWithApiServer('memory cluster over HTTP vs kube-apiserver on the wire', 
 
   // Documented in docs/testing.md ("What it does not serve").
   const differences: ReadonlyArray<readonly [string, RestRequest, Outcome]> = [
-    ['strategic merge patch on a built-in kind (real: applied; memory: 415)',
-      { method: 'PATCH', path: `${base}/there`, contentType: 'application/strategic-merge-patch+json', body: { data: { c: '3' } } }, { code: 415, tag: 'UnsupportedMediaType' }],
+    [
+      'strategic merge patch on a built-in kind (real: applied; memory: 415)',
+      {
+        method: 'PATCH',
+        path: `${base}/there`,
+        contentType: 'application/strategic-merge-patch+json',
+        body: { data: { c: '3' } },
+      },
+      { code: 415, tag: 'UnsupportedMediaType' },
+    ],
   ];
   for (const [what, request, expected] of differences) {
     it(`known difference: ${what}`, async () => {

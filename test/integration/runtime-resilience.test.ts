@@ -10,7 +10,15 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import { getIn, jsonEqual, type JsonValue, type ObjectRef, type Resource } from '../../core/index.js';
 import { Replica } from '../app/runtime/replica.js';
-import { applicationObject, applicationRef, conditionOf, expectReady, readApplication, readObject, reconcileLog } from '../support/e2e-application.js';
+import {
+  applicationObject,
+  applicationRef,
+  conditionOf,
+  expectReady,
+  readApplication,
+  readObject,
+  reconcileLog,
+} from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
@@ -18,7 +26,10 @@ import { realClock } from '../support/real-clock.js';
 const configMap = (name: string, data: Record<string, string>): Resource =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }) as unknown as Resource;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => { setTimeout(resolve, ms); });
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 describeWithApiServer('the runtime on a real API server when the world misbehaves', (env) => {
   let cluster: KubernetesCluster;
@@ -36,7 +47,14 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
   });
 
   const started = async (options: Partial<Parameters<typeof startOperator>[0]> = {}): Promise<Operator> => {
-    const operator = await startOperator({ cluster: connect(env), clock: realClock, random: Math.random, namespace, readiness: 'existence', ...options });
+    const operator = await startOperator({
+      cluster: connect(env),
+      clock: realClock,
+      random: Math.random,
+      namespace,
+      readiness: 'existence',
+      ...options,
+    });
     operators.push(operator);
     return operator;
   };
@@ -46,19 +64,45 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
     operators.splice(operators.indexOf(operator), 1);
   };
 
-  const waitReady = (ref: ObjectRef, timeoutMs = 30_000) => eventually(async () => { const application = await readApplication(cluster, ref); expectReady(application); return application; }, timeoutMs);
+  const waitReady = (ref: ObjectRef, timeoutMs = 30_000) =>
+    eventually(async () => {
+      const application = await readApplication(cluster, ref);
+      expectReady(application);
+      return application;
+    }, timeoutMs);
 
   it('an uninstalled CRD stalls only its own Application; installing it later makes that one Ready without a restart', async () => {
     const group = `${uniqueName('late')}.kreconcile.io`;
     const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `sprockets.${group}` },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `sprockets.${group}` },
       spec: {
-        group, scope: 'Namespaced', names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket', listKind: 'SprocketList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket', listKind: 'SprocketList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+              },
+            },
+          },
+        ],
       },
     } as unknown as Resource;
     const operator = await started();
-    const sprocket = { apiVersion: `${group}/v1`, kind: 'Sprocket', metadata: { name: 'gear' }, spec: { teeth: 12 } } as unknown as Resource;
+    const sprocket = {
+      apiVersion: `${group}/v1`,
+      kind: 'Sprocket',
+      metadata: { name: 'gear' },
+      spec: { teeth: 12 },
+    } as unknown as Resource;
     await must(cluster.create(applicationObject(namespace, 'waits-for-crd', [sprocket])));
     await must(cluster.create(applicationObject(namespace, 'healthy', [configMap('healthy-config', { mode: 'a' })])));
     await waitReady(applicationRef(namespace, 'healthy'));
@@ -72,16 +116,26 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
       await must(cluster.create(crd));
       // Backoff from ~0.5 s doubling, capped at the 60 s stalled delay: well within a minute of the CRD being served.
       await waitReady(applicationRef(namespace, 'waits-for-crd'), 60_000);
-      expect(getIn(await readObject(cluster, { apiVersion: `${group}/v1`, kind: 'Sprocket', namespace, name: 'gear' }) ?? {}, ['spec', 'teeth'])).toBe(12);
+      expect(
+        getIn(
+          (await readObject(cluster, { apiVersion: `${group}/v1`, kind: 'Sprocket', namespace, name: 'gear' })) ?? {},
+          ['spec', 'teeth'],
+        ),
+      ).toBe(12);
     } finally {
       // Leave nothing for the next test's operators: deleting the CRD under a live Application
       // changes its world (UnknownKind), and they would rightly write its status.
       for (const name of ['waits-for-crd', 'healthy']) await cluster.delete(applicationRef(namespace, name))();
       await eventually(async () => {
-        for (const name of ['waits-for-crd', 'healthy']) expect(await readObject(cluster, applicationRef(namespace, name))).toBeUndefined();
+        for (const name of ['waits-for-crd', 'healthy'])
+          expect(await readObject(cluster, applicationRef(namespace, name))).toBeUndefined();
       }, 30_000);
       await stop(operator);
-      await cluster.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: `sprockets.${group}` })();
+      await cluster.delete({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name: `sprockets.${group}`,
+      })();
     }
   });
 
@@ -89,14 +143,22 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
     const log = reconcileLog();
     const first = await started({ onReconciled: log.onReconciled });
     const names = ['quiet-a', 'quiet-b', 'quiet-c'];
-    for (const name of names) await must(cluster.create(applicationObject(namespace, name, [configMap(`${name}-config`, { mode: 'a', level: 'b' })])));
+    for (const name of names)
+      await must(
+        cluster.create(applicationObject(namespace, name, [configMap(`${name}-config`, { mode: 'a', level: 'b' })])),
+      );
     for (const name of names) await waitReady(applicationRef(namespace, name));
     // What was computed last is what is stored, byte for byte (the observer schema's nulls included).
     await eventually(async () => {
       for (const name of names) {
-        const written = [...log.resultsFor(`${namespace}/${name}`)].reverse().find((result) => result._tag === 'Done' && result.statusWritten);
+        const written = [...log.resultsFor(`${namespace}/${name}`)]
+          .reverse()
+          .find((result) => result._tag === 'Done' && result.statusWritten);
         const stored = await readApplication(cluster, applicationRef(namespace, name));
-        expect(written?._tag === 'Done' && jsonEqual(stored.status as unknown as JsonValue, written.status as unknown as JsonValue)).toBe(true);
+        expect(
+          written?._tag === 'Done' &&
+            jsonEqual(stored.status as unknown as JsonValue, written.status as unknown as JsonValue),
+        ).toBe(true);
         const schema = (stored.status?.mangledObserverSchema ?? []).find((entry) => entry.kind === 'ConfigMap');
         expect(getIn(schema as unknown as JsonValue, ['data', 'mode'])).toBeNull();
       }
@@ -105,29 +167,58 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
     const again = reconcileLog();
     const second = await started({ onReconciled: again.onReconciled, resyncMs: 2_000 });
     // The restart reconciles every Application once, then the 2 s resync twice more.
-    await eventually(() => { for (const name of names) expect(again.resultsFor(`${namespace}/${name}`).length).toBeGreaterThanOrEqual(3); }, 20_000);
+    await eventually(() => {
+      for (const name of names) expect(again.resultsFor(`${namespace}/${name}`).length).toBeGreaterThanOrEqual(3);
+    }, 20_000);
     const own = again.entries.filter(({ key }) => names.some((name) => key === `${namespace}/${name}`));
     const writes = own.filter(({ result }) => result._tag !== 'Gone' && result.statusWritten);
-    const actions = own.flatMap(({ result }) => (result._tag === 'Gone' ? [] : result.execution?.done ?? []));
+    const actions = own.flatMap(({ result }) => (result._tag === 'Gone' ? [] : (result.execution?.done ?? [])));
     expect({ writes: writes.length, actions: actions.length }).toEqual({ writes: 0, actions: 0 });
     await stop(second);
   });
 
   describe('leadership', () => {
     const lease = uniqueName('kr-lease');
-    const leaderElection = (identity: string) => ({ namespace, name: lease, identity, leaseDurationMs: 4_000, renewDeadlineMs: 2_700, retryPeriodMs: 500 });
-    const modeOf = async (name: string): Promise<unknown> => getIn(await readObject(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name }) ?? {}, ['data', 'mode']);
+    const leaderElection = (identity: string) => ({
+      namespace,
+      name: lease,
+      identity,
+      leaseDurationMs: 4_000,
+      renewDeadlineMs: 2_700,
+      retryPeriodMs: 500,
+    });
+    const modeOf = async (name: string): Promise<unknown> =>
+      getIn((await readObject(cluster, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name })) ?? {}, [
+        'data',
+        'mode',
+      ]);
     const setMode = async (application: string, mode: string): Promise<void> => {
       const current = await readApplication(cluster, applicationRef(namespace, application));
-      await must(cluster.update({ ...current, spec: { manifest: [configMap(`${application}-config`, { mode })] } } as unknown as Resource));
+      await must(
+        cluster.update({
+          ...current,
+          spec: { manifest: [configMap(`${application}-config`, { mode })] },
+        } as unknown as Resource),
+      );
     };
 
     it('leader A loses the lease (cut off), B takes over; A regains it later and reconciles again', async () => {
       const a = new Replica(realClock, connect(env));
-      const operatorA = await started({ cluster: a.cluster, monotonic: () => performance.now(), leaderElection: leaderElection('a'), stopDeadlineMs: 1_000 });
+      const operatorA = await started({
+        cluster: a.cluster,
+        monotonic: () => performance.now(),
+        leaderElection: leaderElection('a'),
+        stopDeadlineMs: 1_000,
+      });
       await eventually(() => expect(operatorA.isLeader()).toBe(true), 15_000);
-      const operatorB = await started({ monotonic: () => performance.now(), leaderElection: leaderElection('b'), stopDeadlineMs: 1_000 });
-      await must(cluster.create(applicationObject(namespace, 'handover', [configMap('handover-config', { mode: 'one' })])));
+      const operatorB = await started({
+        monotonic: () => performance.now(),
+        leaderElection: leaderElection('b'),
+        stopDeadlineMs: 1_000,
+      });
+      await must(
+        cluster.create(applicationObject(namespace, 'handover', [configMap('handover-config', { mode: 'one' })])),
+      );
       await eventually(async () => expect(await modeOf('handover-config')).toBe('one'));
       expect(operatorB.isLeader()).toBe(false);
 
@@ -139,7 +230,9 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
       // B waits one lease duration (4 s) from the last change it observed; A's last renewal was at most a retry period before the cut.
       expect(takeoverMs).toBeGreaterThan(3_000);
       expect(takeoverMs).toBeLessThan(7_000);
-      process.stdout.write(`takeover after the leader was cut off: ${Math.round(takeoverMs)} ms (lease 4 s, retry 0.5 s)\n`);
+      process.stdout.write(
+        `takeover after the leader was cut off: ${Math.round(takeoverMs)} ms (lease 4 s, retry 0.5 s)\n`,
+      );
       await setMode('handover', 'two');
       await eventually(async () => expect(await modeOf('handover-config')).toBe('two'));
 
@@ -158,9 +251,18 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
 
     it('a leader paused (as by SIGSTOP) past its lease writes nothing after it resumes', async () => {
       const a = new Replica(realClock, connect(env));
-      const operatorA = await started({ cluster: a.cluster, monotonic: () => performance.now(), leaderElection: leaderElection('paused-a'), stopDeadlineMs: 1_000 });
+      const operatorA = await started({
+        cluster: a.cluster,
+        monotonic: () => performance.now(),
+        leaderElection: leaderElection('paused-a'),
+        stopDeadlineMs: 1_000,
+      });
       await eventually(() => expect(operatorA.isLeader()).toBe(true), 15_000);
-      const operatorB = await started({ monotonic: () => performance.now(), leaderElection: leaderElection('paused-b'), stopDeadlineMs: 1_000 });
+      const operatorB = await started({
+        monotonic: () => performance.now(),
+        leaderElection: leaderElection('paused-b'),
+        stopDeadlineMs: 1_000,
+      });
       await must(cluster.create(applicationObject(namespace, 'paused', [configMap('paused-config', { mode: 'one' })])));
       await eventually(async () => expect(await modeOf('paused-config')).toBe('one'));
       // A stops right after sending its next write (a patch of the ConfigMap): the rest of that reconcile waits for SIGCONT.
@@ -170,7 +272,11 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
         const task = patch(ref, body, options);
         if (!pauseNext || ref.kind !== 'ConfigMap') return task;
         pauseNext = false;
-        return async () => { const answer = task(); a.pause(); return answer; };
+        return async () => {
+          const answer = task();
+          a.pause();
+          return answer;
+        };
       };
       await setMode('paused', 'two');
       await eventually(() => expect(a.paused).toBe(true));

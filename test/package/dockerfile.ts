@@ -5,7 +5,11 @@ export type Instruction = { readonly keyword: string; readonly args: string; rea
 
 /** Instructions in order (continuation lines joined, comments dropped), with the index of their stage. */
 export const instructions = (path = 'Dockerfile'): ReadonlyArray<Instruction> => {
-  const logical = readFileSync(path, 'utf8').replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const logical = readFileSync(path, 'utf8')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   let stage = -1;
   return logical.map((line) => {
     const [keyword = '', ...rest] = line.split(/\s+/);

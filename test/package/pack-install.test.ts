@@ -10,7 +10,18 @@
  * cache first (`--prefer-offline`: `npm ci` has filled it), reaching the registry only on a miss.
  */
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, type Dirent } from 'node:fs';
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  type Dirent,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,19 +37,34 @@ const PINNED_NODE = join(PINNED_BIN, 'node');
 const NOW = '2026-03-02T12:00:00Z';
 
 /** Where npm keeps its cache and finds its registry: kept, so that CI's settings (and `npm ci`'s cache) apply. */
-const KEPT_NPM_SETTINGS = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'npm_config_cafile']);
+const KEPT_NPM_SETTINGS = new Set([
+  'npm_config_cache',
+  'npm_config_registry',
+  'npm_config_userconfig',
+  'npm_config_cafile',
+]);
 
 /**
  * The environment of a user's shell: no npm_* variables leaking from an `npm test` that started
  * vitest (npm_config_local_prefix would make every npm below treat this repository as the project).
  */
 const userEnv = (): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_') || KEPT_NPM_SETTINGS.has(key.toLowerCase()))),
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.toLowerCase().startsWith('npm_') || KEPT_NPM_SETTINGS.has(key.toLowerCase()),
+    ),
+  ),
   PATH: `${PINNED_BIN}:${process.env.PATH ?? ''}`,
   NO_COLOR: '1',
 });
 
-type Packed = { readonly filename: string; readonly size: number; readonly unpackedSize: number; readonly entryCount: number; readonly files: ReadonlyArray<{ readonly path: string }> };
+type Packed = {
+  readonly filename: string;
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+  readonly files: ReadonlyArray<{ readonly path: string }>;
+};
 
 let work: string;
 let consumer: string;
@@ -46,26 +72,48 @@ let packed: Packed;
 /** The operator image's /opt/kreconcile, laid out as the Dockerfile's install stage does. */
 let image: string;
 
-const npm = (cwd: string, args: ReadonlyArray<string>) => run('npm', [...args], { cwd, env: userEnv(), maxBuffer: 64 * 1024 * 1024 });
-const node = (cwd: string, script: string) => run(PINNED_NODE, ['--input-type=module', '-e', script], { cwd, env: userEnv() });
-const npx = (args: ReadonlyArray<string>) => run('npx', ['--no-install', 'kreconcile', ...args], { cwd: consumer, env: userEnv() });
+const npm = (cwd: string, args: ReadonlyArray<string>) =>
+  run('npm', [...args], { cwd, env: userEnv(), maxBuffer: 64 * 1024 * 1024 });
+const node = (cwd: string, script: string) =>
+  run(PINNED_NODE, ['--input-type=module', '-e', script], { cwd, env: userEnv() });
+const npx = (args: ReadonlyArray<string>) =>
+  run('npx', ['--no-install', 'kreconcile', ...args], { cwd: consumer, env: userEnv() });
 /** Stderr without npm's own notices (a machine's npmrc may make npx warn about its settings). */
-const withoutNpmNotices = (text: string): string => text.split('\n').filter((line) => !line.startsWith('npm warn ')).join('\n');
+const withoutNpmNotices = (text: string): string =>
+  text
+    .split('\n')
+    .filter((line) => !line.startsWith('npm warn '))
+    .join('\n');
 const failure = async (promise: Promise<unknown>): Promise<{ code?: number; stdout?: string; stderr?: string }> =>
-  promise.then(() => { throw new Error('expected a failure'); }, (error: { code?: number; stdout?: string; stderr?: string }) => error);
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: { code?: number; stdout?: string; stderr?: string }) => error,
+  );
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'kreconcile-pack-'));
   const tree = join(work, 'tree');
   const skipped = new Set(['node_modules', '.git', 'dist', '.ci']);
-  cpSync(REPO, tree, { recursive: true, filter: (source) => !skipped.has(source.slice(REPO.length + 1).split('/')[0] ?? '') });
+  cpSync(REPO, tree, {
+    recursive: true,
+    filter: (source) => !skipped.has(source.slice(REPO.length + 1).split('/')[0] ?? ''),
+  });
   symlinkSync(join(REPO, 'node_modules'), join(tree, 'node_modules'));
   const { stdout } = await npm(tree, ['pack', '--json', '--pack-destination', work]);
   packed = (JSON.parse(stdout) as Packed[])[0] as Packed;
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await npm(consumer, ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)]);
+  await npm(consumer, [
+    'install',
+    '--omit=dev',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    join(work, packed.filename),
+  ]);
   // Examples from the installed package, at the paths the golden plans show.
   cpSync(join(consumer, 'node_modules', 'kreconcile', 'examples'), join(consumer, 'examples'), { recursive: true });
   // The Dockerfile's install stage: the tarball's files, production dependencies at the locked versions.
@@ -75,7 +123,9 @@ beforeAll(async () => {
   cpSync('package-lock.json', join(image, 'package-lock.json'));
   await npm(image, ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund']);
   rmSync(join(image, 'package-lock.json'));
-  process.stdout.write(`kreconcile tarball: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`);
+  process.stdout.write(
+    `kreconcile tarball: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`,
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -91,27 +141,38 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(paths.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'kreconcile', 'package.json'), 'utf8')) as {
-      exports: Record<string, string | { types: string; default: string }>; bin: Record<string, string>; engines: { node: string };
+      exports: Record<string, string | { types: string; default: string }>;
+      bin: Record<string, string>;
+      engines: { node: string };
     };
-    const targets = Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : [target.types, target.default]));
-    for (const target of [...targets, ...Object.values(manifest.bin)]) expect(paths, target).toContain(target.replace(/^\.\//, ''));
-    expect(readFileSync(join(consumer, 'node_modules', 'kreconcile', manifest.bin.kreconcile as string), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    const targets = Object.values(manifest.exports).flatMap((target) =>
+      typeof target === 'string' ? [target] : [target.types, target.default],
+    );
+    for (const target of [...targets, ...Object.values(manifest.bin)])
+      expect(paths, target).toContain(target.replace(/^\.\//, ''));
+    expect(
+      readFileSync(join(consumer, 'node_modules', 'kreconcile', manifest.bin.kreconcile as string), 'utf8'),
+    ).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
   it('installs without devDependencies: no tsx, typescript, vitest or fast-check', () => {
     const installed = readdirSync(join(consumer, 'node_modules'));
     expect(installed).toContain('kreconcile');
-    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node']) expect(installed).not.toContain(dev);
+    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node'])
+      expect(installed).not.toContain(dev);
   });
 
   it('runs on the pinned Node', async () => {
     const { stdout } = await node(consumer, 'process.stdout.write(process.versions.node)');
-    const pinned = (JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: { node: string } }).devDependencies.node;
+    const pinned = (JSON.parse(readFileSync('package.json', 'utf8')) as { devDependencies: { node: string } })
+      .devDependencies.node;
     expect(stdout.split('.')[0]).toBe(/\d+/.exec(pinned)?.[0]);
   });
 
   it('imports the core, the runtime and the Kubernetes adapter, which do not need fast-check', async () => {
-    const { stdout } = await node(consumer, `
+    const { stdout } = await node(
+      consumer,
+      `
       import { plan, decodeApplication, builtinScopes } from 'kreconcile';
       import { startOperator, Controller } from 'kreconcile/runtime';
       import { createKubernetesCluster } from 'kreconcile/kubernetes';
@@ -121,18 +182,37 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
       const planned = plan({ application: app.right, live: [], scopes: builtinScopes, now: '${NOW}' });
       console.log(planned.actions.map((action) => action.type + (action.ref ? ' ' + action.ref.kind : '')).join(','));
       console.log([typeof startOperator, typeof Controller, typeof createKubernetesCluster].join(' '));
-    `).catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
-    expect(stdout.trim().split('\n')).toEqual(['addFinalizer Application,create ConfigMap', 'function function function']);
+    `,
+    ).catch((error: { stderr?: string }) => {
+      throw new Error(error.stderr ?? String(error));
+    });
+    expect(stdout.trim().split('\n')).toEqual([
+      'addFinalizer Application,create ConfigMap',
+      'function function function',
+    ]);
   });
 
   it('gives TypeScript consumers the types of every entry point (NodeNext resolution through exports)', async () => {
     const dir = join(work, 'typed');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2023', strict: true, noEmit: true, skipLibCheck: true, types: [] },
-      files: ['check.ts'],
-    }));
-    writeFileSync(join(dir, 'check.ts'), `
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2023',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['check.ts'],
+      }),
+    );
+    writeFileSync(
+      join(dir, 'check.ts'),
+      `
       import { plan, builtinScopes, type Application, type Plan } from 'kreconcile';
       import { startOperator, type OperatorOptions } from 'kreconcile/runtime';
       import { createKubernetesCluster } from 'kreconcile/kubernetes';
@@ -141,30 +221,49 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
       export const connect = () => createKubernetesCluster({ kubeconfigPath: 'kc' });
       // @ts-expect-error the types are real: plan needs its scopes
       export const wrong = (application: Application) => plan({ application, now: '${NOW}' });
-    `);
+    `,
+    );
     symlinkSync(join(consumer, 'node_modules'), join(dir, 'node_modules'));
     const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    const checked = await run(PINNED_NODE, [tsc, '-p', 'tsconfig.json'], { cwd: dir, env: userEnv() }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    const checked = await run(PINNED_NODE, [tsc, '-p', 'tsconfig.json'], { cwd: dir, env: userEnv() }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+    );
     expect(checked.stdout).toBe('');
   });
 
   it('imports the test kit once fast-check (its optional peer) is installed', async () => {
     const missing = await failure(node(consumer, "await import('kreconcile/testing')"));
     expect(missing.stderr).toMatch(/Cannot find package 'fast-check'/);
-    const locked = (JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version: string }> }).packages['node_modules/fast-check']?.version;
-    await npm(consumer, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', `fast-check@${locked}`]);
-    const { stdout } = await node(consumer, `
+    const locked = (
+      JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version: string }> }
+    ).packages['node_modules/fast-check']?.version;
+    await npm(consumer, [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--save-dev',
+      `fast-check@${locked}`,
+    ]);
+    const { stdout } = await node(
+      consumer,
+      `
       import { createMemoryCluster, checkConvergence, ManualClock } from 'kreconcile/testing';
       const cluster = createMemoryCluster({ clock: new ManualClock(0) });
       console.log(typeof cluster.create, typeof checkConvergence);
-    `).catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
+    `,
+    ).catch((error: { stderr?: string }) => {
+      throw new Error(error.stderr ?? String(error));
+    });
     expect(stdout.trim()).toBe('function function');
   });
 
-  it('runs the packed operator against a Kubernetes API endpoint (the kit\'s memory cluster over HTTP, through client-node) to Ready', async () => {
+  it("runs the packed operator against a Kubernetes API endpoint (the kit's memory cluster over HTTP, through client-node) to Ready", async () => {
     // Everything from the installed package: the kit serves the cluster, the bin applies nothing
     // itself (crd prints the CRD, the script creates it), `run --kubeconfig` reconciles.
-    writeFileSync(join(consumer, 'operator-over-http.mjs'), `
+    writeFileSync(
+      join(consumer, 'operator-over-http.mjs'),
+      `
       import { execFile, spawn } from 'node:child_process';
       import { readFileSync } from 'node:fs';
       import { promisify } from 'node:util';
@@ -189,9 +288,13 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
       const code = await exited;
       await served.close();
       console.log(JSON.stringify({ code, output, replicas: deployment?.spec?.replicas ?? null }));
-    `);
-    const { stdout } = await run(PINNED_NODE, ['operator-over-http.mjs'], { cwd: consumer, env: userEnv() })
-      .catch((error: { stderr?: string }) => { throw new Error(error.stderr ?? String(error)); });
+    `,
+    );
+    const { stdout } = await run(PINNED_NODE, ['operator-over-http.mjs'], { cwd: consumer, env: userEnv() }).catch(
+      (error: { stderr?: string }) => {
+        throw new Error(error.stderr ?? String(error));
+      },
+    );
     const result = JSON.parse(stdout) as { code: number; output: string; replicas: number | null };
     expect(result.output).toMatch(/shop\/web Ready: 4 resources match the desired state/);
     expect(result.replicas).toBe(3);
@@ -200,20 +303,51 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
   });
 
   it('npx kreconcile plan prints the same plan as the repository CLI', async () => {
-    const result = await failure(npx(['plan', '-f', 'examples/webapp/app.yaml', '--snapshot', 'examples/webapp/snapshots/drifted-observed.yaml', '--now', NOW, '--exit-code']));
+    const result = await failure(
+      npx([
+        'plan',
+        '-f',
+        'examples/webapp/app.yaml',
+        '--snapshot',
+        'examples/webapp/snapshots/drifted-observed.yaml',
+        '--now',
+        NOW,
+        '--exit-code',
+      ]),
+    );
     expect(withoutNpmNotices(result.stderr ?? '')).toBe('');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe(readFileSync('test/cli/golden/webapp/drifted-observed.txt', 'utf8'));
   });
 
   it('kreconcile run --memory converges the example to Ready and exits 0', async () => {
-    const { stdout } = await npx(['run', '--memory', '-f', 'examples/webapp/app.yaml', '--exit-when-converged', '--timeout', '60s', '--log-level', 'warn']);
+    const { stdout } = await npx([
+      'run',
+      '--memory',
+      '-f',
+      'examples/webapp/app.yaml',
+      '--exit-when-converged',
+      '--timeout',
+      '60s',
+      '--log-level',
+      'warn',
+    ]);
     expect(stdout).toMatch(/shop\/web Ready: 4 resources match the desired state/);
     expect(stdout).toMatch(/converged: every Application is Ready\n$/);
   });
 
   it('translates TOSCA in its compiled worker thread (only the package runs the worker as JavaScript)', async () => {
-    const { stdout } = await npx(['run', '--memory', '-f', 'examples/tosca/app-inline.yaml', '--exit-when-converged', '--timeout', '60s', '--log-level', 'warn']);
+    const { stdout } = await npx([
+      'run',
+      '--memory',
+      '-f',
+      'examples/tosca/app-inline.yaml',
+      '--exit-when-converged',
+      '--timeout',
+      '60s',
+      '--log-level',
+      'warn',
+    ]);
     expect(stdout).toMatch(/converged: every Application is Ready\n$/);
   });
 });
@@ -222,7 +356,8 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
 const treeOf = (root: string): ReadonlyArray<string> =>
   (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
     .map((entry) => join(entry.parentPath, entry.name))
-    .map((path) => `${path} ${lstatSync(path).mtimeMs}`).sort();
+    .map((path) => `${path} ${lstatSync(path).mtimeMs}`)
+    .sort();
 
 describe('the operator image (its install stage, run without a container builder)', { timeout: 180_000 }, () => {
   it('runs its entrypoint: the embedded cluster converges, /healthz /readyz /metrics answer, SIGTERM stops it with exit 0, nothing is written to the install', async () => {
@@ -232,11 +367,28 @@ describe('the operator image (its install stage, run without a container builder
     const before = treeOf(image);
     const scratch = mkdtempSync(join(work, 'tmp-'));
     const examples = join(image, 'examples', 'webapp', 'app.yaml');
-    const child = spawn(PINNED_NODE, [join(image, script.slice('/opt/kreconcile/'.length)), 'run', '--memory', '-f', examples, '--listen', '127.0.0.1:0', '--log-level', 'warn'],
-      { cwd: scratch, env: { ...userEnv(), NODE_ENV: 'production' } });
+    const child = spawn(
+      PINNED_NODE,
+      [
+        join(image, script.slice('/opt/kreconcile/'.length)),
+        'run',
+        '--memory',
+        '-f',
+        examples,
+        '--listen',
+        '127.0.0.1:0',
+        '--log-level',
+        'warn',
+      ],
+      { cwd: scratch, env: { ...userEnv(), NODE_ENV: 'production' } },
+    );
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     try {
       const address = await eventually(() => {
@@ -259,7 +411,8 @@ describe('the operator image (its install stage, run without a container builder
 
   it('holds production dependencies only', () => {
     const installed = readdirSync(join(image, 'node_modules'));
-    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node']) expect(installed).not.toContain(dev);
+    for (const dev of ['tsx', 'typescript', 'vitest', 'eslint', 'fast-check', 'node'])
+      expect(installed).not.toContain(dev);
     expect(installed).toContain('@kubernetes');
   });
 });

@@ -32,33 +32,55 @@ export const adminIdentity = (kubeconfigPath: string): ApiIdentity => {
   const user = config.users[0]?.user;
   if (cluster === undefined || user === undefined) throw new Error(`${kubeconfigPath}: no cluster or user`);
   return {
-    server: cluster.server, caData: cluster['certificate-authority-data'],
+    server: cluster.server,
+    caData: cluster['certificate-authority-data'],
     ...(user['client-certificate-data'] === undefined ? {} : { certData: user['client-certificate-data'] }),
     ...(user['client-key-data'] === undefined ? {} : { keyData: user['client-key-data'] }),
     ...(user.token === undefined ? {} : { token: user.token }),
   };
 };
 
-const pem = (base64: string | undefined): string | undefined => (base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8'));
+const pem = (base64: string | undefined): string | undefined =>
+  base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
 
 /** POSTs JSON as `identity`; resolves with the status code and the parsed answer. */
-export const postJson = (identity: ApiIdentity, path: string, body: unknown, headers: Readonly<Record<string, string>> = {}): Promise<{ status: number; body: Record<string, unknown> }> =>
+export const postJson = (
+  identity: ApiIdentity,
+  path: string,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> =>
   new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = request(new URL(path, identity.server), {
-      method: 'POST', agent: false, timeout: 10_000,
-      ca: pem(identity.caData), cert: pem(identity.certData), key: pem(identity.keyData),
-      headers: {
-        'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload),
-        ...(identity.token === undefined ? {} : { authorization: `Bearer ${identity.token}` }),
-        ...headers,
+    const req = request(
+      new URL(path, identity.server),
+      {
+        method: 'POST',
+        agent: false,
+        timeout: 10_000,
+        ca: pem(identity.caData),
+        cert: pem(identity.certData),
+        key: pem(identity.keyData),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(identity.token === undefined ? {} : { authorization: `Bearer ${identity.token}` }),
+          ...headers,
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown> }));
-      res.on('error', reject);
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`POST ${path} timed out`)));
     req.on('error', reject);
     req.end(payload);
@@ -67,10 +89,13 @@ export const postJson = (identity: ApiIdentity, path: string, body: unknown, hea
 /** A token for an existing ServiceAccount (TokenRequest API), valid for an hour. */
 export const serviceAccountToken = async (admin: ApiIdentity, namespace: string, name: string): Promise<string> => {
   const answer = await postJson(admin, `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-    apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 },
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
   });
   const token = (answer.body.status as { token?: unknown } | undefined)?.token;
-  if (answer.status !== 201 || typeof token !== 'string') throw new Error(`TokenRequest for ${namespace}/${name}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 201 || typeof token !== 'string')
+    throw new Error(`TokenRequest for ${namespace}/${name}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return token;
 };
 
@@ -78,7 +103,9 @@ export const serviceAccountToken = async (admin: ApiIdentity, namespace: string,
 export const clusterWithToken = (admin: ApiIdentity, token: string, user: string): KubernetesCluster =>
   createKubernetesCluster({
     kubeconfigYaml: stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': user,
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': user,
       clusters: [{ name: 'test', cluster: { server: admin.server, 'certificate-authority-data': admin.caData } }],
       users: [{ name: user, user: { token } }],
       contexts: [{ name: user, context: { cluster: 'test', user } }],
@@ -98,11 +125,13 @@ export type AccessQuestion = {
 /** Whether `identity` may do it, as the API server's authorizer answers. */
 export const canI = async (identity: ApiIdentity, question: AccessQuestion): Promise<boolean> => {
   const answer = await postJson(identity, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
     spec: { resourceAttributes: { group: question.group ?? '', ...question } },
   });
   const allowed = (answer.body.status as { allowed?: unknown } | undefined)?.allowed;
-  if (answer.status !== 201 || typeof allowed !== 'boolean') throw new Error(`SelfSubjectAccessReview: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+  if (answer.status !== 201 || typeof allowed !== 'boolean')
+    throw new Error(`SelfSubjectAccessReview: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return allowed;
 };
 
@@ -111,12 +140,23 @@ export const applyAll = async (cluster: Cluster, objects: ReadonlyArray<Resource
   for (const object of objects) {
     const created = await cluster.create(object)();
     if (E.isRight(created)) continue;
-    if (created.left._tag !== 'AlreadyExists') throw new Error(`creating ${object.kind} ${object.metadata.name}: ${showClusterError(created.left)}`);
-    const ref = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) };
+    if (created.left._tag !== 'AlreadyExists')
+      throw new Error(`creating ${object.kind} ${object.metadata.name}: ${showClusterError(created.left)}`);
+    const ref = {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.metadata.name,
+      ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+    };
     const current = await cluster.get(ref)();
-    const resourceVersion = E.isRight(current) && current.right._tag === 'Some' ? current.right.value.metadata.resourceVersion : undefined;
-    const updated = await cluster.update({ ...object, metadata: { ...object.metadata, ...(resourceVersion ? { resourceVersion } : {}) } })();
-    if (E.isLeft(updated)) throw new Error(`replacing ${object.kind} ${object.metadata.name}: ${showClusterError(updated.left)}`);
+    const resourceVersion =
+      E.isRight(current) && current.right._tag === 'Some' ? current.right.value.metadata.resourceVersion : undefined;
+    const updated = await cluster.update({
+      ...object,
+      metadata: { ...object.metadata, ...(resourceVersion ? { resourceVersion } : {}) },
+    })();
+    if (E.isLeft(updated))
+      throw new Error(`replacing ${object.kind} ${object.metadata.name}: ${showClusterError(updated.left)}`);
   }
 };
 
@@ -124,8 +164,15 @@ export const applyAll = async (cluster: Cluster, objects: ReadonlyArray<Resource
  * Installs the RBAC `kreconcile rbac` prints for `options` and returns the operator's ServiceAccount
  * token as an identity (for SelfSubjectAccessReviews) and as a Cluster (to run the operator with).
  */
-export const installOperator = async (admin: Cluster, adminId: ApiIdentity, options: RbacOptions & { readonly name: string }): Promise<{ readonly identity: ApiIdentity; readonly cluster: KubernetesCluster }> => {
+export const installOperator = async (
+  admin: Cluster,
+  adminId: ApiIdentity,
+  options: RbacOptions & { readonly name: string },
+): Promise<{ readonly identity: ApiIdentity; readonly cluster: KubernetesCluster }> => {
   await applyAll(admin, operatorRbac(options));
   const token = await serviceAccountToken(adminId, options.namespace, options.name);
-  return { identity: { server: adminId.server, caData: adminId.caData, token }, cluster: clusterWithToken(adminId, token, options.name) };
+  return {
+    identity: { server: adminId.server, caData: adminId.caData, token },
+    cluster: clusterWithToken(adminId, token, options.name),
+  };
 };

@@ -11,7 +11,12 @@ import { showClusterError } from '../../core/ports/errors.js';
 
 /** What the global setup hands to test files (must be serializable). */
 export type KubernetesTestEnv =
-  | { readonly available: true; readonly kubeconfigPath: string; readonly existingCluster: boolean; readonly controllerManager: boolean }
+  | {
+      readonly available: true;
+      readonly kubeconfigPath: string;
+      readonly existingCluster: boolean;
+      readonly controllerManager: boolean;
+    }
   | { readonly available: false; readonly reason: string };
 
 declare module 'vitest' {
@@ -20,10 +25,14 @@ declare module 'vitest' {
   }
 }
 
-export const kubernetesEnv = (): KubernetesTestEnv => inject('kubernetes') ?? { available: false, reason: 'the kubernetes global setup did not run' };
+export const kubernetesEnv = (): KubernetesTestEnv =>
+  inject('kubernetes') ?? { available: false, reason: 'the kubernetes global setup did not run' };
 
 /** `describe` that skips, naming why, when no API server is available. */
-export const describeWithApiServer = (name: string, body: (env: Extract<KubernetesTestEnv, { available: true }>) => void): void => {
+export const describeWithApiServer = (
+  name: string,
+  body: (env: Extract<KubernetesTestEnv, { available: true }>) => void,
+): void => {
   const env = kubernetesEnv();
   if (env.available) describe(name, () => body(env));
   // A visible skipped test, so reporters show why instead of an empty file.
@@ -36,7 +45,10 @@ export const connect = (env: Extract<KubernetesTestEnv, { available: true }>): K
 export const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 /** Creates a fresh namespace; `cleanup` deletes it (the namespace controller empties it when running). */
-export const freshNamespace = async (cluster: Cluster, prefix = 'kr-test'): Promise<{ readonly namespace: string; cleanup(): Promise<void> }> => {
+export const freshNamespace = async (
+  cluster: Cluster,
+  prefix = 'kr-test',
+): Promise<{ readonly namespace: string; cleanup(): Promise<void> }> => {
   const namespace = uniqueName(prefix);
   const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })();
   if (E.isLeft(created)) throw new Error(`creating namespace ${namespace}: ${showClusterError(created.left)}`);
@@ -49,13 +61,23 @@ export const freshNamespace = async (cluster: Cluster, prefix = 'kr-test'): Prom
 };
 
 /** Fresh namespaces, one per prefix, in order; `cleanup` deletes them all. */
-export const freshNamespaces = async (cluster: Cluster, prefixes: ReadonlyArray<string>): Promise<{ readonly namespaces: ReadonlyArray<string>; cleanup(): Promise<void> }> => {
+export const freshNamespaces = async (
+  cluster: Cluster,
+  prefixes: ReadonlyArray<string>,
+): Promise<{ readonly namespaces: ReadonlyArray<string>; cleanup(): Promise<void> }> => {
   const made = await Promise.all(prefixes.map((prefix) => freshNamespace(cluster, prefix)));
-  return { namespaces: made.map((m) => m.namespace), cleanup: async () => { for (const m of made) await m.cleanup(); } };
+  return {
+    namespaces: made.map((m) => m.namespace),
+    cleanup: async () => {
+      for (const m of made) await m.cleanup();
+    },
+  };
 };
 
 /** Unwraps a TaskEither result in a test, failing with the rendered ClusterError. */
-export const must = async <A>(task: () => Promise<E.Either<import('../../core/ports/errors.js').ClusterError, A>>): Promise<A> => {
+export const must = async <A>(
+  task: () => Promise<E.Either<import('../../core/ports/errors.js').ClusterError, A>>,
+): Promise<A> => {
   const result = await task();
   if (E.isLeft(result)) throw new Error(showClusterError(result.left));
   return result.right;

@@ -12,7 +12,8 @@ import { installCrds } from '../../tools/envtest/install-crds.js';
 import type { KubernetesTestEnv } from './kubernetes-env.js';
 import { suiteCrds as crds } from './test-crds.js';
 
-const truthy = (value: string | undefined): boolean => value !== undefined && ['1', 'true', 'yes'].includes(value.toLowerCase());
+const truthy = (value: string | undefined): boolean =>
+  value !== undefined && ['1', 'true', 'yes'].includes(value.toLowerCase());
 
 export const apiServerRequired = (env: NodeJS.ProcessEnv = process.env): boolean =>
   truthy(env.CI) || truthy(env.KRECONCILE_REQUIRE_APISERVER);
@@ -32,7 +33,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   const lookup = findBinaries();
   if (!lookup.found) {
-    if (apiServerRequired()) throw new Error(`a real API server is required (CI / KRECONCILE_REQUIRE_APISERVER) but ${lookup.reason}`);
+    if (apiServerRequired())
+      throw new Error(`a real API server is required (CI / KRECONCILE_REQUIRE_APISERVER) but ${lookup.reason}`);
     console.warn(`[kubernetes] skipping real-API-server suites: ${lookup.reason}`);
     project.provide('kubernetes', { available: false, reason: lookup.reason });
     return undefined;
@@ -48,9 +50,14 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     // Binaries that exist but do not start are a real failure, never a skip.
     throw new Error(`[kubernetes] ${(error as Error).message}`, { cause: error });
   }
-  console.log(`[kubernetes] control plane (${lookup.source}) ready in ${plane.startMs} ms at ${plane.server}; kubeconfig ${plane.kubeconfigPath}`);
+  console.log(
+    `[kubernetes] control plane (${lookup.source}) ready in ${plane.startMs} ms at ${plane.server}; kubeconfig ${plane.kubeconfigPath}`,
+  );
   project.provide('kubernetes', {
-    available: true, kubeconfigPath: plane.kubeconfigPath, existingCluster: false, controllerManager: plane.withControllerManager,
+    available: true,
+    kubeconfigPath: plane.kubeconfigPath,
+    existingCluster: false,
+    controllerManager: plane.withControllerManager,
   });
   const started = plane;
   return async () => {

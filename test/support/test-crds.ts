@@ -17,35 +17,37 @@ export const widgetCrd: Resource = {
     group: widgetGroup,
     scope: 'Namespaced',
     names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{
-      name: 'v1',
-      served: true,
-      storage: true,
-      subresources: { status: {} },
-      schema: {
-        openAPIV3Schema: {
-          type: 'object',
-          properties: {
-            spec: {
-              type: 'object',
-              properties: {
-                size: { type: 'integer', minimum: 0, default: 1 },
-                color: { type: 'string' },
-                tags: { type: 'array', items: { type: 'string' } },
-                settings: { type: 'object', additionalProperties: { type: 'string' } },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  size: { type: 'integer', minimum: 0, default: 1 },
+                  color: { type: 'string' },
+                  tags: { type: 'array', items: { type: 'string' } },
+                  settings: { type: 'object', additionalProperties: { type: 'string' } },
+                },
               },
-            },
-            status: {
-              type: 'object',
-              properties: {
-                phase: { type: 'string' },
-                observedGeneration: { type: 'integer' },
+              status: {
+                type: 'object',
+                properties: {
+                  phase: { type: 'string' },
+                  observedGeneration: { type: 'integer' },
+                },
               },
             },
           },
         },
       },
-    }],
+    ],
   },
 };
 
@@ -58,12 +60,14 @@ export const gizmoCrd: Resource = {
     group: widgetGroup,
     scope: 'Cluster',
     names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
-    versions: [{
-      name: 'v1',
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-    }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 

@@ -22,8 +22,10 @@ export const K8S_VERSION = '1.36.3';
 export const ETCD_VERSION = '3.6.8';
 
 export const defaultCacheDir = (env: NodeJS.ProcessEnv = process.env): string =>
-  join(env.K8S_BIN_CACHE ?? join(homedir(), '.cache', 'kreconcile', 'k8s-test-bin'),
-    `k8s-v${env.K8S_VERSION ?? K8S_VERSION}-etcd-v${env.ETCD_VERSION ?? ETCD_VERSION}`);
+  join(
+    env.K8S_BIN_CACHE ?? join(homedir(), '.cache', 'kreconcile', 'k8s-test-bin'),
+    `k8s-v${env.K8S_VERSION ?? K8S_VERSION}-etcd-v${env.ETCD_VERSION ?? ETCD_VERSION}`,
+  );
 
 const executable = (path: string | undefined): path is string => {
   if (path === undefined || path === '') return false;
@@ -41,7 +43,11 @@ const fromDir = (dir: string, source: string): BinaryLookup => {
   const kcm = join(dir, 'kube-controller-manager');
   const missing = [kubeApiServer, etcd].filter((p) => !executable(p));
   if (missing.length > 0) return { found: false, reason: `${source}: missing ${missing.join(', ')}` };
-  return { found: true, source, binaries: { kubeApiServer, etcd, ...(executable(kcm) ? { kubeControllerManager: kcm } : {}) } };
+  return {
+    found: true,
+    source,
+    binaries: { kubeApiServer, etcd, ...(executable(kcm) ? { kubeControllerManager: kcm } : {}) },
+  };
 };
 
 /**
@@ -56,7 +62,11 @@ export const findBinaries = (env: NodeJS.ProcessEnv = process.env): BinaryLookup
     const etcd = env.TEST_ASSET_ETCD;
     const kcm = env.TEST_ASSET_KUBE_CONTROLLER_MANAGER;
     if (executable(kubeApiServer) && executable(etcd)) {
-      return { found: true, source: 'TEST_ASSET_*', binaries: { kubeApiServer, etcd, ...(executable(kcm) ? { kubeControllerManager: kcm } : {}) } };
+      return {
+        found: true,
+        source: 'TEST_ASSET_*',
+        binaries: { kubeApiServer, etcd, ...(executable(kcm) ? { kubeControllerManager: kcm } : {}) },
+      };
     }
     tried.push(`TEST_ASSET_KUBE_APISERVER=${kubeApiServer ?? ''} / TEST_ASSET_ETCD=${etcd ?? ''}: not both executable`);
   }
@@ -68,5 +78,8 @@ export const findBinaries = (env: NodeJS.ProcessEnv = process.env): BinaryLookup
   const cache = fromDir(defaultCacheDir(env), `build cache ${defaultCacheDir(env)}`);
   if (cache.found) return cache;
   tried.push(cache.reason);
-  return { found: false, reason: `no kube-apiserver/etcd binaries (${tried.join('; ')}); build them with \`npm run k8s:build\`` };
+  return {
+    found: false,
+    reason: `no kube-apiserver/etcd binaries (${tried.join('; ')}); build them with \`npm run k8s:build\``,
+  };
 };

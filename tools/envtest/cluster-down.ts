@@ -18,12 +18,15 @@ const states = readStates();
 for (const gone of states.filter((s) => !alive(s.pid))) clearState(gone.pid);
 const running = states.filter((s) => alive(s.pid));
 const wanted = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
-const target = wanted === undefined ? (running.length === 1 ? running[0] : undefined) : running.find((s) => s.pid === wanted);
+const target =
+  wanted === undefined ? (running.length === 1 ? running[0] : undefined) : running.find((s) => s.pid === wanted);
 
 if (target === undefined) {
   if (running.length === 0) console.error(`cluster:down: no running cluster recorded in ${stateDir()}`);
   else {
-    console.error(`cluster:down: ${wanted === undefined ? 'several clusters are running' : `no running cluster with pid ${wanted}`}; name one: npm run cluster:down -- <pid>`);
+    console.error(
+      `cluster:down: ${wanted === undefined ? 'several clusters are running' : `no running cluster with pid ${wanted}`}; name one: npm run cluster:down -- <pid>`,
+    );
     for (const s of running) console.error(`  ${s.pid}  ${s.kubeconfigPath}`);
   }
   process.exit(wanted === undefined && running.length === 0 ? 0 : 1);

@@ -20,13 +20,15 @@ export const writeState = (state: ClusterState): void => {
 /** Every recorded cluster:up, dead or alive. */
 export const readStates = (): ReadonlyArray<ClusterState> => {
   try {
-    return readdirSync(stateDir()).filter((f) => f.endsWith('.json')).flatMap((f) => {
-      try {
-        return [JSON.parse(readFileSync(join(stateDir(), f), 'utf8')) as ClusterState];
-      } catch {
-        return [];
-      }
-    });
+    return readdirSync(stateDir())
+      .filter((f) => f.endsWith('.json'))
+      .flatMap((f) => {
+        try {
+          return [JSON.parse(readFileSync(join(stateDir(), f), 'utf8')) as ClusterState];
+        } catch {
+          return [];
+        }
+      });
   } catch {
     return [];
   }

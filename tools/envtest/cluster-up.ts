@@ -26,8 +26,12 @@ const plane = await startControlPlane({
   process.exit(1);
 });
 
-console.error(`control plane ready in ${plane.startMs} ms (${plane.withControllerManager ? 'with' : 'without'} kube-controller-manager); Ctrl-C stops it`);
-console.error(`  export KUBECONFIG=${plane.kubeconfigPath} KRECONCILE_USE_EXISTING_CLUSTER=1   # then: npx vitest run --project kubernetes`);
+console.error(
+  `control plane ready in ${plane.startMs} ms (${plane.withControllerManager ? 'with' : 'without'} kube-controller-manager); Ctrl-C stops it`,
+);
+console.error(
+  `  export KUBECONFIG=${plane.kubeconfigPath} KRECONCILE_USE_EXISTING_CLUSTER=1   # then: npx vitest run --project kubernetes`,
+);
 writeState({ pid: process.pid, kubeconfigPath: plane.kubeconfigPath, dir: plane.dir });
 console.error('  npm run cluster:down   # from another shell, or Ctrl-C here');
 // stdout carries only the path, so `KUBECONFIG=$(…)`-style scripting works.

@@ -90,9 +90,23 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     const identity = loadIdentity(pki);
     writeKubeconfig(kubeconfigPath, server, pki);
     log(`etcd on 127.0.0.1:${etcdPort}`);
-    etcd = await startEtcd({ binary: options.binaries.etcd, dataDir: join(dir, 'etcd-data'), clientPort: etcdPort, peerPort, logPath: logs.etcd.logPath, timeoutMs });
+    etcd = await startEtcd({
+      binary: options.binaries.etcd,
+      dataDir: join(dir, 'etcd-data'),
+      clientPort: etcdPort,
+      peerPort,
+      logPath: logs.etcd.logPath,
+      timeoutMs,
+    });
     const apiServerOptions: ApiServerOptions = {
-      binary: options.binaries.kubeApiServer, pki, certDir: dir, port: apiPort, etcdPort, logPath: logs.apiserver.logPath, timeoutMs, identity,
+      binary: options.binaries.kubeApiServer,
+      pki,
+      certDir: dir,
+      port: apiPort,
+      etcdPort,
+      logPath: logs.apiserver.logPath,
+      timeoutMs,
+      identity,
     };
     log(`kube-apiserver on ${server}`);
     apiServer = await startApiServer(apiServerOptions);
@@ -100,27 +114,49 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     await options.beforeControllers?.({ kubeconfigPath, server });
     const kcmBinary = options.controllerManager === false ? undefined : options.binaries.kubeControllerManager;
     if (kcmBinary !== undefined) {
-      kcm = await startControllerManager({ binary: kcmBinary, pki, kubeconfigPath, server, logPath: logs.kcm.logPath, timeoutMs, identity });
+      kcm = await startControllerManager({
+        binary: kcmBinary,
+        pki,
+        kubeconfigPath,
+        server,
+        logPath: logs.kcm.logPath,
+        timeoutMs,
+        identity,
+      });
       log(`kube-controller-manager ready after ${Date.now() - started} ms`);
     }
     const startMs = Date.now() - started;
     const plane: ControlPlane = {
-      server, kubeconfigPath, dir, startMs, withControllerManager: kcm !== undefined,
+      server,
+      kubeconfigPath,
+      dir,
+      startMs,
+      withControllerManager: kcm !== undefined,
       restartApiServer: async () => {
         if (stopped) throw new Error('control plane is stopped');
         // With watches open (the controller manager's, a test's), a SIGTERMed apiserver was seen to
         // hang in graceful termination past 20 s; a restart only needs the process gone: 5 s.
         await apiServer?.stop(5_000);
         // Same flags, port and etcd: clients see a connection drop, then the same server again.
-        apiServer = startProcess('kube-apiserver', apiServerOptions.binary, apiServerArgs(apiServerOptions), logs.apiserver.logPath);
+        apiServer = startProcess(
+          'kube-apiserver',
+          apiServerOptions.binary,
+          apiServerArgs(apiServerOptions),
+          logs.apiserver.logPath,
+        );
         try {
           await waitApiServerReady(server, apiServer, apiServerOptions);
         } catch (error) {
           throw new Error(`${(error as Error).message}\n${showTails([logs.apiserver], 60)}`, { cause: error });
         }
       },
-      deadComponents: () => (stopped ? [] : [etcd, apiServer, kcm].flatMap((p) => (p !== undefined && !p.isRunning() ? [p.name] : []))),
-      logTails: (lines = 40) => showTails(Object.values(logs).filter((l) => existsSync(l.logPath)), lines),
+      deadComponents: () =>
+        stopped ? [] : [etcd, apiServer, kcm].flatMap((p) => (p !== undefined && !p.isRunning() ? [p.name] : [])),
+      logTails: (lines = 40) =>
+        showTails(
+          Object.values(logs).filter((l) => existsSync(l.logPath)),
+          lines,
+        ),
       stop: async () => {
         if (stopped) return;
         stopped = true;
@@ -131,7 +167,12 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
     return plane;
   } catch (error) {
     await stopAll();
-    const tails = showTails(Object.values(logs).filter((l) => existsSync(l.logPath)), 60);
-    throw new Error(`control plane failed to start: ${(error as Error).message}\nlogs kept in ${dir}\n${tails}`, { cause: error });
+    const tails = showTails(
+      Object.values(logs).filter((l) => existsSync(l.logPath)),
+      60,
+    );
+    throw new Error(`control plane failed to start: ${(error as Error).message}\nlogs kept in ${dir}\n${tails}`, {
+      cause: error,
+    });
   }
 };

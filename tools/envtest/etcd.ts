@@ -30,13 +30,17 @@ export const etcdArgs = async (options: EtcdOptions): Promise<ReadonlyArray<stri
   const client = `http://127.0.0.1:${options.clientPort}`;
   const peer = `http://127.0.0.1:${options.peerPort}`;
   return [
-    '--name=kreconcile-test', `--data-dir=${options.dataDir}`,
-    `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-    `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`,
+    '--name=kreconcile-test',
+    `--data-dir=${options.dataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
     // Explicit, so nothing depends on the default localhost:2380.
     `--initial-cluster=kreconcile-test=${peer}`,
-    '--logger=zap', '--log-level=warn',
-    ...(await supportsNoFsync(options.binary) ? ['--unsafe-no-fsync=true'] : []),
+    '--logger=zap',
+    '--log-level=warn',
+    ...((await supportsNoFsync(options.binary)) ? ['--unsafe-no-fsync=true'] : []),
   ];
 };
 
@@ -45,14 +49,17 @@ export const startEtcd = async (options: EtcdOptions): Promise<ManagedProcess> =
   const etcd = startProcess('etcd', options.binary, await etcdArgs(options), options.logPath);
   const url = `http://127.0.0.1:${options.clientPort}/health`;
   try {
-    await pollUntil(async () => {
-      try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-        return response.ok && (await response.text()).includes('"health":"true"');
-      } catch {
-        return false;
-      }
-    }, { what: `etcd ${url}`, timeoutMs: options.timeoutMs, intervalMs: 100, processes: [etcd] });
+    await pollUntil(
+      async () => {
+        try {
+          const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+          return response.ok && (await response.text()).includes('"health":"true"');
+        } catch {
+          return false;
+        }
+      },
+      { what: `etcd ${url}`, timeoutMs: options.timeoutMs, intervalMs: 100, processes: [etcd] },
+    );
   } catch (error) {
     await etcd.stop();
     throw error;

@@ -11,7 +11,9 @@ export type HttpResult = { readonly status: number; readonly body: string };
 
 /** Loads the PEM files once. */
 export const loadIdentity = (paths: { caCert: string; adminCert: string; adminKey: string }): TlsIdentity => ({
-  ca: readFileSync(paths.caCert, 'utf8'), cert: readFileSync(paths.adminCert, 'utf8'), key: readFileSync(paths.adminKey, 'utf8'),
+  ca: readFileSync(paths.caCert, 'utf8'),
+  cert: readFileSync(paths.adminCert, 'utf8'),
+  key: readFileSync(paths.adminKey, 'utf8'),
 });
 
 /** GET `url`; network failures resolve as status 0 so pollers can simply retry. */

@@ -19,18 +19,26 @@ export type ControllerManagerOptions = {
 
 /** Canonical controller names (cmd/kube-controller-manager/names); see docs/REAL-APISERVER.md §4.2. */
 export const controllers = [
-  'garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller',
-  'serviceaccount-token-controller', 'root-ca-certificate-publisher-controller', 'clusterrole-aggregation-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'root-ca-certificate-publisher-controller',
+  'clusterrole-aggregation-controller',
 ];
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [
   `--kubeconfig=${options.kubeconfigPath}`,
   `--controllers=${controllers.join(',')}`,
-  `--service-account-private-key-file=${options.pki.serviceAccountKey}`, `--root-ca-file=${options.pki.caCert}`,
-  '--use-service-account-credentials=false', '--leader-elect=false',
+  `--service-account-private-key-file=${options.pki.serviceAccountKey}`,
+  `--root-ca-file=${options.pki.caCert}`,
+  '--use-service-account-credentials=false',
+  '--leader-elect=false',
   // No serving endpoint (as kwok does): nothing to bind, nothing to collide with.
   '--secure-port=0',
-  '--kube-api-qps=100', '--kube-api-burst=200', '--v=1',
+  '--kube-api-qps=100',
+  '--kube-api-burst=200',
+  '--v=1',
 ];
 
 /**
@@ -40,8 +48,16 @@ export const controllerManagerArgs = (options: ControllerManagerOptions): Readon
 export const startControllerManager = async (options: ControllerManagerOptions): Promise<ManagedProcess> => {
   const kcm = startProcess('kube-controller-manager', options.binary, controllerManagerArgs(options), options.logPath);
   try {
-    await pollUntil(async () => (await httpsGet(`${options.server}/api/v1/namespaces/default/serviceaccounts/default`, options.identity)).status === 200,
-      { what: 'kube-controller-manager (ServiceAccount default/default)', timeoutMs: options.timeoutMs, processes: [kcm] });
+    await pollUntil(
+      async () =>
+        (await httpsGet(`${options.server}/api/v1/namespaces/default/serviceaccounts/default`, options.identity))
+          .status === 200,
+      {
+        what: 'kube-controller-manager (ServiceAccount default/default)',
+        timeoutMs: options.timeoutMs,
+        processes: [kcm],
+      },
+    );
   } catch (error) {
     await kcm.stop();
     throw error;

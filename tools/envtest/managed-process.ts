@@ -39,7 +39,12 @@ export const tail = (path: string, lines = 40): string => {
 };
 
 /** Starts `binary args…`, appending stdout and stderr to `logPath`. */
-export const startProcess = (name: string, binary: string, args: ReadonlyArray<string>, logPath: string): ManagedProcess => {
+export const startProcess = (
+  name: string,
+  binary: string,
+  args: ReadonlyArray<string>,
+  logPath: string,
+): ManagedProcess => {
   installExitHook();
   const fd = openSync(logPath, 'a');
   const child = spawn(binary, [...args], { stdio: ['ignore', fd, fd] });

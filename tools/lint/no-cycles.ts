@@ -9,11 +9,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOTS = ['core', 'adapters', 'app', 'tools', 'bench', 'test'];
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
 
-const sources = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-  const path = join(dir, name);
-  if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return [];
-  return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
-});
+const sources = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return [];
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
 
 // `import … from './x.js'`, `export … from './x.js'`, `import './x.js'` (type-only imports included:
 // a type cycle is still a design cycle), across line breaks.

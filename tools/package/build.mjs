@@ -28,12 +28,17 @@ const typescript = (() => {
 if (prepare && existsSync(join(dist, 'core', 'index.js'))) process.exit(0);
 if (typescript === undefined) {
   if (prepare) {
-    process.stderr.write('kreconcile: dist/ not built (TypeScript is a devDependency, absent here): run npm run build after installing devDependencies\n');
+    process.stderr.write(
+      'kreconcile: dist/ not built (TypeScript is a devDependency, absent here): run npm run build after installing devDependencies\n',
+    );
     process.exit(0);
   }
   process.stderr.write('kreconcile: cannot build dist/: TypeScript is not installed (npm ci first)\n');
   process.exit(1);
 }
 rmSync(dist, { recursive: true, force: true });
-const built = spawnSync(process.execPath, [typescript, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+const built = spawnSync(process.execPath, [typescript, '-p', join(root, 'tsconfig.build.json')], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(built.status ?? 1);

@@ -1,5 +1,12 @@
 /** Server defaults of kinds other than workloads: Service, Secret, PersistentVolumeClaim, HorizontalPodAutoscaler, NetworkPolicy. */
-import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../../../core/json/json.js';
 import { mapItems, withDefaults } from './json-edit.js';
 
 const defaultServicePort = (port: JsonObject): JsonObject =>
@@ -10,7 +17,10 @@ export const defaultServiceSpec = (spec: JsonObject): JsonObject => {
   const typed = withDefaults(spec, { type: 'ClusterIP', sessionAffinity: 'None' });
   const type = getOwn(typed, 'type');
   const traffic = type === 'ExternalName' ? typed : withDefaults(typed, { internalTrafficPolicy: 'Cluster' });
-  const external = type === 'NodePort' || type === 'LoadBalancer' ? withDefaults(traffic, { externalTrafficPolicy: 'Cluster' }) : traffic;
+  const external =
+    type === 'NodePort' || type === 'LoadBalancer'
+      ? withDefaults(traffic, { externalTrafficPolicy: 'Cluster' })
+      : traffic;
   const balanced = type === 'LoadBalancer' ? withDefaults(external, { allocateLoadBalancerNodePorts: true }) : external;
   return mapItems(balanced, 'ports', defaultServicePort);
 };
@@ -26,23 +36,35 @@ export const defaultSecret = (secret: JsonObject): JsonObject => {
   const { stringData: _dropped, ...rest } = typed;
   if (!isJsonObject(stringData)) return rest;
   const data = getOwn(rest, 'data');
-  const encoded = Object.entries(stringData).map(([key, value]) => [key, Buffer.from(String(value), 'utf8').toString('base64')] as const);
-  return { ...rest, data: objectFromEntries([...Object.entries(isJsonObject(data) ? data : {}) as Array<[string, JsonValue]>, ...encoded]) };
+  const encoded = Object.entries(stringData).map(
+    ([key, value]) => [key, Buffer.from(String(value), 'utf8').toString('base64')] as const,
+  );
+  return {
+    ...rest,
+    data: objectFromEntries([
+      ...(Object.entries(isJsonObject(data) ? data : {}) as Array<[string, JsonValue]>),
+      ...encoded,
+    ]),
+  };
 };
 
 export const defaultClaimSpec = (spec: JsonObject): JsonObject => withDefaults(spec, { volumeMode: 'Filesystem' });
 
 /** autoscaling/v2: at least one replica, and CPU at 80% when no metric is given. */
-export const defaultAutoscalerSpec = (spec: JsonObject): JsonObject => withDefaults(spec, {
-  minReplicas: 1,
-  metrics: (s) => (isJsonArray(getOwn(s, 'metrics')) && (getOwn(s, 'metrics') as ReadonlyArray<JsonValue>).length > 0 ? undefined
-    : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]),
-});
+export const defaultAutoscalerSpec = (spec: JsonObject): JsonObject =>
+  withDefaults(spec, {
+    minReplicas: 1,
+    metrics: (s) =>
+      isJsonArray(getOwn(s, 'metrics')) && (getOwn(s, 'metrics') as ReadonlyArray<JsonValue>).length > 0
+        ? undefined
+        : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+  });
 
 /** NetworkPolicy: Ingress always, Egress when egress rules are given. */
-export const defaultNetworkPolicySpec = (spec: JsonObject): JsonObject => withDefaults(spec, {
-  policyTypes: (s) => {
-    const egress = getOwn(s, 'egress');
-    return isJsonArray(egress) && egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
-  },
-});
+export const defaultNetworkPolicySpec = (spec: JsonObject): JsonObject =>
+  withDefaults(spec, {
+    policyTypes: (s) => {
+      const egress = getOwn(s, 'egress');
+      return isJsonArray(egress) && egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
+    },
+  });

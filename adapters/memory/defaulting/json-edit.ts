@@ -1,11 +1,21 @@
 /** Small immutable editors for defaulting: fill unset members, map nested objects and lists of objects. */
-import { getOwn, isJsonArray, isJsonObject, withKey, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  withKey,
+  type JsonObject,
+  type JsonValue,
+} from '../../../core/json/json.js';
 
 /** Go defaulting treats absent, `null` and the empty string alike: unset. */
 export const isUnset = (value: JsonValue | undefined): boolean => value === undefined || value === null || value === '';
 
 /** Sets each default whose member is unset (lazily computed defaults see the object so far). */
-export const withDefaults = (object: JsonObject, defaults: Readonly<Record<string, JsonValue | ((o: JsonObject) => JsonValue | undefined)>>): JsonObject =>
+export const withDefaults = (
+  object: JsonObject,
+  defaults: Readonly<Record<string, JsonValue | ((o: JsonObject) => JsonValue | undefined)>>,
+): JsonObject =>
   Object.entries(defaults).reduce<JsonObject>((result, [key, value]) => {
     if (!isUnset(getOwn(result, key))) return result;
     const resolved = typeof value === 'function' ? value(result) : value;
@@ -13,7 +23,11 @@ export const withDefaults = (object: JsonObject, defaults: Readonly<Record<strin
   }, object);
 
 /** Applies `edit` to the object at `path`, when there is one. */
-export const mapIn = (object: JsonObject, path: ReadonlyArray<string>, edit: (inner: JsonObject) => JsonObject): JsonObject => {
+export const mapIn = (
+  object: JsonObject,
+  path: ReadonlyArray<string>,
+  edit: (inner: JsonObject) => JsonObject,
+): JsonObject => {
   const [head, ...rest] = path;
   if (head === undefined) return edit(object);
   const inner = getOwn(object, head);
@@ -23,7 +37,13 @@ export const mapIn = (object: JsonObject, path: ReadonlyArray<string>, edit: (in
 /** Applies `edit` to every object in the list at `key`, when there is one. */
 export const mapItems = (object: JsonObject, key: string, edit: (item: JsonObject) => JsonObject): JsonObject => {
   const list = getOwn(object, key);
-  return isJsonArray(list) ? withKey(object, key, list.map((item) => (isJsonObject(item) ? edit(item) : item))) : object;
+  return isJsonArray(list)
+    ? withKey(
+        object,
+        key,
+        list.map((item) => (isJsonObject(item) ? edit(item) : item)),
+      )
+    : object;
 };
 
 /** The object at `key`, or an empty one. */

@@ -11,8 +11,11 @@ export const pullPolicyFor = (image: JsonValue | undefined): string => {
 };
 
 const defaultProbe = (probe: JsonObject): JsonObject =>
-  mapIn(withDefaults(probe, { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 }),
-    ['httpGet'], (httpGet) => withDefaults(httpGet, { path: '/', scheme: 'HTTP' }));
+  mapIn(
+    withDefaults(probe, { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 }),
+    ['httpGet'],
+    (httpGet) => withDefaults(httpGet, { path: '/', scheme: 'HTTP' }),
+  );
 
 const defaultEnvVar = (env: JsonObject): JsonObject =>
   mapIn(env, ['valueFrom', 'fieldRef'], (fieldRef) => withDefaults(fieldRef, { apiVersion: 'v1' }));
@@ -24,17 +27,30 @@ export const defaultContainer = (container: JsonObject): JsonObject => {
     imagePullPolicy: pullPolicyFor(getOwn(container, 'image')),
     resources: {},
   });
-  const withPorts = mapItems(mapItems(withBasics, 'ports', (port) => withDefaults(port, { protocol: 'TCP' })), 'env', defaultEnvVar);
-  return ['livenessProbe', 'readinessProbe', 'startupProbe'].reduce((c, probe) => mapIn(c, [probe], defaultProbe), withPorts);
+  const withPorts = mapItems(
+    mapItems(withBasics, 'ports', (port) => withDefaults(port, { protocol: 'TCP' })),
+    'env',
+    defaultEnvVar,
+  );
+  return ['livenessProbe', 'readinessProbe', 'startupProbe'].reduce(
+    (c, probe) => mapIn(c, [probe], defaultProbe),
+    withPorts,
+  );
 };
 
 const defaultVolume = (volume: JsonObject): JsonObject =>
-  mapIn(['configMap', 'secret', 'downwardAPI', 'projected']
-    .reduce((v, source) => mapIn(v, [source], (inner) => withDefaults(inner, { defaultMode: 420 })), volume),
-  ['hostPath'], defaultHostPath);
+  mapIn(
+    ['configMap', 'secret', 'downwardAPI', 'projected'].reduce(
+      (v, source) => mapIn(v, [source], (inner) => withDefaults(inner, { defaultMode: 420 })),
+      volume,
+    ),
+    ['hostPath'],
+    defaultHostPath,
+  );
 
 /** `hostPath.type` is a pointer the server sets to the empty string. */
-export const defaultHostPath = (hostPath: JsonObject): JsonObject => (hasOwn(hostPath, 'type') ? hostPath : { ...hostPath, type: '' });
+export const defaultHostPath = (hostPath: JsonObject): JsonObject =>
+  hasOwn(hostPath, 'type') ? hostPath : { ...hostPath, type: '' };
 
 export const defaultPodSpec = (spec: JsonObject): JsonObject => {
   const withFields = withDefaults(spec, {
@@ -44,7 +60,11 @@ export const defaultPodSpec = (spec: JsonObject): JsonObject => {
     securityContext: {},
     schedulerName: 'default-scheduler',
   });
-  return mapItems(mapItems(mapItems(withFields, 'containers', defaultContainer), 'initContainers', defaultContainer), 'volumes', defaultVolume);
+  return mapItems(
+    mapItems(mapItems(withFields, 'containers', defaultContainer), 'initContainers', defaultContainer),
+    'volumes',
+    defaultVolume,
+  );
 };
 
 /** Defaults of a pod template (`spec.template`) inside a workload. */

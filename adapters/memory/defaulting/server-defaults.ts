@@ -4,20 +4,41 @@
  */
 import type { JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { defaultAutoscalerSpec, defaultClaimSpec, defaultNetworkPolicySpec, defaultSecret, defaultServiceSpec } from './core-kinds.js';
+import {
+  defaultAutoscalerSpec,
+  defaultClaimSpec,
+  defaultNetworkPolicySpec,
+  defaultSecret,
+  defaultServiceSpec,
+} from './core-kinds.js';
 import { mapIn } from './json-edit.js';
 import {
-  defaultBindingSubjects, defaultEndpoints, defaultEndpointSlice, defaultLimitRangeSpec, defaultPersistentVolumeSpec,
-  defaultPriorityClass, defaultStorageClass,
+  defaultBindingSubjects,
+  defaultEndpoints,
+  defaultEndpointSlice,
+  defaultLimitRangeSpec,
+  defaultPersistentVolumeSpec,
+  defaultPriorityClass,
+  defaultStorageClass,
 } from './cluster-kinds.js';
 import {
-  defaultCronJobSpec, defaultPodTemplateObject, defaultDaemonSetSpec, defaultDeploymentSpec, defaultJobSpec, defaultPodObjectSpec,
-  defaultReplicaSetSpec, defaultReplicationControllerSpec, defaultStatefulSetSpec,
+  defaultCronJobSpec,
+  defaultPodTemplateObject,
+  defaultDaemonSetSpec,
+  defaultDeploymentSpec,
+  defaultJobSpec,
+  defaultPodObjectSpec,
+  defaultReplicaSetSpec,
+  defaultReplicationControllerSpec,
+  defaultStatefulSetSpec,
 } from './workloads.js';
 
 type Defaulter = (object: JsonObject) => JsonObject;
 
-const onSpec = (edit: Defaulter): Defaulter => (object) => mapIn(object, ['spec'], edit);
+const onSpec =
+  (edit: Defaulter): Defaulter =>
+  (object) =>
+    mapIn(object, ['spec'], edit);
 
 const defaulters: ReadonlyMap<string, Defaulter> = new Map([
   ['apps/Deployment', onSpec(defaultDeploymentSpec)],
@@ -41,7 +62,10 @@ const defaulters: ReadonlyMap<string, Defaulter> = new Map([
   ['/Secret', defaultSecret],
   ['/PersistentVolumeClaim', onSpec(defaultClaimSpec)],
   // autoscaling/v1 has other fields; only v2 objects get v2 defaults.
-  ['autoscaling/HorizontalPodAutoscaler', (object) => (object.apiVersion === 'autoscaling/v2' ? onSpec(defaultAutoscalerSpec)(object) : object)],
+  [
+    'autoscaling/HorizontalPodAutoscaler',
+    (object) => (object.apiVersion === 'autoscaling/v2' ? onSpec(defaultAutoscalerSpec)(object) : object),
+  ],
   ['networking.k8s.io/NetworkPolicy', onSpec(defaultNetworkPolicySpec)],
 ]);
 

@@ -11,16 +11,23 @@ import { timestamp } from '../object-meta.js';
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 
-const withFinalizer = (finalizer: string) => (object: Resource): Resource => {
-  const finalizers = object.metadata.finalizers ?? [];
-  return finalizers.includes(finalizer) ? object : { ...object, metadata: { ...object.metadata, finalizers: [...finalizers, finalizer] } };
-};
+const withFinalizer =
+  (finalizer: string) =>
+  (object: Resource): Resource => {
+    const finalizers = object.metadata.finalizers ?? [];
+    return finalizers.includes(finalizer)
+      ? object
+      : { ...object, metadata: { ...object.metadata, finalizers: [...finalizers, finalizer] } };
+  };
 
-export const claimHooks: KindHooks = { prepareCreate: (object) => E.right(withFinalizer(PVC_PROTECTION_FINALIZER)(object)) };
+export const claimHooks: KindHooks = {
+  prepareCreate: (object) => E.right(withFinalizer(PVC_PROTECTION_FINALIZER)(object)),
+};
 /** A volume also records when it entered its first phase. */
 export const volumeHooks: KindHooks = {
-  prepareCreate: (object, { state }) => E.right({
-    ...withFinalizer(PV_PROTECTION_FINALIZER)(object),
-    status: { phase: 'Pending', lastPhaseTransitionTime: timestamp(state.clock.now()) },
-  }),
+  prepareCreate: (object, { state }) =>
+    E.right({
+      ...withFinalizer(PV_PROTECTION_FINALIZER)(object),
+      status: { phase: 'Pending', lastPhaseTransitionTime: timestamp(state.clock.now()) },
+    }),
 };

@@ -31,20 +31,39 @@ const specCauses = (crd: Resource): ReadonlyArray<ErrorCause> => {
   const plural = text(getIn(crd, ['spec', 'names', 'plural']));
   const versions = versionsOf(crd);
   return [
-    ...(isDnsSubdomain(group) && group.includes('.') ? [] : [cause('spec.group', `Invalid value: "${group}": should be a domain with at least one dot`)]),
-    ...(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(plural) ? [] : [cause('spec.names.plural', `Invalid value: "${plural}": a lowercase RFC 1123 label is required`)]),
+    ...(isDnsSubdomain(group) && group.includes('.')
+      ? []
+      : [cause('spec.group', `Invalid value: "${group}": should be a domain with at least one dot`)]),
+    ...(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(plural)
+      ? []
+      : [cause('spec.names.plural', `Invalid value: "${plural}": a lowercase RFC 1123 label is required`)]),
     ...(text(getIn(crd, ['spec', 'names', 'kind'])) !== '' ? [] : [cause('spec.names.kind', 'Required value')]),
-    ...(['Namespaced', 'Cluster'].includes(text(getIn(crd, ['spec', 'scope']))) ? [] : [cause('spec.scope', 'Unsupported value: supported values: "Cluster", "Namespaced"')]),
-    ...(versions.length > 0 && versions.every((v) => text(getOwn(v, 'name')) !== '') ? [] : [cause('spec.versions', 'Required value: must have at least one version, each with a name')]),
-    ...(versions.filter((v) => getOwn(v, 'storage') === true).length === 1 ? [] : [cause('spec.versions', 'Invalid value: must have exactly one version marked as storage version')]),
-    ...(crd.metadata.name === `${plural}.${group}` ? [] : [cause('metadata.name', `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group`)]),
+    ...(['Namespaced', 'Cluster'].includes(text(getIn(crd, ['spec', 'scope'])))
+      ? []
+      : [cause('spec.scope', 'Unsupported value: supported values: "Cluster", "Namespaced"')]),
+    ...(versions.length > 0 && versions.every((v) => text(getOwn(v, 'name')) !== '')
+      ? []
+      : [cause('spec.versions', 'Required value: must have at least one version, each with a name')]),
+    ...(versions.filter((v) => getOwn(v, 'storage') === true).length === 1
+      ? []
+      : [cause('spec.versions', 'Invalid value: must have exactly one version marked as storage version')]),
+    ...(crd.metadata.name === `${plural}.${group}`
+      ? []
+      : [cause('metadata.name', `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group`)]),
   ];
 };
 
 const validated = (crd: Resource): E.Either<ClusterError, Resource> => {
   const causes = specCauses(crd);
-  return causes.length === 0 ? E.right(crd) : E.left(clusterError('Invalid',
-    `CustomResourceDefinition.apiextensions.k8s.io "${crd.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, { causes }));
+  return causes.length === 0
+    ? E.right(crd)
+    : E.left(
+        clusterError(
+          'Invalid',
+          `CustomResourceDefinition.apiextensions.k8s.io "${crd.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+          { causes },
+        ),
+      );
 };
 
 const withSpecDefaults = (crd: Resource): Resource => {
@@ -60,19 +79,33 @@ const withSpecDefaults = (crd: Resource): Resource => {
   };
 };
 
-const condition = (type: string, reason: string, message: string, now: number): JsonObject =>
-  ({ type, status: 'True', reason, message, lastTransitionTime: timestamp(now) });
+const condition = (type: string, reason: string, message: string, now: number): JsonObject => ({
+  type,
+  status: 'True',
+  reason,
+  message,
+  lastTransitionTime: timestamp(now),
+});
 
 const storedVersions = (crd: Resource): ReadonlyArray<string> =>
-  versionsOf(crd).filter((v) => getOwn(v, 'storage') === true).map((v) => text(getOwn(v, 'name')));
+  versionsOf(crd)
+    .filter((v) => getOwn(v, 'storage') === true)
+    .map((v) => text(getOwn(v, 'name')));
 
 /** The status a new definition is stored with, before the controllers have looked at it. */
-const initialStatus = (crd: Resource): JsonObject => ({ conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: storedVersions(crd) });
+const initialStatus = (crd: Resource): JsonObject => ({
+  conditions: null,
+  acceptedNames: { plural: '', kind: '' },
+  storedVersions: storedVersions(crd),
+});
 
 /** Whether the definition's kind is served (its Established condition is True). */
 export const isEstablished = (crd: Resource): boolean => {
   const conditions = getIn(crd, ['status', 'conditions']);
-  return isJsonArray(conditions) && conditions.some((c) => getIn(c, ['type']) === 'Established' && getIn(c, ['status']) === 'True');
+  return (
+    isJsonArray(conditions) &&
+    conditions.some((c) => getIn(c, ['type']) === 'Established' && getIn(c, ['status']) === 'True')
+  );
 };
 
 /** The status once names are accepted and the kind is established. */
@@ -97,7 +130,9 @@ export const kindFromCrd = (crd: Resource): KindInfo => {
     statusSubresource: served.some((v) => getIn(v, ['subresources', 'status']) !== undefined),
     generation: true,
     custom: true,
-    schemas: new Map(served.map((v) => [text(getOwn(v, 'name')), getIn(v, ['schema', 'openAPIV3Schema']) ?? null] as const)),
+    schemas: new Map(
+      served.map((v) => [text(getOwn(v, 'name')), getIn(v, ['schema', 'openAPIV3Schema']) ?? null] as const),
+    ),
     crdName: crd.metadata.name,
   };
 };
@@ -117,12 +152,25 @@ export const terminatingStatus = (crd: Resource, now: number): JsonObject => {
   const others = isJsonArray(conditions) ? conditions.filter((c) => getIn(c, ['type']) !== 'Terminating') : [];
   return {
     ...status,
-    conditions: [...others, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress', lastTransitionTime: timestamp(now) }],
+    conditions: [
+      ...others,
+      {
+        type: 'Terminating',
+        status: 'True',
+        reason: 'InstanceDeletionInProgress',
+        message: 'CustomResource deletion is in progress',
+        lastTransitionTime: timestamp(now),
+      },
+    ],
   };
 };
 
 const immutableCauses = (stored: Resource, next: Resource): ReadonlyArray<ErrorCause> =>
-  [['spec', 'group'], ['spec', 'scope'], ['spec', 'names', 'plural']]
+  [
+    ['spec', 'group'],
+    ['spec', 'scope'],
+    ['spec', 'names', 'plural'],
+  ]
     .filter((path) => getIn(stored, path) !== getIn(next, path))
     .map((path) => cause(path.join('.'), 'field is immutable'));
 
@@ -133,10 +181,19 @@ export const crdHooks: KindHooks = {
   },
   prepareUpdate: (stored, next) => {
     const causes = immutableCauses(stored, next);
-    if (causes.length > 0) return E.left(clusterError('Invalid', `CustomResourceDefinition.apiextensions.k8s.io "${next.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, { causes }));
+    if (causes.length > 0)
+      return E.left(
+        clusterError(
+          'Invalid',
+          `CustomResourceDefinition.apiextensions.k8s.io "${next.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+          { causes },
+        ),
+      );
     return validated(withSpecDefaults(next));
   },
-  committed: (crd, { state }) => { if (isEstablished(crd)) serveKind(state, crd); },
+  committed: (crd, { state }) => {
+    if (isEstablished(crd)) serveKind(state, crd);
+  },
   removed: (crd, { state }) => {
     const info = kindFromCrd(crd);
     state.registry.unregister(info.group, info.kind);

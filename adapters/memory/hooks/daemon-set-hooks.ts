@@ -12,7 +12,10 @@ export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.gen
 
 const withTemplateGeneration = (object: Resource, generation: string): Resource => ({
   ...object,
-  metadata: { ...object.metadata, annotations: { ...(object.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: generation } },
+  metadata: {
+    ...object.metadata,
+    annotations: { ...(object.metadata.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: generation },
+  },
 });
 
 const templateOf = (object: Resource) => objectAt(objectAt(object, 'spec'), 'template');

@@ -17,19 +17,28 @@ export const qualifiedKind = (object: Resource): string => {
 /** A 422 naming `field` (dotted path) as unchangeable, with the server's wording `text`. */
 export const unchangeable = (object: Resource, field: string, value: unknown, text: string): ClusterError => {
   const message = `Invalid value: ${JSON.stringify(value)}: ${text}`;
-  return clusterError('Invalid', `${qualifiedKind(object)} "${object.metadata.name}" is invalid: ${field}: ${message}`, {
-    ref: refOf(object), causes: [{ field, reason: 'FieldValueInvalid', message }],
-  });
+  return clusterError(
+    'Invalid',
+    `${qualifiedKind(object)} "${object.metadata.name}" is invalid: ${field}: ${message}`,
+    {
+      ref: refOf(object),
+      causes: [{ field, reason: 'FieldValueInvalid', message }],
+    },
+  );
 };
 
 /**
  * A `prepareUpdate` step refusing changes to `paths` (under `spec`, compared after defaulting).
  * A field the new object leaves out is not a change (the server keeps it).
  */
-export const immutableSpecFields = (paths: ReadonlyArray<string>) => (stored: Resource, next: Resource): E.Either<ClusterError, Resource> => {
-  const changed = paths.find((path) => {
-    const after = getIn(next, ['spec', path]);
-    return after !== undefined && !jsonEqual(getIn(stored, ['spec', path]), after);
-  });
-  return changed === undefined ? E.right(next) : E.left(unchangeable(next, `spec.${changed}`, getIn(next, ['spec', changed]), 'field is immutable'));
-};
+export const immutableSpecFields =
+  (paths: ReadonlyArray<string>) =>
+  (stored: Resource, next: Resource): E.Either<ClusterError, Resource> => {
+    const changed = paths.find((path) => {
+      const after = getIn(next, ['spec', path]);
+      return after !== undefined && !jsonEqual(getIn(stored, ['spec', path]), after);
+    });
+    return changed === undefined
+      ? E.right(next)
+      : E.left(unchangeable(next, `spec.${changed}`, getIn(next, ['spec', changed]), 'field is immutable'));
+  };

@@ -9,7 +9,10 @@ export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
 const withNameLabel = (object: Resource): Resource => ({
   ...object,
-  metadata: { ...object.metadata, labels: { ...(object.metadata.labels ?? {}), [NAMESPACE_NAME_LABEL]: object.metadata.name } },
+  metadata: {
+    ...object.metadata,
+    labels: { ...(object.metadata.labels ?? {}), [NAMESPACE_NAME_LABEL]: object.metadata.name },
+  },
 });
 
 const specOf = (object: Resource): JsonObject => {
@@ -18,11 +21,16 @@ const specOf = (object: Resource): JsonObject => {
 };
 
 export const namespaceHooks: KindHooks = {
-  prepareCreate: (object) => E.right({
-    ...withNameLabel(object),
-    spec: { ...specOf(object), finalizers: [NAMESPACE_FINALIZER] },
-    status: { phase: 'Active' },
-  }),
+  prepareCreate: (object) =>
+    E.right({
+      ...withNameLabel(object),
+      spec: { ...specOf(object), finalizers: [NAMESPACE_FINALIZER] },
+      status: { phase: 'Active' },
+    }),
   // spec.finalizers only change through the /finalize subresource (the namespace controller's).
-  prepareUpdate: (stored, next) => E.right({ ...withNameLabel(next), spec: { ...specOf(next), finalizers: getOwn(specOf(stored), 'finalizers') ?? [] } }),
+  prepareUpdate: (stored, next) =>
+    E.right({
+      ...withNameLabel(next),
+      spec: { ...specOf(next), finalizers: getOwn(specOf(stored), 'finalizers') ?? [] },
+    }),
 };

@@ -14,20 +14,41 @@ export type ApiRoute =
   | { readonly type: 'group'; readonly group: string }
   | { readonly type: 'resources'; readonly group: string; readonly version: string }
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
-  | { readonly type: 'object'; readonly kind: KindAt; readonly namespace?: string; readonly name: string; readonly subresource?: 'status' }
+  | {
+      readonly type: 'object';
+      readonly kind: KindAt;
+      readonly namespace?: string;
+      readonly name: string;
+      readonly subresource?: 'status';
+    }
   /** A well-formed path whose resource (or subresource) the server does not serve: 404. */
   | { readonly type: 'unknown' };
 
 const servesAt = (kind: ServedKind, version: string): boolean => kind.versions === 'any' || kind.versions.has(version);
 
-const kindByPlural = (kinds: ReadonlyArray<ServedKind>, group: string, version: string, plural: string): KindAt | undefined => {
+const kindByPlural = (
+  kinds: ReadonlyArray<ServedKind>,
+  group: string,
+  version: string,
+  plural: string,
+): KindAt | undefined => {
   const kind = kinds.find((k) => k.group === group && k.plural === plural && servesAt(k, version));
-  return kind === undefined ? undefined : { ...kind, version, apiVersion: group === '' ? version : `${group}/${version}` };
+  return kind === undefined
+    ? undefined
+    : { ...kind, version, apiVersion: group === '' ? version : `${group}/${version}` };
 };
 
 /** `/namespaces/{ns}/{plural}/{name}/{sub}` or `/{plural}/{name}/{sub}` below a group/version. */
-const resourceRoute = (kinds: ReadonlyArray<ServedKind>, group: string, version: string, rest: ReadonlyArray<string>): ApiRoute => {
-  const namespaced = rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'));
+const resourceRoute = (
+  kinds: ReadonlyArray<ServedKind>,
+  group: string,
+  version: string,
+  rest: ReadonlyArray<string>,
+): ApiRoute => {
+  const namespaced =
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'));
   const [plural, name, subresource, ...extra] = namespaced ? rest.slice(2) : rest;
   const namespace = namespaced ? rest[1] : undefined;
   const kind = plural === undefined ? undefined : kindByPlural(kinds, group, version, plural);
@@ -39,13 +60,17 @@ const resourceRoute = (kinds: ReadonlyArray<ServedKind>, group: string, version:
   // An object of a namespaced kind has no path outside its namespace.
   if (namespace === undefined && kind.scope === 'Namespaced') return { type: 'unknown' };
   if (subresource === undefined) return { type: 'object', kind, name, ...inNamespace };
-  if (subresource === 'status' && kind.statusSubresource) return { type: 'object', kind, name, subresource, ...inNamespace };
+  if (subresource === 'status' && kind.statusSubresource)
+    return { type: 'object', kind, name, subresource, ...inNamespace };
   return { type: 'unknown' };
 };
 
 /** The route of a request path (already split at `?`); segments are percent-decoded. */
 export const routeOf = (path: string, kinds: ReadonlyArray<ServedKind>): ApiRoute => {
-  const segments = path.split('/').filter((s) => s !== '').map((s) => decodeSegment(s));
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => decodeSegment(s));
   if (segments.some((s) => s === undefined)) return { type: 'unknown' };
   const parts = segments as ReadonlyArray<string>;
   const [root, first, second, ...rest] = parts;

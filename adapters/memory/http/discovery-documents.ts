@@ -10,13 +10,31 @@ const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** kubectl's short names of built-in kinds (`kubectl get cm`), keyed by `group/Kind`. */
 const shortNames: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
-  ['/ConfigMap', ['cm']], ['/Namespace', ['ns']], ['/Pod', ['po']], ['/Service', ['svc']], ['/ServiceAccount', ['sa']],
-  ['/PersistentVolumeClaim', ['pvc']], ['/PersistentVolume', ['pv']], ['/Endpoints', ['ep']], ['/Event', ['ev']], ['/Node', ['no']],
-  ['/ReplicationController', ['rc']], ['/ResourceQuota', ['quota']], ['/LimitRange', ['limits']],
-  ['apps/Deployment', ['deploy']], ['apps/StatefulSet', ['sts']], ['apps/DaemonSet', ['ds']], ['apps/ReplicaSet', ['rs']],
-  ['batch/CronJob', ['cj']], ['networking.k8s.io/Ingress', ['ing']], ['networking.k8s.io/NetworkPolicy', ['netpol']],
-  ['policy/PodDisruptionBudget', ['pdb']], ['autoscaling/HorizontalPodAutoscaler', ['hpa']], ['storage.k8s.io/StorageClass', ['sc']],
-  ['apiextensions.k8s.io/CustomResourceDefinition', ['crd', 'crds']], ['scheduling.k8s.io/PriorityClass', ['pc']],
+  ['/ConfigMap', ['cm']],
+  ['/Namespace', ['ns']],
+  ['/Pod', ['po']],
+  ['/Service', ['svc']],
+  ['/ServiceAccount', ['sa']],
+  ['/PersistentVolumeClaim', ['pvc']],
+  ['/PersistentVolume', ['pv']],
+  ['/Endpoints', ['ep']],
+  ['/Event', ['ev']],
+  ['/Node', ['no']],
+  ['/ReplicationController', ['rc']],
+  ['/ResourceQuota', ['quota']],
+  ['/LimitRange', ['limits']],
+  ['apps/Deployment', ['deploy']],
+  ['apps/StatefulSet', ['sts']],
+  ['apps/DaemonSet', ['ds']],
+  ['apps/ReplicaSet', ['rs']],
+  ['batch/CronJob', ['cj']],
+  ['networking.k8s.io/Ingress', ['ing']],
+  ['networking.k8s.io/NetworkPolicy', ['netpol']],
+  ['policy/PodDisruptionBudget', ['pdb']],
+  ['autoscaling/HorizontalPodAutoscaler', ['hpa']],
+  ['storage.k8s.io/StorageClass', ['sc']],
+  ['apiextensions.k8s.io/CustomResourceDefinition', ['crd', 'crds']],
+  ['scheduling.k8s.io/PriorityClass', ['pc']],
 ]);
 
 /** Versions to advertise: kinds served at any version are listed under `v1`. */
@@ -39,12 +57,21 @@ const rank = (version: string): number => {
 };
 
 export const versionDocument = (): JsonObject => ({
-  major: '1', minor: '36', gitVersion: 'v1.36.0+kreconcile-memory', gitCommit: '', gitTreeState: 'clean',
-  buildDate: '1970-01-01T00:00:00Z', goVersion: 'n/a', compiler: 'n/a', platform: 'kreconcile/memory',
+  major: '1',
+  minor: '36',
+  gitVersion: 'v1.36.0+kreconcile-memory',
+  gitCommit: '',
+  gitTreeState: 'clean',
+  buildDate: '1970-01-01T00:00:00Z',
+  goVersion: 'n/a',
+  compiler: 'n/a',
+  platform: 'kreconcile/memory',
 });
 
 export const coreVersionsDocument = (serverAddress: string): JsonObject => ({
-  kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  kind: 'APIVersions',
+  versions: ['v1'],
+  serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
 });
 
 const groupDocument = (kinds: ReadonlyArray<ServedKind>, group: string): JsonObject | undefined => {
@@ -66,13 +93,32 @@ export const apiGroupDocument = (kinds: ReadonlyArray<ServedKind>, group: string
 };
 
 /** `APIResourceList` of one group/version, or undefined when nothing is served there (404). */
-export const resourceListDocument = (kinds: ReadonlyArray<ServedKind>, group: string, version: string): JsonObject | undefined => {
-  const served = kinds.filter((k) => k.group === group && servesAt(k, version)).sort((a, b) => (a.plural < b.plural ? -1 : 1));
+export const resourceListDocument = (
+  kinds: ReadonlyArray<ServedKind>,
+  group: string,
+  version: string,
+): JsonObject | undefined => {
+  const served = kinds
+    .filter((k) => k.group === group && servesAt(k, version))
+    .sort((a, b) => (a.plural < b.plural ? -1 : 1));
   if (served.length === 0) return undefined;
   const resources = served.flatMap((kind) => {
     const short = shortNames.get(`${kind.group}/${kind.kind}`);
-    const main = { name: kind.plural, singularName: kind.kind.toLowerCase(), namespaced: kind.scope === 'Namespaced', kind: kind.kind, verbs, ...(short === undefined ? {} : { shortNames: [...short] }) };
-    const status = { name: `${kind.plural}/status`, singularName: '', namespaced: kind.scope === 'Namespaced', kind: kind.kind, verbs: ['get', 'patch', 'update'] };
+    const main = {
+      name: kind.plural,
+      singularName: kind.kind.toLowerCase(),
+      namespaced: kind.scope === 'Namespaced',
+      kind: kind.kind,
+      verbs,
+      ...(short === undefined ? {} : { shortNames: [...short] }),
+    };
+    const status = {
+      name: `${kind.plural}/status`,
+      singularName: '',
+      namespaced: kind.scope === 'Namespaced',
+      kind: kind.kind,
+      verbs: ['get', 'patch', 'update'],
+    };
     return kind.statusSubresource ? [main, status] : [main];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version), resources };

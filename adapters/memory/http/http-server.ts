@@ -15,7 +15,11 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { MemoryCluster } from '../memory-cluster.js';
 import { routeOf, type ApiRoute, type KindAt } from './api-routes.js';
 import {
-  apiGroupDocument, coreVersionsDocument, groupListDocument, resourceListDocument, versionDocument,
+  apiGroupDocument,
+  coreVersionsDocument,
+  groupListDocument,
+  resourceListDocument,
+  versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { answerResourceRequest } from './resource-requests.js';
@@ -55,27 +59,37 @@ const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
-const readBody = (request: IncomingMessage, limit: number): Promise<string> => new Promise((resolve, reject) => {
-  const declared = Number(request.headers['content-length'] ?? '0');
-  if (declared > limit) return reject(new BodyTooLarge());
-  const chunks: Buffer[] = [];
-  let size = 0;
-  request.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limit) {
-      request.removeAllListeners('data');
-      reject(new BodyTooLarge());
-      return;
-    }
-    chunks.push(chunk);
+const readBody = (request: IncomingMessage, limit: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? '0');
+    if (declared > limit) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners('data');
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
   });
-  request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  request.on('error', reject);
-});
 
-const sendJson = (response: ServerResponse, code: number, body: JsonValue, headers: Readonly<Record<string, string>> = {}): void => {
+const sendJson = (
+  response: ServerResponse,
+  code: number,
+  body: JsonValue,
+  headers: Readonly<Record<string, string>> = {},
+): void => {
   const text = JSON.stringify(body);
-  response.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  response.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 };
 
@@ -92,7 +106,10 @@ const sendError = (response: ServerResponse, error: ClusterError, kind?: KindAt)
 /** A watch on an object path (the deprecated form) is a watch on its collection selecting the name. */
 const withNameSelector = (query: URLSearchParams, name: string): URLSearchParams => {
   const next = new URLSearchParams(query);
-  next.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${name}`].filter((s) => s !== null && s !== '').join(','));
+  next.set(
+    'fieldSelector',
+    [query.get('fieldSelector'), `metadata.name=${name}`].filter((s) => s !== null && s !== '').join(','),
+  );
   return next;
 };
 
@@ -112,31 +129,49 @@ const mediaType = (header: string | undefined): string => (header ?? '').split('
 
 const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
   switch (route.type) {
-    case 'version': return versionDocument();
-    case 'coreVersions': return coreVersionsDocument(host);
-    case 'groups': return groupListDocument(cluster.servedKinds());
-    case 'group': return apiGroupDocument(cluster.servedKinds(), route.group);
-    case 'resources': return resourceListDocument(cluster.servedKinds(), route.group, route.version);
-    default: return undefined;
+    case 'version':
+      return versionDocument();
+    case 'coreVersions':
+      return coreVersionsDocument(host);
+    case 'groups':
+      return groupListDocument(cluster.servedKinds());
+    case 'group':
+      return apiGroupDocument(cluster.servedKinds(), route.group);
+    case 'resources':
+      return resourceListDocument(cluster.servedKinds(), route.group, route.version);
+    default:
+      return undefined;
   }
 };
 
 /** Serves `cluster` on 127.0.0.1 until `close()`. */
-export const serveMemoryCluster = async (cluster: ServableCluster, options: ServeOptions = {}): Promise<ServedCluster> => {
+export const serveMemoryCluster = async (
+  cluster: ServableCluster,
+  options: ServeOptions = {},
+): Promise<ServedCluster> => {
   const token = options.token ?? randomBytes(32).toString('base64url');
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const watches = new Set<WatchHandle>();
 
-  const startWatch = (response: ServerResponse, route: Extract<ApiRoute, { type: 'collection' | 'object' }>, query: URLSearchParams): void => {
+  const startWatch = (
+    response: ServerResponse,
+    route: Extract<ApiRoute, { type: 'collection' | 'object' }>,
+    query: URLSearchParams,
+  ): void => {
     if (route.type === 'object' && route.subresource !== undefined) return sendError(response, notServed());
-    const request = watchRequestOf(route.kind, route.namespace, route.type === 'object' ? withNameSelector(query, route.name) : query);
+    const request = watchRequestOf(
+      route.kind,
+      route.namespace,
+      route.type === 'object' ? withNameSelector(query, route.name) : query,
+    );
     if (E.isLeft(request)) return sendError(response, request.left, route.kind);
     const watch = serveWatch(cluster, cluster.clock, request.right, response);
     watches.add(watch);
     response.on('close', () => watches.delete(watch));
   };
 
-  const authorised = (request: IncomingMessage): boolean => options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
+  const authorised = (request: IncomingMessage): boolean =>
+    options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
 
   /** The request body, or undefined once a 413 went out. */
   const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<string | undefined> => {
@@ -158,12 +193,18 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
       // Discovery is down with the rest of the server: the port's Discovery answers the outage.
       const up = await cluster.scopeOf('v1', 'Namespace')();
       if (E.isLeft(up)) return sendError(response, up.left);
-      const document = request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
+      const document =
+        request.method === 'GET' ? discoveryAnswer(route, cluster, request.headers.host ?? '127.0.0.1') : undefined;
       return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
     }
-    if (request.method === 'GET' && isWatchRequest(url.searchParams)) return startWatch(response, route, url.searchParams);
+    if (request.method === 'GET' && isWatchRequest(url.searchParams))
+      return startWatch(response, route, url.searchParams);
     const answer = await answerResourceRequest(cluster, {
-      method: request.method ?? 'GET', target: route, query: url.searchParams, body, contentType: mediaType(request.headers['content-type']),
+      method: request.method ?? 'GET',
+      target: route,
+      query: url.searchParams,
+      body,
+      contentType: mediaType(request.headers['content-type']),
     })();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
     sendJson(response, answer.right.code, answer.right.body);
@@ -172,7 +213,13 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (!authorised(request)) {
       request.resume();
-      return sendError(response, clusterError('Unauthorized', 'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned'));
+      return sendError(
+        response,
+        clusterError(
+          'Unauthorized',
+          'Unauthorized: send the bearer token of the kubeconfig serveMemoryCluster returned',
+        ),
+      );
     }
     const body = await bodyOf(request, response);
     if (body !== undefined) await respond(request, response, new URL(request.url ?? '/', 'http://127.0.0.1'), body);
@@ -181,13 +228,23 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       // A defect in this adapter: answer 500 rather than leave the client hanging.
-      if (!response.headersSent) sendError(response, clusterError('Internal', `in-memory API server defect: ${error instanceof Error ? error.message : String(error)}`));
+      if (!response.headersSent)
+        sendError(
+          response,
+          clusterError(
+            'Internal',
+            `in-memory API server defect: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       else response.destroy();
     });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => { server.off('error', reject); resolve(); });
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the HTTP server did not bind a TCP port');
@@ -197,7 +254,8 @@ export const serveMemoryCluster = async (cluster: ServableCluster, options: Serv
   if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });
   let closing: Promise<void> | undefined;
   return {
-    url, kubeconfig,
+    url,
+    kubeconfig,
     ...(options.kubeconfigPath === undefined ? {} : { kubeConfigPath: options.kubeconfigPath }),
     close: () => {
       closing ??= new Promise<void>((resolve) => {

@@ -7,7 +7,11 @@ import { isJsonObject, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 
-type FieldRequirement = { readonly field: 'metadata.name' | 'metadata.namespace'; readonly equal: boolean; readonly value: string };
+type FieldRequirement = {
+  readonly field: 'metadata.name' | 'metadata.namespace';
+  readonly equal: boolean;
+  readonly value: string;
+};
 export type FieldSelector = ReadonlyArray<FieldRequirement>;
 
 /** Parses `metadata.name=x,metadata.namespace!=y`; other fields answer 400 as on a real server. */
@@ -16,10 +20,16 @@ export const parseFieldSelector = (text: string | null): E.Either<ClusterError, 
   const requirements: FieldRequirement[] = [];
   for (const term of text.split(',')) {
     const match = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(\S*)\s*$/.exec(term);
-    if (match === null) return E.left(clusterError('BadRequest', `invalid field selector "${text}": expected field=value`));
+    if (match === null)
+      return E.left(clusterError('BadRequest', `invalid field selector "${text}": expected field=value`));
     const [, field, operator, value] = match;
     if (field !== 'metadata.name' && field !== 'metadata.namespace') {
-      return E.left(clusterError('BadRequest', `field label not supported: ${String(field)} (the in-memory API server selects on metadata.name and metadata.namespace)`));
+      return E.left(
+        clusterError(
+          'BadRequest',
+          `field label not supported: ${String(field)} (the in-memory API server selects on metadata.name and metadata.namespace)`,
+        ),
+      );
     }
     requirements.push({ field, equal: operator !== '!=', value: value ?? '' });
   }
@@ -27,7 +37,11 @@ export const parseFieldSelector = (text: string | null): E.Either<ClusterError, 
 };
 
 export const matchesFields = (selector: FieldSelector, object: Resource): boolean =>
-  selector.every((r) => ((r.field === 'metadata.name' ? object.metadata.name : object.metadata.namespace ?? '') === r.value) === r.equal);
+  selector.every(
+    (r) =>
+      ((r.field === 'metadata.name' ? object.metadata.name : (object.metadata.namespace ?? '')) === r.value) ===
+      r.equal,
+  );
 
 type ContinueToken = { readonly resourceVersion: string; readonly after: string };
 
@@ -39,8 +53,12 @@ const decodeToken = (token: string): E.Either<ClusterError, ContinueToken> => {
     if (isJsonObject(value) && typeof value.resourceVersion === 'string' && typeof value.after === 'string') {
       return E.right({ resourceVersion: value.resourceVersion, after: value.after });
     }
-  } catch { /* reported below */ }
-  return E.left(clusterError('BadRequest', 'continue key is not valid: take it from the metadata.continue of the previous page'));
+  } catch {
+    /* reported below */
+  }
+  return E.left(
+    clusterError('BadRequest', 'continue key is not valid: take it from the metadata.continue of the previous page'),
+  );
 };
 
 export type Page = { readonly items: ReadonlyArray<Resource>; readonly metadata: JsonObject };
@@ -50,9 +68,15 @@ export type Page = { readonly items: ReadonlyArray<Resource>; readonly metadata:
  * of the previous one and carries the first page's resourceVersion; unlike etcd it reads the
  * current state rather than a snapshot (objects created meanwhile behind the cursor show up).
  */
-export const pageOf = (items: ReadonlyArray<Resource>, resourceVersion: string, limit: string | null, continueToken: string | null): E.Either<ClusterError, Page> => {
+export const pageOf = (
+  items: ReadonlyArray<Resource>,
+  resourceVersion: string,
+  limit: string | null,
+  continueToken: string | null,
+): E.Either<ClusterError, Page> => {
   const size = limit === null || limit === '' ? 0 : Number(limit);
-  if (!Number.isInteger(size) || size < 0) return E.left(clusterError('BadRequest', `invalid limit "${String(limit)}": expected a non-negative integer`));
+  if (!Number.isInteger(size) || size < 0)
+    return E.left(clusterError('BadRequest', `invalid limit "${String(limit)}": expected a non-negative integer`));
   const start = continueToken === null || continueToken === '' ? E.right(undefined) : decodeToken(continueToken);
   if (E.isLeft(start)) return start;
   const after = start.right?.after;
@@ -61,9 +85,14 @@ export const pageOf = (items: ReadonlyArray<Resource>, resourceVersion: string, 
   const page = size === 0 ? remaining : remaining.slice(0, size);
   const last = page.at(-1);
   const more = page.length < remaining.length && last !== undefined;
-  const token = more ? Buffer.from(JSON.stringify({ resourceVersion: listVersion, after: positionOf(last) })).toString('base64url') : undefined;
+  const token = more
+    ? Buffer.from(JSON.stringify({ resourceVersion: listVersion, after: positionOf(last) })).toString('base64url')
+    : undefined;
   return E.right({
     items: page,
-    metadata: { resourceVersion: listVersion, ...(token === undefined ? {} : { continue: token, remainingItemCount: remaining.length - page.length }) },
+    metadata: {
+      resourceVersion: listVersion,
+      ...(token === undefined ? {} : { continue: token, remainingItemCount: remaining.length - page.length }),
+    },
   });
 };

@@ -12,7 +12,14 @@ import { DEFAULT_JSON_BOUNDS, withinBounds } from '../../../core/json/bounds.js'
 import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { JsonPatchOperation } from '../../../core/plan/types.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
-import type { Cluster, DeleteOptions, DeletePreconditions, Patch, PropagationPolicy, WriteOptions } from '../../../core/ports/cluster.js';
+import type {
+  Cluster,
+  DeleteOptions,
+  DeletePreconditions,
+  Patch,
+  PropagationPolicy,
+  WriteOptions,
+} from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
@@ -20,7 +27,13 @@ import { deletedStatus } from './status-response.js';
 
 export type Target =
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
-  | { readonly type: 'object'; readonly kind: KindAt; readonly namespace?: string; readonly name: string; readonly subresource?: 'status' };
+  | {
+      readonly type: 'object';
+      readonly kind: KindAt;
+      readonly namespace?: string;
+      readonly name: string;
+      readonly subresource?: 'status';
+    };
 
 export type ResourceRequest = {
   readonly method: string;
@@ -36,29 +49,48 @@ const ok = (body: JsonValue, code = 200): Answer => ({ code, body });
 const badRequest = (message: string): ClusterError => clusterError('BadRequest', message);
 
 const refOf = (target: Extract<Target, { type: 'object' }>): ObjectRef => ({
-  apiVersion: target.kind.apiVersion, kind: target.kind.kind, name: target.name,
+  apiVersion: target.kind.apiVersion,
+  kind: target.kind.kind,
+  name: target.name,
   ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
 });
 
 /** Refuses bodies nested too deep or too large for the verbs, which recurse over objects. */
-const bounded = (value: JsonValue): E.Either<ClusterError, JsonValue> => pipe(
-  withinBounds(value, DEFAULT_JSON_BOUNDS),
-  E.mapLeft((problem) => badRequest(`the request body is refused at ${problem.path.join('.') || 'its root'}: ${problem.message}`)),
-);
+const bounded = (value: JsonValue): E.Either<ClusterError, JsonValue> =>
+  pipe(
+    withinBounds(value, DEFAULT_JSON_BOUNDS),
+    E.mapLeft((problem) =>
+      badRequest(`the request body is refused at ${problem.path.join('.') || 'its root'}: ${problem.message}`),
+    ),
+  );
 
-const parseJson = (text: string): E.Either<ClusterError, JsonValue> => pipe(
-  E.tryCatch(() => JSON.parse(text) as JsonValue, (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)),
-  E.flatMap(bounded),
-);
+const parseJson = (text: string): E.Either<ClusterError, JsonValue> =>
+  pipe(
+    E.tryCatch(
+      () => JSON.parse(text) as JsonValue,
+      (error) =>
+        badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`),
+    ),
+    E.flatMap(bounded),
+  );
 
 /** Apply bodies are YAML; clients send JSON (a subset), parsed as such first. */
-const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> => pipe(
-  parseJson(text),
-  E.orElse(() => pipe(
-    E.tryCatch(() => parseYaml(text, { maxAliasCount: 0 }) as JsonValue, (error) => badRequest(`the apply patch is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)),
-    E.flatMap(bounded),
-  )),
-);
+const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> =>
+  pipe(
+    parseJson(text),
+    E.orElse(() =>
+      pipe(
+        E.tryCatch(
+          () => parseYaml(text, { maxAliasCount: 0 }) as JsonValue,
+          (error) =>
+            badRequest(
+              `the apply patch is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+            ),
+        ),
+        E.flatMap(bounded),
+      ),
+    ),
+  );
 
 /**
  * A body that looks like a Kubernetes object: a JSON object whose `metadata` is an object. The
@@ -67,24 +99,42 @@ const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> => pipe
 const isObjectBody = (value: JsonValue): value is Resource => isJsonObject(value) && isJsonObject(value.metadata);
 
 /** The body as an object of the URL's kind and namespace; missing apiVersion/kind/namespace come from the URL. */
-const objectBody = (target: Target, text: string): E.Either<ClusterError, Resource> => pipe(
-  parseJson(text),
-  E.flatMap((value) => (isJsonObject(value) ? E.right(value) : E.left(badRequest('the request body must be a JSON object')))),
-  E.map((value) => ({ apiVersion: target.kind.apiVersion, kind: target.kind.kind, ...value, metadata: isJsonObject(value.metadata) ? value.metadata : {} })),
-  E.flatMap((value) => (isObjectBody(value) ? E.right(value) : E.left(badRequest('the request body must be a Kubernetes object')))),
-  E.flatMap((object) => sameTarget(target, object)),
-);
+const objectBody = (target: Target, text: string): E.Either<ClusterError, Resource> =>
+  pipe(
+    parseJson(text),
+    E.flatMap((value) =>
+      isJsonObject(value) ? E.right(value) : E.left(badRequest('the request body must be a JSON object')),
+    ),
+    E.map((value) => ({
+      apiVersion: target.kind.apiVersion,
+      kind: target.kind.kind,
+      ...value,
+      metadata: isJsonObject(value.metadata) ? value.metadata : {},
+    })),
+    E.flatMap((value) =>
+      isObjectBody(value) ? E.right(value) : E.left(badRequest('the request body must be a Kubernetes object')),
+    ),
+    E.flatMap((object) => sameTarget(target, object)),
+  );
 
 const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Resource> => {
   if (object.apiVersion !== target.kind.apiVersion || object.kind !== target.kind.kind) {
-    return E.left(badRequest(`the API version in the data (${String(object.apiVersion)}) and kind (${String(object.kind)}) do not match the URL (${target.kind.apiVersion} ${target.kind.kind})`));
+    return E.left(
+      badRequest(
+        `the API version in the data (${String(object.apiVersion)}) and kind (${String(object.kind)}) do not match the URL (${target.kind.apiVersion} ${target.kind.kind})`,
+      ),
+    );
   }
   const namespace = object.metadata.namespace;
   if (target.namespace !== undefined && namespace !== undefined && namespace !== '' && namespace !== target.namespace) {
     return E.left(badRequest('the namespace of the provided object does not match the namespace sent on the request'));
   }
   if (target.type === 'object' && object.metadata.name !== target.name) {
-    return E.left(badRequest(`the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${target.name})`));
+    return E.left(
+      badRequest(
+        `the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${target.name})`,
+      ),
+    );
   }
   const withNamespace = target.namespace !== undefined && (namespace === undefined || namespace === '');
   return E.right(withNamespace ? { ...object, metadata: { ...object.metadata, namespace: target.namespace } } : object);
@@ -93,41 +143,96 @@ const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Re
 const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptions> => {
   const dryRun = query.get('dryRun');
   if (dryRun !== null && dryRun !== 'All') {
-    return E.left(clusterError('Invalid', `dryRun: Unsupported value: "${dryRun}": supported values: "All"`, { causes: [{ field: 'dryRun', reason: 'FieldValueNotSupported', message: `Unsupported value: "${dryRun}": supported values: "All"` }] }));
+    return E.left(
+      clusterError('Invalid', `dryRun: Unsupported value: "${dryRun}": supported values: "All"`, {
+        causes: [
+          {
+            field: 'dryRun',
+            reason: 'FieldValueNotSupported',
+            message: `Unsupported value: "${dryRun}": supported values: "All"`,
+          },
+        ],
+      }),
+    );
   }
   const fieldManager = query.get('fieldManager');
   return E.right({ ...(dryRun === 'All' ? { dryRun: true } : {}), ...(fieldManager === null ? {} : { fieldManager }) });
 };
 
 const noOptionsOnStatus = (options: WriteOptions): E.Either<ClusterError, void> =>
-  options.dryRun ? E.left(badRequest('dryRun on the status subresource is not supported by the in-memory API server')) : E.right(undefined);
+  options.dryRun
+    ? E.left(badRequest('dryRun on the status subresource is not supported by the in-memory API server'))
+    : E.right(undefined);
 
 const isJsonPatch = (value: JsonValue): value is ReadonlyArray<JsonPatchOperation> & JsonValue =>
-  isJsonArray(value) && value.every((op) => isJsonObject(op) && typeof op.op === 'string' && typeof op.path === 'string');
+  isJsonArray(value) &&
+  value.every((op) => isJsonObject(op) && typeof op.op === 'string' && typeof op.path === 'string');
 
-const unsupportedPatch = (contentType: string): ClusterError => clusterError('UnsupportedMediaType',
-  `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`
-  + (contentType === 'application/strategic-merge-patch+json' ? ' (the in-memory API server does not implement strategic merge patch, for built-in kinds either)' : ''),
-  { code: 415 });
+const unsupportedPatch = (contentType: string): ClusterError =>
+  clusterError(
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml` +
+      (contentType === 'application/strategic-merge-patch+json'
+        ? ' (the in-memory API server does not implement strategic merge patch, for built-in kinds either)'
+        : ''),
+    { code: 415 },
+  );
 
 /** The port's Patch for a PATCH request (Content-Type decides; `force` only with apply). */
 const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
   const force = request.query.get('force');
   const isApply = request.contentType === 'application/apply-patch+yaml';
   if (force !== null && !isApply) {
-    return E.left(clusterError('Invalid', 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch', { causes: [{ field: 'force', reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch' }] }));
+    return E.left(
+      clusterError(
+        'Invalid',
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+        {
+          causes: [
+            {
+              field: 'force',
+              reason: 'FieldValueForbidden',
+              message: 'Forbidden: may not be specified for non-apply patch',
+            },
+          ],
+        },
+      ),
+    );
   }
   switch (request.contentType) {
-    case 'application/json-patch+json': return pipe(parseJson(request.body), E.flatMap((value) =>
-      (isJsonPatch(value) ? E.right<ClusterError, Patch>({ type: 'json', operations: value }) : E.left(badRequest('a JSON patch must be an array of operations with op and path')))));
-    case 'application/merge-patch+json': return pipe(parseJson(request.body), E.flatMap((value) =>
-      (isJsonObject(value) ? E.right<ClusterError, Patch>({ type: 'merge', body: value }) : E.left(badRequest('a merge patch must be a JSON object')))));
-    case 'application/apply-patch+yaml': return pipe(
-      parseApplyYaml(request.body),
-      E.flatMap((value) => (isObjectBody(value) ? E.right(value) : E.left(badRequest('an apply patch must be a Kubernetes object')))),
-      E.map((body): Patch => ({ type: 'apply', body, fieldManager: request.query.get('fieldManager') ?? '', ...(force === null ? {} : { force: force === 'true' }) })),
-    );
-    default: return E.left(unsupportedPatch(request.contentType));
+    case 'application/json-patch+json':
+      return pipe(
+        parseJson(request.body),
+        E.flatMap((value) =>
+          isJsonPatch(value)
+            ? E.right<ClusterError, Patch>({ type: 'json', operations: value })
+            : E.left(badRequest('a JSON patch must be an array of operations with op and path')),
+        ),
+      );
+    case 'application/merge-patch+json':
+      return pipe(
+        parseJson(request.body),
+        E.flatMap((value) =>
+          isJsonObject(value)
+            ? E.right<ClusterError, Patch>({ type: 'merge', body: value })
+            : E.left(badRequest('a merge patch must be a JSON object')),
+        ),
+      );
+    case 'application/apply-patch+yaml':
+      return pipe(
+        parseApplyYaml(request.body),
+        E.flatMap((value) =>
+          isObjectBody(value) ? E.right(value) : E.left(badRequest('an apply patch must be a Kubernetes object')),
+        ),
+        E.map((body): Patch => ({
+          type: 'apply',
+          body,
+          fieldManager: request.query.get('fieldManager') ?? '',
+          ...(force === null ? {} : { force: force === 'true' }),
+        })),
+      );
+    default:
+      return E.left(unsupportedPatch(request.contentType));
   }
 };
 
@@ -137,10 +242,16 @@ const preconditionsOf = (body: JsonObject): E.Either<ClusterError, DeletePrecond
   if (preconditions === undefined || preconditions === null) return E.right(undefined);
   if (!isJsonObject(preconditions)) return E.left(badRequest('DeleteOptions.preconditions must be an object'));
   const { resourceVersion, uid } = preconditions;
-  if ((resourceVersion !== undefined && typeof resourceVersion !== 'string') || (uid !== undefined && typeof uid !== 'string')) {
+  if (
+    (resourceVersion !== undefined && typeof resourceVersion !== 'string') ||
+    (uid !== undefined && typeof uid !== 'string')
+  ) {
     return E.left(badRequest('DeleteOptions.preconditions.resourceVersion and .uid must be strings'));
   }
-  return E.right({ ...(resourceVersion === undefined ? {} : { resourceVersion }), ...(uid === undefined ? {} : { uid }) });
+  return E.right({
+    ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    ...(uid === undefined ? {} : { uid }),
+  });
 };
 
 const deleteOptionsOf = (request: ResourceRequest): E.Either<ClusterError, DeleteOptions | undefined> => {
@@ -151,85 +262,188 @@ const deleteOptionsOf = (request: ResourceRequest): E.Either<ClusterError, Delet
   const preconditions = preconditionsOf(body);
   if (E.isLeft(policy)) return policy;
   if (E.isLeft(preconditions)) return preconditions;
-  return E.right(policy.right === undefined && preconditions.right === undefined ? undefined : {
-    ...(policy.right === undefined ? {} : { propagationPolicy: policy.right }),
-    ...(preconditions.right === undefined ? {} : { preconditions: preconditions.right }),
-  });
+  return E.right(
+    policy.right === undefined && preconditions.right === undefined
+      ? undefined
+      : {
+          ...(policy.right === undefined ? {} : { propagationPolicy: policy.right }),
+          ...(preconditions.right === undefined ? {} : { preconditions: preconditions.right }),
+        },
+  );
 };
 
-const policyOf = (request: ResourceRequest, body: JsonObject): E.Either<ClusterError, PropagationPolicy | undefined> => {
+const policyOf = (
+  request: ResourceRequest,
+  body: JsonObject,
+): E.Either<ClusterError, PropagationPolicy | undefined> => {
   const dryRun = request.query.get('dryRun') !== null || (isJsonArray(body.dryRun) && body.dryRun.length > 0);
   if (dryRun) return E.left(badRequest('dry-run delete is not supported by the in-memory API server'));
-  const policy = request.query.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined)
-    ?? (body.orphanDependents === true || request.query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
-  if (policy === undefined || policy === 'Background' || policy === 'Foreground' || policy === 'Orphan') return E.right(policy);
-  return E.left(clusterError('Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`));
+  const policy =
+    request.query.get('propagationPolicy') ??
+    (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined) ??
+    (body.orphanDependents === true || request.query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
+  if (policy === undefined || policy === 'Background' || policy === 'Foreground' || policy === 'Orphan')
+    return E.right(policy);
+  return E.left(
+    clusterError(
+      'Invalid',
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+    ),
+  );
 };
 
-const notFound = (target: Extract<Target, { type: 'object' }>): ClusterError => clusterError('NotFound',
-  `${target.kind.plural}${target.kind.group === '' ? '' : `.${target.kind.group}`} "${target.name}" not found`, { ref: refOf(target) });
+const notFound = (target: Extract<Target, { type: 'object' }>): ClusterError =>
+  clusterError(
+    'NotFound',
+    `${target.kind.plural}${target.kind.group === '' ? '' : `.${target.kind.group}`} "${target.name}" not found`,
+    { ref: refOf(target) },
+  );
 
-const listAnswer = (cluster: Cluster, request: ResourceRequest, target: Extract<Target, { type: 'collection' }>): TE.TaskEither<ClusterError, Answer> => pipe(
-  TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'))),
-  TE.flatMap((fields) => pipe(
-    cluster.list({
-      apiVersion: target.kind.apiVersion, kind: target.kind.kind,
-      ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
-      ...(request.query.get('labelSelector') === null ? {} : { labelSelector: request.query.get('labelSelector') ?? '' }),
-    }),
-    TE.flatMapEither((list) => pageOf(list.items.filter((item) => matchesFields(fields, item)), list.resourceVersion, request.query.get('limit'), request.query.get('continue'))),
-  )),
-  TE.map((page) => ok({ kind: `${target.kind.kind}List`, apiVersion: target.kind.apiVersion, metadata: page.metadata, items: page.items })),
-);
+const listAnswer = (
+  cluster: Cluster,
+  request: ResourceRequest,
+  target: Extract<Target, { type: 'collection' }>,
+): TE.TaskEither<ClusterError, Answer> =>
+  pipe(
+    TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'))),
+    TE.flatMap((fields) =>
+      pipe(
+        cluster.list({
+          apiVersion: target.kind.apiVersion,
+          kind: target.kind.kind,
+          ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+          ...(request.query.get('labelSelector') === null
+            ? {}
+            : { labelSelector: request.query.get('labelSelector') ?? '' }),
+        }),
+        TE.flatMapEither((list) =>
+          pageOf(
+            list.items.filter((item) => matchesFields(fields, item)),
+            list.resourceVersion,
+            request.query.get('limit'),
+            request.query.get('continue'),
+          ),
+        ),
+      ),
+    ),
+    TE.map((page) =>
+      ok({
+        kind: `${target.kind.kind}List`,
+        apiVersion: target.kind.apiVersion,
+        metadata: page.metadata,
+        items: page.items,
+      }),
+    ),
+  );
 
-const onCollection = (cluster: Cluster, request: ResourceRequest, target: Extract<Target, { type: 'collection' }>): TE.TaskEither<ClusterError, Answer> => {
+const onCollection = (
+  cluster: Cluster,
+  request: ResourceRequest,
+  target: Extract<Target, { type: 'collection' }>,
+): TE.TaskEither<ClusterError, Answer> => {
   switch (request.method) {
-    case 'GET': return listAnswer(cluster, request, target);
+    case 'GET':
+      return listAnswer(cluster, request, target);
     // Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405 too).
-    case 'POST': return target.kind.scope === 'Namespaced' && target.namespace === undefined
-      ? TE.left(clusterError('BadRequest', `${target.kind.plural} are namespaced: POST to /namespaces/{namespace}/${target.kind.plural}`, { code: 405 }))
-      : pipe(
-      TE.fromEither(E.Do),
-      TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
-      TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-      TE.flatMap(({ object, options }) => cluster.create(object, options)),
-      TE.map((created) => ok(created, 201)),
-    );
-    default: return TE.left(clusterError('BadRequest', `${request.method} is not supported on a collection by the in-memory API server`, { code: 405 }));
+    case 'POST':
+      return target.kind.scope === 'Namespaced' && target.namespace === undefined
+        ? TE.left(
+            clusterError(
+              'BadRequest',
+              `${target.kind.plural} are namespaced: POST to /namespaces/{namespace}/${target.kind.plural}`,
+              { code: 405 },
+            ),
+          )
+        : pipe(
+            TE.fromEither(E.Do),
+            TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
+            TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+            TE.flatMap(({ object, options }) => cluster.create(object, options)),
+            TE.map((created) => ok(created, 201)),
+          );
+    default:
+      return TE.left(
+        clusterError('BadRequest', `${request.method} is not supported on a collection by the in-memory API server`, {
+          code: 405,
+        }),
+      );
   }
 };
 
-const onObject = (cluster: Cluster, request: ResourceRequest, target: Extract<Target, { type: 'object' }>): TE.TaskEither<ClusterError, Answer> => {
+const onObject = (
+  cluster: Cluster,
+  request: ResourceRequest,
+  target: Extract<Target, { type: 'object' }>,
+): TE.TaskEither<ClusterError, Answer> => {
   const ref = refOf(target);
   const status = target.subresource === 'status';
   switch (request.method) {
-    case 'GET': return pipe(cluster.get(ref), TE.flatMap(O.match(() => TE.left(notFound(target)), (object) => TE.right(ok(object)))));
-    case 'PUT': return pipe(
-      TE.fromEither(E.Do),
-      TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
-      TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-      TE.flatMap(({ object, options }) => (status ? pipe(TE.fromEither(noOptionsOnStatus(options)), TE.flatMap(() => cluster.updateStatus(object))) : cluster.update(object, options))),
-      TE.map((object) => ok(object)),
-    );
-    case 'PATCH': return pipe(
-      TE.fromEither(E.Do),
-      TE.bind('patch', () => TE.fromEither(patchOf(request))),
-      TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-      TE.flatMap(({ patch, options }) => (status ? pipe(TE.fromEither(noOptionsOnStatus(options)), TE.flatMap(() => cluster.patchStatus(ref, patch))) : cluster.patch(ref, patch, options))),
-      TE.map((object) => ok(object)),
-    );
-    case 'DELETE': return status
-      ? TE.left(clusterError('BadRequest', 'DELETE is not supported on the status subresource', { code: 405 }))
-      : pipe(
-        TE.fromEither(deleteOptionsOf(request)),
-        TE.flatMap((options) => cluster.delete(ref, options)),
-        // Still held by finalizers: the object (200); gone at once: a Success Status (200).
-        TE.map(O.match(() => ok(deletedStatus(target.kind, target.name, undefined)), (object) => ok(object))),
+    case 'GET':
+      return pipe(
+        cluster.get(ref),
+        TE.flatMap(
+          O.match(
+            () => TE.left(notFound(target)),
+            (object) => TE.right(ok(object)),
+          ),
+        ),
       );
-    default: return TE.left(clusterError('BadRequest', `${request.method} is not supported by the in-memory API server`, { code: 405 }));
+    case 'PUT':
+      return pipe(
+        TE.fromEither(E.Do),
+        TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
+        TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.flatMap(({ object, options }) =>
+          status
+            ? pipe(
+                TE.fromEither(noOptionsOnStatus(options)),
+                TE.flatMap(() => cluster.updateStatus(object)),
+              )
+            : cluster.update(object, options),
+        ),
+        TE.map((object) => ok(object)),
+      );
+    case 'PATCH':
+      return pipe(
+        TE.fromEither(E.Do),
+        TE.bind('patch', () => TE.fromEither(patchOf(request))),
+        TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.flatMap(({ patch, options }) =>
+          status
+            ? pipe(
+                TE.fromEither(noOptionsOnStatus(options)),
+                TE.flatMap(() => cluster.patchStatus(ref, patch)),
+              )
+            : cluster.patch(ref, patch, options),
+        ),
+        TE.map((object) => ok(object)),
+      );
+    case 'DELETE':
+      return status
+        ? TE.left(clusterError('BadRequest', 'DELETE is not supported on the status subresource', { code: 405 }))
+        : pipe(
+            TE.fromEither(deleteOptionsOf(request)),
+            TE.flatMap((options) => cluster.delete(ref, options)),
+            // Still held by finalizers: the object (200); gone at once: a Success Status (200).
+            TE.map(
+              O.match(
+                () => ok(deletedStatus(target.kind, target.name, undefined)),
+                (object) => ok(object),
+              ),
+            ),
+          );
+    default:
+      return TE.left(
+        clusterError('BadRequest', `${request.method} is not supported by the in-memory API server`, { code: 405 }),
+      );
   }
 };
 
 /** Answers one non-watch request on a collection or an object. */
-export const answerResourceRequest = (cluster: Cluster, request: ResourceRequest): TE.TaskEither<ClusterError, Answer> =>
-  request.target.type === 'collection' ? onCollection(cluster, request, request.target) : onObject(cluster, request, request.target);
+export const answerResourceRequest = (
+  cluster: Cluster,
+  request: ResourceRequest,
+): TE.TaskEither<ClusterError, Answer> =>
+  request.target.type === 'collection'
+    ? onCollection(cluster, request, request.target)
+    : onObject(cluster, request, request.target);

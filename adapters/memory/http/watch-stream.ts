@@ -29,12 +29,17 @@ const flag = (value: string | null): boolean => value === 'true' || value === '1
 export const isWatchRequest = (query: URLSearchParams): boolean => flag(query.get('watch'));
 
 /** The watch a collection request asks for (`?watch=1&resourceVersion=…&labelSelector=…`). */
-export const watchRequestOf = (kind: KindAt, namespace: string | undefined, query: URLSearchParams): E.Either<ClusterError, WatchRequest> => {
+export const watchRequestOf = (
+  kind: KindAt,
+  namespace: string | undefined,
+  query: URLSearchParams,
+): E.Either<ClusterError, WatchRequest> => {
   const resourceVersion = query.get('resourceVersion');
   const labelSelector = query.get('labelSelector');
   const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '0');
   return E.map((fieldSelector: FieldSelector): WatchRequest => ({
-    kind, fieldSelector,
+    kind,
+    fieldSelector,
     allowBookmarks: flag(query.get('allowWatchBookmarks')),
     timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0,
     ...(namespace === undefined ? {} : { namespace }),
@@ -49,35 +54,50 @@ export type LineSink = {
   end(): void;
 };
 
-const lineOf = (event: WatchEvent, kind: KindAt): JsonObject => (event.type === 'BOOKMARK'
-  ? { type: 'BOOKMARK', object: { kind: kind.kind, apiVersion: kind.apiVersion, metadata: { resourceVersion: event.resourceVersion } } }
-  : { type: event.type, object: event.object });
+const lineOf = (event: WatchEvent, kind: KindAt): JsonObject =>
+  event.type === 'BOOKMARK'
+    ? {
+        type: 'BOOKMARK',
+        object: { kind: kind.kind, apiVersion: kind.apiVersion, metadata: { resourceVersion: event.resourceVersion } },
+      }
+    : { type: event.type, object: event.object };
 
 /** Starts the stream; the returned handle stops it when the client goes away. */
-const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => cluster.watch({
-  apiVersion: request.kind.apiVersion, kind: request.kind.kind,
-  ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
-  ...(request.resourceVersion === undefined ? {} : { resourceVersion: request.resourceVersion }),
-  ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
-  allowBookmarks: request.allowBookmarks,
-}, {
-  event: (event) => {
-    // metadata.name and metadata.namespace never change, so a field selector has no transitions.
-    if (event.type !== 'BOOKMARK' && !matchesFields(request.fieldSelector, event.object)) return;
-    sink.line(lineOf(event, request.kind));
-  },
-  closed: (error?: ClusterError) => {
-    if (error !== undefined) sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
-    sink.end();
-  },
-});
+const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle =>
+  cluster.watch(
+    {
+      apiVersion: request.kind.apiVersion,
+      kind: request.kind.kind,
+      ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
+      ...(request.resourceVersion === undefined ? {} : { resourceVersion: request.resourceVersion }),
+      ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+      allowBookmarks: request.allowBookmarks,
+    },
+    {
+      event: (event) => {
+        // metadata.name and metadata.namespace never change, so a field selector has no transitions.
+        if (event.type !== 'BOOKMARK' && !matchesFields(request.fieldSelector, event.object)) return;
+        sink.line(lineOf(event, request.kind));
+      },
+      closed: (error?: ClusterError) => {
+        if (error !== undefined)
+          sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
+        sink.end();
+      },
+    },
+  );
 
 /**
  * Answers 200 at once (clients count a watch as established when the headers arrive), then
  * streams until the cluster ends the watch, the timeout passes on `clock`, the client goes
  * away or the returned handle is stopped (server shutdown).
  */
-export const serveWatch = (cluster: Cluster, clock: Clock, request: WatchRequest, response: ServerResponse): WatchHandle => {
+export const serveWatch = (
+  cluster: Cluster,
+  clock: Clock,
+  request: WatchRequest,
+  response: ServerResponse,
+): WatchHandle => {
   response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
   response.flushHeaders();
   let ended = false;
@@ -90,7 +110,12 @@ export const serveWatch = (cluster: Cluster, clock: Clock, request: WatchRequest
     upstream?.stop();
     response.end();
   };
-  upstream = streamWatch(cluster, request, { line: (json) => { if (!ended) response.write(`${JSON.stringify(json)}\n`); }, end });
+  upstream = streamWatch(cluster, request, {
+    line: (json) => {
+      if (!ended) response.write(`${JSON.stringify(json)}\n`);
+    },
+    end,
+  });
   if (ended) upstream.stop();
   response.on('close', end);
   if (request.timeoutMs > 0) cancelTimeout = clock.setTimer(request.timeoutMs, end);

@@ -42,27 +42,51 @@ const connect = async (context: CommandContext, target: ClusterTarget): Promise<
   try {
     return E.right(await context.io.connectWritable(target));
   } catch (error) {
-    return E.left(clusterFailure(`cannot connect to the ${clusterName(target)}: ${error instanceof Error ? error.message : String(error)}`));
+    return E.left(
+      clusterFailure(
+        `cannot connect to the ${clusterName(target)}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
   }
 };
 
-type Totals = { readonly created: number; readonly patched: number; readonly deleted: number; readonly recreated: number };
+type Totals = {
+  readonly created: number;
+  readonly patched: number;
+  readonly deleted: number;
+  readonly recreated: number;
+};
 type Applied = Totals & { readonly lines: ReadonlyArray<string>; readonly error?: CliError };
 
-const applyOne = async (cluster: Cluster, saved: SavedApplicationV1, path: string, context: CommandContext): Promise<Applied> => {
+const applyOne = async (
+  cluster: Cluster,
+  saved: SavedApplicationV1,
+  path: string,
+  context: CommandContext,
+): Promise<Applied> => {
   const application = savedApplicationObject(saved);
   const execution = await executePlan({ plan: planOf(saved), application, cluster, guards: guardsOf(saved) });
   const style = styleFor(context.io);
   const count = (type: string): number => execution.done.filter(({ action }) => action.type === type).length;
   const subject = `Application ${saved.application.namespace ?? 'default'}/${saved.application.name}`;
   const failure = execution.failure;
-  const raced = failure !== undefined && (failure.error._tag === 'Conflict' || (failure.guardedPatch && ['Invalid', 'Internal'].includes(failure.error._tag)));
+  const raced =
+    failure !== undefined &&
+    (failure.error._tag === 'Conflict' ||
+      (failure.guardedPatch && ['Invalid', 'Internal'].includes(failure.error._tag)));
   return {
     lines: [style.bold(subject), ...execution.done.flatMap(({ action }) => actionLines(action, style))],
-    created: count('create'), patched: count('patch'), deleted: count('delete'), recreated: count('recreate'),
-    ...(failure === undefined ? {} : {
-      error: clusterFailure(`${subject}: ${showRef(failure.action.ref)}: ${raced ? 'changed while the plan was applied' : 'the write failed'} (${showClusterError(failure.error)}); ${execution.done.length} of ${saved.actions.length} actions were applied: ${replan(path)}`),
-    }),
+    created: count('create'),
+    patched: count('patch'),
+    deleted: count('delete'),
+    recreated: count('recreate'),
+    ...(failure === undefined
+      ? {}
+      : {
+          error: clusterFailure(
+            `${subject}: ${showRef(failure.action.ref)}: ${raced ? 'changed while the plan was applied' : 'the write failed'} (${showClusterError(failure.error)}); ${execution.done.length} of ${saved.actions.length} actions were applied: ${replan(path)}`,
+          ),
+        }),
   };
 };
 
@@ -71,16 +95,30 @@ const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedP
   const moved = await movedSincePlanned(cluster, saved);
   if (E.isLeft(moved)) return fail(context, [moved.left]);
   if (moved.right.length > 0) {
-    return fail(context, moved.right.map((line) => inputError(`the cluster moved since the plan was made, nothing was applied: ${line}: ${replan(path)}`, { location: { file: path } })));
+    return fail(
+      context,
+      moved.right.map((line) =>
+        inputError(`the cluster moved since the plan was made, nothing was applied: ${line}: ${replan(path)}`, {
+          location: { file: path },
+        }),
+      ),
+    );
   }
   let totals: Totals = { created: 0, patched: 0, deleted: 0, recreated: 0 };
   for (const application of saved.applications) {
     const applied = await applyOne(cluster, application, path, context);
     io.stdout.write(`${applied.lines.join('\n')}\n`);
-    totals = { created: totals.created + applied.created, patched: totals.patched + applied.patched, deleted: totals.deleted + applied.deleted, recreated: totals.recreated + applied.recreated };
+    totals = {
+      created: totals.created + applied.created,
+      patched: totals.patched + applied.patched,
+      deleted: totals.deleted + applied.deleted,
+      recreated: totals.recreated + applied.recreated,
+    };
     if (applied.error !== undefined) return fail(context, [applied.error]);
   }
-  io.stdout.write(`\nApplied: ${totals.created} created, ${totals.patched} patched, ${totals.deleted} deleted${totals.recreated > 0 ? `, ${totals.recreated} recreated` : ''}.\n`);
+  io.stdout.write(
+    `\nApplied: ${totals.created} created, ${totals.patched} patched, ${totals.deleted} deleted${totals.recreated > 0 ? `, ${totals.recreated} recreated` : ''}.\n`,
+  );
   context.exit(EXIT_OK);
 };
 
@@ -89,16 +127,25 @@ const fail = (context: CommandContext, errors: ReadonlyArray<CliError>): void =>
   context.exit(EXIT_ERROR);
 };
 
-const versionError = (saved: SavedPlanV1, version: string, path: string): ReadonlyArray<CliError> => (saved.metadata.kreconcileVersion === version ? [] : [
-  inputError(`made by kreconcile ${saved.metadata.kreconcileVersion}, this is ${version}: a plan is applied by the version that made it; ${replan(path)}`, { location: { file: path } }),
-]);
+const versionError = (saved: SavedPlanV1, version: string, path: string): ReadonlyArray<CliError> =>
+  saved.metadata.kreconcileVersion === version
+    ? []
+    : [
+        inputError(
+          `made by kreconcile ${saved.metadata.kreconcileVersion}, this is ${version}: a plan is applied by the version that made it; ${replan(path)}`,
+          { location: { file: path } },
+        ),
+      ];
 
 const execute = async (context: CommandContext, path: string, options: Options): Promise<void> => {
   const saved = await readSavedPlan(context.io, path);
   if (E.isLeft(saved)) return fail(context, saved.left);
   const wrongVersion = versionError(saved.right, context.io.version, path);
   if (wrongVersion.length > 0) return fail(context, wrongVersion);
-  const target: ClusterTarget = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
+  const target: ClusterTarget = {
+    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+    ...(options.context === undefined ? {} : { context: options.context }),
+  };
   const cluster = await connect(context, target);
   if (E.isLeft(cluster)) return fail(context, [cluster.left]);
   return applyAll(context, cluster.right, saved.right, path);
@@ -106,12 +153,15 @@ const execute = async (context: CommandContext, path: string, options: Options):
 
 export const applyCommand: CliCommand = {
   name: 'apply',
-  create: (context) => new Command('apply')
-    .summary('carry out a saved plan (kreconcile plan --out) against the cluster, exactly')
-    .description('Carries out exactly the actions of a saved plan: creates, patches (observed fields, guarded by the resourceVersion the plan saw) and deletes (with a resourceVersion precondition). Refuses, writing nothing, when any object the plan writes changed since the plan was made.')
-    .argument('<plan>', 'the saved plan file (- reads stdin)')
-    .addOption(kubeconfigOption(' (get, create, patch and delete on the objects the plan writes)'))
-    .addOption(contextOption())
-    .addHelpText('after', EXAMPLES)
-    .action(async (path: string, options: Options) => execute(context, path, options)),
+  create: (context) =>
+    new Command('apply')
+      .summary('carry out a saved plan (kreconcile plan --out) against the cluster, exactly')
+      .description(
+        'Carries out exactly the actions of a saved plan: creates, patches (observed fields, guarded by the resourceVersion the plan saw) and deletes (with a resourceVersion precondition). Refuses, writing nothing, when any object the plan writes changed since the plan was made.',
+      )
+      .argument('<plan>', 'the saved plan file (- reads stdin)')
+      .addOption(kubeconfigOption(' (get, create, patch and delete on the objects the plan writes)'))
+      .addOption(contextOption())
+      .addHelpText('after', EXAMPLES)
+      .action(async (path: string, options: Options) => execute(context, path, options)),
 };

@@ -11,4 +11,14 @@ import { crdCommand, deployCommand, rbacCommand } from './manifests.js';
 import { snapshotCommand } from './snapshot.js';
 import { validateCommand } from './validate.js';
 
-export const COMMANDS: ReadonlyArray<CliCommand> = [runCommand, planCommand, showCommand, applyCommand, validateCommand, snapshotCommand, crdCommand, rbacCommand, deployCommand];
+export const COMMANDS: ReadonlyArray<CliCommand> = [
+  runCommand,
+  planCommand,
+  showCommand,
+  applyCommand,
+  validateCommand,
+  snapshotCommand,
+  crdCommand,
+  rbacCommand,
+  deployCommand,
+];

@@ -4,10 +4,25 @@ import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
 import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
-import { SECRET_KIND, operatorDeployment, operatorRbac, runFlagsFor, shardingRbac, type ChildKind, type RbacOptions } from '../../manifests/rbac.js';
+import {
+  SECRET_KIND,
+  operatorDeployment,
+  operatorRbac,
+  runFlagsFor,
+  shardingRbac,
+  type ChildKind,
+  type RbacOptions,
+} from '../../manifests/rbac.js';
 import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import { usageError } from '../cli-error.js';
-import { collect, filenameOption, recursiveOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import {
+  collect,
+  filenameOption,
+  recursiveOption,
+  reportErrors,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
@@ -19,12 +34,18 @@ export const renderManifests = (objects: ReadonlyArray<Resource>, format: Format
     ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`
     : objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n');
 
-const outputOption = (): Option => new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
+const outputOption = (): Option =>
+  new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
 
-const shardsOption = (): Option => new Option('--shards <n>', 'the operator runs with --sharding lease --shards n: add a Role for its shard Leases');
+const shardsOption = (): Option =>
+  new Option('--shards <n>', 'the operator runs with --sharding lease --shards n: add a Role for its shard Leases');
 
 /** The sharding Role for `--shards n` (none without it); a bad count is reported and `left`. */
-const shardingManifests = (context: CommandContext, namespace: string, shards: string | undefined): E.Either<true, ReadonlyArray<Resource>> => {
+const shardingManifests = (
+  context: CommandContext,
+  namespace: string,
+  shards: string | undefined,
+): E.Either<true, ReadonlyArray<Resource>> => {
   if (shards === undefined) return E.right([]);
   const count = /^\d+$/.test(shards) ? Number(shards) : Number.NaN;
   if (count >= 1 && count <= MAX_SHARDS) return E.right(shardingRbac(namespace, count));
@@ -55,12 +76,20 @@ const parseKind = (text: string): E.Either<string, ChildKind> => {
 };
 
 /** Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag). */
-const kindsOfApplications = async (context: CommandContext, filename: ReadonlyArray<string>, recursive = false): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
+const kindsOfApplications = async (
+  context: CommandContext,
+  filename: ReadonlyArray<string>,
+  recursive = false,
+): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
   const inputs = await readManifestInputs(context.io, { filename, namespace: 'default', recursive });
-  if (E.isLeft(inputs)) { reportErrors(context.io, inputs.left); return E.left(true); }
+  if (E.isLeft(inputs)) {
+    reportErrors(context.io, inputs.left);
+    return E.left(true);
+  }
   const kinds = new Map<string, ChildKind>();
   for (const { application } of inputs.right.applications) {
-    for (const resource of application.spec.manifest ?? []) kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
+    for (const resource of application.spec.manifest ?? [])
+      kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
     // Hooks keep their tokens in a Secret per namespace (docs/hooks.md).
     if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', SECRET_KIND);
   }
@@ -68,22 +97,37 @@ const kindsOfApplications = async (context: CommandContext, filename: ReadonlyAr
 };
 
 /** The admin's RBAC choice from the flags; every problem is reported, `left` means "exit 1". */
-const rbacChoice = async (context: CommandContext, flags: RbacFlags): Promise<E.Either<true, RbacOptions & { readonly defaultServiceAccount?: string }>> => {
-  const fail = (message: string): E.Either<true, never> => { reportErrors(context.io, [usageError(message)]); return E.left(true); };
+const rbacChoice = async (
+  context: CommandContext,
+  flags: RbacFlags,
+): Promise<E.Either<true, RbacOptions & { readonly defaultServiceAccount?: string }>> => {
+  const fail = (message: string): E.Either<true, never> => {
+    reportErrors(context.io, [usageError(message)]);
+    return E.left(true);
+  };
   if (flags.filename.length > 0 && flags.kindsFromApplications !== true) {
-    return fail('-f derives the operator\'s rights from Application files, which tenants write: add --kinds-from-applications to confirm you reviewed them, or name kinds with --child-kind');
+    return fail(
+      "-f derives the operator's rights from Application files, which tenants write: add --kinds-from-applications to confirm you reviewed them, or name kinds with --child-kind",
+    );
   }
-  if (flags.defaultServiceAccount !== undefined && !isServiceAccountName(flags.defaultServiceAccount)) return fail(`--default-service-account ${flags.defaultServiceAccount}: not a ServiceAccount name`);
+  if (flags.defaultServiceAccount !== undefined && !isServiceAccountName(flags.defaultServiceAccount))
+    return fail(`--default-service-account ${flags.defaultServiceAccount}: not a ServiceAccount name`);
   if (flags.impersonation === 'required' && (flags.childKind.length > 0 || flags.filename.length > 0)) {
-    return fail('--impersonation required grants the operator no child rights: drop --child-kind and -f (the tenants\' ServiceAccounts hold those rights)');
+    return fail(
+      "--impersonation required grants the operator no child rights: drop --child-kind and -f (the tenants' ServiceAccounts hold those rights)",
+    );
   }
   const named = E.sequenceArray(flags.childKind.map(parseKind));
   if (E.isLeft(named)) return fail(named.left);
-  const derived = flags.filename.length > 0 ? await kindsOfApplications(context, flags.filename, flags.recursive === true) : E.right([] as ReadonlyArray<ChildKind>);
+  const derived =
+    flags.filename.length > 0
+      ? await kindsOfApplications(context, flags.filename, flags.recursive === true)
+      : E.right([] as ReadonlyArray<ChildKind>);
   if (E.isLeft(derived)) return derived;
   const kinds = [...named.right, ...derived.right];
   return E.right({
-    namespace: flags.namespace, impersonation: flags.impersonation,
+    namespace: flags.namespace,
+    impersonation: flags.impersonation,
     ...(kinds.length === 0 ? {} : { childKinds: kinds }),
     ...(flags.tenantNamespace.length === 0 ? {} : { tenantNamespaces: flags.tenantNamespace }),
     ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
@@ -91,15 +135,39 @@ const rbacChoice = async (context: CommandContext, flags: RbacFlags): Promise<E.
 };
 
 /** The options `rbac` and `deploy` share: who may do what, chosen by the admin. */
-const withRbacOptions = (command: Command): Command => command
-  .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
-  .addOption(new Option('--tenant-namespace <namespace>', 'bind child rights (and impersonation) in this namespace only, instead of cluster-wide; repeatable').argParser(collect).default([], 'cluster-wide'))
-  .addOption(new Option('--child-kind <apiVersion/Kind>', 'a kind the operator may write with its own rights, e.g. apps/v1/Deployment; repeatable').argParser(collect).default([], 'common web-app kinds, Secrets only per tenant namespace'))
-  .addOption(new Option('--impersonation <mode>', 'off; allowed (may impersonate ServiceAccounts, for spec.serviceAccountName); required (ONLY that: no child rights)').choices(['off', 'allowed', 'required']).default('off'))
-  .addOption(filenameOption('Application files to derive child kinds from (tenant input: needs --kinds-from-applications)'))
-  .addOption(recursiveOption())
-  .addOption(new Option('--kinds-from-applications', 'confirm that -f may decide the operator\'s rights'))
-  .addOption(outputOption());
+const withRbacOptions = (command: Command): Command =>
+  command
+    .addOption(new Option('-n, --namespace <namespace>', 'namespace the operator runs in').default('kreconcile-system'))
+    .addOption(
+      new Option(
+        '--tenant-namespace <namespace>',
+        'bind child rights (and impersonation) in this namespace only, instead of cluster-wide; repeatable',
+      )
+        .argParser(collect)
+        .default([], 'cluster-wide'),
+    )
+    .addOption(
+      new Option(
+        '--child-kind <apiVersion/Kind>',
+        'a kind the operator may write with its own rights, e.g. apps/v1/Deployment; repeatable',
+      )
+        .argParser(collect)
+        .default([], 'common web-app kinds, Secrets only per tenant namespace'),
+    )
+    .addOption(
+      new Option(
+        '--impersonation <mode>',
+        'off; allowed (may impersonate ServiceAccounts, for spec.serviceAccountName); required (ONLY that: no child rights)',
+      )
+        .choices(['off', 'allowed', 'required'])
+        .default('off'),
+    )
+    .addOption(
+      filenameOption('Application files to derive child kinds from (tenant input: needs --kinds-from-applications)'),
+    )
+    .addOption(recursiveOption())
+    .addOption(new Option('--kinds-from-applications', "confirm that -f may decide the operator's rights"))
+    .addOption(outputOption());
 
 const RBAC_MODEL = `
 The model (least privilege; the admin chooses, Application files never decide unless asked):
@@ -115,28 +183,40 @@ The model (least privilege; the admin chooses, Application files never decide un
 
 export const crdCommand: CliCommand = {
   name: 'crd',
-  create: (context) => new Command('crd')
-    .summary('print the Application CustomResourceDefinition')
-    .addOption(outputOption())
-    .addHelpText('after', `\nExamples:\n  kreconcile crd | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action((options: { output: Format }) => { context.io.stdout.write(renderManifests([applicationCrd()], options.output)); context.exit(EXIT_OK); }),
+  create: (context) =>
+    new Command('crd')
+      .summary('print the Application CustomResourceDefinition')
+      .addOption(outputOption())
+      .addHelpText('after', `\nExamples:\n  kreconcile crd | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
+      .action((options: { output: Format }) => {
+        context.io.stdout.write(renderManifests([applicationCrd()], options.output));
+        context.exit(EXIT_OK);
+      }),
 };
 
 export const rbacCommand: CliCommand = {
   name: 'rbac',
-  create: (context) => withRbacOptions(new Command('rbac')
-    .summary('print the least-privilege RBAC the operator needs')
-    .description('ServiceAccount, Roles and bindings for the operator: its own API, Events, the leader Lease, and the child rights (or impersonation rights) the admin chooses.'))
-    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  kreconcile rbac --tenant-namespace team-a --tenant-namespace team-a-db | kubectl apply -f -\n  kreconcile rbac --impersonation required | kubectl apply -f -   # then: kreconcile run --require-service-account\n\n${EXIT_CODES_HELP}\n`)
-    .addOption(shardsOption())
-    .action(async (flags: RbacFlags & { shards?: string }) => {
-      const choice = await rbacChoice(context, flags);
-      if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-      const sharding = shardingManifests(context, flags.namespace, flags.shards);
-      if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
-      context.io.stdout.write(renderManifests([...operatorRbac(choice.right), ...sharding.right], flags.output));
-      context.exit(EXIT_OK);
-    }),
+  create: (context) =>
+    withRbacOptions(
+      new Command('rbac')
+        .summary('print the least-privilege RBAC the operator needs')
+        .description(
+          'ServiceAccount, Roles and bindings for the operator: its own API, Events, the leader Lease, and the child rights (or impersonation rights) the admin chooses.',
+        ),
+    )
+      .addHelpText(
+        'after',
+        `${RBAC_MODEL}\nExamples:\n  kreconcile rbac --tenant-namespace team-a --tenant-namespace team-a-db | kubectl apply -f -\n  kreconcile rbac --impersonation required | kubectl apply -f -   # then: kreconcile run --require-service-account\n\n${EXIT_CODES_HELP}\n`,
+      )
+      .addOption(shardsOption())
+      .action(async (flags: RbacFlags & { shards?: string }) => {
+        const choice = await rbacChoice(context, flags);
+        if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
+        const sharding = shardingManifests(context, flags.namespace, flags.shards);
+        if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
+        context.io.stdout.write(renderManifests([...operatorRbac(choice.right), ...sharding.right], flags.output));
+        context.exit(EXIT_OK);
+      }),
 };
 
 /**
@@ -147,18 +227,42 @@ export const defaultImage = (version: string): string => `kreconcile:${version}`
 
 export const deployCommand: CliCommand = {
   name: 'deploy',
-  create: (context) => withRbacOptions(new Command('deploy')
-    .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
-    .addOption(new Option('--image <image>', 'operator image, built from the repository\'s Dockerfile and pushed where the cluster pulls from (docs/install.md)').default(defaultImage(context.io.version)))
-    .addOption(new Option('--default-service-account <name>', 'the operator acts as this ServiceAccount of each Application\'s namespace when the spec names none')))
-    .addHelpText('after', `${RBAC_MODEL}\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`)
-    .action(async (flags: RbacFlags & { image: string }) => {
-      const choice = await rbacChoice(context, flags);
-      if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-      const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } } as Resource;
-      context.io.stdout.write(renderManifests([
-        namespace, applicationCrd(), ...operatorRbac(choice.right), ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
-      ], flags.output));
-      context.exit(EXIT_OK);
-    }),
+  create: (context) =>
+    withRbacOptions(
+      new Command('deploy')
+        .summary('print everything to deploy the operator: CRD, RBAC, Deployment and Service')
+        .addOption(
+          new Option(
+            '--image <image>',
+            "operator image, built from the repository's Dockerfile and pushed where the cluster pulls from (docs/install.md)",
+          ).default(defaultImage(context.io.version)),
+        )
+        .addOption(
+          new Option(
+            '--default-service-account <name>',
+            "the operator acts as this ServiceAccount of each Application's namespace when the spec names none",
+          ),
+        ),
+    )
+      .addHelpText(
+        'after',
+        `${RBAC_MODEL}\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`,
+      )
+      .action(async (flags: RbacFlags & { image: string }) => {
+        const choice = await rbacChoice(context, flags);
+        if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } } as Resource;
+        context.io.stdout.write(
+          renderManifests(
+            [
+              namespace,
+              applicationCrd(),
+              ...operatorRbac(choice.right),
+              ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
+            ],
+            flags.output,
+          ),
+        );
+        context.exit(EXIT_OK);
+      }),
 };

@@ -5,7 +5,18 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
-import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
+import {
+  contextOption,
+  filenameOption,
+  recursiveOption,
+  kubeconfigOption,
+  READ_ONLY,
+  namespaceOption,
+  reportErrors,
+  collect,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
@@ -66,14 +77,23 @@ ${PLAN_EXIT_CODES_HELP}
 `;
 
 const usageErrors = (options: Options): ReadonlyArray<CliError> => [
-  ...(options.filename.length === 0 ? [usageError('name the Applications to plan with -f app.yaml (see kreconcile plan --help)')] : []),
+  ...(options.filename.length === 0
+    ? [usageError('name the Applications to plan with -f app.yaml (see kreconcile plan --help)')]
+    : []),
   ...(options.snapshot.length > 0 && (options.kubeconfig !== undefined || options.context !== undefined)
-    ? [usageError('--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both')] : []),
+    ? [
+        usageError(
+          '--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both',
+        ),
+      ]
+    : []),
   ...([...options.filename, ...options.snapshot].filter((name) => name === STDIN).length > 1
-    ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')] : []),
+    ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')]
+    : []),
 ];
 
-const savedNote = (out: string | undefined): string => (out === undefined ? '' : `\nSaved the plan to ${out}: kreconcile apply ${out} carries out exactly these actions.\n`);
+const savedNote = (out: string | undefined): string =>
+  out === undefined ? '' : `\nSaved the plan to ${out}: kreconcile apply ${out} carries out exactly these actions.\n`;
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
@@ -92,39 +112,88 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
-    ...(live ? { target: { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) } } : {}),
+    ...(live
+      ? {
+          target: {
+            ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+            ...(options.context === undefined ? {} : { context: options.context }),
+          },
+        }
+      : {}),
   };
   const view = await clusterView(io, request, inputs.right.applications, inputs.right.crds);
   if (E.isLeft(view)) return fail(view.left);
-  const planned = planApplications({ ...inputs.right, snapshot: view.right.snapshot, now: now.right, ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }) });
+  const planned = planApplications({
+    ...inputs.right,
+    snapshot: view.right.snapshot,
+    now: now.right,
+    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+  });
   if (E.isLeft(planned)) return fail(planned.left);
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
-  const saved = options.out === undefined ? undefined : await writeSavedPlan(io, options.out, {
-    planned: planned.right, live: view.right.snapshot.objects, scopes: scopesFor(inputs.right.crds, view.right.snapshot.objects),
-    now: now.right, cluster: view.right.basis, version: io.version, allowSecretValues: options.allowSecretValues === true,
-  });
+  const saved =
+    options.out === undefined
+      ? undefined
+      : await writeSavedPlan(io, options.out, {
+          planned: planned.right,
+          live: view.right.snapshot.objects,
+          scopes: scopesFor(inputs.right.crds, view.right.snapshot.objects),
+          now: now.right,
+          cluster: view.right.basis,
+          version: io.version,
+          allowSecretValues: options.allowSecretValues === true,
+        });
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
-  io.stdout.write(options.output === 'text' ? renderText(planned.right, styleFor(io)) + savedNote(options.out) : serialize(document, options.output));
+  io.stdout.write(
+    options.output === 'text'
+      ? renderText(planned.right, styleFor(io)) + savedNote(options.out)
+      : serialize(document, options.output),
+  );
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
 };
 
 export const planCommand: CliCommand = {
   name: 'plan',
-  create: (context) => new Command('plan')
-    .summary('show what the operator would do for Applications (offline dry-run)')
-    .description('Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.')
-    .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
-    .addOption(recursiveOption())
-    .addOption(new Option('--snapshot <file>', 'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable').argParser(collect).default([], 'none'))
-    .addOption(kubeconfigOption(READ_ONLY))
-    .addOption(contextOption())
-    .addOption(namespaceOption())
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-    .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
-    .addOption(new Option('--policy <file>', 'the admin\'s tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace'))
-    .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
-    .addOption(new Option('--out <file>', 'also save the plan (format kreconcile.io/saved-plan/v1) for kreconcile apply and kreconcile show'))
-    .addOption(new Option('--allow-secret-values', 'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)'))
-    .addHelpText('after', EXAMPLES)
-    .action(async (options: Options) => execute(context, options)),
+  create: (context) =>
+    new Command('plan')
+      .summary('show what the operator would do for Applications (offline dry-run)')
+      .description(
+        'Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.',
+      )
+      .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+      .addOption(recursiveOption())
+      .addOption(
+        new Option(
+          '--snapshot <file>',
+          'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable',
+        )
+          .argParser(collect)
+          .default([], 'none'),
+      )
+      .addOption(kubeconfigOption(READ_ONLY))
+      .addOption(contextOption())
+      .addOption(namespaceOption())
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+      .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
+      .addOption(
+        new Option(
+          '--policy <file>',
+          "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
+        ),
+      )
+      .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
+      .addOption(
+        new Option(
+          '--out <file>',
+          'also save the plan (format kreconcile.io/saved-plan/v1) for kreconcile apply and kreconcile show',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--allow-secret-values',
+          'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
+        ),
+      )
+      .addHelpText('after', EXAMPLES)
+      .action(async (options: Options) => execute(context, options)),
 };

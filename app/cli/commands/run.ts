@@ -15,7 +15,17 @@ import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
-import { collect, contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import {
+  collect,
+  contextOption,
+  filenameOption,
+  recursiveOption,
+  kubeconfigOption,
+  namespaceOption,
+  reportErrors,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
@@ -96,7 +106,10 @@ type Listeners = { readonly listen?: ListenAddress; readonly callbackListen?: Li
 
 /** The listener flags, parsed; then bound once each, so a busy port fails before anything starts. */
 const listeners = async (options: Options): Promise<E.Either<string, Listeners>> => {
-  const flags = [['--listen', options.listen], ['--callback-listen', options.callbackListen]] as const;
+  const flags = [
+    ['--listen', options.listen],
+    ['--callback-listen', options.callbackListen],
+  ] as const;
   const parsed: Record<string, ListenAddress> = {};
   for (const [flag, text] of flags) {
     if (text === undefined) continue;
@@ -118,27 +131,41 @@ const listeners = async (options: Options): Promise<E.Either<string, Listeners>>
  * on `--listen`). Tokens need no flag: the operator generates them (node:crypto) and keeps them in
  * each Application's hook Secret.
  */
-const hookOptions = async (context: CommandContext, options: Options, shutdownGraceMs: number, callbackListen: ListenAddress | undefined): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
+const hookOptions = async (
+  context: CommandContext,
+  options: Options,
+  shutdownGraceMs: number,
+  callbackListen: ListenAddress | undefined,
+): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
   const tlsFiles = [options.callbackTlsCert, options.callbackTlsKey].filter((file) => file !== undefined);
   if (tlsFiles.length === 1) return E.left('--callback-tls-cert and --callback-tls-key go together');
-  if (tlsFiles.length === 2 && options.callbackListen === undefined) return E.left('--callback-tls-cert/--callback-tls-key need --callback-listen (the callbacks\' own listener)');
-  const callbackUrl = options.callbackUrl ?? `http://kreconcile.${context.io.env.POD_NAMESPACE ?? 'kreconcile-system'}.svc:8080`;
+  if (tlsFiles.length === 2 && options.callbackListen === undefined)
+    return E.left("--callback-tls-cert/--callback-tls-key need --callback-listen (the callbacks' own listener)");
+  const callbackUrl =
+    options.callbackUrl ?? `http://kreconcile.${context.io.env.POD_NAMESPACE ?? 'kreconcile-system'}.svc:8080`;
   try {
     const parsed = new URL(callbackUrl);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return E.left(`--callback-url ${callbackUrl}: use an http or https URL`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return E.left(`--callback-url ${callbackUrl}: use an http or https URL`);
   } catch {
     return E.left(`--callback-url ${callbackUrl}: not a valid URL`);
   }
   let tls: { cert: string; key: string } | undefined;
   if (options.callbackTlsCert !== undefined && options.callbackTlsKey !== undefined) {
     try {
-      tls = { cert: await context.io.readFile(options.callbackTlsCert), key: await context.io.readFile(options.callbackTlsKey) };
+      tls = {
+        cert: await context.io.readFile(options.callbackTlsCert),
+        key: await context.io.readFile(options.callbackTlsKey),
+      };
     } catch (error) {
-      return E.left(`cannot read the callback TLS certificate or key: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return E.left(
+        `cannot read the callback TLS certificate or key: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
   }
   return E.right({
-    callbackUrl, shutdownGraceMs,
+    callbackUrl,
+    shutdownGraceMs,
     ...(callbackListen === undefined ? {} : { listen: callbackListen }),
     ...(tls === undefined ? {} : { tls }),
   });
@@ -146,7 +173,10 @@ const hookOptions = async (context: CommandContext, options: Options, shutdownGr
 
 const makeLogger = (context: CommandContext, level: string): Logger => {
   const sink = { write: (line: string) => context.io.stderr.write(line) };
-  const base = pino({ level, base: { component: 'kreconcile' } }, context.io.isTTY ? pinoPretty(sink, styleFor(context.io) === COLOURS) : sink);
+  const base = pino(
+    { level, base: { component: 'kreconcile' } },
+    context.io.isTTY ? pinoPretty(sink, styleFor(context.io) === COLOURS) : sink,
+  );
   return {
     debug: (fields, message) => base.debug(fields, message),
     info: (fields, message) => base.info(fields, message),
@@ -157,14 +187,25 @@ const makeLogger = (context: CommandContext, level: string): Logger => {
 
 // pino-pretty as a synchronous stream (no worker thread), so lines interleave with progress output.
 const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) => {
-  const prettyFactory = prettyModule.prettyFactory({ colorize, translateTime: 'HH:MM:ss', ignore: 'pid,hostname,component' });
+  const prettyFactory = prettyModule.prettyFactory({
+    colorize,
+    translateTime: 'HH:MM:ss',
+    ignore: 'pid,hostname,component',
+  });
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
 /** The cluster of the kubeconfig (or the pod), checked with one read before anything starts. */
 const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, KubernetesCluster>> => {
-  const inCluster = options.inCluster === true || (options.kubeconfig === undefined && options.context === undefined && context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
-  const target = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
+  const inCluster =
+    options.inCluster === true ||
+    (options.kubeconfig === undefined &&
+      options.context === undefined &&
+      context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
+  const target = {
+    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+    ...(options.context === undefined ? {} : { context: options.context }),
+  };
   const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
   if (missing !== undefined) return E.left(missing);
   let cluster: KubernetesCluster;
@@ -185,7 +226,9 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
  */
 const servicePolicy = (options: Options): E.Either<string, ServiceAccountPolicy> => {
   if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
-    return E.left(`--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`);
+    return E.left(
+      `--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`,
+    );
   }
   const policy: ServiceAccountPolicy = {
     ...(options.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: options.defaultServiceAccount }),
@@ -193,20 +236,37 @@ const servicePolicy = (options: Options): E.Either<string, ServiceAccountPolicy>
   };
   // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
   return options.memory === true && (policy.defaultServiceAccount !== undefined || policy.require === true)
-    ? E.left('--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)')
+    ? E.left(
+        '--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)',
+      )
     : E.right(policy);
 };
 
-const identityOptions = (options: Options, policy: ServiceAccountPolicy, cluster: KubernetesCluster | undefined): Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'> => {
+const identityOptions = (
+  options: Options,
+  policy: ServiceAccountPolicy,
+  cluster: KubernetesCluster | undefined,
+): Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'> => {
   if (cluster === undefined) return {};
   const mandatory = policy.defaultServiceAccount !== undefined || policy.require === true;
-  return { childClusterFor: childClusters(policy, cluster.impersonate), watchChildren: options.watchChildren ?? !mandatory };
+  return {
+    childClusterFor: childClusters(policy, cluster.impersonate),
+    watchChildren: options.watchChildren ?? !mandatory,
+  };
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
-  const fail = (message: string): void => { reportErrors(io, [usageError(message)]); context.exit(EXIT_ERROR); };
-  const durations = E.sequenceArray([seconds(options.resync, '--resync'), seconds(options.timeout, '--timeout'), seconds(options.shutdownDeadline, '--shutdown-deadline'), seconds(options.shutdownGrace, '--shutdown-grace')]);
+  const fail = (message: string): void => {
+    reportErrors(io, [usageError(message)]);
+    context.exit(EXIT_ERROR);
+  };
+  const durations = E.sequenceArray([
+    seconds(options.resync, '--resync'),
+    seconds(options.timeout, '--timeout'),
+    seconds(options.shutdownDeadline, '--shutdown-deadline'),
+    seconds(options.shutdownGrace, '--shutdown-grace'),
+  ]);
   if (E.isLeft(durations)) return fail(durations.left);
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
   const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
@@ -220,10 +280,17 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(drifts)) return fail(drifts.left);
   const policy = servicePolicy(options);
   if (E.isLeft(policy)) return fail(policy.left);
-  if (!options.memory && options.filename.length > 0) return fail('-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)');
-  if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged)) return fail('--drift and --exit-when-converged are demonstrations for --memory');
+  if (!options.memory && options.filename.length > 0)
+    return fail(
+      '-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)',
+    );
+  if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged))
+    return fail('--drift and --exit-when-converged are demonstrations for --memory');
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
-  if (E.isLeft(tenancy)) { reportErrors(io, tenancy.left); return context.exit(EXIT_ERROR); }
+  if (E.isLeft(tenancy)) {
+    reportErrors(io, tenancy.left);
+    return context.exit(EXIT_ERROR);
+  }
   const bound = await listeners(options);
   if (E.isLeft(bound)) return fail(bound.left);
   const hooks = await hookOptions(context, options, shutdownGraceMs, bound.right.callbackListen);
@@ -234,8 +301,14 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (options.memory) {
     if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
     const inputs = await readManifestInputs(io, options);
-    if (E.isLeft(inputs)) { reportErrors(io, inputs.left); return context.exit(EXIT_ERROR); }
-    const started = await startEmbeddedCluster({ crds: inputs.right.crds, applications: inputs.right.applications.map((a) => a.application) });
+    if (E.isLeft(inputs)) {
+      reportErrors(io, inputs.left);
+      return context.exit(EXIT_ERROR);
+    }
+    const started = await startEmbeddedCluster({
+      crds: inputs.right.crds,
+      applications: inputs.right.applications.map((a) => a.application),
+    });
     if (E.isLeft(started)) return fail(started.left);
     memory = started.right;
     cluster = memory;
@@ -252,122 +325,305 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const ready = new Map<string, boolean>();
   let settled: (() => void) | undefined;
   const onReconciled = (key: string, result: ReconcileResult): void => {
-    for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19))) io.stdout.write(`${line}\n`);
+    for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19)))
+      io.stdout.write(`${line}\n`);
     ready.set(key, converged(result));
     if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
   };
   let lostLeadership: (() => void) | undefined;
-  const lost = new Promise<'lost'>((resolve) => { lostLeadership = () => resolve('lost'); });
+  const lost = new Promise<'lost'>((resolve) => {
+    lostLeadership = () => resolve('lost');
+  });
   let operator: Operator;
   try {
     operator = await startOperator({
-      cluster, clock: systemClock, random: Math.random, logger, onReconciled,
-      workers: Number(options.workers), resyncMs, readiness: options.readiness,
+      cluster,
+      clock: systemClock,
+      random: Math.random,
+      logger,
+      onReconciled,
+      workers: Number(options.workers),
+      resyncMs,
+      readiness: options.readiness,
       ...(relist.right === undefined ? {} : { relistMs: relist.right }),
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
-      ...(options.leaderElect ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } } : {}),
-      ...(sharding.right === undefined ? {} : { sharding: sharding.right.mode === 'lease' ? { ...sharding.right, monotonic: () => performance.now() } : sharding.right }),
+      ...(options.leaderElect
+        ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } }
+        : {}),
+      ...(sharding.right === undefined
+        ? {}
+        : {
+            sharding:
+              sharding.right.mode === 'lease'
+                ? { ...sharding.right, monotonic: () => performance.now() }
+                : sharding.right,
+          }),
       // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
-      onLostLeadership: () => { logger.error({}, 'lost leadership: exiting'); context.exit(EXIT_ERROR); lostLeadership?.(); },
+      onLostLeadership: () => {
+        logger.error({}, 'lost leadership: exiting');
+        context.exit(EXIT_ERROR);
+        lostLeadership?.();
+      },
       monotonic: () => performance.now(),
       stopDeadlineMs: deadlineMs,
       hooks: hooks.right,
-      tosca: { fileRoots: options.toscaFileRoot, allowHosts: options.toscaAllowHost, allowHttp: options.toscaAllowHttp === true, logger },
+      tosca: {
+        fileRoots: options.toscaFileRoot,
+        allowHosts: options.toscaAllowHost,
+        allowHttp: options.toscaAllowHttp === true,
+        logger,
+      },
       ...impersonation,
     });
   } catch (error) {
     // Another process took the probed port in the meantime (nothing has started: the operator binds first).
-    const failed = typeof error === 'object' && error !== null ? error as { syscall?: string; port?: number } : {};
+    const failed = typeof error === 'object' && error !== null ? (error as { syscall?: string; port?: number }) : {};
     if (failed.syscall !== 'listen') throw error;
     const callbacks = bound.right.callbackListen !== undefined && failed.port === bound.right.callbackListen.port;
-    return fail(callbacks ? listenFailure('--callback-listen', options.callbackListen ?? '', error) : listenFailure('--listen', options.listen ?? '', error));
+    return fail(
+      callbacks
+        ? listenFailure('--callback-listen', options.callbackListen ?? '', error)
+        : listenFailure('--listen', options.listen ?? '', error),
+    );
   }
-  if (operator.callbackAddress) io.stdout.write(`serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`);
+  if (operator.callbackAddress)
+    io.stdout.write(
+      `serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`,
+    );
   else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
-  if (operator.address) io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
-  if (options.exitWhenConverged && memory !== undefined) return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve, initial) => {
-    settled = resolve;
-    // Convergence may have happened while the operator was still starting its listeners.
-    if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
+  if (operator.address)
+    io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
+  if (options.exitWhenConverged && memory !== undefined)
+    return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve, initial) => {
+      settled = resolve;
+      // Convergence may have happened while the operator was still starting its listeners.
+      if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
+    });
+  const signalled = new Promise<'signal'>((resolve) => {
+    io.onSignal?.((signal) => {
+      io.stdout.write(`${signal}: shutting down\n`);
+      resolve('signal');
+    });
   });
-  const signalled = new Promise<'signal'>((resolve) => { io.onSignal?.((signal) => { io.stdout.write(`${signal}: shutting down\n`); resolve('signal'); }); });
   const why = await Promise.race([signalled, lost]);
   // After a lost lease the Controller is already stopping (its writes are fenced): wait at most the deadline.
   const finished = await operator.stop(deadlineMs);
-  if (why === 'lost') { io.stdout.write('lost leadership: exited\n'); return; }
+  if (why === 'lost') {
+    io.stdout.write('lost leadership: exited\n');
+    return;
+  }
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 
 /** The README's main job: converge, apply the drifts, converge again, exit 0 (1 on timeout). */
-const demonstrate = async (context: CommandContext, operator: Operator, cluster: MemoryCluster, drifts: ReadonlyArray<Drift>, timeoutMs: number, deadlineMs: number, onSettled: (resolve: () => void, initial: boolean) => void): Promise<void> => {
+const demonstrate = async (
+  context: CommandContext,
+  operator: Operator,
+  cluster: MemoryCluster,
+  drifts: ReadonlyArray<Drift>,
+  timeoutMs: number,
+  deadlineMs: number,
+  onSettled: (resolve: () => void, initial: boolean) => void,
+): Promise<void> => {
   const { io } = context;
-  const converge = (what: string): Promise<boolean> => new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    onSettled(() => { clearTimeout(timer); resolve(true); }, what === 'initial');
-  });
-  if (!(await converge('initial'))) return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms`);
+  const converge = (what: string): Promise<boolean> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      onSettled(() => {
+        clearTimeout(timer);
+        resolve(true);
+      }, what === 'initial');
+    });
+  if (!(await converge('initial')))
+    return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms`);
   io.stdout.write('converged: every Application is Ready\n');
   for (const drift of drifts) {
     const applied = await applyDrift(cluster, cluster.objects() as ReadonlyArray<Resource>, drift);
     if (E.isLeft(applied)) return finish(context, operator, deadlineMs, applied.left);
-    io.stdout.write(`drift: another actor set ${drift.path.join('.')}=${JSON.stringify(drift.value)} on ${drift.kind}/${drift.name}\n`);
+    io.stdout.write(
+      `drift: another actor set ${drift.path.join('.')}=${JSON.stringify(drift.value)} on ${drift.kind}/${drift.name}\n`,
+    );
   }
   if (drifts.length > 0) {
-    if (!(await converge('after drift'))) return finish(context, operator, deadlineMs, `drift not corrected within ${timeoutMs} ms`);
+    if (!(await converge('after drift')))
+      return finish(context, operator, deadlineMs, `drift not corrected within ${timeoutMs} ms`);
     io.stdout.write('drift corrected: every Application is Ready again\n');
   }
   return finish(context, operator, deadlineMs);
 };
 
-const finish = async (context: CommandContext, operator: Operator, deadlineMs: number, failure?: string): Promise<void> => {
+const finish = async (
+  context: CommandContext,
+  operator: Operator,
+  deadlineMs: number,
+  failure?: string,
+): Promise<void> => {
   await operator.stop(deadlineMs);
-  if (failure !== undefined) { reportErrors(context.io, [usageError(failure)]); context.exit(EXIT_ERROR); return; }
+  if (failure !== undefined) {
+    reportErrors(context.io, [usageError(failure)]);
+    context.exit(EXIT_ERROR);
+    return;
+  }
   context.exit(EXIT_OK);
 };
 
 export const runCommand: CliCommand = {
   name: 'run',
-  create: (context) => new Command('run')
-    .summary('run the operator (against a cluster, or the embedded in-memory one)')
-    .description('Runs the Application controller: watches Applications and their children, reconciles them (plan, then execute), writes status and Events; with leader election, health probes and Prometheus metrics.')
-    .addOption(new Option('--memory', 'use the embedded in-memory API server, loaded with the -f files'))
-    .addOption(filenameOption('Application and CRD file(s) to load into the embedded cluster'))
-    .addOption(recursiveOption())
-    .addOption(namespaceOption())
-    .addOption(kubeconfigOption())
-    .addOption(contextOption())
-    .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
-    .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
-    .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
-    .addOption(new Option('--relist <duration>', 'list Applications and watched children in full this often (heals watch events a proxy lost; 0 = never)').default(undefined, '6 × --resync'))
-    .addOption(new Option('--watch-namespace <namespace>', 'only this namespace\'s Applications (default: all)'))
-    .addOption(new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'))
-    .addOption(new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'))
-    .addOption(new Option('--shards <n>', 'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)'))
-    .addOption(new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'))
-    .addOption(new Option('--sharding <mode>', 'with --shards: lease = replicas share the shards through Leases in --leader-election-namespace (takeover, rebalancing)').choices(['lease']))
-    .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
-    .addOption(new Option('--readiness <rule>', 'when children count as ready: kstatus (rolled out, complete, bound, …) or existence').choices(['kstatus', 'existence']).default('kstatus'))
-    .addOption(new Option('--log-level <level>', 'debug, info, warn or error').choices(['debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--drift <"Kind/name path=value">', 'with --memory: once converged, another actor sets path=value (repeatable)').argParser(collect).default([], 'none'))
-    .addOption(new Option('--exit-when-converged', 'with --memory: exit 0 once every Application is Ready (after the drifts are corrected)'))
-    .addOption(new Option('--timeout <duration>', 'with --exit-when-converged: give up after this long').default('60s'))
-    .addOption(new Option('--shutdown-deadline <duration>', 'how long in-flight reconciles may finish on SIGTERM').default('30s'))
-    .addOption(new Option('--callback-url <url>', 'base URL workloads call back for the complete/shutdown hooks').default(undefined, 'http://kreconcile.$POD_NAMESPACE.svc:8080'))
-    .addOption(new Option('--callback-listen <[host]:port>', 'serve hook callbacks on their own listener (default: on --listen)'))
-    .addOption(new Option('--callback-tls-cert <file>', 'with --callback-listen: serve callbacks over TLS with this PEM certificate'))
-    .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
-    .addOption(new Option('--shutdown-grace <duration>', 'how long children of a deleted Application wait for its shutdown callback').default('5m'))
-    .addOption(new Option('--policy <file>', 'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)'))
-    .addOption(new Option('--default-service-account <name>', 'act as this ServiceAccount of each Application\'s namespace when spec.serviceAccountName is empty (impersonation)'))
-    .addOption(new Option('--require-service-account', 'never act with the operator\'s own rights: Applications with no ServiceAccount (and no default) are Stalled (ServiceAccountRequired)'))
-    .addOption(new Option('--watch-children', 'watch child kinds cluster-wide as the operator (default: unless every Application is impersonated)'))
-    .addOption(new Option('--no-watch-children', 'do not watch children: read them per reconcile, correct drift at each --resync'))
-    .addOption(new Option('--tosca-file-root <dir>', 'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)').argParser(collect).default([], 'none'))
-    .addOption(new Option('--tosca-allow-host <host|CIDR>', 'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)').argParser(collect).default([], 'none'))
-    .addOption(new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'))
-    .addHelpText('after', EXAMPLES)
-    .action(async (options: Options) => execute(context, options)),
+  create: (context) =>
+    new Command('run')
+      .summary('run the operator (against a cluster, or the embedded in-memory one)')
+      .description(
+        'Runs the Application controller: watches Applications and their children, reconciles them (plan, then execute), writes status and Events; with leader election, health probes and Prometheus metrics.',
+      )
+      .addOption(new Option('--memory', 'use the embedded in-memory API server, loaded with the -f files'))
+      .addOption(filenameOption('Application and CRD file(s) to load into the embedded cluster'))
+      .addOption(recursiveOption())
+      .addOption(namespaceOption())
+      .addOption(kubeconfigOption())
+      .addOption(contextOption())
+      .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
+      .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
+      .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
+      .addOption(
+        new Option(
+          '--relist <duration>',
+          'list Applications and watched children in full this often (heals watch events a proxy lost; 0 = never)',
+        ).default(undefined, '6 × --resync'),
+      )
+      .addOption(new Option('--watch-namespace <namespace>', "only this namespace's Applications (default: all)"))
+      .addOption(
+        new Option('--leader-elect', 'elect a leader with a coordination.k8s.io Lease; only the leader reconciles'),
+      )
+      .addOption(
+        new Option('--leader-election-namespace <namespace>', 'namespace of the leader Lease').default('default'),
+      )
+      .addOption(
+        new Option(
+          '--shards <n>',
+          'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)',
+        ),
+      )
+      .addOption(
+        new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'),
+      )
+      .addOption(
+        new Option(
+          '--sharding <mode>',
+          'with --shards: lease = replicas share the shards through Leases in --leader-election-namespace (takeover, rebalancing)',
+        ).choices(['lease']),
+      )
+      .addOption(new Option('--listen <[host]:port>', 'serve /healthz, /readyz and /metrics'))
+      .addOption(
+        new Option(
+          '--readiness <rule>',
+          'when children count as ready: kstatus (rolled out, complete, bound, …) or existence',
+        )
+          .choices(['kstatus', 'existence'])
+          .default('kstatus'),
+      )
+      .addOption(
+        new Option('--log-level <level>', 'debug, info, warn or error')
+          .choices(['debug', 'info', 'warn', 'error'])
+          .default('info'),
+      )
+      .addOption(
+        new Option(
+          '--drift <"Kind/name path=value">',
+          'with --memory: once converged, another actor sets path=value (repeatable)',
+        )
+          .argParser(collect)
+          .default([], 'none'),
+      )
+      .addOption(
+        new Option(
+          '--exit-when-converged',
+          'with --memory: exit 0 once every Application is Ready (after the drifts are corrected)',
+        ),
+      )
+      .addOption(
+        new Option('--timeout <duration>', 'with --exit-when-converged: give up after this long').default('60s'),
+      )
+      .addOption(
+        new Option('--shutdown-deadline <duration>', 'how long in-flight reconciles may finish on SIGTERM').default(
+          '30s',
+        ),
+      )
+      .addOption(
+        new Option('--callback-url <url>', 'base URL workloads call back for the complete/shutdown hooks').default(
+          undefined,
+          'http://kreconcile.$POD_NAMESPACE.svc:8080',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--callback-listen <[host]:port>',
+          'serve hook callbacks on their own listener (default: on --listen)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--callback-tls-cert <file>',
+          'with --callback-listen: serve callbacks over TLS with this PEM certificate',
+        ),
+      )
+      .addOption(new Option('--callback-tls-key <file>', 'with --callback-listen: the PEM key of --callback-tls-cert'))
+      .addOption(
+        new Option(
+          '--shutdown-grace <duration>',
+          'how long children of a deleted Application wait for its shutdown callback',
+        ).default('5m'),
+      )
+      .addOption(
+        new Option(
+          '--policy <file>',
+          'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--default-service-account <name>',
+          "act as this ServiceAccount of each Application's namespace when spec.serviceAccountName is empty (impersonation)",
+        ),
+      )
+      .addOption(
+        new Option(
+          '--require-service-account',
+          "never act with the operator's own rights: Applications with no ServiceAccount (and no default) are Stalled (ServiceAccountRequired)",
+        ),
+      )
+      .addOption(
+        new Option(
+          '--watch-children',
+          'watch child kinds cluster-wide as the operator (default: unless every Application is impersonated)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--no-watch-children',
+          'do not watch children: read them per reconcile, correct drift at each --resync',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--tosca-file-root <dir>',
+          'allow file: URLs in spec.tosca/spec.csar below this directory (repeatable)',
+        )
+          .argParser(collect)
+          .default([], 'none'),
+      )
+      .addOption(
+        new Option(
+          '--tosca-allow-host <host|CIDR>',
+          'fetch spec.tosca/spec.csar from this host or network although it is loopback, private, link-local or metadata (repeatable)',
+        )
+          .argParser(collect)
+          .default([], 'none'),
+      )
+      .addOption(
+        new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'),
+      )
+      .addHelpText('after', EXAMPLES)
+      .action(async (options: Options) => execute(context, options)),
 };

@@ -16,9 +16,12 @@ type Options = { readonly output: 'text' | 'json' | 'yaml' };
 const basisOf = (saved: SavedPlanV1): string => {
   const { cluster } = saved.metadata;
   switch (cluster.type) {
-    case 'Empty': return 'an empty cluster';
-    case 'Snapshot': return `the snapshot ${cluster.files.join(', ')}`;
-    case 'Live': return `the live cluster${cluster.context === undefined ? '' : ` (context ${cluster.context})`}`;
+    case 'Empty':
+      return 'an empty cluster';
+    case 'Snapshot':
+      return `the snapshot ${cluster.files.join(', ')}`;
+    case 'Live':
+      return `the live cluster${cluster.context === undefined ? '' : ` (context ${cluster.context})`}`;
   }
 };
 
@@ -34,18 +37,26 @@ const execute = async (context: CommandContext, path: string, options: Options):
     return context.exit(EXIT_ERROR);
   }
   const planned = plannedOf(saved.right.applications);
-  io.stdout.write(options.output === 'text'
-    ? savedPlanHeader(path, saved.right) + renderText(planned, styleFor(io))
-    : serialize(planDocument(planned, { now: saved.right.metadata.createdAt, cluster: saved.right.metadata.cluster }), options.output));
+  io.stdout.write(
+    options.output === 'text'
+      ? savedPlanHeader(path, saved.right) + renderText(planned, styleFor(io))
+      : serialize(
+          planDocument(planned, { now: saved.right.metadata.createdAt, cluster: saved.right.metadata.cluster }),
+          options.output,
+        ),
+  );
   context.exit(EXIT_OK);
 };
 
 export const showCommand: CliCommand = {
   name: 'show',
-  create: (context) => new Command('show')
-    .summary('render a saved plan (kreconcile plan --out) like kreconcile plan does')
-    .description('Renders a plan saved by kreconcile plan --out: text, or the machine-readable plan (kreconcile.io/plan/v1; its status holds the conditions only). Reads no cluster.')
-    .argument('<plan>', 'the saved plan file (- reads stdin)')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-    .action(async (path: string, options: Options) => execute(context, path, options)),
+  create: (context) =>
+    new Command('show')
+      .summary('render a saved plan (kreconcile plan --out) like kreconcile plan does')
+      .description(
+        'Renders a plan saved by kreconcile plan --out: text, or the machine-readable plan (kreconcile.io/plan/v1; its status holds the conditions only). Reads no cluster.',
+      )
+      .argument('<plan>', 'the saved plan file (- reads stdin)')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+      .action(async (path: string, options: Options) => execute(context, path, options)),
 };

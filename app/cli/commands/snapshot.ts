@@ -6,7 +6,17 @@ import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { withDigests } from '../../../core/index.js';
 import { usageError } from '../cli-error.js';
-import { contextOption, filenameOption, recursiveOption, kubeconfigOption, READ_ONLY, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import {
+  contextOption,
+  filenameOption,
+  recursiveOption,
+  kubeconfigOption,
+  READ_ONLY,
+  namespaceOption,
+  reportErrors,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { readLive } from '../planning/cluster-view.js';
@@ -50,7 +60,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, inputs.left);
     return context.exit(EXIT_ERROR);
   }
-  const target = { ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }), ...(options.context === undefined ? {} : { context: options.context }) };
+  const target = {
+    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+    ...(options.context === undefined ? {} : { context: options.context }),
+  };
   const objects = await readLive(io, target, inputs.right.applications, inputs.right.crds);
   if (E.isLeft(objects)) {
     reportErrors(io, [objects.left]);
@@ -58,23 +71,34 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   // The shape of `kubectl get -o yaml` output, so both tools' recordings read the same way.
   // Secret values stay out of recordings (CI logs, artifacts) unless asked for: digests still let plans see changes.
-  const items = options.includeSecretValues === true ? objects.right : objects.right.map((object) => withDigests(object));
-  io.stdout.write(serialize({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, options.output));
+  const items =
+    options.includeSecretValues === true ? objects.right : objects.right.map((object) => withDigests(object));
+  io.stdout.write(
+    serialize({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items }, options.output),
+  );
   context.exit(EXIT_OK);
 };
 
 export const snapshotCommand: CliCommand = {
   name: 'snapshot',
-  create: (context) => new Command('snapshot')
-    .summary('record the live objects of Applications for offline plans')
-    .description('Reads (never writes) the live objects the given Applications own or would touch and prints them as a List, for kreconcile plan --snapshot. Without --kubeconfig/--context the default kubeconfig and its current context are used.')
-    .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
-    .addOption(recursiveOption())
-    .addOption(kubeconfigOption(READ_ONLY))
-    .addOption(contextOption())
-    .addOption(namespaceOption())
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
-    .addOption(new Option('--include-secret-values', 'record Secret data/stringData values (default: each value is replaced by its digest, sha256:<hex>)'))
-    .addHelpText('after', EXAMPLES)
-    .action(async (options: Options) => execute(context, options)),
+  create: (context) =>
+    new Command('snapshot')
+      .summary('record the live objects of Applications for offline plans')
+      .description(
+        'Reads (never writes) the live objects the given Applications own or would touch and prints them as a List, for kreconcile plan --snapshot. Without --kubeconfig/--context the default kubeconfig and its current context are used.',
+      )
+      .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+      .addOption(recursiveOption())
+      .addOption(kubeconfigOption(READ_ONLY))
+      .addOption(contextOption())
+      .addOption(namespaceOption())
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
+      .addOption(
+        new Option(
+          '--include-secret-values',
+          'record Secret data/stringData values (default: each value is replaced by its digest, sha256:<hex>)',
+        ),
+      )
+      .addHelpText('after', EXAMPLES)
+      .action(async (options: Options) => execute(context, options)),
 };

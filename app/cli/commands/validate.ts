@@ -6,7 +6,16 @@ import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { openApiIssues } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
-import { contextOption, filenameOption, recursiveOption, kubeconfigOption, namespaceOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
+import {
+  contextOption,
+  filenameOption,
+  recursiveOption,
+  kubeconfigOption,
+  namespaceOption,
+  reportErrors,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { subjectOf, type ApplicationInput } from '../input/applications.js';
 import { errorAt } from '../input/entries.js';
@@ -14,7 +23,13 @@ import { inInputOrder } from '../input/load.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 
-type Options = { readonly filename: ReadonlyArray<string>; readonly recursive?: boolean; readonly namespace: string; readonly kubeconfig?: string; readonly context?: string };
+type Options = {
+  readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
+  readonly namespace: string;
+  readonly kubeconfig?: string;
+  readonly context?: string;
+};
 
 const EXAMPLES = `
 Examples:
@@ -34,7 +49,9 @@ ${EXIT_CODES_HELP}
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
   if (options.filename.length === 0) {
-    reportErrors(io, [usageError('name the Applications to validate with -f app.yaml (see kreconcile validate --help)')]);
+    reportErrors(io, [
+      usageError('name the Applications to validate with -f app.yaml (see kreconcile validate --help)'),
+    ]);
     return context.exit(EXIT_ERROR);
   }
   const inputs = await readManifestInputs(io, options);
@@ -54,34 +71,52 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   context.exit(EXIT_OK);
 };
 
-const targetOf = (options: Options): ClusterTarget | undefined => (options.kubeconfig === undefined && options.context === undefined ? undefined : {
-  ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-  ...(options.context === undefined ? {} : { context: options.context }),
-});
+const targetOf = (options: Options): ClusterTarget | undefined =>
+  options.kubeconfig === undefined && options.context === undefined
+    ? undefined
+    : {
+        ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+        ...(options.context === undefined ? {} : { context: options.context }),
+      };
 
 /** Every manifest resource checked against the cluster's OpenAPI v3 schema of its kind; the cluster failing is one error. */
-const clusterSchemaErrors = async (io: CliIo, target: ClusterTarget, applications: ReadonlyArray<ApplicationInput>): Promise<ReadonlyArray<CliError>> => {
-  if (io.fetchOpenApi === undefined) return [clusterFailure('this kreconcile cannot read cluster schemas: validate offline (without --kubeconfig/--context)')];
-  const apiVersions = applications.flatMap(({ application }) => (application.spec.manifest ?? []).map((resource) => resource.apiVersion));
+const clusterSchemaErrors = async (
+  io: CliIo,
+  target: ClusterTarget,
+  applications: ReadonlyArray<ApplicationInput>,
+): Promise<ReadonlyArray<CliError>> => {
+  if (io.fetchOpenApi === undefined)
+    return [
+      clusterFailure('this kreconcile cannot read cluster schemas: validate offline (without --kubeconfig/--context)'),
+    ];
+  const apiVersions = applications.flatMap(({ application }) =>
+    (application.spec.manifest ?? []).map((resource) => resource.apiVersion),
+  );
   const fetched = await io.fetchOpenApi(target, apiVersions).then(
     (documents) => E.right(documents),
     (error: unknown) => E.left(error instanceof Error ? error.message : String(error)),
   );
   if (E.isLeft(fetched)) return [clusterFailure(fetched.left)];
   return applications.flatMap(({ application, origin }) =>
-    openApiIssues({ manifest: application.spec.manifest ?? [], documents: fetched.right }).map((issue) => errorAt(origin, issue.path, issue.message, subjectOf(application))));
+    openApiIssues({ manifest: application.spec.manifest ?? [], documents: fetched.right }).map((issue) =>
+      errorAt(origin, issue.path, issue.message, subjectOf(application)),
+    ),
+  );
 };
 
 export const validateCommand: CliCommand = {
   name: 'validate',
-  create: (context) => new Command('validate')
-    .summary('check Applications and their observer schemas')
-    .description('Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates) and its observer schemas (SPEC section 2). With --kubeconfig/--context, also each manifest resource against the cluster\'s OpenAPI schema of its kind (unknown fields, types, enums, required fields). Reports every error with its path; plans nothing.')
-    .addOption(filenameOption('Application file(s)'))
-    .addOption(recursiveOption())
-    .addOption(namespaceOption())
-    .addOption(kubeconfigOption(': check manifests against its OpenAPI schemas (reads /openapi/v3 only)'))
-    .addOption(contextOption())
-    .addHelpText('after', EXAMPLES)
-    .action(async (options: Options) => execute(context, options)),
+  create: (context) =>
+    new Command('validate')
+      .summary('check Applications and their observer schemas')
+      .description(
+        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates) and its observer schemas (SPEC section 2). With --kubeconfig/--context, also each manifest resource against the cluster's OpenAPI schema of its kind (unknown fields, types, enums, required fields). Reports every error with its path; plans nothing.",
+      )
+      .addOption(filenameOption('Application file(s)'))
+      .addOption(recursiveOption())
+      .addOption(namespaceOption())
+      .addOption(kubeconfigOption(': check manifests against its OpenAPI schemas (reads /openapi/v3 only)'))
+      .addOption(contextOption())
+      .addHelpText('after', EXAMPLES)
+      .action(async (options: Options) => execute(context, options)),
 };

@@ -4,8 +4,18 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  decodeApplication, getOwn, isJsonArray, isJsonObject, Resource, unknownFieldIssues, validateObserverSchema, withKey,
-  type Application, type Issue, type JsonObject, type ScopeTable,
+  decodeApplication,
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  Resource,
+  unknownFieldIssues,
+  validateObserverSchema,
+  withKey,
+  type Application,
+  type Issue,
+  type JsonObject,
+  type ScopeTable,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
@@ -26,7 +36,11 @@ export const applicationName = (application: Application): string =>
 
 export const subjectOf = (application: Application): string => `Application ${applicationName(application)}`;
 
-type Read = { readonly application?: ApplicationInput; readonly crd?: Resource; readonly errors: ReadonlyArray<CliError> };
+type Read = {
+  readonly application?: ApplicationInput;
+  readonly crd?: Resource;
+  readonly errors: ReadonlyArray<CliError>;
+};
 
 /**
  * Classifies and decodes the objects of the `-f` inputs. Applications without a namespace get
@@ -35,7 +49,10 @@ type Read = { readonly application?: ApplicationInput; readonly crd?: Resource; 
  * Errors: objects that are neither Application nor CRD, shape errors with their paths, the same
  * Application twice.
  */
-export const readApplications = (entries: ReadonlyArray<Entry>, defaultNamespace: string): ManifestInputs & { readonly errors: ReadonlyArray<CliError> } => {
+export const readApplications = (
+  entries: ReadonlyArray<Entry>,
+  defaultNamespace: string,
+): ManifestInputs & { readonly errors: ReadonlyArray<CliError> } => {
   const read = entries.map((entry) => readEntry(entry, defaultNamespace));
   const applications = read.flatMap((r) => (r.application === undefined ? [] : [r.application]));
   return {
@@ -49,13 +66,31 @@ const readEntry = (entry: Entry, defaultNamespace: string): Read => {
   const { value, origin } = entry;
   if (typeof getOwn(value, 'kind') !== 'string' || typeof getOwn(value, 'apiVersion') !== 'string') {
     const missing = typeof getOwn(value, 'kind') !== 'string' ? 'kind' : 'apiVersion';
-    return { errors: [errorAt(origin, missing, `missing ${missing}: each document must be an Application (kreconcile.io/v1alpha1) or a CustomResourceDefinition`)] };
+    return {
+      errors: [
+        errorAt(
+          origin,
+          missing,
+          `missing ${missing}: each document must be an Application (kreconcile.io/v1alpha1) or a CustomResourceDefinition`,
+        ),
+      ],
+    };
   }
   if (isCustomResourceDefinition(value)) {
-    return Resource.is(value) ? { crd: value, errors: [] } : { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
+    return Resource.is(value)
+      ? { crd: value, errors: [] }
+      : { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
   }
   if (!isApplication(value)) {
-    return { errors: [errorAt(origin, 'kind', `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest (live objects go in --snapshot)`)] };
+    return {
+      errors: [
+        errorAt(
+          origin,
+          'kind',
+          `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest (live objects go in --snapshot)`,
+        ),
+      ],
+    };
   }
   return readApplication(withDefaultNamespace(value, defaultNamespace), origin);
 };
@@ -73,7 +108,14 @@ const readApplication = (value: JsonObject, origin: Origin): Read => {
   const unknown = unknownFieldIssues(value).map((issue) => errorAt(origin, issue.path, issue.message, subject));
   const decoded = decodeApplication(value);
   if (E.isLeft(decoded)) {
-    return { errors: [...tidyIssues([...decoded.left, ...observerSchemaIssues(value)]).map((issue) => errorAt(origin, issue.path, issue.message, subject)), ...unknown] };
+    return {
+      errors: [
+        ...tidyIssues([...decoded.left, ...observerSchemaIssues(value)]).map((issue) =>
+          errorAt(origin, issue.path, issue.message, subject),
+        ),
+        ...unknown,
+      ],
+    };
   }
   return { application: { application: decoded.right, origin }, errors: unknown };
 };
@@ -100,11 +142,22 @@ const duplicateErrors = (applications: ReadonlyArray<ApplicationInput>): Readonl
       seen.set(name, origin);
       return [];
     }
-    return [errorAt(origin, 'metadata.name', `the same Application as ${first.file} document ${first.document}: each Application may appear once`, subjectOf(application))];
+    return [
+      errorAt(
+        origin,
+        'metadata.name',
+        `the same Application as ${first.file} document ${first.document}: each Application may appear once`,
+        subjectOf(application),
+      ),
+    ];
   });
 };
 
 /** Spec and observer-schema problems of every Application, each located in its file. */
-export const specErrors = (applications: ReadonlyArray<ApplicationInput>, scopes: ScopeTable): ReadonlyArray<CliError> =>
+export const specErrors = (
+  applications: ReadonlyArray<ApplicationInput>,
+  scopes: ScopeTable,
+): ReadonlyArray<CliError> =>
   applications.flatMap(({ application, origin }) =>
-    specIssues(application, scopes).map((issue) => errorAt(origin, issue.path, issue.message, subjectOf(application))));
+    specIssues(application, scopes).map((issue) => errorAt(origin, issue.path, issue.message, subjectOf(application))),
+  );

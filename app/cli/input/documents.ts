@@ -26,15 +26,35 @@ export type Document = {
  * Every non-empty document of `source`, or every syntax problem found (each with line:col).
  * Errors: malformed YAML, duplicate keys, alias bombs, excessive nesting or size, non-JSON values.
  */
-export const parseDocuments = (source: Source, limits: InputLimits): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Document>> => {
+export const parseDocuments = (
+  source: Source,
+  limits: InputLimits,
+): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Document>> => {
   // Twice the limit: only keeps the parser safe; the exact limit is checked on the values, with the path.
   const within = checkText(source.text, { maxBytes: limits.maxBytes, maxDepth: limits.maxDepth * 2 });
   if (E.isLeft(within)) {
-    const what = within.left.offset === 0 ? within.left.message : `the document nests too deeply to parse (more than ${limits.maxDepth * 2} levels): Kubernetes objects nest far less, check the file`;
-    return E.left([inputError(what, { location: { file: source.name, document: documentAt(source.text, within.left.offset), ...lineColumnOf(source.text, within.left.offset) } })]);
+    const what =
+      within.left.offset === 0
+        ? within.left.message
+        : `the document nests too deeply to parse (more than ${limits.maxDepth * 2} levels): Kubernetes objects nest far less, check the file`;
+    return E.left([
+      inputError(what, {
+        location: {
+          file: source.name,
+          document: documentAt(source.text, within.left.offset),
+          ...lineColumnOf(source.text, within.left.offset),
+        },
+      }),
+    ]);
   }
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'silent' });
+  const parsed = parseAllDocuments(source.text, {
+    lineCounter,
+    prettyErrors: false,
+    merge: true,
+    uniqueKeys: true,
+    logLevel: 'silent',
+  });
   const at = (index: number, offset: number): Location => {
     const position = lineCounter.linePos(offset);
     return { file: source.name, document: index, line: position.line, column: position.col };
@@ -52,13 +72,25 @@ const documentAt = (text: string, offset: number): number => {
   const before = text.slice(0, offset);
   const markers = [...before.matchAll(/^---(?=[ \t\r\n]|$)/gm)];
   const first = markers[0];
-  const leadingMarker = first !== undefined && before.slice(0, first.index).split('\n').every((line) => /^\s*(#.*|%.*)?$/.test(line));
+  const leadingMarker =
+    first !== undefined &&
+    before
+      .slice(0, first.index)
+      .split('\n')
+      .every((line) => /^\s*(#.*|%.*)?$/.test(line));
   return 1 + markers.length - (leadingMarker ? 1 : 0);
 };
 
 /** A document's value, or every syntax problem in it (a file with three duplicate keys gets three lines). */
-const readDocument = (document: YamlDocument.Parsed, index: number, limits: InputLimits, at: At, text: string): E.Either<ReadonlyArray<CliError>, Document | undefined> => {
-  if (document.errors.length > 0) return E.left(distinctProblems(document.errors).map((syntax) => syntaxError(syntax, index, at, text)));
+const readDocument = (
+  document: YamlDocument.Parsed,
+  index: number,
+  limits: InputLimits,
+  at: At,
+  text: string,
+): E.Either<ReadonlyArray<CliError>, Document | undefined> => {
+  if (document.errors.length > 0)
+    return E.left(distinctProblems(document.errors).map((syntax) => syntaxError(syntax, index, at, text)));
   let value: unknown;
   try {
     value = document.toJS({ mapAsMap: true, maxAliasCount: limits.maxAliasCount });
@@ -66,9 +98,20 @@ const readDocument = (document: YamlDocument.Parsed, index: number, limits: Inpu
     return E.left([conversionError(error, index, at(index, document.range[0]))]);
   }
   const json = toJson(value, limits);
-  if (E.isLeft(json)) return E.left([inputError(json.left.message, { location: at(index, offsetOf(document, json.left.path)), path: showPath(json.left.path) })]);
+  if (E.isLeft(json))
+    return E.left([
+      inputError(json.left.message, {
+        location: at(index, offsetOf(document, json.left.path)),
+        path: showPath(json.left.path),
+      }),
+    ]);
   if (json.right === null) return E.right(undefined); // an empty document (`---` at the end, only comments): kubectl skips these too
-  return E.right({ file: at(index, 0).file, index, value: json.right, locate: (path) => at(index, offsetOf(document, path)) });
+  return E.right({
+    file: at(index, 0).file,
+    index,
+    value: json.right,
+    locate: (path) => at(index, offsetOf(document, path)),
+  });
 };
 
 /**
@@ -88,17 +131,25 @@ const distinctProblems = (errors: ReadonlyArray<YAMLError>): ReadonlyArray<YAMLE
 const syntaxError = (error: YAMLError, index: number, at: At, text: string): CliError => {
   // The error points at the repeated key: its plain or quoted scalar (printed only when it looks like a key).
   const key = /^["']?([\w.\/-]{1,100})["']?\s*:/.exec(text.slice(error.pos[0], error.pos[0] + 110))?.[1];
-  const what = error.code === 'RESOURCE_EXHAUSTION'
-    ? 'the document nests too deeply to parse: Kubernetes objects nest far less, check the file'
-    : error.code === 'DUPLICATE_KEY' && key !== undefined
-      ? `malformed YAML: duplicate key ${key}: a key may appear once per map, remove one`
-      : `malformed YAML: ${error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')}`;
+  const what =
+    error.code === 'RESOURCE_EXHAUSTION'
+      ? 'the document nests too deeply to parse: Kubernetes objects nest far less, check the file'
+      : error.code === 'DUPLICATE_KEY' && key !== undefined
+        ? `malformed YAML: duplicate key ${key}: a key may appear once per map, remove one`
+        : `malformed YAML: ${error.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '')}`;
   return inputError(what, { location: at(index, error.pos[0]) });
 };
 
 const conversionError = (error: unknown, index: number, location: Location): CliError => {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof RangeError) return inputError('the document nests too deeply to read: Kubernetes objects nest far less, check the file', { location });
-  if (/alias/i.test(message)) return inputError('too many YAML alias expansions (a "billion laughs" document?): expand the aliases by hand or remove them', { location });
+  if (error instanceof RangeError)
+    return inputError('the document nests too deeply to read: Kubernetes objects nest far less, check the file', {
+      location,
+    });
+  if (/alias/i.test(message))
+    return inputError(
+      'too many YAML alias expansions (a "billion laughs" document?): expand the aliases by hand or remove them',
+      { location },
+    );
   return inputError(`cannot read the document: ${message}`, { location });
 };

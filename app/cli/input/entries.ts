@@ -3,7 +3,16 @@
  * `<Kind>List`, as `kubectl get -o yaml` prints) whose items are the objects.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { getOwn, isJsonArray, isJsonObject, showPath, withKey, type JsonObject, type JsonValue, type Path } from '../../../core/index.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  showPath,
+  withKey,
+  type JsonObject,
+  type JsonValue,
+  type Path,
+} from '../../../core/index.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { Document } from './documents.js';
 import { parsePath } from './parse-path.js';
@@ -47,17 +56,28 @@ const isList = (value: JsonObject): boolean => {
   return typeof kind === 'string' && kind.endsWith('List') && isJsonArray(getOwn(value, 'items'));
 };
 
-const shapeOf = (value: JsonValue): string => (value === null ? 'null' : isJsonArray(value) ? 'a list' : `a ${typeof value}`);
+const shapeOf = (value: JsonValue): string =>
+  value === null ? 'null' : isJsonArray(value) ? 'a list' : `a ${typeof value}`;
 
 /**
  * The objects of a document.
  * Errors: a document or List item that is not an object.
  */
 export const entriesOf = (document: Document): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Entry>> => {
-  const origin = (prefix: Path): Origin => ({ file: document.file, document: document.index, prefix, locate: document.locate });
+  const origin = (prefix: Path): Origin => ({
+    file: document.file,
+    document: document.index,
+    prefix,
+    locate: document.locate,
+  });
   const value = document.value;
   if (!isJsonObject(value)) {
-    return E.left([inputError(`the document is ${shapeOf(value)}, not an object: each document must be a Kubernetes object (or a List of them)`, { location: document.locate([]) })]);
+    return E.left([
+      inputError(
+        `the document is ${shapeOf(value)}, not an object: each document must be a Kubernetes object (or a List of them)`,
+        { location: document.locate([]) },
+      ),
+    ]);
   }
   if (!isList(value)) return E.right([{ value, origin: origin([]) }]);
   const items = getOwn(value, 'items') as ReadonlyArray<JsonValue>;
@@ -65,7 +85,14 @@ export const entriesOf = (document: Document): E.Either<ReadonlyArray<CliError>,
   const entries: Entry[] = [];
   items.forEach((item, i) => {
     if (isJsonObject(item)) entries.push({ value: typedItem(value, item), origin: origin(['items', i]) });
-    else errors.push(errorAt(origin([]), ['items', i], `this List item is ${shapeOf(item)}, not an object: every item must be a Kubernetes object`));
+    else
+      errors.push(
+        errorAt(
+          origin([]),
+          ['items', i],
+          `this List item is ${shapeOf(item)}, not an object: every item must be a Kubernetes object`,
+        ),
+      );
   });
   return errors.length > 0 ? E.left(errors) : E.right(entries);
 };
@@ -79,5 +106,7 @@ const typedItem = (list: JsonObject, item: JsonObject): JsonObject => {
   const apiVersion = getOwn(list, 'apiVersion');
   if (kind === 'List' || typeof apiVersion !== 'string') return item;
   const withVersion = getOwn(item, 'apiVersion') === undefined ? withKey(item, 'apiVersion', apiVersion) : item;
-  return getOwn(withVersion, 'kind') === undefined ? withKey(withVersion, 'kind', kind.slice(0, -'List'.length)) : withVersion;
+  return getOwn(withVersion, 'kind') === undefined
+    ? withKey(withVersion, 'kind', kind.slice(0, -'List'.length))
+    : withVersion;
 };

@@ -11,4 +11,5 @@ export const isApplication = (object: JsonObject): boolean =>
   stringAt(object, 'kind') === APPLICATION_KIND && groupOf(stringAt(object, 'apiVersion') ?? '') === 'kreconcile.io';
 
 export const isCustomResourceDefinition = (object: JsonObject): boolean =>
-  stringAt(object, 'kind') === 'CustomResourceDefinition' && groupOf(stringAt(object, 'apiVersion') ?? '') === 'apiextensions.k8s.io';
+  stringAt(object, 'kind') === 'CustomResourceDefinition' &&
+  groupOf(stringAt(object, 'apiVersion') ?? '') === 'apiextensions.k8s.io';

@@ -15,8 +15,16 @@ export type Loaded = { readonly entries: ReadonlyArray<Entry>; readonly errors: 
  * a broken file does not hide the problems of the others.
  * Errors: unreadable files, syntax and limit problems, non-object documents; `-` named twice.
  */
-export const loadEntries = async (io: CliIo, names: ReadonlyArray<string>, limits: InputLimits = DEFAULT_LIMITS): Promise<Loaded> => {
-  if (names.filter((name) => name === STDIN).length > 1) return { entries: [], errors: [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')] };
+export const loadEntries = async (
+  io: CliIo,
+  names: ReadonlyArray<string>,
+  limits: InputLimits = DEFAULT_LIMITS,
+): Promise<Loaded> => {
+  if (names.filter((name) => name === STDIN).length > 1)
+    return {
+      entries: [],
+      errors: [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')],
+    };
   const errors: CliError[] = [];
   const entries: Entry[] = [];
   for (const name of names) {
@@ -40,7 +48,10 @@ export const loadEntries = async (io: CliIo, names: ReadonlyArray<string>, limit
 };
 
 /** Errors in the order of the inputs named on the command line, then by position. */
-export const inInputOrder = (errors: ReadonlyArray<CliError>, names: ReadonlyArray<string>): ReadonlyArray<CliError> => {
+export const inInputOrder = (
+  errors: ReadonlyArray<CliError>,
+  names: ReadonlyArray<string>,
+): ReadonlyArray<CliError> => {
   const shown = names.map((name) => (name === STDIN ? '<stdin>' : name));
   const rank = (error: CliError): readonly [number, number, number, number] => {
     const location = error.location;
@@ -48,7 +59,15 @@ export const inInputOrder = (errors: ReadonlyArray<CliError>, names: ReadonlyArr
     const file = shown.indexOf(location.file);
     return [file < 0 ? shown.length : file, location.document ?? 0, location.line ?? 0, location.column ?? 0];
   };
-  return errors.map((error, index) => ({ error, index, rank: rank(error) }))
-    .sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || a.rank[2] - b.rank[2] || a.rank[3] - b.rank[3] || a.index - b.index)
+  return errors
+    .map((error, index) => ({ error, index, rank: rank(error) }))
+    .sort(
+      (a, b) =>
+        a.rank[0] - b.rank[0] ||
+        a.rank[1] - b.rank[1] ||
+        a.rank[2] - b.rank[2] ||
+        a.rank[3] - b.rank[3] ||
+        a.index - b.index,
+    )
     .map(({ error }) => error);
 };

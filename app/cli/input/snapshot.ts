@@ -4,7 +4,14 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  decodeApplication, decodeWith, jsonEqual, refKey, refOf, Resource, showRef, uniqueResources,
+  decodeApplication,
+  decodeWith,
+  jsonEqual,
+  refKey,
+  refOf,
+  Resource,
+  showRef,
+  uniqueResources,
   type Application,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
@@ -21,7 +28,11 @@ export type Snapshot = {
 
 export const EMPTY_SNAPSHOT: Snapshot = { objects: [], applications: new Map() };
 
-type Read = { readonly object?: Resource; readonly application?: Application; readonly errors: ReadonlyArray<CliError> };
+type Read = {
+  readonly object?: Resource;
+  readonly application?: Application;
+  readonly errors: ReadonlyArray<CliError>;
+};
 
 /**
  * The live objects of the snapshot inputs.
@@ -33,16 +44,35 @@ export const readSnapshot = (entries: ReadonlyArray<Entry>): E.Either<ReadonlyAr
   const errors = [...read.flatMap((r) => r.errors), ...duplicateErrors(entries, read)];
   if (errors.length > 0) return E.left(errors);
   const objects = uniqueResources(read.flatMap((r) => (r.object === undefined ? [] : [r.object])));
-  const applications = new Map(read.flatMap((r) => (r.application === undefined ? [] : [[applicationName(r.application), r.application] as const])));
+  const applications = new Map(
+    read.flatMap((r) =>
+      r.application === undefined ? [] : [[applicationName(r.application), r.application] as const],
+    ),
+  );
   return E.right({ objects, applications });
 };
 
 const readEntry = ({ value, origin }: Entry): Read => {
   const decoded = decodeWith(Resource, value, '');
-  if (E.isLeft(decoded)) return { errors: tidyIssues(decoded.left).map((issue) => errorAt(origin, issue.path, `${issue.message} (every live object has apiVersion, kind and metadata.name)`, describeObject(value))) };
+  if (E.isLeft(decoded))
+    return {
+      errors: tidyIssues(decoded.left).map((issue) =>
+        errorAt(
+          origin,
+          issue.path,
+          `${issue.message} (every live object has apiVersion, kind and metadata.name)`,
+          describeObject(value),
+        ),
+      ),
+    };
   if (!isApplication(value)) return { object: decoded.right, errors: [] };
   const application = decodeApplication(value);
-  if (E.isLeft(application)) return { errors: tidyIssues(application.left).map((issue) => errorAt(origin, issue.path, issue.message, describeObject(value))) };
+  if (E.isLeft(application))
+    return {
+      errors: tidyIssues(application.left).map((issue) =>
+        errorAt(origin, issue.path, issue.message, describeObject(value)),
+      ),
+    };
   return { object: decoded.right, application: application.right, errors: [] };
 };
 
@@ -59,10 +89,19 @@ const duplicateErrors = (entries: ReadonlyArray<Entry>, read: ReadonlyArray<Read
       return [];
     }
     if (jsonEqual(earlier.object, r.object)) return [];
-    return [errorAt(entry.origin, [], `${showRef(refOf(r.object))} is also in ${earlier.origin.file} document ${earlier.origin.document}, with different contents: keep one copy`)];
+    return [
+      errorAt(
+        entry.origin,
+        [],
+        `${showRef(refOf(r.object))} is also in ${earlier.origin.file} document ${earlier.origin.document}, with different contents: keep one copy`,
+      ),
+    ];
   });
 };
 
 /** Objects read from a live cluster, as entries (errors about them name the cluster). */
 export const liveEntries = (objects: ReadonlyArray<Resource>, cluster: string): ReadonlyArray<Entry> =>
-  objects.map((value, i) => ({ value, origin: { file: cluster, document: i + 1, prefix: [], locate: () => ({ file: cluster }) } }));
+  objects.map((value, i) => ({
+    value,
+    origin: { file: cluster, document: i + 1, prefix: [], locate: () => ({ file: cluster }) },
+  }));

@@ -18,14 +18,19 @@ const reasonOf = (error: unknown): string => {
 };
 
 /** Reads `name` (`-` = stdin), refusing inputs larger than the limit while reading them: nothing past the limit is read. */
-export const readSource = async (io: CliIo, name: string, limits: Pick<InputLimits, 'maxBytes'>): Promise<E.Either<CliError, Source>> => {
+export const readSource = async (
+  io: CliIo,
+  name: string,
+  limits: Pick<InputLimits, 'maxBytes'>,
+): Promise<E.Either<CliError, Source>> => {
   const shown = name === STDIN ? '<stdin>' : name;
   try {
     const read = name === STDIN ? await io.readStdin(limits.maxBytes) : await io.readFileCapped(name, limits.maxBytes);
     if (read._tag === 'Text') return E.right({ name: shown, text: read.text });
-    const what = read.size === undefined
-      ? `input larger than ${mebibytes(limits.maxBytes)}: reading stopped there; split it into several files`
-      : `input is ${mebibytes(read.size)}, more than the ${mebibytes(limits.maxBytes)} limit: split it into several files`;
+    const what =
+      read.size === undefined
+        ? `input larger than ${mebibytes(limits.maxBytes)}: reading stopped there; split it into several files`
+        : `input is ${mebibytes(read.size)}, more than the ${mebibytes(limits.maxBytes)} limit: split it into several files`;
     return E.left(inputError(what, { location: { file: shown } }));
   } catch (error) {
     return E.left(inputError(reasonOf(error), { location: { file: shown } }));

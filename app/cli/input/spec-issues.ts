@@ -1,7 +1,18 @@
 /** Checks a decoded Application's spec the way the planner will: manifest, then observer schemas. */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  dependencyIssues, identityOf, isJsonObject, refKey, translateTemplate, validateObserverSchema, withCrdScopes, withNamespaces, type Application, type Issue, type Resource, type ScopeTable,
+  dependencyIssues,
+  identityOf,
+  isJsonObject,
+  refKey,
+  translateTemplate,
+  validateObserverSchema,
+  withCrdScopes,
+  withNamespaces,
+  type Application,
+  type Issue,
+  type Resource,
+  type ScopeTable,
 } from '../../../core/index.js';
 import { parseYamlDocument } from '../../tosca/yaml.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
@@ -21,18 +32,29 @@ export const specIssues = (application: Application, scopes: ScopeTable): Readon
   if (manifest.length === 0) {
     return spec.tosca !== undefined || spec.csar !== undefined
       ? []
-      : [{ path: 'spec.manifest', message: 'the spec needs a non-empty manifest (or tosca/csar): list the resources to manage' }];
+      : [
+          {
+            path: 'spec.manifest',
+            message: 'the spec needs a non-empty manifest (or tosca/csar): list the resources to manage',
+          },
+        ];
   }
   const namespace = application.metadata.namespace ?? 'default';
   const manifestScopes = withCrdScopes(scopes, manifest);
   const resources = manifestIssues(manifest, (resource) => refKey(identityOf(resource, manifestScopes, namespace)));
   const schemas = validateObserverSchema({ manifest, observerSchema: spec.observerSchema });
-  const dependencies = resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
+  const dependencies =
+    resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
   return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : []), ...dependencies];
 };
 
 /** The manifest of an inline TOSCA template (a mapping in `spec.tosca`), or its issues; nothing otherwise. */
 const inlineToscaManifest = (spec: Application['spec']): E.Either<ReadonlyArray<Issue>, ReadonlyArray<Resource>> =>
   isJsonObject(spec.tosca ?? null)
-    ? translateTemplate({ template: spec.tosca ?? null, inputs: spec.toscaInputs, parseDocument: parseYamlDocument, root: 'spec.tosca' })
+    ? translateTemplate({
+        template: spec.tosca ?? null,
+        inputs: spec.toscaInputs,
+        parseDocument: parseYamlDocument,
+        root: 'spec.tosca',
+      })
     : E.right([]);

@@ -11,39 +11,65 @@ import type { InputLimits } from './limits.js';
 export type Problem = { readonly path: Path; readonly message: string };
 
 class Rejected extends Error {
-  constructor(readonly problem: Problem) { super(problem.message); }
+  constructor(readonly problem: Problem) {
+    super(problem.message);
+  }
 }
 
 const describe = (value: unknown): string =>
-  value instanceof Uint8Array ? 'binary data (!!binary)'
-    : value instanceof Date ? 'a timestamp'
-      : value instanceof Set ? 'a set (!!set)'
+  value instanceof Uint8Array
+    ? 'binary data (!!binary)'
+    : value instanceof Date
+      ? 'a timestamp'
+      : value instanceof Set
+        ? 'a set (!!set)'
         : typeof value;
 
 /** The JSON value of a parsed YAML document, or the first problem found (with its path). */
-export const toJson = (value: unknown, limits: Pick<InputLimits, 'maxDepth' | 'maxNodes'>): E.Either<Problem, JsonValue> => {
+export const toJson = (
+  value: unknown,
+  limits: Pick<InputLimits, 'maxDepth' | 'maxNodes'>,
+): E.Either<Problem, JsonValue> => {
   let nodes = 0;
   const convert = (current: unknown, path: Path): JsonValue => {
     nodes += 1;
-    if (nodes > limits.maxNodes) throw new Rejected({ path: [], message: `the document holds more than ${limits.maxNodes} values (after expanding aliases): split it or remove the repetition` });
-    if (path.length > limits.maxDepth) throw new Rejected({ path: path.slice(0, 8), message: `nesting is deeper than ${limits.maxDepth} levels: Kubernetes objects nest far less, check the file` });
+    if (nodes > limits.maxNodes)
+      throw new Rejected({
+        path: [],
+        message: `the document holds more than ${limits.maxNodes} values (after expanding aliases): split it or remove the repetition`,
+      });
+    if (path.length > limits.maxDepth)
+      throw new Rejected({
+        path: path.slice(0, 8),
+        message: `nesting is deeper than ${limits.maxDepth} levels: Kubernetes objects nest far less, check the file`,
+      });
     if (current === null || typeof current === 'string' || typeof current === 'boolean') return current;
     if (typeof current === 'number') {
       if (Number.isFinite(current)) return current;
       throw new Rejected({ path, message: `${String(current)} is not a JSON number: quote it to make it a string` });
     }
     if (Array.isArray(current)) return current.map((item, index) => convert(item, [...path, index]));
-    if (current instanceof Map) return objectFromEntries([...current.entries()].map(([key, item]) => {
-      const name = keyOf(key, path);
-      return [name, convert(item, [...path, name])] as const;
-    }));
-    throw new Rejected({ path, message: `${describe(current)} is not a JSON value: Kubernetes objects hold only strings, numbers, booleans, null, lists and maps` });
+    if (current instanceof Map)
+      return objectFromEntries(
+        [...current.entries()].map(([key, item]) => {
+          const name = keyOf(key, path);
+          return [name, convert(item, [...path, name])] as const;
+        }),
+      );
+    throw new Rejected({
+      path,
+      message: `${describe(current)} is not a JSON value: Kubernetes objects hold only strings, numbers, booleans, null, lists and maps`,
+    });
   };
   try {
     return E.right(convert(value, []));
   } catch (error) {
     if (error instanceof Rejected) return E.left(error.problem);
-    if (error instanceof RangeError) return E.left({ path: [], message: 'the document nests too deeply to read: Kubernetes objects nest far less, check the file' });
+    if (error instanceof RangeError)
+      return E.left({
+        path: [],
+        message: 'the document nests too deeply to read: Kubernetes objects nest far less, check the file',
+      });
     throw error;
   }
 };

@@ -9,9 +9,23 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, getIn, groupOf, isJsonArray, isJsonObject,
-  scopeOf, uniqueResources, showClusterError, withCrdScopes,
-  type Application, type ClusterError, type ClusterReader, type JsonObject, type ObjectRef, type Resource, type ScopeTable,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  getIn,
+  groupOf,
+  isJsonArray,
+  isJsonObject,
+  scopeOf,
+  uniqueResources,
+  showClusterError,
+  withCrdScopes,
+  type Application,
+  type ClusterError,
+  type ClusterReader,
+  type JsonObject,
+  type ObjectRef,
+  type Resource,
+  type ScopeTable,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import { readLive } from '../../reconcile/live-reader.js';
@@ -29,42 +43,70 @@ const HINTS: Partial<Record<ClusterError['_tag'], string>> = {
   Timeout: ': the API server did not answer in time; retry',
 };
 
-const failure = (error: ClusterError): CliError => clusterFailure(`${showClusterError(error)}${HINTS[error._tag] ?? ''}`);
+const failure = (error: ClusterError): CliError =>
+  clusterFailure(`${showClusterError(error)}${HINTS[error._tag] ?? ''}`);
 
 // A kind the server does not serve has no objects: nothing to record (the plan then reports it).
-const orNothing = <A>(empty: A) => (error: ClusterError): Read<A> =>
-  error._tag === 'UnknownKind' || error._tag === 'NotFound' ? TE.right(empty) : TE.left(failure(error));
+const orNothing =
+  <A>(empty: A) =>
+  (error: ClusterError): Read<A> =>
+    error._tag === 'UnknownKind' || error._tag === 'NotFound' ? TE.right(empty) : TE.left(failure(error));
 
-const getObject = (reader: ClusterReader, ref: ObjectRef): Read<ReadonlyArray<Resource>> => pipe(
-  reader.get(ref),
-  TE.map(O.fold((): ReadonlyArray<Resource> => [], (object) => [object])),
-  TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
-);
+const getObject = (reader: ClusterReader, ref: ObjectRef): Read<ReadonlyArray<Resource>> =>
+  pipe(
+    reader.get(ref),
+    TE.map(
+      O.fold(
+        (): ReadonlyArray<Resource> => [],
+        (object) => [object],
+      ),
+    ),
+    TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
+  );
 
-const listObjects = (reader: ClusterReader, kind: Kind, labelSelector?: string): Read<ReadonlyArray<Resource>> => pipe(
-  reader.list({ ...kind, ...(labelSelector === undefined ? {} : { labelSelector }) }),
-  TE.map((list) => list.items),
-  TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
-);
+const listObjects = (reader: ClusterReader, kind: Kind, labelSelector?: string): Read<ReadonlyArray<Resource>> =>
+  pipe(
+    reader.list({ ...kind, ...(labelSelector === undefined ? {} : { labelSelector }) }),
+    TE.map((list) => list.items),
+    TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
+  );
 
 const flat = <A>(reads: ReadonlyArray<Read<ReadonlyArray<A>>>): Read<ReadonlyArray<A>> =>
-  pipe(TE.sequenceArray(reads), TE.map((parts) => parts.flat()));
+  pipe(
+    TE.sequenceArray(reads),
+    TE.map((parts) => parts.flat()),
+  );
 
 const distinctKinds = (objects: ReadonlyArray<JsonObject>): ReadonlyArray<Kind> => {
   const kinds = new Map<string, Kind>();
   for (const object of objects) {
     const { apiVersion, kind } = object;
-    if (typeof apiVersion === 'string' && typeof kind === 'string') kinds.set(`${apiVersion}|${kind}`, { apiVersion, kind });
+    if (typeof apiVersion === 'string' && typeof kind === 'string')
+      kinds.set(`${apiVersion}|${kind}`, { apiVersion, kind });
   }
   return [...kinds.values()];
 };
 
 /** CRDs of the custom kinds whose scope is unknown so far (listed once, only when needed). */
-const crdsFor = (reader: ClusterReader, kinds: ReadonlyArray<Kind>, scopes: ScopeTable): Read<ReadonlyArray<Resource>> => {
+const crdsFor = (
+  reader: ClusterReader,
+  kinds: ReadonlyArray<Kind>,
+  scopes: ScopeTable,
+): Read<ReadonlyArray<Resource>> => {
   const unknown = kinds.filter((kind) => scopeOf(scopes, kind) === undefined);
   if (unknown.length === 0) return TE.right([]);
-  return pipe(listObjects(reader, CRD), TE.map((crds) => crds.filter((crd) => unknown.some((kind) =>
-    getIn(crd, ['spec', 'group']) === groupOf(kind.apiVersion) && getIn(crd, ['spec', 'names', 'kind']) === kind.kind))));
+  return pipe(
+    listObjects(reader, CRD),
+    TE.map((crds) =>
+      crds.filter((crd) =>
+        unknown.some(
+          (kind) =>
+            getIn(crd, ['spec', 'group']) === groupOf(kind.apiVersion) &&
+            getIn(crd, ['spec', 'names', 'kind']) === kind.kind,
+        ),
+      ),
+    ),
+  );
 };
 
 // The live Application is read as plain JSON: a malformed status must not stop the recording.
@@ -74,22 +116,33 @@ const statusList = (object: Resource, key: string): ReadonlyArray<JsonObject> =>
 };
 
 const applicationRef = (application: Application): ObjectRef => ({
-  apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: application.metadata.namespace ?? 'default', name: application.metadata.name,
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  namespace: application.metadata.namespace ?? 'default',
+  name: application.metadata.name,
 });
 
-const collectFor = (reader: ClusterReader, application: Application, scopes: ScopeTable): Read<ReadonlyArray<Resource>> => pipe(
-  getObject(reader, applicationRef(application)),
-  TE.chain((recorded) => {
-    // The kinds the operator handled before (removed from the spec since) are read too: the runtime's live reader does the same with the status.
-    const handled = recorded.flatMap((object) => [...statusList(object, 'lastObservedManifest'), ...statusList(object, 'lastAppliedManifest')]);
-    const view: Application = { ...application, status: { lastObservedManifest: handled } };
-    return pipe(
-      () => readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader),
-      TE.mapLeft(failure),
-      TE.map((live) => [...recorded, ...live]),
-    );
-  }),
-);
+const collectFor = (
+  reader: ClusterReader,
+  application: Application,
+  scopes: ScopeTable,
+): Read<ReadonlyArray<Resource>> =>
+  pipe(
+    getObject(reader, applicationRef(application)),
+    TE.chain((recorded) => {
+      // The kinds the operator handled before (removed from the spec since) are read too: the runtime's live reader does the same with the status.
+      const handled = recorded.flatMap((object) => [
+        ...statusList(object, 'lastObservedManifest'),
+        ...statusList(object, 'lastAppliedManifest'),
+      ]);
+      const view: Application = { ...application, status: { lastObservedManifest: handled } };
+      return pipe(
+        () => readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader),
+        TE.mapLeft(failure),
+        TE.map((live) => [...recorded, ...live]),
+      );
+    }),
+  );
 
 /**
  * The live objects concerning `applications`, read with `get` and `list` only (never a write).
@@ -97,7 +150,9 @@ const collectFor = (reader: ClusterReader, application: Application, scopes: Sco
  * Errors: any API failure other than an unknown kind (forbidden, unreachable, …), as one line.
  */
 export const collectLive = (
-  reader: ClusterReader, applications: ReadonlyArray<Application>, crds: ReadonlyArray<Resource>,
+  reader: ClusterReader,
+  applications: ReadonlyArray<Application>,
+  crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
   const manifests = applications.flatMap((application) => application.spec.manifest ?? []);
   const known = withCrdScopes(scopesFor(crds, []), manifests);
@@ -105,7 +160,10 @@ export const collectLive = (
     crdsFor(reader, distinctKinds(manifests), known),
     TE.chain((liveCrds) => {
       const scopes = withCrdScopes(known, liveCrds);
-      return pipe(flat(applications.map((application) => collectFor(reader, application, scopes))), TE.map((objects) => uniqueResources([...liveCrds, ...objects])));
+      return pipe(
+        flat(applications.map((application) => collectFor(reader, application, scopes))),
+        TE.map((objects) => uniqueResources([...liveCrds, ...objects])),
+      );
     }),
   )();
 };

@@ -17,13 +17,17 @@ export const supportsLiveClusters = (nodeVersion: string): boolean => {
 };
 
 export const unsupportedNode = (nodeVersion: string): Error =>
-  new Error(`live cluster support needs Node >= ${MINIMUM_NODE.join('.')}, this is Node ${nodeVersion}: run kreconcile through npm or npx (they use the project's Node), or plan offline with --snapshot`);
+  new Error(
+    `live cluster support needs Node >= ${MINIMUM_NODE.join('.')}, this is Node ${nodeVersion}: run kreconcile through npm or npx (they use the project's Node), or plan offline with --snapshot`,
+  );
 
 const loadAdapter = async (): Promise<typeof import('../../../adapters/kubernetes/index.js')> => {
   try {
     return await import('../../../adapters/kubernetes/index.js');
   } catch (error) {
-    throw new Error(`live cluster support failed to load (${error instanceof Error ? error.message : String(error)}); it needs Node >= 22.19`);
+    throw new Error(
+      `live cluster support failed to load (${error instanceof Error ? error.message : String(error)}); it needs Node >= 22.19`,
+    );
   }
 };
 
@@ -48,5 +52,12 @@ export const connectWritable = async (target: ClusterTarget): Promise<ClusterRea
     ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
     ...(target.context === undefined ? {} : { context: target.context }),
   });
-  return { get: cluster.get, list: cluster.list, create: cluster.create, update: cluster.update, patch: cluster.patch, delete: cluster.delete };
+  return {
+    get: cluster.get,
+    list: cluster.list,
+    create: cluster.create,
+    update: cluster.update,
+    patch: cluster.patch,
+    delete: cluster.delete,
+  };
 };

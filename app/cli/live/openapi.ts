@@ -4,7 +4,14 @@
  * `connectKubernetes` (offline commands never load @kubernetes/client-node).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { getOwn, isJsonObject, openApiPathOf, showClusterError, type JsonObject, type JsonValue } from '../../../core/index.js';
+import {
+  getOwn,
+  isJsonObject,
+  openApiPathOf,
+  showClusterError,
+  type JsonObject,
+  type JsonValue,
+} from '../../../core/index.js';
 import type { ClusterTarget } from '../io.js';
 
 /**
@@ -12,9 +19,13 @@ import type { ClusterTarget } from '../io.js';
  * it does not serve is left out: its kinds are unknown there, which `plan` reports).
  * Errors (rejections): the kubeconfig cannot be loaded; the server cannot be read.
  */
-export const fetchOpenApiDocuments = async (target: ClusterTarget, apiVersions: ReadonlyArray<string>): Promise<ReadonlyMap<string, JsonObject>> => {
+export const fetchOpenApiDocuments = async (
+  target: ClusterTarget,
+  apiVersions: ReadonlyArray<string>,
+): Promise<ReadonlyMap<string, JsonObject>> => {
   const [{ createKubernetesCluster }, { createRestClient }] = await Promise.all([
-    import('../../../adapters/kubernetes/index.js'), import('../../../adapters/kubernetes/rest-client.js'),
+    import('../../../adapters/kubernetes/index.js'),
+    import('../../../adapters/kubernetes/rest-client.js'),
   ]);
   const cluster = createKubernetesCluster({
     ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
@@ -23,17 +34,20 @@ export const fetchOpenApiDocuments = async (target: ClusterTarget, apiVersions: 
   const rest = createRestClient(cluster.kubeConfig, 30_000);
   const get = async (path: string, query: Readonly<Record<string, string>> = {}): Promise<JsonValue> => {
     const answer = await rest.send({ method: 'GET', path, query })();
-    if (E.isLeft(answer)) throw new Error(`reading the cluster's OpenAPI schemas (${path}): ${showClusterError(answer.left)}`);
+    if (E.isLeft(answer))
+      throw new Error(`reading the cluster's OpenAPI schemas (${path}): ${showClusterError(answer.left)}`);
     return answer.right;
   };
-  const paths = getOwn(await get('/openapi/v3') as JsonObject, 'paths');
-  const documents = await Promise.all([...new Set(apiVersions)].map(async (apiVersion) => {
-    const entry = isJsonObject(paths) ? getOwn(paths, openApiPathOf(apiVersion)) : undefined;
-    const url = isJsonObject(entry) ? getOwn(entry, 'serverRelativeURL') : undefined;
-    if (typeof url !== 'string') return [];
-    const [path = '', query = ''] = url.split('?');
-    const document = await get(path, Object.fromEntries(new URLSearchParams(query)));
-    return isJsonObject(document) ? [[apiVersion, document] as const] : [];
-  }));
+  const paths = getOwn((await get('/openapi/v3')) as JsonObject, 'paths');
+  const documents = await Promise.all(
+    [...new Set(apiVersions)].map(async (apiVersion) => {
+      const entry = isJsonObject(paths) ? getOwn(paths, openApiPathOf(apiVersion)) : undefined;
+      const url = isJsonObject(entry) ? getOwn(entry, 'serverRelativeURL') : undefined;
+      if (typeof url !== 'string') return [];
+      const [path = '', query = ''] = url.split('?');
+      const document = await get(path, Object.fromEntries(new URLSearchParams(query)));
+      return isJsonObject(document) ? [[apiVersion, document] as const] : [];
+    }),
+  );
   return new Map(documents.flat());
 };

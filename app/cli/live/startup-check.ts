@@ -4,7 +4,12 @@
  * forever while retrying.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type ClusterError, type ClusterReader } from '../../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  type ClusterError,
+  type ClusterReader,
+} from '../../../core/index.js';
 
 /** What the failure of the startup read means, and what to do (one line). */
 export const startupProblem = (error: ClusterError): string => {
@@ -26,6 +31,11 @@ export const startupProblem = (error: ClusterError): string => {
  * Errors: the reason the operator could not work against this cluster, as one line.
  */
 export const checkCluster = async (cluster: ClusterReader, namespace: string): Promise<E.Either<string, void>> => {
-  const read = await cluster.get({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name: 'kreconcile-startup-check' })();
+  const read = await cluster.get({
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    namespace,
+    name: 'kreconcile-startup-check',
+  })();
   return E.isLeft(read) ? E.left(startupProblem(read.left)) : E.right(undefined);
 };

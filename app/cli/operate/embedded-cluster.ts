@@ -12,18 +12,30 @@ export const startEmbeddedCluster = async (args: {
   const cluster = createMemoryCluster({ clock: systemClock, seed: 1, workloads: true });
   for (const crd of [applicationCrd(), ...args.crds]) {
     const created = await cluster.create(crd)();
-    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') return E.left(`cannot install ${crd.metadata.name}: ${showClusterError(created.left)}`);
+    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
+      return E.left(`cannot install ${crd.metadata.name}: ${showClusterError(created.left)}`);
   }
   const namespaces = new Set(args.applications.map((a) => a.metadata.namespace ?? 'default'));
   for (const name of namespaces) {
     const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)();
-    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists') return E.left(`cannot create namespace ${name}: ${showClusterError(created.left)}`);
+    if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
+      return E.left(`cannot create namespace ${name}: ${showClusterError(created.left)}`);
   }
   for (const application of args.applications) {
     const { status: _status, ...rest } = application;
-    const { uid: _uid, resourceVersion: _rv, generation: _gen, creationTimestamp: _ct, ...metadata } = application.metadata;
-    const created = await cluster.create({ ...rest, metadata: { ...metadata, namespace: application.metadata.namespace ?? 'default' } } as unknown as Resource)();
-    if (E.isLeft(created)) return E.left(`cannot create Application ${application.metadata.name}: ${showClusterError(created.left)}`);
+    const {
+      uid: _uid,
+      resourceVersion: _rv,
+      generation: _gen,
+      creationTimestamp: _ct,
+      ...metadata
+    } = application.metadata;
+    const created = await cluster.create({
+      ...rest,
+      metadata: { ...metadata, namespace: application.metadata.namespace ?? 'default' },
+    } as unknown as Resource)();
+    if (E.isLeft(created))
+      return E.left(`cannot create Application ${application.metadata.name}: ${showClusterError(created.left)}`);
   }
   return E.right(cluster);
 };

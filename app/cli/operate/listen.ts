@@ -13,20 +13,27 @@ export const parseListen = (flag: string, text: string): E.Either<string, Listen
   const colon = text.lastIndexOf(':');
   const host = colon < 0 ? '0.0.0.0' : text.slice(0, colon).replace(/^\[(.*)\]$/, '$1') || '0.0.0.0';
   const port = colon < 0 ? text : text.slice(colon + 1);
-  if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535) return E.left(`${flag} ${text}: expected [host]:port with a port from 0 to 65535, e.g. :8080 or 127.0.0.1:8080`);
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65_535)
+    return E.left(`${flag} ${text}: expected [host]:port with a port from 0 to 65535, e.g. :8080 or 127.0.0.1:8080`);
   return E.right({ host, port: Number(port) });
 };
 
-const errorCode = (error: unknown): string => (typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '');
+const errorCode = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 
 /** What a failed bind means for the user, and what to do. */
 export const listenFailure = (flag: string, text: string, error: unknown): string => {
   const code = errorCode(error);
-  const what = code === 'EADDRINUSE' ? 'the port is already in use by another process: stop it or pick another port'
-    : code === 'EACCES' ? 'permission denied: ports below 1024 need privileges, pick a port above 1023'
-      : code === 'EADDRNOTAVAIL' ? 'no network interface has this address: use one of this machine\'s addresses, or :port for all'
-        : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the host name does not resolve: use an IP address or a resolvable name'
-          : `cannot listen there (${error instanceof Error ? error.message : String(error)})`;
+  const what =
+    code === 'EADDRINUSE'
+      ? 'the port is already in use by another process: stop it or pick another port'
+      : code === 'EACCES'
+        ? 'permission denied: ports below 1024 need privileges, pick a port above 1023'
+        : code === 'EADDRNOTAVAIL'
+          ? "no network interface has this address: use one of this machine's addresses, or :port for all"
+          : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+            ? 'the host name does not resolve: use an IP address or a resolvable name'
+            : `cannot listen there (${error instanceof Error ? error.message : String(error)})`;
   return `${flag} ${text}: ${what}`;
 };
 
@@ -35,5 +42,7 @@ export const probeListen = (flag: string, text: string, address: ListenAddress):
   new Promise((resolve) => {
     const server = createServer();
     server.once('error', (error) => resolve(E.left(listenFailure(flag, text, error))));
-    server.listen({ port: address.port, host: address.host, exclusive: true }, () => server.close(() => resolve(E.right(undefined))));
+    server.listen({ port: address.port, host: address.host, exclusive: true }, () =>
+      server.close(() => resolve(E.right(undefined))),
+    );
   });

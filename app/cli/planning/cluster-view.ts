@@ -20,25 +20,37 @@ export type ViewRequest = {
 };
 
 /** How errors and snapshot entries name a live cluster. */
-export const clusterName = (target: ClusterTarget): string => `cluster${target.context === undefined ? '' : ` (context ${target.context})`}`;
+export const clusterName = (target: ClusterTarget): string =>
+  `cluster${target.context === undefined ? '' : ` (context ${target.context})`}`;
 
 /**
  * Reads the view a plan needs. Errors: unreadable or invalid snapshot files; a cluster that cannot
  * be reached or read.
  */
 export const clusterView = async (
-  io: CliIo, request: ViewRequest, applications: ReadonlyArray<ApplicationInput>, crds: ReadonlyArray<Resource>,
+  io: CliIo,
+  request: ViewRequest,
+  applications: ReadonlyArray<ApplicationInput>,
+  crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<ReadonlyArray<CliError>, ClusterView>> => {
   if (request.target !== undefined) return liveView(io, request.target, applications, crds);
   if (request.snapshots.length === 0) return E.right({ snapshot: EMPTY_SNAPSHOT, basis: { type: 'Empty' } });
   const loaded = await loadEntries(io, request.snapshots);
   if (loaded.errors.length > 0) return E.left(loaded.errors);
   const snapshot = readSnapshot(loaded.entries);
-  return E.isLeft(snapshot) ? snapshot : E.right({ snapshot: snapshot.right, basis: { type: 'Snapshot', files: request.snapshots.map((s) => (s === '-' ? '<stdin>' : s)) } });
+  return E.isLeft(snapshot)
+    ? snapshot
+    : E.right({
+        snapshot: snapshot.right,
+        basis: { type: 'Snapshot', files: request.snapshots.map((s) => (s === '-' ? '<stdin>' : s)) },
+      });
 };
 
 const liveView = async (
-  io: CliIo, target: ClusterTarget, applications: ReadonlyArray<ApplicationInput>, crds: ReadonlyArray<Resource>,
+  io: CliIo,
+  target: ClusterTarget,
+  applications: ReadonlyArray<ApplicationInput>,
+  crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<ReadonlyArray<CliError>, ClusterView>> => {
   const objects = await readLive(io, target, applications, crds);
   if (E.isLeft(objects)) return E.left([objects.left]);
@@ -48,12 +60,23 @@ const liveView = async (
 
 /** The live objects concerning the Applications, or why they could not be read (one line). */
 export const readLive = async (
-  io: CliIo, target: ClusterTarget, applications: ReadonlyArray<ApplicationInput>, crds: ReadonlyArray<Resource>,
+  io: CliIo,
+  target: ClusterTarget,
+  applications: ReadonlyArray<ApplicationInput>,
+  crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
   try {
     const reader = await io.connect(target);
-    return await collectLive(reader, applications.map((input) => input.application), crds);
+    return await collectLive(
+      reader,
+      applications.map((input) => input.application),
+      crds,
+    );
   } catch (error) {
-    return E.left(clusterFailure(`cannot read the ${clusterName(target)}: ${error instanceof Error ? error.message : String(error)}`));
+    return E.left(
+      clusterFailure(
+        `cannot read the ${clusterName(target)}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
   }
 };

@@ -1,7 +1,14 @@
 /** The live objects that concern one Application: what the planner's `live` input is defined to hold. */
 import {
-  identityOf, isOwnedBy, refKey, refOf, withCrdScopes,
-  type Application, type ObjectRef, type Resource, type ScopeTable,
+  identityOf,
+  isOwnedBy,
+  refKey,
+  refOf,
+  withCrdScopes,
+  type Application,
+  type ObjectRef,
+  type Resource,
+  type ScopeTable,
 } from '../../../core/index.js';
 
 /** The identities of an Application's desired resources (namespaced ones default to its namespace). */
@@ -12,7 +19,11 @@ export const desiredRefs = (application: Application, scopes: ScopeTable): Reado
 };
 
 /** Objects matching a desired resource, and objects carrying this Application's owner mark. */
-export const liveObjectsFor = (application: Application, objects: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Resource> => {
+export const liveObjectsFor = (
+  application: Application,
+  objects: ReadonlyArray<Resource>,
+  scopes: ScopeTable,
+): ReadonlyArray<Resource> => {
   const desired = new Set(desiredRefs(application, scopes).map(refKey));
   const owner = { namespace: application.metadata.namespace ?? 'default', name: application.metadata.name };
   return objects.filter((object) => desired.has(refKey(refOf(object))) || isOwnedBy(object, owner));

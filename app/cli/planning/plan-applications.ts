@@ -1,6 +1,13 @@
 /** Plans every `-f` Application against one view of the cluster (a snapshot, possibly empty). */
 import * as E from 'fp-ts/lib/Either.js';
-import { conditionOf, plan, type Application, type Plan, type Resource, type TenancyPolicy } from '../../../core/index.js';
+import {
+  conditionOf,
+  plan,
+  type Application,
+  type Plan,
+  type Resource,
+  type TenancyPolicy,
+} from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';
@@ -16,7 +23,8 @@ export type Planned = { readonly input: ApplicationInput; readonly application: 
 const INPUT_ERRORS: Readonly<Record<string, string>> = {
   InvalidSpec: '',
   InvalidObserverSchema: '',
-  UnknownKind: ' (offline, custom kinds are learned from CustomResourceDefinitions: pass the CRD with -f or include it in --snapshot)',
+  UnknownKind:
+    ' (offline, custom kinds are learned from CustomResourceDefinitions: pass the CRD with -f or include it in --snapshot)',
   InvalidTosca: ' (the CLI cannot translate spec.tosca/spec.csar yet: write the resources in spec.manifest)',
 };
 
@@ -35,9 +43,22 @@ export const planApplications = (args: {
 }): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Planned>> => {
   const scopes = scopesFor(args.crds, args.snapshot.objects);
   const planned = args.applications.map((input): Planned => {
-    const application = withClusterState(input.application, args.snapshot.applications.get(applicationName(input.application)));
+    const application = withClusterState(
+      input.application,
+      args.snapshot.applications.get(applicationName(input.application)),
+    );
     const live = liveObjectsFor(application, args.snapshot.objects, scopes);
-    return { input, application, plan: plan({ application, live, scopes, now: args.now, ...(args.tenancy === undefined ? {} : { options: { tenancy: args.tenancy } }) }) };
+    return {
+      input,
+      application,
+      plan: plan({
+        application,
+        live,
+        scopes,
+        now: args.now,
+        ...(args.tenancy === undefined ? {} : { options: { tenancy: args.tenancy } }),
+      }),
+    };
   });
   const errors = planned.flatMap(stalledOnInput);
   return errors.length > 0 ? E.left(errors) : E.right(planned);
@@ -47,10 +68,12 @@ const stalledOnInput = ({ input, application, plan: result }: Planned): Readonly
   const stalled = conditionOf(result.status.conditions, 'Stalled');
   if (stalled?.status !== 'True' || INPUT_ERRORS[stalled.reason] === undefined) return [];
   const firstPath = /^(spec[^\s:;]*): /.exec(stalled.message)?.[1] ?? '';
-  return [{
-    _tag: 'PlanError',
-    location: locationOf(input.origin, firstPath),
-    subject: subjectOf(application),
-    message: `stalled (${stalled.reason}): ${stalled.message}${INPUT_ERRORS[stalled.reason] ?? ''}`,
-  }];
+  return [
+    {
+      _tag: 'PlanError',
+      location: locationOf(input.origin, firstPath),
+      subject: subjectOf(application),
+      message: `stalled (${stalled.reason}): ${stalled.message}${INPUT_ERRORS[stalled.reason] ?? ''}`,
+    },
+  ];
 };

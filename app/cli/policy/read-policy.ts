@@ -17,17 +17,35 @@ const MAX_POLICY_BYTES = 1024 * 1024;
 const HINT = 'see docs/security.md, "Policy file reference"';
 
 /** The policy in `file` (YAML or JSON, one document), or every problem found in it. */
-export const readPolicy = async (io: CliIo, file: string): Promise<E.Either<ReadonlyArray<CliError>, TenancyPolicy>> => {
+export const readPolicy = async (
+  io: CliIo,
+  file: string,
+): Promise<E.Either<ReadonlyArray<CliError>, TenancyPolicy>> => {
   const source = await readSource(io, file, { maxBytes: MAX_POLICY_BYTES });
   if (E.isLeft(source)) return E.left([source.left]);
   const documents = parseDocuments(source.right, DEFAULT_LIMITS);
   if (E.isLeft(documents)) return documents;
   const [document, ...more] = documents.right;
-  if (document === undefined) return E.left([inputError(`the policy file is empty: write destinations, clusterKinds or adoption (${HINT})`, { location: { file: source.right.name } })]);
-  if (more.length > 0) return E.left([inputError('a policy file holds one document: merge the rules into one', { location: more[0]!.locate([]) })]);
+  if (document === undefined)
+    return E.left([
+      inputError(`the policy file is empty: write destinations, clusterKinds or adoption (${HINT})`, {
+        location: { file: source.right.name },
+      }),
+    ]);
+  if (more.length > 0)
+    return E.left([
+      inputError('a policy file holds one document: merge the rules into one', { location: more[0]!.locate([]) }),
+    ]);
   const decoded = decodeWith(TenancyPolicyDocument, document.value, '');
   if (E.isLeft(decoded)) {
-    return E.left(decoded.left.map((issue) => inputError(`${issue.message} (${HINT})`, { location: document.locate(parsePath(issue.path)), ...(issue.path === '' ? {} : { path: issue.path }) })));
+    return E.left(
+      decoded.left.map((issue) =>
+        inputError(`${issue.message} (${HINT})`, {
+          location: document.locate(parsePath(issue.path)),
+          ...(issue.path === '' ? {} : { path: issue.path }),
+        }),
+      ),
+    );
   }
   return E.right(policyOf(decoded.right));
 };

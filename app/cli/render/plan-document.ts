@@ -4,9 +4,20 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
-  conditionOf, redactForDisplay,
-  type Action, type ApplicationStatus, type FieldChange, type JsonObject, type JsonPatchOperation,
-  type JsonValue, type ObjectRef, type ObserverSchema, type Outcome, type PatchAction, type PlanSummary, type Resource,
+  conditionOf,
+  redactForDisplay,
+  type Action,
+  type ApplicationStatus,
+  type FieldChange,
+  type JsonObject,
+  type JsonPatchOperation,
+  type JsonValue,
+  type ObjectRef,
+  type ObserverSchema,
+  type Outcome,
+  type PatchAction,
+  type PlanSummary,
+  type Resource,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 
@@ -18,30 +29,89 @@ export type ClusterBasis =
   | { readonly type: 'Snapshot'; readonly files: ReadonlyArray<string> }
   | { readonly type: 'Live'; readonly kubeconfigPath?: string; readonly context?: string };
 
-export type ResourceRefV1 = { readonly apiVersion: string; readonly kind: string; readonly namespace?: string; readonly name: string };
+export type ResourceRefV1 = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+};
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
 
 export type ActionV1 =
-  | { readonly type: 'create'; readonly resource: ResourceRefV1; readonly body: Resource; readonly changes: ReadonlyArray<ChangeV1> }
   | {
-    readonly type: 'patch'; readonly resource: ResourceRefV1; readonly patch: ReadonlyArray<JsonPatchOperation>; readonly changes: ReadonlyArray<ChangeV1>;
-    /**
-     * Present only with `spec.applyMode: ServerSideApply` (JsonPatch documents stay as they were): how
-     * this patch is sent; `JsonPatch` when `positionalLists` hold live names off the observed positions.
-     */
-    readonly applyMode?: 'ServerSideApply' | 'JsonPatch'; readonly forceConflicts?: boolean; readonly positionalLists?: ReadonlyArray<string>;
-  }
-  | { readonly type: 'recreate'; readonly resource: ResourceRefV1; readonly body: Resource; readonly fields: ReadonlyArray<string>; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'delete'; readonly resource: ResourceRefV1; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'wait'; readonly resource: ResourceRefV1; readonly until: 'DependenciesReady' | 'DependentsGone'; readonly waitsFor: ReadonlyArray<ResourceRefV1>; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'conflict'; readonly resource: ResourceRefV1; readonly reason: string; readonly owner?: string; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'forbidden'; readonly resource: ResourceRefV1; readonly rule: string; readonly reason: string; readonly changes: ReadonlyArray<ChangeV1> }
-  | { readonly type: 'addFinalizer' | 'removeFinalizer'; readonly resource: ResourceRefV1; readonly finalizer: string; readonly changes: ReadonlyArray<ChangeV1> };
+      readonly type: 'create';
+      readonly resource: ResourceRefV1;
+      readonly body: Resource;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'patch';
+      readonly resource: ResourceRefV1;
+      readonly patch: ReadonlyArray<JsonPatchOperation>;
+      readonly changes: ReadonlyArray<ChangeV1>;
+      /**
+       * Present only with `spec.applyMode: ServerSideApply` (JsonPatch documents stay as they were): how
+       * this patch is sent; `JsonPatch` when `positionalLists` hold live names off the observed positions.
+       */
+      readonly applyMode?: 'ServerSideApply' | 'JsonPatch';
+      readonly forceConflicts?: boolean;
+      readonly positionalLists?: ReadonlyArray<string>;
+    }
+  | {
+      readonly type: 'recreate';
+      readonly resource: ResourceRefV1;
+      readonly body: Resource;
+      readonly fields: ReadonlyArray<string>;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'delete';
+      readonly resource: ResourceRefV1;
+      readonly reason: string;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'wait';
+      readonly resource: ResourceRefV1;
+      readonly until: 'DependenciesReady' | 'DependentsGone';
+      readonly waitsFor: ReadonlyArray<ResourceRefV1>;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'conflict';
+      readonly resource: ResourceRefV1;
+      readonly reason: string;
+      readonly owner?: string;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'forbidden';
+      readonly resource: ResourceRefV1;
+      readonly rule: string;
+      readonly reason: string;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
+      readonly type: 'addFinalizer' | 'removeFinalizer';
+      readonly resource: ResourceRefV1;
+      readonly finalizer: string;
+      readonly changes: ReadonlyArray<ChangeV1>;
+    };
 
 /** `forbidden`, `recreate` and `wait` appear only when nonzero (fields added within v1). */
-export type SummaryV1 = { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly forbidden?: number; readonly recreate?: number; readonly wait?: number };
+export type SummaryV1 = {
+  readonly create: number;
+  readonly patch: number;
+  readonly delete: number;
+  readonly conflict: number;
+  readonly forbidden?: number;
+  readonly recreate?: number;
+  readonly wait?: number;
+};
 
-export type OutcomeV1 = { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string } | { readonly type: 'AwaitChange' };
+export type OutcomeV1 =
+  | { readonly type: 'RequeueAfter'; readonly afterMs: number; readonly reason: string }
+  | { readonly type: 'AwaitChange' };
 
 /** `Changes`: resources would be written; `Stalled`: the operator would stop (e.g. a conflict). */
 export type ResultV1 = 'NoChanges' | 'Changes' | 'Stalled';
@@ -67,20 +137,30 @@ export type PlanDocumentV1 = {
 };
 
 const refV1 = (ref: ObjectRef): ResourceRefV1 => ({
-  apiVersion: ref.apiVersion, kind: ref.kind, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }), name: ref.name,
+  apiVersion: ref.apiVersion,
+  kind: ref.kind,
+  ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+  name: ref.name,
 });
 
 const changeV1 = (change: FieldChange): ChangeV1 => ({
-  path: change.path, ...(change.from === undefined ? {} : { from: change.from }), ...(change.to === undefined ? {} : { to: change.to }),
+  path: change.path,
+  ...(change.from === undefined ? {} : { from: change.from }),
+  ...(change.to === undefined ? {} : { to: change.to }),
 });
 
 /** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
-export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 => plainActionV1(redactForDisplay(unsafe, schemas));
+export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 =>
+  plainActionV1(redactForDisplay(unsafe, schemas));
 
 /** How a patch is sent in ServerSideApply mode; nothing for JsonPatch plans. */
-const patchModeV1 = (action: PatchAction): Pick<Extract<ActionV1, { type: 'patch' }>, 'applyMode' | 'forceConflicts' | 'positionalLists'> => {
+const patchModeV1 = (
+  action: PatchAction,
+): Pick<Extract<ActionV1, { type: 'patch' }>, 'applyMode' | 'forceConflicts' | 'positionalLists'> => {
   if (action.positionalLists !== undefined) return { applyMode: 'JsonPatch', positionalLists: action.positionalLists };
-  return action.serverSideApply === undefined ? {} : { applyMode: 'ServerSideApply', forceConflicts: action.serverSideApply.force };
+  return action.serverSideApply === undefined
+    ? {}
+    : { applyMode: 'ServerSideApply', forceConflicts: action.serverSideApply.force };
 };
 
 /**
@@ -91,34 +171,55 @@ export const plainActionV1 = (action: Action): ActionV1 => {
   const resource = refV1(action.ref);
   const changes = action.changes.map(changeV1);
   switch (action.type) {
-    case 'create': return { type: 'create', resource, body: action.body, changes };
+    case 'create':
+      return { type: 'create', resource, body: action.body, changes };
     // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes are.
-    case 'patch': return { type: 'patch', resource, patch: action.patch, changes, ...patchModeV1(action) };
-    case 'recreate': return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
-    case 'delete': return { type: 'delete', resource, reason: action.reason, changes };
-    case 'wait': return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };
-    case 'conflict': return { type: 'conflict', resource, reason: action.reason, ...(action.owner === undefined ? {} : { owner: action.owner }), changes };
-    case 'forbidden': return { type: 'forbidden', resource, rule: action.rule, reason: action.reason, changes };
+    case 'patch':
+      return { type: 'patch', resource, patch: action.patch, changes, ...patchModeV1(action) };
+    case 'recreate':
+      return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
+    case 'delete':
+      return { type: 'delete', resource, reason: action.reason, changes };
+    case 'wait':
+      return { type: 'wait', resource, until: action.until, waitsFor: action.for.map(refV1), changes };
+    case 'conflict':
+      return {
+        type: 'conflict',
+        resource,
+        reason: action.reason,
+        ...(action.owner === undefined ? {} : { owner: action.owner }),
+        changes,
+      };
+    case 'forbidden':
+      return { type: 'forbidden', resource, rule: action.rule, reason: action.reason, changes };
     case 'addFinalizer':
-    case 'removeFinalizer': return { type: action.type, resource, finalizer: action.finalizer, changes };
+    case 'removeFinalizer':
+      return { type: action.type, resource, finalizer: action.finalizer, changes };
   }
 };
 
 const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
-  outcome._tag === 'RequeueAfter' ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason } : { type: 'AwaitChange' };
+  outcome._tag === 'RequeueAfter'
+    ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason }
+    : { type: 'AwaitChange' };
 
 const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
-  create: summary.create, patch: summary.patch, delete: summary.delete, conflict: summary.conflict,
+  create: summary.create,
+  patch: summary.patch,
+  delete: summary.delete,
+  conflict: summary.conflict,
   ...((summary.forbidden ?? 0) > 0 ? { forbidden: summary.forbidden } : {}),
   ...((summary.recreate ?? 0) > 0 ? { recreate: summary.recreate } : {}),
   ...((summary.wait ?? 0) > 0 ? { wait: summary.wait } : {}),
 });
 
 // Waiting creations and deletions are changes still to come.
-const writes = (summary: PlanSummary): number => summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) + (summary.wait ?? 0);
+const writes = (summary: PlanSummary): number =>
+  summary.create + summary.patch + summary.delete + (summary.recreate ?? 0) + (summary.wait ?? 0);
 
 /** Whether a plan would write resources or finds one it may not touch (finalizer bookkeeping aside). */
-export const hasChanges = (summary: PlanSummary): boolean => writes(summary) + summary.conflict + (summary.forbidden ?? 0) > 0;
+export const hasChanges = (summary: PlanSummary): boolean =>
+  writes(summary) + summary.conflict + (summary.forbidden ?? 0) > 0;
 
 export const resultOf = ({ plan }: Pick<Planned, 'plan'>): ResultV1 => {
   if (conditionOf(plan.status.conditions, 'Stalled')?.status === 'True') return 'Stalled';
@@ -132,7 +233,12 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
   const metadata = application.metadata;
   return {
     application: {
-      ...refV1({ apiVersion: application.apiVersion, kind: application.kind, namespace: metadata.namespace ?? 'default', name: metadata.name }),
+      ...refV1({
+        apiVersion: application.apiVersion,
+        kind: application.kind,
+        namespace: metadata.namespace ?? 'default',
+        name: metadata.name,
+      }),
       ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
       ...(metadata.generation === undefined ? {} : { generation: metadata.generation }),
     },
@@ -147,7 +253,8 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
   };
 };
 
-const total = (plans: ReadonlyArray<Planned>): SummaryV1 => summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
+const total = (plans: ReadonlyArray<Planned>): SummaryV1 =>
+  summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
 
 export const EMPTY_SUMMARY: PlanSummary = { create: 0, patch: 0, delete: 0, conflict: 0 };
 
@@ -157,13 +264,21 @@ export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
   const recreate = (a.recreate ?? 0) + (b.recreate ?? 0);
   const wait = (a.wait ?? 0) + (b.wait ?? 0);
   return {
-    create: a.create + b.create, patch: a.patch + b.patch, delete: a.delete + b.delete, conflict: a.conflict + b.conflict,
-    ...(forbidden === 0 ? {} : { forbidden }), ...(recreate === 0 ? {} : { recreate }), ...(wait === 0 ? {} : { wait }),
+    create: a.create + b.create,
+    patch: a.patch + b.patch,
+    delete: a.delete + b.delete,
+    conflict: a.conflict + b.conflict,
+    ...(forbidden === 0 ? {} : { forbidden }),
+    ...(recreate === 0 ? {} : { recreate }),
+    ...(wait === 0 ? {} : { wait }),
   };
 };
 
 /** The v1 document for a run of `kreconcile plan`. */
-export const planDocument = (plans: ReadonlyArray<Planned>, meta: { readonly now: string; readonly cluster: ClusterBasis }): PlanDocumentV1 => {
+export const planDocument = (
+  plans: ReadonlyArray<Planned>,
+  meta: { readonly now: string; readonly cluster: ClusterBasis },
+): PlanDocumentV1 => {
   const summary = total(plans);
   return {
     apiVersion: PLAN_API_VERSION,

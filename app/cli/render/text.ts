@@ -2,7 +2,15 @@
  * The human plan (`-o text`): per Application a header, one line per action with a symbol
  * (`+` create, `~` patch, `-` delete, `-/+` recreate, `…` wait, `!` conflict or forbidden), field changes under patches, then a summary.
  */
-import { conditionOf, showRef, type Action, type FieldChange, type JsonValue, type PatchAction, type PlanSummary } from '../../../core/index.js';
+import {
+  conditionOf,
+  showRef,
+  type Action,
+  type FieldChange,
+  type JsonValue,
+  type PatchAction,
+  type PlanSummary,
+} from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY } from './plan-document.js';
 import type { Style } from './style.js';
@@ -12,7 +20,8 @@ const ABSENT = '(absent)';
 
 const showValue = (value: JsonValue | undefined): string => (value === undefined ? ABSENT : JSON.stringify(value));
 
-const showChange = (change: FieldChange): string => `${change.path}: ${showValue(change.from)} ${ARROW} ${showValue(change.to)}`;
+const showChange = (change: FieldChange): string =>
+  `${change.path}: ${showValue(change.from)} ${ARROW} ${showValue(change.to)}`;
 
 const DELETE_REASONS: Readonly<Record<string, string>> = {
   RemovedFromSpec: 'removed from spec',
@@ -21,32 +30,52 @@ const DELETE_REASONS: Readonly<Record<string, string>> = {
 
 /** How a patch is sent, when `spec.applyMode: ServerSideApply` (JsonPatch plans print no mode). */
 const patchMode = (action: PatchAction): string => {
-  if (action.positionalLists !== undefined) return ` (JSON Patch, not server-side apply: live names off the observed positions in ${action.positionalLists.join(', ')})`;
-  return action.serverSideApply === undefined ? '' : ` (server-side apply${action.serverSideApply.force ? ', forcing conflicts' : ''})`;
+  if (action.positionalLists !== undefined)
+    return ` (JSON Patch, not server-side apply: live names off the observed positions in ${action.positionalLists.join(', ')})`;
+  return action.serverSideApply === undefined
+    ? ''
+    : ` (server-side apply${action.serverSideApply.force ? ', forcing conflicts' : ''})`;
 };
 
 /** The lines of one action, coloured by what it does. */
 export const actionLines = (action: Action, style: Style): ReadonlyArray<string> => {
   const ref = showRef(action.ref);
   switch (action.type) {
-    case 'create': return [style.green(`  + ${ref}`)];
-    case 'patch': return [style.yellow(`  ~ ${ref}`) + style.dim(patchMode(action)), ...action.changes.map((change) => `      ${showChange(change)}`)];
-    case 'delete': return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
-    case 'recreate': return [
-      style.red(`  -/+ ${ref}`) + style.dim(` (recreate: ${action.fields.join(', ')} cannot change in place)`),
-      ...action.changes.map((change) => `      ${showChange(change)}`),
-    ];
-    case 'wait': return [style.dim(`  … ${ref} waits for ${action.for.map(showRef).join(', ')} to be ${action.until === 'DependenciesReady' ? 'ready (kreconcile.io/depends-on)' : 'gone (they depend on it)'}`)];
-    case 'conflict': return [style.red(style.bold(`  ! ${ref}`)) + `: ${conflictNote(action.reason, action.owner)}`];
-    case 'forbidden': return [style.red(style.bold(`  ! ${ref}`)) + `: forbidden (${action.rule}): ${action.reason}; never written`];
-    case 'addFinalizer': return [style.dim(`  · add finalizer ${action.finalizer} to the Application`)];
-    case 'removeFinalizer': return [style.dim(`  · remove finalizer ${action.finalizer} from the Application`)];
+    case 'create':
+      return [style.green(`  + ${ref}`)];
+    case 'patch':
+      return [
+        style.yellow(`  ~ ${ref}`) + style.dim(patchMode(action)),
+        ...action.changes.map((change) => `      ${showChange(change)}`),
+      ];
+    case 'delete':
+      return [style.red(`  - ${ref}`) + style.dim(` (${DELETE_REASONS[action.reason] ?? action.reason})`)];
+    case 'recreate':
+      return [
+        style.red(`  -/+ ${ref}`) + style.dim(` (recreate: ${action.fields.join(', ')} cannot change in place)`),
+        ...action.changes.map((change) => `      ${showChange(change)}`),
+      ];
+    case 'wait':
+      return [
+        style.dim(
+          `  … ${ref} waits for ${action.for.map(showRef).join(', ')} to be ${action.until === 'DependenciesReady' ? 'ready (kreconcile.io/depends-on)' : 'gone (they depend on it)'}`,
+        ),
+      ];
+    case 'conflict':
+      return [style.red(style.bold(`  ! ${ref}`)) + `: ${conflictNote(action.reason, action.owner)}`];
+    case 'forbidden':
+      return [style.red(style.bold(`  ! ${ref}`)) + `: forbidden (${action.rule}): ${action.reason}; never written`];
+    case 'addFinalizer':
+      return [style.dim(`  · add finalizer ${action.finalizer} to the Application`)];
+    case 'removeFinalizer':
+      return [style.dim(`  · remove finalizer ${action.finalizer} from the Application`)];
   }
 };
 
-const conflictNote = (reason: string, owner: string | undefined): string => reason === 'OwnedByAnother'
-  ? `owned by Application ${owner ?? '(unknown)'}; it is never touched`
-  : 'exists but is not managed by this Application; set spec.adopt: true to take it over';
+const conflictNote = (reason: string, owner: string | undefined): string =>
+  reason === 'OwnedByAnother'
+    ? `owned by Application ${owner ?? '(unknown)'}; it is never touched`
+    : 'exists but is not managed by this Application; set spec.adopt: true to take it over';
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -64,14 +93,17 @@ const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => 
   const ready = conditionOf(conditions, 'Ready');
   if (ready?.status === 'True') return [`  No changes: ${ready.message}.`];
   const reconciling = conditionOf(conditions, 'Reconciling');
-  return reconciling?.status === 'True' && reconciling.message !== '' ? [`  No resource changes; ${reconciling.message}.`] : [];
+  return reconciling?.status === 'True' && reconciling.message !== ''
+    ? [`  No resource changes; ${reconciling.message}.`]
+    : [];
 };
 
 const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
   const { metadata } = planned.application;
   const { origin } = planned.input;
   return [
-    style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) + style.dim(` (${origin.file}, document ${origin.document})`),
+    style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) +
+      style.dim(` (${origin.file}, document ${origin.document})`),
     ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
     ...verdictLines(planned, style),
     '',
@@ -82,8 +114,9 @@ const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string>
 /** The whole text output; a total closes it when several Applications were planned. */
 export const renderText = (plans: ReadonlyArray<Planned>, style: Style): string => {
   const blocks = plans.map((planned) => applicationLines(planned, style).join('\n'));
-  const total = plans.length > 1
-    ? [summaryLine(plans.map((p) => p.plan.summary).reduce(addSummaries, EMPTY_SUMMARY), 'Total')]
-    : [];
+  const total =
+    plans.length > 1
+      ? [summaryLine(plans.map((p) => p.plan.summary).reduce(addSummaries, EMPTY_SUMMARY), 'Total')]
+      : [];
   return `${[...blocks, ...total].join('\n\n')}\n`;
 };

@@ -45,11 +45,19 @@ export type SavedPlanV1 = {
 // ---- codecs (the types above are the source of truth; the codecs check what `apply` relies on)
 
 const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
-  'an object', (u): u is JsonObject => isJsonObject(u), (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)), t.identity);
+  'an object',
+  (u): u is JsonObject => isJsonObject(u),
+  (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+);
 
 // A parsed JSON/YAML document holds JSON values only; `undefined` cannot occur inside one.
 const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
-  'a JSON value', (u): u is JsonValue => u !== undefined, (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)), t.identity);
+  'a JSON value',
+  (u): u is JsonValue => u !== undefined,
+  (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)),
+  t.identity,
+);
 
 const ResourceRef = t.intersection([
   t.type({ apiVersion: t.string, kind: t.string, name: t.string }),
@@ -75,9 +83,24 @@ const SavedAction = t.union([
   t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
   t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
   t.type({ type: t.literal('delete'), reason: t.string, ...written }),
-  t.type({ type: t.literal('wait'), resource: ResourceRef, until: t.keyof({ DependenciesReady: null, DependentsGone: null }), waitsFor: t.array(ResourceRef), changes: t.array(Change) }),
-  t.intersection([t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }), t.partial({ owner: t.string })]),
-  t.type({ type: t.literal('forbidden'), resource: ResourceRef, rule: t.string, reason: t.string, changes: t.array(Change) }),
+  t.type({
+    type: t.literal('wait'),
+    resource: ResourceRef,
+    until: t.keyof({ DependenciesReady: null, DependentsGone: null }),
+    waitsFor: t.array(ResourceRef),
+    changes: t.array(Change),
+  }),
+  t.intersection([
+    t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }),
+    t.partial({ owner: t.string }),
+  ]),
+  t.type({
+    type: t.literal('forbidden'),
+    resource: ResourceRef,
+    rule: t.string,
+    reason: t.string,
+    changes: t.array(Change),
+  }),
 ]);
 
 const Outcome = t.union([
@@ -85,11 +108,17 @@ const Outcome = t.union([
   t.type({ type: t.literal('AwaitChange') }),
 ]);
 
-const Summary = t.intersection([t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }), t.partial({ forbidden: t.number, recreate: t.number, wait: t.number })]);
+const Summary = t.intersection([
+  t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }),
+  t.partial({ forbidden: t.number, recreate: t.number, wait: t.number }),
+]);
 
 const SavedApplication = t.intersection([
   t.type({
-    application: t.intersection([ResourceRef, t.partial({ uid: t.string, generation: t.number, resourceVersion: t.string })]),
+    application: t.intersection([
+      ResourceRef,
+      t.partial({ uid: t.string, generation: t.number, resourceVersion: t.string }),
+    ]),
     source: t.type({ file: t.string, document: t.number }),
     result: t.keyof({ NoChanges: null, Changes: null, Stalled: null }),
     message: t.string,

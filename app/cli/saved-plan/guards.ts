@@ -6,8 +6,14 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND, refKey, showClusterError, showRef,
-  type ClusterReader, type ObjectRef, type Resource,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  refKey,
+  showClusterError,
+  showRef,
+  type ClusterReader,
+  type ObjectRef,
+  type Resource,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import type { ResourceRefV1 } from '../render/plan-document.js';
@@ -16,43 +22,67 @@ import type { GuardV1, SavedApplicationV1, SavedPlanV1 } from './format.js';
 
 /** Why one saved write no longer holds, or `undefined` when it does. */
 const moved = (guard: GuardV1, live: Resource | undefined): string | undefined => {
-  if ('absent' in guard) return live === undefined ? undefined : `exists now (resourceVersion ${live.metadata.resourceVersion ?? '?'}), the plan would create it`;
+  if ('absent' in guard)
+    return live === undefined
+      ? undefined
+      : `exists now (resourceVersion ${live.metadata.resourceVersion ?? '?'}), the plan would create it`;
   if (live === undefined) return `was deleted (the plan expected resourceVersion ${guard.resourceVersion})`;
-  if (guard.uid !== undefined && live.metadata.uid !== guard.uid) return `was replaced by another object of the same name (uid ${guard.uid} → ${live.metadata.uid ?? '?'})`;
-  return live.metadata.resourceVersion === guard.resourceVersion ? undefined : `changed (resourceVersion ${guard.resourceVersion} → ${live.metadata.resourceVersion ?? '?'})`;
+  if (guard.uid !== undefined && live.metadata.uid !== guard.uid)
+    return `was replaced by another object of the same name (uid ${guard.uid} → ${live.metadata.uid ?? '?'})`;
+  return live.metadata.resourceVersion === guard.resourceVersion
+    ? undefined
+    : `changed (resourceVersion ${guard.resourceVersion} → ${live.metadata.resourceVersion ?? '?'})`;
 };
 
 const applicationMoved = (saved: SavedApplicationV1['application'], live: Resource | undefined): string | undefined => {
   if (live === undefined) return 'was deleted';
   if (live.metadata.uid !== saved.uid) return `was replaced (uid ${saved.uid} → ${live.metadata.uid ?? '?'})`;
-  return live.metadata.generation === saved.generation ? undefined : `spec changed (generation ${saved.generation ?? '?'} → ${live.metadata.generation ?? '?'})`;
+  return live.metadata.generation === saved.generation
+    ? undefined
+    : `spec changed (generation ${saved.generation ?? '?'} → ${live.metadata.generation ?? '?'})`;
 };
 
 const applicationRef = (application: ResourceRefV1): ObjectRef => ({
-  apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, name: application.name, ...(application.namespace === undefined ? {} : { namespace: application.namespace }),
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  name: application.name,
+  ...(application.namespace === undefined ? {} : { namespace: application.namespace }),
 });
 
 type Check = { readonly ref: ObjectRef; readonly why: (live: Resource | undefined) => string | undefined };
 
 // An Application that was not in the cluster when planned (no uid) is not read: its kind may not even be served.
-const checksOf = (saved: SavedPlanV1): ReadonlyArray<Check> => saved.applications.flatMap((application) => [
-  ...(application.application.uid === undefined ? [] : [{ ref: applicationRef(application.application), why: (live: Resource | undefined) => applicationMoved(application.application, live) }]),
-  ...application.actions.flatMap((action): ReadonlyArray<Check> =>
-    (!('guard' in action) ? [] : [{ ref: actionOf(action).ref, why: (live) => moved(action.guard, live) }])),
-]);
+const checksOf = (saved: SavedPlanV1): ReadonlyArray<Check> =>
+  saved.applications.flatMap((application) => [
+    ...(application.application.uid === undefined
+      ? []
+      : [
+          {
+            ref: applicationRef(application.application),
+            why: (live: Resource | undefined) => applicationMoved(application.application, live),
+          },
+        ]),
+    ...application.actions.flatMap((action): ReadonlyArray<Check> =>
+      !('guard' in action) ? [] : [{ ref: actionOf(action).ref, why: (live) => moved(action.guard, live) }],
+    ),
+  ]);
 
 /**
  * The objects that moved since the plan was made, one line each (none: the plan still holds).
  * Errors: a read that fails (unreachable, forbidden, …), as one line.
  */
-export const movedSincePlanned = async (reader: ClusterReader, saved: SavedPlanV1): Promise<E.Either<CliError, ReadonlyArray<string>>> => {
+export const movedSincePlanned = async (
+  reader: ClusterReader,
+  saved: SavedPlanV1,
+): Promise<E.Either<CliError, ReadonlyArray<string>>> => {
   const lines: string[] = [];
   const seen = new Set<string>();
   for (const check of checksOf(saved)) {
     if (seen.has(refKey(check.ref))) continue;
     seen.add(refKey(check.ref));
     const read = await reader.get(check.ref)();
-    if (E.isLeft(read)) return E.left(clusterFailure(`cannot check the plan against the cluster: ${showClusterError(read.left)}`));
+    if (E.isLeft(read))
+      return E.left(clusterFailure(`cannot check the plan against the cluster: ${showClusterError(read.left)}`));
     const why = check.why(O.toUndefined(read.right));
     if (why !== undefined) lines.push(`${showRef(check.ref)} ${why}`);
   }
@@ -60,5 +90,11 @@ export const movedSincePlanned = async (reader: ClusterReader, saved: SavedPlanV
 };
 
 /** The resourceVersion each guarded write expects, by `refKey` (what the executor enforces per write). */
-export const guardsOf = (application: SavedApplicationV1): ReadonlyMap<string, string> => new Map(application.actions.flatMap((action) =>
-  (!('guard' in action) || 'absent' in action.guard ? [] : [[refKey(actionOf(action).ref), action.guard.resourceVersion] as const])));
+export const guardsOf = (application: SavedApplicationV1): ReadonlyMap<string, string> =>
+  new Map(
+    application.actions.flatMap((action) =>
+      !('guard' in action) || 'absent' in action.guard
+        ? []
+        : [[refKey(actionOf(action).ref), action.guard.resourceVersion] as const],
+    ),
+  );

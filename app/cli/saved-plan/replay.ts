@@ -3,8 +3,14 @@
  * Applications as `Planned` values (so `show` renders it with the same renderers as `plan`).
  */
 import {
-  APPLICATION_API_VERSION, APPLICATION_KIND,
-  type Action, type Application, type ForbiddenRule, type ObjectRef, type Plan, type PlanSummary,
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  type Action,
+  type Application,
+  type ForbiddenRule,
+  type ObjectRef,
+  type Plan,
+  type PlanSummary,
 } from '../../../core/index.js';
 import type { Origin } from '../input/entries.js';
 import type { Planned } from '../planning/plan-applications.js';
@@ -12,30 +18,48 @@ import type { ResourceRefV1 } from '../render/plan-document.js';
 import type { SavedActionV1, SavedApplicationV1 } from './format.js';
 
 const refOfV1 = (resource: ResourceRefV1): ObjectRef => ({
-  apiVersion: resource.apiVersion, kind: resource.kind, name: resource.name, ...(resource.namespace === undefined ? {} : { namespace: resource.namespace }),
+  apiVersion: resource.apiVersion,
+  kind: resource.kind,
+  name: resource.name,
+  ...(resource.namespace === undefined ? {} : { namespace: resource.namespace }),
 });
 
 const DELETE_REASONS = ['RemovedFromSpec', 'ApplicationDeleted'] as const;
 const CONFLICT_REASONS = ['NotOwned', 'OwnedByAnother'] as const;
 
 // Reasons are shown as written; an unknown one (a newer kreconcile) keeps the closest meaning.
-const deleteReason = (reason: string): (typeof DELETE_REASONS)[number] => DELETE_REASONS.find((r) => r === reason) ?? 'RemovedFromSpec';
+const deleteReason = (reason: string): (typeof DELETE_REASONS)[number] =>
+  DELETE_REASONS.find((r) => r === reason) ?? 'RemovedFromSpec';
 const forbiddenRule = (rule: string): ForbiddenRule => FORBIDDEN_RULES.find((r) => r === rule) ?? 'Destination';
 const FORBIDDEN_RULES: ReadonlyArray<ForbiddenRule> = ['Destination', 'ClusterScoped', 'Adoption'];
-const conflictReason = (reason: string): (typeof CONFLICT_REASONS)[number] => CONFLICT_REASONS.find((r) => r === reason) ?? 'NotOwned';
+const conflictReason = (reason: string): (typeof CONFLICT_REASONS)[number] =>
+  CONFLICT_REASONS.find((r) => r === reason) ?? 'NotOwned';
 
 /** The core action a saved action stands for (the inverse of `actionV1`). */
 export const actionOf = (saved: SavedActionV1): Action => {
   const ref = refOfV1(saved.resource);
   const changes = saved.changes;
   switch (saved.type) {
-    case 'create': return { type: 'create', ref, body: saved.body, changes };
-    case 'patch': return { type: 'patch', ref, patch: saved.patch, changes };
-    case 'recreate': return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
-    case 'delete': return { type: 'delete', ref, reason: deleteReason(saved.reason), changes };
-    case 'wait': return { type: 'wait', ref, until: saved.until, for: saved.waitsFor.map(refOfV1), changes };
-    case 'conflict': return { type: 'conflict', ref, reason: conflictReason(saved.reason), ...(saved.owner === undefined ? {} : { owner: saved.owner }), changes };
-    case 'forbidden': return { type: 'forbidden', ref, rule: forbiddenRule(saved.rule), reason: saved.reason, changes };
+    case 'create':
+      return { type: 'create', ref, body: saved.body, changes };
+    case 'patch':
+      return { type: 'patch', ref, patch: saved.patch, changes };
+    case 'recreate':
+      return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
+    case 'delete':
+      return { type: 'delete', ref, reason: deleteReason(saved.reason), changes };
+    case 'wait':
+      return { type: 'wait', ref, until: saved.until, for: saved.waitsFor.map(refOfV1), changes };
+    case 'conflict':
+      return {
+        type: 'conflict',
+        ref,
+        reason: conflictReason(saved.reason),
+        ...(saved.owner === undefined ? {} : { owner: saved.owner }),
+        changes,
+      };
+    case 'forbidden':
+      return { type: 'forbidden', ref, rule: forbiddenRule(saved.rule), reason: saved.reason, changes };
   }
 };
 
@@ -61,7 +85,10 @@ export const planOf = (saved: SavedApplicationV1): Plan => {
   return {
     actions: saved.actions.map(actionOf),
     status: { conditions: saved.conditions },
-    outcome: saved.outcome.type === 'RequeueAfter' ? { _tag: 'RequeueAfter', ms: saved.outcome.afterMs, reason: saved.outcome.reason } : { _tag: 'AwaitChange' },
+    outcome:
+      saved.outcome.type === 'RequeueAfter'
+        ? { _tag: 'RequeueAfter', ms: saved.outcome.afterMs, reason: saved.outcome.reason }
+        : { _tag: 'AwaitChange' },
     summary,
   };
 };
@@ -74,7 +101,8 @@ const originOf = (saved: SavedApplicationV1): Origin => ({
 });
 
 /** The saved Applications as `plan` computed them, for the renderers. */
-export const plannedOf = (applications: ReadonlyArray<SavedApplicationV1>): ReadonlyArray<Planned> => applications.map((saved) => {
-  const application = savedApplicationObject(saved);
-  return { input: { application, origin: originOf(saved) }, application, plan: planOf(saved) };
-});
+export const plannedOf = (applications: ReadonlyArray<SavedApplicationV1>): ReadonlyArray<Planned> =>
+  applications.map((saved) => {
+    const application = savedApplicationObject(saved);
+    return { input: { application, origin: originOf(saved) }, application, plan: planOf(saved) };
+  });

@@ -4,8 +4,17 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  jsonEqual, refKey, refOf, scopeKey, scopeOf, showRef,
-  type Action, type JsonValue, type ObserverSchema, type Resource, type ScopeTable,
+  jsonEqual,
+  refKey,
+  refOf,
+  scopeKey,
+  scopeOf,
+  showRef,
+  type Action,
+  type JsonValue,
+  type ObserverSchema,
+  type Resource,
+  type ScopeTable,
 } from '../../../core/index.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -13,7 +22,14 @@ import { subjectOf } from '../input/applications.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { actionV1, applicationPlanV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
-import { SAVED_PLAN_API_VERSION, SAVED_PLAN_KIND, type GuardV1, type SavedActionV1, type SavedApplicationV1, type SavedPlanV1 } from './format.js';
+import {
+  SAVED_PLAN_API_VERSION,
+  SAVED_PLAN_KIND,
+  type GuardV1,
+  type SavedActionV1,
+  type SavedApplicationV1,
+  type SavedPlanV1,
+} from './format.js';
 
 export type SaveRequest = {
   readonly planned: ReadonlyArray<Planned>;
@@ -35,7 +51,8 @@ const SECRET_FIELD = /^\/(data|stringData)(\/|$)/;
 /** Whether the action would put Secret values into the file (a create body, or patch values under data). */
 export const writesSecretValues = (action: Action): boolean => {
   if (!isSecret(action)) return false;
-  if (action.type === 'create' || action.type === 'recreate') return action.body.data !== undefined || action.body.stringData !== undefined;
+  if (action.type === 'create' || action.type === 'recreate')
+    return action.body.data !== undefined || action.body.stringData !== undefined;
   return action.type === 'patch' && action.patch.some((op) => op.op !== 'remove' && SECRET_FIELD.test(op.path));
 };
 
@@ -44,25 +61,37 @@ const guardOf = (action: Action, live: ReadonlyMap<string, Resource>): E.Either<
   if (action.type === 'create') return E.right({ absent: true });
   const resourceVersion = object?.metadata.resourceVersion;
   if (typeof resourceVersion !== 'string' || resourceVersion === '') {
-    return E.left(`${showRef(action.ref)}: the live object has no metadata.resourceVersion to guard the ${action.type} (a hand-written snapshot?): plan against the live cluster or a kubectl get / kreconcile snapshot recording`);
+    return E.left(
+      `${showRef(action.ref)}: the live object has no metadata.resourceVersion to guard the ${action.type} (a hand-written snapshot?): plan against the live cluster or a kubectl get / kreconcile snapshot recording`,
+    );
   }
   const uid = object?.metadata.uid;
   return E.right({ resourceVersion, ...(typeof uid === 'string' ? { uid } : {}) });
 };
 
-const SECRET_REFUSAL = 'the plan writes Secret values, which a saved plan would hold in clear: pass --allow-secret-values to save them (then protect plan.json like the Secret), or apply through the operator';
+const SECRET_REFUSAL =
+  'the plan writes Secret values, which a saved plan would hold in clear: pass --allow-secret-values to save them (then protect plan.json like the Secret), or apply through the operator';
 
 /** One action as saved; `undefined` for finalizer bookkeeping, which is the operator's (see docs/cli.md). */
-const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<string, Resource>, schemas: ReadonlyArray<ObserverSchema> | undefined): Saved => {
+const savedAction = (
+  action: Action,
+  request: SaveRequest,
+  live: ReadonlyMap<string, Resource>,
+  schemas: ReadonlyArray<ObserverSchema> | undefined,
+): Saved => {
   // Saved as written (apply must send the real values); sensitive when the printed form masks something.
   const v1 = plainActionV1(action);
-  const sensitive = writesSecretValues(action) || !jsonEqual(v1 as unknown as JsonValue, actionV1(action, schemas) as unknown as JsonValue);
+  const sensitive =
+    writesSecretValues(action) ||
+    !jsonEqual(v1 as unknown as JsonValue, actionV1(action, schemas) as unknown as JsonValue);
   switch (v1.type) {
     case 'addFinalizer':
-    case 'removeFinalizer': return E.right(undefined);
+    case 'removeFinalizer':
+      return E.right(undefined);
     case 'conflict':
     case 'forbidden':
-    case 'wait': return E.right(v1);
+    case 'wait':
+      return E.right(v1);
     case 'create':
     case 'patch':
     case 'recreate':
@@ -74,14 +103,23 @@ const savedAction = (action: Action, request: SaveRequest, live: ReadonlyMap<str
   }
 };
 
-const savedApplication = (planned: Planned, request: SaveRequest, live: ReadonlyMap<string, Resource>): E.Either<ReadonlyArray<CliError>, SavedApplicationV1> => {
+const savedApplication = (
+  planned: Planned,
+  request: SaveRequest,
+  live: ReadonlyMap<string, Resource>,
+): E.Either<ReadonlyArray<CliError>, SavedApplicationV1> => {
   const { application, plan, input } = planned;
   const results = plan.actions.map((action) => savedAction(action, request, live, plan.status.mangledObserverSchema));
   const problems = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
   if (problems.length > 0) {
-    return E.left(problems.map((message) => ({
-      _tag: 'PlanError', location: { file: input.origin.file, document: input.origin.document }, subject: subjectOf(application), message: `cannot save the plan: ${message}`,
-    })));
+    return E.left(
+      problems.map((message) => ({
+        _tag: 'PlanError',
+        location: { file: input.origin.file, document: input.origin.document },
+        subject: subjectOf(application),
+        message: `cannot save the plan: ${message}`,
+      })),
+    );
   }
   const { status, actions: _unguarded, application: identity, ...rest } = applicationPlanV1(planned);
   const { resourceVersion } = application.metadata;
@@ -93,11 +131,16 @@ const savedApplication = (planned: Planned, request: SaveRequest, live: Readonly
   });
 };
 
-const scopesOf = (applications: ReadonlyArray<SavedApplicationV1>, scopes: ScopeTable): SavedPlanV1['metadata']['scopes'] => {
-  const entries = applications.flatMap((application) => application.actions.flatMap(({ resource }) => {
-    const scope = scopeOf(scopes, resource);
-    return scope === undefined ? [] : [[scopeKey(resource.apiVersion, resource.kind), scope] as const];
-  }));
+const scopesOf = (
+  applications: ReadonlyArray<SavedApplicationV1>,
+  scopes: ScopeTable,
+): SavedPlanV1['metadata']['scopes'] => {
+  const entries = applications.flatMap((application) =>
+    application.actions.flatMap(({ resource }) => {
+      const scope = scopeOf(scopes, resource);
+      return scope === undefined ? [] : [[scopeKey(resource.apiVersion, resource.kind), scope] as const];
+    }),
+  );
   return Object.fromEntries([...entries].sort(([a], [b]) => a.localeCompare(b)));
 };
 
@@ -116,8 +159,11 @@ export const savePlan = (request: SaveRequest): E.Either<ReadonlyArray<CliError>
     apiVersion: SAVED_PLAN_API_VERSION,
     kind: SAVED_PLAN_KIND,
     metadata: {
-      createdAt: request.now, kreconcileVersion: request.version, cluster: request.cluster,
-      secretValues: request.allowSecretValues && request.planned.some(({ plan }) => plan.actions.some(writesSecretValues)),
+      createdAt: request.now,
+      kreconcileVersion: request.version,
+      cluster: request.cluster,
+      secretValues:
+        request.allowSecretValues && request.planned.some(({ plan }) => plan.actions.some(writesSecretValues)),
       scopes: scopesOf(applications, request.scopes),
     },
     applications,
@@ -128,7 +174,11 @@ export const savePlan = (request: SaveRequest): E.Either<ReadonlyArray<CliError>
  * Saves the plan to `path` (see `savePlan`). Errors: what `savePlan` refuses; a file that
  * cannot be written, as one line.
  */
-export const writeSavedPlan = async (io: CliIo, path: string, request: SaveRequest): Promise<E.Either<ReadonlyArray<CliError>, SavedPlanV1>> => {
+export const writeSavedPlan = async (
+  io: CliIo,
+  path: string,
+  request: SaveRequest,
+): Promise<E.Either<ReadonlyArray<CliError>, SavedPlanV1>> => {
   const saved = savePlan(request);
   if (E.isLeft(saved)) return saved;
   try {
@@ -136,6 +186,11 @@ export const writeSavedPlan = async (io: CliIo, path: string, request: SaveReque
     return saved;
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-    return E.left([inputError(`cannot write the plan${code === '' ? '' : ` (${code})`}: ${error instanceof Error ? error.message : String(error)}: choose a writable path for --out`, { location: { file: path } })]);
+    return E.left([
+      inputError(
+        `cannot write the plan${code === '' ? '' : ` (${code})`}: ${error instanceof Error ? error.message : String(error)}: choose a writable path for --out`,
+        { location: { file: path } },
+      ),
+    ]);
   }
 };

@@ -21,7 +21,10 @@ export class OwnedKeys {
   private readonly refusedKeys = new Set<string>();
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly shard: ShardOwnership | undefined, private readonly options: OwnedKeysOptions) {}
+  constructor(
+    private readonly shard: ShardOwnership | undefined,
+    private readonly options: OwnedKeysOptions,
+  ) {}
 
   /** Follows ownership changes; the keys known now are queued already, so only later changes queue keys. */
   start(): void {
@@ -29,13 +32,19 @@ export class OwnedKeys {
     this.enqueueOwned(false);
   }
 
-  stop(): void { this.unsubscribe?.(); }
+  stop(): void {
+    this.unsubscribe?.();
+  }
 
   /** Whether this replica may reconcile (and write for) `key` now. */
-  owns(key: string): boolean { return this.shard?.owns(key) ?? true; }
+  owns(key: string): boolean {
+    return this.shard?.owns(key) ?? true;
+  }
 
   /** `key` was not reconciled because it was not owned: queued again once it is. */
-  refused(key: string): void { this.refusedKeys.add(key); }
+  refused(key: string): void {
+    this.refusedKeys.add(key);
+  }
 
   /** `cluster` for a reconcile of `key`: with shards, every write re-checks ownership. */
   fence(cluster: Cluster, key: string): Cluster {

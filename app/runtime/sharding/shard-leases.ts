@@ -8,8 +8,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
-  decideShards, shardOf, showClusterError, stillValid,
-  type Clock, type ClusterError, type ClusterReader, type ClusterWriter, type LeaseObservation, type Resource,
+  decideShards,
+  shardOf,
+  showClusterError,
+  stillValid,
+  type Clock,
+  type ClusterError,
+  type ClusterReader,
+  type ClusterWriter,
+  type LeaseObservation,
+  type Resource,
 } from '../../../core/index.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from '../lease.js';
 import { silentLogger, type Logger } from '../logger.js';
@@ -58,16 +66,21 @@ export class ShardLeases implements ShardOwnership {
   private readonly prefix: string;
 
   constructor(private readonly options: ShardLeasesOptions) {
-    if (!Number.isInteger(options.shards) || options.shards < 1) throw new Error(`shards must be a positive integer, got ${options.shards}`);
+    if (!Number.isInteger(options.shards) || options.shards < 1)
+      throw new Error(`shards must be a positive integer, got ${options.shards}`);
     this.monotonic = options.monotonic ?? (() => options.clock.now());
     this.prefix = options.prefix ?? DEFAULT_LEASE_PREFIX;
   }
 
-  owns(key: string): boolean { return this.ownsShard(shardOf(key, this.options.shards)); }
+  owns(key: string): boolean {
+    return this.ownsShard(shardOf(key, this.options.shards));
+  }
 
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   /** Shards owned now (valid by this replica's clock), ascending. */
@@ -76,26 +89,51 @@ export class ShardLeases implements ShardOwnership {
   }
 
   /** Starts the first round now; then one every retry period. */
-  start(): void { void this.tick(); }
+  start(): void {
+    void this.tick();
+  }
 
   /** One round: read the Leases, decide, write (`start` runs one every retry period). */
   private async round(): Promise<void> {
     const sentAt = this.monotonic();
-    const leases = await this.options.cluster.list({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, labelSelector: `${SHARDING_LABEL}=${this.prefix}` })();
+    const leases = await this.options.cluster.list({
+      apiVersion: LEASE_API_VERSION,
+      kind: 'Lease',
+      namespace: this.options.namespace,
+      labelSelector: `${SHARDING_LABEL}=${this.prefix}`,
+    })();
     if (this.stopped) return;
-    if (E.isLeft(leases)) { this.warn(leases.left); this.announce(); return; }
+    if (E.isLeft(leases)) {
+      this.warn(leases.left);
+      this.announce();
+      return;
+    }
     // A slow answer is still safe to act on: every write is a compare-and-swap on the version read,
     // records first seen now count from now, and what is renewed counts from `sentAt`, before the read.
     const readAt = this.monotonic();
     const byName = new Map(leases.right.items.map((lease) => [lease.metadata.name, lease]));
-    const view = (kind: Slot['kind']) => Array.from({ length: this.options.shards }, (_, index) => this.observe({ kind, index }, byName.get(this.nameOf({ kind, index })), readAt));
-    const decision = decideShards({ self: this.options.identity, shards: view('shard'), members: view('member'), now: readAt });
+    const view = (kind: Slot['kind']) =>
+      Array.from({ length: this.options.shards }, (_, index) =>
+        this.observe({ kind, index }, byName.get(this.nameOf({ kind, index })), readAt),
+      );
+    const decision = decideShards({
+      self: this.options.identity,
+      shards: view('shard'),
+      members: view('member'),
+      now: readAt,
+    });
     // Whatever this replica does not renew or acquire now, it stops owning before any write is sent.
-    const keep = new Set([...decision.shards.renew.map((index) => `shard/${index}`), ...decision.members.renew.map((index) => `member/${index}`)]);
+    const keep = new Set([
+      ...decision.shards.renew.map((index) => `shard/${index}`),
+      ...decision.members.renew.map((index) => `member/${index}`),
+    ]);
     for (const slot of this.held.keys()) if (!keep.has(slot)) this.held.delete(slot);
     this.announce();
     const writes: Array<Promise<void>> = [];
-    for (const [kind, part] of [['shard', decision.shards], ['member', decision.members]] as const) {
+    for (const [kind, part] of [
+      ['shard', decision.shards],
+      ['member', decision.members],
+    ] as const) {
       for (const index of [...part.acquire, ...part.renew]) writes.push(this.hold({ kind, index }, sentAt));
       for (const index of part.release) writes.push(this.release({ kind, index }));
     }
@@ -119,9 +157,13 @@ export class ShardLeases implements ShardOwnership {
     this.announce();
   }
 
-  private get durationMs(): number { return this.options.leaseDurationMs ?? 15_000; }
+  private get durationMs(): number {
+    return this.options.leaseDurationMs ?? 15_000;
+  }
 
-  private get marginMs(): number { return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5); }
+  private get marginMs(): number {
+    return this.options.fenceMarginMs ?? Math.min(2_000, this.durationMs / 5);
+  }
 
   private ownsShard(index: number): boolean {
     const sentAt = this.held.get(`shard/${index}`);
@@ -133,11 +175,18 @@ export class ShardLeases implements ShardOwnership {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    try { await this.round(); } catch (defect) { (this.options.logger ?? silentLogger).error({ err: String(defect) }, 'shard leases: round crashed (defect)'); }
-    if (!this.stopped) this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
+    try {
+      await this.round();
+    } catch (defect) {
+      (this.options.logger ?? silentLogger).error({ err: String(defect) }, 'shard leases: round crashed (defect)');
+    }
+    if (!this.stopped)
+      this.cancel = this.options.clock.setTimer(this.options.retryPeriodMs ?? 2_000, () => void this.tick());
   }
 
-  private nameOf(slot: Slot): string { return shardingLeaseName(slot.kind, slot.index, this.prefix); }
+  private nameOf(slot: Slot): string {
+    return shardingLeaseName(slot.kind, slot.index, this.prefix);
+  }
 
   private parse(key: string): Slot {
     const [kind, index] = key.split('/') as ['shard' | 'member', string];
@@ -147,7 +196,10 @@ export class ShardLeases implements ShardOwnership {
   /** A new record (holder, renewTime, duration) restarts its holder's lease period at `now`, on this replica's clock. */
   private observe(slot: Slot, lease: Resource | undefined, now: number): LeaseObservation | undefined {
     const name = this.nameOf(slot);
-    if (lease === undefined) { this.observed.delete(name); return undefined; }
+    if (lease === undefined) {
+      this.observed.delete(name);
+      return undefined;
+    }
     const fields = leaseRecordOf(lease);
     const holder = fields.holderIdentity ?? '';
     const durationMs = (fields.leaseDurationSeconds ?? 0) * 1000;
@@ -167,16 +219,30 @@ export class ShardLeases implements ShardOwnership {
     const fields = leaseRecordOf(read?.lease);
     const mine = fields.holderIdentity === this.options.identity;
     const next = {
-      ...leaseSpecOf(read?.lease), holderIdentity: this.options.identity, leaseDurationSeconds: seconds, renewTime: microTime(wall),
-      ...(mine ? {} : { acquireTime: microTime(wall), leaseTransitions: (fields.leaseTransitions ?? 0) + (read === undefined ? 0 : 1) }),
+      ...leaseSpecOf(read?.lease),
+      holderIdentity: this.options.identity,
+      leaseDurationSeconds: seconds,
+      renewTime: microTime(wall),
+      ...(mine
+        ? {}
+        : {
+            acquireTime: microTime(wall),
+            leaseTransitions: (fields.leaseTransitions ?? 0) + (read === undefined ? 0 : 1),
+          }),
     };
-    const written = read === undefined
-      ? await this.options.cluster.create(newLease({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name }, next, { [SHARDING_LABEL]: this.prefix }))()
-      : await this.options.cluster.update(withLeaseSpec(read.lease, next))();
+    const written =
+      read === undefined
+        ? await this.options.cluster.create(
+            newLease({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name }, next, {
+              [SHARDING_LABEL]: this.prefix,
+            }),
+          )()
+        : await this.options.cluster.update(withLeaseSpec(read.lease, next))();
     if (this.stopped) return;
     if (E.isRight(written)) {
       this.held.set(`${slot.kind}/${slot.index}`, sentAt);
-      if (!mine) (this.options.logger ?? silentLogger).info({ identity: this.options.identity, lease: name }, 'acquired lease');
+      if (!mine)
+        (this.options.logger ?? silentLogger).info({ identity: this.options.identity, lease: name }, 'acquired lease');
     } else {
       this.held.delete(`${slot.kind}/${slot.index}`);
       this.warn(written.left);
@@ -185,14 +251,32 @@ export class ShardLeases implements ShardOwnership {
 
   /** Gives a Lease up (holder cleared) if it is still ours; a changed Lease is left alone. */
   private async release(slot: Slot): Promise<void> {
-    const current = await this.options.cluster.get({ apiVersion: LEASE_API_VERSION, kind: 'Lease', namespace: this.options.namespace, name: this.nameOf(slot) })();
-    if (E.isLeft(current)) { this.warn(current.left); return; }
+    const current = await this.options.cluster.get({
+      apiVersion: LEASE_API_VERSION,
+      kind: 'Lease',
+      namespace: this.options.namespace,
+      name: this.nameOf(slot),
+    })();
+    if (E.isLeft(current)) {
+      this.warn(current.left);
+      return;
+    }
     if (O.isNone(current.right)) return;
     const lease = current.right.value;
     if (leaseRecordOf(lease).holderIdentity !== this.options.identity) return;
-    const released = await this.options.cluster.update(withLeaseSpec(lease, { ...leaseSpecOf(lease), holderIdentity: null, renewTime: microTime(this.options.clock.now()) }))();
+    const released = await this.options.cluster.update(
+      withLeaseSpec(lease, {
+        ...leaseSpecOf(lease),
+        holderIdentity: null,
+        renewTime: microTime(this.options.clock.now()),
+      }),
+    )();
     if (E.isLeft(released)) this.warn(released.left);
-    else (this.options.logger ?? silentLogger).info({ identity: this.options.identity, lease: this.nameOf(slot) }, 'released lease');
+    else
+      (this.options.logger ?? silentLogger).info(
+        { identity: this.options.identity, lease: this.nameOf(slot) },
+        'released lease',
+      );
   }
 
   /**
@@ -206,11 +290,15 @@ export class ShardLeases implements ShardOwnership {
     if (!lapsed && now.length === this.owned.length && now.every((shard, i) => shard === this.owned[i])) return;
     this.owned = now;
     this.ownershipChanges++;
-    (this.options.logger ?? silentLogger).info({ identity: this.options.identity, shards: now }, 'owned shards changed');
+    (this.options.logger ?? silentLogger).info(
+      { identity: this.options.identity, shards: now },
+      'owned shards changed',
+    );
     for (const listener of [...this.listeners]) listener();
   }
 
   private warn(error: ClusterError): void {
-    if (error._tag !== 'Conflict' && error._tag !== 'AlreadyExists') (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'shard leases');
+    if (error._tag !== 'Conflict' && error._tag !== 'AlreadyExists')
+      (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'shard leases');
   }
 }

@@ -25,16 +25,32 @@ describe('the Kubernetes REST client over TLS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kreconcile-tls-'));
     const pki = await generatePki(dir);
-    server = createServer({ cert: readFileSync(pki.servingCert), key: readFileSync(pki.servingKey) }, (request, response) => {
-      authorizations.push(request.headers.authorization);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'settings' } }));
+    server = createServer(
+      { cert: readFileSync(pki.servingCert), key: readFileSync(pki.servingKey) },
+      (request, response) => {
+        authorizations.push(request.headers.authorization);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'settings' } }));
+      },
+    );
+    server.on('secureConnection', () => {
+      connections++;
     });
-    server.on('secureConnection', () => { connections++; });
-    await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+    await new Promise<void>((resolve) => {
+      server.listen(0, '127.0.0.1', resolve);
+    });
     kubeconfigYaml = stringify({
-      apiVersion: 'v1', kind: 'Config',
-      clusters: [{ name: 'local', cluster: { server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, 'certificate-authority-data': readFileSync(pki.caCert).toString('base64') } }],
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'local',
+          cluster: {
+            server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+            'certificate-authority-data': readFileSync(pki.caCert).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'reader', user: { token: 'secret-token' } }],
       contexts: [{ name: 'local', context: { cluster: 'local', user: 'reader' } }],
       'current-context': 'local',
@@ -43,7 +59,9 @@ describe('the Kubernetes REST client over TLS', () => {
 
   afterAll(async () => {
     server.closeAllConnections();
-    await new Promise<void>((resolve) => { server.close(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+    });
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -51,7 +69,10 @@ describe('the Kubernetes REST client over TLS', () => {
     const kubeConfig = loadKubeConfig({ kubeconfigYaml });
     if (E.isLeft(kubeConfig)) throw new Error(kubeConfig.left);
     const rest = createRestClient(kubeConfig.right, 10_000);
-    for (let i = 0; i < 20; i++) expect(E.isRight(await rest.send({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/settings' })())).toBe(true);
+    for (let i = 0; i < 20; i++)
+      expect(
+        E.isRight(await rest.send({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/settings' })()),
+      ).toBe(true);
     // undici may open a second socket while the first still finishes a response: never one per request.
     expect(connections).toBeGreaterThanOrEqual(1);
     expect(connections).toBeLessThanOrEqual(2);

@@ -40,16 +40,26 @@ describe('fault injection', () => {
 
   it('matches verbs and kinds; answers carry the configured code and Retry-After', async () => {
     const cluster = createMemoryCluster({
-      faults: { errors: [{ rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 1500, verbs: ['create'], kinds: ['Secret'] }] },
+      faults: {
+        errors: [
+          { rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 1500, verbs: ['create'], kinds: ['Secret'] },
+        ],
+      },
     });
     await must(cluster.create(configMap('fine')));
-    const error = await failure(cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' } }));
+    const error = await failure(
+      cluster.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' } }),
+    );
     expect(error).toMatchObject({ _tag: 'TooManyRequests', code: 429, retryAfterMs: 1500 });
-    expect(E.isRight(await cluster.get({ apiVersion: 'v1', kind: 'Secret', name: 's', namespace: 'default' })())).toBe(true);
+    expect(E.isRight(await cluster.get({ apiVersion: 'v1', kind: 'Secret', name: 's', namespace: 'default' })())).toBe(
+      true,
+    );
   });
 
   it('an error before commit changes nothing; after commit the write is applied but the answer is lost', async () => {
-    const cluster = createMemoryCluster({ faults: { errors: [{ rate: 1, tag: 'Timeout', code: 504, verbs: ['create'], afterCommit: true }] } });
+    const cluster = createMemoryCluster({
+      faults: { errors: [{ rate: 1, tag: 'Timeout', code: 504, verbs: ['create'], afterCommit: true }] },
+    });
     expect((await failure(cluster.create(configMap('applied'))))._tag).toBe('Timeout');
     expect(await must(cluster.get(cmRef('applied')))).toMatchObject({ _tag: 'Some' });
     cluster.faults = { errors: [{ rate: 1, tag: 'Internal', verbs: ['create'] }] };
@@ -59,9 +69,17 @@ describe('fault injection', () => {
 
   it('latency: the call completes only once the injected clock has moved on', async () => {
     const clock = new ManualClock(0);
-    const cluster = createMemoryCluster({ clock, faults: { latency: [{ minMs: 200, maxMs: 200, verbs: ['create'] }] } });
+    const cluster = createMemoryCluster({
+      clock,
+      faults: { latency: [{ minMs: 200, maxMs: 200, verbs: ['create'] }] },
+    });
     let done = false;
-    const pending = cluster.create(configMap('slow'))().then((r) => { done = true; return r; });
+    const pending = cluster
+      .create(configMap('slow'))()
+      .then((r) => {
+        done = true;
+        return r;
+      });
     await clock.advance(199);
     expect(done).toBe(false);
     cluster.faults = {};
@@ -102,14 +120,22 @@ describe('fault injection', () => {
   it('restart: watches end with 410 Gone (the watch cache starts over); resuming from before is Gone, from now works', async () => {
     const cluster = createMemoryCluster();
     const before = await must(cluster.create(configMap('a')));
-    const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    const watch = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: before.metadata.resourceVersion,
+    });
     await must(cluster.create(configMap('a2')));
     await cluster.settle();
     expect(names(watch.events)).toEqual(['ADDED:a2']);
     cluster.restart();
     await cluster.settle();
     expect(watch.closes.map((e) => e?.code)).toEqual([410]);
-    const resumed = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    const resumed = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: before.metadata.resourceVersion,
+    });
     const list = await must(cluster.list({ apiVersion: 'v1', kind: 'ConfigMap' }));
     const fresh = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: list.resourceVersion });
     await cluster.settle();
@@ -122,7 +148,11 @@ describe('fault injection', () => {
   it('expireWatches: open watches deliver what they have, then end with 410 Gone; resuming from before is Gone, a relist works', async () => {
     const cluster = createMemoryCluster();
     const before = await must(cluster.create(configMap('a')));
-    const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    const watch = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: before.metadata.resourceVersion,
+    });
     await cluster.settle();
     const queued = must(cluster.create(configMap('b')));
     cluster.expireWatches();
@@ -132,7 +162,11 @@ describe('fault injection', () => {
     expect(names(watch.events)).toEqual(['ADDED:b']);
     expect(watch.closes.map((e) => [e?._tag, e?.code])).toEqual([['Gone', 410]]);
     await must(cluster.create(configMap('c')));
-    const resumed = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: before.metadata.resourceVersion });
+    const resumed = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: before.metadata.resourceVersion,
+    });
     await cluster.settle();
     expect(resumed.closes.map((e) => e?.code)).toEqual([410]);
     // The server stayed up: reads work, and a watch from a fresh list's version sees what follows.
@@ -148,14 +182,22 @@ describe('fault injection', () => {
   it('watch faults: an expired stream ends with 410 Gone after the event it expired at; versions before that event are Gone', async () => {
     const cluster = createMemoryCluster({ faults: { watch: { expireRate: 1, kinds: ['ConfigMap'] } } });
     const first = await must(cluster.create(configMap('a')));
-    const watch = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: first.metadata.resourceVersion });
+    const watch = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: first.metadata.resourceVersion,
+    });
     await must(cluster.create(configMap('b')));
     await must(cluster.create(configMap('c')));
     await cluster.settle();
     expect(names(watch.events)).toEqual(['ADDED:b']);
     expect(watch.closes.map((e) => e?.code)).toEqual([410]);
     cluster.setFaults({});
-    const resumed = record(cluster, { apiVersion: 'v1', kind: 'ConfigMap', resourceVersion: first.metadata.resourceVersion });
+    const resumed = record(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      resourceVersion: first.metadata.resourceVersion,
+    });
     await cluster.settle();
     expect(resumed.closes.map((e) => e?.code)).toEqual([410]);
   });

@@ -18,28 +18,42 @@ const failureOf = (document: JsonValue, operations: unknown) => {
 
 describe('RFC 6902 JSON Patch', () => {
   it('move and copy, array insertion and append, root replacement', () => {
-    expect(apply({ a: { b: 1 }, l: [1, 2] }, [
-      { op: 'copy', from: '/a', path: '/c' },
-      { op: 'move', from: '/a/b', path: '/d' },
-      { op: 'add', path: '/l/0', value: 0 },
-      { op: 'add', path: '/l/-', value: 3 },
-    ])).toEqual({ a: {}, c: { b: 1 }, d: 1, l: [0, 1, 2, 3] });
+    expect(
+      apply({ a: { b: 1 }, l: [1, 2] }, [
+        { op: 'copy', from: '/a', path: '/c' },
+        { op: 'move', from: '/a/b', path: '/d' },
+        { op: 'add', path: '/l/0', value: 0 },
+        { op: 'add', path: '/l/-', value: 3 },
+      ]),
+    ).toEqual({ a: {}, c: { b: 1 }, d: 1, l: [0, 1, 2, 3] });
     expect(apply({ a: 1 }, [{ op: 'replace', path: '', value: [1] }])).toEqual([1]);
   });
 
   it('all or nothing; the input is untouched', () => {
     const document = { a: 1 };
-    expect(failureOf(document, [{ op: 'replace', path: '/a', value: 2 }, { op: 'test', path: '/a', value: 1 }])).toEqual([JSON_PATCH_APPLY_FAILURE.tag, JSON_PATCH_APPLY_FAILURE.code]);
+    expect(
+      failureOf(document, [
+        { op: 'replace', path: '/a', value: 2 },
+        { op: 'test', path: '/a', value: 1 },
+      ]),
+    ).toEqual([JSON_PATCH_APPLY_FAILURE.tag, JSON_PATCH_APPLY_FAILURE.code]);
     expect(document).toEqual({ a: 1 });
   });
 
   it('apply failures are 422; a body that is not a list of operations is 400', () => {
     const failures = [
-      [{ op: 'add', path: '/l/5', value: 1 }], [{ op: 'add', path: '/l/01', value: 1 }], [{ op: 'remove', path: '/l/-' }],
-      [{ op: 'move', from: '/o', path: '/o/inner' }], [{ op: 'copy', from: '/missing', path: '/x' }], [{ op: 'add', path: 'no-slash', value: 1 }],
-      [{ op: 'frobnicate', path: '/o' }], [{ op: 'add', path: '/o/x' }], [{ op: 'test', path: '/o', value: { different: true } }],
+      [{ op: 'add', path: '/l/5', value: 1 }],
+      [{ op: 'add', path: '/l/01', value: 1 }],
+      [{ op: 'remove', path: '/l/-' }],
+      [{ op: 'move', from: '/o', path: '/o/inner' }],
+      [{ op: 'copy', from: '/missing', path: '/x' }],
+      [{ op: 'add', path: 'no-slash', value: 1 }],
+      [{ op: 'frobnicate', path: '/o' }],
+      [{ op: 'add', path: '/o/x' }],
+      [{ op: 'test', path: '/o', value: { different: true } }],
     ];
-    for (const operations of failures) expect(failureOf({ l: [1], o: {} }, operations), JSON.stringify(operations)).toEqual(['Invalid', 422]);
+    for (const operations of failures)
+      expect(failureOf({ l: [1], o: {} }, operations), JSON.stringify(operations)).toEqual(['Invalid', 422]);
     expect(failureOf({}, { op: 'add' })).toEqual(['BadRequest', 400]);
     expect(failureOf({}, [1])).toEqual(['BadRequest', 400]);
   });
@@ -54,7 +68,9 @@ describe('RFC 6902 JSON Patch', () => {
   });
 
   it('test compares structurally (key order ignored) and treats escaped tokens as keys', () => {
-    expect(apply({ 'a/b': { '~': [1, { x: 1, y: 2 }] } }, [{ op: 'test', path: '/a~1b/~0/1', value: { y: 2, x: 1 } }])).toEqual({ 'a/b': { '~': [1, { x: 1, y: 2 }] } });
+    expect(
+      apply({ 'a/b': { '~': [1, { x: 1, y: 2 }] } }, [{ op: 'test', path: '/a~1b/~0/1', value: { y: 2, x: 1 } }]),
+    ).toEqual({ 'a/b': { '~': [1, { x: 1, y: 2 }] } });
   });
 });
 

@@ -27,7 +27,19 @@ describe('label selectors', () => {
   });
 
   it('malformed selectors are BadRequest', () => {
-    for (const bad of ['a in ()', 'a in (x', 'a=b,', '=b', 'a==b==c', 'Bad Key=1', 'a=has space', 'a notin x', '!a=b', 'n>x', '-a=b']) {
+    for (const bad of [
+      'a in ()',
+      'a in (x',
+      'a=b,',
+      '=b',
+      'a==b==c',
+      'Bad Key=1',
+      'a=has space',
+      'a notin x',
+      '!a=b',
+      'n>x',
+      '-a=b',
+    ]) {
       const parsed = parseSelector(bad);
       expect(E.isLeft(parsed) && parsed.left._tag, bad).toBe('BadRequest');
     }

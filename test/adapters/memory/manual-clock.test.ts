@@ -14,7 +14,11 @@ describe('ManualClock', () => {
     expect(fired).toEqual([]);
     expect(clock.now()).toBe(1_099);
     await clock.advance(201);
-    expect(fired).toEqual([['a', 1_100], ['b', 1_100], ['c', 1_300]]);
+    expect(fired).toEqual([
+      ['a', 1_100],
+      ['b', 1_100],
+      ['c', 1_300],
+    ]);
     expect(clock.now()).toBe(1_300);
     expect(clock.pending()).toBe(0);
   });
@@ -22,7 +26,9 @@ describe('ManualClock', () => {
   it('a cancelled timer never fires', async () => {
     const clock = new ManualClock(0);
     let fired = false;
-    const cancel = clock.setTimer(10, () => { fired = true; });
+    const cancel = clock.setTimer(10, () => {
+      fired = true;
+    });
     cancel();
     await clock.advance(100);
     expect(fired).toBe(false);
@@ -45,11 +51,16 @@ describe('ManualClock', () => {
   it('runUntilIdle jumps to each timer until none is left, and stops at maxMs', async () => {
     const clock = new ManualClock(0);
     const seen: number[] = [];
-    const tick = (): void => { seen.push(clock.now()); if (seen.length < 3) clock.setTimer(1_000, tick); };
+    const tick = (): void => {
+      seen.push(clock.now());
+      if (seen.length < 3) clock.setTimer(1_000, tick);
+    };
     clock.setTimer(1_000, tick);
     await clock.runUntilIdle();
     expect(seen).toEqual([1_000, 2_000, 3_000]);
-    const periodic = (): void => { clock.setTimer(10, periodic); };
+    const periodic = (): void => {
+      clock.setTimer(10, periodic);
+    };
     clock.setTimer(10, periodic);
     await clock.runUntilIdle({ maxMs: 100 });
     expect(clock.now()).toBe(3_100);

@@ -17,17 +17,37 @@ export const failure = async <A>(task: TE.TaskEither<ClusterError, A>): Promise<
   return result.left;
 };
 
-export const configMap = (name: string, data: Record<string, string> = {}, namespace = 'default'): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data });
+export const configMap = (name: string, data: Record<string, string> = {}, namespace = 'default'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
+  data,
+});
 
-export const cmRef = (name: string, namespace = 'default') => ({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace });
+export const cmRef = (name: string, namespace = 'default') => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name,
+  namespace,
+});
 
-export type Recorder = { readonly events: WatchEvent[]; readonly closes: Array<ClusterError | undefined>; stop(): void };
+export type Recorder = {
+  readonly events: WatchEvent[];
+  readonly closes: Array<ClusterError | undefined>;
+  stop(): void;
+};
 
 export const record = (cluster: Cluster, query: WatchQuery): Recorder => {
   const events: WatchEvent[] = [];
   const closes: Array<ClusterError | undefined> = [];
-  const handle = cluster.watch(query, { event: (e) => { events.push(e); }, closed: (e) => { closes.push(e); } });
+  const handle = cluster.watch(query, {
+    event: (e) => {
+      events.push(e);
+    },
+    closed: (e) => {
+      closes.push(e);
+    },
+  });
   return { events, closes, stop: () => handle.stop() };
 };
 

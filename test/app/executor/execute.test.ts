@@ -34,15 +34,26 @@ const recording = (cluster: MemoryCluster, failing: ReadonlySet<string> = new Se
   return { writer: { ...cluster, create }, writes, maxInFlight: () => maxInFlight };
 };
 
-const configs = (count: number): ReadonlyArray<Child> => Array.from({ length: count }, (_, i) => ({ kind: 'ConfigMap' as const, name: `config-${i}`, data: { i: String(i) } }));
-const services: ReadonlyArray<Child> = [{ kind: 'Service', name: 'web-a', port: 80 }, { kind: 'Service', name: 'web-b', port: 8080 }];
+const configs = (count: number): ReadonlyArray<Child> =>
+  Array.from({ length: count }, (_, i) => ({
+    kind: 'ConfigMap' as const,
+    name: `config-${i}`,
+    data: { i: String(i) },
+  }));
+const services: ReadonlyArray<Child> = [
+  { kind: 'Service', name: 'web-a', port: 80 },
+  { kind: 'Service', name: 'web-b', port: 8080 },
+];
 
 const planned = async (cluster: MemoryCluster, children: ReadonlyArray<Child>) => {
   const created = await cluster.create(applicationOf({ namespace: 'default', name: 'shop', children }))();
   if (E.isLeft(created)) throw new Error(created.left.message);
   const application = decodeApplication(created.right);
   if (E.isLeft(application)) throw new Error('does not decode');
-  return { application: application.right, plan: plan({ application: application.right, live: [], scopes: builtinScopes, now: '2026-01-01T00:00:00Z' }) };
+  return {
+    application: application.right,
+    plan: plan({ application: application.right, live: [], scopes: builtinScopes, now: '2026-01-01T00:00:00Z' }),
+  };
 };
 
 const overlapping = (a: Write, b: Write): boolean => a.start < b.end && b.start < a.end;
@@ -54,7 +65,9 @@ describe('executing a plan in waves', () => {
     const { writer, writes, maxInFlight } = recording(cluster);
     const execution = await executePlan({ plan: toRun, application, cluster: writer });
     expect(execution.failure).toBeUndefined();
-    expect(execution.done.map(({ action }) => action.type === 'create' ? action.ref.name : action.type)).toEqual(toRun.actions.map((action) => action.type === 'create' ? action.ref.name : action.type));
+    expect(execution.done.map(({ action }) => (action.type === 'create' ? action.ref.name : action.type))).toEqual(
+      toRun.actions.map((action) => (action.type === 'create' ? action.ref.name : action.type)),
+    );
     const configWrites = writes.filter((w) => w.kind === 'ConfigMap');
     const serviceWrites = writes.filter((w) => w.kind === 'Service');
     expect(maxInFlight()).toBe(WAVE_CONCURRENCY);
@@ -62,17 +75,28 @@ describe('executing a plan in waves', () => {
     // ConfigMaps come before Services in the install order: no Service write starts before every ConfigMap is answered.
     expect(Math.min(...serviceWrites.map((w) => w.start))).toBeGreaterThan(Math.max(...configWrites.map((w) => w.end)));
     // The status records every answer, in plan order.
-    expect(execution.status.lastObservedManifest?.map((entry) => getIn(entry, ['metadata', 'name']))).toEqual(toRun.actions.flatMap((action) => (action.type === 'create' ? [action.ref.name] : [])));
+    expect(execution.status.lastObservedManifest?.map((entry) => getIn(entry, ['metadata', 'name']))).toEqual(
+      toRun.actions.flatMap((action) => (action.type === 'create' ? [action.ref.name] : [])),
+    );
   });
 
-  it('a failed write stops every later wave; the failure is the first in plan order and its wave\'s successes are done', async () => {
+  it("a failed write stops every later wave; the failure is the first in plan order and its wave's successes are done", async () => {
     const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 1 });
     const { application, plan: toRun } = await planned(cluster, [...services, ...configs(4)]);
     const { writer, writes } = recording(cluster, new Set(['config-1', 'config-2']));
     const execution = await executePlan({ plan: toRun, application, cluster: writer });
     expect(execution.failure?.action.ref.name).toBe('config-1');
-    expect(execution.done.flatMap(({ action }) => (action.type === 'create' ? [action.ref.name] : []))).toEqual(['config-0', 'config-3']);
+    expect(execution.done.flatMap(({ action }) => (action.type === 'create' ? [action.ref.name] : []))).toEqual([
+      'config-0',
+      'config-3',
+    ]);
     expect(writes.filter((w) => w.kind === 'Service')).toEqual([]);
-    expect(cluster.objects().filter((object) => object.kind === 'ConfigMap').map((object) => object.metadata.name).sort()).toEqual(['config-0', 'config-3']);
+    expect(
+      cluster
+        .objects()
+        .filter((object) => object.kind === 'ConfigMap')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual(['config-0', 'config-3']);
   });
 });

@@ -10,19 +10,37 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../../adapters/memory/index.js';
 import { executePlan } from '../../../app/executor/execute.js';
 import {
-  builtinScopes, clusterError, FIELD_MANAGER, getIn, plan,
-  type Application, type ClusterWriter, type JsonObject, type Patch, type Resource,
+  builtinScopes,
+  clusterError,
+  FIELD_MANAGER,
+  getIn,
+  plan,
+  type Application,
+  type ClusterWriter,
+  type JsonObject,
+  type Patch,
+  type Resource,
 } from '../../../core/index.js';
 import { must } from '../../support/kubernetes-env.js';
 
 const configMap = (color: string, extra: object = {}): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop', ...extra }, data: { COLOR: color, LOG_LEVEL: 'info' } } as Resource);
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'settings', namespace: 'shop', ...extra },
+    data: { COLOR: color, LOG_LEVEL: 'info' },
+  }) as Resource;
 
 // No uid: no owner reference, which the memory API server's garbage collector would follow to a missing owner.
 const application: Application = {
-  apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application',
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: 'Application',
   metadata: { name: 'web', namespace: 'shop', finalizers: ['kreconcile.io/cleanup'] },
-  spec: { applyMode: 'ServerSideApply', manifest: [configMap('blue')], observerSchema: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { COLOR: true } }] },
+  spec: {
+    applyMode: 'ServerSideApply',
+    manifest: [configMap('blue')],
+    observerSchema: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { COLOR: true } }],
+  },
 };
 
 /** The memory cluster, answering an unforced apply with a field-manager conflict naming `manager`; every patch recorded. */
@@ -36,7 +54,18 @@ const conflictingWith = (cluster: ClusterWriter, manager: string) => {
     patch: (ref, patch, options) => {
       sent.push(patch);
       return patch.type === 'apply' && patch.force !== true
-        ? TE.left(clusterError('Conflict', 'Apply failed with 1 conflict', { code: 409, causes: [{ reason: 'FieldManagerConflict', field: '.data.COLOR', message: `conflict with "${manager}" using v1` }] }))
+        ? TE.left(
+            clusterError('Conflict', 'Apply failed with 1 conflict', {
+              code: 409,
+              causes: [
+                {
+                  reason: 'FieldManagerConflict',
+                  field: '.data.COLOR',
+                  message: `conflict with "${manager}" using v1`,
+                },
+              ],
+            }),
+          )
         : cluster.patch(ref, patch, options);
     },
   };
@@ -46,8 +75,17 @@ const conflictingWith = (cluster: ClusterWriter, manager: string) => {
 const setup = async () => {
   const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 7 });
   await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
-  await must(cluster.create(configMap('red', { labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { 'kreconcile.io/owner': 'shop/web' } })));
-  const live = E.getOrElseW(() => { throw new Error('no ConfigMap'); })(await cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop' })()).items;
+  await must(
+    cluster.create(
+      configMap('red', {
+        labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+        annotations: { 'kreconcile.io/owner': 'shop/web' },
+      }),
+    ),
+  );
+  const live = E.getOrElseW(() => {
+    throw new Error('no ConfigMap');
+  })(await cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop' })()).items;
   return { cluster, planned: plan({ application, live, scopes: builtinScopes, now: '2026-01-01T00:00:00Z' }) };
 };
 
@@ -57,9 +95,21 @@ describe('executor: server-side apply', () => {
     const { writer, sent } = conflictingWith(cluster, FIELD_MANAGER);
     const execution = await executePlan({ plan: planned, application, cluster: writer });
     expect(execution.failure).toBeUndefined();
-    expect(sent.map((patch) => (patch.type === 'apply' ? [patch.type, patch.fieldManager, patch.force ?? false] : [patch.type]))).toEqual([['apply', 'kreconcile', false], ['apply', 'kreconcile', true]]);
-    const stored = E.getOrElseW(() => undefined)(await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })());
-expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['data']) : undefined).toEqual({ COLOR: 'blue', LOG_LEVEL: 'info' });
+    expect(
+      sent.map((patch) =>
+        patch.type === 'apply' ? [patch.type, patch.fieldManager, patch.force ?? false] : [patch.type],
+      ),
+    ).toEqual([
+      ['apply', 'kreconcile', false],
+      ['apply', 'kreconcile', true],
+    ]);
+    const stored = E.getOrElseW(() => undefined)(
+      await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })(),
+    );
+    expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['data']) : undefined).toEqual({
+      COLOR: 'blue',
+      LOG_LEVEL: 'info',
+    });
   });
 
   it('a conflict with another manager stops the plan, unforced, and the object keeps its value', async () => {
@@ -68,43 +118,103 @@ expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['da
     const execution = await executePlan({ plan: planned, application, cluster: writer });
     expect(execution.failure?.error.causes?.[0]?.message).toBe('conflict with "kubectl-edit" using v1');
     expect(sent).toHaveLength(1);
-    const stored = E.getOrElseW(() => undefined)(await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })());
-    expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['data', 'COLOR']) : undefined).toBe('red');
+    const stored = E.getOrElseW(() => undefined)(
+      await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })(),
+    );
+    expect(stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['data', 'COLOR']) : undefined).toBe(
+      'red',
+    );
   });
 });
 
 describe('executor: names off position in ServerSideApply mode', () => {
-  const deployment = (containers: ReadonlyArray<object>, extra: object = {}): Resource => ({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop', ...extra },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers } } },
-  } as Resource);
+  const deployment = (containers: ReadonlyArray<object>, extra: object = {}): Resource =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'shop', ...extra },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers } },
+      },
+    }) as Resource;
   const containersApp: Application = {
     ...application,
     spec: {
       applyMode: 'ServerSideApply',
-      manifest: [deployment([{ name: 'web', image: 'nginx:1.28' }, { name: 'log', image: 'fluent-bit:3' }])],
-      observerSchema: [{
-        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-        spec: { template: { spec: { containers: [{ image: null }, { image: null }, { observer_schema_list_min_length: 2, observer_schema_list_max_length: 2 }] } } },
-      }],
+      manifest: [
+        deployment([
+          { name: 'web', image: 'nginx:1.28' },
+          { name: 'log', image: 'fluent-bit:3' },
+        ]),
+      ],
+      observerSchema: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'web' },
+          spec: {
+            template: {
+              spec: {
+                containers: [
+                  { image: null },
+                  { image: null },
+                  { observer_schema_list_min_length: 2, observer_schema_list_max_length: 2 },
+                ],
+              },
+            },
+          },
+        },
+      ],
     },
   };
 
   it('swapped containers: the guarded JSON Patch is sent as field manager kreconcile, and the positions get the desired images', async () => {
     const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 7 });
     await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
-    const marks = { labels: { 'app.kubernetes.io/managed-by': 'kreconcile' }, annotations: { 'kreconcile.io/owner': 'shop/web' } };
-    await must(cluster.create(deployment([{ name: 'log', image: 'fluent-bit:3' }, { name: 'web', image: 'nginx:1.27' }], marks)));
-    const live = E.getOrElseW(() => { throw new Error('no Deployment'); })(await cluster.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop' })()).items;
+    const marks = {
+      labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+      annotations: { 'kreconcile.io/owner': 'shop/web' },
+    };
+    await must(
+      cluster.create(
+        deployment(
+          [
+            { name: 'log', image: 'fluent-bit:3' },
+            { name: 'web', image: 'nginx:1.27' },
+          ],
+          marks,
+        ),
+      ),
+    );
+    const live = E.getOrElseW(() => {
+      throw new Error('no Deployment');
+    })(await cluster.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop' })()).items;
     const planned = plan({ application: containersApp, live, scopes: builtinScopes, now: '2026-01-01T00:00:00Z' });
     const sent: Array<readonly [string, string | undefined]> = [];
-    const writer: ClusterWriter = { ...cluster, patch: (ref, patch, options) => { sent.push([patch.type, options?.fieldManager]); return cluster.patch(ref, patch, options); } };
+    const writer: ClusterWriter = {
+      ...cluster,
+      patch: (ref, patch, options) => {
+        sent.push([patch.type, options?.fieldManager]);
+        return cluster.patch(ref, patch, options);
+      },
+    };
     const execution = await executePlan({ plan: planned, application: containersApp, cluster: writer });
     expect(execution.failure).toBeUndefined();
     expect(sent).toEqual([['json', FIELD_MANAGER]]);
-    const stored = E.getOrElseW(() => undefined)(await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' })());
-    const containers = (stored !== undefined && stored._tag === 'Some' ? getIn(stored.value, ['spec', 'template', 'spec', 'containers']) : []) as ReadonlyArray<JsonObject>;
+    const stored = E.getOrElseW(() => undefined)(
+      await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' })(),
+    );
+    const containers = (
+      stored !== undefined && stored._tag === 'Some'
+        ? getIn(stored.value, ['spec', 'template', 'spec', 'containers'])
+        : []
+    ) as ReadonlyArray<JsonObject>;
     // The schema observes images by position (names are not observed): position 0 gets web's image.
-    expect(containers.map((container) => [container.name, container.image])).toEqual([['log', 'nginx:1.28'], ['web', 'fluent-bit:3']]);
+    expect(containers.map((container) => [container.name, container.image])).toEqual([
+      ['log', 'nginx:1.28'],
+      ['web', 'fluent-bit:3'],
+    ]);
   });
 });

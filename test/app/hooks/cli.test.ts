@@ -18,7 +18,15 @@ describe('kreconcile run: hooks and TOSCA', () => {
   });
 
   it('runs the hooks example with callbacks on their own listener', async () => {
-    const result = await runCli([...base, '-f', 'examples/hooks/complete.yaml', '--callback-listen', '127.0.0.1:0', '--callback-url', 'http://127.0.0.1:9/']);
+    const result = await runCli([
+      ...base,
+      '-f',
+      'examples/hooks/complete.yaml',
+      '--callback-listen',
+      '127.0.0.1:0',
+      '--callback-url',
+      'http://127.0.0.1:9/',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/serving hook callbacks on 127\.0\.0\.1:\d+/);
     expect(result.stdout).toContain('+ v1 Secret analytics/report.analytics.kreconcile-hooks');
@@ -34,15 +42,35 @@ describe('kreconcile run: hooks and TOSCA', () => {
 
   it('documents the flags in --help', async () => {
     const result = await runCli(['run', '--help']);
-    for (const flag of ['--callback-url', '--callback-listen', '--callback-tls-cert', '--callback-tls-key', '--shutdown-grace', '--tosca-file-root']) expect(result.stdout).toContain(flag);
+    for (const flag of [
+      '--callback-url',
+      '--callback-listen',
+      '--callback-tls-cert',
+      '--callback-tls-key',
+      '--shutdown-grace',
+      '--tosca-file-root',
+    ])
+      expect(result.stdout).toContain(flag);
   });
 });
 
 describe('kreconcile rbac/deploy for hooks', () => {
   it('grants deleting Applications (complete) and Secrets when an Application has hooks; deploy sets POD_NAMESPACE', async () => {
-    const rbac = await runCli(['rbac', '-f', 'examples/hooks/complete.yaml', '--kinds-from-applications', '-o', 'json']);
-    const rules = (JSON.parse(rbac.stdout) as { items: Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }> })
-      .items.filter((item) => item.kind === 'ClusterRole').flatMap((item) => item.rules ?? []);
+    const rbac = await runCli([
+      'rbac',
+      '-f',
+      'examples/hooks/complete.yaml',
+      '--kinds-from-applications',
+      '-o',
+      'json',
+    ]);
+    const rules = (
+      JSON.parse(rbac.stdout) as {
+        items: Array<{ kind: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }>;
+      }
+    ).items
+      .filter((item) => item.kind === 'ClusterRole')
+      .flatMap((item) => item.rules ?? []);
     expect(rules.find((rule) => rule.resources.includes('applications'))?.verbs).toContain('delete');
     expect(rules.filter((rule) => rule.apiGroups.includes('')).flatMap((rule) => rule.resources)).toContain('secrets');
     const deploy = await runCli(['deploy', '-o', 'json']);

@@ -20,7 +20,9 @@ const reconciled = async (application: Resource): Promise<World> => {
 };
 
 const ready = async (w: World, application: Resource): Promise<boolean> =>
-  (await getApplication(w, application.metadata.namespace as string, application.metadata.name))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  (
+    await getApplication(w, application.metadata.namespace as string, application.metadata.name)
+  )?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 describe('examples/hooks', () => {
   it.each(['complete', 'shutdown'])('%s.yaml converges with its hook Secret and env entries', async (name) => {
@@ -28,7 +30,12 @@ describe('examples/hooks', () => {
     const w = await reconciled(application);
     expect(await ready(w, application)).toBe(true);
     const { namespace, name: appName } = application.metadata as { namespace: string; name: string };
-    const secret = await get(w, { apiVersion: 'v1', kind: 'Secret', namespace, name: `${appName}.${namespace}.kreconcile-hooks` });
+    const secret = await get(w, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace,
+      name: `${appName}.${namespace}.kreconcile-hooks`,
+    });
     expect(Object.keys(secret?.data as object).sort()).toEqual([`${name}-token`, `${name}-url`]);
     const names = JSON.stringify(w.cluster.objects().filter((o) => o.kind === 'Job' || o.kind === 'Deployment'));
     expect(names).toContain(`KRECONCILE_${name.toUpperCase()}_TOKEN`);
@@ -49,13 +56,19 @@ describe('examples/tosca', () => {
     walk(dir);
     return zipSync(files);
   };
-  beforeAll(async () => { server = await serve({ '/web.csar': body(zipDirectory('examples/tosca/csar')) }); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await serve({ '/web.csar': body(zipDirectory('examples/tosca/csar')) });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
-  const children = (w: World) => w.cluster.objects()
-    .filter((o) => o.metadata.annotations?.['kreconcile.io/owner'] === 'shop/web')
-    .map((o) => ({ kind: o.kind, name: o.metadata.name, spec: o.spec, data: o.data }))
-    .sort((a, b) => `${a.kind}${a.name}`.localeCompare(`${b.kind}${b.name}`));
+  const children = (w: World) =>
+    w.cluster
+      .objects()
+      .filter((o) => o.metadata.annotations?.['kreconcile.io/owner'] === 'shop/web')
+      .map((o) => ({ kind: o.kind, name: o.metadata.name, spec: o.spec, data: o.data }))
+      .sort((a, b) => `${a.kind}${a.name}`.localeCompare(`${b.kind}${b.name}`));
 
   it('app-inline.yaml converges to a ConfigMap, a Deployment and a Service, inputs applied', async () => {
     const application = load('examples/tosca/app-inline.yaml');
@@ -75,6 +88,8 @@ describe('examples/tosca', () => {
   });
 
   it('csar/Definitions/web.yaml is template.yaml', () => {
-    expect(readFileSync('examples/tosca/csar/Definitions/web.yaml', 'utf8')).toBe(readFileSync('examples/tosca/template.yaml', 'utf8'));
+    expect(readFileSync('examples/tosca/csar/Definitions/web.yaml', 'utf8')).toBe(
+      readFileSync('examples/tosca/template.yaml', 'utf8'),
+    );
   });
 });

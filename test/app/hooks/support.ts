@@ -4,14 +4,29 @@ import * as O from 'fp-ts/lib/Option.js';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { HookTokens } from '../../../app/hooks/tokens.js';
 import type { HookRuntime } from '../../../app/hooks/runtime.js';
-import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
+import {
+  reconcileApplication,
+  type ReconcileDeps,
+  type ReconcileResult,
+} from '../../../app/reconcile/reconcile-application.js';
 import { createToscaTranslator } from '../../../app/tosca/translator.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, type Application, type Resource } from '../../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  builtinScopes,
+  type Application,
+  type Resource,
+} from '../../../core/index.js';
 import { LOOPBACK_ALLOWED } from '../tosca/loopback.js';
 
 export const CALLBACK_URL = 'http://kreconcile.kreconcile-system.svc:8080';
 
-export type World = { readonly cluster: MemoryCluster; readonly clock: ManualClock; readonly tokens: HookTokens; readonly deps: ReconcileDeps };
+export type World = {
+  readonly cluster: MemoryCluster;
+  readonly clock: ManualClock;
+  readonly tokens: HookTokens;
+  readonly deps: ReconcileDeps;
+};
 
 export const world = (options: { readonly graceMs?: number; readonly seed?: number } = {}): World => {
   const clock = new ManualClock();
@@ -19,19 +34,38 @@ export const world = (options: { readonly graceMs?: number; readonly seed?: numb
   const tokens = new HookTokens();
   const hooks: HookRuntime = { callbackUrl: CALLBACK_URL, tokens, shutdownGraceMs: options.graceMs ?? 60_000 };
   const deps: ReconcileDeps = {
-    cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, hooks,
+    cluster,
+    scopes: builtinScopes,
+    now: () => new Date(clock.now()).toISOString(),
+    random: () => 0.5,
+    hooks,
     translate: createToscaTranslator({ now: () => clock.now(), ...LOOPBACK_ALLOWED }),
   };
   return { cluster, clock, tokens, deps };
 };
 
-export const appRef = (namespace: string, name: string) => ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name });
+export const appRef = (namespace: string, name: string) => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  namespace,
+  name,
+});
 
 export const applicationOf = (namespace: string, name: string, spec: Record<string, unknown>): Resource =>
-  ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name, namespace }, spec } as unknown as Resource);
+  ({
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    metadata: { name, namespace },
+    spec,
+  }) as unknown as Resource;
 
 /** Reconciles one Application until a reconcile acts on nothing (or it is gone); returns the last result. */
-export const reconcileUntilQuiet = async (w: World, namespace: string, name: string, rounds = 10): Promise<ReconcileResult> => {
+export const reconcileUntilQuiet = async (
+  w: World,
+  namespace: string,
+  name: string,
+  rounds = 10,
+): Promise<ReconcileResult> => {
   let last: ReconcileResult | undefined;
   for (let round = 0; round < rounds; round++) {
     last = await reconcileApplication(appRef(namespace, name), w.deps);
@@ -43,7 +77,10 @@ export const reconcileUntilQuiet = async (w: World, namespace: string, name: str
   throw new Error(`${namespace}/${name} not quiet after ${rounds} reconciles: ${JSON.stringify(last)}`);
 };
 
-export const get = async (w: World, ref: { apiVersion: string; kind: string; namespace?: string; name: string }): Promise<Resource | undefined> => {
+export const get = async (
+  w: World,
+  ref: { apiVersion: string; kind: string; namespace?: string; name: string },
+): Promise<Resource | undefined> => {
   const got = await w.cluster.get(ref)();
   if (E.isLeft(got)) throw new Error(got.left.message);
   return O.toUndefined(got.right);
@@ -52,9 +89,16 @@ export const get = async (w: World, ref: { apiVersion: string; kind: string; nam
 export const getApplication = async (w: World, namespace: string, name: string): Promise<Application | undefined> =>
   (await get(w, appRef(namespace, name))) as Application | undefined;
 
-export const call = async (url: string, method: 'GET' | 'POST', token?: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-  const response = await fetch(url, { method, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-  return { status: response.status, body: await response.json() as Record<string, unknown> };
+export const call = async (
+  url: string,
+  method: 'GET' | 'POST',
+  token?: string,
+): Promise<{ status: number; body: Record<string, unknown> }> => {
+  const response = await fetch(url, {
+    method,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
 /** Everything stored, as text: "changes nothing" is this being equal before and after. */

@@ -5,18 +5,29 @@ import type { Application, Resource } from '../../../core/index.js';
 
 const owner = { namespace: 'shop', name: 'web' };
 const app = (hooks: ReadonlyArray<'complete' | 'shutdown'>, uid = 'u1'): Application => ({
-  apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop', uid }, spec: { manifest: [], hooks },
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'web', namespace: 'shop', uid },
+  spec: { manifest: [], hooks },
 });
 const secret = (namespace: string, data: Record<string, string>, mark = 'shop/web'): Resource => ({
-  apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web.shop.kreconcile-hooks', namespace, annotations: { 'kreconcile.io/owner': mark } },
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'web.shop.kreconcile-hooks', namespace, annotations: { 'kreconcile.io/owner': mark } },
   data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
 });
 
 describe('liveTokens', () => {
   it('the Application namespace first, then by namespace; duplicates once', () => {
-    const objects = [secret('b', { 'complete-token': 'tb' }), secret('shop', { 'complete-token': 'ts' }), secret('a', { 'complete-token': 'ts' })];
+    const objects = [
+      secret('b', { 'complete-token': 'tb' }),
+      secret('shop', { 'complete-token': 'ts' }),
+      secret('a', { 'complete-token': 'ts' }),
+    ];
     expect(liveTokens(objects, owner, 'complete')).toEqual(['ts', 'tb']);
-    expect(liveTokens([secret('b', { 'complete-token': 'tb' }), secret('a', { 'complete-token': 'ta' })], owner, 'complete')).toEqual(['ta', 'tb']);
+    expect(
+      liveTokens([secret('b', { 'complete-token': 'tb' }), secret('a', { 'complete-token': 'ta' })], owner, 'complete'),
+    ).toEqual(['ta', 'tb']);
   });
 
   it('ignores a Secret of the right name planted by someone else (no owner mark of ours)', () => {
@@ -40,7 +51,9 @@ describe('HookTokens', () => {
   it('prefers the live Secret over memory (the Secret is the source of truth)', () => {
     const tokens = new HookTokens(() => 'generated');
     tokens.contextFor(app(['complete']), [], 'http://cb');
-    expect(tokens.contextFor(app(['complete']), [secret('shop', { 'complete-token': 'live' })], 'http://cb').tokens).toEqual({ complete: 'live' });
+    expect(
+      tokens.contextFor(app(['complete']), [secret('shop', { 'complete-token': 'live' })], 'http://cb').tokens,
+    ).toEqual({ complete: 'live' });
   });
 
   it('forgets a deleted Application; a re-created one (new uid) gets a new token', () => {

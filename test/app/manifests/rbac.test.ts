@@ -4,20 +4,43 @@ import { LEADER_LEASE_NAME, operatorRbac, runFlagsFor, type RbacOptions } from '
 import type { Resource } from '../../../core/index.js';
 import { runCli } from '../../cli/support/run-cli.js';
 
-type Rule = { readonly apiGroups: string[]; readonly resources: string[]; readonly verbs: string[]; readonly resourceNames?: string[] };
+type Rule = {
+  readonly apiGroups: string[];
+  readonly resources: string[];
+  readonly verbs: string[];
+  readonly resourceNames?: string[];
+};
 type Role = Resource & { readonly rules: Rule[] };
-type Binding = Resource & { readonly roleRef: { kind: string; name: string }; readonly subjects: Array<{ kind: string; name: string; namespace: string }> };
+type Binding = Resource & {
+  readonly roleRef: { kind: string; name: string };
+  readonly subjects: Array<{ kind: string; name: string; namespace: string }>;
+};
 
-const rolesOf = (objects: ReadonlyArray<Resource>) => objects.filter((o): o is Role => o.kind === 'ClusterRole' || o.kind === 'Role');
-const bindingsOf = (objects: ReadonlyArray<Resource>) => objects.filter((o): o is Binding => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding');
+const rolesOf = (objects: ReadonlyArray<Resource>) =>
+  objects.filter((o): o is Role => o.kind === 'ClusterRole' || o.kind === 'Role');
+const bindingsOf = (objects: ReadonlyArray<Resource>) =>
+  objects.filter((o): o is Binding => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding');
 
 /** Every (scope, group, resource, verb) the objects grant, as `where group/resource verb`. */
-const grants = (objects: ReadonlyArray<Resource>): ReadonlyArray<string> => bindingsOf(objects).flatMap((binding) => {
-  const role = rolesOf(objects).find((r) => r.kind === binding.roleRef.kind && r.metadata.name === binding.roleRef.name);
-  const where = binding.kind === 'ClusterRoleBinding' ? '*' : binding.metadata.namespace;
-  return (role?.rules ?? []).flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.flatMap((resource) => rule.verbs.map((verb) =>
-    `${where} ${group}/${resource} ${verb}${rule.resourceNames ? `:${rule.resourceNames.join(',')}` : ''}`))));
-}).sort();
+const grants = (objects: ReadonlyArray<Resource>): ReadonlyArray<string> =>
+  bindingsOf(objects)
+    .flatMap((binding) => {
+      const role = rolesOf(objects).find(
+        (r) => r.kind === binding.roleRef.kind && r.metadata.name === binding.roleRef.name,
+      );
+      const where = binding.kind === 'ClusterRoleBinding' ? '*' : binding.metadata.namespace;
+      return (role?.rules ?? []).flatMap((rule) =>
+        rule.apiGroups.flatMap((group) =>
+          rule.resources.flatMap((resource) =>
+            rule.verbs.map(
+              (verb) =>
+                `${where} ${group}/${resource} ${verb}${rule.resourceNames ? `:${rule.resourceNames.join(',')}` : ''}`,
+            ),
+          ),
+        ),
+      );
+    })
+    .sort();
 
 const operatorSubject = { kind: 'ServiceAccount', name: 'kreconcile', namespace: 'ops' };
 
@@ -25,9 +48,20 @@ describe('operatorRbac', () => {
   const options: RbacOptions = { namespace: 'ops' };
 
   it('never grants wildcards, RBAC objects, Namespaces or cluster-wide Secrets, whatever the mode', () => {
-    for (const mode of [options, { ...options, impersonation: 'allowed' as const }, { ...options, impersonation: 'required' as const }, { ...options, tenantNamespaces: ['team-a'] }]) {
+    for (const mode of [
+      options,
+      { ...options, impersonation: 'allowed' as const },
+      { ...options, impersonation: 'required' as const },
+      { ...options, tenantNamespaces: ['team-a'] },
+    ]) {
       const granted = grants(operatorRbac(mode));
-      expect(granted.filter((g) => g.includes('*/') || / \*$/.test(g) || g.includes('rbac.authorization.k8s.io') || g.includes('/namespaces ')), JSON.stringify(mode)).toEqual([]);
+      expect(
+        granted.filter(
+          (g) =>
+            g.includes('*/') || / \*$/.test(g) || g.includes('rbac.authorization.k8s.io') || g.includes('/namespaces '),
+        ),
+        JSON.stringify(mode),
+      ).toEqual([]);
       expect(granted.filter((g) => g.startsWith('* ') && g.includes('/secrets '))).toEqual([]);
       for (const binding of bindingsOf(operatorRbac(mode))) expect(binding.subjects).toEqual([operatorSubject]);
     }
@@ -35,12 +69,18 @@ describe('operatorRbac', () => {
 
   it('keeps the Lease in the operator namespace, updated only by name', () => {
     const leases = grants(operatorRbac(options)).filter((g) => g.includes('/leases'));
-    expect(leases).toEqual([`ops coordination.k8s.io/leases create`, `ops coordination.k8s.io/leases get:${LEADER_LEASE_NAME}`, `ops coordination.k8s.io/leases update:${LEADER_LEASE_NAME}`]);
+    expect(leases).toEqual([
+      `ops coordination.k8s.io/leases create`,
+      `ops coordination.k8s.io/leases get:${LEADER_LEASE_NAME}`,
+      `ops coordination.k8s.io/leases update:${LEADER_LEASE_NAME}`,
+    ]);
   });
 
   it('binds child rights per tenant namespace (Secrets included there, for hook tokens) instead of cluster-wide', () => {
     const granted = grants(operatorRbac({ ...options, tenantNamespaces: ['team-a', 'team-a-db'] }));
-    const children = granted.filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
+    const children = granted.filter(
+      (g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'),
+    );
     expect(new Set(children.map((g) => g.split(' ')[0]))).toEqual(new Set(['team-a', 'team-a-db']));
     expect(children).toContain('team-a apps/deployments create');
     expect(children).toContain('team-a-db /secrets get');
@@ -49,17 +89,25 @@ describe('operatorRbac', () => {
 
   it('grants only "impersonate serviceaccounts" when impersonation is required: no child right at all', () => {
     const granted = grants(operatorRbac({ ...options, impersonation: 'required', tenantNamespaces: ['team-a'] }));
-    const beyondOwnApi = granted.filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
+    const beyondOwnApi = granted.filter(
+      (g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'),
+    );
     expect(beyondOwnApi).toEqual(['team-a /serviceaccounts impersonate']);
-    expect(runFlagsFor({ ...options, impersonation: 'required', defaultServiceAccount: 'tenant' })).toEqual(['--require-service-account', '--default-service-account', 'tenant', '--no-watch-children']);
+    expect(runFlagsFor({ ...options, impersonation: 'required', defaultServiceAccount: 'tenant' })).toEqual([
+      '--require-service-account',
+      '--default-service-account',
+      'tenant',
+      '--no-watch-children',
+    ]);
   });
 
   it('adds impersonation beside child rights when allowed; cluster-wide children by default, only the named kinds when given', () => {
     const allowed = grants(operatorRbac({ ...options, impersonation: 'allowed' }));
     expect(allowed).toContain('* /serviceaccounts impersonate');
     expect(allowed).toContain('* apps/deployments patch');
-    const named = grants(operatorRbac({ ...options, childKinds: [{ apiVersion: 'example.com/v1', kind: 'Widget' }] }))
-      .filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
+    const named = grants(
+      operatorRbac({ ...options, childKinds: [{ apiVersion: 'example.com/v1', kind: 'Widget' }] }),
+    ).filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
     expect(new Set(named.map((g) => g.split(' ')[1]))).toEqual(new Set(['example.com/widgets']));
     expect(runFlagsFor(options)).toEqual([]);
   });
@@ -87,14 +135,42 @@ describe('kreconcile rbac / deploy / run flags', () => {
   });
 
   it('deploy passes the run flags that match the RBAC it prints', async () => {
-    const deployed = await runCli(['deploy', '--impersonation', 'required', '--default-service-account', 'kreconcile-tenant', '--tenant-namespace', 'team-a', '-o', 'json']);
-    const items = (JSON.parse(deployed.stdout) as { items: Array<{ kind: string; spec?: { template: { spec: { containers: Array<{ args: string[] }> } } } }> }).items;
+    const deployed = await runCli([
+      'deploy',
+      '--impersonation',
+      'required',
+      '--default-service-account',
+      'kreconcile-tenant',
+      '--tenant-namespace',
+      'team-a',
+      '-o',
+      'json',
+    ]);
+    const items = (
+      JSON.parse(deployed.stdout) as {
+        items: Array<{ kind: string; spec?: { template: { spec: { containers: Array<{ args: string[] }> } } } }>;
+      }
+    ).items;
     const args = items.find((item) => item.kind === 'Deployment')?.spec?.template.spec.containers[0]?.args ?? [];
-    expect(args).toEqual(expect.arrayContaining(['--require-service-account', '--default-service-account', 'kreconcile-tenant', '--no-watch-children']));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--require-service-account',
+        '--default-service-account',
+        'kreconcile-tenant',
+        '--no-watch-children',
+      ]),
+    );
   });
 
   it('run refuses impersonation flags on the embedded cluster, which has no RBAC', async () => {
-    const result = await runCli(['run', '--memory', '-f', 'examples/webapp/app.yaml', '--require-service-account', '--exit-when-converged']);
+    const result = await runCli([
+      'run',
+      '--memory',
+      '-f',
+      'examples/webapp/app.yaml',
+      '--require-service-account',
+      '--exit-when-converged',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('need a real cluster (the in-memory one has no RBAC)');
   });

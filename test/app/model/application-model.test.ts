@@ -7,7 +7,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../../adapters/memory/index.js';
 import type { Resource } from './helpers.js';
-import { CreateApp, DeleteApp, EditChild, SetFaults, UpdateApp, specArbitrary, type Model, type World } from './commands.js';
+import {
+  CreateApp,
+  DeleteApp,
+  EditChild,
+  SetFaults,
+  UpdateApp,
+  specArbitrary,
+  type Model,
+  type World,
+} from './commands.js';
 import { reconcileAllApplications } from '../../../app/testing/reconcile-all.js';
 import { drive } from '../../../app/testing/drive.js';
 import { APP_NAMES, NAMESPACES, ignore, problems } from './world.js';
@@ -18,7 +27,10 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
   constructor(readonly passes: number) {}
   check = () => true;
   async run(_m: Model, r: Real) {
-    for (let i = 0; i < this.passes; i++) { await ignore(drive(r.clock, reconcileAllApplications(r.cluster, r.clock))); await r.clock.advance(500); }
+    for (let i = 0; i < this.passes; i++) {
+      await ignore(drive(r.clock, reconcileAllApplications(r.cluster, r.clock)));
+      await r.clock.advance(500);
+    }
   }
   toString = () => `reconcile ×${this.passes}`;
 }
@@ -26,13 +38,17 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
 class Advance implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true;
-  async run(_m: Model, r: Real) { await r.clock.advance(this.ms); }
+  async run(_m: Model, r: Real) {
+    await r.clock.advance(this.ms);
+  }
   toString = () => `advance ${this.ms} ms`;
 }
 
 class Restart implements fc.AsyncCommand<Model, Real> {
   check = () => true;
-  async run(_m: Model, r: Real) { r.cluster.restart(); }
+  async run(_m: Model, r: Real) {
+    r.cluster.restart();
+  }
   toString = () => 'restart API server';
 }
 
@@ -61,18 +77,26 @@ const settle = async (model: Model, real: Real): Promise<ReadonlyArray<string>> 
 };
 
 describe('Applications on the in-memory cluster (model-based)', () => {
-  it('converges after faults stop: observed fields restored, others\' edits kept, nothing orphaned or duplicated', async () => {
+  it("converges after faults stop: observed fields restored, others' edits kept, nothing orphaned or duplicated", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), fc.integer({ min: 1, max: 2 ** 30 }), async (cmds, seed) => {
-        const clock = new ManualClock();
-        const cluster = createMemoryCluster({ clock, seed, workloads: true });
-        await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
-        const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
-        const real: Real = { cluster, clock };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        expect(await settle(model, real)).toEqual([]);
-      }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 200), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}) },
+      fc.asyncProperty(
+        fc.commands(commands, { maxCommands: 25 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        async (cmds, seed) => {
+          const clock = new ManualClock();
+          const cluster = createMemoryCluster({ clock, seed, workloads: true });
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
+          const real: Real = { cluster, clock };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          expect(await settle(model, real)).toEqual([]);
+        },
+      ),
+      {
+        numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 200),
+        verbose: 1,
+        ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}),
+      },
     );
   }, 600_000);
 });

@@ -7,18 +7,43 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { converged, reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, type PlanOptions, type Resource } from '../../../core/index.js';
+import {
+  converged,
+  reconcileApplication,
+  type ReconcileDeps,
+  type ReconcileResult,
+} from '../../../app/reconcile/reconcile-application.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  builtinScopes,
+  type PlanOptions,
+  type Resource,
+} from '../../../core/index.js';
 import { applicationOf, type Child } from '../model/world.js';
 
 const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: 'shop' };
 
-const setup = (planOptions: PlanOptions): { readonly cluster: MemoryCluster; readonly deps: ReconcileDeps; readonly statusWrites: () => number } => {
+const setup = (
+  planOptions: PlanOptions,
+): { readonly cluster: MemoryCluster; readonly deps: ReconcileDeps; readonly statusWrites: () => number } => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, seed: 3 });
   let writes = 0;
-  const counting = { ...cluster, patchStatus: (...args: Parameters<MemoryCluster['patchStatus']>) => { writes++; return cluster.patchStatus(...args); } } as MemoryCluster;
-  const deps: ReconcileDeps = { cluster: counting, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, planOptions };
+  const counting = {
+    ...cluster,
+    patchStatus: (...args: Parameters<MemoryCluster['patchStatus']>) => {
+      writes++;
+      return cluster.patchStatus(...args);
+    },
+  } as MemoryCluster;
+  const deps: ReconcileDeps = {
+    cluster: counting,
+    scopes: builtinScopes,
+    now: () => new Date(clock.now()).toISOString(),
+    random: () => 0.5,
+    planOptions,
+  };
   return { cluster, deps, statusWrites: () => writes };
 };
 
@@ -33,7 +58,8 @@ const done = (result: ReconcileResult): Extract<ReconcileResult, { _tag: 'Done' 
   return result;
 };
 
-const shop = (children: ReadonlyArray<Child>): Resource => applicationOf({ namespace: 'default', name: 'shop', children });
+const shop = (children: ReadonlyArray<Child>): Resource =>
+  applicationOf({ namespace: 'default', name: 'shop', children });
 
 const config: Child = { kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } };
 const web: Child = { kind: 'Service', name: 'shop-web', port: 80 };
@@ -82,12 +108,17 @@ describe('verifying an acting plan from the answers of its writes', () => {
       if (target.kind === APPLICATION_KIND) {
         const read = await cluster.get(ref)();
         if (E.isLeft(read) || O.isNone(read.right)) throw new Error('the Application is gone');
-        const updated = await cluster.update({ ...shop([config, web]), metadata: read.right.value.metadata } as Resource)();
+        const updated = await cluster.update({
+          ...shop([config, web]),
+          metadata: read.right.value.metadata,
+        } as Resource)();
         if (E.isLeft(updated)) throw new Error(updated.left.message);
       }
       return cluster.patch(target, body, options)();
     };
-    const first = done(await reconcileApplication(ref, { ...deps, cluster: { ...deps.cluster, patch } as MemoryCluster }));
+    const first = done(
+      await reconcileApplication(ref, { ...deps, cluster: { ...deps.cluster, patch } as MemoryCluster }),
+    );
     expect(first.verified).toBe(true);
     expect(first.status.observedGeneration).toBe(1);
     expect(first.status.conditions?.every((condition) => condition.observedGeneration === 1)).toBe(true);

@@ -17,17 +17,36 @@ const setUp = async () => {
   const clock = new ManualClock(0);
   const cluster = createMemoryCluster({ clock });
   // One child of ours still exists: its kind's watch must stay (the child is to be found and pruned).
-  await cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'left-over', namespace: 'default', labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } } } as unknown as Resource)();
+  await cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'left-over', namespace: 'default', labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+  } as unknown as Resource)();
   let wanted: ReadonlyArray<Kind> = [CONFIG_MAP, SERVICE, SECRET];
   let sweeps = 0;
   const watches = new ChildWatches({
-    cluster, clock, relistEveryMs: 0, logger: silentLogger,
-    onOwnedChange: () => undefined, onError: () => undefined, onUnserved: () => undefined,
-    wantedKinds: () => { sweeps++; return wanted; },
+    cluster,
+    clock,
+    relistEveryMs: 0,
+    logger: silentLogger,
+    onOwnedChange: () => undefined,
+    onError: () => undefined,
+    onUnserved: () => undefined,
+    wantedKinds: () => {
+      sweeps++;
+      return wanted;
+    },
   });
   watches.watch([CONFIG_MAP, SERVICE, SECRET]);
   await flushMicrotasks();
-  return { clock, watches, want: (kinds: ReadonlyArray<Kind>) => { wanted = kinds; }, sweeps: () => sweeps };
+  return {
+    clock,
+    watches,
+    want: (kinds: ReadonlyArray<Kind>) => {
+      wanted = kinds;
+    },
+    sweeps: () => sweeps,
+  };
 };
 
 describe('ChildWatches', () => {

@@ -8,48 +8,93 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import {
+  ManualClock,
+  createMemoryCluster,
+  flushMicrotasks,
+  type MemoryCluster,
+} from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import { setIn, type Resource } from '../model/helpers.js';
 import { CreateApp, DeleteApp, EditChild, SetFaults, UpdateApp, specArbitrary, type Model } from '../model/commands.js';
 import { APP_NAMES, NAMESPACES, applicationOf, problems } from '../model/world.js';
 
-type Real = { cluster: MemoryCluster; clock: ManualClock; controller: Controller; seed: number; restarts: number; violations: number; hotLoops: number };
+type Real = {
+  cluster: MemoryCluster;
+  clock: ManualClock;
+  controller: Controller;
+  seed: number;
+  restarts: number;
+  violations: number;
+  hotLoops: number;
+};
 
-const newController = (real: Pick<Real, 'cluster' | 'clock' | 'seed'> & Partial<Pick<Real, 'hotLoops'>>, generation: number): Controller => {
+const newController = (
+  real: Pick<Real, 'cluster' | 'clock' | 'seed'> & Partial<Pick<Real, 'hotLoops'>>,
+  generation: number,
+): Controller => {
   let state = real.seed + generation;
-  const random = (): number => { state = (state * 1103515245 + 12345) % 2 ** 31; return state / 2 ** 31; };
-  const onReconciled = (_key: string, result: ReconcileResult): void => {
-    if (result._tag !== 'Gone' && result.plan?.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'HotLoop' && real.hotLoops !== undefined) real.hotLoops++;
+  const random = (): number => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
   };
-  return new Controller({ cluster: real.cluster, clock: real.clock, random, workers: 2, resyncMs: 30_000, events: false, onReconciled });
+  const onReconciled = (_key: string, result: ReconcileResult): void => {
+    if (
+      result._tag !== 'Gone' &&
+      result.plan?.outcome._tag === 'RequeueAfter' &&
+      result.plan.outcome.reason === 'HotLoop' &&
+      real.hotLoops !== undefined
+    )
+      real.hotLoops++;
+  };
+  return new Controller({
+    cluster: real.cluster,
+    clock: real.clock,
+    random,
+    workers: 2,
+    resyncMs: 30_000,
+    events: false,
+    onReconciled,
+  });
 };
 
 /** Lets watch events, timers and workers run for `ms` of clock time. */
 const run = async (clock: ManualClock, ms: number, step = 100): Promise<void> => {
-  for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); }
+  for (let t = 0; t < ms; t += step) {
+    await flushMicrotasks();
+    await clock.advance(step);
+  }
   await flushMicrotasks();
 };
 
 /** A call by the test (user or other actor), completing even under injected latency. */
 const call = async <T>(clock: ManualClock, task: Promise<T>): Promise<T> => {
   let done = false;
-  const result = task.finally(() => { done = true; });
-  while (!done) { await flushMicrotasks(); if (!done) await clock.advance(50); }
+  const result = task.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await flushMicrotasks();
+    if (!done) await clock.advance(50);
+  }
   return result;
 };
 
 class Wait implements fc.AsyncCommand<Model, Real> {
   constructor(readonly ms: number) {}
   check = () => true;
-  async run(_m: Model, r: Real) { await run(r.clock, this.ms); }
+  async run(_m: Model, r: Real) {
+    await run(r.clock, this.ms);
+  }
   toString = () => `wait ${this.ms} ms`;
 }
 
 class RestartApiServer implements fc.AsyncCommand<Model, Real> {
   check = () => true;
-  async run(_m: Model, r: Real) { r.cluster.restart(); }
+  async run(_m: Model, r: Real) {
+    r.cluster.restart();
+  }
   toString = () => 'restart API server';
 }
 
@@ -70,7 +115,9 @@ class RestartController implements fc.AsyncCommand<Model, Real> {
 const commands = [
   specArbitrary.map((spec) => new CreateApp<Real>(spec)),
   specArbitrary.map((spec) => new UpdateApp<Real>(spec.namespace, spec.name, spec.children)),
-  fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES)).map(([ns, name]) => new DeleteApp<Real>(ns, name)),
+  fc
+    .tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES))
+    .map(([ns, name]) => new DeleteApp<Real>(ns, name)),
   fc.tuple(fc.nat(), fc.boolean()).map(([pick, observed]) => new EditChild<Real>(pick, observed)),
   fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const).map((p) => new SetFaults<Real>(p)),
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
@@ -94,24 +141,33 @@ const settle = async (model: Model, real: Real): Promise<ReadonlyArray<string>> 
 describe('the controller runtime on the in-memory cluster (model-based)', () => {
   it('converges after faults, never reconciles an Application concurrently, orphans nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 20 }), fc.integer({ min: 1, max: 2 ** 30 }), async (cmds, seed) => {
-        const clock = new ManualClock();
-        const cluster = createMemoryCluster({ clock, seed, workloads: true });
-        await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
-        const real = { cluster, clock, seed, restarts: 0, violations: 0, hotLoops: 0 } as Real;
-        real.controller = newController(real, 0);
-        await real.controller.start();
-        const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        const left = await settle(model, real);
-        real.violations += real.controller.concurrentReconciles;
-        await real.controller.stop(0);
-        expect(left).toEqual([]);
-        expect(real.violations).toBe(0);
-        // No HotLoop without a competing writer: faults, timeouts, restarts and retries never count.
-        if (real.hotLoops > 0) expect(model.observedEdits ?? 0).toBeGreaterThanOrEqual(4);
-      }),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}), ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}) },
+      fc.asyncProperty(
+        fc.commands(commands, { maxCommands: 20 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        async (cmds, seed) => {
+          const clock = new ManualClock();
+          const cluster = createMemoryCluster({ clock, seed, workloads: true });
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          const real = { cluster, clock, seed, restarts: 0, violations: 0, hotLoops: 0 } as Real;
+          real.controller = newController(real, 0);
+          await real.controller.start();
+          const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          const left = await settle(model, real);
+          real.violations += real.controller.concurrentReconciles;
+          await real.controller.stop(0);
+          expect(left).toEqual([]);
+          expect(real.violations).toBe(0);
+          // No HotLoop without a competing writer: faults, timeouts, restarts and retries never count.
+          if (real.hotLoops > 0) expect(model.observedEdits ?? 0).toBeGreaterThanOrEqual(4);
+        },
+      ),
+      {
+        numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 150),
+        verbose: 1,
+        ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}),
+        ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}),
+      },
     );
   }, 600_000);
 
@@ -120,16 +176,35 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
     const cluster = createMemoryCluster({ clock, seed: 7, workloads: true });
     const controller = newController({ cluster, clock, seed: 7 }, 0);
     await controller.start();
-    await cluster.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }] }))();
+    await cluster.create(
+      applicationOf({
+        namespace: 'default',
+        name: 'shop',
+        children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }],
+      }),
+    )();
     await run(clock, 5_000);
     const before = controller.reconcilesByKey.get('default/shop') ?? 0;
     expect(before).toBeGreaterThan(0);
-    const child = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shop-config' })();
+    const child = await cluster.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'default',
+      name: 'shop-config',
+    })();
     if (E.isLeft(child) || O.isNone(child.right)) throw new Error('child not created');
     let live = child.right.value;
     // The burst as every watcher of ConfigMaps sees it (the controller's child watch among them).
     let modified = 0;
-    const watch = cluster.watch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' }, { event: (event) => { if (event.type === 'MODIFIED') modified++; }, closed: () => {} });
+    const watch = cluster.watch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' },
+      {
+        event: (event) => {
+          if (event.type === 'MODIFIED') modified++;
+        },
+        closed: () => {},
+      },
+    );
     await flushMicrotasks();
     const writes: Array<Promise<unknown>> = [];
     for (let i = 0; i < 1_000; i++) {

@@ -6,7 +6,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
+import {
+  reconcileApplication,
+  type ReconcileDeps,
+  type ReconcileResult,
+} from '../../../app/reconcile/reconcile-application.js';
 import { recordEvents } from '../../../app/runtime/events.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, getIn, type Resource } from '../../../core/index.js';
 import { applicationOf, type Child } from '../model/world.js';
@@ -16,16 +20,36 @@ const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, names
 const world = (): { readonly cluster: MemoryCluster; readonly deps: ReconcileDeps } => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, seed: 5 });
-  return { cluster, deps: { cluster, scopes: builtinScopes, now: () => new Date(clock.now()).toISOString(), random: () => 0.5, planOptions: { readiness: 'existence' } } };
+  return {
+    cluster,
+    deps: {
+      cluster,
+      scopes: builtinScopes,
+      now: () => new Date(clock.now()).toISOString(),
+      random: () => 0.5,
+      planOptions: { readiness: 'existence' },
+    },
+  };
 };
 
 const configMaps = (count: number, mode: string): ReadonlyArray<Child> =>
-  Array.from({ length: count }, (_, i) => ({ kind: 'ConfigMap', name: `shop-config-${String(i).padStart(3, '0')}`, data: { mode } }));
+  Array.from({ length: count }, (_, i) => ({
+    kind: 'ConfigMap',
+    name: `shop-config-${String(i).padStart(3, '0')}`,
+    data: { mode },
+  }));
 
-const reconciled = async (cluster: MemoryCluster, deps: ReconcileDeps, children: ReadonlyArray<Child>): Promise<Exclude<ReconcileResult, { _tag: 'Gone' }>> => {
+const reconciled = async (
+  cluster: MemoryCluster,
+  deps: ReconcileDeps,
+  children: ReadonlyArray<Child>,
+): Promise<Exclude<ReconcileResult, { _tag: 'Gone' }>> => {
   const current = cluster.objects().find((object) => object.kind === APPLICATION_KIND);
   const desired = applicationOf({ namespace: 'default', name: 'shop', children });
-  const written = current === undefined ? await cluster.create(desired)() : await cluster.update({ ...current, spec: desired.spec } as Resource)();
+  const written =
+    current === undefined
+      ? await cluster.create(desired)()
+      : await cluster.update({ ...current, spec: desired.spec } as Resource)();
   if (E.isLeft(written)) throw new Error(written.left.message);
   const result = await reconcileApplication(ref, deps);
   if (result._tag === 'Gone') throw new Error('the Application is gone');
@@ -43,22 +67,39 @@ let drawn = 0;
 const counter = (): (() => number) => () => (drawn++ % 1000) / 1000;
 
 const eventsOf = (cluster: MemoryCluster): ReadonlyArray<{ reason: unknown; type: unknown; message: string }> =>
-  cluster.objects().filter((object) => object.kind === 'Event')
-    .map((event) => ({ reason: getIn(event, ['reason']), type: getIn(event, ['type']), message: String(getIn(event, ['message'])) }));
+  cluster
+    .objects()
+    .filter((object) => object.kind === 'Event')
+    .map((event) => ({
+      reason: getIn(event, ['reason']),
+      type: getIn(event, ['type']),
+      message: String(getIn(event, ['message'])),
+    }));
 
 describe('Events for a reconcile', () => {
   it('one Created Event names every child created; one Patched Event names each patched child with its paths', async () => {
     const { cluster, deps } = world();
-    const created = await reconciled(cluster, deps, [...configMaps(2, 'a'), { kind: 'Service', name: 'shop-web', port: 80 }]);
+    const created = await reconciled(cluster, deps, [
+      ...configMaps(2, 'a'),
+      { kind: 'Service', name: 'shop-web', port: 80 },
+    ]);
     expect(await recordEvents(cluster, application(cluster), created, 0, counter())).toEqual([]);
-    expect(eventsOf(cluster)).toEqual([{
-      reason: 'Created', type: 'Normal',
-      message: 'created 3 objects: v1 ConfigMap default/shop-config-000; v1 ConfigMap default/shop-config-001; v1 Service default/shop-web',
-    }]);
+    expect(eventsOf(cluster)).toEqual([
+      {
+        reason: 'Created',
+        type: 'Normal',
+        message:
+          'created 3 objects: v1 ConfigMap default/shop-config-000; v1 ConfigMap default/shop-config-001; v1 Service default/shop-web',
+      },
+    ]);
     // The Events are about the Application.
-    for (const event of cluster.objects().filter((object) => object.kind === 'Event')) expect(getIn(event, ['involvedObject', 'name'])).toBe('shop');
+    for (const event of cluster.objects().filter((object) => object.kind === 'Event'))
+      expect(getIn(event, ['involvedObject', 'name'])).toBe('shop');
 
-    const patched = await reconciled(cluster, deps, [...configMaps(1, 'b'), { kind: 'Service', name: 'shop-web', port: 80 }]);
+    const patched = await reconciled(cluster, deps, [
+      ...configMaps(1, 'b'),
+      { kind: 'Service', name: 'shop-web', port: 80 },
+    ]);
     expect(await recordEvents(cluster, application(cluster), patched, 0, counter())).toEqual([]);
     expect(eventsOf(cluster).filter((event) => event.reason !== 'Created')).toEqual([
       { reason: 'Patched', type: 'Normal', message: 'patched v1 ConfigMap default/shop-config-000: data.mode' },
@@ -85,14 +126,27 @@ describe('Events for a reconcile', () => {
     const { cluster, deps } = world();
     const refusing: ReconcileDeps = {
       ...deps,
-      cluster: { ...cluster, create: (object: Resource) => (object.kind === 'Service' ? () => Promise.resolve(E.left({ _tag: 'Forbidden', message: 'services is forbidden' } as never)) : cluster.create(object)) } as MemoryCluster,
+      cluster: {
+        ...cluster,
+        create: (object: Resource) =>
+          object.kind === 'Service'
+            ? () => Promise.resolve(E.left({ _tag: 'Forbidden', message: 'services is forbidden' } as never))
+            : cluster.create(object),
+      } as MemoryCluster,
     };
-    const result = await reconciled(cluster, refusing, [...configMaps(1, 'a'), { kind: 'Service', name: 'shop-web', port: 80 }]);
+    const result = await reconciled(cluster, refusing, [
+      ...configMaps(1, 'a'),
+      { kind: 'Service', name: 'shop-web', port: 80 },
+    ]);
     expect(result._tag).toBe('Failed');
     await recordEvents(cluster, application(cluster), result, 0, counter());
     expect(eventsOf(cluster)).toEqual([
       { reason: 'Created', type: 'Normal', message: 'created v1 ConfigMap default/shop-config-000' },
-      { reason: expect.stringMatching(/^Reconcile(Failed|Stalled)$/), type: 'Warning', message: expect.stringContaining('services is forbidden') },
+      {
+        reason: expect.stringMatching(/^Reconcile(Failed|Stalled)$/),
+        type: 'Warning',
+        message: expect.stringContaining('services is forbidden'),
+      },
     ]);
   });
 });

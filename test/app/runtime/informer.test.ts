@@ -8,11 +8,20 @@ import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adap
 import { Informer, type InformerEvent } from '../../../app/runtime/informer.js';
 import type { ClusterError, Resource } from '../../../core/index.js';
 
-const configMap = (name: string, mode: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { mode } }) as unknown as Resource;
+const configMap = (name: string, mode: string): Resource =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { mode },
+  }) as unknown as Resource;
 const cmRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name });
 
 const run = async (clock: ManualClock, ms: number): Promise<void> => {
-  for (let t = 0; t < ms; t += 100) { await flushMicrotasks(); await clock.advance(100); }
+  for (let t = 0; t < ms; t += 100) {
+    await flushMicrotasks();
+    await clock.advance(100);
+  }
 };
 
 const setUp = async (faults: Parameters<typeof createMemoryCluster>[0] = {}) => {
@@ -23,11 +32,23 @@ const setUp = async (faults: Parameters<typeof createMemoryCluster>[0] = {}) => 
   const events: string[] = [];
   const errors: Array<{ error: ClusterError; phase: string }> = [];
   let lists = 0;
-  const counting = { ...cluster, list: (query: Parameters<typeof cluster.list>[0]) => { lists++; return cluster.list(query); } };
-  const informer = new Informer(counting, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' }, {
-    clock, onEvent: (event: InformerEvent) => events.push(`${event.type} ${event.object.metadata.name} ${JSON.stringify(event.object.data)}`),
-    onError: (error, phase) => errors.push({ error, phase }),
-  });
+  const counting = {
+    ...cluster,
+    list: (query: Parameters<typeof cluster.list>[0]) => {
+      lists++;
+      return cluster.list(query);
+    },
+  };
+  const informer = new Informer(
+    counting,
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' },
+    {
+      clock,
+      onEvent: (event: InformerEvent) =>
+        events.push(`${event.type} ${event.object.metadata.name} ${JSON.stringify(event.object.data)}`),
+      onError: (error, phase) => errors.push({ error, phase }),
+    },
+  );
   await informer.start();
   await run(clock, 500);
   return { clock, cluster, informer, events, errors, lists: () => lists };
@@ -65,8 +86,17 @@ describe('an informer whose watch expires', () => {
     cluster.setFaults({});
     await run(clock, 5_000);
     expect(errors.some((e) => e.error._tag === 'Gone')).toBe(true);
-    const stored = cluster.objects().filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'default').map((o) => o.metadata.name).sort();
-    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(stored);
+    const stored = cluster
+      .objects()
+      .filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === 'default')
+      .map((o) => o.metadata.name)
+      .sort();
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(stored);
     // Lookups by namespace and name (and by key) agree with the list, deletions included.
     for (let i = 0; i < 20; i++) {
       const name = `x-${i}`;

@@ -15,7 +15,9 @@ const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 const naming = (...kinds: ReadonlyArray<{ apiVersion: string; kind: string }>): Application => {
   const decoded = decodeApplication({
-    apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'default' },
+    apiVersion: 'kreconcile.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'shop', namespace: 'default' },
     spec: { manifest: kinds.map((kind, i) => ({ ...kind, metadata: { name: `child-${i}` } })) },
   });
   if (E.isLeft(decoded)) throw new Error('fixture does not decode');
@@ -48,7 +50,12 @@ describe('KnownScopes', () => {
   it('asks discovery again only while an Application names a kind the current table does not know', async () => {
     const cluster = createMemoryCluster({ clock: new ManualClock(0) });
     const asked: string[] = [];
-    const discovery = { scopeOf: (apiVersion: string, kind: string) => { asked.push(kind); return cluster.scopeOf(apiVersion, kind); } };
+    const discovery = {
+      scopeOf: (apiVersion: string, kind: string) => {
+        asked.push(kind);
+        return cluster.scopeOf(apiVersion, kind);
+      },
+    };
     const scopes = new KnownScopes();
     const application = naming(WIDGET, CONFIG_MAP);
     await scopes.learnKindsOf(application, discovery);

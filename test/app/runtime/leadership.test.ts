@@ -7,7 +7,13 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, flushMicrotasks, type FaultProfile, type MemoryCluster } from '../../../adapters/memory/index.js';
+import {
+  ManualClock,
+  createMemoryCluster,
+  flushMicrotasks,
+  type FaultProfile,
+  type MemoryCluster,
+} from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { getIn, type Resource } from '../../../core/index.js';
@@ -17,18 +23,33 @@ import { Replica, timerContexts } from './replica.js';
 import { concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 
 const run = async (clock: ManualClock, ms: number, step = 100, each?: () => void): Promise<void> => {
-  for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); each?.(); }
+  for (let t = 0; t < ms; t += step) {
+    await flushMicrotasks();
+    await clock.advance(step);
+    each?.();
+  }
   await flushMicrotasks();
 };
 
-const start = (replica: Replica, identity: string): Promise<Operator> => startOperator({
-  cluster: replica.cluster, clock: replica.clock, random: () => 0.5, resyncMs: 60_000, stopDeadlineMs: 1_000,
-  leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity },
-});
+const start = (replica: Replica, identity: string): Promise<Operator> =>
+  startOperator({
+    cluster: replica.cluster,
+    clock: replica.clock,
+    random: () => 0.5,
+    resyncMs: 60_000,
+    stopDeadlineMs: 1_000,
+    leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity },
+  });
 
-const spec = (mode: string): AppSpec => ({ namespace: 'default', name: 'shop', children: [
-  { kind: 'ConfigMap', name: 'shop-config', data: { mode } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode } }, { kind: 'Service', name: 'shop-web', port: 80 },
-] });
+const spec = (mode: string): AppSpec => ({
+  namespace: 'default',
+  name: 'shop',
+  children: [
+    { kind: 'ConfigMap', name: 'shop-config', data: { mode } },
+    { kind: 'ConfigMap', name: 'shop-flags', data: { mode } },
+    { kind: 'Service', name: 'shop-web', port: 80 },
+  ],
+});
 
 const configMode = async (server: MemoryCluster): Promise<unknown> => {
   const got = await server.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shop-config' })();
@@ -38,19 +59,32 @@ const configMode = async (server: MemoryCluster): Promise<unknown> => {
 const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   const current = await server.get(appRef('default', 'shop'))();
   if (E.isLeft(current) || O.isNone(current.right)) throw new Error('no Application');
-  const updated = await server.update({ ...current.right.value, spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec } as Resource)();
+  const updated = await server.update({
+    ...current.right.value,
+    spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec,
+  } as Resource)();
   if (E.isLeft(updated)) throw new Error('update failed');
 };
 
 /** ConfigMap creates take 1.9 s: within the fence margin, long enough to be on their way when a leader stops. */
-const slowCreates: FaultProfile = { latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }] };
+const slowCreates: FaultProfile = {
+  latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }],
+};
 
 /** A replica (0.5 s retry period) whose writes are recorded in `writes`. */
-const startRecorded = (server: MemoryCluster, writes: Write[], identity: string, onLostLeadership?: () => void): Promise<Operator> => startOperator({
-  cluster: recordingCluster(server, identity, writes, () => server.clock.now()), clock: server.clock, random: () => 0.5,
-  leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
-  ...(onLostLeadership === undefined ? {} : { onLostLeadership }),
-});
+const startRecorded = (
+  server: MemoryCluster,
+  writes: Write[],
+  identity: string,
+  onLostLeadership?: () => void,
+): Promise<Operator> =>
+  startOperator({
+    cluster: recordingCluster(server, identity, writes, () => server.clock.now()),
+    clock: server.clock,
+    random: () => 0.5,
+    leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity, retryPeriodMs: 500 },
+    ...(onLostLeadership === undefined ? {} : { onLostLeadership }),
+  });
 
 describe('leader election between replicas', () => {
   it('survives minutes of clock skew, hands over on partition, and lets the old leader lead again later', async () => {
@@ -61,7 +95,9 @@ describe('leader election between replicas', () => {
     const a = new Replica(clock, server, -60_000);
     const b = new Replica(clock, server, 90_000);
     let together = 0;
-    const watch = (): void => { if (operatorA.isLeader() && operatorB.isLeader()) together++; };
+    const watch = (): void => {
+      if (operatorA.isLeader() && operatorB.isLeader()) together++;
+    };
     const operatorA = await start(a, 'a');
     await run(clock, 3_000);
     expect(operatorA.isLeader()).toBe(true);
@@ -75,7 +111,10 @@ describe('leader election between replicas', () => {
     a.partitioned = true;
     const cutAt = clock.now();
     let takeoverMs: number | undefined;
-    await run(clock, 40_000, 100, () => { watch(); if (takeoverMs === undefined && operatorB.isLeader()) takeoverMs = clock.now() - cutAt; });
+    await run(clock, 40_000, 100, () => {
+      watch();
+      if (takeoverMs === undefined && operatorB.isLeader()) takeoverMs = clock.now() - cutAt;
+    });
     expect(operatorA.isLeader()).toBe(false);
     expect(operatorB.isLeader()).toBe(true);
     // Lease 15 s after B last saw A's renewal (at most one 2 s retry period before the cut), plus B's retry period.
@@ -118,7 +157,14 @@ describe('leader election between replicas', () => {
     let stopAfterThis = true;
     a.cluster.create = (object, options) => {
       const task = create(object, options);
-      if (stopAfterThis && object.kind === 'ConfigMap') { stopAfterThis = false; return async () => { const pending = task(); a.pause(); return pending; }; }
+      if (stopAfterThis && object.kind === 'ConfigMap') {
+        stopAfterThis = false;
+        return async () => {
+          const pending = task();
+          a.pause();
+          return pending;
+        };
+      }
       return task;
     };
     await server.create(applicationOf(spec('one')))();
@@ -145,15 +191,42 @@ describe('leader election between replicas', () => {
     const server = createMemoryCluster({ clock, seed: 4, workloads: true });
     const writes: Array<Write & { readonly term: number | undefined }> = [];
     const timers = timerContexts(clock);
-    const cluster = recordingCluster(server, 'a', [], () => clock.now(), (write) => { if (!write.object.startsWith('Lease/')) writes.push({ ...write, term: timers.current() }); });
-    const operator = await timers.run(() => startOperator({ cluster, clock: timers.clock, random: () => 0.5, stopDeadlineMs: 5_000, leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' } }));
+    const cluster = recordingCluster(
+      server,
+      'a',
+      [],
+      () => clock.now(),
+      (write) => {
+        if (!write.object.startsWith('Lease/')) writes.push({ ...write, term: timers.current() });
+      },
+    );
+    const operator = await timers.run(() =>
+      startOperator({
+        cluster,
+        clock: timers.clock,
+        random: () => 0.5,
+        stopDeadlineMs: 5_000,
+        leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' },
+      }),
+    );
     await run(clock, 3_000);
     const firstTerm = operator.controller;
     // The Lease cannot be renewed from now on, and creates take 14 s: the reconcile is still waiting
     // for its creates when leadership is lost at the renew deadline (nobody else takes it) …
-    const verySlowCreates = { latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }] };
+    const verySlowCreates = {
+      latency: [{ minMs: 14_000, maxMs: 14_000, kinds: ['ConfigMap'], verbs: ['create' as const] }],
+    };
     server.setFaults({ ...verySlowCreates, errors: [{ rate: 1, tag: 'Internal', kinds: ['Lease'] }] });
-    await server.create(applicationOf({ namespace: 'default', name: 'shop', children: [{ kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } }, { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } }] }))();
+    await server.create(
+      applicationOf({
+        namespace: 'default',
+        name: 'shop',
+        children: [
+          { kind: 'ConfigMap', name: 'shop-config', data: { mode: 'a' } },
+          { kind: 'ConfigMap', name: 'shop-flags', data: { mode: 'a' } },
+        ],
+      }),
+    )();
     await run(clock, 11_500);
     expect(operator.isLeader()).toBe(false);
     // … and regained at the next renewal, while the old term's reconcile still waits for its creates.
@@ -163,7 +236,12 @@ describe('leader election between replicas', () => {
     expect(operator.controller).not.toBe(firstTerm);
     const newTermStarted = writes.findIndex((w) => w.term !== writes[0]?.term);
     expect(newTermStarted).toBeGreaterThan(0);
-    expect(writes.slice(newTermStarted).filter((w) => w.term === writes[0]?.term).map((w) => `${w.verb} ${w.object}`)).toEqual([]);
+    expect(
+      writes
+        .slice(newTermStarted)
+        .filter((w) => w.term === writes[0]?.term)
+        .map((w) => `${w.verb} ${w.object}`),
+    ).toEqual([]);
     expect(await configMode(server)).toBe('a');
     await operator.stop(1_000);
   });
@@ -196,13 +274,19 @@ describe('leader election between replicas', () => {
     const writes: Write[] = [];
     let exited: Promise<boolean> | undefined;
     // The API server answers A's Lease calls again just as A gives up.
-    const operatorA: Operator = await startRecorded(server, writes, 'a', () => { server.setFaults(slowCreates); exited = operatorA.stop(5_000); });
+    const operatorA: Operator = await startRecorded(server, writes, 'a', () => {
+      server.setFaults(slowCreates);
+      exited = operatorA.stop(5_000);
+    });
     await run(clock, 1_000);
     const operatorB = await startRecorded(server, writes, 'b');
     await run(clock, 1_000);
     expect(operatorA.isLeader()).toBe(true);
     // A's Lease calls fail until it gives up at the renew deadline, while its creates take 1.9 s.
-    server.setFaults({ ...slowCreates, errors: [{ rate: 1, tag: 'Internal' as const, kinds: ['Lease'], verbs: ['get' as const, 'update' as const] }] });
+    server.setFaults({
+      ...slowCreates,
+      errors: [{ rate: 1, tag: 'Internal' as const, kinds: ['Lease'], verbs: ['get' as const, 'update' as const] }],
+    });
     // The Application comes a second before A gives up: its creates are on their way when it does.
     await run(clock, 9_500);
     await server.create(applicationOf(spec('one')))();

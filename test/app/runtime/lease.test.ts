@@ -3,16 +3,37 @@ import { describe, expect, it } from 'vitest';
 import { leaseRecordOf, leaseSpecOf, newLease, withLeaseSpec } from '../../../app/runtime/lease.js';
 import type { Resource } from '../../../core/index.js';
 
-const lease = (spec: unknown): Resource => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'ops', resourceVersion: '7' }, spec } as Resource);
+const lease = (spec: unknown): Resource =>
+  ({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'l', namespace: 'ops', resourceVersion: '7' },
+    spec,
+  }) as Resource;
 
 describe('leaseRecordOf', () => {
   it('reads the fields of a well-formed Lease', () => {
-    expect(leaseRecordOf(lease({ holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2026-11-24T00:00:00.000000Z', leaseTransitions: 2 })))
-      .toEqual({ holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2026-11-24T00:00:00.000000Z', leaseTransitions: 2 });
+    expect(
+      leaseRecordOf(
+        lease({
+          holderIdentity: 'a',
+          leaseDurationSeconds: 15,
+          renewTime: '2026-11-24T00:00:00.000000Z',
+          leaseTransitions: 2,
+        }),
+      ),
+    ).toEqual({
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      renewTime: '2026-11-24T00:00:00.000000Z',
+      leaseTransitions: 2,
+    });
   });
 
   it('a field of another type, a negative or endless number, a missing or non-object spec read as absent', () => {
-    expect(leaseRecordOf(lease({ holderIdentity: 42, leaseDurationSeconds: '15', renewTime: {}, leaseTransitions: -1 }))).toEqual({});
+    expect(
+      leaseRecordOf(lease({ holderIdentity: 42, leaseDurationSeconds: '15', renewTime: {}, leaseTransitions: -1 })),
+    ).toEqual({});
     expect(leaseRecordOf(lease({ holderIdentity: null, leaseDurationSeconds: 1e400 }))).toEqual({});
     expect(leaseRecordOf(lease('a string'))).toEqual({});
     expect(leaseRecordOf(lease(undefined))).toEqual({});
@@ -34,7 +55,17 @@ describe('writing a Lease', () => {
   });
 
   it('a new Lease carries its namespace, name and labels', () => {
-    expect(newLease({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'ops', name: 'x' }, { holderIdentity: 'a' }, { 'kreconcile.io/sharding': 'p' }))
-      .toEqual({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x', namespace: 'ops', labels: { 'kreconcile.io/sharding': 'p' } }, spec: { holderIdentity: 'a' } });
+    expect(
+      newLease(
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'ops', name: 'x' },
+        { holderIdentity: 'a' },
+        { 'kreconcile.io/sharding': 'p' },
+      ),
+    ).toEqual({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'x', namespace: 'ops', labels: { 'kreconcile.io/sharding': 'p' } },
+      spec: { holderIdentity: 'a' },
+    });
   });
 });

@@ -18,12 +18,36 @@
 import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, faultProfiles, flushMicrotasks, type FaultProfile, type MemoryCluster } from '../../../adapters/memory/index.js';
+import {
+  ManualClock,
+  createMemoryCluster,
+  faultProfiles,
+  flushMicrotasks,
+  type FaultProfile,
+  type MemoryCluster,
+} from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { drive } from '../../../app/testing/drive.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, OWNER_ANNOTATION, clusterError, getIn, type Cluster, type Resource } from '../../../core/index.js';
-import { CreateApp, DeleteApp, EditChild, UpdateApp, appRef, specArbitrary, truth, type Model } from '../model/commands.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  OWNER_ANNOTATION,
+  clusterError,
+  getIn,
+  type Cluster,
+  type Resource,
+} from '../../../core/index.js';
+import {
+  CreateApp,
+  DeleteApp,
+  EditChild,
+  UpdateApp,
+  appRef,
+  specArbitrary,
+  truth,
+  type Model,
+} from '../model/commands.js';
 import { APP_NAMES, NAMESPACES, applicationOf, childrenArbitrary, problems, type AppSpec } from '../model/world.js';
 import { Replica, timerContexts } from './replica.js';
 import { applicationOfWrite, concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
@@ -34,7 +58,12 @@ const LEASE = { namespace: 'default', name: 'kreconcile-leader' };
 
 /** One operator process: its identity (new at every start, as client-go's `hostname_uuid`), its view of the world, every Controller it ran. */
 type OperatorProcess = {
-  readonly id: string; readonly slot: Slot; readonly replica: Replica; readonly operator: Operator; readonly controllers: Controller[]; stopped: boolean;
+  readonly id: string;
+  readonly slot: Slot;
+  readonly replica: Replica;
+  readonly operator: Operator;
+  readonly controllers: Controller[];
+  stopped: boolean;
   /** The async context a write was sent from: one per leadership term (its workers start from one elector tick); later terms have larger numbers. */
   readonly context: () => number | undefined;
   /** The newest term that has written so far. */
@@ -77,7 +106,10 @@ const MALFORMED: ReadonlyArray<Malformed> = [
   { spec: { manifest: [configMap], hooks: 'complete' }, path: 'spec.hooks' },
   { spec: { manifest: 'oops' }, path: 'spec.manifest' },
   { spec: { manifest: [{ apiVersion: 'v1', metadata: { name: 'broken-config' } }] }, path: 'spec.manifest[0].kind' },
-  { spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }] }, path: 'spec.manifest[0].metadata.name' },
+  {
+    spec: { manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }] },
+    path: 'spec.manifest[0].metadata.name',
+  },
   { spec: { manifest: [configMap], adopt: 'yes' }, path: 'spec.adopt' },
   { spec: { manifest: [] }, path: 'spec' },
   { spec: 'hello', path: 'spec' },
@@ -86,7 +118,9 @@ const BROKEN_NAMES = ['broken', 'mangled'];
 
 /** The holder the stored Lease names right now ('' when released or not created). */
 const leaseHolder = (cluster: MemoryCluster): string => {
-  const lease = cluster.objects().find((o) => o.kind === 'Lease' && o.metadata.namespace === LEASE.namespace && o.metadata.name === LEASE.name);
+  const lease = cluster
+    .objects()
+    .find((o) => o.kind === 'Lease' && o.metadata.namespace === LEASE.namespace && o.metadata.name === LEASE.name);
   const holder = getIn(lease ?? {}, ['spec', 'holderIdentity']);
   return typeof holder === 'string' ? holder : '';
 };
@@ -105,48 +139,95 @@ const noteController = (op: OperatorProcess): void => {
 const checkWrite = (real: Real, op: OperatorProcess, write: Write): void => {
   if (write.object.startsWith('Lease/')) return;
   const holder = leaseHolder(real.cluster);
-  if (holder !== op.id) real.violations.push(`${op.id} sent ${write.verb} ${write.object} at ${write.sentAt} while the Lease names ${holder || 'nobody'}`);
+  if (holder !== op.id)
+    real.violations.push(
+      `${op.id} sent ${write.verb} ${write.object} at ${write.sentAt} while the Lease names ${holder || 'nobody'}`,
+    );
   const key = applicationOfWrite(write);
   real.sent++;
   const context = op.context() ?? 0;
-  if (context < op.newestWriter) real.violations.push(`${op.id}: term@${context} sent ${write.verb} ${write.object} at ${write.sentAt} after its newer term@${op.newestWriter} had written`);
+  if (context < op.newestWriter)
+    real.violations.push(
+      `${op.id}: term@${context} sent ${write.verb} ${write.object} at ${write.sentAt} after its newer term@${op.newestWriter} had written`,
+    );
   op.newestWriter = Math.max(op.newestWriter, context);
   // Events name no Application key here; the checks above covered them.
   if (key === undefined) return;
   const term = `${op.id}/term@${context}`;
   const writers = real.writers.get(key) ?? [];
   if (writers.at(-1) !== term) {
-    if (writers.includes(term)) real.violations.push(`writes for ${key} interleave: ${[...writers.slice(-3), term].join(' → ')} (${write.verb} ${write.object} at ${write.sentAt})`);
+    if (writers.includes(term))
+      real.violations.push(
+        `writes for ${key} interleave: ${[...writers.slice(-3), term].join(' → ')} (${write.verb} ${write.object} at ${write.sentAt})`,
+      );
     real.writers.set(key, [...writers, term]);
   }
-  if (real.expireAtNextWrite) { real.expireAtNextWrite = false; real.cluster.expireWatches(); }
-  if (real.pauseAtNextWrite === op) { real.pauseAtNextWrite = undefined; op.replica.pause(); }
+  if (real.expireAtNextWrite) {
+    real.expireAtNextWrite = false;
+    real.cluster.expireWatches();
+  }
+  if (real.pauseAtNextWrite === op) {
+    real.pauseAtNextWrite = undefined;
+    op.replica.pause();
+  }
 };
 
 const seeded = (seed: number): (() => number) => {
   let state = seed;
-  return () => { state = (state * 1103515245 + 12345) % 2 ** 31; return state / 2 ** 31; };
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
 };
 
 const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<void> => {
   const id = `${slot}-${++real.started}`;
   let self: OperatorProcess | undefined;
-  const replica = new Replica(real.clock, recordingCluster(real.cluster, id, real.writes, () => real.clock.now(), (write) => {
-    if (self !== undefined) checkWrite(real, self, write);
-    else if (!write.object.startsWith('Lease/')) real.violations.push(`${id} sent ${write.verb} ${write.object} before it was started`);
-  }), skewMs);
+  const replica = new Replica(
+    real.clock,
+    recordingCluster(
+      real.cluster,
+      id,
+      real.writes,
+      () => real.clock.now(),
+      (write) => {
+        if (self !== undefined) checkWrite(real, self, write);
+        else if (!write.object.startsWith('Lease/'))
+          real.violations.push(`${id} sent ${write.verb} ${write.object} before it was started`);
+      },
+    ),
+    skewMs,
+  );
   const timers = timerContexts(replica.clock);
   const startedAt = real.clock.now();
-  const operator = await timers.run(() => startOperator({
-    cluster: replica.cluster, clock: timers.clock, random: seeded(real.seed + real.started), workers: 2, resyncMs: 30_000, stopDeadlineMs: 5_000,
-    leaderElection: { ...LEASE, identity: id, retryPeriodMs: real.retryPeriodMs },
-    ...(real.exitOnLoss ? { onLostLeadership: () => { void exitAndRestart(real, slot); } } : {}),
-    // Like performance.now: starts at the process's start, runs on while it is stopped, ignores wall-clock steps.
-    monotonic: () => real.clock.now() - startedAt,
-    onReconciled: (_key, result) => {
-      if (result._tag !== 'Gone' && result.plan?.outcome._tag === 'RequeueAfter' && result.plan.outcome.reason === 'HotLoop') real.hotLoops++;
-    },
-  }));
+  const operator = await timers.run(() =>
+    startOperator({
+      cluster: replica.cluster,
+      clock: timers.clock,
+      random: seeded(real.seed + real.started),
+      workers: 2,
+      resyncMs: 30_000,
+      stopDeadlineMs: 5_000,
+      leaderElection: { ...LEASE, identity: id, retryPeriodMs: real.retryPeriodMs },
+      ...(real.exitOnLoss
+        ? {
+            onLostLeadership: () => {
+              void exitAndRestart(real, slot);
+            },
+          }
+        : {}),
+      // Like performance.now: starts at the process's start, runs on while it is stopped, ignores wall-clock steps.
+      monotonic: () => real.clock.now() - startedAt,
+      onReconciled: (_key, result) => {
+        if (
+          result._tag !== 'Gone' &&
+          result.plan?.outcome._tag === 'RequeueAfter' &&
+          result.plan.outcome.reason === 'HotLoop'
+        )
+          real.hotLoops++;
+      },
+    }),
+  );
   self = { id, slot, replica, operator, controllers: [], stopped: false, context: timers.current, newestWriter: 0 };
   noteController(self);
   real.processes.set(slot, self);
@@ -176,41 +257,59 @@ const run = async (real: Real, ms: number, step = 100): Promise<void> => {
 class Wait implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(readonly ms: number) {}
   check = () => true;
-  async run(_m: OperatorModel, r: Real) { await run(r, this.ms); }
+  async run(_m: OperatorModel, r: Real) {
+    await run(r, this.ms);
+  }
   toString = () => `wait ${this.ms} ms`;
 }
 
-const withExpiry = (profile: FaultProfile, expireRate: number): FaultProfile => ({ ...profile, watch: { ...profile.watch, expireRate } });
+const withExpiry = (profile: FaultProfile, expireRate: number): FaultProfile => ({
+  ...profile,
+  watch: { ...profile.watch, expireRate },
+});
 /**
  * Answers take up to 1.9 s, the Lease's among them. No fence can do without a bound on a write's
  * transit time: the leader's fence margin (2 s) is that bound, so no latency here exceeds it.
  */
 const MAX_LATENCY_MS = 1_900;
 const slow: FaultProfile = { ...faultProfiles.flaky, latency: [{ rate: 0.3, minMs: 200, maxMs: MAX_LATENCY_MS }] };
-const PROFILES = { none: faultProfiles.none, flaky: withExpiry(faultProfiles.flaky, 0.01), chaos: withExpiry(faultProfiles.chaos, 0.03), slow } as const;
+const PROFILES = {
+  none: faultProfiles.none,
+  flaky: withExpiry(faultProfiles.flaky, 0.01),
+  chaos: withExpiry(faultProfiles.chaos, 0.03),
+  slow,
+} as const;
 
 class SetFaults implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(readonly profile: keyof typeof PROFILES) {}
   check = () => true;
-  async run(_m: OperatorModel, r: Real) { r.cluster.setFaults(PROFILES[this.profile]); }
+  async run(_m: OperatorModel, r: Real) {
+    r.cluster.setFaults(PROFILES[this.profile]);
+  }
   toString = () => `faults ${this.profile} (watch expiry included)`;
 }
 
 class RestartApiServer implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(readonly downtimeMs: number) {}
   check = () => true;
-  async run(_m: OperatorModel, r: Real) { r.cluster.restart({ downtimeMs: this.downtimeMs }); }
+  async run(_m: OperatorModel, r: Real) {
+    r.cluster.restart({ downtimeMs: this.downtimeMs });
+  }
   toString = () => `restart API server (down ${this.downtimeMs} ms)`;
 }
 
 /** The user writes `spec` (creating the Application or changing it): a reconcile with writes follows. */
-const putSpec = (m: OperatorModel, r: Real, spec: AppSpec): Promise<void> => (m.apps.has(`${spec.namespace}/${spec.name}`)
-  ? new UpdateApp<Real>(spec.namespace, spec.name, spec.children).run(m, r)
-  : new CreateApp<Real>(spec).run(m, r));
+const putSpec = (m: OperatorModel, r: Real, spec: AppSpec): Promise<void> =>
+  m.apps.has(`${spec.namespace}/${spec.name}`)
+    ? new UpdateApp<Real>(spec.namespace, spec.name, spec.children).run(m, r)
+    : new CreateApp<Real>(spec).run(m, r);
 
 /** etcd compaction overtakes every watcher right as the reconcile that `spec` causes sends a write. */
 class ExpireWatchesMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly spec: AppSpec, readonly ms: number) {}
+  constructor(
+    readonly spec: AppSpec,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(m: OperatorModel, r: Real) {
     r.expireAtNextWrite = true;
@@ -218,7 +317,8 @@ class ExpireWatchesMidReconcile implements fc.AsyncCommand<OperatorModel, Real> 
     await run(r, this.ms);
     r.expireAtNextWrite = false;
   }
-  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, expire watches at the next write (within ${this.ms} ms)`;
+  toString = () =>
+    `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, expire watches at the next write (within ${this.ms} ms)`;
 }
 
 /**
@@ -226,25 +326,40 @@ class ExpireWatchesMidReconcile implements fc.AsyncCommand<OperatorModel, Real> 
  * (the leader may miss its renew deadline and lead again right after) and other answers are slow.
  */
 class Overload implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly spec: AppSpec, readonly ms: number) {}
+  constructor(
+    readonly spec: AppSpec,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(m: OperatorModel, r: Real) {
     const before = r.cluster.faults;
     const overloaded: FaultProfile = {
       ...before,
-      errors: [{ rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 1_000, kinds: ['Lease'] }, ...(before.errors ?? [])],
+      errors: [
+        { rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 1_000, kinds: ['Lease'] },
+        ...(before.errors ?? []),
+      ],
       // Lease calls are answered at once (429s): leadership flips while the others' answers are slow.
-      latency: [{ rate: 0.7, minMs: 500, maxMs: MAX_LATENCY_MS, kinds: [APPLICATION_KIND, 'ConfigMap', 'Deployment', 'Service', 'Event'] }],
+      latency: [
+        {
+          rate: 0.7,
+          minMs: 500,
+          maxMs: MAX_LATENCY_MS,
+          kinds: [APPLICATION_KIND, 'ConfigMap', 'Deployment', 'Service', 'Event'],
+        },
+      ],
     };
     r.cluster.setFaults(overloaded);
     await putSpec(m, r, this.spec);
     await run(r, this.ms);
     if (r.cluster.faults === overloaded) r.cluster.setFaults(before);
   }
-  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)} while the API server is overloaded for ${this.ms} ms (Leases throttled, other answers slow)`;
+  toString = () =>
+    `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)} while the API server is overloaded for ${this.ms} ms (Leases throttled, other answers slow)`;
 }
 
-const leader = (r: Real): OperatorProcess | undefined => SLOTS.flatMap((slot) => live(r, slot) ?? []).find((op) => op.operator.isLeader());
+const leader = (r: Real): OperatorProcess | undefined =>
+  SLOTS.flatMap((slot) => live(r, slot) ?? []).find((op) => op.operator.isLeader());
 
 const live = (r: Real, slot: Slot): OperatorProcess | undefined => {
   const op = r.processes.get(slot);
@@ -256,7 +371,10 @@ const live = (r: Real, slot: Slot): OperatorProcess | undefined => {
  * sent go on. Then SIGCONT: its timers, watch events and answers arrive at once.
  */
 class Pause implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly ms: number) {}
+  constructor(
+    readonly slot: Slot,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(_m: OperatorModel, r: Real) {
     const op = live(r, this.slot);
@@ -272,7 +390,11 @@ class Pause implements fc.AsyncCommand<OperatorModel, Real> {
  * `ms`; on SIGCONT the answer it waited for arrives before its timers, or after.
  */
 class PauseLeaderMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly spec: AppSpec, readonly ms: number, readonly answersFirst: boolean) {}
+  constructor(
+    readonly spec: AppSpec,
+    readonly ms: number,
+    readonly answersFirst: boolean,
+  ) {}
   check = () => true;
   async run(m: OperatorModel, r: Real) {
     const op = leader(r);
@@ -282,11 +404,15 @@ class PauseLeaderMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
     r.pauseAtNextWrite = undefined;
     op?.replica.resume(this.answersFirst);
   }
-  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, pause the leader at its next write for ${this.ms} ms (${this.answersFirst ? 'answers' : 'timers'} first on resume)`;
+  toString = () =>
+    `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, pause the leader at its next write for ${this.ms} ms (${this.answersFirst ? 'answers' : 'timers'} first on resume)`;
 }
 
 class Partition implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly ms: number) {}
+  constructor(
+    readonly slot: Slot,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(_m: OperatorModel, r: Real) {
     const op = live(r, this.slot);
@@ -299,7 +425,10 @@ class Partition implements fc.AsyncCommand<OperatorModel, Real> {
 
 /** SIGKILL, then the pod restarts after `downMs`: a new process with a new identity, the lease not released. */
 class Kill implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly downMs: number) {}
+  constructor(
+    readonly slot: Slot,
+    readonly downMs: number,
+  ) {}
   check = () => true;
   async run(_m: OperatorModel, r: Real) {
     const op = r.processes.get(this.slot);
@@ -313,7 +442,10 @@ class Kill implements fc.AsyncCommand<OperatorModel, Real> {
 
 /** SIGTERM: in-flight reconciles get `deadlineMs` to finish, the lease is released; then a new process starts. */
 class Restart implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly deadlineMs: number) {}
+  constructor(
+    readonly slot: Slot,
+    readonly deadlineMs: number,
+  ) {}
   check = () => true;
   async run(_m: OperatorModel, r: Real) {
     const op = live(r, this.slot);
@@ -339,36 +471,62 @@ class RestartLeaderMidReconcile implements fc.AsyncCommand<OperatorModel, Real> 
     await drive(r.clock, op.operator.stop(0), 100);
     await startProcess(r, op.slot, op.replica.skewMs);
   }
-  toString = () => `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, restart the leader gracefully at its next write (shutdown deadline 0)`;
+  toString = () =>
+    `put ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}, restart the leader gracefully at its next write (shutdown deadline 0)`;
 }
 
 /** NTP steps the process's wall clock: leases are judged by the monotonic clock and must not care. */
 class StepClock implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly slot: Slot, readonly deltaMs: number) {}
+  constructor(
+    readonly slot: Slot,
+    readonly deltaMs: number,
+  ) {}
   check = () => true;
-  async run(_m: OperatorModel, r: Real) { const op = r.processes.get(this.slot); if (op !== undefined) op.replica.skewMs += this.deltaMs; }
+  async run(_m: OperatorModel, r: Real) {
+    const op = r.processes.get(this.slot);
+    if (op !== undefined) op.replica.skewMs += this.deltaMs;
+  }
   toString = () => `step ${this.slot}'s wall clock by ${this.deltaMs} ms`;
 }
 
 const malformedApplication = (namespace: string, name: string, malformed: Malformed): Resource =>
-  ({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, metadata: { name, namespace }, spec: malformed.spec }) as unknown as Resource;
+  ({
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    metadata: { name, namespace },
+    spec: malformed.spec,
+  }) as unknown as Resource;
 
 class CreateMalformed implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly namespace: string, readonly name: string, readonly variant: number) {}
-  check = (m: Readonly<OperatorModel>) => !m.apps.has(`${this.namespace}/${this.name}`) && !m.malformed.has(`${this.namespace}/${this.name}`);
+  constructor(
+    readonly namespace: string,
+    readonly name: string,
+    readonly variant: number,
+  ) {}
+  check = (m: Readonly<OperatorModel>) =>
+    !m.apps.has(`${this.namespace}/${this.name}`) && !m.malformed.has(`${this.namespace}/${this.name}`);
   async run(m: OperatorModel, r: Real) {
     const malformed = MALFORMED[this.variant] as Malformed;
     await drive(r.clock, r.cluster.create(malformedApplication(this.namespace, this.name, malformed))());
     // An ambiguous answer may have created it; a terminating namesake is not ours.
     const stored = await truth(r, appRef(this.namespace, this.name));
-    if (stored !== undefined && stored.metadata.deletionTimestamp === undefined && JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)) m.malformed.set(`${this.namespace}/${this.name}`, malformed);
+    if (
+      stored !== undefined &&
+      stored.metadata.deletionTimestamp === undefined &&
+      JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)
+    )
+      m.malformed.set(`${this.namespace}/${this.name}`, malformed);
   }
-  toString = () => `create malformed ${this.namespace}/${this.name} ${JSON.stringify((MALFORMED[this.variant] as Malformed).spec)}`;
+  toString = () =>
+    `create malformed ${this.namespace}/${this.name} ${JSON.stringify((MALFORMED[this.variant] as Malformed).spec)}`;
 }
 
 /** The user fixes a malformed Application: from then on it must converge like any other. */
 class FixMalformed implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly pick: number, readonly childrenByName: Readonly<Record<string, AppSpec['children']>>) {}
+  constructor(
+    readonly pick: number,
+    readonly childrenByName: Readonly<Record<string, AppSpec['children']>>,
+  ) {}
   check = (m: Readonly<OperatorModel>) => m.malformed.size > 0;
   async run(m: OperatorModel, r: Real) {
     const id = [...m.malformed.keys()][this.pick % m.malformed.size] as string;
@@ -379,14 +537,20 @@ class FixMalformed implements fc.AsyncCommand<OperatorModel, Real> {
     const wanted = (applicationOf(spec) as unknown as { spec: unknown }).spec;
     await drive(r.clock, r.cluster.update({ ...current, spec: wanted } as Resource)());
     const stored = await truth(r, appRef(namespace, name));
-    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(wanted)) { m.malformed.delete(id); m.apps.set(id, spec); }
+    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(wanted)) {
+      m.malformed.delete(id);
+      m.apps.set(id, spec);
+    }
   }
   toString = () => `fix malformed #${this.pick} with ${JSON.stringify(this.childrenByName)}`;
 }
 
 /** A user breaks a well-formed Application: it stalls, its children stay as they are until it is fixed. */
 class BreakApp implements fc.AsyncCommand<OperatorModel, Real> {
-  constructor(readonly pick: number, readonly variant: number) {}
+  constructor(
+    readonly pick: number,
+    readonly variant: number,
+  ) {}
   check = (m: Readonly<OperatorModel>) => m.apps.size > 0;
   async run(m: OperatorModel, r: Real) {
     const [id, spec] = [...m.apps][this.pick % m.apps.size] as [string, AppSpec];
@@ -395,7 +559,10 @@ class BreakApp implements fc.AsyncCommand<OperatorModel, Real> {
     if (current === undefined || current.metadata.deletionTimestamp !== undefined) return;
     await drive(r.clock, r.cluster.update({ ...current, spec: malformed.spec } as Resource)());
     const stored = await truth(r, appRef(spec.namespace, spec.name));
-    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)) { m.apps.delete(id); m.malformed.set(id, { ...malformed, held: spec.children }); }
+    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)) {
+      m.apps.delete(id);
+      m.malformed.set(id, { ...malformed, held: spec.children });
+    }
   }
   toString = () => `break app #${this.pick} with ${JSON.stringify((MALFORMED[this.variant] as Malformed).spec)}`;
 }
@@ -418,45 +585,72 @@ class DeleteMalformed implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `delete malformed #${this.pick}`;
 }
 
-const childrenByName = fc.record(Object.fromEntries([...APP_NAMES, ...BROKEN_NAMES].map((name) => [name, childrenArbitrary(name)])));
+const childrenByName = fc.record(
+  Object.fromEntries([...APP_NAMES, ...BROKEN_NAMES].map((name) => [name, childrenArbitrary(name)])),
+);
 
 // Half of the overloads end around the renew deadline (10 s): leadership is lost and regained within moments.
-const overload = fc.tuple(specArbitrary, fc.oneof(fc.integer({ min: 1_000, max: 20_000 }), fc.integer({ min: 9_500, max: 12_500 }))).map(([spec, ms]) => new Overload(spec, ms));
-const pauseLeaderMidReconcile = fc.tuple(specArbitrary, fc.integer({ min: 1_000, max: 40_000 }), fc.boolean()).map(([spec, ms, answersFirst]) => new PauseLeaderMidReconcile(spec, ms, answersFirst));
+const overload = fc
+  .tuple(specArbitrary, fc.oneof(fc.integer({ min: 1_000, max: 20_000 }), fc.integer({ min: 9_500, max: 12_500 })))
+  .map(([spec, ms]) => new Overload(spec, ms));
+const pauseLeaderMidReconcile = fc
+  .tuple(specArbitrary, fc.integer({ min: 1_000, max: 40_000 }), fc.boolean())
+  .map(([spec, ms, answersFirst]) => new PauseLeaderMidReconcile(spec, ms, answersFirst));
 
 // Leadership trouble in the middle of a reconcile is what breaks fences: it comes twice as often.
 const commands = [
   specArbitrary.map((spec) => new CreateApp<Real>(spec)),
   specArbitrary.map((spec) => new UpdateApp<Real>(spec.namespace, spec.name, spec.children)),
-  fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES, ...BROKEN_NAMES)).map(([ns, name]) => new DeleteApp<Real>(ns, name)),
+  fc
+    .tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...APP_NAMES, ...BROKEN_NAMES))
+    .map(([ns, name]) => new DeleteApp<Real>(ns, name)),
   fc.tuple(fc.nat(), fc.boolean()).map(([pick, observed]) => new EditChild<Real>(pick, observed)),
-  fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...BROKEN_NAMES), fc.nat(MALFORMED.length - 1)).map(([ns, name, variant]) => new CreateMalformed(ns, name, variant)),
+  fc
+    .tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...BROKEN_NAMES), fc.nat(MALFORMED.length - 1))
+    .map(([ns, name, variant]) => new CreateMalformed(ns, name, variant)),
   fc.tuple(fc.nat(), childrenByName).map(([pick, children]) => new FixMalformed(pick, children)),
   fc.nat().map((pick) => new DeleteMalformed(pick)),
   fc.tuple(fc.nat(), fc.nat(MALFORMED.length - 1)).map(([pick, variant]) => new BreakApp(pick, variant)),
   fc.constantFrom('none' as const, 'flaky' as const, 'chaos' as const, 'slow' as const).map((p) => new SetFaults(p)),
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
   fc.constantFrom(0, 3_000, 12_000, 20_000).map((ms) => new RestartApiServer(ms)),
-  fc.tuple(specArbitrary, fc.integer({ min: 500, max: 5_000 })).map(([spec, ms]) => new ExpireWatchesMidReconcile(spec, ms)),
+  fc
+    .tuple(specArbitrary, fc.integer({ min: 500, max: 5_000 }))
+    .map(([spec, ms]) => new ExpireWatchesMidReconcile(spec, ms)),
   fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 40_000 })).map(([slot, ms]) => new Pause(slot, ms)),
-  overload, overload,
-  pauseLeaderMidReconcile, pauseLeaderMidReconcile,
-  fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 30_000 })).map(([slot, ms]) => new Partition(slot, ms)),
+  overload,
+  overload,
+  pauseLeaderMidReconcile,
+  pauseLeaderMidReconcile,
+  fc
+    .tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 1_000, max: 30_000 }))
+    .map(([slot, ms]) => new Partition(slot, ms)),
   fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: 0, max: 20_000 })).map(([slot, ms]) => new Kill(slot, ms)),
-  fc.tuple(fc.constantFrom(...SLOTS), fc.constantFrom(0, 1_000, 5_000)).map(([slot, deadlineMs]) => new Restart(slot, deadlineMs)),
+  fc
+    .tuple(fc.constantFrom(...SLOTS), fc.constantFrom(0, 1_000, 5_000))
+    .map(([slot, deadlineMs]) => new Restart(slot, deadlineMs)),
   specArbitrary.map((spec) => new RestartLeaderMidReconcile(spec)),
-  fc.tuple(fc.constantFrom(...SLOTS), fc.integer({ min: -600_000, max: 600_000 })).map(([slot, ms]) => new StepClock(slot, ms)),
+  fc
+    .tuple(fc.constantFrom(...SLOTS), fc.integer({ min: -600_000, max: 600_000 }))
+    .map(([slot, ms]) => new StepClock(slot, ms)),
 ];
 
 /** What is wrong with the malformed Applications: each must be Stalled InvalidSpec, its message naming the path. */
 const malformedProblems = (model: OperatorModel, cluster: MemoryCluster): ReadonlyArray<string> => {
   const objects = cluster.objects();
   return [...model.malformed].flatMap(([id, malformed]) => {
-    const application = objects.find((o) => o.kind === APPLICATION_KIND && `${o.metadata.namespace}/${o.metadata.name}` === id);
+    const application = objects.find(
+      (o) => o.kind === APPLICATION_KIND && `${o.metadata.namespace}/${o.metadata.name}` === id,
+    );
     if (application === undefined) return [`malformed ${id} is missing`];
-    const stalled = (getIn(application, ['status', 'conditions']) as ReadonlyArray<{ type: string; status: string; reason?: string; message?: string }> | undefined)?.find((c) => c.type === 'Stalled');
+    const stalled = (
+      getIn(application, ['status', 'conditions']) as
+        ReadonlyArray<{ type: string; status: string; reason?: string; message?: string }> | undefined
+    )?.find((c) => c.type === 'Stalled');
     const named = stalled?.message?.split('; ').some((issue) => issue.startsWith(`${malformed.path}:`)) === true;
-    return stalled?.status === 'True' && stalled.reason === 'InvalidSpec' && named ? [] : [`malformed ${id}: want Stalled InvalidSpec naming ${malformed.path}, got ${JSON.stringify(stalled)}`];
+    return stalled?.status === 'True' && stalled.reason === 'InvalidSpec' && named
+      ? []
+      : [`malformed ${id}: want Stalled InvalidSpec naming ${malformed.path}, got ${JSON.stringify(stalled)}`];
   });
 };
 
@@ -478,7 +672,11 @@ const worldProblems = (model: OperatorModel, real: Real): ReadonlyArray<string> 
   const leader = leaders[0];
   const objects = real.cluster.objects();
   return [
-    ...problems({ objects: () => objects.filter((o) => !isMalformed(model, o) && !isHeld(model, o)) }, model.apps, model.annotations),
+    ...problems(
+      { objects: () => objects.filter((o) => !isMalformed(model, o) && !isHeld(model, o)) },
+      model.apps,
+      model.annotations,
+    ),
     ...malformedProblems(model, real.cluster),
     ...(leaders.length === 1 ? [] : [`${leaders.length} leaders`]),
     ...(leader !== undefined && !leader.operator.controller.idle ? [`the leader ${leader.id} is not idle`] : []),
@@ -488,7 +686,8 @@ const worldProblems = (model: OperatorModel, real: Real): ReadonlyArray<string> 
 /** Faults stop, every process runs again (one is started if none is alive); up to 10 minutes of clock time. */
 const settle = async (model: OperatorModel, real: Real): Promise<ReadonlyArray<string>> => {
   real.cluster.setFaults({});
-  for (const slot of SLOTS) if (live(real, slot) === undefined) await startProcess(real, slot, real.processes.get(slot)?.replica.skewMs ?? 0);
+  for (const slot of SLOTS)
+    if (live(real, slot) === undefined) await startProcess(real, slot, real.processes.get(slot)?.replica.skewMs ?? 0);
   let left: ReadonlyArray<string> = [];
   for (let second = 0; second < 600; second += 5) {
     await run(real, 5_000, 250);
@@ -503,15 +702,34 @@ describe('two operator processes with leader election on the in-memory cluster (
   it('never write without the lease nor interleave two reconciles of one key; converge after faults; malformed Applications stall alone', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.commands(commands, { maxCommands: 20 }), fc.integer({ min: 1, max: 2 ** 30 }),
-        fc.integer({ min: -300_000, max: 300_000 }), fc.integer({ min: -300_000, max: 300_000 }),
+        fc.commands(commands, { maxCommands: 20 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        fc.integer({ min: -300_000, max: 300_000 }),
+        fc.integer({ min: -300_000, max: 300_000 }),
         fc.uniqueArray(specArbitrary, { maxLength: 3, selector: (spec) => `${spec.namespace}/${spec.name}` }),
-        fc.constantFrom(500, 1_000, 2_000), fc.boolean(),
+        fc.constantFrom(500, 1_000, 2_000),
+        fc.boolean(),
         async (cmds, seed, skewA, skewB, initial, retryPeriodMs, exitOnLoss) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true, watchHistory: 200 });
           await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
-          const real: Real = { cluster, clock, seed, retryPeriodMs, exitOnLoss, processes: new Map(), all: [], started: 0, writes: [], writers: new Map(), violations: [], hotLoops: 0, expireAtNextWrite: false, pauseAtNextWrite: undefined, sent: 0 };
+          const real: Real = {
+            cluster,
+            clock,
+            seed,
+            retryPeriodMs,
+            exitOnLoss,
+            processes: new Map(),
+            all: [],
+            started: 0,
+            writes: [],
+            writers: new Map(),
+            violations: [],
+            hotLoops: 0,
+            expireAtNextWrite: false,
+            pauseAtNextWrite: undefined,
+            sent: 0,
+          };
           await startProcess(real, 'a', skewA);
           await startProcess(real, 'b', skewB);
           const model: OperatorModel = { apps: new Map(), annotations: new Map(), touches: 0, malformed: new Map() };
@@ -521,7 +739,10 @@ describe('two operator processes with leader election on the in-memory cluster (
           await fc.asyncModelRun(() => ({ model, real }), cmds);
           const left = await settle(model, real);
           const controllers = real.all.flatMap((op) => op.controllers);
-          for (const slot of SLOTS) { const op = live(real, slot); if (op !== undefined) await drive(clock, op.operator.stop(1_000), 100); }
+          for (const slot of SLOTS) {
+            const op = live(real, slot);
+            if (op !== undefined) await drive(clock, op.operator.stop(1_000), 100);
+          }
           expect(left).toEqual([]);
           expect(real.violations).toEqual([]);
           expect(concurrentWrites(real.writes)).toEqual([]);
@@ -530,7 +751,12 @@ describe('two operator processes with leader election on the in-memory cluster (
           if (real.hotLoops > 0) expect(model.observedEdits ?? 0).toBeGreaterThanOrEqual(4);
         },
       ),
-      { numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 400), verbose: 1, ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}), ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}) },
+      {
+        numRuns: Number(process.env.KRECONCILE_MODEL_RUNS ?? 400),
+        verbose: 1,
+        ...(process.env.KRECONCILE_SEED ? { seed: Number(process.env.KRECONCILE_SEED) } : {}),
+        ...(process.env.KRECONCILE_PATH ? { path: process.env.KRECONCILE_PATH } : {}),
+      },
     );
   }, 600_000);
 });
@@ -539,18 +765,31 @@ describe('children created right before the process died', () => {
   it('a child of a kind the spec then drops is pruned by the next process: the kind was recorded before the create', async () => {
     const clock = new ManualClock();
     const server = createMemoryCluster({ clock, seed: 3, workloads: true });
-    const runFor = async (ms: number): Promise<void> => { for (let t = 0; t < ms; t += 100) { await flushMicrotasks(); await clock.advance(100); } };
-    const wiki = (children: AppSpec['children']): Resource => applicationOf({ namespace: 'default', name: 'wiki', children });
-    const deployment = (): boolean => server.objects().some((o) => o.kind === 'Deployment' && o.metadata.name === 'wiki-web');
+    const runFor = async (ms: number): Promise<void> => {
+      for (let t = 0; t < ms; t += 100) {
+        await flushMicrotasks();
+        await clock.advance(100);
+      }
+    };
+    const wiki = (children: AppSpec['children']): Resource =>
+      applicationOf({ namespace: 'default', name: 'wiki', children });
+    const deployment = (): boolean =>
+      server.objects().some((o) => o.kind === 'Deployment' && o.metadata.name === 'wiki-web');
     // The first process dies right after its creates: no status write after the Deployment exists lands.
-    const died = (ref: Parameters<Cluster['patchStatus']>[0]) => async () => E.left(clusterError('Unavailable', 'the process died', { code: 0, ref }));
+    const died = (ref: Parameters<Cluster['patchStatus']>[0]) => async () =>
+      E.left(clusterError('Unavailable', 'the process died', { code: 0, ref }));
     const first = new Controller({
       cluster: {
         ...server,
         patchStatus: (ref, patch) => (deployment() ? died(ref) : server.patchStatus(ref, patch)),
-        updateStatus: (object) => (deployment() ? died({ apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }) : server.updateStatus(object)),
+        updateStatus: (object) =>
+          deployment()
+            ? died({ apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name })
+            : server.updateStatus(object),
       },
-      clock, random: () => 0.5, events: false,
+      clock,
+      random: () => 0.5,
+      events: false,
     });
     await first.start();
     await server.create(wiki([{ kind: 'Deployment', name: 'wiki-web', replicas: 1, image: 'nginx:1.27' }]))();
@@ -561,7 +800,10 @@ describe('children created right before the process died', () => {
     const recorded = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
     expect(JSON.stringify(getIn(recorded, ['status', 'lastObservedManifest']) ?? [])).not.toContain('wiki-web');
     const stored = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
-    await server.update({ ...stored, spec: wiki([{ kind: 'Service', name: 'wiki-web', port: 80 }]).spec } as Resource)();
+    await server.update({
+      ...stored,
+      spec: wiki([{ kind: 'Service', name: 'wiki-web', port: 80 }]).spec,
+    } as Resource)();
     const second = new Controller({ cluster: server, clock, random: () => 0.5, events: false });
     await second.start();
     await runFor(60_000);

@@ -17,15 +17,23 @@ const movableOwnership = (initially: ReadonlyArray<string>) => {
   const listeners = new Set<() => void>();
   const ownership: ShardOwnership = {
     owns: (key) => owned.has(key),
-    onChange: (listener) => { listeners.add(listener); return () => listeners.delete(listener); },
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
-  const set = (keys: ReadonlyArray<string>) => { owned.clear(); keys.forEach((key) => owned.add(key)); listeners.forEach((listener) => listener()); };
+  const set = (keys: ReadonlyArray<string>) => {
+    owned.clear();
+    keys.forEach((key) => owned.add(key));
+    listeners.forEach((listener) => listener());
+  };
   return { ownership, set };
 };
 
 const KEYS = ['default/a', 'default/b', 'default/c'];
 
-const configMap = (name: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) as unknown as Resource;
+const configMap = (name: string): Resource =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) as unknown as Resource;
 
 const exists = async (cluster: MemoryCluster, name: string): Promise<boolean> => {
   const read = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name })();
@@ -55,7 +63,7 @@ describe('OwnedKeys', () => {
     expect(queued).toEqual(['default/b', 'default/a', 'default/c']);
   });
 
-  it('refuses a key\'s writes once its shard is lost, checked when each write is sent', async () => {
+  it("refuses a key's writes once its shard is lost, checked when each write is sent", async () => {
     const clock = new ManualClock(0);
     const cluster = createMemoryCluster({ clock });
     const { ownership, set } = movableOwnership(['default/a']);

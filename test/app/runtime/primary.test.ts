@@ -4,27 +4,38 @@ import { describe, expect, it } from 'vitest';
 import { kreconcileStatusPatch, primaryOf } from '../../../app/runtime/primary.js';
 import type { Resource } from '../../../core/index.js';
 
-const greeting = (spec: Record<string, unknown>, status?: Record<string, unknown>): Resource => ({
-  apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: { name: 'g', namespace: 'ns', uid: 'u', generation: 2 }, spec,
-  ...(status === undefined ? {} : { status }),
-} as Resource);
+const greeting = (spec: Record<string, unknown>, status?: Record<string, unknown>): Resource =>
+  ({
+    apiVersion: 'example.kreconcile.io/v1',
+    kind: 'Greeting',
+    metadata: { name: 'g', namespace: 'ns', uid: 'u', generation: 2 },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  }) as Resource;
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
 
 describe('primaryOf', () => {
-  const primary = primaryOf({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', desired: (g) => {
-    const spec = g.spec as { mode: string };
-    if (spec.mode === 'throw') throw new Error('no message');
-    if (spec.mode === 'garbage') return 42 as never;
-    if (spec.mode === 'bad-child') return { manifest: [{ kind: 'ConfigMap' }] };
-    return { manifest: [configMap] };
-  } });
+  const primary = primaryOf({
+    apiVersion: 'example.kreconcile.io/v1',
+    kind: 'Greeting',
+    desired: (g) => {
+      const spec = g.spec as { mode: string };
+      if (spec.mode === 'throw') throw new Error('no message');
+      if (spec.mode === 'garbage') return 42 as never;
+      if (spec.mode === 'bad-child') return { manifest: [{ kind: 'ConfigMap' }] };
+      return { manifest: [configMap] };
+    },
+  });
 
-  it('maps a primary to an Application-shaped value naming the primary, with kreconcile\'s status fields only', () => {
+  it("maps a primary to an Application-shaped value naming the primary, with kreconcile's status fields only", () => {
     const decoded = primary.decode(greeting({ mode: 'ok' }, { observedGeneration: 1, greeted: 3 }));
     expect(E.isRight(decoded) && decoded.right).toMatchObject({
-      apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: { name: 'g', namespace: 'ns', uid: 'u', generation: 2 },
-      spec: { manifest: [configMap] }, status: { observedGeneration: 1 },
+      apiVersion: 'example.kreconcile.io/v1',
+      kind: 'Greeting',
+      metadata: { name: 'g', namespace: 'ns', uid: 'u', generation: 2 },
+      spec: { manifest: [configMap] },
+      status: { observedGeneration: 1 },
     });
     expect(E.isRight(decoded) && decoded.right.status).toEqual({ observedGeneration: 1 });
   });
@@ -42,10 +53,14 @@ describe('primaryOf', () => {
 
 describe('kreconcileStatusPatch', () => {
   it('writes the whole status only when there is none', () => {
-    expect(kreconcileStatusPatch(undefined, { observedGeneration: 1 })).toEqual([{ op: 'add', path: '/status', value: { observedGeneration: 1 } }]);
+    expect(kreconcileStatusPatch(undefined, { observedGeneration: 1 })).toEqual([
+      { op: 'add', path: '/status', value: { observedGeneration: 1 } },
+    ]);
   });
-  it('adds kreconcile\'s fields one by one, removes those it dropped, never touches the author\'s', () => {
-    expect(kreconcileStatusPatch({ greeted: 3, lastAppliedManifest: [] }, { observedGeneration: 2, conditions: [] })).toEqual([
+  it("adds kreconcile's fields one by one, removes those it dropped, never touches the author's", () => {
+    expect(
+      kreconcileStatusPatch({ greeted: 3, lastAppliedManifest: [] }, { observedGeneration: 2, conditions: [] }),
+    ).toEqual([
       { op: 'add', path: '/status/observedGeneration', value: 2 },
       { op: 'add', path: '/status/conditions', value: [] },
       { op: 'remove', path: '/status/lastAppliedManifest' },

@@ -6,7 +6,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster } from '../../../adapters/memory/index.js';
+import {
+  ManualClock,
+  createMemoryCluster,
+  flushMicrotasks,
+  type MemoryCluster,
+} from '../../../adapters/memory/index.js';
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import { silentLogger } from '../../../app/runtime/logger.js';
 import { NOT_OWNED, ReconcileLoop, type StepOutcome } from '../../../app/runtime/reconcile-loop.js';
@@ -30,9 +35,15 @@ const loopWith = (options: {
   const refused: string[] = [];
   const calls: Call[] = [];
   const loop = new ReconcileLoop({
-    queue, clock, logger: silentLogger, workers: options.workers,
+    queue,
+    clock,
+    logger: silentLogger,
+    workers: options.workers,
     ownership: { owns: options.owns ?? (() => true), refused: (key) => refused.push(key) },
-    reconcile: (key, attempt) => { calls.push({ key, attempt, at: clock.now() }); return options.reconcile(key, attempt); },
+    reconcile: (key, attempt) => {
+      calls.push({ key, attempt, at: clock.now() });
+      return options.reconcile(key, attempt);
+    },
   });
   return { clock, queue, loop, refused, calls };
 };
@@ -54,23 +65,39 @@ const done = (outcome: Outcome, requeueAfterMs?: number): ReconcileResult => ({
 });
 
 const AWAIT_CHANGE = done({ _tag: 'AwaitChange' });
-const failed = (terminal: boolean, retryAfterMs?: number): ReconcileResult =>
-  ({ _tag: 'Failed', error: clusterError('Internal', 'boom'), terminal, statusWritten: false, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+const failed = (terminal: boolean, retryAfterMs?: number): ReconcileResult => ({
+  _tag: 'Failed',
+  error: clusterError('Internal', 'boom'),
+  terminal,
+  statusWritten: false,
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
 
 /** Runs `ms` of virtual time in steps, letting the workers run in between. */
 const run = async (clock: ManualClock, ms: number, step = 50): Promise<void> => {
-  for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); }
+  for (let t = 0; t < ms; t += step) {
+    await flushMicrotasks();
+    await clock.advance(step);
+  }
   await flushMicrotasks();
 };
 
 /** A promise opened from outside. */
 const gate = <T>() => {
   let open: (value: T) => void = () => undefined;
-  const promise = new Promise<T>((resolve) => { open = resolve; });
+  const promise = new Promise<T>((resolve) => {
+    open = resolve;
+  });
   return { promise, open };
 };
 
-const configMap = (name: string): Resource => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { written: 'yes' } }) as unknown as Resource;
+const configMap = (name: string): Resource =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { written: 'yes' },
+  }) as unknown as Resource;
 
 const exists = async (cluster: MemoryCluster, name: string): Promise<boolean> => {
   const read = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name })();
@@ -95,11 +122,13 @@ describe('ReconcileLoop', () => {
       },
     });
     loop.start();
-    queue.add('default/a'); queue.add('default/b');
+    queue.add('default/a');
+    queue.add('default/b');
     await flushMicrotasks();
     expect([...loop.inFlight].sort()).toEqual(['default/a', 'default/b']);
     // A third worker is idle, and 'a' is queued again while it runs: the idle worker must not take it.
-    queue.add('default/a'); queue.add('default/a');
+    queue.add('default/a');
+    queue.add('default/a');
     await flushMicrotasks();
     expect(calls.map((c) => c.key)).toEqual(['default/a', 'default/b']);
     finish.get('default/a')?.shift()?.();
@@ -121,7 +150,11 @@ describe('ReconcileLoop', () => {
     const proceed = gate<void>();
     let write: E.Either<unknown, unknown> | undefined;
     const loop: ReconcileLoop = new ReconcileLoop({
-      queue, clock, logger: silentLogger, workers: 1, ownership: { owns: () => true, refused: () => undefined },
+      queue,
+      clock,
+      logger: silentLogger,
+      workers: 1,
+      ownership: { owns: () => true, refused: () => undefined },
       reconcile: async () => {
         await proceed.promise;
         write = await fenced(cluster, () => loop.mayWrite(), 'abandoned').create(configMap('late'))();
@@ -132,7 +165,9 @@ describe('ReconcileLoop', () => {
     queue.add('default/shop');
     await flushMicrotasks();
     let stopped: boolean | undefined;
-    void loop.stop(5_000).then((finished) => { stopped = finished; });
+    void loop.stop(5_000).then((finished) => {
+      stopped = finished;
+    });
     await clock.advance(4_999);
     expect(stopped).toBeUndefined();
     expect(loop.mayWrite()).toBe(true);
@@ -153,7 +188,11 @@ describe('ReconcileLoop', () => {
     const cluster = createMemoryCluster({ clock });
     const queue = new WorkQueue(clock, { random: () => 0 });
     const loop: ReconcileLoop = new ReconcileLoop({
-      queue, clock, logger: silentLogger, workers: 2, ownership: { owns: () => true, refused: () => undefined },
+      queue,
+      clock,
+      logger: silentLogger,
+      workers: 2,
+      ownership: { owns: () => true, refused: () => undefined },
       reconcile: async (key) => {
         await clock.sleep(2_000);
         await fenced(cluster, () => loop.mayWrite(), 'abandoned').create(configMap(key.split('/')[1] ?? ''))();
@@ -161,10 +200,13 @@ describe('ReconcileLoop', () => {
       },
     });
     loop.start();
-    queue.add('default/one'); queue.add('default/two');
+    queue.add('default/one');
+    queue.add('default/two');
     await flushMicrotasks();
     let stopped: boolean | undefined;
-    void loop.stop(5_000).then((finished) => { stopped = finished; });
+    void loop.stop(5_000).then((finished) => {
+      stopped = finished;
+    });
     await run(clock, 2_000);
     expect(stopped).toBe(true);
     expect(loop.mayWrite()).toBe(true);
@@ -173,24 +215,38 @@ describe('ReconcileLoop', () => {
     expect(clock.pending()).toBe(0);
   });
 
-  it('gives each key its next turn from the outcome: backoff after failures, the plan\'s delay, nothing after success or a terminal failure', async () => {
+  it("gives each key its next turn from the outcome: backoff after failures, the plan's delay, nothing after success or a terminal failure", async () => {
     const script = new Map<string, ReconcileResult[]>([
       ['default/flaky', [failed(false), failed(false), failed(false), AWAIT_CHANGE]],
       ['default/slow-api', [failed(false, 5_000), AWAIT_CHANGE]],
       ['default/waiting', [done({ _tag: 'RequeueAfter', ms: 30_000, reason: 'NotReady' }, 30_000), AWAIT_CHANGE]],
       ['default/stalled', [failed(true)]],
     ]);
-    const { clock, queue, loop, calls } = loopWith({ workers: 2, reconcile: async (key) => script.get(key)?.shift() ?? AWAIT_CHANGE });
+    const { clock, queue, loop, calls } = loopWith({
+      workers: 2,
+      reconcile: async (key) => script.get(key)?.shift() ?? AWAIT_CHANGE,
+    });
     loop.start();
     for (const key of script.keys()) queue.add(key);
     await run(clock, 120_000, 100);
     const of = (key: string) => calls.filter((c) => c.key === key).map(({ attempt, at }) => ({ attempt, at }));
     // Backoff 100, 200, 400 ms (no jitter), attempts counted since the last success.
-    expect(of('default/flaky')).toEqual([{ attempt: 1, at: 0 }, { attempt: 2, at: 100 }, { attempt: 3, at: 300 }, { attempt: 4, at: 700 }]);
+    expect(of('default/flaky')).toEqual([
+      { attempt: 1, at: 0 },
+      { attempt: 2, at: 100 },
+      { attempt: 3, at: 300 },
+      { attempt: 4, at: 700 },
+    ]);
     // Retry-After beats the (shorter) backoff.
-    expect(of('default/slow-api')).toEqual([{ attempt: 1, at: 0 }, { attempt: 2, at: 5_000 }]);
+    expect(of('default/slow-api')).toEqual([
+      { attempt: 1, at: 0 },
+      { attempt: 2, at: 5_000 },
+    ]);
     // The plan's requeue, after a success: attempt 1 again.
-    expect(of('default/waiting')).toEqual([{ attempt: 1, at: 0 }, { attempt: 1, at: 30_000 }]);
+    expect(of('default/waiting')).toEqual([
+      { attempt: 1, at: 0 },
+      { attempt: 1, at: 30_000 },
+    ]);
     expect(of('default/stalled')).toEqual([{ attempt: 1, at: 0 }]);
     expect(queue.has('default/stalled')).toBe(false);
     expect(queue.attempts('default/flaky')).toBe(0);
@@ -214,10 +270,18 @@ describe('ReconcileLoop', () => {
     const { queue, loop, calls, refused } = loopWith({
       workers: 1,
       owns: (key) => key !== 'default/theirs' && (key !== 'default/shop' || ownsShop),
-      reconcile: async (key) => { if (key === 'default/shop') { ownsShop = false; return NOT_OWNED; } return AWAIT_CHANGE; },
+      reconcile: async (key) => {
+        if (key === 'default/shop') {
+          ownsShop = false;
+          return NOT_OWNED;
+        }
+        return AWAIT_CHANGE;
+      },
     });
     loop.start();
-    queue.add('default/theirs'); queue.add('default/shop'); queue.add('default/mine');
+    queue.add('default/theirs');
+    queue.add('default/shop');
+    queue.add('default/mine');
     await flushMicrotasks();
     await flushMicrotasks();
     expect(calls.map((c) => c.key)).toEqual(['default/shop', 'default/mine']);
@@ -233,12 +297,20 @@ describe('ReconcileLoop', () => {
     let crashes = 1;
     const { clock, queue, loop, calls } = loopWith({
       workers: 1,
-      reconcile: async (key) => { if (key === 'default/buggy' && crashes-- > 0) throw new Error('defect'); return AWAIT_CHANGE; },
+      reconcile: async (key) => {
+        if (key === 'default/buggy' && crashes-- > 0) throw new Error('defect');
+        return AWAIT_CHANGE;
+      },
     });
     loop.start();
-    queue.add('default/buggy'); queue.add('default/fine');
+    queue.add('default/buggy');
+    queue.add('default/fine');
     await run(clock, 1_000);
-    expect(calls.map(({ key, attempt, at }) => `${key}#${attempt}@${at}`)).toEqual(['default/buggy#1@0', 'default/fine#1@0', 'default/buggy#2@100']);
+    expect(calls.map(({ key, attempt, at }) => `${key}#${attempt}@${at}`)).toEqual([
+      'default/buggy#1@0',
+      'default/fine#1@0',
+      'default/buggy#2@100',
+    ]);
     await loop.stop(0);
   });
 });

@@ -2,11 +2,16 @@
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import type { Cluster, ObjectRef } from '../../../core/index.js';
 
-export const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster => new Proxy(cluster, {
-  get(target, property, receiver) {
-    const value = Reflect.get(target, property, receiver) as unknown;
-    if (typeof value !== 'function') return value;
-    if (property === 'get') return (ref: ObjectRef) => { gets.push(ref); return (value as (r: ObjectRef) => unknown).call(target, ref); };
-    return (value as (...a: unknown[]) => unknown).bind(target);
-  },
-});
+export const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster =>
+  new Proxy(cluster, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (property === 'get')
+        return (ref: ObjectRef) => {
+          gets.push(ref);
+          return (value as (r: ObjectRef) => unknown).call(target, ref);
+        };
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });

@@ -20,36 +20,57 @@ export class Replica {
   readonly clock: Clock;
   readonly cluster: Cluster;
 
-  constructor(shared: Clock, server: Cluster, public skewMs = 0) {
+  constructor(
+    shared: Clock,
+    server: Cluster,
+    public skewMs = 0,
+  ) {
     this.clock = {
       now: () => shared.now() + this.skewMs,
       setTimer: (ms, callback) => shared.setTimer(ms, () => this.run(callback)),
-      sleep: (ms) => new Promise((resolve) => { shared.setTimer(ms, () => this.run(() => resolve())); }),
+      sleep: (ms) =>
+        new Promise((resolve) => {
+          shared.setTimer(ms, () => this.run(() => resolve()));
+        }),
     };
-    const call = <T>(write: string | undefined, task: TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> => async () => {
-      if (this.partitioned) return E.left(clusterError('Unavailable', 'connect ECONNREFUSED (partitioned)', { code: 0 }));
-      if (write !== undefined) this.writes.push(write);
-      const answer = await task();
-      // A paused process sent its request before it stopped; it sees the answer when it resumes.
-      if (!this.paused) return answer;
-      // A killed process never sees its answers (the promise stays pending, as its code is gone).
-      return new Promise((resolve) => { if (!this.killed) this.held.push(() => resolve(answer)); });
-    };
+    const call =
+      <T>(write: string | undefined, task: TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> =>
+      async () => {
+        if (this.partitioned)
+          return E.left(clusterError('Unavailable', 'connect ECONNREFUSED (partitioned)', { code: 0 }));
+        if (write !== undefined) this.writes.push(write);
+        const answer = await task();
+        // A paused process sent its request before it stopped; it sees the answer when it resumes.
+        if (!this.paused) return answer;
+        // A killed process never sees its answers (the promise stays pending, as its code is gone).
+        return new Promise((resolve) => {
+          if (!this.killed) this.held.push(() => resolve(answer));
+        });
+      };
     this.cluster = {
       get: (ref) => call(undefined, server.get(ref)),
       list: (query) => call(undefined, server.list(query)),
-      watch: (query, sink) => server.watch(query, { event: (event) => this.run(() => sink.event(event)), closed: (error) => this.run(() => sink.closed(error)) }),
+      watch: (query, sink) =>
+        server.watch(query, {
+          event: (event) => this.run(() => sink.event(event)),
+          closed: (error) => this.run(() => sink.closed(error)),
+        }),
       scopeOf: (apiVersion, kind) => call(undefined, server.scopeOf(apiVersion, kind)),
-      create: (object, options) => call(`create ${object.kind} ${object.metadata.name}`, server.create(object, options)),
-      update: (object, options) => call(`update ${object.kind} ${object.metadata.name}`, server.update(object, options)),
+      create: (object, options) =>
+        call(`create ${object.kind} ${object.metadata.name}`, server.create(object, options)),
+      update: (object, options) =>
+        call(`update ${object.kind} ${object.metadata.name}`, server.update(object, options)),
       patch: (ref, patch, options) => call(`patch ${ref.kind} ${ref.name}`, server.patch(ref, patch, options)),
       delete: (ref, options) => call(`delete ${ref.kind} ${ref.name}`, server.delete(ref, options)),
-      updateStatus: (object) => call(`updateStatus ${object.kind} ${object.metadata.name}`, server.updateStatus(object)),
+      updateStatus: (object) =>
+        call(`updateStatus ${object.kind} ${object.metadata.name}`, server.updateStatus(object)),
       patchStatus: (ref, patch) => call(`patchStatus ${ref.kind} ${ref.name}`, server.patchStatus(ref, patch)),
     };
   }
 
-  pause(): void { this.paused = true; }
+  pause(): void {
+    this.paused = true;
+  }
 
   /** SIGKILL: what it was waiting for never arrives; its open requests still reach the server. */
   kill(): void {
@@ -71,10 +92,10 @@ export class Replica {
 
   private run(callback: () => void): void {
     if (this.killed) return;
-    if (this.paused) this.deferred.push(callback); else callback();
+    if (this.paused) this.deferred.push(callback);
+    else callback();
   }
 }
-
 
 /**
  * Tells apart work started from different timer callbacks: each callback of `clock` runs in a fresh
@@ -82,7 +103,9 @@ export class Replica {
  * start from the elector's timer, so every write they send carries that term's context number
  * (`current()`), whichever term is current when it is sent.
  */
-export const timerContexts = (clock: Clock): { readonly clock: Clock; readonly current: () => number | undefined; run<T>(work: () => T): T } => {
+export const timerContexts = (
+  clock: Clock,
+): { readonly clock: Clock; readonly current: () => number | undefined; run<T>(work: () => T): T } => {
   const storage = new AsyncLocalStorage<number>();
   let next = 0;
   return {

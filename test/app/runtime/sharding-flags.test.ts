@@ -9,8 +9,12 @@ const lease = { namespace: 'kreconcile-system', identity: 'pod-0' };
 describe('shardingFromFlags', () => {
   it('off without --shards; static with --shard; Leases with --sharding lease', () => {
     expect(shardingFromFlags({}, lease)).toEqual(E.right(undefined));
-    expect(shardingFromFlags({ shards: '3', shard: '2' }, lease)).toEqual(E.right({ mode: 'static', shard: 2, shards: 3 }));
-    expect(shardingFromFlags({ shards: '12', sharding: 'lease' }, lease)).toEqual(E.right({ mode: 'lease', shards: 12, ...lease }));
+    expect(shardingFromFlags({ shards: '3', shard: '2' }, lease)).toEqual(
+      E.right({ mode: 'static', shard: 2, shards: 3 }),
+    );
+    expect(shardingFromFlags({ shards: '12', sharding: 'lease' }, lease)).toEqual(
+      E.right({ mode: 'lease', shards: 12, ...lease }),
+    );
   });
 
   it.each([

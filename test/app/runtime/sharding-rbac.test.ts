@@ -6,14 +6,25 @@ import { runCli } from '../../cli/support/run-cli.js';
 
 describe('sharding RBAC', () => {
   it('updates only kreconcile-shard-<i> and kreconcile-member-<i> for i < n; lists and creates Leases in its namespace only', () => {
-    const [role, binding] = shardingRbac('ops', 3) as unknown as [{ kind: string; metadata: { namespace: string }; rules: Array<{ verbs: string[]; resourceNames?: string[] }> }, { kind: string; subjects: unknown[] }];
+    const [role, binding] = shardingRbac('ops', 3) as unknown as [
+      { kind: string; metadata: { namespace: string }; rules: Array<{ verbs: string[]; resourceNames?: string[] }> },
+      { kind: string; subjects: unknown[] },
+    ];
     expect(role.kind).toBe('Role');
     expect(role.metadata.namespace).toBe('ops');
     expect(role.rules.find((rule) => rule.verbs.includes('update'))?.resourceNames).toEqual([
-      'kreconcile-shard-0', 'kreconcile-member-0', 'kreconcile-shard-1', 'kreconcile-member-1', 'kreconcile-shard-2', 'kreconcile-member-2',
+      'kreconcile-shard-0',
+      'kreconcile-member-0',
+      'kreconcile-shard-1',
+      'kreconcile-member-1',
+      'kreconcile-shard-2',
+      'kreconcile-member-2',
     ]);
     expect(role.rules.find((rule) => rule.resourceNames === undefined)?.verbs).toEqual(['get', 'list', 'create']);
-    expect(binding).toMatchObject({ kind: 'RoleBinding', subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace: 'ops' }] });
+    expect(binding).toMatchObject({
+      kind: 'RoleBinding',
+      subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace: 'ops' }],
+    });
   });
 
   it('the rbac command adds them with --shards, and refuses a bad count in one line', async () => {

@@ -20,28 +20,60 @@ export type Write = {
  * `cluster` recording every write it sends into `writes` (reads pass through); `onSent` sees each
  * write at the moment it is sent, before the server has it (to check the world as it is then).
  */
-export const recordingCluster = (cluster: Cluster, replica: string, writes: Write[], now: () => number = () => Date.now(), onSent?: (write: Write) => void): Cluster => {
-  const record = <T>(verb: string, kind: string, namespace: string | undefined, name: string, send: TE.TaskEither<ClusterError, T>): TE.TaskEither<ClusterError, T> => async () => {
-    const write: Write = { replica, verb, object: `${kind}/${namespace ?? ''}/${name}`, sentAt: now(), answeredAt: Number.NaN, ok: false };
-    writes.push(write);
-    onSent?.(write);
-    const answer = await send();
-    write.answeredAt = now();
-    write.ok = E.isRight(answer);
-    return answer;
-  };
+export const recordingCluster = (
+  cluster: Cluster,
+  replica: string,
+  writes: Write[],
+  now: () => number = () => Date.now(),
+  onSent?: (write: Write) => void,
+): Cluster => {
+  const record =
+    <T>(
+      verb: string,
+      kind: string,
+      namespace: string | undefined,
+      name: string,
+      send: TE.TaskEither<ClusterError, T>,
+    ): TE.TaskEither<ClusterError, T> =>
+    async () => {
+      const write: Write = {
+        replica,
+        verb,
+        object: `${kind}/${namespace ?? ''}/${name}`,
+        sentAt: now(),
+        answeredAt: Number.NaN,
+        ok: false,
+      };
+      writes.push(write);
+      onSent?.(write);
+      const answer = await send();
+      write.answeredAt = now();
+      write.ok = E.isRight(answer);
+      return answer;
+    };
   return {
     ...cluster,
     get: (ref) => cluster.get(ref),
     list: (query) => cluster.list(query),
     watch: (query, sink) => cluster.watch(query, sink),
     scopeOf: (apiVersion, kind) => cluster.scopeOf(apiVersion, kind),
-    create: (object, options) => record('create', object.kind, object.metadata.namespace, object.metadata.name, cluster.create(object, options)),
-    update: (object, options) => record('update', object.kind, object.metadata.namespace, object.metadata.name, cluster.update(object, options)),
-    patch: (ref, patch, options) => record('patch', ref.kind, ref.namespace, ref.name, cluster.patch(ref, patch, options)),
+    create: (object, options) =>
+      record('create', object.kind, object.metadata.namespace, object.metadata.name, cluster.create(object, options)),
+    update: (object, options) =>
+      record('update', object.kind, object.metadata.namespace, object.metadata.name, cluster.update(object, options)),
+    patch: (ref, patch, options) =>
+      record('patch', ref.kind, ref.namespace, ref.name, cluster.patch(ref, patch, options)),
     delete: (ref, options) => record('delete', ref.kind, ref.namespace, ref.name, cluster.delete(ref, options)),
-    patchStatus: (ref, patch) => record('patchStatus', ref.kind, ref.namespace, ref.name, cluster.patchStatus(ref, patch)),
-    updateStatus: (object) => record('updateStatus', object.kind, object.metadata.namespace, object.metadata.name, cluster.updateStatus(object)),
+    patchStatus: (ref, patch) =>
+      record('patchStatus', ref.kind, ref.namespace, ref.name, cluster.patchStatus(ref, patch)),
+    updateStatus: (object) =>
+      record(
+        'updateStatus',
+        object.kind,
+        object.metadata.namespace,
+        object.metadata.name,
+        cluster.updateStatus(object),
+      ),
   };
 };
 
@@ -68,8 +100,13 @@ export const concurrentWrites = (writes: ReadonlyArray<Write>): ReadonlyArray<st
   for (const [key, list] of byApplication) {
     const ordered = [...list].sort((a, b) => a.sentAt - b.sentAt);
     ordered.forEach((write, i) => {
-      const overlapping = ordered.slice(0, i).find((earlier) => earlier.replica !== write.replica && !(earlier.answeredAt <= write.sentAt));
-      if (overlapping !== undefined) found.push(`${key}: ${write.replica} ${write.verb} ${write.object} while ${overlapping.replica} ${overlapping.verb} ${overlapping.object} was in flight`);
+      const overlapping = ordered
+        .slice(0, i)
+        .find((earlier) => earlier.replica !== write.replica && !(earlier.answeredAt <= write.sentAt));
+      if (overlapping !== undefined)
+        found.push(
+          `${key}: ${write.replica} ${write.verb} ${write.object} while ${overlapping.replica} ${overlapping.verb} ${overlapping.object} was in flight`,
+        );
     });
   }
   return found;

@@ -10,7 +10,10 @@ import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
 import { applicationOf } from '../model/world.js';
 
 const run = async (clock: ManualClock, ms: number, step = 250): Promise<void> => {
-  for (let t = 0; t < ms; t += step) { await flushMicrotasks(); await clock.advance(step); }
+  for (let t = 0; t < ms; t += step) {
+    await flushMicrotasks();
+    await clock.advance(step);
+  }
   await flushMicrotasks();
 };
 
@@ -21,18 +24,43 @@ describe('status written by the controller', () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, seed: 11, workloads: true });
     for (const name of NAMES) {
-      await cluster.create(applicationOf({ namespace: 'default', name, children: [{ kind: 'ConfigMap', name: `${name}-config`, data: { mode: 'a' } }, { kind: 'Deployment', name: `${name}-web`, replicas: 2, image: 'nginx:1.27' }] }))();
+      await cluster.create(
+        applicationOf({
+          namespace: 'default',
+          name,
+          children: [
+            { kind: 'ConfigMap', name: `${name}-config`, data: { mode: 'a' } },
+            { kind: 'Deployment', name: `${name}-web`, replicas: 2, image: 'nginx:1.27' },
+          ],
+        }),
+      )();
     }
     let statusWrites = 0;
     const start = async (): Promise<Controller> => {
-      const controller = new Controller({ cluster, clock, random: () => 0.5, resyncMs: 60_000, events: false, onReconciled: (_key, result) => { if (result._tag !== 'Gone' && result.statusWritten) statusWrites++; } });
+      const controller = new Controller({
+        cluster,
+        clock,
+        random: () => 0.5,
+        resyncMs: 60_000,
+        events: false,
+        onReconciled: (_key, result) => {
+          if (result._tag !== 'Gone' && result.statusWritten) statusWrites++;
+        },
+      });
       await controller.start();
       return controller;
     };
     const first = await start();
     await run(clock, 30_000);
     const applications = cluster.objects().filter((o) => o.kind === APPLICATION_KIND);
-    expect(applications.map((a) => (getIn(a, ['status', 'conditions']) as Array<{ type: string; status: string }>).find((c) => c.type === 'Ready')?.status)).toEqual(NAMES.map(() => 'True'));
+    expect(
+      applications.map(
+        (a) =>
+          (getIn(a, ['status', 'conditions']) as Array<{ type: string; status: string }>).find(
+            (c) => c.type === 'Ready',
+          )?.status,
+      ),
+    ).toEqual(NAMES.map(() => 'True'));
     // The observer schema's null leaves ("observe this field") survive the write.
     const schemas = getIn(applications[0] as Resource, ['status', 'mangledObserverSchema']) as ReadonlyArray<Resource>;
     const configMapSchema = schemas.find((schema) => schema.kind === 'ConfigMap') as Resource;

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, flushMicrotasks } from '../../../adapters/memory/manual-clock.js';
 import { WorkQueue } from '../../../app/runtime/work-queue.js';
 
-const queueWith = (clock = new ManualClock(0)) => ({ clock, queue: new WorkQueue(clock, { random: () => 0.5, backoff: { baseMs: 100, capMs: 1_000 } }) });
+const queueWith = (clock = new ManualClock(0)) => ({
+  clock,
+  queue: new WorkQueue(clock, { random: () => 0.5, backoff: { baseMs: 100, capMs: 1_000 } }),
+});
 
 /** Takes a ready key without waiting (undefined when none is ready). */
 const take = async (queue: WorkQueue): Promise<string | undefined> => {
@@ -14,7 +17,10 @@ const take = async (queue: WorkQueue): Promise<string | undefined> => {
 describe('WorkQueue', () => {
   it('coalesces adds of a queued key into one slot', async () => {
     const { queue } = queueWith();
-    queue.add('a'); queue.add('a'); queue.add('b'); queue.add('a');
+    queue.add('a');
+    queue.add('a');
+    queue.add('b');
+    queue.add('a');
     expect(queue.depth).toBe(2);
     expect(await take(queue)).toBe('a');
     expect(await take(queue)).toBe('b');
@@ -25,7 +31,8 @@ describe('WorkQueue', () => {
     const { queue } = queueWith();
     queue.add('a');
     expect(await take(queue)).toBe('a');
-    queue.add('a'); queue.add('a');
+    queue.add('a');
+    queue.add('a');
     expect(queue.depth).toBe(0);
     expect(await take(queue)).toBeUndefined();
     queue.done('a');
@@ -85,36 +92,59 @@ describe('WorkQueue', () => {
   it('property: whatever the interleaving, a key is never handed out twice at once and every add is eventually served', async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('add' as const), key: fc.constantFrom('a', 'b', 'c') }),
-      fc.record({ kind: fc.constant('addAfter' as const), key: fc.constantFrom('a', 'b', 'c'), ms: fc.integer({ min: 1, max: 500 }) }),
+      fc.record({
+        kind: fc.constant('addAfter' as const),
+        key: fc.constantFrom('a', 'b', 'c'),
+        ms: fc.integer({ min: 1, max: 500 }),
+      }),
       fc.record({ kind: fc.constant('take' as const) }),
       fc.record({ kind: fc.constant('done' as const) }),
       fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 300 }) }),
     );
-    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
-      const { queue, clock } = queueWith();
-      const running = new Set<string>();
-      const pendingAdds = new Set<string>();
-      for (const o of ops) {
-        if (o.kind === 'add') { queue.add(o.key); pendingAdds.add(o.key); }
-        if (o.kind === 'addAfter') { queue.addAfter(o.key, o.ms); pendingAdds.add(o.key); }
-        if (o.kind === 'tick') await clock.advance(o.ms);
-        if (o.kind === 'take') {
-          const key = await take(queue);
-          if (key !== undefined) { expect(running.has(key)).toBe(false); running.add(key); pendingAdds.delete(key); }
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+        const { queue, clock } = queueWith();
+        const running = new Set<string>();
+        const pendingAdds = new Set<string>();
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            queue.add(o.key);
+            pendingAdds.add(o.key);
+          }
+          if (o.kind === 'addAfter') {
+            queue.addAfter(o.key, o.ms);
+            pendingAdds.add(o.key);
+          }
+          if (o.kind === 'tick') await clock.advance(o.ms);
+          if (o.kind === 'take') {
+            const key = await take(queue);
+            if (key !== undefined) {
+              expect(running.has(key)).toBe(false);
+              running.add(key);
+              pendingAdds.delete(key);
+            }
+          }
+          if (o.kind === 'done') {
+            const key = [...running][0];
+            if (key) {
+              running.delete(key);
+              queue.done(key);
+            }
+          }
         }
-        if (o.kind === 'done') { const key = [...running][0]; if (key) { running.delete(key); queue.done(key); } }
-      }
-      for (const key of running) queue.done(key);
-      running.clear();
-      await clock.advance(1_000);
-      const served = new Set<string>();
-      for (let key = await take(queue); key !== undefined; key = await take(queue)) {
-        expect(served.has(key)).toBe(false);
-        served.add(key);
-        queue.done(key);
-      }
-      for (const key of pendingAdds) expect(served.has(key) || !queue.has(key)).toBe(true);
-      expect(queue.depth).toBe(0);
-    }), { numRuns: 300 });
+        for (const key of running) queue.done(key);
+        running.clear();
+        await clock.advance(1_000);
+        const served = new Set<string>();
+        for (let key = await take(queue); key !== undefined; key = await take(queue)) {
+          expect(served.has(key)).toBe(false);
+          served.add(key);
+          queue.done(key);
+        }
+        for (const key of pendingAdds) expect(served.has(key) || !queue.has(key)).toBe(true);
+        expect(queue.depth).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

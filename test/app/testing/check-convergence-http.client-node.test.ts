@@ -6,34 +6,54 @@
  */
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { checkConvergence, ConvergenceFailure, faultProfiles, type ConvergenceOptions } from '../../../app/testing/index.js';
+import {
+  checkConvergence,
+  ConvergenceFailure,
+  faultProfiles,
+  type ConvergenceOptions,
+} from '../../../app/testing/index.js';
 import { converged, perturb, setup, worldArbitrary, type World } from './greeting-world.js';
 
 // ---- the controller under test: keeps a ConfigMap `<name>-greeting` in sync with each Greeting ----
 const GREETINGS = { group: 'demo.example', version: 'v1', plural: 'greetings', namespace: 'default' };
 type Greeting = { metadata: { name: string; uid: string }; spec: { message: string } };
 
-const greetingController = (fixesDrift: boolean) => async (kubeconfig: string): Promise<void> => {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(kubeconfig);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const greetings = (await custom.listNamespacedCustomObject(GREETINGS) as { items: Greeting[] }).items;
-  for (const greeting of greetings) {
-    const name = `${greeting.metadata.name}-greeting`;
-    const existing = await core.readNamespacedConfigMap({ namespace: 'default', name }).catch((error: unknown) => {
-      if (error instanceof ApiException && error.code === 404) return undefined;
-      throw error;
-    });
-    if (existing === undefined) {
-      const owner = { apiVersion: 'demo.example/v1', kind: 'Greeting', name: greeting.metadata.name, uid: greeting.metadata.uid, controller: true };
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name, ownerReferences: [owner] }, data: { message: greeting.spec.message } } });
-    } else if (fixesDrift && existing.data?.message !== greeting.spec.message) {
-      // replace carries the resourceVersion read above: a concurrent change answers 409, retried next pass
-      await core.replaceNamespacedConfigMap({ namespace: 'default', name, body: { ...existing, data: { ...existing.data, message: greeting.spec.message } } });
+const greetingController =
+  (fixesDrift: boolean) =>
+  async (kubeconfig: string): Promise<void> => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kubeconfig);
+    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    const greetings = ((await custom.listNamespacedCustomObject(GREETINGS)) as { items: Greeting[] }).items;
+    for (const greeting of greetings) {
+      const name = `${greeting.metadata.name}-greeting`;
+      const existing = await core.readNamespacedConfigMap({ namespace: 'default', name }).catch((error: unknown) => {
+        if (error instanceof ApiException && error.code === 404) return undefined;
+        throw error;
+      });
+      if (existing === undefined) {
+        const owner = {
+          apiVersion: 'demo.example/v1',
+          kind: 'Greeting',
+          name: greeting.metadata.name,
+          uid: greeting.metadata.uid,
+          controller: true,
+        };
+        await core.createNamespacedConfigMap({
+          namespace: 'default',
+          body: { metadata: { name, ownerReferences: [owner] }, data: { message: greeting.spec.message } },
+        });
+      } else if (fixesDrift && existing.data?.message !== greeting.spec.message) {
+        // replace carries the resourceVersion read above: a concurrent change answers 409, retried next pass
+        await core.replaceNamespacedConfigMap({
+          namespace: 'default',
+          name,
+          body: { ...existing, data: { ...existing.data, message: greeting.spec.message } },
+        });
+      }
     }
-  }
-};
+  };
 // ---------------------------------------------------------------------------------------------------
 
 const options = (fixesDrift: boolean, answered: Set<number> = new Set()): ConvergenceOptions<World> => ({
@@ -53,13 +73,16 @@ const options = (fixesDrift: boolean, answered: Set<number> = new Set()): Conver
   faultyPasses: 6,
 });
 
-const failureOf = (run: Promise<void>): Promise<ConvergenceFailure> => run.then(
-  () => { throw new Error('expected checkConvergence to fail'); },
-  (error: unknown) => {
-    if (!(error instanceof ConvergenceFailure)) throw error;
-    return error;
-  },
-);
+const failureOf = (run: Promise<void>): Promise<ConvergenceFailure> =>
+  run.then(
+    () => {
+      throw new Error('expected checkConvergence to fail');
+    },
+    (error: unknown) => {
+      if (!(error instanceof ConvergenceFailure)) throw error;
+      return error;
+    },
+  );
 
 describe('checkConvergence on a client-node controller over HTTP', () => {
   it('passes under flaky faults (409/429/500 answers, latency on the kit clock) while another actor edits', async () => {
@@ -75,7 +98,9 @@ describe('checkConvergence on a client-node controller over HTTP', () => {
     expect(failure.message).toContain(`seed: ${failure.seed}, path: "${failure.path}"`);
     expect(failure.path).toMatch(/^\d+(:\d+)*$/);
     expect(failure.message).toMatch(/\ngot: not converged: /);
-    const replayed = await failureOf(checkConvergence({ ...options(false), seed: failure.seed, path: failure.path, verbose: true }));
+    const replayed = await failureOf(
+      checkConvergence({ ...options(false), seed: failure.seed, path: failure.path, verbose: true }),
+    );
     expect(replayed.counterexample).toEqual(failure.counterexample);
     expect((replayed.cause as Error).message).toBe((failure.cause as Error).message);
     // the correct controller passes on the very world that broke the other one

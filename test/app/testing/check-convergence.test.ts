@@ -7,26 +7,58 @@ import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  applicationArbitrary, arbitraryScopes, checkConvergence, faultProfiles, reconcileAllApplications,
+  applicationArbitrary,
+  arbitraryScopes,
+  checkConvergence,
+  faultProfiles,
+  reconcileAllApplications,
 } from '../../../app/testing/index.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, jsonEqual, type Cluster, type JsonValue, type Resource } from '../../../core/index.js';
-import { APP_NAMES, applicationOf, childrenArbitrary, observedFieldOf, problems, type AppSpec } from '../model/world.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  jsonEqual,
+  type Cluster,
+  type JsonValue,
+  type Resource,
+} from '../../../core/index.js';
+import {
+  APP_NAMES,
+  applicationOf,
+  childrenArbitrary,
+  observedFieldOf,
+  problems,
+  type AppSpec,
+} from '../model/world.js';
 import { setIn } from '../model/helpers.js';
 import { OPEN_TENANCY } from '../../core/fixtures.js';
 
-const specArbitrary: fc.Arbitrary<AppSpec> = fc.constantFrom(...APP_NAMES).chain((name) => childrenArbitrary(name).map((children) => ({ namespace: 'default', name, children })));
+const specArbitrary: fc.Arbitrary<AppSpec> = fc
+  .constantFrom(...APP_NAMES)
+  .chain((name) => childrenArbitrary(name).map((children) => ({ namespace: 'default', name, children })));
 
 describe('checkConvergence', () => {
-  it('passes for kreconcile\'s reconciler under flaky faults while another actor edits observed fields', async () => {
+  it("passes for kreconcile's reconciler under flaky faults while another actor edits observed fields", async () => {
     await checkConvergence({
       world: specArbitrary,
-      setup: async ({ cluster, world }) => { await cluster.create(applicationOf(world))(); },
-      reconcile: async (cluster, clock) => { await reconcileAllApplications(cluster, clock); },
+      setup: async ({ cluster, world }) => {
+        await cluster.create(applicationOf(world))();
+      },
+      reconcile: async (cluster, clock) => {
+        await reconcileAllApplications(cluster, clock);
+      },
       perturb: async ({ cluster, world }, step) => {
         const child = world.children[step % world.children.length];
         if (child === undefined) return;
-        const live = await cluster.get({ apiVersion: child.kind === 'Deployment' ? 'apps/v1' : 'v1', kind: child.kind, namespace: 'default', name: child.name })();
-        if (E.isRight(live) && live.right._tag === 'Some') await cluster.update(setIn(live.right.value, observedFieldOf(child).path, observedFieldOf(child).value) as Resource)();
+        const live = await cluster.get({
+          apiVersion: child.kind === 'Deployment' ? 'apps/v1' : 'v1',
+          kind: child.kind,
+          namespace: 'default',
+          name: child.name,
+        })();
+        if (E.isRight(live) && live.right._tag === 'Some')
+          await cluster.update(
+            setIn(live.right.value, observedFieldOf(child).path, observedFieldOf(child).value) as Resource,
+          )();
       },
       converged: async ({ cluster, world }) => {
         const found = problems(cluster, new Map([[`default/${world.name}`, world]]), new Map());
@@ -43,23 +75,41 @@ describe('checkConvergence', () => {
       if (E.isLeft(apps)) return;
       for (const app of apps.right.items) {
         for (const wanted of (app.spec as { manifest: ReadonlyArray<Resource> }).manifest) {
-          const ref = { apiVersion: wanted.apiVersion, kind: wanted.kind, namespace: 'default', name: wanted.metadata.name };
+          const ref = {
+            apiVersion: wanted.apiVersion,
+            kind: wanted.kind,
+            namespace: 'default',
+            name: wanted.metadata.name,
+          };
           const live = await cluster.get(ref)();
           if (E.isLeft(live)) continue;
-          if (live.right._tag === 'None') { await cluster.create({ ...wanted, metadata: { ...wanted.metadata, namespace: 'default' } } as Resource)(); continue; }
+          if (live.right._tag === 'None') {
+            await cluster.create({ ...wanted, metadata: { ...wanted.metadata, namespace: 'default' } } as Resource)();
+            continue;
+          }
           const current = live.right.value;
           // the classic mistake: compare the whole spec with what the server returns
-          if (!jsonEqual(current.spec as JsonValue, wanted.spec as JsonValue)) await cluster.update({ ...current, spec: wanted.spec } as Resource)();
+          if (!jsonEqual(current.spec as JsonValue, wanted.spec as JsonValue))
+            await cluster.update({ ...current, spec: wanted.spec } as Resource)();
         }
       }
     };
     const failure = await checkConvergence({
-      world: fc.constant<AppSpec>({ namespace: 'default', name: 'shop', children: [{ kind: 'Deployment', name: 'shop-web', replicas: 2, image: 'nginx:1.27' }] }),
-      setup: async ({ cluster, world }) => { await cluster.create(applicationOf(world))(); },
+      world: fc.constant<AppSpec>({
+        namespace: 'default',
+        name: 'shop',
+        children: [{ kind: 'Deployment', name: 'shop-web', replicas: 2, image: 'nginx:1.27' }],
+      }),
+      setup: async ({ cluster, world }) => {
+        await cluster.create(applicationOf(world))();
+      },
       reconcile: (cluster) => naive(cluster),
       converged: async () => true,
       numRuns: 1,
-    }).then(() => undefined, (error: unknown) => error as Error & { cause?: Error });
+    }).then(
+      () => undefined,
+      (error: unknown) => error as Error & { cause?: Error },
+    );
     expect(failure?.cause?.message ?? failure?.message).toMatch(/still writing/);
   });
 
@@ -67,22 +117,42 @@ describe('checkConvergence', () => {
     await checkConvergence({
       world: applicationArbitrary({ namespace: 'default' }),
       setup: async ({ cluster, world }) => {
-        cluster.registerKind({ group: 'music.example', version: 'v1', kind: 'Song', plural: 'songs', scope: 'Namespaced' });
-        cluster.registerKind({ group: 'music.example', version: 'v1', kind: 'Label', plural: 'labels', scope: 'Cluster' });
+        cluster.registerKind({
+          group: 'music.example',
+          version: 'v1',
+          kind: 'Song',
+          plural: 'songs',
+          scope: 'Namespaced',
+        });
+        cluster.registerKind({
+          group: 'music.example',
+          version: 'v1',
+          kind: 'Label',
+          plural: 'labels',
+          scope: 'Cluster',
+        });
         await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } as Resource)();
         await cluster.create(world as unknown as Resource)();
       },
-      reconcile: async (cluster, clock) => { await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY }); },
+      reconcile: async (cluster, clock) => {
+        await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY });
+      },
       converged: async ({ cluster, clock }) => {
         const [application] = cluster.objects().filter((o) => o.kind === APPLICATION_KIND);
-        const stalled = (application?.status as { conditions?: ReadonlyArray<{ type: string; status: string; reason: string }> } | undefined)?.conditions?.find((c) => c.type === 'Stalled');
+        const stalled = (
+          application?.status as
+            { conditions?: ReadonlyArray<{ type: string; status: string; reason: string }> } | undefined
+        )?.conditions?.find((c) => c.type === 'Stalled');
         // A resource the API server refuses (e.g. an invalid label key) stalls the Application: quiet, not looping.
         if (stalled?.status === 'True' && stalled.reason === 'InvalidSpec') return true;
         const [result] = await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY });
         if (result === undefined) return 'the Application is gone';
-        if (result._tag !== 'Done') return `last reconcile failed: ${JSON.stringify(result._tag === 'Failed' ? result.error : result)}`;
+        if (result._tag !== 'Done')
+          return `last reconcile failed: ${JSON.stringify(result._tag === 'Failed' ? result.error : result)}`;
         const { create, patch } = result.plan.summary;
-        return create + patch + result.plan.summary.delete === 0 ? true : `still planning ${JSON.stringify(result.plan.actions)}`;
+        return create + patch + result.plan.summary.delete === 0
+          ? true
+          : `still planning ${JSON.stringify(result.plan.actions)}`;
       },
       numRuns: 200,
     });

@@ -15,32 +15,65 @@ export const worldArbitrary: fc.Arbitrary<World> = fc.uniqueArray(
 );
 
 export const greetingCrd: Resource = {
-  apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'greetings.demo.example' },
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'greetings.demo.example' },
   spec: {
-    group: 'demo.example', scope: 'Namespaced', names: { plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList' },
-    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    group: 'demo.example',
+    scope: 'Namespaced',
+    names: { plural: 'greetings', singular: 'greeting', kind: 'Greeting', listKind: 'GreetingList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
-export const greetingRef = (name: string) => ({ apiVersion: 'demo.example/v1', kind: 'Greeting', namespace: 'default', name });
-export const configMapRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: `${name}-greeting` });
+export const greetingRef = (name: string) => ({
+  apiVersion: 'demo.example/v1',
+  kind: 'Greeting',
+  namespace: 'default',
+  name,
+});
+export const configMapRef = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  namespace: 'default',
+  name: `${name}-greeting`,
+});
 
 /** Another actor: edits a ConfigMap the controller owns, or a Greeting's message. */
 export const perturb = async ({ api, world }: ConvergenceContext<World>, step: number): Promise<void> => {
   const target = world[step % world.length];
   if (target === undefined) return;
-  if (step % 2 === 1) await api.patch(configMapRef(target.name), { type: 'merge', body: { data: { message: 'tampered' } } });
-  else await api.patch(greetingRef(target.name), { type: 'merge', body: { spec: { message: `${target.message}, step ${step}` } } });
+  if (step % 2 === 1)
+    await api.patch(configMapRef(target.name), { type: 'merge', body: { data: { message: 'tampered' } } });
+  else
+    await api.patch(greetingRef(target.name), {
+      type: 'merge',
+      body: { spec: { message: `${target.message}, step ${step}` } },
+    });
 };
 
 /** Every Greeting has its ConfigMap, with the Greeting's current message. */
 export const converged = async ({ cluster }: ConvergenceContext<World>): Promise<true | string> => {
   const objects = cluster.objects();
-  const wrong = objects.filter((o) => o.kind === 'Greeting').flatMap((greeting) => {
-    const message = (greeting.spec as { message: string }).message;
-    const child = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `${greeting.metadata.name}-greeting`);
-    return (child?.data as { message?: string } | undefined)?.message === message ? [] : [`${greeting.metadata.name}: wanted "${message}", found ${JSON.stringify(child?.data ?? null)}`];
-  });
+  const wrong = objects
+    .filter((o) => o.kind === 'Greeting')
+    .flatMap((greeting) => {
+      const message = (greeting.spec as { message: string }).message;
+      const child = objects.find(
+        (o) => o.kind === 'ConfigMap' && o.metadata.name === `${greeting.metadata.name}-greeting`,
+      );
+      return (child?.data as { message?: string } | undefined)?.message === message
+        ? []
+        : [`${greeting.metadata.name}: wanted "${message}", found ${JSON.stringify(child?.data ?? null)}`];
+    });
   return wrong.length === 0 ? true : wrong.join('; ');
 };
 
@@ -49,6 +82,11 @@ export const setup = async ({ api, cluster, world }: ConvergenceContext<World>):
   await api.create(greetingCrd);
   await cluster.settle();
   for (const greeting of world) {
-    await api.create({ apiVersion: 'demo.example/v1', kind: 'Greeting', metadata: { name: greeting.name, namespace: 'default' }, spec: { message: greeting.message } });
+    await api.create({
+      apiVersion: 'demo.example/v1',
+      kind: 'Greeting',
+      metadata: { name: greeting.name, namespace: 'default' },
+      spec: { message: greeting.message },
+    });
   }
 };

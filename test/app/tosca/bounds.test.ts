@@ -20,9 +20,15 @@ const DASH_BOMB = `${'- '.repeat(FOUR_MB / 2 - 1)}x`;
 const limits = { maxBytes: 32 * 1024 * 1024, maxDepth: 200 };
 
 describe('checkText', () => {
-  it.each([['[[[[…', LIST_BOMB], ['{"a":{"a":…', MAP_BOMB], ['- - - …', DASH_BOMB]])('refuses a 4 MB %s bomb where it first goes over, without reading on', (_, text) => {
+  it.each([
+    ['[[[[…', LIST_BOMB],
+    ['{"a":{"a":…', MAP_BOMB],
+    ['- - - …', DASH_BOMB],
+  ])('refuses a 4 MB %s bomb where it first goes over, without reading on', (_, text) => {
     const result = checkText(text, limits);
-    expect(E.isLeft(result) && result.left.message).toBe('nested deeper than 200 levels: Kubernetes objects nest far less, check the text');
+    expect(E.isLeft(result) && result.left.message).toBe(
+      'nested deeper than 200 levels: Kubernetes objects nest far less, check the text',
+    );
     // Stopped within the first 201 levels: the rest of the 4 MB was never looked at.
     expect(E.isLeft(result) && result.left.offset).toBeLessThan(201 * 5);
   });
@@ -45,15 +51,21 @@ describe('checkText', () => {
   });
 
   it('refuses a text larger than maxBytes before scanning (counting UTF-8 bytes)', () => {
-    expect(checkText('é'.repeat(600), { maxBytes: 1_000, maxDepth: 10 })).toEqual(E.left({ offset: 0, message: 'larger than 1000 bytes' }));
+    expect(checkText('é'.repeat(600), { maxBytes: 1_000, maxDepth: 10 })).toEqual(
+      E.left({ offset: 0, message: 'larger than 1000 bytes' }),
+    );
     expect(E.isRight(checkText('é'.repeat(500), { maxBytes: 1_000, maxDepth: 10 }))).toBe(true);
   });
 });
 
 describe('parseYamlDocument (TOSCA templates)', () => {
   it('refuses the 4 MB bombs with a position and a clear message', () => {
-    expect(parseYamlDocument(LIST_BOMB)).toEqual(E.left('line 1, column 201: nested deeper than 200 levels: Kubernetes objects nest far less, check the text'));
-    expect(parseYamlDocument(MAP_BOMB)).toEqual(E.left('line 1, column 1001: nested deeper than 200 levels: Kubernetes objects nest far less, check the text'));
+    expect(parseYamlDocument(LIST_BOMB)).toEqual(
+      E.left('line 1, column 201: nested deeper than 200 levels: Kubernetes objects nest far less, check the text'),
+    );
+    expect(parseYamlDocument(MAP_BOMB)).toEqual(
+      E.left('line 1, column 1001: nested deeper than 200 levels: Kubernetes objects nest far less, check the text'),
+    );
   });
 
   it('refuses a template larger than 4 MiB', () => {
@@ -70,7 +82,12 @@ describe('withinBounds (JSON already parsed: Applications from the API server)',
 
   it('refuses a value nested 100 000 deep without overflowing the stack, naming the path', () => {
     const result = withinBounds(deep(100_000), DEFAULT_JSON_BOUNDS);
-    expect(result).toEqual(E.left({ path: ['a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'], message: 'nested deeper than 200 levels: Kubernetes objects nest far less' }));
+    expect(result).toEqual(
+      E.left({
+        path: ['a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'],
+        message: 'nested deeper than 200 levels: Kubernetes objects nest far less',
+      }),
+    );
   });
 
   it('accepts 200 levels, refuses 201', () => {
@@ -80,7 +97,9 @@ describe('withinBounds (JSON already parsed: Applications from the API server)',
 
   it('refuses more values than maxNodes, and returns the very value when within bounds', () => {
     const wide = { items: Array.from({ length: 1_000 }, (_, i) => i) };
-    expect(withinBounds(wide, { maxDepth: 10, maxNodes: 500 })).toEqual(E.left({ path: [], message: 'more than 500 values: too large to handle' }));
+    expect(withinBounds(wide, { maxDepth: 10, maxNodes: 500 })).toEqual(
+      E.left({ path: [], message: 'more than 500 values: too large to handle' }),
+    );
     const within = withinBounds(wide, { maxDepth: 10, maxNodes: 5_000 });
     expect(E.isRight(within) && within.right).toBe(wide);
   });
@@ -96,21 +115,36 @@ describe('the translator', () => {
       '/web.csar': body(WEB_CSAR(), 'application/zip'),
     });
   });
-  afterAll(async () => { await server.close(); });
-
-  const app = (spec: Record<string, unknown>): Application => ({
-    apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', metadata: { name: 'web', namespace: 'shop' }, spec: spec as Application['spec'],
+  afterAll(async () => {
+    await server.close();
   });
 
-  it.each([['/bomb.yaml', 'tosca', 201], ['/map-bomb.json', 'tosca', 1001]])('refuses a fetched 4 MB bomb (%s) in its worker, with a clear message', async (path, field, column) => {
+  const app = (spec: Record<string, unknown>): Application => ({
+    apiVersion: 'kreconcile.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: spec as Application['spec'],
+  });
+
+  it.each([
+    ['/bomb.yaml', 'tosca', 201],
+    ['/map-bomb.json', 'tosca', 1001],
+  ])('refuses a fetched 4 MB bomb (%s) in its worker, with a clear message', async (path, field, column) => {
     const result = await createToscaTranslator(LOOPBACK_ALLOWED)(app({ [field]: server.url(path) }));
-    expect(result).toEqual({ _tag: 'Invalid', retryable: false, message: `spec.tosca (${server.url(path)}): not a YAML document: line 1, column ${column}: nested deeper than 200 levels: Kubernetes objects nest far less, check the text` });
+    expect(result).toEqual({
+      _tag: 'Invalid',
+      retryable: false,
+      message: `spec.tosca (${server.url(path)}): not a YAML document: line 1, column ${column}: nested deeper than 200 levels: Kubernetes objects nest far less, check the text`,
+    });
   });
 
   it('translates fetched templates and CSARs in the worker as on the calling thread', async () => {
     const isolated = createToscaTranslator(LOOPBACK_ALLOWED);
     const inPlace = createToscaTranslator({ ...LOOPBACK_ALLOWED, isolation: false });
-    for (const [field, path] of [['tosca', '/web.yaml'], ['csar', '/web.csar']] as const) {
+    for (const [field, path] of [
+      ['tosca', '/web.yaml'],
+      ['csar', '/web.csar'],
+    ] as const) {
       const spec = { [field]: server.url(path), toscaInputs: { replicas: 3 } };
       expect(await isolated(app(spec))).toEqual({ _tag: 'Translated', manifest: WEB_MANIFEST });
       expect(await isolated(app(spec))).toEqual(await inPlace(app(spec)));
@@ -118,17 +152,31 @@ describe('the translator', () => {
   });
 
   it('terminates a translation that takes longer than its deadline', async () => {
-    const result = await createToscaTranslator({ ...LOOPBACK_ALLOWED, isolation: { timeoutMs: 1 } })(app({ tosca: server.url('/web.yaml') }));
-    expect(result).toEqual({ _tag: 'Invalid', retryable: false, message: `spec.tosca (${server.url('/web.yaml')}): translating took longer than 1 ms: simplify the template` });
+    const result = await createToscaTranslator({ ...LOOPBACK_ALLOWED, isolation: { timeoutMs: 1 } })(
+      app({ tosca: server.url('/web.yaml') }),
+    );
+    expect(result).toEqual({
+      _tag: 'Invalid',
+      retryable: false,
+      message: `spec.tosca (${server.url('/web.yaml')}): translating took longer than 1 ms: simplify the template`,
+    });
   });
 
   it('terminates a translation that needs more heap than the worker has; the same limit translates a small template', async () => {
-    const job = (text: string) => ({ kind: 'tosca' as const, body: Buffer.from(text), inputs: undefined, root: 'spec.tosca (x)', maxBytes: FOUR_MB });
+    const job = (text: string) => ({
+      kind: 'tosca' as const,
+      body: Buffer.from(text),
+      inputs: undefined,
+      root: 'spec.tosca (x)',
+      maxBytes: FOUR_MB,
+    });
     const limits = { timeoutMs: 60_000, maxHeapMb: 16 };
     expect(await translateIsolated(job(WEB_TEMPLATE), limits)).toMatchObject({ _tag: 'Translated' });
     // Flat (passes the depth scan) but some 125 000 values once parsed: far over 16 MiB.
     expect(await translateIsolated(job(`a:\n${'- {a: 1, b: 2}\n'.repeat(25_000)}`), limits)).toEqual({
-      _tag: 'Invalid', retryable: false, message: 'spec.tosca (x): translating needs more than 16 MiB of memory: simplify the template',
+      _tag: 'Invalid',
+      retryable: false,
+      message: 'spec.tosca (x): translating needs more than 16 MiB of memory: simplify the template',
     });
   }, 60_000);
 
@@ -136,6 +184,10 @@ describe('the translator', () => {
     let template: JsonValue = 'x';
     for (let level = 0; level < 300; level++) template = { t: template };
     const result = await createToscaTranslator()(app({ tosca: template }));
-    expect(result).toEqual({ _tag: 'Invalid', retryable: false, message: 'spec.tosca.t.t.t.t.t.t.t.t: nested deeper than 200 levels: Kubernetes objects nest far less' });
+    expect(result).toEqual({
+      _tag: 'Invalid',
+      retryable: false,
+      message: 'spec.tosca.t.t.t.t.t.t.t.t: nested deeper than 200 levels: Kubernetes objects nest far less',
+    });
   });
 });

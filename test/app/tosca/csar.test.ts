@@ -12,15 +12,30 @@ describe('csarEntry', () => {
   });
 
   it('accepts a leading slash or ./ in Entry-Definitions', () => {
-    const archive = csarOf({ 'TOSCA-Metadata/TOSCA.meta': 'Entry-Definitions: ./Definitions/web.yaml\r\n', 'Definitions/web.yaml': 'x: 1' });
+    const archive = csarOf({
+      'TOSCA-Metadata/TOSCA.meta': 'Entry-Definitions: ./Definitions/web.yaml\r\n',
+      'Definitions/web.yaml': 'x: 1',
+    });
     expect(csarEntry(archive, MAX)).toEqual(E.right({ path: 'Definitions/web.yaml', text: 'x: 1' }));
   });
 
   it.each([
     ['no TOSCA.meta', { 'Definitions/web.yaml': WEB_TEMPLATE }, 'no TOSCA-Metadata/TOSCA.meta in the archive'],
-    ['no Entry-Definitions', { 'TOSCA-Metadata/TOSCA.meta': 'CSAR-Version: 1.1\n' }, 'TOSCA-Metadata/TOSCA.meta has no Entry-Definitions line'],
-    ['an entry the archive lacks', { 'TOSCA-Metadata/TOSCA.meta': TOSCA_META }, 'TOSCA-Metadata/TOSCA.meta names Definitions/web.yaml as Entry-Definitions, which the archive does not contain'],
-    ['a path leaving the archive', { 'TOSCA-Metadata/TOSCA.meta': 'Entry-Definitions: ../../etc/passwd\n' }, 'TOSCA-Metadata/TOSCA.meta: Entry-Definitions "../../etc/passwd" is not a path inside the archive'],
+    [
+      'no Entry-Definitions',
+      { 'TOSCA-Metadata/TOSCA.meta': 'CSAR-Version: 1.1\n' },
+      'TOSCA-Metadata/TOSCA.meta has no Entry-Definitions line',
+    ],
+    [
+      'an entry the archive lacks',
+      { 'TOSCA-Metadata/TOSCA.meta': TOSCA_META },
+      'TOSCA-Metadata/TOSCA.meta names Definitions/web.yaml as Entry-Definitions, which the archive does not contain',
+    ],
+    [
+      'a path leaving the archive',
+      { 'TOSCA-Metadata/TOSCA.meta': 'Entry-Definitions: ../../etc/passwd\n' },
+      'TOSCA-Metadata/TOSCA.meta: Entry-Definitions "../../etc/passwd" is not a path inside the archive',
+    ],
   ])('%s', (_, files, message) => {
     expect(csarEntry(csarOf(files as Record<string, string>), MAX)).toEqual(E.left(message));
   });
@@ -33,12 +48,17 @@ describe('csarEntry', () => {
   it('a file larger than the bound once inflated is refused before inflating it', () => {
     const archive = csarOf({ 'TOSCA-Metadata/TOSCA.meta': TOSCA_META, 'Definitions/web.yaml': 'x'.repeat(10_000) });
     expect(archive.length).toBeLessThan(1_000); // a zip bomb in miniature
-    expect(csarEntry(archive, 4_096)).toEqual(E.left('Definitions/web.yaml is larger than 4096 bytes once inflated (10000)'));
+    expect(csarEntry(archive, 4_096)).toEqual(
+      E.left('Definitions/web.yaml is larger than 4096 bytes once inflated (10000)'),
+    );
   });
 
   it('an entry that is not UTF-8 text', () => {
     const archive = csarOf({ 'TOSCA-Metadata/TOSCA.meta': TOSCA_META });
-    const withBinary = csarOfBytes({ 'TOSCA-Metadata/TOSCA.meta': new TextEncoder().encode(TOSCA_META), 'Definitions/web.yaml': new Uint8Array([0xff, 0xfe, 0x00]) });
+    const withBinary = csarOfBytes({
+      'TOSCA-Metadata/TOSCA.meta': new TextEncoder().encode(TOSCA_META),
+      'Definitions/web.yaml': new Uint8Array([0xff, 0xfe, 0x00]),
+    });
     expect(E.isLeft(csarEntry(archive, MAX))).toBe(true);
     expect(csarEntry(withBinary, MAX)).toEqual(E.left('Definitions/web.yaml is not UTF-8 text'));
   });

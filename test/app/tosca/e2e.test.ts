@@ -19,13 +19,16 @@ beforeAll(async () => {
     '/down.csar': status(503),
   });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 const VOLATILE = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'managedFields', 'generation']);
 
 /** The Application's children, without what the server generates (uids, versions, times). */
 const children = (w: World): ReadonlyArray<unknown> =>
-  w.cluster.objects()
+  w.cluster
+    .objects()
     .filter((object) => object.metadata.annotations?.['kreconcile.io/owner'] === 'default/web')
     .map((object) => ({
       ...object,
@@ -34,7 +37,11 @@ const children = (w: World): ReadonlyArray<unknown> =>
         ownerReferences: (object.metadata.ownerReferences ?? []).map(({ uid: _uid, ...rest }) => rest),
       },
     }))
-    .sort((a, b) => `${a.kind}/${String((a.metadata as Record<string, unknown>).name)}`.localeCompare(`${b.kind}/${String((b.metadata as Record<string, unknown>).name)}`));
+    .sort((a, b) =>
+      `${a.kind}/${String((a.metadata as Record<string, unknown>).name)}`.localeCompare(
+        `${b.kind}/${String((b.metadata as Record<string, unknown>).name)}`,
+      ),
+    );
 
 const reconciled = async (spec: Record<string, unknown>): Promise<World> => {
   const w = world();
@@ -51,12 +58,17 @@ describe('TOSCA and CSAR, end to end', () => {
     expect(children(fromCsar)).toEqual(children(fromManifest));
     const status = (await getApplication(fromCsar, 'default', 'web'))?.status;
     expect(status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    expect(status?.mangledObserverSchema).toEqual((await getApplication(fromManifest, 'default', 'web'))?.status?.mangledObserverSchema);
+    expect(status?.mangledObserverSchema).toEqual(
+      (await getApplication(fromManifest, 'default', 'web'))?.status?.mangledObserverSchema,
+    );
   });
 
   it('never writes spec: the Application keeps only its csar and inputs', async () => {
     const w = await reconciled({ csar: server.url('/web.csar'), toscaInputs: { replicas: 3 } });
-    expect((await getApplication(w, 'default', 'web'))?.spec).toEqual({ csar: server.url('/web.csar'), toscaInputs: { replicas: 3 } });
+    expect((await getApplication(w, 'default', 'web'))?.spec).toEqual({
+      csar: server.url('/web.csar'),
+      toscaInputs: { replicas: 3 },
+    });
   });
 
   it('a template by URL and an inline template work the same way; drift in a translated resource is corrected', async () => {
@@ -66,27 +78,46 @@ describe('TOSCA and CSAR, end to end', () => {
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' };
     await byUrl.cluster.patch(ref, { type: 'merge', body: { spec: { replicas: 7 } } })();
     await reconcileUntilQuiet(byUrl, 'default', 'web');
-    expect((byUrl.cluster.objects().find((o) => o.kind === 'Deployment') as Resource & { spec: { replicas: number } }).spec.replicas).toBe(3);
+    expect(
+      (byUrl.cluster.objects().find((o) => o.kind === 'Deployment') as Resource & { spec: { replicas: number } }).spec
+        .replicas,
+    ).toBe(3);
   });
 
   it.each([
     ['/no-meta.csar', 'csar', 'no TOSCA-Metadata/TOSCA.meta in the archive'],
-    ['/unsupported.yaml', 'tosca', 'topology_template.node_templates.vm.type: unsupported node type "tosca.nodes.Compute"'],
+    [
+      '/unsupported.yaml',
+      'tosca',
+      'topology_template.node_templates.vm.type: unsupported node type "tosca.nodes.Compute"',
+    ],
     ['/down.csar', 'csar', 'HTTP 503'],
-  ])('a broken source (%s) stalls with reason InvalidTosca and a message naming it; nothing is created', async (path, field, message) => {
-    const w = await reconciled({ [field]: server.url(path) });
-    const stalled = (await getApplication(w, 'default', 'web'))?.status?.conditions?.find((c) => c.type === 'Stalled');
-    expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidTosca' });
-    expect(stalled?.message).toContain(server.url(path));
-    expect(stalled?.message).toContain(message);
-    expect(children(w)).toEqual([]);
-  });
+  ])(
+    'a broken source (%s) stalls with reason InvalidTosca and a message naming it; nothing is created',
+    async (path, field, message) => {
+      const w = await reconciled({ [field]: server.url(path) });
+      const stalled = (await getApplication(w, 'default', 'web'))?.status?.conditions?.find(
+        (c) => c.type === 'Stalled',
+      );
+      expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidTosca' });
+      expect(stalled?.message).toContain(server.url(path));
+      expect(stalled?.message).toContain(message);
+      expect(children(w)).toEqual([]);
+    },
+  );
 
   it('an inline template with hooks: translated resources get the hook env entries too', async () => {
     const { parse } = await import('yaml');
     const w = await reconciled({ tosca: parse(WEB_TEMPLATE), toscaInputs: { replicas: 3 }, hooks: ['complete'] });
-    const deployment = w.cluster.objects().find((o) => o.kind === 'Deployment') as Resource & { spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } } };
-    expect(deployment.spec.template.spec.containers[0]?.env?.map((e) => e.name)).toEqual(['KRECONCILE_COMPLETE_TOKEN', 'KRECONCILE_COMPLETE_URL']);
-    expect(w.cluster.objects().some((o) => o.kind === 'Secret' && o.metadata.name === 'web.default.kreconcile-hooks')).toBe(true);
+    const deployment = w.cluster.objects().find((o) => o.kind === 'Deployment') as Resource & {
+      spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string }> }> } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]?.env?.map((e) => e.name)).toEqual([
+      'KRECONCILE_COMPLETE_TOKEN',
+      'KRECONCILE_COMPLETE_URL',
+    ]);
+    expect(
+      w.cluster.objects().some((o) => o.kind === 'Secret' && o.metadata.name === 'web.default.kreconcile-hooks'),
+    ).toBe(true);
   });
 });

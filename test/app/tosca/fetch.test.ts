@@ -13,16 +13,25 @@ import { createFetcher } from '../../../app/tosca/fetch.js';
 import { body, LOOPBACK_ALLOWED, redirect, serve, status, type Loopback } from './loopback.js';
 
 let server: Loopback;
-const UNREACHABLE = 'cannot fetch: no answer, or not a host the operator may fetch from (the operator log has the details)';
-const text = (result: E.Either<unknown, Uint8Array>): string | undefined => (E.isRight(result) ? new TextDecoder().decode(result.right) : undefined);
-const errorOf = (result: E.Either<{ message: string; retryable: boolean }, Uint8Array>) => (E.isLeft(result) ? result.left : undefined);
+const UNREACHABLE =
+  'cannot fetch: no answer, or not a host the operator may fetch from (the operator log has the details)';
+const text = (result: E.Either<unknown, Uint8Array>): string | undefined =>
+  E.isRight(result) ? new TextDecoder().decode(result.right) : undefined;
+const errorOf = (result: E.Either<{ message: string; retryable: boolean }, Uint8Array>) =>
+  E.isLeft(result) ? result.left : undefined;
 
 beforeAll(async () => {
   server = await serve({
     '/ok.yaml': body('a: 1'),
     '/big': body('x'.repeat(5_000)),
-    '/chunked': (_, response) => { response.writeHead(200); for (let i = 0; i < 10; i++) response.write('y'.repeat(1_000)); response.end(); },
-    '/slow': () => { /* never answers */ },
+    '/chunked': (_, response) => {
+      response.writeHead(200);
+      for (let i = 0; i < 10; i++) response.write('y'.repeat(1_000));
+      response.end();
+    },
+    '/slow': () => {
+      /* never answers */
+    },
     '/moved': redirect('/ok.yaml'),
     '/loop': redirect('/loop'),
     '/to-file': redirect('file:///etc/passwd'),
@@ -30,7 +39,9 @@ beforeAll(async () => {
     '/broken': status(503),
   });
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 describe('createFetcher over HTTP', () => {
   it('fetches a body', async () => {
@@ -42,26 +53,46 @@ describe('createFetcher over HTTP', () => {
   });
 
   it('stops after maxRedirects', async () => {
-    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxRedirects: 3 })(server.url('/loop')))).toMatchObject({ message: 'more than 3 redirects', retryable: false });
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxRedirects: 3 })(server.url('/loop')))).toMatchObject({
+      message: 'more than 3 redirects',
+      retryable: false,
+    });
   });
 
   it('never follows a redirect to another scheme', async () => {
-    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/to-file')))?.message).toBe('redirected to a file: URL');
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/to-file')))?.message).toBe(
+      'redirected to a file: URL',
+    );
   });
 
   it('refuses a body larger than maxBytes: declared, or streamed without a length', async () => {
-    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/big')))?.message).toBe('larger than 4096 bytes (5000)');
-    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/chunked')))?.message).toBe('larger than 4096 bytes');
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/big')))?.message).toBe(
+      'larger than 4096 bytes (5000)',
+    );
+    expect(
+      errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, maxBytes: 4_096 })(server.url('/chunked')))?.message,
+    ).toBe('larger than 4096 bytes');
   });
 
   it('gives up after timeoutMs (retryable)', async () => {
-    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 200 })(server.url('/slow')))).toMatchObject({ message: UNREACHABLE, retryable: true });
+    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 200 })(server.url('/slow')))).toMatchObject({
+      message: UNREACHABLE,
+      retryable: true,
+    });
   });
 
   it('4xx is not retryable, 5xx is; an unreachable server is', async () => {
-    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/gone')))).toMatchObject({ message: 'HTTP 404', retryable: false });
-    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/broken')))).toMatchObject({ message: 'HTTP 503', retryable: true });
-    expect(errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 2_000 })('http://127.0.0.1:1/x'))).toMatchObject({ message: UNREACHABLE, retryable: true });
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/gone')))).toMatchObject({
+      message: 'HTTP 404',
+      retryable: false,
+    });
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)(server.url('/broken')))).toMatchObject({
+      message: 'HTTP 503',
+      retryable: true,
+    });
+    expect(
+      errorOf(await createFetcher({ ...LOOPBACK_ALLOWED, timeoutMs: 2_000 })('http://127.0.0.1:1/x')),
+    ).toMatchObject({ message: UNREACHABLE, retryable: true });
   });
 
   it('caches for cacheTtlMs, shares concurrent requests, then fetches again', async () => {
@@ -86,7 +117,9 @@ describe('createFetcher over HTTP', () => {
   });
 
   it('rejects other schemes and malformed URLs', async () => {
-    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)('ftp://example.com/x'))?.message).toBe('unsupported URL scheme ftp: use https (or file, where allowed)');
+    expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)('ftp://example.com/x'))?.message).toBe(
+      'unsupported URL scheme ftp: use https (or file, where allowed)',
+    );
     expect(errorOf(await createFetcher(LOOPBACK_ALLOWED)('not a url'))?.message).toBe('not a valid URL');
   });
 });
@@ -101,7 +134,9 @@ describe('createFetcher over file:', () => {
   const url = (path: string) => pathToFileURL(path).href;
 
   it('is disabled without fileRoots', async () => {
-    expect(errorOf(await createFetcher()(url(join(allowed, 'app.yaml'))))?.message).toContain('file: URLs are disabled');
+    expect(errorOf(await createFetcher()(url(join(allowed, 'app.yaml'))))?.message).toContain(
+      'file: URLs are disabled',
+    );
   });
 
   it('reads below an allowed root', async () => {
@@ -110,20 +145,31 @@ describe('createFetcher over file:', () => {
 
   it('refuses files outside the roots, symbolic links included', async () => {
     const fetcher = createFetcher({ fileRoots: [allowed] });
-    expect(errorOf(await fetcher(url(join(root, 'secret.txt'))))?.message).toBe('outside the directories allowed for file: URLs');
-    expect(errorOf(await fetcher(url(join(allowed, 'escape.yaml'))))?.message).toBe('outside the directories allowed for file: URLs');
-    expect(errorOf(await fetcher(url(join(allowed, '..', 'secret.txt'))))?.message).toBe('outside the directories allowed for file: URLs');
+    expect(errorOf(await fetcher(url(join(root, 'secret.txt'))))?.message).toBe(
+      'outside the directories allowed for file: URLs',
+    );
+    expect(errorOf(await fetcher(url(join(allowed, 'escape.yaml'))))?.message).toBe(
+      'outside the directories allowed for file: URLs',
+    );
+    expect(errorOf(await fetcher(url(join(allowed, '..', 'secret.txt'))))?.message).toBe(
+      'outside the directories allowed for file: URLs',
+    );
   });
 
   it('a missing file is retryable (a volume may be mounted later); a directory is not a file', async () => {
     const fetcher = createFetcher({ fileRoots: [allowed] });
-    expect(errorOf(await fetcher(url(join(allowed, 'missing.yaml'))))).toMatchObject({ message: 'no such file', retryable: true });
+    expect(errorOf(await fetcher(url(join(allowed, 'missing.yaml'))))).toMatchObject({
+      message: 'no such file',
+      retryable: true,
+    });
     mkdirSync(join(allowed, 'dir'));
     expect(errorOf(await fetcher(url(join(allowed, 'dir'))))?.message).toBe('not a regular file');
   });
 
   it('bounds the size', async () => {
     writeFileSync(join(allowed, 'big.yaml'), 'x'.repeat(5_000));
-    expect(errorOf(await createFetcher({ fileRoots: [allowed], maxBytes: 100 })(url(join(allowed, 'big.yaml'))))?.message).toBe('larger than 100 bytes (5000)');
+    expect(
+      errorOf(await createFetcher({ fileRoots: [allowed], maxBytes: 100 })(url(join(allowed, 'big.yaml'))))?.message,
+    ).toBe('larger than 100 bytes (5000)');
   });
 });

@@ -3,7 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 
 export type Route = (request: IncomingMessage, response: ServerResponse) => void;
 
-export type Loopback = { readonly url: (path: string) => string; readonly hits: Map<string, number>; close(): Promise<void> };
+export type Loopback = {
+  readonly url: (path: string) => string;
+  readonly hits: Map<string, number>;
+  close(): Promise<void>;
+};
 
 /** Starts a server on 127.0.0.1 (a free port) serving `routes`; unknown paths answer 404. */
 export const serve = async (routes: Readonly<Record<string, Route>>): Promise<Loopback> => {
@@ -12,7 +16,10 @@ export const serve = async (routes: Readonly<Record<string, Route>>): Promise<Lo
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const route = routes[path];
-    if (route === undefined) { response.writeHead(404).end('not found'); return; }
+    if (route === undefined) {
+      response.writeHead(404).end('not found');
+      return;
+    }
     route(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -21,17 +28,31 @@ export const serve = async (routes: Readonly<Record<string, Route>>): Promise<Lo
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     hits,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 };
 
-export const body = (content: string | Uint8Array, type = 'application/octet-stream'): Route => (_, response) => {
-  response.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(content) }).end(content);
-};
+export const body =
+  (content: string | Uint8Array, type = 'application/octet-stream'): Route =>
+  (_, response) => {
+    response.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(content) }).end(content);
+  };
 
-export const redirect = (location: string, status = 302): Route => (_, response) => { response.writeHead(status, { location }).end(); };
+export const redirect =
+  (location: string, status = 302): Route =>
+  (_, response) => {
+    response.writeHead(status, { location }).end();
+  };
 
-export const status = (code: number): Route => (_, response) => { response.writeHead(code).end(`status ${code}`); };
+export const status =
+  (code: number): Route =>
+  (_, response) => {
+    response.writeHead(code).end(`status ${code}`);
+  };
 
 /**
  * What a fetcher needs to reach `serve`'s server: plain http and the loopback address, both

@@ -46,7 +46,9 @@ topology_template:
 export const WEB_MANIFEST = [
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { GREETING: 'hello, nginx:1.27' } },
   {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: 'web' } },
@@ -65,4 +67,5 @@ Entry-Definitions: Definitions/web.yaml
 export const csarOf = (files: Readonly<Record<string, string>>): Uint8Array =>
   zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])));
 
-export const WEB_CSAR = (): Uint8Array => csarOf({ 'TOSCA-Metadata/TOSCA.meta': TOSCA_META, 'Definitions/web.yaml': WEB_TEMPLATE });
+export const WEB_CSAR = (): Uint8Array =>
+  csarOf({ 'TOSCA-Metadata/TOSCA.meta': TOSCA_META, 'Definitions/web.yaml': WEB_TEMPLATE });

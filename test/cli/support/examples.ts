@@ -7,4 +7,7 @@ export const snapshotObjects = (path: string): ReadonlyArray<Resource> =>
   (parse(readFileSync(path, 'utf8')) as { items: Resource[] }).items;
 
 export const documentsOf = (path: string): ReadonlyArray<Resource> =>
-  readFileSync(path, 'utf8').split(/^---$/m).map((text) => parse(text) as Resource | null).filter((d): d is Resource => d !== null);
+  readFileSync(path, 'utf8')
+    .split(/^---$/m)
+    .map((text) => parse(text) as Resource | null)
+    .filter((d): d is Resource => d !== null);

@@ -10,6 +10,7 @@ export const expectGolden = (path: string, actual: string): void => {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, actual);
   }
-  if (!existsSync(path)) throw new Error(`missing golden file ${path}: run UPDATE_GOLDEN=1 npx vitest run test/cli and review it`);
+  if (!existsSync(path))
+    throw new Error(`missing golden file ${path}: run UPDATE_GOLDEN=1 npx vitest run test/cli and review it`);
   expect(actual).toBe(readFileSync(path, 'utf8'));
 };

@@ -24,19 +24,35 @@ const noCluster = async (): Promise<never> => {
 
 /** A virtual input as the real readers give it: the text, or too large (with its size when a file's). */
 const capped = (text: string, maxBytes: number, size?: number): CappedRead =>
-  (Buffer.byteLength(text) > maxBytes ? { _tag: 'TooLarge', ...(size === undefined ? {} : { size }) } : { _tag: 'Text', text });
+  Buffer.byteLength(text) > maxBytes
+    ? { _tag: 'TooLarge', ...(size === undefined ? {} : { size }) }
+    : { _tag: 'Text', text };
 
-export const testIo = (options: RunOptions = {}): { readonly io: CliIo; readonly out: string[]; readonly err: string[] } => {
+export const testIo = (
+  options: RunOptions = {},
+): { readonly io: CliIo; readonly out: string[]; readonly err: string[] } => {
   const out: string[] = [];
   const err: string[] = [];
   const io: CliIo = {
-    stdout: { write: (text) => { out.push(text); } },
-    stderr: { write: (text) => { err.push(text); } },
+    stdout: {
+      write: (text) => {
+        out.push(text);
+      },
+    },
+    stderr: {
+      write: (text) => {
+        err.push(text);
+      },
+    },
     isTTY: options.isTTY ?? false,
     env: options.env ?? {},
     readStdin: async (maxBytes) => capped(options.stdin ?? '', maxBytes),
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),
-    readDirectory: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
+    readDirectory: async (path) =>
+      (await readdir(path, { withFileTypes: true })).map((entry) => ({
+        name: entry.name,
+        directory: entry.isDirectory(),
+      })),
     readFileCapped: async (path, maxBytes) => {
       const file = options.files?.[path];
       return file === undefined ? readFileCapped(path, maxBytes) : capped(file, maxBytes, Buffer.byteLength(file));

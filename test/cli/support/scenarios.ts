@@ -10,41 +10,120 @@ export type Scenario = {
   /** Snapshot file under examples/<example>/snapshots, none for an empty cluster. */
   readonly snapshot?: string;
   /** Expected counts (SPEC section 4, step 6) and the outcome for `--exit-code`. */
-  readonly expect: { readonly create: number; readonly patch: number; readonly delete: number; readonly conflict: number; readonly result: 'NoChanges' | 'Changes' | 'Stalled' };
+  readonly expect: {
+    readonly create: number;
+    readonly patch: number;
+    readonly delete: number;
+    readonly conflict: number;
+    readonly result: 'NoChanges' | 'Changes' | 'Stalled';
+  };
 };
 
 const SCENARIOS_OF: Readonly<Record<Example, ReadonlyArray<Omit<Scenario, 'example'>>>> = {
   webapp: [
     { name: 'create-from-empty', expect: { create: 4, patch: 0, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'in-sync', snapshot: 'in-sync', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'drifted-observed', snapshot: 'drifted-observed', expect: { create: 0, patch: 2, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'drifted-unobserved', snapshot: 'drifted-unobserved', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'list-too-long', snapshot: 'list-too-long', expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'removed-from-spec', snapshot: 'removed-from-spec', expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' } },
-    { name: 'foreign-object', snapshot: 'foreign-object', expect: { create: 3, patch: 0, delete: 0, conflict: 1, result: 'Stalled' } },
+    {
+      name: 'in-sync',
+      snapshot: 'in-sync',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'drifted-observed',
+      snapshot: 'drifted-observed',
+      expect: { create: 0, patch: 2, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'drifted-unobserved',
+      snapshot: 'drifted-unobserved',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'list-too-long',
+      snapshot: 'list-too-long',
+      expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'removed-from-spec',
+      snapshot: 'removed-from-spec',
+      expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'foreign-object',
+      snapshot: 'foreign-object',
+      expect: { create: 3, patch: 0, delete: 0, conflict: 1, result: 'Stalled' },
+    },
   ],
   'song-artist': [
     { name: 'create-from-empty', expect: { create: 2, patch: 0, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'in-sync', snapshot: 'in-sync', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'drifted-observed', snapshot: 'drifted-observed', expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'drifted-unobserved', snapshot: 'drifted-unobserved', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'list-too-long', snapshot: 'list-too-long', expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'removed-from-spec', snapshot: 'removed-from-spec', expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' } },
-    { name: 'foreign-object', snapshot: 'foreign-object', expect: { create: 1, patch: 0, delete: 0, conflict: 1, result: 'Stalled' } },
+    {
+      name: 'in-sync',
+      snapshot: 'in-sync',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'drifted-observed',
+      snapshot: 'drifted-observed',
+      expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'drifted-unobserved',
+      snapshot: 'drifted-unobserved',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'list-too-long',
+      snapshot: 'list-too-long',
+      expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'removed-from-spec',
+      snapshot: 'removed-from-spec',
+      expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'foreign-object',
+      snapshot: 'foreign-object',
+      expect: { create: 1, patch: 0, delete: 0, conflict: 1, result: 'Stalled' },
+    },
   ],
   'list-control': [
     { name: 'create-from-empty', expect: { create: 2, patch: 0, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'in-sync', snapshot: 'in-sync', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'drifted-observed', snapshot: 'drifted-observed', expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'drifted-unobserved', snapshot: 'drifted-unobserved', expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' } },
-    { name: 'list-too-long', snapshot: 'list-too-long', expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' } },
-    { name: 'removed-from-spec', snapshot: 'removed-from-spec', expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' } },
-    { name: 'foreign-object', snapshot: 'foreign-object', expect: { create: 1, patch: 0, delete: 0, conflict: 1, result: 'Stalled' } },
+    {
+      name: 'in-sync',
+      snapshot: 'in-sync',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'drifted-observed',
+      snapshot: 'drifted-observed',
+      expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'drifted-unobserved',
+      snapshot: 'drifted-unobserved',
+      expect: { create: 0, patch: 0, delete: 0, conflict: 0, result: 'NoChanges' },
+    },
+    {
+      name: 'list-too-long',
+      snapshot: 'list-too-long',
+      expect: { create: 0, patch: 1, delete: 0, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'removed-from-spec',
+      snapshot: 'removed-from-spec',
+      expect: { create: 0, patch: 0, delete: 1, conflict: 0, result: 'Changes' },
+    },
+    {
+      name: 'foreign-object',
+      snapshot: 'foreign-object',
+      expect: { create: 1, patch: 0, delete: 0, conflict: 1, result: 'Stalled' },
+    },
   ],
 };
 
-export const SCENARIOS: ReadonlyArray<Scenario> = (Object.keys(SCENARIOS_OF) as Example[])
-  .flatMap((example) => SCENARIOS_OF[example].map((scenario) => ({ example, ...scenario })));
+export const SCENARIOS: ReadonlyArray<Scenario> = (Object.keys(SCENARIOS_OF) as Example[]).flatMap((example) =>
+  SCENARIOS_OF[example].map((scenario) => ({ example, ...scenario })),
+);
 
 /** The `-f` arguments of an example (the Song/Artist CRDs come with it). */
 export const filesOf = (example: Example): ReadonlyArray<string> =>
@@ -58,5 +137,11 @@ export const snapshotPath = (scenario: Scenario): string | undefined =>
 /** The `kreconcile plan` arguments of a scenario (without -o). */
 export const planArgs = (scenario: Scenario): ReadonlyArray<string> => {
   const snapshot = snapshotPath(scenario);
-  return ['plan', ...filesOf(scenario.example), ...(snapshot === undefined ? [] : ['--snapshot', snapshot]), '--now', NOW];
+  return [
+    'plan',
+    ...filesOf(scenario.example),
+    ...(snapshot === undefined ? [] : ['--snapshot', snapshot]),
+    '--now',
+    NOW,
+  ];
 };

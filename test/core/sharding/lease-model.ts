@@ -21,7 +21,14 @@ type Replica = {
   readonly observed: Map<string, { record: string; observedAt: number }>;
   /** Slot name → local time before the read whose write made it ours. */
   readonly held: Map<string, number>;
-  pending: { readonly sentAt: number; readonly snapshot: ReadonlyMap<string, Stored>; readonly shards: ReadonlyArray<LeaseObservation | undefined>; readonly members: ReadonlyArray<LeaseObservation | undefined> } | undefined;
+  pending:
+    | {
+        readonly sentAt: number;
+        readonly snapshot: ReadonlyMap<string, Stored>;
+        readonly shards: ReadonlyArray<LeaseObservation | undefined>;
+        readonly members: ReadonlyArray<LeaseObservation | undefined>;
+      }
+    | undefined;
 };
 
 export class LeaseWorld {
@@ -33,27 +40,39 @@ export class LeaseWorld {
   constructor(readonly shards: number) {}
 
   join(offset: number): void {
-    this.replicas.push({ id: `r${this.replicas.length}`, offset, killed: false, observed: new Map(), held: new Map(), pending: undefined });
+    this.replicas.push({
+      id: `r${this.replicas.length}`,
+      offset,
+      killed: false,
+      observed: new Map(),
+      held: new Map(),
+      pending: undefined,
+    });
   }
 
-  advance(ms: number): void { this.time += ms; }
+  advance(ms: number): void {
+    this.time += ms;
+  }
 
-  localNow(replica: Replica): number { return this.time + replica.offset; }
+  localNow(replica: Replica): number {
+    return this.time + replica.offset;
+  }
 
   /** Reads every Lease; records when each record was first seen on the replica's clock. */
   read(index: number): void {
     const replica = this.replicas[index];
     if (replica === undefined || replica.killed) return;
     const now = this.localNow(replica);
-    const view = (kind: SlotKind) => Array.from({ length: this.shards }, (_, i): LeaseObservation | undefined => {
-      const stored = this.store.get(slotName(kind, i));
-      if (stored === undefined) return undefined;
-      const record = `${stored.holder}|${stored.renewTime}`;
-      const previous = replica.observed.get(slotName(kind, i));
-      const observedAt = previous?.record === record ? previous.observedAt : now;
-      replica.observed.set(slotName(kind, i), { record, observedAt });
-      return { holder: stored.holder, observedAt, durationMs: DURATION_MS };
-    });
+    const view = (kind: SlotKind) =>
+      Array.from({ length: this.shards }, (_, i): LeaseObservation | undefined => {
+        const stored = this.store.get(slotName(kind, i));
+        if (stored === undefined) return undefined;
+        const record = `${stored.holder}|${stored.renewTime}`;
+        const previous = replica.observed.get(slotName(kind, i));
+        const observedAt = previous?.record === record ? previous.observedAt : now;
+        replica.observed.set(slotName(kind, i), { record, observedAt });
+        return { holder: stored.holder, observedAt, durationMs: DURATION_MS };
+      });
     replica.pending = { sentAt: now, snapshot: new Map(this.store), shards: view('shard'), members: view('member') };
   }
 
@@ -64,9 +83,15 @@ export class LeaseWorld {
     const { sentAt, snapshot, shards, members } = replica.pending;
     replica.pending = undefined;
     const decision = decideShards({ self: replica.id, shards, members, now: sentAt });
-    const keep = new Set([...decision.shards.renew.map((i) => slotName('shard', i)), ...decision.members.renew.map((i) => slotName('member', i))]);
+    const keep = new Set([
+      ...decision.shards.renew.map((i) => slotName('shard', i)),
+      ...decision.members.renew.map((i) => slotName('member', i)),
+    ]);
     for (const slot of [...replica.held.keys()]) if (!keep.has(slot)) replica.held.delete(slot);
-    for (const [kind, part] of [['shard', decision.shards], ['member', decision.members]] as const) {
+    for (const [kind, part] of [
+      ['shard', decision.shards],
+      ['member', decision.members],
+    ] as const) {
       for (const i of [...part.acquire, ...part.renew]) {
         if (this.swap(slotName(kind, i), snapshot, replica.id)) replica.held.set(slotName(kind, i), sentAt);
         else replica.held.delete(slotName(kind, i));
@@ -75,7 +100,10 @@ export class LeaseWorld {
     }
   }
 
-  kill(index: number): void { const replica = this.replicas[index]; if (replica !== undefined) replica.killed = true; }
+  kill(index: number): void {
+    const replica = this.replicas[index];
+    if (replica !== undefined) replica.killed = true;
+  }
 
   /** Whether a replica would act for `shard` now (its `owns`). */
   owns(replica: Replica, shard: number): boolean {
@@ -86,7 +114,9 @@ export class LeaseWorld {
   /** Shards two replicas that can still act believe they own at the same instant. */
   doublyOwned(): ReadonlyArray<number> {
     const acting = this.replicas.filter((r) => !r.killed);
-    return Array.from({ length: this.shards }, (_, s) => s).filter((s) => acting.filter((r) => this.owns(r, s)).length > 1);
+    return Array.from({ length: this.shards }, (_, s) => s).filter(
+      (s) => acting.filter((r) => this.owns(r, s)).length > 1,
+    );
   }
 
   /**
@@ -99,7 +129,8 @@ export class LeaseWorld {
       this.advance(RETRY_MS);
       this.replicas.forEach((_, i) => {
         if (i === paused) return;
-        this.read(i); this.write(i);
+        this.read(i);
+        this.write(i);
         for (const shard of this.doublyOwned()) doubly.add(shard);
       });
     }
@@ -107,7 +138,9 @@ export class LeaseWorld {
   }
 
   /** Current holder of each shard Lease in the store. */
-  holderOf(shard: number): string | undefined { return this.store.get(slotName('shard', shard))?.holder; }
+  holderOf(shard: number): string | undefined {
+    return this.store.get(slotName('shard', shard))?.holder;
+  }
 
   private swap(name: string, snapshot: ReadonlyMap<string, Stored>, holder: string): boolean {
     const expected = snapshot.get(name)?.version;

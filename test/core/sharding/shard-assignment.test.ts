@@ -20,38 +20,68 @@ describe('shardOf', () => {
   });
 
   it('puts every key in exactly one shard in range', () => {
-    fc.assert(fc.property(fc.string(), fc.integer({ min: 1, max: 64 }), (key, shards) => {
-      const shard = shardOf(key, shards);
-      return Number.isInteger(shard) && shard >= 0 && shard < shards;
-    }));
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 1, max: 64 }), (key, shards) => {
+        const shard = shardOf(key, shards);
+        return Number.isInteger(shard) && shard >= 0 && shard < shards;
+      }),
+    );
   });
 });
 
 describe('decideShards', () => {
   it('a lone replica takes a member slot, then every shard', () => {
-    const first = decideShards({ self: 'a', shards: [undefined, undefined, undefined], members: [undefined, undefined, undefined], now: 0 });
+    const first = decideShards({
+      self: 'a',
+      shards: [undefined, undefined, undefined],
+      members: [undefined, undefined, undefined],
+      now: 0,
+    });
     expect(first.members).toEqual({ acquire: [0], renew: [], release: [] });
     expect(first.shards.acquire).toEqual([]);
-    const second = decideShards({ self: 'a', shards: [undefined, undefined, undefined], members: [held('a'), undefined, undefined], now: 1 });
+    const second = decideShards({
+      self: 'a',
+      shards: [undefined, undefined, undefined],
+      members: [held('a'), undefined, undefined],
+      now: 1,
+    });
     expect(second.shards.acquire).toEqual([0, 1, 2]);
   });
 
   it('releases extras once a joining replica holds its member slot (rebalancing)', () => {
-    const decision = decideShards({ self: 'a', shards: [held('a'), held('a'), held('a'), held('a')], members: [held('a'), held('b', 1_000), undefined, undefined], now: 2_000 });
+    const decision = decideShards({
+      self: 'a',
+      shards: [held('a'), held('a'), held('a'), held('a')],
+      members: [held('a'), held('b', 1_000), undefined, undefined],
+      now: 2_000,
+    });
     expect(decision.shards).toEqual({ acquire: [], renew: [0, 1], release: [2, 3] });
-    const joiner = decideShards({ self: 'b', shards: [held('a'), held('a'), undefined, undefined], members: [held('a'), held('b'), undefined, undefined], now: 2_000 });
+    const joiner = decideShards({
+      self: 'b',
+      shards: [held('a'), held('a'), undefined, undefined],
+      members: [held('a'), held('b'), undefined, undefined],
+      now: 2_000,
+    });
     expect(joiner.shards.acquire).toEqual([2, 3]);
   });
 
-  it('takes over a dead replica\'s shards only after their lease duration as observed locally', () => {
-    const view = (now: number) => ({ self: 'a', shards: [held('a'), held('b', 1_000)], members: [held('a', now), held('b', 1_000)], now });
+  it("takes over a dead replica's shards only after their lease duration as observed locally", () => {
+    const view = (now: number) => ({
+      self: 'a',
+      shards: [held('a'), held('b', 1_000)],
+      members: [held('a', now), held('b', 1_000)],
+      now,
+    });
     expect(decideShards(view(1_000 + DURATION_MS - 1)).shards.acquire).toEqual([]);
     expect(decideShards(view(1_000 + DURATION_MS)).shards.acquire).toEqual([1]);
   });
 
   it('ignores renewTime clocks: a lease observed just now is live however old its timestamps', () => {
     // observedAt is the local time the record changed; there is no other notion of time here.
-    expect(liveMembers({ self: 'a', shards: [], members: [held('a'), held('b', 100_000)], now: 100_001 })).toEqual(['a', 'b']);
+    expect(liveMembers({ self: 'a', shards: [], members: [held('a'), held('b', 100_000)], now: 100_001 })).toEqual([
+      'a',
+      'b',
+    ]);
   });
 
   it('splits shards evenly, the first replicas in sorted order taking the remainder', () => {
@@ -60,8 +90,16 @@ describe('decideShards', () => {
   });
 
   it('a replica beyond the shard count stands by (no member slot, no shards)', () => {
-    const decision = decideShards({ self: 'c', shards: [held('a'), held('b')], members: [held('a'), held('b')], now: 10 });
-    expect(decision).toEqual({ members: { acquire: [], renew: [], release: [] }, shards: { acquire: [], renew: [], release: [] } });
+    const decision = decideShards({
+      self: 'c',
+      shards: [held('a'), held('b')],
+      members: [held('a'), held('b')],
+      now: 10,
+    });
+    expect(decision).toEqual({
+      members: { acquire: [], renew: [], release: [] },
+      shards: { acquire: [], renew: [], release: [] },
+    });
   });
 });
 
@@ -74,13 +112,32 @@ type Step =
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   // Mostly short steps around the retry period (where expiry races happen), sometimes long pauses.
-  { weight: 6, arbitrary: fc.record({ _tag: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2 * RETRY_MS }) }) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2 * DURATION_MS }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ _tag: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2 * RETRY_MS }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ _tag: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 2 * DURATION_MS }) }),
+  },
   { weight: 8, arbitrary: fc.record({ _tag: fc.constant('tick' as const), replica: fc.nat({ max: 5 }) }) },
-  { weight: 4, arbitrary: fc.record({ _tag: fc.constantFrom('read' as const, 'write' as const), replica: fc.nat({ max: 5 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ _tag: fc.constantFrom('read' as const, 'write' as const), replica: fc.nat({ max: 5 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant('kill' as const), replica: fc.nat({ max: 5 }) }) },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant('join' as const), offset: fc.integer({ min: -1e9, max: 1e9 }) }) },
-  { weight: 2, arbitrary: fc.record({ _tag: fc.constant('pause' as const), replica: fc.nat({ max: 5 }), ms: fc.integer({ min: 0, max: 2 * DURATION_MS }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ _tag: fc.constant('join' as const), offset: fc.integer({ min: -1e9, max: 1e9 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      _tag: fc.constant('pause' as const),
+      replica: fc.nat({ max: 5 }),
+      ms: fc.integer({ min: 0, max: 2 * DURATION_MS }),
+    }),
+  },
 );
 
 const scenario = fc.record({
@@ -100,43 +157,64 @@ const play = (world: LeaseWorld, step: Step): ReadonlyArray<number> => {
 
 const playAtomic = (world: LeaseWorld, step: Exclude<Step, { _tag: 'pause' }>): void => {
   switch (step._tag) {
-    case 'advance': world.advance(step.ms); return;
-    case 'tick': world.read(step.replica % world.replicas.length); world.write(step.replica % world.replicas.length); return;
-    case 'read': world.read(step.replica % world.replicas.length); return;
-    case 'write': world.write(step.replica % world.replicas.length); return;
-    case 'kill': world.kill(step.replica % world.replicas.length); return;
-    case 'join': if (world.replicas.length < 6) world.join(step.offset); return;
+    case 'advance':
+      world.advance(step.ms);
+      return;
+    case 'tick':
+      world.read(step.replica % world.replicas.length);
+      world.write(step.replica % world.replicas.length);
+      return;
+    case 'read':
+      world.read(step.replica % world.replicas.length);
+      return;
+    case 'write':
+      world.write(step.replica % world.replicas.length);
+      return;
+    case 'kill':
+      world.kill(step.replica % world.replicas.length);
+      return;
+    case 'join':
+      if (world.replicas.length < 6) world.join(step.offset);
+      return;
   }
 };
 
 describe('shard Leases among replicas (model)', () => {
   it('no shard is ever owned by two replicas that can still act, whatever the interleaving, pauses and clock offsets', () => {
-    fc.assert(fc.property(scenario, ({ shards, offsets, steps, settled }) => {
-      const world = new LeaseWorld(shards);
-      for (const offset of offsets) world.join(offset);
-      if (settled) world.runFairly(3 * DURATION_MS);
-      for (const step of steps) if (play(world, step).length > 0) return false;
-      return world.runFairly(10 * DURATION_MS).length === 0;
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(scenario, ({ shards, offsets, steps, settled }) => {
+        const world = new LeaseWorld(shards);
+        for (const offset of offsets) world.join(offset);
+        if (settled) world.runFairly(3 * DURATION_MS);
+        for (const step of steps) if (play(world, step).length > 0) return false;
+        return world.runFairly(10 * DURATION_MS).length === 0;
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('every shard is eventually owned by exactly one live replica, and the live members split them evenly', () => {
-    fc.assert(fc.property(scenario, ({ shards, offsets, steps, settled }) => {
-      const world = new LeaseWorld(shards);
-      for (const offset of offsets) world.join(offset);
-      if (settled) world.runFairly(3 * DURATION_MS);
-      for (const step of steps) play(world, step);
-      const live = world.replicas.filter((r) => !r.killed);
-      if (live.length === 0) return true;
-      world.runFairly(10 * DURATION_MS);
-      for (let shard = 0; shard < shards; shard++) {
-        const owners = live.filter((r) => world.owns(r, shard));
-        if (owners.length !== 1 || owners[0]?.id !== world.holderOf(shard)) return false;
-      }
-      const counts = live.map((r) => Array.from({ length: shards }, (_, s) => s).filter((s) => world.owns(r, s)).length);
-      const working = counts.filter((count) => count > 0);
-      return working.length === Math.min(live.length, shards) && Math.max(...working) - Math.min(...working) <= 1;
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(scenario, ({ shards, offsets, steps, settled }) => {
+        const world = new LeaseWorld(shards);
+        for (const offset of offsets) world.join(offset);
+        if (settled) world.runFairly(3 * DURATION_MS);
+        for (const step of steps) play(world, step);
+        const live = world.replicas.filter((r) => !r.killed);
+        if (live.length === 0) return true;
+        world.runFairly(10 * DURATION_MS);
+        for (let shard = 0; shard < shards; shard++) {
+          const owners = live.filter((r) => world.owns(r, shard));
+          if (owners.length !== 1 || owners[0]?.id !== world.holderOf(shard)) return false;
+        }
+        const counts = live.map(
+          (r) => Array.from({ length: shards }, (_, s) => s).filter((s) => world.owns(r, s)).length,
+        );
+        const working = counts.filter((count) => count > 0);
+        return working.length === Math.min(live.length, shards) && Math.max(...working) - Math.min(...working) <= 1;
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a replica killed while holding shards loses them to the others within one lease duration and a few retry periods', () => {
@@ -150,6 +228,7 @@ describe('shard Leases among replicas (model)', () => {
     world.runFairly(DURATION_MS - RETRY_MS);
     expect(victimShards.every((s) => world.holderOf(s) === victim.id)).toBe(true);
     world.runFairly(3 * RETRY_MS);
-    for (const s of victimShards) expect(world.replicas.filter((r) => !r.killed).filter((r) => world.owns(r, s))).toHaveLength(1);
+    for (const s of victimShards)
+      expect(world.replicas.filter((r) => !r.killed).filter((r) => world.owns(r, s))).toHaveLength(1);
   });
 });

@@ -1,12 +1,19 @@
 /** Helpers of the HTTP endpoint tests: a served memory cluster, authorised raw requests, watch streams read line by line. */
 import { parse } from 'yaml';
-import { createMemoryCluster, type MemoryCluster, type MemoryClusterOptions } from '../../../../adapters/memory/index.js';
+import {
+  createMemoryCluster,
+  type MemoryCluster,
+  type MemoryClusterOptions,
+} from '../../../../adapters/memory/index.js';
 import { serveMemoryCluster, type ServedCluster, type ServeOptions } from '../../../../adapters/memory/http/index.js';
 
 export type Endpoint = ServedCluster & {
   readonly memory: MemoryCluster;
   readonly token: string;
-  request(path: string, init?: { method?: string; body?: unknown; contentType?: string; token?: string | null }): Promise<{ status: number; headers: Headers; json: any }>;
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; contentType?: string; token?: string | null },
+  ): Promise<{ status: number; headers: Headers; json: any }>;
 };
 
 const tokenOf = (kubeconfig: string): string => {
@@ -21,27 +28,42 @@ export const endpoint = async (options: MemoryClusterOptions = {}, serve: ServeO
   const served = await serveMemoryCluster(memory, serve);
   const token = tokenOf(served.kubeconfig);
   return {
-    ...served, memory, token,
+    ...served,
+    memory,
+    token,
     request: async (path, init = {}) => {
       const headers: Record<string, string> = {};
       if (init.token !== null) headers.authorization = `Bearer ${init.token ?? token}`;
       if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
       const response = await fetch(`${served.url}${path}`, {
-        method: init.method ?? 'GET', headers,
-        ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
+        method: init.method ?? 'GET',
+        headers,
+        ...(init.body === undefined
+          ? {}
+          : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
       });
       const text = await response.text();
       let json: unknown;
-      try { json = JSON.parse(text); } catch { json = text; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = text;
+      }
       return { status: response.status, headers: response.headers, json };
     },
   };
 };
 
 /** A watch request read line by line: `lines` fills as events arrive; `ended` settles when the server ends the stream. */
-export const watchLines = async (target: Endpoint, path: string): Promise<{ lines: any[]; ended: Promise<void>; abort(): void; status: number }> => {
+export const watchLines = async (
+  target: Endpoint,
+  path: string,
+): Promise<{ lines: any[]; ended: Promise<void>; abort(): void; status: number }> => {
   const controller = new AbortController();
-  const response = await fetch(`${target.url}${path}`, { headers: { authorization: `Bearer ${target.token}` }, signal: controller.signal });
+  const response = await fetch(`${target.url}${path}`, {
+    headers: { authorization: `Bearer ${target.token}` },
+    signal: controller.signal,
+  });
   const lines: any[] = [];
   const reader = response.body?.getReader();
   const decoder = new TextDecoder();
