@@ -243,16 +243,14 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         watchCacheFrom: state.resourceVersion,
       }),
     servedKinds: () =>
-      state.registry
-        .all()
-        .map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
-          group,
-          kind,
-          plural,
-          scope,
-          versions,
-          statusSubresource,
-        })),
+      state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
+        group,
+        kind,
+        plural,
+        scope,
+        versions,
+        statusSubresource,
+      })),
     settle: () => flushMicrotasks(),
   };
 };
