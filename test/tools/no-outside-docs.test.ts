@@ -42,10 +42,13 @@ describe('citations of documents outside the repository', () => {
       'Behaviour is specified in `../shared/docs/SPEC.md` (kept beside the repository). The data',
       'Behaviour is specified in `docs/behaviour.md`. The data',
     ],
+    ["Krake's walk-through (SPEC.md's reference text): a custom", "Krake's walk-through: a custom"],
+    ['# (SPEC.md, the reference text): two', '# (its semantics: docs/behaviour.md): two'],
     [
-      "Krake's walk-through (SPEC.md's reference text): a custom",
-      "Krake's walk-through (Krake's controller walk-through): a custom",
+      'read the Application (SPEC\n * section 6 **fix**). Nothing',
+      'read the Application (docs/behaviour.md\n * §6 **fix**). Nothing',
     ],
+    ['// as SPEC\n// step 5 says', '// as docs/behaviour.md\n// §4.5 says'],
     ['const x = SPEC_FIELDS; POD_SPEC_PATHS; SPECIFIER', 'const x = SPEC_FIELDS; POD_SPEC_PATHS; SPECIFIER'],
   ])('rewrites %j', (before, after) => {
     expect(rewriteCitations(before)).toBe(after);

@@ -51,24 +51,29 @@ const architecture = String.raw`(?:\.\./shared/docs/)?${word('ARCHITECTURE')}(?:
 const outsideTestDocs = String.raw`(?:\.\./shared/docs/|docs/)?(?:REAL-APISERVER|CLIENT-NODE)\.md(?: ?§ ?[0-9]+(?:\.[0-9]+)*)?`;
 const section = String.raw`(?:§ ?|sections? )`;
 const number = String.raw`[0-9]+(?:\.[0-9]+)*`;
+// Between a document's name and its section: a space, or a comment's line break and leader.
+const gap = String.raw`( |\n[ \t]*(?:\* ?|// ?|# ?)?)`;
 
 /** Rewrites, most specific first; each is [pattern, replacement]. */
 const REWRITES: ReadonlyArray<readonly [RegExp, string | ((...groups: string[]) => string)]> = [
-  // The Krake walk-through SPEC.md quoted is not carried over: name it for what it is.
-  [new RegExp(String.raw`${spec}'s reference text`, 'g'), "Krake's controller walk-through"],
-  [new RegExp(String.raw`${spec}, the reference text`, 'g'), "Krake's controller walk-through"],
+  // The Krake walk-through SPEC.md quoted is not carried over; behaviour.md keeps its semantics.
+  [new RegExp(String.raw` \(${spec}'s reference text\)`, 'g'), ''],
+  [new RegExp(String.raw`\(${spec}, the reference text\)`, 'g'), `(its semantics: ${BEHAVIOUR})`],
   // "SPEC step 4 and section 6", "SPEC step 1, section 7": a loop step is §4.N.
   [
-    new RegExp(String.raw`${spec} step (${number})(,| and) section (${number})`, 'g'),
-    (_m, step, joiner, sectionNumber) => `${BEHAVIOUR} §4.${step}${joiner} §${sectionNumber}`,
+    new RegExp(String.raw`${spec}${gap}step (${number})(,| and) section (${number})`, 'g'),
+    (_m, space, step, joiner, sectionNumber) => `${BEHAVIOUR}${space}§4.${step}${joiner} §${sectionNumber}`,
   ],
-  [new RegExp(String.raw`${spec} step (${number})`, 'g'), (_m, step) => `${BEHAVIOUR} §4.${step}`],
+  [new RegExp(String.raw`${spec}${gap}step (${number})`, 'g'), (_m, space, step) => `${BEHAVIOUR}${space}§4.${step}`],
   // "SPEC section 4, step 6"
-  [new RegExp(String.raw`${spec} ${section}4, step (${number})`, 'g'), (_m, step) => `${BEHAVIOUR} §4.${step}`],
-  // "SPEC sections 1–3", "SPEC.md section 6", "SPEC §3.2"
   [
-    new RegExp(String.raw`${spec} ${section}(${number})(?:([–-])(${number}))?`, 'g'),
-    (_m, from, dash, to) => `${BEHAVIOUR} §${from}${dash === undefined ? '' : `${dash}${to}`}`,
+    new RegExp(String.raw`${spec}${gap}${section}4, step (${number})`, 'g'),
+    (_m, space, step) => `${BEHAVIOUR}${space}§4.${step}`,
+  ],
+  // "SPEC sections 1–3", "SPEC.md section 6", "SPEC §3.2", "(SPEC\n * section 6 …"
+  [
+    new RegExp(String.raw`${spec}${gap}${section}(${number})(?:([–-])(${number}))?`, 'g'),
+    (_m, space, from, dash, to) => `${BEHAVIOUR}${space}§${from}${dash === undefined ? '' : `${dash}${to}`}`,
   ],
   [new RegExp(String.raw`${architecture} (example ${number})`, 'g'), (_m, example) => `${ARCHITECTURE} ${example}`],
   [new RegExp(outsideTestDocs, 'g'), TEST_CONTROL_PLANE],
