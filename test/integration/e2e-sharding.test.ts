@@ -108,22 +108,20 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     const names = Array.from({ length: APPLICATIONS }, (_, i) => `app-${i}`);
     for (let i = 0; i < names.length; i += 20) {
       await Promise.all(
-        names
-          .slice(i, i + 20)
-          .map((name) =>
-            must(
-              admin.create(
-                applicationObject(namespace, name, [
-                  {
-                    apiVersion: 'v1',
-                    kind: 'ConfigMap',
-                    metadata: { name: `${name}-config` },
-                    data: { owner: name },
-                  } as unknown as Resource,
-                ]),
-              ),
+        names.slice(i, i + 20).map((name) =>
+          must(
+            admin.create(
+              applicationObject(namespace, name, [
+                {
+                  apiVersion: 'v1',
+                  kind: 'ConfigMap',
+                  metadata: { name: `${name}-config` },
+                  data: { owner: name },
+                } as unknown as Resource,
+              ]),
             ),
           ),
+        ),
       );
     }
   };
