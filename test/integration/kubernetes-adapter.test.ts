@@ -364,8 +364,22 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
       const start = await must(
         cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace, labelSelector: `stream=${label.stream}` }),
       );
+      // A connection of its own whose watch requests are recorded (client-node authenticates every
+      // request it sends), so the test waits for the reconnect itself instead of sleeping past it.
+      const watching = connect(env);
+      const watchRequests: Array<string | null> = [];
+      const authenticate = watching.kubeConfig.applySecurityAuthentication.bind(watching.kubeConfig);
+      watching.kubeConfig.applySecurityAuthentication = (context) => {
+        const url = new URL(context.getUrl());
+        if (
+          url.searchParams.get('watch') === 'true' &&
+          url.searchParams.get('labelSelector') === `stream=${label.stream}`
+        )
+          watchRequests.push(url.searchParams.get('resourceVersion'));
+        return authenticate(context);
+      };
       const sink = recordingSink();
-      const handle = cluster.watch(
+      const handle = watching.watch(
         {
           apiVersion: 'v1',
           kind: 'ConfigMap',
@@ -375,8 +389,11 @@ describeWithApiServer('Kubernetes adapter on a real API server', (env) => {
         },
         sink,
       );
-      // client-node aborts a watch after 30 s without a byte; the source must reconnect silently.
-      await new Promise((resolve) => setTimeout(resolve, 33_000));
+      // client-node aborts a watch after 30 s without a byte; the source must reconnect silently,
+      // resuming from the version it was given (nothing arrived in between).
+      await eventually(() => expect(watchRequests).toHaveLength(2), 60_000, 250);
+      expect(watchRequests).toEqual([start.resourceVersion, start.resourceVersion]);
+      expect(sink.closes).toEqual([]);
       await must(cluster.create(configMap('after-idle', {}, label)));
       await eventually(() => expect(sink.seen()).toEqual(['ADDED after-idle']));
       handle.stop();

@@ -20,8 +20,10 @@ import {
   reconcileLog,
 } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
+import { leaseVersionOf, type LeaseVersion } from '../support/lease-version.js';
 import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
+import { recordingSink, type RecordingSink } from '../support/recording-sink.js';
 
 const configMap = (name: string, data: Record<string, string>): Resource =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }) as unknown as Resource;
@@ -179,6 +181,14 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
 
   describe('leadership', () => {
     const lease = uniqueName('kr-lease');
+    /** The leader elector's default fence margin for a 4 s lease: a fifth of it. */
+    const FENCE_MARGIN_MS = 800;
+    const versionsOf = (history: RecordingSink): LeaseVersion[] =>
+      history.events.flatMap((event) =>
+        event.type !== 'BOOKMARK' && event.type !== 'DELETED' && event.object.metadata.name === lease
+          ? [leaseVersionOf(event.object)]
+          : [],
+      );
     const leaderElection = (identity: string) => ({
       namespace,
       name: lease,
@@ -222,16 +232,33 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
       await eventually(async () => expect(await modeOf('handover-config')).toBe('one'));
       expect(operatorB.isLeader()).toBe(false);
 
+      // Every version of the Lease from now on, to order B's takeover after A's expiry as the Lease records them.
+      const leaseHistory = recordingSink();
+      const leaseWatch = cluster.watch(
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace },
+        leaseHistory,
+      );
       a.partitioned = true;
       const cutAt = performance.now();
       await eventually(() => expect(operatorB.isLeader()).toBe(true), 15_000, 50);
       const takeoverMs = performance.now() - cutAt;
       expect(operatorA.isLeader()).toBe(false);
-      // B waits one lease duration (4 s) from the last change it observed; A's last renewal was at most a retry period before the cut.
-      expect(takeoverMs).toBeGreaterThan(3_000);
-      expect(takeoverMs).toBeLessThan(7_000);
+      await eventually(() => expect(versionsOf(leaseHistory).map((v) => v.holder)).toContain('b'));
+      leaseWatch.stop();
+      const versions = versionsOf(leaseHistory);
+      const taken = versions.findIndex((version) => version.holder === 'b');
+      // One handover, straight from A to B: A held every version before B's first.
+      expect(new Set(versions.slice(0, taken).map((version) => version.holder))).toEqual(new Set(['a']));
+      const [lastOfA, firstOfB] = [versions[taken - 1]!, versions[taken]!];
+      expect(firstOfB.transitions).toBe(lastOfA.transitions + 1);
+      // B counts A's lease from when it first read A's last renewal, on its own monotonic clock. Its
+      // acquireTime is stamped before the read that found the lease expired, and its sighting of the
+      // renewal precedes the renewal's arrival: each by less than the fence margin (a slower read is not acted on).
+      expect(firstOfB.acquireTime - lastOfA.renewTime).toBeGreaterThanOrEqual(
+        lastOfA.leaseDurationMs - 2 * FENCE_MARGIN_MS,
+      );
       process.stdout.write(
-        `takeover after the leader was cut off: ${Math.round(takeoverMs)} ms (lease 4 s, retry 0.5 s)\n`,
+        `takeover after the leader was cut off: ${Math.round(takeoverMs)} ms; B acquired ${firstOfB.acquireTime - lastOfA.renewTime} ms after A's last renewal (lease 4 s, retry 0.5 s)\n`,
       );
       await setMode('handover', 'two');
       await eventually(async () => expect(await modeOf('handover-config')).toBe('two'));

@@ -11,8 +11,8 @@
  * (of two processes, or two terms of one), nor overlap in flight between processes; an older term
  * never writes once a newer one did; no reconcile of a key starts while it is in flight.
  * Checked once the faults stop: every well-formed Application converges, malformed ones are
- * `Stalled InvalidSpec` naming the path, nothing is orphaned (one known bug aside, pinned below), and
- * no `HotLoop` without a competing writer. Latencies stay within the fence margin (see MAX_LATENCY_MS).
+ * `Stalled InvalidSpec` naming the path, nothing is orphaned, and no `HotLoop` without a competing
+ * writer. Latencies stay within the fence margin (see MAX_LATENCY_MS).
  * Replay a failure with KRECONCILE_SEED=<seed> KRECONCILE_PATH=<first number of the path>.
  */
 import * as E from 'fp-ts/lib/Either.js';

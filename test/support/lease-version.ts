@@ -1,0 +1,41 @@
+/**
+ * A Lease as its holders wrote it, for tests that order a takeover after the old holder's expiry
+ * by what the Lease itself records (renewTime, acquireTime, leaseTransitions) rather than by how
+ * long the takeover took on this machine.
+ */
+import { getIn, type JsonValue, type Resource } from '../../core/index.js';
+
+export type LeaseVersion = {
+  readonly name: string;
+  readonly holder: string;
+  /** ms since the epoch, from the holder's MicroTime. */
+  readonly renewTime: number;
+  readonly acquireTime: number;
+  readonly leaseDurationMs: number;
+  readonly transitions: number;
+};
+
+const field = (lease: Resource, key: string): JsonValue | undefined =>
+  getIn(lease as unknown as JsonValue, ['spec', key]);
+
+const time = (lease: Resource, key: string): number => {
+  const text = field(lease, key);
+  const ms = typeof text === 'string' ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new Error(`Lease ${lease.metadata.name}: spec.${key} is not a MicroTime: ${String(text)}`);
+  return ms;
+};
+
+export const leaseVersionOf = (lease: Resource): LeaseVersion => {
+  const holder = field(lease, 'holderIdentity');
+  const seconds = field(lease, 'leaseDurationSeconds');
+  const transitions = field(lease, 'leaseTransitions');
+  return {
+    name: lease.metadata.name,
+    holder: typeof holder === 'string' ? holder : '',
+    renewTime: time(lease, 'renewTime'),
+    acquireTime: time(lease, 'acquireTime'),
+    leaseDurationMs: typeof seconds === 'number' ? seconds * 1000 : Number.NaN,
+    transitions: typeof transitions === 'number' ? transitions : Number.NaN,
+  };
+};
