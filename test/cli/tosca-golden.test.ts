@@ -134,3 +134,25 @@ describe('kreconcile plan on examples/tosca', () => {
     }
   });
 });
+
+describe('docs/cli.md shows real TOSCA output', () => {
+  const docs = (): string => readFileSync('docs/cli.md', 'utf8');
+
+  it('the text plan of the CSAR example, up to its first creation', () => {
+    const golden = readFileSync('test/cli/golden/tosca/app-csar.txt', 'utf8').split('\n').slice(0, 4).join('\n');
+    expect(docs()).toContain(golden);
+  });
+
+  it('the error without --allow-tosca-fetch', async () => {
+    const result = await planOf('app-url', [], 'text');
+    expect(docs()).toContain(result.stderr.trimEnd());
+  });
+
+  it('the error of a Krake case', () => {
+    const line = readFileSync('test/cli/golden/tosca-krake/invalid.txt', 'utf8')
+      .split('\n')
+      .find((l) => l.includes('unsupported function'));
+    expect(line).toBeDefined();
+    expect(docs()).toContain(line);
+  });
+});
