@@ -83,7 +83,7 @@ describe('kreconcile plan on examples/tosca', () => {
         toscaFetcher: network().toscaFetcher,
       });
       expect(result).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout).toMatch(/^Application shop\/web \(.*\): valid\n$/);
+      expect(result.stdout).toMatch(/^Application shop\/web \(.*\): valid, translated from .* into 3 resources\n$/);
     });
   });
 

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { openApiIssues } from '../../../core/index.js';
+import { openApiIssues, type Application } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
@@ -76,10 +76,20 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, inInputOrder(live, options.filename));
     return context.exit(EXIT_ERROR);
   }
-  for (const { application, origin } of inputs.right.applications) {
-    io.stdout.write(`${subjectOf(application)} (${origin.file}, document ${origin.document}): valid\n`);
+  for (const { application, origin, translated } of inputs.right.applications) {
+    io.stdout.write(
+      `${subjectOf(application)} (${origin.file}, document ${origin.document}): valid${translated === undefined ? '' : translationNote(application, translated.length)}\n`,
+    );
   }
   context.exit(EXIT_OK);
+};
+
+/** `, translated from spec.csar https://… into 3 resources`: what was checked, for a TOSCA Application. */
+const translationNote = (application: Application, resources: number): string => {
+  const { spec } = application;
+  const source = spec.csar === undefined ? 'spec.tosca' : 'spec.csar';
+  const url = spec.csar ?? spec.tosca;
+  return `, translated from ${typeof url === 'string' ? `${source} ${url}` : `the inline ${source}`} into ${resources} resource${resources === 1 ? '' : 's'}`;
 };
 
 const targetOf = (options: Options): ClusterTarget | undefined =>
