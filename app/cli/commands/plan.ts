@@ -81,6 +81,9 @@ Examples:
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
 
+  # TOSCA: inline templates are translated; templates and CSARs by URL only when allowed
+  kreconcile plan -f examples/tosca/app-url.yaml --allow-tosca-fetch
+
 ${PLAN_EXIT_CODES_HELP}
 `;
 
