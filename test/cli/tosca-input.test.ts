@@ -51,8 +51,28 @@ describe('toscaAccessOf', () => {
     expect(toscaAccessOf({ ...flags, toscaAllowHost: ['10.0.0.0/8'] })).toEqual(
       E.left(expect.stringContaining('--tosca-allow-host')),
     );
+    expect(toscaAccessOf({ ...flags, allowToscaFetch: true, toscaAllowHost: ['10.0.0.0/33'] })).toEqual(
+      E.left('--tosca-allow-host 10.0.0.0/33: the prefix length must be 0 to 32'),
+    );
     expect(toscaAccessOf({ ...flags, toscaFileRoot: ['templates'] })).toEqual(
       E.right({ fetch: false, fileRoots: ['templates'], allowHttp: false, allowHosts: [] }),
+    );
+  });
+});
+
+describe('bad TOSCA flags', () => {
+  it('an allowed host that is none is one usage line, not an internal error', async () => {
+    const result = await runCli([
+      'plan',
+      '-f',
+      'examples/tosca/app-url.yaml',
+      '--allow-tosca-fetch',
+      '--tosca-allow-host',
+      'bad host!',
+    ]);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(
+      'error: --tosca-allow-host bad host!: expected a host name, an IP address or a CIDR network such as 10.0.0.0/8\n',
     );
   });
 });

@@ -7,6 +7,7 @@
 import { Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Application } from '../../../core/index.js';
+import { parseAllowlist } from '../../tosca/address-policy.js';
 import { createFetcher, type Fetcher, type FetcherOptions } from '../../tosca/fetch.js';
 import { createToscaTranslator, needsTranslation, type Translation } from '../../tosca/translator.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -69,7 +70,8 @@ export type ToscaFlags = {
 
 /**
  * The access the flags give.
- * Errors: `--tosca-allow-http`/`--tosca-allow-host` without `--allow-tosca-fetch` (they would do nothing).
+ * Errors: `--tosca-allow-http`/`--tosca-allow-host` without `--allow-tosca-fetch` (they would do
+ * nothing); a `--tosca-allow-host` that is no host name, address or CIDR network.
  */
 export const toscaAccessOf = (flags: ToscaFlags): E.Either<string, ToscaAccess> => {
   const fetch = flags.allowToscaFetch === true;
@@ -77,6 +79,8 @@ export const toscaAccessOf = (flags: ToscaFlags): E.Either<string, ToscaAccess> 
     return E.left(
       `${flags.toscaAllowHttp === true ? '--tosca-allow-http' : '--tosca-allow-host'} loosens how templates are fetched: add --allow-tosca-fetch to fetch them`,
     );
+  const hosts = parseAllowlist(flags.toscaAllowHost);
+  if ('error' in hosts) return E.left(`--tosca-allow-host ${hosts.error}`);
   return E.right({
     fetch,
     fileRoots: flags.toscaFileRoot,
