@@ -3,6 +3,7 @@
  * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
  */
 import type { ClusterReader, ClusterWriter, JsonObject } from '../../core/index.js';
+import type { Fetcher, FetcherOptions } from '../tosca/fetch.js';
 import type { CappedRead } from './input/capped.js';
 
 /** A place to write text (stdout or stderr). */
@@ -47,6 +48,12 @@ export type CliIo = {
     target: ClusterTarget,
     apiVersions: ReadonlyArray<string>,
   ) => Promise<ReadonlyMap<string, JsonObject>>;
+  /**
+   * Fetches TOSCA templates and CSARs by URL (`plan --allow-tosca-fetch`, `--tosca-file-root`).
+   * Absent: app/tosca's `createFetcher`, the operator's bounded, SSRF-checked fetcher. Tests give
+   * one that serves files for the example URLs.
+   */
+  readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

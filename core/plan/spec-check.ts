@@ -71,7 +71,8 @@ const noManifest = (hasTosca: boolean): Stalled =>
     ? stalled('InvalidTosca', [
         {
           path: 'spec',
-          message: 'spec.tosca/spec.csar must be translated into a manifest before planning (pass `translated`)',
+          message:
+            'the spec.tosca/spec.csar template was not translated into a manifest, so there is nothing to plan (the operator and kreconcile plan translate it first)',
         },
       ])
     : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);

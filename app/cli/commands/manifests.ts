@@ -24,6 +24,7 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { desiredManifest } from '../input/applications.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 
 type Format = 'yaml' | 'json';
@@ -87,8 +88,9 @@ const kindsOfApplications = async (
     return E.left(true);
   }
   const kinds = new Map<string, ChildKind>();
-  for (const { application } of inputs.right.applications) {
-    for (const resource of application.spec.manifest ?? [])
+  for (const input of inputs.right.applications) {
+    const { application } = input;
+    for (const resource of desiredManifest(input))
       kinds.set(`${resource.apiVersion}/${resource.kind}`, { apiVersion: resource.apiVersion, kind: resource.kind });
     // Hooks keep their tokens in a Secret per namespace (docs/hooks.md).
     if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', SECRET_KIND);

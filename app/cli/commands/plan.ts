@@ -19,6 +19,14 @@ import {
 } from '../command.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import {
+  allowToscaFetchOption,
+  toscaAccessOf,
+  toscaAllowHostOption,
+  toscaAllowHttpOption,
+  toscaFileRootOption,
+  type ToscaFlags,
+} from '../input/tosca.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
@@ -31,7 +39,7 @@ import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
 
-type Options = {
+type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly snapshot: ReadonlyArray<string>;
@@ -73,6 +81,9 @@ Examples:
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
 
+  # TOSCA: inline templates are translated; templates and CSARs by URL only when allowed
+  kreconcile plan -f examples/tosca/app-url.yaml --allow-tosca-fetch
+
 ${PLAN_EXIT_CODES_HELP}
 `;
 
@@ -105,7 +116,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (usage.length > 0) return fail(usage);
   const now = resolveNow(options.now, io.now);
   if (E.isLeft(now)) return fail([now.left]);
-  const inputs = await readManifestInputs(io, options);
+  const tosca = toscaAccessOf(options);
+  if (E.isLeft(tosca)) return fail([usageError(tosca.left)]);
+  const inputs = await readManifestInputs(io, { ...options, tosca: tosca.right });
   if (E.isLeft(inputs)) return fail(inputs.left);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) return fail(tenancy.left);
@@ -194,6 +207,10 @@ export const planCommand: CliCommand = {
           'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
         ),
       )
+      .addOption(allowToscaFetchOption())
+      .addOption(toscaFileRootOption())
+      .addOption(toscaAllowHttpOption())
+      .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
       .action(async (options: Options) => execute(context, options)),
 };

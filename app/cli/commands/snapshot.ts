@@ -19,10 +19,18 @@ import {
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import {
+  allowToscaFetchOption,
+  toscaAccessOf,
+  toscaAllowHostOption,
+  toscaAllowHttpOption,
+  toscaFileRootOption,
+  type ToscaFlags,
+} from '../input/tosca.js';
 import { readLive } from '../planning/cluster-view.js';
 import { serialize, type DataFormat } from '../render/serialize.js';
 
-type Options = {
+type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly kubeconfig?: string;
@@ -55,7 +63,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, [usageError('name the Applications to record with -f app.yaml (see kreconcile snapshot --help)')]);
     return context.exit(EXIT_ERROR);
   }
-  const inputs = await readManifestInputs(io, options);
+  const tosca = toscaAccessOf(options);
+  const inputs = E.isLeft(tosca)
+    ? E.left([usageError(tosca.left)])
+    : await readManifestInputs(io, { ...options, tosca: tosca.right });
   if (E.isLeft(inputs)) {
     reportErrors(io, inputs.left);
     return context.exit(EXIT_ERROR);
@@ -99,6 +110,10 @@ export const snapshotCommand: CliCommand = {
           'record Secret data/stringData values (default: each value is replaced by its digest, sha256:<hex>)',
         ),
       )
+      .addOption(allowToscaFetchOption())
+      .addOption(toscaFileRootOption())
+      .addOption(toscaAllowHttpOption())
+      .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
       .action(async (options: Options) => execute(context, options)),
 };

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { openApiIssues } from '../../../core/index.js';
+import { openApiIssues, type Application } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
@@ -17,13 +17,21 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
-import { subjectOf, type ApplicationInput } from '../input/applications.js';
+import { desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { errorAt } from '../input/entries.js';
 import { inInputOrder } from '../input/load.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import {
+  allowToscaFetchOption,
+  toscaAccessOf,
+  toscaAllowHostOption,
+  toscaAllowHttpOption,
+  toscaFileRootOption,
+  type ToscaFlags,
+} from '../input/tosca.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 
-type Options = {
+type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly namespace: string;
@@ -54,7 +62,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ]);
     return context.exit(EXIT_ERROR);
   }
-  const inputs = await readManifestInputs(io, options);
+  const tosca = toscaAccessOf(options);
+  const inputs = E.isLeft(tosca)
+    ? E.left([usageError(tosca.left)])
+    : await readManifestInputs(io, { ...options, tosca: tosca.right });
   if (E.isLeft(inputs)) {
     reportErrors(io, inputs.left);
     return context.exit(EXIT_ERROR);
@@ -65,10 +76,20 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, inInputOrder(live, options.filename));
     return context.exit(EXIT_ERROR);
   }
-  for (const { application, origin } of inputs.right.applications) {
-    io.stdout.write(`${subjectOf(application)} (${origin.file}, document ${origin.document}): valid\n`);
+  for (const { application, origin, translated } of inputs.right.applications) {
+    io.stdout.write(
+      `${subjectOf(application)} (${origin.file}, document ${origin.document}): valid${translated === undefined ? '' : translationNote(application, translated.length)}\n`,
+    );
   }
   context.exit(EXIT_OK);
+};
+
+/** `, translated from spec.csar https://… into 3 resources`: what was checked, for a TOSCA Application. */
+const translationNote = (application: Application, resources: number): string => {
+  const { spec } = application;
+  const source = spec.csar === undefined ? 'spec.tosca' : 'spec.csar';
+  const url = spec.csar ?? spec.tosca;
+  return `, translated from ${typeof url === 'string' ? `${source} ${url}` : `the inline ${source}`} into ${resources} resource${resources === 1 ? '' : 's'}`;
 };
 
 const targetOf = (options: Options): ClusterTarget | undefined =>
@@ -89,17 +110,15 @@ const clusterSchemaErrors = async (
     return [
       clusterFailure('this kreconcile cannot read cluster schemas: validate offline (without --kubeconfig/--context)'),
     ];
-  const apiVersions = applications.flatMap(({ application }) =>
-    (application.spec.manifest ?? []).map((resource) => resource.apiVersion),
-  );
+  const apiVersions = applications.flatMap((input) => desiredManifest(input).map((resource) => resource.apiVersion));
   const fetched = await io.fetchOpenApi(target, apiVersions).then(
     (documents) => E.right(documents),
     (error: unknown) => E.left(error instanceof Error ? error.message : String(error)),
   );
   if (E.isLeft(fetched)) return [clusterFailure(fetched.left)];
-  return applications.flatMap(({ application, origin }) =>
-    openApiIssues({ manifest: application.spec.manifest ?? [], documents: fetched.right }).map((issue) =>
-      errorAt(origin, issue.path, issue.message, subjectOf(application)),
+  return applications.flatMap((input) =>
+    openApiIssues({ manifest: desiredManifest(input), documents: fetched.right }).map((issue) =>
+      errorAt(input.origin, issue.path, issue.message, subjectOf(input.application)),
     ),
   );
 };
@@ -117,6 +136,10 @@ export const validateCommand: CliCommand = {
       .addOption(namespaceOption())
       .addOption(kubeconfigOption(': check manifests against its OpenAPI schemas (reads /openapi/v3 only)'))
       .addOption(contextOption())
+      .addOption(allowToscaFetchOption())
+      .addOption(toscaFileRootOption())
+      .addOption(toscaAllowHttpOption())
+      .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
       .action(async (options: Options) => execute(context, options)),
 };

@@ -23,8 +23,30 @@ import { isApplication, isCustomResourceDefinition } from './kinds.js';
 import { specIssues } from './spec-issues.js';
 import { tidyIssues } from './tidy-issues.js';
 
-/** An Application and where it was written. */
-export type ApplicationInput = { readonly application: Application; readonly origin: Origin };
+/**
+ * An Application and where it was written; `translated`: the manifest its TOSCA template or CSAR
+ * translates to (input/tosca.ts), kept beside the Application as the operator does, never in its spec.
+ */
+export type ApplicationInput = {
+  readonly application: Application;
+  readonly origin: Origin;
+  readonly translated?: ReadonlyArray<Resource>;
+};
+
+/** The resources the Application manages: `spec.manifest`, else the translation of its template. */
+export const desiredManifest = (input: ApplicationInput): ReadonlyArray<Resource> => {
+  const written = input.application.spec.manifest ?? [];
+  return written.length > 0 ? written : (input.translated ?? []);
+};
+
+/**
+ * The Application with `desiredManifest` in `spec.manifest`, for the readers of live objects that
+ * look there (live/collect.ts); never planned or shown (its generation would change).
+ */
+export const withDesiredManifest = (input: ApplicationInput): Application =>
+  input.translated === undefined
+    ? input.application
+    : { ...input.application, spec: { ...input.application.spec, manifest: desiredManifest(input) } };
 
 export type ManifestInputs = {
   readonly applications: ReadonlyArray<ApplicationInput>;
@@ -158,6 +180,8 @@ export const specErrors = (
   applications: ReadonlyArray<ApplicationInput>,
   scopes: ScopeTable,
 ): ReadonlyArray<CliError> =>
-  applications.flatMap(({ application, origin }) =>
-    specIssues(application, scopes).map((issue) => errorAt(origin, issue.path, issue.message, subjectOf(application))),
+  applications.flatMap(({ application, origin, translated }) =>
+    specIssues(application, scopes, translated).map((issue) =>
+      errorAt(origin, issue.path, issue.message, subjectOf(application)),
+    ),
   );

@@ -3,9 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   dependencyIssues,
   identityOf,
-  isJsonObject,
   refKey,
-  translateTemplate,
   validateObserverSchema,
   withCrdScopes,
   withNamespaces,
@@ -14,21 +12,22 @@ import {
   type Resource,
   type ScopeTable,
 } from '../../../core/index.js';
-import { parseYamlDocument } from '../../tosca/yaml.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
 import { manifestIssues } from '../../../core/schema/validate.js';
 
 /**
  * Every problem of the spec, each with its JSON path (SPEC section 2: validation runs before anything else).
- * An inline `spec.tosca` template is translated (offline, as the operator would) and its manifest
- * checked; a template or CSAR given by URL passes here (fetching is the operator's).
+ * `translated` is the manifest of the Application's TOSCA template (input/tosca.ts), checked as
+ * the planner will check it; a template left untranslated (by URL, fetched by the operator) passes here.
  */
-export const specIssues = (application: Application, scopes: ScopeTable): ReadonlyArray<Issue> => {
+export const specIssues = (
+  application: Application,
+  scopes: ScopeTable,
+  translated?: ReadonlyArray<Resource>,
+): ReadonlyArray<Issue> => {
   const spec = application.spec;
   const written = spec.manifest ?? [];
-  const translated = written.length === 0 ? inlineToscaManifest(spec) : E.right(written);
-  if (E.isLeft(translated)) return translated.left;
-  const manifest = translated.right;
+  const manifest = written.length > 0 ? written : (translated ?? []);
   if (manifest.length === 0) {
     return spec.tosca !== undefined || spec.csar !== undefined
       ? []
@@ -45,16 +44,16 @@ export const specIssues = (application: Application, scopes: ScopeTable): Readon
   const schemas = validateObserverSchema({ manifest, observerSchema: spec.observerSchema });
   const dependencies =
     resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
-  return [...resources, ...(E.isLeft(schemas) ? schemas.left.issues : []), ...dependencies];
+  const placed = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> =>
+    written.length > 0 ? issues : issues.map((issue) => inTemplate(issue, spec));
+  return [...placed(resources), ...(E.isLeft(schemas) ? schemas.left.issues : []), ...placed(dependencies)];
 };
 
-/** The manifest of an inline TOSCA template (a mapping in `spec.tosca`), or its issues; nothing otherwise. */
-const inlineToscaManifest = (spec: Application['spec']): E.Either<ReadonlyArray<Issue>, ReadonlyArray<Resource>> =>
-  isJsonObject(spec.tosca ?? null)
-    ? translateTemplate({
-        template: spec.tosca ?? null,
-        inputs: spec.toscaInputs,
-        parseDocument: parseYamlDocument,
-        root: 'spec.tosca',
-      })
-    : E.right([]);
+/**
+ * A problem of a translated resource, placed at the template it came from: `spec.manifest[1]…`
+ * is not in the file, the template is.
+ */
+const inTemplate = (issue: Issue, spec: Application['spec']): Issue => ({
+  path: spec.csar !== undefined ? 'spec.csar' : 'spec.tosca',
+  message: `the translated manifest: ${issue.path.replace(/^spec\.manifest/, 'resource ')}: ${issue.message}`,
+});

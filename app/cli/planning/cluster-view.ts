@@ -5,7 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Resource } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
-import type { ApplicationInput } from '../input/applications.js';
+import { withDesiredManifest, type ApplicationInput } from '../input/applications.js';
 import { loadEntries } from '../input/load.js';
 import { EMPTY_SNAPSHOT, liveEntries, readSnapshot, type Snapshot } from '../input/snapshot.js';
 import type { ClusterTarget, CliIo } from '../io.js';
@@ -67,11 +67,7 @@ export const readLive = async (
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
   try {
     const reader = await io.connect(target);
-    return await collectLive(
-      reader,
-      applications.map((input) => input.application),
-      crds,
-    );
+    return await collectLive(reader, applications.map(withDesiredManifest), crds);
   } catch (error) {
     return E.left(
       clusterFailure(

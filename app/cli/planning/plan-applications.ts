@@ -9,7 +9,7 @@ import {
   type TenancyPolicy,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
-import { applicationName, subjectOf, type ApplicationInput } from '../input/applications.js';
+import { applicationName, desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';
 import type { Snapshot } from '../input/snapshot.js';
 import { withClusterState } from './cluster-state.js';
@@ -25,7 +25,7 @@ const INPUT_ERRORS: Readonly<Record<string, string>> = {
   InvalidObserverSchema: '',
   UnknownKind:
     ' (offline, custom kinds are learned from CustomResourceDefinitions: pass the CRD with -f or include it in --snapshot)',
-  InvalidTosca: ' (the CLI cannot translate spec.tosca/spec.csar yet: write the resources in spec.manifest)',
+  InvalidTosca: '',
 };
 
 /**
@@ -47,18 +47,13 @@ export const planApplications = (args: {
       input.application,
       args.snapshot.applications.get(applicationName(input.application)),
     );
-    const live = liveObjectsFor(application, args.snapshot.objects, scopes);
-    return {
-      input,
-      application,
-      plan: plan({
-        application,
-        live,
-        scopes,
-        now: args.now,
-        ...(args.tenancy === undefined ? {} : { options: { tenancy: args.tenancy } }),
-      }),
+    const live = liveObjectsFor(application, args.snapshot.objects, scopes, desiredManifest(input));
+    const options = {
+      // As the operator hands the planner its translation (never written into spec).
+      ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
+      ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
     };
+    return { input, application, plan: plan({ application, live, scopes, now: args.now, options }) };
   });
   const errors = planned.flatMap(stalledOnInput);
   return errors.length > 0 ? E.left(errors) : E.right(planned);

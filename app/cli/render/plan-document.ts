@@ -7,6 +7,7 @@ import {
   conditionOf,
   redactForDisplay,
   type Action,
+  type Application,
   type ApplicationStatus,
   type FieldChange,
   type JsonObject,
@@ -122,10 +123,19 @@ export type ApplicationPlanV1 = {
   readonly result: ResultV1;
   readonly message: string;
   readonly stalled?: { readonly reason: string; readonly message: string };
+  /** Present for an Application defined by a TOSCA template or CSAR: where from, and the resources it gave (added within v1). */
+  readonly translated?: TranslatedV1;
   readonly actions: ReadonlyArray<ActionV1>;
   readonly summary: SummaryV1;
   readonly status: ApplicationStatus;
   readonly outcome: OutcomeV1;
+};
+
+/** `url` for a fetched template or CSAR; `resources` as the template writes them (namespace only when it does). */
+export type TranslatedV1 = {
+  readonly from: 'spec.tosca' | 'spec.csar';
+  readonly url?: string;
+  readonly resources: ReadonlyArray<ResourceRefV1>;
 };
 
 export type PlanDocumentV1 = {
@@ -246,10 +256,28 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     result: resultOf(planned),
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
+    ...(input.translated === undefined ? {} : { translated: translatedV1(application, input.translated) }),
     actions: plan.actions.map((action) => actionV1(action, plan.status.mangledObserverSchema)),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
+  };
+};
+
+export const translatedV1 = (application: Application, manifest: ReadonlyArray<Resource>): TranslatedV1 => {
+  const { spec } = application;
+  const url = typeof spec.csar === 'string' ? spec.csar : typeof spec.tosca === 'string' ? spec.tosca : undefined;
+  return {
+    from: spec.csar === undefined ? 'spec.tosca' : 'spec.csar',
+    ...(url === undefined ? {} : { url }),
+    resources: manifest.map((resource) =>
+      refV1({
+        apiVersion: resource.apiVersion,
+        kind: resource.kind,
+        ...(resource.metadata.namespace === undefined ? {} : { namespace: resource.metadata.namespace }),
+        name: resource.metadata.name,
+      }),
+    ),
   };
 };
 

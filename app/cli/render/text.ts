@@ -12,7 +12,7 @@ import {
   type PlanSummary,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { addSummaries, EMPTY_SUMMARY } from './plan-document.js';
+import { addSummaries, EMPTY_SUMMARY, translatedV1 } from './plan-document.js';
 import type { Style } from './style.js';
 
 const ARROW = '→';
@@ -98,12 +98,23 @@ const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => 
     : [];
 };
 
+/** Where a TOSCA Application's resources come from: `  spec.tosca (inline) → v1 ConfigMap web-config, …`. */
+const translationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
+  if (planned.input.translated === undefined) return [];
+  const { from, url, resources } = translatedV1(planned.application, planned.input.translated);
+  const shown = resources.map(
+    (r) => `${r.apiVersion} ${r.kind} ${r.namespace === undefined ? '' : `${r.namespace}/`}${r.name}`,
+  );
+  return [style.dim(`  ${from} (${url ?? 'inline'}) ${ARROW} ${shown.join(', ')}`)];
+};
+
 const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
   const { metadata } = planned.application;
   const { origin } = planned.input;
   return [
     style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) +
       style.dim(` (${origin.file}, document ${origin.document})`),
+    ...translationLines(planned, style),
     ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
     ...verdictLines(planned, style),
     '',

@@ -2,6 +2,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
+import type { Fetcher, FetcherOptions } from '../../../app/tosca/fetch.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
 
@@ -16,6 +17,8 @@ export type RunOptions = {
   readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
   readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
   readonly now?: Date;
+  /** Stands in for the network behind `--allow-tosca-fetch` (default: the real fetcher). */
+  readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
 };
 
 const noCluster = async (): Promise<never> => {
@@ -62,6 +65,7 @@ export const testIo = (
     connectWritable: options.connectWritable ?? noCluster,
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
     version: '0.0.0-test',
+    ...(options.toscaFetcher === undefined ? {} : { toscaFetcher: options.toscaFetcher }),
   };
   return { io, out, err };
 };
