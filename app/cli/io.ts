@@ -19,6 +19,8 @@ export type CliIo = {
   readonly stderr: Sink;
   /** Whether stdout is a terminal (colours only then, and only without `NO_COLOR`). */
   readonly isTTY: boolean;
+  /** Whether stderr is a terminal: `run` logs readable lines there, JSON lines otherwise. Absent: not a terminal. */
+  readonly stderrIsTTY?: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Standard input (`-f -`); reading stops after `maxBytes` bytes. */
   readonly readStdin: (maxBytes: number) => Promise<CappedRead>;

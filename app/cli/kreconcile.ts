@@ -52,6 +52,7 @@ const io: CliIo = {
     },
   },
   isTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
   env: process.env,
   readStdin: (maxBytes) => readCapped(process.stdin, maxBytes),
   readFile: (path) => readFile(path, 'utf8'),
