@@ -1,6 +1,6 @@
 /**
  * What the CLI needs from its process, as one injectable value: the composition root
- * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
+ * (`process-main.ts`) wires the real process, tests wire strings and fakes.
  */
 import type { ClusterReader, ClusterWriter, JsonObject } from '../../core/index.js';
 import type { CappedRead } from './input/capped.js';
