@@ -9,7 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonValue } from '../../../core/json/json.js';
+import type { JsonObject, JsonValue } from '../../../core/json/json.js';
 import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { MemoryCluster } from '../memory-cluster.js';
@@ -22,6 +22,7 @@ import {
   versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
+import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 import { answerResourceRequest } from './resource-requests.js';
 import { errorAnswer, notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
@@ -59,7 +60,7 @@ const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
-const readBody = (request: IncomingMessage, limit: number): Promise<string> =>
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? '0');
     if (declared > limit) return reject(new BodyTooLarge());
@@ -74,7 +75,7 @@ const readBody = (request: IncomingMessage, limit: number): Promise<string> =>
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 
@@ -127,6 +128,22 @@ const sameSecret = (presented: string, expected: string): boolean => {
 
 const mediaType = (header: string | undefined): string => (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
+/**
+ * The request body as text in a media type the verbs read: protobuf create and update bodies
+ * (client-go's typed clients, e.g. `kubectl create namespace`) decoded to the JSON they stand for.
+ */
+const jsonBody = (
+  method: string,
+  contentType: string,
+  bytes: Buffer,
+): E.Either<ClusterError, { readonly text: string; readonly contentType: string }> => {
+  if (contentType !== PROTOBUF_MEDIA_TYPE || (method !== 'POST' && method !== 'PUT'))
+    return E.right({ text: bytes.toString('utf8'), contentType });
+  return E.map((object: JsonObject) => ({ text: JSON.stringify(object), contentType: 'application/json' }))(
+    decodeProtobufBody(bytes),
+  );
+};
+
 const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
   switch (route.type) {
     case 'version':
@@ -174,7 +191,7 @@ export const serveMemoryCluster = async (
     options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
 
   /** The request body, or undefined once a 413 went out. */
-  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<string | undefined> => {
+  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<Buffer | undefined> => {
     try {
       return await readBody(request, limit);
     } catch (error) {
@@ -185,7 +202,12 @@ export const serveMemoryCluster = async (
     }
   };
 
-  const respond = async (request: IncomingMessage, response: ServerResponse, url: URL, body: string): Promise<void> => {
+  const respond = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    bytes: Buffer,
+  ): Promise<void> => {
     const route = routeOf(url.pathname, cluster.servedKinds());
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
@@ -199,12 +221,14 @@ export const serveMemoryCluster = async (
     }
     if (request.method === 'GET' && isWatchRequest(url.searchParams))
       return startWatch(response, route, url.searchParams);
+    const body = jsonBody(request.method ?? 'GET', mediaType(request.headers['content-type']), bytes);
+    if (E.isLeft(body)) return sendError(response, body.left, route.kind);
     const answer = await answerResourceRequest(cluster, {
       method: request.method ?? 'GET',
       target: route,
       query: url.searchParams,
-      body,
-      contentType: mediaType(request.headers['content-type']),
+      body: body.right.text,
+      contentType: body.right.contentType,
     })();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
     sendJson(response, answer.right.code, answer.right.body);

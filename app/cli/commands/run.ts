@@ -181,7 +181,7 @@ const hookOptions = async (
  * Logs go to stderr in one format, chosen by what stderr is (not stdout, which carries the progress
  * text): readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector).
  */
-const makeLogger = (context: CommandContext, level: string): Logger => {
+export const makeLogger = (context: CommandContext, level: string): Logger => {
   const sink = { write: (line: string) => context.io.stderr.write(line) };
   const onTerminal = context.io.stderrIsTTY === true;
   const base = pino(
