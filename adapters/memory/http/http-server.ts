@@ -9,7 +9,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonObject, JsonValue } from '../../../core/json/json.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { MemoryCluster } from '../memory-cluster.js';
@@ -24,6 +25,7 @@ import {
 import { kubeconfigYaml } from './kubeconfig.js';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 import { answerResourceRequest } from './resource-requests.js';
+import { crdPrinterColumns, tableOf, wantsTable, type PrinterColumn } from './table-response.js';
 import { errorAnswer, notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
 
@@ -231,7 +233,29 @@ export const serveMemoryCluster = async (
       contentType: body.right.contentType,
     })();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
+    if (request.method === 'GET' && wantsTable(request.headers.accept) && isJsonObject(answer.right.body))
+      return sendJson(
+        response,
+        answer.right.code,
+        tableOf(
+          answer.right.body,
+          await printerColumns(route.kind),
+          url.searchParams.get('includeObject'),
+          cluster.clock.now(),
+        ),
+      );
     sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  /** The printer columns of a custom resource's CRD at the version read; none for a built-in kind. */
+  const printerColumns = async (kind: KindAt): Promise<ReadonlyArray<PrinterColumn>> => {
+    if (kind.group === '') return [];
+    const crd = await cluster.get({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: `${kind.plural}.${kind.group}`,
+    })();
+    return E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value as JsonValue, kind.version) : [];
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
