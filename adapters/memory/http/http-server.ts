@@ -60,6 +60,13 @@ export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clo
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/**
+ * etcd's default request limit (1.5 MiB), which bounds every stored object: kube-apiserver passes
+ * etcd's refusal on as 500 "etcdserver: request is too large". Measured here on the JSON object
+ * created or written (etcd measures the protobuf encoding, which is usually somewhat smaller).
+ */
+const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
 class BodyTooLarge extends Error {}
 
 const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
@@ -199,7 +206,7 @@ export const serveMemoryCluster = async (
     } catch (error) {
       if (!(error instanceof BodyTooLarge)) throw error;
       response.setHeader('Connection', 'close');
-      sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+      sendError(response, clusterError('BadRequest', `Request entity too large: limit is ${limit}`, { code: 413 }));
       return undefined;
     }
   };
@@ -225,6 +232,11 @@ export const serveMemoryCluster = async (
       return startWatch(response, route, url.searchParams);
     const body = jsonBody(request.method ?? 'GET', mediaType(request.headers['content-type']), bytes);
     if (E.isLeft(body)) return sendError(response, body.left, route.kind);
+    if (
+      (request.method === 'POST' || request.method === 'PUT') &&
+      Buffer.byteLength(body.right.text) > MAX_OBJECT_BYTES
+    )
+      return sendError(response, clusterError('Internal', 'etcdserver: request is too large'), route.kind);
     const answer = await answerResourceRequest(cluster, {
       method: request.method ?? 'GET',
       target: route,
