@@ -25,6 +25,7 @@ import {
 import { kubeconfigYaml } from './kubeconfig.js';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 import { answerResourceRequest } from './resource-requests.js';
+import { answerScale } from './scale-subresource.js';
 import { crdPrinterColumns, tableOf, wantsTable, type PrinterColumn } from './table-response.js';
 import { errorAnswer, notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
@@ -220,6 +221,18 @@ export const serveMemoryCluster = async (
     const route = routeOf(url.pathname, cluster.servedKinds());
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
+    if (route.type === 'scale') {
+      const scaled = await answerScale(
+        cluster,
+        {
+          method: request.method ?? 'GET',
+          contentType: mediaType(request.headers['content-type']),
+          body: bytes.toString('utf8'),
+        },
+        route,
+      );
+      return E.isLeft(scaled) ? sendError(response, scaled.left, route.kind) : sendJson(response, 200, scaled.right);
+    }
     if (route.type !== 'collection' && route.type !== 'object') {
       // Discovery is down with the rest of the server: the port's Discovery answers the outage.
       const up = await cluster.scopeOf('v1', 'Namespace')();

@@ -333,7 +333,7 @@ const listAnswer = (
   target: Extract<Target, { type: 'collection' }>,
 ): TE.TaskEither<ClusterError, Answer> =>
   pipe(
-    TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'))),
+    TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'), `${target.kind.group}/${target.kind.kind}`)),
     TE.flatMap((fields) =>
       pipe(
         cluster.list({
