@@ -24,7 +24,7 @@ import {
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
-import { answerResourceRequest } from './resource-requests.js';
+import { answerResourceRequest, type ResourceRequest } from './resource-requests.js';
 import { answerScale } from './scale-subresource.js';
 import { crdPrinterColumns, tableOf, wantsTable, type PrinterColumn } from './table-response.js';
 import { errorAnswer, notServed } from './status-response.js';
@@ -245,18 +245,16 @@ export const serveMemoryCluster = async (
       return startWatch(response, route, url.searchParams);
     const body = jsonBody(request.method ?? 'GET', mediaType(request.headers['content-type']), bytes);
     if (E.isLeft(body)) return sendError(response, body.left, route.kind);
-    if (
-      (request.method === 'POST' || request.method === 'PUT') &&
-      Buffer.byteLength(body.right.text) > MAX_OBJECT_BYTES
-    )
-      return sendError(response, clusterError('Internal', 'etcdserver: request is too large'), route.kind);
-    const answer = await answerResourceRequest(cluster, {
+    const resourceRequest = {
       method: request.method ?? 'GET',
       target: route,
       query: url.searchParams,
       body: body.right.text,
       contentType: body.right.contentType,
-    })();
+    };
+    const tooLarge = await storageRefusal(resourceRequest);
+    if (tooLarge !== undefined) return sendError(response, tooLarge, route.kind);
+    const answer = await answerResourceRequest(cluster, resourceRequest)();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
     if (request.method === 'GET' && wantsTable(request.headers.accept) && isJsonObject(answer.right.body))
       return sendJson(
@@ -270,6 +268,20 @@ export const serveMemoryCluster = async (
         ),
       );
     sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  /**
+   * etcd's refusal of an object over its limit, which comes after validation: a create or update
+   * with a larger body is tried as a dry run first, and its own error (422 for ConfigMap data over
+   * 1 MiB, …) wins. Bodies under the limit are not tried twice.
+   */
+  const storageRefusal = async (resourceRequest: ResourceRequest): Promise<ClusterError | undefined> => {
+    if (resourceRequest.method !== 'POST' && resourceRequest.method !== 'PUT') return undefined;
+    if (Buffer.byteLength(resourceRequest.body) <= MAX_OBJECT_BYTES) return undefined;
+    const query = new URLSearchParams(resourceRequest.query);
+    query.set('dryRun', 'All');
+    const tried = await answerResourceRequest(cluster, { ...resourceRequest, query })();
+    return E.isLeft(tried) ? tried.left : clusterError('Internal', 'etcdserver: request is too large');
   };
 
   /** The printer columns of a custom resource's CRD at the version read; none for a built-in kind. */
