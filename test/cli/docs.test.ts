@@ -101,7 +101,8 @@ const runnable = (line: string): ReadonlyArray<string> | undefined => {
   if (argv.some((word) => ['--kubeconfig', '--context', '--in-cluster', '--leader-elect'].includes(word)))
     return undefined;
   if (argv[0] === 'run' && !(argv.includes('--memory') && argv.includes('--exit-when-converged'))) return undefined;
-  if (argv[0] === 'apply') return undefined;
+  // apply writes to a cluster; serve runs until stopped (test/cli/kubectl-session.test.ts runs it).
+  if (argv[0] === 'apply' || argv[0] === 'serve') return undefined;
   const files = argv.filter(
     (_, i) =>
       ['-f', '--filename', '--snapshot', '--policy'].includes(argv[i - 1] ?? '') || (argv[0] === 'show' && i === 1),
@@ -111,6 +112,8 @@ const runnable = (line: string): ReadonlyArray<string> | undefined => {
 
 const DOCS = [
   'README.md',
+  'docs/testing.md',
+  'docs/plan-output.md',
   'docs/cli.md',
   'docs/hooks.md',
   'docs/tosca.md',
@@ -199,7 +202,9 @@ describe('docs that were wrong when followed literally', () => {
       const dir = mkdtempSync(join(tmpdir(), 'kreconcile-testing-doc-'));
       try {
         const kubeconfig = join(dir, 'kubeconfig');
-        const kubectl = (/```bash\n([\s\S]*?)```/.exec(section)?.[1] ?? '')
+        // The kubectl commands after the snippet (the ones before it use `kreconcile serve`).
+        const after = section.slice(section.indexOf(snippet) + snippet.length);
+        const kubectl = (/```bash\n([\s\S]*?)```/.exec(after)?.[1] ?? '')
           .split('\n')
           .filter((line) => line.startsWith('kubectl ') && !line.includes(' -f '))
           .map((line) =>
