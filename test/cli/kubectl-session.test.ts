@@ -4,12 +4,13 @@
  * the in-memory API server with the operator running inside, as a new user would type it.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
+import { runCli } from './support/run-cli.js';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 const run = promisify(execFile);
@@ -146,4 +147,45 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
     expect(output).toContain('SIGTERM: shutting down');
     expect(output).toContain('stopped');
   }, 30_000);
+});
+
+describe('kreconcile serve without kubectl', () => {
+  it('serves the loaded files with a kubeconfig any client can use, and stops on SIGTERM with exit 0', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'kreconcile-serve-'));
+    const kubeconfig = join(scratch, 'kubeconfig');
+    const child = spawn(
+      process.execPath,
+      ['app/cli/kreconcile.js', 'serve', '-f', 'examples/webapp/app.yaml', '--write-kubeconfig', kubeconfig],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    try {
+      await eventually(() => expect(text).toContain(`export KUBECONFIG=${kubeconfig}`), 60_000);
+      const url = /serving on (http:\/\/127\.0\.0\.1:\d+) with 1 Application\(s\)/.exec(text)?.[1];
+      expect(readFileSync(kubeconfig, 'utf8')).toContain(`server: ${url ?? '?'}`);
+      const listed = (await (await fetch(`${url ?? ''}/apis/kreconcile.io/v1alpha1/applications`)).json()) as {
+        items: Array<{ metadata: { namespace: string; name: string } }>;
+      };
+      expect(listed.items.map((a) => `${a.metadata.namespace}/${a.metadata.name}`)).toEqual(['shop/web']);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    expect(text).toContain('stopped');
+  }, 90_000);
+
+  it.each([
+    [['--port', 'http'], 'error: --port http: expected a port number (0 to 65535; 0 picks a free one)\n'],
+    [['-f', 'missing.yaml'], /^error: missing\.yaml: /],
+  ])('refuses %j in one line', async (flags, message) => {
+    const result = await runCli(['serve', ...flags]);
+    expect(result.code).toBe(1);
+    if (typeof message === 'string') expect(result.stderr).toBe(message);
+    else expect(result.stderr).toMatch(message);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
 });

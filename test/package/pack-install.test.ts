@@ -9,7 +9,7 @@
  * never leaves a dist/ in the checkout. Installing resolves production dependencies through npm's
  * cache first (`--prefer-offline`: `npm ci` has filled it), reaching the registry only on a miss.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   lstatSync,
@@ -23,7 +23,7 @@ import {
   type Dirent,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
@@ -131,6 +131,18 @@ beforeAll(async () => {
 afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
+
+/** A Node older than the package needs, on this machine's PATH (many machines have 20), or undefined. */
+const OLD_NODE = spawnSync('sh', ['-c', 'which -a node'], { encoding: 'utf8' })
+  .stdout.split('\n')
+  .find((path) => {
+    const [major = 0, minor = 0] = (spawnSync(path || 'false', ['--version'], { encoding: 'utf8' }).stdout ?? '')
+      .trim()
+      .replace(/^v/, '')
+      .split('.')
+      .map(Number);
+    return path !== '' && major > 0 && (major < 22 || (major === 22 && minor < 19));
+  });
 
 /** package.json `exports`: a path, or conditions (import/require/types/default) nested to any depth. */
 type ExportTarget = string | { readonly [condition: string]: ExportTarget };
@@ -325,7 +337,7 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     writeFileSync(
       join(consumer, 'operator-over-http.mjs'),
       `
-      import { execFile, spawn } from 'node:child_process';
+      import { execFile, spawn, spawnSync } from 'node:child_process';
       import { readFileSync } from 'node:fs';
       import { promisify } from 'node:util';
       import { parse } from 'yaml';
@@ -362,6 +374,20 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(result.output).toMatch(/SIGTERM: shutting down\nstopped\n$/);
     expect(result.code).toBe(0);
   });
+
+  it.skipIf(OLD_NODE === undefined)(
+    `on an older Node first on PATH (${OLD_NODE ?? 'none here'}), npx kreconcile says in one line which Node it needs`,
+    async () => {
+      // A consumer project has no pinned Node: npx and the bin's shebang run the Node of the PATH.
+      const env = { ...userEnv(), PATH: `${dirname(OLD_NODE ?? '')}:${process.env.PATH ?? ''}` };
+      const refused = await failure(
+        run('npx', ['--no-install', 'kreconcile', 'run', '--kubeconfig', 'kc'], { cwd: consumer, env }),
+      );
+      expect(refused.stderr).toMatch(
+        /^error: kreconcile needs Node >= 22\.19; this is [\d.]+: install Node 22\.19 or later[^\n]*\n$/,
+      );
+    },
+  );
 
   it('npx kreconcile plan prints the same plan as the repository CLI', async () => {
     const result = await failure(
