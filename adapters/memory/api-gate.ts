@@ -35,7 +35,18 @@ export type ApiGateDeps = {
   readonly touch: (ref: ObjectRef) => void;
   readonly openWatch: (sink: WatchSink) => PendingWatch;
   readonly startWatch: (query: WatchQuery, pending: PendingWatch) => void;
+  /** Told of every fault injected into a call (what the test kit reports). */
+  readonly injected?: (fault: string) => void;
 };
+
+/** The faults one call got, named for a report: `Conflict on patch`, `latency on get`, … */
+const faultNames = (verb: Verb, faults: ReturnType<typeof decideCall>): ReadonlyArray<string> => [
+  ...(faults.latencyMs > 0 ? [`latency on ${verb}`] : []),
+  ...(faults.conflict ? [`forced conflict on ${verb}`] : []),
+  ...(faults.error === undefined
+    ? []
+    : [`${faults.error._tag}${faults.afterCommit ? ' after commit' : ''} on ${verb}`]),
+];
 
 export const createApiGate = (deps: ApiGateDeps): ApiGate => {
   let until = Number.NEGATIVE_INFINITY;
@@ -57,6 +68,7 @@ export const createApiGate = (deps: ApiGateDeps): ApiGate => {
       const down = outage();
       if (down !== undefined) return E.left(down);
       const faults = decideCall(deps.random, deps.profile(), verb, groupOf(apiVersion), kind);
+      faultNames(verb, faults).forEach((fault) => deps.injected?.(fault));
       if (faults.latencyMs > 0) await deps.clock.sleep(faults.latencyMs);
       const stillDown = outage();
       if (stillDown !== undefined) return E.left(stillDown);
@@ -70,6 +82,7 @@ export const createApiGate = (deps: ApiGateDeps): ApiGate => {
       void (async () => {
         await waitForServer();
         const faults = decideCall(deps.random, deps.profile(), 'watch', groupOf(query.apiVersion), query.kind);
+        faultNames('watch', faults).forEach((fault) => deps.injected?.(fault));
         if (faults.latencyMs > 0) await deps.clock.sleep(faults.latencyMs);
         await waitForServer();
         if (faults.error !== undefined) return pending.fail(faults.error);

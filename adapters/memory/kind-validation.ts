@@ -88,6 +88,50 @@ const serviceCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
   return missing ? [required('spec.ports')] : ranges;
 };
 
+/** kube-apiserver's MaxSecretSize: the most bytes a ConfigMap's or a Secret's values may hold together. */
+export const MAX_DATA_BYTES = 1024 * 1024;
+
+const tooLong = (field: string): ErrorCause => ({
+  field,
+  reason: 'FieldValueTooLong',
+  message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes`,
+});
+
+const stringValues = (map: JsonValue | undefined): ReadonlyMap<string, number> =>
+  new Map(
+    isJsonObject(map)
+      ? Object.entries(map).flatMap(([key, value]) =>
+          typeof value === 'string' ? [[key, Buffer.byteLength(value)] as const] : [],
+        )
+      : [],
+  );
+
+/** Sizes of base64 values, decoded (the bytes the server stores). */
+const byteValues = (map: JsonValue | undefined): ReadonlyMap<string, number> =>
+  new Map(
+    isJsonObject(map)
+      ? Object.entries(map).flatMap(([key, value]) =>
+          typeof value === 'string' ? [[key, Buffer.from(value, 'base64').length] as const] : [],
+        )
+      : [],
+  );
+
+const total = (sizes: Iterable<number>): number => [...sizes].reduce((sum, size) => sum + size, 0);
+
+/** ValidateConfigMap: the values of data and binaryData (not the keys) together at most 1 MiB; field "" (shown []). */
+const configMapCauses = (object: Resource): ReadonlyArray<ErrorCause> =>
+  total(stringValues(getOwn(object, 'data')).values()) + total(byteValues(getOwn(object, 'binaryData')).values()) >
+  MAX_DATA_BYTES
+    ? [tooLong('[]')]
+    : [];
+
+/** ValidateSecret: the values of data (stringData merged in, its keys winning) together at most 1 MiB. */
+const secretCauses = (object: Resource): ReadonlyArray<ErrorCause> =>
+  total(new Map([...byteValues(getOwn(object, 'data')), ...stringValues(getOwn(object, 'stringData'))]).values()) >
+  MAX_DATA_BYTES
+    ? [tooLong('data')]
+    : [];
+
 const rules: ReadonlyMap<string, (object: Resource) => ReadonlyArray<ErrorCause>> = new Map([
   ['apps/Deployment', workloadCauses],
   ['apps/ReplicaSet', workloadCauses],
@@ -96,6 +140,8 @@ const rules: ReadonlyMap<string, (object: Resource) => ReadonlyArray<ErrorCause>
   ['batch/Job', jobCauses],
   ['/Pod', (object: Resource) => containerCauses(getOwn(object, 'spec'), 'spec')],
   ['/Service', serviceCauses],
+  ['/ConfigMap', configMapCauses],
+  ['/Secret', secretCauses],
 ]);
 
 /** Field causes for `object` of kind `group/Kind` (empty when valid or not modelled). */

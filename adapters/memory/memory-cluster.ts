@@ -92,6 +92,8 @@ export interface MemoryCluster extends Cluster {
   registerKind(registration: KindRegistration): void;
   /** The kinds served right now (built-ins, CRDs once established, registered kinds): what discovery answers. */
   servedKinds(): ReadonlyArray<ServedKind>;
+  /** The faults injected so far, by name (`Conflict on patch`, `latency on get`, `watch event dropped`) with their count. */
+  injectedFaults(): ReadonlyMap<string, number>;
   /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
   settle(): Promise<void>;
   readonly clock: Clock;
@@ -112,12 +114,25 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
   let profile: FaultProfile = options.faults ?? {};
+  /** Faults injected so far, by name (`Conflict on patch`, `watch event dropped`, …), in first-seen order. */
+  const injected = new Map<string, number>();
+  const inject = (fault: string): void => {
+    injected.set(fault, (injected.get(fault) ?? 0) + 1);
+  };
+  const eventFaults = (group: string, kind: string) => {
+    const faults = decideEvent(random, profile, group, kind);
+    if (faults.drop) inject('watch event dropped');
+    if (faults.duplicate) inject('watch event duplicated');
+    if (faults.close) inject('watch closed');
+    if (faults.expire) inject('watch expired (410)');
+    return faults;
+  };
 
   const hub = createWatchHub({
     clock,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     resourceVersion: () => state.resourceVersion,
-    eventFaults: (group, kind) => decideEvent(random, profile, group, kind),
+    eventFaults,
     expired: () => compacted(),
   });
   /** Forgets the change log up to now (etcd compaction); the error a watch from before then gets. */
@@ -150,6 +165,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     touch: (ref) => touch(state, ref),
     openWatch: (sink) => hub.open(sink),
     startWatch: (query, pending) => startWatch(state, query, pending),
+    injected: inject,
   });
   const { call } = gate;
 
@@ -164,6 +180,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     setFaults: (next) => {
       profile = next;
     },
+    injectedFaults: () => new Map(injected),
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
     create: (object, writeOptions) =>

@@ -1,6 +1,6 @@
 /**
  * What the CLI needs from its process, as one injectable value: the composition root
- * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
+ * (`process-main.ts`) wires the real process, tests wire strings and fakes.
  */
 import type { ClusterReader, ClusterWriter, JsonObject } from '../../core/index.js';
 import type { Fetcher, FetcherOptions } from '../tosca/fetch.js';
@@ -20,6 +20,8 @@ export type CliIo = {
   readonly stderr: Sink;
   /** Whether stdout is a terminal (colours only then, and only without `NO_COLOR`). */
   readonly isTTY: boolean;
+  /** Whether stderr is a terminal: `run` logs readable lines there, JSON lines otherwise. Absent: not a terminal. */
+  readonly stderrIsTTY?: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Standard input (`-f -`); reading stops after `maxBytes` bytes. */
   readonly readStdin: (maxBytes: number) => Promise<CappedRead>;

@@ -87,25 +87,70 @@ export type ConvergenceOptions<World> = {
 
 const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'] as const;
 
+/** `patch apps/v1 Deployment shop/web`: a write call as a report names it (its object or ref is the first argument). */
+const describeWrite = (verb: string, target: unknown): string => {
+  const object = typeof target === 'object' && target !== null ? (target as Record<string, unknown>) : {};
+  const metadata =
+    typeof object.metadata === 'object' && object.metadata !== null
+      ? (object.metadata as Record<string, unknown>)
+      : object;
+  const name = [metadata.namespace, metadata.name].filter((part) => typeof part === 'string').join('/');
+  return `${verb} ${String(object.apiVersion ?? '?')} ${String(object.kind ?? '?')} ${name}`;
+};
+
 /**
  * The cluster as the controller sees it, counting write calls: a pass that sends no write is
  * quiet. Counting calls (not resourceVersions) also catches writes the server absorbs as no-ops.
+ * Each write is also named (verb and object), so a hot loop's report says what keeps being written.
  */
-const counting = (cluster: MemoryCluster): { readonly cluster: MemoryCluster; readonly writes: () => number } => {
-  let writes = 0;
+const counting = (
+  cluster: MemoryCluster,
+): {
+  readonly cluster: MemoryCluster;
+  readonly writes: () => number;
+  readonly writtenSince: (count: number) => ReadonlyArray<string>;
+} => {
+  const written: string[] = [];
   const proxy = new Proxy(cluster, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function') return value;
       if ((WRITES as ReadonlyArray<string | symbol>).includes(property))
         return (...args: unknown[]) => {
-          writes++;
+          written.push(describeWrite(String(property), args[0]));
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
-  return { cluster: proxy, writes: () => writes };
+  return { cluster: proxy, writes: () => written.length, writtenSince: (count) => written.slice(count) };
+};
+
+/** `patch apps/v1 Deployment shop/web ×2, create v1 ConfigMap shop/a`: repeated entries counted. */
+const tally = (entries: Iterable<readonly [string, number]>): string =>
+  [...entries].map(([what, count]) => (count === 1 ? what : `${what} ×${count}`)).join(', ');
+
+const counted = (items: ReadonlyArray<string>): ReadonlyMap<string, number> =>
+  items.reduce((counts, item) => counts.set(item, (counts.get(item) ?? 0) + 1), new Map<string, number>());
+
+/** What a failed run leaves to report besides its verdict: the controller's last error, the faults it met. */
+type RunLog = {
+  lastError?: { readonly pass: number; readonly error: unknown };
+  passes: number;
+};
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+
+/** The lines a failed run's error carries after its verdict. */
+const runReport = (cluster: MemoryCluster, log: RunLog): string => {
+  const faults = cluster.injectedFaults();
+  return [
+    `faults injected: ${faults.size === 0 ? 'none' : tally(faults)}`,
+    log.lastError === undefined
+      ? 'the controller threw no error'
+      : `the controller's last error (pass ${log.lastError.pass} of ${log.passes}): ${errorText(log.lastError.error)}`,
+  ].join('\n');
 };
 
 /** The HTTP endpoint of one run over the counting view, so requests count as the controller's writes. */
@@ -131,6 +176,16 @@ const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, 
   const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
   const observed = counting(cluster);
   const served = await serveRun(observed.cluster, options.overHttp);
+  const log: RunLog = { passes: 0 };
+  /** One controller pass; what it throws is kept for the report (the next pass retries). */
+  const controllerPass = async (pass: PassContext): Promise<void> => {
+    log.passes++;
+    try {
+      await drive(clock, options.reconcile(observed.cluster, clock, pass));
+    } catch (error) {
+      log.lastError = { pass: log.passes, error };
+    }
+  };
   try {
     const endpoint = served.endpoint ? { endpoint: served.endpoint } : {};
     const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world, ...endpoint };
@@ -139,17 +194,25 @@ const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, 
     cluster.setFaults(options.faults ?? {});
     for (let step = 0; step < (options.faultyPasses ?? 5); step++) {
       if (options.perturb) await swallow(drive(clock, options.perturb(context, step)));
-      await swallow(drive(clock, options.reconcile(observed.cluster, clock, pass)));
+      await controllerPass(pass);
       await clock.advance(options.passIntervalMs ?? 1_000);
     }
     cluster.setFaults({});
-    await runUntilQuiet(context, observed, pass, options);
+    const hotLoop = await runUntilQuiet(context, observed, () => controllerPass(pass), options);
+    if (hotLoop !== undefined) throw new Error(`${hotLoop}\n${runReport(cluster, log)}`);
     const verdict = await options.converged(context);
-    if (verdict !== true) throw new Error(`not converged: ${verdict}`);
+    if (verdict !== true) throw new Error(`not converged: ${verdict}\n${runReport(cluster, log)}`);
   } finally {
     await served.close();
   }
 };
+
+/** What the two values of a counterexample are, for the report (fast-check prints them as `[[world],seed]`). */
+const counterexampleLines = (counterexample: readonly [unknown, number] | null): string =>
+  counterexample === null
+    ? ''
+    : `\ncounterexample: world = ${fc.stringify(counterexample[0])} (your world arbitrary's value)` +
+      `\n                cluster seed = ${counterexample[1]} (seeds the in-memory cluster: which calls get faults, generated names and UIDs)`;
 
 /** fast-check's report, the failing run's error and the line that replays it. */
 const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceFailure => {
@@ -157,7 +220,7 @@ const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceF
   const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
   const replay = `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
   return new ConvergenceFailure(
-    `${fc.defaultReportMessage(details) ?? 'property failed'}${cause}${replay}`,
+    `${fc.defaultReportMessage(details) ?? 'property failed'}${counterexampleLines(details.counterexample)}${cause}${replay}`,
     details.seed,
     path,
     details.counterexample,
@@ -185,21 +248,27 @@ export const checkConvergence = async <World>(options: ConvergenceOptions<World>
   if (details.failed) throw failureOf(details);
 };
 
+/**
+ * Passes without faults until one sends no write. Returns undefined once quiet, or what the last
+ * pass still wrote (verb and object of each write) when it never gets quiet: a hot loop.
+ */
 const runUntilQuiet = async <World>(
   context: ConvergenceContext<World>,
-  observed: { readonly cluster: Cluster; readonly writes: () => number },
-  pass: PassContext,
+  observed: { readonly writes: () => number; readonly writtenSince: (count: number) => ReadonlyArray<string> },
+  controllerPass: () => Promise<void>,
   options: ConvergenceOptions<World>,
-): Promise<void> => {
+): Promise<string | undefined> => {
   const limit = options.maxQuietPasses ?? 20;
+  let lastPass: ReadonlyArray<string> = [];
   for (let step = 0; step < limit; step++) {
     const before = observed.writes();
-    await swallow(drive(context.clock, options.reconcile(observed.cluster, context.clock, pass)));
+    await controllerPass();
     await context.clock.advance(options.passIntervalMs ?? 1_000);
     await context.cluster.settle();
-    if (observed.writes() === before) return;
+    if (observed.writes() === before) return undefined;
+    lastPass = observed.writtenSince(before);
   }
-  throw new Error(`still writing after ${limit} passes without faults: the controller does not converge (hot loop?)`);
+  return `still writing after ${limit} passes without faults: the controller does not converge (hot loop); its last pass wrote: ${tally(counted(lastPass))}`;
 };
 
 const swallow = async (pass: Promise<void>): Promise<void> => {

@@ -9,7 +9,7 @@
  * never leaves a dist/ in the checkout. Installing resolves production dependencies through npm's
  * cache first (`--prefer-offline`: `npm ci` has filled it), reaching the registry only on a miss.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   lstatSync,
@@ -23,7 +23,7 @@ import {
   type Dirent,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
@@ -132,22 +132,69 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
+/** A Node older than the package needs, on this machine's PATH (many machines have 20), or undefined. */
+const OLD_NODE = spawnSync('sh', ['-c', 'which -a node'], { encoding: 'utf8' })
+  .stdout.split('\n')
+  .find((path) => {
+    const [major = 0, minor = 0] = (spawnSync(path || 'false', ['--version'], { encoding: 'utf8' }).stdout ?? '')
+      .trim()
+      .replace(/^v/, '')
+      .split('.')
+      .map(Number);
+    return path !== '' && major > 0 && (major < 22 || (major === 22 && minor < 19));
+  });
+
+/** package.json `exports`: a path, or conditions (import/require/types/default) nested to any depth. */
+type ExportTarget = string | { readonly [condition: string]: ExportTarget };
+
+const exportTargets = (target: ExportTarget): ReadonlyArray<string> =>
+  typeof target === 'string' ? [target] : Object.values(target).flatMap(exportTargets);
+
+/** A TypeScript project next to the consumer (its node_modules), type-checked with NodeNext resolution; tsc's output. */
+const typeCheck = async (name: string, manifest: object, source: string): Promise<string> => {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2023',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+      files: ['check.ts'],
+    }),
+  );
+  writeFileSync(join(dir, 'check.ts'), source);
+  symlinkSync(join(consumer, 'node_modules'), join(dir, 'node_modules'));
+  const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  const checked = await run(PINNED_NODE, [tsc, '-p', 'tsconfig.json'], { cwd: dir, env: userEnv() }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+  );
+  return checked.stdout;
+};
+
 // Each step spawns npm, tsc or Node: generous limits for a loaded CI machine.
 describe('the packed kreconcile package', { timeout: 180_000 }, () => {
   it('ships the build, docs and examples, and no sources, tests or tools', () => {
     const paths = packed.files.map((file) => file.path);
     const tops = new Set(paths.map((path) => path.split('/')[0]));
     expect([...tops].sort()).toEqual(['README.md', 'dist', 'docs', 'examples', 'package.json']);
-    expect(paths.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
+    expect(paths.filter((path) => /\.[cm]?ts$/.test(path) && !/\.d\.c?ts$/.test(path))).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'kreconcile', 'package.json'), 'utf8')) as {
-      exports: Record<string, string | { types: string; default: string }>;
+      exports: ExportTarget;
       bin: Record<string, string>;
       engines: { node: string };
     };
-    const targets = Object.values(manifest.exports).flatMap((target) =>
-      typeof target === 'string' ? [target] : [target.types, target.default],
-    );
+    const targets = exportTargets(manifest.exports);
+    // ESM and CommonJS consumers each get declarations of their own module kind (see the kit type test below).
+    expect(targets.filter((target) => target.endsWith('.d.cts'))).toHaveLength(4);
     for (const target of [...targets, ...Object.values(manifest.bin)])
       expect(paths, target).toContain(target.replace(/^\.\//, ''));
     expect(
@@ -258,13 +305,39 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(stdout.trim()).toBe('function function');
   });
 
+  it.each([
+    // What `npm init -y` makes: a CommonJS package, whose fast-check types are fast-check's CommonJS declarations.
+    ['CommonJS', { name: 'kit-cjs', version: '1.0.0', private: true }],
+    ['ESM', { name: 'kit-esm', version: '1.0.0', private: true, type: 'module' }],
+  ])("types a kit test in a %s consumer with the consumer's own fast-check", async (kind, manifest) => {
+    const output = await typeCheck(
+      `kit-${kind}`,
+      manifest,
+      `
+      import fc from 'fast-check';
+      import { checkConvergence, applicationArbitrary, type ConvergenceOptions } from 'kreconcile/testing';
+      const world = fc.record({ name: fc.constantFrom('a', 'b'), apps: fc.array(applicationArbitrary({ namespace: 'default' })) });
+      export const options: ConvergenceOptions<{ name: string }> = {
+        world,
+        setup: async ({ api, world }) => { await api.list({ apiVersion: 'v1', kind: 'ConfigMap' }); void world.name; },
+        reconcile: async () => undefined,
+        converged: async () => true,
+      };
+      export const run = () => checkConvergence(options);
+      // @ts-expect-error the types are real: converged answers true or a message
+      export const wrong = () => checkConvergence({ ...options, converged: async () => 1 });
+    `,
+    );
+    expect(output).toBe('');
+  });
+
   it("runs the packed operator against a Kubernetes API endpoint (the kit's memory cluster over HTTP, through client-node) to Ready", async () => {
     // Everything from the installed package: the kit serves the cluster, the bin applies nothing
     // itself (crd prints the CRD, the script creates it), `run --kubeconfig` reconciles.
     writeFileSync(
       join(consumer, 'operator-over-http.mjs'),
       `
-      import { execFile, spawn } from 'node:child_process';
+      import { execFile, spawn, spawnSync } from 'node:child_process';
       import { readFileSync } from 'node:fs';
       import { promisify } from 'node:util';
       import { parse } from 'yaml';
@@ -301,6 +374,20 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(result.output).toMatch(/SIGTERM: shutting down\nstopped\n$/);
     expect(result.code).toBe(0);
   });
+
+  it.skipIf(OLD_NODE === undefined)(
+    `on an older Node first on PATH (${OLD_NODE ?? 'none here'}), npx kreconcile says in one line which Node it needs`,
+    async () => {
+      // A consumer project has no pinned Node: npx and the bin's shebang run the Node of the PATH.
+      const env = { ...userEnv(), PATH: `${dirname(OLD_NODE ?? '')}:${process.env.PATH ?? ''}` };
+      const refused = await failure(
+        run('npx', ['--no-install', 'kreconcile', 'run', '--kubeconfig', 'kc'], { cwd: consumer, env }),
+      );
+      expect(refused.stderr).toMatch(
+        /^error: kreconcile needs Node >= 22\.19; this is [\d.]+: install Node 22\.19 or later[^\n]*\n$/,
+      );
+    },
+  );
 
   it('npx kreconcile plan prints the same plan as the repository CLI', async () => {
     const result = await failure(

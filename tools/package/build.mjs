@@ -8,7 +8,7 @@
 // npm has installed the devDependencies first, so it builds there; `npm ci --omit=dev` in a
 // checkout runs prepare without TypeScript, so it skips with a note instead of failing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,4 +41,25 @@ const built = spawnSync(process.execPath, [typescript, '-p', join(root, 'tsconfi
   cwd: root,
   stdio: 'inherit',
 });
-process.exit(built.status ?? 1);
+if (built.status !== 0) process.exit(built.status ?? 1);
+writeCommonJsDeclarations(dist);
+
+/**
+ * Declarations for CommonJS consumers (the package's `require` type conditions): every .d.ts
+ * copied as .d.cts, its relative imports pointing at the .d.cts copies. A .d.ts of this ESM
+ * package resolves fast-check to its ESM declarations, while a CommonJS consumer's own
+ * `import fc from 'fast-check'` resolves to the CommonJS ones: two declarations of the same
+ * classes, which TypeScript refuses to mix (`separate declarations of a private property`). In a
+ * .d.cts, fast-check resolves as the consumer's does.
+ */
+function writeCommonJsDeclarations(directory) {
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) writeCommonJsDeclarations(path);
+    else if (entry.name.endsWith('.d.ts'))
+      writeFileSync(
+        path.replace(/\.d\.ts$/, '.d.cts'),
+        readFileSync(path, 'utf8').replace(/((?:from|import\()\s*["'])(\.{1,2}\/[^"']+)\.js(["'])/g, '$1$2.cjs$3'),
+      );
+  }
+}

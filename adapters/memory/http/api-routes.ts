@@ -6,6 +6,17 @@ import type { ServedKind } from '../memory-cluster.js';
 
 export type KindAt = ServedKind & { readonly version: string; readonly apiVersion: string };
 
+/** Built-in kinds with a scale subresource, by `group/Kind`. */
+const SCALABLE: ReadonlySet<string> = new Set([
+  'apps/Deployment',
+  'apps/StatefulSet',
+  'apps/ReplicaSet',
+  '/ReplicationController',
+]);
+
+export const isScalable = (kind: { readonly group: string; readonly kind: string }): boolean =>
+  SCALABLE.has(`${kind.group}/${kind.kind}`);
+
 export type ApiRoute =
   | { readonly type: 'version' }
   | { readonly type: 'health' }
@@ -21,6 +32,8 @@ export type ApiRoute =
       readonly name: string;
       readonly subresource?: 'status';
     }
+  /** `<workload>/scale` of a scalable built-in kind. */
+  | { readonly type: 'scale'; readonly kind: KindAt; readonly namespace?: string; readonly name: string }
   /** A well-formed path whose resource (or subresource) the server does not serve: 404. */
   | { readonly type: 'unknown' };
 
@@ -62,6 +75,7 @@ const resourceRoute = (
   if (subresource === undefined) return { type: 'object', kind, name, ...inNamespace };
   if (subresource === 'status' && kind.statusSubresource)
     return { type: 'object', kind, name, subresource, ...inNamespace };
+  if (subresource === 'scale' && isScalable(kind)) return { type: 'scale', kind, name, ...inNamespace };
   return { type: 'unknown' };
 };
 

@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from '../../../core/json/json.js';
 import type { ServedKind } from '../memory-cluster.js';
+import { isScalable } from './api-routes.js';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -119,7 +120,16 @@ export const resourceListDocument = (
       kind: kind.kind,
       verbs: ['get', 'patch', 'update'],
     };
-    return kind.statusSubresource ? [main, status] : [main];
+    const scale = {
+      name: `${kind.plural}/scale`,
+      singularName: '',
+      namespaced: kind.scope === 'Namespaced',
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    };
+    return [main, ...(kind.statusSubresource ? [status] : []), ...(isScalable(kind) ? [scale] : [])];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version), resources };
 };

@@ -9,7 +9,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonValue } from '../../../core/json/json.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { MemoryCluster } from '../memory-cluster.js';
@@ -22,7 +23,10 @@ import {
   versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
-import { answerResourceRequest } from './resource-requests.js';
+import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
+import { answerResourceRequest, type ResourceRequest } from './resource-requests.js';
+import { answerScale } from './scale-subresource.js';
+import { crdPrinterColumns, tableOf, wantsTable, type PrinterColumn } from './table-response.js';
 import { errorAnswer, notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
 
@@ -57,9 +61,16 @@ export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clo
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/**
+ * etcd's default request limit (1.5 MiB), which bounds every stored object: kube-apiserver passes
+ * etcd's refusal on as 500 "etcdserver: request is too large". Measured here on the JSON object
+ * created or written (etcd measures the protobuf encoding, which is usually somewhat smaller).
+ */
+const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
 class BodyTooLarge extends Error {}
 
-const readBody = (request: IncomingMessage, limit: number): Promise<string> =>
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? '0');
     if (declared > limit) return reject(new BodyTooLarge());
@@ -74,7 +85,7 @@ const readBody = (request: IncomingMessage, limit: number): Promise<string> =>
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 
@@ -127,6 +138,22 @@ const sameSecret = (presented: string, expected: string): boolean => {
 
 const mediaType = (header: string | undefined): string => (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 
+/**
+ * The request body as text in a media type the verbs read: protobuf create and update bodies
+ * (client-go's typed clients, e.g. `kubectl create namespace`) decoded to the JSON they stand for.
+ */
+const jsonBody = (
+  method: string,
+  contentType: string,
+  bytes: Buffer,
+): E.Either<ClusterError, { readonly text: string; readonly contentType: string }> => {
+  if (contentType !== PROTOBUF_MEDIA_TYPE || (method !== 'POST' && method !== 'PUT'))
+    return E.right({ text: bytes.toString('utf8'), contentType });
+  return E.map((object: JsonObject) => ({ text: JSON.stringify(object), contentType: 'application/json' }))(
+    decodeProtobufBody(bytes),
+  );
+};
+
 const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string): JsonValue | undefined => {
   switch (route.type) {
     case 'version':
@@ -174,21 +201,38 @@ export const serveMemoryCluster = async (
     options.auth === 'none' || sameSecret(request.headers.authorization ?? '', `Bearer ${token}`);
 
   /** The request body, or undefined once a 413 went out. */
-  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<string | undefined> => {
+  const bodyOf = async (request: IncomingMessage, response: ServerResponse): Promise<Buffer | undefined> => {
     try {
       return await readBody(request, limit);
     } catch (error) {
       if (!(error instanceof BodyTooLarge)) throw error;
       response.setHeader('Connection', 'close');
-      sendError(response, clusterError('BadRequest', `the request body is larger than ${limit} bytes`, { code: 413 }));
+      sendError(response, clusterError('BadRequest', `Request entity too large: limit is ${limit}`, { code: 413 }));
       return undefined;
     }
   };
 
-  const respond = async (request: IncomingMessage, response: ServerResponse, url: URL, body: string): Promise<void> => {
+  const respond = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    bytes: Buffer,
+  ): Promise<void> => {
     const route = routeOf(url.pathname, cluster.servedKinds());
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
+    if (route.type === 'scale') {
+      const scaled = await answerScale(
+        cluster,
+        {
+          method: request.method ?? 'GET',
+          contentType: mediaType(request.headers['content-type']),
+          body: bytes.toString('utf8'),
+        },
+        route,
+      );
+      return E.isLeft(scaled) ? sendError(response, scaled.left, route.kind) : sendJson(response, 200, scaled.right);
+    }
     if (route.type !== 'collection' && route.type !== 'object') {
       // Discovery is down with the rest of the server: the port's Discovery answers the outage.
       const up = await cluster.scopeOf('v1', 'Namespace')();
@@ -199,15 +243,56 @@ export const serveMemoryCluster = async (
     }
     if (request.method === 'GET' && isWatchRequest(url.searchParams))
       return startWatch(response, route, url.searchParams);
-    const answer = await answerResourceRequest(cluster, {
+    const body = jsonBody(request.method ?? 'GET', mediaType(request.headers['content-type']), bytes);
+    if (E.isLeft(body)) return sendError(response, body.left, route.kind);
+    const resourceRequest = {
       method: request.method ?? 'GET',
       target: route,
       query: url.searchParams,
-      body,
-      contentType: mediaType(request.headers['content-type']),
-    })();
+      body: body.right.text,
+      contentType: body.right.contentType,
+    };
+    const tooLarge = await storageRefusal(resourceRequest);
+    if (tooLarge !== undefined) return sendError(response, tooLarge, route.kind);
+    const answer = await answerResourceRequest(cluster, resourceRequest)();
     if (E.isLeft(answer)) return sendError(response, answer.left, route.kind);
+    if (request.method === 'GET' && wantsTable(request.headers.accept) && isJsonObject(answer.right.body))
+      return sendJson(
+        response,
+        answer.right.code,
+        tableOf(
+          answer.right.body,
+          await printerColumns(route.kind),
+          url.searchParams.get('includeObject'),
+          cluster.clock.now(),
+        ),
+      );
     sendJson(response, answer.right.code, answer.right.body);
+  };
+
+  /**
+   * etcd's refusal of an object over its limit, which comes after validation: a create or update
+   * with a larger body is tried as a dry run first, and its own error (422 for ConfigMap data over
+   * 1 MiB, …) wins. Bodies under the limit are not tried twice.
+   */
+  const storageRefusal = async (resourceRequest: ResourceRequest): Promise<ClusterError | undefined> => {
+    if (resourceRequest.method !== 'POST' && resourceRequest.method !== 'PUT') return undefined;
+    if (Buffer.byteLength(resourceRequest.body) <= MAX_OBJECT_BYTES) return undefined;
+    const query = new URLSearchParams(resourceRequest.query);
+    query.set('dryRun', 'All');
+    const tried = await answerResourceRequest(cluster, { ...resourceRequest, query })();
+    return E.isLeft(tried) ? tried.left : clusterError('Internal', 'etcdserver: request is too large');
+  };
+
+  /** The printer columns of a custom resource's CRD at the version read; none for a built-in kind. */
+  const printerColumns = async (kind: KindAt): Promise<ReadonlyArray<PrinterColumn>> => {
+    if (kind.group === '') return [];
+    const crd = await cluster.get({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: `${kind.plural}.${kind.group}`,
+    })();
+    return E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value as JsonValue, kind.version) : [];
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

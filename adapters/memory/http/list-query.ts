@@ -3,19 +3,49 @@
  * `metadata.namespace` (the ones every kind supports) and `limit` / `continue` pagination.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { isJsonObject, type JsonObject } from '../../../core/json/json.js';
+import { getIn, isJsonObject, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 
 type FieldRequirement = {
-  readonly field: 'metadata.name' | 'metadata.namespace';
+  /** The path of the field in the object (`source` of an Event is `source.component`). */
+  readonly path: ReadonlyArray<string>;
   readonly equal: boolean;
   readonly value: string;
 };
+
+/**
+ * Fields a kind selects on beyond metadata.name and metadata.namespace, as kube-apiserver's
+ * field label conversion of core/v1 Events (what `kubectl describe` lists a object's Events with).
+ */
+const EXTRA_FIELDS: ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<string>>> = new Map([
+  [
+    '/Event',
+    new Map([
+      ...[
+        'involvedObject.kind',
+        'involvedObject.namespace',
+        'involvedObject.name',
+        'involvedObject.uid',
+        'involvedObject.apiVersion',
+        'involvedObject.resourceVersion',
+        'involvedObject.fieldPath',
+        'reason',
+        'reportingComponent',
+        'type',
+      ].map((field) => [field, field.split('.')] as const),
+      ['source', ['source', 'component']],
+    ]),
+  ],
+]);
 export type FieldSelector = ReadonlyArray<FieldRequirement>;
 
-/** Parses `metadata.name=x,metadata.namespace!=y`; other fields answer 400 as on a real server. */
-export const parseFieldSelector = (text: string | null): E.Either<ClusterError, FieldSelector> => {
+/**
+ * Parses `metadata.name=x,metadata.namespace!=y` (and the extra fields of `groupKind`, e.g.
+ * `/Event`); other fields answer 400 as on a real server.
+ */
+export const parseFieldSelector = (text: string | null, groupKind = ''): E.Either<ClusterError, FieldSelector> => {
+  const extra = EXTRA_FIELDS.get(groupKind);
   if (text === null || text.trim() === '') return E.right([]);
   const requirements: FieldRequirement[] = [];
   for (const term of text.split(',')) {
@@ -23,7 +53,9 @@ export const parseFieldSelector = (text: string | null): E.Either<ClusterError, 
     if (match === null)
       return E.left(clusterError('BadRequest', `invalid field selector "${text}": expected field=value`));
     const [, field, operator, value] = match;
-    if (field !== 'metadata.name' && field !== 'metadata.namespace') {
+    const path =
+      field === 'metadata.name' || field === 'metadata.namespace' ? field.split('.') : extra?.get(field ?? '');
+    if (path === undefined) {
       return E.left(
         clusterError(
           'BadRequest',
@@ -31,17 +63,18 @@ export const parseFieldSelector = (text: string | null): E.Either<ClusterError, 
         ),
       );
     }
-    requirements.push({ field, equal: operator !== '!=', value: value ?? '' });
+    requirements.push({ path, equal: operator !== '!=', value: value ?? '' });
   }
   return E.right(requirements);
 };
 
+const fieldText = (object: Resource, path: ReadonlyArray<string>): string => {
+  const value = getIn(object, path);
+  return typeof value === 'string' ? value : '';
+};
+
 export const matchesFields = (selector: FieldSelector, object: Resource): boolean =>
-  selector.every(
-    (r) =>
-      ((r.field === 'metadata.name' ? object.metadata.name : (object.metadata.namespace ?? '')) === r.value) ===
-      r.equal,
-  );
+  selector.every((r) => (fieldText(object, r.path) === r.value) === r.equal);
 
 type ContinueToken = { readonly resourceVersion: string; readonly after: string };
 

@@ -173,7 +173,7 @@ const unsupportedPatch = (contentType: string): ClusterError =>
     'UnsupportedMediaType',
     `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml` +
       (contentType === 'application/strategic-merge-patch+json'
-        ? ' (the in-memory API server does not implement strategic merge patch, for built-in kinds either)'
+        ? ' (the in-memory API server applies a strategic merge patch of a built-in kind only when it holds no list and no $ directive, where it means what a merge patch means: use --type merge or --type json)'
         : ''),
     { code: 415 },
   );
@@ -231,10 +231,38 @@ const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
           ...(force === null ? {} : { force: force === 'true' }),
         })),
       );
+    case 'application/strategic-merge-patch+json':
+      return strategicAsMerge(request);
     default:
       return E.left(unsupportedPatch(request.contentType));
   }
 };
+
+/**
+ * Built-in kinds are served by the Kubernetes API groups: the core group, dotless groups (apps,
+ * batch, policy, …) and *.k8s.io; a custom resource's group has a dot and is not *.k8s.io.
+ */
+const isBuiltIn = (group: string): boolean => group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+
+/** Whether a patch holds a list or a `$` directive anywhere: the only places strategic merge differs from merge. */
+const strategicOnly = (value: JsonValue): boolean =>
+  isJsonArray(value) ||
+  (isJsonObject(value) && Object.entries(value).some(([key, field]) => key.startsWith('$') || strategicOnly(field)));
+
+/**
+ * A strategic merge patch (kubectl patch's and kubectl edit's default for built-in kinds) with no
+ * list and no directive means exactly what the same JSON merge patch means, so it is applied as
+ * one; others are refused (415), as are strategic patches of custom resources, as the real server does.
+ */
+const strategicAsMerge = (request: ResourceRequest): E.Either<ClusterError, Patch> =>
+  pipe(
+    parseJson(request.body),
+    E.flatMap((value) => {
+      if (!isBuiltIn(request.target.kind.group) || !isJsonObject(value) || strategicOnly(value))
+        return E.left(unsupportedPatch(request.contentType));
+      return E.right<ClusterError, Patch>({ type: 'merge', body: value });
+    }),
+  );
 
 /** DeleteOptions.preconditions: string `resourceVersion` and `uid` (others are refused as the server would). */
 const preconditionsOf = (body: JsonObject): E.Either<ClusterError, DeletePreconditions | undefined> => {
@@ -305,7 +333,7 @@ const listAnswer = (
   target: Extract<Target, { type: 'collection' }>,
 ): TE.TaskEither<ClusterError, Answer> =>
   pipe(
-    TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'))),
+    TE.fromEither(parseFieldSelector(request.query.get('fieldSelector'), `${target.kind.group}/${target.kind.kind}`)),
     TE.flatMap((fields) =>
       pipe(
         cluster.list({

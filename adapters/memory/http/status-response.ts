@@ -29,7 +29,8 @@ export type ErrorAnswer = {
 
 const detailsOf = (error: ClusterError, kind?: KindAt): JsonObject => ({
   ...(error.ref === undefined ? {} : { name: error.ref.name }),
-  ...(kind === undefined ? {} : { group: kind.group, kind: kind.plural }),
+  // kube-apiserver names the resource (plural) in details, but the Kind for Invalid (NewInvalid takes a GroupKind).
+  ...(kind === undefined ? {} : { group: kind.group, kind: error._tag === 'Invalid' ? kind.kind : kind.plural }),
   ...(error.causes?.length
     ? {
         causes: error.causes.map((c) => ({

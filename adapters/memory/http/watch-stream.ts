@@ -45,7 +45,7 @@ export const watchRequestOf = (
     ...(namespace === undefined ? {} : { namespace }),
     ...(resourceVersion === null ? {} : { resourceVersion }),
     ...(labelSelector === null ? {} : { labelSelector }),
-  }))(parseFieldSelector(query.get('fieldSelector')));
+  }))(parseFieldSelector(query.get('fieldSelector'), `${kind.group}/${kind.kind}`));
 };
 
 /** Where the stream goes: one call per line, then `end` exactly once. */

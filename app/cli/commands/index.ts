@@ -7,12 +7,14 @@ import { applyCommand } from './apply.js';
 import { planCommand } from './plan.js';
 import { showCommand } from './show.js';
 import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
 import { crdCommand, deployCommand, rbacCommand } from './manifests.js';
 import { snapshotCommand } from './snapshot.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: ReadonlyArray<CliCommand> = [
   runCommand,
+  serveCommand,
   planCommand,
   showCommand,
   applyCommand,

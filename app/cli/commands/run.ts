@@ -7,7 +7,13 @@ import prettyModule from 'pino-pretty';
 import type { KubernetesCluster } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
-import { isServiceAccountName, type Cluster, type Resource } from '../../../core/index.js';
+import {
+  isServiceAccountName,
+  showClusterError,
+  type Application,
+  type Cluster,
+  type Resource,
+} from '../../../core/index.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
@@ -171,11 +177,16 @@ const hookOptions = async (
   });
 };
 
-const makeLogger = (context: CommandContext, level: string): Logger => {
+/**
+ * Logs go to stderr in one format, chosen by what stderr is (not stdout, which carries the progress
+ * text): readable lines on a terminal, JSON lines otherwise (a file, a pipe, a log collector).
+ */
+export const makeLogger = (context: CommandContext, level: string): Logger => {
   const sink = { write: (line: string) => context.io.stderr.write(line) };
+  const onTerminal = context.io.stderrIsTTY === true;
   const base = pino(
     { level, base: { component: 'kreconcile' } },
-    context.io.isTTY ? pinoPretty(sink, styleFor(context.io) === COLOURS) : sink,
+    onTerminal ? pinoPretty(sink, styleFor({ ...context.io, isTTY: true }) === COLOURS) : sink,
   );
   return {
     debug: (fields, message) => base.debug(fields, message),
@@ -298,6 +309,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   let cluster: Cluster;
   let memory: MemoryCluster | undefined;
   let kubernetes: KubernetesCluster | undefined;
+  let loaded: ReadonlyArray<string> = [];
   if (options.memory) {
     if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
     const inputs = await readManifestInputs(io, options);
@@ -312,6 +324,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     if (E.isLeft(started)) return fail(started.left);
     memory = started.right;
     cluster = memory;
+    loaded = inputs.right.applications.map(({ application }) => applicationKey(application));
     io.stdout.write(`embedded in-memory API server started with ${inputs.right.applications.length} Application(s)\n`);
   } else {
     const connected = await connect(options, context);
@@ -322,13 +335,14 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const impersonation = identityOptions(options, policy.right, kubernetes);
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
-  const ready = new Map<string, boolean>();
+  // Every Application loaded from every -f file must be Ready, not only those reconciled so far.
+  const tracker = convergenceOf(loaded);
   let settled: (() => void) | undefined;
   const onReconciled = (key: string, result: ReconcileResult): void => {
     for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19)))
       io.stdout.write(`${line}\n`);
-    ready.set(key, converged(result));
-    if (ready.size > 0 && [...ready.values()].every(Boolean)) settled?.();
+    tracker.record(key, result);
+    if (tracker.allReady()) settled?.();
   };
   let lostLeadership: (() => void) | undefined;
   const lost = new Promise<'lost'>((resolve) => {
@@ -396,11 +410,20 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (operator.address)
     io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
   if (options.exitWhenConverged && memory !== undefined)
-    return demonstrate(context, operator, memory, drifts.right, timeoutMs, deadlineMs, (resolve, initial) => {
-      settled = resolve;
-      // Convergence may have happened while the operator was still starting its listeners.
-      if (initial && ready.size > 0 && [...ready.values()].every(Boolean)) resolve();
-    });
+    return demonstrate(
+      context,
+      operator,
+      memory,
+      drifts.right,
+      timeoutMs,
+      deadlineMs,
+      (resolve, initial) => {
+        settled = resolve;
+        // Convergence may have happened while the operator was still starting its listeners.
+        if (initial && tracker.allReady()) resolve();
+      },
+      tracker.notReady,
+    );
   const signalled = new Promise<'signal'>((resolve) => {
     io.onSignal?.((signal) => {
       io.stdout.write(`${signal}: shutting down\n`);
@@ -417,6 +440,44 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 
+/** The key the operator reconciles an Application under (`namespace/name`), as the embedded cluster stores it. */
+const applicationKey = (application: Application): string =>
+  `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
+
+/** Why a reconcile left its Application not Ready, in a few words. */
+const notReadyReason = (result: ReconcileResult): string => {
+  if (result._tag === 'Gone') return 'deleted';
+  if (result._tag === 'Failed') return `failed: ${showClusterError(result.error)}`;
+  const stalled = result.status.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+  if (stalled !== undefined) return `Stalled (${stalled.reason}): ${stalled.message}`;
+  const ready = result.status.conditions?.find((c) => c.type === 'Ready');
+  return `Reconciling${ready?.reason === undefined ? '' : ` (${ready.reason})`}${ready?.message ? `: ${ready.message}` : ''}`;
+};
+
+/**
+ * Convergence of a set of Applications: the last result of each, by key. Converged only when
+ * every expected Application's last reconcile left it Ready (an Application never reconciled is not).
+ */
+const convergenceOf = (expected: ReadonlyArray<string>) => {
+  const last = new Map<string, ReconcileResult>();
+  const isReady = (key: string): boolean => {
+    const result = last.get(key);
+    return result !== undefined && converged(result);
+  };
+  return {
+    record: (key: string, result: ReconcileResult): void => {
+      last.set(key, result);
+    },
+    allReady: (): boolean => expected.length > 0 && expected.every(isReady),
+    notReady: (): ReadonlyArray<string> =>
+      expected.flatMap((key) => {
+        if (isReady(key)) return [];
+        const result = last.get(key);
+        return [`${key} is not Ready (${result === undefined ? 'never reconciled' : notReadyReason(result)})`];
+      }),
+  };
+};
+
 /** The README's main job: converge, apply the drifts, converge again, exit 0 (1 on timeout). */
 const demonstrate = async (
   context: CommandContext,
@@ -426,6 +487,7 @@ const demonstrate = async (
   timeoutMs: number,
   deadlineMs: number,
   onSettled: (resolve: () => void, initial: boolean) => void,
+  notReady: () => ReadonlyArray<string>,
 ): Promise<void> => {
   const { io } = context;
   const converge = (what: string): Promise<boolean> =>
@@ -437,7 +499,7 @@ const demonstrate = async (
       }, what === 'initial');
     });
   if (!(await converge('initial')))
-    return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms`);
+    return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms: ${notReady().join('; ')}`);
   io.stdout.write('converged: every Application is Ready\n');
   for (const drift of drifts) {
     const applied = await applyDrift(cluster, cluster.objects() as ReadonlyArray<Resource>, drift);
@@ -448,7 +510,12 @@ const demonstrate = async (
   }
   if (drifts.length > 0) {
     if (!(await converge('after drift')))
-      return finish(context, operator, deadlineMs, `drift not corrected within ${timeoutMs} ms`);
+      return finish(
+        context,
+        operator,
+        deadlineMs,
+        `drift not corrected within ${timeoutMs} ms: ${notReady().join('; ')}`,
+      );
     io.stdout.write('drift corrected: every Application is Ready again\n');
   }
   return finish(context, operator, deadlineMs);

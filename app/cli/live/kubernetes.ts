@@ -4,22 +4,17 @@
  */
 import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { ClusterTarget } from '../io.js';
-
-const MINIMUM_NODE: readonly [number, number] = [22, 19];
+import { MINIMUM_NODE, nodeVersionProblem, supportedNode } from '../node-version.js';
 
 /**
  * Whether this Node can run the client library (undici 8 needs Node >= 22.19). Checked before
- * loading it: on older Node its import fails asynchronously, past any catch.
+ * loading it: on older Node its import fails asynchronously, past any catch. The executable checks
+ * the same at start-up (node-version.ts); this guards callers of `run(argv, io)` that did not.
  */
-export const supportsLiveClusters = (nodeVersion: string): boolean => {
-  const [major = 0, minor = 0] = nodeVersion.replace(/^v/, '').split('.').map(Number);
-  return major > MINIMUM_NODE[0] || (major === MINIMUM_NODE[0] && minor >= MINIMUM_NODE[1]);
-};
+export const supportsLiveClusters = supportedNode;
 
 export const unsupportedNode = (nodeVersion: string): Error =>
-  new Error(
-    `live cluster support needs Node >= ${MINIMUM_NODE.join('.')}, this is Node ${nodeVersion}: run kreconcile through npm or npx (they use the project's Node), or plan offline with --snapshot`,
-  );
+  new Error(nodeVersionProblem(nodeVersion) ?? `live cluster support needs Node >= ${MINIMUM_NODE.join('.')}`);
 
 const loadAdapter = async (): Promise<typeof import('../../../adapters/kubernetes/index.js')> => {
   try {

@@ -111,6 +111,8 @@ describe('checkConvergence', () => {
       (error: unknown) => error as Error & { cause?: Error },
     );
     expect(failure?.cause?.message ?? failure?.message).toMatch(/still writing/);
+    // The report names what keeps being written: the verb and the object.
+    expect(failure?.cause?.message).toMatch(/its last pass wrote: update apps\/v1 Deployment default\/shop-web/);
   });
 
   it('core convergence against the in-memory API server (defaulting on): a quiet cluster plans nothing', async () => {
@@ -157,4 +159,47 @@ describe('checkConvergence', () => {
       numRuns: 200,
     });
   }, 300_000);
+
+  describe('reports what a failure needs to be understood', () => {
+    const configMap = (name: string): Resource =>
+      ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) as Resource;
+
+    it("the controller's last error, with its stack, and the faults injected, by kind and count", async () => {
+      const failure = (await checkConvergence({
+        world: fc.constant('settings'),
+        setup: async () => undefined,
+        reconcile: async (cluster) => {
+          await cluster.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' })();
+          throw new TypeError('cannot read the desired state');
+        },
+        converged: async ({ cluster, world }) =>
+          cluster.objects().some((o) => o.metadata.name === world) ? true : `no ConfigMap ${world}`,
+        faults: { errors: [{ tag: 'TooManyRequests', rate: 1, verbs: ['list'], retryAfterMs: 1000 }] },
+        numRuns: 1,
+      }).catch((error: unknown) => error)) as Error & { cause?: Error };
+      const message = failure.cause?.message ?? '';
+      expect(message).toMatch(/^not converged: no ConfigMap settings/);
+      expect(message).toMatch(/faults injected: TooManyRequests on list ×5/);
+      expect(message).toMatch(
+        /the controller's last error \(pass \d+ of \d+\): TypeError: cannot read the desired state\n\s+at /,
+      );
+      expect(failure.message).toContain(message.split('\n')[0]);
+    });
+
+    it('what each value of the counterexample is', async () => {
+      const failure = (await checkConvergence({
+        world: fc.constant('settings'),
+        setup: async () => undefined,
+        reconcile: async (cluster) => {
+          await cluster.create(configMap('other'))();
+        },
+        converged: async ({ world }) => `no ConfigMap ${world}`,
+        numRuns: 1,
+      }).catch((error: unknown) => error)) as Error;
+      expect(failure.message).toMatch(/counterexample: world = "settings" \(your world arbitrary's value\)/);
+      expect(failure.message).toMatch(/cluster seed = \d+ \(seeds the in-memory cluster: which calls get faults/);
+      expect(failure.message).toMatch(/faults injected: none/);
+      expect(failure.message).toMatch(/the controller threw no error/);
+    });
+  });
 });

@@ -11,6 +11,7 @@ export type CliResult = { readonly code: number; readonly stdout: string; readon
 export type RunOptions = {
   readonly stdin?: string;
   readonly isTTY?: boolean;
+  readonly stderrIsTTY?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Files served instead of the disk (by path as given on the command line). */
   readonly files?: Readonly<Record<string, string>>;
@@ -48,6 +49,7 @@ export const testIo = (
       },
     },
     isTTY: options.isTTY ?? false,
+    ...(options.stderrIsTTY === undefined ? {} : { stderrIsTTY: options.stderrIsTTY }),
     env: options.env ?? {},
     readStdin: async (maxBytes) => capped(options.stdin ?? '', maxBytes),
     readFile: async (path) => options.files?.[path] ?? readFile(path, 'utf8'),

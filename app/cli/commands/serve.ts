@@ -1,0 +1,175 @@
+/**
+ * `kreconcile serve`: the in-memory API server as a Kubernetes endpoint on loopback, with a
+ * kubeconfig for kubectl and any other client; loaded from -f files (CRDs and Applications),
+ * optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
+ * command to an API server you can point kubectl at, in milliseconds and with no container.
+ */
+import { Command, Option } from 'commander';
+import * as E from 'fp-ts/lib/Either.js';
+import type { MemoryCluster } from '../../../adapters/memory/index.js';
+import { systemClock } from '../../../adapters/memory/index.js';
+import { serveMemoryCluster, type ServedCluster } from '../../../adapters/memory/http/index.js';
+import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
+import { startOperator, type Operator } from '../../runtime/operator.js';
+import { usageError } from '../cli-error.js';
+import {
+  filenameOption,
+  namespaceOption,
+  recursiveOption,
+  reportErrors,
+  type CliCommand,
+  type CommandContext,
+} from '../command.js';
+import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { readManifestInputs } from '../input/manifest-inputs.js';
+import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
+import { progressLines } from '../operate/progress.js';
+import { styleFor } from '../render/style.js';
+import { makeLogger } from './run.js';
+
+type Options = {
+  readonly filename: ReadonlyArray<string>;
+  readonly recursive?: boolean;
+  readonly namespace: string;
+  readonly port: string;
+  readonly writeKubeconfig: string;
+  readonly operator?: boolean;
+  readonly logLevel: string;
+};
+
+const EXAMPLES = `
+Examples:
+  # an empty API server (the Application CRD installed), then kubectl against it
+  kreconcile serve
+  KUBECONFIG=kreconcile-memory.kubeconfig kubectl create namespace shop
+  # loaded with an example, the operator reconciling it inside; kubectl shows the Ready column
+  kreconcile serve -f examples/webapp/app.yaml --operator --port 6443
+  KUBECONFIG=kreconcile-memory.kubeconfig kubectl get applications -A
+
+The endpoint is plain HTTP on 127.0.0.1 without authentication (kubectl sends no bearer token
+over plain HTTP): anyone on this machine can reach it while it runs. It stores what a real
+kube-apiserver stores, with its size limits (1 MiB ConfigMap/Secret data, 1.5 MiB objects,
+3 MiB request bodies); it keeps nothing after it stops. Stop it with Ctrl-C (SIGINT) or SIGTERM.
+Its state and what it does not serve: docs/testing.md §5.
+
+${EXIT_CODES_HELP}
+`;
+
+const portOf = (text: string): E.Either<string, number> => {
+  const port = Number(text);
+  return /^\d+$/.test(text) && port <= 65_535
+    ? E.right(port)
+    : E.left(`--port ${text}: expected a port number (0 to 65535; 0 picks a free one)`);
+};
+
+/** The embedded cluster: empty but for the Application CRD without -f, else loaded from the files. */
+const loadCluster = async (
+  context: CommandContext,
+  options: Options,
+): Promise<E.Either<string | undefined, { cluster: MemoryCluster; applications: number }>> => {
+  if (options.filename.length === 0) {
+    const started = await startEmbeddedCluster({ crds: [], applications: [] });
+    return E.map((cluster: MemoryCluster) => ({ cluster, applications: 0 }))(started);
+  }
+  const inputs = await readManifestInputs(context.io, options);
+  if (E.isLeft(inputs)) {
+    reportErrors(context.io, inputs.left);
+    return E.left(undefined);
+  }
+  const started = await startEmbeddedCluster({
+    crds: inputs.right.crds,
+    applications: inputs.right.applications.map((a) => a.application),
+  });
+  return E.map((cluster: MemoryCluster) => ({ cluster, applications: inputs.right.applications.length }))(started);
+};
+
+/** Binds the port; a port in use is a one-line error, not a stack trace. */
+const listen = async (
+  cluster: MemoryCluster,
+  port: number,
+  kubeconfigPath: string,
+): Promise<E.Either<string, ServedCluster>> => {
+  try {
+    return E.right(await serveMemoryCluster(cluster, { port, auth: 'none', kubeconfigPath }));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
+    if (code === 'EACCES' || code === 'ENOENT' || code === 'EISDIR')
+      return E.left(`--write-kubeconfig ${kubeconfigPath}: cannot write it (${code})`);
+    throw error;
+  }
+};
+
+const execute = async (context: CommandContext, options: Options): Promise<void> => {
+  const { io } = context;
+  const fail = (message: string): void => {
+    reportErrors(io, [usageError(message)]);
+    context.exit(EXIT_ERROR);
+  };
+  const port = portOf(options.port);
+  if (E.isLeft(port)) return fail(port.left);
+  const loaded = await loadCluster(context, options);
+  if (E.isLeft(loaded)) return loaded.left === undefined ? context.exit(EXIT_ERROR) : fail(loaded.left);
+  const { cluster, applications } = loaded.right;
+  const served = await listen(cluster, port.right, options.writeKubeconfig);
+  if (E.isLeft(served)) return fail(served.left);
+  io.stdout.write(
+    [
+      `in-memory API server serving on ${served.right.url} with ${applications} Application(s)`,
+      `kubeconfig written to ${options.writeKubeconfig}: export KUBECONFIG=${options.writeKubeconfig}`,
+      '',
+    ].join('\n'),
+  );
+  let operator: Operator | undefined;
+  if (options.operator === true) {
+    const style = styleFor(io);
+    operator = await startOperator({
+      cluster,
+      clock: systemClock,
+      random: Math.random,
+      logger: makeLogger(context, options.logLevel),
+      onReconciled: (key: string, result: ReconcileResult) => {
+        const time = new Date(systemClock.now()).toISOString().slice(11, 19);
+        for (const line of progressLines(key, result, style, time)) io.stdout.write(`${line}\n`);
+      },
+      monotonic: () => performance.now(),
+    });
+    io.stdout.write('operator running inside: reconciling Applications as they are created or changed\n');
+  }
+  const signal = await new Promise<string>((resolve) => {
+    if (io.onSignal === undefined) return resolve('no signal source');
+    io.onSignal(resolve);
+  });
+  io.stdout.write(`${signal}: shutting down\n`);
+  await operator?.stop(5_000);
+  await served.right.close();
+  io.stdout.write('stopped\n');
+  context.exit(EXIT_OK);
+};
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  create: (context) =>
+    new Command('serve')
+      .summary('serve the in-memory API server for kubectl (optionally with the operator inside)')
+      .description(
+        'Serves the in-memory API server on 127.0.0.1 as a Kubernetes API endpoint and writes a kubeconfig for it; loads the -f files (CRDs and Applications); with --operator, runs the Application controller against it. Runs until SIGINT/SIGTERM.',
+      )
+      .addOption(filenameOption('CRDs and Applications to load before serving'))
+      .addOption(recursiveOption())
+      .addOption(namespaceOption())
+      .addOption(new Option('--port <port>', 'port on 127.0.0.1 (0: a free one)').default('0'))
+      .addOption(
+        new Option('--write-kubeconfig <path>', 'write the kubeconfig of the endpoint here (mode 0600)').default(
+          'kreconcile-memory.kubeconfig',
+        ),
+      )
+      .addOption(new Option('--operator', 'run the operator inside, reconciling the Applications it stores'))
+      .addOption(
+        new Option('--log-level <level>', 'with --operator: debug, info, warn or error')
+          .choices(['debug', 'info', 'warn', 'error'])
+          .default('info'),
+      )
+      .addHelpText('after', EXAMPLES)
+      .action(async (options: Options) => execute(context, options)),
+};
