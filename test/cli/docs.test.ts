@@ -91,14 +91,19 @@ const KRECONCILE = /^(?:npm run kreconcile -- |npx kreconcile |kreconcile )(.*)$
 
 /**
  * The kreconcile argv of a doc line that runs offline as written from the repository root: no
- * cluster (no --kubeconfig/--context, run only with --memory --exit-when-converged), no pipe or
+ * cluster (no --kubeconfig/--context, run only with --memory --exit-when-converged), no network
+ * (no --allow-tosca-fetch: its example URL is a placeholder host; test/cli/tosca-fetch.test.ts serves one), no pipe or
  * redirection, no placeholder, and every -f/--snapshot file present. Undefined otherwise.
  */
 const runnable = (line: string): ReadonlyArray<string> | undefined => {
   const match = KRECONCILE.exec(line);
   if (match === null || /[|;<>`$]/.test(match[1] ?? '')) return undefined;
   const argv = words(match[1] ?? '');
-  if (argv.some((word) => ['--kubeconfig', '--context', '--in-cluster', '--leader-elect'].includes(word)))
+  if (
+    argv.some((word) =>
+      ['--kubeconfig', '--context', '--in-cluster', '--leader-elect', '--allow-tosca-fetch'].includes(word),
+    )
+  )
     return undefined;
   if (argv[0] === 'run' && !(argv.includes('--memory') && argv.includes('--exit-when-converged'))) return undefined;
   // apply writes to a cluster; serve runs until stopped (test/cli/kubectl-session.test.ts runs it).
