@@ -126,6 +126,7 @@ export {
   decideShards,
   fairShare,
   isFree,
+  isLiveMember,
   liveMembers,
   stillValid,
   type LeaseDecision,
