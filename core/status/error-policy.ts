@@ -158,15 +158,15 @@ const NAMESPACE_TERMINATING = /: unable to create new content in namespace \S+ b
 // kube-apiserver's RBAC words (responsewriters.forbiddenMessage), for a resource request in a
 // namespace, at the cluster scope, and for a non-resource path.
 const RBAC_DENIAL =
-  /User "([^"]*)" cannot (\S+) resource "([^"]*)" in API group "([^"]*)" (?:in the namespace "([^"]*)"|at the cluster scope)/;
+  /User "[^"]*" cannot (\S+) resource "([^"]*)" in API group "([^"]*)" (?:in the namespace "([^"]*)"|at the cluster scope)/;
 
-/** The right an RBAC denial names (`create gadgets.chaos.io in namespace ns for User "u"`); undefined for any other error. */
+/** The right an RBAC denial names (`create gadgets.chaos.io in namespace ns`); undefined for any other error. */
 export const missingRightOf = (error: ClusterError): string | undefined => {
   if (error._tag !== 'Forbidden') return undefined;
   const denial = RBAC_DENIAL.exec(error.message);
   if (denial === null) return undefined;
-  const [, user, verb, resource, group, namespace] = denial;
+  const [, verb, resource, group, namespace] = denial;
   const qualified = group === '' || group === undefined ? resource : `${resource}.${group}`;
   const where = namespace === undefined ? 'cluster-wide' : `in namespace ${namespace}`;
-  return `${verb} ${qualified} ${where} for User "${user}"`;
+  return `${verb} ${qualified} ${where}`;
 };
