@@ -157,7 +157,7 @@ export class Controller {
         if (key !== undefined) this.queue.add(key);
       },
       onError: (error, where) => this.reportApiError(error, where),
-      onUnserved: (kind) => this.scopes.forget(kind),
+      onUnserved: (kind) => this.kindGone(kind),
       wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
     });
     this.unserved = new UnservedKinds({
@@ -337,6 +337,19 @@ export class Controller {
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
     this.children.watch(kindsOf(application).filter((kind) => this.scopes.knows(kind)));
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
+  }
+
+  /**
+   * A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten and
+   * the Applications naming it are planned again now, so they say UnknownKind at once rather than at
+   * their next retry (their children may have been gone for a while: the cache had nothing to report).
+   */
+  private kindGone(kind: { readonly apiVersion: string; readonly kind: string }): void {
+    if (!this.scopes.forget(kind)) return;
+    this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
+    for (const application of this.store.applications())
+      if (kindsOf(application).some((named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind))
+        this.queue.add(applicationKey(application.metadata));
   }
 
   /** An Application waiting for kinds the server does not serve has discovery asked again until they are back. */

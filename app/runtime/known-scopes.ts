@@ -40,13 +40,17 @@ export class KnownScopes {
     this.table = await resolveScopes(application, this.table, discovery);
   }
 
-  /** The server stopped serving `kind`: forgotten (built-in kinds never are), discovery learns it again once it is served. */
-  forget(kind: Kind): void {
+  /**
+   * The server stopped serving `kind`: forgotten (built-in kinds never are), discovery learns it
+   * again once it is served. True when it was known until now.
+   */
+  forget(kind: Kind): boolean {
     const key = scopeKey(kind.apiVersion, kind.kind);
-    if (!this.table.has(key) || builtinScopes.has(key)) return;
+    if (!this.table.has(key) || builtinScopes.has(key)) return false;
     const table = new Map(this.table);
     table.delete(key);
     this.table = table;
+    return true;
   }
 }
 

@@ -17,7 +17,13 @@ export const AFTER_DEFECT: Requeue = { _tag: 'Backoff', atLeastMs: 0 };
 const AFTER_KIND_GONE_MS = 1_000;
 
 export const requeueOf = (result: ReconcileResult): Requeue => {
-  if (result._tag === 'Failed' && !result.terminal && result.error._tag === 'UnknownKind')
+  // Only a write's failure: its kind is forgotten then (reconcile-step), so the next plan cannot fail the same way.
+  if (
+    result._tag === 'Failed' &&
+    !result.terminal &&
+    result.error._tag === 'UnknownKind' &&
+    result.execution?.failure !== undefined
+  )
     return { _tag: 'Backoff', atLeastMs: 0, capMs: AFTER_KIND_GONE_MS };
   if (result._tag === 'Failed')
     return result.terminal ? { _tag: 'Settled' } : { _tag: 'Backoff', atLeastMs: result.retryAfterMs ?? 0 };

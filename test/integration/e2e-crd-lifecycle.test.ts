@@ -27,6 +27,8 @@ import { realClock } from '../support/real-clock.js';
 const APPLICATIONS = 5;
 /** Issue 25: every affected Application is Ready again within this of the reinstall. */
 const READY_AFTER_REINSTALL_MS = 5_000;
+/** "At once": the first watch of the kind that answers 404 makes its Applications plan again. */
+const UNKNOWN_KIND_WITHIN_MS = 5_000;
 
 const crdOf = (group: string): Resource =>
   ({
@@ -93,10 +95,16 @@ describeWithApiServer('a CRD deleted and reinstalled under a running operator', 
     return operator;
   };
 
-  const installCrd = async (group: string): Promise<void> => {
+  /** Creates the CRD and waits until discovery serves it; resolves with the time the create was answered. */
+  const installCrd = async (group: string): Promise<number> => {
     await must(admin.create(crdOf(group)));
-    // Served once discovery lists it (Established).
-    await eventually(async () => expect((await admin.scopeOf(`${group}/v1`, 'Gadget')())._tag).toBe('Right'), 30_000);
+    const installedAt = Date.now();
+    // Served once discovery lists it (Established); a fresh client each time (a client caches discovery).
+    await eventually(
+      async () => expect((await connect(env).scopeOf(`${group}/v1`, 'Gadget')())._tag).toBe('Right'),
+      30_000,
+    );
+    return installedAt;
   };
 
   const deleteCrdAndWait = async (group: string): Promise<void> => {
@@ -194,12 +202,11 @@ describeWithApiServer('a CRD deleted and reinstalled under a running operator', 
     await must(admin.patch(held, { type: 'json', operations: [{ op: 'remove', path: '/metadata/finalizers' }] }));
     await deleteCrdAndWait(group);
     // The kind is gone: each Application says so (its Gadget create answered 404, discovery asked again).
-    await allUnknownKind(names, 15_000);
+    await allUnknownKind(names, UNKNOWN_KIND_WITHIN_MS);
     const stalledMessage = conditionOf((await applications(names))[0]!, 'Stalled')?.message;
     expect(stalledMessage).toContain('Gadget');
 
-    await installCrd(group);
-    const reinstalledAt = Date.now();
+    const reinstalledAt = await installCrd(group);
     await allReady(names, READY_AFTER_REINSTALL_MS + 1_000);
     const readyAfterMs = Date.now() - reinstalledAt;
     process.stdout.write(
@@ -223,10 +230,9 @@ describeWithApiServer('a CRD deleted and reinstalled under a running operator', 
     replica.pause();
     await deleteCrdAndWait(group);
     replica.resume();
-    await allUnknownKind(names, 15_000);
+    await allUnknownKind(names, UNKNOWN_KIND_WITHIN_MS);
 
-    await installCrd(group);
-    const reinstalledAt = Date.now();
+    const reinstalledAt = await installCrd(group);
     await allReady(names, READY_AFTER_REINSTALL_MS + 1_000);
     const readyAfterMs = Date.now() - reinstalledAt;
     process.stdout.write(
