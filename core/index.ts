@@ -61,7 +61,10 @@ export {
   defaultBackoff,
   immutableFieldsOf,
   conflictingManagers,
+  temporaryRefusalOf,
+  missingRightOf,
   type ErrorDecision,
+  type TemporaryRefusal,
   type Backoff,
 } from './status/error-policy.js';
 export {
@@ -123,6 +126,7 @@ export {
   decideShards,
   fairShare,
   isFree,
+  isLiveMember,
   liveMembers,
   stillValid,
   type LeaseDecision,

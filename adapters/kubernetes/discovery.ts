@@ -82,3 +82,30 @@ export const createKindResolver = (rest: RestClient): KindResolver => {
     },
   };
 };
+
+// A missing object is a Status naming it (`gadgets.chaos.io "g" not found`, `namespaces "ns" not found`);
+// a path the server does not serve (a deleted CRD's collection) is kube-apiserver's bare
+// `404 page not found` (http.NotFound), a watch's `Not Found`: nothing named.
+const NAMES_AN_OBJECT = /"[^"]*" not found$/;
+
+/** Whether a 404 says the resource path is not served (rather than that one object is missing). */
+export const isUnservedPath = (error: ClusterError): boolean =>
+  error._tag === 'NotFound' && !NAMES_AN_OBJECT.test(error.message);
+
+/**
+ * A 404 that names no object on a kind discovery knew: discovery for its group/version is
+ * forgotten and asked again; the error becomes `UnknownKind` when the kind is really gone (its
+ * CRD was deleted), so callers forget its scope and say UnknownKind instead of retrying blind.
+ */
+export const recheckKind = async (
+  kinds: KindResolver,
+  type: { readonly apiVersion: string; readonly kind: string },
+  error: ClusterError,
+): Promise<ClusterError> => {
+  if (!isUnservedPath(error)) return error;
+  kinds.invalidate(type.apiVersion);
+  const again = await kinds.resolve(type.apiVersion, type.kind)();
+  return E.isLeft(again) && again.left._tag === 'UnknownKind'
+    ? { ...again.left, ...(error.ref ? { ref: error.ref } : {}) }
+    : error;
+};

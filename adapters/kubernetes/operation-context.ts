@@ -1,9 +1,10 @@
 /** What every object operation needs: the REST client, kind resolution, and error decoration. */
+import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import type { ClusterError } from '../../core/ports/errors.js';
-import type { KindResolver } from './discovery.js';
+import { recheckKind, type KindResolver } from './discovery.js';
 import type { ResourceInfo } from './resource-paths.js';
 import type { RestClient } from './rest-client.js';
 
@@ -15,11 +16,24 @@ export const aboutRef =
   (error: ClusterError): ClusterError =>
     ref === undefined || error.ref !== undefined ? error : { ...error, ref };
 
-/** Resolves the kind, then runs `operation`; every error names `ref`. */
+/**
+ * Resolves the kind, then runs `operation`; every error names `ref`. A 404 that names no object
+ * (the kind's path is not served any more) is checked against discovery again: `UnknownKind` when
+ * the kind is gone.
+ */
 export const withKind = <A>(
   context: OperationContext,
   type: { readonly apiVersion: string; readonly kind: string },
   ref: ObjectRef | undefined,
   operation: (info: ResourceInfo) => TE.TaskEither<ClusterError, A>,
 ): TE.TaskEither<ClusterError, A> =>
-  pipe(context.kinds.resolve(type.apiVersion, type.kind), TE.flatMap(operation), TE.mapLeft(aboutRef(ref)));
+  pipe(
+    context.kinds.resolve(type.apiVersion, type.kind),
+    TE.flatMap((info) =>
+      pipe(
+        operation(info),
+        TE.orElseW((error) => async () => E.left(await recheckKind(context.kinds, type, error))),
+      ),
+    ),
+    TE.mapLeft(aboutRef(ref)),
+  );

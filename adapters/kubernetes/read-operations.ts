@@ -7,6 +7,7 @@ import { getIn, isJsonArray, type JsonValue } from '../../core/json/json.js';
 import type { ObjectRef, Resource } from '../../core/model/resource.js';
 import type { ClusterReader, ListQuery, ResourceList } from '../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
+import { isUnservedPath } from './discovery.js';
 import { withKind, type OperationContext } from './operation-context.js';
 import { collectionPath, objectPath, type ResourceInfo } from './resource-paths.js';
 import { toResource } from './response-decoding.js';
@@ -23,8 +24,8 @@ export const getObject =
         TE.flatMap((path) => context.rest.send({ method: 'GET', path })),
         TE.flatMapEither((value) => toResource(value, ref, ref)),
         TE.map(O.some),
-        // Absence is not an error on reads.
-        TE.orElse((error) => (error._tag === 'NotFound' ? TE.right(O.none) : TE.left(error))),
+        // Absence is not an error on reads; a path not served is (withKind rechecks the kind).
+        TE.orElse((error) => (error._tag === 'NotFound' && !isUnservedPath(error) ? TE.right(O.none) : TE.left(error))),
       ),
     );
 

@@ -5,7 +5,8 @@
  *
  * Guarantees: events arrive in server order, each at most once per connection; after `stop()`
  * nothing is delivered and `closed` is not called. Errors: `closed(Gone)` when the version is
- * too old (relist, then watch again); `closed(e)` for non-retryable answers (403, 404, 400…).
+ * too old (relist, then watch again); `closed(UnknownKind)` when the kind stopped being served (a 404,
+ * discovery asked again); `closed(e)` for other non-retryable answers (403, 404, 400…).
  * A handler that throws does not end the stream; the exception goes to `onHandlerError`.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -14,7 +15,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { WatchEvent, WatchHandle, WatchQuery, WatchSink } from '../../core/ports/cluster.js';
 import type { ClusterError } from '../../core/ports/errors.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
-import type { KindResolver } from './discovery.js';
+import { recheckKind, type KindResolver } from './discovery.js';
 import { collectionPath } from './resource-paths.js';
 import { realSetTimer, type SetTimer } from './timers.js';
 import { openConnection, type Connection, type ConnectionEnd } from './watch-connection.js';
@@ -64,6 +65,12 @@ export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
       stopped = true;
       guarded(() => sink.closed(error));
     };
+    // A watch's 404 names no object: the collection is not served (its CRD was deleted). Discovery
+    // forgets the group/version and is asked again, so the close says UnknownKind when the kind is gone
+    // and the caller relists (a relist of a kind that is back finds it at once).
+    const closeUnserved = (error: ClusterError): void => {
+      void recheckKind(deps.kinds, query, error).then((checked) => close(checked));
+    };
     const retryLater = (): void => {
       const delay = backoffDelay(failures, options.backoff);
       failures += 1;
@@ -82,6 +89,7 @@ export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
           else retryLater();
         } else if (end.error._tag === 'Gone') close(end.error);
         else if (transient(end.error)) retryLater();
+        else if (end.error._tag === 'NotFound') closeUnserved(end.error);
         else close(end.error);
       };
     const open = (path: string): void => {

@@ -2,7 +2,7 @@
  * create: the API server's create path — kind resolution, namespace admission, name rules,
  * system metadata, status reset, defaulting, per-kind preparation, validation, then storage.
  * Errors: BadRequest (a field of the wrong type — typed-decoding.ts), UnknownKind, NotFound
- * (namespace), Forbidden (terminating namespace), Invalid, AlreadyExists, Internal (a
+ * (namespace), Forbidden (terminating namespace or CRD), Invalid, AlreadyExists, Internal (a
  * resourceVersion on a new object).
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -10,6 +10,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { refOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { commitPut } from './commit.js';
+import { admitWhileCrdTerminating } from './crd-cleanup.js';
 import { groupKindKey, type KindInfo } from './kind-info.js';
 import { hooksFor } from './kind-hooks.js';
 import { validateName } from './object-names.js';
@@ -82,6 +83,7 @@ export const createObject = (
         noResourceVersion(withName(state, object)),
         E.map((o) => placed(info, o)),
         E.chain((o) => admitNamespace(state, info, o)),
+        E.chain((o) => admitWhileCrdTerminating(state, info, o)),
       ),
     ),
     E.bind('ready', ({ placed, info }) =>

@@ -40,6 +40,7 @@ import {
   type Plan,
   type Resource,
   type ScopeTable,
+  type Verdict,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
@@ -481,26 +482,40 @@ const failedExecution = async (
   const failure = execution.failure!;
   const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
   const refused = forbiddenMessage(accountOf(access), failure.error, failure.action);
-  const status: ApplicationStatus =
+  const verdict: Verdict | undefined =
     decision._tag === 'Terminal'
       ? {
+          _tag: 'Stalled',
+          reason: decision.reason,
+          message:
+            refused === undefined
+              ? decision.detail === undefined
+                ? `${failure.action.type} failed: ${showClusterError(failure.error)}`
+                : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`
+              : decision.detail === undefined
+                ? refused
+                : `${refused} (${decision.detail})`,
+        }
+      : decision.refusal === undefined
+        ? undefined
+        : // Refused for now (a terminating CRD or namespace): said as the server said it, and retried.
+          {
+            _tag: 'Progressing',
+            reason: decision.refusal.reason,
+            message: `${failure.action.type} of ${showRef(failure.action.ref)} refused for now, retrying: ${decision.refusal.message}`,
+          };
+  const status: ApplicationStatus =
+    verdict === undefined
+      ? execution.status
+      : {
           ...execution.status,
           conditions: conditionsFor({
-            verdict: {
-              _tag: 'Stalled',
-              reason: decision.reason,
-              message:
-                refused ??
-                (decision.detail === undefined
-                  ? `${failure.action.type} failed: ${showClusterError(failure.error)}`
-                  : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`),
-            },
+            verdict,
             previous: application.status?.conditions,
             now: deps.now(),
             generation: application.metadata.generation,
           }),
-        }
-      : execution.status;
+        };
   const written = await writeStatus(
     execution.application,
     application.status,

@@ -131,6 +131,11 @@ export class ChildWatches {
     return this.cacheView;
   }
 
+  /** The server serves `kind` again (its CRD was reinstalled): its cache lists now rather than at its next retry. */
+  served(kind: Kind): void {
+    this.informers.get(keyOf(kind))?.relistNow();
+  }
+
   /** Read-your-own-writes: a write's answer goes into its kind's cache. */
   apply(object: Resource): void {
     this.informers.get(keyOf(object))?.apply(object);

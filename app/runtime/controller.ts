@@ -24,13 +24,14 @@ import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-appl
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { ChildWatches } from './child-watches.js';
 import { HotLoopHistory } from './hot-loop-history.js';
-import { KnownScopes } from './known-scopes.js';
+import { KnownScopes, UnservedKinds } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { APPLICATION_PRIMARY, type Primary } from './primary.js';
 import { PrimaryStore, applicationKey, type PrimaryChange } from './primary-store.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import { ReconcileStep } from './reconcile-step.js';
+import { waitsForKind } from './requeue.js';
 import { OwnedKeys } from './sharding/owned-keys.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { WorkQueue } from './work-queue.js';
@@ -85,6 +86,8 @@ export type ControllerOptions = {
   readonly shard?: ShardOwnership;
   /** The kind reconciled: an embedder's primary kind (see primary.ts; default `APPLICATION_PRIMARY`). */
   readonly primary?: Primary;
+  /** How often discovery is asked for kinds Applications wait for (CRDs not served; default 1 s). */
+  readonly unservedPollMs?: number;
 };
 
 /** `start` gave up waiting for the first list of Applications. */
@@ -103,6 +106,7 @@ export class Controller {
   private readonly children: ChildWatches;
   private readonly hotLoops: HotLoopHistory;
   private readonly scopes: KnownScopes;
+  private readonly unserved: UnservedKinds;
   private readonly owned: OwnedKeys;
   private readonly step: ReconcileStep;
   private readonly loop: ReconcileLoop;
@@ -153,8 +157,18 @@ export class Controller {
         if (key !== undefined) this.queue.add(key);
       },
       onError: (error, where) => this.reportApiError(error, where),
-      onUnserved: (kind) => this.scopes.forget(kind),
+      onUnserved: (kind) => this.kindGone(kind),
       wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
+    });
+    this.unserved = new UnservedKinds({
+      discovery: options.cluster,
+      clock,
+      everyMs: options.unservedPollMs ?? 1_000,
+      onServed: (kind, keys) => {
+        this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}`, applications: keys.length }, 'kind served again');
+        this.children.served(kind);
+        for (const key of keys) this.queue.add(key);
+      },
     });
     this.owned = new OwnedKeys(options.shard, { keys: () => this.store.keys(), enqueue: (key) => this.queue.add(key) });
     // The operator's own client behind the abandon fence, built once (it asks `mayWrite` at each write), not per reconcile.
@@ -184,7 +198,10 @@ export class Controller {
       translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
       ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-      ...(options.onReconciled === undefined ? {} : { onReconciled: options.onReconciled }),
+      onReconciled: (key, result) => {
+        this.trackUnserved(key, result);
+        options.onReconciled?.(key, result);
+      },
     });
     this.loop = new ReconcileLoop({
       queue: this.queue,
@@ -242,6 +259,7 @@ export class Controller {
     this.lifecycle = 'stopped';
     this.stopped?.('stopped');
     this.owned.stop();
+    this.unserved.stop();
     this.store.stop();
     this.children.stop();
     const finished = await this.loop.stop(deadlineMs);
@@ -298,6 +316,7 @@ export class Controller {
   private onPrimaryChange(change: PrimaryChange): void {
     if (change._tag === 'Deleted') {
       this.hotLoops.forget(change.key);
+      this.unserved.release(change.key);
       this.options.hooks?.tokens.forget(change.object.metadata.namespace ?? 'default', change.object.metadata.name);
       this.children.sweepSoon();
       return;
@@ -318,6 +337,32 @@ export class Controller {
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
     this.children.watch(kindsOf(application).filter((kind) => this.scopes.knows(kind)));
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
+  }
+
+  /**
+   * A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten and
+   * the Applications naming it are planned again now, so they say UnknownKind at once rather than at
+   * their next retry (their children may have been gone for a while: the cache had nothing to report).
+   */
+  private kindGone(kind: { readonly apiVersion: string; readonly kind: string }): void {
+    if (!this.scopes.forget(kind)) return;
+    this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
+    for (const application of this.store.applications())
+      if (kindsOf(application).some((named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind))
+        this.queue.add(applicationKey(application.metadata));
+  }
+
+  /** An Application waiting for kinds the server does not serve has discovery asked again until they are back. */
+  private trackUnserved(key: string, result: ReconcileResult): void {
+    const application = this.store.application(key);
+    if (result._tag === 'Gone' || application === undefined || !waitsForKind(result)) {
+      this.unserved.release(key);
+      return;
+    }
+    this.unserved.wait(
+      key,
+      kindsOf(application).filter((kind) => !this.scopes.knows(kind)),
+    );
   }
 
   private reportApiError(error: ClusterError, where: string): void {

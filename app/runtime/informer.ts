@@ -61,6 +61,7 @@ export class Informer {
   private watch: WatchHandle | undefined;
   private stopped = false;
   private started = false;
+  private listing = false;
   private retryMs: number;
   private cancelRetry: (() => void) | undefined;
   private cancelRelist: (() => void) | undefined;
@@ -96,6 +97,22 @@ export class Informer {
     this.watch = undefined;
     this.cancelRetry?.();
     this.cancelRelist?.();
+  }
+
+  /**
+   * Lists again now instead of at the next retry (the kind is served again): the watch and any
+   * pending retry are dropped, the retry delay starts over.
+   */
+  relistNow(): void {
+    if (this.stopped || !this.started) return;
+    this.retryMs = this.options.minRetryMs ?? 1_000;
+    // A list in flight is as fresh (if it fails, it retries after the delay just reset).
+    if (this.listing) return;
+    this.watch?.stop();
+    this.watch = undefined;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
+    void this.relist();
   }
 
   get hasSynced(): boolean {
@@ -195,7 +212,9 @@ export class Informer {
 
   private async relist(): Promise<void> {
     if (this.stopped) return;
+    this.listing = true;
     const listed = await this.source.list(this.query)();
+    this.listing = false;
     if (this.stopped) return;
     if (E.isLeft(listed)) {
       // A kind the server does not serve (any more: its CRD was deleted) has no objects.
@@ -291,13 +310,14 @@ export class Informer {
     this.watch = undefined;
     if (this.stopped) return;
     if (error !== undefined) this.options.onError?.(error, 'watch');
-    if (error?._tag === 'Gone') {
+    // Too old a version, or the kind stopped being served (its CRD was deleted: the adapter asked
+    // discovery again): relist at once, so the cache learns its objects are gone and a kind that is
+    // back is watched again from a fresh list. A failing list backs off by itself.
+    if (error?._tag === 'Gone' || error?._tag === 'UnknownKind' || error?._tag === 'NotFound') {
       this.resourceVersion = undefined;
       void this.relist();
       return;
     }
-    // The kind stopped being served: relist (with backoff) so the cache learns its objects are gone.
-    if (error?._tag === 'UnknownKind') this.resourceVersion = undefined;
     this.retryLater(() => (this.resourceVersion === undefined ? this.relist() : Promise.resolve(this.startWatch())));
   }
 

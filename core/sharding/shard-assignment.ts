@@ -18,6 +18,12 @@ export type LeaseObservation = {
   /** Local monotonic ms at which this record (holder, renewTime) was first observed. */
   readonly observedAt: number;
   readonly durationMs: number;
+  /**
+   * How old the record already was when first observed: the holder's `renewTime` against this
+   * replica's wall clock, in [0, durationMs]; 0 (or absent) once this replica has seen it change.
+   * Used only to count members, never to take a Lease (see `isLiveMember`).
+   */
+  readonly ageAtObservationMs?: number;
 };
 
 /** Everything one replica knows, indexed by slot: `undefined` = no Lease object yet (created on acquire). */
@@ -47,11 +53,24 @@ export const isFree = (lease: LeaseObservation | undefined, now: number): boolea
 const heldBy = (leases: ReadonlyArray<LeaseObservation | undefined>, self: string): ReadonlyArray<number> =>
   leases.flatMap((lease, slot) => (lease?.holder === self ? [slot] : []));
 
+/**
+ * Whether a member Lease still counts its holder: renewed less than its duration ago, judged by its
+ * `renewTime` for a record this replica first saw already old (a replica that joins after another
+ * died must not count the dead one for a whole duration: it would take less than its share of the
+ * shards the survivors release, leaving them without an owner), and by local observation otherwise
+ * (as leader election does). This only sizes the fair share, so a wrong clock costs balance for a
+ * round (until the record is seen to change), never safety: Leases are taken only when `isFree`.
+ */
+export const isLiveMember = (lease: LeaseObservation | undefined, now: number): boolean =>
+  lease !== undefined &&
+  lease.holder !== '' &&
+  now - lease.observedAt + (lease.ageAtObservationMs ?? 0) < lease.durationMs;
+
 /** The live replicas (holders of unexpired member slots), sorted: every replica ranks them alike. */
 export const liveMembers = (view: ShardView): ReadonlyArray<string> => {
   const live = new Set<string>();
   for (const lease of view.members)
-    if (lease !== undefined && (lease.holder === view.self || !isFree(lease, view.now))) live.add(lease.holder);
+    if (lease !== undefined && (lease.holder === view.self || isLiveMember(lease, view.now))) live.add(lease.holder);
   return [...live].sort();
 };
 

@@ -3,7 +3,12 @@ import type { ClusterError } from '../ports/errors.js';
 import type { StalledReason } from './conditions.js';
 
 export type ErrorDecision =
-  | { readonly _tag: 'Retry'; readonly afterMs: number }
+  | {
+      readonly _tag: 'Retry';
+      readonly afterMs: number;
+      /** Why the server refused for now, when it said so (reported as `Reconciling` with this reason and message). */
+      readonly refusal?: TemporaryRefusal;
+    }
   | { readonly _tag: 'Terminal'; readonly reason: StalledReason; readonly detail?: string };
 
 export type Backoff = { readonly baseMs: number; readonly capMs: number };
@@ -23,6 +28,8 @@ export const backoffDelay = (attempt: number, jitter: number, backoff: Backoff =
  * Retry vs terminal (controller-runtime `TerminalError`, kube-rs `error_policy`): permission and
  * input errors cannot be fixed by retrying; everything else backs off, honouring `Retry-After`.
  * A 422 from a guarded patch means a `test` guard failed: the object moved, so re-plan.
+ * A 403 is classified by its cause (`temporaryRefusalOf`): an admission refusal that names a state
+ * which passes (a terminating CRD or namespace) backs off; any other 403 (RBAC) is terminal.
  */
 export const errorPolicy = (
   error: ClusterError,
@@ -30,7 +37,19 @@ export const errorPolicy = (
   jitter: number,
   options: { readonly guardedPatch?: boolean; readonly backoff?: Backoff } = {},
 ): ErrorDecision => {
-  if (error._tag === 'Forbidden' || error._tag === 'Unauthorized') return { _tag: 'Terminal', reason: 'Forbidden' };
+  const refusal = temporaryRefusalOf(error);
+  if (refusal !== undefined) {
+    const delay = backoffDelay(attempt, jitter, options.backoff);
+    return { _tag: 'Retry', afterMs: Math.max(delay, error.retryAfterMs ?? 0), refusal };
+  }
+  if (error._tag === 'Forbidden' || error._tag === 'Unauthorized') {
+    const right = missingRightOf(error);
+    return {
+      _tag: 'Terminal',
+      reason: 'Forbidden',
+      ...(right === undefined ? {} : { detail: `missing right: ${right}` }),
+    };
+  }
   const managers = conflictingManagers(error);
   if (managers.length > 0) return { _tag: 'Terminal', reason: 'Conflict', detail: conflictDetail(managers) };
   const immutable = immutableFieldsOf(error);
@@ -103,3 +122,51 @@ export const conflictingManagers = (error: ClusterError): ReadonlyArray<string> 
 
 const conflictDetail = (managers: ReadonlyArray<string>): string =>
   `server-side apply conflicts with field manager${managers.length > 1 ? 's' : ''} ${managers.map((m) => `"${m}"`).join(', ')}: set spec.forceConflicts: true to take the fields over, or stop the other manager from writing them`;
+
+/** A refusal the server says is temporary: the reason to report while retrying, and the server's words. */
+export type TemporaryRefusal = { readonly reason: string; readonly message: string };
+
+/**
+ * 403s that are not about rights but about a state that passes, as kube-apiserver 1.36 words them.
+ * Evidence (k8s.io v0.36.3 sources):
+ * - apiextensions-apiserver pkg/apiserver/customresource_handler.go, `forbidCreateAdmission`: a create
+ *   of a custom resource whose CRD has condition Terminating answers
+ *   `403 Forbidden` `gadgets.chaos.io "g" is forbidden: create not allowed while custom resource definition is terminating`
+ *   (`apierrors.NewForbidden`, no causes). The CRD is gone moments later (then the kind is unknown),
+ *   or it is reinstalled: either way retrying decides.
+ * - apiserver pkg/admission/plugin/namespace/lifecycle/admission.go (NamespaceLifecycle): a create in
+ *   a Terminating namespace answers `403 Forbidden`
+ *   `configmaps "c" is forbidden: unable to create new content in namespace ns because it is being terminated`
+ *   with `details.causes: [{reason: "NamespaceTerminating", field: "metadata.namespace"}]`.
+ * An RBAC denial (apiserver pkg/endpoints/handlers/responsewriters/errors.go) reads
+ * `… is forbidden: User "u" cannot create resource "gadgets" in API group "chaos.io" in the namespace "ns"`;
+ * it and every other 403 (a webhook's denial, a policy) stay terminal: nothing says they pass.
+ */
+export const temporaryRefusalOf = (error: ClusterError): TemporaryRefusal | undefined => {
+  if (error._tag !== 'Forbidden') return undefined;
+  if (CRD_TERMINATING.test(error.message))
+    return { reason: 'CustomResourceDefinitionTerminating', message: error.message };
+  const namespaceCause = (error.causes ?? []).some((cause) => cause.reason === 'NamespaceTerminating');
+  if (namespaceCause || NAMESPACE_TERMINATING.test(error.message))
+    return { reason: 'NamespaceTerminating', message: error.message };
+  return undefined;
+};
+
+const CRD_TERMINATING = /: create not allowed while custom resource definition is terminating$/;
+const NAMESPACE_TERMINATING = /: unable to create new content in namespace \S+ because it is being terminated$/;
+
+// kube-apiserver's RBAC words (responsewriters.forbiddenMessage), for a resource request in a
+// namespace, at the cluster scope, and for a non-resource path.
+const RBAC_DENIAL =
+  /User "[^"]*" cannot (\S+) resource "([^"]*)" in API group "([^"]*)" (?:in the namespace "([^"]*)"|at the cluster scope)/;
+
+/** The right an RBAC denial names (`create gadgets.chaos.io in namespace ns`); undefined for any other error. */
+export const missingRightOf = (error: ClusterError): string | undefined => {
+  if (error._tag !== 'Forbidden') return undefined;
+  const denial = RBAC_DENIAL.exec(error.message);
+  if (denial === null) return undefined;
+  const [, verb, resource, group, namespace] = denial;
+  const qualified = group === '' || group === undefined ? resource : `${resource}.${group}`;
+  const where = namespace === undefined ? 'cluster-wide' : `in namespace ${namespace}`;
+  return `${verb} ${qualified} ${where}`;
+};

@@ -117,7 +117,7 @@ describeWithApiServer("end to end: impersonation allowed beside the operator's o
       CONVERGE_MS,
     );
     expect(conditionOf(app, 'Stalled')?.message).toBe(
-      `Forbidden: ServiceAccount ${teamA}/deployer may not create v1 Service ${teamA}/tenant`,
+      `Forbidden: ServiceAccount ${teamA}/deployer may not create v1 Service ${teamA}/tenant (missing right: create services in namespace ${teamA})`,
     );
     expectOwnedBy(
       await readExisting(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: teamA, name: 'tenant' }),

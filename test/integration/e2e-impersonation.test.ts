@@ -246,7 +246,7 @@ describeWithApiServer("end to end: impersonating the Application's ServiceAccoun
       await must(alice.create(application('web', [configMap('web-config'), deployment('web')], 'deployer')));
       const app = await stalled('web', 'Forbidden');
       expect(conditionOf(app, 'Stalled')?.message).toBe(
-        `Forbidden: ServiceAccount ${teamA}/deployer may not create apps/v1 Deployment ${teamA}/web`,
+        `Forbidden: ServiceAccount ${teamA}/deployer may not create apps/v1 Deployment ${teamA}/web (missing right: create deployments.apps in namespace ${teamA})`,
       );
       expect(
         await readObject(admin, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: teamA, name: 'web' }),

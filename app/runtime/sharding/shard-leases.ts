@@ -193,7 +193,11 @@ export class ShardLeases implements ShardOwnership {
     return { kind, index: Number(index) };
   }
 
-  /** A new record (holder, renewTime, duration) restarts its holder's lease period at `now`, on this replica's clock. */
+  /**
+   * A new record (holder, renewTime, duration) restarts its holder's lease period at `now`, on this
+   * replica's clock. A record seen for the first time also carries how old its `renewTime` already
+   * was by this replica's wall clock: member counting judges a record it never saw change by that.
+   */
   private observe(slot: Slot, lease: Resource | undefined, now: number): LeaseObservation | undefined {
     const name = this.nameOf(slot);
     if (lease === undefined) {
@@ -205,7 +209,17 @@ export class ShardLeases implements ShardOwnership {
     const durationMs = (fields.leaseDurationSeconds ?? 0) * 1000;
     const record = `${holder}|${String(fields.renewTime)}|${durationMs}`;
     const previous = this.observed.get(name);
-    const observation = previous?.record === record ? previous.observation : { holder, durationMs, observedAt: now };
+    const observation =
+      previous?.record === record
+        ? previous.observation
+        : {
+            holder,
+            durationMs,
+            observedAt: now,
+            ...(previous === undefined
+              ? { ageAtObservationMs: ageOf(fields.renewTime, this.options.clock.now(), durationMs) }
+              : {}),
+          };
     this.observed.set(name, { lease, record, observation });
     return observation;
   }
@@ -302,3 +316,9 @@ export class ShardLeases implements ShardOwnership {
       (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'shard leases');
   }
 }
+
+/** How long ago `renewTime` was by the local wall clock, within [0, durationMs]; 0 when it is missing or unreadable. */
+const ageOf = (renewTime: string | undefined, wallNow: number, durationMs: number): number => {
+  const renewed = renewTime === undefined ? Number.NaN : Date.parse(renewTime);
+  return Number.isNaN(renewed) ? 0 : Math.min(durationMs, Math.max(0, wallNow - renewed));
+};

@@ -109,3 +109,80 @@ describe('an informer whose watch expires', () => {
     informer.stop();
   });
 });
+
+describe('an informer whose kind stops being served', () => {
+  /** A source whose kind can stop being served; its watches close when the test says (as a 404 closes them). */
+  const world = () => {
+    const clock = new ManualClock();
+    let lists = 0;
+    let served = true;
+    const sinks: Array<{ closed(error?: ClusterError): void }> = [];
+    const source = {
+      list: () => async () => {
+        lists++;
+        return served
+          ? { _tag: 'Right' as const, right: { items: [configMap('a', 'one')], resourceVersion: String(lists) } }
+          : { _tag: 'Left' as const, left: { _tag: 'UnknownKind' as const, code: 404, message: 'gone' } };
+      },
+      get: () => async () => ({ _tag: 'Right' as const, right: { _tag: 'None' as const } }),
+      watch: (_query: unknown, sink: { closed(error?: ClusterError): void }) => {
+        sinks.push(sink);
+        return { stop: () => undefined };
+      },
+    };
+    const events: string[] = [];
+    const informer = new Informer(
+      source as never,
+      { apiVersion: 'chaos.io/v1', kind: 'Gadget' },
+      { clock, onEvent: (event) => events.push(`${event.type} ${event.object.metadata.name}`), minRetryMs: 5_000 },
+    );
+    return {
+      clock,
+      informer,
+      events,
+      lists: () => lists,
+      serve: (now: boolean) => {
+        served = now;
+      },
+      closeWatch: (error: ClusterError) => sinks.at(-1)?.closed(error),
+    };
+  };
+
+  for (const error of [
+    { _tag: 'UnknownKind', code: 404, message: 'the server does not serve kind Gadget in chaos.io/v1' },
+    { _tag: 'NotFound', code: 404, message: 'Not Found' },
+  ] as const) {
+    it(`relists at once when its watch closes with ${error._tag}, not after the retry delay, emptying the cache`, async () => {
+      const w = world();
+      await w.informer.start();
+      expect(w.lists()).toBe(1);
+      w.serve(false);
+      w.closeWatch(error);
+      await flushMicrotasks();
+      expect(w.lists()).toBe(2);
+      expect(w.events).toEqual(['ADDED a', 'DELETED a']);
+      expect(w.informer.size).toBe(0);
+      w.informer.stop();
+    });
+  }
+
+  it('lists at once when told the kind is served again, instead of at its next retry', async () => {
+    const w = world();
+    await w.informer.start();
+    w.serve(false);
+    w.closeWatch({ _tag: 'UnknownKind', code: 404, message: 'gone' });
+    await flushMicrotasks();
+    expect(w.lists()).toBe(2);
+    // Not served: the next list waits for the retry delay (5 s here) …
+    await w.clock.advance(1_000);
+    await flushMicrotasks();
+    expect(w.lists()).toBe(2);
+    // … unless the kind is back: then it lists now, and finds its objects again.
+    w.serve(true);
+    w.informer.relistNow();
+    await flushMicrotasks();
+    expect(w.lists()).toBe(3);
+    expect(w.informer.size).toBe(1);
+    w.informer.stop();
+  });
+});

@@ -5,8 +5,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryCluster } from '../../../adapters/memory/index.js';
-import { KnownScopes } from '../../../app/runtime/known-scopes.js';
+import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
+import { KnownScopes, UnservedKinds } from '../../../app/runtime/known-scopes.js';
 import { decodeApplication, type Application } from '../../../core/index.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 
@@ -70,5 +70,47 @@ describe('KnownScopes', () => {
     await scopes.learnKindsOf(application, discovery);
     expect(asked).toEqual(['Widget', 'Widget', 'Widget', 'Widget']);
     expect(scopes.knows(WIDGET)).toBe(true);
+  });
+});
+
+describe('UnservedKinds', () => {
+  it('asks discovery every period only while someone waits, and hands over the waiting keys once the kind is served', async () => {
+    const clock = new ManualClock(0);
+    const cluster = createMemoryCluster({ clock });
+    const asked: string[] = [];
+    const served: Array<{ kind: string; keys: ReadonlyArray<string> }> = [];
+    const unserved = new UnservedKinds({
+      discovery: {
+        scopeOf: (apiVersion, kind) => {
+          asked.push(kind);
+          return cluster.scopeOf(apiVersion, kind);
+        },
+      },
+      clock,
+      everyMs: 1_000,
+      onServed: (kind, keys) => served.push({ kind: kind.kind, keys }),
+    });
+    const tick = async (ms: number) => {
+      await clock.advance(ms);
+      await flushMicrotasks();
+    };
+    await tick(5_000);
+    expect(asked).toEqual([]);
+    unserved.wait('default/a', [WIDGET]);
+    unserved.wait('default/b', [WIDGET]);
+    unserved.wait('default/c', [WIDGET]);
+    unserved.release('default/c');
+    await tick(1_000);
+    await tick(1_000);
+    expect(asked).toEqual(['Widget', 'Widget']);
+    expect(served).toEqual([]);
+    expect(E.isRight(await cluster.create(widgetCrd)())).toBe(true);
+    await tick(1_000);
+    expect(served).toEqual([{ kind: 'Widget', keys: ['default/a', 'default/b'] }]);
+    expect(unserved.kinds).toEqual([]);
+    // Nobody waits: discovery is not asked any more.
+    await tick(10_000);
+    expect(asked).toHaveLength(3);
+    unserved.stop();
   });
 });

@@ -2,7 +2,9 @@
  * A model of replicas sharing Leases through an API server, for property tests of `decideShards`:
  * the store does compare-and-swap on a version, each replica has its own monotonic clock (same rate,
  * any offset), reads and writes are separate steps (time may pass between them: a slow write or a
- * paused process), and a killed replica stops acting without releasing anything.
+ * paused process), and a killed replica stops acting without releasing anything. Each replica also
+ * has a wall clock (the model's time plus a skew) that stamps `renewTime` and judges the age of a
+ * record it sees for the first time, as ShardLeases does.
  */
 import { decideShards, stillValid, type LeaseObservation } from '../../../core/index.js';
 
@@ -17,8 +19,10 @@ const slotName = (kind: SlotKind, index: number): string => `${kind}-${index}`;
 type Replica = {
   readonly id: string;
   readonly offset: number;
+  /** Wall clock minus the model's time: stamps `renewTime`, ages records first seen. */
+  readonly wallSkew: number;
   killed: boolean;
-  readonly observed: Map<string, { record: string; observedAt: number }>;
+  readonly observed: Map<string, { record: string; observedAt: number; age: number }>;
   /** Slot name → local time before the read whose write made it ours. */
   readonly held: Map<string, number>;
   pending:
@@ -39,10 +43,11 @@ export class LeaseWorld {
 
   constructor(readonly shards: number) {}
 
-  join(offset: number): void {
+  join(offset: number, wallSkew = 0): void {
     this.replicas.push({
       id: `r${this.replicas.length}`,
       offset,
+      wallSkew,
       killed: false,
       observed: new Map(),
       held: new Map(),
@@ -69,9 +74,16 @@ export class LeaseWorld {
         if (stored === undefined) return undefined;
         const record = `${stored.holder}|${stored.renewTime}`;
         const previous = replica.observed.get(slotName(kind, i));
-        const observedAt = previous?.record === record ? previous.observedAt : now;
-        replica.observed.set(slotName(kind, i), { record, observedAt });
-        return { holder: stored.holder, observedAt, durationMs: DURATION_MS };
+        const same = previous?.record === record;
+        const observedAt = same ? previous.observedAt : now;
+        // How old the record was when first seen: only for a record never seen to change.
+        const age = same
+          ? previous.age
+          : previous === undefined
+            ? Math.min(DURATION_MS, Math.max(0, this.time + replica.wallSkew - stored.renewTime))
+            : 0;
+        replica.observed.set(slotName(kind, i), { record, observedAt, age });
+        return { holder: stored.holder, observedAt, durationMs: DURATION_MS, ageAtObservationMs: age };
       });
     replica.pending = { sentAt: now, snapshot: new Map(this.store), shards: view('shard'), members: view('member') };
   }
@@ -93,10 +105,10 @@ export class LeaseWorld {
       ['member', decision.members],
     ] as const) {
       for (const i of [...part.acquire, ...part.renew]) {
-        if (this.swap(slotName(kind, i), snapshot, replica.id)) replica.held.set(slotName(kind, i), sentAt);
+        if (this.swap(slotName(kind, i), snapshot, replica.id, replica)) replica.held.set(slotName(kind, i), sentAt);
         else replica.held.delete(slotName(kind, i));
       }
-      for (const i of part.release) this.swap(slotName(kind, i), snapshot, '');
+      for (const i of part.release) this.swap(slotName(kind, i), snapshot, '', replica);
     }
   }
 
@@ -142,10 +154,15 @@ export class LeaseWorld {
     return this.store.get(slotName('shard', shard))?.holder;
   }
 
-  private swap(name: string, snapshot: ReadonlyMap<string, Stored>, holder: string): boolean {
+  /** The shard Lease as stored: holder ('' when released) and `renewTime` (its writer's wall clock). */
+  storedShard(shard: number): { readonly holder: string; readonly renewTime: number } | undefined {
+    return this.store.get(slotName('shard', shard));
+  }
+
+  private swap(name: string, snapshot: ReadonlyMap<string, Stored>, holder: string, writer: Replica): boolean {
     const expected = snapshot.get(name)?.version;
     if (this.store.get(name)?.version !== expected) return false;
-    this.store.set(name, { holder, renewTime: this.time, version: ++this.writes });
+    this.store.set(name, { holder, renewTime: this.time + writer.wallSkew, version: ++this.writes });
     return true;
   }
 }
