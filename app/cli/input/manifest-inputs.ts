@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { scopesFor } from '../planning/scopes.js';
-import { readApplications, specErrors, type ManifestInputs } from './applications.js';
+import { readApplications, specErrors, subjectOf, type ManifestInputs } from './applications.js';
 import { expandDirectories } from './directories.js';
 import { inInputOrder, loadEntries } from './load.js';
 import { STDIN } from './source.js';
@@ -35,4 +35,36 @@ export const readManifestInputs = async (
     ]);
   }
   return E.right({ applications: read.applications, crds: read.crds });
+};
+
+/** The valid Applications of the inputs, with every problem found (`plan -f dir/`: one bad Application hides no other). */
+export type PartialInputs = { readonly inputs: ManifestInputs; readonly problems: ReadonlyArray<CliError> };
+
+/**
+ * Like `readManifestInputs`, but an Application with a problem (spec, schema, duplicate name) is
+ * left out and reported while the others are kept; documents that cannot be read are reported.
+ * Errors: no Application and no problem at all in the inputs (nothing to do).
+ */
+export const readValidManifestInputs = async (
+  io: CliIo,
+  options: { readonly filename: ReadonlyArray<string>; readonly namespace: string; readonly recursive?: boolean },
+): Promise<E.Either<ReadonlyArray<CliError>, PartialInputs>> => {
+  const expanded = await expandDirectories(io, options.filename, options.recursive === true);
+  const loaded = await loadEntries(io, expanded.files);
+  const read = readApplications(loaded.entries, options.namespace);
+  const perApplication = specErrors(read.applications, scopesFor(read.crds, []));
+  const problems = inInputOrder(
+    [...expanded.errors, ...loaded.errors, ...read.errors, ...perApplication],
+    expanded.files,
+  );
+  const withProblems = new Set(problems.flatMap((problem) => (problem.subject === undefined ? [] : [problem.subject])));
+  const applications = read.applications.filter(({ application }) => !withProblems.has(subjectOf(application)));
+  if (read.applications.length === 0 && problems.length === 0) {
+    return E.left([
+      usageError(
+        `no Application (kreconcile.io/v1alpha1) in ${options.filename.map((f) => (f === STDIN ? '<stdin>' : f)).join(', ')}: nothing to do`,
+      ),
+    ]);
+  }
+  return E.right({ inputs: { applications, crds: read.crds }, problems });
 };
