@@ -111,10 +111,29 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
         const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
         return field === undefined ? ok(item) : goDecode(field, item, inner(key));
       });
-      return decoded.ok ? ok(objectFromEntries(decoded.values)) : decoded;
+      return decoded.ok ? ok(withoutEmpty(type, decoded.values)) : decoded;
     }
   }
 };
+
+const isEmptyCollection = (value: JsonValue): boolean =>
+  (isJsonArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
+
+/**
+ * The struct's fields as the server writes them back: an empty map or list in a described field
+ * is omitted (`omitempty`, which every map and list field of the described types carries): a
+ * Secret's `data: {}` or a ConfigMap's `labels: {}` is not stored.
+ */
+const withoutEmpty = (
+  type: Extract<FieldType, { type: 'struct' }>,
+  values: ReadonlyArray<readonly [string, JsonValue]>,
+): JsonObject =>
+  objectFromEntries(
+    values.filter(([key, value]) => {
+      const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+      return !(field !== undefined && (field.type === 'map' || field.type === 'list') && isEmptyCollection(value));
+    }),
+  );
 
 /** The Go zero value a null map value or list item of a scalar type becomes (`"a": null` is stored as `"a": ""`). */
 const zeroValue = (type: FieldType): JsonValue | undefined => {
@@ -283,7 +302,8 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
         const inner = fieldType(key);
         return inner === undefined ? ok(item) : converted(inner, item);
       });
-      return decoded.ok ? ok(objectFromEntries(decoded.values)) : decoded;
+      if (!decoded.ok) return decoded;
+      return ok(type.type === 'struct' ? withoutEmpty(type, decoded.values) : objectFromEntries(decoded.values));
     }
     case 'list': {
       if (!isJsonArray(value)) return { ok: true, value };

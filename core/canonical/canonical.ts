@@ -1,7 +1,7 @@
 /**
  * An object of a built-in kind in the form kube-apiserver stores it: every quantity canonical
  * (`1000m` → `"1"`, `1024Mi` → `"1Gi"`, the number `2` → `"2"`), every `[]byte` field's base64
- * re-encoded. The planner writes desired objects in this form, so a manifest written in any valid
+ * re-encoded, times in UTC. The planner writes desired objects in this form, so a manifest written in any valid
  * form compares equal to what the server stored and converges (docs/application.md lists the forms);
  * the in-memory API server stores it, refusing the values the real server refuses.
  * Pure; the object is returned as it is (same reference) when nothing changes.
@@ -11,6 +11,7 @@ import { groupOf, type Resource } from '../model/resource.js';
 import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE, type CanonicalType, type FieldPath } from './fields.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { canonicalQuantity } from './quantity.js';
+import { canonicalMicroTime, canonicalTime } from './time.js';
 
 /** A value the server would refuse: where it is and the server's words for it. */
 export type CanonicalProblem = { readonly path: ReadonlyArray<string | number>; readonly message: string };
@@ -24,8 +25,10 @@ type Leaf = { readonly ok: true; readonly value: JsonValue } | { readonly ok: fa
  * field is left to the decoder (a nil pointer).
  */
 const leaf = (type: CanonicalType, value: JsonValue, inMap: boolean): Leaf => {
-  if (value === null) return { ok: true, value: inMap ? (type === 'quantity' ? '0' : '') : null };
-  if (type === 'quantity') return canonicalQuantity(value);
+  if (type === 'time') return canonicalTime(value);
+  if (type === 'microTime') return canonicalMicroTime(value);
+  if (value === null) return { ok: true, value: inMap ? (type === 'bytes' ? '' : '0') : null };
+  if (type !== 'bytes') return canonicalQuantity(value, type === 'resourceList');
   if (typeof value !== 'string') return { ok: true, value };
   const decoded = decodeGoBase64(value);
   return decoded.ok ? { ok: true, value: decoded.canonical } : decoded;

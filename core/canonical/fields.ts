@@ -1,14 +1,20 @@
 /**
  * Where built-in kinds of Kubernetes 1.36 hold values the API server rewrites when it stores them:
- * `resource.Quantity` fields (re-serialised canonically, core/canonical/quantity.ts) and `[]byte`
- * fields (base64 decoded and re-encoded, core/canonical/go-base64.ts). Found from the Go types of
+ * `resource.Quantity` fields (re-serialised canonically, core/canonical/quantity.ts), `[]byte`
+ * fields (base64 decoded and re-encoded, core/canonical/go-base64.ts) and times written by users
+ * (in UTC, core/canonical/time.ts). Found from the Go types of
  * k8s.io/api (every field of type Quantity, ResourceList or []byte in a kind a user writes).
  *
  * A path is a list of steps from the object: a field name, `[]` for every item of a list or `{}`
  * for every value of a map. The value the path reaches has the type named.
  */
 
-export type CanonicalType = 'quantity' | 'bytes';
+/**
+ * `quantity`: a `resource.Quantity`; `resourceList`: a value of a core/v1 `ResourceList`, which
+ * defaulting also rounds up to milli-units; `bytes`: a `[]byte`; `time`, `microTime`: a
+ * `metav1.Time` or `metav1.MicroTime` (core/canonical/time.ts).
+ */
+export type CanonicalType = 'quantity' | 'resourceList' | 'bytes' | 'time' | 'microTime';
 
 export type Step = string;
 export type FieldPath = ReadonlyArray<Step>;
@@ -24,8 +30,8 @@ const under = (prefix: FieldPath, fields: ReadonlyArray<CanonicalField>): Readon
 
 /** `v1.ResourceRequirements` (limits and requests are `ResourceList`: maps of quantities). */
 const resourceRequirements: ReadonlyArray<CanonicalField> = [
-  at('quantity', 'limits', VALUES),
-  at('quantity', 'requests', VALUES),
+  at('resourceList', 'limits', VALUES),
+  at('resourceList', 'requests', VALUES),
 ];
 
 /** `v1.PersistentVolumeClaimSpec`. */
@@ -37,7 +43,7 @@ const podSpec: ReadonlyArray<CanonicalField> = [
     under([list, EACH, 'resources'], resourceRequirements),
   ),
   ...under(['resources'], resourceRequirements),
-  at('quantity', 'overhead', VALUES),
+  at('resourceList', 'overhead', VALUES),
   at('quantity', 'volumes', EACH, 'emptyDir', 'sizeLimit'),
   ...under(['volumes', EACH, 'ephemeral', 'volumeClaimTemplate', 'spec'], claimSpec),
 ];
@@ -77,14 +83,15 @@ const FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map([
   ['batch/Job', under(['spec'], jobSpec)],
   ['batch/CronJob', under(['spec', 'jobTemplate', 'spec'], jobSpec)],
   ['/PersistentVolumeClaim', under(['spec'], claimSpec)],
-  ['/PersistentVolume', [at('quantity', 'spec', 'capacity', VALUES)]],
-  ['/ResourceQuota', [at('quantity', 'spec', 'hard', VALUES)]],
+  ['/PersistentVolume', [at('resourceList', 'spec', 'capacity', VALUES)]],
+  ['/ResourceQuota', [at('resourceList', 'spec', 'hard', VALUES)]],
   [
     '/LimitRange',
     ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'].map((bound) =>
-      at('quantity', 'spec', 'limits', EACH, bound, VALUES),
+      at('resourceList', 'spec', 'limits', EACH, bound, VALUES),
     ),
   ],
+  // node.k8s.io has no defaulting: its resource list keeps values finer than milli.
   ['node.k8s.io/RuntimeClass', [at('quantity', 'overhead', 'podFixed', VALUES)]],
   ['autoscaling/HorizontalPodAutoscaler', metricTargets],
   ['storage.k8s.io/CSIStorageCapacity', [at('quantity', 'capacity'), at('quantity', 'maximumVolumeSize')]],
@@ -96,6 +103,25 @@ const FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map([
     [at('bytes', 'spec', 'conversion', 'webhook', 'clientConfig', 'caBundle')],
   ],
   ['apiregistration.k8s.io/APIService', [at('bytes', 'spec', 'caBundle')]],
+  ['coordination.k8s.io/Lease', [at('microTime', 'spec', 'acquireTime'), at('microTime', 'spec', 'renewTime')]],
+  [
+    '/Event',
+    [
+      at('time', 'firstTimestamp'),
+      at('time', 'lastTimestamp'),
+      at('microTime', 'eventTime'),
+      at('microTime', 'series', 'lastObservedTime'),
+    ],
+  ],
+  [
+    'events.k8s.io/Event',
+    [
+      at('microTime', 'eventTime'),
+      at('time', 'deprecatedFirstTimestamp'),
+      at('time', 'deprecatedLastTimestamp'),
+      at('microTime', 'series', 'lastObservedTime'),
+    ],
+  ],
 ]);
 
 const NONE: ReadonlyArray<CanonicalField> = [];

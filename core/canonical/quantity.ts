@@ -264,14 +264,30 @@ const rawText = (value: unknown): string => {
   return typeof value === 'string' ? json.slice(1, -1) : json;
 };
 
+const MILLI = -3;
+
+/**
+ * `Quantity.RoundUp(-3)`, which core/v1's defaulting (`SetDefaults_ResourceList`) applies to every
+ * value of a resource list: a value written at a finer scale than milli is rounded up (away from
+ * zero) to a whole number of milli-units, and its text is no longer kept (`1500u` → `2m`).
+ */
+const roundedUpToMilli = (parsed: Parsed): Parsed => {
+  if (parsed.exp10 >= MILLI) return parsed;
+  const rounded = roundUpTo(parsed.magnitude, parsed.exp10, MILLI);
+  return { negative: parsed.negative, magnitude: rounded.magnitude, exp10: rounded.exp10, format: parsed.format };
+};
+
 /**
  * The text kube-apiserver stores for a JSON value decoded into a `resource.Quantity`, or its
- * error (`null` is the zero quantity, stored as `"0"`).
+ * error (`null` is the zero quantity, stored as `"0"`). `resourceList`: the value is one of a
+ * core/v1 `ResourceList` (container limits and requests, quotas, capacities), which defaulting
+ * rounds up to milli-units.
  */
-export const canonicalQuantity = (value: unknown): QuantityResult => {
+export const canonicalQuantity = (value: unknown, resourceList = false): QuantityResult => {
   if (value === null) return { ok: true, value: '0' };
   const text = rawText(value).replace(GO_SPACE, '');
   const parsed = parse(text);
   if (typeof parsed === 'string') return failed(parsed);
-  return { ok: true, value: parsed.verbatim ?? canonicalText(parsed) };
+  const stored = resourceList ? roundedUpToMilli(parsed) : parsed;
+  return { ok: true, value: stored.verbatim ?? canonicalText(stored) };
 };

@@ -62,6 +62,18 @@ describe('canonicalQuantity: the text kube-apiserver stores', () => {
     expect(canonicalQuantity(sent)).toEqual({ ok: true, value: stored });
   });
 
+  // core/v1 defaulting rounds every resource list value up to milli-units (SetDefaults_ResourceList).
+  it.each([
+    ['30122.7m', '30123m'],
+    ['1500u', '2m'],
+    ['0.1n', '1m'],
+    ['0.0001', '1m'],
+    ['1.5', '1500m'],
+    ['500Mi', '500Mi'],
+  ] as const)('a resource list value %j is stored as %j', (sent, stored) => {
+    expect(canonicalQuantity(sent, true)).toEqual({ ok: true, value: stored });
+  });
+
   it.each(SERVER_REFUSES)('%j is refused: %s', (sent, message) => {
     expect(canonicalQuantity(sent)).toEqual({ ok: false, message });
   });
