@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalized, canonicalResource } from '../../core/canonical/canonical.js';
 import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
+import { canonicalMicroTime, canonicalTime } from '../../core/canonical/time.js';
 import type { Resource } from '../../core/model/resource.js';
 
 /**
@@ -223,5 +224,36 @@ describe('canonicalResource: desired objects in the form the server stores', () 
       spec: { template: { spec: { containers: [{ name: 'a', resources: { limits: { cpu: '1000m' } } }] } } },
     } as Resource;
     expect(canonicalResource(custom)).toBe(custom);
+  });
+});
+
+describe('times as the server stores them', () => {
+  it('a MicroTime (Lease, Event) needs six fraction digits and is stored in UTC', () => {
+    expect(canonicalMicroTime('2000-01-01T00:00:00.306388+02:00')).toEqual({
+      ok: true,
+      value: '1999-12-31T22:00:00.306388Z',
+    });
+    expect(canonicalMicroTime('2000-01-01T00:00:00.030766-05:30')).toEqual({
+      ok: true,
+      value: '2000-01-01T05:30:00.030766Z',
+    });
+    expect(canonicalMicroTime('2025-11-29T19:43:07.80150-05:30').ok).toBe(false);
+    expect(canonicalMicroTime('2025-02-30T00:00:00.000000Z').ok).toBe(false);
+  });
+
+  it('a Time is stored in UTC to the second, its fraction cut', () => {
+    expect(canonicalTime('2024-01-01T00:00:00.9+02:00')).toEqual({ ok: true, value: '2023-12-31T22:00:00Z' });
+    expect(canonicalTime(null)).toEqual({ ok: true, value: null });
+    expect(canonicalTime('yesterday').ok).toBe(false);
+  });
+
+  it('a Lease written with an offset is desired in UTC', () => {
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'l' },
+      spec: { acquireTime: '2000-01-01T00:00:00.306388+02:00' },
+    } as Resource;
+    expect(canonicalResource(lease)).toMatchObject({ spec: { acquireTime: '1999-12-31T22:00:00.306388Z' } });
   });
 });
