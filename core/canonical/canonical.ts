@@ -1,12 +1,20 @@
 /**
  * An object of a built-in kind in the form kube-apiserver stores it: every quantity canonical
  * (`1000m` → `"1"`, `1024Mi` → `"1Gi"`, the number `2` → `"2"`), every `[]byte` field's base64
- * re-encoded, times in UTC. The planner writes desired objects in this form, so a manifest written in any valid
+ * re-encoded, times in UTC, empty maps and lists the server omits (`labels: {}`) left out. The planner writes desired objects in this form, so a manifest written in any valid
  * form compares equal to what the server stored and converges (docs/application.md lists the forms);
  * the in-memory API server stores it, refusing the values the real server refuses.
  * Pure; the object is returned as it is (same reference) when nothing changes.
  */
-import { getOwn, isJsonArray, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  withKey,
+  withoutKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { groupOf, type Resource } from '../model/resource.js';
 import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE, type CanonicalType, type FieldPath } from './fields.js';
 import { decodeGoBase64 } from './go-base64.js';
@@ -18,13 +26,15 @@ export type CanonicalProblem = { readonly path: ReadonlyArray<string | number>; 
 
 export type Canonicalized<T> = { readonly value: T; readonly problems: ReadonlyArray<CanonicalProblem> };
 
-type Leaf = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
+type Leaf =
+  { readonly ok: true; readonly value: JsonValue | typeof OMITTED } | { readonly ok: false; readonly message: string };
 
 /**
  * One value in its stored form. A null map value is the type's zero value (`"0"`, `""`); a null
  * field is left to the decoder (a nil pointer).
  */
 const leaf = (type: CanonicalType, value: JsonValue, inMap: boolean): Leaf => {
+  if (type === 'omitEmpty') return { ok: true, value: isEmpty(value) ? OMITTED : value };
   if (type === 'time') return canonicalTime(value);
   if (type === 'microTime') return canonicalMicroTime(value);
   if (value === null) return { ok: true, value: inMap ? (type === 'bytes' ? '' : '0') : null };
@@ -34,6 +44,12 @@ const leaf = (type: CanonicalType, value: JsonValue, inMap: boolean): Leaf => {
   return decoded.ok ? { ok: true, value: decoded.canonical } : decoded;
 };
 
+/** Stands for "not stored": the field is removed from its object. */
+const OMITTED = Symbol('omitted');
+
+const isEmpty = (value: JsonValue): boolean =>
+  (isJsonArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
+
 type Walk = {
   readonly type: CanonicalType;
   readonly steps: FieldPath;
@@ -41,7 +57,12 @@ type Walk = {
 };
 
 /** `value` with the values the steps from `index` reach in their stored form (the same reference when none changes). */
-const rewrite = (walk: Walk, value: JsonValue, index: number, path: ReadonlyArray<string | number>): JsonValue => {
+const rewrite = (
+  walk: Walk,
+  value: JsonValue,
+  index: number,
+  path: ReadonlyArray<string | number>,
+): JsonValue | typeof OMITTED => {
   if (index === walk.steps.length) {
     const stored = leaf(walk.type, value, walk.steps[index - 1] === EACH_VALUE);
     if (stored.ok) return stored.value;
@@ -51,7 +72,11 @@ const rewrite = (walk: Walk, value: JsonValue, index: number, path: ReadonlyArra
   const step = walk.steps[index] as string;
   if (step === EACH_ITEM) {
     if (!isJsonArray(value)) return value;
-    const items = value.map((item, i) => rewrite(walk, item, index + 1, [...path, i]));
+    // Only fields are omitted: an item stands (no omitEmpty path ends at a list item).
+    const items = value.map((item, i) => {
+      const next = rewrite(walk, item, index + 1, [...path, i]);
+      return next === OMITTED ? item : next;
+    });
     return items.every((item, i) => item === value[i]) ? value : items;
   }
   if (!isJsonObject(value)) return value;
@@ -60,14 +85,15 @@ const rewrite = (walk: Walk, value: JsonValue, index: number, path: ReadonlyArra
     for (const key of Object.keys(value)) {
       const item = getOwn(value, key) as JsonValue;
       const next = rewrite(walk, item, index + 1, [...path, key]);
-      if (next !== item) result = withKey(result, key, next);
+      if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
     }
     return result;
   }
   const child = getOwn(value, step);
   if (child === undefined) return value;
   const next = rewrite(walk, child, index + 1, [...path, step]);
-  return next === child ? value : withKey(value, step, next);
+  if (next === child) return value;
+  return next === OMITTED ? withoutKey(value, step) : withKey(value, step, next);
 };
 
 /** The object as the server stores it, with every value the server would refuse (left as written). */
@@ -75,7 +101,9 @@ export const canonicalized = <T extends JsonObject>(group: string, kind: string,
   const problems: CanonicalProblem[] = [];
   let value: JsonObject = object;
   for (const field of canonicalFieldsOf(group, kind)) {
-    value = rewrite({ type: field.type, steps: field.path, problems }, value, 0, []) as JsonObject;
+    const next = rewrite({ type: field.type, steps: field.path, problems }, value, 0, []);
+    // Every path has at least one step: the object itself is never omitted.
+    if (next !== OMITTED) value = next as JsonObject;
   }
   // `rewrite` keeps every key and only replaces values the fields reach: still a T.
   return { value: value as T, problems };

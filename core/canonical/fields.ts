@@ -12,9 +12,10 @@
 /**
  * `quantity`: a `resource.Quantity`; `resourceList`: a value of a core/v1 `ResourceList`, which
  * defaulting also rounds up to milli-units; `bytes`: a `[]byte`; `time`, `microTime`: a
- * `metav1.Time` or `metav1.MicroTime` (core/canonical/time.ts).
+ * `metav1.Time` or `metav1.MicroTime` (core/canonical/time.ts); `omitEmpty`: a Go map or slice
+ * field tagged `omitempty`, which the server does not store when it is empty (`labels: {}`).
  */
-export type CanonicalType = 'quantity' | 'resourceList' | 'bytes' | 'time' | 'microTime';
+export type CanonicalType = 'quantity' | 'resourceList' | 'bytes' | 'time' | 'microTime' | 'omitEmpty';
 
 export type Step = string;
 export type FieldPath = ReadonlyArray<Step>;
@@ -37,8 +38,24 @@ const resourceRequirements: ReadonlyArray<CanonicalField> = [
 /** `v1.PersistentVolumeClaimSpec`. */
 const claimSpec: ReadonlyArray<CanonicalField> = under(['resources'], resourceRequirements);
 
+/** `metav1.ObjectMeta`'s maps and lists: not stored when empty (every kind's, custom ones' too). */
+const objectMeta: ReadonlyArray<CanonicalField> = ['labels', 'annotations', 'finalizers', 'ownerReferences'].map(
+  (field) => at('omitEmpty', field),
+);
+
+/** `metav1.LabelSelector`'s maps and lists. */
+const labelSelector: ReadonlyArray<CanonicalField> = [
+  at('omitEmpty', 'matchLabels'),
+  at('omitEmpty', 'matchExpressions'),
+  at('omitEmpty', 'matchExpressions', EACH, 'values'),
+];
+
 /** `v1.PodSpec`: containers of the three sorts, pod-level resources, overhead and the volumes with a size. */
 const podSpec: ReadonlyArray<CanonicalField> = [
+  ...['containers', 'initContainers', 'ephemeralContainers'].flatMap((list) =>
+    ['command', 'args', 'ports', 'env'].map((field) => at('omitEmpty', list, EACH, field)),
+  ),
+  at('omitEmpty', 'nodeSelector'),
   ...['containers', 'initContainers', 'ephemeralContainers'].flatMap((list) =>
     under([list, EACH, 'resources'], resourceRequirements),
   ),
@@ -48,9 +65,18 @@ const podSpec: ReadonlyArray<CanonicalField> = [
   ...under(['volumes', EACH, 'ephemeral', 'volumeClaimTemplate', 'spec'], claimSpec),
 ];
 
-const podTemplate = (prefix: FieldPath): ReadonlyArray<CanonicalField> => under([...prefix, 'spec'], podSpec);
+const podTemplate = (prefix: FieldPath): ReadonlyArray<CanonicalField> => [
+  ...under([...prefix, 'metadata'], objectMeta),
+  ...under([...prefix, 'spec'], podSpec),
+];
 
-const jobSpec: ReadonlyArray<CanonicalField> = podTemplate(['template']);
+/** A workload's pod template and selector. */
+const workload = (prefix: FieldPath): ReadonlyArray<CanonicalField> => [
+  ...podTemplate([...prefix, 'template']),
+  ...under([...prefix, 'selector'], labelSelector),
+];
+
+const jobSpec: ReadonlyArray<CanonicalField> = workload([]);
 
 /** `autoscaling/v2` `MetricTarget`s of every metric source. */
 const metricTargets: ReadonlyArray<CanonicalField> = [
@@ -68,18 +94,16 @@ const webhookCaBundle = at('bytes', 'webhooks', EACH, 'clientConfig', 'caBundle'
 
 /** `group/Kind` → its fields with a canonical form (the same in every served version of the kind). */
 const FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map([
-  ['/Secret', [at('bytes', 'data', VALUES)]],
-  ['/ConfigMap', [at('bytes', 'binaryData', VALUES)]],
+  ['/Secret', [at('bytes', 'data', VALUES), at('omitEmpty', 'data'), at('omitEmpty', 'stringData')]],
+  ['/ConfigMap', [at('bytes', 'binaryData', VALUES), at('omitEmpty', 'data'), at('omitEmpty', 'binaryData')]],
+  ['/Service', [at('omitEmpty', 'spec', 'ports'), at('omitEmpty', 'spec', 'selector')]],
   ['/Pod', under(['spec'], podSpec)],
   ['/PodTemplate', podTemplate(['template'])],
-  ['/ReplicationController', podTemplate(['spec', 'template'])],
-  ['apps/Deployment', podTemplate(['spec', 'template'])],
-  ['apps/ReplicaSet', podTemplate(['spec', 'template'])],
-  ['apps/DaemonSet', podTemplate(['spec', 'template'])],
-  [
-    'apps/StatefulSet',
-    [...podTemplate(['spec', 'template']), ...under(['spec', 'volumeClaimTemplates', EACH, 'spec'], claimSpec)],
-  ],
+  ['/ReplicationController', [...podTemplate(['spec', 'template']), at('omitEmpty', 'spec', 'selector')]],
+  ['apps/Deployment', workload(['spec'])],
+  ['apps/ReplicaSet', workload(['spec'])],
+  ['apps/DaemonSet', workload(['spec'])],
+  ['apps/StatefulSet', [...workload(['spec']), ...under(['spec', 'volumeClaimTemplates', EACH, 'spec'], claimSpec)]],
   ['batch/Job', under(['spec'], jobSpec)],
   ['batch/CronJob', under(['spec', 'jobTemplate', 'spec'], jobSpec)],
   ['/PersistentVolumeClaim', under(['spec'], claimSpec)],
@@ -124,11 +148,17 @@ const FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map([
   ],
 ]);
 
-const NONE: ReadonlyArray<CanonicalField> = [];
+const METADATA: ReadonlyArray<CanonicalField> = under(['metadata'], objectMeta);
+const ALL_FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map(
+  [...FIELDS].map(([key, fields]) => [key, [...METADATA, ...fields]]),
+);
 
-/** The fields of a kind (by API group and kind) whose stored form is canonical; none for kinds not listed. */
+/**
+ * The fields of a kind (by API group and kind) whose stored form is canonical: its metadata's
+ * for every kind, and those listed above for built-in ones.
+ */
 export const canonicalFieldsOf = (group: string, kind: string): ReadonlyArray<CanonicalField> =>
-  FIELDS.get(`${group}/${kind}`) ?? NONE;
+  ALL_FIELDS.get(`${group}/${kind}`) ?? METADATA;
 
 export const EACH_ITEM: Step = EACH;
 export const EACH_VALUE: Step = VALUES;

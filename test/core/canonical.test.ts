@@ -257,3 +257,46 @@ describe('times as the server stores them', () => {
     expect(canonicalResource(lease)).toMatchObject({ spec: { acquireTime: '1999-12-31T22:00:00.306388Z' } });
   });
 });
+
+describe('empty maps and lists the server does not store', () => {
+  it('leaves out `labels: {}`, `data: {}`, empty container lists; keeps empty structs (`resources: {}`, `emptyDir: {}`)', () => {
+    const written = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', labels: {}, annotations: { a: 'b' } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        strategy: {},
+        template: {
+          metadata: { labels: { app: 'web' }, annotations: {} },
+          spec: {
+            containers: [{ name: 'web', image: 'nginx', args: [], resources: {} }],
+            volumes: [{ name: 'v', emptyDir: {} }],
+          },
+        },
+      },
+    } as unknown as Resource;
+    expect(canonicalResource(written)).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', annotations: { a: 'b' } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        strategy: {},
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [{ name: 'web', image: 'nginx', resources: {} }],
+            volumes: [{ name: 'v', emptyDir: {} }],
+          },
+        },
+      },
+    });
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', finalizers: [] }, data: {} };
+    expect(canonicalResource(configMap as Resource)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+    });
+  });
+});
