@@ -128,7 +128,7 @@ describe('canonicalQuantity: the text kube-apiserver stores', () => {
           expect(stored.ok).toBe(true);
           if (!stored.ok) return;
           const match = /^(\d+)([a-zA-Z]*)$/.exec(stored.value);
-          const factor: Record<string, number> = { m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+          const factor: Record<string, number> = { m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15 };
           expect(match).not.toBeNull();
           const [, digits = '', unit = ''] = match ?? [];
           expect(Number(digits) * (factor[unit] ?? NaN)).toBeCloseTo(n * (scale as number), 6);
