@@ -9,8 +9,9 @@
  * - server-side apply: 500 InternalError, `failed to create typed patch object (…)` for a
  *   wrong type in the applied configuration, `failed to convert new object (…)` for a number
  *   that is no integer or bytes that are no base64 in the merged object.
- * Decoding also stores what the server stores: `[]byte` re-encoded, a null map value or list item
- * of a scalar type as its zero value ("" for strings and bytes).
+ * Decoding also stores what the server stores: `[]byte` re-encoded, quantities canonical
+ * (core/canonical), a null map value or list item of a scalar type as its zero value ("" for
+ * strings and bytes, "0" for quantities).
  * Of a custom resource only the metadata is decoded here (its schema is checked elsewhere).
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -35,7 +36,8 @@ import {
   type FieldType,
   type ListKey,
 } from './builtin-field-types.js';
-import { decodeGoBase64 } from './go-base64.js';
+import { canonicalized } from '../../core/canonical/canonical.js';
+import { decodeGoBase64 } from '../../core/canonical/go-base64.js';
 import type { KindInfo } from './kind-info.js';
 
 type Decoded = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
@@ -109,10 +111,29 @@ const goDecode = (type: FieldType, value: JsonValue, place: GoPlace): Decoded =>
         const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
         return field === undefined ? ok(item) : goDecode(field, item, inner(key));
       });
-      return decoded.ok ? ok(objectFromEntries(decoded.values)) : decoded;
+      return decoded.ok ? ok(withoutEmpty(type, decoded.values)) : decoded;
     }
   }
 };
+
+const isEmptyCollection = (value: JsonValue): boolean =>
+  (isJsonArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
+
+/**
+ * The struct's fields as the server writes them back: an empty map or list in a described field
+ * is omitted (`omitempty`, which every map and list field of the described types carries): a
+ * Secret's `data: {}` or a ConfigMap's `labels: {}` is not stored.
+ */
+const withoutEmpty = (
+  type: Extract<FieldType, { type: 'struct' }>,
+  values: ReadonlyArray<readonly [string, JsonValue]>,
+): JsonObject =>
+  objectFromEntries(
+    values.filter(([key, value]) => {
+      const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+      return !(field !== undefined && (field.type === 'map' || field.type === 'list') && isEmptyCollection(value));
+    }),
+  );
 
 /** The Go zero value a null map value or list item of a scalar type becomes (`"a": null` is stored as `"a": ""`). */
 const zeroValue = (type: FieldType): JsonValue | undefined => {
@@ -126,11 +147,21 @@ const element = (type: FieldType, item: JsonValue, place: GoPlace): Decoded =>
 
 const typeOf = (info: KindInfo) => objectStruct(info.group, info.kind, info.custom);
 
+/**
+ * Quantities and bytes as the server stores them (core/canonical/canonical.ts), or the error of
+ * the first it cannot parse (`resource.Quantity`'s decoder stops the decoding with its own words).
+ */
+const storedForm = (info: KindInfo, object: JsonObject): E.Either<string, JsonObject> => {
+  const { value, problems } = canonicalized(info.group, info.kind, object);
+  const first = problems[0];
+  return first === undefined ? E.right(value) : E.left(first.message);
+};
+
 /** The object decoded into its kind's Go type, or the decoding error's text. */
 const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, JsonObject> => {
   const decoded = goDecode(typeOf(info), object, { struct: info.kind, path: [] });
   if (!decoded.ok) return E.left(decoded.message);
-  return isJsonObject(decoded.value) ? E.right(decoded.value) : E.left('the object is not a JSON object');
+  return isJsonObject(decoded.value) ? storedForm(info, decoded.value) : E.left('the object is not a JSON object');
 };
 
 /** create and update: a body that does not decode is a 400 naming the kind and version. */
@@ -271,7 +302,8 @@ const converted = (type: FieldType, value: JsonValue): Converted => {
         const inner = fieldType(key);
         return inner === undefined ? ok(item) : converted(inner, item);
       });
-      return decoded.ok ? ok(objectFromEntries(decoded.values)) : decoded;
+      if (!decoded.ok) return decoded;
+      return ok(type.type === 'struct' ? withoutEmpty(type, decoded.values) : objectFromEntries(decoded.values));
     }
     case 'list': {
       if (!isJsonArray(value)) return { ok: true, value };
@@ -295,12 +327,19 @@ export const convertApplied = (
 ): E.Either<ClusterError, JsonValue> => {
   if (!isJsonObject(merged)) return E.right(merged);
   const result = converted(typeOf(info), merged);
-  if (result.ok) return E.right(result.value);
+  const stored: Converted =
+    result.ok && isJsonObject(result.value)
+      ? E.match(
+          (message: string): Converted => ({ ok: false, message }),
+          (value: JsonObject): Converted => ({ ok: true, value }),
+        )(storedForm(info, result.value))
+      : result;
+  if (stored.ok) return E.right(stored.value);
   const groupVersion = `${info.group}/${versionOf(body.apiVersion)}`;
   return E.left(
     clusterError(
       'Internal',
-      `failed to convert new object ${appliedName(info, body)} to proper version: unable to convert unstructured object to ${groupVersion}, Kind=${info.kind}: ${result.message}`,
+      `failed to convert new object ${appliedName(info, body)} to proper version: unable to convert unstructured object to ${groupVersion}, Kind=${info.kind}: ${stored.message}`,
       { ref: refOf(body) },
     ),
   );

@@ -48,6 +48,7 @@ import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withRecreates } from './recreate.js';
 import { serverSideApplyOf } from './server-side-apply.js';
+import { canonicalResource } from '../canonical/canonical.js';
 import type {
   Action,
   ConflictAction,
@@ -208,7 +209,8 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
-  const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData) };
+  // It also stores quantities and bytes in their canonical form (core/canonical/canonical.ts): so does the desired state.
+  const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData).map(canonicalResource) };
   const mangled = generateDefaultObserverSchema(folded);
   const desired = folded.manifest.map((resource) =>
     withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)),

@@ -31,14 +31,15 @@ import {
   type LiveEdit,
   type Step,
 } from '../../core/model/resource.arbitrary.js';
+import { canonicalResource } from '../../core/canonical/canonical.js';
 import { observerSchemaArbitrary } from '../../core/model/observer-schema.arbitrary.js';
 import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, afterPlan, application, execute } from './fixtures.js';
 
 export const scopes = arbitraryScopes;
 
-/** A resource as the API server stores it: namespace defaulted (or dropped for cluster-scoped kinds). */
+/** A resource as the API server stores it: namespace defaulted (or dropped for cluster-scoped kinds), values canonical. */
 export const stored = (resource: Resource): Resource =>
-  withNamespace(resource, identityOf(resource, scopes, APP_NAMESPACE));
+  canonicalResource(withNamespace(resource, identityOf(resource, scopes, APP_NAMESPACE)));
 
 export type Preexisting = 'none' | 'ours' | 'unmarked' | 'another';
 

@@ -17,8 +17,9 @@ import {
   type CliCommand,
   type CommandContext,
 } from '../command.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
-import { readManifestInputs } from '../input/manifest-inputs.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_NOT_CONVERGING, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
+import { withDesiredManifest } from '../input/applications.js';
+import { readValidManifestInputs } from '../input/manifest-inputs.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
@@ -30,7 +31,8 @@ import {
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
-import { planApplications } from '../planning/plan-applications.js';
+import { planEachApplication, type Planned } from '../planning/plan-applications.js';
+import { converges, describeConvergence, verifyConvergence } from '../planning/verify-converges.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
@@ -38,6 +40,7 @@ import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
+import type { Resource, TenancyPolicy } from '../../../core/index.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -52,6 +55,7 @@ type Options = ToscaFlags & {
   readonly policy?: string;
   readonly out?: string;
   readonly allowSecretValues?: boolean;
+  readonly verifyConverges?: boolean;
 };
 
 const EXAMPLES = `
@@ -77,6 +81,13 @@ Examples:
   # Save the plan, review it, then carry out exactly it (refused if the cluster moved meanwhile)
   kreconcile plan -f app.yaml --context staging --out plan.json
   kreconcile show plan.json && kreconcile apply plan.json --context staging
+
+  # Before deploying: carry the plan out on the in-memory API server and plan again until nothing is left
+  # (exit 4 with each round's object, field and values when it never converges)
+  kreconcile plan -f app.yaml --verify-converges
+
+  # A directory: every valid Application's plan, every problem of the others (exit 1 if any)
+  kreconcile plan -f apps/
 
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
@@ -118,8 +129,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(now)) return fail([now.left]);
   const tosca = toscaAccessOf(options);
   if (E.isLeft(tosca)) return fail([usageError(tosca.left)]);
-  const inputs = await readManifestInputs(io, { ...options, tosca: tosca.right });
-  if (E.isLeft(inputs)) return fail(inputs.left);
+  const read = await readValidManifestInputs(io, { ...options, tosca: tosca.right });
+  if (E.isLeft(read)) return fail(read.left);
+  const { inputs: valid, problems: inputProblems } = read.right;
+  // One bad Application hides no other: the valid ones are planned, every problem is reported, exit 1.
+  if (valid.applications.length === 0) return fail(inputProblems);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) return fail(tenancy.left);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
@@ -134,23 +148,29 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
         }
       : {}),
   };
-  const view = await clusterView(io, request, inputs.right.applications, inputs.right.crds);
+  const view = await clusterView(io, request, valid.applications, valid.crds);
   if (E.isLeft(view)) return fail(view.left);
-  const planned = planApplications({
-    ...inputs.right,
+  const each = planEachApplication({
+    ...valid,
     snapshot: view.right.snapshot,
     now: now.right,
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
   });
-  if (E.isLeft(planned)) return fail(planned.left);
-  const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
+  const problems = [...inputProblems, ...each.problems];
+  if (each.planned.length === 0) return fail(problems);
+  if (problems.length > 0 && options.out !== undefined)
+    return fail([
+      ...problems,
+      usageError(`the plan was not saved to ${options.out}: fix the problems above, then plan again`),
+    ]);
+  const document = planDocument(each.planned, { now: now.right, cluster: view.right.basis });
   const saved =
     options.out === undefined
       ? undefined
       : await writeSavedPlan(io, options.out, {
-          planned: planned.right,
+          planned: each.planned,
           live: view.right.snapshot.objects,
-          scopes: scopesFor(inputs.right.crds, view.right.snapshot.objects),
+          scopes: scopesFor(valid.crds, view.right.snapshot.objects),
           now: now.right,
           cluster: view.right.basis,
           version: io.version,
@@ -159,10 +179,51 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
   io.stdout.write(
     options.output === 'text'
-      ? renderText(planned.right, styleFor(io)) + savedNote(options.out)
+      ? renderText(each.planned, styleFor(io)) + savedNote(options.out)
       : serialize(document, options.output),
   );
+  reportErrors(io, problems);
+  const convergent =
+    options.verifyConverges === true
+      ? await verifyConverges(context, options, each.planned, valid.crds, view.right.snapshot.objects, tenancy.right)
+      : true;
+  if (problems.length > 0) return context.exit(EXIT_ERROR);
+  if (convergent === 'error') return context.exit(EXIT_ERROR);
+  if (!convergent) return context.exit(EXIT_NOT_CONVERGING);
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+};
+
+/**
+ * `--verify-converges`: the plans carried out on the in-memory API server until a round writes
+ * nothing. The verdict goes to stdout with text output, to stderr otherwise (stdout is the
+ * document); a failing one always to stderr. `'error'` when the verification itself could not run.
+ */
+const verifyConverges = async (
+  context: CommandContext,
+  options: Options,
+  planned: ReadonlyArray<Planned>,
+  crds: ReadonlyArray<Resource>,
+  objects: ReadonlyArray<Resource>,
+  tenancy: TenancyPolicy | undefined,
+): Promise<boolean | 'error'> => {
+  const { io } = context;
+  const verdict = await verifyConvergence({
+    // A TOSCA Application is carried out as the operator would after translating it: with its translated manifest.
+    applications: planned.map((p) => withDesiredManifest(p.input)),
+    crds,
+    objects,
+    scopes: scopesFor(crds, objects),
+    ...(tenancy === undefined ? {} : { tenancy }),
+  });
+  if (E.isLeft(verdict)) {
+    reportErrors(io, [usageError(`--verify-converges: ${verdict.left}`)]);
+    return 'error';
+  }
+  const lines = describeConvergence(verdict.right).map((line) => `verify-converges: ${line}\n`);
+  const ok = converges(verdict.right);
+  const out = ok && options.output === 'text' ? io.stdout : io.stderr;
+  for (const line of lines) out.write(line);
+  return verdict.right._tag === 'Refused' ? 'error' : ok;
 };
 
 export const planCommand: CliCommand = {
@@ -199,6 +260,12 @@ export const planCommand: CliCommand = {
         new Option(
           '--out <file>',
           'also save the plan (format kreconcile.io/saved-plan/v1) for kreconcile apply and kreconcile show',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--verify-converges',
+          'also carry the plan out on the in-memory API server (its defaulting, canonical values, type checks) and plan again, up to 6 rounds: exit 3 when a later plan is not empty or plans oscillate',
         ),
       )
       .addOption(

@@ -42,6 +42,7 @@ import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { listenFailure, parseListen, probeListen, type ListenAddress } from '../operate/listen.js';
 import { progressLines } from '../operate/progress.js';
+import { convergenceTracker } from '../planning/verify-converges.js';
 import { COLOURS, styleFor } from '../render/style.js';
 
 type Options = {
@@ -338,9 +339,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   // Every Application loaded from every -f file must be Ready, not only those reconciled so far.
   const tracker = convergenceOf(loaded);
   let settled: (() => void) | undefined;
+  // With --memory, a perpetual diff or an oscillation is reported as `plan --verify-converges` reports it.
+  const nonConvergence = memory === undefined ? undefined : convergenceTracker();
   const onReconciled = (key: string, result: ReconcileResult): void => {
     for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19)))
       io.stdout.write(`${line}\n`);
+    for (const line of nonConvergence?.(key, result) ?? []) io.stderr.write(`warning: ${line}\n`);
     tracker.record(key, result);
     if (tracker.allReady()) settled?.();
   };

@@ -3,46 +3,67 @@ import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { scopesFor } from '../planning/scopes.js';
-import { readApplications, specErrors, type ManifestInputs } from './applications.js';
+import { readApplications, specErrors, subjectOf, type ManifestInputs } from './applications.js';
 import { expandDirectories } from './directories.js';
 import { inInputOrder, loadEntries } from './load.js';
 import { STDIN } from './source.js';
 import { translateInputs, type ToscaAccess } from './tosca.js';
 
+/** The valid Applications of the inputs, with every problem found (`plan -f dir/`: one bad Application hides no other). */
+export type PartialInputs = { readonly inputs: ManifestInputs; readonly problems: ReadonlyArray<CliError> };
+
+type InputOptions = {
+  readonly filename: ReadonlyArray<string>;
+  readonly namespace: string;
+  readonly recursive?: boolean;
+  /** Where templates by URL may be read from; absent: only inline templates are translated. */
+  readonly tosca?: ToscaAccess;
+};
+
 /**
  * Reads `filename` inputs (files, `-`, directories: their manifest files, below them too with
  * `recursive`), translates TOSCA templates as `tosca` allows (input/tosca.ts) and validates every
- * Application (shape, manifest or translated manifest, observer schemas).
- * Errors: all problems of all documents (one line each); no Application at all.
+ * Application (shape, manifest or translated manifest, observer schemas). An Application with a
+ * problem (spec, schema, translation, duplicate name) is left out and reported while the others
+ * are kept; documents that cannot be read are reported.
+ * Errors: no Application and no problem at all in the inputs (nothing to do).
  */
-export const readManifestInputs = async (
+export const readValidManifestInputs = async (
   io: CliIo,
-  options: {
-    readonly filename: ReadonlyArray<string>;
-    readonly namespace: string;
-    readonly recursive?: boolean;
-    /** Where templates by URL may be read from; absent: only inline templates are translated. */
-    readonly tosca?: ToscaAccess;
-  },
-): Promise<E.Either<ReadonlyArray<CliError>, ManifestInputs>> => {
+  options: InputOptions,
+): Promise<E.Either<ReadonlyArray<CliError>, PartialInputs>> => {
   const expanded = await expandDirectories(io, options.filename, options.recursive === true);
   const loaded = await loadEntries(io, expanded.files);
   const read = readApplications(loaded.entries, options.namespace);
   const translated = await translateInputs(io, read.applications, options.tosca);
-  const errors = [
-    ...expanded.errors,
-    ...loaded.errors,
-    ...read.errors,
-    ...translated.errors,
-    ...specErrors(translated.applications, scopesFor(read.crds, [])),
-  ];
-  if (errors.length > 0) return E.left(inInputOrder(errors, expanded.files));
-  if (read.applications.length === 0) {
+  const problems = inInputOrder(
+    [
+      ...expanded.errors,
+      ...loaded.errors,
+      ...read.errors,
+      ...translated.errors,
+      ...specErrors(translated.applications, scopesFor(read.crds, [])),
+    ],
+    expanded.files,
+  );
+  const withProblems = new Set(problems.flatMap((problem) => (problem.subject === undefined ? [] : [problem.subject])));
+  const applications = translated.applications.filter(({ application }) => !withProblems.has(subjectOf(application)));
+  if (read.applications.length === 0 && problems.length === 0) {
     return E.left([
       usageError(
         `no Application (kreconcile.io/v1alpha1) in ${options.filename.map((f) => (f === STDIN ? '<stdin>' : f)).join(', ')}: nothing to do`,
       ),
     ]);
   }
-  return E.right({ applications: translated.applications, crds: read.crds });
+  return E.right({ inputs: { applications, crds: read.crds }, problems });
+};
+
+/** Like `readValidManifestInputs`, but any problem is an error: all problems of all documents, one line each. */
+export const readManifestInputs = async (
+  io: CliIo,
+  options: InputOptions,
+): Promise<E.Either<ReadonlyArray<CliError>, ManifestInputs>> => {
+  const read = await readValidManifestInputs(io, options);
+  if (E.isLeft(read)) return read;
+  return read.right.problems.length > 0 ? E.left(read.right.problems) : E.right(read.right.inputs);
 };

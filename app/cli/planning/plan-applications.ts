@@ -41,6 +41,21 @@ export const planApplications = (args: {
   /** The admin's tenancy policy (`--policy`; default: own namespace only), as the operator applies it. */
   readonly tenancy?: TenancyPolicy;
 }): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Planned>> => {
+  const { planned, problems } = planEachApplication(args);
+  return problems.length > 0 ? E.left(problems) : E.right(planned);
+};
+
+/**
+ * Plans each Application at time `now`, keeping the plans of those that planned and the problems
+ * of those stalled on their input (`plan -f dir/` shows both).
+ */
+export const planEachApplication = (args: {
+  readonly applications: ReadonlyArray<ApplicationInput>;
+  readonly crds: ReadonlyArray<Resource>;
+  readonly snapshot: Snapshot;
+  readonly now: string;
+  readonly tenancy?: TenancyPolicy;
+}): { readonly planned: ReadonlyArray<Planned>; readonly problems: ReadonlyArray<CliError> } => {
   const scopes = scopesFor(args.crds, args.snapshot.objects);
   const planned = args.applications.map((input): Planned => {
     const application = withClusterState(
@@ -55,8 +70,8 @@ export const planApplications = (args: {
     };
     return { input, application, plan: plan({ application, live, scopes, now: args.now, options }) };
   });
-  const errors = planned.flatMap(stalledOnInput);
-  return errors.length > 0 ? E.left(errors) : E.right(planned);
+  const problems = planned.map(stalledOnInput);
+  return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };
 };
 
 const stalledOnInput = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {

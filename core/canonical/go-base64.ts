@@ -3,7 +3,8 @@
  * `binaryData`): Go's `base64.StdEncoding.Decode`, which skips `\r` and `\n`, needs the padding,
  * and reports the first bad input byte (`illegal base64 data at input byte N`). A faithful port
  * (Node's decoder skips garbage silently), so the offset in the error is the server's; what the
- * server stores is the bytes re-encoded, so the canonical text is answered too.
+ * server stores is the bytes re-encoded, so the canonical text is answered too. Pure (no Buffer):
+ * the planner stores Secret data as the server does (core/canonical/canonical.ts).
  */
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const sextet = new Map([...alphabet].map((char, i) => [char, i] as const));
@@ -54,6 +55,18 @@ const quantum = (
   return { sextets, next: at, end: false };
 };
 
+/** Standard base64 with padding of `bytes`. */
+const base64OfBytes = (bytes: ReadonlyArray<number>): string => {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const triple = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += (alphabet[(triple >> 18) & 63] ?? '') + (alphabet[(triple >> 12) & 63] ?? '');
+    out += i + 1 < bytes.length ? (alphabet[(triple >> 6) & 63] ?? '') : '=';
+    out += i + 2 < bytes.length ? (alphabet[triple & 63] ?? '') : '=';
+  }
+  return out;
+};
+
 const bytesOf = (sextets: ReadonlyArray<number>): ReadonlyArray<number> => {
   if (sextets.length === 0) return [];
   const value = sextets.reduce((acc, s, i) => acc | (s << (18 - 6 * i)), 0);
@@ -71,5 +84,5 @@ export const decodeGoBase64 = (text: string): Base64Decoded => {
     if (read.end) break;
     at = read.next;
   }
-  return { ok: true, canonical: Buffer.from(bytes).toString('base64') };
+  return { ok: true, canonical: base64OfBytes(bytes) };
 };
