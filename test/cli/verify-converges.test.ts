@@ -92,7 +92,7 @@ describe('plan --verify-converges', () => {
   it('is documented in --help with its exit code', async () => {
     const help = await runCli(['plan', '--help']);
     expect(help.stdout).toContain('--verify-converges');
-    expect(help.stdout).toMatch(/ {2}3 {2}with --verify-converges only/);
+    expect(help.stdout).toMatch(/ {2}4 {2}with --verify-converges only/);
   });
 });
 
