@@ -17,6 +17,8 @@ import {
   type PlanOptions,
   type ScopeTable,
   type TenancyPolicy,
+  createMemo,
+  type Memo,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';
@@ -27,7 +29,7 @@ import { HotLoopHistory } from './hot-loop-history.js';
 import { KnownScopes } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { APPLICATION_PRIMARY, type Primary } from './primary.js';
+import { applicationPrimary, type Primary } from './primary.js';
 import { PrimaryStore, applicationKey, type PrimaryChange } from './primary-store.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import { ReconcileStep } from './reconcile-step.js';
@@ -107,6 +109,8 @@ export class Controller {
   private readonly step: ReconcileStep;
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
+  /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
+  private readonly memo: Memo = createMemo();
   /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
   private readonly kindsWatchedFor = new WeakMap<
     Application,
@@ -123,13 +127,13 @@ export class Controller {
     const resyncMs = options.resyncMs ?? 10 * 60_000;
     const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
-    this.scopes = new KnownScopes(options.scopes ?? builtinScopes);
+    this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo);
     this.queue = new WorkQueue(clock, {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
     });
     this.store = new PrimaryStore(options.cluster, {
-      primary: options.primary ?? APPLICATION_PRIMARY,
+      primary: options.primary ?? applicationPrimary(this.memo),
       clock,
       resyncMs,
       relistMs,
@@ -154,7 +158,7 @@ export class Controller {
       },
       onError: (error, where) => this.reportApiError(error, where),
       onUnserved: (kind) => this.scopes.forget(kind),
-      wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
+      wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
     });
     this.owned = new OwnedKeys(options.shard, { keys: () => this.store.keys(), enqueue: (key) => this.queue.add(key) });
     // The operator's own client behind the abandon fence, built once (it asks `mayWrite` at each write), not per reconcile.
@@ -170,6 +174,7 @@ export class Controller {
       store: this.store,
       children: this.children,
       scopes: this.scopes,
+      memo: this.memo,
       hotLoops: this.hotLoops,
       watchChildrenOf: (application) => this.watchChildrenOf(application),
       watchChildren: options.watchChildren !== false,
@@ -316,7 +321,7 @@ export class Controller {
     const handed = this.kindsWatchedFor.get(application);
     if (handed !== undefined && handed.scopes === scopes && handed.stops === this.children.stops) return;
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
-    this.children.watch(kindsOf(application).filter((kind) => this.scopes.knows(kind)));
+    this.children.watch(kindsOf(application, this.memo).filter((kind) => this.scopes.knows(kind)));
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
   }
 

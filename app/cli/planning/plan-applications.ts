@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   conditionOf,
-  plan,
+  createPlanner,
   type Application,
   type Plan,
   type Resource,
@@ -42,6 +42,8 @@ export const planApplications = (args: {
   readonly tenancy?: TenancyPolicy;
 }): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Planned>> => {
   const scopes = scopesFor(args.crds, args.snapshot.objects);
+  // One planner per run: Applications sharing objects (one snapshot, one scope table) derive them once.
+  const planner = createPlanner();
   const planned = args.applications.map((input): Planned => {
     const application = withClusterState(
       input.application,
@@ -51,7 +53,7 @@ export const planApplications = (args: {
     return {
       input,
       application,
-      plan: plan({
+      plan: planner.plan({
         application,
         live,
         scopes,
