@@ -322,19 +322,34 @@ const pairWithLive = (
     const schema = schemaFor(schemas, resource);
     const owned = live !== undefined && isOwnedBy(live, owner);
     const writable = owned || (adopt && live !== undefined && ownerOf(live) === undefined);
-    const pair = { resource, schema, live, owned, writable, unchanged: undefined, lastApplied: resource };
-    if (live === undefined || schema === undefined || !writable) return { ...pair, compared: compared(pair, context) };
-    const observed = owned ? findObserved(resource) : undefined;
     const asCompared = asCreated(resource, schema, owner, memo);
+    const found = { resource, schema, live, owned, writable };
+    if (live === undefined || schema === undefined || !writable) return pairing(found, undefined, resource, asCompared);
+    const observed = owned ? findObserved(resource) : undefined;
     if (observed !== undefined && unchangedSinceObserved(asCompared, live, observed, schema))
-      return { ...pair, unchanged: observed, compared: asCompared };
-    const lastApplied = learnFromLive(resource, live, schema);
-    return { ...pair, lastApplied, compared: compared({ ...pair, lastApplied }, context) };
+      return pairing(found, observed, resource, asCompared);
+    const learned = learnFromLive(resource, live, schema);
+    const compared = learned === resource ? asCompared : asCreated(learned, schema, owner, memo);
+    return pairing(found, undefined, learned, compared);
   });
 };
 
-const compared = (pair: Pick<Pairing, 'lastApplied' | 'schema'>, context: Context): Resource =>
-  asCreated(pair.lastApplied, pair.schema, context.owner, context.memo);
+/** A `Pairing` from what was found and what was decided (fields listed: one object, no spread copy). */
+const pairing = (
+  found: Pick<Pairing, 'resource' | 'schema' | 'live' | 'owned' | 'writable'>,
+  unchanged: JsonObject | undefined,
+  lastApplied: Resource,
+  compared: Resource,
+): Pairing => ({
+  resource: found.resource,
+  schema: found.schema,
+  live: found.live,
+  owned: found.owned,
+  writable: found.writable,
+  unchanged,
+  lastApplied,
+  compared,
+});
 
 /**
  * The current state: an entry per live object we may write (the previous one where unchanged),
