@@ -41,7 +41,8 @@ const withValueAt = (object: Resource, path: ReadonlyArray<string>, value: JsonV
       if (Array.isArray(node) && !(String(Number(step)) === step && Number(step) < node.length)) return;
       if (i === path.length - 1) node[step] = value;
       else {
-        const child = node[step];
+        // Own members only: `__proto__` must never reach the prototype (assigning it throws instead).
+        const child = Object.hasOwn(node, step) ? node[step] : undefined;
         if (typeof child !== 'object' || child === null) node[step] = {};
         node = node[step] as Container;
       }
