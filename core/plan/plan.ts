@@ -323,33 +323,28 @@ const pairWithLive = (
     const owned = live !== undefined && isOwnedBy(live, owner);
     const writable = owned || (adopt && live !== undefined && ownerOf(live) === undefined);
     const asCompared = asCreated(resource, schema, owner, memo);
-    const found = { resource, schema, live, owned, writable };
-    if (live === undefined || schema === undefined || !writable) return pairing(found, undefined, resource, asCompared);
+    // One object per resource (this runs for every resource of every plan), completed below while still local.
+    const pair: { -readonly [K in keyof Pairing]: Pairing[K] } = {
+      resource,
+      schema,
+      live,
+      owned,
+      writable,
+      unchanged: undefined,
+      lastApplied: resource,
+      compared: asCompared,
+    };
+    if (live === undefined || schema === undefined || !writable) return pair;
     const observed = owned ? findObserved(resource) : undefined;
-    if (observed !== undefined && unchangedSinceObserved(asCompared, live, observed, schema))
-      return pairing(found, observed, resource, asCompared);
-    const learned = learnFromLive(resource, live, schema);
-    const compared = learned === resource ? asCompared : asCreated(learned, schema, owner, memo);
-    return pairing(found, undefined, learned, compared);
+    if (observed !== undefined && unchangedSinceObserved(asCompared, live, observed, schema)) {
+      pair.unchanged = observed;
+      return pair;
+    }
+    pair.lastApplied = learnFromLive(resource, live, schema);
+    if (pair.lastApplied !== resource) pair.compared = asCreated(pair.lastApplied, schema, owner, memo);
+    return pair;
   });
 };
-
-/** A `Pairing` from what was found and what was decided (fields listed: one object, no spread copy). */
-const pairing = (
-  found: Pick<Pairing, 'resource' | 'schema' | 'live' | 'owned' | 'writable'>,
-  unchanged: JsonObject | undefined,
-  lastApplied: Resource,
-  compared: Resource,
-): Pairing => ({
-  resource: found.resource,
-  schema: found.schema,
-  live: found.live,
-  owned: found.owned,
-  writable: found.writable,
-  unchanged,
-  lastApplied,
-  compared,
-});
 
 /**
  * The current state: an entry per live object we may write (the previous one where unchanged),
