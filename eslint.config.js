@@ -2,7 +2,10 @@
 // core is pure (fp-ts, io-ts, immer and itself; no process/console/timers/clock/randomness),
 // only adapters/kubernetes touches @kubernetes/client-node, only app/cli touches process.
 // Import cycles are checked by tools/lint/no-cycles.ts (part of `npm run lint`).
+// Core and app/reconcile keep no module-level state (tools/lint/no-module-state.js), and no core
+// function is longer than 50 lines (issue 18).
 import tseslint from 'typescript-eslint';
+import kreconcile from './tools/lint/no-module-state.js';
 
 const impureGlobals = [
   'process',
@@ -63,6 +66,18 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // A memo is a value its caller owns: no module-level `let`, no module-level collection that is written.
+    files: ['core/**/*.ts', 'app/reconcile/**/*.ts'],
+    plugins: { kreconcile },
+    rules: { 'kreconcile/no-module-state': 'error' },
+  },
+  {
+    // A planner a reader can follow: small functions (arbitraries are generators, not the core API).
+    files: ['core/**/*.ts'],
+    ignores: ['core/**/*.arbitrary.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }] },
   },
   {
     // Arbitraries live beside the codecs they generate (ARCHITECTURE.md example 10); they may

@@ -14,7 +14,7 @@ import {
   builtinScopes,
   decodeApplication,
   ownerOf,
-  plan,
+  createPlanner,
   type Resource,
 } from '../core/index.js';
 import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
@@ -292,9 +292,11 @@ export const barePlan = async (cluster: MemoryCluster, now: string): Promise<() 
       live: byOwner.get(`${object.metadata.namespace ?? 'default'}/${object.metadata.name}`) ?? [],
     };
   });
+  // Re-planning the same objects through one planner, as the controller does with its memo.
+  const planner = createPlanner();
   const planAll = (): void => {
     for (const input of inputs) {
-      const planned = plan({ ...input, scopes: builtinScopes, now, options: { readiness: 'existence' } });
+      const planned = planner.plan({ ...input, scopes: builtinScopes, now, options: { readiness: 'existence' } });
       if (planned.actions.length > 0)
         throw new Error(
           `${input.application.metadata.name} is not in sync: ${JSON.stringify(planned.actions).slice(0, 1500)} live ${input.live.length}`,

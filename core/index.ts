@@ -5,7 +5,8 @@ export { updateLastAppliedManifestFromSpec, updateLastAppliedManifestFromRespons
 export { updateLastObservedManifestFromResponse, removeFromLastObservedManifest } from './manifest/last-observed.js';
 export { calculateResourceDelta, type ResourceDelta } from './delta/resource-delta.js';
 export { driftOf, type Drift } from './delta/drift.js';
-export { plan, type PlanInput, type PlanOptions } from './plan/plan.js';
+export { plan, createPlanner, type Planner, type PlanInput, type PlanOptions } from './plan/plan.js';
+export { createMemo, keep, memoTable, recall, remember, type Memo, type MemoTable } from './memo/memo.js';
 export type * from './plan/types.js';
 export { installRank } from './plan/order.js';
 export {

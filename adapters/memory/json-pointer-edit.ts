@@ -1,4 +1,8 @@
-/** Immutable reads and edits of JSON documents addressed by RFC 6901 pointer tokens (own properties only). */
+/**
+ * Immutable reads and edits of JSON documents addressed by RFC 6901 pointer tokens (own properties only).
+ * Not immer: a tenant's patch may add a `__proto__` member, which the API server stores as a key and
+ * an immer draft refuses to assign (it throws); `withKey` writes it as an own property.
+ */
 import {
   getOwn,
   hasOwn,

@@ -24,27 +24,29 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
+  keep,
+  memoTable,
+  recall,
+  remember,
+  type Memo,
 } from '../../core/index.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
-const kindsByApplication = new WeakMap<
-  Application,
-  ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>
->();
+const KINDS = memoTable<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>(
+  'kinds per Application object',
+);
 
-/** The kinds an Application touches: those in its manifest and those it observed before. */
+/** The kinds an Application touches: those in its manifest and those it observed before (kept in `memo`). */
 export const kindsOf = (
   application: Application,
-): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
-  const known = kindsByApplication.get(application);
-  if (known !== undefined) return known;
-  const kinds = distinctKinds([
-    ...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []),
-    ...statusEntries(application.status),
-  ]);
-  kindsByApplication.set(application, kinds);
-  return kinds;
-};
+  memo?: Memo,
+): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
+  remember(memo, KINDS, application, () =>
+    distinctKinds([
+      ...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []),
+      ...statusEntries(application.status),
+    ]),
+  );
 
 /**
  * The kinds the status names: what was observed, and what was last applied (recorded before the
@@ -75,11 +77,11 @@ const distinctKinds = (
 export const ownerOfApplication = (application: Application): Owner => ownerFor(application);
 
 /** Per Application object, the scope table last found to know every kind it names. */
-const settledScopes = new WeakMap<Application, ScopeTable>();
+const SETTLED_SCOPES = memoTable<Application, ScopeTable>('scope table knowing every kind, per Application object');
 
-/** Whether `scopes` was found to know every kind `application` names (then discovery need not be asked). */
-export const knowsEveryKind = (application: Application, scopes: ScopeTable): boolean =>
-  settledScopes.get(application) === scopes;
+/** Whether `scopes` was found (and kept in `memo`) to know every kind `application` names: then discovery need not be asked. */
+export const knowsEveryKind = (application: Application, scopes: ScopeTable, memo?: Memo): boolean =>
+  recall(memo, SETTLED_SCOPES, application) === scopes;
 
 /**
  * Completes a scope table with discovery for kinds it does not know (unknown kinds stay unknown).
@@ -90,13 +92,11 @@ export const resolveScopes = async (
   application: Application,
   scopes: ScopeTable,
   discovery: Discovery,
+  memo?: Memo,
 ): Promise<ScopeTable> => {
-  if (knowsEveryKind(application, scopes)) return scopes;
-  const missing = kindsOf(application).filter((kind) => scopeOf(scopes, kind) === undefined);
-  if (missing.length === 0) {
-    settledScopes.set(application, scopes);
-    return scopes;
-  }
+  if (knowsEveryKind(application, scopes, memo)) return scopes;
+  const missing = kindsOf(application, memo).filter((kind) => scopeOf(scopes, kind) === undefined);
+  if (missing.length === 0) return keep(memo, SETTLED_SCOPES, application, scopes);
   const found = await Promise.all(
     missing.map(async (kind) => [kind, await discovery.scopeOf(kind.apiVersion, kind.kind)()] as const),
   );
@@ -105,7 +105,7 @@ export const resolveScopes = async (
   );
   const completed = learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
   // Kinds discovery could not resolve are asked for again next time: only a complete answer is kept.
-  if (learned.length === missing.length) settledScopes.set(application, completed);
+  if (learned.length === missing.length) keep(memo, SETTLED_SCOPES, application, completed);
   return completed;
 };
 
@@ -144,6 +144,8 @@ export type LiveReadOptions = {
    * option. Saves one GET per child of a fresh Application.
    */
   readonly optimisticCreates?: boolean;
+  /** The caller's caches (a controller's): what is derived per Application object is kept there. */
+  readonly memo?: Memo;
 };
 
 /** The namespaces an Application touches: its own, and those its manifest and recorded status name. */
@@ -191,11 +193,11 @@ export const readLive = async (
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
   const owner = ownerOfApplication(application);
-  const desired = desiredIdentities(application, scopes, options.tenancy);
+  const desired = desiredIdentities(application, scopes, options.tenancy, options.memo);
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
   const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
-  const listed = kindsOf(application)
+  const listed = kindsOf(application, options.memo)
     .filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
     .flatMap((kind) =>
       (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({
@@ -243,7 +245,7 @@ type DesiredIdentities = {
   readonly tenancy: TenancyPolicy | undefined;
   readonly refs: ReadonlyArray<ObjectRef>;
 };
-const identitiesByApplication = new WeakMap<Application, DesiredIdentities>();
+const IDENTITIES = memoTable<Application, DesiredIdentities>('desired identities per Application object');
 
 /**
  * The identities of the desired objects the policy allows reading. Remembered per Application
@@ -254,16 +256,16 @@ const desiredIdentities = (
   application: Application,
   scopes: ScopeTable,
   tenancy: TenancyPolicy | undefined,
+  memo: Memo | undefined,
 ): ReadonlyArray<ObjectRef> => {
-  const known = identitiesByApplication.get(application);
+  const known = recall(memo, IDENTITIES, application);
   if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known.refs;
   const namespace = ownerOfApplication(application).namespace;
   const refs = desiredResources(application)
     .filter((resource) => scopeOf(scopes, resource) !== undefined)
     .map((resource) => identityOf(resource, scopes, namespace))
     .filter(readableFor(application, tenancy));
-  identitiesByApplication.set(application, { scopes, tenancy, refs });
-  return refs;
+  return keep(memo, IDENTITIES, application, { scopes, tenancy, refs }).refs;
 };
 
 /**

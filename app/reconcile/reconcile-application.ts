@@ -41,6 +41,11 @@ import {
   type Resource,
   type ScopeTable,
   type Verdict,
+  keep,
+  memoTable,
+  recall,
+  remember,
+  type Memo,
 } from '../../core/index.js';
 import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
@@ -89,6 +94,12 @@ export type ReconcileDeps = {
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
   readonly statusPatch?: (status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+  /**
+   * What the reconciles of one controller remember about the objects they saw (decoded
+   * Applications, scope checks, desired identities, the planner's caches), kept while the
+   * objects are; the Controller owns one. Without it every reconcile derives everything again.
+   */
+  readonly memo?: Memo;
 };
 
 export type ReconcileResult =
@@ -132,7 +143,7 @@ export const reconcileApplication = async (
     deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name);
     return { _tag: 'Gone' };
   }
-  const decoded = (deps.decode ?? decodedApplication)(read.right.value);
+  const decoded = (deps.decode ?? ((object: Resource) => decodedApplication(object, deps.memo)))(read.right.value);
   const usable = E.isRight(decoded) ? decoded : forDeletion(read.right.value);
   if (E.isLeft(usable)) return stallUndecodable(read.right.value, E.isLeft(decoded) ? decoded.left : [], deps);
   const application = usable.right;
@@ -286,28 +297,27 @@ const planFor = async (
   const translation: Translation =
     !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const named = translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application);
-  const scopes = knowsEveryKind(named, deps.scopes)
+  const named =
+    translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application, deps.memo);
+  const scopes = knowsEveryKind(named, deps.scopes, deps.memo)
     ? deps.scopes
-    : await resolveScopes(named, deps.scopes, deps.cluster);
+    : await resolveScopes(named, deps.scopes, deps.cluster, deps.memo);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
   const view =
     translation._tag !== 'Translated' && hookSecrets.length === 0
-      ? ownManifestView(application)
+      ? ownManifestView(application, deps.memo)
       : withManifest(application, [...manifest, ...hookSecrets]);
   const tenancy = deps.planOptions?.tenancy;
+  const readOptions = {
+    ...(tenancy === undefined ? {} : { tenancy }),
+    ...(deps.memo === undefined ? {} : { memo: deps.memo }),
+  };
   const live =
     access._tag === 'Impersonated'
       ? // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
-        await readLive(view, scopes, access.cluster, {
-          perNamespace: true,
-          ...(tenancy === undefined ? {} : { tenancy }),
-        })
-      : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, tenancy === undefined ? {} : { tenancy })))(
-          view,
-          scopes,
-        );
+        await readLive(view, scopes, access.cluster, { perNamespace: true, ...readOptions })
+      : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, readOptions)))(view, scopes);
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
@@ -325,7 +335,7 @@ const planFor = async (
             ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
             ...(hooks === undefined ? {} : { hooks }),
           };
-    const planned = planReconcile({ application: current, live: objects, scopes, now, options });
+    const planned = planReconcile({ application: current, live: objects, scopes, now, options }, deps.memo);
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
   };
   return E.right({ plan: replan(application, live.right), live: live.right, replan });
@@ -336,31 +346,20 @@ const planFor = async (
  * translation, no hook Secrets): one value per Application, so what is derived from it per
  * object can be kept.
  */
-const ownManifestView = (application: Application): Application => {
-  let view = ownManifestViews.get(application);
-  if (view === undefined) {
-    view = withManifest(application, [...manifestOf(application)]);
-    ownManifestViews.set(application, view);
-  }
-  return view;
-};
+const ownManifestView = (application: Application, memo: Memo | undefined): Application =>
+  remember(memo, OWN_MANIFEST_VIEWS, application, () => withManifest(application, [...manifestOf(application)]));
 
-const ownManifestViews = new WeakMap<Application, Application>();
+const OWN_MANIFEST_VIEWS = memoTable<Application, Application>('own-manifest view per Application object');
 
 /**
  * Decoding is the boundary between what the API server holds (anything a tenant wrote) and what the
  * planner may assume. Memoized per object: an unchanged object (same identity in the informer
  * cache) is decoded once, and its decoded spec keeps its identity for the planner's caches.
  */
-const decodedByObject = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
+const DECODED = memoTable<Resource, E.Either<ReadonlyArray<Issue>, Application>>('decoded Application per object');
 
-export const decodedApplication = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
-  const cached = decodedByObject.get(object);
-  if (cached !== undefined) return cached;
-  const decoded = decodeApplication(object);
-  decodedByObject.set(object, decoded);
-  return decoded;
-};
+export const decodedApplication = (object: Resource, memo?: Memo): E.Either<ReadonlyArray<Issue>, Application> =>
+  remember(memo, DECODED, object, decodeApplication);
 
 /**
  * An object being deleted whose spec no longer decodes is still cleaned up, never left Terminating
@@ -540,7 +539,7 @@ const writeStatus = (
   after: ApplicationStatus,
   deps: ReconcileDeps,
 ): Promise<E.Either<ClusterError, boolean>> =>
-  sameStatus((before ?? {}) as JsonObject, after as JsonObject)
+  sameStatus((before ?? {}) as JsonObject, after as JsonObject, deps.memo)
     ? STATUS_UNCHANGED
     : patchStatus(application, after, deps);
 
@@ -573,7 +572,7 @@ const patchStatus = async (
  * Application both keep their entries' identity (the informer's object, the planner's per-spec
  * caches), so a resync compares them by identity instead of walking every field.
  */
-const sameStatus = (before: JsonObject, after: JsonObject): boolean => {
+const sameStatus = (before: JsonObject, after: JsonObject, memo: Memo | undefined): boolean => {
   if (before === after) return true;
   let count = 0;
   for (const key in after) {
@@ -584,21 +583,21 @@ const sameStatus = (before: JsonObject, after: JsonObject): boolean => {
     const is = after[key];
     if (isJsonArray(was) && isJsonArray(is)) {
       if (was.length !== is.length) return false;
-      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] as JsonValue, is[i] as JsonValue)) return false;
+      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] as JsonValue, is[i] as JsonValue, memo)) return false;
     } else if (!jsonEqual(was, is)) return false;
   }
   return count === ownKeyCount(before);
 };
 
 /** For each stored entry, the computed entry last proven equal to it (values are never mutated). */
-const provenEqual = new WeakMap<object, object>();
+const PROVEN_EQUAL = memoTable<object, object>('computed status entry last proven equal, per stored entry');
 
-const sameEntry = (was: JsonValue, is: JsonValue): boolean => {
+const sameEntry = (was: JsonValue, is: JsonValue, memo: Memo | undefined): boolean => {
   if (was === is) return true;
   if (typeof was !== 'object' || was === null || typeof is !== 'object' || is === null) return jsonEqual(was, is);
-  if (provenEqual.get(was) === is) return true;
+  if (recall(memo, PROVEN_EQUAL, was) === is) return true;
   if (!jsonEqual(was, is)) return false;
-  provenEqual.set(was, is);
+  keep(memo, PROVEN_EQUAL, was, is);
   return true;
 };
 

@@ -17,6 +17,8 @@ import {
   type PlanOptions,
   type ScopeTable,
   type TenancyPolicy,
+  createMemo,
+  type Memo,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';
@@ -27,7 +29,7 @@ import { HotLoopHistory } from './hot-loop-history.js';
 import { KnownScopes, UnservedKinds } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { APPLICATION_PRIMARY, type Primary } from './primary.js';
+import { applicationPrimary, type Primary } from './primary.js';
 import { PrimaryStore, applicationKey, type PrimaryChange } from './primary-store.js';
 import { ReconcileLoop } from './reconcile-loop.js';
 import { ReconcileStep } from './reconcile-step.js';
@@ -111,6 +113,8 @@ export class Controller {
   private readonly step: ReconcileStep;
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
+  /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
+  private readonly memo: Memo = createMemo();
   /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
   private readonly kindsWatchedFor = new WeakMap<
     Application,
@@ -127,13 +131,13 @@ export class Controller {
     const resyncMs = options.resyncMs ?? 10 * 60_000;
     const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
-    this.scopes = new KnownScopes(options.scopes ?? builtinScopes);
+    this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo);
     this.queue = new WorkQueue(clock, {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
     });
     this.store = new PrimaryStore(options.cluster, {
-      primary: options.primary ?? APPLICATION_PRIMARY,
+      primary: options.primary ?? applicationPrimary(this.memo),
       clock,
       resyncMs,
       relistMs,
@@ -158,7 +162,7 @@ export class Controller {
       },
       onError: (error, where) => this.reportApiError(error, where),
       onUnserved: (kind) => this.kindGone(kind),
-      wantedKinds: () => [...this.store.applications()].flatMap(kindsOf),
+      wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
     });
     this.unserved = new UnservedKinds({
       discovery: options.cluster,
@@ -184,6 +188,7 @@ export class Controller {
       store: this.store,
       children: this.children,
       scopes: this.scopes,
+      memo: this.memo,
       hotLoops: this.hotLoops,
       watchChildrenOf: (application) => this.watchChildrenOf(application),
       watchChildren: options.watchChildren !== false,
@@ -335,7 +340,7 @@ export class Controller {
     const handed = this.kindsWatchedFor.get(application);
     if (handed !== undefined && handed.scopes === scopes && handed.stops === this.children.stops) return;
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
-    this.children.watch(kindsOf(application).filter((kind) => this.scopes.knows(kind)));
+    this.children.watch(kindsOf(application, this.memo).filter((kind) => this.scopes.knows(kind)));
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
   }
 
@@ -348,7 +353,11 @@ export class Controller {
     if (!this.scopes.forget(kind)) return;
     this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
     for (const application of this.store.applications())
-      if (kindsOf(application).some((named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind))
+      if (
+        kindsOf(application, this.memo).some(
+          (named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind,
+        )
+      )
         this.queue.add(applicationKey(application.metadata));
   }
 
@@ -361,7 +370,7 @@ export class Controller {
     }
     this.unserved.wait(
       key,
-      kindsOf(application).filter((kind) => !this.scopes.knows(kind)),
+      kindsOf(application, this.memo).filter((kind) => !this.scopes.knows(kind)),
     );
   }
 

@@ -11,6 +11,7 @@ import {
   type Clock,
   type Discovery,
   type ScopeTable,
+  type Memo,
 } from '../../core/index.js';
 import { knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
 
@@ -19,7 +20,11 @@ export type Kind = { readonly apiVersion: string; readonly kind: string };
 export class KnownScopes {
   private table: ScopeTable;
 
-  constructor(initial: ScopeTable = builtinScopes) {
+  /** `memo`: where what was found per Application object is kept (the controller's; none: nothing kept). */
+  constructor(
+    initial: ScopeTable = builtinScopes,
+    private readonly memo?: Memo,
+  ) {
     this.table = initial;
   }
 
@@ -36,8 +41,8 @@ export class KnownScopes {
   /** Asks discovery for the kinds `application` names that the table does not know yet. */
   async learnKindsOf(application: Application, discovery: Discovery): Promise<void> {
     // A primary found to name only known kinds asks nothing more while the table is current.
-    if (knowsEveryKind(application, this.table)) return;
-    this.table = await resolveScopes(application, this.table, discovery);
+    if (knowsEveryKind(application, this.table, this.memo)) return;
+    this.table = await resolveScopes(application, this.table, discovery, this.memo);
   }
 
   /**

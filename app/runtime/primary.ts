@@ -19,6 +19,7 @@ import {
   type JsonPatchOperation,
   type JsonValue,
   type Resource,
+  type Memo,
 } from '../../core/index.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
 
@@ -61,9 +62,18 @@ export type Primary = {
 export const APPLICATION_PRIMARY: Primary = {
   apiVersion: APPLICATION_API_VERSION,
   kind: APPLICATION_KIND,
-  decode: decodedApplication,
+  decode: (object) => decodedApplication(object),
   statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status as JsonValue }],
 };
+
+/**
+ * `APPLICATION_PRIMARY` decoding each object once while `memo` (a controller's) lives: an unchanged
+ * object keeps its decoded Application, so the planner's memo recognises it.
+ */
+export const applicationPrimary = (memo: Memo): Primary => ({
+  ...APPLICATION_PRIMARY,
+  decode: (object) => decodedApplication(object, memo),
+});
 
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
 export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';

@@ -18,6 +18,7 @@ import {
   type LiveVersions,
   type PlanOptions,
   type TenancyPolicy,
+  type Memo,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
@@ -43,6 +44,8 @@ export type ReconcileStepOptions = {
   readonly store: PrimaryStore;
   readonly children: ChildWatches;
   readonly scopes: KnownScopes;
+  /** The controller's memo (see ReconcileDeps.memo). */
+  readonly memo: Memo;
   readonly hotLoops: HotLoopHistory;
   /** Starts watching the child kinds a primary names (on demand, never waited for). */
   readonly watchChildrenOf: (application: Application) => void;
@@ -114,6 +117,7 @@ export class ReconcileStep {
       now: () => new Date(this.options.clock.now()).toISOString(),
       random: this.options.random,
       planOptions: this.options.planOptions,
+      memo: this.options.memo,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
       readLive: (application, scopes) =>
         readLive(
@@ -121,8 +125,13 @@ export class ReconcileStep {
           scopes,
           reads,
           this.options.watchChildren
-            ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
-            : { perNamespace: true, ...tenancyOption },
+            ? {
+                cache: children.liveCache(),
+                optimisticCreates: !this.readDirectly.has(key),
+                memo: this.options.memo,
+                ...tenancyOption,
+              }
+            : { perNamespace: true, memo: this.options.memo, ...tenancyOption },
         ),
       guard: (application, plan, live) => {
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.

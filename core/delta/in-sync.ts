@@ -15,6 +15,7 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
+import { memoTable, remember, type Memo } from '../memo/memo.js';
 
 /** A check that `live` still matches an entry of one `lastObservedManifest` list (see `inSyncWith`). */
 export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode) => boolean;
@@ -24,17 +25,13 @@ export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: Json
  * `desired`, holds nothing new to learn, and projects exactly onto `observed` (its entry). False
  * means "take the slow path", never "out of sync".
  * A reconcile with nothing changed plans the same Application, so the same list, against the same
- * live objects: the last proof per entry is kept with the list (all four inputs are immutable, so
- * the same four give the same answer). One weak entry per list, not one per live object: on fresh
+ * live objects: with a memo, the last proof per entry is kept with the list (all four inputs are
+ * immutable, so the same four give the same answer). One weak entry per list, not one per live object: on fresh
  * objects a weak-map insertion costs about a microsecond, more than the rest of the bookkeeping.
  */
-export const inSyncWith = (entries: ReadonlyArray<JsonObject>): InSyncCheck => {
-  let proofs = proofsByList.get(entries);
-  if (proofs === undefined) {
-    proofs = new Map();
-    proofsByList.set(entries, proofs);
-  }
-  const known = proofs;
+export const inSyncWith = (entries: ReadonlyArray<JsonObject>, memo?: Memo): InSyncCheck => {
+  if (memo === undefined) return walkInSync;
+  const known = remember(memo, PROOFS, entries, () => new Map());
   return (desired, live, observed, schema) => {
     const proven = known.get(observed);
     if (proven !== undefined && proven.live === live && proven.desired === desired && proven.schema === schema)
@@ -47,8 +44,11 @@ export const inSyncWith = (entries: ReadonlyArray<JsonObject>): InSyncCheck => {
 
 type Proof = { readonly live: JsonObject; readonly desired: JsonObject; readonly schema: SchemaNode };
 
-/** The last proof per entry (at most one each: a later proof for an entry replaces it). */
-const proofsByList = new WeakMap<ReadonlyArray<JsonObject>, Map<JsonObject, Proof>>();
+/**
+ * The last proof per entry (at most one each: a later proof for an entry replaces it). The key is
+ * the whole input: the entry's list (and the entry), with the other three inputs in the proof.
+ */
+const PROOFS = memoTable<ReadonlyArray<JsonObject>, Map<JsonObject, Proof>>('in-sync proofs per observed list');
 
 const walkInSync = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode): boolean => {
   if (!isJsonObject(schema)) return false;

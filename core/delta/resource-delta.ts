@@ -5,6 +5,7 @@ import type { Resource } from '../model/resource.js';
 import { resourceFinder } from '../manifest/identity.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { hasDrift } from './drift.js';
+import type { Memo } from '../memo/memo.js';
 
 export type ResourceDelta = {
   /** Desired, not in the current state: to create. */
@@ -24,13 +25,16 @@ export const calculateResourceDelta = (args: {
   readonly lastObservedManifest: ReadonlyArray<JsonObject>;
   readonly mangledObserverSchema: ReadonlyArray<ObserverSchema>;
   readonly namespace?: string;
+  /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
+  readonly memo?: Memo;
 }): ResourceDelta => {
-  const schemas = indexSchemas(args.mangledObserverSchema);
+  const { memo, namespace } = args;
+  const schemas = indexSchemas(args.mangledObserverSchema, memo);
   // Nothing desired left to compare (a plan in sync passes none): no index of the current state is built.
   const findCurrent =
-    args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, args.namespace);
+    args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, namespace, memo);
   const findDesired =
-    args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, args.namespace);
+    args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, namespace, memo);
   const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent?.(desired)] as const);
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),

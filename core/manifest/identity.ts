@@ -2,29 +2,33 @@
 import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeOf, type Scope, type ScopeTable } from '../model/scope.js';
+import { memoTable, remember, type Memo } from '../memo/memo.js';
 
 /** Reference of a resource; a namespaced resource without namespace lives in `defaultNamespace`. */
-export const identityOf = (resource: JsonObject, scopes: ScopeTable, defaultNamespace: string): ObjectRef => {
+export const identityOf = (
+  resource: JsonObject,
+  scopes: ScopeTable,
+  defaultNamespace: string,
+  memo?: Memo,
+): ObjectRef => {
   const apiVersion = String(getOwn(resource, 'apiVersion'));
   const kind = String(getOwn(resource, 'kind'));
   const metadata = getOwn(resource, 'metadata');
   const name = isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '';
   const written = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
-  if (knownScope(scopes, apiVersion, kind) === 'Cluster') return { apiVersion, kind, name };
+  if (knownScope(scopes, apiVersion, kind, memo) === 'Cluster') return { apiVersion, kind, name };
   return { apiVersion, kind, name, namespace: typeof written === 'string' ? written : defaultNamespace };
 };
 
 /**
- * `scopeOf`, remembered per table and (apiVersion, kind): a plan asks for every resource, several
- * times, and `scopeOf` builds (and hashes) a key string each time. Tables are immutable by
- * contract; a tenant can write any number of kinds, so at most `MAX_REMEMBERED_KINDS` per table.
+ * `scopeOf`, remembered in `memo` per table and (apiVersion, kind): a plan asks for every
+ * resource, several times, and `scopeOf` builds (and hashes) a key string each time. Tables are
+ * immutable by contract; a tenant can write any number of kinds, so at most
+ * `MAX_REMEMBERED_KINDS` per table.
  */
-export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string): Scope | undefined => {
-  let remembered = rememberedScopes.get(scopes);
-  if (remembered === undefined) {
-    remembered = { count: 0, byVersion: new Map() };
-    rememberedScopes.set(scopes, remembered);
-  }
+export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string, memo?: Memo): Scope | undefined => {
+  if (memo === undefined) return scopeOf(scopes, { apiVersion, kind });
+  const remembered = remember(memo, REMEMBERED_SCOPES, scopes, () => ({ count: 0, byVersion: new Map() }));
   const found = remembered.byVersion.get(apiVersion)?.get(kind);
   if (found !== undefined) return found === NOT_A_SCOPE ? undefined : found;
   const scope = scopeOf(scopes, { apiVersion, kind });
@@ -37,10 +41,10 @@ export const knownScope = (scopes: ScopeTable, apiVersion: string, kind: string)
 
 const NOT_A_SCOPE = 'unknown';
 const MAX_REMEMBERED_KINDS = 1000;
-const rememberedScopes = new WeakMap<
+const REMEMBERED_SCOPES = memoTable<
   ScopeTable,
   { count: number; readonly byVersion: Map<string, Map<string, Scope | typeof NOT_A_SCOPE>> }
->();
+>('scopes per scope table and kind');
 
 /** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
 export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
@@ -85,20 +89,22 @@ export const writtenKey = (object: JsonObject): string => {
 export const resourceFinder = <T extends JsonObject>(
   entries: ReadonlyArray<T>,
   defaultNamespace?: string,
+  memo?: Memo,
 ): ((query: JsonObject) => T | undefined) => {
+  if (memo === undefined) return buildFinder(entries, defaultNamespace);
   // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
-  const cached = finders.get(entries);
-  if (cached !== undefined && cached.defaultNamespace === defaultNamespace)
-    return cached.find as (query: JsonObject) => T | undefined;
+  const byNamespace = remember(memo, FINDERS, entries, () => new Map());
+  const cached = byNamespace.get(defaultNamespace);
+  if (cached !== undefined) return cached as (query: JsonObject) => T | undefined;
   const find = buildFinder(entries, defaultNamespace);
-  finders.set(entries, { defaultNamespace, find });
+  byNamespace.set(defaultNamespace, find);
   return find;
 };
 
-const finders = new WeakMap<
+const FINDERS = memoTable<
   ReadonlyArray<JsonObject>,
-  { readonly defaultNamespace: string | undefined; readonly find: (query: JsonObject) => JsonObject | undefined }
->();
+  Map<string | undefined, (query: JsonObject) => JsonObject | undefined>
+>('finder per list and default namespace');
 
 /**
  * Entries by (apiVersion, kind, name) in nested maps keyed by the values themselves: no key
@@ -168,16 +174,11 @@ export type IdentityIndex<T> = {
  * a lookup builds no key string and caches nothing per object, which is what costs when every
  * object is new (after a relist or a restart). A later object with the same identity wins.
  */
-export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>, memo?: Memo): IdentityIndex<T> =>
   // Lists are immutable by contract: a plan re-planning the same lists reuses their index.
-  const cached = identityIndexes.get(objects);
-  if (cached !== undefined) return cached as IdentityIndex<T>;
-  const built = buildIdentityIndex(objects);
-  identityIndexes.set(objects, built);
-  return built;
-};
+  remember(memo, IDENTITY_INDEXES, objects, buildIdentityIndex) as IdentityIndex<T>;
 
-const identityIndexes = new WeakMap<ReadonlyArray<Resource>, IdentityIndex<Resource>>();
+const IDENTITY_INDEXES = memoTable<ReadonlyArray<Resource>, IdentityIndex<Resource>>('identity index per list');
 
 const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
   const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();

@@ -15,6 +15,7 @@ import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { resourceFinder, sameResource } from './identity.js';
 import { projectKnown } from './project.js';
 import { mirrorsIn } from '../schema/default.js';
+import type { Memo } from '../memo/memo.js';
 
 /**
  * Step 3: desired = a copy of the spec; for observed keys the spec does not set, the value
@@ -27,10 +28,12 @@ export const updateLastAppliedManifestFromSpec = (args: {
   readonly lastAppliedManifest: ReadonlyArray<Resource> | undefined;
   /** The Application's namespace: resources written without one live there. */
   readonly namespace?: string;
+  /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
+  readonly memo?: Memo;
 }): ReadonlyArray<Resource> => {
-  const schemas = indexSchemas(args.mangledObserverSchema);
-  const findEarlier = resourceFinder(args.lastAppliedManifest ?? [], args.namespace);
-  const mirrors = mirrorsIn(args.mangledObserverSchema);
+  const schemas = indexSchemas(args.mangledObserverSchema, args.memo);
+  const findEarlier = resourceFinder(args.lastAppliedManifest ?? [], args.namespace, args.memo);
+  const mirrors = mirrorsIn(args.mangledObserverSchema, args.memo);
   return args.manifest.map((resource) => {
     const earlier = findEarlier(resource);
     const schema = schemaFor(schemas, resource);

@@ -100,17 +100,8 @@ export const refOf = (resource: Resource): ObjectRef => {
 export const isResource = (value: JsonValue | undefined): value is Resource => Resource.is(value);
 
 /** `refKey(refOf(resource))` without building the reference (hot path of planning). */
-export const resourceKey = (resource: Resource): string => {
-  let key = keyCache.get(resource);
-  if (key === undefined) {
-    key = `${resource.apiVersion}|${resource.kind}|${resource.metadata.namespace ?? ''}|${resource.metadata.name}`;
-    keyCache.set(resource, key);
-  }
-  return key;
-};
-
-// Resources are immutable by contract, so a key computed once stays true for the object's life.
-const keyCache = new WeakMap<object, string>();
+export const resourceKey = (resource: Resource): string =>
+  `${resource.apiVersion}|${resource.kind}|${resource.metadata.namespace ?? ''}|${resource.metadata.name}`;
 
 /** The resources with duplicate identities dropped (first one kept). */
 export const uniqueResources = (resources: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {

@@ -1,5 +1,6 @@
 /** Ownership marks: how a child is recognised as belonging to one Application. */
-import { getOwn, isJsonObject, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonObject, jsonEqual, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import { memoTable, recall, keep, type Memo } from '../memo/memo.js';
 import { escapePointerToken } from '../json/path.js';
 import {
   APPLICATION_API_VERSION,
@@ -103,7 +104,7 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
  * schema observes `metadata.labels`, `annotations` or `ownerReferences` as a whole (else a patch
  * would remove our own marks). Otherwise the resource itself: the marks are not observed.
  */
-export const asCreated = (resource: Resource, schema: JsonValue | undefined, owner: Owner): Resource => {
+export const asCreated = (resource: Resource, schema: JsonValue | undefined, owner: Owner, memo?: Memo): Resource => {
   const metadata = isJsonObject(schema) ? getOwn(schema, 'metadata') : undefined;
   const observesMarks =
     isJsonObject(metadata) &&
@@ -111,20 +112,17 @@ export const asCreated = (resource: Resource, schema: JsonValue | undefined, own
       getOwn(metadata, 'annotations') === null ||
       getOwn(metadata, 'ownerReferences') === null);
   if (!observesMarks) return resource;
-  // Planning compares and creates the same desired objects reconcile after reconcile: the marked
-  // copy is kept per object (immutable by contract) for the owner it was made for.
-  const cached = markedCopies.get(resource);
-  const mark = ownerMark(owner);
-  if (cached !== undefined && cached.mark === mark && cached.uid === owner.uid) return cached.value;
-  const value = withOwnershipMarks(resource, refOf(resource), owner);
-  markedCopies.set(resource, { mark, uid: owner.uid, value });
-  return value;
+  // Planning compares and creates the same desired objects reconcile after reconcile: with a memo,
+  // the marked copy is kept per object (immutable by contract) with the whole owner it was made for.
+  const cached = recall(memo, MARKED_COPIES, resource);
+  if (cached !== undefined && jsonEqual(cached.owner as JsonValue, owner as JsonValue)) return cached.value;
+  return keep(memo, MARKED_COPIES, resource, { owner, value: withOwnershipMarks(resource, refOf(resource), owner) })
+    .value;
 };
 
-const markedCopies = new WeakMap<
-  object,
-  { readonly mark: string; readonly uid: string | undefined; readonly value: Resource }
->();
+const MARKED_COPIES = memoTable<Resource, { readonly owner: Owner; readonly value: Resource }>(
+  'resource with owner marks, per resource and owner',
+);
 
 const SERVER_SET_METADATA = new Set([
   'resourceVersion',

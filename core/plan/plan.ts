@@ -18,7 +18,8 @@ import {
 } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
-import { calculateResourceDelta } from '../delta/resource-delta.js';
+import { calculateResourceDelta, type ResourceDelta } from '../delta/resource-delta.js';
+import { createMemo, keep, memoTable, recall, sameInputs, type Memo } from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
@@ -106,18 +107,20 @@ type Context = {
   readonly input: PlanInput;
   /** Where this Application may write (core/plan/tenancy.ts). */
   readonly tenancy: Tenancy;
+  /** The caller's caches, or this call's own (core/memo/memo.ts). */
+  readonly memo: Memo;
 };
 
 /**
  * Plans one reconcile.
  * Guarantees: never throws on a decoded Application; never mutates its inputs; patches touch
- * observed fields only; objects owned by another Application are never in a write action.
+ * observed fields only; objects owned by another Application are never in a write action. Equal
+ * inputs give equal plans, whatever `memo` held before: a memo only saves work (see `createPlanner`).
  * Errors: an invalid spec or schema, an unknown kind or a foreign object are reported in the
  * plan's status (`Stalled` with reason) and outcome, never thrown.
  */
-export const plan = (input: PlanInput): Plan => {
+export const plan = (input: PlanInput, memo: Memo = createMemo()): Plan => {
   const application = input.application;
-  const metadata = application.metadata;
   const owner: Owner = ownerFor(application);
   const context: Context = {
     application,
@@ -125,22 +128,28 @@ export const plan = (input: PlanInput): Plan => {
     status: application.status ?? {},
     input,
     tenancy: tenancyFor(input.options?.tenancy, owner.namespace),
+    memo,
   };
-  const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+  const planned = application.metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
 };
 
+/** A `plan` that keeps what it derived for the next call: what a controller or a long CLI run holds. */
+export type Planner = { readonly plan: (input: PlanInput) => Plan; readonly memo: Memo };
+
+/**
+ * A planner with its own memo. Keep it while re-planning the same objects (an informer cache's
+ * Applications and live objects): unchanged inputs are then recognised by identity and skip the
+ * work; drop it (and its memo) to free what it holds. Plans equal those of `plan(input)`.
+ */
+export const createPlanner = (memo: Memo = createMemo()): Planner => ({ plan: (input) => plan(input, memo), memo });
+
 const planApply = (context: Context): Plan => {
+  const desired = desiredState(context);
+  if (E.isLeft(desired)) return stalledPlan(context, desired.left);
+  const { mangled, fromSpec } = desired.right;
   const { input } = context;
-  // Live objects teach scopes only of kinds the table lacks: with every kind known, nothing is learned.
-  const snapshot = input.live ?? NO_LIVE;
-  const scopes = snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind) !== undefined)
-    ? input.scopes
-    : withLiveScopes(input.scopes, snapshot);
-  const prepared = prepareDesired(context, scopes);
-  if (E.isLeft(prepared)) return stalledPlan(context, prepared.left);
-  const { mangled, fromSpec } = prepared.right;
   const live =
     input.live === undefined
       ? undefined
@@ -157,44 +166,50 @@ const planApply = (context: Context): Plan => {
       { _tag: 'Stalled', reason: 'Forbidden', message: forbiddenMessage(forbidden) },
       forbidden,
     );
-  return live === undefined
-    ? planFromStatus(context, mangled, fromSpec)
-    : planFromLive(context, mangled, fromSpec, live);
+  return live === undefined ? planFromStatus(context, desired.right) : planFromLive(context, desired.right, live);
 };
 
-type Prepared = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
+/** Step "desired": the schemas in force and the desired resources (spec, defaults, learned values, hooks). */
+type Desired = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
 type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
 
 /**
- * Steps 2–3 (validate, default schemas, desired from spec) depend only on the spec, the
- * previous desired state and the scopes; a no-op reconcile re-plans the same objects, so the
- * last result per spec object is kept (inputs are immutable, so identity implies equality).
+ * What the desired state of one Application object was computed from, besides the object itself:
+ * the scope table in force and the options. The entry is dropped when any of them changes.
  */
-const preparedBySpec = new WeakMap<
-  object,
-  { readonly key: ReadonlyArray<unknown>; readonly value: E.Either<Stalled, Prepared> }
->();
-
-const prepareDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
-  const spec = context.application.spec as object | undefined;
-  // `scopes` includes what the live snapshot taught (`withLiveScopes`): part of the key, or a kind
-  // known from one snapshot would stay known for every later plan of the same spec object.
-  const key = [
-    context.status.lastAppliedManifest,
-    scopes,
-    context.owner.namespace,
-    context.input.options?.translatedManifest,
-    context.input.options?.hooks,
-  ];
-  const cached = spec === undefined || spec === null ? undefined : preparedBySpec.get(spec);
-  if (cached !== undefined && cached.key.every((part, i) => part === key[i])) return cached.value;
-  const value = computeDesired(context, scopes);
-  if (spec !== undefined && spec !== null && typeof spec === 'object') preparedBySpec.set(spec, { key, value });
-  return value;
+type DesiredEntry = {
+  readonly scopes: ScopeTable;
+  readonly options: PlanOptions | undefined;
+  readonly value: E.Either<Stalled, Desired>;
 };
 
-const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Prepared> => {
-  const { input, owner } = context;
+/**
+ * Steps 2–4 (validate, default schemas, desired from spec, hooks) read the Application and the
+ * options only, with the scope table: a no-op reconcile re-plans the same Application object, so
+ * its result is kept per Application object (its spec, metadata and status all covered by the
+ * object's identity), with the other inputs compared on every own key.
+ */
+const DESIRED = memoTable<Application, DesiredEntry>('desired state per Application object');
+
+const desiredState = (context: Context): E.Either<Stalled, Desired> => {
+  const { input, memo, application } = context;
+  const scopes = scopesFor(input, memo);
+  const known = recall(memo, DESIRED, application);
+  if (known !== undefined && known.scopes === scopes && sameInputs(known.options, input.options)) return known.value;
+  return keep(memo, DESIRED, application, { scopes, options: input.options, value: computeDesired(context, scopes) })
+    .value;
+};
+
+/** Live objects teach scopes only of kinds the table lacks: with every kind known, nothing is learned. */
+const scopesFor = (input: PlanInput, memo: Memo): ScopeTable => {
+  const snapshot = input.live ?? NO_LIVE;
+  return snapshot.every((object) => knownScope(input.scopes, object.apiVersion, object.kind, memo) !== undefined)
+    ? input.scopes
+    : withLiveScopes(input.scopes, snapshot);
+};
+
+const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled, Desired> => {
+  const { input, owner, memo } = context;
   const spec = context.application.spec;
   // Only a CustomResourceDefinition declares a scope (`withCrdScopes` skips anything else): only they are passed.
   const manifestScopes = withCrdScopes(
@@ -211,9 +226,9 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
   // It also stores quantities and bytes in their canonical form (core/canonical/canonical.ts): so does the desired state.
   const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData).map(canonicalResource) };
-  const mangled = generateDefaultObserverSchema(folded);
+  const mangled = generateDefaultObserverSchema(folded, memo);
   const desired = folded.manifest.map((resource) =>
-    withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace)),
+    withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace, memo)),
   );
   // A digest in the status is not a value: the keys it stands for are learned again from the live object.
   const marked = marksFrom(mangled, context.status.mangledObserverSchema);
@@ -223,6 +238,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
     mangledObserverSchema: mangled,
     lastAppliedManifest: earlier,
     namespace: owner.namespace,
+    memo,
   });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
   const hooked = mangle({
@@ -234,113 +250,163 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
 };
 
-/** The usual case: current state = the live objects projected on their schemas. */
-const planFromLive = (
-  context: Context,
-  mangled: ReadonlyArray<ObserverSchema>,
-  fromSpec: ReadonlyArray<Resource>,
-  live: ReadonlyArray<Resource>,
-): Plan => {
-  const { owner } = context;
-  const schemas = indexSchemas(mangled);
-  const liveByRef = identityIndex(live);
-  const liveOf = liveByRef.of;
-  const adopt = context.application.spec.adopt === true;
-  const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
-  const findObserved = resourceFinder(previouslyObserved, owner.namespace);
-  const unchangedSinceObserved = inSyncWith(previouslyObserved);
-  // Per desired resource, by index: its live object, its schema and (when nothing changed since
-  // the last observation) its previous observed entry, each looked up once.
-  const lives = fromSpec.map(liveOf);
-  const owned = lives.map((object) => object !== undefined && isOwnedBy(object, owner));
-  const mayWrite = (i: number): boolean =>
-    owned[i] === true || (adopt && lives[i] !== undefined && ownerOf(lives[i] as Resource) === undefined);
-  const desiredSchemas = fromSpec.map((resource) => schemaFor(schemas, resource));
-  const unchanged: Array<JsonObject | undefined> = fromSpec.map(() => undefined);
-  const lastApplied = fromSpec.map((resource, i) => {
-    const object = lives[i];
-    const schema = desiredSchemas[i];
-    if (object === undefined || schema === undefined || !mayWrite(i)) return resource;
-    const observed = findObserved(resource);
-    if (
-      observed !== undefined &&
-      owned[i] === true &&
-      unchangedSinceObserved(asCreated(resource, schema, owner), object, observed, schema)
-    ) {
-      unchanged[i] = observed;
-      return resource;
-    }
-    return learnFromLive(resource, object, schema);
-  });
-  // Learning never changes identification: the spec's objects give the same keys (indexed when first asked).
-  let desiredByRef: IdentityIndex<Resource> | undefined;
-  const isDesired = (object: JsonObject): boolean =>
-    (desiredByRef ??= identityIndex(fromSpec)).of(object as Resource) !== undefined;
-  const compared = lastApplied.map((resource, i) => asCreated(resource, desiredSchemas[i], owner));
+/**
+ * The usual case: current state = the live objects projected on their schemas. Reads top to
+ * bottom: desired (given) → observed → delta → actions → status.
+ */
+const planFromLive = (context: Context, desired: Desired, live: ReadonlyArray<Resource>): Plan => {
+  const observed = observedState(context, desired, live);
+  const delta = deltaOf(context, desired, observed);
+  return assemble(context, actionsFor(context, desired, observed, delta));
+};
+
+/** One desired resource with its live object, as the observation step found them. */
+type Pairing = {
+  /** The desired resource (from the spec, hooks included). */
+  readonly resource: Resource;
+  readonly schema: ObserverSchema | undefined;
+  readonly live: Resource | undefined;
+  /** The live object carries our owner mark. */
+  readonly owned: boolean;
+  /** Ours, or free to adopt under `spec.adopt`: it is observed and may be written. */
+  readonly writable: boolean;
+  /** The previous observed entry, when the live object is proven unchanged since (nothing to learn or diff). */
+  readonly unchanged: JsonObject | undefined;
+  /** Desired state: the resource plus the observed values learned from its live object. */
+  readonly lastApplied: Resource;
+  /** `lastApplied` as compared and created (with our marks where the schema observes them). */
+  readonly compared: Resource;
+};
+
+/** Step "observed": the live snapshot as it bears on the desired state. */
+type Observed = {
+  readonly live: ReadonlyArray<Resource>;
+  readonly liveByRef: IdentityIndex<Resource>;
+  readonly schemas: SchemaIndex;
+  readonly pairs: ReadonlyArray<Pairing>;
+  /** Live objects carrying our mark where the tenancy policy lets us write. */
+  readonly ours: ReadonlyArray<Resource>;
+  /** Current state: entries of the live objects we may write, desired ones first. */
+  readonly current: ReadonlyArray<JsonObject>;
+  /** The entries of `current` no longer desired. */
+  readonly undesired: ReadonlyArray<JsonObject>;
+};
+
+const observedState = (context: Context, desired: Desired, live: ReadonlyArray<Resource>): Observed => {
+  const { memo } = context;
+  const schemas = indexSchemas(desired.mangled, memo);
+  const liveByRef = identityIndex(live, memo);
+  const pairs = pairWithLive(context, desired.fromSpec, schemas, liveByRef);
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
-  const ours = live.filter((object) => isOwnedBy(object, owner) && writable(object));
-  // The previous schemas only serve objects no longer desired: indexed when one is observed.
-  let previousSchemas: SchemaIndex | undefined;
+  const ours = live.filter((object) => isOwnedBy(object, context.owner) && writable(object));
+  const entries = currentEntries(context, desired, schemas, pairs, ours);
+  return { live, liveByRef, schemas, pairs, ours, ...entries };
+};
+
+/**
+ * Each desired resource with its live object. When the live object is proven unchanged since the
+ * last observation, its previous entry is reused; otherwise observed values are learned from it.
+ */
+const pairWithLive = (
+  context: Context,
+  fromSpec: ReadonlyArray<Resource>,
+  schemas: SchemaIndex,
+  liveByRef: IdentityIndex<Resource>,
+): ReadonlyArray<Pairing> => {
+  const { owner, memo } = context;
+  const adopt = context.application.spec.adopt === true;
+  const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
+  const findObserved = resourceFinder(previouslyObserved, owner.namespace, memo);
+  const unchangedSinceObserved = inSyncWith(previouslyObserved, memo);
+  return fromSpec.map((resource): Pairing => {
+    const live = liveByRef.of(resource);
+    const schema = schemaFor(schemas, resource);
+    const owned = live !== undefined && isOwnedBy(live, owner);
+    const writable = owned || (adopt && live !== undefined && ownerOf(live) === undefined);
+    const asCompared = asCreated(resource, schema, owner, memo);
+    // One object per resource (this runs for every resource of every plan), completed below while still local.
+    const pair: { -readonly [K in keyof Pairing]: Pairing[K] } = {
+      resource,
+      schema,
+      live,
+      owned,
+      writable,
+      unchanged: undefined,
+      lastApplied: resource,
+      compared: asCompared,
+    };
+    if (live === undefined || schema === undefined || !writable) return pair;
+    const observed = owned ? findObserved(resource) : undefined;
+    if (observed !== undefined && unchangedSinceObserved(asCompared, live, observed, schema)) {
+      pair.unchanged = observed;
+      return pair;
+    }
+    pair.lastApplied = learnFromLive(resource, live, schema);
+    if (pair.lastApplied !== resource) pair.compared = asCreated(pair.lastApplied, schema, owner, memo);
+    return pair;
+  });
+};
+
+/**
+ * The current state: an entry per live object we may write (the previous one where unchanged),
+ * desired ones in desired order, then our other children; with those no longer desired.
+ */
+const currentEntries = (
+  context: Context,
+  desired: Desired,
+  schemas: SchemaIndex,
+  pairs: ReadonlyArray<Pairing>,
+  ours: ReadonlyArray<Resource>,
+): Pick<Observed, 'current' | 'undesired'> => {
+  const { memo } = context;
+  const isDesired = (object: JsonObject): boolean =>
+    identityIndex(desired.fromSpec, memo).of(object as Resource) !== undefined;
+  // The previous schemas only serve objects no longer desired.
   const observe = (object: Resource): JsonObject =>
     observeResource(
       object,
       schemaFor(schemas, object) ??
-        schemaFor((previousSchemas ??= indexSchemas(context.status.mangledObserverSchema ?? [])), object) ??
+        schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
         {},
     );
-  // Whether each entry of `current` is desired, answered without the index where it is certain: a
-  // live object found for a desired resource is desired, and so is an entry with that resource's identity.
-  const found = new Set(lives);
   const current: JsonObject[] = [];
-  const desiredEntry: boolean[] = [];
-  for (let i = 0; i < lastApplied.length; i++) {
-    const o = lives[i];
-    if (o === undefined || !mayWrite(i)) continue;
-    const entry = unchanged[i] ?? observe(o);
+  const undesired: JsonObject[] = [];
+  const found = new Set<Resource>();
+  for (const pair of pairs) {
+    if (pair.live === undefined || !pair.writable) continue;
+    found.add(pair.live);
+    const entry = pair.unchanged ?? observe(pair.live);
     current.push(entry);
-    desiredEntry.push(sameIdentity(entry, fromSpec[i] as Resource) || isDesired(entry));
+    // A live object found for a desired resource is desired, and so is an entry with its identity.
+    if (!sameIdentity(entry, pair.resource) && !isDesired(entry)) undesired.push(entry);
   }
   for (const object of ours) {
     if (found.has(object) || isDesired(object)) continue;
     const entry = observe(object);
     current.push(entry);
-    desiredEntry.push(isDesired(entry));
+    if (!isDesired(entry)) undesired.push(entry);
   }
+  return { current, undesired };
+};
+
+/** Step "delta": what to create and patch (desired resources not proven unchanged), what to delete. */
+const deltaOf = (context: Context, desired: Desired, observed: Observed): ResourceDelta => {
   const changed = calculateResourceDelta({
-    lastAppliedManifest: compared.filter((_, i) => unchanged[i] === undefined),
-    lastObservedManifest: current,
-    mangledObserverSchema: mangled,
-    namespace: owner.namespace,
+    lastAppliedManifest: observed.pairs.filter((pair) => pair.unchanged === undefined).map((pair) => pair.compared),
+    lastObservedManifest: observed.current,
+    mangledObserverSchema: desired.mangled,
+    namespace: context.owner.namespace,
+    memo: context.memo,
   });
-  const delta = { ...changed, deleted: current.filter((_, k) => desiredEntry[k] !== true) };
-  const conflicts = delta.new.flatMap((resource) => conflictWith(resource, liveOf(resource), owner));
-  const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
-  const terminating = (resource: JsonObject): boolean => isTerminating(liveByRef.of(resource as Resource));
-  const creates = delta.new
-    .filter((r) => !blocked.has(resourceKey(r)) && !terminating(r))
-    .map((r) => createAction(r, schemaFor(schemas, r), owner));
-  // An adopted object gets our marks even when its observed fields already match.
-  const adopting = (object: Resource | undefined): boolean =>
-    object !== undefined && adopt && ownerOf(object) === undefined;
-  // Looked up by identity in nested maps: no key string (nor key cache entry) for every resource compared.
-  const modified = identityIndex(delta.modified);
-  // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
-  const patches = (delta.modified.length === 0 && !adopt ? [] : compared)
-    .filter(
-      (resource) =>
-        (modified.of(resource) !== undefined || (adopt && adopting(liveOf(resource)))) && !terminating(resource),
-    )
-    .flatMap((resource) => {
-      const object = liveOf(resource) as Resource;
-      return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
-    });
-  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(lastApplied);
-  const split = withRecreates(
-    patches,
-    (patch) => lastAppliedByRef?.get(patch.ref),
-    (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
-  );
+  return { ...changed, deleted: observed.undesired };
+};
+
+/** Step "actions": creations, patches, recreations, deletions, waits and conflicts, decided. */
+const actionsFor = (context: Context, desired: Desired, observed: Observed, delta: ResourceDelta): Decided => {
+  const terminating = (resource: JsonObject): boolean => isTerminating(observed.liveByRef.of(resource as Resource));
+  const { creates, conflicts } = creationsOf(context, observed, delta, terminating);
+  const split = patchesOf(context, observed, delta, terminating);
   const deletes = delta.deleted
     .filter((entry) => !terminating(entry))
     .map((entry) => deleteAction(entry, 'RemovedFromSpec'));
@@ -348,45 +414,92 @@ const planFromLive = (
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted]
     .filter(terminating)
     .map((r) => showRef(refOf(r as Resource)));
-  const notReady =
-    context.input.options?.readiness === 'existence'
-      ? []
-      : lastApplied.flatMap((resource, i) => {
-          const object = lives[i];
-          if (object === undefined || owned[i] !== true) return NOT_WAITING;
-          const readiness = readinessOf(object);
-          return readiness.ready
-            ? NOT_WAITING
-            : [
-                `${resource.kind} ${refOf(resource).namespace ? `${refOf(resource).namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`,
-              ];
-        });
+  const lastApplied = observed.pairs.map((pair) => pair.lastApplied);
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
-  const ready = (ref: ObjectRef): boolean => {
-    const object = liveByRef.get(ref);
-    return (
-      object !== undefined &&
-      !isTerminating(object) &&
-      (context.input.options?.readiness === 'existence' || readinessOf(object).ready)
-    );
-  };
-  const creating = holdCreations(creates, lastApplied, ready);
-  const deleting = holdDeletions(deletes, ours);
-  const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
-  return assemble(context, {
-    mangled,
+  const creating = holdCreations(creates, lastApplied, (ref) => isReady(context, observed.liveByRef.get(ref)));
+  const deleting = holdDeletions(deletes, observed.ours);
+  return {
+    mangled: desired.mangled,
     lastApplied,
-    current,
+    current: observed.current,
     creates: creating.go,
     patches: split.patches,
     recreates: split.recreates,
     deletes: deleting.go,
-    waits,
+    waits: [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')],
     conflicts,
     waiting,
-    notReady,
-  });
+    notReady: notReadyOf(context, observed.pairs),
+  };
 };
+
+/** Creations of resources not found live, except where another owner's object is in the way (a conflict). */
+const creationsOf = (
+  context: Context,
+  observed: Observed,
+  delta: ResourceDelta,
+  terminating: (resource: JsonObject) => boolean,
+): { readonly creates: ReadonlyArray<CreateAction>; readonly conflicts: ReadonlyArray<ConflictAction> } => {
+  const { owner } = context;
+  const conflicts = delta.new.flatMap((resource) => conflictWith(resource, observed.liveByRef.of(resource), owner));
+  const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
+  const creates = delta.new
+    .filter((r) => !blocked.has(resourceKey(r)) && !terminating(r))
+    .map((r) => createAction(r, schemaFor(observed.schemas, r), owner));
+  return { creates, conflicts };
+};
+
+/** Patches of drifted resources (and of adopted ones, for our marks), split off as recreations where opted in. */
+const patchesOf = (
+  context: Context,
+  observed: Observed,
+  delta: ResourceDelta,
+  terminating: (resource: JsonObject) => boolean,
+): ReturnType<typeof withRecreates> => {
+  const { owner, memo } = context;
+  const { liveByRef, schemas } = observed;
+  const adopt = context.application.spec.adopt === true;
+  // An adopted object gets our marks even when its observed fields already match.
+  const adopting = (object: Resource | undefined): boolean =>
+    object !== undefined && adopt && ownerOf(object) === undefined;
+  // Looked up by identity in nested maps: no key string for every resource compared.
+  const modified = identityIndex(delta.modified, memo);
+  // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
+  const patches = (delta.modified.length === 0 && !adopt ? [] : observed.pairs)
+    .map((pair) => pair.compared)
+    .filter(
+      (resource) => (modified.of(resource) !== undefined || adopting(liveByRef.of(resource))) && !terminating(resource),
+    )
+    .flatMap((resource) => {
+      const object = liveByRef.of(resource) as Resource;
+      return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
+    });
+  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(observed.pairs.map((p) => p.lastApplied));
+  return withRecreates(
+    patches,
+    (patch) => lastAppliedByRef?.get(patch.ref),
+    (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
+  );
+};
+
+/** Our children that exist but are not ready yet (kstatus), with the reason; none under `existence`. */
+const notReadyOf = (context: Context, pairs: ReadonlyArray<Pairing>): ReadonlyArray<string> =>
+  context.input.options?.readiness === 'existence'
+    ? []
+    : pairs.flatMap(({ lastApplied: resource, live, owned }) => {
+        if (live === undefined || !owned) return NOT_WAITING;
+        const readiness = readinessOf(live);
+        const namespace = refOf(resource).namespace;
+        return readiness.ready
+          ? NOT_WAITING
+          : [`${resource.kind} ${namespace ? `${namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
+      });
+
+/** Whether a dependency is there, not terminating and ready (existence only, under `existence`). */
+const isReady = (context: Context, object: Resource | undefined): boolean =>
+  object !== undefined &&
+  !isTerminating(object) &&
+  (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
 
 /** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
 const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
@@ -403,6 +516,8 @@ const isCrd = (value: JsonValue): boolean => isJsonObject(value) && value.kind =
 
 const NO_LIVE: ReadonlyArray<Resource> = [];
 
+const NO_SCHEMAS: ReadonlyArray<ObserverSchema> = [];
+
 /** The status entries of an Application never planned: one shared empty list. */
 const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 
@@ -410,25 +525,23 @@ const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 const NOT_WAITING: ReadonlyArray<string> = [];
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
-const planFromStatus = (
-  context: Context,
-  mangled: ReadonlyArray<ObserverSchema>,
-  lastApplied: ReadonlyArray<Resource>,
-): Plan => {
-  const { owner } = context;
-  const schemas = indexSchemas(mangled);
+const planFromStatus = (context: Context, desired: Desired): Plan => {
+  const { owner, memo } = context;
+  const { mangled, fromSpec: lastApplied } = desired;
+  const schemas = indexSchemas(mangled, memo);
   const current = revealAllMatching(
     observedEntries(context.status),
     lastApplied,
     marksFrom(mangled, context.status.mangledObserverSchema),
   );
-  const findCurrent = resourceFinder(current, owner.namespace);
-  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner));
+  const findCurrent = resourceFinder(current, owner.namespace, memo);
+  const compared = lastApplied.map((resource) => asCreated(resource, schemaFor(schemas, resource), owner, memo));
   const delta = calculateResourceDelta({
     lastAppliedManifest: compared,
     lastObservedManifest: current,
     mangledObserverSchema: mangled,
     namespace: owner.namespace,
+    memo,
   });
   const creates = delta.new.map((resource) => createAction(resource, schemaFor(schemas, resource), owner));
   const patches = delta.modified.flatMap((resource) =>

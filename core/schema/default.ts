@@ -12,28 +12,32 @@ import {
 } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { schemaKeyOf, uncachedSchemaKeyOf } from './lookup.js';
+import { schemaKeyOf } from './lookup.js';
+import { keep, memoTable, recall, type Memo } from '../memo/memo.js';
 
 /**
  * The mangled schema: custom schemas first (in the user's order), then a generated schema for
  * every manifest resource without one (in manifest order). Expects validated input.
  */
-export const generateDefaultObserverSchema = (args: {
-  readonly manifest: ReadonlyArray<Resource>;
-  readonly observerSchema: ReadonlyArray<ObserverSchema> | undefined;
-}): ReadonlyArray<ObserverSchema> => {
+export const generateDefaultObserverSchema = (
+  args: {
+    readonly manifest: ReadonlyArray<Resource>;
+    readonly observerSchema: ReadonlyArray<ObserverSchema> | undefined;
+  },
+  /** Where to record which nodes mirror a manifest value (`mirrorsIn`); without one, nothing is recorded. */
+  memo?: Memo,
+): ReadonlyArray<ObserverSchema> => {
   const custom = args.observerSchema ?? [];
   const covered = new Set(custom.map(schemaKeyOf));
   const generated = args.manifest.filter((resource) => {
-    // Runs once per resource of a new spec (a plan of the same spec reuses its result): no key is kept.
-    const key = uncachedSchemaKeyOf(resource);
+    const key = schemaKeyOf(resource);
     if (covered.has(key)) return false;
     covered.add(key);
     return true;
   });
   const mirrored: Mirrored = new Map();
   const mangled = [...custom, ...generated.map((resource) => defaultSchemaOf(resource, mirrored))];
-  mirroredIn.set(mangled, mirrored);
+  keep(memo, MIRRORED, mangled, mirrored);
   return mangled;
 };
 
@@ -75,7 +79,9 @@ type Mirrored = Map<object, JsonValue>;
  * weak entry per spec), not per node: on fresh objects a weak-map insertion costs about a
  * microsecond, ten times a map insertion.
  */
-const mirroredIn = new WeakMap<ReadonlyArray<ObserverSchema>, Mirrored>();
+const MIRRORED = memoTable<ReadonlyArray<ObserverSchema>, ReadonlyMap<object, JsonValue>>(
+  'generated schema nodes per schema list',
+);
 
 /** Never generated: what lists not made by `generateDefaultObserverSchema` mirror. */
 const NOTHING_MIRRORED: ReadonlyMap<object, JsonValue> = new Map();
@@ -88,8 +94,9 @@ const NOTHING_MIRRORED: ReadonlyMap<object, JsonValue> = new Map();
  */
 export const mirrorsIn = (
   schemas: ReadonlyArray<ObserverSchema>,
+  memo: Memo | undefined,
 ): ((schema: JsonValue, value: JsonValue) => boolean) => {
-  const mirrored = mirroredIn.get(schemas) ?? NOTHING_MIRRORED;
+  const mirrored = recall(memo, MIRRORED, schemas) ?? NOTHING_MIRRORED;
   return (schema, value) => typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
 };
 

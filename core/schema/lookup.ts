@@ -1,29 +1,17 @@
 /** Finding the schema of a resource: schemas are matched by (apiVersion, kind, metadata.name). */
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
+import { remember, memoTable, type Memo } from '../memo/memo.js';
 
 /**
  * The key a schema and its resource share. Schemas carry no namespace value (SPEC section 2:
  * `metadata.namespace` may only be null), so the namespace cannot take part in matching.
  */
 export const schemaKeyOf = (object: JsonObject): string => {
-  let key = keyCache.get(object);
-  if (key === undefined) {
-    key = uncachedSchemaKeyOf(object);
-    keyCache.set(object, key);
-  }
-  return key;
-};
-
-/** `schemaKeyOf` without keeping the key: for objects asked once (a fresh spec's resources). */
-export const uncachedSchemaKeyOf = (object: JsonObject): string => {
   const metadata = getOwn(object, 'metadata');
   const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
   return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
 };
-
-// Objects are immutable by contract: a key computed once stays true for the object's life.
-const keyCache = new WeakMap<object, string>();
 
 /**
  * Schemas by (apiVersion, kind, metadata.name) in nested maps keyed by the values themselves: a
@@ -38,18 +26,21 @@ export type SchemaIndex = {
 };
 
 // Schema lists are immutable by contract, so their index stays true for the list's life.
-const indexCache = new WeakMap<ReadonlyArray<ObserverSchema>, SchemaIndex>();
+const SCHEMA_INDEXES = memoTable<ReadonlyArray<ObserverSchema>, SchemaIndex>('schema index per schema list');
 
 const nameOf = (object: JsonObject): JsonValue | undefined => {
   const metadata = getOwn(object, 'metadata');
   return isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
 };
 
-/** Index of schemas; the first schema for a resource wins (custom schemas come first). */
-export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>): SchemaIndex => {
-  // One plan indexes the same schema list several times (desired state, delta, patches).
-  const cached = indexCache.get(schemas);
-  if (cached !== undefined) return cached;
+/**
+ * Index of schemas; the first schema for a resource wins (custom schemas come first). One plan
+ * indexes the same schema list several times (desired state, delta, patches): with a memo, once.
+ */
+export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>, memo?: Memo): SchemaIndex =>
+  remember(memo, SCHEMA_INDEXES, schemas, buildSchemaIndex);
+
+const buildSchemaIndex = (schemas: ReadonlyArray<ObserverSchema>): SchemaIndex => {
   const byName = new Map<
     JsonValue | undefined,
     Map<JsonValue | undefined, Map<JsonValue | undefined, ObserverSchema>>
@@ -60,9 +51,7 @@ export const indexSchemas = (schemas: ReadonlyArray<ObserverSchema>): SchemaInde
     const name = nameOf(schema);
     if (!named.has(name)) named.set(name, schema);
   }
-  const index = { byName };
-  indexCache.set(schemas, index);
-  return index;
+  return { byName };
 };
 
 const childMap = <K, V>(parent: Map<K, Map<JsonValue | undefined, V>>, key: K): Map<JsonValue | undefined, V> => {

@@ -1,5 +1,6 @@
 /** Shared fixtures of the core tests: an Application builder, scopes with custom kinds, a pure applier. */
 import { applyPatch, type Operation } from 'fast-json-patch';
+import { freeze } from 'immer';
 import { applyMerge } from '../../adapters/memory/apply-merge.js';
 import {
   builtinScopes,
@@ -145,13 +146,7 @@ export const afterPlan = (app: Application, result: Plan): Application => {
   return { ...app, metadata: { ...app.metadata, finalizers: next }, status: result.status };
 };
 
-/** Recursively freezes a JSON value (for "no input is mutated"). */
-export const deepFreeze = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as object)) deepFreeze(child);
-  }
-  return value;
-};
+/** Recursively freezes a value with immer's `freeze` (for "no input is mutated": a mutation throws). */
+export const deepFreeze = <T>(value: T): T => freeze(value, true);
 
 export type { JsonObject, JsonValue };

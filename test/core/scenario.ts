@@ -4,6 +4,7 @@
  * our objects while the user edits the spec (B), reconcile B, then reconcile once more.
  */
 import fc from 'fast-check';
+import { freeze } from 'immer';
 import {
   type ApplyMode,
   hasOwn,
@@ -17,6 +18,7 @@ import {
   type Application,
   type ObserverSchema,
   type Plan,
+  type PlanInput,
   type Resource,
   type SchemaNode,
 } from '../../core/index.js';
@@ -181,7 +183,7 @@ export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
     preexistingObject(resource, s.preexisting[i] ?? 'none', s.actorEdits[i] ?? []),
   );
   const appA = application({ ...specOf(s.pool, s.schemas, s.inA), ...mode }, { finalizer: s.finalizer });
-  const planA = plan({ application: appA, live: live0, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
+  const planA = frozenPlan({ application: appA, live: live0, scopes, now: 't1', options: { tenancy: OPEN_TENANCY } });
   const live1 = execute(live0, planA.actions, creating(planA));
   // Another actor changes the objects we own; the user edits the spec.
   const liveB = live1.map((object) => {
@@ -189,10 +191,10 @@ export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
     return ownerOf(object) === OWNER_MARK && index >= 0 ? applyLiveEdits(object, s.actorEdits[index] ?? []) : object;
   });
   const appB: Application = { ...afterPlan(appA, planA), spec: { ...specOf(s.variants, s.schemas, s.inB), ...mode } };
-  const planB = plan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
+  const planB = frozenPlan({ application: appB, live: liveB, scopes, now: 't2', options: { tenancy: OPEN_TENANCY } });
   const live2 = execute(liveB, planB.actions, creating(planB));
   // The pure applier runs no workload controllers: children count as ready once they exist.
-  const planC = plan({
+  const planC = frozenPlan({
     application: afterPlan(appB, planB),
     live: live2,
     scopes,
@@ -201,3 +203,6 @@ export const run = (s: Scenario, applyMode: ApplyMode = 'JsonPatch'): Run => {
   });
   return { live0, planA, live1, planB, liveB, live2, planC, appB };
 };
+
+/** `plan` of deep-frozen inputs (immer's `freeze`): a mutation of any input throws. */
+const frozenPlan = (input: PlanInput): Plan => plan(freeze(input, true));

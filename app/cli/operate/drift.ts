@@ -1,5 +1,6 @@
 /** `--drift 'Kind/name path=value'`: another actor's edit, to watch the operator correct it. */
 import * as E from 'fp-ts/lib/Either.js';
+import { produce } from 'immer';
 import { fromPointer, showClusterError, type Cluster, type JsonValue, type Resource } from '../../../core/index.js';
 
 export type Drift = {
@@ -26,14 +27,27 @@ export const parseDrift = (text: string): E.Either<string, Drift> => {
   return E.right({ kind, name, path: steps, value, text });
 };
 
-const withValueAt = (object: JsonValue, path: ReadonlyArray<string>, value: JsonValue): JsonValue => {
-  if (path.length === 0) return value;
-  const [head, ...rest] = path as [string, ...string[]];
-  if (Array.isArray(object))
-    return object.map((item, i) => (String(i) === head ? withValueAt(item, rest, value) : item));
-  const base = typeof object === 'object' && object !== null ? object : {};
-  return { ...base, [head]: withValueAt((base as Record<string, JsonValue>)[head] ?? {}, rest, value) };
-};
+type Container = Record<string, JsonValue>;
+
+/**
+ * `object` with `value` at `path`: missing (or non-object) members on the way become objects; a
+ * list index out of range changes nothing. Immer copies the path (a `__proto__` step throws, and
+ * `applyDrift` reports it).
+ */
+const withValueAt = (object: Resource, path: ReadonlyArray<string>, value: JsonValue): Resource =>
+  produce(object, (draft) => {
+    let node = draft as unknown as Container;
+    for (const [i, step] of path.entries()) {
+      if (Array.isArray(node) && !(String(Number(step)) === step && Number(step) < node.length)) return;
+      if (i === path.length - 1) node[step] = value;
+      else {
+        // Own members only: `__proto__` must never reach the prototype (assigning it throws instead).
+        const child = Object.hasOwn(node, step) ? node[step] : undefined;
+        if (typeof child !== 'object' || child === null) node[step] = {};
+        node = node[step] as Container;
+      }
+    }
+  });
 
 /** Applies a drift to the first live object of that kind and name, as a plain update by "someone else". */
 export const applyDrift = async (
@@ -43,7 +57,12 @@ export const applyDrift = async (
 ): Promise<E.Either<string, Resource>> => {
   const target = objects.find((o) => o.kind === drift.kind && o.metadata.name === drift.name);
   if (target === undefined) return E.left(`--drift ${drift.text}: no ${drift.kind} named ${drift.name} exists`);
-  const updated = await cluster.update(withValueAt(target, drift.path, drift.value) as Resource)();
+  const edited = E.tryCatch(
+    () => withValueAt(target, drift.path, drift.value),
+    (error) => `--drift ${drift.text}: cannot set ${drift.path.join('.')} (${String(error)})`,
+  );
+  if (E.isLeft(edited)) return edited;
+  const updated = await cluster.update(edited.right)();
   return E.mapLeft(
     (error: Parameters<typeof showClusterError>[0]) => `--drift ${drift.text}: ${showClusterError(error)}`,
   )(updated);

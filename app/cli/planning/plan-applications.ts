@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   conditionOf,
-  plan,
+  createPlanner,
   type Application,
   type Plan,
   type Resource,
@@ -57,6 +57,8 @@ export const planEachApplication = (args: {
   readonly tenancy?: TenancyPolicy;
 }): { readonly planned: ReadonlyArray<Planned>; readonly problems: ReadonlyArray<CliError> } => {
   const scopes = scopesFor(args.crds, args.snapshot.objects);
+  // One planner per run: Applications sharing objects (one snapshot, one scope table) derive them once.
+  const planner = createPlanner();
   const planned = args.applications.map((input): Planned => {
     const application = withClusterState(
       input.application,
@@ -68,7 +70,7 @@ export const planEachApplication = (args: {
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
     };
-    return { input, application, plan: plan({ application, live, scopes, now: args.now, options }) };
+    return { input, application, plan: planner.plan({ application, live, scopes, now: args.now, options }) };
   });
   const problems = planned.map(stalledOnInput);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };

@@ -1,0 +1,72 @@
+/**
+ * Memoization as a value the caller owns (issue 18): core keeps no state between calls, so a
+ * cache lives in a `Memo` that a caller creates, passes down and drops. Each table of a memo maps
+ * an input object to what was derived from it; since inputs are immutable by contract, an entry
+ * stays true for its key's life, and a weak table lets the key's owner decide that life.
+ *
+ * A table's key must be the whole input of the value it caches (the object it was derived from,
+ * everything else being compared in the entry by `sameInputs`): a key that leaves out an input
+ * answers one caller with another caller's value.
+ */
+
+/** A named table of a memo: what is cached, keyed by the object it was derived from. */
+export type MemoTable<K extends object, V> = { readonly name: string; readonly _types?: (key: K) => V };
+
+/** Declares a table; each module declares its own (a constant description, no state). */
+export const memoTable = <K extends object, V>(name: string): MemoTable<K, V> => ({ name });
+
+/** Caches a caller owns: one per controller, one per CLI run, or none. Opaque to callers. */
+export type Memo = { readonly tables: Map<MemoTable<object, unknown>, WeakMap<object, unknown>> };
+
+/** A new, empty memo. */
+export const createMemo = (): Memo => ({ tables: new Map() });
+
+const tableIn = <K extends object, V>(memo: Memo, table: MemoTable<K, V>): WeakMap<K, V> => {
+  const key = table as MemoTable<object, unknown>;
+  let found = memo.tables.get(key);
+  if (found === undefined) {
+    found = new WeakMap();
+    memo.tables.set(key, found);
+  }
+  return found as WeakMap<K, V>;
+};
+
+/** What `table` holds for `key` in `memo` (nothing without a memo). */
+export const recall = <K extends object, V>(memo: Memo | undefined, table: MemoTable<K, V>, key: K): V | undefined =>
+  memo === undefined ? undefined : tableIn(memo, table).get(key);
+
+/** Keeps `value` for `key` in `memo` (without a memo, nothing is kept); returns `value`. */
+export const keep = <K extends object, V>(memo: Memo | undefined, table: MemoTable<K, V>, key: K, value: V): V => {
+  if (memo !== undefined) tableIn(memo, table).set(key, value);
+  return value;
+};
+
+/** `derive(key)`, computed once per key while `memo` lives (every call without a memo). */
+export const remember = <K extends object, V>(
+  memo: Memo | undefined,
+  table: MemoTable<K, V>,
+  key: K,
+  derive: (key: K) => V,
+): V => {
+  if (memo === undefined) return derive(key);
+  const known = tableIn(memo, table);
+  const found = known.get(key);
+  if (found !== undefined) return found;
+  const value = derive(key);
+  known.set(key, value);
+  return value;
+};
+
+/**
+ * Whether two records of inputs hold the same values key by key (by identity, over every own key
+ * of both: no hand-written list of fields that a new input could be missing from).
+ */
+export const sameInputs = (a: object | undefined, b: object | undefined): boolean => {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const left = a as Readonly<Record<string, unknown>>;
+  const right = b as Readonly<Record<string, unknown>>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => Object.hasOwn(right, key) && left[key] === right[key]);
+};
