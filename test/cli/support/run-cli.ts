@@ -1,9 +1,10 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
+import { readdir, readFile } from 'node:fs/promises';
+import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
+import { writePrivateFile } from '../../../app/cli/saved-plan/private-file.js';
 
 export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
 
@@ -14,7 +15,7 @@ export type RunOptions = {
   /** Files served instead of the disk (by path as given on the command line). */
   readonly files?: Readonly<Record<string, string>>;
   readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
-  readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
+  readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter & Discovery>;
   readonly now?: Date;
 };
 
@@ -60,7 +61,8 @@ export const testIo = (
     now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
     connect: options.connect ?? noCluster,
     connectWritable: options.connectWritable ?? noCluster,
-    writeFile: (path, text) => writeFile(path, text, 'utf8'),
+    // The real writer: the mode of saved plans is part of what the CLI tests check.
+    writeFile: writePrivateFile,
     version: '0.0.0-test',
   };
   return { io, out, err };
