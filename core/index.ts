@@ -86,6 +86,7 @@ export {
   isDigest,
   withDigests,
 } from './sensitive/secret-values.js';
+export { redactClusterError, redactEcho, redactEchoedObjects, secretTexts } from './sensitive/echo.js';
 export type { HookContext, HookOwner, MangleContext, MangleHook, Mangled } from './hooks/types.js';
 export {
   callbackPath,

@@ -6,6 +6,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
+import { redactEchoedObjects } from '../../core/sensitive/echo.js';
 
 type StatusBody = {
   readonly reason?: string;
@@ -50,6 +51,14 @@ export const parseStatus = (body: unknown): StatusBody => {
   };
 };
 
+const redactedStatus = (status: StatusBody, secret: boolean): StatusBody => ({
+  ...status,
+  ...(status.message === undefined ? {} : { message: redactEchoedObjects(status.message, secret) }),
+  ...(status.causes === undefined
+    ? {}
+    : { causes: status.causes.map((cause) => ({ ...cause, message: redactEchoedObjects(cause.message, secret) })) }),
+});
+
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export const retryAfterMs = (header: string | undefined, now: number = Date.now()): number | undefined => {
   if (header === undefined || header.trim() === '') return undefined;
@@ -61,14 +70,21 @@ export const retryAfterMs = (header: string | undefined, now: number = Date.now(
 const headerValue = (headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined =>
   headers === undefined ? undefined : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
-/** The error for an HTTP status with its (raw or parsed) `Status` body. */
+/**
+ * The error for an HTTP status with its (raw or parsed) `Status` body. An object the server
+ * echoes in its message (a 422 on a patch quotes the whole patched object) is cut out, and for a
+ * Secret every quoted invalid value too: error text reaches conditions, Events and logs (issue 19).
+ */
 export const statusError = (
   code: number,
   body: unknown,
   headers?: Readonly<Record<string, string>>,
   ref?: ObjectRef,
 ): ClusterError => {
-  const status = parseStatus(body);
+  const status = redactedStatus(
+    parseStatus(body),
+    ref !== undefined && ref.apiVersion === 'v1' && ref.kind === 'Secret',
+  );
   const retryAfter =
     retryAfterMs(headerValue(headers, 'retry-after')) ??
     (status.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000);
