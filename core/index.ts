@@ -111,6 +111,7 @@ export {
   type ShutdownState,
 } from './hooks/shutdown.js';
 export { translateTemplate } from './tosca/translate.js';
+export { BOUND_EXCEEDED, DEFAULT_TOSCA_BOUNDS, type ToscaBounds } from './tosca/functions.js';
 export {
   KUBERNETES_OBJECT_TYPE,
   SUPPORTED_FUNCTIONS,
