@@ -23,6 +23,7 @@ export {
   forbiddenChildren,
   mayAdopt,
   mayWrite,
+  serviceAccountViolation,
   targetViolation,
   tenancyFor,
   type Tenancy,
@@ -34,6 +35,7 @@ export {
   type AdoptionRule,
   type ClusterKindRule,
   type DestinationRule,
+  type ServiceAccountRule,
   type TenancyPolicy,
 } from './model/tenancy-policy.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
