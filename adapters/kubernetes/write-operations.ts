@@ -5,6 +5,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { refOf, type ObjectRef, type Resource } from '../../core/model/resource.js';
+import { clusterScopedWriteProblem } from '../../core/model/scope.js';
 import type { ClusterWriter, DeleteOptions, Patch, WriteOptions } from '../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { withKind, type OperationContext } from './operation-context.js';
@@ -19,16 +20,12 @@ import { isStatus, toResource } from './response-decoding.js';
  * that believed the kind namespaced (and let its tenancy check pass) would write cluster-wide
  * (issue 19). The scope the URL is built from is the scope the write is judged by.
  */
-const writePath = (info: ResourceInfo, ref: ObjectRef, subresource?: 'status'): E.Either<ClusterError, string> =>
-  !info.namespaced && ref.namespace !== undefined && ref.namespace !== ''
-    ? E.left(
-        clusterError(
-          'Forbidden',
-          `${ref.kind} is cluster-scoped (API discovery) but the write names namespace ${ref.namespace}: refused, it would act cluster-wide`,
-          { ref },
-        ),
-      )
-    : objectPath(info, ref, subresource);
+const writePath = (info: ResourceInfo, ref: ObjectRef, subresource?: 'status'): E.Either<ClusterError, string> => {
+  const problem = clusterScopedWriteProblem(info.namespaced ? 'Namespaced' : 'Cluster', ref);
+  return problem === undefined
+    ? objectPath(info, ref, subresource)
+    : E.left(clusterError('Forbidden', problem, { ref }));
+};
 
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,

@@ -133,6 +133,17 @@ export const withLiveScopes = (scopes: ScopeTable, live: ReadonlyArray<Resource>
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
+/**
+ * Why a write to `ref` is refused when its kind is cluster-scoped (by discovery) yet `ref` names a
+ * namespace, or `undefined` when it fits. The API server would silently drop the namespace and
+ * write cluster-wide: a plan that believed the kind namespaced (and judged tenancy by that) must
+ * not be carried out (issue 19). Both adapters refuse with this message.
+ */
+export const clusterScopedWriteProblem = (scope: Scope, ref: ObjectRef): string | undefined =>
+  scope === 'Cluster' && ref.namespace !== undefined && ref.namespace !== ''
+    ? `${ref.kind} is cluster-scoped (API discovery) but the write names namespace ${ref.namespace}: refused, it would act cluster-wide`
+    : undefined;
+
 /** Builds a table from API discovery (`APIResourceList` documents). */
 export const scopesFromDiscovery = (resourceLists: ReadonlyArray<JsonValue>): ScopeTable =>
   new Map(
