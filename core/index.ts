@@ -24,6 +24,7 @@ export {
   forbiddenChildren,
   mayAdopt,
   mayWrite,
+  serviceAccountViolation,
   targetViolation,
   tenancyFor,
   type Tenancy,
@@ -35,6 +36,7 @@ export {
   type AdoptionRule,
   type ClusterKindRule,
   type DestinationRule,
+  type ServiceAccountRule,
   type TenancyPolicy,
 } from './model/tenancy-policy.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
@@ -90,6 +92,7 @@ export {
   isDigest,
   withDigests,
 } from './sensitive/secret-values.js';
+export { redactClusterError, redactEcho, redactEchoedObjects, secretTexts } from './sensitive/echo.js';
 export type { HookContext, HookOwner, MangleContext, MangleHook, Mangled } from './hooks/types.js';
 export {
   callbackPath,
@@ -114,6 +117,7 @@ export {
   type ShutdownState,
 } from './hooks/shutdown.js';
 export { translateTemplate } from './tosca/translate.js';
+export { BOUND_EXCEEDED, DEFAULT_TOSCA_BOUNDS, type ToscaBounds } from './tosca/functions.js';
 export {
   KUBERNETES_OBJECT_TYPE,
   SUPPORTED_FUNCTIONS,

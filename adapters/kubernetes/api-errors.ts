@@ -6,8 +6,12 @@ import { ApiException } from '@kubernetes/client-node';
 import { isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
+import { redactEchoedObjects } from '../../core/sensitive/echo.js';
 
 type StatusBody = {
+  /** `details.kind` and `details.group`: the resource the failure concerns (`secrets`, ``). */
+  readonly resource?: string;
+  readonly group?: string;
   readonly reason?: string;
   readonly message?: string;
   readonly causes?: ReadonlyArray<ErrorCause>;
@@ -41,6 +45,8 @@ export const parseStatus = (body: unknown): StatusBody => {
   const details = isJsonObject(value.details) ? value.details : undefined;
   const causes = details && isJsonArray(details.causes) ? details.causes.flatMap(causeOf) : [];
   return {
+    ...(details && typeof details.kind === 'string' ? { resource: details.kind } : {}),
+    ...(details && typeof details.group === 'string' ? { group: details.group } : {}),
     ...(typeof value.reason === 'string' ? { reason: value.reason } : {}),
     ...(typeof value.message === 'string' ? { message: value.message } : {}),
     ...(causes.length > 0 ? { causes } : {}),
@@ -49,6 +55,31 @@ export const parseStatus = (body: unknown): StatusBody => {
       : {}),
   };
 };
+
+/** Whether the failure concerns a Secret: by the request's ref, or the server's `details` (core group `secrets`). */
+const isSecretFailure = (status: StatusBody, ref: ObjectRef | undefined): boolean =>
+  (ref !== undefined && ref.apiVersion === 'v1' && ref.kind === 'Secret') ||
+  (status.resource === 'secrets' && (status.group ?? '') === '');
+
+const redactedStatus = (status: StatusBody, secret: boolean): StatusBody => ({
+  ...status,
+  ...(status.message === undefined ? {} : { message: redactEchoedObjects(status.message, secret) }),
+  ...(status.causes === undefined
+    ? {}
+    : { causes: status.causes.map((cause) => ({ ...cause, message: redactEchoedObjects(cause.message, secret) })) }),
+});
+
+/**
+ * `error` known to concern a Secret (the request's ref; the REST layer that parsed the answer did
+ * not know it): every quoted invalid value masked too, as `statusError` does for a Secret.
+ */
+export const withSecretValuesMasked = (error: ClusterError): ClusterError => ({
+  ...error,
+  message: redactEchoedObjects(error.message, true),
+  ...(error.causes === undefined
+    ? {}
+    : { causes: error.causes.map((cause) => ({ ...cause, message: redactEchoedObjects(cause.message, true) })) }),
+});
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export const retryAfterMs = (header: string | undefined, now: number = Date.now()): number | undefined => {
@@ -61,14 +92,19 @@ export const retryAfterMs = (header: string | undefined, now: number = Date.now(
 const headerValue = (headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined =>
   headers === undefined ? undefined : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
-/** The error for an HTTP status with its (raw or parsed) `Status` body. */
+/**
+ * The error for an HTTP status with its (raw or parsed) `Status` body. An object the server
+ * echoes in its message (a 422 on a patch quotes the whole patched object) is cut out, and for a
+ * Secret every quoted invalid value too: error text reaches conditions, Events and logs (issue 19).
+ */
 export const statusError = (
   code: number,
   body: unknown,
   headers?: Readonly<Record<string, string>>,
   ref?: ObjectRef,
 ): ClusterError => {
-  const status = parseStatus(body);
+  const parsed = parseStatus(body);
+  const status = redactedStatus(parsed, isSecretFailure(parsed, ref));
   const retryAfter =
     retryAfterMs(headerValue(headers, 'retry-after')) ??
     (status.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000);

@@ -4,17 +4,25 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import type { ClusterError } from '../../core/ports/errors.js';
+import { withSecretValuesMasked } from './api-errors.js';
 import { recheckKind, type KindResolver } from './discovery.js';
 import type { ResourceInfo } from './resource-paths.js';
 import type { RestClient } from './rest-client.js';
 
 export type OperationContext = { readonly rest: RestClient; readonly kinds: KindResolver };
 
-/** Attaches the object the failure is about (the REST layer does not know it). */
+/**
+ * Attaches the object the failure is about (the REST layer does not know it); for a Secret, masks
+ * the values the server quoted (issue 19: error text reaches conditions, Events and logs).
+ */
 export const aboutRef =
   (ref: ObjectRef | undefined) =>
-  (error: ClusterError): ClusterError =>
-    ref === undefined || error.ref !== undefined ? error : { ...error, ref };
+  (error: ClusterError): ClusterError => {
+    const about = ref === undefined || error.ref !== undefined ? error : { ...error, ref };
+    return ref !== undefined && ref.apiVersion === 'v1' && ref.kind === 'Secret'
+      ? withSecretValuesMasked(about)
+      : about;
+  };
 
 /**
  * Resolves the kind, then runs `operation`; every error names `ref`. A 404 that names no object

@@ -1,16 +1,31 @@
 /** ClusterWriter over REST: create, update (PUT), patch (explicit content type), delete (propagation policy). */
+import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { refOf, type ObjectRef, type Resource } from '../../core/model/resource.js';
+import { clusterScopedWriteProblem } from '../../core/model/scope.js';
 import type { ClusterWriter, DeleteOptions, Patch, WriteOptions } from '../../core/ports/cluster.js';
-import type { ClusterError } from '../../core/ports/errors.js';
+import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { withKind, type OperationContext } from './operation-context.js';
 import { getObject } from './read-operations.js';
 import { patchRequest } from './patch-request.js';
-import { collectionPath, objectPath } from './resource-paths.js';
+import { collectionPath, objectPath, type ResourceInfo } from './resource-paths.js';
 import { isStatus, toResource } from './response-decoding.js';
+
+/**
+ * `objectPath` for a write, refusing an object whose namespace disagrees with the scope discovery
+ * gives its kind: the server would silently drop the namespace of a cluster-scoped kind, so a plan
+ * that believed the kind namespaced (and let its tenancy check pass) would write cluster-wide
+ * (issue 19). The scope the URL is built from is the scope the write is judged by.
+ */
+const writePath = (info: ResourceInfo, ref: ObjectRef, subresource?: 'status'): E.Either<ClusterError, string> => {
+  const problem = clusterScopedWriteProblem(info.namespaced ? 'Namespaced' : 'Cluster', ref);
+  return problem === undefined
+    ? objectPath(info, ref, subresource)
+    : E.left(clusterError('Forbidden', problem, { ref }));
+};
 
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,
@@ -23,8 +38,8 @@ export const createObject =
     const ref = refOf(object);
     return withKind(context, object, ref, (info) =>
       pipe(
-        // objectPath only to enforce the namespace rule; POST goes to the collection.
-        TE.fromEither(objectPath(info, ref)),
+        // writePath only to enforce the namespace rules; POST goes to the collection.
+        TE.fromEither(writePath(info, ref)),
         TE.flatMap(() =>
           context.rest.send({
             method: 'POST',
@@ -45,7 +60,7 @@ export const putObject =
     const ref = refOf(object);
     return withKind(context, object, ref, (info) =>
       pipe(
-        TE.fromEither(objectPath(info, ref, subresource)),
+        TE.fromEither(writePath(info, ref, subresource)),
         TE.flatMap((path) => context.rest.send({ method: 'PUT', path, query: writeQuery(options), body: object })),
         TE.flatMapEither((value) => toResource(value, object, ref)),
       ),
@@ -57,7 +72,7 @@ export const patchObject =
   (ref: ObjectRef, patch: Patch, options?: WriteOptions): TE.TaskEither<ClusterError, Resource> =>
     withKind(context, ref, ref, (info) =>
       pipe(
-        TE.fromEither(objectPath(info, ref, subresource)),
+        TE.fromEither(writePath(info, ref, subresource)),
         TE.flatMap((path) => {
           const request = patchRequest(patch, options);
           return context.rest.send({
@@ -109,7 +124,7 @@ export const deleteObject =
   (ref: ObjectRef, options?: DeleteOptions): TE.TaskEither<ClusterError, O.Option<Resource>> =>
     withKind(context, ref, ref, (info) =>
       pipe(
-        TE.fromEither(objectPath(info, ref)),
+        TE.fromEither(writePath(info, ref)),
         TE.flatMap((path) =>
           context.rest.send({
             method: 'DELETE',

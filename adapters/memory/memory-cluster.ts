@@ -7,9 +7,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { Resource } from '../../core/model/resource.js';
 import type { ObjectRef } from '../../core/model/resource.js';
-import { builtinScopes, type Scope, type ScopeTable } from '../../core/model/scope.js';
+import { builtinScopes, clusterScopedWriteProblem, type Scope, type ScopeTable } from '../../core/model/scope.js';
 import type { Cluster, Clock } from '../../core/ports/cluster.js';
-import { clusterError } from '../../core/ports/errors.js';
+import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { createControllerScheduler } from './background-controllers.js';
 import { builtinKinds } from './builtin-kinds.js';
 import { commitPut } from './commit.js';
@@ -168,6 +168,13 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     injected: inject,
   });
   const { call } = gate;
+  // As the Kubernetes adapter: a write naming a namespace for a cluster-scoped kind is refused
+  // (the server would drop the namespace and act cluster-wide; issue 19).
+  const scoped = <A>(ref: ObjectRef, write: () => E.Either<ClusterError, A>): E.Either<ClusterError, A> => {
+    const info = state.registry.resolve(ref.apiVersion, ref.kind);
+    const problem = E.isRight(info) ? clusterScopedWriteProblem(info.right.scope, ref) : undefined;
+    return problem === undefined ? write() : E.left(clusterError('Forbidden', problem, { ref }));
+  };
 
   return {
     clock,
@@ -184,13 +191,15 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
     create: (object, writeOptions) =>
-      call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
+      call('create', object.apiVersion, object.kind, () =>
+        scoped(refOfInput(object), () => createObject(state, object, dryRunOf(writeOptions))),
+      ),
     update: (object, writeOptions) =>
       call(
         'update',
         object.apiVersion,
         object.kind,
-        () => updateObject(state, object, 'main', dryRunOf(writeOptions)),
+        () => scoped(refOfInput(object), () => updateObject(state, object, 'main', dryRunOf(writeOptions))),
         refOfInput(object),
       ),
     patch: (ref, patch, writeOptions) =>
@@ -198,11 +207,11 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         'patch',
         ref.apiVersion,
         ref.kind,
-        () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }),
+        () => scoped(ref, () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
         ref,
       ),
     delete: (ref, deleteOptions) =>
-      call('delete', ref.apiVersion, ref.kind, () => deleteObject(state, ref, deleteOptions)),
+      call('delete', ref.apiVersion, ref.kind, () => scoped(ref, () => deleteObject(state, ref, deleteOptions))),
     updateStatus: (object) =>
       call(
         'updateStatus',

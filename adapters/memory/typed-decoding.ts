@@ -25,6 +25,7 @@ import {
 } from '../../core/json/json.js';
 import { refOf, versionOf, type Resource } from '../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
+import { redactEchoedObjects } from '../../core/sensitive/echo.js';
 import {
   fitsInteger,
   objectStruct,
@@ -181,7 +182,11 @@ export const decodePatched = (info: KindInfo, document: JsonValue): E.Either<Clu
   if (!isJsonObject(document)) return E.right(document);
   return E.bimap(
     (message: string) => {
-      const cause = `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`;
+      // As the Kubernetes adapter answers it: the quoted object cut out (it may hold Secret values, issue 19).
+      const cause = redactEchoedObjects(
+        `Invalid value: ${JSON.stringify(JSON.stringify(document))}: ${message}`,
+        info.group === '' && info.kind === 'Secret',
+      );
       return clusterError('Invalid', ` "" is invalid: patch: ${cause}`, {
         causes: [{ field: 'patch', reason: 'FieldValueInvalid', message: cause }],
       });

@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`process-main.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader, ClusterWriter, JsonObject } from '../../core/index.js';
+import type { ClusterReader, ClusterWriter, Discovery, JsonObject } from '../../core/index.js';
 import type { Fetcher, FetcherOptions } from '../tosca/fetch.js';
 import type { CappedRead } from './input/capped.js';
 
@@ -38,8 +38,11 @@ export type CliIo = {
   readonly now: () => Date;
   /** A read-only view of a live cluster; rejects when it cannot be reached or configured. */
   readonly connect: (target: ClusterTarget) => Promise<ClusterReader>;
-  /** A live cluster that may be written (`apply` only); rejects when it cannot be reached or configured. */
-  readonly connectWritable: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
+  /**
+   * A live cluster that may be written (`apply` only), with its discovery (the scopes writes are
+   * checked against); rejects when it cannot be reached or configured.
+   */
+  readonly connectWritable: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter & Discovery>;
   /** Writes a file readable by its owner only (`plan --out`: a plan describes the cluster). */
   readonly writeFile: (path: string, text: string) => Promise<void>;
   /**

@@ -4,7 +4,7 @@
  * environment, exit code). Everything else is `run(argv, io)`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCapped, readFileCapped } from './input/capped.js';
@@ -13,6 +13,7 @@ import { kubeconfigProblem } from './live/kubeconfig.js';
 import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
+import { writePrivateFile } from './saved-plan/private-file.js';
 
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
@@ -71,7 +72,7 @@ const io: CliIo = {
     liveReadable(target);
     return connectWritable(target);
   },
-  writeFile: (path, text) => writeFile(path, text, { encoding: 'utf8', mode: 0o600 }),
+  writeFile: writePrivateFile,
   fetchOpenApi: async (target, apiVersions) => {
     liveReadable(target);
     return fetchOpenApiDocuments(target, apiVersions);

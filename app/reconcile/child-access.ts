@@ -7,6 +7,7 @@
 import {
   conditionsFor,
   isServiceAccountName,
+  serviceAccountViolation,
   showRef,
   type Action,
   type Application,
@@ -14,6 +15,7 @@ import {
   type ClusterError,
   type Plan,
   type StalledReason,
+  type TenancyPolicy,
 } from '../../core/index.js';
 
 /** A ServiceAccount by namespace and name. */
@@ -25,6 +27,11 @@ export type ServiceAccountPolicy = {
   readonly defaultServiceAccount?: string;
   /** Applications naming none, with no default, are not reconciled (Stalled `ServiceAccountRequired`). */
   readonly require?: boolean;
+  /**
+   * Which ServiceAccounts an Application may name (the admin's `--policy`, its `serviceAccounts`
+   * rules; none: any of its namespace). The default account above is the admin's own choice.
+   */
+  readonly tenancy?: TenancyPolicy;
 };
 
 /** What the operator decided for one Application. */
@@ -58,6 +65,8 @@ export const childIdentity = (application: Application, policy: ServiceAccountPo
         'spec.serviceAccountName: expected a ServiceAccount name (lower-case letters, digits, "-" and ".", at most 253 characters)',
     };
   }
+  const violation = named === undefined ? undefined : serviceAccountViolation(policy.tenancy, namespace, named);
+  if (violation !== undefined) return { _tag: 'Refused', reason: 'Forbidden', message: violation };
   const name = named ?? policy.defaultServiceAccount;
   if (name !== undefined) return { _tag: 'ServiceAccount', account: { namespace, name } };
   return policy.require === true

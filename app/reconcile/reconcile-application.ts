@@ -27,6 +27,9 @@ import {
   jsonEqual,
   plan as planReconcile,
   redactStatus,
+  redactClusterError,
+  secretTexts,
+  objectFromEntries,
   scopeOf,
   showClusterError,
   showRef,
@@ -156,12 +159,16 @@ export const reconcileApplication = async (
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
   const intent = await recordIntent(application, planned, deps);
   if (E.isLeft(intent)) return failed(intent.left, attempt, deps, planned);
-  const execution = await executePlan({
-    plan: planned,
-    application,
-    cluster: deps.cluster,
-    ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
-  });
+  const execution = withoutEchoedSecrets(
+    await executePlan({
+      plan: planned,
+      application,
+      cluster: deps.cluster,
+      ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
+    }),
+    planned,
+    unguarded.right.live,
+  );
   reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
   const verification = verified(application, planned, execution, unguarded.right);
@@ -468,6 +475,40 @@ const failed = (
     ...(execution ? { execution } : {}),
   };
 };
+
+/**
+ * `execution` with its failure's text free of every value of every Secret the plan touches (its
+ * bodies and patches, the live objects): the API server may quote them (issue 19), and the text
+ * becomes the Stalled condition, Events and log lines. Computed only when a write failed.
+ */
+const withoutEchoedSecrets = (execution: Execution, planned: Plan, live: ReadonlyArray<Resource>): Execution => {
+  const failure = execution.failure;
+  if (failure === undefined) return execution;
+  const written = planned.actions.flatMap((action): ReadonlyArray<JsonValue> => {
+    if (action.type === 'create' || action.type === 'recreate') return [action.body];
+    // A Secret's patch value is a whole Secret, a field of one or a value: wrapped as data so each form is found.
+    return action.type === 'patch' && action.ref.apiVersion === 'v1' && action.ref.kind === 'Secret'
+      ? action.patch.flatMap((operation) =>
+          operation.op === 'remove' ? [] : [{ apiVersion: 'v1', kind: 'Secret', data: patchValues(operation.value) }],
+        )
+      : [];
+  });
+  const error = redactClusterError(failure.error, secretTexts([...written, ...live]));
+  return error === failure.error ? execution : { ...execution, failure: { ...failure, error } };
+};
+
+/** The strings of a patch value, keyed by position (only their texts matter). */
+const patchValues = (value: JsonValue): JsonObject =>
+  objectFromEntries(stringsIn(value).map((text, i) => [String(i), text] as const));
+
+const stringsIn = (value: JsonValue): ReadonlyArray<string> =>
+  typeof value === 'string'
+    ? [value]
+    : isJsonArray(value)
+      ? value.flatMap(stringsIn)
+      : isJsonObject(value)
+        ? Object.values(value).flatMap((inner) => stringsIn(inner ?? null))
+        : [];
 
 /** Records what succeeded before the failure; a terminal failure also marks the Application Stalled. */
 const failedExecution = async (

@@ -4,7 +4,7 @@
  * template is reported invalid. The operator's own heap and `/healthz` never pay for a hostile template.
  */
 import { Worker } from 'node:worker_threads';
-import { invalid, type BodyJob, type Translation } from './translation.js';
+import { invalid, type TranslationJob, type Translation } from './translation.js';
 
 export type IsolationLimits = {
   /** Wall-clock time a translation may take (default 10 s). */
@@ -20,7 +20,7 @@ const fromSources = import.meta.url.endsWith('.ts');
 const workerUrl = new URL(fromSources ? './translate-worker.ts' : './translate-worker.js', import.meta.url);
 
 /** Runs `job` in a worker thread within `limits`. Never rejects. */
-export const translateIsolated = (job: BodyJob, limits: IsolationLimits): Promise<Translation> =>
+export const translateIsolated = (job: TranslationJob, limits: IsolationLimits): Promise<Translation> =>
   new Promise((resolve) => {
     let settled = false;
     const worker = new Worker(workerUrl, {
@@ -40,7 +40,12 @@ export const translateIsolated = (job: BodyJob, limits: IsolationLimits): Promis
       resolve(translation);
     };
     const deadline = setTimeout(
-      () => settle(invalid(`${job.root}: translating took longer than ${limits.timeoutMs} ms: simplify the template`)),
+      () =>
+        settle(
+          invalid(
+            `${job.root}: translation exceeds its bound of ${limits.timeoutMs} ms (timeoutMs): simplify the template`,
+          ),
+        ),
       limits.timeoutMs,
     );
     worker.once('message', (result: Translation) => settle(result));
@@ -48,7 +53,7 @@ export const translateIsolated = (job: BodyJob, limits: IsolationLimits): Promis
       settle(
         invalid(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? `${job.root}: translating needs more than ${limits.maxHeapMb} MiB of memory: simplify the template`
+            ? `${job.root}: translation exceeds its bound of ${limits.maxHeapMb} MiB of memory (maxHeapMb): simplify the template`
             : `${job.root}: translation failed (${error.code ?? error.name})`,
         ),
       ),

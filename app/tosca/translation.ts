@@ -26,6 +26,17 @@ export type BodyJob = {
   readonly maxBytes: number;
 };
 
+/** An inline template (`spec.tosca` as a mapping): already JSON, translated with the same bounds. */
+export type InlineJob = {
+  readonly kind: 'inline';
+  readonly template: JsonValue;
+  readonly inputs: JsonValue | undefined;
+  readonly root: string;
+};
+
+/** Anything the translator hands to a worker thread. */
+export type TranslationJob = BodyJob | InlineJob;
+
 export const invalid = (message: string, retryable = false): Translation => ({ _tag: 'Invalid', message, retryable });
 
 /** The manifest of a template (already a JSON value); messages name paths below `root`. */
@@ -36,8 +47,9 @@ export const translated = (template: JsonValue, inputs: JsonValue | undefined, r
 
 const showIssues = (issues: ReadonlyArray<ToscaIssue>): string => issues.map(showIssue).join('; ');
 
-/** The manifest of a fetched body: UTF-8 YAML text, or a CSAR whose entry template is. */
-export const translateBody = (job: BodyJob): Translation => {
+/** The manifest of a fetched body (UTF-8 YAML text, or a CSAR whose entry template is), or of an inline template. */
+export const translateBody = (job: TranslationJob): Translation => {
+  if (job.kind === 'inline') return translated(job.template, job.inputs, job.root);
   if (job.kind === 'csar') {
     const entry = csarEntry(job.body, job.maxBytes);
     if (E.isLeft(entry)) return invalid(`${job.root}: ${entry.left}`);

@@ -1,8 +1,10 @@
 /**
  * The translation step (SPEC step 1): an Application defined by `spec.tosca` (inline or URL) or
  * `spec.csar` (URL) gets its manifest from the template. Never writes `spec`: the result is
- * handed to `plan` as `PlanOptions.translatedManifest`. Fetched templates are parsed and
- * translated in a worker thread (isolated.ts); inline ones, already bounded JSON, in place.
+ * handed to `plan` as `PlanOptions.translatedManifest`. Every template, fetched or inline, is
+ * translated in a worker thread (isolated.ts) with bounded time and memory, and in it with bounded
+ * steps and output (core/tosca): a few lines of inline TOSCA can expand exponentially (issue 19),
+ * and the operator's event loop (`/healthz`) must never pay for it.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
@@ -16,7 +18,7 @@ import {
 } from '../../core/index.js';
 import { createFetcher, defaultFetchLimits, type Fetcher, type FetcherOptions } from './fetch.js';
 import { defaultIsolationLimits, translateIsolated, type IsolationLimits } from './isolated.js';
-import { invalid, translateBody, translated, type BodyJob, type Translation } from './translation.js';
+import { invalid, translateBody, type TranslationJob, type Translation } from './translation.js';
 
 export type { Translation } from './translation.js';
 
@@ -28,8 +30,9 @@ export type TranslatorOptions = FetcherOptions & {
   /** Translations remembered (default 256). */
   readonly memoEntries?: number;
   /**
-   * Time and heap for translating one fetched template in its worker thread (default 10 s,
-   * 256 MiB); `false` translates on the calling thread (embedders that trust every template source).
+   * Time and heap for translating one template in its worker thread (default 10 s, 256 MiB);
+   * `false` translates on the calling thread (embedders that trust every template source; the
+   * step and output bounds still hold).
    */
   readonly isolation?: Partial<IsolationLimits> | false;
 };
@@ -54,7 +57,7 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
   const fetcher = options.fetcher ?? createFetcher(options);
   const maxBytes = options.maxBytes ?? defaultFetchLimits.maxBytes;
   const isolation = options.isolation === false ? undefined : { ...defaultIsolationLimits, ...options.isolation };
-  const run = (job: BodyJob): Promise<Translation> =>
+  const run = (job: TranslationJob): Promise<Translation> =>
     isolation === undefined ? Promise.resolve(translateBody(job)) : translateIsolated(job, isolation);
   const memo = new Map<string, { readonly source: unknown; readonly result: Promise<Translation> }>();
   const memoised: Memo = (key, source, compute) => {
@@ -82,7 +85,7 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
     const tosca = spec.tosca as JsonValue;
     if (typeof tosca === 'string') return fromUrl('tosca', tosca, inputs, { fetcher, maxBytes, run, key, memoised });
     if (!isJsonObject(tosca)) return invalid('spec.tosca: expected a TOSCA template (a mapping) or the URL of one');
-    return memoised(key, undefined, async () => translated(tosca, inputs, 'spec.tosca'));
+    return memoised(key, undefined, () => run({ kind: 'inline', template: tosca, inputs, root: 'spec.tosca' }));
   };
 };
 
@@ -98,13 +101,13 @@ const outOfBounds = (spec: { readonly [key: string]: JsonValue }): Translation |
 type Context = {
   readonly fetcher: Fetcher;
   readonly maxBytes: number;
-  readonly run: (job: BodyJob) => Promise<Translation>;
+  readonly run: (job: TranslationJob) => Promise<Translation>;
   readonly key: string;
   readonly memoised: Memo;
 };
 
 const fromUrl = async (
-  kind: BodyJob['kind'],
+  kind: 'tosca' | 'csar',
   url: string,
   inputs: JsonValue | undefined,
   context: Context,

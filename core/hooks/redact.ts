@@ -11,7 +11,14 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 import type { ObjectRef } from '../model/resource.js';
 import type { Action, FieldChange, JsonPatchOperation, Plan } from '../plan/types.js';
 import { marksFrom, startsWith, updateValueAt } from '../sensitive/marked.js';
-import { maskedAt, SENSITIVE_FIELDS, showSensitive, withDigests, type Marked } from '../sensitive/secret-values.js';
+import {
+  maskedAt,
+  SECRET_MARKS,
+  SENSITIVE_FIELDS,
+  showSensitive,
+  withDigests,
+  type Marked,
+} from '../sensitive/secret-values.js';
 import { hookSecretName, isTokenKey, withoutHookTokens } from './secret.js';
 import type { HookOwner } from './types.js';
 
@@ -27,9 +34,7 @@ export const redactPlan = (plan: Plan, owner: HookOwner): Plan => {
   return {
     ...plan,
     status: redactStatus(plan.status, owner),
-    actions: plan.actions.map((action) =>
-      maskMarkedChanges(redactAction(action, owner), marked(identified(action.ref))),
-    ),
+    actions: plan.actions.map((action) => maskMarkedChanges(redactAction(action, owner), marksFor(action, marked))),
   };
 };
 
@@ -41,6 +46,12 @@ const identified = (ref: ObjectRef): JsonObject => ({
 });
 
 const hidden = (value: JsonValue): JsonValue => showSensitive('', value);
+
+/** The fields of `action`'s object shown masked: those its schema marks, and a Secret's last-applied annotation. */
+const marksFor = (action: Action, marked: (object: JsonObject) => Marked): Marked => {
+  const own = marked(identified(action.ref));
+  return isSecretRef(action) ? [...own, ...SECRET_MARKS] : own;
+};
 
 /** A schema-marked field as a human path (`spec.ports[0].password`), as field changes name them. */
 const humanPath = (tokens: ReadonlyArray<string>): string =>
@@ -173,7 +184,7 @@ const maskMarkedOperation = (operation: JsonPatchOperation, marked: Marked): Jso
  * `(sensitive value) sha256:<hex>` (never to be executed: the values are gone).
  */
 export const redactForDisplay = (action: Action, schemas?: ReadonlyArray<ObserverSchema>): Action => {
-  const marked = marksFrom(schemas)(identified(action.ref));
+  const marked = marksFor(action, marksFrom(schemas));
   const secret = isSecretRef(action);
   if (action.type === 'create' || action.type === 'recreate') {
     const body = marked.reduce<JsonValue>(

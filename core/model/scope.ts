@@ -78,9 +78,30 @@ export const builtinScopes: ScopeTable = new Map<string, Scope>([
 export const scopeOf = (scopes: ScopeTable, ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): Scope | undefined =>
   scopes.get(scopeKey(ref.apiVersion, ref.kind));
 
-/** Adds the scopes declared by CustomResourceDefinitions found among `resources`. */
+/**
+ * Adds the scopes declared by CustomResourceDefinitions found among `resources`, for kinds `scopes`
+ * does not know yet. A CRD is data a tenant writes (a manifest, a `-f` file): it may introduce a
+ * kind nobody knows, never change a known scope — or a manifest CRD for
+ * `clusterrolebindings.rbac.authorization.k8s.io` with `scope: Namespaced` would turn a cluster-wide
+ * binding into a "namespaced" child the tenancy check lets through (issue 19). Scopes an admin
+ * vouches for come from `withTrustedCrdScopes`.
+ */
 export const withCrdScopes = (scopes: ScopeTable, resources: ReadonlyArray<Resource>): ScopeTable => {
-  const learned = resources.flatMap((resource) => crdScope(resource));
+  const learned = resources.flatMap((resource) => crdScope(resource)).filter(([key]) => !scopes.has(key));
+  if (learned.length === 0) return scopes;
+  // Two tenant CRDs for the same unknown kind: the first one counts, as for any other duplicate.
+  const table = new Map(scopes);
+  for (const [key, scope] of learned) if (!table.has(key)) table.set(key, scope);
+  return table;
+};
+
+/**
+ * Adds the scopes declared by CRDs the admin gave (`--crd`): they may override what an offline
+ * table assumed about a custom kind, never a built-in kind (whose scope is Kubernetes' own), and
+ * CustomResourceDefinition stays cluster-scoped whatever a document says.
+ */
+export const withTrustedCrdScopes = (scopes: ScopeTable, resources: ReadonlyArray<Resource>): ScopeTable => {
+  const learned = resources.flatMap((resource) => crdScope(resource)).filter(([key]) => !builtinScopes.has(key));
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
 
@@ -111,6 +132,17 @@ export const withLiveScopes = (scopes: ScopeTable, live: ReadonlyArray<Resource>
   }
   return learned.length === 0 ? scopes : new Map([...scopes, ...learned]);
 };
+
+/**
+ * Why a write to `ref` is refused when its kind is cluster-scoped (by discovery) yet `ref` names a
+ * namespace, or `undefined` when it fits. The API server would silently drop the namespace and
+ * write cluster-wide: a plan that believed the kind namespaced (and judged tenancy by that) must
+ * not be carried out (issue 19). Both adapters refuse with this message.
+ */
+export const clusterScopedWriteProblem = (scope: Scope, ref: ObjectRef): string | undefined =>
+  scope === 'Cluster' && ref.namespace !== undefined && ref.namespace !== ''
+    ? `${ref.kind} is cluster-scoped (API discovery) but the write names namespace ${ref.namespace}: refused, it would act cluster-wide`
+    : undefined;
 
 /** Builds a table from API discovery (`APIResourceList` documents). */
 export const scopesFromDiscovery = (resourceLists: ReadonlyArray<JsonValue>): ScopeTable =>

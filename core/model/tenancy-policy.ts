@@ -25,6 +25,14 @@ export type ClusterKindRule = { readonly from: string; readonly kinds: ReadonlyA
 export type AdoptionRule = 'ownNamespace' | 'destinations' | 'never';
 
 /**
+ * Applications in namespace `from` (or `*`) may act as these ServiceAccounts of their own namespace
+ * (`spec.serviceAccountName`; `*` = any). Without any rule, any ServiceAccount of the namespace
+ * (Flux's model); with rules, only those listed for the namespace — a tenant who may create an
+ * Application must not gain the rights of a ServiceAccount bound to `admin` just by naming it.
+ */
+export type ServiceAccountRule = { readonly from: string; readonly names: ReadonlyArray<string> };
+
+/**
  * The admin's tenancy policy. Every Application may always write to its own namespace; the rules
  * only add. Tenants cannot set it: it comes from the operator's configuration.
  */
@@ -32,6 +40,7 @@ export type TenancyPolicy = {
   readonly destinations?: ReadonlyArray<DestinationRule>;
   readonly clusterKinds?: ReadonlyArray<ClusterKindRule>;
   readonly adoption?: AdoptionRule;
+  readonly serviceAccounts?: ReadonlyArray<ServiceAccountRule>;
 };
 
 /** A value that is an object with no keys but `keys` (io-ts `exact` would drop them silently). */
@@ -83,6 +92,24 @@ const KindName = new t.Type<string, string, unknown>(
   t.identity,
 );
 
+// A DNS subdomain, as ServiceAccount names are (core/model/application.ts `isServiceAccountName`).
+const SERVICE_ACCOUNT = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const AccountName = new t.Type<string, string, unknown>(
+  'a ServiceAccount name or "*"',
+  (u): u is string => typeof u === 'string' && (u === ANY || (u.length <= 253 && SERVICE_ACCOUNT.test(u))),
+  (u, c) =>
+    typeof u === 'string' && (u === ANY || (u.length <= 253 && SERVICE_ACCOUNT.test(u)))
+      ? t.success(u)
+      : t.failure(u, c, `expected a ServiceAccount name or "*", got ${JSON.stringify(u)}`),
+  t.identity,
+);
+
+const ServiceAccountRuleCodec = onlyKeys(t.type({ from: NamespaceName, names: t.readonlyArray(AccountName) }), [
+  'from',
+  'names',
+]);
+
 const DestinationRuleCodec = onlyKeys(t.type({ from: NamespaceName, to: t.readonlyArray(NamespaceName) }), [
   'from',
   'to',
@@ -100,8 +127,9 @@ export const TenancyPolicyDocument = onlyKeys(
     destinations: t.readonlyArray(DestinationRuleCodec),
     clusterKinds: t.readonlyArray(ClusterKindRuleCodec),
     adoption: t.keyof({ ownNamespace: null, destinations: null, never: null }),
+    serviceAccounts: t.readonlyArray(ServiceAccountRuleCodec),
   }),
-  ['apiVersion', 'kind', 'destinations', 'clusterKinds', 'adoption'],
+  ['apiVersion', 'kind', 'destinations', 'clusterKinds', 'adoption', 'serviceAccounts'],
 );
 
 /** The rules of a decoded policy document. */
@@ -109,4 +137,5 @@ export const policyOf = (document: t.TypeOf<typeof TenancyPolicyDocument>): Tena
   ...(document.destinations === undefined ? {} : { destinations: document.destinations }),
   ...(document.clusterKinds === undefined ? {} : { clusterKinds: document.clusterKinds }),
   ...(document.adoption === undefined ? {} : { adoption: document.adoption }),
+  ...(document.serviceAccounts === undefined ? {} : { serviceAccounts: document.serviceAccounts }),
 });

@@ -147,3 +147,21 @@ const forbidden = (ref: ObjectRef, rule: ForbiddenRule, reason: string): Forbidd
 /** The Stalled message: every forbidden child with its reason. */
 export const forbiddenMessage = (actions: ReadonlyArray<ForbiddenAction>): string =>
   `not allowed by the tenancy policy, nothing of this Application is written until the spec or policy changes: ${actions.map((a) => `${showRef(a.ref)} (${a.rule}: ${a.reason})`).join('; ')}`;
+
+/**
+ * Why Applications in `namespace` may not act as their namespace's ServiceAccount `name` under
+ * `policy`, or `undefined` when they may. No `serviceAccounts` rule: any (Flux's model, the default);
+ * with rules: only the names listed for the namespace (or `*`).
+ */
+export const serviceAccountViolation = (
+  policy: TenancyPolicy | undefined,
+  namespace: string,
+  name: string,
+): string | undefined => {
+  const rules = policy?.serviceAccounts;
+  if (rules === undefined) return undefined;
+  const allowed = rules.filter((rule) => applies(rule.from, namespace)).flatMap((rule) => rule.names);
+  return allowed.includes(ANY) || allowed.includes(name)
+    ? undefined
+    : `spec.serviceAccountName: ServiceAccount ${namespace}/${name} is not one Applications in ${namespace} may act as (policy serviceAccounts: ${allowed.join(', ') || 'none'}): name one of those, or ask the admin to allow it`;
+};

@@ -31,6 +31,22 @@ export const SENSITIVE_FIELDS: ReadonlyArray<string> = ['data', 'stringData'];
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
+/** What `kubectl apply` records of the object it applied: for a Secret, its values in clear. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Fields of every Secret treated like schema-marked ones (whole value digested or masked): the
+ * last-applied annotation holds the Secret's `data`/`stringData` in clear, so observing a Secret's
+ * annotations would otherwise put its plaintext into status, plans and snapshots (issue 19).
+ */
+export const SECRET_MARKS: ReadonlyArray<ReadonlyArray<string>> = [
+  ['metadata', 'annotations', LAST_APPLIED_ANNOTATION],
+];
+
+/** The marks that apply to `object`: its schema's, and for a Secret `SECRET_MARKS`. */
+const marksOf = (object: JsonObject, marked: Marked): Marked =>
+  isSecret(object) ? [...marked, ...SECRET_MARKS] : marked;
+
 export const isSecret = (object: JsonObject): boolean =>
   getOwn(object, 'apiVersion') === 'v1' && getOwn(object, 'kind') === 'Secret';
 
@@ -93,7 +109,7 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
         object,
       ) as T)
     : object;
-  return eachMarked(secret, marked, digestOfMarked);
+  return eachMarked(secret, marksOf(object, marked), digestOfMarked);
 };
 
 /**
@@ -110,7 +126,7 @@ export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked =
         return kept.length === 0 ? withoutKey(current, field) : withKey(current, field, objectFromEntries(kept));
       }, object) as T)
     : object;
-  return eachMarked(secret, marked, (value) => (isDigest(value) ? undefined : value));
+  return eachMarked(secret, marksOf(object, marked), (value) => (isDigest(value) ? undefined : value));
 };
 
 /**
@@ -134,7 +150,7 @@ export const revealMatching = <T extends JsonObject>(
             : value;
         }) as T)
       : observed;
-  return marked.reduce<JsonValue>(
+  return marksOf(observed, marked).reduce<JsonValue>(
     (current, tokens) =>
       updateValueAt(current, tokens, (value) => {
         const candidate = valueAt(desired, tokens);
@@ -151,7 +167,7 @@ const holdsDigests = (object: JsonObject, marked: Marked): boolean =>
       const values = getOwn(object, field);
       return isJsonObject(values) && Object.values(values).some(isDigest);
     })) ||
-  (marked.length > 0 && marked.some((tokens) => isDigest(valueAt(object, tokens))));
+  marksOf(object, marked).some((tokens) => isDigest(valueAt(object, tokens)));
 
 /** `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks. */
 export const revealAllMatching = <T extends JsonObject>(
@@ -199,7 +215,11 @@ export const maskedAt = (path: ReadonlyArray<string>, value: JsonValue): JsonVal
   const [field, key] = path;
   if (field === undefined)
     return isJsonObject(value)
-      ? SENSITIVE_FIELDS.reduce<JsonObject>((v, f) => mapField(v, f, (_k, inner) => showSensitive(f, inner)), value)
+      ? eachMarked(
+          SENSITIVE_FIELDS.reduce<JsonObject>((v, f) => mapField(v, f, (_k, inner) => showSensitive(f, inner)), value),
+          SECRET_MARKS,
+          (inner) => showSensitive('', inner),
+        )
       : value;
   if (!SENSITIVE_FIELDS.includes(field)) return value;
   if (key !== undefined) return showSensitive(field, value);

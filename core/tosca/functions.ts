@@ -12,6 +12,30 @@ import {
 import { showPath, type Path } from '../json/path.js';
 import { SUPPORTED_FUNCTIONS, UNSUPPORTED_FUNCTIONS, type ToscaIssue } from './types.js';
 
+/**
+ * How much work one translation may do. `get_property` re-evaluates what it refers to, so a
+ * property that refers twice to the next one, nested 20 deep, is a few lines that expand a
+ * million-fold (issue 19): the bounds stop it by counting, not by a clock, so the verdict is the
+ * same on every machine.
+ */
+export type ToscaBounds = {
+  /** Values visited and produced (each function call, list item, mapping entry and leaf counts one). */
+  readonly maxSteps: number;
+  /** Characters of the strings in the result (`concat` and shared `get_input` values count each time used). */
+  readonly maxOutputChars: number;
+};
+
+/** Far above what a real template needs (a few hundred steps per Kubernetes object), far below a second of work. */
+export const DEFAULT_TOSCA_BOUNDS: ToscaBounds = { maxSteps: 100_000, maxOutputChars: 8 * 1024 * 1024 };
+
+/** The work done so far by one translation: owned by the call that translates (a counter, never shared). */
+export type Budget = { readonly bounds: ToscaBounds; steps: number; chars: number };
+
+export const budgetOf = (bounds: ToscaBounds = DEFAULT_TOSCA_BOUNDS): Budget => ({ bounds, steps: 0, chars: 0 });
+
+/** The start of every message of a bound exceeded: how callers tell it from a mistake in the template. */
+export const BOUND_EXCEEDED = 'translation exceeds its bound';
+
 /** What functions can refer to. */
 export type Scope = {
   /** Input values given by the Application (`spec.toscaInputs`). */
@@ -22,6 +46,8 @@ export type Scope = {
   readonly nodes: JsonObject;
   /** How paths are shown: `spec.tosca`, `spec.csar (…) Definitions/app.yaml`, … */
   readonly root: string;
+  /** The work this translation may still do. */
+  readonly budget: Budget;
 };
 
 type Result = E.Either<ToscaIssue, JsonValue>;
@@ -47,6 +73,8 @@ export const evaluate = (value: JsonValue, scope: Scope, self: string, path: Pat
   evaluateAt(value, scope, { path, self, resolving: [] });
 
 const evaluateAt = (value: JsonValue, scope: Scope, at: At): Result => {
+  const exceeded = spend(scope, at, 1, typeof value === 'string' ? value.length : 0);
+  if (exceeded !== undefined) return exceeded;
   const call = functionOf(value);
   if (call !== undefined) return callFunction(call[0], call[1], scope, { ...at, path: [...at.path, call[0]] });
   if (isJsonArray(value))
@@ -74,6 +102,43 @@ const mapAll = (thunks: ReadonlyArray<() => Result>): E.Either<ToscaIssue, Reado
 const fail = (scope: Scope, at: At, message: string): Result =>
   E.left({ path: showPath(at.path, scope.root), message });
 
+/** Counts `steps` and `chars` against the budget; the failure naming the bound once one is exceeded. */
+const spend = (scope: Scope, at: At, steps: number, chars: number): Result | undefined => {
+  const { budget } = scope;
+  budget.steps += steps;
+  budget.chars += chars;
+  if (budget.steps > budget.bounds.maxSteps)
+    return fail(
+      scope,
+      at,
+      `${BOUND_EXCEEDED} of ${budget.bounds.maxSteps} evaluation steps (maxSteps): get_property re-evaluates what it refers to, so properties referring to each other more than once grow exponentially; refer to each value once`,
+    );
+  if (budget.chars > budget.bounds.maxOutputChars)
+    return fail(
+      scope,
+      at,
+      `${BOUND_EXCEEDED} of ${budget.bounds.maxOutputChars} output characters (maxOutputChars): the template's functions produce more text than a manifest holds; repeat large values less`,
+    );
+  return undefined;
+};
+
+/** Counts a value used whole (a `get_input` or `get_property` result placed again): its nodes and characters. */
+const spendWhole = (scope: Scope, at: At, value: JsonValue): Result | undefined => {
+  let steps = 0;
+  let chars = 0;
+  const pending: JsonValue[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop() as JsonValue;
+    steps++;
+    if (typeof current === 'string') chars += current.length;
+    else if (isJsonArray(current)) pending.push(...current);
+    else if (isJsonObject(current)) for (const key of Object.keys(current)) pending.push(current[key] ?? null);
+    // Checked as it goes: a huge shared input is not walked to its end before the verdict.
+    if (steps % 1024 === 0 && scope.budget.steps + steps > scope.budget.bounds.maxSteps) break;
+  }
+  return spend(scope, at, steps, chars);
+};
+
 const callFunction = (name: string, argument: JsonValue, scope: Scope, at: At): Result => {
   switch (name) {
     case 'get_input':
@@ -96,7 +161,7 @@ const getInput = (argument: JsonValue, scope: Scope, at: At): Result => {
         ? argument[0]
         : undefined;
   if (name === undefined) return fail(scope, at, 'get_input takes the name of an input');
-  if (hasOwn(scope.given, name)) return E.right(scope.given[name] ?? null);
+  if (hasOwn(scope.given, name)) return used(scope, at, scope.given[name] ?? null);
   const declaration = getOwn(scope.declared, name);
   if (declaration === undefined)
     return fail(
@@ -107,8 +172,11 @@ const getInput = (argument: JsonValue, scope: Scope, at: At): Result => {
   const fallback = isJsonObject(declaration) ? getOwn(declaration, 'default') : undefined;
   if (fallback === undefined)
     return fail(scope, at, `get_input: input "${name}" has no value in spec.toscaInputs and no default`);
-  return E.right(fallback);
+  return used(scope, at, fallback);
 };
+
+/** `value` placed in the result, counted against the budget (an input may be used many times). */
+const used = (scope: Scope, at: At, value: JsonValue): Result => spendWhole(scope, at, value) ?? E.right(value);
 
 /** `get_property: [SELF | node, property, nested key or index…]`. */
 const getProperty = (argument: JsonValue, scope: Scope, at: At): Result => {
@@ -165,5 +233,6 @@ const concat = (argument: JsonValue, scope: Scope, at: At): Result => {
       { ...at, path: [...at.path, bad] },
       'concat joins strings, numbers or booleans; this value is a list, a mapping or null',
     );
-  return E.right(parts.right.map(String).join(''));
+  const joined = parts.right.map(String).join('');
+  return spend(scope, at, 1, joined.length) ?? E.right(joined);
 };

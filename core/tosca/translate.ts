@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import type { Resource } from '../model/resource.js';
-import { evaluate, type Scope } from './functions.js';
+import { BOUND_EXCEEDED, budgetOf, evaluate, type Scope, type ToscaBounds } from './functions.js';
 import { KUBERNETES_OBJECT_TYPE, type ParseDocument, type ToscaIssue } from './types.js';
 
 /**
@@ -24,6 +24,8 @@ export const translateTemplate = (args: {
   readonly parseDocument: ParseDocument;
   /** How paths are shown, e.g. `spec.tosca`. */
   readonly root: string;
+  /** The work the translation may do (default `DEFAULT_TOSCA_BOUNDS`); exceeding one is an issue naming it. */
+  readonly bounds?: ToscaBounds;
 }): E.Either<ReadonlyArray<ToscaIssue>, ReadonlyArray<Resource>> => {
   const { template, root } = args;
   const issue = (path: Path, message: string): ToscaIssue => ({ path: showPath(path, root), message });
@@ -39,8 +41,15 @@ export const translateTemplate = (args: {
     declared: isJsonObject(declared) ? declared : {},
     nodes,
     root,
+    budget: budgetOf(args.bounds),
   };
-  const results = Object.keys(nodes).map((name) => translateNode(name, nodes[name] ?? null, scope, args.parseDocument));
+  const results: Array<E.Either<ReadonlyArray<ToscaIssue>, Resource>> = [];
+  for (const name of Object.keys(nodes)) {
+    const result = translateNode(name, nodes[name] ?? null, scope, args.parseDocument);
+    results.push(result);
+    // A bound exceeded ends the translation: every later node would only exceed it again.
+    if (E.isLeft(result) && result.left.some((issue) => issue.message.startsWith(BOUND_EXCEEDED))) break;
+  }
   const issues = [...versionIssues, ...results.flatMap((result) => (E.isLeft(result) ? result.left : []))];
   return issues.length > 0
     ? E.left(issues)

@@ -68,12 +68,16 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
       'adoption: always\n',
     ],
     [
-      'policy.yaml:1:1: document 1: unknown field "destination": expected apiVersion, kind, destinations, clusterKinds, adoption',
+      'policy.yaml:1:1: document 1: unknown field "destination": expected apiVersion, kind, destinations, clusterKinds, adoption, serviceAccounts',
       'destination: []\n',
     ],
     [
       'policy.yaml:1:40: document 1: clusterKinds[0].kinds[0]: expected group/Kind',
       'clusterKinds: [{ from: team-a, kinds: [clusterrole] }]\n',
+    ],
+    [
+      'policy.yaml:1:43: document 1: serviceAccounts[0].names[0]: expected a ServiceAccount name or "*", got "team-a/admin"',
+      'serviceAccounts: [{ from: team-a, names: [team-a/admin] }]\n',
     ],
     ['policy.yaml: the policy file is empty', '# nothing\n'],
   ])('a bad policy file is one clear line: %s', async (expected, policy) => {

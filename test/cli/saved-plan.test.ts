@@ -13,7 +13,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { PlanDocumentV1 } from '../../app/cli/render/plan-document.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import { getIn, type ClusterReader, type ClusterWriter, type ObjectRef, type Resource } from '../../core/index.js';
+import {
+  getIn,
+  type ClusterReader,
+  type ClusterWriter,
+  type Discovery,
+  type ObjectRef,
+  type Resource,
+} from '../../core/index.js';
 import { expectGolden } from './support/golden.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
@@ -35,13 +42,13 @@ describe('saved plans: plan --out, show, apply', () => {
   let dir: string;
   let cluster: MemoryCluster;
   let planFile: string;
-  const live = (writer: ClusterReader & ClusterWriter = cluster): RunOptions => ({
+  const live = (writer: ClusterReader & ClusterWriter & Discovery = cluster): RunOptions => ({
     connect: async () => writer,
     connectWritable: async () => writer,
   });
   const planOut = (extra: ReadonlyArray<string> = [], app = APP) =>
     runCli(['plan', '-f', app, '--kubeconfig', 'kc', '--now', NOW, '--out', planFile, ...extra], live());
-  const apply = (writer?: ClusterReader & ClusterWriter) =>
+  const apply = (writer?: ClusterReader & ClusterWriter & Discovery) =>
     runCli(['apply', planFile, '--kubeconfig', 'kc'], live(writer));
   const planExitCode = () => runCli(['plan', '-f', APP, '--kubeconfig', 'kc', '--now', NOW, '--exit-code'], live());
 
@@ -165,7 +172,7 @@ describe('saved plans: plan --out, show, apply', () => {
     await must(cluster.patch(configRef, { type: 'merge', body: { data: { NGINX_WORKER_PROCESSES: '9' } } }));
     await planOut();
     // A writer that lets another actor change the object between the check and the write.
-    const racing: ClusterReader & ClusterWriter = {
+    const racing: ClusterReader & ClusterWriter & Discovery = {
       ...cluster,
       patch: (ref, patch, options) => async () => {
         await cluster.patch(ref, { type: 'merge', body: { metadata: { annotations: { raced: 'yes' } } } })();
@@ -214,7 +221,7 @@ describe('saved plans: plan --out, show, apply', () => {
     await recordAndPlan();
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
     expect(saved.applications[0]?.actions.map((a) => `${a.type} ${a.resource.kind}`)).toEqual(['delete Ingress']);
-    const racing: ClusterReader & ClusterWriter = {
+    const racing: ClusterReader & ClusterWriter & Discovery = {
       ...cluster,
       delete: (ref, options) => async () => {
         await cluster.patch(ref, { type: 'merge', body: { metadata: { annotations: { raced: 'yes' } } } })();

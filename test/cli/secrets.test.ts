@@ -140,6 +140,46 @@ describe('Secret values in kreconcile plan', () => {
     });
   });
 
+  it("a Secret's kubectl last-applied annotation never shows its plaintext: plan (every format, status included) and snapshot (issue 19)", async () => {
+    const lastApplied = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', stringData: { password: CANARY } });
+    const kubectlApplied: Resource = {
+      ...liveSecret(OTHER, STRING_CANARY),
+      metadata: {
+        ...liveSecret(OTHER, STRING_CANARY).metadata,
+        annotations: {
+          'kreconcile.io/owner': 'shop/web',
+          'kubectl.kubernetes.io/last-applied-configuration': lastApplied,
+        },
+      },
+    };
+    // The tenant observes the Secret's annotations: the status would carry them.
+    const app = applicationYaml(`  manifest:
+    - apiVersion: v1
+      kind: Secret
+      metadata: { name: db }
+  observerSchema:
+    - apiVersion: v1
+      kind: Secret
+      metadata: { name: db, annotations: null }
+`);
+    for (const format of ['text', 'json', 'yaml']) {
+      const planned = await runCli(
+        ['plan', '-f', 'app.yaml', '--now', '2026-03-02T12:00:00Z', '-o', format, '--snapshot', 'live.json'],
+        { files: { 'app.yaml': app, 'live.json': snapshotOf([kubectlApplied]) } },
+      );
+      expect(planned.code).toBe(0);
+      expectNoSecretIn(planned.stdout + planned.stderr);
+    }
+    const cluster = fakeCluster([kubectlApplied]);
+    const recorded = await runCli(['snapshot', '-f', 'app.yaml', '-o', 'json'], {
+      files: { 'app.yaml': app },
+      connect: async () => cluster,
+    });
+    expect(recorded.code).toBe(0);
+    expectNoSecretIn(recorded.stdout);
+    expect(recorded.stdout).toContain(digest(lastApplied));
+  });
+
   it('a field the observer schema marks sensitive is hidden in every format too', async () => {
     const app = applicationYaml(`  manifest:
     - apiVersion: v1

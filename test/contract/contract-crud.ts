@@ -1,4 +1,5 @@
 /** Contract: discovery, create/get/list/update/delete, their errors, resourceVersion, concurrency, generation, cluster scope. */
+import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
 import type { Resource } from '../../core/model/resource.js';
@@ -194,6 +195,26 @@ export const crudContract = (env: () => ContractEnv): void => {
     const answer = await must(cluster.create(deployment(namespace, name), { dryRun: true }));
     expect((answer.spec as { replicas?: number }).replicas).toBe(1);
     expect(await must(cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }))).toEqual(O.none);
+  });
+
+  it('a write naming a namespace for a cluster-scoped kind is refused, nothing written (issue 19: it would act cluster-wide)', async () => {
+    const { cluster } = env();
+    const name = unique('contract-scoped');
+    const ref = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name };
+    const body = {
+      ...ref,
+      metadata: { name, namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    } as Resource;
+    const refused = await cluster.create(body)();
+    expect(E.isLeft(refused) && refused.left).toMatchObject({
+      _tag: 'Forbidden',
+      message:
+        'ClusterRoleBinding is cluster-scoped (API discovery) but the write names namespace default: refused, it would act cluster-wide',
+    });
+    const patched = await cluster.patch({ ...ref, namespace: 'default' }, { type: 'merge', body: { metadata: {} } })();
+    expect(E.isLeft(patched) && patched.left._tag).toBe('Forbidden');
+    expect(await must(cluster.get(ref))).toEqual(O.none);
   });
 
   it('cluster-scoped kinds live without a namespace (Namespace, ClusterRole)', async () => {

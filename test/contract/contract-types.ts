@@ -75,14 +75,18 @@ const cannotBeHandled = (kind: string, decodeError: string): string =>
 const unmarshal = (what: string, field: string, type: string): string =>
   `json: cannot unmarshal ${what} into Go struct field ${field} of type ${type}`;
 
-/** Merge and JSON patch: 422 on the field `patch`, whose value is the patched object, ending with the decoding error. */
-const expectPatchRefused = (error: ClusterError, decodeError: string): void => {
+/**
+ * Merge and JSON patch: 422 on the field `patch`, whose value (the patched object, quoted by the
+ * server) the adapters cut out (it may hold Secret values, issue 19), then the decoding error.
+ */
+const expectPatchRefused = (error: ClusterError, decodeError: string, secret = false): void => {
+  // A Secret's quoted invalid value is its value: masked whatever it looks like.
+  const value = secret ? '(sensitive value)' : '"(object redacted)"';
   expectError(error, 'Invalid', 422);
-  expect(error.message.startsWith(' "" is invalid: patch: Invalid value: "{')).toBe(true);
-  expect(error.message.endsWith(`}": ${decodeError}`)).toBe(true);
-  expect(error.causes).toHaveLength(1);
-  expect(error.causes?.[0]).toMatchObject({ field: 'patch', reason: 'FieldValueInvalid' });
-  expect(error.causes?.[0]?.message.endsWith(`}": ${decodeError}`)).toBe(true);
+  expect(error.message).toBe(` "" is invalid: patch: Invalid value: ${value}: ${decodeError}`);
+  expect(error.causes).toEqual([
+    { field: 'patch', reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${decodeError}` },
+  ]);
 };
 
 /** An apply answer listing several wrong fields: `<head>: errors:` then one indented line each, in any order. */
@@ -313,6 +317,7 @@ export const typesContract = (env: () => ContractEnv): void => {
         patchOf(cluster, secret.ref, { type: 'merge', body: { data: { a: '!!' } } }),
       ),
       'illegal base64 data at input byte 0',
+      true,
     );
     const svc = service(namespace, unique('typed'));
     expectPatchRefused(

@@ -11,6 +11,7 @@ import {
   scopesFromDiscovery,
   showIssue,
   withCrdScopes,
+  withTrustedCrdScopes,
   withLiveScopes,
   type Condition,
   type Resource,
@@ -217,6 +218,33 @@ describe('scopes and identity', () => {
     };
     expect(withCrdScopes(builtinScopes, [crd]).get('example.io/Gadget')).toBe('Cluster');
     expect(withCrdScopes(builtinScopes, [])).toBe(builtinScopes);
+  });
+
+  it('a CRD written by a tenant adds only unknown kinds: it never changes a known scope (issue 19)', () => {
+    const redefine = (group: string, kind: string, scope: string): Resource => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${kind.toLowerCase()}s.${group}` },
+      spec: { group, names: { kind }, scope },
+    });
+    const attack = [
+      redefine('rbac.authorization.k8s.io', 'ClusterRoleBinding', 'Namespaced'),
+      redefine('apiextensions.k8s.io', 'CustomResourceDefinition', 'Namespaced'),
+      redefine('example.io', 'Gadget', 'Namespaced'),
+      redefine('example.io', 'Gadget', 'Cluster'),
+    ];
+    const learned = withCrdScopes(builtinScopes, attack);
+    expect(learned.get('rbac.authorization.k8s.io/ClusterRoleBinding')).toBe('Cluster');
+    expect(learned.get('apiextensions.k8s.io/CustomResourceDefinition')).toBe('Cluster');
+    expect(learned.get('example.io/Gadget')).toBe('Namespaced');
+    // A kind discovery resolved is as known as a built-in one.
+    const discovered = new Map([...builtinScopes, ['example.io/Gadget', 'Cluster' as const]]);
+    expect(withCrdScopes(discovered, attack).get('example.io/Gadget')).toBe('Cluster');
+    // The admin's CRDs (--crd) may settle a custom kind, never a built-in one.
+    const trusted = withTrustedCrdScopes(discovered, attack);
+    expect(trusted.get('example.io/Gadget')).toBe('Cluster');
+    expect(trusted.get('rbac.authorization.k8s.io/ClusterRoleBinding')).toBe('Cluster');
+    expect(trusted.get('apiextensions.k8s.io/CustomResourceDefinition')).toBe('Cluster');
   });
 
   it('a live object read back with a namespace is of a namespaced kind (known kinds are not overridden)', () => {

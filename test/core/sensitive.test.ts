@@ -156,6 +156,64 @@ describe('Secret values in plans', () => {
     expect(second.status.lastAppliedManifest?.[0]?.data).toEqual({ learned: digestOfString(LIVE_CANARY) });
   });
 
+  it("a Secret's kubectl last-applied annotation is sensitive: a digest in status, masked in explanations and bodies (issue 19)", () => {
+    const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+    const applied = (value: string): string =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { p: value } });
+    // A schema marker (null: observe the whole map) where the Resource type expects string values.
+    const schema = [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', annotations: null } } as unknown as Resource,
+    ];
+    const live = served(
+      marked({
+        ...secret({ p: base64Of(LIVE_CANARY) }),
+        metadata: { name: 'db', namespace: 'default', annotations: { [LAST_APPLIED]: applied(LIVE_CANARY) } },
+      }),
+    );
+    const bare = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' } } as Resource;
+    const observed = plan({
+      application: application({ manifest: [bare], observerSchema: schema }),
+      live: [live],
+      scopes,
+      now: 'now',
+    });
+    expect(JSON.stringify(observed.status)).not.toContain(LIVE_CANARY);
+    expect(observed.status.lastAppliedManifest?.[0]?.metadata.annotations?.[LAST_APPLIED]).toBe(
+      digestOfString(applied(LIVE_CANARY)),
+    );
+    expect(withDigests(withDigests(live))).toEqual(withDigests(live));
+    expect(withoutDigests(withDigests(live)).metadata.annotations).not.toHaveProperty(LAST_APPLIED);
+    // Stable: the digest is not taken for a value to write back.
+    const again = plan({
+      application: application({ manifest: [bare], observerSchema: schema }, { status: observed.status }),
+      live: [live],
+      scopes,
+      now: 'now',
+    });
+    expect(again.actions.filter((a) => a.type === 'patch')).toEqual([]);
+    // A spec that sets the annotation: the change and the printed patch show digests only.
+    const withAnnotation = {
+      ...bare,
+      metadata: { name: 'db', annotations: { [LAST_APPLIED]: applied(CANARY) } },
+    } as Resource;
+    const patched = plan({
+      application: application({ manifest: [withAnnotation] }, { status: observed.status }),
+      live: [live],
+      scopes,
+      now: 'now',
+    });
+    const patch = patched.actions.find((a) => a.type === 'patch');
+    expect(patch).toBeDefined();
+    expect(JSON.stringify(patch?.changes)).not.toContain(CANARY);
+    expect(JSON.stringify(patch?.changes)).not.toContain(LIVE_CANARY);
+    expect(JSON.stringify(redactForDisplay(patch!))).not.toContain(CANARY);
+    expect(JSON.stringify(patched.status)).not.toContain(CANARY);
+    const created = plan({ application: application({ manifest: [withAnnotation] }), live: [], scopes, now: 'now' });
+    const create = created.actions.find((a) => a.type === 'create');
+    expect(JSON.stringify(create)).toContain(CANARY);
+    expect(JSON.stringify(redactForDisplay(create!))).not.toContain(CANARY);
+  });
+
   it('a Secret manifest copied into its observer schema by mistake is refused without echoing its values', () => {
     const manifest = [secret({ p: base64Of(CANARY) })];
     const result = plan({

@@ -70,6 +70,39 @@ describe('tenancy: the default policy (own namespace only)', () => {
     expect(result.outcome).toEqual({ _tag: 'RequeueAfter', ms: 60_000, reason: 'Forbidden' });
   });
 
+  it('a manifest CRD redefining ClusterRoleBinding (or CRD itself) as namespaced changes nothing: still forbidden (issue 19)', () => {
+    const redefine = (group: string, kind: string): Resource =>
+      ({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `${kind.toLowerCase()}s.${group}` },
+        spec: { group, scope: 'Namespaced', names: { kind, plural: `${kind.toLowerCase()}s` } },
+      }) as Resource;
+    // The platform-team policy the attack needs: CRDs and one cluster kind allowed.
+    const policy: TenancyPolicy = {
+      clusterKinds: [
+        {
+          from: '*',
+          kinds: ['apiextensions.k8s.io/CustomResourceDefinition', 'rbac.authorization.k8s.io/ClusterRole'],
+        },
+      ],
+    };
+    const result = planWith(
+      [
+        redefine('rbac.authorization.k8s.io', 'ClusterRoleBinding'),
+        redefine('apiextensions.k8s.io', 'CustomResourceDefinition'),
+        clusterRoleBinding,
+      ],
+      [],
+      policy,
+    );
+    expect(forbiddenOf(result).map((a) => [a.ref.kind, a.ref.namespace, a.rule])).toEqual([
+      ['ClusterRoleBinding', undefined, 'ClusterScoped'],
+    ]);
+    expect(stalledOf(result)).toMatchObject({ status: 'True', reason: 'Forbidden' });
+    expect(writesOf(result)).toEqual([]);
+  });
+
   it('a cluster-scoped child (ClusterRoleBinding) is forbidden', () => {
     const result = planWith([configMap('mine'), clusterRoleBinding], []);
     expect(forbiddenOf(result).map((a) => [a.ref.kind, a.rule])).toEqual([['ClusterRoleBinding', 'ClusterScoped']]);

@@ -12,7 +12,7 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { connectKubernetes, connectWritable } from '../../app/cli/live/kubernetes.js';
 import { run } from '../../app/cli/main.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import { getIn, type ClusterReader, type ClusterWriter } from '../../core/index.js';
+import { getIn, type ClusterReader, type ClusterWriter, type Discovery } from '../../core/index.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { applicationObject, children, readExisting, shopManifest } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -32,7 +32,7 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
 
   const cli = async (
     argv: ReadonlyArray<string>,
-    writable: (target: object) => Promise<ClusterReader & ClusterWriter> = connectWritable,
+    writable: (target: object) => Promise<ClusterReader & ClusterWriter & Discovery> = connectWritable,
   ): Promise<CliRun> => {
     const { io, out, err } = testIo({ connect: connectKubernetes, connectWritable: writable });
     const code = await run(argv, io);
@@ -40,7 +40,7 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
   };
   const planOut = () =>
     cli(['plan', '-f', appFile, '--kubeconfig', env.kubeconfigPath, '--now', NOW, '--out', planFile]);
-  const apply = (writable?: (target: object) => Promise<ClusterReader & ClusterWriter>) =>
+  const apply = (writable?: (target: object) => Promise<ClusterReader & ClusterWriter & Discovery>) =>
     cli(['apply', planFile, '--kubeconfig', env.kubeconfigPath], writable);
   const savedActions = async (): Promise<ReadonlyArray<string>> =>
     (JSON.parse(await readFile(planFile, 'utf8')) as SavedPlanV1).applications.flatMap((a) =>
@@ -106,7 +106,7 @@ describeWithApiServer('end to end: saved plans applied to a real API server', (e
 
     it('stops at a write raced after the check: the resourceVersion test fails on the server, the write is not made', async () => {
       expect((await planOut()).code).toBe(0);
-      const racing = async (target: object): Promise<ClusterReader & ClusterWriter> => {
+      const racing = async (target: object): Promise<ClusterReader & ClusterWriter & Discovery> => {
         const real = await connectWritable(target);
         return {
           ...real,

@@ -5,7 +5,13 @@
  */
 import { Command } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { showClusterError, showRef, type ClusterReader, type ClusterWriter } from '../../../core/index.js';
+import {
+  showClusterError,
+  showRef,
+  type ClusterReader,
+  type ClusterWriter,
+  type Discovery,
+} from '../../../core/index.js';
 import { executePlan } from '../../executor/execute.js';
 import { clusterFailure, inputError, type CliError } from '../cli-error.js';
 import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
@@ -15,7 +21,7 @@ import { clusterName } from '../planning/cluster-view.js';
 import { styleFor } from '../render/style.js';
 import { actionLines } from '../render/text.js';
 import type { SavedApplicationV1, SavedPlanV1 } from '../saved-plan/format.js';
-import { guardsOf, movedSincePlanned } from '../saved-plan/guards.js';
+import { guardsOf, movedSincePlanned, scopeMismatches } from '../saved-plan/guards.js';
 import { readSavedPlan } from '../saved-plan/read.js';
 import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
 
@@ -34,7 +40,7 @@ left to the operator: apply never adds one (without an operator it would block d
 ${EXIT_CODES_HELP}
 `;
 
-type Cluster = ClusterReader & ClusterWriter;
+type Cluster = ClusterReader & ClusterWriter & Discovery;
 
 const replan = (path: string): string => `plan again (kreconcile plan … --out ${path}) and apply the new plan`;
 
@@ -92,6 +98,18 @@ const applyOne = async (
 
 const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedPlanV1, path: string): Promise<void> => {
   const { io } = context;
+  const mismatched = await scopeMismatches(cluster, saved);
+  if (E.isLeft(mismatched)) return fail(context, [mismatched.left]);
+  if (mismatched.right.length > 0) {
+    return fail(
+      context,
+      mismatched.right.map((line) =>
+        inputError(`the plan's scopes disagree with the cluster's, nothing was applied: ${line}: ${replan(path)}`, {
+          location: { file: path },
+        }),
+      ),
+    );
+  }
   const moved = await movedSincePlanned(cluster, saved);
   if (E.isLeft(moved)) return fail(context, [moved.left]);
   if (moved.right.length > 0) {

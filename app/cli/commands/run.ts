@@ -333,7 +333,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     cluster = connected.right;
     kubernetes = connected.right;
   }
-  const impersonation = identityOptions(options, policy.right, kubernetes);
+  const impersonation = identityOptions(
+    options,
+    { ...policy.right, ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }) },
+    kubernetes,
+  );
   const style = styleFor(io);
   const logger = makeLogger(context, options.logLevel);
   // Every Application loaded from every -f file must be Ready, not only those reconciled so far.

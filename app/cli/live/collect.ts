@@ -19,6 +19,7 @@ import {
   uniqueResources,
   showClusterError,
   withCrdScopes,
+  withTrustedCrdScopes,
   type Application,
   type ClusterError,
   type ClusterReader,
@@ -159,7 +160,8 @@ export const collectLive = (
   return pipe(
     crdsFor(reader, distinctKinds(manifests), known),
     TE.chain((liveCrds) => {
-      const scopes = withCrdScopes(known, liveCrds);
+      // The server's own CRDs: what it serves, over what a `-f` file claimed about a custom kind.
+      const scopes = withTrustedCrdScopes(known, liveCrds);
       return pipe(
         flat(applications.map((application) => collectFor(reader, application, scopes))),
         TE.map((objects) => uniqueResources([...liveCrds, ...objects])),

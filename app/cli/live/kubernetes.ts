@@ -2,7 +2,7 @@
  * Connects to a live cluster through the Kubernetes adapter, loaded only when a command asks for
  * a cluster: offline commands never load @kubernetes/client-node (which needs Node >= 22.19).
  */
-import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
+import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
 import type { ClusterTarget } from '../io.js';
 import { MINIMUM_NODE, nodeVersionProblem, supportedNode } from '../node-version.js';
 
@@ -41,7 +41,7 @@ export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterR
  * The cluster named by `target`, readable and writable: for `apply` of a saved plan only.
  * Errors (rejections): as `connectKubernetes`.
  */
-export const connectWritable = async (target: ClusterTarget): Promise<ClusterReader & ClusterWriter> => {
+export const connectWritable = async (target: ClusterTarget): Promise<ClusterReader & ClusterWriter & Discovery> => {
   const { createKubernetesCluster } = await loadAdapter();
   const cluster = createKubernetesCluster({
     ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
@@ -54,5 +54,6 @@ export const connectWritable = async (target: ClusterTarget): Promise<ClusterRea
     update: cluster.update,
     patch: cluster.patch,
     delete: cluster.delete,
+    scopeOf: cluster.scopeOf,
   };
 };

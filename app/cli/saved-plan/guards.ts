@@ -9,9 +9,11 @@ import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
   refKey,
+  scopeKey,
   showClusterError,
   showRef,
   type ClusterReader,
+  type Discovery,
   type ObjectRef,
   type Resource,
 } from '../../../core/index.js';
@@ -98,3 +100,52 @@ export const guardsOf = (application: SavedApplicationV1): ReadonlyMap<string, s
         : [[refKey(actionOf(action).ref), action.guard.resourceVersion] as const],
     ),
   );
+
+/** Why the server's scope of `ref`'s kind does not fit the saved write, or `undefined` when it does. */
+const scopeMismatch = (
+  ref: ObjectRef,
+  served: 'Namespaced' | 'Cluster',
+  recorded: 'Namespaced' | 'Cluster' | undefined,
+): string | undefined => {
+  const key = scopeKey(ref.apiVersion, ref.kind).replace(/^\//, '');
+  if (served === 'Cluster' && ref.namespace !== undefined)
+    return `${key} is cluster-scoped on the server, the plan writes it in namespace ${ref.namespace}`;
+  if (served === 'Namespaced' && ref.namespace === undefined)
+    return `${key} is namespaced on the server, the plan writes it without a namespace`;
+  return recorded !== undefined && recorded !== served
+    ? `${key} is ${served} on the server, the plan was made believing it ${recorded}`
+    : undefined;
+};
+
+/**
+ * The saved writes whose kind the server (API discovery) scopes otherwise than the plan did, one
+ * line each (none: every write goes where the plan said). The plan's scopes came from files a
+ * tenant may write (`-f` CRDs): a kind planned as namespaced but served cluster-wide would slip
+ * past the tenancy check (issue 19), so discovery, not the file, decides before the first write.
+ * Errors: a discovery failure other than an unknown kind, as one line.
+ */
+export const scopeMismatches = async (
+  discovery: Discovery,
+  saved: SavedPlanV1,
+): Promise<E.Either<CliError, ReadonlyArray<string>>> => {
+  const served = new Map<string, E.Either<string, 'Namespaced' | 'Cluster'>>();
+  const lines: string[] = [];
+  for (const application of saved.applications)
+    for (const action of application.actions) {
+      if (!('guard' in action)) continue;
+      const ref = actionOf(action).ref;
+      const key = scopeKey(ref.apiVersion, ref.kind);
+      if (!served.has(key)) {
+        const found = await discovery.scopeOf(ref.apiVersion, ref.kind)();
+        if (E.isLeft(found) && found.left._tag !== 'UnknownKind')
+          return E.left(
+            clusterFailure(`cannot check the plan's scopes with discovery: ${showClusterError(found.left)}`),
+          );
+        served.set(key, E.isLeft(found) ? E.left(`${ref.apiVersion} ${ref.kind} is not served`) : E.right(found.right));
+      }
+      const scope = served.get(key)!;
+      const why = E.isLeft(scope) ? scope.left : scopeMismatch(ref, scope.right, saved.metadata.scopes[key]);
+      if (why !== undefined) lines.push(`${showRef(ref)}: ${why}`);
+    }
+  return E.right(lines);
+};

@@ -67,16 +67,19 @@ describe('memory API server semantics', () => {
     expect(await make()).toEqual(first);
   });
 
-  it('namespaced objects without a namespace live in default; cluster-scoped ones drop a namespace', async () => {
+  it('namespaced objects without a namespace live in default; a cluster-scoped write naming a namespace is refused', async () => {
     const cluster = createMemoryCluster();
     const cm = await must(cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n' } }));
     expect(cm.metadata.namespace).toBe('default');
+    // The API server would drop the namespace; the port refuses, as the Kubernetes adapter does (issue 19).
+    const named = await cluster.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r', namespace: 'default' },
+    })();
+    expect(E.isLeft(named) && named.left._tag).toBe('Forbidden');
     const role = await must(
-      cluster.create({
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        metadata: { name: 'r', namespace: 'default' },
-      }),
+      cluster.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' } }),
     );
     expect(role.metadata.namespace).toBeUndefined();
   });

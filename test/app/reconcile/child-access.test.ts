@@ -314,4 +314,34 @@ describe('childIdentity', () => {
       });
     }
   });
+
+  it('the policy file chooses which ServiceAccounts an Application may name (issue 19); the admin default is always allowed', () => {
+    const tenancy = {
+      serviceAccounts: [
+        { from: 'team-a', names: ['deployer'] },
+        { from: 'team-b', names: ['*'] },
+      ],
+    };
+    expect(childIdentity(app({ serviceAccountName: 'deployer' }), { tenancy })).toEqual({
+      _tag: 'ServiceAccount',
+      account: { namespace: 'team-a', name: 'deployer' },
+    });
+    expect(childIdentity(app({ serviceAccountName: 'admin-bound' }), { tenancy })).toEqual({
+      _tag: 'Refused',
+      reason: 'Forbidden',
+      message:
+        'spec.serviceAccountName: ServiceAccount team-a/admin-bound is not one Applications in team-a may act as (policy serviceAccounts: deployer): name one of those, or ask the admin to allow it',
+    });
+    expect(childIdentity(app({ serviceAccountName: 'anything' }, 'team-b'), { tenancy })._tag).toBe('ServiceAccount');
+    // No rule for the namespace: none may be named; the admin's default still applies.
+    expect(childIdentity(app({ serviceAccountName: 'x' }, 'team-c'), { tenancy })).toMatchObject({
+      reason: 'Forbidden',
+    });
+    expect(childIdentity(app({}, 'team-c'), { tenancy, defaultServiceAccount: 'fallback' })).toEqual({
+      _tag: 'ServiceAccount',
+      account: { namespace: 'team-c', name: 'fallback' },
+    });
+    // No serviceAccounts rules at all: any ServiceAccount of the namespace (documented default).
+    expect(childIdentity(app({ serviceAccountName: 'admin-bound' }), { tenancy: {} })._tag).toBe('ServiceAccount');
+  });
 });

@@ -158,7 +158,7 @@ describe('the translator', () => {
     expect(result).toEqual({
       _tag: 'Invalid',
       retryable: false,
-      message: `spec.tosca (${server.url('/web.yaml')}): translating took longer than 1 ms: simplify the template`,
+      message: `spec.tosca (${server.url('/web.yaml')}): translation exceeds its bound of 1 ms (timeoutMs): simplify the template`,
     });
   });
 
@@ -176,7 +176,7 @@ describe('the translator', () => {
     expect(await translateIsolated(job(`a:\n${'- {a: 1, b: 2}\n'.repeat(25_000)}`), limits)).toEqual({
       _tag: 'Invalid',
       retryable: false,
-      message: 'spec.tosca (x): translating needs more than 16 MiB of memory: simplify the template',
+      message: 'spec.tosca (x): translation exceeds its bound of 16 MiB of memory (maxHeapMb): simplify the template',
     });
   }, 60_000);
 

@@ -1,10 +1,11 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
+import { readdir, readFile } from 'node:fs/promises';
+import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import type { Fetcher, FetcherOptions } from '../../../app/tosca/fetch.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
+import { writePrivateFile } from '../../../app/cli/saved-plan/private-file.js';
 
 export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
 
@@ -16,7 +17,7 @@ export type RunOptions = {
   /** Files served instead of the disk (by path as given on the command line). */
   readonly files?: Readonly<Record<string, string>>;
   readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
-  readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
+  readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter & Discovery>;
   readonly now?: Date;
   /** Stands in for the network behind `--allow-tosca-fetch` (default: the real fetcher). */
   readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
@@ -65,7 +66,8 @@ export const testIo = (
     now: () => options.now ?? new Date('2026-03-02T12:34:56.789Z'),
     connect: options.connect ?? noCluster,
     connectWritable: options.connectWritable ?? noCluster,
-    writeFile: (path, text) => writeFile(path, text, 'utf8'),
+    // The real writer: the mode of saved plans is part of what the CLI tests check.
+    writeFile: writePrivateFile,
     version: '0.0.0-test',
     ...(options.toscaFetcher === undefined ? {} : { toscaFetcher: options.toscaFetcher }),
   };
