@@ -12,9 +12,17 @@ import { patchRequest } from './patch-request.js';
 import { collectionPath, objectPath } from './resource-paths.js';
 import { isStatus, toResource } from './response-decoding.js';
 
+/**
+ * Every write is decoded strictly (`fieldValidation=Strict`): a field the kind does not have is
+ * refused (400, naming it) instead of dropped, which would leave a perpetual diff on an observed
+ * typo; the error policy turns it into `Stalled InvalidSpec` naming the field.
+ */
+export const FIELD_VALIDATION = 'Strict';
+
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,
   dryRun: options.dryRun ? 'All' : undefined,
+  fieldValidation: FIELD_VALIDATION,
 });
 
 export const createObject =

@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`kreconcile.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader, ClusterWriter, JsonObject } from '../../core/index.js';
+import type { ClusterReader, ClusterWriter, CompactSchemas, JsonObject } from '../../core/index.js';
 import type { CappedRead } from './input/capped.js';
 
 /** A place to write text (stdout or stderr). */
@@ -47,6 +47,12 @@ export type CliIo = {
     target: ClusterTarget,
     apiVersions: ReadonlyArray<string>,
   ) => Promise<ReadonlyMap<string, JsonObject>>;
+  /**
+   * The schemas of Kubernetes' built-in kinds that ship with the package (offline validation in
+   * `validate` and before `apply` writes a saved plan); throws when the installation lacks them.
+   * Absent: built-in kinds are not checked offline.
+   */
+  readonly builtinSchemas?: () => CompactSchemas;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

@@ -13,6 +13,7 @@ import { kubeconfigProblem } from './live/kubeconfig.js';
 import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNode } from './live/kubernetes.js';
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
+import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
 
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
@@ -75,6 +76,7 @@ const io: CliIo = {
     liveReadable(target);
     return fetchOpenApiDocuments(target, apiVersions);
   },
+  builtinSchemas,
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

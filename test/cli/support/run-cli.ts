@@ -4,6 +4,7 @@ import type { ClusterReader, ClusterWriter } from '../../../core/index.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
+import { builtinSchemas } from '../../../adapters/schemas/builtin-schemas.js';
 
 export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
 
@@ -16,6 +17,8 @@ export type RunOptions = {
   readonly connect?: (target: ClusterTarget) => Promise<ClusterReader>;
   readonly connectWritable?: (target: ClusterTarget) => Promise<ClusterReader & ClusterWriter>;
   readonly now?: Date;
+  /** Give the CLI the committed schemas of Kubernetes' built-in kinds, as the real executable has them. */
+  readonly builtinSchemas?: boolean;
 };
 
 const noCluster = async (): Promise<never> => {
@@ -61,6 +64,7 @@ export const testIo = (
     connect: options.connect ?? noCluster,
     connectWritable: options.connectWritable ?? noCluster,
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
+    ...(options.builtinSchemas === true ? { builtinSchemas } : {}),
     version: '0.0.0-test',
   };
   return { io, out, err };
