@@ -8,16 +8,9 @@ import type { ClusterWriter, DeleteOptions, Patch, WriteOptions } from '../../co
 import type { ClusterError } from '../../core/ports/errors.js';
 import { withKind, type OperationContext } from './operation-context.js';
 import { getObject } from './read-operations.js';
-import { patchRequest } from './patch-request.js';
+import { FIELD_VALIDATION, patchRequest } from './patch-request.js';
 import { collectionPath, objectPath } from './resource-paths.js';
 import { isStatus, toResource } from './response-decoding.js';
-
-/**
- * Every write is decoded strictly (`fieldValidation=Strict`): a field the kind does not have is
- * refused (400, naming it) instead of dropped, which would leave a perpetual diff on an observed
- * typo; the error policy turns it into `Stalled InvalidSpec` naming the field.
- */
-export const FIELD_VALIDATION = 'Strict';
 
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,

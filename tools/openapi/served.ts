@@ -46,9 +46,23 @@ const resourceKindsOf = (list: JsonValue): ReadonlySet<string> => {
   );
 };
 
-/** The compact schemas of the server a kubeconfig points at. */
+/** The groups CustomResourceDefinitions serve: not Kubernetes' own, so left out of the built-in schemas. */
+const crdGroups = async (get: Get): Promise<ReadonlySet<string>> => {
+  const list = await get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+  const items = isJsonObject(list) ? getOwn(list, 'items') : undefined;
+  return new Set(
+    (isJsonArray(items) ? items : []).flatMap((crd) => {
+      const spec = isJsonObject(crd) ? getOwn(crd, 'spec') : undefined;
+      const group = isJsonObject(spec) ? getOwn(spec, 'group') : undefined;
+      return typeof group === 'string' ? [group] : [];
+    }),
+  );
+};
+
+/** The compact schemas of the built-in kinds of the server a kubeconfig points at (CRD-served groups left out). */
 export const readServedSchemas = async (kubeconfigPath: string): Promise<CompactSchemas> => {
   const get = getterFor(kubeconfigPath);
+  const custom = await crdGroups(get);
   const version = await get('/version');
   const gitVersion = isJsonObject(version) ? getOwn(version, 'gitVersion') : undefined;
   if (typeof gitVersion !== 'string') throw new Error('GET /version: no gitVersion');
@@ -61,6 +75,7 @@ export const readServedSchemas = async (kubeconfigPath: string): Promise<Compact
     const apiVersion = apiVersionOfPath(path);
     const url = isJsonObject(entry) ? getOwn(entry, 'serverRelativeURL') : undefined;
     if (apiVersion === undefined || typeof url !== 'string') continue;
+    if (apiVersion.includes('/') && custom.has(apiVersion.slice(0, apiVersion.lastIndexOf('/')))) continue;
     const [documentPath = '', query = ''] = url.split('?');
     const document = await get(documentPath, Object.fromEntries(new URLSearchParams(query)));
     if (isJsonObject(document)) documents.set(apiVersion, document);
