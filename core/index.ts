@@ -60,6 +60,7 @@ export {
   mergeCatalogs,
   objectSchemaIssues,
   patchValueIssues,
+  unknownFieldPaths,
   type CompactSchemas,
   type KindSchema,
   type SchemaCatalog,

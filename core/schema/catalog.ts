@@ -186,7 +186,8 @@ const unknownKindIssues = (
   if (!catalog.completeGroups.has(group)) return [];
   const inGroup = [...catalog.kinds.keys()].filter((known) => groupOfApiVersion(known) === group);
   const servedAs = [...catalog.kinds].flatMap(([known, byKind]) => (byKind.has(kind) ? [known] : []));
-  const where = servedAs.length > 0 ? `: ${kind} is served as ${servedAs.map((v) => `apiVersion ${v}`).join(', ')}` : '';
+  const where =
+    servedAs.length > 0 ? `: ${kind} is served as ${servedAs.map((v) => `apiVersion ${v}`).join(', ')}` : '';
   const byKind = catalog.kinds.get(apiVersion);
   if (byKind === undefined) {
     const fix = where === '' ? `: use one of ${inGroup.join(', ')}` : where;
@@ -277,3 +278,12 @@ const isUnknownField = (schema: JsonObject, field: string): boolean => {
     return false;
   return getOwn(properties, field) === undefined;
 };
+
+const UNKNOWN_FIELD = 'unknown field of ';
+
+/**
+ * The paths of the fields an object has that its kind's schema does not (what kube-apiserver
+ * refuses under `fieldValidation=Strict` and drops otherwise), relative to the object.
+ */
+export const unknownFieldPaths = (object: JsonObject, catalog: SchemaCatalog): ReadonlyArray<string> =>
+  objectSchemaIssues(object, catalog).flatMap((issue) => (issue.message.startsWith(UNKNOWN_FIELD) ? [issue.path] : []));

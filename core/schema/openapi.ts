@@ -133,7 +133,12 @@ const allowedTypes = (schema: JsonObject): ReadonlyArray<string> => {
 };
 
 /** Issues of a value under a schema; `null` is accepted anywhere (the API server reads it as unset). */
-export const valueIssues = (value: JsonValue, written: JsonObject, path: Path, context: SchemaContext): ReadonlyArray<Issue> => {
+export const valueIssues = (
+  value: JsonValue,
+  written: JsonObject,
+  path: Path,
+  context: SchemaContext,
+): ReadonlyArray<Issue> => {
   if (value === null) return [];
   const schema = resolved(written, context.schemas);
   const types = allowedTypes(schema);
@@ -165,7 +170,12 @@ const arrayIssues = (
 };
 
 /** Required fields first, then every field: checked by its property schema, its map schema, or reported unknown. */
-const objectIssues = (value: JsonObject, schema: JsonObject, path: Path, context: SchemaContext): ReadonlyArray<Issue> => {
+const objectIssues = (
+  value: JsonObject,
+  schema: JsonObject,
+  path: Path,
+  context: SchemaContext,
+): ReadonlyArray<Issue> => {
   const properties = isJsonObject(schema.properties) ? schema.properties : {};
   const additional = getOwn(schema, 'additionalProperties');
   const known = Object.keys(properties);

@@ -45,7 +45,9 @@ export const compactNode = (node: JsonObject): JsonObject => {
   for (const key of ['oneOf', 'anyOf'] as const) {
     const alternatives = getOwn(node, key);
     if (isJsonArray(alternatives))
-      out[key] = alternatives.map((alternative) => (isJsonObject(alternative) ? compactNode(alternative) : alternative));
+      out[key] = alternatives.map((alternative) =>
+        isJsonObject(alternative) ? compactNode(alternative) : alternative,
+      );
   }
   return out;
 };

@@ -24,6 +24,7 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
 import { deletedStatus } from './status-response.js';
+import { fieldValidationOf, strictFields } from './strict-fields.js';
 
 export type Target =
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
@@ -358,6 +359,8 @@ const onCollection = (
             TE.fromEither(E.Do),
             TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
             TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+            TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
+            TE.tap(({ object, directive }) => strictFields(cluster, directive, object)),
             TE.flatMap(({ object, options }) => cluster.create(object, options)),
             TE.map((created) => ok(created, 201)),
           );
@@ -393,6 +396,8 @@ const onObject = (
         TE.fromEither(E.Do),
         TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
+        TE.tap(({ object, directive }) => (status ? TE.right(undefined) : strictFields(cluster, directive, object))),
         TE.flatMap(({ object, options }) =>
           status
             ? pipe(
@@ -408,6 +413,16 @@ const onObject = (
         TE.fromEither(E.Do),
         TE.bind('patch', () => TE.fromEither(patchOf(request))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
+        // Strict: the patched object is checked (a dry run first), as the server decodes the result.
+        TE.tap(({ patch, options, directive }) =>
+          status || directive !== 'Strict'
+            ? TE.right(undefined)
+            : pipe(
+                cluster.patch(ref, patch, { ...options, dryRun: true }),
+                TE.flatMap((patched) => strictFields(cluster, directive, patched)),
+              ),
+        ),
         TE.flatMap(({ patch, options }) =>
           status
             ? pipe(

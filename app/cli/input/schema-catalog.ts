@@ -44,7 +44,8 @@ export const readCrdFlags = async (
 const manifestCrds = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<JsonValue> =>
   applications.flatMap(({ application }) =>
     (application.spec.manifest ?? []).filter(
-      (resource) => resource.kind === 'CustomResourceDefinition' && resource.apiVersion.startsWith('apiextensions.k8s.io/'),
+      (resource) =>
+        resource.kind === 'CustomResourceDefinition' && resource.apiVersion.startsWith('apiextensions.k8s.io/'),
     ),
   );
 
