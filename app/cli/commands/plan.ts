@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { usageError, type CliError } from '../cli-error.js';
+import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
   filenameOption,
@@ -22,7 +22,9 @@ import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
-import { planApplications } from '../planning/plan-applications.js';
+import { planApplications, type Planned } from '../planning/plan-applications.js';
+import { diverges, renderDryRun, serverDryRun, type DryRun } from '../planning/server-dry-run.js';
+import type { CliIo, ClusterTarget } from '../io.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
@@ -44,6 +46,7 @@ type Options = {
   readonly policy?: string;
   readonly out?: string;
   readonly allowSecretValues?: boolean;
+  readonly serverDryRun?: boolean;
 };
 
 const EXAMPLES = `
@@ -86,6 +89,9 @@ const usageErrors = (options: Options): ReadonlyArray<CliError> => [
           '--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both',
         ),
       ]
+    : []),
+  ...(options.serverDryRun === true && options.kubeconfig === undefined && options.context === undefined
+    ? [usageError('--server-dry-run sends the plan to a cluster: give it with --kubeconfig or --context')]
     : []),
   ...([...options.filename, ...options.snapshot].filter((name) => name === STDIN).length > 1
     ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')]
@@ -144,12 +150,40 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
           allowSecretValues: options.allowSecretValues === true,
         });
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
+  const dryRun =
+    options.serverDryRun === true && request.target !== undefined
+      ? await dryRunOnCluster(io, request.target, planned.right)
+      : E.right(undefined);
+  if (E.isLeft(dryRun)) return fail([dryRun.left]);
   io.stdout.write(
     options.output === 'text'
-      ? renderText(planned.right, styleFor(io)) + savedNote(options.out)
+      ? renderText(planned.right, styleFor(io)) +
+          (dryRun.right === undefined ? '' : renderDryRun(dryRun.right, styleFor(io))) +
+          savedNote(options.out)
       : serialize(document, options.output),
   );
+  if (dryRun.right !== undefined && diverges(dryRun.right)) {
+    reportErrors(io, [
+      clusterFailure(
+        'the server dry run refused a write or would store a field otherwise than the plan sets it (see "!" and "✗" above): fix spec.manifest',
+      ),
+    ]);
+    return context.exit(EXIT_ERROR);
+  }
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+};
+
+/** The plan's creates and patches sent with dryRun=All; connecting failing is one error. */
+const dryRunOnCluster = async (
+  io: CliIo,
+  target: ClusterTarget,
+  planned: ReadonlyArray<Planned>,
+): Promise<E.Either<CliError, ReadonlyArray<DryRun>>> => {
+  try {
+    return E.right(await serverDryRun(await io.connectWritable(target), planned));
+  } catch (error) {
+    return E.left(clusterFailure(`--server-dry-run: ${error instanceof Error ? error.message : String(error)}`));
+  }
 };
 
 export const planCommand: CliCommand = {
@@ -195,5 +229,11 @@ export const planCommand: CliCommand = {
         ),
       )
       .addHelpText('after', EXAMPLES)
+      .addOption(
+        new Option(
+          '--server-dry-run',
+          'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
+        ),
+      )
       .action(async (options: Options) => execute(context, options)),
 };
