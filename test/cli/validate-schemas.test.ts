@@ -134,11 +134,8 @@ describe('kreconcile validate: manifests against kind schemas', () => {
     'list-control/app.yaml',
     'hooks/complete.yaml',
     'hooks/shutdown.yaml',
-  ])(
-    'accepts the example %s against the built-in schemas',
-    async (example) => {
-      const result = await runCli(['validate', '-f', `examples/${example}`], { builtinSchemas: true });
-      expect(result).toMatchObject({ code: 0, stderr: '' });
-    },
-  );
+  ])('accepts the example %s against the built-in schemas', async (example) => {
+    const result = await runCli(['validate', '-f', `examples/${example}`], { builtinSchemas: true });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+  });
 });
