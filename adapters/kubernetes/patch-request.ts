@@ -11,13 +11,6 @@ export const contentTypes = {
   apply: 'application/apply-patch+yaml',
 } as const;
 
-/**
- * Every write (create, update, each patch type) is decoded strictly: a field the kind does not
- * have is refused (400, naming it) instead of dropped, which would leave a perpetual diff on an
- * observed typo; the error policy turns it into `Stalled InvalidSpec` naming the field.
- */
-export const FIELD_VALIDATION = 'Strict';
-
 export type PatchRequest = {
   readonly contentType: string;
   readonly body: JsonValue;
@@ -27,7 +20,7 @@ export type PatchRequest = {
 /** Body, Content-Type and query for a patch; `force` is sent only for apply (the server rejects it otherwise). */
 export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchRequest => {
   const dryRun = options.dryRun ? 'All' : undefined;
-  const fieldValidation = FIELD_VALIDATION;
+  const fieldValidation = options.fieldValidation;
   switch (patch.type) {
     case 'json':
       return {

@@ -8,14 +8,14 @@ import type { ClusterWriter, DeleteOptions, Patch, WriteOptions } from '../../co
 import type { ClusterError } from '../../core/ports/errors.js';
 import { withKind, type OperationContext } from './operation-context.js';
 import { getObject } from './read-operations.js';
-import { FIELD_VALIDATION, patchRequest } from './patch-request.js';
+import { patchRequest } from './patch-request.js';
 import { collectionPath, objectPath } from './resource-paths.js';
 import { isStatus, toResource } from './response-decoding.js';
 
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,
   dryRun: options.dryRun ? 'All' : undefined,
-  fieldValidation: FIELD_VALIDATION,
+  fieldValidation: options.fieldValidation,
 });
 
 export const createObject =

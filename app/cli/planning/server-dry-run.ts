@@ -70,7 +70,7 @@ const pathOfPointer = (pointer: string): Path =>
 
 const dryRunOne = async (cluster: ClusterWriter, action: Action): Promise<DryRun | undefined> => {
   if (action.type === 'create') {
-    const stored = await cluster.create(action.body, { dryRun: true })();
+    const stored = await cluster.create(action.body, { dryRun: true, fieldValidation: 'Strict' })();
     if (E.isLeft(stored)) return { action, refused: showClusterError(stored.left) };
     return {
       action,
@@ -79,7 +79,11 @@ const dryRunOne = async (cluster: ClusterWriter, action: Action): Promise<DryRun
     };
   }
   if (action.type !== 'patch') return undefined;
-  const stored = await cluster.patch(action.ref, { type: 'json', operations: action.patch }, { dryRun: true })();
+  const stored = await cluster.patch(
+    action.ref,
+    { type: 'json', operations: action.patch },
+    { dryRun: true, fieldValidation: 'Strict' },
+  )();
   if (E.isLeft(stored)) return { action, refused: showClusterError(stored.left) };
   const mismatches = action.patch.flatMap((operation) =>
     operation.op === 'add' || operation.op === 'replace'
