@@ -9,11 +9,12 @@ import type { Resource } from '../../core/model/resource.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { builtinScopes, type Scope, type ScopeTable } from '../../core/model/scope.js';
 import type { Cluster, Clock } from '../../core/ports/cluster.js';
-import { clusterError } from '../../core/ports/errors.js';
+import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { createControllerScheduler } from './background-controllers.js';
 import { builtinKinds } from './builtin-kinds.js';
 import { commitPut } from './commit.js';
 import { createObject } from './create-verb.js';
+import { strictFields } from './strict-fields.js';
 import { deleteObject } from './delete-verb.js';
 import { createEventHistory } from './event-history.js';
 import { createApiGate } from './api-gate.js';
@@ -167,13 +168,22 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
     create: (object, writeOptions) =>
-      call('create', object.apiVersion, object.kind, () => createObject(state, object, dryRunOf(writeOptions))),
+      call('create', object.apiVersion, object.kind, () =>
+        pipe(
+          strictFields(state, writeOptions, object),
+          E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
+        ),
+      ),
     update: (object, writeOptions) =>
       call(
         'update',
         object.apiVersion,
         object.kind,
-        () => updateObject(state, object, 'main', dryRunOf(writeOptions)),
+        () =>
+          pipe(
+            strictFields(state, writeOptions, object),
+            E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+          ),
         refOfInput(object),
       ),
     patch: (ref, patch, writeOptions) =>
@@ -181,7 +191,18 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         'patch',
         ref.apiVersion,
         ref.kind,
-        () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) }),
+        () =>
+          pipe(
+            // Strict decodes the patched object: a dry run first, then the write.
+            writeOptions?.fieldValidation === 'Strict'
+              ? pipe(
+                  patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
+                  E.flatMap((patched) => strictFields(state, writeOptions, patched, true)),
+                  E.map(() => undefined),
+                )
+              : E.right<ClusterError, undefined>(undefined),
+            E.flatMap(() => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
+          ),
         ref,
       ),
     delete: (ref, deleteOptions) =>
@@ -243,16 +264,14 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         watchCacheFrom: state.resourceVersion,
       }),
     servedKinds: () =>
-      state.registry
-        .all()
-        .map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
-          group,
-          kind,
-          plural,
-          scope,
-          versions,
-          statusSubresource,
-        })),
+      state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
+        group,
+        kind,
+        plural,
+        scope,
+        versions,
+        statusSubresource,
+      })),
     settle: () => flushMicrotasks(),
   };
 };

@@ -24,7 +24,6 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
 import { deletedStatus } from './status-response.js';
-import { fieldValidationOf, strictFields } from './strict-fields.js';
 
 export type Target =
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
@@ -141,6 +140,8 @@ const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Re
   return E.right(withNamespace ? { ...object, metadata: { ...object.metadata, namespace: target.namespace } } : object);
 };
 
+const FIELD_VALIDATIONS = ['Strict', 'Warn', 'Ignore'] as const;
+
 const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptions> => {
   const dryRun = query.get('dryRun');
   if (dryRun !== null && dryRun !== 'All') {
@@ -157,7 +158,19 @@ const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptio
     );
   }
   const fieldManager = query.get('fieldManager');
-  return E.right({ ...(dryRun === 'All' ? { dryRun: true } : {}), ...(fieldManager === null ? {} : { fieldManager }) });
+  const fieldValidation = query.get('fieldValidation');
+  const directive = FIELD_VALIDATIONS.find((known) => known === fieldValidation);
+  if (fieldValidation !== null && fieldValidation !== '' && directive === undefined)
+    return E.left(
+      badRequest(
+        `fieldValidation: invalid fieldValidation directive: ${fieldValidation}: supported values: "Ignore", "Warn", "Strict"`,
+      ),
+    );
+  return E.right({
+    ...(dryRun === 'All' ? { dryRun: true } : {}),
+    ...(fieldManager === null ? {} : { fieldManager }),
+    ...(directive === undefined ? {} : { fieldValidation: directive }),
+  });
 };
 
 const noOptionsOnStatus = (options: WriteOptions): E.Either<ClusterError, void> =>
@@ -359,8 +372,6 @@ const onCollection = (
             TE.fromEither(E.Do),
             TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
             TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-            TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
-            TE.tap(({ object, directive }) => strictFields(cluster, directive, object)),
             TE.flatMap(({ object, options }) => cluster.create(object, options)),
             TE.map((created) => ok(created, 201)),
           );
@@ -396,8 +407,6 @@ const onObject = (
         TE.fromEither(E.Do),
         TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-        TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
-        TE.tap(({ object, directive }) => (status ? TE.right(undefined) : strictFields(cluster, directive, object))),
         TE.flatMap(({ object, options }) =>
           status
             ? pipe(
@@ -413,16 +422,6 @@ const onObject = (
         TE.fromEither(E.Do),
         TE.bind('patch', () => TE.fromEither(patchOf(request))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
-        TE.bind('directive', () => TE.fromEither(fieldValidationOf(request.query))),
-        // Strict: the patched object is checked (a dry run first), as the server decodes the result.
-        TE.tap(({ patch, options, directive }) =>
-          status || directive !== 'Strict'
-            ? TE.right(undefined)
-            : pipe(
-                cluster.patch(ref, patch, { ...options, dryRun: true }),
-                TE.flatMap((patched) => strictFields(cluster, directive, patched)),
-              ),
-        ),
         TE.flatMap(({ patch, options }) =>
           status
             ? pipe(
