@@ -197,7 +197,9 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
             writeOptions?.fieldValidation === 'Strict'
               ? pipe(
                   patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
-                  E.flatMap((patched) => strictFields(state, writeOptions, patched, true)),
+                  E.flatMap((patched) =>
+                    strictFields(state, writeOptions, patched, patch.type === 'apply' ? 'apply' : 'patch'),
+                  ),
                   E.map(() => undefined),
                 )
               : E.right<ClusterError, undefined>(undefined),

@@ -32,22 +32,36 @@ export const catalogForKind = (state: ServerState, object: Resource): SchemaCata
   return E.isLeft(crds) ? builtin() : mergeCatalogs(builtin(), catalogOfCrds(crds.right.items));
 };
 
+/** How the object reached the server: a create or update body, a patch's result, a server-side apply's. */
+export type WritePath = 'body' | 'patch' | 'apply';
+
 /**
  * Under `Strict`, refuses an object with fields its kind does not have; anything else passes.
- * A create or update body is a 400; a patched object (`patched`) a 422 on the field `patch`
- * carrying the object, as kube-apiserver answers both.
+ * kube-apiserver 1.36's answers, by path: a body 400 BadRequest; a patched object 422 Invalid on
+ * the field `patch`, carrying the object; a server-side apply of a built-in kind 500
+ * InternalError (`failed to create typed patch object (…): .spec.replica: field not declared in
+ * schema`, the first field only).
  */
 export const strictFields = (
   state: ServerState,
   options: WriteOptions | undefined,
   object: Resource,
-  patched = false,
+  path: WritePath = 'body',
 ): E.Either<ClusterError, Resource> => {
   if (options?.fieldValidation !== 'Strict') return E.right(object);
   const unknown = unknownFieldPaths(object, catalogForKind(state, object));
   if (unknown.length === 0) return E.right(object);
-  const message = `strict decoding error: ${unknown.map((path) => `unknown field "${path}"`).join(', ')}`;
-  if (!patched) return E.left(clusterError('BadRequest', message));
+  const message = `strict decoding error: ${unknown.map((field) => `unknown field "${field}"`).join(', ')}`;
+  if (path === 'body') return E.left(clusterError('BadRequest', message));
+  if (path === 'apply' && builtin().kinds.get(object.apiVersion)?.has(object.kind) === true) {
+    const where = `${object.metadata.namespace ?? ''}/${object.metadata.name}; ${object.apiVersion}, Kind=${object.kind}`;
+    return E.left(
+      clusterError(
+        'Internal',
+        `failed to create typed patch object (${where}): .${unknown[0] ?? ''}: field not declared in schema`,
+      ),
+    );
+  }
   const cause = `Invalid value: ${JSON.stringify(JSON.stringify(object))}: ${message}`;
   return E.left(
     clusterError('Invalid', ` "" is invalid: patch: ${cause}`, {

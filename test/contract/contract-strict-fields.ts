@@ -3,7 +3,8 @@
  * the kind does not have, on create, update and patch, naming every such field as
  * kube-apiserver 1.36 does (400 BadRequest, `strict decoding error: unknown field "spec.replica"`),
  * for built-in kinds and custom resources (a field their schema prunes), and stores nothing. A
- * patch is decoded once applied, so it is a 422 Invalid on the field `patch` instead.
+ * patch is decoded once applied, so it is a 422 Invalid on the field `patch` instead, and a
+ * server-side apply of a built-in kind a 500 (`field not declared in schema`).
  */
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
@@ -53,6 +54,25 @@ export const strictFieldsContract = (env: () => ContractEnv): void => {
     expect(updated.message).toContain('strict decoding error: unknown field "metadata.lables"');
     const stored = O.toUndefined(await must(cluster.get(ref)));
     expect(stored?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+  });
+
+  it('server-side apply refuses an unknown field too', async () => {
+    const { cluster, namespace } = env();
+    const name = unique('strict');
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name };
+    const error = await failure(
+      cluster.patch(
+        ref,
+        { type: 'apply', fieldManager: 'contract', body: deployment(namespace, name, { replica: 3 }) },
+        STRICT,
+      ),
+    );
+    // The structured-merge-diff typing refuses it before any strict decoding: 500, as for a wrong type.
+    expectError(error, 'Internal', 500);
+    expect(error.message).toMatch(
+      /^failed to create typed patch object \(.*\): \.spec\.replica: field not declared in schema$/,
+    );
+    expect(O.isNone(await must(cluster.get(ref)))).toBe(true);
   });
 
   it('a custom resource field its schema would prune is refused', async () => {
