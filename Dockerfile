@@ -21,6 +21,7 @@ COPY adapters adapters
 COPY app app
 COPY docs docs
 COPY examples examples
+COPY schemas schemas
 # What prepack runs (a clean dist/ from tsc), then the pack itself.
 RUN node tools/package/build.mjs && npm pack --ignore-scripts --pack-destination /tmp
 

@@ -53,6 +53,21 @@ export * from './model/observer-schema.js';
 export { decodeApplication, decodeWith, issuesOf, showIssue, type Issue } from './model/decode.js';
 export { unknownFieldIssues } from './model/unknown-fields.js';
 export { openApiIssues, openApiPathOf, type OpenApiDocument } from './schema/openapi.js';
+export {
+  catalogIssues,
+  catalogOfCompact,
+  catalogOfCrds,
+  catalogOfDocuments,
+  CompactSchemasCodec,
+  EMPTY_CATALOG,
+  mergeCatalogs,
+  objectSchemaIssues,
+  patchValueIssues,
+  unknownFieldPaths,
+  type CompactSchemas,
+  type KindSchema,
+  type SchemaCatalog,
+} from './schema/catalog.js';
 export * from './json/json.js';
 export * from './json/path.js';
 export * from './json/bounds.js';

@@ -20,18 +20,19 @@ export type PatchRequest = {
 /** Body, Content-Type and query for a patch; `force` is sent only for apply (the server rejects it otherwise). */
 export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchRequest => {
   const dryRun = options.dryRun ? 'All' : undefined;
+  const fieldValidation = options.fieldValidation;
   switch (patch.type) {
     case 'json':
       return {
         contentType: contentTypes.json,
         body: patch.operations as unknown as JsonValue,
-        query: { fieldManager: options.fieldManager, dryRun },
+        query: { fieldManager: options.fieldManager, dryRun, fieldValidation },
       };
     case 'merge':
       return {
         contentType: contentTypes.merge,
         body: patch.body,
-        query: { fieldManager: options.fieldManager, dryRun },
+        query: { fieldManager: options.fieldManager, dryRun, fieldValidation },
       };
     case 'apply':
       // JSON is YAML, so the object goes as JSON text under the apply content type.
@@ -42,6 +43,7 @@ export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchReq
           fieldManager: patch.fieldManager,
           force: patch.force === undefined ? undefined : String(patch.force),
           dryRun,
+          fieldValidation,
         },
       };
   }

@@ -30,6 +30,7 @@ const writePath = (info: ResourceInfo, ref: ObjectRef, subresource?: 'status'): 
 const writeQuery = (options: WriteOptions = {}): Readonly<Record<string, string | undefined>> => ({
   fieldManager: options.fieldManager,
   dryRun: options.dryRun ? 'All' : undefined,
+  fieldValidation: options.fieldValidation,
 });
 
 export const createObject =

@@ -14,6 +14,7 @@ import { createControllerScheduler } from './background-controllers.js';
 import { builtinKinds } from './builtin-kinds.js';
 import { commitPut } from './commit.js';
 import { createObject } from './create-verb.js';
+import { strictFields } from './strict-fields.js';
 import { deleteObject } from './delete-verb.js';
 import { createEventHistory } from './event-history.js';
 import { createApiGate } from './api-gate.js';
@@ -192,14 +193,25 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
     create: (object, writeOptions) =>
       call('create', object.apiVersion, object.kind, () =>
-        scoped(refOfInput(object), () => createObject(state, object, dryRunOf(writeOptions))),
+        scoped(refOfInput(object), () =>
+          pipe(
+            strictFields(state, writeOptions, object),
+            E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
+          ),
+        ),
       ),
     update: (object, writeOptions) =>
       call(
         'update',
         object.apiVersion,
         object.kind,
-        () => scoped(refOfInput(object), () => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+        () =>
+          scoped(refOfInput(object), () =>
+            pipe(
+              strictFields(state, writeOptions, object),
+              E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+            ),
+          ),
         refOfInput(object),
       ),
     patch: (ref, patch, writeOptions) =>
@@ -207,7 +219,22 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         'patch',
         ref.apiVersion,
         ref.kind,
-        () => scoped(ref, () => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
+        () =>
+          scoped(ref, () =>
+            pipe(
+              // Strict decodes the patched object: a dry run first, then the write.
+              writeOptions?.fieldValidation === 'Strict'
+                ? pipe(
+                    patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
+                    E.flatMap((patched) =>
+                      strictFields(state, writeOptions, patched, patch.type === 'apply' ? 'apply' : 'patch'),
+                    ),
+                    E.map(() => undefined),
+                  )
+                : E.right<ClusterError, undefined>(undefined),
+              E.flatMap(() => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
+            ),
+          ),
         ref,
       ),
     delete: (ref, deleteOptions) =>

@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`process-main.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader, ClusterWriter, Discovery, JsonObject } from '../../core/index.js';
+import type { ClusterReader, ClusterWriter, CompactSchemas, Discovery, JsonObject } from '../../core/index.js';
 import type { Fetcher, FetcherOptions } from '../tosca/fetch.js';
 import type { CappedRead } from './input/capped.js';
 
@@ -59,6 +59,11 @@ export type CliIo = {
    * one that serves files for the example URLs.
    */
   readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
+   * The schemas of Kubernetes' built-in kinds that ship with the package (offline validation in
+   * `validate` and before `apply` writes a saved plan); throws when the installation lacks them.
+   * Absent: built-in kinds are not checked offline.
+   */
+  readonly builtinSchemas?: () => CompactSchemas;
   /** The package version, for `--version`. */
   readonly version: string;
   /** SIGTERM/SIGINT for `run`; absent in tests that never stop by signal. */

@@ -14,6 +14,7 @@ import { connectKubernetes, connectWritable, supportsLiveClusters, unsupportedNo
 import { fetchOpenApiDocuments } from './live/openapi.js';
 import { run } from './main.js';
 import { writePrivateFile } from './saved-plan/private-file.js';
+import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
 
 /** The version in the nearest package.json above this module (source and dist layouts differ in depth). */
 const packageVersion = (): string => {
@@ -77,6 +78,7 @@ const io: CliIo = {
     liveReadable(target);
     return fetchOpenApiDocuments(target, apiVersions);
   },
+  builtinSchemas,
   version: packageVersion(),
   onSignal: (handler) => {
     process.once('SIGTERM', () => handler('SIGTERM'));

@@ -223,11 +223,17 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
 };
 
 /**
+ * Children are written with strict field validation: a field the kind does not have is refused,
+ * naming it (`Stalled InvalidSpec`), instead of dropped and patched again on every reconcile.
+ */
+const STRICT: WriteOptions = { fieldValidation: 'Strict' };
+
+/**
  * In ServerSideApply mode creates and JSON Patches (sent when a list's names are off position) are
  * made as `kreconcile` too, so a later apply's conflict with them is the recognisable self-conflict below.
  */
-const writeOptions = (scope: Scope): WriteOptions | undefined =>
-  scope.application.spec.applyMode === 'ServerSideApply' ? { fieldManager: FIELD_MANAGER } : undefined;
+const writeOptions = (scope: Scope): WriteOptions =>
+  scope.application.spec.applyMode === 'ServerSideApply' ? { ...STRICT, fieldManager: FIELD_MANAGER } : STRICT;
 
 /**
  * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by
@@ -241,15 +247,19 @@ const serverSideApply = async (
   children: ClusterWriter,
 ): Promise<E.Either<ClusterError, Resource>> => {
   const apply = (force: boolean) =>
-    children.patch(ref, {
-      type: 'apply',
-      body: intent.body,
-      fieldManager: FIELD_MANAGER,
-      ...(force ? { force } : {}),
-    })();
+    children.patch(
+      ref,
+      {
+        type: 'apply',
+        body: intent.body,
+        fieldManager: FIELD_MANAGER,
+        ...(force ? { force } : {}),
+      },
+      STRICT,
+    )();
   if (intent.beforeApply.length > 0) {
     // Against the object the plan saw (its guards hold there), before the apply moves list elements.
-    const removed = await children.patch(ref, { type: 'json', operations: intent.beforeApply })();
+    const removed = await children.patch(ref, { type: 'json', operations: intent.beforeApply }, STRICT)();
     if (E.isLeft(removed)) return removed;
   }
   const first = await apply(intent.force);
@@ -275,7 +285,7 @@ const recreate = async (action: RecreateAction, scope: Scope): Promise<Step> => 
   if (E.isLeft(removal) && !gone) return E.left(removal.left);
   if (!gone && E.isRight(removal) && O.isSome(removal.right))
     return E.right({ status: scope.status, response: removal.right.value });
-  return learnFrom(await scope.children.create(action.body)(), scope);
+  return learnFrom(await scope.children.create(action.body, STRICT)(), scope);
 };
 
 const namespaceOf = (scope: Scope): string => scope.application.metadata.namespace ?? 'default';

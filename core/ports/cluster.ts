@@ -40,7 +40,16 @@ export type DeleteOptions = {
   readonly preconditions?: DeletePreconditions;
 };
 
-export type WriteOptions = { readonly fieldManager?: string; readonly dryRun?: boolean };
+export type WriteOptions = {
+  readonly fieldManager?: string;
+  readonly dryRun?: boolean;
+  /**
+   * `Strict`: a field the kind does not have is refused (400, naming it) instead of dropped
+   * (kube-apiserver's `fieldValidation`; the default `Warn` drops it). The operator writes children
+   * strictly, so a typo stalls `InvalidSpec` instead of a perpetual diff.
+   */
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+};
 
 /** ClusterReader knows how to read objects; absence is not an error (`Option`). */
 export interface ClusterReader {

@@ -12,11 +12,12 @@ import { describeValue, type Issue } from '../model/decode.js';
 /** One group-version's OpenAPI v3 document, as the API server serves it. */
 export type OpenApiDocument = JsonObject;
 
-type Context = { readonly schemas: JsonObject; readonly what: string };
+/** The component schemas references point into, the kind being checked, and whose schema it is (for messages). */
+export type SchemaContext = { readonly schemas: JsonObject; readonly what: string; readonly source: string };
 
 const ROOT = 'spec.manifest';
 
-const issueAt = (path: Path, message: string): Issue => ({ path: showPath(path, ROOT), message });
+export const issueAt = (path: Path, message: string): Issue => ({ path: showPath(path, ROOT), message });
 
 /** `apps/v1` → `{ group: 'apps', version: 'v1' }`; `v1` → the core group `''`. */
 const groupVersionOf = (apiVersion: string): { readonly group: string; readonly version: string } => {
@@ -60,11 +61,15 @@ export const openApiIssues = (args: {
     const schema = kindSchema(schemas, resource.apiVersion, resource.kind);
     if (schema === undefined) return [];
     const body = Object.fromEntries(Object.entries(resource).filter(([key]) => key !== 'status'));
-    return valueIssues(body, schema, [index], { schemas, what: `${resource.apiVersion} ${resource.kind}` });
+    return valueIssues(body, schema, [index], {
+      schemas,
+      what: `${resource.apiVersion} ${resource.kind}`,
+      source: "the cluster's schema",
+    });
   });
 
 /** A schema with its `$ref` and `allOf` members merged in (Kubernetes wraps every reference in `allOf`). */
-const resolved = (schema: JsonObject, schemas: JsonObject, depth = 0): JsonObject => {
+export const resolved = (schema: JsonObject, schemas: JsonObject, depth = 0): JsonObject => {
   if (depth > 16) return schema;
   const ref = getOwn(schema, '$ref');
   const target = typeof ref === 'string' ? getOwn(schemas, ref.replace('#/components/schemas/', '')) : undefined;
@@ -128,11 +133,16 @@ const allowedTypes = (schema: JsonObject): ReadonlyArray<string> => {
 };
 
 /** Issues of a value under a schema; `null` is accepted anywhere (the API server reads it as unset). */
-const valueIssues = (value: JsonValue, written: JsonObject, path: Path, context: Context): ReadonlyArray<Issue> => {
+export const valueIssues = (
+  value: JsonValue,
+  written: JsonObject,
+  path: Path,
+  context: SchemaContext,
+): ReadonlyArray<Issue> => {
   if (value === null) return [];
   const schema = resolved(written, context.schemas);
   const types = allowedTypes(schema);
-  const where = `(the cluster's schema of ${context.what})`;
+  const where = `(${context.source} of ${context.what})`;
   if (types.length > 0 && !types.some((type) => hasType(value, type)))
     return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
   const allowed = getOwn(schema, 'enum');
@@ -153,14 +163,19 @@ const arrayIssues = (
   value: ReadonlyArray<JsonValue>,
   schema: JsonObject,
   path: Path,
-  context: Context,
+  context: SchemaContext,
 ): ReadonlyArray<Issue> => {
   const items = getOwn(schema, 'items');
   return isJsonObject(items) ? value.flatMap((item, index) => valueIssues(item, items, [...path, index], context)) : [];
 };
 
 /** Required fields first, then every field: checked by its property schema, its map schema, or reported unknown. */
-const objectIssues = (value: JsonObject, schema: JsonObject, path: Path, context: Context): ReadonlyArray<Issue> => {
+const objectIssues = (
+  value: JsonObject,
+  schema: JsonObject,
+  path: Path,
+  context: SchemaContext,
+): ReadonlyArray<Issue> => {
   const properties = isJsonObject(schema.properties) ? schema.properties : {};
   const additional = getOwn(schema, 'additionalProperties');
   const known = Object.keys(properties);
@@ -172,7 +187,7 @@ const objectIssues = (value: JsonObject, schema: JsonObject, path: Path, context
   );
   return [
     ...missing.map((name) =>
-      issueAt([...path, name], `missing required field ${name} (the cluster's schema of ${context.what})`),
+      issueAt([...path, name], `missing required field ${name} (${context.source} of ${context.what})`),
     ),
     ...Object.entries(value).flatMap(([key, child]) => {
       const property = getOwn(properties, key);

@@ -52,6 +52,8 @@ export const errorPolicy = (
   }
   const managers = conflictingManagers(error);
   if (managers.length > 0) return { _tag: 'Terminal', reason: 'Conflict', detail: conflictDetail(managers) };
+  const unknown = unknownFieldsOf(error);
+  if (unknown.length > 0) return { _tag: 'Terminal', reason: 'InvalidSpec', detail: unknownFieldDetail(unknown) };
   const immutable = immutableFieldsOf(error);
   if (immutable.length > 0) return { _tag: 'Terminal', reason: 'ImmutableField', detail: immutableDetail(immutable) };
   if (
@@ -86,6 +88,22 @@ const untypedApplyDetail = (error: ClusterError): string => {
   const what = fields.length > 0 ? fields.join(', ') : (conversion ?? "a value does not fit the field's type");
   return `the API server cannot apply it (${what}): fix the value's type in spec.manifest`;
 };
+
+// kube-apiserver's words under fieldValidation=Strict: `strict decoding error: unknown field "spec.replica"`
+// (create, update, JSON and merge patches) and `.spec.replica: field not declared in schema` (server-side apply).
+const STRICT_UNKNOWN = /unknown field "([^"]+)"|\.([^\s:,]+): field not declared in schema/g;
+
+/**
+ * The fields a strictly decoded write refused as unknown (a 400, also for a guarded patch: no
+ * retry or re-plan can add a field to the kind, so it must not loop).
+ */
+export const unknownFieldsOf = (error: ClusterError): ReadonlyArray<string> =>
+  error._tag !== 'BadRequest' && error._tag !== 'Invalid' && error._tag !== 'Internal'
+    ? []
+    : [...new Set([...error.message.matchAll(STRICT_UNKNOWN)].map(([, field, applied]) => field ?? applied ?? ''))];
+
+const unknownFieldDetail = (fields: ReadonlyArray<string>): string =>
+  `the API server does not know ${fields.length > 1 ? 'the fields' : 'the field'} ${fields.join(', ')} of this kind (strict field validation): fix or remove ${fields.length > 1 ? 'them' : 'it'} in spec.manifest (kreconcile validate names the closest known field)`;
 
 // kube-apiserver's words for a field that cannot change once set (ValidateImmutableField, Service IPs).
 const UNCHANGEABLE = /(field is immutable|may not change once set)$/;

@@ -12,6 +12,7 @@ import { metadataContract } from './contract-metadata.js';
 import { patchContract } from './contract-patches.js';
 import { selectorContract } from './contract-selectors.js';
 import { statusContract } from './contract-status.js';
+import { strictFieldsContract } from './contract-strict-fields.js';
 import { typesContract } from './contract-types.js';
 import { ensureServed, widgetCrd, type ContractEnv } from './contract-support.js';
 import { watchContract } from './contract-watch.js';
@@ -47,6 +48,7 @@ export const describeClusterContract = (name: string, setup: () => Promise<Contr
     describe('whole objects as the server stores them', () => wholeObjectContract(env));
     describe('immutable fields', () => immutableContract(env));
     describe('wrong-typed fields of built-in kinds', () => typesContract(env));
+    describe('strict field validation', () => strictFieldsContract(env));
     describe('deletion: finalizers, garbage collection, namespaces, CRDs', () => deletionContract(env));
     describe('watch', () => watchContract(env));
   });

@@ -184,7 +184,8 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
   it('ships the build, docs and examples, and no sources, tests or tools', () => {
     const paths = packed.files.map((file) => file.path);
     const tops = new Set(paths.map((path) => path.split('/')[0]));
-    expect([...tops].sort()).toEqual(['README.md', 'dist', 'docs', 'examples', 'package.json']);
+    expect([...tops].sort()).toEqual(['README.md', 'dist', 'docs', 'examples', 'package.json', 'schemas']);
+    expect(paths).toContain('schemas/kubernetes-1.36.json');
     expect(paths.filter((path) => /\.[cm]?ts$/.test(path) && !/\.d\.c?ts$/.test(path))).toEqual([]);
     expect(paths.filter((path) => path.endsWith('.map'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'kreconcile', 'package.json'), 'utf8')) as {
@@ -405,6 +406,20 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(withoutNpmNotices(result.stderr ?? '')).toBe('');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe(readFileSync('test/cli/golden/webapp/drifted-observed.txt', 'utf8'));
+  });
+
+  it('npx kreconcile validate checks built-in kinds against the schemas it ships', async () => {
+    const result = await npx(['validate', '-f', 'examples/webapp/app.yaml']);
+    expect(withoutNpmNotices(result.stderr)).toBe('');
+    expect(result.stdout).toBe('Application shop/web (examples/webapp/app.yaml, document 1): valid\n');
+    const broken = join(consumer, 'broken.yaml');
+    writeFileSync(
+      broken,
+      readFileSync('examples/webapp/app.yaml', 'utf8').replace('        replicas: 3', '        replica: 3'),
+    );
+    const refused = await failure(npx(['validate', '-f', broken]));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('spec.manifest[1].spec.replica: unknown field of apps/v1 Deployment');
   });
 
   it('kreconcile run --memory converges the example to Ready and exits 0', async () => {

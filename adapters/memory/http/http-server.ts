@@ -23,6 +23,7 @@ import {
   versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
+import { openApiAnswer, openApiRouteOf, type OpenApiRoute } from './openapi-documents.js';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 import { answerResourceRequest, type ResourceRequest } from './resource-requests.js';
 import { answerScale } from './scale-subresource.js';
@@ -212,12 +213,25 @@ export const serveMemoryCluster = async (
     }
   };
 
+  const serveOpenApi = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: OpenApiRoute,
+  ): Promise<void> => {
+    if (request.method !== 'GET') return sendError(response, notServed());
+    const document = await openApiAnswer(cluster, cluster.servedKinds(), route)();
+    if (E.isLeft(document)) return sendError(response, document.left);
+    return document.right === undefined ? sendError(response, notServed()) : sendJson(response, 200, document.right);
+  };
+
   const respond = async (
     request: IncomingMessage,
     response: ServerResponse,
     url: URL,
     bytes: Buffer,
   ): Promise<void> => {
+    const openApi = openApiRouteOf(url.pathname.split('/').filter((segment) => segment !== ''));
+    if (openApi !== undefined) return serveOpenApi(request, response, openApi);
     const route = routeOf(url.pathname, cluster.servedKinds());
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());

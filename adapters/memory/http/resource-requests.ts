@@ -140,6 +140,8 @@ const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Re
   return E.right(withNamespace ? { ...object, metadata: { ...object.metadata, namespace: target.namespace } } : object);
 };
 
+const FIELD_VALIDATIONS = ['Strict', 'Warn', 'Ignore'] as const;
+
 const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptions> => {
   const dryRun = query.get('dryRun');
   if (dryRun !== null && dryRun !== 'All') {
@@ -156,7 +158,19 @@ const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptio
     );
   }
   const fieldManager = query.get('fieldManager');
-  return E.right({ ...(dryRun === 'All' ? { dryRun: true } : {}), ...(fieldManager === null ? {} : { fieldManager }) });
+  const fieldValidation = query.get('fieldValidation');
+  const directive = FIELD_VALIDATIONS.find((known) => known === fieldValidation);
+  if (fieldValidation !== null && fieldValidation !== '' && directive === undefined)
+    return E.left(
+      badRequest(
+        `fieldValidation: invalid fieldValidation directive: ${fieldValidation}: supported values: "Ignore", "Warn", "Strict"`,
+      ),
+    );
+  return E.right({
+    ...(dryRun === 'All' ? { dryRun: true } : {}),
+    ...(fieldManager === null ? {} : { fieldManager }),
+    ...(directive === undefined ? {} : { fieldValidation: directive }),
+  });
 };
 
 const noOptionsOnStatus = (options: WriteOptions): E.Either<ClusterError, void> =>

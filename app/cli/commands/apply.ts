@@ -24,6 +24,7 @@ import type { SavedApplicationV1, SavedPlanV1 } from '../saved-plan/format.js';
 import { guardsOf, movedSincePlanned, scopeMismatches } from '../saved-plan/guards.js';
 import { readSavedPlan } from '../saved-plan/read.js';
 import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
+import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
 
 type Options = { readonly kubeconfig?: string; readonly context?: string };
 
@@ -160,6 +161,9 @@ const execute = async (context: CommandContext, path: string, options: Options):
   if (E.isLeft(saved)) return fail(context, saved.left);
   const wrongVersion = versionError(saved.right, context.io.version, path);
   if (wrongVersion.length > 0) return fail(context, wrongVersion);
+  // Before connecting: a plan with a value the API server refuses must not be half-applied.
+  const invalid = savedPlanSchemaErrors(context.io, saved.right);
+  if (invalid.length > 0) return fail(context, invalid);
   const target: ClusterTarget = {
     ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
     ...(options.context === undefined ? {} : { context: options.context }),

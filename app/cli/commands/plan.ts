@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { usageError, type CliError } from '../cli-error.js';
+import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
   filenameOption,
@@ -32,7 +32,9 @@ import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planEachApplication, type Planned } from '../planning/plan-applications.js';
+import { diverges, renderDryRun, serverDryRun, type DryRun } from '../planning/server-dry-run.js';
 import { converges, describeConvergence, verifyConvergence } from '../planning/verify-converges.js';
+import type { CliIo, ClusterTarget } from '../io.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
@@ -56,6 +58,7 @@ type Options = ToscaFlags & {
   readonly out?: string;
   readonly allowSecretValues?: boolean;
   readonly verifyConverges?: boolean;
+  readonly serverDryRun?: boolean;
 };
 
 const EXAMPLES = `
@@ -108,6 +111,9 @@ const usageErrors = (options: Options): ReadonlyArray<CliError> => [
           '--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both',
         ),
       ]
+    : []),
+  ...(options.serverDryRun === true && options.kubeconfig === undefined && options.context === undefined
+    ? [usageError('--server-dry-run sends the plan to a cluster: give it with --kubeconfig or --context')]
     : []),
   ...([...options.filename, ...options.snapshot].filter((name) => name === STDIN).length > 1
     ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')]
@@ -177,12 +183,27 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
           allowSecretValues: options.allowSecretValues === true,
         });
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
+  const dryRun =
+    options.serverDryRun === true && request.target !== undefined
+      ? await dryRunOnCluster(io, request.target, each.planned)
+      : E.right(undefined);
+  if (E.isLeft(dryRun)) return fail([dryRun.left]);
   io.stdout.write(
     options.output === 'text'
-      ? renderText(each.planned, styleFor(io)) + savedNote(options.out)
+      ? renderText(each.planned, styleFor(io)) +
+          (dryRun.right === undefined ? '' : renderDryRun(dryRun.right, styleFor(io))) +
+          savedNote(options.out)
       : serialize(document, options.output),
   );
   reportErrors(io, problems);
+  if (dryRun.right !== undefined && diverges(dryRun.right)) {
+    reportErrors(io, [
+      clusterFailure(
+        'the server dry run refused a write or would store a field otherwise than the plan sets it (see "!" and "✗" above): fix spec.manifest',
+      ),
+    ]);
+    return context.exit(EXIT_ERROR);
+  }
   const convergent =
     options.verifyConverges === true
       ? await verifyConverges(context, options, each.planned, valid.crds, view.right.snapshot.objects, tenancy.right)
@@ -224,6 +245,19 @@ const verifyConverges = async (
   const out = ok && options.output === 'text' ? io.stdout : io.stderr;
   for (const line of lines) out.write(line);
   return verdict.right._tag === 'Refused' ? 'error' : ok;
+};
+
+/** The plan's creates and patches sent with dryRun=All; connecting failing is one error. */
+const dryRunOnCluster = async (
+  io: CliIo,
+  target: ClusterTarget,
+  planned: ReadonlyArray<Planned>,
+): Promise<E.Either<CliError, ReadonlyArray<DryRun>>> => {
+  try {
+    return E.right(await serverDryRun(await io.connectWritable(target), planned));
+  } catch (error) {
+    return E.left(clusterFailure(`--server-dry-run: ${error instanceof Error ? error.message : String(error)}`));
+  }
 };
 
 export const planCommand: CliCommand = {
@@ -279,5 +313,11 @@ export const planCommand: CliCommand = {
       .addOption(toscaAllowHttpOption())
       .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
+      .addOption(
+        new Option(
+          '--server-dry-run',
+          'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
+        ),
+      )
       .action(async (options: Options) => execute(context, options)),
 };

@@ -1,12 +1,15 @@
 /**
  * `kreconcile validate`: checks Applications (fields, manifest, observer schemas) without
- * planning; with `--kubeconfig`/`--context`, also their manifests against the cluster's OpenAPI schemas.
+ * planning, and every manifest resource against its kind's schema: Kubernetes' built-in kinds
+ * offline (the committed schema file), CRD-defined kinds from the input's CRDs and `--crd`, and
+ * with `--kubeconfig`/`--context` the cluster's OpenAPI schemas.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { openApiIssues, type Application } from '../../../core/index.js';
+import { catalogOfDocuments, type Application, type SchemaCatalog } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
+  collect,
   contextOption,
   filenameOption,
   recursiveOption,
@@ -18,9 +21,9 @@ import {
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
-import { errorAt } from '../input/entries.js';
 import { inInputOrder } from '../input/load.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { catalogFor, manifestSchemaErrors, readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
@@ -37,6 +40,7 @@ type Options = ToscaFlags & {
   readonly namespace: string;
   readonly kubeconfig?: string;
   readonly context?: string;
+  readonly crd: ReadonlyArray<string>;
 };
 
 const EXAMPLES = `
@@ -44,12 +48,18 @@ Examples:
   kreconcile validate -f app.yaml
   kreconcile validate -f apps/shop.yaml -f apps/blog.yaml
   helm template ./chart | kreconcile validate -f -
-  kreconcile validate -f app.yaml --kubeconfig ~/.kube/config   # also against the cluster's schemas
+  kreconcile validate -f app.yaml --crd crds/                    # custom resources against their CRDs' schemas
+  kreconcile validate -f app.yaml --kubeconfig ~/.kube/config   # against the cluster's schemas (CRDs included)
 
 Every problem is reported on its own line: file:line:column, document, JSON path, what is
 wrong and what to do, e.g.
   error: app.yaml:14:9: document 1 (Application shop/web): spec.observerSchema[0].spec.replicas: observed fields are marked true (or null), got 3: write true to observe this field
   error: app.yaml:9:3: document 1 (Application shop/web): spec.observerSchemas: unknown field (the API server would refuse or drop it): did you mean \`observerSchema\`?
+  error: app.yaml:21:11: document 1 (Application shop/web): spec.manifest[0].spec.replica: unknown field of apps/v1 Deployment (the API server would refuse or drop it): did you mean \`replicas\`?
+
+Schemas: built-in kinds of Kubernetes 1.36 ship with kreconcile (checked offline); a custom
+resource is checked against its CustomResourceDefinition from -f, from a manifest, from --crd, or
+from the cluster (--kubeconfig). A custom resource whose CRD is not given is not checked.
 
 ${EXIT_CODES_HELP}
 `;
@@ -70,13 +80,28 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, inputs.left);
     return context.exit(EXIT_ERROR);
   }
+  const { applications, crds } = inputs.right;
+  const flagged = await readCrdFlags(io, options.crd);
   const target = targetOf(options);
-  const live = target === undefined ? [] : await clusterSchemaErrors(io, target, inputs.right.applications);
-  if (live.length > 0) {
-    reportErrors(io, inInputOrder(live, options.filename));
+  const cluster = target === undefined ? E.right(undefined) : await clusterCatalog(io, target, applications);
+  const problems = [
+    ...flagged.errors,
+    ...(E.isLeft(cluster) ? [cluster.left] : []),
+    ...manifestSchemaErrors(
+      applications,
+      catalogFor(io, {
+        flagCrds: flagged.crds,
+        inputCrds: crds,
+        applications,
+        ...(E.isRight(cluster) && cluster.right !== undefined ? { cluster: cluster.right } : {}),
+      }),
+    ),
+  ];
+  if (problems.length > 0) {
+    reportErrors(io, inInputOrder(problems, [...options.filename, ...options.crd]));
     return context.exit(EXIT_ERROR);
   }
-  for (const { application, origin, translated } of inputs.right.applications) {
+  for (const { application, origin, translated } of applications) {
     io.stdout.write(
       `${subjectOf(application)} (${origin.file}, document ${origin.document}): valid${translated === undefined ? '' : translationNote(application, translated.length)}\n`,
     );
@@ -100,26 +125,20 @@ const targetOf = (options: Options): ClusterTarget | undefined =>
         ...(options.context === undefined ? {} : { context: options.context }),
       };
 
-/** Every manifest resource checked against the cluster's OpenAPI v3 schema of its kind; the cluster failing is one error. */
-const clusterSchemaErrors = async (
+/** The cluster's OpenAPI v3 schemas of the manifests' apiVersions; the cluster failing is one error. */
+const clusterCatalog = async (
   io: CliIo,
   target: ClusterTarget,
   applications: ReadonlyArray<ApplicationInput>,
-): Promise<ReadonlyArray<CliError>> => {
+): Promise<E.Either<CliError, SchemaCatalog>> => {
   if (io.fetchOpenApi === undefined)
-    return [
+    return E.left(
       clusterFailure('this kreconcile cannot read cluster schemas: validate offline (without --kubeconfig/--context)'),
-    ];
+    );
   const apiVersions = applications.flatMap((input) => desiredManifest(input).map((resource) => resource.apiVersion));
-  const fetched = await io.fetchOpenApi(target, apiVersions).then(
-    (documents) => E.right(documents),
-    (error: unknown) => E.left(error instanceof Error ? error.message : String(error)),
-  );
-  if (E.isLeft(fetched)) return [clusterFailure(fetched.left)];
-  return applications.flatMap((input) =>
-    openApiIssues({ manifest: desiredManifest(input), documents: fetched.right }).map((issue) =>
-      errorAt(input.origin, issue.path, issue.message, subjectOf(input.application)),
-    ),
+  return io.fetchOpenApi(target, apiVersions).then(
+    (documents) => E.right(catalogOfDocuments(documents)),
+    (error: unknown) => E.left(clusterFailure(error instanceof Error ? error.message : String(error))),
   );
 };
 
@@ -129,7 +148,7 @@ export const validateCommand: CliCommand = {
     new Command('validate')
       .summary('check Applications and their observer schemas')
       .description(
-        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates) and its observer schemas (SPEC section 2). With --kubeconfig/--context, also each manifest resource against the cluster's OpenAPI schema of its kind (unknown fields, types, enums, required fields). Reports every error with its path; plans nothing.",
+        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates), its observer schemas (SPEC section 2), and each manifest resource against its kind's schema (unknown fields and kinds with the closest known name, types, enums, required fields): Kubernetes 1.36's built-in kinds offline, custom resources from the input's CRDs or --crd, and with --kubeconfig/--context the cluster's OpenAPI schemas. Reports every error with its path; plans nothing.",
       )
       .addOption(filenameOption('Application file(s)'))
       .addOption(recursiveOption())
@@ -140,6 +159,11 @@ export const validateCommand: CliCommand = {
       .addOption(toscaFileRootOption())
       .addOption(toscaAllowHttpOption())
       .addOption(toscaAllowHostOption())
+      .addOption(
+        new Option('--crd <file|dir>', 'CustomResourceDefinitions to check custom resources against; repeatable')
+          .argParser(collect)
+          .default([], 'none'),
+      )
       .addHelpText('after', EXAMPLES)
       .action(async (options: Options) => execute(context, options)),
 };

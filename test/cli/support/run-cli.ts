@@ -6,6 +6,7 @@ import type { Fetcher, FetcherOptions } from '../../../app/tosca/fetch.js';
 import { run } from '../../../app/cli/main.js';
 import { readFileCapped, type CappedRead } from '../../../app/cli/input/capped.js';
 import { writePrivateFile } from '../../../app/cli/saved-plan/private-file.js';
+import { builtinSchemas } from '../../../adapters/schemas/builtin-schemas.js';
 
 export type CliResult = { readonly code: number; readonly stdout: string; readonly stderr: string };
 
@@ -21,6 +22,8 @@ export type RunOptions = {
   readonly now?: Date;
   /** Stands in for the network behind `--allow-tosca-fetch` (default: the real fetcher). */
   readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
+  /** Give the CLI the committed schemas of Kubernetes' built-in kinds, as the real executable has them. */
+  readonly builtinSchemas?: boolean;
 };
 
 const noCluster = async (): Promise<never> => {
@@ -68,6 +71,7 @@ export const testIo = (
     connectWritable: options.connectWritable ?? noCluster,
     // The real writer: the mode of saved plans is part of what the CLI tests check.
     writeFile: writePrivateFile,
+    ...(options.builtinSchemas === true ? { builtinSchemas } : {}),
     version: '0.0.0-test',
     ...(options.toscaFetcher === undefined ? {} : { toscaFetcher: options.toscaFetcher }),
   };

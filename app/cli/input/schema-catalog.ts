@@ -1,0 +1,79 @@
+/**
+ * The schema catalog a command validates manifests against: Kubernetes' built-in kinds (the
+ * committed schema file), CRDs named with `--crd <file|dir>`, CRDs in the input (beside the
+ * Applications or in their manifests), and, last and winning, a cluster's OpenAPI documents.
+ */
+import {
+  catalogIssues,
+  catalogOfCompact,
+  catalogOfCrds,
+  EMPTY_CATALOG,
+  mergeCatalogs,
+  type JsonValue,
+  type SchemaCatalog,
+} from '../../../core/index.js';
+import type { CliError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+import { desiredManifest, subjectOf, type ApplicationInput } from './applications.js';
+import { expandDirectories } from './directories.js';
+import { describeObject, errorAt } from './entries.js';
+import { isCustomResourceDefinition } from './kinds.js';
+import { loadEntries } from './load.js';
+
+/** The CRDs of `--crd` files and directories; every other document is an error (they would be silently ignored). */
+export const readCrdFlags = async (
+  io: CliIo,
+  names: ReadonlyArray<string>,
+): Promise<{ readonly crds: ReadonlyArray<JsonValue>; readonly errors: ReadonlyArray<CliError> }> => {
+  if (names.length === 0) return { crds: [], errors: [] };
+  const expanded = await expandDirectories(io, names, false);
+  const loaded = await loadEntries(io, expanded.files);
+  const crds = loaded.entries.filter((entry) => isCustomResourceDefinition(entry.value));
+  const others = loaded.entries
+    .filter((entry) => !isCustomResourceDefinition(entry.value))
+    .map((entry) =>
+      errorAt(
+        entry.origin,
+        'kind',
+        `${describeObject(entry.value)} is not a CustomResourceDefinition: --crd reads CRDs only (Applications go in -f)`,
+      ),
+    );
+  return { crds: crds.map((entry) => entry.value), errors: [...expanded.errors, ...loaded.errors, ...others] };
+};
+
+const manifestCrds = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<JsonValue> =>
+  applications.flatMap((input) =>
+    desiredManifest(input).filter(
+      (resource) =>
+        resource.kind === 'CustomResourceDefinition' && resource.apiVersion.startsWith('apiextensions.k8s.io/'),
+    ),
+  );
+
+/** Built-in kinds (when the io has them), then `--crd`, then the input's CRDs, then `cluster`. */
+export const catalogFor = (
+  io: CliIo,
+  sources: {
+    readonly flagCrds: ReadonlyArray<JsonValue>;
+    readonly inputCrds: ReadonlyArray<JsonValue>;
+    readonly applications: ReadonlyArray<ApplicationInput>;
+    readonly cluster?: SchemaCatalog;
+  },
+): SchemaCatalog =>
+  mergeCatalogs(
+    io.builtinSchemas === undefined ? EMPTY_CATALOG : catalogOfCompact(io.builtinSchemas()),
+    catalogOfCrds(sources.flagCrds),
+    catalogOfCrds([...sources.inputCrds, ...manifestCrds(sources.applications)]),
+    sources.cluster ?? EMPTY_CATALOG,
+  );
+
+/** Every manifest resource of every Application against the catalog, each problem at its file:line. */
+export const manifestSchemaErrors = (
+  applications: ReadonlyArray<ApplicationInput>,
+  catalog: SchemaCatalog,
+): ReadonlyArray<CliError> =>
+  // A TOSCA Application's resources are its translation (input/tosca.ts): those are checked.
+  applications.flatMap((input) =>
+    catalogIssues({ manifest: desiredManifest(input), catalog }).map((issue) =>
+      errorAt(input.origin, issue.path, issue.message, subjectOf(input.application)),
+    ),
+  );

@@ -1,0 +1,139 @@
+/**
+ * `plan --server-dry-run`: every create and patch of the plan sent to the cluster with
+ * `dryRun=All`, so the plan shows what the API server would store (defaults, canonical forms,
+ * admission webhook mutations), and flags each field the plan sets that the server would store
+ * differently: such a field never converges (each reconcile would patch it again).
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  fromPointer,
+  getIn,
+  isJsonArray,
+  isJsonObject,
+  jsonEqual,
+  showClusterError,
+  showPath,
+  showRef,
+  type Action,
+  type ClusterWriter,
+  type JsonValue,
+  type Resource,
+} from '../../../core/index.js';
+import type { Style } from '../render/style.js';
+import type { Planned } from './plan-applications.js';
+
+type Path = ReadonlyArray<string | number>;
+
+/** A field the plan sets and the server would store otherwise. */
+export type Mismatch = { readonly path: string; readonly planned: JsonValue; readonly stored: JsonValue | undefined };
+
+/** One write's dry run: refused, or stored with the fields that differ and those the server adds. */
+export type DryRun =
+  | { readonly action: Action; readonly refused: string }
+  | {
+      readonly action: Action;
+      readonly mismatches: ReadonlyArray<Mismatch>;
+      readonly added: ReadonlyArray<{ readonly path: string; readonly value: JsonValue }>;
+    };
+
+/** Fields every stored object gets from the server itself, not worth showing as additions. */
+const SERVER_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields']);
+
+/** The leaves of a value with their paths (an empty object or list is a leaf). */
+const leaves = (value: JsonValue, path: Path): ReadonlyArray<readonly [Path, JsonValue]> => {
+  if (isJsonArray(value) && value.length > 0) return value.flatMap((item, index) => leaves(item, [...path, index]));
+  if (isJsonObject(value) && Object.keys(value).length > 0)
+    return Object.entries(value).flatMap(([key, child]) => leaves(child, [...path, key]));
+  return [[path, value]];
+};
+
+/** The planned leaves below `path` whose stored value differs. */
+export const mismatchesOf = (planned: JsonValue, stored: JsonValue | undefined, path: Path): ReadonlyArray<Mismatch> =>
+  leaves(planned, []).flatMap(([relative, value]) => {
+    const actual = getIn(stored, relative);
+    return jsonEqual(actual, value) ? [] : [{ path: showPath([...path, ...relative]), planned: value, stored: actual }];
+  });
+
+/** The stored leaves a created object did not have (defaults, mutations), server-owned metadata and status left out. */
+export const additionsOf = (
+  body: JsonValue,
+  stored: JsonValue,
+): ReadonlyArray<{ readonly path: string; readonly value: JsonValue }> =>
+  leaves(stored, []).flatMap(([path, value]) => {
+    if (path[0] === 'status' || (path[0] === 'metadata' && SERVER_METADATA.has(String(path[1])))) return [];
+    return getIn(body, path) === undefined ? [{ path: showPath(path), value }] : [];
+  });
+
+/** A path of a JSON pointer, list positions as numbers. */
+const pathOfPointer = (pointer: string): Path =>
+  fromPointer(pointer).map((token) => (/^\d+$/.test(token) ? Number(token) : token));
+
+const dryRunOne = async (cluster: ClusterWriter, action: Action): Promise<DryRun | undefined> => {
+  if (action.type === 'create') {
+    const stored = await cluster.create(action.body, { dryRun: true, fieldValidation: 'Strict' })();
+    if (E.isLeft(stored)) return { action, refused: showClusterError(stored.left) };
+    return {
+      action,
+      mismatches: mismatchesOf(action.body, stored.right, []),
+      added: additionsOf(action.body, stored.right),
+    };
+  }
+  if (action.type !== 'patch') return undefined;
+  const stored = await cluster.patch(
+    action.ref,
+    { type: 'json', operations: action.patch },
+    { dryRun: true, fieldValidation: 'Strict' },
+  )();
+  if (E.isLeft(stored)) return { action, refused: showClusterError(stored.left) };
+  const mismatches = action.patch.flatMap((operation) =>
+    operation.op === 'add' || operation.op === 'replace'
+      ? mismatchesOf(operation.value, getIn(stored.right, pathOfPointer(operation.path)), pathOfPointer(operation.path))
+      : [],
+  );
+  return { action, mismatches, added: [] };
+};
+
+/** The dry runs of every create and patch of every plan, in plan order (recreates and deletes are not sent). */
+export const serverDryRun = async (
+  cluster: ClusterWriter,
+  planned: ReadonlyArray<Planned>,
+): Promise<ReadonlyArray<DryRun>> => {
+  const runs: DryRun[] = [];
+  for (const { plan } of planned)
+    for (const action of plan.actions) {
+      const run = await dryRunOne(cluster, action);
+      if (run !== undefined) runs.push(run);
+    }
+  return runs;
+};
+
+/** Whether a dry run found something that keeps the plan from converging (a refusal or a mismatch). */
+export const diverges = (runs: ReadonlyArray<DryRun>): boolean =>
+  runs.some((run) => 'refused' in run || run.mismatches.length > 0);
+
+const shown = (action: Action, value: JsonValue | undefined): string =>
+  action.ref.kind === 'Secret' && action.ref.apiVersion === 'v1'
+    ? '(a Secret value, not shown)'
+    : value === undefined
+      ? '(nothing)'
+      : JSON.stringify(value);
+
+/** The text block appended to the plan. */
+export const renderDryRun = (runs: ReadonlyArray<DryRun>, style: Style): string => {
+  const lines = runs.flatMap((run) => {
+    const head = `${run.action.type} ${showRef(run.action.ref)}`;
+    if ('refused' in run) return [style.red(`  ✗ ${head}: the API server would refuse it: ${run.refused}`)];
+    return [
+      `  ${run.mismatches.length === 0 ? '✓' : style.red('!')} ${head}: ${run.mismatches.length === 0 ? 'stored as planned' : `${run.mismatches.length} field(s) stored differently: the plan would never converge on them`}`,
+      ...run.mismatches.map((mismatch) =>
+        style.red(
+          `      ! ${mismatch.path}: the server would store ${shown(run.action, mismatch.stored)}, the plan sets ${shown(run.action, mismatch.planned)}`,
+        ),
+      ),
+      ...run.added.map((addition) =>
+        style.dim(`      + ${addition.path}: ${shown(run.action, addition.value)} (set by the server)`),
+      ),
+    ];
+  });
+  return `\nServer dry run (dryRun=All: what the API server would store):\n${lines.length === 0 ? '  nothing to send\n' : `${lines.join('\n')}\n`}`;
+};
