@@ -59,6 +59,7 @@ export type CliIo = {
    * one that serves files for the example URLs.
    */
   readonly toscaFetcher?: (options: FetcherOptions) => Fetcher;
+  /**
    * The schemas of Kubernetes' built-in kinds that ship with the package (offline validation in
    * `validate` and before `apply` writes a saved plan); throws when the installation lacks them.
    * Absent: built-in kinds are not checked offline.
