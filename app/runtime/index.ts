@@ -9,6 +9,7 @@ export { startOperator, type Operator, type OperatorOptions } from './operator.j
 export { Controller, applicationKey, type ControllerOptions } from './controller.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { createMetrics, type Metrics } from './metrics.js';
+export { registerFlowControlMetrics, type FlowControlMetrics, type FlowControlSource } from './flow-metrics.js';
 export { silentLogger, type Logger } from './logger.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
 export {
