@@ -17,9 +17,12 @@ export const MAX_EXPRESSION_LENGTH = 1_024;
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
-// One environment for every rule: `self` is the only variable; literals may mix types like JSON does.
+/** The library's semantics we use (the conformance test runs with the same): literals may mix types, as JSON does. */
+export const CEL_SEMANTICS = { homogeneousAggregateLiterals: false } as const;
+
+// One environment for every rule: `self` is the only variable.
 const environment = new Environment({
-  homogeneousAggregateLiterals: false,
+  ...CEL_SEMANTICS,
   limits: { maxAstNodes: 256, maxDepth: 32, maxListElements: 64, maxMapEntries: 64, maxCallArguments: 8 },
 }).registerVariable('self', 'dyn');
 
