@@ -64,6 +64,32 @@ const unbounded = (node: unknown, insideComprehension: boolean): { message: stri
   return undefined;
 };
 
+/** `self.a.b` as `['a', 'b']`, or undefined when `node` is not a field chain rooted at `self`. */
+const selfPath = (node: unknown): ReadonlyArray<string> | undefined => {
+  if (!isNode(node)) return undefined;
+  if (node.op === 'id') return node.args === 'self' ? [] : undefined;
+  if ((node.op === '.' || node.op === '.?') && Array.isArray(node.args) && typeof node.args[1] === 'string') {
+    const parent = selfPath(node.args[0]);
+    return parent === undefined ? undefined : [...parent, node.args[1]];
+  }
+  return undefined;
+};
+
+/** The longest field chains of `self` in the expression (their prefixes are implied). */
+const readsOf = (root: unknown): ReadonlyArray<ReadonlyArray<string>> => {
+  const found = new Map<string, ReadonlyArray<string>>();
+  const visit = (node: unknown): void => {
+    const path = selfPath(node);
+    if (path !== undefined) {
+      if (path.length > 0) found.set(JSON.stringify(path), path);
+      return;
+    }
+    for (const child of children(node)) visit(child);
+  };
+  visit(root);
+  return [...found.values()];
+};
+
 /** Line and column (1-based) of a 0-based offset. */
 const position = (source: string, offset: number): { line: number; column: number } => {
   const before = source.slice(0, offset).split('\n');
@@ -110,6 +136,7 @@ export const celEvaluator: ExpressionEvaluator = {
       return E.left({ message: refused.message, ...(refused.pos === undefined ? {} : position(source, refused.pos)) });
     const compiled: CompiledExpression = {
       source,
+      reads: readsOf(program.ast),
       evaluate: (self) => {
         let result: unknown;
         try {

@@ -16,6 +16,8 @@ export type ExpressionProblem = {
 /** A checked expression, ready to be evaluated many times. */
 export type CompiledExpression = {
   readonly source: string;
+  /** The field paths of `self` the expression reads (`self.status.phase` → `['status', 'phase']`), to show their values. */
+  readonly reads: ReadonlyArray<ReadonlyArray<string>>;
   /**
    * The expression's value for `self`: a boolean, or why there is none (a missing field, a type
    * mismatch, a non-boolean result). Bounded: compile refuses what could not finish quickly.

@@ -31,6 +31,17 @@ describe('the CEL evaluator', () => {
     ).toEqual(E.right(true));
   });
 
+  it('lists the fields of self it reads, to show their values', () => {
+    const compiled = celEvaluator.compile(
+      "has(self.status.phase) && self.status.phase == 'Ready' && self.status.conditions.exists(c, c.type == self.spec.want)",
+    );
+    expect(E.isRight(compiled) && compiled.right.reads).toEqual([
+      ['status', 'phase'],
+      ['status', 'conditions'],
+      ['spec', 'want'],
+    ]);
+  });
+
   it('says why there is no verdict: a missing field, a non-boolean result', () => {
     expect(evaluate("self.status.phase == 'Ready'", database({}))).toEqual(E.left('No such key: phase'));
     expect(evaluate('self.status.replicas', database({ replicas: 2 }))).toEqual(
