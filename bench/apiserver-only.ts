@@ -10,6 +10,14 @@ for (const row of await apiServerBenchmarks(
   flag('applications', 100),
   (line) => process.stderr.write(`${line}\n`),
   flag('rounds', 3),
+  // --qps=, --burst=, --max-in-flight=: the client flow control of the operator under test (adapter defaults otherwise)
+  {
+    ...(process.argv.some((arg) => arg.startsWith('--qps=')) ? { qps: flag('qps', 0) } : {}),
+    ...(process.argv.some((arg) => arg.startsWith('--burst=')) ? { burst: flag('burst', 0) } : {}),
+    ...(process.argv.some((arg) => arg.startsWith('--max-in-flight='))
+      ? { maxInFlight: flag('max-in-flight', 0) }
+      : {}),
+  },
 )) {
   console.log(
     `${row.case}: ${row.valueMs?.toFixed(0)} ms, ${row.baselineName ?? ''} ${row.baselineMs?.toFixed(0)} ms, ratio ${row.ratio?.toFixed(2)}`,

@@ -9,7 +9,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createKubernetesCluster } from '../adapters/kubernetes/index.js';
+import { createKubernetesCluster, type FlowControlSettings } from '../adapters/kubernetes/index.js';
 import { systemClock } from '../adapters/memory/index.js';
 import { converged } from '../app/reconcile/reconcile-application.js';
 import { startOperator } from '../app/runtime/operator.js';
@@ -147,6 +147,7 @@ export const apiServerBenchmarks = async (
   count: number,
   log: (line: string) => void,
   rounds = 3,
+  flowControl: Partial<FlowControlSettings> = {},
 ): Promise<ReadonlyArray<Row>> => {
   const lookup = findBinaries();
   if (!lookup.found) {
@@ -161,7 +162,12 @@ export const apiServerBenchmarks = async (
       installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
   });
   try {
-    const cluster: Cluster = createKubernetesCluster({ kubeconfigPath: plane.kubeconfigPath });
+    // Every request the client sends passes flow control once: counting the grants counts the requests.
+    let requests = 0;
+    const cluster: Cluster = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { flowControl: { ...flowControl, onWait: () => requests++ } },
+    );
     const directs: Phase[] = [];
     const operators: Phase[] = [];
     for (let round = 1; round <= rounds; round++) {
@@ -169,7 +175,12 @@ export const apiServerBenchmarks = async (
       directs.push(await direct(cluster, count, `bench-direct-${round}`));
       await removeServices(cluster, `bench-direct-${round}`);
       log(`apiserver: round ${round}/${rounds}: a cold operator converging ${count} Applications…`);
+      const before = requests;
       operators.push(await operated(cluster, count, `bench-operator-${round}`));
+      const wallMs = operators.at(-1)?.wallMs ?? 0;
+      log(
+        `apiserver: round ${round}: operator sent ${requests - before} requests in ${wallMs.toFixed(0)} ms: ${(((requests - before) * 1_000) / wallMs).toFixed(1)} requests/s`,
+      );
       await removeServices(cluster, `bench-operator-${round}`);
       log(
         `apiserver: round ${round}: direct ${directs.at(-1)?.wallMs.toFixed(0)} ms, operator ${operators.at(-1)?.wallMs.toFixed(0)} ms`,

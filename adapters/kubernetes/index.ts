@@ -9,3 +9,10 @@ export { loadKubeConfig, type KubeConfigSource } from './kube-config.js';
 export { toClusterError, statusError } from './api-errors.js';
 export type { WatchOptions } from './watch-source.js';
 export type { BackoffOptions } from './backoff.js';
+export {
+  DEFAULT_FLOW_CONTROL,
+  flowControlProblems,
+  type FlowControlOptions,
+  type FlowControlSettings,
+  type FlowControlStats,
+} from './flow-control.js';

@@ -9,6 +9,12 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Cluster } from '../../core/ports/cluster.js';
 import { createKindResolver, type KindResolver } from './discovery.js';
 import {
+  createFlowControl,
+  type DEFAULT_FLOW_CONTROL,
+  type FlowControl,
+  type FlowControlOptions,
+} from './flow-control.js';
+import {
   boundedMemo,
   impersonatingKubeConfig,
   serviceAccountUsername,
@@ -27,6 +33,11 @@ export type KubernetesClusterOptions = {
   readonly watch?: WatchOptions;
   /** How many impersonating clients to keep (least recently used dropped first; default 256). */
   readonly impersonationCacheSize?: number;
+  /**
+   * Client QPS, burst and requests in flight, shared by every client of this cluster, impersonating
+   * ones included (defaults: {@link DEFAULT_FLOW_CONTROL}). Errors: throws on a non-positive setting.
+   */
+  readonly flowControl?: FlowControlOptions;
 };
 
 /** A Cluster plus what only a real cluster has. */
@@ -41,6 +52,8 @@ export type KubernetesCluster = Cluster & {
    * The operator's own credentials need `impersonate` on that `serviceaccounts` object.
    */
   readonly impersonate: (account: ServiceAccountIdentity) => Cluster;
+  /** The shared limiter: its settings, and requests queued and in flight now (for metrics). */
+  readonly flowControl: Pick<FlowControl, 'settings' | 'stats'>;
 };
 
 /**
@@ -59,17 +72,19 @@ export const createKubernetesCluster = (
     }),
   );
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
-  const rest = createRestClient(kubeConfig, timeoutMs);
+  const flow = createFlowControl(options.flowControl);
+  const rest = createRestClient(kubeConfig, timeoutMs, flow);
   const kinds = createKindResolver(rest);
   const impersonated = boundedMemo(options.impersonationCacheSize ?? 256, (username) => {
     const impersonating = impersonatingKubeConfig(kubeConfig, username);
-    return clusterOn(impersonating, createRestClient(impersonating, timeoutMs), kinds, options.watch);
+    return clusterOn(impersonating, createRestClient(impersonating, timeoutMs, flow), kinds, flow, options.watch);
   });
   return {
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     kubeConfig,
-    ...clusterOn(kubeConfig, rest, kinds, options.watch),
+    ...clusterOn(kubeConfig, rest, kinds, flow, options.watch),
     impersonate: (account) => impersonated(serviceAccountUsername(account)),
+    flowControl: { settings: flow.settings, stats: flow.stats },
   };
 };
 
@@ -78,6 +93,7 @@ const clusterOn = (
   kubeConfig: KubeConfig,
   rest: RestClient,
   kinds: KindResolver,
+  flow: FlowControl,
   watch: WatchOptions | undefined,
 ): Cluster => {
   const context: OperationContext = { rest, kinds };
@@ -86,7 +102,7 @@ const clusterOn = (
     ...createWriter(context),
     updateStatus: (object) => putObject(context, 'status')(object),
     patchStatus: (ref, patch) => patchObject(context, 'status')(ref, patch),
-    watch: createWatchSource({ kubeConfig, kinds }, watch),
+    watch: createWatchSource({ kubeConfig, kinds, flow }, watch),
     scopeOf: (apiVersion, kind) =>
       pipe(
         kinds.resolve(apiVersion, kind),

@@ -14,6 +14,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { toClusterError } from './api-errors.js';
+import type { FlowControl } from './flow-control.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -111,14 +112,20 @@ const sendOnce = async (
   }
 };
 
-/** A RestClient for the current context of `kubeConfig`; every request is bounded by `timeoutMs`. */
-export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number): RestClient => {
+/**
+ * A RestClient for the current context of `kubeConfig`; every request is bounded by `timeoutMs`
+ * (counted from when it is sent: time spent waiting for `flow` is not held against it).
+ */
+export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number, flow?: FlowControl): RestClient => {
   const { configuration } = kubeConfig.makeApiClient(ConfigurationHolder);
   const reuse = reuseDispatchers(kubeConfig);
   return {
     send: (request) =>
       TE.tryCatch(
-        () => sendOnce(configuration, reuse, request, timeoutMs),
+        () => {
+          const send = () => sendOnce(configuration, reuse, request, timeoutMs);
+          return flow === undefined ? send() : flow.request(send);
+        },
         (error) =>
           error instanceof UnparseableResponse
             ? clusterError('Internal', error.message, { code: 200 })

@@ -16,6 +16,7 @@ import type { WatchEvent, WatchHandle, WatchQuery, WatchSink } from '../../core/
 import type { ClusterError } from '../../core/ports/errors.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { recheckKind, type KindResolver } from './discovery.js';
+import { throttledWatch, type FlowControl } from './flow-control.js';
 import { collectionPath } from './resource-paths.js';
 import { realSetTimer, type SetTimer } from './timers.js';
 import { openConnection, type Connection, type ConnectionEnd } from './watch-connection.js';
@@ -38,10 +39,11 @@ const versionOf = (event: WatchEvent): string | undefined =>
 // closing at once); reconnecting immediately would spin.
 const minHealthyConnectionMs = 1_000;
 
-type Deps = { readonly kubeConfig: KubeConfig; readonly kinds: KindResolver };
+type Deps = { readonly kubeConfig: KubeConfig; readonly kinds: KindResolver; readonly flow?: FlowControl };
 
 export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
-  const watch = new Watch(deps.kubeConfig);
+  const watch =
+    deps.flow === undefined ? new Watch(deps.kubeConfig) : throttledWatch(new Watch(deps.kubeConfig), deps.flow);
   const setTimer = options.setTimer ?? realSetTimer;
   const onHandlerError =
     options.onHandlerError ?? ((error: unknown) => console.error('kreconcile: watch handler threw', error));

@@ -1,18 +1,32 @@
 /**
  * The embedding entry point: an operator author runs kreconcile's loop for their own primary kind
  * (watches, queue, finalizer, status conditions, pruning, metrics, leader election) by giving the
- * kind and a pure `desired(primary)`.
+ * kind and a pure `desired(primary)`. Production defaults: a pino logger on stderr at `warn` unless
+ * one is given; `desired` bounded by `desiredLimits`.
  */
 import { startOperator, type Operator, type OperatorOptions } from './operator.js';
+import { createDefaultLogger } from './default-logger.js';
+import type { DesiredLimits } from './desired-guard.js';
 import { primaryOf, type PrimaryReconciler } from './primary.js';
 
 export type EmbeddedOperatorOptions = Omit<OperatorOptions, 'primary' | 'hooks' | 'tosca'> & {
   /** The primary kind and its `desired`. */
   readonly reconciler: PrimaryReconciler;
+  /**
+   * Bounds on `desired` (defaults: `DEFAULT_DESIRED_LIMITS`): a call that throws, takes longer than
+   * `maxMs`, or returns a cyclic, deeper or larger value makes the object `Stalled InvalidSpec`, naming why.
+   */
+  readonly desiredLimits?: Partial<DesiredLimits>;
 };
 
 /** Starts the operator for `options.reconciler`'s kind: `startOperator`'s guarantees, for that kind instead of Applications. */
 export const startEmbeddedOperator = (options: EmbeddedOperatorOptions): Promise<Operator> => {
-  const { reconciler, ...operator } = options;
-  return startOperator({ ...operator, primary: primaryOf(reconciler) });
+  const { reconciler, desiredLimits, ...operator } = options;
+  const guard = {
+    ...(desiredLimits === undefined ? {} : { limits: desiredLimits }),
+    ...(operator.monotonic === undefined ? {} : { monotonic: operator.monotonic }),
+  };
+  // Not silent by default: a defect in `desired` or the cluster must reach someone's log.
+  const logger = operator.logger ?? createDefaultLogger({ level: 'warn' });
+  return startOperator({ ...operator, logger, primary: primaryOf(reconciler, guard) });
 };

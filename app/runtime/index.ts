@@ -9,7 +9,12 @@ export { startOperator, type Operator, type OperatorOptions } from './operator.j
 export { Controller, applicationKey, type ControllerOptions } from './controller.js';
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { createMetrics, type Metrics } from './metrics.js';
+export { registerFlowControlMetrics, type FlowControlMetrics, type FlowControlSource } from './flow-metrics.js';
 export { silentLogger, type Logger } from './logger.js';
+export { createDefaultLogger, type DefaultLoggerOptions } from './default-logger.js';
+export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
+/** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
+export { systemClock } from '../../adapters/memory/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
 export {
   APPLICATION_PRIMARY,

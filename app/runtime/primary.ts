@@ -22,6 +22,14 @@ import {
   type Memo,
 } from '../../core/index.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
+import { DEFAULT_DESIRED_LIMITS, desiredProblem, type DesiredLimits } from './desired-guard.js';
+
+/** How `desired` is bounded (docs/runtime.md, Production checklist). */
+export type DesiredGuard = {
+  readonly limits?: Partial<DesiredLimits>;
+  /** Monotonic ms to time `desired` with (default `performance.now`). */
+  readonly monotonic?: () => number;
+};
 
 /**
  * What `desired` returns for one primary object: the children it wants, and optionally how to
@@ -78,7 +86,9 @@ export const applicationPrimary = (memo: Memo): Primary => ({
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
 export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';
 
-export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
+export const primaryOf = (reconciler: PrimaryReconciler, guard: DesiredGuard = {}): Primary => {
+  const limits: DesiredLimits = { ...DEFAULT_DESIRED_LIMITS, ...guard.limits };
+  const monotonic = guard.monotonic ?? (() => performance.now());
   // Memoized per object: an unchanged object (same identity in the informer cache) is mapped once.
   const decoded = new WeakMap<Resource, E.Either<ReadonlyArray<Issue>, Application>>();
   return {
@@ -87,7 +97,7 @@ export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
     decode: (object) => {
       const cached = decoded.get(object);
       if (cached !== undefined) return cached;
-      const result = decodePrimary(reconciler, object);
+      const result = decodePrimary(reconciler, object, limits, monotonic);
       decoded.set(object, result);
       return result;
     },
@@ -103,18 +113,37 @@ export const primaryOf = (reconciler: PrimaryReconciler): Primary => {
 const decodePrimary = (
   reconciler: PrimaryReconciler,
   object: Resource,
+  limits: DesiredLimits,
+  monotonic: () => number,
 ): E.Either<ReadonlyArray<Issue>, Application> => {
+  const problem = (message: string): E.Either<ReadonlyArray<Issue>, Application> =>
+    E.left([{ path: 'spec', message: `desired(${reconciler.kind}) ${message}` }]);
   let desired: unknown;
+  const started = monotonic();
   try {
     desired = reconciler.desired(object);
   } catch (error) {
-    return E.left([
-      {
-        path: 'spec',
-        message: `desired(${reconciler.kind}) threw: ${error instanceof Error ? error.message : String(error)}`,
-      },
-    ]);
+    return problem(`threw: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const tookMs = monotonic() - started;
+  if (tookMs > limits.maxMs)
+    return problem(
+      `took ${Math.round(tookMs)} ms, more than ${limits.maxMs} ms: it blocks the whole operator while it runs (leases, watches); make it faster or raise desiredLimits.maxMs`,
+    );
+  try {
+    const bounded = desiredProblem(desired, limits);
+    return bounded === undefined ? shapePrimary(reconciler, object, desired) : problem(bounded);
+  } catch (error) {
+    // A getter that throws, a Proxy, a stack overflow on deep data: still the value's defect, reported on the object.
+    return problem(`returned a value that cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+};
+
+const shapePrimary = (
+  reconciler: PrimaryReconciler,
+  object: Resource,
+  desired: unknown,
+): E.Either<ReadonlyArray<Issue>, Application> => {
   if (!isJsonObject(desired as JsonValue) || !Array.isArray(getOwn(desired as JsonObject, 'manifest'))) {
     return E.left([
       { path: 'spec', message: `desired(${reconciler.kind}) must return { manifest: [...], observerSchema?: [...] }` },

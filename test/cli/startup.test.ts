@@ -102,6 +102,22 @@ describe('kreconcile run: startup errors', () => {
     );
   });
 
+  it('a flow-control flag that is not a positive number, or given with --memory', async () => {
+    const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
+      [['--qps', '0'], 'error: --qps 0: expected a number of requests per second above 0, e.g. 50'],
+      [['--burst', '1.5'], 'error: --burst 1.5: expected a whole number of requests ≥ 1, e.g. 100'],
+      [['--max-in-flight', 'many'], 'error: --max-in-flight many: expected a whole number of requests ≥ 1, e.g. 32'],
+      [
+        ['--qps', '5', '--memory', '-f', 'examples/webapp/app.yaml'],
+        'error: --qps: limit requests to a real API server; drop with --memory',
+      ],
+    ];
+    for (const [flags, message] of cases)
+      expect(oneLine(await runCli(['run', ...flags, '--kubeconfig', join(home, 'nope')], { env: env() }))).toBe(
+        message,
+      );
+  });
+
   it('no kubeconfig at all', async () => {
     expect(oneLine(await runCli(['run'], { env: env() }))).toBe(
       'error: no kubeconfig: --kubeconfig is not given, KUBECONFIG is not set and ~/.kube/config does not exist: name one with --kubeconfig',

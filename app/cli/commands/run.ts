@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
-import type { KubernetesCluster } from '../../../adapters/kubernetes/index.js';
+import type { KubernetesCluster, KubernetesClusterOptions } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import {
@@ -16,6 +16,8 @@ import {
 } from '../../../core/index.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
+import { registerFlowControlMetrics } from '../../runtime/flow-metrics.js';
+import { createMetrics } from '../../runtime/metrics.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -54,6 +56,9 @@ type Options = {
   readonly context?: string;
   readonly inCluster?: boolean;
   readonly workers: string;
+  readonly qps?: string;
+  readonly burst?: string;
+  readonly maxInFlight?: string;
   readonly resync: string;
   readonly relist?: string;
   readonly watchNamespace?: string;
@@ -207,8 +212,37 @@ const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) 
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
+/**
+ * `--qps`, `--burst`, `--max-in-flight`: client flow control towards a real API server (the
+ * adapter's defaults when absent; docs/runtime.md, Flow control). Only real clusters have one.
+ */
+const flowControlFlags = (
+  options: Options,
+): E.Either<string, { qps?: number; burst?: number; maxInFlight?: number }> => {
+  const flags = [
+    ['--qps', 'qps', options.qps, /^\d+(\.\d+)?$/, 'a number of requests per second above 0, e.g. 50'],
+    ['--burst', 'burst', options.burst, /^\d+$/, 'a whole number of requests ≥ 1, e.g. 100'],
+    ['--max-in-flight', 'maxInFlight', options.maxInFlight, /^\d+$/, 'a whole number of requests ≥ 1, e.g. 32'],
+  ] as const;
+  const given = flags.filter(([, , text]) => text !== undefined);
+  if (given.length > 0 && options.memory === true)
+    return E.left(`${given.map(([flag]) => flag).join(', ')}: limit requests to a real API server; drop with --memory`);
+  const settings: { qps?: number; burst?: number; maxInFlight?: number } = {};
+  for (const [flag, key, text, shape, expected] of given) {
+    const value = Number(text);
+    if (text === undefined || !shape.test(text.trim()) || !(value > 0))
+      return E.left(`${flag} ${text}: expected ${expected}`);
+    settings[key] = value;
+  }
+  return E.right(settings);
+};
+
 /** The cluster of the kubeconfig (or the pod), checked with one read before anything starts. */
-const connect = async (options: Options, context: CommandContext): Promise<E.Either<string, KubernetesCluster>> => {
+const connect = async (
+  options: Options,
+  context: CommandContext,
+  clusterOptions: KubernetesClusterOptions,
+): Promise<E.Either<string, KubernetesCluster>> => {
   const inCluster =
     options.inCluster === true ||
     (options.kubeconfig === undefined &&
@@ -223,7 +257,7 @@ const connect = async (options: Options, context: CommandContext): Promise<E.Eit
   let cluster: KubernetesCluster;
   try {
     const adapter = await import('../../../adapters/kubernetes/index.js');
-    cluster = adapter.createKubernetesCluster(inCluster ? { inCluster: true } : target);
+    cluster = adapter.createKubernetesCluster(inCluster ? { inCluster: true } : target, clusterOptions);
   } catch (error) {
     return E.left(error instanceof Error ? error.message : String(error));
   }
@@ -292,6 +326,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(drifts)) return fail(drifts.left);
   const policy = servicePolicy(options);
   if (E.isLeft(policy)) return fail(policy.left);
+  const flow = flowControlFlags(options);
+  if (E.isLeft(flow)) return fail(flow.left);
+  const metrics = createMetrics();
+  const flowMetrics = registerFlowControlMetrics(metrics.registry);
   if (!options.memory && options.filename.length > 0)
     return fail(
       '-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)',
@@ -328,10 +366,13 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     loaded = inputs.right.applications.map(({ application }) => applicationKey(application));
     io.stdout.write(`embedded in-memory API server started with ${inputs.right.applications.length} Application(s)\n`);
   } else {
-    const connected = await connect(options, context);
+    const connected = await connect(options, context, {
+      flowControl: { ...flow.right, onWait: flowMetrics.observeWait },
+    });
     if (E.isLeft(connected)) return fail(connected.left);
     cluster = connected.right;
     kubernetes = connected.right;
+    flowMetrics.readFrom(kubernetes.flowControl.stats);
   }
   const impersonation = identityOptions(
     options,
@@ -363,6 +404,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       clock: systemClock,
       random: Math.random,
       logger,
+      metrics,
       onReconciled,
       workers: Number(options.workers),
       resyncMs,
@@ -560,6 +602,13 @@ export const runCommand: CliCommand = {
       .addOption(contextOption())
       .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
       .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
+      .addOption(new Option('--qps <n>', 'API requests per second, all clients together (default: 50)'))
+      .addOption(
+        new Option('--burst <n>', 'API requests allowed at once above --qps after a quiet period (default: 100)'),
+      )
+      .addOption(
+        new Option('--max-in-flight <n>', 'API requests awaiting an answer at once, watches excluded (default: 32)'),
+      )
       .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
       .addOption(
         new Option(
