@@ -130,3 +130,26 @@ export {
   type ShardDecision,
   type ShardView,
 } from './sharding/shard-assignment.js';
+// Guard policies over plans (shared by `kreconcile plan/apply --guard` and the operator's `--guard`).
+export {
+  GuardPolicyDocument,
+  guardPolicyOf,
+  parseFieldPath,
+  type DenySelector,
+  type GuardPolicy,
+  type GuardRule,
+  type GuardedActionType,
+} from './guard/policy.js';
+export {
+  APPROVE_ANNOTATION,
+  denialMessage,
+  evaluateGuard,
+  evaluateOne,
+  isDenied,
+  planDigest,
+  type GuardSubject,
+  type GuardVerdict,
+  type GuardedApplication,
+  type Violation,
+} from './guard/evaluate.js';
+export { guardPlan, guardedApplicationOf } from './guard/guard-plan.js';

@@ -7,7 +7,10 @@ export const EXIT_ERROR = 1;
 /** With `--exit-code` only: the plan would change something (like `terraform plan -detailed-exitcode`). */
 export const EXIT_CHANGES = 2;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_ERROR | typeof EXIT_CHANGES;
+/** With `--guard` (`plan`, `apply`): the guard policy denies a plan no approval names; `apply` wrote nothing. */
+export const EXIT_GUARD_DENIED = 3;
+
+export type ExitCode = typeof EXIT_OK | typeof EXIT_ERROR | typeof EXIT_CHANGES | typeof EXIT_GUARD_DENIED;
 
 const OK_LINE = '  0  success';
 const ERROR_LINE = '  1  error (bad input, unreachable cluster, stalled plan): one line per problem on stderr';
@@ -19,4 +22,5 @@ export const EXIT_CODES_HELP = `Exit codes:\n${OK_LINE}\n${ERROR_LINE}`;
 export const PLAN_EXIT_CODES_HELP = `Exit codes:
 ${OK_LINE} (with --exit-code: nothing would change)
 ${ERROR_LINE}
-  2  with --exit-code only: the plan would create, patch or delete something, or found a conflict`;
+  2  with --exit-code only: the plan would create, patch or delete something, or found a conflict
+  3  with --guard: the guard policy denies a plan (each violation, its rule and action on stderr)`;

@@ -8,6 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
+  guardPlan,
   liveVersionsOf,
   showClusterError,
   type Application,
@@ -16,6 +17,8 @@ import {
   type ClusterError,
   type JsonValue,
   type LiveVersions,
+  type GuardPolicy,
+  type Plan,
   type PlanOptions,
   type TenancyPolicy,
 } from '../../core/index.js';
@@ -56,6 +59,8 @@ export type ReconcileStepOptions = {
   /** Every plan's options (readiness and tenancy merged in). */
   readonly planOptions: PlanOptions;
   readonly tenancy?: TenancyPolicy;
+  /** The guard policy every plan is judged by before it runs (`--guard`; see core/guard/guard-plan.ts). */
+  readonly guard?: GuardPolicy;
   /** Record Kubernetes Events for actions and failures. */
   readonly events: boolean;
   readonly translate: Translator;
@@ -124,7 +129,8 @@ export class ReconcileStep {
             ? { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), ...tenancyOption }
             : { perNamespace: true, ...tenancyOption },
         ),
-      guard: (application, plan, live) => {
+      guard: (application, unguarded, live) => {
+        const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
         if (!plan.actions.some((action) => action.type === 'patch')) return plan;
         const versions = liveVersionsOf(live);
@@ -143,6 +149,24 @@ export class ReconcileStep {
       decode: store.primary.decode,
       statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status as JsonValue | undefined, status),
     };
+  }
+
+  /** `plan`, or the `Stalled GuardDenied` plan that writes nothing when the guard policy denies it. */
+  private guardPolicy(key: string, application: Application, plan: Plan): Plan {
+    const { guard } = this.options;
+    if (guard === undefined) return plan;
+    const guarded = guardPlan({
+      policy: guard,
+      application,
+      plan,
+      now: new Date(this.options.clock.now()).toISOString(),
+    });
+    if (guarded.plan !== plan)
+      this.options.logger.info(
+        { key, digest: guarded.verdict.digest, rules: [...new Set(guarded.verdict.violations.map((v) => v.rule))] },
+        'guard policy denied the plan',
+      );
+    return guarded.plan;
   }
 
   private record(key: string, result: ReconcileResult, started: number): void {

@@ -7,6 +7,7 @@ export type StalledReason =
   | 'InvalidObserverSchema'
   | 'NotOwned'
   | 'Forbidden'
+  | 'GuardDenied'
   | 'HotLoop'
   | 'InvalidTosca'
   | 'UnknownKind'

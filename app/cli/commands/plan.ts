@@ -17,7 +17,9 @@ import {
   type CliCommand,
   type CommandContext,
 } from '../command.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
+import { anyDenied, guardReport, plannedVerdicts } from '../guard/check.js';
+import { readGuard } from '../guard/read-guard.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
@@ -44,6 +46,7 @@ type Options = {
   readonly policy?: string;
   readonly out?: string;
   readonly allowSecretValues?: boolean;
+  readonly guard?: string;
 };
 
 const EXAMPLES = `
@@ -69,6 +72,9 @@ Examples:
   # Save the plan, review it, then carry out exactly it (refused if the cluster moved meanwhile)
   kreconcile plan -f app.yaml --context staging --out plan.json
   kreconcile show plan.json && kreconcile apply plan.json --context staging
+
+  # In CI: refuse plans the guard policy denies (exit 3; the operator's run --guard refuses the same)
+  kreconcile plan -f app.yaml --context prod --guard guard.yaml
 
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
@@ -109,6 +115,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(inputs)) return fail(inputs.left);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) return fail(tenancy.left);
+  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
+  if (E.isLeft(guard)) return fail(guard.left);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
@@ -130,6 +138,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
   });
   if (E.isLeft(planned)) return fail(planned.left);
+  const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, planned.right);
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
   const saved =
     options.out === undefined
@@ -142,6 +151,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
           cluster: view.right.basis,
           version: io.version,
           allowSecretValues: options.allowSecretValues === true,
+          ...(guard.right === undefined ? {} : { guard: { file: guard.right.file, digest: guard.right.digest } }),
         });
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
   io.stdout.write(
@@ -149,6 +159,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ? renderText(planned.right, styleFor(io)) + savedNote(options.out)
       : serialize(document, options.output),
   );
+  for (const line of guardReport(verdicts)) io.stderr.write(`${line}\n`);
+  if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
 };
 
@@ -179,6 +191,12 @@ export const planCommand: CliCommand = {
         new Option(
           '--policy <file>',
           "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
+        ),
+      )
+      .addOption(
+        new Option(
+          '--guard <file>',
+          'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
         ),
       )
       .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))

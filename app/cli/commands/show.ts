@@ -27,7 +27,22 @@ const basisOf = (saved: SavedPlanV1): string => {
 
 /** The header of the text form: what the file is and what it was computed against. */
 export const savedPlanHeader = (path: string, saved: SavedPlanV1): string =>
-  `Saved plan ${path}: made ${saved.metadata.createdAt} by kreconcile ${saved.metadata.kreconcileVersion} against ${basisOf(saved)}${saved.metadata.secretValues ? '; it holds Secret values' : ''}.\n\n`;
+  `Saved plan ${path}: made ${saved.metadata.createdAt} by kreconcile ${saved.metadata.kreconcileVersion} against ${basisOf(saved)}${saved.metadata.secretValues ? '; it holds Secret values' : ''}.\n${guardLines(saved)}\n`;
+
+/** What an approval (`kreconcile.io/approve`) names: each Application's plan digest, and the guard file checked. */
+const guardLines = (saved: SavedPlanV1): string =>
+  [
+    ...(saved.metadata.guard === undefined
+      ? []
+      : [`Checked against the guard file ${saved.metadata.guard.file} (${saved.metadata.guard.digest}).`]),
+    ...saved.applications.flatMap(({ application, digest }) =>
+      digest === undefined
+        ? []
+        : [`Plan digest of Application ${application.namespace ?? 'default'}/${application.name}: ${digest}`],
+    ),
+  ]
+    .map((line) => `${line}\n`)
+    .join('');
 
 const execute = async (context: CommandContext, path: string, options: Options): Promise<void> => {
   const { io } = context;
