@@ -173,7 +173,7 @@ const uniqueNames = (rules: ReadonlyArray<GuardRule>): string | undefined => {
 };
 
 const RulesCodec = new t.Type<ReadonlyArray<GuardRule>, ReadonlyArray<GuardRule>>(
-  'rules',
+  'ReadonlyArray<a guard rule>',
   (u): u is ReadonlyArray<GuardRule> => Array.isArray(u),
   (u, c) => {
     const decoded = t.readonlyArray(RuleCodec).validate(u, c);

@@ -20,6 +20,7 @@ import {
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
 import { anyDenied, guardReport, plannedVerdicts } from '../guard/check.js';
 import { readGuard } from '../guard/read-guard.js';
+import { applicationName } from '../input/applications.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
@@ -138,7 +139,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
   });
   if (E.isLeft(planned)) return fail(planned.left);
-  const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, planned.right);
+  const recorded = view.right.snapshot.applications;
+  const verdicts =
+    guard.right === undefined
+      ? []
+      : plannedVerdicts(guard.right.policy, planned.right, (a) => recorded.get(applicationName(a)));
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
   const saved =
     options.out === undefined

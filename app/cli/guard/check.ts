@@ -49,15 +49,25 @@ export const guardReport = (verdicts: ReadonlyArray<GuardVerdict>): ReadonlyArra
 /** Whether any plan is denied. */
 export const anyDenied = (verdicts: ReadonlyArray<GuardVerdict>): boolean => verdicts.some(isDenied);
 
-/** The verdicts on `kreconcile plan`'s plans: each Application as planned (its approval annotation included). */
+/**
+ * The verdicts on `kreconcile plan`'s plans. An approval is read from the Application as planned
+ * (the `-f` file) or, when the file has none, from the Application in the cluster (`live`): an
+ * admin annotates the live object (`kubectl annotate`), which applying the file again keeps.
+ */
 export const plannedVerdicts = (
   policy: GuardPolicy,
   planned: ReadonlyArray<{
     readonly application: Application;
     readonly plan: { readonly actions: ReadonlyArray<Action> };
   }>,
+  live: (application: Application) => Application | undefined,
 ): ReadonlyArray<GuardVerdict> =>
   guardVerdicts(
     policy,
-    planned.map(({ application, plan }) => ({ application: guardedApplicationOf(application), actions: plan.actions })),
+    planned.map(({ application, plan }) => {
+      const own = guardedApplicationOf(application);
+      const recorded = live(application);
+      const approval = own.approval ?? (recorded === undefined ? undefined : guardedApplicationOf(recorded).approval);
+      return { application: { ...own, ...(approval === undefined ? {} : { approval }) }, actions: plan.actions };
+    }),
   );
