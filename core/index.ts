@@ -37,6 +37,13 @@ export {
   type TenancyPolicy,
 } from './model/tenancy-policy.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
+export {
+  APPLY_ANNOTATION,
+  PRUNE_ANNOTATION,
+  applyPolicyOf,
+  pruneDisabled,
+  type ApplyPolicy,
+} from './plan/protection.js';
 export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
 export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';

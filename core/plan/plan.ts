@@ -46,6 +46,7 @@ import { marksFrom } from '../sensitive/marked.js';
 import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
+import { withOrphans, withProtection } from './protection.js';
 import { withRecreates } from './recreate.js';
 import { serverSideApplyOf } from './server-side-apply.js';
 import type {
@@ -371,14 +372,18 @@ const planFromLive = (
   const creating = holdCreations(creates, lastApplied, ready);
   const deleting = holdDeletions(deletes, ours);
   const waits = [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')];
+  // kreconcile.io/prune and kreconcile.io/apply (core/plan/protection.ts).
+  const protectedWrites = withProtection(
+    { creates: creating.go, patches: split.patches, recreates: split.recreates, deletes: deleting.go },
+    identityIndex(lastApplied).get,
+    liveByRef.get,
+    owner,
+  );
   return assemble(context, {
+    ...protectedWrites,
     mangled,
     lastApplied,
     current,
-    creates: creating.go,
-    patches: split.patches,
-    recreates: split.recreates,
-    deletes: deleting.go,
     waits,
     conflicts,
     waiting,
@@ -591,10 +596,12 @@ const planDeletion = (context: Context): Plan => {
     inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))),
     children.filter(isResource),
   );
+  // Children under kreconcile.io/prune: disabled are orphaned instead (core/plan/protection.ts).
+  const kept = withOrphans(deleting.go, identityIndex(children.filter(isResource)).get, context.owner);
   const actions: ReadonlyArray<Action> =
     children.length === 0
       ? [finalizerAction(context, 'removeFinalizer')]
-      : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
+      : [...kept.deletes, ...kept.orphans, ...waitActions(deleting.held, 'DependentsGone')];
   const message =
     children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {

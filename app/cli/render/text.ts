@@ -44,6 +44,14 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
     case 'create':
       return [style.green(`  + ${ref}`)];
     case 'patch':
+      if (action.orphan !== undefined)
+        return [
+          style.yellow(`  ~ ${ref}`) +
+            style.dim(
+              ` (orphan: kreconcile.io/prune: disabled, ${DELETE_REASONS[action.orphan] ?? action.orphan}; owner marks removed, the object stays)`,
+            ),
+          ...action.changes.map((change) => `      ${showChange(change)}`),
+        ];
       return [
         style.yellow(`  ~ ${ref}`) + style.dim(patchMode(action)),
         ...action.changes.map((change) => `      ${showChange(change)}`),
