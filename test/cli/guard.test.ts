@@ -201,6 +201,10 @@ describe('kreconcile plan/apply --guard', () => {
     expect(saved.applications[0]?.digest).toBe(digest);
     const shown = await runCli(['show', out], live());
     expectGolden('test/cli/golden/guard/show.txt', stable(shown.stdout.replace(out, 'v2.json')));
+    const markdown = await runCli(['show', out, '-o', 'markdown'], live());
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toContain('- **delete** v1 PersistentVolumeClaim shop/data (Application shop/db)');
+    expect(markdown.stdout).toContain('data.mode: "a" → "b"');
 
     // Made with a guard, applied only with one.
     const unguarded = await runCli(['apply', out, '--kubeconfig', 'kc'], live());

@@ -32,6 +32,7 @@ import { writeSavedPlan } from '../saved-plan/save.js';
 import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
+import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 
 type Options = {
@@ -41,7 +42,7 @@ type Options = {
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly namespace: string;
-  readonly output: 'text' | 'json' | 'yaml';
+  readonly output: 'text' | 'json' | 'yaml' | 'markdown';
   readonly exitCode?: boolean;
   readonly now?: string;
   readonly policy?: string;
@@ -162,7 +163,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   io.stdout.write(
     options.output === 'text'
       ? renderText(planned.right, styleFor(io)) + savedNote(options.out)
-      : serialize(document, options.output),
+      : options.output === 'markdown'
+        ? renderMarkdown(planned.right, verdicts)
+        : serialize(document, options.output),
   );
   for (const line of guardReport(verdicts)) io.stderr.write(`${line}\n`);
   if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
@@ -190,7 +193,11 @@ export const planCommand: CliCommand = {
       .addOption(kubeconfigOption(READ_ONLY))
       .addOption(contextOption())
       .addOption(namespaceOption())
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+      .addOption(
+        new Option('-o, --output <format>', 'output format (markdown: a pull request comment)')
+          .choices(['text', 'json', 'yaml', 'markdown'])
+          .default('text'),
+      )
       .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
       .addOption(
         new Option(

@@ -16,6 +16,7 @@ import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
   conditionOf,
+  getIn,
   type Application,
   type ObjectRef,
   type Resource,
@@ -121,7 +122,7 @@ describe('protection annotations in the operator', () => {
     // Another actor changes both created ConfigMaps: only the ordinary one is corrected.
     for (const name of ['seeded', 'normal'])
       await cluster.patch(ref(name), { type: 'merge', body: { data: { mode: 'changed' } } })();
-    await runUntil(clock, () => find(cluster, ref('normal'))?.data?.mode === 'a');
+    await runUntil(clock, () => getIn(find(cluster, ref('normal')), ['data', 'mode']) === 'a');
     await runUntil(clock, () => false, 3_000);
     expect(find(cluster, ref('normal'))?.data).toEqual({ mode: 'a' });
     expect(find(cluster, ref('seeded'))?.data).toEqual({ mode: 'changed' });
