@@ -54,6 +54,8 @@ export type ApplicationSpec = {
   readonly applyMode?: ApplyMode;
   /** With `ServerSideApply`: take fields over from other field managers instead of stalling on the conflict. */
   readonly forceConflicts?: boolean;
+  /** Nothing is written for this Application (no child, no finalizer) until it is false again; deletion still proceeds. */
+  readonly suspend?: boolean;
 };
 
 export type ApplicationStatus = {
@@ -188,6 +190,14 @@ export const SPEC_FIELDS = {
       type: 'boolean',
       description:
         'With applyMode ServerSideApply: take conflicting fields over from other field managers instead of stalling.',
+    },
+  },
+  suspend: {
+    codec: t.boolean,
+    schema: {
+      type: 'boolean',
+      description:
+        'Write nothing for this Application (children, finalizer) until false again; deleting it still cleans up.',
     },
   },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };

@@ -48,6 +48,7 @@ import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withOrphans, withProtection } from './protection.js';
 import { withRecreates } from './recreate.js';
+import { isSuspended, suspendedPlan } from './suspend.js';
 import { serverSideApplyOf } from './server-side-apply.js';
 import type {
   Action,
@@ -126,7 +127,11 @@ export const plan = (input: PlanInput): Plan => {
     input,
     tenancy: tenancyFor(input.options?.tenancy, owner.namespace),
   };
-  const planned = metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+  const planned = isSuspended(application)
+    ? suspendedPlan(application, input.now)
+    : metadata.deletionTimestamp !== undefined
+      ? planDeletion(context)
+      : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
 };

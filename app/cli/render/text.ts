@@ -100,6 +100,7 @@ const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => 
   if (create + patch + deletions + recreate + wait > 0) return [];
   const ready = conditionOf(conditions, 'Ready');
   if (ready?.status === 'True') return [`  No changes: ${ready.message}.`];
+  if (ready?.reason === 'Suspended') return [style.dim(`  Suspended: ${ready.message}.`)];
   const reconciling = conditionOf(conditions, 'Reconciling');
   return reconciling?.status === 'True' && reconciling.message !== ''
     ? [`  No resource changes; ${reconciling.message}.`]
