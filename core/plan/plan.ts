@@ -47,6 +47,7 @@ import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/
 import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withOrphans, withProtection } from './protection.js';
+import { withDriftReport, withheldDrift } from './drift-policy.js';
 import { withRecreates } from './recreate.js';
 import { isSuspended, suspendedPlan } from './suspend.js';
 import { serverSideApplyOf } from './server-side-apply.js';
@@ -384,8 +385,17 @@ const planFromLive = (
     liveByRef.get,
     owner,
   );
-  return assemble(context, {
-    ...protectedWrites,
+  // spec.driftPolicy: Report (core/plan/drift-policy.ts).
+  const reported = withheldDrift(
+    protectedWrites,
+    context.application,
+    context.status.lastAppliedManifest,
+    lastApplied,
+    mangled,
+    owner,
+  );
+  const assembled = assemble(context, {
+    ...reported.decided,
     mangled,
     lastApplied,
     current,
@@ -394,6 +404,7 @@ const planFromLive = (
     waiting,
     notReady,
   });
+  return withDriftReport(assembled, reported.withheld, owner);
 };
 
 /** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */

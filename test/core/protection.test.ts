@@ -101,3 +101,52 @@ describe('kreconcile.io/apply', () => {
     expect(actionsOf(planned, 'create').map((a) => a.ref.name)).toEqual(['x']);
   });
 });
+
+describe('spec.driftPolicy: Report', () => {
+  const secret = (password: string): Resource =>
+    ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password } }) as Resource;
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+  it('withholds drift corrections, reports them with Secret values masked, and still applies spec changes', () => {
+    const first = converge(
+      application({ driftPolicy: 'Report', manifest: [configMap('c'), secret(b64('mine-pw-1'))] }),
+      [],
+    );
+    const drifted = first.live.map((object): Resource =>
+      object.kind === 'Secret'
+        ? { ...object, data: { password: b64('theirs-pw-2') } }
+        : { ...object, data: { mode: 'x' } },
+    );
+    const planned = plan({ application: first.app, live: drifted, scopes, now: 'now' });
+    expect(actionsOf(planned, 'patch')).toEqual([]);
+    const drift = planned.status.drift ?? [];
+    expect(drift.map((entry) => [entry.resource.kind, entry.path])).toEqual([
+      ['ConfigMap', 'data.mode'],
+      ['Secret', 'data.password'],
+    ]);
+    expect(drift[0]).toMatchObject({ live: 'x', desired: 'a' });
+    const text = JSON.stringify(planned.status);
+    for (const value of ['mine-pw-1', 'theirs-pw-2', b64('mine-pw-1'), b64('theirs-pw-2')])
+      expect(text).not.toContain(value);
+    expect(ready(planned)).toBe(true);
+    // Under Correct the same drift is patched back.
+    const correcting = plan({
+      application: withManifest(
+        { ...first.app, spec: { ...first.app.spec, driftPolicy: 'Correct' } },
+        first.app.spec.manifest ?? [],
+      ),
+      live: drifted,
+      scopes,
+      now: 'now',
+    });
+    expect(actionsOf(correcting, 'patch')).toHaveLength(2);
+    // A spec change is applied in Report mode too.
+    const changed = plan({
+      application: withManifest(first.app, [configMap('c', {}, 'b'), secret(b64('mine-pw-1'))]),
+      live: drifted,
+      scopes,
+      now: 'now',
+    });
+    expect(actionsOf(changed, 'patch').map((action) => action.ref.kind)).toEqual(['ConfigMap']);
+  });
+});

@@ -129,3 +129,33 @@ describe('protection annotations in the operator', () => {
     expect(find(cluster, ref('ignored'))).toBeUndefined();
   });
 });
+
+describe('spec.driftPolicy: Report in the operator', () => {
+  it("leaves another actor's change to an observed field in place and reports it in status.drift", async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock });
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await cluster.create(applicationOf('shop', 'web', { driftPolicy: 'Report', manifest: [configMap('settings')] }))();
+    operator = await startOperator({ cluster, clock, random: () => 0.5, workers: 1, readiness: 'existence' });
+    await runUntil(clock, () => ready(cluster));
+    await cluster.patch(ref('settings'), { type: 'merge', body: { data: { mode: 'theirs' } } })();
+    const status = () => (find(cluster, appRef) as unknown as Application | undefined)?.status;
+    await runUntil(clock, () => (status()?.drift ?? []).length > 0);
+    await runUntil(clock, () => false, 3_000);
+    expect(find(cluster, ref('settings'))?.data).toEqual({ mode: 'theirs' });
+    expect(status()?.drift).toEqual([
+      {
+        resource: { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'shop' },
+        path: 'data.mode',
+        live: 'theirs',
+        desired: 'a',
+      },
+    ]);
+    expect(conditionOf(status()?.conditions, 'Ready')?.message).toContain('drift left in place (driftPolicy Report)');
+    // A spec change is still applied; with the drift gone, so is the report.
+    await cluster.patch(appRef, { type: 'merge', body: { spec: { manifest: [configMap('settings', {}, 'b')] } } })();
+    await runUntil(clock, () => getIn(find(cluster, ref('settings')), ['data', 'mode']) === 'b');
+    await runUntil(clock, () => status()?.drift === undefined);
+    expect(status()?.drift).toBeUndefined();
+  });
+});
