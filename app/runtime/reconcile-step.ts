@@ -176,6 +176,12 @@ export class ReconcileStep {
     metrics?.reconciles.inc({ result: label });
     metrics?.reconcileDuration.observe({ result: label }, seconds);
     for (const done of doneOf(result)) metrics?.actions.inc({ type: done.action.type });
+    if (result._tag === 'Done' && result.statusWritten) {
+      const drift = result.status.drift?.length ?? 0;
+      if (drift > 0) metrics?.driftReported.inc(drift);
+      const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
+      if (stalled?.status === 'True' && stalled.reason === 'GuardDenied') metrics?.guardDenials.inc();
+    }
     if (result._tag === 'Gone') this.readDirectly.delete(key);
     if (result._tag === 'Failed') {
       if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);

@@ -24,6 +24,12 @@ import {
 import { applicationOf } from '../hooks/support.js';
 
 let operator: Operator | undefined;
+
+/** Random numbers that differ at each call (Event names are drawn from them: equal ones would collide). */
+const distinct = (): (() => number) => {
+  let calls = 0;
+  return () => (((calls++ * 0.618033988749895) % 1) + 1) % 1;
+};
 afterEach(async () => {
   await operator?.stop(1_000);
   operator = undefined;
@@ -81,7 +87,7 @@ const setUp = async () => {
   operator = await startOperator({
     cluster,
     clock,
-    random: () => 0.5,
+    random: distinct(),
     workers: 1,
     readiness: 'existence',
     guard: GUARD,
@@ -113,6 +119,11 @@ describe('the operator under a guard policy', () => {
       'rule "keep-volumes" denies delete of v1 PersistentVolumeClaim shop/data; to let this plan through, annotate the Application kreconcile.io/approve=sha256:',
     );
     const digest = /kreconcile\.io\/approve=(sha256:[0-9a-f]{64})/.exec(stalled?.message ?? '')?.[1];
+    // Announced once, by an Event on the Application.
+    const events = cluster
+      .objects()
+      .filter((o) => o.kind === 'Event' && (o as { reason?: string }).reason === 'GuardDenied');
+    expect(events.map((o) => (o as { message?: string }).message)).toEqual([stalled?.message]);
     expect(digest).toBeDefined();
     // Keep running: the denial holds, the PVC keeps its owner mark, the ConfigMap is not patched.
     await runUntil(clock, () => false, 5_000);

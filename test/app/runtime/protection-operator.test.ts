@@ -24,6 +24,12 @@ import {
 import { applicationOf } from '../hooks/support.js';
 
 let operator: Operator | undefined;
+
+/** Random numbers that differ at each call (Event names are drawn from them: equal ones would collide). */
+const distinct = (): (() => number) => {
+  let calls = 0;
+  return () => (((calls++ * 0.618033988749895) % 1) + 1) % 1;
+};
 afterEach(async () => {
   await operator?.stop(1_000);
   operator = undefined;
@@ -64,7 +70,7 @@ const start = async (manifest: ReadonlyArray<Resource>) => {
   const cluster = createMemoryCluster({ clock });
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
   await cluster.create(applicationOf('shop', 'web', { manifest }))();
-  operator = await startOperator({ cluster, clock, random: () => 0.5, workers: 1, readiness: 'existence' });
+  operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, readiness: 'existence' });
   await runUntil(clock, () => ready(cluster));
   return { clock, cluster };
 };
@@ -136,7 +142,7 @@ describe('spec.driftPolicy: Report in the operator', () => {
     const cluster = createMemoryCluster({ clock });
     await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
     await cluster.create(applicationOf('shop', 'web', { driftPolicy: 'Report', manifest: [configMap('settings')] }))();
-    operator = await startOperator({ cluster, clock, random: () => 0.5, workers: 1, readiness: 'existence' });
+    operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, readiness: 'existence' });
     await runUntil(clock, () => ready(cluster));
     await cluster.patch(ref('settings'), { type: 'merge', body: { data: { mode: 'theirs' } } })();
     const status = () => (find(cluster, appRef) as unknown as Application | undefined)?.status;
@@ -152,6 +158,12 @@ describe('spec.driftPolicy: Report in the operator', () => {
       },
     ]);
     expect(conditionOf(status()?.conditions, 'Ready')?.message).toContain('drift left in place (driftPolicy Report)');
+    const events = cluster
+      .objects()
+      .filter((o) => o.kind === 'Event' && (o as { reason?: string }).reason === 'DriftReported');
+    expect(events.map((o) => (o as { message?: string }).message)).toEqual([
+      'drift left in place (driftPolicy Report) ConfigMap shop/settings: data.mode',
+    ]);
     // A spec change is still applied; with the drift gone, so is the report.
     await cluster.patch(appRef, { type: 'merge', body: { spec: { manifest: [configMap('settings', {}, 'b')] } } })();
     await runUntil(clock, () => getIn(find(cluster, ref('settings')), ['data', 'mode']) === 'b');
