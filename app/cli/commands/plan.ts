@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
+import type { Resource, ScopeTable, TenancyPolicy } from '../../../core/index.js';
 import { usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
@@ -25,7 +26,9 @@ import { readManifestInputs } from '../input/manifest-inputs.js';
 import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
-import { planApplications } from '../planning/plan-applications.js';
+import { planApplications, type Planned } from '../planning/plan-applications.js';
+import { simulateAll } from '../planning/simulate.js';
+import { renderSimulationDocument, renderSimulationText } from '../render/simulation.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
@@ -49,6 +52,8 @@ type Options = {
   readonly out?: string;
   readonly allowSecretValues?: boolean;
   readonly guard?: string;
+  readonly simulate?: boolean;
+  readonly simulateUnready: ReadonlyArray<string>;
 };
 
 const EXAMPLES = `
@@ -145,6 +150,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     guard.right === undefined
       ? []
       : plannedVerdicts(guard.right.policy, planned.right, (a) => recorded.get(applicationName(a)));
+  if (options.simulate === true)
+    return simulated(context, options, planned.right, view.right.snapshot.objects, {
+      scopes: scopesFor(inputs.right.crds, view.right.snapshot.objects),
+      now: now.right,
+      ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    });
   const document = planDocument(planned.right, { now: now.right, cluster: view.right.basis });
   const saved =
     options.out === undefined
@@ -170,6 +181,23 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   for (const line of guardReport(verdicts)) io.stderr.write(`${line}\n`);
   if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+};
+
+/** `--simulate`: every round to convergence instead of the next step (app/cli/planning/simulate.ts). */
+const simulated = (
+  context: CommandContext,
+  options: Options,
+  planned: ReadonlyArray<Planned>,
+  objects: ReadonlyArray<Resource>,
+  args: { readonly scopes: ScopeTable; readonly now: string; readonly tenancy?: TenancyPolicy },
+): void => {
+  const simulations = simulateAll({ planned, objects, unready: options.simulateUnready, ...args });
+  context.io.stdout.write(
+    options.output === 'json' || options.output === 'yaml'
+      ? renderSimulationDocument(simulations, options.output)
+      : renderSimulationText(simulations, styleFor(context.io), options.simulateUnready),
+  );
+  context.exit(simulations.every((s) => s.end._tag === 'Converged') ? EXIT_OK : EXIT_ERROR);
 };
 
 export const planCommand: CliCommand = {
@@ -210,6 +238,20 @@ export const planCommand: CliCommand = {
           '--guard <file>',
           'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
         ),
+      )
+      .addOption(
+        new Option(
+          '--simulate',
+          'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--simulate-unready <Kind/name>',
+          'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
+        )
+          .argParser(collect)
+          .default([], 'none'),
       )
       .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
       .addOption(
