@@ -40,6 +40,13 @@ export {
   type TenancyPolicy,
 } from './model/tenancy-policy.js';
 export { RECREATE_ANNOTATION, immutableFieldsTouched } from './plan/recreate.js';
+export {
+  APPLY_ANNOTATION,
+  PRUNE_ANNOTATION,
+  applyPolicyOf,
+  pruneDisabled,
+  type ApplyPolicy,
+} from './plan/protection.js';
 export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
 export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
@@ -154,3 +161,26 @@ export {
   type ShardDecision,
   type ShardView,
 } from './sharding/shard-assignment.js';
+// Guard policies over plans (shared by `kreconcile plan/apply --guard` and the operator's `--guard`).
+export {
+  GuardPolicyDocument,
+  guardPolicyOf,
+  parseFieldPath,
+  type DenySelector,
+  type GuardPolicy,
+  type GuardRule,
+  type GuardedActionType,
+} from './guard/policy.js';
+export {
+  APPROVE_ANNOTATION,
+  denialMessage,
+  evaluateGuard,
+  evaluateOne,
+  isDenied,
+  planDigest,
+  type GuardSubject,
+  type GuardVerdict,
+  type GuardedApplication,
+  type Violation,
+} from './guard/evaluate.js';
+export { guardPlan, guardedApplicationOf } from './guard/guard-plan.js';

@@ -81,6 +81,7 @@ export const applicationCrd = (): Resource =>
                     mangledObserverSchema: { type: 'array', items: preserved },
                     lastAppliedManifest: { type: 'array', items: preserved },
                     lastObservedManifest: { type: 'array', items: preserved },
+                    drift: { type: 'array', items: preserved },
                   },
                 },
               },

@@ -13,6 +13,7 @@ import {
   type Clock,
   type Cluster,
   type ClusterError,
+  type GuardPolicy,
   type HotLoopPolicy,
   type PlanOptions,
   type ScopeTable,
@@ -68,6 +69,8 @@ export type ControllerOptions = {
   readonly planOptions?: PlanOptions;
   /** The admin's tenancy policy: where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
+  /** The guard policy (`--guard`): plans it denies write nothing, their Application is `Stalled GuardDenied`. */
+  readonly guard?: GuardPolicy;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -199,6 +202,7 @@ export class Controller {
       reportApiError: (error, where) => this.reportApiError(error, where),
       planOptions: planOptionsOf(options),
       ...(options.tenancy === undefined ? {} : { tenancy: options.tenancy }),
+      ...(options.guard === undefined ? {} : { guard: options.guard }),
       events: options.events !== false,
       translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
       ...(options.hooks === undefined ? {} : { hooks: options.hooks }),

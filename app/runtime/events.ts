@@ -60,7 +60,37 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
           type: 'Warning',
         },
       ]
-    : done;
+    : [...done, ...statusNotes(result)];
+};
+
+/**
+ * Drift reported (`spec.driftPolicy: Report`) and guard denials, announced when the status that
+ * records them was written (a change), not at every reconcile that finds them again.
+ */
+const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): ReadonlyArray<Note> => {
+  if (!result.statusWritten) return [];
+  const drift = result.status.drift ?? [];
+  const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
+  return [
+    ...(drift.length === 0
+      ? []
+      : [
+          {
+            reason: 'DriftReported',
+            message: listed(
+              'drift left in place (driftPolicy Report)',
+              drift.map(
+                (entry) =>
+                  `${entry.resource.kind} ${entry.resource.namespace ?? ''}/${entry.resource.name}: ${entry.path}`,
+              ),
+            ),
+            type: 'Warning' as const,
+          },
+        ]),
+    ...(stalled?.status === 'True' && stalled.reason === 'GuardDenied'
+      ? [{ reason: 'GuardDenied', message: stalled.message, type: 'Warning' as const }]
+      : []),
+  ];
 };
 
 /** Creates one `v1 Event` per note; returns the errors (Events are best-effort). */

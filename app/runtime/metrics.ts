@@ -10,6 +10,10 @@ export type Metrics = {
   readonly actions: Counter<'type'>;
   readonly apiErrors: Counter<'code' | 'reason'>;
   readonly leader: Gauge;
+  /** Drifted fields reported (not corrected) under `spec.driftPolicy: Report`, counted when the report changes. */
+  readonly driftReported: Counter;
+  /** Plans the guard policy (`--guard`) denied, counted when an Application becomes GuardDenied. */
+  readonly guardDenials: Counter;
 };
 
 export const createMetrics = (options: { readonly processMetrics?: boolean } = {}): Metrics => {
@@ -55,5 +59,15 @@ export const createMetrics = (options: { readonly processMetrics?: boolean } = {
       registers,
     }),
     leader: new Gauge({ name: 'kreconcile_leader', help: '1 while this instance holds the leader lease.', registers }),
+    driftReported: new Counter({
+      name: 'kreconcile_drift_reported_fields_total',
+      help: 'Drifted fields left in place and reported in status.drift (spec.driftPolicy: Report).',
+      registers,
+    }),
+    guardDenials: new Counter({
+      name: 'kreconcile_guard_denials_total',
+      help: 'Plans the guard policy denied (the Application became Stalled GuardDenied).',
+      registers,
+    }),
   };
 };

@@ -23,7 +23,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 
-export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary'> & {
+export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary' | 'guard'> & {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly random: () => number;

@@ -8,6 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
+  guardPlan,
   liveVersionsOf,
   showClusterError,
   type Application,
@@ -16,6 +17,8 @@ import {
   type ClusterError,
   type JsonValue,
   type LiveVersions,
+  type GuardPolicy,
+  type Plan,
   type PlanOptions,
   type TenancyPolicy,
   type Memo,
@@ -59,6 +62,8 @@ export type ReconcileStepOptions = {
   /** Every plan's options (readiness and tenancy merged in). */
   readonly planOptions: PlanOptions;
   readonly tenancy?: TenancyPolicy;
+  /** The guard policy every plan is judged by before it runs (`--guard`; see core/guard/guard-plan.ts). */
+  readonly guard?: GuardPolicy;
   /** Record Kubernetes Events for actions and failures. */
   readonly events: boolean;
   readonly translate: Translator;
@@ -133,7 +138,8 @@ export class ReconcileStep {
               }
             : { perNamespace: true, memo: this.options.memo, ...tenancyOption },
         ),
-      guard: (application, plan, live) => {
+      guard: (application, unguarded, live) => {
+        const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
         if (!plan.actions.some((action) => action.type === 'patch')) return plan;
         const versions = liveVersionsOf(live);
@@ -154,6 +160,24 @@ export class ReconcileStep {
     };
   }
 
+  /** `plan`, or the `Stalled GuardDenied` plan that writes nothing when the guard policy denies it. */
+  private guardPolicy(key: string, application: Application, plan: Plan): Plan {
+    const { guard } = this.options;
+    if (guard === undefined) return plan;
+    const guarded = guardPlan({
+      policy: guard,
+      application,
+      plan,
+      now: new Date(this.options.clock.now()).toISOString(),
+    });
+    if (guarded.plan !== plan)
+      this.options.logger.info(
+        { key, digest: guarded.verdict.digest, rules: [...new Set(guarded.verdict.violations.map((v) => v.rule))] },
+        'guard policy denied the plan',
+      );
+    return guarded.plan;
+  }
+
   private record(key: string, result: ReconcileResult, started: number): void {
     const { metrics } = this.options;
     const seconds = (this.options.clock.now() - started) / 1000;
@@ -161,6 +185,12 @@ export class ReconcileStep {
     metrics?.reconciles.inc({ result: label });
     metrics?.reconcileDuration.observe({ result: label }, seconds);
     for (const done of doneOf(result)) metrics?.actions.inc({ type: done.action.type });
+    if (result._tag === 'Done' && result.statusWritten) {
+      const drift = result.status.drift?.length ?? 0;
+      if (drift > 0) metrics?.driftReported.inc(drift);
+      const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
+      if (stalled?.status === 'True' && stalled.reason === 'GuardDenied') metrics?.guardDenials.inc();
+    }
     if (result._tag === 'Gone') this.readDirectly.delete(key);
     if (result._tag === 'Failed') {
       if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);

@@ -54,6 +54,25 @@ export type ApplicationSpec = {
   readonly applyMode?: ApplyMode;
   /** With `ServerSideApply`: take fields over from other field managers instead of stalling on the conflict. */
   readonly forceConflicts?: boolean;
+  /** Nothing is written for this Application (no child, no finalizer) until it is false again; deletion still proceeds. */
+  readonly suspend?: boolean;
+  /** `Correct` (default): drift of observed fields is patched back; `Report`: it is written to `status.drift` instead. */
+  readonly driftPolicy?: DriftPolicy;
+};
+
+export type DriftPolicy = 'Correct' | 'Report';
+
+/** One observed field another actor changed, left in place under `driftPolicy: Report` (values masked as plans mask them). */
+export type DriftEntry = {
+  readonly resource: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+  };
+  readonly path: string;
+  readonly live?: JsonValue;
+  readonly desired?: JsonValue;
 };
 
 export type ApplicationStatus = {
@@ -62,6 +81,8 @@ export type ApplicationStatus = {
   readonly mangledObserverSchema?: ReadonlyArray<ObserverSchema>;
   readonly lastAppliedManifest?: ReadonlyArray<Resource>;
   readonly lastObservedManifest?: ReadonlyArray<JsonObject>;
+  /** With `spec.driftPolicy: Report`: the drift found and left in place by the last reconcile. */
+  readonly drift?: ReadonlyArray<DriftEntry>;
 };
 
 export type Application = {
@@ -190,6 +211,23 @@ export const SPEC_FIELDS = {
         'With applyMode ServerSideApply: take conflicting fields over from other field managers instead of stalling.',
     },
   },
+  driftPolicy: {
+    codec: t.keyof({ Correct: null, Report: null } satisfies Record<DriftPolicy, null>),
+    schema: {
+      type: 'string',
+      enum: ['Correct', 'Report'],
+      description:
+        'Correct (default): observed fields another actor changed are patched back. Report: they are left and listed in status.drift.',
+    },
+  },
+  suspend: {
+    codec: t.boolean,
+    schema: {
+      type: 'boolean',
+      description:
+        'Write nothing for this Application (children, finalizer) until false again; deleting it still cleans up.',
+    },
+  },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
 
 /** The spec's field names, in declaration order. */
@@ -207,6 +245,7 @@ export const ApplicationStatus = t.partial({
   mangledObserverSchema: t.array(jsonObject),
   lastAppliedManifest: t.array(Resource),
   lastObservedManifest: t.array(jsonObject),
+  drift: t.array(jsonObject),
 });
 
 /** The status fields kreconcile owns; on an embedder's primary, the author's own fields sit beside them. */

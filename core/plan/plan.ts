@@ -47,7 +47,10 @@ import { marksFrom } from '../sensitive/marked.js';
 import { foldStringData, revealAllMatching, withoutDigests } from '../sensitive/secret-values.js';
 import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
+import { withOrphans, withProtection } from './protection.js';
+import { withDriftReport, withheldDrift } from './drift-policy.js';
 import { withRecreates } from './recreate.js';
+import { isSuspended, suspendedPlan } from './suspend.js';
 import { serverSideApplyOf } from './server-side-apply.js';
 import { canonicalResource } from '../canonical/canonical.js';
 import type {
@@ -130,7 +133,11 @@ export const plan = (input: PlanInput, memo: Memo = createMemo()): Plan => {
     tenancy: tenancyFor(input.options?.tenancy, owner.namespace),
     memo,
   };
-  const planned = application.metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context);
+  const planned = isSuspended(application)
+    ? suspendedPlan(application, input.now)
+    : application.metadata.deletionTimestamp !== undefined
+      ? planDeletion(context)
+      : planApply(context);
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
 };
@@ -257,7 +264,8 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
 const planFromLive = (context: Context, desired: Desired, live: ReadonlyArray<Resource>): Plan => {
   const observed = observedState(context, desired, live);
   const delta = deltaOf(context, desired, observed);
-  return assemble(context, actionsFor(context, desired, observed, delta));
+  const decided = protectionsOf(context, actionsFor(context, desired, observed, delta), observed);
+  return withDriftReport(assemble(context, decided.decided), decided.withheld, context.owner);
 };
 
 /** One desired resource with its live object, as the observation step found them. */
@@ -431,6 +439,34 @@ const actionsFor = (context: Context, desired: Desired, observed: Observed, delt
     waiting,
     notReady: notReadyOf(context, observed.pairs),
   };
+};
+
+/**
+ * Step "protections", on the decided writes: kreconcile.io/prune and kreconcile.io/apply
+ * (core/plan/protection.ts), then spec.driftPolicy: Report withholding drift corrections
+ * (core/plan/drift-policy.ts), which the status then reports.
+ */
+const protectionsOf = (
+  context: Context,
+  decided: Decided,
+  observed: Observed,
+): { readonly decided: Decided; readonly withheld: ReturnType<typeof withheldDrift>['withheld'] } => {
+  const { owner } = context;
+  const protectedWrites = withProtection(
+    { creates: decided.creates, patches: decided.patches, recreates: decided.recreates, deletes: decided.deletes },
+    identityIndex(decided.lastApplied).get,
+    observed.liveByRef.get,
+    owner,
+  );
+  const reported = withheldDrift(
+    protectedWrites,
+    context.application,
+    context.status.lastAppliedManifest,
+    decided.lastApplied,
+    decided.mangled,
+    owner,
+  );
+  return { decided: { ...decided, ...reported.decided }, withheld: reported.withheld };
 };
 
 /** Creations of resources not found live, except where another owner's object is in the way (a conflict). */
@@ -706,10 +742,12 @@ const planDeletion = (context: Context): Plan => {
     inUninstallOrder(remaining.map((child) => deleteAction(child, 'ApplicationDeleted'))),
     children.filter(isResource),
   );
+  // Children under kreconcile.io/prune: disabled are orphaned instead (core/plan/protection.ts).
+  const kept = withOrphans(deleting.go, identityIndex(children.filter(isResource)).get, context.owner);
   const actions: ReadonlyArray<Action> =
     children.length === 0
       ? [finalizerAction(context, 'removeFinalizer')]
-      : [...deleting.go, ...waitActions(deleting.held, 'DependentsGone')];
+      : [...kept.deletes, ...kept.orphans, ...waitActions(deleting.held, 'DependentsGone')];
   const message =
     children.length === 0 ? 'all children deleted; removing finalizer' : `deleting ${children.length} children`;
   return {

@@ -38,6 +38,11 @@ export type PatchAction = {
    * observer schema addresses (renamed, moved or duplicated by another actor), and an apply merges by name.
    */
   readonly positionalLists?: ReadonlyArray<string>;
+  /**
+   * Set on the patch that orphans a child under `kreconcile.io/prune: disabled` instead of deleting
+   * it (why it would have been deleted): `patch` removes only our owner marks (core/plan/protection.ts).
+   */
+  readonly orphan?: 'RemovedFromSpec' | 'ApplicationDeleted';
 };
 
 /**

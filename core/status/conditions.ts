@@ -7,6 +7,7 @@ export type StalledReason =
   | 'InvalidObserverSchema'
   | 'NotOwned'
   | 'Forbidden'
+  | 'GuardDenied'
   | 'HotLoop'
   | 'InvalidTosca'
   | 'UnknownKind'
@@ -18,7 +19,8 @@ export type StalledReason =
 export type Verdict =
   | { readonly _tag: 'Ready'; readonly message: string }
   | { readonly _tag: 'Progressing'; readonly reason: string; readonly message: string }
-  | { readonly _tag: 'Stalled'; readonly reason: StalledReason; readonly message: string };
+  | { readonly _tag: 'Stalled'; readonly reason: StalledReason; readonly message: string }
+  | { readonly _tag: 'Suspended'; readonly message: string };
 
 type Wanted = { readonly status: ConditionStatus; readonly reason: string; readonly message: string };
 
@@ -35,6 +37,12 @@ const wantedConditions = (verdict: Verdict): Readonly<Record<ConditionType, Want
         Ready: { status: 'False', reason: verdict.reason, message: verdict.message },
         Reconciling: { status: 'True', reason: verdict.reason, message: verdict.message },
         Stalled: { status: 'False', reason: verdict.reason, message: '' },
+      };
+    case 'Suspended':
+      return {
+        Ready: { status: 'False', reason: 'Suspended', message: verdict.message },
+        Reconciling: { status: 'False', reason: 'Suspended', message: '' },
+        Stalled: { status: 'False', reason: 'Suspended', message: '' },
       };
     case 'Stalled':
       return {

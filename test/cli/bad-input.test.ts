@@ -275,7 +275,7 @@ describe('bad input: one clear line, exit 1', () => {
 
   it('an output format that does not exist', async () => {
     expect(oneError(await runCli(['plan', '-f', 'x', '-o', 'xml']))).toMatch(
-      /^error: option '-o, --output <format>' argument 'xml' is invalid\. Allowed choices are text, json, yaml\. \(see --help\)$/,
+      /^error: option '-o, --output <format>' argument 'xml' is invalid\. Allowed choices are text, json, yaml, markdown\. \(see --help\)$/,
     );
   });
 

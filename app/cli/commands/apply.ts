@@ -3,7 +3,7 @@
  * executor, for pipelines without an operator. Refuses, writing nothing, when any object the plan
  * writes moved since the plan was made; each write is guarded too, for races after the check.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   showClusterError,
@@ -15,7 +15,10 @@ import {
 import { executePlan } from '../../executor/execute.js';
 import { clusterFailure, inputError, type CliError } from '../cli-error.js';
 import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
-import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK } from '../exit-codes.js';
+import { missingGuard, otherGuardNote, savedVerdicts } from '../guard/apply-guard.js';
+import { anyDenied, guardReport } from '../guard/check.js';
+import { readGuard, type GuardFile } from '../guard/read-guard.js';
 import type { ClusterTarget } from '../io.js';
 import { clusterName } from '../planning/cluster-view.js';
 import { styleFor } from '../render/style.js';
@@ -26,7 +29,7 @@ import { readSavedPlan } from '../saved-plan/read.js';
 import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
 import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
 
-type Options = { readonly kubeconfig?: string; readonly context?: string };
+type Options = { readonly kubeconfig?: string; readonly context?: string; readonly guard?: string };
 
 const EXAMPLES = `
 Examples:
@@ -38,8 +41,12 @@ The cluster must be the one the plan was made against: every object the plan wri
 have the resourceVersion it had then (and objects it creates must still be absent). Finalizers are
 left to the operator: apply never adds one (without an operator it would block deleting the Application).
 
+With --guard, the guard policy's rules are evaluated again on the plan's actions (approvals read
+from the live Applications' kreconcile.io/approve annotations); a denied plan is not applied at
+all and apply exits 3. A plan made with plan --guard is applied only with --guard.
+
 ${EXIT_CODES_HELP}
-`;
+  3  with --guard: the guard policy denies the plan; nothing was applied`;
 
 type Cluster = ClusterReader & ClusterWriter & Discovery;
 
@@ -97,7 +104,13 @@ const applyOne = async (
   };
 };
 
-const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedPlanV1, path: string): Promise<void> => {
+const applyAll = async (
+  context: CommandContext,
+  cluster: Cluster,
+  saved: SavedPlanV1,
+  path: string,
+  guard: GuardFile | undefined,
+): Promise<void> => {
   const { io } = context;
   const mismatched = await scopeMismatches(cluster, saved);
   if (E.isLeft(mismatched)) return fail(context, [mismatched.left]);
@@ -110,6 +123,12 @@ const applyAll = async (context: CommandContext, cluster: Cluster, saved: SavedP
         }),
       ),
     );
+  }
+  if (guard !== undefined) {
+    const verdicts = await savedVerdicts(cluster, saved, guard);
+    if (E.isLeft(verdicts)) return fail(context, [verdicts.left]);
+    for (const line of [...otherGuardNote(saved, guard), ...guardReport(verdicts.right)]) io.stderr.write(`${line}\n`);
+    if (anyDenied(verdicts.right)) return context.exit(EXIT_GUARD_DENIED);
   }
   const moved = await movedSincePlanned(cluster, saved);
   if (E.isLeft(moved)) return fail(context, [moved.left]);
@@ -164,13 +183,17 @@ const execute = async (context: CommandContext, path: string, options: Options):
   // Before connecting: a plan with a value the API server refuses must not be half-applied.
   const invalid = savedPlanSchemaErrors(context.io, saved.right);
   if (invalid.length > 0) return fail(context, invalid);
+  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(context.io, options.guard);
+  if (E.isLeft(guard)) return fail(context, guard.left);
+  const unguarded = missingGuard(saved.right, guard.right, path);
+  if (unguarded.length > 0) return fail(context, unguarded);
   const target: ClusterTarget = {
     ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
     ...(options.context === undefined ? {} : { context: options.context }),
   };
   const cluster = await connect(context, target);
   if (E.isLeft(cluster)) return fail(context, [cluster.left]);
-  return applyAll(context, cluster.right, saved.right, path);
+  return applyAll(context, cluster.right, saved.right, path, guard.right);
 };
 
 export const applyCommand: CliCommand = {
@@ -184,6 +207,12 @@ export const applyCommand: CliCommand = {
       .argument('<plan>', 'the saved plan file (- reads stdin)')
       .addOption(kubeconfigOption(' (get, create, patch and delete on the objects the plan writes)'))
       .addOption(contextOption())
+      .addOption(
+        new Option(
+          '--guard <file>',
+          'guard policy (as plan --guard): evaluate its rules again and apply nothing (exit 3) when it denies the plan',
+        ),
+      )
       .addHelpText('after', EXAMPLES)
       .action(async (path: string, options: Options) => execute(context, path, options)),
 };

@@ -17,8 +17,17 @@ import {
   type CliCommand,
   type CommandContext,
 } from '../command.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_NOT_CONVERGING, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
-import { withDesiredManifest } from '../input/applications.js';
+import {
+  EXIT_CHANGES,
+  EXIT_ERROR,
+  EXIT_GUARD_DENIED,
+  EXIT_NOT_CONVERGING,
+  EXIT_OK,
+  PLAN_EXIT_CODES_HELP,
+} from '../exit-codes.js';
+import { anyDenied, guardReport, plannedVerdicts } from '../guard/check.js';
+import { readGuard } from '../guard/read-guard.js';
+import { applicationName, withDesiredManifest } from '../input/applications.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
 import {
   allowToscaFetchOption,
@@ -33,7 +42,10 @@ import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planEachApplication, type Planned } from '../planning/plan-applications.js';
 import { diverges, renderDryRun, serverDryRun, type DryRun } from '../planning/server-dry-run.js';
+import { simulateAll } from '../planning/simulate.js';
 import { converges, describeConvergence, verifyConvergence } from '../planning/verify-converges.js';
+import { renderSimulationDocument, renderSimulationText } from '../render/simulation.js';
+import { renderMarkdown } from '../render/markdown.js';
 import type { CliIo, ClusterTarget } from '../io.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
@@ -42,7 +54,7 @@ import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
-import type { Resource, TenancyPolicy } from '../../../core/index.js';
+import type { Resource, ScopeTable, TenancyPolicy } from '../../../core/index.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -51,7 +63,7 @@ type Options = ToscaFlags & {
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly namespace: string;
-  readonly output: 'text' | 'json' | 'yaml';
+  readonly output: 'text' | 'json' | 'yaml' | 'markdown';
   readonly exitCode?: boolean;
   readonly now?: string;
   readonly policy?: string;
@@ -59,6 +71,9 @@ type Options = ToscaFlags & {
   readonly allowSecretValues?: boolean;
   readonly verifyConverges?: boolean;
   readonly serverDryRun?: boolean;
+  readonly guard?: string;
+  readonly simulate?: boolean;
+  readonly simulateUnready: ReadonlyArray<string>;
 };
 
 const EXAMPLES = `
@@ -91,6 +106,9 @@ Examples:
 
   # A directory: every valid Application's plan, every problem of the others (exit 1 if any)
   kreconcile plan -f apps/
+
+  # In CI: refuse plans the guard policy denies (exit 3; the operator's run --guard refuses the same)
+  kreconcile plan -f app.yaml --context prod --guard guard.yaml
 
   # Custom kinds: give their CustomResourceDefinitions with -f
   cat app.yaml | kreconcile plan -f - -f crds.yaml
@@ -142,6 +160,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (valid.applications.length === 0) return fail(inputProblems);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) return fail(tenancy.left);
+  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
+  if (E.isLeft(guard)) return fail(guard.left);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
@@ -169,6 +189,17 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ...problems,
       usageError(`the plan was not saved to ${options.out}: fix the problems above, then plan again`),
     ]);
+  const recorded = view.right.snapshot.applications;
+  const verdicts =
+    guard.right === undefined
+      ? []
+      : plannedVerdicts(guard.right.policy, each.planned, (a) => recorded.get(applicationName(a)));
+  if (options.simulate === true)
+    return simulated(context, options, each.planned, view.right.snapshot.objects, {
+      scopes: scopesFor(valid.crds, view.right.snapshot.objects),
+      now: now.right,
+      ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    });
   const document = planDocument(each.planned, { now: now.right, cluster: view.right.basis });
   const saved =
     options.out === undefined
@@ -181,6 +212,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
           cluster: view.right.basis,
           version: io.version,
           allowSecretValues: options.allowSecretValues === true,
+          ...(guard.right === undefined ? {} : { guard: { file: guard.right.file, digest: guard.right.digest } }),
         });
   if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
   const dryRun =
@@ -193,9 +225,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       ? renderText(each.planned, styleFor(io)) +
           (dryRun.right === undefined ? '' : renderDryRun(dryRun.right, styleFor(io))) +
           savedNote(options.out)
-      : serialize(document, options.output),
+      : options.output === 'markdown'
+        ? renderMarkdown(each.planned, verdicts)
+        : serialize(document, options.output),
   );
   reportErrors(io, problems);
+  for (const line of guardReport(verdicts)) io.stderr.write(`${line}\n`);
   if (dryRun.right !== undefined && diverges(dryRun.right)) {
     reportErrors(io, [
       clusterFailure(
@@ -210,6 +245,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       : true;
   if (problems.length > 0) return context.exit(EXIT_ERROR);
   if (convergent === 'error') return context.exit(EXIT_ERROR);
+  if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
   if (!convergent) return context.exit(EXIT_NOT_CONVERGING);
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
 };
@@ -247,6 +283,23 @@ const verifyConverges = async (
   return verdict.right._tag === 'Refused' ? 'error' : ok;
 };
 
+/** `--simulate`: every round to convergence instead of the next step (app/cli/planning/simulate.ts). */
+const simulated = (
+  context: CommandContext,
+  options: Options,
+  planned: ReadonlyArray<Planned>,
+  objects: ReadonlyArray<Resource>,
+  args: { readonly scopes: ScopeTable; readonly now: string; readonly tenancy?: TenancyPolicy },
+): void => {
+  const simulations = simulateAll({ planned, objects, unready: options.simulateUnready, ...args });
+  context.io.stdout.write(
+    options.output === 'json' || options.output === 'yaml'
+      ? renderSimulationDocument(simulations, options.output)
+      : renderSimulationText(simulations, styleFor(context.io), options.simulateUnready),
+  );
+  context.exit(simulations.every((s) => s.end._tag === 'Converged') ? EXIT_OK : EXIT_ERROR);
+};
+
 /** The plan's creates and patches sent with dryRun=All; connecting failing is one error. */
 const dryRunOnCluster = async (
   io: CliIo,
@@ -281,13 +334,37 @@ export const planCommand: CliCommand = {
       .addOption(kubeconfigOption(READ_ONLY))
       .addOption(contextOption())
       .addOption(namespaceOption())
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+      .addOption(
+        new Option('-o, --output <format>', 'output format (markdown: a pull request comment)')
+          .choices(['text', 'json', 'yaml', 'markdown'])
+          .default('text'),
+      )
       .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
       .addOption(
         new Option(
           '--policy <file>',
           "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
         ),
+      )
+      .addOption(
+        new Option(
+          '--guard <file>',
+          'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--simulate',
+          'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--simulate-unready <Kind/name>',
+          'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
+        )
+          .argParser(collect)
+          .default([], 'none'),
       )
       .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
       .addOption(

@@ -39,6 +39,7 @@ import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
 import { readPolicy } from '../policy/read-policy.js';
+import { readGuard } from '../guard/read-guard.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
@@ -78,6 +79,7 @@ type Options = {
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
   readonly policy?: string;
+  readonly guard?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
   readonly shards?: string;
@@ -341,6 +343,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, tenancy.left);
     return context.exit(EXIT_ERROR);
   }
+  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
+  if (E.isLeft(guard)) {
+    reportErrors(io, guard.left);
+    return context.exit(EXIT_ERROR);
+  }
   const bound = await listeners(options);
   if (E.isLeft(bound)) return fail(bound.left);
   const hooks = await hookOptions(context, options, shutdownGraceMs, bound.right.callbackListen);
@@ -411,6 +418,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       readiness: options.readiness,
       ...(relist.right === undefined ? {} : { relistMs: relist.right }),
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+      ...(guard.right === undefined ? {} : { guard: guard.right.policy }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
       ...(options.leaderElect
@@ -703,6 +711,12 @@ export const runCommand: CliCommand = {
         new Option(
           '--policy <file>',
           'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--guard <file>',
+          'guard policy (YAML rules over plan actions, as kreconcile plan --guard): a plan it denies writes nothing and its Application is Stalled GuardDenied until the spec changes or an admin annotates it kreconcile.io/approve=<plan digest>',
         ),
       )
       .addOption(

@@ -6,12 +6,13 @@ import { EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
+import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import type { SavedPlanV1 } from '../saved-plan/format.js';
 import { readSavedPlan } from '../saved-plan/read.js';
 import { plannedOf } from '../saved-plan/replay.js';
 
-type Options = { readonly output: 'text' | 'json' | 'yaml' };
+type Options = { readonly output: 'text' | 'json' | 'yaml' | 'markdown' };
 
 const basisOf = (saved: SavedPlanV1): string => {
   const { cluster } = saved.metadata;
@@ -27,7 +28,22 @@ const basisOf = (saved: SavedPlanV1): string => {
 
 /** The header of the text form: what the file is and what it was computed against. */
 export const savedPlanHeader = (path: string, saved: SavedPlanV1): string =>
-  `Saved plan ${path}: made ${saved.metadata.createdAt} by kreconcile ${saved.metadata.kreconcileVersion} against ${basisOf(saved)}${saved.metadata.secretValues ? '; it holds Secret values' : ''}.\n\n`;
+  `Saved plan ${path}: made ${saved.metadata.createdAt} by kreconcile ${saved.metadata.kreconcileVersion} against ${basisOf(saved)}${saved.metadata.secretValues ? '; it holds Secret values' : ''}.\n${guardLines(saved)}\n`;
+
+/** What an approval (`kreconcile.io/approve`) names: each Application's plan digest, and the guard file checked. */
+const guardLines = (saved: SavedPlanV1): string =>
+  [
+    ...(saved.metadata.guard === undefined
+      ? []
+      : [`Checked against the guard file ${saved.metadata.guard.file} (${saved.metadata.guard.digest}).`]),
+    ...saved.applications.flatMap(({ application, digest }) =>
+      digest === undefined
+        ? []
+        : [`Plan digest of Application ${application.namespace ?? 'default'}/${application.name}: ${digest}`],
+    ),
+  ]
+    .map((line) => `${line}\n`)
+    .join('');
 
 const execute = async (context: CommandContext, path: string, options: Options): Promise<void> => {
   const { io } = context;
@@ -40,10 +56,12 @@ const execute = async (context: CommandContext, path: string, options: Options):
   io.stdout.write(
     options.output === 'text'
       ? savedPlanHeader(path, saved.right) + renderText(planned, styleFor(io))
-      : serialize(
-          planDocument(planned, { now: saved.right.metadata.createdAt, cluster: saved.right.metadata.cluster }),
-          options.output,
-        ),
+      : options.output === 'markdown'
+        ? renderMarkdown(planned)
+        : serialize(
+            planDocument(planned, { now: saved.right.metadata.createdAt, cluster: saved.right.metadata.cluster }),
+            options.output,
+          ),
   );
   context.exit(EXIT_OK);
 };
@@ -57,6 +75,10 @@ export const showCommand: CliCommand = {
         'Renders a plan saved by kreconcile plan --out: text, or the machine-readable plan (kreconcile.io/plan/v1; its status holds the conditions only). Reads no cluster.',
       )
       .argument('<plan>', 'the saved plan file (- reads stdin)')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
+      .addOption(
+        new Option('-o, --output <format>', 'output format (markdown: a pull request comment)')
+          .choices(['text', 'json', 'yaml', 'markdown'])
+          .default('text'),
+      )
       .action(async (path: string, options: Options) => execute(context, path, options)),
 };

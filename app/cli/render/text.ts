@@ -44,6 +44,14 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
     case 'create':
       return [style.green(`  + ${ref}`)];
     case 'patch':
+      if (action.orphan !== undefined)
+        return [
+          style.yellow(`  ~ ${ref}`) +
+            style.dim(
+              ` (orphan: kreconcile.io/prune: disabled, ${DELETE_REASONS[action.orphan] ?? action.orphan}; owner marks removed, the object stays)`,
+            ),
+          ...action.changes.map((change) => `      ${showChange(change)}`),
+        ];
       return [
         style.yellow(`  ~ ${ref}`) + style.dim(patchMode(action)),
         ...action.changes.map((change) => `      ${showChange(change)}`),
@@ -92,6 +100,7 @@ const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => 
   if (create + patch + deletions + recreate + wait > 0) return [];
   const ready = conditionOf(conditions, 'Ready');
   if (ready?.status === 'True') return [`  No changes: ${ready.message}.`];
+  if (ready?.reason === 'Suspended') return [style.dim(`  Suspended: ${ready.message}.`)];
   const reconciling = conditionOf(conditions, 'Reconciling');
   return reconciling?.status === 'True' && reconciling.message !== ''
     ? [`  No resource changes; ${reconciling.message}.`]

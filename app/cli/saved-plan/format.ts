@@ -25,6 +25,8 @@ export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'action
   /** The conditions the plan concluded (no manifests: they may hold Secret values). */
   readonly conditions: ReadonlyArray<Condition>;
   readonly actions: ReadonlyArray<SavedActionV1>;
+  /** The digest of the plan's writes (`sha256:…`): what `kreconcile.io/approve` names to let a guarded plan through. */
+  readonly digest?: string;
 };
 
 export type SavedPlanV1 = {
@@ -38,6 +40,8 @@ export type SavedPlanV1 = {
     readonly secretValues: boolean;
     /** The scopes of the kinds the actions touch, keyed `group/Kind`. */
     readonly scopes: Readonly<Record<string, 'Namespaced' | 'Cluster'>>;
+    /** The guard file the plan was checked against (`plan --guard`), by digest of its text. */
+    readonly guard?: { readonly file: string; readonly digest: string };
   };
   readonly applications: ReadonlyArray<SavedApplicationV1>;
 };
@@ -127,7 +131,7 @@ const SavedApplication = t.intersection([
     actions: t.array(SavedAction),
     summary: Summary,
   }),
-  t.partial({ stalled: t.type({ reason: t.string, message: t.string }) }),
+  t.partial({ stalled: t.type({ reason: t.string, message: t.string }), digest: t.string }),
 ]);
 
 const Basis = t.union([
@@ -140,13 +144,16 @@ const Basis = t.union([
 const SavedPlanCodec = t.type({
   apiVersion: t.literal(SAVED_PLAN_API_VERSION),
   kind: t.literal(SAVED_PLAN_KIND),
-  metadata: t.type({
-    createdAt: t.string,
-    kreconcileVersion: t.string,
-    cluster: Basis,
-    secretValues: t.boolean,
-    scopes: t.record(t.string, t.keyof({ Namespaced: null, Cluster: null })),
-  }),
+  metadata: t.intersection([
+    t.type({
+      createdAt: t.string,
+      kreconcileVersion: t.string,
+      cluster: Basis,
+      secretValues: t.boolean,
+      scopes: t.record(t.string, t.keyof({ Namespaced: null, Cluster: null })),
+    }),
+    t.partial({ guard: t.type({ file: t.string, digest: t.string }) }),
+  ]),
   applications: t.array(SavedApplication),
 });
 

@@ -5,6 +5,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   jsonEqual,
+  planDigest,
   refKey,
   refOf,
   scopeKey,
@@ -40,6 +41,8 @@ export type SaveRequest = {
   readonly cluster: ClusterBasis;
   readonly version: string;
   readonly allowSecretValues: boolean;
+  /** The guard file the plan was checked against (`--guard`): `apply` re-evaluates its rules. */
+  readonly guard?: { readonly file: string; readonly digest: string };
 };
 
 type Saved = E.Either<ReadonlyArray<string>, SavedActionV1 | undefined>;
@@ -127,6 +130,7 @@ const savedApplication = (
     ...rest,
     application: { ...identity, ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}) },
     conditions: status.conditions ?? [],
+    digest: planDigest(plan.actions),
     actions: results.flatMap((result) => (E.isRight(result) && result.right !== undefined ? [result.right] : [])),
   });
 };
@@ -165,6 +169,7 @@ export const savePlan = (request: SaveRequest): E.Either<ReadonlyArray<CliError>
       secretValues:
         request.allowSecretValues && request.planned.some(({ plan }) => plan.actions.some(writesSecretValues)),
       scopes: scopesOf(applications, request.scopes),
+      ...(request.guard === undefined ? {} : { guard: request.guard }),
     },
     applications,
   });

@@ -1,0 +1,65 @@
+/**
+ * `plan --simulate` output: every round to convergence in order (waits on dependencies and
+ * readiness, recreations, prunes), and the number of reconciles expected; as text, or as the plan
+ * document's JSON/YAML extended with `rounds` per Application.
+ */
+import type { Simulation } from '../planning/simulate.js';
+import { actionV1, PLAN_API_VERSION } from './plan-document.js';
+import { serialize } from './serialize.js';
+import type { Style } from './style.js';
+import { actionLines } from './text.js';
+
+const endLine = (simulation: Simulation): string => {
+  const rounds = simulation.rounds.length;
+  switch (simulation.end._tag) {
+    case 'Converged':
+      return `Converges after ${rounds} reconcile${rounds === 1 ? '' : 's'} that act${rounds === 1 ? 's' : ''}.`;
+    case 'Stalled':
+      return `Stalls (${simulation.end.reason}) after ${rounds} reconcile(s): ${simulation.end.message}`;
+    case 'Waiting':
+      return `Does not converge: after ${rounds} reconcile(s) it only waits: ${simulation.end.message}`;
+  }
+};
+
+export const renderSimulationText = (
+  simulations: ReadonlyArray<Simulation>,
+  style: Style,
+  unready: ReadonlyArray<string>,
+): string =>
+  `${simulations
+    .map((simulation) => {
+      const { metadata } = simulation.planned.application;
+      const head = style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`);
+      const rounds = simulation.rounds.flatMap((round) => [
+        style.bold(`  Round ${round.round}:`),
+        ...round.actions.flatMap((action) => actionLines(action, style).map((line) => `  ${line}`)),
+      ]);
+      return [head, ...rounds, '', endLine(simulation)].join('\n');
+    })
+    .join('\n\n')}\n\n${style.dim(
+    `Simulated: created and patched objects become ready at once${unready.length === 0 ? '' : `, except ${unready.join(', ')}`}; deleted objects are gone at once.`,
+  )}\n`;
+
+export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>, format: 'json' | 'yaml'): string =>
+  serialize(
+    {
+      apiVersion: PLAN_API_VERSION,
+      kind: 'Simulation',
+      applications: simulations.map((simulation) => {
+        const { metadata } = simulation.planned.application;
+        return {
+          application: { namespace: metadata.namespace ?? 'default', name: metadata.name },
+          reconciles: simulation.rounds.length,
+          result: simulation.end._tag,
+          ...(simulation.end._tag === 'Converged' ? {} : { message: simulation.end.message }),
+          rounds: simulation.rounds.map((round) => ({
+            round: round.round,
+            actions: round.actions.map((action) =>
+              actionV1(action, simulation.planned.plan.status.mangledObserverSchema),
+            ),
+          })),
+        };
+      }),
+    },
+    format,
+  );

@@ -1,0 +1,56 @@
+/**
+ * The guard as the operator applies it to each plan it would carry out: a plan the policy denies
+ * (and no approval names) is replaced by one that writes nothing of the Application but its
+ * conditions, `Stalled GuardDenied`, naming the rules, the actions and the digest to approve.
+ */
+import type { Application } from '../model/application.js';
+import { conditionsFor } from '../status/conditions.js';
+import type { Plan } from '../plan/types.js';
+import { APPROVE_ANNOTATION, denialMessage, evaluateOne, isDenied, type GuardVerdict } from './evaluate.js';
+import type { GuardPolicy } from './policy.js';
+
+/** The Application as a guard subject: its namespace, name and approval annotation. */
+export const guardedApplicationOf = (application: Application): GuardVerdict['application'] => {
+  const approval = application.metadata.annotations?.[APPROVE_ANNOTATION];
+  return {
+    namespace: application.metadata.namespace ?? 'default',
+    name: application.metadata.name,
+    ...(typeof approval === 'string' ? { approval: approval.trim() } : {}),
+  };
+};
+
+/**
+ * `plan` itself when the policy allows it (or an approval names its digest); otherwise a plan
+ * without actions whose status is the stored one with `Stalled GuardDenied` conditions: nothing
+ * of a denied plan is written, not even the desired state it would record, so the next plan
+ * (after the spec, the cluster or the approval changed) starts from where this one found things.
+ * It waits for a change: the spec, an approval or a child's change each start a new reconcile.
+ */
+export const guardPlan = (args: {
+  readonly policy: GuardPolicy;
+  readonly application: Application;
+  readonly plan: Plan;
+  readonly now: string;
+}): { readonly plan: Plan; readonly verdict: GuardVerdict } => {
+  const verdict = evaluateOne(args.policy, {
+    application: guardedApplicationOf(args.application),
+    actions: args.plan.actions,
+  });
+  if (!isDenied(verdict)) return { plan: args.plan, verdict };
+  const stored = args.application.status ?? {};
+  const denied: Plan = {
+    actions: [],
+    summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
+    status: {
+      ...stored,
+      conditions: conditionsFor({
+        verdict: { _tag: 'Stalled', reason: 'GuardDenied', message: denialMessage(verdict) },
+        previous: stored.conditions,
+        now: args.now,
+        generation: args.application.metadata.generation,
+      }),
+    },
+    outcome: { _tag: 'AwaitChange' },
+  };
+  return { plan: denied, verdict };
+};
