@@ -1,4 +1,4 @@
-// Lint = the dependency rules of ARCHITECTURE.md, enforced rather than hoped for:
+// Lint = the dependency rules of docs/architecture.md, enforced rather than hoped for:
 // core is pure (fp-ts, io-ts, immer and itself; no process/console/timers/clock/randomness),
 // only adapters/kubernetes touches @kubernetes/client-node, only app/cli touches process.
 // Import cycles are checked by tools/lint/no-cycles.ts (part of `npm run lint`).
@@ -80,7 +80,7 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Arbitraries live beside the codecs they generate (ARCHITECTURE.md example 10); they may
+    // Arbitraries live beside the codecs they generate (docs/architecture.md example 10); they may
     // use fast-check but are never imported by the core API (core/index.ts).
     files: ['core/**/*.arbitrary.ts'],
     rules: {

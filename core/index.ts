@@ -1,4 +1,4 @@
-/** kreconcile's pure core: the public API of SPEC section 8 plus the model, errors and ports. */
+/** kreconcile's pure core: the public API of docs/behaviour.md §8 plus the model, errors and ports. */
 export { validateObserverSchema } from './schema/validate.js';
 export { generateDefaultObserverSchema } from './schema/default.js';
 export { updateLastAppliedManifestFromSpec, updateLastAppliedManifestFromResponse } from './manifest/last-applied.js';
@@ -102,7 +102,7 @@ export {
   type HotLoopPolicy,
   type LiveVersions,
 } from './status/hot-loop.js';
-// Hooks (SPEC step 4 and section 6) and TOSCA translation (SPEC section 7).
+// Hooks (docs/behaviour.md §4.4 and §6) and TOSCA translation (docs/behaviour.md §7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
 export { callbackHook } from './hooks/callback-hook.js';
 export { redactPlan, redactStatus, redactForDisplay, REDACTED } from './hooks/redact.js';

@@ -1,5 +1,5 @@
 /**
- * The operator's hook callbacks (SPEC section 6) over HTTP(S):
+ * The operator's hook callbacks (docs/behaviour.md §6) over HTTP(S):
  *   POST /v1/namespaces/{ns}/applications/{name}/complete  the workload has finished: delete the Application
  *   POST /v1/namespaces/{ns}/applications/{name}/shutdown  the workload has shut down: delete the children now
  *   GET  /v1/namespaces/{ns}/applications/{name}/shutdown  has a shutdown been requested? (the workload polls)

@@ -89,7 +89,7 @@ export type ReconcileDeps = {
   readonly onWritten?: (object: Resource) => void;
   /** Every object a delete removed (or 404'd). */
   readonly onDeleted?: (ref: ObjectRef) => void;
-  /** Translates `spec.tosca`/`spec.csar` (SPEC step 1); without it such Applications stall (InvalidTosca). */
+  /** Translates `spec.tosca`/`spec.csar` (docs/behaviour.md §4.1); without it such Applications stall (InvalidTosca). */
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;

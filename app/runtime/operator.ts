@@ -61,7 +61,7 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
   readonly stopDeadlineMs?: number;
   /** How long the Applications' first list may take (default 2 min). */
   readonly cacheSyncTimeoutMs?: number;
-  /** Hook callbacks (SPEC section 6); without it Applications with hooks get no tokens and no callbacks are served. */
+  /** Hook callbacks (docs/behaviour.md §6); without it Applications with hooks get no tokens and no callbacks are served. */
   readonly hooks?: {
     /** Base URL workloads call back (the operator Service, e.g. `http://kreconcile.kreconcile-system.svc:8080`). */
     readonly callbackUrl: string;
@@ -72,7 +72,7 @@ export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watch
     /** TLS (PEM) for that listener. */
     readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   };
-  /** TOSCA/CSAR fetching limits and `file:` roots (SPEC section 7). */
+  /** TOSCA/CSAR fetching limits and `file:` roots (docs/behaviour.md §7). */
   readonly tosca?: TranslatorOptions;
   /** Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`. */
   readonly sharding?: ShardingOptions;

@@ -33,7 +33,7 @@ export type DesiredGuard = {
 
 /**
  * What `desired` returns for one primary object: the children it wants, and optionally how to
- * compare them (SPEC's observer schema). Typed loosely on purpose: it is decoded like an
+ * compare them (docs/behaviour.md's observer schema). Typed loosely on purpose: it is decoded like an
  * Application's `spec`, and what does not decode is reported on the primary (paths `spec.manifest[i]…`).
  */
 export type DesiredState = {

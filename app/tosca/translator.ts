@@ -1,5 +1,5 @@
 /**
- * The translation step (SPEC step 1): an Application defined by `spec.tosca` (inline or URL) or
+ * The translation step (docs/behaviour.md §4.1): an Application defined by `spec.tosca` (inline or URL) or
  * `spec.csar` (URL) gets its manifest from the template. Never writes `spec`: the result is
  * handed to `plan` as `PlanOptions.translatedManifest`. Every template, fetched or inline, is
  * translated in a worker thread (isolated.ts) with bounded time and memory, and in it with bounded

@@ -1,4 +1,4 @@
-/** Drift: where the current state differs from the desired one, on observed fields only (SPEC step 5). */
+/** Drift: where the current state differs from the desired one, on observed fields only (docs/behaviour.md §4.5). */
 import { getOwn, hasOwn, isJsonArray, isJsonObject, jsonCovers, type JsonValue } from '../json/json.js';
 import type { Path } from '../json/path.js';
 import {

@@ -1,4 +1,4 @@
-/** The resource delta (SPEC step 5): which resources to create, update and delete. */
+/** The resource delta (docs/behaviour.md §4.5): which resources to create, update and delete. */
 import type { JsonObject } from '../json/json.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';

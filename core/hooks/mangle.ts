@@ -1,4 +1,4 @@
-/** The mangling step (SPEC step 4): the enabled hooks applied to the desired state, in a fixed order. */
+/** The mangling step (docs/behaviour.md §4.4): the enabled hooks applied to the desired state, in a fixed order. */
 import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';

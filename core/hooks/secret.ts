@@ -93,8 +93,8 @@ export const hookSecretSchema = (owner: HookOwner): ObserverSchema =>
 
 /**
  * `resources` (desired or observed entries) without the tokens of this owner's hook Secrets.
- * A token is a credential: status is readable by anyone who may read the Application (SPEC
- * section 6 **fix**). Nothing is lost: the runtime reads tokens back from the live Secrets.
+ * A token is a credential: status is readable by anyone who may read the Application (docs/behaviour.md
+ * §6 **fix**). Nothing is lost: the runtime reads tokens back from the live Secrets.
  */
 export const withoutHookTokens = <T extends JsonObject>(
   resources: ReadonlyArray<T>,

@@ -1,5 +1,5 @@
 /**
- * The `shutdown` hook on deletion (SPEC section 6): before the children are deleted, the workload
+ * The `shutdown` hook on deletion (docs/behaviour.md §6): before the children are deleted, the workload
  * is asked to shut down and given a bounded grace period to call back.
  *
  * "Asked" means: the Application's `metadata.deletionTimestamp` is the request (the API server

@@ -1,5 +1,5 @@
 /**
- * Mangling hooks (SPEC step 4): pure steps that add resources and observed fields to the desired
+ * Mangling hooks (docs/behaviour.md §4.4): pure steps that add resources and observed fields to the desired
  * state computed from the spec, and the schemas of what they add to the mangled schema.
  */
 import type { Hook } from '../model/application.js';

@@ -18,7 +18,7 @@ const POD_SPEC_PATHS: ReadonlyMap<string, Path> = new Map<string, Path>([
   ['batch/CronJob', ['spec', 'jobTemplate', 'spec', 'template', 'spec']],
 ]);
 
-/** The kinds hooks inject into (SPEC section 6), as `group/Kind`. */
+/** The kinds hooks inject into (docs/behaviour.md §6), as `group/Kind`. */
 export const WORKLOAD_KINDS: ReadonlyArray<string> = [...POD_SPEC_PATHS.keys()];
 
 /** The path of a workload's pod spec; undefined for other kinds. */

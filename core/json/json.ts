@@ -104,7 +104,7 @@ export const getIn = (value: JsonValue | undefined, path: ReadonlyArray<string |
 /**
  * Whether `actual` holds everything `wanted` says: equal scalars; lists of the same length whose
  * elements cover each other; objects where every key `wanted` knows (non-null) is covered. Keys
- * only in `actual` (server defaults, other actors) do not count, as SPEC step 5 says of keys
+ * only in `actual` (server defaults, other actors) do not count, as docs/behaviour.md §4.5 says of keys
  * present in the cluster but not known in desired.
  */
 export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | undefined): boolean => {

@@ -1,4 +1,4 @@
-/** Resource identity with the Application's namespace as default (SPEC section 1, namespace **fix**). */
+/** Resource identity with the Application's namespace as default (docs/behaviour.md §1, namespace **fix**). */
 import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '../json/json.js';
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeOf, type Scope, type ScopeTable } from '../model/scope.js';

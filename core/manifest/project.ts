@@ -40,7 +40,7 @@ export const projectKnown = (value: JsonValue | undefined, schema: SchemaNode): 
 
 /**
  * The observed part of a live object in `lastObservedManifest` format: every observed key that
- * is present (missing keys left out, SPEC **fix**), lists ending with their current length.
+ * is present (missing keys left out, docs/behaviour.md **fix**), lists ending with their current length.
  */
 export const projectObserved = (value: JsonValue | undefined, schema: SchemaNode): JsonValue | undefined => {
   if (value === undefined) return undefined;

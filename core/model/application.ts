@@ -1,4 +1,4 @@
-/** The Application custom resource (`kreconcile.io/v1alpha1`, SPEC section 1) and its codecs. */
+/** The Application custom resource (`kreconcile.io/v1alpha1`, docs/behaviour.md §1) and its codecs. */
 import * as t from 'io-ts';
 import { getOwn, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { Resource, type ObjectMeta } from './resource.js';

@@ -1,5 +1,5 @@
 /**
- * Observer schemas in Krake's format (SPEC section 2): shaped like the resource, observed
+ * Observer schemas in Krake's format (docs/behaviour.md §2): shaped like the resource, observed
  * fields marked `true` (or Krake's `null`), every list ends with a list-control object.
  * Internally (after `validateObserverSchema`) every marker is `null`.
  */

@@ -1,6 +1,6 @@
 /**
  * Which kinds are namespaced: data handed to the core (built-in table + discovery or
- * snapshot), never guessed (SPEC section 1).
+ * snapshot), never guessed (docs/behaviour.md §1).
  */
 import { getIn, isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
 import { groupOf, type ObjectRef, type Resource } from './resource.js';

@@ -1,6 +1,6 @@
 /**
  * The patch of one resource: RFC 6902 operations on observed fields only, computed against
- * the live object (SPEC step 6). Non-observed fields are never touched, so another actor's
+ * the live object (docs/behaviour.md §4.6). Non-observed fields are never touched, so another actor's
  * change to them stands.
  */
 import { getOwn, isJsonArray, isJsonObject, jsonCovers, objectFromEntries, type JsonValue } from '../json/json.js';

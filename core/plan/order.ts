@@ -1,4 +1,4 @@
-/** Install order of kinds (SPEC step 6): dependencies first, unknown kinds last. */
+/** Install order of kinds (docs/behaviour.md §4.6): dependencies first, unknown kinds last. */
 import type { ObjectRef } from '../model/resource.js';
 
 const INSTALL_ORDER: ReadonlyArray<string> = [

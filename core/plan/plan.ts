@@ -1,6 +1,6 @@
 /**
  * `plan`: from (Application, live snapshot, scopes, now) to the ordered actions, the next status
- * and the outcome of a reconcile. Pure: decides, never does (ARCHITECTURE example 1).
+ * and the outcome of a reconcile. Pure: decides, never does (docs/architecture.md example 1).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';

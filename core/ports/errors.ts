@@ -1,4 +1,4 @@
-/** Tagged errors every port returns: the API server's failure modes as data (ARCHITECTURE example 2). */
+/** Tagged errors every port returns: the API server's failure modes as data (docs/architecture.md example 2). */
 import type { ObjectRef } from '../model/resource.js';
 
 export type ClusterErrorTag =

@@ -1,4 +1,4 @@
-/** Default observer schemas (SPEC section 3): observe exactly what the manifest writes. */
+/** Default observer schemas (docs/behaviour.md §3): observe exactly what the manifest writes. */
 import {
   getIn,
   getOwn,

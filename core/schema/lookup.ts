@@ -4,7 +4,7 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 import { remember, memoTable, type Memo } from '../memo/memo.js';
 
 /**
- * The key a schema and its resource share. Schemas carry no namespace value (SPEC section 2:
+ * The key a schema and its resource share. Schemas carry no namespace value (docs/behaviour.md §2:
  * `metadata.namespace` may only be null), so the namespace cannot take part in matching.
  */
 export const schemaKeyOf = (object: JsonObject): string => {

@@ -1,4 +1,4 @@
-/** Validation of observer schemas (SPEC section 2): every problem, each with its JSON path. */
+/** Validation of observer schemas (docs/behaviour.md §2): every problem, each with its JSON path. */
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, hasOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';

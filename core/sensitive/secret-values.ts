@@ -61,7 +61,7 @@ export const digestOfData = (value: string): string => `sha256:${sha256Hex(base6
 export const digestOfString = (value: string): string => `sha256:${sha256Hex(utf8Bytes(value))}`;
 
 const digestOf = (field: string, value: JsonValue): JsonValue => {
-  // A null is no value but "unknown, learn it from the cluster" (SPEC): it stays null, never a digest of "null".
+  // A null is no value but "unknown, learn it from the cluster" (docs/behaviour.md): it stays null, never a digest of "null".
   if (value === null || isDigest(value)) return value;
   if (typeof value !== 'string') return `sha256:${sha256Hex(utf8Bytes(JSON.stringify(value)))}`;
   return field === 'data' ? digestOfData(value) : digestOfString(value);

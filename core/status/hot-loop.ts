@@ -1,5 +1,5 @@
 /**
- * Hot-loop guard (SPEC section 5): when a patch that *succeeded* keeps being undone by someone
+ * Hot-loop guard (docs/behaviour.md §5): when a patch that *succeeded* keeps being undone by someone
  * else — the same patch is needed again, and the object has a version we did not write — another
  * actor is fighting us; stop and say where. Patches that failed (errors, timeouts, an API server
  * restart) are never recorded, so retries cannot look like a fight.

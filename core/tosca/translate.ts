@@ -1,5 +1,5 @@
 /**
- * TOSCA → manifest (SPEC step 1, section 7): every node template of type
+ * TOSCA → manifest (docs/behaviour.md §4.1, §7): every node template of type
  * `tosca.nodes.indigo.KubernetesObject` becomes the Kubernetes resource of its property `spec`.
  * Pure: the YAML parser is handed in; fetching and unzipping are the shell's (app/tosca).
  */

@@ -1,4 +1,4 @@
-/** TOSCA translation (SPEC section 7): shared types and names. */
+/** TOSCA translation (docs/behaviour.md §7): shared types and names. */
 import type * as E from 'fp-ts/lib/Either.js';
 import type { JsonValue } from '../json/json.js';
 import type { Issue } from '../model/decode.js';

@@ -126,7 +126,7 @@ describe('the Application in the snapshot', () => {
       }
     ).applications;
     expect(application?.application).toMatchObject({ uid: '9d4f2c1e-7b3a-4e5d-8c6f-1a2b3c4d5e6f', generation: 1 });
-    // Conditions whose status did not change keep their transition time (SPEC section 5).
+    // Conditions whose status did not change keep their transition time (docs/behaviour.md §5).
     expect(application?.status.conditions.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(
       '2026-03-01T09:16:01Z',
     );

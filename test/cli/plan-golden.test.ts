@@ -1,6 +1,6 @@
 /**
  * Golden outputs of `kreconcile plan` (text and JSON) on every example scenario, plus the facts
- * SPEC requires of each, so a golden file can never silently freeze a wrong plan.
+ * docs/behaviour.md requires of each, so a golden file can never silently freeze a wrong plan.
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -36,7 +36,7 @@ describe.each(SCENARIOS)('plan $example/$name', (scenario) => {
     );
   });
 
-  it('prints the golden JSON plan, with the counts and result SPEC requires', async () => {
+  it('prints the golden JSON plan, with the counts and result docs/behaviour.md requires', async () => {
     const result = await runCli([...planArgs(scenario), '-o', 'json']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expectGolden(golden(scenario, 'json'), result.stdout);
@@ -55,7 +55,7 @@ describe.each(SCENARIOS)('plan $example/$name', (scenario) => {
   });
 });
 
-describe('what the example plans show (SPEC section 4)', () => {
+describe('what the example plans show (docs/behaviour.md §4)', () => {
   const scenario = (example: Scenario['example'], name: string): Scenario => {
     const found = SCENARIOS.find((s) => s.example === example && s.name === name);
     if (found === undefined) throw new Error(`no scenario ${example}/${name}`);

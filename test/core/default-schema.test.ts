@@ -1,4 +1,4 @@
-/** Default observer schemas (SPEC section 3) and the mangled schema's order. */
+/** Default observer schemas (docs/behaviour.md §3) and the mangled schema's order. */
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import {

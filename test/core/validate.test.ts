@@ -1,4 +1,4 @@
-/** Validation of observer schemas and manifests (SPEC section 2): every error, its message and its path. */
+/** Validation of observer schemas and manifests (docs/behaviour.md §2): every error, its message and its path. */
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { plan, showSpecError, validateObserverSchema, type Issue, type JsonValue } from '../../core/index.js';

@@ -15,7 +15,7 @@ export type ApiServerOptions = {
   readonly identity: TlsIdentity;
 };
 
-// Flags from controller-runtime envtest's defaults (docs/REAL-APISERVER.md §3.3); APF and
+// Flags from controller-runtime envtest's defaults (docs/architecture.md#the-real-api-server-in-the-tests); APF and
 // profiling off to save CPU on small machines.
 export const apiServerArgs = (options: ApiServerOptions): ReadonlyArray<string> => [
   `--etcd-servers=http://127.0.0.1:${options.etcdPort}`,

@@ -17,7 +17,7 @@ export type ControllerManagerOptions = {
   readonly identity: TlsIdentity;
 };
 
-/** Canonical controller names (cmd/kube-controller-manager/names); see docs/REAL-APISERVER.md §4.2. */
+/** Canonical controller names (cmd/kube-controller-manager/names); see docs/architecture.md#the-real-api-server-in-the-tests. */
 export const controllers = [
   'garbage-collector-controller',
   'namespace-controller',

@@ -1,5 +1,5 @@
 /**
- * Lint step: no import cycles among the project's modules (ARCHITECTURE.md: dependencies point
+ * Lint step: no import cycles among the project's modules (docs/architecture.md: dependencies point
  * inward). Follows relative imports and re-exports (`.js` specifiers resolve to `.ts` sources)
  * and prints every cycle found; exit 1 when there is one.
  */

@@ -148,7 +148,7 @@ export const validateCommand: CliCommand = {
     new Command('validate')
       .summary('check Applications and their observer schemas')
       .description(
-        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates), its observer schemas (SPEC section 2), and each manifest resource against its kind's schema (unknown fields and kinds with the closest known name, types, enums, required fields): Kubernetes 1.36's built-in kinds offline, custom resources from the input's CRDs or --crd, and with --kubeconfig/--context the cluster's OpenAPI schemas. Reports every error with its path; plans nothing.",
+        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates), its observer schemas (docs/behaviour.md §2), and each manifest resource against its kind's schema (unknown fields and kinds with the closest known name, types, enums, required fields): Kubernetes 1.36's built-in kinds offline, custom resources from the input's CRDs or --crd, and with --kubeconfig/--context the cluster's OpenAPI schemas. Reports every error with its path; plans nothing.",
       )
       .addOption(filenameOption('Application file(s)'))
       .addOption(recursiveOption())

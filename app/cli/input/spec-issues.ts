@@ -16,7 +16,7 @@ import {
 import { manifestIssues } from '../../../core/schema/validate.js';
 
 /**
- * Every problem of the spec, each with its JSON path (SPEC section 2: validation runs before anything else).
+ * Every problem of the spec, each with its JSON path (docs/behaviour.md §2: validation runs before anything else).
  * `translated` is the manifest of the Application's TOSCA template (input/tosca.ts), checked as
  * the planner will check it; a template left untranslated (by URL, fetched by the operator) passes here.
  */

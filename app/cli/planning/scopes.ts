@@ -1,4 +1,4 @@
-/** Which kinds are namespaced, from what an offline plan can know (SPEC section 1: data, never guessed). */
+/** Which kinds are namespaced, from what an offline plan can know (docs/behaviour.md §1: data, never guessed). */
 import {
   builtinScopes,
   withCrdScopes,

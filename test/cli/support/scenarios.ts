@@ -1,4 +1,4 @@
-/** The example scenarios every golden test covers, with what SPEC says each plan must contain. */
+/** The example scenarios every golden test covers, with what docs/behaviour.md says each plan must contain. */
 
 export const NOW = '2026-03-02T12:00:00Z';
 
@@ -9,7 +9,7 @@ export type Scenario = {
   readonly name: string;
   /** Snapshot file under examples/<example>/snapshots, none for an empty cluster. */
   readonly snapshot?: string;
-  /** Expected counts (SPEC section 4, step 6) and the outcome for `--exit-code`. */
+  /** Expected counts (docs/behaviour.md §4.6) and the outcome for `--exit-code`. */
   readonly expect: {
     readonly create: number;
     readonly patch: number;

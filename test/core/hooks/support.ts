@@ -19,7 +19,7 @@ const podSpec = (): JsonValue => ({
 
 const template = (): JsonValue => ({ metadata: { labels: { app: 'w' } }, spec: podSpec() });
 
-/** One workload of each kind SPEC section 6 names, each with init containers and two containers. */
+/** One workload of each kind docs/behaviour.md §6 names, each with init containers and two containers. */
 export const WORKLOADS: ReadonlyArray<{
   readonly kind: string;
   readonly resource: Resource;
