@@ -164,6 +164,42 @@ describe('scopes come only from trusted sources (issue 19, CI path)', () => {
     ).toEqual(O.none);
   });
 
+  it("--crd is the admin's word on a new kind's scope; a tenant's -f CRD for the same kind does not change it", async () => {
+    const gadgetCrd = (scope: 'Cluster' | 'Namespaced'): string => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: gadgets.example.io }
+spec:
+  group: example.io
+  scope: ${scope}
+  names: { kind: Gadget, plural: gadgets }
+  versions: [{ name: v1, served: true, storage: true }]
+`;
+    const app = file(
+      'gadget-app.yaml',
+      `apiVersion: kreconcile.io/v1alpha1
+kind: Application
+metadata: { name: gadgets, namespace: team-a }
+spec:
+  manifest:
+    - apiVersion: example.io/v1
+      kind: Gadget
+      metadata: { name: g }
+`,
+    );
+    const tenantCrd = file('tenant-crd.yaml', gadgetCrd('Namespaced'));
+    const planOf = async (extra: ReadonlyArray<string>): Promise<ReadonlyArray<{ type: string }>> => {
+      const result = await runCli(['plan', '-f', app, '-f', tenantCrd, ...extra, '--now', NOW, '-o', 'json']);
+      const document = JSON.parse(result.stdout) as { applications: [{ actions: ReadonlyArray<{ type: string }> }] };
+      return document.applications[0].actions;
+    };
+    // Without the admin's word, the tenant's CRD teaches an unknown kind: namespaced, created in team-a.
+    expect((await planOf([])).map((action) => action.type)).toContain('create');
+    // The admin's CRD says cluster-scoped: the tenant's CRD cannot change it, so the default policy forbids it.
+    const admin = await planOf(['--crd', file('admin-crd.yaml', gadgetCrd('Cluster'))]);
+    expect(admin.map((action) => action.type)).not.toContain('create');
+    expect(admin).toContainEqual(expect.objectContaining({ type: 'forbidden', rule: 'ClusterScoped' }));
+  });
+
   it('plan --out replaces an existing 0644 file with a 0600 one', async () => {
     const out = file('plan.json', '{"old": "world-readable"}');
     chmodSync(out, 0o644);

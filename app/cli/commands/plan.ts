@@ -29,6 +29,7 @@ import { anyDenied, guardReport, plannedVerdicts } from '../guard/check.js';
 import { readGuard } from '../guard/read-guard.js';
 import { applicationName, withDesiredManifest } from '../input/applications.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
+import { readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
@@ -54,7 +55,7 @@ import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
-import type { Resource, ScopeTable, TenancyPolicy } from '../../../core/index.js';
+import { isResource, type Resource, type ScopeTable, type TenancyPolicy } from '../../../core/index.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -72,6 +73,7 @@ type Options = ToscaFlags & {
   readonly verifyConverges?: boolean;
   readonly serverDryRun?: boolean;
   readonly guard?: string;
+  readonly crd: ReadonlyArray<string>;
   readonly simulate?: boolean;
   readonly simulateUnready: ReadonlyArray<string>;
 };
@@ -162,6 +164,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(tenancy)) return fail(tenancy.left);
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
   if (E.isLeft(guard)) return fail(guard.left);
+  // CRDs the admin gives with --crd are trusted to set scopes; CRDs among -f are tenant input (issue 19).
+  const flagged = await readCrdFlags(io, options.crd);
+  if (flagged.errors.length > 0) return fail(flagged.errors);
+  const trusted = flagged.crds.filter(isResource);
   const live = options.kubeconfig !== undefined || options.context !== undefined;
   const request: ViewRequest = {
     snapshots: options.snapshot,
@@ -181,6 +187,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     snapshot: view.right.snapshot,
     now: now.right,
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    trusted,
   });
   const problems = [...inputProblems, ...each.problems];
   if (each.planned.length === 0) return fail(problems);
@@ -196,7 +203,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       : plannedVerdicts(guard.right.policy, each.planned, (a) => recorded.get(applicationName(a)));
   if (options.simulate === true)
     return simulated(context, options, each.planned, view.right.snapshot.objects, {
-      scopes: scopesFor(valid.crds, view.right.snapshot.objects),
+      scopes: scopesFor(valid.crds, view.right.snapshot.objects, trusted),
       now: now.right,
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
     });
@@ -207,7 +214,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       : await writeSavedPlan(io, options.out, {
           planned: each.planned,
           live: view.right.snapshot.objects,
-          scopes: scopesFor(valid.crds, view.right.snapshot.objects),
+          scopes: scopesFor(valid.crds, view.right.snapshot.objects, trusted),
           now: now.right,
           cluster: view.right.basis,
           version: io.version,
@@ -241,7 +248,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   const convergent =
     options.verifyConverges === true
-      ? await verifyConverges(context, options, each.planned, valid.crds, view.right.snapshot.objects, tenancy.right)
+      ? await verifyConverges(context, options, each.planned, valid.crds, view.right.snapshot.objects, {
+          trusted,
+          ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+        })
       : true;
   if (problems.length > 0) return context.exit(EXIT_ERROR);
   if (convergent === 'error') return context.exit(EXIT_ERROR);
@@ -261,15 +271,16 @@ const verifyConverges = async (
   planned: ReadonlyArray<Planned>,
   crds: ReadonlyArray<Resource>,
   objects: ReadonlyArray<Resource>,
-  tenancy: TenancyPolicy | undefined,
+  admin: { readonly trusted: ReadonlyArray<Resource>; readonly tenancy?: TenancyPolicy },
 ): Promise<boolean | 'error'> => {
+  const { trusted, tenancy } = admin;
   const { io } = context;
   const verdict = await verifyConvergence({
     // A TOSCA Application is carried out as the operator would after translating it: with its translated manifest.
     applications: planned.map((p) => withDesiredManifest(p.input)),
-    crds,
+    crds: [...trusted, ...crds],
     objects,
-    scopes: scopesFor(crds, objects),
+    scopes: scopesFor(crds, objects, trusted),
     ...(tenancy === undefined ? {} : { tenancy }),
   });
   if (E.isLeft(verdict)) {
@@ -345,6 +356,14 @@ export const planCommand: CliCommand = {
           '--policy <file>',
           "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
         ),
+      )
+      .addOption(
+        new Option(
+          '--crd <file|dir>',
+          "the admin's CustomResourceDefinitions: the only CRDs that may say a kind's scope (CRDs in -f only add kinds nobody knows); repeatable",
+        )
+          .argParser(collect)
+          .default([], 'none'),
       )
       .addOption(
         new Option(

@@ -55,8 +55,10 @@ export const planEachApplication = (args: {
   readonly snapshot: Snapshot;
   readonly now: string;
   readonly tenancy?: TenancyPolicy;
+  /** CRDs the admin gave (`plan --crd`): the only CRDs that may set a known kind's scope (issue 19). */
+  readonly trusted?: ReadonlyArray<Resource>;
 }): { readonly planned: ReadonlyArray<Planned>; readonly problems: ReadonlyArray<CliError> } => {
-  const scopes = scopesFor(args.crds, args.snapshot.objects);
+  const scopes = scopesFor(args.crds, args.snapshot.objects, args.trusted);
   // One planner per run: Applications sharing objects (one snapshot, one scope table) derive them once.
   const planner = createPlanner();
   const planned = args.applications.map((input): Planned => {
