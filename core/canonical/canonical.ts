@@ -16,7 +16,7 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { groupOf, type Resource } from '../model/resource.js';
-import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE, type CanonicalType, type FieldPath } from './fields.js';
+import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE, type CanonicalField, type CanonicalType } from './fields.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { canonicalQuantity } from './quantity.js';
 import { canonicalMicroTime, canonicalTime } from './time.js';
@@ -50,63 +50,86 @@ const OMITTED = Symbol('omitted');
 const isEmpty = (value: JsonValue): boolean =>
   (isJsonArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
 
+/**
+ * One object's walk. `at` is the path from the object to the value being rewritten, pushed and
+ * popped as the walk descends (a path is copied only for a problem: most walks find none, and a
+ * copy per step was most of what planning a fresh Deployment allocated).
+ */
 type Walk = {
-  readonly type: CanonicalType;
-  readonly steps: FieldPath;
   readonly problems: CanonicalProblem[];
+  readonly at: Array<string | number>;
 };
 
+/** A field to rewrite: its path from the object and its type. */
+type Field = CanonicalField;
+
 /** `value` with the values the steps from `index` reach in their stored form (the same reference when none changes). */
-const rewrite = (
-  walk: Walk,
-  value: JsonValue,
-  index: number,
-  path: ReadonlyArray<string | number>,
-): JsonValue | typeof OMITTED => {
-  if (index === walk.steps.length) {
-    const stored = leaf(walk.type, value, walk.steps[index - 1] === EACH_VALUE);
+const rewrite = (walk: Walk, field: Field, value: JsonValue, index: number): JsonValue | typeof OMITTED => {
+  if (index === field.path.length) {
+    const stored = leaf(field.type, value, field.path[index - 1] === EACH_VALUE);
     if (stored.ok) return stored.value;
-    walk.problems.push({ path, message: stored.message });
+    walk.problems.push({ path: [...walk.at], message: stored.message });
     return value;
   }
-  const step = walk.steps[index] as string;
-  if (step === EACH_ITEM) {
-    if (!isJsonArray(value)) return value;
-    // Only fields are omitted: an item stands (no omitEmpty path ends at a list item).
-    const items = value.map((item, i) => {
-      const next = rewrite(walk, item, index + 1, [...path, i]);
-      return next === OMITTED ? item : next;
-    });
-    return items.every((item, i) => item === value[i]) ? value : items;
-  }
+  const step = field.path[index] as string;
+  if (step === EACH_ITEM) return isJsonArray(value) ? rewriteItems(walk, field, value, index) : value;
   if (!isJsonObject(value)) return value;
-  if (step === EACH_VALUE) {
-    let result: JsonObject = value;
-    for (const key of Object.keys(value)) {
-      const item = getOwn(value, key) as JsonValue;
-      const next = rewrite(walk, item, index + 1, [...path, key]);
-      if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
-    }
-    return result;
-  }
+  if (step === EACH_VALUE) return rewriteValues(walk, field, value, index);
   const child = getOwn(value, step);
   if (child === undefined) return value;
-  const next = rewrite(walk, child, index + 1, [...path, step]);
+  const next = descend(walk, field, step, child, index);
   if (next === child) return value;
   return next === OMITTED ? withoutKey(value, step) : withKey(value, step, next);
 };
 
+/** `rewrite` one level down, with `key` on the walk's path while it runs. */
+const descend = (
+  walk: Walk,
+  field: Field,
+  key: string | number,
+  child: JsonValue,
+  index: number,
+): JsonValue | typeof OMITTED => {
+  walk.at.push(key);
+  const next = rewrite(walk, field, child, index + 1);
+  walk.at.pop();
+  return next;
+};
+
+/** Every item of a list rewritten (only fields are omitted: no omitEmpty path ends at a list item). */
+const rewriteItems = (walk: Walk, field: Field, list: ReadonlyArray<JsonValue>, index: number): JsonValue => {
+  let items: JsonValue[] | undefined;
+  list.forEach((item, i) => {
+    const next = descend(walk, field, i, item, index);
+    if (next === item || next === OMITTED) return;
+    items ??= [...list];
+    items[i] = next;
+  });
+  return items ?? list;
+};
+
+/** Every value of a map rewritten, or left out where the server omits it. */
+const rewriteValues = (walk: Walk, field: Field, map: JsonObject, index: number): JsonObject => {
+  let result: JsonObject = map;
+  for (const key of Object.keys(map)) {
+    const item = getOwn(map, key) as JsonValue;
+    const next = descend(walk, field, key, item, index);
+    if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
+  }
+  return result;
+};
+
 /** The object as the server stores it, with every value the server would refuse (left as written). */
 export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
-  const problems: CanonicalProblem[] = [];
+  const walk: Walk = { problems: [], at: [] };
   let value: JsonObject = object;
   for (const field of canonicalFieldsOf(group, kind)) {
-    const next = rewrite({ type: field.type, steps: field.path, problems }, value, 0, []);
+    const next = rewrite(walk, field, value, 0);
     // Every path has at least one step: the object itself is never omitted.
     if (next !== OMITTED) value = next as JsonObject;
   }
   // `rewrite` keeps every key and only replaces values the fields reach: still a T.
-  return { value: value as T, problems };
+  return { value: value as T, problems: walk.problems };
 };
 
 /**
