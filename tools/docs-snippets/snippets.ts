@@ -101,11 +101,15 @@ export const snippetModules = (snippets: ReadonlyArray<Snippet>): ReadonlyArray<
     if (snippet.skip !== undefined) continue;
     const previous = modules.at(-1);
     if (snippet.continues && previous?.file !== snippet.file)
-      throw new Error(`${snippet.file}:${snippet.line}: "snippet: continues" but no checked snippet before it in the file`);
+      throw new Error(
+        `${snippet.file}:${snippet.line}: "snippet: continues" but no checked snippet before it in the file`,
+      );
     const current =
       snippet.continues && previous !== undefined
         ? previous
-        : (modules[modules.push({ name: `${snippet.file}:${snippet.line}`, file: snippet.file, lines: [], origins: [] }) - 1]!);
+        : modules[
+            modules.push({ name: `${snippet.file}:${snippet.line}`, file: snippet.file, lines: [], origins: [] }) - 1
+          ]!;
     for (const line of snippet.context.split('\n').slice(0, -1)) {
       current.lines.push(line);
       current.origins.push(`${snippet.file}:${snippet.line - 1} (its "snippet: context" marker)`);
