@@ -21,7 +21,9 @@ export type EmbeddedOperatorOptions<Spec = UntypedSpec> = Omit<OperatorOptions, 
 };
 
 /** Starts the operator for `options.reconciler`'s kind: `startOperator`'s guarantees, for that kind instead of Applications. */
-export const startEmbeddedOperator = <Spec = UntypedSpec>(options: EmbeddedOperatorOptions<Spec>): Promise<Operator> => {
+export const startEmbeddedOperator = <Spec = UntypedSpec>(
+  options: EmbeddedOperatorOptions<Spec>,
+): Promise<Operator> => {
   const { reconciler, desiredLimits, ...operator } = options;
   const guard = {
     ...(desiredLimits === undefined ? {} : { limits: desiredLimits }),

@@ -96,7 +96,10 @@ export const applicationPrimary = (memo: Memo): Primary => ({
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
 export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';
 
-export const primaryOf = <Spec = UntypedSpec>(reconciler: PrimaryReconciler<Spec>, guard: DesiredGuard = {}): Primary => {
+export const primaryOf = <Spec = UntypedSpec>(
+  reconciler: PrimaryReconciler<Spec>,
+  guard: DesiredGuard = {},
+): Primary => {
   const limits: DesiredLimits = { ...DEFAULT_DESIRED_LIMITS, ...guard.limits };
   const monotonic = guard.monotonic ?? (() => performance.now());
   // Memoized per object: an unchanged object (same identity in the informer cache) is mapped once.
@@ -148,7 +151,9 @@ const decodePrimary = <Spec>(
   try {
     const bounded = desiredProblem(desired, limits);
     // As JSON, the way client-node serialises its models: a `Date` becomes its RFC 3339 text, `undefined` fields go.
-    return bounded === undefined ? shapePrimary(reconciler, object, JSON.parse(JSON.stringify(desired))) : problem(bounded);
+    return bounded === undefined
+      ? shapePrimary(reconciler, object, JSON.parse(JSON.stringify(desired)))
+      : problem(bounded);
   } catch (error) {
     // A getter that throws, a Proxy, a stack overflow on deep data: still the value's defect, reported on the object.
     return problem(`returned a value that cannot be read: ${error instanceof Error ? error.message : String(error)}`);
