@@ -119,7 +119,7 @@ describeWithApiServer('end to end: the embedded Greeting operator on a real API 
     await eventually(async () => {
       const stalled = conditionOf((await statusOf('bad')).conditions, 'Stalled');
       expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
-      expect(stalled?.message).toContain('spec.message: expected string, got undefined');
+      expect(stalled?.message).toContain('spec.message: expected string, got nothing');
     }, CONVERGE_MS);
     expect(await readObject(cluster, childRef('ConfigMap', 'bad'))).toBeUndefined();
   });
