@@ -25,7 +25,11 @@ type Walk = { bytes: number; readonly ancestors: Set<object> };
 const walk = (value: unknown, path: string, depth: number, state: Walk, limits: DesiredLimits): string | undefined => {
   if (depth > limits.maxDepth) return `nests deeper than ${limits.maxDepth} levels at ${path}`;
   if (value === null || typeof value === 'boolean') state.bytes += 5;
-  else if (typeof value === 'number') state.bytes += String(value).length;
+  else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return `is not JSON at ${path}: ${value} (JSON has finite numbers only)`;
+    state.bytes += String(value).length;
+  } else if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
+    return `is not JSON at ${path}: a ${typeof value} (JSON would drop or reject it silently)`;
   else if (typeof value === 'string') state.bytes += value.length + 2;
   else if (typeof value === 'object') {
     if (state.ancestors.has(value)) return `is cyclic: ${path} refers back to one of its parents`;

@@ -7,11 +7,12 @@
 import { startOperator, type Operator, type OperatorOptions } from './operator.js';
 import { createDefaultLogger } from './default-logger.js';
 import type { DesiredLimits } from './desired-guard.js';
+import type { UntypedSpec } from './kubernetes-object.js';
 import { primaryOf, type PrimaryReconciler } from './primary.js';
 
-export type EmbeddedOperatorOptions = Omit<OperatorOptions, 'primary' | 'hooks' | 'tosca'> & {
-  /** The primary kind and its `desired`. */
-  readonly reconciler: PrimaryReconciler;
+export type EmbeddedOperatorOptions<Spec = UntypedSpec> = Omit<OperatorOptions, 'primary' | 'hooks' | 'tosca'> & {
+  /** The primary kind, its `spec` codec and its `desired`. */
+  readonly reconciler: PrimaryReconciler<Spec>;
   /**
    * Bounds on `desired` (defaults: `DEFAULT_DESIRED_LIMITS`): a call that throws, takes longer than
    * `maxMs`, or returns a cyclic, deeper or larger value makes the object `Stalled InvalidSpec`, naming why.
@@ -20,7 +21,9 @@ export type EmbeddedOperatorOptions = Omit<OperatorOptions, 'primary' | 'hooks' 
 };
 
 /** Starts the operator for `options.reconciler`'s kind: `startOperator`'s guarantees, for that kind instead of Applications. */
-export const startEmbeddedOperator = (options: EmbeddedOperatorOptions): Promise<Operator> => {
+export const startEmbeddedOperator = <Spec = UntypedSpec>(
+  options: EmbeddedOperatorOptions<Spec>,
+): Promise<Operator> => {
   const { reconciler, desiredLimits, ...operator } = options;
   const guard = {
     ...(desiredLimits === undefined ? {} : { limits: desiredLimits }),

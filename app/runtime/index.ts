@@ -16,6 +16,13 @@ export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
 export { systemClock } from '../../adapters/memory/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+export type {
+  KubernetesObject,
+  KubernetesObjectMeta,
+  ManifestObject,
+  PrimaryObject,
+  UntypedSpec,
+} from './kubernetes-object.js';
 export {
   APPLICATION_PRIMARY,
   KRECONCILE_STATUS_FIELDS,

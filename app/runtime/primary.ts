@@ -4,6 +4,7 @@
  * of its status is written without touching the author's own status fields.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import type * as t from 'io-ts';
 import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
@@ -11,6 +12,7 @@ import {
   decodeApplication,
   getOwn,
   isJsonObject,
+  issuesOf,
   kreconcileStatusFieldsOf,
   type Application,
   type ApplicationStatus,
@@ -23,6 +25,7 @@ import {
 } from '../../core/index.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
 import { DEFAULT_DESIRED_LIMITS, desiredProblem, type DesiredLimits } from './desired-guard.js';
+import type { ManifestObject, PrimaryObject, UntypedSpec } from './kubernetes-object.js';
 
 /** How `desired` is bounded (docs/runtime.md, Production checklist). */
 export type DesiredGuard = {
@@ -32,24 +35,31 @@ export type DesiredGuard = {
 };
 
 /**
- * What `desired` returns for one primary object: the children it wants, and optionally how to
- * compare them (docs/behaviour.md's observer schema). Typed loosely on purpose: it is decoded like an
- * Application's `spec`, and what does not decode is reported on the primary (paths `spec.manifest[i]…`).
+ * What `desired` returns for one primary object: the children it wants (client-node models such as
+ * `V1Deployment`, or object literals), and optionally how to compare them (docs/behaviour.md's observer
+ * schema). Decoded like an Application's `spec` (JSON only, bounded): what does not decode is reported
+ * on the primary (paths `spec.manifest[i]…`).
  */
 export type DesiredState = {
-  readonly manifest: ReadonlyArray<object>;
-  readonly observerSchema?: ReadonlyArray<object>;
+  readonly manifest: ReadonlyArray<ManifestObject>;
+  readonly observerSchema?: ReadonlyArray<ManifestObject>;
 };
+
+type PrimaryKind = { readonly apiVersion: string; readonly kind: string };
 
 /**
  * An embedder's primary kind. `desired` is pure: the same object gives the same children. It may
- * return anything or throw: what does not decode ends as `Stalled InvalidSpec` on the object.
+ * throw: that, and what does not decode, ends as `Stalled InvalidSpec` on the object.
+ *
+ * With a `spec` codec (io-ts, or anything with `decode`), `desired` sees the decoded spec, typed: a
+ * spec that does not decode never reaches `desired` and stalls the object naming the path
+ * (`spec.replicas: expected number, got "3"`). Without one, `spec` is the stored JSON.
  */
-export type PrimaryReconciler = {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly desired: (primary: Resource) => DesiredState;
-};
+export type PrimaryReconciler<Spec = UntypedSpec> = PrimaryKind &
+  (
+    | { readonly spec: t.Decoder<unknown, Spec>; readonly desired: (primary: PrimaryObject<Spec>) => DesiredState }
+    | { readonly spec?: undefined; readonly desired: (primary: PrimaryObject<UntypedSpec>) => DesiredState }
+  );
 
 /** A primary kind as the Controller uses it (internal: build it with `primaryOf`). */
 export type Primary = {
@@ -86,7 +96,10 @@ export const applicationPrimary = (memo: Memo): Primary => ({
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
 export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';
 
-export const primaryOf = (reconciler: PrimaryReconciler, guard: DesiredGuard = {}): Primary => {
+export const primaryOf = <Spec = UntypedSpec>(
+  reconciler: PrimaryReconciler<Spec>,
+  guard: DesiredGuard = {},
+): Primary => {
   const limits: DesiredLimits = { ...DEFAULT_DESIRED_LIMITS, ...guard.limits };
   const monotonic = guard.monotonic ?? (() => performance.now());
   // Memoized per object: an unchanged object (same identity in the informer cache) is mapped once.
@@ -110,8 +123,8 @@ export const primaryOf = (reconciler: PrimaryReconciler, guard: DesiredGuard = {
  * kreconcile's fields of its status; decoded with the Application codec (paths name `spec.manifest…`),
  * then given the primary's apiVersion and kind, so finalizer, status and owner marks name the primary.
  */
-const decodePrimary = (
-  reconciler: PrimaryReconciler,
+const decodePrimary = <Spec>(
+  reconciler: PrimaryReconciler<Spec>,
   object: Resource,
   limits: DesiredLimits,
   monotonic: () => number,
@@ -121,7 +134,12 @@ const decodePrimary = (
   let desired: unknown;
   const started = monotonic();
   try {
-    desired = reconciler.desired(object);
+    if (reconciler.spec === undefined) desired = reconciler.desired({ ...object, spec: getOwn(object, 'spec') });
+    else {
+      const spec = reconciler.spec.decode(getOwn(object, 'spec'));
+      if (E.isLeft(spec)) return E.left(issuesOf(spec.left, 'spec'));
+      desired = reconciler.desired({ ...object, spec: spec.right });
+    }
   } catch (error) {
     return problem(`threw: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -132,7 +150,10 @@ const decodePrimary = (
     );
   try {
     const bounded = desiredProblem(desired, limits);
-    return bounded === undefined ? shapePrimary(reconciler, object, desired) : problem(bounded);
+    // As JSON, the way client-node serialises its models: a `Date` becomes its RFC 3339 text, `undefined` fields go.
+    return bounded === undefined
+      ? shapePrimary(reconciler, object, JSON.parse(JSON.stringify(desired)))
+      : problem(bounded);
   } catch (error) {
     // A getter that throws, a Proxy, a stack overflow on deep data: still the value's defect, reported on the object.
     return problem(`returned a value that cannot be read: ${error instanceof Error ? error.message : String(error)}`);
@@ -140,7 +161,7 @@ const decodePrimary = (
 };
 
 const shapePrimary = (
-  reconciler: PrimaryReconciler,
+  reconciler: PrimaryKind,
   object: Resource,
   desired: unknown,
 ): E.Either<ReadonlyArray<Issue>, Application> => {

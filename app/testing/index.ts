@@ -25,6 +25,7 @@ export type {
   Verb,
   KindRegistration,
 } from '../../adapters/memory/index.js';
+export type { KubernetesObject, KubernetesObjectMeta, ManifestObject } from '../runtime/kubernetes-object.js';
 export { promiseCluster, ClusterCallError, isClusterCallError, type PromiseCluster } from './promise-cluster.js';
 export {
   checkConvergence,

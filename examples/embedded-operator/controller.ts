@@ -4,6 +4,7 @@
  * kreconcile brings watches, queue, finalizer, status conditions, drift correction and pruning.
  * (An operator outside this repository imports `kreconcile/runtime` instead of the relative path.)
  */
+import * as t from 'io-ts';
 import {
   startEmbeddedOperator,
   type EmbeddedOperatorOptions,
@@ -13,22 +14,30 @@ import {
 
 export const GREETING = { apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting' } as const;
 
-type GreetingSpec = { readonly message?: unknown; readonly replicas?: unknown };
+interface WholeNumberBrand {
+  readonly WholeNumber: unique symbol;
+}
+const WholeNumber = t.brand(
+  t.number,
+  (n): n is t.Branded<number, WholeNumberBrand> => Number.isInteger(n) && n >= 0,
+  'WholeNumber',
+);
 
-/** The children of one Greeting; pure. A bad spec throws: kreconcile reports it as Stalled InvalidSpec. */
-export const greetings: PrimaryReconciler = {
+/** A Greeting's spec, decoded before `desired` sees it: one that does not decode stalls the Greeting naming the field. */
+export const GreetingSpec = t.intersection([t.type({ message: t.string }), t.partial({ replicas: WholeNumber })]);
+export type GreetingSpec = t.TypeOf<typeof GreetingSpec>;
+
+/** The children of one Greeting; pure, typed, no casts. */
+export const greetings: PrimaryReconciler<GreetingSpec> = {
   ...GREETING,
+  spec: GreetingSpec,
   desired: (greeting) => {
-    const spec = (greeting.spec ?? {}) as GreetingSpec;
-    if (typeof spec.message !== 'string') throw new Error('spec.message must be a string');
-    const replicas = spec.replicas ?? 1;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-      throw new Error('spec.replicas must be a whole number ≥ 0');
+    const { message, replicas = 1 } = greeting.spec;
     const name = `${greeting.metadata.name}-greeting`;
     const labels = { 'app.kubernetes.io/name': name };
     return {
       manifest: [
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { message: spec.message } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { message } },
         {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
@@ -51,5 +60,6 @@ export const greetings: PrimaryReconciler = {
 };
 
 /** Runs the Greeting operator (leader election, metrics and the rest as `startOperator` documents). */
-export const startGreetingOperator = (options: Omit<EmbeddedOperatorOptions, 'reconciler'>): Promise<Operator> =>
-  startEmbeddedOperator({ ...options, reconciler: greetings });
+export const startGreetingOperator = (
+  options: Omit<EmbeddedOperatorOptions<GreetingSpec>, 'reconciler'>,
+): Promise<Operator> => startEmbeddedOperator({ ...options, reconciler: greetings });

@@ -129,13 +129,13 @@ describe('examples/embedded-operator (memory cluster)', () => {
     expect(find(cluster, 'Deployment', 'hello-greeting')).toBeUndefined();
   });
 
-  it('reports a spec `desired` rejects as Stalled InvalidSpec on the Greeting and creates nothing', async () => {
+  it('reports a spec the Greeting codec rejects as Stalled InvalidSpec on the Greeting and creates nothing', async () => {
     const { clock, cluster } = await setUp();
     await cluster.create(greeting('bad', { message: 5 }))();
     await runUntil(clock, () => condition(cluster, 'bad', 'Stalled')?.status === 'True');
     const stalled = condition(cluster, 'bad', 'Stalled');
     expect(stalled?.reason).toBe('InvalidSpec');
-    expect(stalled?.message).toContain('spec.message must be a string');
+    expect(stalled?.message).toContain('spec.message: expected string, got number 5');
     expect(find(cluster, 'ConfigMap', 'bad-greeting')).toBeUndefined();
     // kreconcile's own status fields mangled beside the author's: the next stall rewrites only kreconcile's.
     await cluster.patchStatus(

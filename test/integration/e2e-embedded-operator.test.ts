@@ -111,15 +111,15 @@ describeWithApiServer('end to end: the embedded Greeting operator on a real API 
     }, CONVERGE_MS);
   });
 
-  it('reports a spec `desired` rejects as Stalled InvalidSpec and creates nothing', async () => {
-    // The CRD's schema admits it (replicas is an integer ≥ 0 there too): `desired` is what refuses a non-string message.
+  it('reports a spec the Greeting codec rejects as Stalled InvalidSpec and creates nothing', async () => {
+    // The CRD's schema admits it (replicas is an integer ≥ 0 there too): the reconciler's spec codec refuses a missing message.
     await must(
       cluster.create({ ...GREETING, metadata: { name: 'bad', namespace }, spec: { replicas: 1 } } as Resource),
     );
     await eventually(async () => {
       const stalled = conditionOf((await statusOf('bad')).conditions, 'Stalled');
       expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidSpec' });
-      expect(stalled?.message).toContain('spec.message must be a string');
+      expect(stalled?.message).toContain('spec.message: expected string, got nothing');
     }, CONVERGE_MS);
     expect(await readObject(cluster, childRef('ConfigMap', 'bad'))).toBeUndefined();
   });
