@@ -16,6 +16,9 @@ export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
 export { systemClock } from '../../adapters/memory/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+/** The CEL evaluator of `spec.readiness` rules, the default of `planOptions.expressions`; replace it through that option. */
+export { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
+export type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../../core/ports/expressions.js';
 export {
   APPLICATION_PRIMARY,
   KRECONCILE_STATUS_FIELDS,
