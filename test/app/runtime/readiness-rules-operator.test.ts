@@ -5,7 +5,9 @@
  * the expression and the values read, and its `timeout` (on the manual clock) does the same; the
  * wait's start is kept in status.readinessWaits, so a new operator keeps counting from it.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   ManualClock,
   createMemoryCluster,
@@ -13,11 +15,13 @@ import {
   type MemoryCluster,
 } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
+import { silentLogger, startEmbeddedOperator } from '../../../app/runtime/index.js';
 import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
   conditionOf,
   type Application,
+  type ApplicationStatus,
   type Condition,
   type ObjectRef,
   type Resource,
@@ -149,5 +153,47 @@ describe('readiness rules in the operator', () => {
     expect(stalled?.message).toContain("after 120s, the rule's timeout");
     expect(Date.parse(stalled?.lastTransitionTime ?? '') - Date.parse(since ?? '')).toBeLessThan(125_000);
     expect(application(cluster)?.status?.readinessWaits?.[0]?.since).toBe(since);
+  });
+});
+
+describe('readiness rules for an embedder', () => {
+  it("desired's readiness rules decide its children's readiness, through the runtime API", async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock });
+    const crd = parse(
+      readFileSync(new URL('../../../examples/embedded-operator/crd.yaml', import.meta.url), 'utf8'),
+    ) as Resource;
+    expect((await cluster.create(crd)())._tag).toBe('Right');
+    await cluster.settle();
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'greeting' }, data: { text: 'hi' } };
+    operator = await startEmbeddedOperator({
+      cluster,
+      clock,
+      random: distinct(),
+      logger: silentLogger,
+      reconciler: {
+        apiVersion: 'example.kreconcile.io/v1',
+        kind: 'Greeting',
+        desired: () => ({
+          manifest: [config],
+          readiness: [{ kind: 'ConfigMap', ready: 'has(self.data.state) && self.data.state == "ok"' }],
+        }),
+      },
+    });
+    const primary = {
+      apiVersion: 'example.kreconcile.io/v1',
+      kind: 'Greeting',
+      metadata: { name: 'g', namespace: 'default' },
+      spec: {},
+    } as unknown as Resource;
+    expect((await cluster.create(primary)())._tag).toBe('Right');
+    const conditions = () =>
+      (cluster.objects().find((o) => o.kind === 'Greeting')?.status as ApplicationStatus | undefined)?.conditions;
+    await runUntil(clock, () => conditionOf(conditions(), 'Reconciling')?.reason === 'WaitingForReadiness');
+    expect(conditionOf(conditions(), 'Reconciling')?.message).toContain('ConfigMap default/greeting: ready rule');
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'greeting' };
+    expect((await cluster.patch(ref, { type: 'merge', body: { data: { state: 'ok' } } })())._tag).toBe('Right');
+    await runUntil(clock, () => conditionOf(conditions(), 'Ready')?.status === 'True', 10_000);
+    expect(conditionOf(conditions(), 'Ready')?.status).toBe('True');
   });
 });
