@@ -82,6 +82,20 @@ export const applicationCrd = (): Resource =>
                     lastAppliedManifest: { type: 'array', items: preserved },
                     lastObservedManifest: { type: 'array', items: preserved },
                     drift: { type: 'array', items: preserved },
+                    readinessWaits: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        required: ['apiVersion', 'kind', 'name', 'since'],
+                        properties: {
+                          apiVersion: { type: 'string' },
+                          kind: { type: 'string' },
+                          name: { type: 'string' },
+                          namespace: { type: 'string' },
+                          since: { type: 'string', format: 'date-time' },
+                        },
+                      },
+                    },
                   },
                 },
               },

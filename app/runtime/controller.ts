@@ -21,6 +21,7 @@ import {
   createMemo,
   type Memo,
 } from '../../core/index.js';
+import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';
 import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-application.js';
@@ -384,8 +385,12 @@ export class Controller {
   }
 }
 
-/** Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields. */
+/**
+ * Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields;
+ * `spec.readiness` rules are evaluated in CEL unless the embedder passes its own evaluator.
+ */
 const planOptionsOf = (options: ControllerOptions): PlanOptions => ({
+  expressions: celEvaluator,
   ...options.planOptions,
   ...(options.readiness ? { readiness: options.readiness } : {}),
   ...(options.tenancy ? { tenancy: options.tenancy } : {}),

@@ -23,6 +23,9 @@ export type {
   PrimaryObject,
   UntypedSpec,
 } from './kubernetes-object.js';
+/** The CEL evaluator of `spec.readiness` rules, the default of `planOptions.expressions`; replace it through that option. */
+export { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
+export type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../../core/ports/expressions.js';
 export {
   APPLICATION_PRIMARY,
   KRECONCILE_STATUS_FIELDS,

@@ -43,6 +43,8 @@ export type DesiredGuard = {
 export type DesiredState = {
   readonly manifest: ReadonlyArray<ManifestObject>;
   readonly observerSchema?: ReadonlyArray<ManifestObject>;
+  /** Readiness rules in CEL for the children, as an Application's `spec.readiness` (docs/application.md). */
+  readonly readiness?: ReadonlyArray<object>;
 };
 
 type PrimaryKind = { readonly apiVersion: string; readonly kind: string };
@@ -172,13 +174,18 @@ const shapePrimary = (
   }
   const state = desired as JsonObject;
   const observerSchema = getOwn(state, 'observerSchema');
+  const readiness = getOwn(state, 'readiness');
   const liveStatus = isJsonObject(object.status as JsonValue) ? (object.status as JsonObject) : undefined;
   const status = liveStatus === undefined ? undefined : kreconcileStatusFieldsOf(liveStatus);
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
     kind: APPLICATION_KIND,
     metadata: object.metadata,
-    spec: { manifest: getOwn(state, 'manifest'), ...(observerSchema === undefined ? {} : { observerSchema }) },
+    spec: {
+      manifest: getOwn(state, 'manifest'),
+      ...(observerSchema === undefined ? {} : { observerSchema }),
+      ...(readiness === undefined ? {} : { readiness }),
+    },
     ...(status === undefined ? {} : { status }),
   };
   return E.map((application: Application): Application => ({

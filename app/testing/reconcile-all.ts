@@ -1,4 +1,5 @@
 /** kreconcile's own reconcile pass for the test kit: every Application in the cluster, once. */
+import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   APPLICATION_API_VERSION,
@@ -52,7 +53,8 @@ export const reconcileAllApplications = async (
         scopes,
         now: () => new Date(clock.now()).toISOString(),
         random: () => 0.5,
-        ...(planOptions ? { planOptions } : {}),
+        // As the Controller: spec.readiness rules in CEL unless the caller names another evaluator.
+        planOptions: { expressions: celEvaluator, ...planOptions },
       }),
     );
   }

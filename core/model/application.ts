@@ -58,7 +58,27 @@ export type ApplicationSpec = {
   readonly suspend?: boolean;
   /** `Correct` (default): drift of observed fields is patched back; `Report`: it is written to `status.drift` instead. */
   readonly driftPolicy?: DriftPolicy;
+  /** Readiness rules in CEL over the live object `self`: a matching rule replaces kstatus for that child. */
+  readonly readiness?: ReadonlyArray<ReadinessRuleSpec>;
 };
+
+/** One `spec.readiness` entry as written (compiled by core/status/readiness-rules.ts). */
+export type ReadinessRuleSpec = {
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name?: string;
+  readonly ready: string;
+  readonly failed?: string;
+  /** A duration such as `90s`, `5m` or `1h30m`. */
+  readonly timeout?: string;
+};
+
+/** Longest CEL expression a readiness rule may hold (the CRD's `maxLength`; adapters/cel checks the same). */
+export const MAX_READINESS_EXPRESSION_LENGTH = 1_024;
+/** Most readiness rules one Application may carry. */
+export const MAX_READINESS_RULES = 64;
+/** A duration: one or more whole numbers each with a unit (`ms`, `s`, `m`, `h`), e.g. `90s`, `1h30m`. */
+export const READINESS_TIMEOUT = /^([0-9]{1,9}(ms|s|m|h))+$/;
 
 export type DriftPolicy = 'Correct' | 'Report';
 
@@ -83,6 +103,20 @@ export type ApplicationStatus = {
   readonly lastObservedManifest?: ReadonlyArray<JsonObject>;
   /** With `spec.driftPolicy: Report`: the drift found and left in place by the last reconcile. */
   readonly drift?: ReadonlyArray<DriftEntry>;
+  /**
+   * Children a readiness rule with a `timeout` is waiting for, each with when the wait began: kept
+   * in the status so the timeout runs across reconciles and operator restarts.
+   */
+  readonly readinessWaits?: ReadonlyArray<ReadinessWait>;
+};
+
+/** A child not ready under a timed readiness rule since `since` (RFC 3339). */
+export type ReadinessWait = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly since: string;
 };
 
 export type Application = {
@@ -131,6 +165,25 @@ export const Condition = t.intersection([
   }),
   t.partial({ observedGeneration: t.number }),
 ]);
+
+/** A string of `min` to `max` characters (as the CRD bounds it, so the CLI refuses what the API server would). */
+const boundedString = (min: number, max: number): t.Type<string, string, unknown> =>
+  new t.Type<string, string, unknown>(
+    `a string of ${min} to ${max} characters`,
+    (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
+    (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+
+const isDuration = (u: unknown): u is string => typeof u === 'string' && u.length <= 64 && READINESS_TIMEOUT.test(u);
+
+/** A readiness timeout such as `90s`, `5m` or `1h30m`. */
+const durationString = new t.Type<string, string, unknown>(
+  'a duration such as 90s, 5m or 1h30m (units ms, s, m, h)',
+  isDuration,
+  (u, c) => (isDuration(u) ? t.success(u) : t.failure(u, c)),
+  t.identity,
+);
 
 /** An OpenAPI v3 structural schema fragment, as a CustomResourceDefinition carries it. */
 export type StructuralSchema = JsonObject;
@@ -220,6 +273,37 @@ export const SPEC_FIELDS = {
         'Correct (default): observed fields another actor changed are patched back. Report: they are left and listed in status.drift.',
     },
   },
+  readiness: {
+    codec: t.array(
+      t.intersection([
+        t.type({ kind: boundedString(1, 253), ready: boundedString(1, MAX_READINESS_EXPRESSION_LENGTH) }),
+        t.partial({
+          apiVersion: boundedString(1, 253),
+          name: boundedString(1, 253),
+          failed: boundedString(1, MAX_READINESS_EXPRESSION_LENGTH),
+          timeout: durationString,
+        }),
+      ]),
+    ),
+    schema: {
+      type: 'array',
+      maxItems: MAX_READINESS_RULES,
+      description:
+        'Readiness rules: for the children a rule matches (kind, optional apiVersion and name), CEL expressions over the live object self replace kstatus.',
+      items: {
+        type: 'object',
+        required: ['kind', 'ready'],
+        properties: {
+          apiVersion: { type: 'string', minLength: 1, maxLength: 253 },
+          kind: { type: 'string', minLength: 1, maxLength: 253 },
+          name: { type: 'string', minLength: 1, maxLength: 253 },
+          ready: { type: 'string', minLength: 1, maxLength: MAX_READINESS_EXPRESSION_LENGTH },
+          failed: { type: 'string', minLength: 1, maxLength: MAX_READINESS_EXPRESSION_LENGTH },
+          timeout: { type: 'string', maxLength: 64, pattern: READINESS_TIMEOUT.source },
+        },
+      },
+    },
+  },
   suspend: {
     codec: t.boolean,
     schema: {
@@ -246,6 +330,12 @@ export const ApplicationStatus = t.partial({
   lastAppliedManifest: t.array(Resource),
   lastObservedManifest: t.array(jsonObject),
   drift: t.array(jsonObject),
+  readinessWaits: t.array(
+    t.intersection([
+      t.type({ apiVersion: t.string, kind: t.string, name: t.string, since: t.string }),
+      t.partial({ namespace: t.string }),
+    ]),
+  ),
 });
 
 /** The status fields kreconcile owns; on an embedder's primary, the author's own fields sit beside them. */

@@ -4,7 +4,13 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
-import { FINALIZER, type Application, type ApplicationStatus } from '../model/application.js';
+import {
+  FINALIZER,
+  type Application,
+  type ApplicationStatus,
+  type ReadinessRuleSpec,
+  type ReadinessWait,
+} from '../model/application.js';
 import { currentLength, isCurrentLength, type ObserverSchema } from '../model/observer-schema.js';
 import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
@@ -26,6 +32,14 @@ import { generateDefaultObserverSchema } from '../schema/default.js';
 import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { readinessOf } from '../status/readiness.js';
+import {
+  childrenReadiness,
+  compileReadinessRules,
+  ruleVerdictOf,
+  type ChildrenReadiness,
+  type ReadinessRule,
+} from '../status/readiness-rules.js';
+import type { ExpressionEvaluator } from '../ports/expressions.js';
 import { patchOf } from './json-patch.js';
 import { inInstallOrder, inUninstallOrder } from './order.js';
 import {
@@ -80,6 +94,8 @@ export type PlanOptions = {
   readonly readiness?: 'kstatus' | 'existence';
   /** Requeue delay while waiting for children to become ready (default 5 s). */
   readonly readinessRequeueMs?: number;
+  /** Evaluates `spec.readiness` CEL rules (adapters/cel `celEvaluator`); without it such rules stall the plan. */
+  readonly expressions?: ExpressionEvaluator;
   /** Manifest translated from `spec.tosca`/`spec.csar` (used when `spec.manifest` is empty). */
   readonly translatedManifest?: ReadonlyArray<Resource>;
   /** What the `spec.hooks` need from the runtime (callback URL, tokens); parts left out stay out of the plan. */
@@ -112,6 +128,8 @@ type Context = {
   readonly tenancy: Tenancy;
   /** The caller's caches, or this call's own (core/memo/memo.ts). */
   readonly memo: Memo;
+  /** `spec.readiness`, compiled (none while deleting). */
+  readonly rules?: ReadonlyArray<ReadinessRule>;
 };
 
 /**
@@ -152,7 +170,11 @@ export type Planner = { readonly plan: (input: PlanInput) => Plan; readonly memo
  */
 export const createPlanner = (memo: Memo = createMemo()): Planner => ({ plan: (input) => plan(input, memo), memo });
 
-const planApply = (context: Context): Plan => {
+const planApply = (withoutRules: Context): Plan => {
+  const rules = readinessRulesOf(withoutRules);
+  if (E.isLeft(rules))
+    return stalledPlan(withoutRules, { _tag: 'Stalled', reason: 'InvalidSpec', message: rules.left });
+  const context: Context = { ...withoutRules, rules: rules.right };
   const desired = desiredState(context);
   if (E.isLeft(desired)) return stalledPlan(context, desired.left);
   const { mangled, fromSpec } = desired.right;
@@ -174,6 +196,28 @@ const planApply = (context: Context): Plan => {
       forbidden,
     );
   return live === undefined ? planFromStatus(context, desired.right) : planFromLive(context, desired.right, live);
+};
+
+type CompiledRules = {
+  readonly evaluator: ExpressionEvaluator;
+  readonly value: E.Either<string, ReadonlyArray<ReadinessRule>>;
+};
+
+/** Rules compiled once per `spec.readiness` list (and evaluator) while the memo lives. */
+const RULES = memoTable<ReadonlyArray<ReadinessRuleSpec>, CompiledRules>('compiled readiness rules per spec.readiness');
+
+const NO_RULES: ReadonlyArray<ReadinessRule> = [];
+
+/** `spec.readiness` compiled through the expression port, or why not (InvalidSpec). */
+const readinessRulesOf = (context: Context): E.Either<string, ReadonlyArray<ReadinessRule>> => {
+  const specs = context.application.spec.readiness;
+  if (specs === undefined || specs.length === 0) return E.right(NO_RULES);
+  const evaluator = context.input.options?.expressions;
+  if (evaluator === undefined)
+    return E.left('spec.readiness needs a CEL evaluator: pass options.expressions (celEvaluator) to plan');
+  const known = recall(context.memo, RULES, specs);
+  if (known !== undefined && known.evaluator === evaluator) return known.value;
+  return keep(context.memo, RULES, specs, { evaluator, value: compileReadinessRules(evaluator, specs) }).value;
 };
 
 /** Step "desired": the schemas in force and the desired resources (spec, defaults, learned values, hooks). */
@@ -437,7 +481,7 @@ const actionsFor = (context: Context, desired: Desired, observed: Observed, delt
     waits: [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')],
     conflicts,
     waiting,
-    notReady: notReadyOf(context, observed.pairs),
+    ...readinessOfPairs(context, observed.pairs),
   };
 };
 
@@ -518,24 +562,38 @@ const patchesOf = (
   );
 };
 
-/** Our children that exist but are not ready yet (kstatus), with the reason; none under `existence`. */
-const notReadyOf = (context: Context, pairs: ReadonlyArray<Pairing>): ReadonlyArray<string> =>
-  context.input.options?.readiness === 'existence'
-    ? []
-    : pairs.flatMap(({ lastApplied: resource, live, owned }) => {
-        if (live === undefined || !owned) return NOT_WAITING;
-        const readiness = readinessOf(live);
-        const namespace = refOf(resource).namespace;
-        return readiness.ready
-          ? NOT_WAITING
-          : [`${resource.kind} ${namespace ? `${namespace}/` : ''}${resource.metadata.name} (${readiness.reason})`];
-      });
+/** Why a child is not ready by kstatus, or undefined when it is. */
+const kstatusReason = (object: Resource): string | undefined => {
+  const readiness = readinessOf(object);
+  const namespace = object.metadata.namespace;
+  return readiness.ready
+    ? undefined
+    : `${object.kind} ${namespace ? `${namespace}/` : ''}${object.metadata.name} (${readiness.reason})`;
+};
 
-/** Whether a dependency is there, not terminating and ready (existence only, under `existence`). */
-const isReady = (context: Context, object: Resource | undefined): boolean =>
-  object !== undefined &&
-  !isTerminating(object) &&
-  (context.input.options?.readiness === 'existence' || readinessOf(object).ready);
+/**
+ * Our children that exist but are not ready yet, with the reason: by their `spec.readiness` rule,
+ * else kstatus (none under `existence`); those a rule found failed; the timed waits to keep.
+ */
+const readinessOfPairs = (context: Context, pairs: ReadonlyArray<Pairing>): ChildrenReadiness => {
+  const rules = context.rules ?? NO_RULES;
+  const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusReason;
+  if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
+  const children = pairs.flatMap(({ live, owned }) => (live === undefined || !owned ? [] : [live]));
+  const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
+  return childrenReadiness(rules, children, time, kstatus);
+};
+
+const NOTHING_NOT_READY: ChildrenReadiness = { notReady: [], failed: [], readinessWaits: [] };
+
+/** Whether a dependency is there, not terminating and ready (by its rule, else kstatus; existence only, under `existence`). */
+const isReady = (context: Context, object: Resource | undefined): boolean => {
+  if (object === undefined || isTerminating(object)) return false;
+  const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
+  const ruled = ruleVerdictOf(context.rules ?? NO_RULES, object, time);
+  if (ruled !== undefined) return ruled.verdict.state === 'ready';
+  return context.input.options?.readiness === 'existence' || readinessOf(object).ready;
+};
 
 /** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
 const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
@@ -609,8 +667,12 @@ type Decided = {
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
   readonly waiting: ReadonlyArray<string>;
-  /** Children that exist but are not ready yet (kstatus), with the reason. */
+  /** Children that exist but are not ready yet (their readiness rule or kstatus), with the reason. */
   readonly notReady?: ReadonlyArray<string>;
+  /** Children a readiness rule found failed (`failed` true or `timeout` passed), with the object, expression and values. */
+  readonly failed?: ReadonlyArray<string>;
+  /** Children waited for under a timed readiness rule, with since when (status.readinessWaits). */
+  readonly readinessWaits?: ReadonlyArray<ReadinessWait>;
 };
 
 const assemble = (context: Context, decided: Decided): Plan => {
@@ -626,17 +688,32 @@ const assemble = (context: Context, decided: Decided): Plan => {
   return {
     actions,
     summary,
-    status: nextStatus(context, verdict, {
-      mangledObserverSchema: decided.mangled,
-      lastAppliedManifest: decided.lastApplied,
-      lastObservedManifest: decided.current,
-    }),
+    status: withReadinessWaits(
+      nextStatus(context, verdict, {
+        mangledObserverSchema: decided.mangled,
+        lastAppliedManifest: decided.lastApplied,
+        lastObservedManifest: decided.current,
+      }),
+      decided.readinessWaits,
+    ),
     outcome:
       verdict._tag === 'Progressing' &&
       (verdict.reason === 'WaitingForReadiness' || verdict.reason === 'WaitingForDependencies')
         ? { _tag: 'RequeueAfter', ms: context.input.options?.readinessRequeueMs ?? 5_000, reason: verdict.reason }
         : outcomeOf(context, verdict, writes.length > 0 || finalizer.length > 0 || decided.waiting.length > 0),
   };
+};
+
+/** The timed readiness waits in force replace the previous ones (none: the field goes); unknown (no live read): kept. */
+const withReadinessWaits = (
+  status: ApplicationStatus,
+  waits: ReadonlyArray<ReadinessWait> | undefined,
+): ApplicationStatus => {
+  if (waits === undefined) return status;
+  if (waits.length > 0) return { ...status, readinessWaits: waits };
+  if (status.readinessWaits === undefined) return status;
+  const { readinessWaits: _gone, ...rest } = status;
+  return rest;
 };
 
 const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: boolean): Verdict => {
@@ -656,6 +733,8 @@ const verdictOf = (decided: Decided, summary: PlanSummary, addingFinalizer: bool
       message: `${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${recreating}${waiting}`,
     };
   }
+  if ((decided.failed ?? []).length > 0)
+    return { _tag: 'Stalled', reason: 'ReadinessFailed', message: (decided.failed ?? []).join('; ') };
   if ((decided.waits ?? []).length > 0)
     return {
       _tag: 'Progressing',

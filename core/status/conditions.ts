@@ -13,7 +13,8 @@ export type StalledReason =
   | 'UnknownKind'
   | 'ImmutableField'
   | 'ServiceAccountRequired'
-  | 'Conflict';
+  | 'Conflict'
+  | 'ReadinessFailed';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

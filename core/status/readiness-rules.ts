@@ -8,8 +8,9 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { getIn, type JsonValue } from '../json/json.js';
+import type { ReadinessRuleSpec, ReadinessWait } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
-import type { CompiledExpression } from '../ports/expressions.js';
+import type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../ports/expressions.js';
 
 export type ReadinessRule = {
   /** Matches any version of the kind when absent. */
@@ -86,4 +87,128 @@ export const verdictOf = (
   )
     return { state: 'failed', reason: `${why} after ${Math.round(rule.timeoutMs / 1_000)}s, the rule's timeout` };
   return { state: 'waiting', reason: why };
+};
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a duration the spec's codec accepted (`90s`, `1h30m`, `250ms`). */
+export const durationMs = (text: string): number =>
+  [...text.matchAll(/([0-9]+)(ms|s|m|h)/g)].reduce(
+    (sum, [, count, unit]) => sum + Number(count) * (UNIT_MS[unit ?? 's'] ?? 0),
+    0,
+  );
+
+/** Where a refused expression is: `spec.readiness[2].ready` and, when the library says, line and column. */
+const problemAt = (index: number, field: 'ready' | 'failed', problem: ExpressionProblem): string =>
+  `spec.readiness[${index}].${field}${problem.line === undefined ? '' : ` line ${problem.line}`}${
+    problem.column === undefined ? '' : ` column ${problem.column}`
+  }: ${problem.message}`;
+
+const compileOne = (
+  evaluator: ExpressionEvaluator,
+  spec: ReadinessRuleSpec,
+  index: number,
+): E.Either<string, ReadinessRule> => {
+  const ready = evaluator.compile(spec.ready);
+  if (E.isLeft(ready)) return E.left(problemAt(index, 'ready', ready.left));
+  const failed = spec.failed === undefined ? undefined : evaluator.compile(spec.failed);
+  if (failed !== undefined && E.isLeft(failed)) return E.left(problemAt(index, 'failed', failed.left));
+  return E.right({
+    ...(spec.apiVersion === undefined ? {} : { apiVersion: spec.apiVersion }),
+    kind: spec.kind,
+    ...(spec.name === undefined ? {} : { name: spec.name }),
+    ready: ready.right,
+    ...(failed === undefined ? {} : { failed: failed.right }),
+    ...(spec.timeout === undefined ? {} : { timeoutMs: durationMs(spec.timeout) }),
+  });
+};
+
+/**
+ * `spec.readiness` compiled through the expression port, or the first refused expression with
+ * its position (what `validate` prints and the Application's `Stalled InvalidSpec` says).
+ */
+export const compileReadinessRules = (
+  evaluator: ExpressionEvaluator,
+  specs: ReadonlyArray<ReadinessRuleSpec>,
+): E.Either<string, ReadonlyArray<ReadinessRule>> =>
+  specs.reduce<E.Either<string, ReadonlyArray<ReadinessRule>>>(
+    (compiled, spec, index) =>
+      E.isLeft(compiled)
+        ? compiled
+        : E.map((rule: ReadinessRule) => [...compiled.right, rule])(compileOne(evaluator, spec, index)),
+    E.right([]),
+  );
+
+/** What the children's readiness holds up: waits (with reasons), failures, and the timed waits to keep in status. */
+export type ChildrenReadiness = {
+  readonly notReady: ReadonlyArray<string>;
+  readonly failed: ReadonlyArray<string>;
+  readonly readinessWaits: ReadonlyArray<ReadinessWait>;
+};
+
+const sameObject = (wait: ReadinessWait, object: Resource): boolean =>
+  wait.apiVersion === object.apiVersion &&
+  wait.kind === object.kind &&
+  wait.name === object.metadata.name &&
+  (wait.namespace ?? '') === (object.metadata.namespace ?? '');
+
+const waitFor = (object: Resource, since: string): ReadinessWait => ({
+  apiVersion: object.apiVersion,
+  kind: object.kind,
+  name: object.metadata.name,
+  ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+  since,
+});
+
+/** A parsed RFC 3339 time, or undefined for text that is none (a tenant may have written the status). */
+const timeMs = (text: string | undefined): number | undefined => {
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
+};
+
+/**
+ * The verdict of the rule matching `object` (undefined when none matches), with the timed wait to
+ * keep: it starts at `now` the first time the object is seen not ready, and keeps its start after.
+ */
+export const ruleVerdictOf = (
+  rules: ReadonlyArray<ReadinessRule>,
+  object: Resource,
+  time: { readonly now: string; readonly previous: ReadonlyArray<ReadinessWait> },
+): { readonly verdict: RuleVerdict; readonly wait?: ReadinessWait } | undefined => {
+  const rule = ruleFor(rules, object);
+  if (rule === undefined) return undefined;
+  const kept = time.previous.find((wait) => sameObject(wait, object));
+  const since = kept !== undefined && timeMs(kept.since) !== undefined ? kept.since : time.now;
+  const nowMs = timeMs(time.now) ?? 0;
+  const verdict = verdictOf(rule, object, { nowMs, waitingSinceMs: timeMs(since) ?? nowMs });
+  return verdict.state === 'ready' || rule.timeoutMs === undefined
+    ? { verdict }
+    : { verdict, wait: waitFor(object, since) };
+};
+
+/**
+ * Readiness of the live children under `rules`, `kstatus` deciding for those no rule matches
+ * (`undefined` when no rule matches: readiness by existence).
+ */
+export const childrenReadiness = (
+  rules: ReadonlyArray<ReadinessRule>,
+  children: ReadonlyArray<Resource>,
+  time: { readonly now: string; readonly previous: ReadonlyArray<ReadinessWait> },
+  kstatus: ((object: Resource) => string | undefined) | undefined,
+): ChildrenReadiness => {
+  const notReady: Array<string> = [];
+  const failed: Array<string> = [];
+  const waits: Array<ReadinessWait> = [];
+  for (const child of children) {
+    const ruled = rules.length === 0 ? undefined : ruleVerdictOf(rules, child, time);
+    if (ruled === undefined) {
+      const reason = kstatus?.(child);
+      if (reason !== undefined) notReady.push(reason);
+      continue;
+    }
+    if (ruled.wait !== undefined) waits.push(ruled.wait);
+    if (ruled.verdict.state === 'waiting') notReady.push(ruled.verdict.reason);
+    if (ruled.verdict.state === 'failed') failed.push(ruled.verdict.reason);
+  }
+  return { notReady, failed, readinessWaits: waits };
 };

@@ -81,6 +81,45 @@ describe('kreconcile validate', () => {
     ]);
   });
 
+  it('checks each spec.readiness CEL expression, reporting a bad one at its field with the position inside it', async () => {
+    const rules = `  readiness:
+    - kind: Widget
+      ready: self.status.phase == "Ready"
+    - kind: Gadget
+      ready: self.status.phase == "Ready"
+      failed: self.status.conditions.exists(c, self.status.conditions.exists(d, d == c))
+    - kind: Other
+      ready: self.status.phase ==
+  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: web
+`;
+    const result = await runCli(['validate', '-f', 'a.yaml'], { files: { 'a.yaml': APP('rules', rules) } });
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      'error: a.yaml:11:7: document 1 (Application default/rules): spec.readiness[1].failed: invalid CEL expression: line 1 column 34 exists() inside another comprehension: nested comprehensions are not bounded, use one: write a CEL expression over self, the live object, that gives a boolean (docs/application.md, spec.readiness)',
+      'error: a.yaml:13:7: document 1 (Application default/rules): spec.readiness[2].ready: invalid CEL expression: line 1 column 21 Unexpected token: EOF: write a CEL expression over self, the live object, that gives a boolean (docs/application.md, spec.readiness)',
+    ]);
+  });
+
+  it('refuses a readiness timeout that is no duration, as the CRD does', async () => {
+    const rules = `  readiness:
+    - kind: Widget
+      ready: "true"
+      timeout: 5 minutes
+  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: web
+`;
+    const result = await runCli(['validate', '-f', 'a.yaml'], { files: { 'a.yaml': APP('rules', rules) } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('spec.readiness[0].timeout: expected a duration such as 90s, 5m or 1h30m');
+  });
+
   it('uses -n for Applications without a namespace', async () => {
     const result = await runCli(['validate', '-n', 'shop', '-f', 'a.yaml'], {
       files: { 'a.yaml': APP('web', '  manifest:\n    - {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n') },

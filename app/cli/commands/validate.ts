@@ -33,6 +33,9 @@ import {
   type ToscaFlags,
 } from '../input/tosca.js';
 import type { ClusterTarget, CliIo } from '../io.js';
+import { errorAt } from '../input/entries.js';
+import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
+import type { ExpressionProblem } from '../../../core/ports/expressions.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -87,6 +90,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const problems = [
     ...flagged.errors,
     ...(E.isLeft(cluster) ? [cluster.left] : []),
+    ...applications.flatMap(readinessRuleErrors),
     ...manifestSchemaErrors(
       applications,
       catalogFor(io, {
@@ -108,6 +112,28 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   context.exit(EXIT_OK);
 };
+
+/** `line 1 column 14: …`: where in the expression the CEL library refused it, when it says. */
+const showProblem = (problem: ExpressionProblem): string =>
+  `${problem.line === undefined ? '' : `line ${problem.line} `}${problem.column === undefined ? '' : `column ${problem.column} `}${problem.message}`.trim();
+
+/** Each `spec.readiness` CEL expression the evaluator refuses, at its field, with the position inside it. */
+const readinessRuleErrors = (input: ApplicationInput): ReadonlyArray<CliError> =>
+  (input.application.spec.readiness ?? []).flatMap((rule, index) =>
+    (['ready', 'failed'] as const).flatMap((field) => {
+      const source = rule[field];
+      const compiled = source === undefined ? undefined : celEvaluator.compile(source);
+      if (compiled === undefined || E.isRight(compiled)) return [];
+      return [
+        errorAt(
+          input.origin,
+          ['spec', 'readiness', index, field],
+          `invalid CEL expression: ${showProblem(compiled.left)}: write a CEL expression over self, the live object, that gives a boolean (docs/application.md, spec.readiness)`,
+          subjectOf(input.application),
+        ),
+      ];
+    }),
+  );
 
 /** `, translated from spec.csar https://… into 3 resources`: what was checked, for a TOSCA Application. */
 const translationNote = (application: Application, resources: number): string => {

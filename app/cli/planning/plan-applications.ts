@@ -1,4 +1,5 @@
 /** Plans every `-f` Application against one view of the cluster (a snapshot, possibly empty). */
+import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   conditionOf,
@@ -68,6 +69,7 @@ export const planEachApplication = (args: {
     );
     const live = liveObjectsFor(application, args.snapshot.objects, scopes, desiredManifest(input));
     const options = {
+      expressions: celEvaluator,
       // As the operator hands the planner its translation (never written into spec).
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),

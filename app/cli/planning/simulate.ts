@@ -5,6 +5,7 @@
  * says otherwise; deletions are gone at once), the Application takes the status the plan wrote,
  * and the next round plans again, until a plan has nothing left to do or a limit is reached.
  */
+import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { applyJsonPatch } from '../../../adapters/memory/json-patch.js';
 import {
@@ -215,7 +216,7 @@ export const simulate = (args: {
       live,
       scopes: args.scopes,
       now: args.now,
-      ...(args.tenancy === undefined ? {} : { options: { tenancy: args.tenancy } }),
+      options: { expressions: celEvaluator, ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }) },
     });
   }
   return { planned: args.planned, rounds, end: { _tag: 'Waiting', message: waitingMessage(current) } };

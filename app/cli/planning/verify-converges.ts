@@ -6,6 +6,7 @@
  * again every reconcile), or two plans undo each other (an oscillation). Both are reported with
  * the object, the field and the values of every round, before anything reaches a cluster.
  */
+import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { ManualClock } from '../../../adapters/memory/manual-clock.js';
@@ -167,7 +168,10 @@ export const verifyConvergence = async (args: {
   });
   if (E.isLeft(seeded)) return seeded;
   const cluster = seeded.right;
-  const options: PlanOptions = args.tenancy === undefined ? {} : { tenancy: args.tenancy };
+  const options: PlanOptions = {
+    expressions: celEvaluator,
+    ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+  };
   const rounds: Round[] = [];
   for (let number = 1; ; number++) {
     const results = await drive(clock, reconcileAllApplications(cluster, clock, args.scopes, options));
