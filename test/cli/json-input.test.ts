@@ -57,7 +57,9 @@ describe('JSON input', () => {
     const fromJson = await runCli(['plan', '-f', 'app.json', '-o', 'json', ...NOW], {
       files: { 'app.json': JSON.stringify(application, null, 2) },
     });
-    const fromYaml = await runCli(['plan', '-f', 'app.yaml', '-o', 'json', ...NOW], { files: { 'app.yaml': YAML_FORM } });
+    const fromYaml = await runCli(['plan', '-f', 'app.yaml', '-o', 'json', ...NOW], {
+      files: { 'app.yaml': YAML_FORM },
+    });
     expect(fromJson.stderr).toBe('');
     expect(fromJson.stdout.replaceAll('app.json', 'app.yaml')).toBe(fromYaml.stdout);
   });
