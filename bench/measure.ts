@@ -15,6 +15,9 @@ export type Row = {
   readonly ratio?: number;
   readonly memoryBytes?: number;
   readonly iterations?: number;
+  /** What the row must show (`ratio ≤ 1.5`), and whether this run did: a goal not met fails `npm run bench`. */
+  readonly goal?: string;
+  readonly goalMet?: boolean;
   readonly [extra: string]: unknown;
 };
 

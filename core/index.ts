@@ -105,7 +105,7 @@ export {
 // Hooks (docs/behaviour.md §4.4 and §6) and TOSCA translation (docs/behaviour.md §7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
 export { callbackHook } from './hooks/callback-hook.js';
-export { redactPlan, redactStatus, redactForDisplay, REDACTED } from './hooks/redact.js';
+export { redactPlan, redactStatus, redactForDisplay, displayRedactor, REDACTED } from './hooks/redact.js';
 export {
   SENSITIVE,
   digestOfData,

@@ -9,6 +9,7 @@ import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { InputLimits } from './limits.js';
 import { offsetOf } from './locate.js';
 import type { Source } from './source.js';
+import { looksLikeJson, readJsonText } from './json-text.js';
 import { toJson } from './to-json.js';
 import { checkText, lineColumnOf } from '../../yaml/nesting.js';
 
@@ -30,6 +31,8 @@ export const parseDocuments = (
   source: Source,
   limits: InputLimits,
 ): E.Either<ReadonlyArray<CliError>, ReadonlyArray<Document>> => {
+  const json = looksLikeJson(source.text) ? readJsonText(source.text, limits) : undefined;
+  if (json !== undefined) return E.right([jsonDocument(source, json.value)]);
   // Twice the limit: only keeps the parser safe; the exact limit is checked on the values, with the path.
   const within = checkText(source.text, { maxBytes: limits.maxBytes, maxDepth: limits.maxDepth * 2 });
   if (E.isLeft(within)) {
@@ -66,6 +69,29 @@ export const parseDocuments = (
 };
 
 type At = (index: number, offset: number) => Location;
+
+/**
+ * The one document of a JSON input read by the JSON parser. Its positions come from the YAML
+ * parser, run only when an error needs one (most inputs never do).
+ */
+const jsonDocument = (source: Source, value: JsonValue): Document => {
+  let located: { readonly document: YamlDocument.Parsed; readonly lines: LineCounter } | undefined;
+  const locate = (path: Path): Location => {
+    if (located === undefined) {
+      const lines = new LineCounter();
+      const [document] = parseAllDocuments(source.text, {
+        lineCounter: lines,
+        prettyErrors: false,
+        logLevel: 'silent',
+      });
+      if (document === undefined) return { file: source.name, document: 1 };
+      located = { document, lines };
+    }
+    const position = located.lines.linePos(offsetOf(located.document, path));
+    return { file: source.name, document: 1, line: position.line, column: position.col };
+  };
+  return { file: source.name, index: 1, value, locate };
+};
 
 /** The 1-based number of the document an offset lies in (`---` starts one; one before any content does not count twice). */
 const documentAt = (text: string, offset: number): number => {

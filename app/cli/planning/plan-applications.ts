@@ -14,7 +14,7 @@ import { applicationName, desiredManifest, subjectOf, type ApplicationInput } fr
 import { locationOf } from '../input/entries.js';
 import type { Snapshot } from '../input/snapshot.js';
 import { withClusterState } from './cluster-state.js';
-import { liveObjectsFor } from './live-objects.js';
+import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from './scopes.js';
 
 /** One Application's plan, with the Application as planned (cluster state merged in). */
@@ -62,19 +62,20 @@ export const planEachApplication = (args: {
   const scopes = scopesFor(args.crds, args.snapshot.objects, args.trusted);
   // One planner per run: Applications sharing objects (one snapshot, one scope table) derive them once.
   const planner = createPlanner();
+  const live = indexLive(args.snapshot.objects); // once per run: each Application then looks its objects up
   const planned = args.applications.map((input): Planned => {
     const application = withClusterState(
       input.application,
       args.snapshot.applications.get(applicationName(input.application)),
     );
-    const live = liveObjectsFor(application, args.snapshot.objects, scopes, desiredManifest(input));
+    const objects = liveObjectsIn(application, live, scopes, desiredManifest(input));
     const options = {
       expressions: celEvaluator,
       // As the operator hands the planner its translation (never written into spec).
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
     };
-    return { input, application, plan: planner.plan({ application, live, scopes, now: args.now, options }) };
+    return { input, application, plan: planner.plan({ application, live: objects, scopes, now: args.now, options }) };
   });
   const problems = planned.map(stalledOnInput);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };

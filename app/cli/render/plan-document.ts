@@ -5,6 +5,7 @@
  */
 import {
   conditionOf,
+  displayRedactor,
   redactForDisplay,
   type Action,
   type Application,
@@ -163,6 +164,15 @@ const changeV1 = (change: FieldChange): ChangeV1 => ({
 export const actionV1 = (unsafe: Action, schemas?: ReadonlyArray<ObserverSchema>): ActionV1 =>
   plainActionV1(redactForDisplay(unsafe, schemas));
 
+/** `actionV1` for every action of one plan, the schemas' sensitive marks looked up once (linear in the actions). */
+export const actionsV1 = (
+  unsafe: ReadonlyArray<Action>,
+  schemas?: ReadonlyArray<ObserverSchema>,
+): ReadonlyArray<ActionV1> => {
+  const redact = displayRedactor(schemas);
+  return unsafe.map((action) => plainActionV1(redact(action)));
+};
+
 /** How a patch is sent in ServerSideApply mode; nothing for JsonPatch plans. */
 const patchModeV1 = (
   action: PatchAction,
@@ -257,7 +267,7 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
     ...(input.translated === undefined ? {} : { translated: translatedV1(application, input.translated) }),
-    actions: plan.actions.map((action) => actionV1(action, plan.status.mangledObserverSchema)),
+    actions: actionsV1(plan.actions, plan.status.mangledObserverSchema),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),

@@ -4,7 +4,7 @@
  * document's JSON/YAML extended with `rounds` per Application.
  */
 import type { Simulation } from '../planning/simulate.js';
-import { actionV1, PLAN_API_VERSION } from './plan-document.js';
+import { actionsV1, PLAN_API_VERSION } from './plan-document.js';
 import { serialize } from './serialize.js';
 import type { Style } from './style.js';
 import { actionLines } from './text.js';
@@ -54,9 +54,7 @@ export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>,
           ...(simulation.end._tag === 'Converged' ? {} : { message: simulation.end.message }),
           rounds: simulation.rounds.map((round) => ({
             round: round.round,
-            actions: round.actions.map((action) =>
-              actionV1(action, simulation.planned.plan.status.mangledObserverSchema),
-            ),
+            actions: actionsV1(round.actions, simulation.planned.plan.status.mangledObserverSchema),
           })),
         };
       }),

@@ -4,6 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import {
+  displayRedactor,
   jsonEqual,
   planDigest,
   refKey,
@@ -13,7 +14,6 @@ import {
   showRef,
   type Action,
   type JsonValue,
-  type ObserverSchema,
   type Resource,
   type ScopeTable,
 } from '../../../core/index.js';
@@ -21,7 +21,7 @@ import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { subjectOf } from '../input/applications.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { actionV1, applicationPlanV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
+import { applicationPlanV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import {
   SAVED_PLAN_API_VERSION,
@@ -80,13 +80,13 @@ const savedAction = (
   action: Action,
   request: SaveRequest,
   live: ReadonlyMap<string, Resource>,
-  schemas: ReadonlyArray<ObserverSchema> | undefined,
+  printed: (action: Action) => Action,
 ): Saved => {
   // Saved as written (apply must send the real values); sensitive when the printed form masks something.
   const v1 = plainActionV1(action);
   const sensitive =
     writesSecretValues(action) ||
-    !jsonEqual(v1 as unknown as JsonValue, actionV1(action, schemas) as unknown as JsonValue);
+    !jsonEqual(v1 as unknown as JsonValue, plainActionV1(printed(action)) as unknown as JsonValue);
   switch (v1.type) {
     case 'addFinalizer':
     case 'removeFinalizer':
@@ -112,7 +112,8 @@ const savedApplication = (
   live: ReadonlyMap<string, Resource>,
 ): E.Either<ReadonlyArray<CliError>, SavedApplicationV1> => {
   const { application, plan, input } = planned;
-  const results = plan.actions.map((action) => savedAction(action, request, live, plan.status.mangledObserverSchema));
+  const printed = displayRedactor(plan.status.mangledObserverSchema); // the sensitive marks looked up once per plan
+  const results = plan.actions.map((action) => savedAction(action, request, live, printed));
   const problems = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
   if (problems.length > 0) {
     return E.left(
