@@ -69,7 +69,7 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
 
   it('applies an Application and shows the CRD printer columns, Ready once the operator converged it', async () => {
     // No /openapi documents yet: kubectl's client-side validation is off.
-    expect((await kubectl('apply', '--validate=false', '-f', 'examples/webapp/app.yaml')).stdout).toBe(
+    expect((await kubectl('apply', '-f', 'examples/webapp/app.yaml')).stdout).toBe(
       'application.kreconcile.io/web created\n',
     );
     await eventually(async () => {
@@ -86,7 +86,7 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
     expect(
       // No /openapi documents yet: kubectl's client-side validation is off.
       (
-        await run('kubectl', ['edit', '--validate=false', 'configmap', 'settings', '-n', 'shop'], {
+        await run('kubectl', ['edit', 'configmap', 'settings', '-n', 'shop'], {
           env: { ...env, KUBE_EDITOR: editor },
         })
       ).stdout,
@@ -124,7 +124,7 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
         data: { blob: 'x'.repeat(2 * 1024 * 1024) },
       }),
     );
-    expect(await kubectlFailure('create', '--validate=false', '-f', big)).toContain(
+    expect(await kubectlFailure('create', '-f', big)).toContain(
       'The ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes',
     );
   });

@@ -44,6 +44,8 @@ type Served = {
   readonly kind: string;
   readonly name: string;
   readonly schema: JsonObject;
+  readonly plural: string;
+  readonly namespaced: boolean;
 };
 
 const groupVersionOf = (apiVersion: string): readonly [string, string] => {
@@ -56,10 +58,21 @@ const servedKinds = (catalog: SchemaCatalog, kinds: ReadonlyArray<ServedKind>): 
   [...catalog.kinds].flatMap(([apiVersion, byKind]) => {
     const [group, version] = groupVersionOf(apiVersion);
     return [...byKind].flatMap(([kind, entry]: readonly [string, KindSchema]) => {
-      const served = kinds.some(
+      const served = kinds.find(
         (k) => k.group === group && k.kind === kind && (k.versions === 'any' || k.versions.has(version)),
       );
-      return served ? [{ apiVersion, kind, name: schemaName(group, version, kind, entry), schema: entry.schema }] : [];
+      return served === undefined
+        ? []
+        : [
+            {
+              apiVersion,
+              kind,
+              name: schemaName(group, version, kind, entry),
+              schema: entry.schema,
+              plural: served.plural,
+              namespaced: served.scope === 'Namespaced',
+            },
+          ];
     });
   });
 
@@ -138,9 +151,37 @@ const info = (): JsonObject => ({ title: 'Kubernetes', version: builtinSchemas()
 const v3Document = (catalog: SchemaCatalog, roots: ReadonlyArray<Served>): JsonObject => ({
   openapi: '3.0.0',
   info: info(),
-  paths: {},
+  paths: Object.fromEntries(roots.flatMap(writePaths)),
   components: { schemas: componentsOf(catalog, roots, '#/components/schemas/') },
 });
+
+/** The write query parameters this server honours on every write, as the real server lists them. */
+const WRITE_PARAMETERS: ReadonlyArray<JsonObject> = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({
+  name,
+  in: 'query',
+  schema: { type: 'string', uniqueItems: true },
+}));
+
+/**
+ * A kind's write operations (create on its collection, replace and patch on an item), each named
+ * with its group-version-kind. kubectl reads these to learn that the server validates fields itself
+ * (`fieldValidation` on the PATCH operation): it then sends `fieldValidation=Strict` instead of
+ * downloading the protobuf OpenAPI v2 document for client-side validation.
+ */
+const writePaths = (root: Served): ReadonlyArray<readonly [string, JsonObject]> => {
+  const [group, version] = groupVersionOf(root.apiVersion);
+  const operation = (verb: string): JsonObject => ({
+    operationId: `${verb}${root.kind}`,
+    parameters: [...WRITE_PARAMETERS],
+    'x-kubernetes-action': verb,
+    'x-kubernetes-group-version-kind': { group, version, kind: root.kind },
+  });
+  const collection = `/${pathOf(root.apiVersion)}${root.namespaced ? '/namespaces/{namespace}' : ''}/${root.plural}`;
+  return [
+    [collection, { post: operation('post') }],
+    [`${collection}/{name}`, { put: operation('put'), patch: operation('patch') }],
+  ];
+};
 
 const pathOf = (apiVersion: string): string => (apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`);
 
