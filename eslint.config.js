@@ -31,10 +31,22 @@ export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'bench/results/**'] },
   {
     files: ['**/*.ts'],
-    languageOptions: { parser: tseslint.parser },
+    // Type-aware: the rules below read the types the compiler infers (tsconfig.json's program).
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       'no-restricted-imports': ['error', { patterns: [clientNodeOnlyInKubernetesAdapter] }],
+      // Rules that catch real defects, not style: a cast the types already guarantee hides the next
+      // real change of type; an unawaited or misused promise loses its error; a switch over a union
+      // that misses a member silently does nothing for it.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
   {

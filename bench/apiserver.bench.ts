@@ -83,7 +83,7 @@ const timed = async (task: () => Promise<void>): Promise<Phase> => {
 };
 
 const createNamespace = (cluster: Cluster, name: string): Promise<Resource> =>
-  must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)());
+  must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })());
 
 /** Deletes the Services of a finished phase (not timed): the Service IP range holds only a few hundred. */
 const removeServices = async (cluster: Cluster, namespace: string): Promise<void> => {
@@ -105,7 +105,7 @@ const direct = async (cluster: Cluster, count: number, namespace: string): Promi
   const worker = async (): Promise<void> => {
     for (let i = next++; i < count; i = next++)
       for (const child of children(i))
-        await must(cluster.create({ ...child, metadata: { ...child.metadata, namespace } } as Resource)());
+        await must(cluster.create({ ...child, metadata: { ...child.metadata, namespace } })());
   };
   return timed(async () => {
     await Promise.all(Array.from({ length: WORKERS }, worker));
@@ -139,7 +139,7 @@ const operated = async (cluster: Cluster, count: number, namespace: string): Pro
             kind: APPLICATION_KIND,
             metadata: { name: `app-${i}`, namespace },
             spec: { manifest: children(i) },
-          } as unknown as Resource)(),
+          })(),
         );
       }
       while (ready.size < count) {

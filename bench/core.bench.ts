@@ -38,7 +38,7 @@ const drifted = (live: ReadonlyArray<Resource>): ReadonlyArray<Resource> =>
 type Inputs = { readonly application: Application; readonly live: ReadonlyArray<Resource> };
 
 /** What the operator has after decoding objects from the API server: equal values, new identities. */
-const freshCopy = (inputs: Inputs): Inputs => structuredClone(inputs) as Inputs;
+const freshCopy = (inputs: Inputs): Inputs => structuredClone<Inputs>(inputs);
 
 const planOf = ({ application, live }: Inputs) => plan({ application, live, scopes: builtinScopes, now: NOW });
 

@@ -30,49 +30,46 @@ const serverMetadata = (name: string, namespace: string, index: number) => ({
   namespace,
 });
 
-export const deploymentSpec = (name: string): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, labels: { app: name, 'app.kubernetes.io/name': name } },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: {
-          containers: [
-            {
-              name: 'web',
-              image: 'nginx:1.27.2',
-              ports: [{ containerPort: 8080, name: 'http' }],
-              env: [
-                { name: 'MODE', value: 'production' },
-                { name: 'LOG_LEVEL', value: 'info' },
-              ],
-              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-            },
-          ],
-        },
+export const deploymentSpec = (name: string): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, labels: { app: name, 'app.kubernetes.io/name': name } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: {
+        containers: [
+          {
+            name: 'web',
+            image: 'nginx:1.27.2',
+            ports: [{ containerPort: 8080, name: 'http' }],
+            env: [
+              { name: 'MODE', value: 'production' },
+              { name: 'LOG_LEVEL', value: 'info' },
+            ],
+            resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+          },
+        ],
       },
     },
-  }) as unknown as Resource;
+  },
+});
 
-export const serviceSpec = (name: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, labels: { app: name } },
-    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
-  }) as unknown as Resource;
+export const serviceSpec = (name: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, labels: { app: name } },
+  spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+});
 
-export const configMapSpec = (name: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, labels: { app: name } },
-    data: { 'app.properties': 'mode=production\nlog.level=info\n', 'feature-flags.json': '{"beta":false}' },
-  }) as unknown as Resource;
+export const configMapSpec = (name: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels: { app: name } },
+  data: { 'app.properties': 'mode=production\nlog.level=info\n', 'feature-flags.json': '{"beta":false}' },
+});
 
 const ownerMarks = (labels: object, owner: string) => ({
   labels: { ...labels, 'app.kubernetes.io/managed-by': 'kreconcile' },
@@ -161,7 +158,7 @@ export const asServed = (resource: Resource, namespace: string, index: number, o
         ports: spec.ports.map((p) => ({ ...p, protocol: 'TCP' })),
       },
       status: { loadBalancer: {} },
-    } as unknown as Resource;
+    };
   }
-  return { ...resource, metadata } as unknown as Resource;
+  return { ...resource, metadata };
 };

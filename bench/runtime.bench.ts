@@ -28,18 +28,19 @@ import type { Row } from './measure.js';
  * Headless: the in-memory API server, like a real one, has a /24 of Service IPs — beyond ~250
  * Applications their Services would fail ("range is full") and the benchmark would measure retries.
  */
-const headless = (service: Resource): Resource =>
-  ({ ...service, spec: { ...(service.spec as object), clusterIP: 'None' } }) as Resource;
+const headless = (service: Resource): Resource => ({
+  ...service,
+  spec: { ...(service.spec as object), clusterIP: 'None' },
+});
 
-const applicationOf = (i: number): Resource =>
-  ({
-    apiVersion: APPLICATION_API_VERSION,
-    kind: APPLICATION_KIND,
-    metadata: { name: `app-${i}`, namespace: 'default' },
-    spec: {
-      manifest: [deploymentSpec(`app-${i}`), headless(serviceSpec(`app-${i}`)), configMapSpec(`app-${i}-config`)],
-    },
-  }) as unknown as Resource;
+const applicationOf = (i: number): Resource => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  metadata: { name: `app-${i}`, namespace: 'default' },
+  spec: {
+    manifest: [deploymentSpec(`app-${i}`), headless(serviceSpec(`app-${i}`)), configMapSpec(`app-${i}-config`)],
+  },
+});
 
 const seeded = (seed: number) => {
   let s = seed;
@@ -388,7 +389,7 @@ const burst = async (): Promise<Row> => {
       cluster.update({
         ...live,
         metadata: { ...metadata, annotations: { ...live.metadata.annotations, burst: String(i) } },
-      } as Resource)(),
+      })(),
     );
   }
   await Promise.all(writes);

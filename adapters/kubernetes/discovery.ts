@@ -3,7 +3,7 @@
  * on a miss, so kinds of CRDs installed after start are found without a restart.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import * as TE from 'fp-ts/lib/TaskEither.js';
+import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { getIn, isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
 import { groupOf, versionOf } from '../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';

@@ -25,7 +25,7 @@ export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchReq
     case 'json':
       return {
         contentType: contentTypes.json,
-        body: patch.operations as unknown as JsonValue,
+        body: patch.operations,
         query: { fieldManager: options.fieldManager, dryRun, fieldValidation },
       };
     case 'merge':

@@ -28,12 +28,10 @@ export const applyJsonPatch = (document: JsonValue, operations: unknown): E.Eith
   }
   let current = document;
   for (const [index, operation] of operations.entries()) {
-    const result = applyOperation(current, operation as JsonObject);
+    const result = applyOperation(current, operation);
     if (!result.ok)
       return E.left(
-        applyFailure(
-          `json patch operation ${index} (${String(getOwn(operation as JsonObject, 'op'))}): ${result.message}`,
-        ),
+        applyFailure(`json patch operation ${index} (${String(getOwn(operation, 'op'))}): ${result.message}`),
       );
     current = result.value;
   }

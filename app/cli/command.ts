@@ -2,7 +2,8 @@
  * What a command module provides, and the option helpers commands share. Commands live one per
  * file under `commands/` and are registered in `commands/index.ts`; `main.ts` wires them.
  */
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { Option } from 'commander';
 import { showCliError, type CliError } from './cli-error.js';
 import type { ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';

@@ -48,7 +48,7 @@ export const run = async (
   // --no-color is NO_COLOR=1 for this run: every colour decision (render/style.ts) reads NO_COLOR.
   let active = io;
   root.hook('preAction', () => {
-    if ((root.opts() as { color?: boolean }).color === false) active = { ...io, env: { ...io.env, NO_COLOR: '1' } };
+    if (root.opts<{ color?: boolean }>().color === false) active = { ...io, env: { ...io.env, NO_COLOR: '1' } };
   });
   const context = {
     get io(): CliIo {

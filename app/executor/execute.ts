@@ -360,5 +360,5 @@ const writeFinalizer = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope) 
 const finalizerWritten = (result: E.Either<ClusterError, Resource>, scope: Scope): Step =>
   E.map((response: Resource) => ({
     status: scope.status,
-    application: { ...scope.application, metadata: response.metadata } as Application,
+    application: { ...scope.application, metadata: response.metadata },
   }))(result);

@@ -24,76 +24,74 @@ const condition = {
 };
 
 /** `kreconcile crd`: the CRD to install before running the operator. */
-export const applicationCrd = (): Resource =>
-  ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'applications.kreconcile.io' },
-    spec: {
-      group: groupOf(APPLICATION_API_VERSION),
-      scope: 'Namespaced',
-      names: {
-        kind: APPLICATION_KIND,
-        listKind: 'ApplicationList',
-        plural: 'applications',
-        singular: 'application',
-        shortNames: ['kapp'],
-      },
-      versions: [
-        {
-          name: versionOf(APPLICATION_API_VERSION),
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: 'A set of Kubernetes resources reconciled by kreconcile, with the fields it observes.',
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: {
-                  type: 'object',
-                  description:
-                    'What to reconcile: a manifest (or a TOSCA template / CSAR archive) and optional observer schemas.',
-                  // Every known field with its type (core/model/application.ts SPEC_FIELDS): the API server
-                  // refuses (fieldValidation=Strict, kubectl's default) or drops any other field.
-                  properties: Object.fromEntries(
-                    Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.schema]),
-                  ),
-                },
-                status: {
-                  type: 'object',
-                  properties: {
-                    observedGeneration: { type: 'integer', format: 'int64' },
-                    conditions: {
-                      type: 'array',
-                      items: condition,
-                      'x-kubernetes-list-type': 'map',
-                      'x-kubernetes-list-map-keys': ['type'],
-                    },
-                    mangledObserverSchema: { type: 'array', items: preserved },
-                    lastAppliedManifest: { type: 'array', items: preserved },
-                    lastObservedManifest: { type: 'array', items: preserved },
-                    drift: { type: 'array', items: preserved },
-                    readinessWaits: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        required: ['apiVersion', 'kind', 'name', 'since'],
-                        properties: {
-                          apiVersion: { type: 'string' },
-                          kind: { type: 'string' },
-                          name: { type: 'string' },
-                          namespace: { type: 'string' },
-                          since: { type: 'string', format: 'date-time' },
-                        },
+export const applicationCrd = (): Resource => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'applications.kreconcile.io' },
+  spec: {
+    group: groupOf(APPLICATION_API_VERSION),
+    scope: 'Namespaced',
+    names: {
+      kind: APPLICATION_KIND,
+      listKind: 'ApplicationList',
+      plural: 'applications',
+      singular: 'application',
+      shortNames: ['kapp'],
+    },
+    versions: [
+      {
+        name: versionOf(APPLICATION_API_VERSION),
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+          { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            description: 'A set of Kubernetes resources reconciled by kreconcile, with the fields it observes.',
+            properties: {
+              apiVersion: { type: 'string' },
+              kind: { type: 'string' },
+              metadata: { type: 'object' },
+              spec: {
+                type: 'object',
+                description:
+                  'What to reconcile: a manifest (or a TOSCA template / CSAR archive) and optional observer schemas.',
+                // Every known field with its type (core/model/application.ts SPEC_FIELDS): the API server
+                // refuses (fieldValidation=Strict, kubectl's default) or drops any other field.
+                properties: Object.fromEntries(
+                  Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.schema]),
+                ),
+              },
+              status: {
+                type: 'object',
+                properties: {
+                  observedGeneration: { type: 'integer', format: 'int64' },
+                  conditions: {
+                    type: 'array',
+                    items: condition,
+                    'x-kubernetes-list-type': 'map',
+                    'x-kubernetes-list-map-keys': ['type'],
+                  },
+                  mangledObserverSchema: { type: 'array', items: preserved },
+                  lastAppliedManifest: { type: 'array', items: preserved },
+                  lastObservedManifest: { type: 'array', items: preserved },
+                  drift: { type: 'array', items: preserved },
+                  readinessWaits: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['apiVersion', 'kind', 'name', 'since'],
+                      properties: {
+                        apiVersion: { type: 'string' },
+                        kind: { type: 'string' },
+                        name: { type: 'string' },
+                        namespace: { type: 'string' },
+                        since: { type: 'string', format: 'date-time' },
                       },
                     },
                   },
@@ -102,6 +100,7 @@ export const applicationCrd = (): Resource =>
             },
           },
         },
-      ],
-    },
-  }) as unknown as Resource;
+      },
+    ],
+  },
+});

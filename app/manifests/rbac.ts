@@ -194,7 +194,7 @@ export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
     roleBinding(leaderRole.name, leaderRole, options.namespace, options),
     ...(impersonation === 'required' ? [] : granted(`${name}-children`, childRules(kinds), options)),
     ...(impersonation === 'off' ? [] : granted(`${name}-impersonate`, impersonateRules, options)),
-  ] as unknown as ReadonlyArray<Resource>;
+  ];
 };
 
 /** The flags `kreconcile run` needs to match {@link operatorRbac} with the same options. */
@@ -213,91 +213,89 @@ export const runFlagsFor = (
  * With `--sharding lease --shards n`: a Role in the operator namespace to list and watch its Leases
  * and update only the shard and member Leases by name (create cannot be restricted by name).
  */
-export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> =>
-  [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'kreconcile-sharding', namespace },
-      rules: [
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
-        {
-          apiGroups: ['coordination.k8s.io'],
-          resources: ['leases'],
-          resourceNames: [...shardingLeaseNames(shards)],
-          verbs: ['update'],
-        },
-      ],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'kreconcile-sharding', namespace },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
-      subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
-    },
-  ] as unknown as ReadonlyArray<Resource>;
+export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<Resource> => [
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'kreconcile-sharding', namespace },
+    rules: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: [...shardingLeaseNames(shards)],
+        verbs: ['update'],
+      },
+    ],
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'kreconcile-sharding', namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kreconcile-sharding' },
+    subjects: [{ kind: 'ServiceAccount', name: 'kreconcile', namespace }],
+  },
+];
 
 /** The operator Deployment (probes on /healthz and /readyz, metrics port) and its Service. */
 export const operatorDeployment = (
   namespace: string,
   image: string,
   runFlags: ReadonlyArray<string> = [],
-): ReadonlyArray<Resource> =>
-  [
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: { 'app.kubernetes.io/name': 'kreconcile' } },
-        template: {
-          metadata: { labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-          spec: {
-            serviceAccountName: 'kreconcile',
-            containers: [
-              {
-                name: 'operator',
-                image,
-                args: [
-                  'run',
-                  '--leader-elect',
-                  '--leader-election-namespace',
-                  namespace,
-                  '--listen',
-                  ':8080',
-                  ...runFlags,
-                ],
-                env: [
-                  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                  // The default hook callback URL names the operator Service in this namespace.
-                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                ],
-                ports: [{ name: 'http', containerPort: 8080 }],
-                livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
-                readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
-                resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  capabilities: { drop: ['ALL'] },
-                },
+): ReadonlyArray<Resource> => [
+  {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { 'app.kubernetes.io/name': 'kreconcile' } },
+      template: {
+        metadata: { labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+        spec: {
+          serviceAccountName: 'kreconcile',
+          containers: [
+            {
+              name: 'operator',
+              image,
+              args: [
+                'run',
+                '--leader-elect',
+                '--leader-election-namespace',
+                namespace,
+                '--listen',
+                ':8080',
+                ...runFlags,
+              ],
+              env: [
+                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                // The default hook callback URL names the operator Service in this namespace.
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+              ],
+              ports: [{ name: 'http', containerPort: 8080 }],
+              livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+              readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] },
               },
-            ],
-            terminationGracePeriodSeconds: 40,
-          },
+            },
+          ],
+          terminationGracePeriodSeconds: 40,
         },
       },
     },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
-      spec: {
-        selector: { 'app.kubernetes.io/name': 'kreconcile' },
-        ports: [{ name: 'http', port: 8080, targetPort: 'http' }],
-      },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kreconcile', namespace, labels: { 'app.kubernetes.io/name': 'kreconcile' } },
+    spec: {
+      selector: { 'app.kubernetes.io/name': 'kreconcile' },
+      ports: [{ name: 'http', port: 8080, targetPort: 'http' }],
     },
-  ] as unknown as ReadonlyArray<Resource>;
+  },
+];

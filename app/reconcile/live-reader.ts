@@ -66,8 +66,8 @@ const distinctKinds = (
 ): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> => {
   const seen = new Map<string, { apiVersion: string; kind: string }>();
   for (const entry of entries) {
-    if (!isJsonObject(entry as never)) continue;
-    const { apiVersion, kind } = entry as JsonObject;
+    if (!isJsonObject(entry)) continue;
+    const { apiVersion, kind } = entry;
     if (typeof apiVersion === 'string' && typeof kind === 'string')
       seen.set(`${apiVersion}|${kind}`, { apiVersion, kind });
   }

@@ -377,14 +377,14 @@ export const decodedApplication = (object: Resource, memo?: Memo): E.Either<Read
  */
 const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Application> => {
   if (object.metadata.deletionTimestamp === undefined) return E.left([]);
-  const spec = isJsonObject(object.spec as JsonValue) ? (object.spec as JsonObject) : {};
+  const spec = isJsonObject(object.spec) ? object.spec : {};
   const account = getOwn(spec, 'serviceAccountName');
   const status = decodeWith(
     ApplicationStatusCodec,
     isJsonObject(object.status as JsonValue) ? object.status : {},
     'status',
   );
-  const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right as JsonObject) : {};
+  const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right) : {};
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
     kind: APPLICATION_KIND,
@@ -430,13 +430,12 @@ const stallUndecodable = async (
   };
   const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
   const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
-  const unchanged =
-    E.isRight(previous) && jsonEqual((previous.right.conditions ?? []) as JsonValue, conditions as JsonValue);
+  const unchanged = E.isRight(previous) && jsonEqual(previous.right.conditions ?? [], conditions);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
   // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
   // kreconcile's fields of it), else only its conditions.
   const operations: ReadonlyArray<JsonPatchOperation> =
-    E.isRight(previous) && isJsonObject(object.status as JsonValue)
+    E.isRight(previous) && isJsonObject(object.status)
       ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
       : (deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }]);
   const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
@@ -445,7 +444,7 @@ const stallUndecodable = async (
 };
 
 const manifestOf = (application: Application): ReadonlyArray<Resource> =>
-  isJsonArray(application.spec?.manifest as JsonValue) ? (application.spec.manifest ?? []) : [];
+  isJsonArray(application.spec?.manifest) ? (application.spec.manifest ?? []) : [];
 
 const withManifest = (application: Application, manifest: ReadonlyArray<Resource>): Application => ({
   ...application,
@@ -580,9 +579,7 @@ const writeStatus = (
   after: ApplicationStatus,
   deps: ReconcileDeps,
 ): Promise<E.Either<ClusterError, boolean>> =>
-  sameStatus((before ?? {}) as JsonObject, after as JsonObject, deps.memo)
-    ? STATUS_UNCHANGED
-    : patchStatus(application, after, deps);
+  sameStatus(before ?? {}, after, deps.memo) ? STATUS_UNCHANGED : patchStatus(application, after, deps);
 
 /** Writes `after` as the status of `application`; a vanished Application is not an error. */
 const patchStatus = async (
@@ -649,5 +646,5 @@ const reportWrites = (execution: Execution, application: Application, deps: Reco
   }
   // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or older.
   if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined)
-    deps.onWritten?.(execution.application as unknown as Resource);
+    deps.onWritten?.(execution.application);
 };

@@ -177,7 +177,7 @@ const decodedOrUndefined = (decoded: E.Either<unknown, Application>): Applicatio
 const onlyStatusChanged = (before: Resource, after: Resource): boolean => {
   const strip = (object: Resource): JsonValue => {
     const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata;
-    return { ...object, metadata, status: null } as unknown as JsonValue;
+    return { ...object, metadata, status: null };
   };
   return jsonEqual(strip(before), strip(after));
 };

@@ -167,15 +167,15 @@ const shapePrimary = (
   object: Resource,
   desired: unknown,
 ): E.Either<ReadonlyArray<Issue>, Application> => {
-  if (!isJsonObject(desired as JsonValue) || !Array.isArray(getOwn(desired as JsonObject, 'manifest'))) {
+  if (!isJsonObject(desired) || !Array.isArray(getOwn(desired, 'manifest'))) {
     return E.left([
       { path: 'spec', message: `desired(${reconciler.kind}) must return { manifest: [...], observerSchema?: [...] }` },
     ]);
   }
-  const state = desired as JsonObject;
+  const state = desired;
   const observerSchema = getOwn(state, 'observerSchema');
   const readiness = getOwn(state, 'readiness');
-  const liveStatus = isJsonObject(object.status as JsonValue) ? (object.status as JsonObject) : undefined;
+  const liveStatus = isJsonObject(object.status) ? object.status : undefined;
   const status = liveStatus === undefined ? undefined : kreconcileStatusFieldsOf(liveStatus);
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,

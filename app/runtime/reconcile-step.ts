@@ -156,7 +156,7 @@ export class ReconcileStep {
         ? {}
         : { childClusterFor: wrapImpersonated(childClusterFor, (child) => this.options.writesFor(child, key)) }),
       decode: store.primary.decode,
-      statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status as JsonValue | undefined, status),
+      statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status, status),
     };
   }
 

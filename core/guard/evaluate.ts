@@ -58,7 +58,7 @@ const isWritten = (action: Action): action is Written =>
 /** JSON with object keys sorted and absent values left out: one text per value, whatever built it. */
 const canonical = (value: JsonValue | undefined): string => {
   if (value === undefined) return 'null';
-  if (isJsonArray(value)) return `[${value.map((item) => canonical(item as JsonValue)).join(',')}]`;
+  if (isJsonArray(value)) return `[${value.map((item) => canonical(item)).join(',')}]`;
   if (isJsonObject(value)) {
     const entries = Object.keys(value)
       .filter((key) => value[key] !== undefined)

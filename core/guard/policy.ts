@@ -38,7 +38,7 @@ const onlyKeys = <C extends t.Mixed>(codec: C, keys: ReadonlyArray<string>): t.T
     codec.name,
     codec.is,
     (input, context) => {
-      const unknown = isJsonObject(input as never) ? Object.keys(input as object).filter((k) => !keys.includes(k)) : [];
+      const unknown = isJsonObject(input) ? Object.keys(input as object).filter((k) => !keys.includes(k)) : [];
       return unknown.length > 0
         ? t.failure(
             input,
@@ -127,7 +127,7 @@ const DenySelectorCodec = new t.Type<DenySelector, DenySelector>(
   'a deny selector',
   DenyCodec.is,
   (u, c) =>
-    isJsonObject(u as never) && Object.keys(u as object).length === 0
+    isJsonObject(u) && Object.keys(u).length === 0
       ? t.failure(
           u,
           c,
@@ -141,10 +141,9 @@ const RULE_KINDS = ['deny', 'maxDeletes', 'maxDeletesPerPlan'];
 
 const RuleCodec = new t.Type<GuardRule, GuardRule>(
   'a guard rule',
-  (u): u is GuardRule => isJsonObject(u as never),
+  (u): u is GuardRule => isJsonObject(u),
   (u, c) => {
-    if (!isJsonObject(u as never))
-      return t.failure(u, c, 'expected a rule: name, and deny, maxDeletes or maxDeletesPerPlan');
+    if (!isJsonObject(u)) return t.failure(u, c, 'expected a rule: name, and deny, maxDeletes or maxDeletesPerPlan');
     const given = RULE_KINDS.filter((key) => Object.prototype.hasOwnProperty.call(u, key));
     if (given.length !== 1)
       return t.failure(
@@ -158,7 +157,7 @@ const RuleCodec = new t.Type<GuardRule, GuardRule>(
         : given[0] === 'maxDeletes'
           ? onlyKeys(t.type({ name: RuleName, maxDeletes: Count }), ['name', 'maxDeletes'])
           : onlyKeys(t.type({ name: RuleName, maxDeletesPerPlan: Count }), ['name', 'maxDeletesPerPlan']);
-    return codec.validate(u, c) as t.Validation<GuardRule>;
+    return codec.validate(u, c);
   },
   t.identity,
 );

@@ -25,8 +25,7 @@ export const updateAt = (value: JsonValue, path: Path, update: (node: JsonValue)
 const nodeAt = (value: JsonValue, path: Path): JsonValue | undefined => {
   let node: JsonValue | undefined = value;
   for (const step of path) {
-    if (typeof step === 'number')
-      node = isJsonArray(node) && step >= 0 && step < node.length ? (node[step] as JsonValue) : undefined;
+    if (typeof step === 'number') node = isJsonArray(node) && step >= 0 && step < node.length ? node[step] : undefined;
     else node = isJsonObject(node) ? getOwn(node, step) : undefined;
     if (node === undefined) return undefined;
   }

@@ -69,14 +69,14 @@ const maskMarkedValue = (path: string, value: JsonValue, marked: Marked): JsonVa
 const maskMarkedChanges = (action: Action, marked: Marked): Action =>
   marked.length === 0 || action.changes.length === 0
     ? action
-    : ({
+    : {
         ...action,
         changes: action.changes.map((change) => ({
           path: change.path,
           ...(change.from === undefined ? {} : { from: maskMarkedValue(change.path, change.from, marked) }),
           ...(change.to === undefined ? {} : { to: maskMarkedValue(change.path, change.to, marked) }),
         })),
-      } as Action);
+      };
 
 /** A status without hook tokens and with Secret values as digests: what may be written to the Application. */
 export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => {
@@ -121,7 +121,7 @@ const redactAction = (action: Action, owner: HookOwner): Action => {
   return {
     ...action,
     changes: action.changes.map((change) => (hookSecret ? redactTokenChange(change) : maskChange(change))),
-  } as Action;
+  };
 };
 
 const redactTokenChange = (change: FieldChange): FieldChange => {

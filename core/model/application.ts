@@ -319,7 +319,7 @@ export const specFieldNames = (): ReadonlyArray<string> => Object.keys(SPEC_FIEL
 
 /** Codec of the spec, from `SPEC_FIELDS`; unknown fields are reported by `unknownFieldIssues`. */
 export const ApplicationSpec = t.intersection([
-  t.partial(Object.fromEntries(Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.codec])) as t.Props),
+  t.partial(Object.fromEntries<t.Mixed>(Object.entries(SPEC_FIELDS).map(([name, field]) => [name, field.codec]))),
   jsonObject,
 ]);
 

@@ -58,8 +58,7 @@ export const listElements = (schema: ReadonlyArray<SchemaNode>): ReadonlyArray<S
 /** The control of a validated list schema. */
 export const listControl = (schema: ReadonlyArray<SchemaNode>): ListControl => {
   const control = schema[schema.length - 1];
-  const read = (key: string): number =>
-    isJsonObject(control) && typeof control[key] === 'number' ? (control[key] as number) : 0;
+  const read = (key: string): number => (isJsonObject(control) && typeof control[key] === 'number' ? control[key] : 0);
   return { min: read(LIST_MIN), max: read(LIST_MAX) };
 };
 
@@ -83,7 +82,7 @@ export const isCurrentLength = (value: JsonValue | undefined): value is JsonObje
   isJsonObject(value) && hasOwn(value, LIST_CURRENT);
 
 export const currentLength = (value: JsonValue | undefined): number | undefined =>
-  isCurrentLength(value) && typeof value[LIST_CURRENT] === 'number' ? (value[LIST_CURRENT] as number) : undefined;
+  isCurrentLength(value) && typeof value[LIST_CURRENT] === 'number' ? value[LIST_CURRENT] : undefined;
 
 /** The list-control object of a list of the given length range. */
 export const makeListControl = (min: number, max: number): JsonObject => ({ [LIST_MIN]: min, [LIST_MAX]: max });

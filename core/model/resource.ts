@@ -56,7 +56,7 @@ const ObjectMetaShape = t.intersection([
 export const Resource = new t.Type<Resource, Resource, unknown>(
   'Resource',
   (u): u is Resource => ResourceShape.is(u),
-  (u, c) => ResourceShape.validate(u, c) as t.Validation<Resource>,
+  (u, c) => ResourceShape.validate(u, c),
   t.identity,
 );
 const ResourceShape = t.intersection([

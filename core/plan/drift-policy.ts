@@ -40,7 +40,7 @@ export const withheldDrift = <D extends Corrections>(
   const isDrift = (action: PatchAction | RecreateAction): boolean => {
     const was = before.get(action.ref);
     const is = now.get(action.ref);
-    return was !== undefined && is !== undefined && jsonEqual(was as JsonValue, is as JsonValue);
+    return was !== undefined && is !== undefined && jsonEqual(was, is);
   };
   const withheld = [...decided.patches, ...(decided.recreates ?? [])].filter(isDrift);
   if (withheld.length === 0) return { decided, withheld };

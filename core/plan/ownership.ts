@@ -115,7 +115,7 @@ export const asCreated = (resource: Resource, schema: JsonValue | undefined, own
   // Planning compares and creates the same desired objects reconcile after reconcile: with a memo,
   // the marked copy is kept per object (immutable by contract) with the whole owner it was made for.
   const cached = recall(memo, MARKED_COPIES, resource);
-  if (cached !== undefined && jsonEqual(cached.owner as JsonValue, owner as JsonValue)) return cached.value;
+  if (cached !== undefined && jsonEqual(cached.owner, owner)) return cached.value;
   return keep(memo, MARKED_COPIES, resource, { owner, value: withOwnershipMarks(resource, refOf(resource), owner) })
     .value;
 };
@@ -197,7 +197,7 @@ const adoptedReference = (
   if (owner.uid === undefined || live.metadata.namespace !== owner.namespace) return undefined;
   if (fields.some((op) => op.path === '/metadata/ownerReferences' || op.path.startsWith('/metadata/ownerReferences/')))
     return undefined;
-  const existing = getOwn(live.metadata as JsonObject, 'ownerReferences');
+  const existing = getOwn(live.metadata, 'ownerReferences');
   const references = Array.isArray(existing) ? existing : [];
   if (references.some((reference) => isJsonObject(reference) && reference.controller === true)) return undefined;
   const value = controllerReference(owner, owner.uid);

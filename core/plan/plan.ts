@@ -263,10 +263,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const { input, owner, memo } = context;
   const spec = context.application.spec;
   // Only a CustomResourceDefinition declares a scope (`withCrdScopes` skips anything else): only they are passed.
-  const manifestScopes = withCrdScopes(
-    scopes,
-    isJsonArray(spec?.manifest as JsonValue) ? ((spec.manifest ?? []).filter(isCrd) as ReadonlyArray<Resource>) : [],
-  );
+  const manifestScopes = withCrdScopes(scopes, isJsonArray(spec?.manifest) ? (spec.manifest ?? []).filter(isCrd) : []);
   const checked = checkSpec({
     spec,
     scopes: manifestScopes,

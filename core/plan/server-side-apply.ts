@@ -33,7 +33,7 @@ export const serverSideApplyOf = (
   force: boolean,
   patch: ReadonlyArray<JsonPatchOperation>,
 ): Pick<PatchAction, 'serverSideApply' | 'positionalLists'> => {
-  const cut = withinMaxLengths(desired, isJsonObject(schema) ? (schema as ObserverSchema) : undefined);
+  const cut = withinMaxLengths(desired, isJsonObject(schema) ? schema : undefined);
   const lists = namesOffPosition(cut, live, schema, []);
   return lists.length > 0
     ? { positionalLists: lists }

@@ -34,7 +34,7 @@ export const checkSpec = (args: {
   readonly namespace: string;
   readonly translated?: ReadonlyArray<Resource>;
 }): E.Either<Stalled, CheckedSpec> => {
-  const spec: JsonValue | undefined = args.spec as JsonValue | undefined;
+  const spec: JsonValue | undefined = args.spec;
   if (!isJsonObject(spec))
     return E.left(stalled('InvalidSpec', [{ path: 'spec', message: 'spec must be an object with a manifest' }]));
   const written = spec.manifest;

@@ -102,7 +102,7 @@ export const marksFrom = (
   ...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>
 ): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
   const indexes = lists.flatMap((list) =>
-    list === undefined || !list.some((schema) => getOwn(schema as JsonObject, SENSITIVE_MARK) !== undefined)
+    list === undefined || !list.some((schema) => getOwn(schema, SENSITIVE_MARK) !== undefined)
       ? []
       : [indexSchemas(list)],
   );

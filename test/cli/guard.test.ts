@@ -94,7 +94,7 @@ describe('kreconcile plan/apply --guard', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kr-guard-'));
     cluster = createMemoryCluster();
-    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
     // The Application in the cluster (as kubectl apply left it) and its children, created through a saved plan.
     const app = {
       apiVersion: APPLICATION_API_VERSION,

@@ -40,19 +40,16 @@ const arbitraryObject: fc.Arbitrary<Resource> = fc
     owner: fc.option(fc.constantFrom('shop/web', 'shop/api', 'default/web', 'shop/web2'), { nil: undefined }),
     version: fc.nat(3),
   })
-  .map(
-    ({ kind, name, namespace, owner, version }) =>
-      ({
-        apiVersion: 'v1',
-        kind,
-        metadata: {
-          name,
-          namespace,
-          resourceVersion: String(version),
-          ...(owner === undefined ? {} : { annotations: { 'kreconcile.io/owner': owner } }),
-        },
-      }) as Resource,
-  );
+  .map(({ kind, name, namespace, owner, version }) => ({
+    apiVersion: 'v1',
+    kind,
+    metadata: {
+      name,
+      namespace,
+      resourceVersion: String(version),
+      ...(owner === undefined ? {} : { annotations: { 'kreconcile.io/owner': owner } }),
+    },
+  }));
 
 /** The definition: every object of the view tested against the Application (what the index replaces). */
 const byScan = (application: Application, objects: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {

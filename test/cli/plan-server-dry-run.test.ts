@@ -62,7 +62,7 @@ describe('kreconcile plan --server-dry-run', () => {
             kind: 'Service',
             metadata: { name: 'web' },
             spec: { ports: [{ port: 70000 }] },
-          } as Resource,
+          },
         ]),
       },
       connect: async () => cluster,

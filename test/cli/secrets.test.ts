@@ -32,21 +32,20 @@ const APP = applicationYaml(`  manifest:
       stringData: { token: ${STRING_CANARY} }
 `);
 
-const liveSecret = (password: string, token: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'Opaque',
-    metadata: {
-      name: 'db',
-      namespace: 'shop',
-      uid: 'u1',
-      resourceVersion: '7',
-      labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
-      annotations: { 'kreconcile.io/owner': 'shop/web' },
-    },
-    data: { password: b64(password), token: b64(token) },
-  }) as Resource;
+const liveSecret = (password: string, token: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  type: 'Opaque',
+  metadata: {
+    name: 'db',
+    namespace: 'shop',
+    uid: 'u1',
+    resourceVersion: '7',
+    labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
+    annotations: { 'kreconcile.io/owner': 'shop/web' },
+  },
+  data: { password: b64(password), token: b64(token) },
+});
 
 const snapshotOf = (objects: ReadonlyArray<Resource>): string =>
   JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });

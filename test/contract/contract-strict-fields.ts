@@ -14,17 +14,16 @@ import { expectError, failure, must, unique, widget, widgetRef, type ContractEnv
 
 const STRICT: WriteOptions = { fieldValidation: 'Strict' };
 
-const deployment = (namespace: string, name: string, spec: Record<string, unknown> = {}): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace },
-    spec: {
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
-      ...spec,
-    },
-  }) as Resource;
+const deployment = (namespace: string, name: string, spec: Record<string, unknown> = {}): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+    ...spec,
+  },
+});
 
 export const strictFieldsContract = (env: () => ContractEnv): void => {
   it('create refuses unknown fields of a built-in kind, naming each, and stores nothing', async () => {
@@ -48,7 +47,7 @@ export const strictFieldsContract = (env: () => ContractEnv): void => {
     expectError(patched, 'Invalid', 422);
     expect(patched.message).toMatch(/patch: Invalid value: .*: strict decoding error: unknown field "spec\.replicaz"$/);
     const updated = await failure(
-      cluster.update({ ...created, metadata: { ...created.metadata, lables: { a: 'b' } } } as Resource, STRICT),
+      cluster.update({ ...created, metadata: { ...created.metadata, lables: { a: 'b' } } }, STRICT),
     );
     expectError(updated, 'BadRequest', 400);
     expect(updated.message).toContain('strict decoding error: unknown field "metadata.lables"');
@@ -78,9 +77,7 @@ export const strictFieldsContract = (env: () => ContractEnv): void => {
   it('a custom resource field its schema would prune is refused', async () => {
     const { cluster, namespace } = env();
     const name = unique('strict');
-    const error = await failure(
-      cluster.create({ ...widget(namespace, name, {}), specc: { a: 1 } } as Resource, STRICT),
-    );
+    const error = await failure(cluster.create({ ...widget(namespace, name, {}), specc: { a: 1 } }, STRICT));
     expectError(error, 'BadRequest', 400);
     expect(error.message).toContain('strict decoding error: unknown field "specc"');
     expect(O.isNone(await must(cluster.get(widgetRef(namespace, name))))).toBe(true);

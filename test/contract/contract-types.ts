@@ -28,7 +28,7 @@ import {
 type Built = { readonly object: Resource; readonly ref: ObjectRef };
 
 const core = (kind: string, namespace: string, name: string, body: JsonObject): Built => ({
-  object: { apiVersion: 'v1', kind, metadata: { name, namespace }, ...body } as Resource,
+  object: { apiVersion: 'v1', kind, metadata: { name, namespace }, ...body },
   ref: { apiVersion: 'v1', kind, namespace, name },
 });
 
@@ -61,7 +61,7 @@ const podSpec = (container: JsonObject): JsonObject => ({
 });
 
 const batch = (kind: 'Job' | 'CronJob', namespace: string, name: string, spec: JsonObject): Built => ({
-  object: { apiVersion: 'batch/v1', kind, metadata: { name, namespace }, spec } as Resource,
+  object: { apiVersion: 'batch/v1', kind, metadata: { name, namespace }, spec },
   ref: { apiVersion: 'batch/v1', kind, namespace, name },
 });
 
@@ -274,18 +274,18 @@ export const typesContract = (env: () => ContractEnv): void => {
     const { cluster, namespace } = env();
     const configMap = core('ConfigMap', namespace, unique('typed'), { data: { a: '1' } });
     const refused = await refusedOnStored(cluster, configMap, async (stored) =>
-      failure(cluster.update({ ...stored, data: { a: 5 } } as Resource)),
+      failure(cluster.update({ ...stored, data: { a: 5 } })),
     );
     expectError(refused, 'BadRequest', 400);
     expect(refused.message).toBe(cannotBeHandled('ConfigMap', unmarshal('number', 'ConfigMap.data', 'string')));
     const secret = core('Secret', namespace, unique('typed'), { data: { a: 'YWJj' } });
     const badBytes = await refusedOnStored(cluster, secret, async (stored) =>
-      failure(cluster.update({ ...stored, data: { a: 'YW Jj' } } as Resource)),
+      failure(cluster.update({ ...stored, data: { a: 'YW Jj' } })),
     );
     expect(badBytes.message).toBe(cannotBeHandled('Secret', 'illegal base64 data at input byte 2'));
     const workload = deployment(namespace, unique('typed'));
     const replicas = await refusedOnStored(cluster, workload, async (stored) =>
-      failure(cluster.update({ ...stored, spec: { ...(stored.spec as JsonObject), replicas: 2.5 } } as Resource)),
+      failure(cluster.update({ ...stored, spec: { ...(stored.spec as JsonObject), replicas: 2.5 } })),
     );
     expect(replicas.message).toBe(
       cannotBeHandled('Deployment', unmarshal('number 2.5', 'DeploymentSpec.spec.replicas', 'int32')),

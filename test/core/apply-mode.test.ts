@@ -25,17 +25,16 @@ const config = (data: Record<string, string>): Resource => ({
   metadata: { name: 'settings', namespace: 'default' },
   data,
 });
-const deployment = (replicas: number, containers: ReadonlyArray<Record<string, string>>): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'default' },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers } },
-    },
-  }) as Resource;
+const deployment = (replicas: number, containers: ReadonlyArray<Record<string, string>>): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers } },
+  },
+});
 
 const observerSchema: ReadonlyArray<ObserverSchema> = [
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { COLOR: true } },

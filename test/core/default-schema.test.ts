@@ -60,9 +60,7 @@ describe('generateDefaultObserverSchema', () => {
 
   it('an empty list gets {m: 0, M: 0}: nothing about it is enforced', () => {
     const [schema] = generateDefaultObserverSchema({
-      manifest: [
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { list: [] } } as unknown as Resource,
-      ],
+      manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { list: [] } }],
       observerSchema: [],
     });
     expect(schema?.data).toEqual({ list: [control(0, 0)] });

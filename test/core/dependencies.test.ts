@@ -9,24 +9,22 @@ import { describe, expect, it } from 'vitest';
 import { DEPENDS_ON_ANNOTATION, plan, refKey, refOf, type Plan, type Resource } from '../../core/index.js';
 import { afterPlan, application, execute, scopes, served } from './fixtures.js';
 
-const configMap = (name: string, dependsOn?: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, ...(dependsOn === undefined ? {} : { annotations: { [DEPENDS_ON_ANNOTATION]: dependsOn } }) },
-    data: { name },
-  }) as Resource;
-const deployment = (name: string, dependsOn?: string): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, ...(dependsOn === undefined ? {} : { annotations: { [DEPENDS_ON_ANNOTATION]: dependsOn } }) },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
-    },
-  }) as Resource;
+const configMap = (name: string, dependsOn?: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(dependsOn === undefined ? {} : { annotations: { [DEPENDS_ON_ANNOTATION]: dependsOn } }) },
+  data: { name },
+});
+const deployment = (name: string, dependsOn?: string): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, ...(dependsOn === undefined ? {} : { annotations: { [DEPENDS_ON_ANNOTATION]: dependsOn } }) },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+  },
+});
 
 const lines = (result: Plan): ReadonlyArray<string> =>
   result.actions.map(
@@ -148,7 +146,7 @@ describe('dependsOn: the plan shows what waits on what', () => {
             labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
             annotations: { ...resource.metadata.annotations, 'kreconcile.io/owner': 'default/app' },
           },
-        } as Resource,
+        },
         i,
       ),
     );

@@ -115,7 +115,7 @@ export const execute = (
     switch (action.type) {
       case 'create':
         if (index >= 0) throw new Error(`create of an existing object ${key}`);
-        return [...objects, onCreate(structuredClone(action.body) as Resource)];
+        return [...objects, onCreate(structuredClone<Resource>(action.body))];
       case 'patch': {
         if (index < 0) throw new Error(`patch of a missing object ${key}`);
         const document = structuredClone(objects[index]) as Resource;

@@ -18,8 +18,7 @@ const ops = (desired: object, live: object, observed: object) => patch(desired, 
 
 /** Applies the operations (validating them, as an API server does) and returns the result. */
 const applied = (live: object, operations: ReadonlyArray<unknown>): JsonValue =>
-  applyPatch(structuredClone(widget(live)), structuredClone(operations) as Operation[], true, false)
-    .newDocument as JsonValue;
+  applyPatch(structuredClone(widget(live)), structuredClone(operations) as Operation[], true, false).newDocument;
 
 describe('patchOf: values', () => {
   it('replaces an observed leaf that differs, with a field-level explanation', () => {

@@ -4,13 +4,12 @@ import { builtinScopes, plan, scopeOf, type Resource, type ScopeTable } from '..
 import { knownScope } from '../../core/manifest/identity.js';
 import { application, marked, served } from './fixtures.js';
 
-const widget = (namespace?: string): Resource =>
-  ({
-    apiVersion: 'toys.example/v1',
-    kind: 'Widget',
-    metadata: { name: 'w', ...(namespace === undefined ? {} : { namespace }) },
-    spec: { size: 1 },
-  }) as Resource;
+const widget = (namespace?: string): Resource => ({
+  apiVersion: 'toys.example/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', ...(namespace === undefined ? {} : { namespace }) },
+  spec: { size: 1 },
+});
 
 describe('knownScope', () => {
   it('answers as scopeOf, the first time and every later time', () => {

@@ -69,7 +69,7 @@ describe('updateLastAppliedManifestFromSpec', () => {
 
   it('resources removed from the spec disappear; a resource in another namespace learns nothing from this one', () => {
     const result = updateLastAppliedManifestFromSpec({
-      manifest: [{ ...head, metadata: { name: 'w', namespace: 'other' }, spec: { a: 1 } } as Resource],
+      manifest: [{ ...head, metadata: { name: 'w', namespace: 'other' }, spec: { a: 1 } }],
       mangledObserverSchema: [schema({ a: null, learned: null })],
       lastAppliedManifest: [
         widget({ a: 1, learned: 'x' }),
@@ -82,7 +82,7 @@ describe('updateLastAppliedManifestFromSpec', () => {
 
   it('a resource without a namespace is the one in the Application namespace', () => {
     const result = updateLastAppliedManifestFromSpec({
-      manifest: [{ ...head, metadata: { name: 'w' }, spec: { a: 1 } } as Resource],
+      manifest: [{ ...head, metadata: { name: 'w' }, spec: { a: 1 } }],
       mangledObserverSchema: [schema({ a: null, learned: null })],
       lastAppliedManifest: [widget({ a: 1, learned: 'x' })],
       namespace: 'default',

@@ -185,10 +185,14 @@ describe('driftOf', () => {
 
   it('identification fields are never drift', () => {
     expect(
-      driftOf(widget({}), { ...head('x', 'y'), apiVersion: 'v2' }, {
-        ...schema({}),
-        metadata: { name: 'w', namespace: null },
-      } as unknown as ObserverSchema),
+      driftOf(
+        widget({}),
+        { ...head('x', 'y'), apiVersion: 'v2' },
+        {
+          ...schema({}),
+          metadata: { name: 'w', namespace: null },
+        },
+      ),
     ).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ const configMap: Resource = {
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name: 'c', namespace: 'team' },
-} as Resource;
+};
 const marked = (owner: Owner): Resource =>
   withOwnershipMarks(configMap, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'c' }, owner);
 

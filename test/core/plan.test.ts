@@ -42,13 +42,12 @@ const configMap = (name: string, data: object = { a: '1' }, namespace?: string):
     metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
     data,
   }) as Resource;
-const deployment = (name: string, replicas = 1): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
-  }) as Resource;
+const deployment = (name: string, replicas = 1): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+});
 
 /** The object as the cluster holds it after our create (namespace defaulted, marks, server fields). */
 const ours = (resource: Resource, namespace: string | undefined = 'default'): Resource =>

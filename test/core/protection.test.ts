@@ -3,8 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { conditionOf, plan, type Application, type Plan, type Resource } from '../../core/index.js';
 import { actionsOf, afterPlan, application, execute, scopes } from './fixtures.js';
 
-const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations }, data: { mode } }) as Resource;
+const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, annotations },
+  data: { mode },
+});
 
 const KEPT = configMap('kept', { 'kreconcile.io/prune': 'disabled' });
 
@@ -103,8 +107,12 @@ describe('kreconcile.io/apply', () => {
 });
 
 describe('spec.driftPolicy: Report', () => {
-  const secret = (password: string): Resource =>
-    ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password } }) as Resource;
+  const secret = (password: string): Resource => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db' },
+    data: { password },
+  });
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
   it('withholds drift corrections, reports them with Secret values masked, and still applies spec changes', () => {

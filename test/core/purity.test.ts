@@ -181,11 +181,11 @@ describe('plan is a pure function', () => {
   });
 
   it('two Applications stamped from one template get their own hook Secrets (issue 18)', () => {
-    const spec = freeze(
+    const spec = freeze<ApplicationSpec>(
       {
         manifest: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { k: 'v' } }],
         hooks: ['complete'],
-      } as ApplicationSpec,
+      },
       true,
     );
     const options = freeze({ hooks: CONTEXT, tenancy: OPEN_TENANCY }, true);

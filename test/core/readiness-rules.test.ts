@@ -97,8 +97,12 @@ describe('readiness rules', () => {
 });
 
 describe('readiness rules in the plan', () => {
-  const song = (): Resource =>
-    ({ apiVersion: 'music.example/v1', kind: 'Song', metadata: { name: 'hit' }, spec: { title: 'x' } }) as Resource;
+  const song = (): Resource => ({
+    apiVersion: 'music.example/v1',
+    kind: 'Song',
+    metadata: { name: 'hit' },
+    spec: { title: 'x' },
+  });
   const rules = [{ kind: 'Song', ready: 'self.status.phase == "Recorded"', timeout: '2m' }];
   const T0 = '2024-01-01T00:00:00Z';
   const at = (seconds: number): string => new Date(Date.parse(T0) + seconds * 1_000).toISOString();
@@ -108,7 +112,7 @@ describe('readiness rules in the plan', () => {
     const app = application({ manifest: [song()], readiness: rules });
     const options = { expressions: celEvaluator, tenancy: OPEN_TENANCY };
     const first = plan({ application: app, live: [], scopes, now: T0, options });
-    const live = execute([], first.actions, (body) => ({ ...served(body), status: { phase } }) as Resource);
+    const live = execute([], first.actions, (body) => ({ ...served(body), status: { phase } }));
     return (previous: Application, now: string) => plan({ application: previous, live, scopes, now, options });
   };
 

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtinScopes, plan, readinessOf, type Application, type Resource } from '../../core/index.js';
 
-const object = (apiVersion: string, kind: string, body: object, metadata: object = {}): Resource =>
-  ({
-    apiVersion,
-    kind,
-    metadata: { name: 'x', namespace: 'default', generation: 2, ...metadata },
-    ...body,
-  }) as unknown as Resource;
+const object = (apiVersion: string, kind: string, body: object, metadata: object = {}): Resource => ({
+  apiVersion,
+  kind,
+  metadata: { name: 'x', namespace: 'default', generation: 2, ...metadata },
+  ...body,
+});
 
 describe('readinessOf (kstatus)', () => {
   it('a Deployment is ready once its controller observed the generation and every replica is updated and available', () => {

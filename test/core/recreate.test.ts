@@ -14,17 +14,16 @@ import {
 } from '../../core/index.js';
 import { actionsOf, application, marked, scopes, served } from './fixtures.js';
 
-const deployment = (app: string, annotations: Record<string, string> = {}): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'default', annotations },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: { app } },
-      template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
-    },
-  }) as Resource;
+const deployment = (app: string, annotations: Record<string, string> = {}): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', annotations },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app } },
+    template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+  },
+});
 
 const planFor = (desired: Resource, live: Resource): Plan =>
   plan({ application: application({ manifest: [desired] }), live: [live], scopes, now: 'now' });

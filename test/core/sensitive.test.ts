@@ -19,14 +19,13 @@ import { utf8Bytes } from '../../core/hooks/base64.js';
 import { manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { application, marked, scopes, served } from './fixtures.js';
 
-const secret = (data: Record<string, string>, stringData?: Record<string, string>): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'db' },
-    data,
-    ...(stringData === undefined ? {} : { stringData }),
-  }) as Resource;
+const secret = (data: Record<string, string>, stringData?: Record<string, string>): Resource => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'db' },
+  data,
+  ...(stringData === undefined ? {} : { stringData }),
+});
 
 describe('sha256Hex', () => {
   it.each([
@@ -217,7 +216,7 @@ describe('Secret values in plans', () => {
   it('a Secret manifest copied into its observer schema by mistake is refused without echoing its values', () => {
     const manifest = [secret({ p: base64Of(CANARY) })];
     const result = plan({
-      application: application({ manifest, observerSchema: manifest as never }),
+      application: application({ manifest, observerSchema: manifest }),
       live: [],
       scopes,
       now: 'now',
@@ -275,15 +274,19 @@ describe('Secret values in plans', () => {
 describe('fields an observer schema marks sensitive (kreconcile.io/sensitive)', () => {
   const CANARY = 'marked-canary-5e21';
   const LIVE_CANARY = 'marked-live-canary-0b9d';
-  const configMap = (password: string): Resource =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app' }, data: { user: 'bob', password } }) as Resource;
+  const configMap = (password: string): Resource => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'app' },
+    data: { user: 'bob', password },
+  });
   const schema = (mark: JsonValue, data: JsonValue = null) => [
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app' }, data, 'kreconcile.io/sensitive': mark },
   ];
   const planWith = (mark: JsonValue, live: ReadonlyArray<Resource>, status?: Plan['status'], data: JsonValue = null) =>
     plan({
       application: application(
-        { manifest: [configMap(CANARY)], observerSchema: schema(mark, data) as never },
+        { manifest: [configMap(CANARY)], observerSchema: schema(mark, data) },
         status === undefined ? {} : { status },
       ),
       live,

@@ -3,8 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { conditionOf, plan, type Resource } from '../../core/index.js';
 import { application, marked, scopes } from './fixtures.js';
 
-const configMap = (name: string, mode = 'a'): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { mode } }) as Resource;
+const configMap = (name: string, mode = 'a'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { mode },
+});
 
 describe('spec.suspend', () => {
   it('writes nothing, not even the finalizer, keeps the stored status and says Suspended', () => {

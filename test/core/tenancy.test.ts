@@ -12,20 +12,19 @@ import {
 import { manifestArbitrary, ownedBy } from '../../core/model/resource.arbitrary.js';
 import { OWNER_MARK, application, marked, scopes, served } from './fixtures.js';
 
-const configMap = (name: string, namespace?: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
-    data: { a: '1' },
-  }) as Resource;
+const configMap = (name: string, namespace?: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+  data: { a: '1' },
+});
 const clusterRoleBinding: Resource = {
   apiVersion: 'rbac.authorization.k8s.io/v1',
   kind: 'ClusterRoleBinding',
   metadata: { name: 'take-over' },
   roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
   subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }],
-} as Resource;
+};
 
 const planWith = (
   manifest: ReadonlyArray<Resource>,
@@ -71,13 +70,12 @@ describe('tenancy: the default policy (own namespace only)', () => {
   });
 
   it('a manifest CRD redefining ClusterRoleBinding (or CRD itself) as namespaced changes nothing: still forbidden (issue 19)', () => {
-    const redefine = (group: string, kind: string): Resource =>
-      ({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `${kind.toLowerCase()}s.${group}` },
-        spec: { group, scope: 'Namespaced', names: { kind, plural: `${kind.toLowerCase()}s` } },
-      }) as Resource;
+    const redefine = (group: string, kind: string): Resource => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${kind.toLowerCase()}s.${group}` },
+      spec: { group, scope: 'Namespaced', names: { kind, plural: `${kind.toLowerCase()}s` } },
+    });
     // The platform-team policy the attack needs: CRDs and one cluster kind allowed.
     const policy: TenancyPolicy = {
       clusterKinds: [

@@ -323,7 +323,7 @@ describe('validateObserverSchema: several errors at once', () => {
 describe('manifest and schema errors through plan', () => {
   const stalledOf = (spec: Record<string, JsonValue>) => {
     const result = plan({
-      application: application(spec as never),
+      application: application(spec),
       live: [],
       scopes,
       now: 'now',

@@ -176,7 +176,7 @@ describe('examples/embedded-operator (memory cluster)', () => {
         labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
       },
       data: { owner: APPLICATION_API_VERSION },
-    } as Resource)();
+    })();
     await cluster.create(greeting('twin', { message: 'from greeting' }))();
     await runUntil(clock, () => condition(cluster, 'twin', 'Stalled')?.status === 'True');
     expect(condition(cluster, 'twin', 'Stalled')?.message).toContain('default/twin');

@@ -33,7 +33,7 @@ const manifest = (name: string, version: number): ReadonlyArray<Resource> => [
     kind: 'ConfigMap',
     metadata: { name: `${name}-config` },
     data: { version: String(version) },
-  } as unknown as Resource,
+  },
 ];
 
 describeWithApiServer('an API server restart in the middle of a burst of spec changes', (env) => {
@@ -81,7 +81,7 @@ describeWithApiServer('an API server restart in the middle of a burst of spec ch
     for (const version of [2, 3]) {
       for (const name of names) {
         const current = await readApplication(cluster, applicationRef(namespace, name));
-        await must(cluster.update({ ...current, spec: { manifest: manifest(name, version) } } as unknown as Resource));
+        await must(cluster.update({ ...current, spec: { manifest: manifest(name, version) } }));
       }
       if (version === 2) await plane.restartApiServer();
     }

@@ -74,7 +74,7 @@ const quantities: ReadonlyArray<Resource> = [
     metadata: { name: 'limits' },
     spec: { limits: [{ type: 'Container', max: { cpu: '4000m', memory: '4096Mi' } }] },
   },
-] as unknown as ReadonlyArray<Resource>;
+];
 
 /** `kubectl create deployment web --image=nginx --dry-run=client -o yaml`, as kubectl prints it. */
 const kubectlDeployment = {

@@ -30,30 +30,29 @@ const READY_AFTER_REINSTALL_MS = 5_000;
 /** "At once": the first watch of the kind that answers 404 makes its Applications plan again. */
 const UNKNOWN_KIND_WITHIN_MS = 5_000;
 
-const crdOf = (group: string): Resource =>
-  ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `gadgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-            },
+const crdOf = (group: string): Resource => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `gadgets.${group}` },
+  spec: {
+    group,
+    scope: 'Namespaced',
+    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
           },
         },
-      ],
-    },
-  }) as unknown as Resource;
+      },
+    ],
+  },
+});
 
 const crdRef = (group: string) => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -122,7 +121,7 @@ describeWithApiServer('a CRD deleted and reinstalled under a running operator', 
           applicationObject(namespace, name, [
             { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: `${name}-gadget` }, spec: { size: 1 } },
             { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { a: '1' } },
-          ] as unknown as ReadonlyArray<Resource>),
+          ]),
         ),
       );
     return names;
@@ -183,7 +182,7 @@ describeWithApiServer('a CRD deleted and reinstalled under a running operator', 
         kind: held.kind,
         metadata: { name: held.name, namespace, finalizers: ['test.kreconcile.io/hold'] },
         spec: {},
-      } as unknown as Resource),
+      }),
     );
     const stalls = watchForForbidden(names);
     await must(admin.delete(crdRef(group)));

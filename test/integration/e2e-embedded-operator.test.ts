@@ -62,7 +62,7 @@ describeWithApiServer('end to end: the embedded Greeting operator on a real API 
         ...GREETING,
         metadata: { name: 'hello', namespace },
         spec: { message: 'hi', replicas: 2 },
-      } as Resource),
+      }),
     );
     await eventually(
       async () => expect(conditionOf((await statusOf('hello')).conditions, 'Ready')?.status).toBe('True'),
@@ -113,9 +113,7 @@ describeWithApiServer('end to end: the embedded Greeting operator on a real API 
 
   it('reports a spec the Greeting codec rejects as Stalled InvalidSpec and creates nothing', async () => {
     // The CRD's schema admits it (replicas is an integer ≥ 0 there too): the reconciler's spec codec refuses a missing message.
-    await must(
-      cluster.create({ ...GREETING, metadata: { name: 'bad', namespace }, spec: { replicas: 1 } } as Resource),
-    );
+    await must(cluster.create({ ...GREETING, metadata: { name: 'bad', namespace }, spec: { replicas: 1 } }));
     await eventually(async () => {
       const stalled = conditionOf((await statusOf('bad')).conditions, 'Stalled');
       expect(stalled).toMatchObject({ status: 'True', reason: 'InvalidSpec' });

@@ -19,8 +19,12 @@ const GUARD: GuardPolicy = {
   rules: [{ name: 'keep-volumes', deny: { actions: ['delete', 'recreate'], kinds: ['PersistentVolumeClaim'] } }],
 };
 
-const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations }, data: { mode } }) as Resource;
+const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, annotations },
+  data: { mode },
+});
 
 const VOLUME = {
   apiVersion: 'v1',

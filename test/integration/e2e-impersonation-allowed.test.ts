@@ -31,13 +31,12 @@ const configMap = (name: string): Resource => ({
   metadata: { name },
   data: { a: '1' },
 });
-const service = (name: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name },
-    spec: { selector: { app: name }, ports: [{ port: 80 }] },
-  }) as unknown as Resource;
+const service = (name: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name },
+  spec: { selector: { app: name }, ports: [{ port: 80 }] },
+});
 
 describeWithApiServer("end to end: impersonation allowed beside the operator's own rights", (env) => {
   let admin: KubernetesCluster;
@@ -78,7 +77,7 @@ describeWithApiServer("end to end: impersonation allowed beside the operator's o
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' },
         subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: teamA }],
       },
-    ] as unknown as ReadonlyArray<Resource>);
+    ]);
     // What `kreconcile run` wires on a real cluster without the ServiceAccount flags.
     operator = await startOperator({
       cluster,

@@ -48,17 +48,16 @@ const configMap = (name: string, namespace?: string): Resource => ({
   data: { LOG_LEVEL: 'info' },
 });
 
-const deployment = (name: string): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'nginx:1.27' }] } },
-    },
-  }) as unknown as Resource;
+const deployment = (name: string): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'nginx:1.27' }] } },
+  },
+});
 
 describeWithApiServer("end to end: impersonating the Application's ServiceAccount", (env) => {
   let admin: KubernetesCluster;
@@ -166,7 +165,7 @@ describeWithApiServer("end to end: impersonating the Application's ServiceAccoun
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'application-author' },
         subjects: [{ kind: 'ServiceAccount', name: 'alice', namespace: users }],
       },
-    ] as unknown as ReadonlyArray<Resource>);
+    ]);
     alice = clusterWithToken(adminId, await serviceAccountToken(adminId, users, 'alice'), 'alice');
 
     const operatorCluster = installed.cluster;

@@ -88,13 +88,12 @@ const schemas = (
   },
 ];
 
-const applicationOf = (namespace: string, name: string, spec: JsonObject): Resource =>
-  ({
-    apiVersion: APPLICATION_API_VERSION,
-    kind: APPLICATION_KIND,
-    metadata: { name, namespace },
-    spec,
-  }) as unknown as Resource;
+const applicationOf = (namespace: string, name: string, spec: JsonObject): Resource => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  metadata: { name, namespace },
+  spec,
+});
 
 /** What `plan` observes of the stored Application: its custom schemas in the internal form, or the Stalled verdict. */
 const observedByPlan = (
@@ -143,8 +142,8 @@ describeWithApiServer('observer schemas survive every update path on the real AP
     await must(
       cluster.create(
         applicationOf(namespace, 'marked', {
-          manifest: manifest('blue') as JsonValue,
-          observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue,
+          manifest: manifest('blue'),
+          observerSchema: schemas(true, ['LOG_LEVEL']),
         }),
       ),
     );
@@ -166,8 +165,8 @@ describeWithApiServer('observer schemas survive every update path on the real AP
 
     // 3. server-side apply by another manager (as `kubectl apply --server-side --force-conflicts` would).
     const applied = applicationOf(namespace, 'marked', {
-      manifest: manifest('red') as JsonValue,
-      observerSchema: schemas(true, ['COLOR']) as JsonValue,
+      manifest: manifest('red'),
+      observerSchema: schemas(true, ['COLOR']),
     });
     await must(cluster.patch(ref, { type: 'apply', body: applied, fieldManager: 'kubectl', force: true }));
     await expectObserves(schemas(true, ['COLOR']), schemas(null, ['COLOR']));
@@ -209,8 +208,8 @@ describeWithApiServer('observer schemas survive every update path on the real AP
     await must(
       cluster.create(
         applicationOf(home, 'operated', {
-          manifest: manifest('blue') as JsonValue,
-          observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue,
+          manifest: manifest('blue'),
+          observerSchema: schemas(true, ['LOG_LEVEL']),
         }),
       ),
     );
@@ -246,8 +245,8 @@ describeWithApiServer('observer schemas survive every update path on the real AP
     await must(
       cluster.create(
         applicationOf(namespace, 'krake', {
-          manifest: manifest('blue') as JsonValue,
-          observerSchema: schemas(null, ['LOG_LEVEL']) as JsonValue,
+          manifest: manifest('blue'),
+          observerSchema: schemas(null, ['LOG_LEVEL']),
         }),
       ),
     );
@@ -320,7 +319,7 @@ describeWithApiServer('the Application CRD refuses what kreconcile would not rea
       method: 'POST',
       path: `/apis/${APPLICATION_API_VERSION}/namespaces/${namespace}/applications`,
       query,
-      body: applicationOf(namespace, name, spec) as JsonValue,
+      body: applicationOf(namespace, name, spec),
     })();
 
   const typo = { manifest: manifest('blue') as JsonValue, observerSchemas: schemas(true, ['LOG_LEVEL']) as JsonValue };
@@ -350,7 +349,7 @@ describeWithApiServer('the Application CRD refuses what kreconcile would not rea
     ['a hook that does not exist', { hooks: ['complete', 'restart'] }, 'spec.hooks[1]'],
     ['a manifest that is not a list', { manifest: { apiVersion: 'v1' } }, 'spec.manifest'],
   ])('%s is refused whatever the field validation (Invalid, naming the field)', async (_label, spec, field) => {
-    const result = await post('typed', { manifest: manifest('blue') as JsonValue, ...spec } as JsonObject, {});
+    const result = await post('typed', { manifest: manifest('blue'), ...spec }, {});
     expect(E.isLeft(result) && result.left._tag).toBe('Invalid');
     expect(E.isLeft(result) && showClusterError(result.left)).toContain(field);
   });
@@ -391,19 +390,16 @@ describeWithApiServer(
         method: 'POST',
         path: `${collection}/namespaces/${namespace}/${resource.kind.toLowerCase()}s`,
         query: { dryRun: 'All', fieldValidation: 'Strict' },
-        body: { ...resource, metadata: { ...resource.metadata, namespace } } as JsonValue,
+        body: { ...resource, metadata: { ...resource.metadata, namespace } },
       })();
       return E.isLeft(answer);
     };
 
     const good = manifest('blue');
     const bad: ReadonlyArray<readonly [Resource, string]> = [
+      [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { A: 1 } }, '/api/v1'],
       [
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { A: 1 } } as unknown as Resource,
-        '/api/v1',
-      ],
-      [
-        { ...good[1]!, metadata: { name: 'typo' }, spec: { ...(good[1]!.spec as JsonObject), replica: 3 } } as Resource,
+        { ...good[1]!, metadata: { name: 'typo' }, spec: { ...(good[1]!.spec as JsonObject), replica: 3 } },
         '/apis/apps/v1',
       ],
       [
@@ -412,7 +408,7 @@ describeWithApiServer(
           kind: 'Widget',
           metadata: { name: 'w' },
           spec: { colour: 'red', size: 'big' },
-        } as Resource,
+        },
         `/apis/${WIDGET_API}`,
       ],
     ];
@@ -431,7 +427,7 @@ describeWithApiServer(
         file,
         JSON.stringify(
           applicationOf(namespace, 'checked', {
-            manifest: [...good, ...bad.map(([resource]) => resource)] as unknown as JsonValue,
+            manifest: [...good, ...bad.map(([resource]) => resource)],
           }),
         ),
       );
@@ -458,8 +454,8 @@ describeWithApiServer(
         file,
         JSON.stringify(
           applicationOf(namespace, 'good', {
-            manifest: good as unknown as JsonValue,
-            observerSchema: schemas(true, ['LOG_LEVEL']) as JsonValue,
+            manifest: good,
+            observerSchema: schemas(true, ['LOG_LEVEL']),
           }),
         ),
       );

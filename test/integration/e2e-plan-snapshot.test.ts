@@ -84,7 +84,7 @@ describeWithApiServer(
         type: action.type,
         resource: resourceName(action.resource),
         ...(action.type === 'create' ? { body: action.body } : {}),
-        ...(action.type === 'patch' ? { patch: action.patch as unknown as JsonValue } : {}),
+        ...(action.type === 'patch' ? { patch: action.patch } : {}),
         ...(action.type === 'delete' || action.type === 'conflict' ? { reason: action.reason } : {}),
       }));
 

@@ -31,8 +31,12 @@ import {
 } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
-const configMap = (namespace: string, name: string, data: JsonObject): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data }) as Resource;
+const configMap = (namespace: string, name: string, data: JsonObject): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
+  data,
+});
 
 /** LOG_LEVEL is in the manifest but not observed: kreconcile creates it and then leaves it to others. */
 const spec = (color: string, extra: JsonObject = {}): JsonObject => ({
@@ -163,7 +167,7 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
         kind: APPLICATION_KIND,
         metadata: { name: 'ssa', namespace },
         spec: spec('red'),
-      } as unknown as Resource),
+      }),
     );
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
@@ -232,7 +236,7 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
         kind: APPLICATION_KIND,
         metadata: { name: 'ssa-lists', namespace },
         spec: listSpec('nginx:1.27'),
-      } as unknown as Resource),
+      }),
     );
     await reconcileUntilQuiet(ref, deps);
     expectReady(await readApplication(cluster, ref));
@@ -291,7 +295,7 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
         kind: APPLICATION_KIND,
         metadata: { name: 'ssa-shifted', namespace },
         spec: shiftedSpec('nginx:1.27'),
-      } as unknown as Resource),
+      }),
     );
     await reconcileUntilQuiet(ref, deps);
 

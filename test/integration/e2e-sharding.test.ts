@@ -117,7 +117,7 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
                   kind: 'ConfigMap',
                   metadata: { name: `${name}-config` },
                   data: { owner: name },
-                } as unknown as Resource,
+                },
               ]),
             ),
           ),

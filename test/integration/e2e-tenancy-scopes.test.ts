@@ -41,7 +41,7 @@ const redefiningCrd: Resource = {
     names: { kind: 'ClusterRoleBinding', plural: 'clusterrolebindings' },
     versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
   },
-} as unknown as Resource;
+};
 
 const expectNoLeak = (text: string): void => {
   for (const leak of LEAKS) expect(text, `holds ${leak}`).not.toContain(leak);
@@ -56,14 +56,13 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
   let dir: string;
   const binding = uniqueName('alice-admin');
   const bindingRef = { apiVersion: RBAC, kind: 'ClusterRoleBinding', name: binding };
-  const clusterRoleBinding = (): Resource =>
-    ({
-      apiVersion: RBAC,
-      kind: 'ClusterRoleBinding',
-      metadata: { name: binding },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'ServiceAccount', name: 'alice', namespace: teamA }],
-    }) as unknown as Resource;
+  const clusterRoleBinding = (): Resource => ({
+    apiVersion: RBAC,
+    kind: 'ClusterRoleBinding',
+    metadata: { name: binding },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ kind: 'ServiceAccount', name: 'alice', namespace: teamA }],
+  });
   const application = (name: string, spec: Record<string, unknown>): Resource =>
     ({
       apiVersion: 'kreconcile.io/v1alpha1',
@@ -108,7 +107,7 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'application-author' },
         subjects: [{ kind: 'ServiceAccount', name: 'alice', namespace: users }],
       },
-    ] as unknown as ReadonlyArray<Resource>);
+    ]);
     alice = clusterWithToken(adminId, await serviceAccountToken(adminId, users, 'alice'), 'alice');
     dir = await mkdtemp(join(tmpdir(), 'kr-e2e-scopes-'));
     // The operator with the widest rights (the kubeconfig's) under the platform-team policy: only
@@ -137,7 +136,7 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'direct', namespace: teamA },
-    } as Resource)();
+    })();
     expect(direct._tag === 'Left' && direct.left._tag).toBe('Forbidden');
   });
 
@@ -244,7 +243,7 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
           },
         },
         data: { password: base64Of(CANARY), other: base64Of(OTHER), applied: base64Of(APPLIED) },
-      } as Resource),
+      }),
     );
     // Adopted with a valid value first, observing its annotations (attack 5) …
     const leakSpec = (password: string) => ({
@@ -285,7 +284,7 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
           },
         },
         data: { applied: base64Of(APPLIED) },
-      } as Resource),
+      }),
     );
     await must(
       alice.create(

@@ -28,13 +28,12 @@ const CONVERGE_MS = 30_000;
 const CANARY = `kube-system-canary-${Math.random().toString(16).slice(2, 10)}`;
 const STRING_CANARY = `string-canary-${Math.random().toString(16).slice(2, 10)}`;
 
-const configMap = (name: string, namespace?: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
-    data: { a: '1' },
-  }) as Resource;
+const configMap = (name: string, namespace?: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+  data: { a: '1' },
+});
 
 const applicationOf = (namespace: string, name: string, spec: Record<string, unknown>): Resource =>
   ({
@@ -101,7 +100,7 @@ describeWithApiServer("end to end: tenancy and Secrets under the operator's defa
         kind: 'Secret',
         metadata: { name: bootstrap, namespace: 'kube-system' },
         data: { token: base64Of(CANARY) },
-      } as Resource),
+      }),
     );
     await must(
       cluster.create({
@@ -111,7 +110,7 @@ describeWithApiServer("end to end: tenancy and Secrets under the operator's defa
           namespace: 'kube-system',
           annotations: { 'kreconcile.io/owner': `${teamA}/cross-namespace` },
         },
-      } as Resource),
+      }),
     );
     for (const name of [coredns, planted])
       cleanups.push(async () => {

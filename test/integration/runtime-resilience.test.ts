@@ -25,8 +25,12 @@ import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from
 import { realClock } from '../support/real-clock.js';
 import { recordingSink, type RecordingSink } from '../support/recording-sink.js';
 
-const configMap = (name: string, data: Record<string, string>): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }) as unknown as Resource;
+const configMap = (name: string, data: Record<string, string>): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -208,7 +212,7 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
         cluster.update({
           ...current,
           spec: { manifest: [configMap(`${application}-config`, { mode })] },
-        } as unknown as Resource),
+        }),
       );
     };
 

@@ -91,7 +91,7 @@ describeWithApiServer('plan --server-dry-run on a real API server with a mutatin
             timeoutSeconds: 10,
           },
         ],
-      } as unknown as Resource),
+      }),
     );
   }, 60_000);
   afterAll(async () => {

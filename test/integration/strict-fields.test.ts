@@ -22,17 +22,16 @@ import {
 } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
-const deployment = (spec: Record<string, unknown>): Resource =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'web' },
-    spec: {
-      selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
-      ...spec,
-    },
-  }) as Resource;
+const deployment = (spec: Record<string, unknown>): Resource => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+    ...spec,
+  },
+});
 
 describeWithApiServer('strict fields and the committed schemas on a real API server', (env) => {
   let cluster: KubernetesCluster;
@@ -75,9 +74,7 @@ describeWithApiServer('strict fields and the committed schemas on a real API ser
     const patched = applicationRef(namespace, 'typo-patch');
     await must(
       cluster.create(
-        applicationObject(namespace, 'typo-patch', [
-          { ...deployment({ replicas: 1 }), metadata: { name: 'api' } } as Resource,
-        ]),
+        applicationObject(namespace, 'typo-patch', [{ ...deployment({ replicas: 1 }), metadata: { name: 'api' } }]),
       ),
     );
     await reconcileUntilQuiet(patched, deps);

@@ -456,7 +456,7 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
 
 /** Every path under `root` with its modification time: what a run must leave unchanged. */
 const treeOf = (root: string): ReadonlyArray<string> =>
-  (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[])
+  readdirSync(root, { recursive: true, withFileTypes: true })
     .map((entry) => join(entry.parentPath, entry.name))
     .map((path) => `${path} ${lstatSync(path).mtimeMs}`)
     .sort();

@@ -104,13 +104,12 @@ export const applicationRef = (namespace: string, name: string): ObjectRef => ({
   name,
 });
 
-export const applicationObject = (namespace: string, name: string, manifest: ReadonlyArray<Resource>): Resource =>
-  ({
-    apiVersion: APPLICATION_API_VERSION,
-    kind: APPLICATION_KIND,
-    metadata: { name, namespace },
-    spec: { manifest },
-  }) as unknown as Resource;
+export const applicationObject = (namespace: string, name: string, manifest: ReadonlyArray<Resource>): Resource => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  metadata: { name, namespace },
+  spec: { manifest },
+});
 
 /** The object as stored now, or undefined when it does not exist. */
 export const readObject = async (cluster: Cluster, ref: ObjectRef): Promise<Resource | undefined> => {
@@ -210,7 +209,7 @@ export const summarizeAction = (action: Action): ActionSummary => ({
   type: action.type,
   resource: resourceName(action.ref),
   ...(action.type === 'create' ? { body: action.body } : {}),
-  ...(action.type === 'patch' ? { patch: action.patch as unknown as JsonValue } : {}),
+  ...(action.type === 'patch' ? { patch: action.patch } : {}),
   ...(action.type === 'delete' || action.type === 'conflict' ? { reason: action.reason } : {}),
 });
 

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, inject, it } from 'vitest';
 import { createKubernetesCluster, type KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import type { Cluster } from '../../core/ports/cluster.js';
-import { showClusterError } from '../../core/ports/errors.js';
+import { showClusterError, type ClusterError } from '../../core/ports/errors.js';
 
 /** What the global setup hands to test files (must be serializable). */
 export type KubernetesTestEnv =
@@ -75,9 +75,7 @@ export const freshNamespaces = async (
 };
 
 /** Unwraps a TaskEither result in a test, failing with the rendered ClusterError. */
-export const must = async <A>(
-  task: () => Promise<E.Either<import('../../core/ports/errors.js').ClusterError, A>>,
-): Promise<A> => {
+export const must = async <A>(task: () => Promise<E.Either<ClusterError, A>>): Promise<A> => {
   const result = await task();
   if (E.isLeft(result)) throw new Error(showClusterError(result.left));
   return result.right;

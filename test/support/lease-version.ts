@@ -15,8 +15,7 @@ export type LeaseVersion = {
   readonly transitions: number;
 };
 
-const field = (lease: Resource, key: string): JsonValue | undefined =>
-  getIn(lease as unknown as JsonValue, ['spec', key]);
+const field = (lease: Resource, key: string): JsonValue | undefined => getIn(lease, ['spec', key]);
 
 const time = (lease: Resource, key: string): number => {
   const text = field(lease, key);

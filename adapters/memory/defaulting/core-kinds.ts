@@ -41,10 +41,7 @@ export const defaultSecret = (secret: JsonObject): JsonObject => {
   );
   return {
     ...rest,
-    data: objectFromEntries([
-      ...(Object.entries(isJsonObject(data) ? data : {}) as Array<[string, JsonValue]>),
-      ...encoded,
-    ]),
+    data: objectFromEntries([...Object.entries<JsonValue>(isJsonObject(data) ? data : {}), ...encoded]),
   };
 };
 

@@ -306,7 +306,7 @@ export const serveMemoryCluster = async (
       kind: 'CustomResourceDefinition',
       name: `${kind.plural}.${kind.group}`,
     })();
-    return E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value as JsonValue, kind.version) : [];
+    return E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value, kind.version) : [];
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

@@ -107,8 +107,7 @@ const references = (node: JsonObject, found: Set<string>): void => {
   const properties = getOwn(node, 'properties');
   if (isJsonObject(properties))
     for (const child of Object.values(properties)) if (isJsonObject(child)) references(child, found);
-  for (const key of ['additionalProperties', 'items'])
-    if (isJsonObject(node[key])) references(node[key] as JsonObject, found);
+  for (const key of ['additionalProperties', 'items']) if (isJsonObject(node[key])) references(node[key], found);
   for (const key of ['oneOf', 'anyOf']) {
     const alternatives = getOwn(node, key);
     if (isJsonArray(alternatives)) for (const child of alternatives) if (isJsonObject(child)) references(child, found);

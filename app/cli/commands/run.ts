@@ -560,7 +560,7 @@ const demonstrate = async (
     return finish(context, operator, deadlineMs, `not converged within ${timeoutMs} ms: ${notReady().join('; ')}`);
   io.stdout.write('converged: every Application is Ready\n');
   for (const drift of drifts) {
-    const applied = await applyDrift(cluster, cluster.objects() as ReadonlyArray<Resource>, drift);
+    const applied = await applyDrift(cluster, cluster.objects(), drift);
     if (E.isLeft(applied)) return finish(context, operator, deadlineMs, applied.left);
     io.stdout.write(
       `drift: another actor set ${drift.path.join('.')}=${JSON.stringify(drift.value)} on ${drift.kind}/${drift.name}\n`,

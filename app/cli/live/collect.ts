@@ -4,7 +4,7 @@
  * desired identity, every object of the kinds involved carrying our owner mark, and the
  * CustomResourceDefinitions of custom kinds (so an offline plan knows their scope).
  */
-import * as E from 'fp-ts/lib/Either.js';
+import type * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';

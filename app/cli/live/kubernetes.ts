@@ -3,6 +3,8 @@
  * a cluster: offline commands never load @kubernetes/client-node (which needs Node >= 22.19).
  */
 import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
+// Type only, erased: the adapter itself is loaded lazily (loadAdapter), after the Node version check.
+import type * as KubernetesAdapter from '../../../adapters/kubernetes/index.js';
 import type { ClusterTarget } from '../io.js';
 import { MINIMUM_NODE, nodeVersionProblem, supportedNode } from '../node-version.js';
 
@@ -16,7 +18,7 @@ export const supportsLiveClusters = supportedNode;
 export const unsupportedNode = (nodeVersion: string): Error =>
   new Error(nodeVersionProblem(nodeVersion) ?? `live cluster support needs Node >= ${MINIMUM_NODE.join('.')}`);
 
-const loadAdapter = async (): Promise<typeof import('../../../adapters/kubernetes/index.js')> => {
+const loadAdapter = async (): Promise<typeof KubernetesAdapter> => {
   try {
     return await import('../../../adapters/kubernetes/index.js');
   } catch (error) {

@@ -17,7 +17,7 @@ export const startEmbeddedCluster = async (args: {
   }
   const namespaces = new Set(args.applications.map((a) => a.metadata.namespace ?? 'default'));
   for (const name of namespaces) {
-    const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)();
+    const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })();
     if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
       return E.left(`cannot create namespace ${name}: ${showClusterError(created.left)}`);
   }
@@ -33,7 +33,7 @@ export const startEmbeddedCluster = async (args: {
     const created = await cluster.create({
       ...rest,
       metadata: { ...metadata, namespace: application.metadata.namespace ?? 'default' },
-    } as unknown as Resource)();
+    })();
     if (E.isLeft(created))
       return E.left(`cannot create Application ${application.metadata.name}: ${showClusterError(created.left)}`);
   }

@@ -38,8 +38,7 @@ export const withClusterState = (desired: Application, recorded: Application | u
     const { status: _ignored, ...rest } = desired;
     return { ...rest, metadata: metadataOf([...userMetadata, ...finalizers, ['generation', 1]]) };
   }
-  const generation =
-    (recorded.metadata.generation ?? 1) + (jsonEqual(desired.spec as JsonValue, recorded.spec as JsonValue) ? 0 : 1);
+  const generation = (recorded.metadata.generation ?? 1) + (jsonEqual(desired.spec, recorded.spec) ? 0 : 1);
   const carried = Object.entries(recorded.metadata).filter(
     ([key]) => (SERVER_METADATA.has(key) || key === 'finalizers') && key !== 'generation',
   );

@@ -108,7 +108,7 @@ const stored = (object: Resource, round: number, unready: ReadonlyArray<string>,
   };
   const status = matchesUnready(unready, base) ? undefined : readyStatus(base);
   const { status: _old, ...rest } = base;
-  return status === undefined ? (rest as Resource) : ({ ...rest, status } as Resource);
+  return status === undefined ? rest : { ...rest, status };
 };
 
 /** The cluster after one round's writes. */
@@ -136,14 +136,12 @@ const carriedOut = (
           ...(action.serverSideApply?.beforeApply ?? []),
           ...(action.serverSideApply === undefined ? action.patch : []),
         ].filter((op) => op.op !== 'test');
-        const result = applyJsonPatch(before as unknown as JsonValue, operations);
+        const result = applyJsonPatch(before, operations);
         // A patch the simulated object refuses leaves it as it was (the real server would refuse it too).
         if (E.isLeft(result)) return objects;
         const patched = result.right;
         const applied =
-          action.serverSideApply === undefined
-            ? patched
-            : deepMerge(patched, action.serverSideApply.body as JsonObject);
+          action.serverSideApply === undefined ? patched : deepMerge(patched, action.serverSideApply.body);
         return objects.map((object, i) => (i === index ? stored(applied as Resource, round, unready, before) : object));
       }
       default:
@@ -153,7 +151,7 @@ const carriedOut = (
 
 /** Server-side apply as far as a simulation needs it: objects merged, everything else replaced. */
 const deepMerge = (target: unknown, patch: JsonObject): unknown => {
-  const base = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  const base = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch))
     (base as Record<string, unknown>)[key] =
       typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -106,9 +106,7 @@ const seededCluster = async (args: {
 }): Promise<E.Either<string, MemoryCluster>> => {
   const cluster = createMemoryCluster({ clock: args.clock, seed: 1, workloads: true });
   const namespaces = new Set(['default', ...args.namespaces, ...args.objects.flatMap((o) => namespaceOf(o) ?? [])]);
-  const namespaceObjects = [...namespaces].map(
-    (name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as Resource,
-  );
+  const namespaceObjects = [...namespaces].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   const seeds = [applicationCrd(), ...args.crds, ...namespaceObjects, ...args.objects.map(asNew), ...args.applications];
   for (const seed of seeds) {
     const created = await drive(args.clock, cluster.create(seed)());

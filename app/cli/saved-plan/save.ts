@@ -84,9 +84,7 @@ const savedAction = (
 ): Saved => {
   // Saved as written (apply must send the real values); sensitive when the printed form masks something.
   const v1 = plainActionV1(action);
-  const sensitive =
-    writesSecretValues(action) ||
-    !jsonEqual(v1 as unknown as JsonValue, plainActionV1(printed(action)) as unknown as JsonValue);
+  const sensitive = writesSecretValues(action) || !jsonEqual(v1, plainActionV1(printed(action)));
   switch (v1.type) {
     case 'addFinalizer':
     case 'removeFinalizer':

@@ -23,13 +23,12 @@ import {
 } from '../../../core/index.js';
 import { must } from '../../support/kubernetes-env.js';
 
-const configMap = (color: string, extra: object = {}): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'settings', namespace: 'shop', ...extra },
-    data: { COLOR: color, LOG_LEVEL: 'info' },
-  }) as Resource;
+const configMap = (color: string, extra: object = {}): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'shop', ...extra },
+  data: { COLOR: color, LOG_LEVEL: 'info' },
+});
 
 // No uid: no owner reference, which the memory API server's garbage collector would follow to a missing owner.
 const application: Application = {

@@ -13,7 +13,7 @@ const load = (path: string): Resource => parse(readFileSync(path, 'utf8')) as Re
 const reconciled = async (application: Resource): Promise<World> => {
   const w = world();
   const namespace = application.metadata.namespace as string;
-  await w.cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } as Resource)();
+  await w.cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })();
   await w.cluster.create(application)();
   await reconcileUntilQuiet(w, namespace, application.metadata.name);
   return w;

@@ -85,7 +85,7 @@ describe('Applications on the in-memory cluster (model-based)', () => {
         async (cmds, seed) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true });
-          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } })();
           const model: Model = { apps: new Map(), annotations: new Map(), touches: 0 };
           const real: Real = { cluster, clock };
           await fc.asyncModelRun(() => ({ model, real }), cmds);

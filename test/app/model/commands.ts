@@ -86,7 +86,7 @@ export class UpdateApp<R extends World = World> implements fc.AsyncCommand<Model
       r.cluster.update({
         ...current.right.value,
         spec: (applicationOf(spec) as unknown as { spec: Resource }).spec,
-      } as Resource)(),
+      })(),
     );
     const stored = E.isRight(updated) ? updated.right : await truth(r, appRef(this.namespace, this.name));
     if (
@@ -168,7 +168,7 @@ export class EditChild<R extends World = World> implements fc.AsyncCommand<Model
           namespace: spec.namespace,
           name: child.name,
         });
-    if ((stored?.metadata.annotations as Record<string, string> | undefined)?.['other.example/touched'] === touch)
+    if (stored?.metadata.annotations?.['other.example/touched'] === touch)
       m.annotations.set(`${child.kind}/${spec.namespace}/${child.name}`, touch);
   }
   toString = () => `edit child #${this.pick} (${this.observed ? 'observed' : 'non-observed'})`;

@@ -56,7 +56,7 @@ export const manifestOf = (spec: AppSpec): ReadonlyArray<Resource> =>
           kind: 'ConfigMap',
           metadata: { name: child.name, labels: labels(spec.name) },
           data: child.data,
-        } as unknown as Resource;
+        };
       case 'Deployment':
         return {
           apiVersion: 'apps/v1',
@@ -70,24 +70,23 @@ export const manifestOf = (spec: AppSpec): ReadonlyArray<Resource> =>
               spec: { containers: [{ name: 'main', image: child.image, ports: [{ containerPort: 8080 }] }] },
             },
           },
-        } as unknown as Resource;
+        };
       case 'Service':
         return {
           apiVersion: 'v1',
           kind: 'Service',
           metadata: { name: child.name, labels: labels(spec.name) },
           spec: { selector: labels(spec.name), ports: [{ port: child.port }] },
-        } as unknown as Resource;
+        };
     }
   });
 
-export const applicationOf = (spec: AppSpec): Resource =>
-  ({
-    apiVersion: APPLICATION_API_VERSION,
-    kind: APPLICATION_KIND,
-    metadata: { name: spec.name, namespace: spec.namespace },
-    spec: { manifest: manifestOf(spec) },
-  }) as unknown as Resource;
+export const applicationOf = (spec: AppSpec): Resource => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  metadata: { name: spec.name, namespace: spec.namespace },
+  spec: { manifest: manifestOf(spec) },
+});
 
 export const apiVersionOf = (kind: Child['kind']): string => (kind === 'Deployment' ? 'apps/v1' : 'v1');
 
@@ -148,15 +147,12 @@ export const problems = (
     }
   }
   for (const object of objects) {
-    const owner = (object.metadata.annotations as Record<string, string> | undefined)?.[OWNER_ANNOTATION];
+    const owner = object.metadata.annotations?.[OWNER_ANNOTATION];
     if (owner !== undefined && !desired.has(key(object))) found.push(`orphan ${key(object)} (owner ${owner})`);
   }
   for (const [k, value] of foreignAnnotations) {
     const live = byKey.get(k);
-    if (
-      live !== undefined &&
-      (live.metadata.annotations as Record<string, string> | undefined)?.['other.example/touched'] !== value
-    ) {
+    if (live !== undefined && live.metadata.annotations?.['other.example/touched'] !== value) {
       found.push(`${k}: another actor's non-observed annotation was reverted`);
     }
   }

@@ -289,13 +289,12 @@ describe('wrapImpersonated', () => {
 });
 
 describe('childIdentity', () => {
-  const app = (spec: Record<string, unknown>, namespace = 'team-a'): Application =>
-    ({
-      apiVersion: APPLICATION_API_VERSION,
-      kind: APPLICATION_KIND,
-      metadata: { name: 'shop', namespace },
-      spec,
-    }) as unknown as Application;
+  const app = (spec: Record<string, unknown>, namespace = 'team-a'): Application => ({
+    apiVersion: APPLICATION_API_VERSION,
+    kind: APPLICATION_KIND,
+    metadata: { name: 'shop', namespace },
+    spec,
+  });
 
   it("prefers the spec's name over the default, in the Application's namespace; the operator's own rights otherwise", () => {
     expect(

@@ -52,7 +52,7 @@ describe('a 422 echoing an adopted Secret (issue 19)', () => {
         adopt: true,
         manifest: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { password: base64Of(NEW) } }],
       },
-    } as unknown as Resource)();
+    })();
     cluster.setFaults({
       errors: [{ rate: 1, tag: 'Invalid', code: 422, verbs: ['patch'], kinds: ['Secret'], message: echo() }],
     });

@@ -36,7 +36,7 @@ const setup = (
       writes++;
       return cluster.patchStatus(...args);
     },
-  } as MemoryCluster;
+  };
   const deps: ReconcileDeps = {
     cluster: counting,
     scopes: builtinScopes,
@@ -111,14 +111,12 @@ describe('verifying an acting plan from the answers of its writes', () => {
         const updated = await cluster.update({
           ...shop([config, web]),
           metadata: read.right.value.metadata,
-        } as Resource)();
+        })();
         if (E.isLeft(updated)) throw new Error(updated.left.message);
       }
       return cluster.patch(target, body, options)();
     };
-    const first = done(
-      await reconcileApplication(ref, { ...deps, cluster: { ...deps.cluster, patch } as MemoryCluster }),
-    );
+    const first = done(await reconcileApplication(ref, { ...deps, cluster: { ...deps.cluster, patch } }));
     expect(first.verified).toBe(true);
     expect(first.status.observedGeneration).toBe(1);
     expect(first.status.conditions?.every((condition) => condition.observedGeneration === 1)).toBe(true);
@@ -134,7 +132,7 @@ describe('verifying an acting plan from the answers of its writes', () => {
     const read = await cluster.get(ref)();
     if (E.isLeft(read) || O.isNone(read.right)) throw new Error('the Application is gone');
     const { resourceVersion: _rv, ...metadata } = read.right.value.metadata;
-    await cluster.update({ ...shop([config]), metadata: { ...read.right.value.metadata, ...metadata } } as Resource)();
+    await cluster.update({ ...shop([config]), metadata: { ...read.right.value.metadata, ...metadata } })();
     const pruning = done(await reconcileApplication(ref, deps));
     expect(pruning.plan.actions.map((action) => action.type)).toEqual(['delete']);
     expect(pruning.verified).toBeUndefined();

@@ -21,7 +21,7 @@ const setUp = async () => {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'left-over', namespace: 'default', labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
-  } as unknown as Resource)();
+  })();
   let wanted: ReadonlyArray<Kind> = [CONFIG_MAP, SERVICE, SECRET];
   let sweeps = 0;
   const watches = new ChildWatches({

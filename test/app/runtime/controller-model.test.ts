@@ -147,7 +147,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
         async (cmds, seed) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true });
-          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } })();
           const real = { cluster, clock, seed, restarts: 0, violations: 0, hotLoops: 0 } as Real;
           real.controller = newController(real, 0);
           await real.controller.start();
@@ -210,7 +210,7 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
     for (let i = 0; i < 1_000; i++) {
       live = setIn(live, ['metadata', 'annotations', 'burst'], String(i)) as Resource;
       const { resourceVersion: _rv, ...metadata } = live.metadata;
-      writes.push(cluster.update({ ...live, metadata } as Resource)());
+      writes.push(cluster.update({ ...live, metadata })());
     }
     await Promise.all(writes);
     await run(clock, 10_000);

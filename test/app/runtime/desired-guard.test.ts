@@ -23,13 +23,12 @@ const cyclic = (): DesiredState => {
   return { manifest: [child] };
 };
 
-const greeting = (mode: string): Resource =>
-  ({
-    apiVersion: 'example.kreconcile.io/v1',
-    kind: 'Greeting',
-    metadata: { name: 'g', namespace: 'default', uid: 'u', generation: 1 },
-    spec: { message: mode },
-  }) as Resource;
+const greeting = (mode: string): Resource => ({
+  apiVersion: 'example.kreconcile.io/v1',
+  kind: 'Greeting',
+  metadata: { name: 'g', namespace: 'default', uid: 'u', generation: 1 },
+  spec: { message: mode },
+});
 
 const messageOf = (decoded: E.Either<ReadonlyArray<{ message: string }>, unknown>): string =>
   E.isLeft(decoded) ? decoded.left.map((issue) => issue.message).join('; ') : 'decoded';

@@ -132,7 +132,7 @@ describe('Events for a reconcile', () => {
           object.kind === 'Service'
             ? () => Promise.resolve(E.left({ _tag: 'Forbidden', message: 'services is forbidden' } as never))
             : cluster.create(object),
-      } as MemoryCluster,
+      },
     };
     const result = await reconciled(cluster, refusing, [
       ...configMaps(1, 'a'),

@@ -50,8 +50,12 @@ const GUARD: GuardPolicy = {
   ],
 };
 
-const settings = (value: string): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { mode: value } }) as Resource;
+const settings = (value: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings' },
+  data: { mode: value },
+});
 
 const VOLUME = {
   apiVersion: 'v1',
@@ -82,7 +86,7 @@ const condition = (cluster: MemoryCluster, type: 'Ready' | 'Stalled') =>
 const setUp = async () => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock });
-  await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+  await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
   await cluster.create(applicationOf('shop', 'db', { manifest: [settings('a'), VOLUME] }))();
   operator = await startOperator({
     cluster,

@@ -54,7 +54,7 @@ describe('hot-loop guard', () => {
       await cluster.update({
         ...live.right.value,
         spec: { ...(live.right.value.spec as object), replicas: 7 },
-      } as Resource)();
+      })();
       await settle(2_000);
     }
     const app = await cluster.get({
@@ -94,7 +94,7 @@ describe('hot-loop guard', () => {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: 'c', namespace: 'd', resourceVersion: wrote },
-      } as Resource,
+      },
     }));
 
   it('contestedPaths counts only succeeded patches of the same resource undone by someone else inside the window', () => {

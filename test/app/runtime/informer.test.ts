@@ -8,13 +8,12 @@ import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adap
 import { Informer, type InformerEvent } from '../../../app/runtime/informer.js';
 import type { ClusterError, Resource } from '../../../core/index.js';
 
-const configMap = (name: string, mode: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'default' },
-    data: { mode },
-  }) as unknown as Resource;
+const configMap = (name: string, mode: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: { mode },
+});
 const cmRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name });
 
 const run = async (clock: ManualClock, ms: number): Promise<void> => {
@@ -61,7 +60,7 @@ describe('an informer whose watch expires', () => {
     events.length = 0;
     // Compaction overtakes the watcher; what follows reaches it only through a relist.
     cluster.expireWatches();
-    await cluster.update({ ...(informer.get('default', 'a') as Resource), data: { mode: 'two' } } as Resource)();
+    await cluster.update({ ...(informer.get('default', 'a') as Resource), data: { mode: 'two' } })();
     await cluster.delete(cmRef('b'))();
     await run(clock, 2_000);
     expect(errors.map((e) => [e.phase, e.error._tag])).toEqual([['watch', 'Gone']]);
@@ -132,7 +131,7 @@ describe('an informer whose kind stops being served', () => {
     };
     const events: string[] = [];
     const informer = new Informer(
-      source as never,
+      source,
       { apiVersion: 'chaos.io/v1', kind: 'Gadget' },
       { clock, onEvent: (event) => events.push(`${event.type} ${event.object.metadata.name}`), minRetryMs: 5_000 },
     );

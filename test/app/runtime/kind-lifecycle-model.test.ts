@@ -23,6 +23,7 @@ import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 
 type Crd = 'served' | 'terminating' | 'absent';
 type Model = { crd: Crd; readonly apps: Map<string, number> };
+const servedModel = (): Model => ({ crd: 'served', apps: new Map() });
 type Real = { readonly cluster: MemoryCluster; readonly clock: ManualClock; readonly forbidden: string[] };
 
 const APPS = ['alpha', 'beta', 'gamma'];
@@ -34,17 +35,16 @@ const CRD_REF = {
 };
 const STEP_MS = 250;
 
-const widgetApplication = (name: string, size: number): Resource =>
-  ({
-    apiVersion: 'kreconcile.io/v1alpha1',
-    kind: APPLICATION_KIND,
-    metadata: { name, namespace: 'default' },
-    spec: {
-      manifest: [
-        { apiVersion: `${widgetGroup}/v1`, kind: 'Widget', metadata: { name: `${name}-widget` }, spec: { size } },
-      ],
-    },
-  }) as unknown as Resource;
+const widgetApplication = (name: string, size: number): Resource => ({
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: APPLICATION_KIND,
+  metadata: { name, namespace: 'default' },
+  spec: {
+    manifest: [
+      { apiVersion: `${widgetGroup}/v1`, kind: 'Widget', metadata: { name: `${name}-widget` }, spec: { size } },
+    ],
+  },
+});
 
 type Condition = { type: string; status: string; reason?: string; message?: string };
 const conditionsOf = (cluster: MemoryCluster, name: string): ReadonlyArray<Condition> => {
@@ -218,10 +218,7 @@ describe('a kind deleted and reinstalled under a running operator (model-based)'
           await controller.start();
           const real: Real = { cluster, clock, forbidden: [] };
           try {
-            await fc.asyncModelRun(
-              () => ({ model: { crd: 'served' as Crd, apps: new Map<string, number>() }, real }),
-              cmds,
-            );
+            await fc.asyncModelRun(() => ({ model: servedModel(), real }), cmds);
           } finally {
             await controller.stop(0);
           }

@@ -62,7 +62,7 @@ const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   const updated = await server.update({
     ...current.right.value,
     spec: (applicationOf(spec(mode)) as unknown as { spec: Resource['spec'] }).spec,
-  } as Resource)();
+  })();
   if (E.isLeft(updated)) throw new Error('update failed');
 };
 

@@ -662,7 +662,7 @@ const isMalformed = (model: OperatorModel, object: Resource): boolean =>
  * earlier spec named and was not pruned yet), until the Application is fixed.
  */
 const isHeld = (model: OperatorModel, object: Resource): boolean => {
-  const owner = (object.metadata.annotations as Record<string, string> | undefined)?.[OWNER_ANNOTATION];
+  const owner = object.metadata.annotations?.[OWNER_ANNOTATION];
   return owner !== undefined && model.malformed.get(owner)?.held !== undefined;
 };
 
@@ -712,7 +712,7 @@ describe('two operator processes with leader election on the in-memory cluster (
         async (cmds, seed, skewA, skewB, initial, retryPeriodMs, exitOnLoss) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true, watchHistory: 200 });
-          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } })();
           const real: Real = {
             cluster,
             clock,

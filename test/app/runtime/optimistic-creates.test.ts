@@ -56,7 +56,7 @@ const wanting = (name: string, adopt: boolean): Resource => {
       { kind: 'Service', name: `${name}-web`, port: 80 },
     ],
   });
-  return adopt ? ({ ...app, spec: { ...(app.spec as object), adopt: true } } as Resource) : app;
+  return adopt ? { ...app, spec: { ...(app.spec as object), adopt: true } } : app;
 };
 
 /** Runs one controller over `setup`'s world until quiet; returns the world and the child GETs. */

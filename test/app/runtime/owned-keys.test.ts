@@ -32,8 +32,11 @@ const movableOwnership = (initially: ReadonlyArray<string>) => {
 
 const KEYS = ['default/a', 'default/b', 'default/c'];
 
-const configMap = (name: string): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) as unknown as Resource;
+const configMap = (name: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+});
 
 const exists = async (cluster: MemoryCluster, name: string): Promise<boolean> => {
   const read = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name })();

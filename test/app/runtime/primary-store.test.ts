@@ -126,7 +126,7 @@ describe('PrimaryStore', () => {
     ).toBe(1);
     expect(tags(changes)).toEqual(['Changed default/shop']);
     const live = await current(cluster);
-    await cluster.update({ ...live, spec: { manifest: [] } } as Resource)();
+    await cluster.update({ ...live, spec: { manifest: [] } })();
     await flushMicrotasks();
     expect(tags(changes)).toEqual(['Changed default/shop', 'Changed default/shop (replaced)']);
     expect(store.application('default/shop')?.spec.manifest).toEqual([]);
@@ -142,7 +142,7 @@ describe('PrimaryStore', () => {
     await cluster.create({
       ...applicationOf({ namespace: 'default', name: 'broken', children: [] }),
       spec: { manifest: 'not a list' },
-    } as unknown as Resource)();
+    })();
     await flushMicrotasks();
     const broken = changes.find((c) => c._tag === 'Changed' && c.key === 'default/broken');
     expect(broken?._tag === 'Changed' && broken.application).toBeUndefined();

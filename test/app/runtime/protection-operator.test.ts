@@ -43,8 +43,12 @@ const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): P
   await flushMicrotasks();
 };
 
-const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations }, data: { mode } }) as Resource;
+const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, annotations },
+  data: { mode },
+});
 
 const appRef: ObjectRef = {
   apiVersion: APPLICATION_API_VERSION,
@@ -68,7 +72,7 @@ const ready = (cluster: MemoryCluster): boolean =>
 const start = async (manifest: ReadonlyArray<Resource>) => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock });
-  await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+  await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
   await cluster.create(applicationOf('shop', 'web', { manifest }))();
   operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, readiness: 'existence' });
   await runUntil(clock, () => ready(cluster));
@@ -140,7 +144,7 @@ describe('spec.driftPolicy: Report in the operator', () => {
   it("leaves another actor's change to an observed field in place and reports it in status.drift", async () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock });
-    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
     await cluster.create(applicationOf('shop', 'web', { driftPolicy: 'Report', manifest: [configMap('settings')] }))();
     operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, readiness: 'existence' });
     await runUntil(clock, () => ready(cluster));

@@ -85,7 +85,7 @@ const start = async (rule: Record<string, string>, clock = new ManualClock(), gi
   if (given === undefined) {
     await cluster.create(widgetCrd)();
     await cluster.settle();
-    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
     await cluster.create(
       applicationOf('shop', 'db', { manifest: [widget], readiness: [{ kind: 'Widget', ...rule }] }),
     )();

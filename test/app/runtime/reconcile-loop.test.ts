@@ -91,13 +91,12 @@ const gate = <T>() => {
   return { promise, open };
 };
 
-const configMap = (name: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'default' },
-    data: { written: 'yes' },
-  }) as unknown as Resource;
+const configMap = (name: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: { written: 'yes' },
+});
 
 const exists = async (cluster: MemoryCluster, name: string): Promise<boolean> => {
   const read = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name })();

@@ -53,7 +53,7 @@ describe('Secrets through the operator (memory cluster)', () => {
   it('a Secret written with stringData converges, drift on its data is corrected, and no value leaks anywhere', async () => {
     const clock = new ManualClock();
     const cluster = createMemoryCluster({ clock, workloads: true });
-    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
     const logs: string[] = [];
     const progress: string[] = [];
     let reconciles = 0;
@@ -95,7 +95,7 @@ describe('Secrets through the operator (memory cluster)', () => {
 
     // Another actor changes a value: the digests differ, the operator writes the desired value back.
     const live = secretOf(cluster) as Resource;
-    await cluster.update({ ...live, data: { ...(live.data as object), token: base64Of(DRIFT_CANARY) } } as Resource)();
+    await cluster.update({ ...live, data: { ...(live.data as object), token: base64Of(DRIFT_CANARY) } })();
     await runUntil(
       clock,
       () => (secretOf(cluster)?.data as Record<string, string> | undefined)?.token === base64Of(STRING_CANARY),

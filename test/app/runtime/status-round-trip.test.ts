@@ -62,7 +62,7 @@ describe('status written by the controller', () => {
       ),
     ).toEqual(NAMES.map(() => 'True'));
     // The observer schema's null leaves ("observe this field") survive the write.
-    const schemas = getIn(applications[0] as Resource, ['status', 'mangledObserverSchema']) as ReadonlyArray<Resource>;
+    const schemas = getIn(applications[0], ['status', 'mangledObserverSchema']) as ReadonlyArray<Resource>;
     const configMapSchema = schemas.find((schema) => schema.kind === 'ConfigMap') as Resource;
     expect(getIn(configMapSchema, ['data', 'mode'])).toBeNull();
     expect(getIn(configMapSchema, ['metadata', 'labels', 'app'])).toBeNull();

@@ -36,13 +36,12 @@ const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): P
   await flushMicrotasks();
 };
 
-const configMap = (name: string, namespace?: string): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
-    data: { a: '1' },
-  }) as Resource;
+const configMap = (name: string, namespace?: string): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+  data: { a: '1' },
+});
 
 const CANARY = 'kube-system-secret-canary-7f3a';
 
@@ -85,14 +84,14 @@ const setUp = async () => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, workloads: true });
   for (const name of ['team-a', 'team-a-db', 'kube-system'])
-    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as Resource)();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })();
   await cluster.create(configMap('coredns', 'kube-system'))();
   await cluster.create({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'bootstrap', namespace: 'kube-system' },
     data: { token: base64Of(CANARY) },
-  } as Resource)();
+  })();
   // Planted by someone who may write kube-system, claiming to belong to the tenant's Application: never pruned or deleted for it.
   await cluster.create({
     ...configMap('planted', 'kube-system'),
@@ -101,7 +100,7 @@ const setUp = async () => {
       namespace: 'kube-system',
       annotations: { 'kreconcile.io/owner': 'team-a/cross-namespace' },
     },
-  } as Resource)();
+  })();
   for (const [name, spec] of ATTACKS) await cluster.create(applicationOf('team-a', name, spec))();
   return { clock, cluster };
 };

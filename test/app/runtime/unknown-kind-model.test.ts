@@ -30,17 +30,16 @@ type WidgetModel = Model & { widgetApps: Map<string, number>; crd: boolean };
 
 const WIDGET_APPS = ['gadgets', 'gizmos'];
 
-const widgetApplication = (name: string, size: number): Resource =>
-  ({
-    apiVersion: 'kreconcile.io/v1alpha1',
-    kind: APPLICATION_KIND,
-    metadata: { name, namespace: 'default' },
-    spec: {
-      manifest: [
-        { apiVersion: `${widgetGroup}/v1`, kind: 'Widget', metadata: { name: `${name}-widget` }, spec: { size } },
-      ],
-    },
-  }) as unknown as Resource;
+const widgetApplication = (name: string, size: number): Resource => ({
+  apiVersion: 'kreconcile.io/v1alpha1',
+  kind: APPLICATION_KIND,
+  metadata: { name, namespace: 'default' },
+  spec: {
+    manifest: [
+      { apiVersion: `${widgetGroup}/v1`, kind: 'Widget', metadata: { name: `${name}-widget` }, spec: { size } },
+    ],
+  },
+});
 
 const run = async (clock: ManualClock, ms: number, step = 250): Promise<void> => {
   for (let t = 0; t < ms; t += step) {
@@ -157,7 +156,7 @@ describe('the runtime with a CRD that appears late and disappears (model-based)'
         async (cmds, seed) => {
           const clock = new ManualClock();
           const cluster = createMemoryCluster({ clock, seed, workloads: true });
-          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } } as Resource)();
+          await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } })();
           const controller = new Controller({
             cluster,
             clock,
@@ -259,7 +258,7 @@ describe('a malformed Application', () => {
     expect(readyOf(byName('good'))?.status).toBe('True');
     expect(cluster.objects().some((o) => o.metadata.name === 'bad-config')).toBe(false);
     // Fixed: it converges without a restart.
-    await cluster.update({ ...byName('bad'), spec: { manifest } } as Resource)();
+    await cluster.update({ ...byName('bad'), spec: { manifest } })();
     await run(clock, 10_000);
     expect(readyOf(byName('bad'))?.status).toBe('True');
     expect(cluster.objects().some((o) => o.metadata.name === 'bad-config')).toBe(true);
@@ -283,7 +282,7 @@ describe('a malformed Application', () => {
     const child = () => cluster.objects().find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'shop-config');
     expect(readyOf(shop() as Resource)?.status).toBe('True');
     expect(child()).toBeDefined();
-    await cluster.update({ ...(shop() as Resource), spec: { manifest: 'not a list' } } as unknown as Resource)();
+    await cluster.update({ ...(shop() as Resource), spec: { manifest: 'not a list' } })();
     await run(clock, 10_000);
     const stalled = (
       getIn(shop() as Resource, ['status', 'conditions']) as ReadonlyArray<{ type: string; reason: string }>

@@ -84,12 +84,12 @@ describe('checkConvergence', () => {
           const live = await cluster.get(ref)();
           if (E.isLeft(live)) continue;
           if (live.right._tag === 'None') {
-            await cluster.create({ ...wanted, metadata: { ...wanted.metadata, namespace: 'default' } } as Resource)();
+            await cluster.create({ ...wanted, metadata: { ...wanted.metadata, namespace: 'default' } })();
             continue;
           }
           const current = live.right.value;
           // the classic mistake: compare the whole spec with what the server returns
-          if (!jsonEqual(current.spec as JsonValue, wanted.spec as JsonValue))
+          if (!jsonEqual(current.spec, wanted.spec))
             await cluster.update({ ...current, spec: wanted.spec } as Resource)();
         }
       }
@@ -133,8 +133,8 @@ describe('checkConvergence', () => {
           plural: 'labels',
           scope: 'Cluster',
         });
-        await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } } as Resource)();
-        await cluster.create(world as unknown as Resource)();
+        await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } })();
+        await cluster.create(world)();
       },
       reconcile: async (cluster, clock) => {
         await reconcileAllApplications(cluster, clock, arbitraryScopes, { tenancy: OPEN_TENANCY });
@@ -161,8 +161,11 @@ describe('checkConvergence', () => {
   }, 300_000);
 
   describe('reports what a failure needs to be understood', () => {
-    const configMap = (name: string): Resource =>
-      ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } }) as Resource;
+    const configMap = (name: string): Resource => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default' },
+    });
 
     it("the controller's last error, with its stack, and the faults injected, by kind and count", async () => {
       const failure = (await checkConvergence({

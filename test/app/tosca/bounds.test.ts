@@ -123,7 +123,7 @@ describe('the translator', () => {
     apiVersion: 'kreconcile.io/v1alpha1',
     kind: 'Application',
     metadata: { name: 'web', namespace: 'shop' },
-    spec: spec as Application['spec'],
+    spec: spec,
   });
 
   it.each([

@@ -218,10 +218,7 @@ describe('translateTemplate', () => {
       ['an empty mapping', {}],
     ])('empty spec (%s)', (_, spec) => {
       const template = templateOf({
-        c:
-          spec === undefined
-            ? { type: 'tosca.nodes.indigo.KubernetesObject', properties: {} }
-            : node(spec as JsonValue),
+        c: spec === undefined ? { type: 'tosca.nodes.indigo.KubernetesObject', properties: {} } : node(spec),
       });
       expect(errorsOf(translate(template))[0]).toMatch(
         /^spec\.tosca\.topology_template\.node_templates\.c\.properties\.spec: empty spec/,

@@ -58,7 +58,7 @@ const counted = (
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
-  return { value: value as JsonObject, reads: () => reads };
+  return { value: value, reads: () => reads };
 };
 
 const leavesOf = (value: JsonValue | undefined): number =>

@@ -10,7 +10,7 @@ const app = (spec: Record<string, unknown>): Application => ({
   apiVersion: 'kreconcile.io/v1alpha1',
   kind: 'Application',
   metadata: { name: 'web', namespace: 'shop' },
-  spec: spec as Application['spec'],
+  spec: spec,
 });
 
 let server: Loopback;

@@ -125,13 +125,13 @@ describe('Table responses (kubectl get)', () => {
   it("prints a custom resource with its CRD's printer columns", async () => {
     const target = await serve();
     await target.memory.create(applicationCrd())();
-    await target.memory.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as Resource)();
+    await target.memory.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
     await target.memory.create({
       apiVersion: 'kreconcile.io/v1alpha1',
       kind: 'Application',
       metadata: { name: 'web', namespace: 'shop' },
       spec: { manifest: [] },
-    } as unknown as Resource)();
+    })();
     await target.memory.patchStatus(
       { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', namespace: 'shop', name: 'web' },
       {
@@ -180,8 +180,12 @@ describe('Table responses (kubectl get)', () => {
 });
 
 describe("the real server's size limits", () => {
-  const configMap = (name: string, data: Record<string, string>): Resource =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data }) as unknown as Resource;
+  const configMap = (name: string, data: Record<string, string>): Resource => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data,
+  });
 
   it('ConfigMap values together at most 1 MiB (keys not counted), on create and on patch', async () => {
     const target = await serve();
