@@ -8,15 +8,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  createMemoryCluster,
-  flushMicrotasks,
-  type MemoryCluster,
-} from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import type { Resource } from '../../../core/index.js';
 import { applicationOf, call, CALLBACK_URL, tokenIn } from './support.js';
+import { runUntil } from '../../support/operator-clock.js';
 
 const manifest = [
   {
@@ -35,14 +31,6 @@ afterEach(async () => {
 });
 
 /** Lets watches, timers and workers run for `ms` of clock time, or until `done` holds. */
-const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) {
-    await flushMicrotasks();
-    await clock.advance(100);
-  }
-  await flushMicrotasks();
-};
-
 const find = (cluster: MemoryCluster, kind: string, name: string): Resource | undefined =>
   cluster.objects().find((object) => object.kind === kind && object.metadata.name === name);
 

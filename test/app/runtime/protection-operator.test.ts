@@ -5,12 +5,7 @@
  * but another actor's change to it stays; `apply: Ignore` is never written.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  createMemoryCluster,
-  flushMicrotasks,
-  type MemoryCluster,
-} from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import {
   APPLICATION_API_VERSION,
@@ -22,26 +17,14 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import { applicationOf } from '../hooks/support.js';
+import { distinct, runUntil } from '../../support/operator-clock.js';
 
 let operator: Operator | undefined;
 
-/** Random numbers that differ at each call (Event names are drawn from them: equal ones would collide). */
-const distinct = (): (() => number) => {
-  let calls = 0;
-  return () => (((calls++ * 0.618033988749895) % 1) + 1) % 1;
-};
 afterEach(async () => {
   await operator?.stop(1_000);
   operator = undefined;
 });
-
-const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) {
-    await flushMicrotasks();
-    await clock.advance(100);
-  }
-  await flushMicrotasks();
-};
 
 const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource => ({
   apiVersion: 'v1',

@@ -8,12 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  ManualClock,
-  createMemoryCluster,
-  flushMicrotasks,
-  type MemoryCluster,
-} from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { silentLogger, startEmbeddedOperator } from '../../../app/runtime/index.js';
 import {
@@ -28,6 +23,7 @@ import {
 } from '../../../core/index.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 import { applicationOf } from '../hooks/support.js';
+import { runUntil } from '../../support/operator-clock.js';
 
 let operator: Operator | undefined;
 
@@ -39,14 +35,6 @@ afterEach(async () => {
 const distinct = (): (() => number) => {
   let calls = 0;
   return () => (((calls++ * 0.618033988749895) % 1) + 1) % 1;
-};
-
-const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) {
-    await flushMicrotasks();
-    await clock.advance(100);
-  }
-  await flushMicrotasks();
 };
 
 const appRef: ObjectRef = {

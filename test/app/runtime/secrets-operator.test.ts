@@ -4,32 +4,20 @@
  * no canary value — plaintext or base64 — reaches the status, an Event, a log line or a progress line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  createMemoryCluster,
-  flushMicrotasks,
-  type MemoryCluster,
-} from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { progressLines } from '../../../app/cli/operate/progress.js';
 import { PLAIN } from '../../../app/cli/render/style.js';
 import type { Logger } from '../../../app/runtime/logger.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { base64Of, conditionOf, type Application, type Resource } from '../../../core/index.js';
 import { applicationOf } from '../hooks/support.js';
+import { runUntil } from '../../support/operator-clock.js';
 
 let operator: Operator | undefined;
 afterEach(async () => {
   await operator?.stop(1_000);
   operator = undefined;
 });
-
-const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) {
-    await flushMicrotasks();
-    await clock.advance(100);
-  }
-  await flushMicrotasks();
-};
 
 const DATA_CANARY = 'data-canary-3c9e1';
 const STRING_CANARY = 'string-canary-8a4f2';

@@ -4,12 +4,7 @@
  * object or read a foreign Secret through status; an admin policy team-a → team-a-db allows that one.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  createMemoryCluster,
-  flushMicrotasks,
-  type MemoryCluster,
-} from '../../../adapters/memory/index.js';
+import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import {
   base64Of,
@@ -21,20 +16,13 @@ import {
 } from '../../../core/index.js';
 import { applicationOf } from '../hooks/support.js';
 import { recordingGets } from './recording-gets.js';
+import { runUntil } from '../../support/operator-clock.js';
 
 let operator: Operator | undefined;
 afterEach(async () => {
   await operator?.stop(1_000);
   operator = undefined;
 });
-
-const runUntil = async (clock: ManualClock, done: () => boolean, ms = 30_000): Promise<void> => {
-  for (let t = 0; t < ms && !done(); t += 100) {
-    await flushMicrotasks();
-    await clock.advance(100);
-  }
-  await flushMicrotasks();
-};
 
 const configMap = (name: string, namespace?: string): Resource => ({
   apiVersion: 'v1',
