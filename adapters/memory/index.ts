@@ -9,8 +9,8 @@ export {
   type MemoryClusterOptions,
   type ServedKind,
 } from './memory-cluster.js';
-export { ManualClock, flushMicrotasks } from './manual-clock.js';
-export { systemClock } from './system-clock.js';
+export { ManualClock, flushMicrotasks } from './clock/manual-clock.js';
+export { systemClock } from './clock/system-clock.js';
 export {
   allVerbs,
   faultProfiles,
@@ -22,5 +22,5 @@ export {
   type LatencyFault,
   type Verb,
   type WatchFault,
-} from './faults.js';
-export { JSON_PATCH_APPLY_FAILURE } from './json-patch.js';
+} from './faults/faults.js';
+export { JSON_PATCH_APPLY_FAILURE } from './json/json-patch.js';

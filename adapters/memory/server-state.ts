@@ -1,11 +1,11 @@
 /** The memory API server's state: stored objects, the global resourceVersion, kinds, allocators, change log. */
 import type { Resource } from '../../core/model/resource.js';
 import type { Clock } from '../../core/ports/cluster.js';
-import type { EventHistory, HistoryEntry } from './event-history.js';
-import type { KindInfo } from './kind-info.js';
-import type { KindRegistry } from './kind-registry.js';
-import type { Random } from './prng.js';
-import type { ServiceAllocator } from './service-allocator.js';
+import type { EventHistory, HistoryEntry } from './watch/event-history.js';
+import type { KindInfo } from './kinds/kind-info.js';
+import type { KindRegistry } from './kinds/kind-registry.js';
+import type { Random } from './faults/prng.js';
+import type { ServiceAllocator } from './controllers/service-allocator.js';
 
 export type ServerState = {
   readonly clock: Clock;

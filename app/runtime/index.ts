@@ -14,7 +14,7 @@ export { silentLogger, type Logger } from './logger.js';
 export { createDefaultLogger, type DefaultLoggerOptions } from './default-logger.js';
 export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
-export { systemClock } from '../../adapters/memory/system-clock.js';
+export { systemClock } from '../../adapters/memory/clock/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
 export type {
   KubernetesObject,

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
-import { ManualClock } from '../../adapters/memory/manual-clock.js';
+import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import type { Cluster } from '../../core/index.js';
 import { drive } from './drive.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';

@@ -2,7 +2,7 @@
  * Runs a task while moving a manual clock forward, so injected latency (which waits on the
  * clock) completes instead of deadlocking a test that awaits the task.
  */
-import type { ManualClock } from '../../adapters/memory/manual-clock.js';
+import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

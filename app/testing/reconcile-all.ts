@@ -13,7 +13,7 @@ import {
   type ScopeTable,
 } from '../../core/index.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
-import type { ManualClock } from '../../adapters/memory/manual-clock.js';
+import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 
 /**
  * Like the runtime, which does not requeue an Application stalled by a terminal error until it

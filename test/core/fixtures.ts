@@ -1,7 +1,7 @@
 /** Shared fixtures of the core tests: an Application builder, scopes with custom kinds, a pure applier. */
 import { applyPatch, type Operation } from 'fast-json-patch';
 import { freeze } from 'immer';
-import { applyMerge } from '../../adapters/memory/apply-merge.js';
+import { applyMerge } from '../../adapters/memory/verbs/apply-merge.js';
 import {
   builtinScopes,
   FINALIZER,

@@ -7,7 +7,7 @@
  */
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { applyJsonPatch } from '../../../adapters/memory/json-patch.js';
+import { applyJsonPatch } from '../../../adapters/memory/json/json-patch.js';
 import {
   FINALIZER,
   conditionOf,

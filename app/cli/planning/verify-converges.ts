@@ -9,7 +9,7 @@
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { ManualClock } from '../../../adapters/memory/manual-clock.js';
+import { ManualClock } from '../../../adapters/memory/clock/manual-clock.js';
 import {
   showClusterError,
   showRef,

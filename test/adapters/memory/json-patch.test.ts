@@ -2,8 +2,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../../core/json/json.js';
-import { applyJsonPatch, JSON_PATCH_APPLY_FAILURE } from '../../../adapters/memory/json-patch.js';
-import { mergePatch } from '../../../adapters/memory/merge-patch.js';
+import { applyJsonPatch, JSON_PATCH_APPLY_FAILURE } from '../../../adapters/memory/json/json-patch.js';
+import { mergePatch } from '../../../adapters/memory/json/merge-patch.js';
 
 const apply = (document: JsonValue, operations: unknown): JsonValue => {
   const result = applyJsonPatch(document, operations);

@@ -1,7 +1,7 @@
 /** Memory adapter: the Kubernetes label selector parser and matcher. */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { matchesSelector, parseSelector } from '../../../adapters/memory/label-selector.js';
+import { matchesSelector, parseSelector } from '../../../adapters/memory/watch/label-selector.js';
 
 const matches = (selector: string, labels: Record<string, string>): boolean => {
   const parsed = parseSelector(selector);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, flushMicrotasks } from '../../../adapters/memory/manual-clock.js';
+import { ManualClock, flushMicrotasks } from '../../../adapters/memory/clock/manual-clock.js';
 import { WorkQueue } from '../../../app/runtime/work-queue.js';
 
 const queueWith = (clock = new ManualClock(0)) => ({

@@ -1,0 +1,26 @@
+/** Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet template generation, storage protection, immutable fields). */
+import { claimHooks, volumeHooks } from '../hooks/claim-hooks.js';
+import { crdHooks } from '../hooks/crd-hooks.js';
+import { daemonSetHooks } from '../hooks/daemon-set-hooks.js';
+import { immutableSpecFields } from '../hooks/immutable-fields.js';
+import { jobHooks } from '../hooks/job-hooks.js';
+import { namespaceHooks } from '../hooks/namespace-hooks.js';
+import { serviceHooks } from '../hooks/service-hooks.js';
+
+export type { HookContext, KindHooks } from './kind-hook-types.js';
+import type { KindHooks } from './kind-hook-types.js';
+
+const hooks: ReadonlyMap<string, KindHooks> = new Map([
+  ['/Service', serviceHooks],
+  ['/Namespace', namespaceHooks],
+  ['apiextensions.k8s.io/CustomResourceDefinition', crdHooks],
+  ['batch/Job', jobHooks],
+  ['apps/DaemonSet', daemonSetHooks],
+  ['apps/Deployment', { prepareUpdate: immutableSpecFields(['selector']) }],
+  ['/PersistentVolumeClaim', claimHooks],
+  ['/PersistentVolume', volumeHooks],
+]);
+
+const noHooks: KindHooks = {};
+
+export const hooksFor = (groupKind: string): KindHooks => hooks.get(groupKind) ?? noHooks;

@@ -1,0 +1,43 @@
+/** Committing a change: the next resourceVersion, a frozen copy in storage, a change-log entry, watch fan-out. */
+import { withKey } from '../../../core/json/json.js';
+import type { Resource } from '../../../core/model/resource.js';
+import type { ChangeType, HistoryEntry } from '../watch/event-history.js';
+import { frozenCopy } from '../json/json-copy.js';
+import { storageKey, type ServerState } from '../server-state.js';
+import type { KindInfo } from '../kinds/kind-info.js';
+
+const stamped = (object: Resource, resourceVersion: number): Resource =>
+  frozenCopy(
+    withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource,
+  );
+
+const record = (state: ServerState, info: KindInfo, type: ChangeType, object: Resource, previous?: Resource): void => {
+  const entry: HistoryEntry = {
+    resourceVersion: state.resourceVersion,
+    type,
+    groupKind: `${info.group}/${info.kind}`,
+    object,
+    ...(previous === undefined ? {} : { previous }),
+  };
+  state.history.append(entry);
+  state.publish(entry);
+  state.changed();
+};
+
+/** Stores `object` (ADDED when new, else MODIFIED) and answers it as stored. */
+export const commitPut = (state: ServerState, info: KindInfo, object: Resource, previous?: Resource): Resource => {
+  state.resourceVersion += 1;
+  const stored = stamped(object, state.resourceVersion);
+  state.objects.set(storageKey(info, stored.metadata.namespace, stored.metadata.name), stored);
+  record(state, info, previous === undefined ? 'ADDED' : 'MODIFIED', stored, previous);
+  return stored;
+};
+
+/** Removes `object` from storage; the DELETED event carries its last state at the deletion's version. */
+export const commitRemove = (state: ServerState, info: KindInfo, object: Resource): Resource => {
+  state.resourceVersion += 1;
+  const removed = stamped(object, state.resourceVersion);
+  state.objects.delete(storageKey(info, object.metadata.namespace, object.metadata.name));
+  record(state, info, 'DELETED', removed, object);
+  return removed;
+};

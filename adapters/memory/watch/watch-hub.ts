@@ -1,0 +1,147 @@
+/**
+ * Watch streams: each watcher has its own queue, delivered in order on a later microtask (never
+ * inside the write that caused it), with periodic bookmarks and seeded event faults. `closed`
+ * is called at most once and never after `stop()`.
+ */
+import type { Clock, WatchEvent, WatchHandle, WatchSink } from '../../../core/ports/cluster.js';
+import type { ClusterError } from '../../../core/ports/errors.js';
+import type { HistoryEntry } from './event-history.js';
+import type { EventFaults } from '../faults/fault-injector.js';
+import { deepCopy } from '../json/json-copy.js';
+import { eventFor, type WatchScope } from './watch-filter.js';
+
+export type StartOptions = { readonly allowBookmarks: boolean; readonly group: string; readonly kind: string };
+
+/** A watch that is open for the client but not yet serving (request latency, checks). */
+export type PendingWatch = {
+  readonly handle: WatchHandle;
+  start(scope: WatchScope, initial: ReadonlyArray<WatchEvent>, options: StartOptions): void;
+  fail(error: ClusterError): void;
+};
+
+export type WatchHub = {
+  open(sink: WatchSink): PendingWatch;
+  publish(entry: HistoryEntry): void;
+  /** Connection loss (restart, outage): queued events are lost, every stream closes with `error`. */
+  closeAll(error: ClusterError): void;
+  /** Compaction overtook every watcher: each stream delivers what it has, then ends with `error` (410 Gone). */
+  expireAll(error: ClusterError): void;
+  /** The kind is no longer served: streams deliver what they have, then end cleanly. */
+  endKind(groupKind: string): void;
+};
+
+export type WatchHubDeps = {
+  readonly clock: Clock;
+  readonly bookmarkIntervalMs: number;
+  readonly resourceVersion: () => number;
+  readonly eventFaults: (group: string, kind: string) => EventFaults;
+  /** An expire fault hit: the change log forgets every version so far (resuming from one is Gone). */
+  readonly expired: () => ClusterError;
+};
+
+type Watcher = {
+  readonly sink: WatchSink;
+  state: 'pending' | 'open' | 'closing' | 'done';
+  queue: WatchEvent[];
+  scheduled: boolean;
+  error?: ClusterError;
+  scope?: WatchScope;
+  options?: StartOptions;
+  cancelBookmarks?: () => void;
+};
+
+const copyEvent = (event: WatchEvent): WatchEvent =>
+  event.type === 'BOOKMARK' ? { ...event } : { type: event.type, object: deepCopy(event.object) };
+
+export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
+  const watchers = new Set<Watcher>();
+
+  const drain = (watcher: Watcher): void => {
+    watcher.scheduled = false;
+    while (watcher.state !== 'done' && watcher.queue.length > 0) {
+      const event = watcher.queue.shift() as WatchEvent;
+      watcher.sink.event(event);
+    }
+    if (watcher.state !== 'closing') return;
+    watcher.state = 'done';
+    watchers.delete(watcher);
+    if (watcher.error === undefined) watcher.sink.closed();
+    else watcher.sink.closed(watcher.error);
+  };
+
+  const schedule = (watcher: Watcher): void => {
+    if (watcher.scheduled) return;
+    watcher.scheduled = true;
+    queueMicrotask(() => drain(watcher));
+  };
+
+  const enqueue = (watcher: Watcher, event: WatchEvent): void => {
+    if (watcher.state !== 'open') return;
+    watcher.queue.push(event);
+    schedule(watcher);
+  };
+
+  const close = (watcher: Watcher, error: ClusterError | undefined, dropQueued: boolean): void => {
+    if (watcher.state === 'closing' || watcher.state === 'done') return;
+    watcher.cancelBookmarks?.();
+    if (dropQueued) watcher.queue = [];
+    watcher.state = 'closing';
+    if (error !== undefined) watcher.error = error;
+    schedule(watcher);
+  };
+
+  const armBookmarks = (watcher: Watcher): void => {
+    watcher.cancelBookmarks = deps.clock.setTimer(deps.bookmarkIntervalMs, () => {
+      if (watcher.state !== 'open') return;
+      enqueue(watcher, { type: 'BOOKMARK', resourceVersion: String(deps.resourceVersion()) });
+      armBookmarks(watcher);
+    });
+  };
+
+  const deliver = (watcher: Watcher, event: WatchEvent): void => {
+    const options = watcher.options as StartOptions;
+    const faults = deps.eventFaults(options.group, options.kind);
+    if (!faults.drop) enqueue(watcher, event);
+    if (faults.duplicate) enqueue(watcher, copyEvent(event));
+    if (faults.close) close(watcher, undefined, false);
+    if (faults.expire) close(watcher, deps.expired(), false);
+  };
+
+  return {
+    open: (sink) => {
+      const watcher: Watcher = { sink, state: 'pending', queue: [], scheduled: false };
+      watchers.add(watcher);
+      return {
+        handle: {
+          stop: () => {
+            watcher.state = 'done';
+            watcher.queue = [];
+            watcher.cancelBookmarks?.();
+            watchers.delete(watcher);
+          },
+        },
+        start: (scope, initial, options) => {
+          if (watcher.state !== 'pending') return;
+          watcher.state = 'open';
+          watcher.scope = scope;
+          watcher.options = options;
+          initial.forEach((event) => deliver(watcher, event));
+          // A close fault on an initial event may already have ended the stream.
+          if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') armBookmarks(watcher);
+        },
+        fail: (error) => close(watcher, error, true),
+      };
+    },
+    publish: (entry) => {
+      for (const watcher of [...watchers]) {
+        if (watcher.state !== 'open' || watcher.scope === undefined) continue;
+        const event = eventFor(watcher.scope, entry);
+        if (event !== undefined) deliver(watcher, event);
+      }
+    },
+    closeAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, true)),
+    expireAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, false)),
+    endKind: (groupKind) =>
+      [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),
+  };
+};
