@@ -8,7 +8,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import type { Resource } from '../../core/model/resource.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { builtinScopes, clusterScopedWriteProblem, type Scope, type ScopeTable } from '../../core/model/scope.js';
-import type { Cluster, Clock } from '../../core/ports/cluster.js';
+import type { Cluster, Clock, Patch, WriteOptions } from '../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { createControllerScheduler } from './controllers/background-controllers.js';
 import { builtinKinds } from './kinds/builtin-kinds.js';
@@ -17,7 +17,7 @@ import { createObject } from './verbs/create-verb.js';
 import { strictFields } from './typing/strict-fields.js';
 import { deleteObject } from './verbs/delete-verb.js';
 import { createEventHistory } from './watch/event-history.js';
-import { createApiGate } from './faults/api-gate.js';
+import { createApiGate, type ApiGate } from './faults/api-gate.js';
 import { decideEvent } from './faults/fault-injector.js';
 import type { FaultProfile } from './faults/faults.js';
 import { deepCopy } from './json/json-copy.js';
@@ -25,13 +25,13 @@ import { groupKindKey, type KindInfo } from './kinds/kind-info.js';
 import { createKindRegistry } from './kinds/kind-registry.js';
 import { flushMicrotasks } from './clock/manual-clock.js';
 import { patchObject } from './verbs/patch-verb.js';
-import { mulberry32 } from './faults/prng.js';
+import { mulberry32, type Random } from './faults/prng.js';
 import { getObject, listObjects } from './verbs/read-verbs.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { createServiceAllocator } from './controllers/service-allocator.js';
 import { systemClock } from './clock/system-clock.js';
 import { updateObject } from './verbs/update-verb.js';
-import { createWatchHub } from './watch/watch-hub.js';
+import { createWatchHub, type WatchHub } from './watch/watch-hub.js';
 import { startWatch } from './verbs/watch-verb.js';
 
 export type MemoryClusterOptions = {
@@ -114,33 +114,14 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
   const clock = options.clock ?? systemClock;
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
-  let profile: FaultProfile = options.faults ?? {};
-  /** Faults injected so far, by name (`Conflict on patch`, `watch event dropped`, …), in first-seen order. */
-  const injected = new Map<string, number>();
-  const inject = (fault: string): void => {
-    injected.set(fault, (injected.get(fault) ?? 0) + 1);
-  };
-  const eventFaults = (group: string, kind: string) => {
-    const faults = decideEvent(random, profile, group, kind);
-    if (faults.drop) inject('watch event dropped');
-    if (faults.duplicate) inject('watch event duplicated');
-    if (faults.close) inject('watch closed');
-    if (faults.expire) inject('watch expired (410)');
-    return faults;
-  };
-
+  const faults = createFaultRecord(options.faults ?? {}, random);
   const hub = createWatchHub({
     clock,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     resourceVersion: () => state.resourceVersion,
-    eventFaults,
-    expired: () => compacted(),
+    eventFaults: faults.eventFaults,
+    expired: () => compacted(state),
   });
-  /** Forgets the change log up to now (etcd compaction); the error a watch from before then gets. */
-  const compacted = () => {
-    state.history.compact(state.resourceVersion);
-    return clusterError('Gone', `too old resource version: compacted through ${state.resourceVersion}`, { code: 410 });
-  };
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
     clock,
@@ -158,42 +139,82 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     kindRemoved: (info) => hub.endKind(groupKindKey(info.group, info.kind)),
   };
   bootNamespaces.forEach((name) => createObject(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
-
   const gate = createApiGate({
     clock,
     random,
-    profile: () => profile,
+    profile: () => faults.profile,
     touch: (ref) => touch(state, ref),
     openWatch: (sink) => hub.open(sink),
     startWatch: (query, pending) => startWatch(state, query, pending),
-    injected: inject,
+    injected: faults.inject,
   });
-  const { call } = gate;
-  // As the Kubernetes adapter: a write naming a namespace for a cluster-scoped kind is refused
-  // (the server would drop the namespace and act cluster-wide; issue 19).
-  const scoped = <A>(ref: ObjectRef, write: () => E.Either<ClusterError, A>): E.Either<ClusterError, A> => {
-    const info = state.registry.resolve(ref.apiVersion, ref.kind);
-    const problem = E.isRight(info) ? clusterScopedWriteProblem(info.right.scope, ref) : undefined;
-    return problem === undefined ? write() : E.left(clusterError('Forbidden', problem, { ref }));
-  };
-
   return {
     clock,
     get faults() {
-      return profile;
+      return faults.profile;
     },
     set faults(next: FaultProfile) {
-      profile = next;
+      faults.profile = next;
     },
     setFaults: (next) => {
-      profile = next;
+      faults.profile = next;
     },
-    injectedFaults: () => new Map(injected),
+    injectedFaults: faults.injected,
+    ...portVerbs(state, gate),
+    ...serverControls(state, gate, hub),
+  };
+};
+
+/** Which faults hit, counted by name (`Conflict on patch`, `watch event dropped`, …) in first-seen order. */
+const createFaultRecord = (initial: FaultProfile, random: Random) => {
+  const counts = new Map<string, number>();
+  const record = {
+    profile: initial,
+    inject: (fault: string): void => {
+      counts.set(fault, (counts.get(fault) ?? 0) + 1);
+    },
+    injected: (): ReadonlyMap<string, number> => new Map(counts),
+    eventFaults: (group: string, kind: string) => {
+      const decided = decideEvent(random, record.profile, group, kind);
+      if (decided.drop) record.inject('watch event dropped');
+      if (decided.duplicate) record.inject('watch event duplicated');
+      if (decided.close) record.inject('watch closed');
+      if (decided.expire) record.inject('watch expired (410)');
+      return decided;
+    },
+  };
+  return record;
+};
+
+/** Forgets the change log up to now (etcd compaction); the error a watch from before then gets. */
+const compacted = (state: ServerState): ClusterError => {
+  state.history.compact(state.resourceVersion);
+  return clusterError('Gone', `too old resource version: compacted through ${state.resourceVersion}`, { code: 410 });
+};
+
+/**
+ * As the Kubernetes adapter: a write naming a namespace for a cluster-scoped kind is refused
+ * (the server would drop the namespace and act cluster-wide; issue 19).
+ */
+const scoped = <A>(
+  state: ServerState,
+  ref: ObjectRef,
+  write: () => E.Either<ClusterError, A>,
+): E.Either<ClusterError, A> => {
+  const info = state.registry.resolve(ref.apiVersion, ref.kind);
+  const problem = E.isRight(info) ? clusterScopedWriteProblem(info.right.scope, ref) : undefined;
+  return problem === undefined ? write() : E.left(clusterError('Forbidden', problem, { ref }));
+};
+
+/** The `Cluster` port's verbs: each call passes the gate (outages, faults), then the verb module answers. */
+const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
+  const { call } = gate;
+  return {
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
     create: (object, writeOptions) =>
       call('create', object.apiVersion, object.kind, () =>
-        scoped(refOfInput(object), () =>
+        scoped(state, refOfInput(object), () =>
           pipe(
             strictFields(state, writeOptions, object),
             E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
@@ -206,7 +227,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         object.apiVersion,
         object.kind,
         () =>
-          scoped(refOfInput(object), () =>
+          scoped(state, refOfInput(object), () =>
             pipe(
               strictFields(state, writeOptions, object),
               E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
@@ -219,26 +240,11 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
         'patch',
         ref.apiVersion,
         ref.kind,
-        () =>
-          scoped(ref, () =>
-            pipe(
-              // Strict decodes the patched object: a dry run first, then the write.
-              writeOptions?.fieldValidation === 'Strict'
-                ? pipe(
-                    patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
-                    E.flatMap((patched) =>
-                      strictFields(state, writeOptions, patched, patch.type === 'apply' ? 'apply' : 'patch'),
-                    ),
-                    E.map(() => undefined),
-                  )
-                : E.right<ClusterError, undefined>(undefined),
-              E.flatMap(() => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
-            ),
-          ),
+        () => scoped(state, ref, () => patched(state, ref, patch, writeOptions)),
         ref,
       ),
     delete: (ref, deleteOptions) =>
-      call('delete', ref.apiVersion, ref.kind, () => scoped(ref, () => deleteObject(state, ref, deleteOptions))),
+      call('delete', ref.apiVersion, ref.kind, () => scoped(state, ref, () => deleteObject(state, ref, deleteOptions))),
     updateStatus: (object) =>
       call(
         'updateStatus',
@@ -265,48 +271,75 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
             E.map((info) => info.scope),
           );
     },
-    restart: (restartOptions) => {
-      // Clients resume dropped streams; the restarted watch cache no longer has their version.
-      hub.closeAll(
-        clusterError('Gone', 'too old resource version: the API server restarted and its watch cache starts over', {
-          code: 410,
-        }),
-      );
-      state.history.compact(state.resourceVersion);
-      if (restartOptions?.downtimeMs !== undefined) gate.unavailableUntil(clock.now() + restartOptions.downtimeMs);
-    },
-    expireWatches: () => hub.expireAll(compacted()),
-    unavailableFor: (ms) => {
-      gate.unavailableUntil(clock.now() + ms);
-    },
-    objects: () =>
-      [...state.objects.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([, object]) => deepCopy(object)),
-    registerKind: (registration) =>
-      state.registry.register({
-        group: registration.group,
-        kind: registration.kind,
-        plural: registration.plural,
-        scope: registration.scope,
-        versions: new Set([registration.version]),
-        statusSubresource: registration.statusSubresource ?? true,
-        generation: true,
-        custom: true,
-        watchCacheFrom: state.resourceVersion,
-      }),
-    servedKinds: () =>
-      state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
-        group,
-        kind,
-        plural,
-        scope,
-        versions,
-        statusSubresource,
-      })),
-    settle: () => flushMicrotasks(),
   };
 };
+
+/** A patch of the main resource; under `Strict` the patched object is decoded first (a dry run, then the write). */
+const patched = (
+  state: ServerState,
+  ref: ObjectRef,
+  patch: Patch,
+  writeOptions: WriteOptions | undefined,
+): E.Either<ClusterError, Resource> =>
+  pipe(
+    writeOptions?.fieldValidation === 'Strict'
+      ? pipe(
+          patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
+          E.flatMap((dryRun) => strictFields(state, writeOptions, dryRun, patch.type === 'apply' ? 'apply' : 'patch')),
+          E.map(() => undefined),
+        )
+      : E.right<ClusterError, undefined>(undefined),
+    E.flatMap(() => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
+  );
+
+/** What a test can do to the server that a real cluster does not offer: restarts, outages, a snapshot, kinds without CRDs. */
+const serverControls = (
+  state: ServerState,
+  gate: ApiGate,
+  hub: WatchHub,
+): Pick<
+  MemoryCluster,
+  'restart' | 'expireWatches' | 'unavailableFor' | 'objects' | 'registerKind' | 'servedKinds' | 'settle'
+> => ({
+  restart: (restartOptions) => {
+    // Clients resume dropped streams; the restarted watch cache no longer has their version.
+    hub.closeAll(
+      clusterError('Gone', 'too old resource version: the API server restarted and its watch cache starts over', {
+        code: 410,
+      }),
+    );
+    state.history.compact(state.resourceVersion);
+    if (restartOptions?.downtimeMs !== undefined) gate.unavailableUntil(state.clock.now() + restartOptions.downtimeMs);
+  },
+  expireWatches: () => hub.expireAll(compacted(state)),
+  unavailableFor: (ms) => {
+    gate.unavailableUntil(state.clock.now() + ms);
+  },
+  objects: () =>
+    [...state.objects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, object]) => deepCopy(object)),
+  registerKind: (registration) =>
+    state.registry.register({
+      group: registration.group,
+      kind: registration.kind,
+      plural: registration.plural,
+      scope: registration.scope,
+      versions: new Set([registration.version]),
+      statusSubresource: registration.statusSubresource ?? true,
+      generation: true,
+      custom: true,
+      watchCacheFrom: state.resourceVersion,
+    }),
+  servedKinds: () =>
+    state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
+      group,
+      kind,
+      plural,
+      scope,
+      versions,
+      statusSubresource,
+    })),
+  settle: () => flushMicrotasks(),
+});
 
 /** A concurrent writer: the object gets a new resourceVersion and nothing else (as a managedFields-only change does). */
 const touch = (state: ServerState, ref: ObjectRef): void => {
