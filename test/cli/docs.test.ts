@@ -7,8 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../app/cli/commands/index.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_NOT_CONVERGING, EXIT_OK } from '../../app/cli/exit-codes.js';
 import { FINALIZER } from '../../core/index.js';
-import { runCli } from './support/run-cli.js';
+import { runCli, testIo } from './support/run-cli.js';
 
 const read = (path: string): string => readFileSync(path, 'utf8');
 
@@ -67,7 +69,22 @@ spec:
 
   it('docs/cli.md documents every exit code plan uses', () => {
     const docs = read('docs/cli.md');
-    for (const line of ['| 0 |', '| 1 |', '| 2 |']) expect(docs).toContain(line);
+    for (const code of [EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GUARD_DENIED, EXIT_NOT_CONVERGING])
+      expect(docs).toContain(`| ${code} |`);
+  });
+
+  it('docs/cli.md documents every flag of every command', () => {
+    const docs = read('docs/cli.md');
+    const context = { io: testIo().io, exit: () => undefined };
+    const undocumented = COMMANDS.flatMap((command) =>
+      command
+        .create(context)
+        .options.filter(
+          (option) => !docs.includes(`\`${option.long ?? option.flags}`) && !docs.includes(`\`${option.flags}`),
+        )
+        .map((option) => `${command.name} ${option.long ?? option.flags}`),
+    );
+    expect(undocumented).toEqual([]);
   });
 });
 
