@@ -100,7 +100,7 @@ type SharedDeps = Pick<
 
 export class ReconcileStep {
   /** Reconciles started, total and per key (tests and benchmarks read these; a key's count goes with its primary). */
-  count = 0;
+  private total = 0;
   private readonly counts = new Map<string, number>();
   /**
    * Keys whose create was refused with AlreadyExists: a name their manifest wants is taken by an
@@ -114,17 +114,22 @@ export class ReconcileStep {
     this.shared = sharedDeps(options);
   }
 
+  get count(): number {
+    return this.total;
+  }
+
   /** Reconciles started per key, for keys whose primary is still there. */
   get countByKey(): ReadonlyMap<string, number> {
     return this.counts;
   }
 
   /**
-   * The key's primary is gone (its store said so): its count goes too. A reconcile that finds it gone
-   * forgets it as well, so the counts never hold more keys than the store and the queue.
+   * The key's primary is gone (its store said so): what the step kept for it goes too. A reconcile
+   * that finds it gone forgets it as well, so nothing here holds more keys than the store and the queue.
    */
   forget(key: string): void {
     this.counts.delete(key);
+    this.readDirectly.delete(key);
   }
 
   /** Reconciles `key` once; `NotOwned` (nothing done) when its shard was lost while preparing. */
@@ -139,7 +144,7 @@ export class ReconcileStep {
     }
     // Ownership can be lost while waiting above: check again right before acting.
     if (!this.options.access.owns(key)) return NOT_OWNED;
-    this.count++;
+    this.total++;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     let plannedAgainst: LiveVersions = new Map();
     const result = await reconcileApplication(
@@ -222,10 +227,7 @@ export class ReconcileStep {
       const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
       if (stalled?.status === 'True' && stalled.reason === 'GuardDenied') metrics?.guardDenials.inc();
     }
-    if (result._tag === 'Gone') {
-      this.readDirectly.delete(key);
-      this.counts.delete(key);
-    }
+    if (result._tag === 'Gone') this.forget(key);
     if (result._tag === 'Failed') {
       if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);
       reportApiError(result.error, `reconcile ${key}`);
