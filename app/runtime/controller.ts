@@ -319,7 +319,7 @@ export class Controller {
     return this.queue.depth === 0 && this.loop.inFlight.size === 0;
   }
 
-  /** Reconciles started, total and per key (tests and benchmarks read these). */
+  /** Reconciles started, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
   get reconcileCount(): number {
     return this.step.count;
   }
