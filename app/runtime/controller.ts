@@ -39,7 +39,7 @@ import { waitsForKind } from './requeue.js';
 import { OwnedKeys } from './sharding/owned-keys.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { WorkQueue } from './work-queue.js';
-import { fenced } from './write-fence.js';
+import { WriteLicence, fenced } from './write-fence.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -130,15 +130,25 @@ export class Controller {
     this.stopped = resolve;
   });
 
+  /**
+   * Builds the parts, each before the parts that use it. The handlers of the stores' changes
+   * (`onPrimaryChange`, `kindGone`) name parts built later: they run only once `start` has listed.
+   */
   constructor(private readonly options: ControllerOptions) {
     const { clock, metrics } = options;
     const resyncMs = options.resyncMs ?? 10 * 60_000;
     const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
+    const reportApiError = apiErrorReporter(this.logger, metrics);
     this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo);
     this.queue = new WorkQueue(clock, {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
+    });
+    this.hotLoops = new HotLoopHistory({
+      now: () => clock.now(),
+      logger: this.logger,
+      ...(options.hotLoop ? { policy: options.hotLoop } : {}),
     });
     this.store = new PrimaryStore(options.cluster, {
       primary: options.primary ?? applicationPrimary(this.memo),
@@ -148,12 +158,7 @@ export class Controller {
       ...(options.namespace ? { namespace: options.namespace } : {}),
       onChange: (change) => this.onPrimaryChange(change),
       onResync: (key) => this.queue.add(key),
-      onError: (error, where) => this.reportApiError(error, where),
-    });
-    this.hotLoops = new HotLoopHistory({
-      now: () => clock.now(),
-      logger: this.logger,
-      ...(options.hotLoop ? { policy: options.hotLoop } : {}),
+      onError: reportApiError,
     });
     this.children = new ChildWatches({
       cluster: options.cluster,
@@ -164,7 +169,7 @@ export class Controller {
         const key = this.store.keyOfOwnerMark(mark);
         if (key !== undefined) this.queue.add(key);
       },
-      onError: (error, where) => this.reportApiError(error, where),
+      onError: reportApiError,
       onUnserved: (kind) => this.kindGone(kind),
       wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
     });
@@ -179,39 +184,47 @@ export class Controller {
       },
     });
     this.owned = new OwnedKeys(options.shard, { keys: () => this.store.keys(), enqueue: (key) => this.queue.add(key) });
-    // The operator's own client behind the abandon fence, built once (it asks `mayWrite` at each write), not per reconcile.
-    const operatorWrites = fenced(options.cluster, () => this.loop.mayWrite(), ABANDONED);
+    // What this controller's reconciles write under: the loop revokes it when it abandons them at its stop deadline.
+    const licence = new WriteLicence();
+    const mayWrite = () => licence.valid;
+    // The operator's own client behind the abandon fence, built once (it reads the licence at each write), not per reconcile.
+    const operatorWrites = fenced(options.cluster, mayWrite, ABANDONED);
     this.step = new ReconcileStep({
-      cluster: options.cluster,
-      writesFor: (cluster, key) =>
-        this.owned.fence(
-          cluster === options.cluster ? operatorWrites : fenced(cluster, () => this.loop.mayWrite(), ABANDONED),
-          key,
-        ),
-      owns: (key) => this.owned.owns(key),
-      store: this.store,
-      children: this.children,
-      scopes: this.scopes,
-      memo: this.memo,
-      hotLoops: this.hotLoops,
-      watchChildrenOf: (application) => this.watchChildrenOf(application),
-      watchChildren: options.watchChildren !== false,
+      access: {
+        cluster: options.cluster,
+        writesFor: (cluster, key) =>
+          this.owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, mayWrite, ABANDONED), key),
+        owns: (key) => this.owned.owns(key),
+        ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
+      },
+      observed: {
+        store: this.store,
+        children: this.children,
+        scopes: this.scopes,
+        ...(options.watchChildren === false
+          ? {}
+          : { watchChildrenOf: (application) => this.watchChildrenOf(application) }),
+      },
+      policy: {
+        planOptions: planOptionsOf(options),
+        ...(options.guard === undefined ? {} : { guard: options.guard }),
+        hotLoops: this.hotLoops,
+        translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
+        ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+      },
+      recorder: {
+        logger: this.logger,
+        ...(metrics === undefined ? {} : { metrics }),
+        events: options.events !== false,
+        reportApiError,
+        onReconciled: (key, result) => {
+          this.trackUnserved(key, result);
+          options.onReconciled?.(key, result);
+        },
+      },
       clock,
       random: options.random,
-      logger: this.logger,
-      ...(metrics === undefined ? {} : { metrics }),
-      reportApiError: (error, where) => this.reportApiError(error, where),
-      planOptions: planOptionsOf(options),
-      ...(options.tenancy === undefined ? {} : { tenancy: options.tenancy }),
-      ...(options.guard === undefined ? {} : { guard: options.guard }),
-      events: options.events !== false,
-      translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
-      ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-      ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-      onReconciled: (key, result) => {
-        this.trackUnserved(key, result);
-        options.onReconciled?.(key, result);
-      },
+      memo: this.memo,
     });
     this.loop = new ReconcileLoop({
       queue: this.queue,
@@ -221,6 +234,7 @@ export class Controller {
       workers: options.workers ?? 2,
       ownership: this.owned,
       reconcile: (key, attempt) => this.step.run(key, attempt),
+      licence,
     });
   }
 
@@ -305,7 +319,7 @@ export class Controller {
     return this.queue.depth === 0 && this.loop.inFlight.size === 0;
   }
 
-  /** Reconciles started, total and per key (tests and benchmarks read these). */
+  /** Reconciles started, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
   get reconcileCount(): number {
     return this.step.count;
   }
@@ -326,6 +340,7 @@ export class Controller {
   private onPrimaryChange(change: PrimaryChange): void {
     if (change._tag === 'Deleted') {
       this.hotLoops.forget(change.key);
+      this.step.forget(change.key);
       this.unserved.release(change.key);
       this.options.hooks?.tokens.forget(change.object.metadata.namespace ?? 'default', change.object.metadata.name);
       this.children.sweepSoon();
@@ -378,12 +393,15 @@ export class Controller {
       kindsOf(application, this.memo).filter((kind) => !this.scopes.knows(kind)),
     );
   }
-
-  private reportApiError(error: ClusterError, where: string): void {
-    this.options.metrics?.apiErrors.inc({ code: String(error.code), reason: error._tag });
-    this.logger.warn({ where, error: showClusterError(error) }, 'API error');
-  }
 }
+
+/** Every part reports API errors the same way: counted by code and reason, logged with where they happened. */
+const apiErrorReporter =
+  (logger: Logger, metrics: Metrics | undefined) =>
+  (error: ClusterError, where: string): void => {
+    metrics?.apiErrors.inc({ code: String(error.code), reason: error._tag });
+    logger.warn({ where, error: showClusterError(error) }, 'API error');
+  };
 
 /**
  * Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields;

@@ -16,12 +16,11 @@ import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
 import { Controller, type ControllerOptions } from './controller.js';
-import { LeaderElector } from './leader-election.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
-import { fenced } from './write-fence.js';
 import { silentLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
+import { LeadershipTerms } from './terms.js';
 
 export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary' | 'guard'> & {
   readonly cluster: Cluster;
@@ -123,40 +122,40 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     options.sharding === undefined
       ? undefined
       : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
-  let elector: LeaderElector | undefined;
-  // Each leadership term writes only while it is the term in force and the lease is provably held:
-  // a term that lost the lease stays fenced even when this process leads again before its
-  // in-flight reconciles have finished (they planned against a world another leader may have changed).
-  let terms = 0;
-  let termInForce = 0;
-  const leaderFence =
-    (term: number) =>
-    (target: Cluster): Cluster =>
-      fenced(
-        target,
-        () => term === termInForce && elector?.mayWrite() === true,
-        'this process cannot prove it still holds the leader lease for this term',
-      );
-  const newController = (): Controller => {
-    const fence = leaderFence(++terms);
-    const cluster = options.leaderElection === undefined ? options.cluster : fence(options.cluster);
-    // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
-    const childClusterFor =
-      options.childClusterFor === undefined || options.leaderElection === undefined
-        ? options.childClusterFor
-        : wrapImpersonated(options.childClusterFor, fence);
-    return new Controller({
-      ...controllerOptions,
-      cluster,
-      logger,
-      metrics,
-      translate,
-      ...(hooks === undefined ? {} : { hooks }),
-      ...(sharding === undefined ? {} : { shard: sharding.ownership }),
-      ...(childClusterFor === undefined ? {} : { childClusterFor }),
-    });
-  };
-  let controller = newController();
+  const terms = new LeadershipTerms({
+    controllerFor: (fence) => {
+      // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
+      const childClusterFor =
+        options.childClusterFor === undefined || fence === undefined
+          ? options.childClusterFor
+          : wrapImpersonated(options.childClusterFor, fence);
+      return new Controller({
+        ...controllerOptions,
+        cluster: fence === undefined ? options.cluster : fence(options.cluster),
+        logger,
+        metrics,
+        translate,
+        ...(hooks === undefined ? {} : { hooks }),
+        ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+        ...(childClusterFor === undefined ? {} : { childClusterFor }),
+      });
+    },
+    ...(options.leaderElection === undefined
+      ? {}
+      : {
+          election: {
+            ...options.leaderElection,
+            cluster: options.cluster,
+            clock: options.clock,
+            logger,
+            ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
+          },
+        }),
+    metrics,
+    logger,
+    stopDeadlineMs: options.stopDeadlineMs ?? 5_000,
+    ...(options.onLostLeadership === undefined ? {} : { onLostLeadership: options.onLostLeadership }),
+  });
   const callbacks: CallbackHandler | undefined =
     hooks === undefined
       ? undefined
@@ -170,51 +169,8 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
           // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
           ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
           ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
-          onAccepted: (key) => controller.enqueue(key),
+          onAccepted: (key) => terms.controller.enqueue(key),
         });
-  let ready = false;
-  let stopping = false;
-  // A stop already begun (leadership lost) is waited for, not begun again: a Controller's second
-  // `stop` answers at once, as if nothing were in flight, and the lease would be released too early.
-  const stops = new WeakMap<Controller, Promise<boolean>>();
-  const stopController = (target: Controller, deadlineMs: number): Promise<boolean> => {
-    const begun = stops.get(target) ?? target.stop(deadlineMs);
-    stops.set(target, begun);
-    return begun;
-  };
-  const startTerm = async (): Promise<void> => {
-    // Each term runs a fresh Controller: a stopped one never starts again.
-    if (controller.started) controller = newController();
-    termInForce = terms;
-    const term = controller;
-    try {
-      await term.start();
-      ready = true;
-    } catch (error) {
-      logger.error({ err: String(error) }, 'controller did not start');
-      elector?.abdicate();
-    }
-  };
-  if (options.leaderElection !== undefined) {
-    elector = new LeaderElector({
-      ...options.leaderElection,
-      cluster: options.cluster,
-      clock: options.clock,
-      logger,
-      ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
-      // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes back.
-      onStartedLeading: () => {
-        metrics.leader.set(1);
-        if (!stopping) void startTerm();
-      },
-      onStoppedLeading: () => {
-        termInForce = 0;
-        metrics.leader.set(0);
-        void stopController(controller, options.stopDeadlineMs ?? 5_000);
-        if (!stopping) options.onLostLeadership?.();
-      },
-    });
-  }
   // Callbacks are served before reconciles start: the first Secrets name this endpoint.
   const separate = callbacks !== undefined && options.hooks?.listen !== undefined;
   const callbackServer: CallbackServer | undefined =
@@ -229,36 +185,29 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
   const server =
     options.listen === undefined
       ? undefined
-      : await serve(options.listen, metrics, () => ready && !stopping, separate ? undefined : callbacks).catch(
+      : await serve(options.listen, metrics, () => terms.ready, separate ? undefined : callbacks).catch(
           async (error: unknown) => {
             await callbackServer?.close();
             throw error;
           },
         );
   sharding?.start();
-  if (elector === undefined) {
-    await controller.start();
-    ready = true;
-  } else {
-    ready = true;
-    elector.start();
-  }
+  await terms.start();
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
     get controller() {
-      return controller;
+      return terms.controller;
     },
     metrics,
     ...(address === undefined ? {} : { address }),
     ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
-    isLeader: () => elector?.isLeader ?? true,
+    isLeader: () => terms.isLeader,
     stop: async (deadlineMs = 30_000) => {
-      stopping = true;
-      const finished = await stopController(controller, deadlineMs);
+      const finished = await terms.stop(deadlineMs);
       // Reconciles abandoned at the deadline may have writes on their way: releasing now would let a
       // standby write beside them; the Leases expire instead (the fence margin covers their transit).
       await sharding?.stop({ release: finished });
-      await elector?.stop({ release: finished });
+      await terms.resign(finished);
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
       await callbackServer?.close();
       return finished;

@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { AFTER_DEFECT, requeueOf, type Requeue } from './requeue.js';
 import type { WorkQueue } from './work-queue.js';
+import { WriteLicence } from './write-fence.js';
 
 /** A reconcile's outcome: its result, or `NotOwned` when the key's shard was lost before it acted. */
 export type StepOutcome = ReconcileResult | { readonly _tag: 'NotOwned' };
@@ -28,17 +29,21 @@ export type ReconcileLoopOptions = {
   readonly ownership: { owns(key: string): boolean; refused(key: string): void };
   /** One reconcile of `key`; `attempt` is 1 + the failures since its last success. */
   readonly reconcile: (key: string, attempt: number) => Promise<StepOutcome>;
+  /** What the reconciles write under: revoked when they are abandoned at the stop deadline (default: one of its own). */
+  readonly licence?: WriteLicence;
 };
 
 export class ReconcileLoop {
   private readonly workers: Array<Promise<void>> = [];
   private started = false;
-  private abandoned = false;
+  private readonly licence: WriteLicence;
   private concurrent = 0;
   /** Keys being reconciled right now; never holds a key twice. */
   readonly inFlight = new Set<string>();
 
-  constructor(private readonly options: ReconcileLoopOptions) {}
+  constructor(private readonly options: ReconcileLoopOptions) {
+    this.licence = options.licence ?? new WriteLicence();
+  }
 
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
   get concurrentReconciles(): number {
@@ -70,13 +75,13 @@ export class ReconcileLoop {
             }),
           ]);
     cancelDeadline?.();
-    if (!finished) this.abandoned = true;
+    if (!finished) this.licence.revoke();
     return finished;
   }
 
   /** False once reconciles still in flight were abandoned at the stop deadline: their writes must not be sent. */
   mayWrite(): boolean {
-    return !this.abandoned;
+    return this.licence.valid;
   }
 
   private async work(): Promise<void> {

@@ -15,12 +15,10 @@ import {
   type Clock,
   type Cluster,
   type ClusterError,
-  type JsonValue,
   type LiveVersions,
   type GuardPolicy,
   type Plan,
   type PlanOptions,
-  type TenancyPolicy,
   type Memo,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
@@ -37,68 +35,117 @@ import type { Metrics } from './metrics.js';
 import type { PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type StepOutcome } from './reconcile-loop.js';
 
-export type ReconcileStepOptions = {
+/** How the step reaches the cluster (the writer part): reads, and writes behind every fence. */
+export type StepAccess = {
   /** Reads: live objects, discovery. */
   readonly cluster: Cluster;
   /** `cluster` as a reconcile of `key` writes through it: every write fence applied (abandoned reconciles, shard ownership). */
   readonly writesFor: (cluster: Cluster, key: string) => Cluster;
   /** Whether this replica owns `key` now (sharding). */
   readonly owns: (key: string) => boolean;
+  /** Whose rights each primary's children are read and written with (impersonation); default the operator's. */
+  readonly childClusterFor?: ReconcileDeps['childClusterFor'];
+};
+
+/** What the step observes (the observation parts): the caches and the scope table. */
+export type StepObservation = {
   readonly store: PrimaryStore;
   readonly children: ChildWatches;
   readonly scopes: KnownScopes;
-  /** The controller's memo (see ReconcileDeps.memo). */
-  readonly memo: Memo;
-  readonly hotLoops: HotLoopHistory;
-  /** Starts watching the child kinds a primary names (on demand, never waited for). */
-  readonly watchChildrenOf: (application: Application) => void;
-  /** True: live objects are read from the child watches' caches; false: from the API server, per namespace. */
-  readonly watchChildren: boolean;
-  readonly clock: Clock;
-  readonly random: () => number;
-  readonly logger: Logger;
-  readonly metrics?: Metrics;
-  readonly reportApiError: (error: ClusterError, where: string) => void;
-  /** Every plan's options (readiness and tenancy merged in). */
+  /**
+   * Starts watching the child kinds a primary names (on demand, never waited for), and then live
+   * objects are read from the child watches' caches; without it, from the API server, per namespace.
+   */
+  readonly watchChildrenOf?: (application: Application) => void;
+};
+
+/** What every plan is made and judged by (the policy parts). */
+export type StepPolicy = {
+  /** Every plan's options (readiness and the tenancy policy merged in; live reads honour the same tenancy). */
   readonly planOptions: PlanOptions;
-  readonly tenancy?: TenancyPolicy;
   /** The guard policy every plan is judged by before it runs (`--guard`; see core/guard/guard-plan.ts). */
   readonly guard?: GuardPolicy;
-  /** Record Kubernetes Events for actions and failures. */
-  readonly events: boolean;
+  readonly hotLoops: HotLoopHistory;
   readonly translate: Translator;
   readonly hooks?: HookRuntime;
-  readonly childClusterFor?: ReconcileDeps['childClusterFor'];
+};
+
+/** Where what a reconcile did is told: metrics, Events, the log, the API error report, the observer. */
+export type StepRecorder = {
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** Record Kubernetes Events for actions and failures. */
+  readonly events: boolean;
+  readonly reportApiError: (error: ClusterError, where: string) => void;
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
 };
 
+export type ReconcileStepOptions = {
+  readonly access: StepAccess;
+  readonly observed: StepObservation;
+  readonly policy: StepPolicy;
+  readonly recorder: StepRecorder;
+  readonly clock: Clock;
+  /** [0, 1): backoff jitter and Event names. */
+  readonly random: () => number;
+  /** The controller's memo (see ReconcileDeps.memo). */
+  readonly memo: Memo;
+};
+
+/** The reconcile dependencies that are the same for every key: built once per step, not per reconcile. */
+type SharedDeps = Pick<
+  ReconcileDeps,
+  'now' | 'random' | 'planOptions' | 'memo' | 'onWritten' | 'onDeleted' | 'translate' | 'hooks' | 'decode'
+>;
+
 export class ReconcileStep {
-  /** Reconciles started, total and per key (tests and benchmarks read these). */
-  count = 0;
-  readonly countByKey = new Map<string, number>();
+  /** Reconciles started, total and per key (tests and benchmarks read these; a key's count goes with its primary). */
+  private total = 0;
+  private readonly counts = new Map<string, number>();
   /**
    * Keys whose create was refused with AlreadyExists: a name their manifest wants is taken by an
    * object the caches do not hold (not ours, or not seen yet), so their desired objects are read
    * from the API server until the Application is gone, never assumed absent.
    */
   private readonly readDirectly = new Set<string>();
+  private readonly shared: SharedDeps;
 
-  constructor(private readonly options: ReconcileStepOptions) {}
+  constructor(private readonly options: ReconcileStepOptions) {
+    this.shared = sharedDeps(options);
+  }
+
+  get count(): number {
+    return this.total;
+  }
+
+  /** Reconciles started per key, for keys whose primary is still there. */
+  get countByKey(): ReadonlyMap<string, number> {
+    return this.counts;
+  }
+
+  /**
+   * The key's primary is gone (its store said so): what the step kept for it goes too. A reconcile
+   * that finds it gone forgets it as well, so nothing here holds more keys than the store and the queue.
+   */
+  forget(key: string): void {
+    this.counts.delete(key);
+    this.readDirectly.delete(key);
+  }
 
   /** Reconciles `key` once; `NotOwned` (nothing done) when its shard was lost while preparing. */
   async run(key: string, attempt: number): Promise<StepOutcome> {
-    const { store, scopes } = this.options;
+    const { store, scopes, watchChildrenOf } = this.options.observed;
     const started = this.options.clock.now();
     const cached = store.application(key);
     if (cached !== undefined) {
-      await scopes.learnKindsOf(cached, this.options.cluster);
+      await scopes.learnKindsOf(cached, this.options.access.cluster);
       // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
-      this.options.watchChildrenOf(cached);
+      watchChildrenOf?.(cached);
     }
     // Ownership can be lost while waiting above: check again right before acting.
-    if (!this.options.owns(key)) return NOT_OWNED;
-    this.count++;
-    this.countByKey.set(key, (this.countByKey.get(key) ?? 0) + 1);
+    if (!this.options.access.owns(key)) return NOT_OWNED;
+    this.total++;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     let plannedAgainst: LiveVersions = new Map();
     const result = await reconcileApplication(
       store.refOf(key),
@@ -107,36 +154,31 @@ export class ReconcileStep {
       }),
       attempt,
     );
-    this.options.hotLoops.record(key, doneOf(result), plannedAgainst);
+    this.options.policy.hotLoops.record(key, doneOf(result), plannedAgainst);
     this.record(key, result, started);
     return result;
   }
 
+  /** The reconcile dependencies of `key`: the shared ones with the key's own reads, fences and guard. */
   private depsFor(key: string, plannedAgainst: (versions: LiveVersions) => void): ReconcileDeps {
-    const { store, children, hotLoops, tenancy, childClusterFor, hooks } = this.options;
-    const reads = this.options.cluster;
-    const tenancyOption = tenancy === undefined ? {} : { tenancy };
+    const { store, children, scopes, watchChildrenOf } = this.options.observed;
+    const { cluster: reads, writesFor, childClusterFor } = this.options.access;
+    const { planOptions, hotLoops } = this.options.policy;
+    const { memo } = this.options;
+    const tenancy = planOptions.tenancy === undefined ? {} : { tenancy: planOptions.tenancy };
     return {
-      cluster: this.options.writesFor(reads, key),
-      scopes: this.options.scopes.current,
-      now: () => new Date(this.options.clock.now()).toISOString(),
-      random: this.options.random,
-      planOptions: this.options.planOptions,
-      memo: this.options.memo,
+      ...this.shared,
+      cluster: writesFor(reads, key),
+      scopes: scopes.current,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
       readLive: (application, scopes) =>
         readLive(
           application,
           scopes,
           reads,
-          this.options.watchChildren
-            ? {
-                cache: children.liveCache(),
-                optimisticCreates: !this.readDirectly.has(key),
-                memo: this.options.memo,
-                ...tenancyOption,
-              }
-            : { perNamespace: true, memo: this.options.memo, ...tenancyOption },
+          watchChildrenOf === undefined
+            ? { perNamespace: true, memo, ...tenancy }
+            : { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), memo, ...tenancy },
         ),
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
@@ -146,23 +188,17 @@ export class ReconcileStep {
         plannedAgainst(versions);
         return hotLoops.guard(key, application, plan, versions);
       },
-      // Read-your-own-writes: answers of our writes go into the caches before the next reconcile.
-      onWritten: (object) => (store.holds(object) ? store.apply(object) : children.apply(object)),
-      onDeleted: (deleted) => children.forget(deleted),
-      translate: this.options.translate,
-      ...(hooks === undefined ? {} : { hooks }),
       // Impersonating clients pass the same fences as the operator's own writes.
       ...(childClusterFor === undefined
         ? {}
-        : { childClusterFor: wrapImpersonated(childClusterFor, (child) => this.options.writesFor(child, key)) }),
-      decode: store.primary.decode,
+        : { childClusterFor: wrapImpersonated(childClusterFor, (child) => writesFor(child, key)) }),
       statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status, status),
     };
   }
 
   /** `plan`, or the `Stalled GuardDenied` plan that writes nothing when the guard policy denies it. */
   private guardPolicy(key: string, application: Application, plan: Plan): Plan {
-    const { guard } = this.options;
+    const { guard } = this.options.policy;
     if (guard === undefined) return plan;
     const guarded = guardPlan({
       policy: guard,
@@ -171,7 +207,7 @@ export class ReconcileStep {
       now: new Date(this.options.clock.now()).toISOString(),
     });
     if (guarded.plan !== plan)
-      this.options.logger.info(
+      this.options.recorder.logger.info(
         { key, digest: guarded.verdict.digest, rules: [...new Set(guarded.verdict.violations.map((v) => v.rule))] },
         'guard policy denied the plan',
       );
@@ -179,7 +215,7 @@ export class ReconcileStep {
   }
 
   private record(key: string, result: ReconcileResult, started: number): void {
-    const { metrics } = this.options;
+    const { metrics, logger, events, reportApiError, onReconciled } = this.options.recorder;
     const seconds = (this.options.clock.now() - started) / 1000;
     const label = resultLabel(result);
     metrics?.reconciles.inc({ result: label });
@@ -191,32 +227,49 @@ export class ReconcileStep {
       const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
       if (stalled?.status === 'True' && stalled.reason === 'GuardDenied') metrics?.guardDenials.inc();
     }
-    if (result._tag === 'Gone') this.readDirectly.delete(key);
+    if (result._tag === 'Gone') this.forget(key);
     if (result._tag === 'Failed') {
       if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);
-      this.options.reportApiError(result.error, `reconcile ${key}`);
+      reportApiError(result.error, `reconcile ${key}`);
       const failedOn = result.execution?.failure?.action;
-      if (result.error._tag === 'UnknownKind' && failedOn !== undefined) this.options.scopes.forget(failedOn.ref);
+      if (result.error._tag === 'UnknownKind' && failedOn !== undefined)
+        this.options.observed.scopes.forget(failedOn.ref);
     }
-    if (this.options.events && result._tag !== 'Gone') void this.recordEvents(key, result);
-    this.options.logger.debug({ key, result: label, seconds }, 'reconciled');
-    this.options.onReconciled?.(key, result);
+    if (events && result._tag !== 'Gone') void this.recordEvents(key, result);
+    logger.debug({ key, result: label, seconds }, 'reconciled');
+    onReconciled?.(key, result);
   }
 
   private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
-    const primary = this.options.store.object(key);
+    const primary = this.options.observed.store.object(key);
     if (primary === undefined) return;
+    const { cluster, writesFor } = this.options.access;
     const failures = await recordEvents(
-      this.options.writesFor(this.options.cluster, key),
+      writesFor(cluster, key),
       primary,
       result,
       this.options.clock.now(),
       this.options.random,
     );
     for (const failure of failures)
-      this.options.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+      this.options.recorder.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
   }
 }
+
+/** The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the caches). */
+const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOptions): SharedDeps => ({
+  now: () => new Date(clock.now()).toISOString(),
+  random,
+  planOptions: policy.planOptions,
+  memo,
+  // Read-your-own-writes: answers of our writes go into the caches before the next reconcile.
+  onWritten: (object) =>
+    observed.store.holds(object) ? observed.store.apply(object) : observed.children.apply(object),
+  onDeleted: (deleted) => observed.children.forget(deleted),
+  translate: policy.translate,
+  ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
+  decode: observed.store.primary.decode,
+});
 
 /** The metrics label of a result: success, requeue, error or terminal. */
 const resultLabel = (result: ReconcileResult): string =>

@@ -40,3 +40,20 @@ export const fenced = (cluster: Cluster, mayWrite: () => boolean, why: string): 
     patchStatus: (ref, patch) => guard(ref, () => cluster.patchStatus(ref, patch)),
   };
 };
+
+/**
+ * The licence a group of reconciles writes under: valid until revoked, revoked for good (a stopped
+ * loop's abandoned reconciles, then nothing they still try is sent). One owner revokes it; every
+ * fence built on it reads it at each write.
+ */
+export class WriteLicence {
+  private revoked = false;
+
+  get valid(): boolean {
+    return !this.revoked;
+  }
+
+  revoke(): void {
+    this.revoked = true;
+  }
+}

@@ -17,7 +17,16 @@ import {
 import { Controller } from '../../../app/runtime/controller.js';
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import { setIn, type Resource } from '../model/helpers.js';
-import { CreateApp, DeleteApp, EditChild, SetFaults, UpdateApp, specArbitrary, type Model } from '../model/commands.js';
+import {
+  CreateApp,
+  DeleteApp,
+  appRef,
+  EditChild,
+  SetFaults,
+  UpdateApp,
+  specArbitrary,
+  type Model,
+} from '../model/commands.js';
 import { APP_NAMES, NAMESPACES, applicationOf, problems } from '../model/world.js';
 
 type Real = {
@@ -158,6 +167,14 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
           await real.controller.stop(0);
           expect(left).toEqual([]);
           expect(real.violations).toBe(0);
+          // The per-key reconcile counts are bounded: a deleted Application's count went with it.
+          const stored = new Set(
+            real.cluster
+              .objects()
+              .filter((object) => object.kind === 'Application')
+              .map((object) => `${object.metadata.namespace}/${object.metadata.name}`),
+          );
+          expect([...real.controller.reconcilesByKey.keys()].filter((key) => !stored.has(key))).toEqual([]);
           // No HotLoop without a competing writer: faults, timeouts, restarts and retries never count.
           if (real.hotLoops > 0) expect(model.observedEdits ?? 0).toBeGreaterThanOrEqual(4);
         },
@@ -170,6 +187,28 @@ describe('the controller runtime on the in-memory cluster (model-based)', () => 
       },
     );
   }, 600_000);
+
+  it('forgets the reconcile count of a deleted Application (the counts stay as large as the store)', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock, seed: 11, workloads: true });
+    const controller = newController({ cluster, clock, seed: 11 }, 0);
+    await controller.start();
+    for (const name of ['shop', 'blog'])
+      await cluster.create(
+        applicationOf({
+          namespace: 'default',
+          name,
+          children: [{ kind: 'ConfigMap', name: `${name}-config`, data: { mode: 'a' } }],
+        }),
+      )();
+    await run(clock, 5_000);
+    expect([...controller.reconcilesByKey.keys()].sort()).toEqual(['default/blog', 'default/shop']);
+    await cluster.delete(appRef('default', 'shop'))();
+    await run(clock, 5_000);
+    expect(cluster.objects().filter((object) => object.metadata.name === 'shop')).toEqual([]);
+    expect([...controller.reconcilesByKey.keys()]).toEqual(['default/blog']);
+    await controller.stop(0);
+  });
 
   it('a burst of 1 000 child events for one Application causes at most 3 reconciles', async () => {
     const clock = new ManualClock();

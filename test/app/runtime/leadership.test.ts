@@ -258,7 +258,12 @@ describe('leader election between replicas', () => {
     // A stops while its create is on the way.
     server.setFaults(slowCreates);
     await server.create(applicationOf(spec('one')))();
-    for (let i = 0; i < 50 && !writes.some((w) => w.replica === 'a' && w.verb === 'create'); i++) await run(clock, 100);
+    // (Its Lease was created at its start: only a child's create counts.)
+    const childCreateSent = () =>
+      writes.some((w) => w.replica === 'a' && w.verb === 'create' && !w.object.startsWith('Lease/'));
+    for (let i = 0; i < 50 && !childCreateSent(); i++) await run(clock, 100);
+    expect(childCreateSent()).toBe(true);
+    expect(operatorA.controller.inFlight.size).toBe(1);
     const stopped = operatorA.stop(0);
     await run(clock, 30_000);
     expect(await stopped).toBe(false);
