@@ -136,10 +136,17 @@ export class Informer {
     return this.store.size;
   }
 
-  /** Read-your-own-writes: records a write's response unless the cache already holds a newer version. */
+  /**
+   * Read-your-own-writes: records a write's response unless the cache already holds a newer version,
+   * or has seen a later state in which the object is not there: a response that arrives after the
+   * watch delivered the object's deletion (a delete answered while finalizers were pending, then
+   * released at once) must not bring the deleted object back.
+   */
   apply(object: Resource): void {
     const existing = this.store.get(keyOf(object));
-    if (existing !== undefined && !isNewer(object.metadata.resourceVersion, existing.metadata.resourceVersion)) return;
+    const version = object.metadata.resourceVersion;
+    if (existing !== undefined && !isNewer(version, existing.metadata.resourceVersion)) return;
+    if (existing === undefined && this.resourceVersion !== undefined && !isNewer(version, this.resourceVersion)) return;
     this.put(object);
   }
 
