@@ -215,6 +215,8 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'conflict':
     case 'forbidden':
     case 'wait':
+    // Withheld by kreconcile.io/apply: shown in the plan, never sent.
+    case 'skip':
       return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer':

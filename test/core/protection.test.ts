@@ -80,8 +80,20 @@ describe('kreconcile.io/apply', () => {
     expect(first.live.map((object) => object.data)).toEqual([{ mode: 'a' }]);
     const drifted = first.live.map((object) => ({ ...object, data: { mode: 'theirs' } }));
     const planned = plan({ application: first.app, live: drifted, scopes, now: 'now' });
-    expect(planned.actions).toEqual([]);
+    // The withheld patch is in the plan as a skip entry with the drift it leaves, not as a write.
+    expect(planned.actions).toEqual([
+      {
+        type: 'skip',
+        ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'seeded' },
+        apply: 'IfNotPresent',
+        withheld: 'patch',
+        changes: [{ path: 'data.mode', from: 'theirs', to: 'a' }],
+      },
+    ]);
+    expect(planned.summary).toEqual({ create: 0, patch: 0, delete: 0, conflict: 0, skip: 1 });
     expect(ready(planned)).toBe(true);
+    // In sync, it says nothing: a skip shows only a write the annotation withholds.
+    expect(plan({ application: first.app, live: first.live, scopes, now: 'now' }).actions).toEqual([]);
     // Without the annotation the same drift is corrected.
     const plain = converge(application({ manifest: [configMap('seeded')] }), []);
     const corrected = plan({
@@ -103,6 +115,31 @@ describe('kreconcile.io/apply', () => {
       now: 'now',
     });
     expect(actionsOf(planned, 'create').map((a) => a.ref.name)).toEqual(['x']);
+    expect(actionsOf(planned, 'skip')).toEqual([
+      {
+        type: 'skip',
+        ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'ignored' },
+        apply: 'Ignore',
+        withheld: 'create',
+        changes: [],
+      },
+    ]);
+    expect(planned.summary.skip).toBe(1);
+  });
+
+  it('Ignore on an existing child of ours: its drift is a skip entry (withheld patch), never a write', () => {
+    const first = converge(application({ manifest: [configMap('ours'), configMap('x')] }), []);
+    const ignoring = withManifest(first.app, [
+      configMap('ours', { 'kreconcile.io/apply': 'Ignore' }, 'b'),
+      configMap('x'),
+    ]);
+    const planned = plan({ application: ignoring, live: first.live, scopes, now: 'now' });
+    expect(planned.actions.filter((a) => a.type !== 'addFinalizer').map((a) => [a.type, a.ref.name])).toEqual([
+      ['skip', 'ours'],
+    ]);
+    const [skip] = actionsOf(planned, 'skip');
+    expect(skip).toMatchObject({ apply: 'Ignore', withheld: 'patch' });
+    expect(skip?.changes.map((change) => change.path)).toContain('data.mode');
   });
 });
 
