@@ -495,7 +495,13 @@ const protectionsOf = (
 ): { readonly decided: Decided; readonly withheld: ReturnType<typeof withheldDrift>['withheld'] } => {
   const { owner } = context;
   const protectedWrites = withProtection(
-    { creates: decided.creates, patches: decided.patches, recreates: decided.recreates, deletes: decided.deletes },
+    {
+      creates: decided.creates,
+      patches: decided.patches,
+      recreates: decided.recreates,
+      deletes: decided.deletes,
+      conflicts: decided.conflicts,
+    },
     identityIndex(decided.lastApplied).get,
     observed.liveByRef.get,
     owner,

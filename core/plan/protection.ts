@@ -5,8 +5,9 @@
  *   Application is deleted, it is not deleted but orphaned: a guarded patch removes its owner
  *   marks (owner annotation, managed-by label, controller reference), so it stays, free of us.
  * - `kreconcile.io/apply: IfNotPresent` on a manifest resource: created when missing, never patched
- *   or recreated.
- * - `kreconcile.io/apply: Ignore` on a manifest resource: never created, patched or recreated.
+ *   or recreated; an existing object that is not ours is left alone (no conflict).
+ * - `kreconcile.io/apply: Ignore` on a manifest resource: never created, patched or recreated, and
+ *   never a conflict.
  * Each write withheld by `apply` becomes a `skip` entry of the plan, so the plan shows the choice.
  */
 import { getIn, isJsonObject, type JsonValue } from '../json/json.js';
@@ -15,6 +16,7 @@ import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/a
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { ownerMark, type Owner } from './ownership.js';
 import type {
+  ConflictAction,
   CreateAction,
   DeleteAction,
   FieldChange,
@@ -119,10 +121,12 @@ type Writes = {
   readonly patches: ReadonlyArray<PatchAction>;
   readonly recreates?: ReadonlyArray<RecreateAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
+  /** Objects in the way of a creation that are not this Application's. */
+  readonly conflicts?: ReadonlyArray<ConflictAction>;
 };
 
 /** The writes `policy` allows of those decided, and a `skip` entry for each one it withholds. */
-const allowedBy = <A extends CreateAction | PatchAction | RecreateAction>(
+const allowedBy = <A extends CreateAction | PatchAction | RecreateAction | ConflictAction>(
   actions: ReadonlyArray<A>,
   desiredOf: (ref: ObjectRef) => Resource | undefined,
   allows: (policy: ApplyPolicy) => boolean,
@@ -140,8 +144,9 @@ const allowedBy = <A extends CreateAction | PatchAction | RecreateAction>(
 /**
  * `decided` with the protection annotations applied: creations of `Ignore` resources, patches and
  * recreations of `IfNotPresent` and `Ignore` resources withheld (`desiredOf` finds an action's
- * manifest resource) and listed in `skips`, and deletions of `prune: disabled` children turned
- * into orphanings (`liveOf` finds the live child).
+ * manifest resource) and listed in `skips`, as are conflicts with objects that are not ours under
+ * either (nothing would be written to them, so nothing is taken over: they stall nothing), and
+ * deletions of `prune: disabled` children turned into orphanings (`liveOf` finds the live child).
  */
 export const withProtection = <D extends Writes>(
   decided: D,
@@ -152,8 +157,10 @@ export const withProtection = <D extends Writes>(
   const creates = allowedBy(decided.creates, desiredOf, (policy) => policy !== 'Ignore');
   const patches = allowedBy(decided.patches, desiredOf, () => false);
   const recreates = allowedBy(decided.recreates ?? [], desiredOf, () => false);
+  // An object that is not ours is only in the way of a write; where none would be made, it is left alone.
+  const conflicts = allowedBy(decided.conflicts ?? [], desiredOf, () => false);
   const split = withOrphans(decided.deletes, liveOf, owner);
-  const skips = [...creates.skips, ...patches.skips, ...recreates.skips];
+  const skips = [...creates.skips, ...patches.skips, ...recreates.skips, ...conflicts.skips];
   // Nothing protected: the decisions themselves (most plans).
   if (skips.length === 0 && split.orphans.length === 0 && split.deletes.length === decided.deletes.length)
     return decided;
@@ -163,6 +170,7 @@ export const withProtection = <D extends Writes>(
     patches: [...patches.allowed, ...split.orphans],
     ...(decided.recreates === undefined ? {} : { recreates: recreates.allowed }),
     deletes: split.deletes,
+    ...(decided.conflicts === undefined ? {} : { conflicts: conflicts.allowed }),
     skips,
   };
 };

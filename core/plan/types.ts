@@ -128,8 +128,11 @@ export type SkipAction = {
   readonly ref: ObjectRef;
   /** The annotation's value that withholds the write. */
   readonly apply: 'IfNotPresent' | 'Ignore';
-  /** The write withheld. */
-  readonly withheld: 'create' | 'patch' | 'recreate';
+  /**
+   * The write withheld; `conflict`: the object exists and is not this Application's, which would be
+   * a conflict (a creation in the way) if the annotation did not leave it alone.
+   */
+  readonly withheld: 'create' | 'patch' | 'recreate' | 'conflict';
   /** The withheld patch's or recreation's field changes: the drift left in place (none for a creation). */
   readonly changes: ReadonlyArray<FieldChange>;
 };

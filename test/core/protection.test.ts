@@ -12,7 +12,7 @@ const configMap = (name: string, annotations: Record<string, string> = {}, mode 
 
 const KEPT = configMap('kept', { 'kreconcile.io/prune': 'disabled' });
 
-/** Plans and executes until a plan writes nothing; returns the last plan, the Application and the live objects. */
+/** Plans and executes until a plan writes nothing (skips only); returns the last plan, the Application and the live objects. */
 const converge = (app: Application, live: ReadonlyArray<Resource>, rounds = 5) => {
   let current = app;
   let objects = live;
@@ -20,7 +20,7 @@ const converge = (app: Application, live: ReadonlyArray<Resource>, rounds = 5) =
     const planned = plan({ application: current, live: objects, scopes, now: 'now' });
     objects = execute(objects, planned.actions);
     current = afterPlan(current, planned);
-    if (planned.actions.length === 0) return { planned, app: current, live: objects };
+    if (planned.actions.every((action) => action.type === 'skip')) return { planned, app: current, live: objects };
   }
   throw new Error('did not converge');
 };
@@ -140,6 +140,45 @@ describe('kreconcile.io/apply', () => {
     const [skip] = actionsOf(planned, 'skip');
     expect(skip).toMatchObject({ apply: 'Ignore', withheld: 'patch' });
     expect(skip?.changes.map((change) => change.path)).toContain('data.mode');
+  });
+});
+
+describe('kreconcile.io/apply on an object that exists and is not ours', () => {
+  const theirs: Resource = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'shared', namespace: 'default', resourceVersion: '1' },
+    data: { mode: 'theirs' },
+  };
+
+  it('IfNotPresent and Ignore leave it alone: a skip entry instead of a NotOwned conflict, and the Application is Ready', () => {
+    for (const policy of ['IfNotPresent', 'Ignore'] as const) {
+      const app = application({ manifest: [configMap('shared', { 'kreconcile.io/apply': policy })] });
+      const planned = plan({ application: app, live: [theirs], scopes, now: 'now' });
+      expect(actionsOf(planned, 'conflict')).toEqual([]);
+      expect(actionsOf(planned, 'create')).toEqual([]);
+      expect(actionsOf(planned, 'skip')).toEqual([
+        {
+          type: 'skip',
+          ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shared' },
+          apply: policy,
+          withheld: 'conflict',
+          changes: [],
+        },
+      ]);
+      expect(conditionOf(planned.status.conditions, 'Stalled')?.status).not.toBe('True');
+      const after = converge(app, [theirs]);
+      expect(ready(after.planned)).toBe(true);
+      expect(after.live).toEqual([theirs]);
+    }
+    // Without the annotation the same object is a conflict: it is never taken over silently.
+    const plain = plan({
+      application: application({ manifest: [configMap('shared')] }),
+      live: [theirs],
+      scopes,
+      now: 'now',
+    });
+    expect(actionsOf(plain, 'conflict')).toHaveLength(1);
   });
 });
 

@@ -99,7 +99,7 @@ export type ActionV1 =
       readonly type: 'skip';
       readonly resource: ResourceRefV1;
       readonly apply: 'IfNotPresent' | 'Ignore';
-      readonly withheld: 'create' | 'patch' | 'recreate';
+      readonly withheld: 'create' | 'patch' | 'recreate' | 'conflict';
       readonly changes: ReadonlyArray<ChangeV1>;
     }
   | {

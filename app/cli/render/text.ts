@@ -88,15 +88,27 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
 };
 
 /** A withheld write keeps the symbol of the write it would have been. */
-const SKIP_SYMBOLS: Readonly<Record<SkipAction['withheld'], string>> = { create: '+', patch: '~', recreate: '-/+' };
+const SKIP_SYMBOLS: Readonly<Record<SkipAction['withheld'], string>> = {
+  create: '+',
+  patch: '~',
+  recreate: '-/+',
+  conflict: '·',
+};
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** What a `skip` entry leaves undone: `missing, not created` or `2 fields drifted, not patched`. */
-export const skipNote = (action: SkipAction): string =>
-  action.withheld === 'create'
-    ? 'missing, not created'
-    : `${plural(action.changes.length, 'field')} drifted, not ${action.withheld === 'patch' ? 'patched' : 'recreated'}`;
+export const skipNote = (action: SkipAction): string => {
+  switch (action.withheld) {
+    case 'create':
+      return 'missing, not created';
+    case 'conflict':
+      return "exists, not this Application's: left alone";
+    case 'patch':
+    case 'recreate':
+      return `${plural(action.changes.length, 'field')} drifted, not ${action.withheld === 'patch' ? 'patched' : 'recreated'}`;
+  }
+};
 
 const conflictNote = (reason: string, owner: string | undefined): string =>
   reason === 'OwnedByAnother'

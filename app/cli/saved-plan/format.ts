@@ -112,7 +112,7 @@ const SavedAction = t.union([
     type: t.literal('skip'),
     resource: ResourceRef,
     apply: t.keyof({ IfNotPresent: null, Ignore: null }),
-    withheld: t.keyof({ create: null, patch: null, recreate: null }),
+    withheld: t.keyof({ create: null, patch: null, recreate: null, conflict: null }),
     changes: t.array(Change),
   }),
 ]);
