@@ -45,7 +45,7 @@ export type MemoryClusterOptions = {
   readonly faults?: FaultProfile;
   /** Changes kept for watches to resume from; older resourceVersions get 410 Gone (default 1000). */
   readonly watchHistory?: number;
-  /** Whether ownerReference garbage collection and the namespace controller run (default true). */
+  /** Whether ownerReference garbage collection, the namespace and storage protection controllers run (default true). */
   readonly gc?: boolean;
   /** Simulate workload controllers: rollouts complete at once, Jobs complete, PVCs bind (default false, like a bare API server). */
   readonly workloads?: boolean;

@@ -19,7 +19,7 @@ export type ServerState = {
   readonly ids: Random;
   readonly allocator: ServiceAllocator;
   readonly defaulting: boolean;
-  /** Whether the garbage collector and namespace controller run (kube-controller-manager's part). */
+  /** Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part). */
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */
   readonly workloads: boolean;

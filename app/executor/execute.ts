@@ -89,7 +89,8 @@ export const executePlan = async (args: {
     children: args.children ?? args.cluster,
     ...(args.guards === undefined ? {} : { guards: args.guards }),
   };
-  for (const wave of wavesOf(args.plan.actions)) {
+  // A skip (withheld by kreconcile.io/apply) is shown by the plan, never carried out nor reported as done.
+  for (const wave of wavesOf(args.plan.actions.filter((action) => action.type !== 'skip'))) {
     const sent = wave.map((action) => guarded(action, args.guards));
     const writes = sent.filter(isWaveAction);
     const answers =
@@ -215,6 +216,7 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
     case 'conflict':
     case 'forbidden':
     case 'wait':
+    case 'skip':
       return E.right({ status: scope.status });
     case 'addFinalizer':
     case 'removeFinalizer':

@@ -118,7 +118,7 @@ export class Informer {
     return this.store.size;
   }
 
-  /** Read-your-own-writes: records a write's response unless the cache already holds a newer version. */
+  /** Read-your-own-writes: records a write's response unless the store has seen it or a later state (Store.apply). */
   apply(object: Resource): void {
     this.store.apply(object);
   }

@@ -49,6 +49,8 @@ export class Store {
   private readonly byName = new Map<string, Map<string, Resource>>();
   /** Index value → the objects with it, by store key (held directly: a lookup returns them without another search). */
   private readonly index = new Map<string, Map<string, Resource>>();
+  /** The newest resourceVersion the list or the watch has delivered (a write's answer up to it is no news). */
+  private horizon: string | undefined = undefined;
 
   /** `indexBy`: the secondary index (e.g. by owner annotation); objects are findable by this value with `byIndex`. */
   constructor(private readonly indexBy?: (object: Resource) => string | undefined) {}
@@ -86,6 +88,8 @@ export class Store {
   /** Swaps in a fresh list; answers the differences (missed deletes included). */
   replace(items: ReadonlyArray<Resource>): ReadonlyArray<StoreChange> {
     const changes: StoreChange[] = [];
+    this.horizon = undefined;
+    for (const item of items) this.passed(item.metadata.resourceVersion);
     const fresh = new Map(items.map((item) => [storeKeyOf(item), item]));
     for (const [key, old] of this.objects) {
       if (!fresh.has(key)) {
@@ -112,6 +116,7 @@ export class Store {
   event(event: Exclude<WatchEvent, { type: 'BOOKMARK' }>): StoreChange | undefined {
     const { object } = event;
     const key = storeKeyOf(object);
+    this.passed(object.metadata.resourceVersion);
     if (event.type === 'DELETED') {
       this.delete(key);
       return { type: 'DELETED', object };
@@ -129,7 +134,11 @@ export class Store {
   apply(object: Resource): void {
     const key = storeKeyOf(object);
     const existing = this.objects.get(key);
-    if (existing !== undefined && !isNewer(object.metadata.resourceVersion, existing.metadata.resourceVersion)) return;
+    const version = object.metadata.resourceVersion;
+    if (existing !== undefined && !isNewer(version, existing.metadata.resourceVersion)) return;
+    // Absent although the list or watch has passed this version: the object was deleted after this answer was made
+    // (a delete answered while finalizers were pending, then released at once); the answer must not bring it back.
+    if (existing === undefined && this.horizon !== undefined && !isNewer(version, this.horizon)) return;
     if (answersDeleted(object)) this.delete(key);
     else this.put(object);
   }
@@ -137,6 +146,11 @@ export class Store {
   /** Read-your-own-writes for deletions. */
   forget(namespace: string | undefined, name: string): void {
     this.delete(`${namespace ?? ''}/${name}`);
+  }
+
+  /** Records that the list or watch has reached `version`. */
+  private passed(version: string | undefined): void {
+    if (version !== undefined && (this.horizon === undefined || isNewer(version, this.horizon))) this.horizon = version;
   }
 
   private put(object: Resource): void {

@@ -78,6 +78,7 @@ import type {
   Plan,
   PlanSummary,
   RecreateAction,
+  SkipAction,
   WaitAction,
 } from './types.js';
 
@@ -494,7 +495,13 @@ const protectionsOf = (
 ): { readonly decided: Decided; readonly withheld: ReturnType<typeof withheldDrift>['withheld'] } => {
   const { owner } = context;
   const protectedWrites = withProtection(
-    { creates: decided.creates, patches: decided.patches, recreates: decided.recreates, deletes: decided.deletes },
+    {
+      creates: decided.creates,
+      patches: decided.patches,
+      recreates: decided.recreates,
+      deletes: decided.deletes,
+      conflicts: decided.conflicts,
+    },
     identityIndex(decided.lastApplied).get,
     observed.liveByRef.get,
     owner,
@@ -660,6 +667,8 @@ type Decided = {
   readonly recreates?: ReadonlyArray<RecreateAction>;
   /** Creations and deletions held back by dependencies. */
   readonly waits?: ReadonlyArray<WaitAction>;
+  /** Writes withheld by `kreconcile.io/apply` (core/plan/protection.ts): shown, never carried out. */
+  readonly skips?: ReadonlyArray<SkipAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
   readonly conflicts: ReadonlyArray<ConflictAction>;
   /** Resources still terminating that the plan waits for. */
@@ -679,7 +688,13 @@ const assemble = (context: Context, decided: Decided): Plan => {
     ...inInstallOrder(decided.creates),
     ...inInstallOrder<PatchAction | RecreateAction>([...decided.patches, ...(decided.recreates ?? [])]),
   ];
-  const actions: ReadonlyArray<Action> = [...finalizer, ...writes, ...(decided.waits ?? []), ...decided.conflicts];
+  const actions: ReadonlyArray<Action> = [
+    ...finalizer,
+    ...writes,
+    ...(decided.waits ?? []),
+    ...(decided.skips ?? []),
+    ...decided.conflicts,
+  ];
   const summary = summarize(actions);
   const verdict = verdictOf(decided, summary, finalizer.length > 0);
   return {
@@ -929,6 +944,7 @@ const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
   const forbidden = actions.filter((a) => a.type === 'forbidden').length;
   const recreate = actions.filter((a) => a.type === 'recreate').length;
   const wait = actions.filter((a) => a.type === 'wait').length;
+  const skip = actions.filter((a) => a.type === 'skip').length;
   return {
     create: actions.filter((a) => a.type === 'create').length,
     patch: actions.filter((a) => a.type === 'patch').length,
@@ -937,6 +953,7 @@ const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
     ...(forbidden === 0 ? {} : { forbidden }),
     ...(recreate > 0 ? { recreate } : {}),
     ...(wait > 0 ? { wait } : {}),
+    ...(skip > 0 ? { skip } : {}),
   };
 };
 

@@ -5,8 +5,10 @@
  *   Application is deleted, it is not deleted but orphaned: a guarded patch removes its owner
  *   marks (owner annotation, managed-by label, controller reference), so it stays, free of us.
  * - `kreconcile.io/apply: IfNotPresent` on a manifest resource: created when missing, never patched
- *   or recreated.
- * - `kreconcile.io/apply: Ignore` on a manifest resource: never created, patched or recreated.
+ *   or recreated; an existing object that is not ours is left alone (no conflict).
+ * - `kreconcile.io/apply: Ignore` on a manifest resource: never created, patched or recreated, and
+ *   never a conflict.
+ * Each write withheld by `apply` becomes a `skip` entry of the plan, so the plan shows the choice.
  */
 import { getIn, isJsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
@@ -14,12 +16,14 @@ import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/a
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { ownerMark, type Owner } from './ownership.js';
 import type {
+  ConflictAction,
   CreateAction,
   DeleteAction,
   FieldChange,
   JsonPatchOperation,
   PatchAction,
   RecreateAction,
+  SkipAction,
 } from './types.js';
 
 export const PRUNE_ANNOTATION = 'kreconcile.io/prune';
@@ -117,39 +121,56 @@ type Writes = {
   readonly patches: ReadonlyArray<PatchAction>;
   readonly recreates?: ReadonlyArray<RecreateAction>;
   readonly deletes: ReadonlyArray<DeleteAction>;
+  /** Objects in the way of a creation that are not this Application's. */
+  readonly conflicts?: ReadonlyArray<ConflictAction>;
+};
+
+/** The writes `policy` allows of those decided, and a `skip` entry for each one it withholds. */
+const allowedBy = <A extends CreateAction | PatchAction | RecreateAction | ConflictAction>(
+  actions: ReadonlyArray<A>,
+  desiredOf: (ref: ObjectRef) => Resource | undefined,
+  allows: (policy: ApplyPolicy) => boolean,
+): { readonly allowed: ReadonlyArray<A>; readonly skips: ReadonlyArray<SkipAction> } => {
+  const allowed: A[] = [];
+  const skips: SkipAction[] = [];
+  for (const action of actions) {
+    const policy = applyPolicyOf(desiredOf(action.ref));
+    if (policy === 'Always' || allows(policy)) allowed.push(action);
+    else skips.push({ type: 'skip', ref: action.ref, apply: policy, withheld: action.type, changes: action.changes });
+  }
+  return { allowed, skips };
 };
 
 /**
  * `decided` with the protection annotations applied: creations of `Ignore` resources, patches and
- * recreations of `IfNotPresent` and `Ignore` resources dropped (`desiredOf` finds an action's
- * manifest resource), and deletions of `prune: disabled` children turned into orphanings
- * (`liveOf` finds the live child).
+ * recreations of `IfNotPresent` and `Ignore` resources withheld (`desiredOf` finds an action's
+ * manifest resource) and listed in `skips`, as are conflicts with objects that are not ours under
+ * either (nothing would be written to them, so nothing is taken over: they stall nothing), and
+ * deletions of `prune: disabled` children turned into orphanings (`liveOf` finds the live child).
  */
 export const withProtection = <D extends Writes>(
   decided: D,
   desiredOf: (ref: ObjectRef) => Resource | undefined,
   liveOf: (ref: ObjectRef) => Resource | undefined,
   owner: Owner,
-): D => {
-  const written = (policy: ApplyPolicy): boolean => policy === 'Always';
-  const creates = decided.creates.filter((action) => applyPolicyOf(desiredOf(action.ref)) !== 'Ignore');
-  const patches = decided.patches.filter((action) => written(applyPolicyOf(desiredOf(action.ref))));
-  const recreates = decided.recreates?.filter((action) => written(applyPolicyOf(desiredOf(action.ref))));
+): D & { readonly skips?: ReadonlyArray<SkipAction> } => {
+  const creates = allowedBy(decided.creates, desiredOf, (policy) => policy !== 'Ignore');
+  const patches = allowedBy(decided.patches, desiredOf, () => false);
+  const recreates = allowedBy(decided.recreates ?? [], desiredOf, () => false);
+  // An object that is not ours is only in the way of a write; where none would be made, it is left alone.
+  const conflicts = allowedBy(decided.conflicts ?? [], desiredOf, () => false);
   const split = withOrphans(decided.deletes, liveOf, owner);
+  const skips = [...creates.skips, ...patches.skips, ...recreates.skips, ...conflicts.skips];
   // Nothing protected: the decisions themselves (most plans).
-  if (
-    creates.length === decided.creates.length &&
-    patches.length === decided.patches.length &&
-    recreates?.length === decided.recreates?.length &&
-    split.orphans.length === 0 &&
-    split.deletes.length === decided.deletes.length
-  )
+  if (skips.length === 0 && split.orphans.length === 0 && split.deletes.length === decided.deletes.length)
     return decided;
   return {
     ...decided,
-    creates,
-    patches: [...patches, ...split.orphans],
-    ...(recreates === undefined ? {} : { recreates }),
+    creates: creates.allowed,
+    patches: [...patches.allowed, ...split.orphans],
+    ...(decided.recreates === undefined ? {} : { recreates: recreates.allowed }),
     deletes: split.deletes,
+    ...(decided.conflicts === undefined ? {} : { conflicts: conflicts.allowed }),
+    skips,
   };
 };

@@ -117,6 +117,26 @@ export type ForbiddenAction = {
   readonly changes: ReadonlyArray<FieldChange>;
 };
 
+/**
+ * A write the planner decided and a protection annotation withholds (core/plan/protection.ts):
+ * `kreconcile.io/apply: IfNotPresent` (an existing object is never patched or recreated) or
+ * `kreconcile.io/apply: Ignore` (never created, patched or recreated). Writes nothing; it is in the
+ * plan so that what the plan does not do is shown, but no guard or count of writes counts it.
+ */
+export type SkipAction = {
+  readonly type: 'skip';
+  readonly ref: ObjectRef;
+  /** The annotation's value that withholds the write. */
+  readonly apply: 'IfNotPresent' | 'Ignore';
+  /**
+   * The write withheld; `conflict`: the object exists and is not this Application's, which would be
+   * a conflict (a creation in the way) if the annotation did not leave it alone.
+   */
+  readonly withheld: 'create' | 'patch' | 'recreate' | 'conflict';
+  /** The withheld patch's or recreation's field changes: the drift left in place (none for a creation). */
+  readonly changes: ReadonlyArray<FieldChange>;
+};
+
 /** Finalizer bookkeeping on the Application itself. */
 export type FinalizerAction = {
   readonly type: 'addFinalizer' | 'removeFinalizer';
@@ -133,6 +153,7 @@ export type Action =
   | WaitAction
   | ConflictAction
   | ForbiddenAction
+  | SkipAction
   | FinalizerAction;
 export type ActionType = Action['type'];
 
@@ -151,6 +172,8 @@ export type PlanSummary = {
   readonly recreate?: number;
   /** Present only when creations or deletions wait on dependencies. */
   readonly wait?: number;
+  /** Present only when protection annotations withhold writes (`skip` entries; not writes). */
+  readonly skip?: number;
 };
 
 export type Plan = {

@@ -149,6 +149,26 @@ export const deletionContract = (env: () => ContractEnv): void => {
     await gone(cluster, configMapRef(namespace, owner.metadata.name));
   });
 
+  it('storage protection: a claim is created with kubernetes.io/pvc-protection; deleted while no pod uses it, the protection controller releases it and it is gone', async (context) => {
+    const { cluster, namespace, gc } = env();
+    if (!gc) context.skip();
+    const name = unique('claim');
+    const ref = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name };
+    const created = await must(
+      cluster.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name, namespace },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      }),
+    );
+    expect(created.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
+    // The delete answers with the claim still there, deleting; the controller removes the finalizer after.
+    const pending = await must(cluster.delete(ref));
+    expect(O.isSome(pending) && typeof pending.value.metadata.deletionTimestamp).toBe('string');
+    await gone(cluster, ref);
+  });
+
   it('namespace deletion: Terminating, no new content (403), contents deleted, then the namespace', async () => {
     const { cluster, gc } = env();
     const name = unique('kr-doomed');

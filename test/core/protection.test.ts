@@ -12,7 +12,7 @@ const configMap = (name: string, annotations: Record<string, string> = {}, mode 
 
 const KEPT = configMap('kept', { 'kreconcile.io/prune': 'disabled' });
 
-/** Plans and executes until a plan writes nothing; returns the last plan, the Application and the live objects. */
+/** Plans and executes until a plan writes nothing (skips only); returns the last plan, the Application and the live objects. */
 const converge = (app: Application, live: ReadonlyArray<Resource>, rounds = 5) => {
   let current = app;
   let objects = live;
@@ -20,7 +20,7 @@ const converge = (app: Application, live: ReadonlyArray<Resource>, rounds = 5) =
     const planned = plan({ application: current, live: objects, scopes, now: 'now' });
     objects = execute(objects, planned.actions);
     current = afterPlan(current, planned);
-    if (planned.actions.length === 0) return { planned, app: current, live: objects };
+    if (planned.actions.every((action) => action.type === 'skip')) return { planned, app: current, live: objects };
   }
   throw new Error('did not converge');
 };
@@ -80,8 +80,20 @@ describe('kreconcile.io/apply', () => {
     expect(first.live.map((object) => object.data)).toEqual([{ mode: 'a' }]);
     const drifted = first.live.map((object) => ({ ...object, data: { mode: 'theirs' } }));
     const planned = plan({ application: first.app, live: drifted, scopes, now: 'now' });
-    expect(planned.actions).toEqual([]);
+    // The withheld patch is in the plan as a skip entry with the drift it leaves, not as a write.
+    expect(planned.actions).toEqual([
+      {
+        type: 'skip',
+        ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'seeded' },
+        apply: 'IfNotPresent',
+        withheld: 'patch',
+        changes: [{ path: 'data.mode', from: 'theirs', to: 'a' }],
+      },
+    ]);
+    expect(planned.summary).toEqual({ create: 0, patch: 0, delete: 0, conflict: 0, skip: 1 });
     expect(ready(planned)).toBe(true);
+    // In sync, it says nothing: a skip shows only a write the annotation withholds.
+    expect(plan({ application: first.app, live: first.live, scopes, now: 'now' }).actions).toEqual([]);
     // Without the annotation the same drift is corrected.
     const plain = converge(application({ manifest: [configMap('seeded')] }), []);
     const corrected = plan({
@@ -103,6 +115,70 @@ describe('kreconcile.io/apply', () => {
       now: 'now',
     });
     expect(actionsOf(planned, 'create').map((a) => a.ref.name)).toEqual(['x']);
+    expect(actionsOf(planned, 'skip')).toEqual([
+      {
+        type: 'skip',
+        ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'ignored' },
+        apply: 'Ignore',
+        withheld: 'create',
+        changes: [],
+      },
+    ]);
+    expect(planned.summary.skip).toBe(1);
+  });
+
+  it('Ignore on an existing child of ours: its drift is a skip entry (withheld patch), never a write', () => {
+    const first = converge(application({ manifest: [configMap('ours'), configMap('x')] }), []);
+    const ignoring = withManifest(first.app, [
+      configMap('ours', { 'kreconcile.io/apply': 'Ignore' }, 'b'),
+      configMap('x'),
+    ]);
+    const planned = plan({ application: ignoring, live: first.live, scopes, now: 'now' });
+    expect(planned.actions.filter((a) => a.type !== 'addFinalizer').map((a) => [a.type, a.ref.name])).toEqual([
+      ['skip', 'ours'],
+    ]);
+    const [skip] = actionsOf(planned, 'skip');
+    expect(skip).toMatchObject({ apply: 'Ignore', withheld: 'patch' });
+    expect(skip?.changes.map((change) => change.path)).toContain('data.mode');
+  });
+});
+
+describe('kreconcile.io/apply on an object that exists and is not ours', () => {
+  const theirs: Resource = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'shared', namespace: 'default', resourceVersion: '1' },
+    data: { mode: 'theirs' },
+  };
+
+  it('IfNotPresent and Ignore leave it alone: a skip entry instead of a NotOwned conflict, and the Application is Ready', () => {
+    for (const policy of ['IfNotPresent', 'Ignore'] as const) {
+      const app = application({ manifest: [configMap('shared', { 'kreconcile.io/apply': policy })] });
+      const planned = plan({ application: app, live: [theirs], scopes, now: 'now' });
+      expect(actionsOf(planned, 'conflict')).toEqual([]);
+      expect(actionsOf(planned, 'create')).toEqual([]);
+      expect(actionsOf(planned, 'skip')).toEqual([
+        {
+          type: 'skip',
+          ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'shared' },
+          apply: policy,
+          withheld: 'conflict',
+          changes: [],
+        },
+      ]);
+      expect(conditionOf(planned.status.conditions, 'Stalled')?.status).not.toBe('True');
+      const after = converge(app, [theirs]);
+      expect(ready(after.planned)).toBe(true);
+      expect(after.live).toEqual([theirs]);
+    }
+    // Without the annotation the same object is a conflict: it is never taken over silently.
+    const plain = plan({
+      application: application({ manifest: [configMap('shared')] }),
+      live: [theirs],
+      scopes,
+      now: 'now',
+    });
+    expect(actionsOf(plain, 'conflict')).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Issue 22 on a real API server, driven by the operator: a PVC that leaves the manifest under a
  * guard rule is not deleted and its Application is `Stalled GuardDenied` until approved by the
- * plan digest; a child under `kreconcile.io/prune: disabled` survives its Application's deletion
+ * plan digest, then deleted and released by the PVC protection controller, the Application Ready;
+ * a child under `kreconcile.io/prune: disabled` survives its Application's deletion
  * without its owner marks; `driftPolicy: Report` leaves another actor's change and reports it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +104,13 @@ describeWithApiServer('end to end: guard policy, protection and drift reports (i
       const pvc = await readObject(cluster, ref('PersistentVolumeClaim', 'data'));
       expect(pvc === undefined || pvc.metadata.deletionTimestamp !== undefined).toBe(true);
       expect((await readObject(cluster, ref('ConfigMap', 'settings')))?.data).toEqual({ mode: 'b' });
+    }, CONVERGE_MS);
+    // The protection controller releases the claim no pod uses: it is gone, and the Application Ready
+    // (not WaitingForDeletion for a claim the operator's cache still held).
+    await eventually(async () => {
+      expect(await readObject(cluster, ref('PersistentVolumeClaim', 'data'))).toBeUndefined();
+      const application = await readApplication(cluster, applicationRef(namespace, 'db'));
+      expect(conditionOf(application, 'Ready')).toMatchObject({ status: 'True' });
     }, CONVERGE_MS);
   });
 

@@ -1,6 +1,7 @@
 /**
  * A minimal kube-controller-manager for the test control plane: garbage collection of
- * ownerReferences, namespace deletion and service accounts, nothing that needs nodes.
+ * ownerReferences, namespace deletion, service accounts and the storage protection finalizers,
+ * nothing that needs nodes.
  */
 import type { Pki } from './pki.js';
 import { httpsGet, type TlsIdentity } from './https-request.js';
@@ -25,6 +26,8 @@ export const controllers = [
   'serviceaccount-token-controller',
   'root-ca-certificate-publisher-controller',
   'clusterrole-aggregation-controller',
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
 ];
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [

@@ -1,12 +1,14 @@
 /**
- * Runs the server's background controllers (CRD establishing and cleanup; with `gc`, the garbage collector and
- * namespace controller) after changes, asynchronously and deterministically: one pass per
- * microtask, repeated while a pass changes something — never inside the write that triggered it.
+ * Runs the server's background controllers (CRD establishing and cleanup; with `gc`, the garbage
+ * collector, namespace and storage protection controllers) after changes, asynchronously and
+ * deterministically: one pass per microtask, repeated while a pass changes something — never
+ * inside the write that triggered it.
  */
 import { cleanUpCustomResources } from './crd-cleanup.js';
 import { establishCustomResources } from './crd-establishing.js';
 import { collectGarbage } from './garbage-collector.js';
 import { finalizeNamespaces } from './namespace-controller.js';
+import { protectStorage } from './storage-protection.js';
 import { runWorkloads } from './workload-controllers.js';
 import type { ServerState } from '../server-state.js';
 
@@ -23,6 +25,7 @@ export const createControllerScheduler = (state: () => ServerState): ControllerS
     if (current.gc) {
       finalizeNamespaces(current);
       collectGarbage(current);
+      protectStorage(current);
     }
     if (current.workloads) runWorkloads(current);
   };

@@ -4,11 +4,9 @@
  * when an owner is being deleted that way), dangling references next to live owners are
  * removed, `orphan` owners release their dependents, `foregroundDeletion` owners wait for
  * their blocking dependents. Owners are matched by kind, name and UID, as the real one does.
- * The storage protection controllers run here too (same process upstream).
  */
 import { groupOf, type OwnerReference, type Resource } from '../../../core/model/resource.js';
 import { deleteStored, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../verbs/delete-verb.js';
-import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/claim-hooks.js';
 import type { KindInfo } from '../kinds/kind-info.js';
 import { storageKey, type ServerState } from '../server-state.js';
 import { systemWrite, withoutFinalizer } from '../verbs/system-write.js';
@@ -103,25 +101,10 @@ const finishForeground = (state: ServerState, entries: ReadonlyArray<Stored>, { 
   !dependentsOf(entries, object).some((dependent) => blocks(dependent.object, object)) &&
   systemWrite(state, info, object, withoutFinalizer(FOREGROUND_FINALIZER));
 
-/** The storage protection controllers: nothing uses a claim or volume here, so a deleting one is released. */
-const releaseProtected = (state: ServerState, { info, object }: Stored): boolean =>
-  [PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER]
-    .filter((finalizer) => (object.metadata.finalizers ?? []).includes(finalizer))
-    .map((finalizer) =>
-      systemWrite(
-        state,
-        info,
-        state.objects.get(storageKey(info, object.metadata.namespace, object.metadata.name)) ?? object,
-        withoutFinalizer(finalizer),
-      ),
-    )
-    .some(Boolean);
-
 /** One pass; returns whether it changed anything (then another pass follows). */
 export const collectGarbage = (state: ServerState): boolean => {
   const entries = storedEntries(state);
   const deleting = entries.filter(({ object }) => isDeleting(object));
-  const released = deleting.map((entry) => releaseProtected(state, entry));
   const orphaned = deleting
     .filter(({ object }) => (object.metadata.finalizers ?? []).includes(ORPHAN_FINALIZER))
     .map((owner) => orphanDependents(state, entries, owner));
@@ -133,5 +116,5 @@ export const collectGarbage = (state: ServerState): boolean => {
     const now = state.objects.get(storageKey(entry.info, entry.object.metadata.namespace, entry.object.metadata.name));
     if (now !== undefined) collected = collectDependent(state, { info: entry.info, object: now }) || collected;
   }
-  return [...released, ...orphaned, ...foreground, collected].some(Boolean);
+  return [...orphaned, ...foreground, collected].some(Boolean);
 };

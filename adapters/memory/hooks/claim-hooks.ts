@@ -1,7 +1,7 @@
 /**
  * PersistentVolumeClaims and PersistentVolumes get their protection finalizer on create (the
  * StorageObjectInUseProtection admission plugin); with garbage collection on, the protection
- * controllers remove it once the object is deleting (pods using a claim are not modelled).
+ * controllers (controllers/storage-protection.ts) remove it once the object is deleting and not in use.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Resource } from '../../../core/model/resource.js';

@@ -4,6 +4,9 @@
  * snapshot (creations and patches become ready at once, unless `--simulate-unready Kind/name`
  * says otherwise; deletions are gone at once), the Application takes the status the plan wrote,
  * and the next round plans again, until a plan has nothing left to do or a limit is reached.
+ * Ready means ready as the readiness that applies sees it: kstatus gets the status a controller
+ * would report; an object under a `spec.readiness` rule is *assumed* ready by its rule (no status
+ * can be invented for an arbitrary CEL expression), and each round lists those assumptions.
  */
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
@@ -14,22 +17,34 @@ import {
   plan,
   refKey,
   refOf,
+  isResource,
   type Action,
   type Application,
   type JsonObject,
   type JsonValue,
+  type ObjectRef,
   type Plan,
+  type ReadinessRuleSpec,
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
 } from '../../../core/index.js';
+import type { CompiledExpression, ExpressionEvaluator } from '../../../core/ports/expressions.js';
 import { liveObjectsFor } from './live-objects.js';
 import type { Planned } from './plan-applications.js';
 
 /** A simulation gives up after this many rounds (a plan that never settles, or waits forever). */
 export const MAX_ROUNDS = 25;
 
-export type SimulatedRound = { readonly round: number; readonly actions: ReadonlyArray<Action> };
+/** An object this round wrote that the simulation takes as ready by its readiness rule, unverified. */
+export type AssumedReady = { readonly ref: ObjectRef; readonly rule: string };
+
+export type SimulatedRound = {
+  readonly round: number;
+  readonly actions: ReadonlyArray<Action>;
+  /** The objects this round's writes made ready by assumption (their `spec.readiness` rule's `ready`). */
+  readonly assumedReady: ReadonlyArray<AssumedReady>;
+};
 
 export type Simulation = {
   readonly planned: Planned;
@@ -94,8 +109,46 @@ const readyStatus = (object: Resource): JsonObject | undefined => {
   }
 };
 
-/** The object as the simulated server stores it: identity, generation, and a ready status unless it stays unready. */
-const stored = (object: Resource, round: number, unready: ReadonlyArray<string>, before?: Resource): Resource => {
+/** The `spec.readiness` rule that decides `object` (the first that matches, as core/status/readiness-rules.ts picks it). */
+const readinessRuleOf = (application: Application, object: Resource): ReadinessRuleSpec | undefined =>
+  (application.spec.readiness ?? []).find(
+    (rule) =>
+      rule.kind === object.kind &&
+      (rule.apiVersion === undefined || rule.apiVersion === object.apiVersion) &&
+      (rule.name === undefined || rule.name === object.metadata.name),
+  );
+
+/** The simulated cluster: its objects, and those ready by assumption (by key) with the rule that assumes it. */
+type Model = {
+  readonly live: ReadonlyArray<Resource>;
+  readonly assumed: ReadonlyMap<string, ReadinessRuleSpec>;
+};
+
+/**
+ * The CEL evaluator as the simulation's planner sees it: for an object ready by assumption, its
+ * rule's `ready` expression is true and its `failed` expression false; every other object is
+ * evaluated as written. Built per round from the model (no state of its own).
+ */
+const assumingEvaluator = (
+  evaluator: ExpressionEvaluator,
+  assumed: ReadonlyMap<string, ReadinessRuleSpec>,
+): ExpressionEvaluator =>
+  assumed.size === 0
+    ? evaluator
+    : {
+        compile: (source) =>
+          E.map((compiled: CompiledExpression): CompiledExpression => ({
+            source: compiled.source,
+            reads: compiled.reads,
+            evaluate: (self: JsonValue) => {
+              const rule = isResource(self) ? assumed.get(refKey(refOf(self))) : undefined;
+              return rule === undefined ? compiled.evaluate(self) : E.right(source !== rule.failed);
+            },
+          }))(evaluator.compile(source)),
+      };
+
+/** The object as the simulated server stores it: identity, generation, and a ready status when `ready` (else none). */
+const stored = (object: Resource, round: number, ready: boolean, before?: Resource): Resource => {
   const generation = (before?.metadata.generation ?? 0) + 1;
   const base: Resource = {
     ...object,
@@ -106,17 +159,46 @@ const stored = (object: Resource, round: number, unready: ReadonlyArray<string>,
       generation,
     },
   };
-  const status = matchesUnready(unready, base) ? undefined : readyStatus(base);
+  const status = ready ? readyStatus(base) : undefined;
   const { status: _old, ...rest } = base;
   return status === undefined ? rest : { ...rest, status };
 };
 
-/** The cluster after one round's writes. */
+/**
+ * The model after one round's writes: objects written under a readiness rule are ready by
+ * assumption (unless `--simulate-unready` names them), and stored without an invented status.
+ */
 const carriedOut = (
-  live: ReadonlyArray<Resource>,
+  model: Model,
+  application: Application,
   actions: ReadonlyArray<Action>,
   round: number,
   unready: ReadonlyArray<string>,
+): { readonly model: Model; readonly assumedReady: ReadonlyArray<AssumedReady> } => {
+  const ruled = (object: Resource): ReadinessRuleSpec | undefined =>
+    matchesUnready(unready, object) ? undefined : readinessRuleOf(application, object);
+  // Under a rule no status is invented: the assumption, not a status, makes it ready.
+  const store = (object: Resource, before?: Resource): Resource =>
+    stored(object, round, !matchesUnready(unready, object) && ruled(object) === undefined, before);
+  const live = written(model.live, actions, store);
+  const assumed = new Map([...model.assumed].filter(([key]) => live.some((object) => refKey(refOf(object)) === key)));
+  const assumedReady: AssumedReady[] = [];
+  for (const action of actions) {
+    if (action.type !== 'create' && action.type !== 'patch' && action.type !== 'recreate') continue;
+    const object = live.find((candidate) => refKey(refOf(candidate)) === refKey(action.ref));
+    const rule = object === undefined ? undefined : ruled(object);
+    if (object === undefined || rule === undefined) continue;
+    assumed.set(refKey(action.ref), rule);
+    assumedReady.push({ ref: action.ref, rule: rule.ready });
+  }
+  return { model: { live, assumed }, assumedReady };
+};
+
+/** The cluster after one round's writes, each written object as `store` keeps it. */
+const written = (
+  live: ReadonlyArray<Resource>,
+  actions: ReadonlyArray<Action>,
+  store: (object: Resource, before?: Resource) => Resource,
 ): ReadonlyArray<Resource> =>
   actions.reduce<ReadonlyArray<Resource>>((objects, action) => {
     const key = refKey(action.ref);
@@ -124,9 +206,9 @@ const carriedOut = (
     const others = objects.filter((_, i) => i !== index);
     switch (action.type) {
       case 'create':
-        return [...others, stored(action.body, round, unready)];
+        return [...others, store(action.body)];
       case 'recreate':
-        return [...others, stored(action.body, round, unready)];
+        return [...others, store(action.body)];
       case 'delete':
         return others;
       case 'patch': {
@@ -142,7 +224,7 @@ const carriedOut = (
         const patched = result.right;
         const applied =
           action.serverSideApply === undefined ? patched : deepMerge(patched, action.serverSideApply.body);
-        return objects.map((object, i) => (i === index ? stored(applied as Resource, round, unready, before) : object));
+        return objects.map((object, i) => (i === index ? store(applied as Resource, before) : object));
       }
       default:
         return objects;
@@ -190,7 +272,7 @@ export const simulate = (args: {
 }): Simulation => {
   const rounds: SimulatedRound[] = [];
   let application = args.planned.application;
-  let live = args.live;
+  let model: Model = { live: args.live, assumed: new Map() };
   let current = args.planned.plan;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const stalled = conditionOf(current.status.conditions, 'Stalled');
@@ -200,27 +282,35 @@ export const simulate = (args: {
         rounds,
         end: { _tag: 'Stalled', reason: stalled.reason, message: stalled.message },
       };
-    if (current.actions.length === 0 && conditionOf(current.status.conditions, 'Ready')?.status === 'True')
+    if (current.actions.every(writesNothing) && conditionOf(current.status.conditions, 'Ready')?.status === 'True')
       return { planned: args.planned, rounds, end: { _tag: 'Converged' } };
     // A round that only waits, as the one before did, waits forever: the simulation changes nothing more.
     const previous = rounds[rounds.length - 1];
     if (previous !== undefined && onlyWaits(current.actions) && sameActions(previous.actions, current.actions))
       return { planned: args.planned, rounds, end: { _tag: 'Waiting', message: waitingMessage(current) } };
-    rounds.push({ round, actions: current.actions });
-    live = carriedOut(live, current.actions, round, args.unready);
+    const next = carriedOut(model, application, current.actions, round, args.unready);
+    rounds.push({ round, actions: current.actions, assumedReady: next.assumedReady });
+    model = next.model;
     application = afterRound(application, current.actions, current.status);
     current = plan({
       application,
-      live,
+      live: model.live,
       scopes: args.scopes,
       now: args.now,
-      options: { expressions: celEvaluator, ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }) },
+      options: {
+        expressions: assumingEvaluator(celEvaluator, model.assumed),
+        ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+      },
     });
   }
   return { planned: args.planned, rounds, end: { _tag: 'Waiting', message: waitingMessage(current) } };
 };
 
-const onlyWaits = (actions: ReadonlyArray<Action>): boolean => actions.every((action) => action.type === 'wait');
+/** A `skip` (withheld by kreconcile.io/apply) stays in every plan and changes nothing: it is no work left. */
+const writesNothing = (action: Action): boolean => action.type === 'skip';
+
+const onlyWaits = (actions: ReadonlyArray<Action>): boolean =>
+  actions.every((action) => action.type === 'wait' || writesNothing(action));
 
 const sameActions = (a: ReadonlyArray<Action>, b: ReadonlyArray<Action>): boolean =>
   a.length === b.length &&

@@ -1,7 +1,7 @@
 /**
  * The plan made for review (`plan -o markdown`, `show plan.json -o markdown`): a pull request
- * comment. Totals per action and kind; deletes, recreates, orphanings and guard denials first;
- * then, per Application, collapsible field changes. Secret values never appear (the planner masks
+ * comment. Totals per action and kind; deletes, recreates, orphanings and guard denials first,
+ * writes withheld by `kreconcile.io/apply` (skip) last; then, per Application, collapsible field changes. Secret values never appear (the planner masks
  * its explanations; values under a Secret's data are masked here again), and the result fits
  * GitHub's comment limit, truncated with a note when it would not.
  */
@@ -15,6 +15,7 @@ import {
   type JsonValue,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
+import { skipNote } from './text.js';
 
 /** GitHub refuses issue and pull request comments longer than this (characters). */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -34,7 +35,7 @@ const verb = (action: Action): string =>
       ? 'finalizer'
       : action.type;
 
-const ORDER = ['delete', 'recreate', 'orphan', 'forbidden', 'conflict', 'create', 'patch', 'wait'];
+const ORDER = ['delete', 'recreate', 'orphan', 'forbidden', 'conflict', 'create', 'patch', 'wait', 'skip'];
 
 const isSecretData = (action: Action, change: FieldChange): boolean =>
   action.ref.apiVersion === 'v1' && action.ref.kind === 'Secret' && /^(data|stringData)([.[]|$)/.test(change.path);
@@ -140,18 +141,24 @@ const SYMBOL: Readonly<Record<string, string>> = {
   wait: '…',
   conflict: '!',
   forbidden: '!',
+  skip: '·',
 };
+
+/** What an entry says after its object: why a `skip` writes nothing (the text plan's words). */
+const note = (action: Action): string =>
+  action.type === 'skip' ? ` (apply: ${action.apply}), ${skipNote(action)}` : '';
 
 /** An Application's collapsible section: one entry per object, its field changes below. */
 const applicationSection = (planned: Planned): string => {
   const actions = planned.plan.actions.filter((action) => verb(action) !== 'finalizer');
   const entries = actions.map((action) => {
-    const head = `\`${SYMBOL[verb(action)] ?? '·'}\` ${verb(action)} ${plain(showRef(action.ref))}`;
+    const head = `\`${SYMBOL[verb(action)] ?? '·'}\` ${verb(action)} ${plain(showRef(action.ref))}${plain(note(action))}`;
     return action.changes.length === 0 ? `- ${head}` : `- ${head}\n\n${changeBlock(action)}\n`;
   });
-  const { create, patch, delete: deletions } = planned.plan.summary;
+  const { create, patch, delete: deletions, skip = 0 } = planned.plan.summary;
+  const skipped = skip > 0 ? `, ${skip} skipped` : '';
   return [
-    `<details><summary>Application ${plain(subjectOf(planned))}: ${create} to create, ${patch} to patch, ${deletions} to delete</summary>`,
+    `<details><summary>Application ${plain(subjectOf(planned))}: ${create} to create, ${patch} to patch, ${deletions} to delete${skipped}</summary>`,
     '',
     ...(entries.length === 0 ? ['No changes.'] : entries),
     '',

@@ -58,6 +58,8 @@ export type ActionV1 =
       readonly applyMode?: 'ServerSideApply' | 'JsonPatch';
       readonly forceConflicts?: boolean;
       readonly positionalLists?: ReadonlyArray<string>;
+      /** Present on the patch that orphans a child under `kreconcile.io/prune: disabled` instead of deleting it: why it would have been deleted. */
+      readonly orphan?: 'RemovedFromSpec' | 'ApplicationDeleted';
     }
   | {
       readonly type: 'recreate';
@@ -94,13 +96,20 @@ export type ActionV1 =
       readonly changes: ReadonlyArray<ChangeV1>;
     }
   | {
+      readonly type: 'skip';
+      readonly resource: ResourceRefV1;
+      readonly apply: 'IfNotPresent' | 'Ignore';
+      readonly withheld: 'create' | 'patch' | 'recreate' | 'conflict';
+      readonly changes: ReadonlyArray<ChangeV1>;
+    }
+  | {
       readonly type: 'addFinalizer' | 'removeFinalizer';
       readonly resource: ResourceRefV1;
       readonly finalizer: string;
       readonly changes: ReadonlyArray<ChangeV1>;
     };
 
-/** `forbidden`, `recreate` and `wait` appear only when nonzero (fields added within v1). */
+/** `forbidden`, `recreate`, `wait` and `skip` appear only when nonzero (fields added within v1). */
 export type SummaryV1 = {
   readonly create: number;
   readonly patch: number;
@@ -109,6 +118,7 @@ export type SummaryV1 = {
   readonly forbidden?: number;
   readonly recreate?: number;
   readonly wait?: number;
+  readonly skip?: number;
 };
 
 export type OutcomeV1 =
@@ -147,7 +157,7 @@ export type PlanDocumentV1 = {
   readonly summary: SummaryV1 & { readonly changes: boolean };
 };
 
-const refV1 = (ref: ObjectRef): ResourceRefV1 => ({
+export const refV1 = (ref: ObjectRef): ResourceRefV1 => ({
   apiVersion: ref.apiVersion,
   kind: ref.kind,
   ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
@@ -195,7 +205,14 @@ export const plainActionV1 = (action: Action): ActionV1 => {
       return { type: 'create', resource, body: action.body, changes };
     // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes are.
     case 'patch':
-      return { type: 'patch', resource, patch: action.patch, changes, ...patchModeV1(action) };
+      return {
+        type: 'patch',
+        resource,
+        patch: action.patch,
+        changes,
+        ...patchModeV1(action),
+        ...(action.orphan === undefined ? {} : { orphan: action.orphan }),
+      };
     case 'recreate':
       return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
     case 'delete':
@@ -212,6 +229,8 @@ export const plainActionV1 = (action: Action): ActionV1 => {
       };
     case 'forbidden':
       return { type: 'forbidden', resource, rule: action.rule, reason: action.reason, changes };
+    case 'skip':
+      return { type: 'skip', resource, apply: action.apply, withheld: action.withheld, changes };
     case 'addFinalizer':
     case 'removeFinalizer':
       return { type: action.type, resource, finalizer: action.finalizer, changes };
@@ -231,6 +250,7 @@ const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
   ...((summary.forbidden ?? 0) > 0 ? { forbidden: summary.forbidden } : {}),
   ...((summary.recreate ?? 0) > 0 ? { recreate: summary.recreate } : {}),
   ...((summary.wait ?? 0) > 0 ? { wait: summary.wait } : {}),
+  ...((summary.skip ?? 0) > 0 ? { skip: summary.skip } : {}),
 });
 
 // Waiting creations and deletions are changes still to come.
@@ -301,6 +321,7 @@ export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
   const forbidden = (a.forbidden ?? 0) + (b.forbidden ?? 0);
   const recreate = (a.recreate ?? 0) + (b.recreate ?? 0);
   const wait = (a.wait ?? 0) + (b.wait ?? 0);
+  const skip = (a.skip ?? 0) + (b.skip ?? 0);
   return {
     create: a.create + b.create,
     patch: a.patch + b.patch,
@@ -309,6 +330,7 @@ export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
     ...(forbidden === 0 ? {} : { forbidden }),
     ...(recreate === 0 ? {} : { recreate }),
     ...(wait === 0 ? {} : { wait }),
+    ...(skip === 0 ? {} : { skip }),
   };
 };
 

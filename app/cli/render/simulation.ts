@@ -1,10 +1,12 @@
 /**
  * `plan --simulate` output: every round to convergence in order (waits on dependencies and
- * readiness, recreations, prunes), and the number of reconciles expected; as text, or as the plan
- * document's JSON/YAML extended with `rounds` per Application.
+ * readiness, recreations, prunes), the objects assumed ready by their readiness rule, and the
+ * number of reconciles expected; as text, or as the plan document's JSON/YAML extended with
+ * `rounds` per Application.
  */
+import { showRef } from '../../../core/index.js';
 import type { Simulation } from '../planning/simulate.js';
-import { actionsV1, PLAN_API_VERSION } from './plan-document.js';
+import { actionsV1, PLAN_API_VERSION, refV1 } from './plan-document.js';
 import { serialize } from './serialize.js';
 import type { Style } from './style.js';
 import { actionLines } from './text.js';
@@ -33,12 +35,16 @@ export const renderSimulationText = (
       const rounds = simulation.rounds.flatMap((round) => [
         style.bold(`  Round ${round.round}:`),
         ...round.actions.flatMap((action) => actionLines(action, style).map((line) => `  ${line}`)),
+        ...round.assumedReady.map(({ ref, rule }) => style.dim(`    assumed ready: ${showRef(ref)} (rule: ${rule})`)),
       ]);
       return [head, ...rounds, '', endLine(simulation)].join('\n');
     })
     .join('\n\n')}\n\n${style.dim(
-    `Simulated: created and patched objects become ready at once${unready.length === 0 ? '' : `, except ${unready.join(', ')}`}; deleted objects are gone at once.`,
+    `Simulated: created and patched objects become ready at once${unready.length === 0 ? '' : `, except ${unready.join(', ')}`}${assumes(simulations) ? ' (under a readiness rule: assumed ready by the rule, not checked)' : ''}; deleted objects are gone at once.`,
   )}\n`;
+
+const assumes = (simulations: ReadonlyArray<Simulation>): boolean =>
+  simulations.some((simulation) => simulation.rounds.some((round) => round.assumedReady.length > 0));
 
 export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>, format: 'json' | 'yaml'): string =>
   serialize(
@@ -55,6 +61,9 @@ export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>,
           rounds: simulation.rounds.map((round) => ({
             round: round.round,
             actions: actionsV1(round.actions, simulation.planned.plan.status.mangledObserverSchema),
+            ...(round.assumedReady.length === 0
+              ? {}
+              : { assumedReady: round.assumedReady.map(({ ref, rule }) => ({ resource: refV1(ref), rule })) }),
           })),
         };
       }),

@@ -1,6 +1,7 @@
 /**
  * The human plan (`-o text`): per Application a header, one line per action with a symbol
- * (`+` create, `~` patch, `-` delete, `-/+` recreate, `…` wait, `!` conflict or forbidden), field changes under patches, then a summary.
+ * (`+` create, `~` patch, `-` delete, `-/+` recreate, `…` wait, `!` conflict or forbidden; a `skip` withheld by
+ * `kreconcile.io/apply` dimmed, with the symbol of the write withheld), field changes under patches, then a summary.
  */
 import {
   conditionOf,
@@ -10,6 +11,7 @@ import {
   type JsonValue,
   type PatchAction,
   type PlanSummary,
+  type SkipAction,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY, translatedV1 } from './plan-document.js';
@@ -73,10 +75,38 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
       return [style.red(style.bold(`  ! ${ref}`)) + `: ${conflictNote(action.reason, action.owner)}`];
     case 'forbidden':
       return [style.red(style.bold(`  ! ${ref}`)) + `: forbidden (${action.rule}): ${action.reason}; never written`];
+    case 'skip':
+      return [
+        style.dim(`  ${SKIP_SYMBOLS[action.withheld]} skip (apply: ${action.apply}) ${ref}, ${skipNote(action)}`),
+        ...action.changes.map((change) => style.dim(`      ${showChange(change)}`)),
+      ];
     case 'addFinalizer':
       return [style.dim(`  · add finalizer ${action.finalizer} to the Application`)];
     case 'removeFinalizer':
       return [style.dim(`  · remove finalizer ${action.finalizer} from the Application`)];
+  }
+};
+
+/** A withheld write keeps the symbol of the write it would have been. */
+const SKIP_SYMBOLS: Readonly<Record<SkipAction['withheld'], string>> = {
+  create: '+',
+  patch: '~',
+  recreate: '-/+',
+  conflict: '·',
+};
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What a `skip` entry leaves undone: `missing, not created` or `2 fields drifted, not patched`. */
+export const skipNote = (action: SkipAction): string => {
+  switch (action.withheld) {
+    case 'create':
+      return 'missing, not created';
+    case 'conflict':
+      return "exists, not this Application's: left alone";
+    case 'patch':
+    case 'recreate':
+      return `${plural(action.changes.length, 'field')} drifted, not ${action.withheld === 'patch' ? 'patched' : 'recreated'}`;
   }
 };
 
@@ -85,11 +115,9 @@ const conflictNote = (reason: string, owner: string | undefined): string =>
     ? `owned by Application ${owner ?? '(unknown)'}; it is never touched`
     : 'exists but is not managed by this Application; set spec.adopt: true to take it over';
 
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
-
 /** `Plan: 2 to create, 1 to patch, 0 to delete.` plus conflicts when there are any. */
 export const summaryLine = (summary: PlanSummary, label = 'Plan'): string =>
-  `${label}: ${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${(summary.recreate ?? 0) > 0 ? `, ${summary.recreate ?? 0} to recreate` : ''}${(summary.wait ?? 0) > 0 ? `, ${summary.wait ?? 0} waiting` : ''}${summary.conflict > 0 ? `, ${plural(summary.conflict, 'conflict')}` : ''}${(summary.forbidden ?? 0) > 0 ? `, ${summary.forbidden} forbidden` : ''}.`;
+  `${label}: ${summary.create} to create, ${summary.patch} to patch, ${summary.delete} to delete${(summary.recreate ?? 0) > 0 ? `, ${summary.recreate ?? 0} to recreate` : ''}${(summary.wait ?? 0) > 0 ? `, ${summary.wait ?? 0} waiting` : ''}${summary.conflict > 0 ? `, ${plural(summary.conflict, 'conflict')}` : ''}${(summary.forbidden ?? 0) > 0 ? `, ${summary.forbidden} forbidden` : ''}${(summary.skip ?? 0) > 0 ? `, ${summary.skip ?? 0} skipped` : ''}.`;
 
 /** What the plan concluded, when there is something to say beyond the actions. */
 const verdictLines = (planned: Planned, style: Style): ReadonlyArray<string> => {

@@ -14,10 +14,10 @@ export const SAVED_PLAN_KIND = 'SavedPlan';
 /** What a write expects to find: no object (creations), or the object at this resourceVersion. */
 export type GuardV1 = { readonly absent: true } | { readonly resourceVersion: string; readonly uid?: string };
 
-/** A written action carries its guard; conflicts and waits write nothing and have none. */
+/** A written action carries its guard; conflicts, waits and skips write nothing and have none. */
 export type SavedActionV1 =
   | (Extract<ActionV1, { type: 'create' | 'patch' | 'recreate' | 'delete' }> & { readonly guard: GuardV1 })
-  | Extract<ActionV1, { type: 'conflict' | 'forbidden' | 'wait' }>;
+  | Extract<ActionV1, { type: 'conflict' | 'forbidden' | 'wait' | 'skip' }>;
 
 /** An Application's plan as `-o json` has it, with guarded actions, and conditions instead of the status. */
 export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'actions' | 'status'> & {
@@ -84,7 +84,10 @@ const written = { resource: ResourceRef, changes: t.array(Change), guard: Guard 
 
 const SavedAction = t.union([
   t.type({ type: t.literal('create'), body: Resource, ...written }),
-  t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
+  t.intersection([
+    t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
+    t.partial({ orphan: t.keyof({ RemovedFromSpec: null, ApplicationDeleted: null }) }),
+  ]),
   t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
   t.type({ type: t.literal('delete'), reason: t.string, ...written }),
   t.type({
@@ -105,6 +108,13 @@ const SavedAction = t.union([
     reason: t.string,
     changes: t.array(Change),
   }),
+  t.type({
+    type: t.literal('skip'),
+    resource: ResourceRef,
+    apply: t.keyof({ IfNotPresent: null, Ignore: null }),
+    withheld: t.keyof({ create: null, patch: null, recreate: null, conflict: null }),
+    changes: t.array(Change),
+  }),
 ]);
 
 const Outcome = t.union([
@@ -114,7 +124,7 @@ const Outcome = t.union([
 
 const Summary = t.intersection([
   t.type({ create: t.number, patch: t.number, delete: t.number, conflict: t.number }),
-  t.partial({ forbidden: t.number, recreate: t.number, wait: t.number }),
+  t.partial({ forbidden: t.number, recreate: t.number, wait: t.number, skip: t.number }),
 ]);
 
 const SavedApplication = t.intersection([

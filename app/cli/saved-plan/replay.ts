@@ -43,7 +43,13 @@ export const actionOf = (saved: SavedActionV1): Action => {
     case 'create':
       return { type: 'create', ref, body: saved.body, changes };
     case 'patch':
-      return { type: 'patch', ref, patch: saved.patch, changes };
+      return {
+        type: 'patch',
+        ref,
+        patch: saved.patch,
+        changes,
+        ...(saved.orphan === undefined ? {} : { orphan: saved.orphan }),
+      };
     case 'recreate':
       return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
     case 'delete':
@@ -60,6 +66,8 @@ export const actionOf = (saved: SavedActionV1): Action => {
       };
     case 'forbidden':
       return { type: 'forbidden', ref, rule: forbiddenRule(saved.rule), reason: saved.reason, changes };
+    case 'skip':
+      return { type: 'skip', ref, apply: saved.apply, withheld: saved.withheld, changes };
   }
 };
 

@@ -92,6 +92,7 @@ const savedAction = (
     case 'conflict':
     case 'forbidden':
     case 'wait':
+    case 'skip':
       return E.right(v1);
     case 'create':
     case 'patch':

@@ -99,4 +99,31 @@ describe('executing a plan in waves', () => {
         .sort(),
     ).toEqual(['config-0', 'config-3']);
   });
+
+  it('a skip (a write withheld by kreconcile.io/apply) is neither sent nor reported as done; the writes around it are', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 1 });
+    const { application, plan: toRun } = await planned(cluster, configs(2));
+    const [first, ...rest] = toRun.actions;
+    const body: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'theirs', namespace: 'default' } };
+    const withSkips = {
+      ...toRun,
+      actions: [
+        ...(first === undefined ? [] : [first]),
+        {
+          type: 'skip' as const,
+          ref: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'theirs' },
+          apply: 'Ignore' as const,
+          withheld: 'create' as const,
+          changes: [],
+        },
+        ...rest,
+      ],
+    };
+    const { writer, writes } = recording(cluster);
+    const execution = await executePlan({ plan: withSkips, application, cluster: writer });
+    expect(execution.failure).toBeUndefined();
+    expect(execution.done.map(({ action }) => action.type)).toEqual(toRun.actions.map((action) => action.type));
+    expect(writes.map((w) => w.name).sort()).toEqual(['config-0', 'config-1']);
+    expect(cluster.objects().some((object) => object.metadata.name === body.metadata.name)).toBe(false);
+  });
 });

@@ -128,7 +128,9 @@ describe('the operator under a guard policy', () => {
     await runUntil(clock, () => find(cluster, pvcRef) === undefined);
     expect(find(cluster, pvcRef)).toBeUndefined();
     expect(find(cluster, { ...pvcRef, kind: 'ConfigMap', name: 'settings' })?.data).toEqual({ mode: 'b' });
-    // (Ready is not awaited: on the memory server a pruned PVC leaves its Application WaitingForDeletion, guard or not.)
+    // The claim's deletion is seen through: the Application ends Ready, not WaitingForDeletion.
+    await runUntil(clock, () => condition(cluster, 'Ready')?.status === 'True');
+    expect(condition(cluster, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
     expect(condition(cluster, 'Stalled')).toMatchObject({ status: 'False' });
   });
 

@@ -185,3 +185,26 @@ describe('an informer whose kind stops being served', () => {
     w.informer.stop();
   });
 });
+
+describe('read-your-own-writes after the watch moved on', () => {
+  it('a delete answered with the object still finalizing does not bring it back once the watch delivered its deletion', async () => {
+    const { clock, cluster, informer } = await setUp();
+    const held = await cluster.patch(cmRef('a'), { type: 'merge', body: { metadata: { finalizers: ['x/hold'] } } })();
+    expect(held._tag).toBe('Right');
+    // The answer of the delete: the object deleting, its finalizer still pending.
+    const answer = await cluster.delete(cmRef('a'))();
+    const pending = answer._tag === 'Right' && answer.right._tag === 'Some' ? answer.right.value : undefined;
+    expect(pending?.metadata.deletionTimestamp).toBeDefined();
+    // Another controller releases it before the answer is read; the watch delivers the deletion first.
+    await cluster.patch(cmRef('a'), { type: 'merge', body: { metadata: { finalizers: null } } })();
+    await run(clock, 500);
+    expect(informer.get('default', 'a')).toBeUndefined();
+    informer.apply(pending as Resource);
+    expect(informer.get('default', 'a')).toBeUndefined();
+    // A write newer than anything the watch delivered is still applied at once.
+    const created = await cluster.create(configMap('c', 'one'))();
+    if (created._tag === 'Right') informer.apply(created.right);
+    expect(informer.get('default', 'c')?.data).toEqual({ mode: 'one' });
+    informer.stop();
+  });
+});
