@@ -27,6 +27,7 @@ import { kindsOf } from '../reconcile/live-reader.js';
 import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { ChildWatches } from './child-watches.js';
+import { Dependants } from './dependants.js';
 import { HotLoopHistory } from './hot-loop-history.js';
 import { KnownScopes, UnservedKinds } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -115,6 +116,8 @@ export class Controller {
   private readonly unserved: UnservedKinds;
   private readonly owned: OwnedKeys;
   private readonly step: ReconcileStep;
+  /** `spec.dependsOn`: who depends on whom among the store's primaries; requeues dependants (dependants.ts). */
+  private readonly dependants: Dependants;
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
   /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
@@ -140,6 +143,10 @@ export class Controller {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
     });
+    this.dependants = new Dependants({
+      object: (key) => this.store.object(key),
+      enqueue: (key) => this.queue.add(key),
+    });
     this.store = new PrimaryStore(options.cluster, {
       primary: options.primary ?? applicationPrimary(this.memo),
       clock,
@@ -149,6 +156,7 @@ export class Controller {
       onChange: (change) => this.onPrimaryChange(change),
       onResync: (key) => this.queue.add(key),
       onError: (error, where) => this.reportApiError(error, where),
+      onObserved: (before, after) => this.dependants.observe(before, after),
     });
     this.hotLoops = new HotLoopHistory({
       now: () => clock.now(),
@@ -201,7 +209,7 @@ export class Controller {
       logger: this.logger,
       ...(metrics === undefined ? {} : { metrics }),
       reportApiError: (error, where) => this.reportApiError(error, where),
-      planOptions: planOptionsOf(options),
+      planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
       ...(options.tenancy === undefined ? {} : { tenancy: options.tenancy }),
       ...(options.guard === undefined ? {} : { guard: options.guard }),
       events: options.events !== false,
