@@ -62,6 +62,7 @@ export {
   type ApplicationsView,
   type DependencyState,
   type DependsOnDecision,
+  type StoredApplication,
 } from './plan/depends-on.js';
 export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';

@@ -17,13 +17,15 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { isJsonObject, type JsonValue } from '../json/json.js';
 import { Condition as ConditionCodec, type Application, type DependsOnEntry } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
 import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { tenancyFor } from './tenancy.js';
 import type { Plan } from './types.js';
+
+/** An Application as stored (raw, from a cache or a snapshot) or as decoded (a directory's). */
+export type StoredApplication = Resource | Application;
 
 /** An Application by namespace and name. */
 export type ApplicationKey = { readonly namespace: string; readonly name: string };
@@ -34,9 +36,9 @@ export type ApplicationKey = { readonly namespace: string; readonly name: string
  */
 export type ApplicationsView = {
   /** The Application at `namespace/name`, or `undefined` when there is none. */
-  readonly get: (namespace: string, name: string) => Resource | undefined;
+  readonly get: (namespace: string, name: string) => StoredApplication | undefined;
   /** The Applications whose `spec.dependsOn` names `namespace/name` (an index: asked when one is deleted). */
-  readonly dependantsOf: (namespace: string, name: string) => ReadonlyArray<Resource>;
+  readonly dependantsOf: (namespace: string, name: string) => ReadonlyArray<StoredApplication>;
 };
 
 export type DependsOnDecision =
@@ -216,21 +218,19 @@ const DependencyFields = t.partial({
   status: t.partial({ observedGeneration: t.number, conditions: t.array(ConditionCodec) }),
 });
 
+/** `value` decoded by `codec`, or `undefined` when it does not decode (a partial codec refuses non-objects, null included). */
+const part = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): A | undefined => {
+  const decoded = codec.decode(value);
+  return E.isRight(decoded) ? decoded.right : undefined;
+};
+
 /** The fields of a stored Application the decision reads; a field that does not decode counts as absent. */
-export const dependencyStateOf = (object: Resource): DependencyState => {
+export const dependencyStateOf = (object: StoredApplication): DependencyState => {
   const namespace = object.metadata.namespace ?? 'default';
   const key = { namespace, name: object.metadata.name };
-  const part = <A>(codec: t.Type<A, unknown, unknown>, value: JsonValue | undefined): A | undefined => {
-    const decoded = codec.decode(value);
-    return E.isRight(decoded) ? decoded.right : undefined;
-  };
-  const metadata = part(DependencyFields.props.metadata, object.metadata as JsonValue);
-  const spec = isJsonObject(object.spec as JsonValue)
-    ? part(DependencyFields.props.spec, object.spec as JsonValue)
-    : undefined;
-  const status = isJsonObject(object.status as JsonValue)
-    ? part(DependencyFields.props.status, object.status as JsonValue)
-    : undefined;
+  const metadata = part(DependencyFields.props.metadata, object.metadata);
+  const spec = part(DependencyFields.props.spec, object.spec);
+  const status = part(DependencyFields.props.status, object.status);
   const ready = status?.conditions?.find((condition) => condition.type === 'Ready');
   return {
     key,
@@ -247,7 +247,7 @@ export const dependencyStateOf = (object: Resource): DependencyState => {
  * status observed for its current generation. Undefined when it is; else why not (missing, being
  * deleted, not ready with its reason, or stale), words that change only when its state does.
  */
-export const notReady = (object: Resource | undefined): string | undefined => {
+export const notReady = (object: StoredApplication | undefined): string | undefined => {
   if (object === undefined) return 'not found';
   const state = dependencyStateOf(object);
   if (state.deleting) return 'being deleted';
@@ -259,7 +259,7 @@ export const notReady = (object: Resource | undefined): string | undefined => {
 };
 
 /** Whether the stored object counts as a Ready dependency (`notReady` finds nothing). */
-export const isReadyDependency = (object: Resource): boolean => notReady(object) === undefined;
+export const isReadyDependency = (object: StoredApplication): boolean => notReady(object) === undefined;
 
 /**
  * The plan of an Application the decision holds back: no action at all (no child created, patched
@@ -294,9 +294,9 @@ export const dependsOnPlan = (
  * A view of a fixed set of Applications (a directory, a snapshot): an Application listed later
  * replaces one of the same namespace and name listed earlier.
  */
-export const applicationsViewOf = (objects: ReadonlyArray<Resource>): ApplicationsView => {
+export const applicationsViewOf = (objects: ReadonlyArray<StoredApplication>): ApplicationsView => {
   const byKey = new Map(objects.map((object) => [keyText(dependencyStateOf(object).key), object]));
-  const dependants = new Map<string, Resource[]>();
+  const dependants = new Map<string, StoredApplication[]>();
   for (const object of byKey.values())
     for (const dependency of dependencyStateOf(object).dependencies) {
       const list = dependants.get(keyText(dependency)) ?? [];
