@@ -65,7 +65,7 @@ export class Dependants {
       after === undefined ||
       edgesChanged ||
       startedDeleting ||
-      (isReadyDependency(after) && !isReadyDependency(before!))
+      (isReadyDependency(after) && !isReadyDependency(before))
     )
       for (const dependant of this.dependants.get(key) ?? []) this.options.enqueue(dependant);
     if (after === undefined || edgesChanged || startedDeleting)
