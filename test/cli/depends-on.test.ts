@@ -110,3 +110,12 @@ describe('spec.dependsOn in kreconcile plan and validate', () => {
     expect(ordered.stderr).toBe('');
   });
 });
+
+describe('spec.dependsOn with --verify-converges', () => {
+  it('carries the directory out on the in-memory API server: every Application converges, in order', async () => {
+    const result = await runCli(['plan', '-f', join(root, 'apps'), '--now', NOW, '--verify-converges']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('verify-converges: converges');
+  });
+});
