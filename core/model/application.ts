@@ -208,24 +208,29 @@ const dependsOnEntry = t.intersection([
   t.partial({ namespace: nameString('a namespace name (lower-case DNS label, at most 63 characters)', DNS_LABEL, 63) }),
 ]);
 
+const dependsOnEntries = t.array(dependsOnEntry);
+
 /** `spec.dependsOn`: at most `MAX_DEPENDS_ON` entries, no Application named twice (the namespace left out or written out). */
 const dependsOnList = new t.Type<ReadonlyArray<DependsOnEntry>, ReadonlyArray<DependsOnEntry>, unknown>(
   `a list of at most ${MAX_DEPENDS_ON} Applications ({name, namespace?}), each named once`,
-  (u): u is ReadonlyArray<DependsOnEntry> => t.array(dependsOnEntry).is(u) && u.length <= MAX_DEPENDS_ON,
+  (u): u is ReadonlyArray<DependsOnEntry> => dependsOnEntries.is(u) && u.length <= MAX_DEPENDS_ON,
   (u, c) => {
-    const decoded = t.array(dependsOnEntry).validate(u, c);
+    // Under the array codec's own entry (an empty key): issues then name the entry's position.
+    const inArray = t.appendContext(c, '', dependsOnEntries, u);
+    const decoded = dependsOnEntries.validate(u, inArray);
     if (decoded._tag === 'Left') return decoded;
-    if (decoded.right.length > MAX_DEPENDS_ON)
-      return t.failure(u, c, `at most ${MAX_DEPENDS_ON} entries, got ${decoded.right.length}: split the chain`);
-    const twice = decoded.right.findIndex((entry, i) =>
-      decoded.right.slice(0, i).some((earlier) => sameDependency(earlier, entry)),
+    const entries = decoded.right;
+    if (entries.length > MAX_DEPENDS_ON)
+      return t.failure(u, c, `at most ${MAX_DEPENDS_ON} entries, got ${entries.length}: depend on fewer Applications`);
+    const twice = entries.findIndex((entry, i) =>
+      entries.slice(0, i).some((earlier) => sameDependency(earlier, entry)),
     );
     return twice < 0
-      ? t.success(decoded.right)
+      ? t.success(entries)
       : t.failure(
-          u,
-          t.appendContext(c, String(twice), dependsOnEntry, u),
-          `the Application ${decoded.right[twice]?.name ?? ''} is named twice: remove one entry`,
+          entries[twice],
+          t.appendContext(inArray, String(twice), dependsOnEntry, entries[twice]),
+          `the Application ${entries[twice]?.namespace ?? ''}${entries[twice]?.namespace === undefined ? '' : '/'}${entries[twice]?.name ?? ''} is named twice: remove this entry`,
         );
   },
   t.identity,

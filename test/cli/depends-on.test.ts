@@ -40,6 +40,8 @@ beforeAll(() => {
   writeFileSync(join(root, 'cycle', 'x.yaml'), application('x', ['y']));
   writeFileSync(join(root, 'cycle', 'y.yaml'), application('y', ['x']));
   writeFileSync(join(root, 'cycle', 'z.yaml'), application('z', ['x', 'elsewhere']));
+  writeFileSync(join(root, 'twice.yaml'), application('twice', ['db', 'db']));
+  writeFileSync(join(root, 'bad-name.yaml'), application('bad', ['ok', 'Bad_Name']));
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -108,6 +110,21 @@ describe('spec.dependsOn in kreconcile plan and validate', () => {
     const ordered = await runCli(['validate', '-f', join(root, 'apps')]);
     expect(ordered.code).toBe(0);
     expect(ordered.stderr).toBe('');
+  });
+});
+
+describe('spec.dependsOn bounds in validate', () => {
+  it('the same Application twice, and a name that is no Application name, each at its entry', async () => {
+    const twice = await runCli(['validate', '-f', join(root, 'twice.yaml')]);
+    expect(twice.code).toBe(1);
+    expect(portable(twice.stderr)).toBe(
+      'error: <dir>/twice.yaml:16:7: document 1 (Application shop/twice): spec.dependsOn[1]: the Application db is named twice: remove this entry\n',
+    );
+    const bad = await runCli(['validate', '-f', join(root, 'bad-name.yaml')]);
+    expect(bad.code).toBe(1);
+    expect(portable(bad.stderr)).toBe(
+      'error: <dir>/bad-name.yaml:16:7: document 1 (Application shop/bad): spec.dependsOn[1].name: expected an Application name (lower-case DNS subdomain, at most 253 characters), got string "Bad_Name"\n',
+    );
   });
 });
 
