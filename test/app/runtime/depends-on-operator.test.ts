@@ -2,7 +2,8 @@
  * `spec.dependsOn` through the operator on the memory cluster, with the resync off (a wait can end
  * only by the dependants index requeueing): A→B→C converges in order (B writes nothing while A is not
  * Ready; the children's resourceVersions say who was created first), a cycle stalls every member
- * naming it, and deleting A waits while B, which depends on it, exists.
+ * naming it, deleting A waits while B, which depends on it, exists, and a dependency in another
+ * namespace stalls unless the tenancy policy lets the namespace reach it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
@@ -158,5 +159,32 @@ describe('spec.dependsOn in the operator', () => {
     expect(find(cluster, APPLICATION_KIND, 'a')).toBeUndefined();
     expect(find(cluster, 'ConfigMap', 'a-config')).toBeUndefined();
     expect(find(cluster, APPLICATION_KIND, 'b')).toBeUndefined();
+  });
+
+  it('a dependency in another namespace stalls DependencyForbidden unless the tenancy policy lets the namespace reach it', async () => {
+    const { clock, cluster } = await world();
+    await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'data' } })();
+    await cluster.create({ ...applicationOf('data', 'db', { manifest: [configMap('db-config')] }) })();
+    await create(cluster, 'web', {
+      manifest: [configMap('web-config')],
+      dependsOn: [{ name: 'db', namespace: 'data' }],
+    });
+    await start(clock, cluster);
+    await runUntil(clock, () => condition(cluster, 'web', 'Stalled')?.status === 'True', 10_000);
+    expect(condition(cluster, 'web', 'Stalled')).toMatchObject({
+      reason: 'DependencyForbidden',
+      message: expect.stringContaining('data/db'),
+    });
+    expect(find(cluster, 'ConfigMap', 'web-config')).toBeUndefined();
+    await operator?.stop(1_000);
+    operator = await startOperator({
+      cluster,
+      clock,
+      random: distinct(),
+      resyncMs: 0,
+      tenancy: { destinations: [{ from: NS, to: ['data'] }] },
+    });
+    await runUntil(clock, () => ready(cluster, 'web'), 10_000);
+    expect(find(cluster, 'ConfigMap', 'web-config')).toBeDefined();
   });
 });
