@@ -48,6 +48,22 @@ export {
   type ApplyPolicy,
 } from './plan/protection.js';
 export { DEPENDS_ON_ANNOTATION, dependencyIssues } from './plan/dependencies.js';
+export {
+  applicationsViewOf,
+  dependenciesOf,
+  dependencyStateOf,
+  dependsOnDecision,
+  dependsOnPlan,
+  isReadyDependency,
+  keyText as applicationKeyText,
+  notReady as dependencyNotReady,
+  MAX_DEPENDENCY_WALK,
+  type ApplicationKey,
+  type ApplicationsView,
+  type DependencyState,
+  type DependsOnDecision,
+  type StoredApplication,
+} from './plan/depends-on.js';
 export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';

@@ -44,6 +44,7 @@ import {
   type Resource,
   type ScopeTable,
   type Verdict,
+  applicationsViewOf,
   keep,
   memoTable,
   recall,
@@ -332,13 +333,15 @@ const planFor = async (
       ? live
       : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
+  const planOptions = await withApplicationsView(application, deps);
+  if (E.isLeft(planOptions)) return planOptions;
   const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
     const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
     const options =
       translation._tag !== 'Translated' && hooks === undefined
-        ? deps.planOptions
+        ? planOptions.right
         : {
-            ...deps.planOptions,
+            ...planOptions.right,
             ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
             ...(hooks === undefined ? {} : { hooks }),
           };
@@ -346,6 +349,25 @@ const planFor = async (
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
   };
   return E.right({ plan: replan(application, live.right), live: live.right, replan });
+};
+
+/**
+ * The plan options with a view of the other Applications for `spec.dependsOn` (core/plan/depends-on.ts).
+ * The runtime passes its primary store's; without one, an Application that names dependencies or
+ * is being deleted (its dependants may hold it back) has its kind listed once, in every namespace.
+ */
+const withApplicationsView = async (
+  application: Application,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, PlanOptions | undefined>> => {
+  if (deps.planOptions?.applications !== undefined) return E.right(deps.planOptions);
+  const deleting = application.metadata.deletionTimestamp !== undefined;
+  if (!deleting && (application.spec.dependsOn ?? []).length === 0) return E.right(deps.planOptions);
+  const listed = await deps.cluster.list({ apiVersion: application.apiVersion, kind: application.kind })();
+  return E.map((list: { readonly items: ReadonlyArray<Resource> }): PlanOptions => ({
+    ...deps.planOptions,
+    applications: applicationsViewOf(list.items),
+  }))(listed);
 };
 
 /**

@@ -27,6 +27,7 @@ import { kindsOf } from '../reconcile/live-reader.js';
 import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { ChildWatches } from './child-watches.js';
+import { Dependants } from './dependants.js';
 import { HotLoopHistory } from './hot-loop-history.js';
 import { KnownScopes, UnservedKinds } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -115,6 +116,8 @@ export class Controller {
   private readonly unserved: UnservedKinds;
   private readonly owned: OwnedKeys;
   private readonly step: ReconcileStep;
+  /** `spec.dependsOn`: who depends on whom among the store's primaries; requeues dependants (dependants.ts). */
+  private readonly dependants: Dependants;
   private readonly loop: ReconcileLoop;
   private readonly logger: Logger;
   /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
@@ -150,6 +153,10 @@ export class Controller {
       logger: this.logger,
       ...(options.hotLoop ? { policy: options.hotLoop } : {}),
     });
+    this.dependants = new Dependants({
+      object: (key) => this.store.object(key),
+      enqueue: (key) => this.queue.add(key),
+    });
     this.store = new PrimaryStore(options.cluster, {
       primary: options.primary ?? applicationPrimary(this.memo),
       clock,
@@ -159,6 +166,7 @@ export class Controller {
       onChange: (change) => this.onPrimaryChange(change),
       onResync: (key) => this.queue.add(key),
       onError: reportApiError,
+      onObserved: (before, after) => this.dependants.observe(before, after),
     });
     this.children = new ChildWatches({
       cluster: options.cluster,
@@ -206,7 +214,7 @@ export class Controller {
           : { watchChildrenOf: (application) => this.watchChildrenOf(application) }),
       },
       policy: {
-        planOptions: planOptionsOf(options),
+        planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
         ...(options.guard === undefined ? {} : { guard: options.guard }),
         hotLoops: this.hotLoops,
         translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),

@@ -47,6 +47,8 @@ export type PrimaryStoreOptions = {
   readonly onChange: (change: PrimaryChange) => void;
   readonly onResync: (key: string) => void;
   readonly onError: (error: ClusterError, where: string) => void;
+  /** Every cached object as it changes, status included (`before` absent: new; `after` absent: gone): the dependants index. */
+  readonly onObserved?: (before: Resource | undefined, after: Resource | undefined) => void;
 };
 
 export class PrimaryStore {
@@ -139,7 +141,11 @@ export class PrimaryStore {
 
   /** Read-your-own-writes: a write's answer replaces the cached object unless the cache is newer. */
   apply(object: Resource): void {
+    const key = applicationKey(object.metadata);
+    const before = this.object(key);
     this.informer.apply(object);
+    const after = this.object(key);
+    if (after !== before) this.options.onObserved?.(before, after);
   }
 
   /** The queue key (`ns/name`) of a child's owner mark, when the mark names this store's kind. */
@@ -150,6 +156,10 @@ export class PrimaryStore {
 
   private onEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
+    this.options.onObserved?.(
+      event.type === 'DELETED' ? event.object : event.old,
+      event.type === 'DELETED' ? undefined : event.object,
+    );
     if (event.type === 'DELETED') {
       this.options.onChange({ _tag: 'Deleted', key, object: event.object });
       return;

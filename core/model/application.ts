@@ -60,7 +60,15 @@ export type ApplicationSpec = {
   readonly driftPolicy?: DriftPolicy;
   /** Readiness rules in CEL over the live object `self`: a matching rule replaces kstatus for that child. */
   readonly readiness?: ReadonlyArray<ReadinessRuleSpec>;
+  /** Other Applications that must be Ready before this one is planned (core/plan/depends-on.ts). */
+  readonly dependsOn?: ReadonlyArray<DependsOnEntry>;
 };
+
+/** One `spec.dependsOn` entry: an Application by name, in this Application's namespace unless `namespace` says otherwise. */
+export type DependsOnEntry = { readonly name: string; readonly namespace?: string };
+
+/** Most Applications one Application may depend on (the CRD's `maxItems`, the codec's bound). */
+export const MAX_DEPENDS_ON = 32;
 
 /** One `spec.readiness` entry as written (compiled by core/status/readiness-rules.ts). */
 export type ReadinessRuleSpec = {
@@ -128,6 +136,8 @@ export type Application = {
 };
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A namespace name: a DNS label (RFC 1123), at most 63 characters. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Whether `value` can name a ServiceAccount: a lower-case DNS subdomain (RFC 1123) of at most 253 characters. */
 export const isServiceAccountName = (value: unknown): value is string =>
@@ -184,6 +194,51 @@ const durationString = new t.Type<string, string, unknown>(
   (u, c) => (isDuration(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
 );
+
+/** A string matching `pattern` of at most `max` characters, described as `what`. */
+const nameString = (what: string, pattern: RegExp, max: number): t.Type<string, string, unknown> => {
+  const is = (u: unknown): u is string => typeof u === 'string' && u.length <= max && pattern.test(u);
+  return new t.Type<string, string, unknown>(what, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity);
+};
+
+const dependsOnEntry = t.intersection([
+  t.type({
+    name: nameString('an Application name (lower-case DNS subdomain, at most 253 characters)', DNS_SUBDOMAIN, 253),
+  }),
+  t.partial({ namespace: nameString('a namespace name (lower-case DNS label, at most 63 characters)', DNS_LABEL, 63) }),
+]);
+
+const dependsOnEntries = t.array(dependsOnEntry);
+
+/** `spec.dependsOn`: at most `MAX_DEPENDS_ON` entries, no Application named twice (the namespace left out or written out). */
+const dependsOnList = new t.Type<ReadonlyArray<DependsOnEntry>, ReadonlyArray<DependsOnEntry>, unknown>(
+  `a list of at most ${MAX_DEPENDS_ON} Applications ({name, namespace?}), each named once`,
+  (u): u is ReadonlyArray<DependsOnEntry> => dependsOnEntries.is(u) && u.length <= MAX_DEPENDS_ON,
+  (u, c) => {
+    // Under the array codec's own entry (an empty key): issues then name the entry's position.
+    const inArray = t.appendContext(c, '', dependsOnEntries, u);
+    const decoded = dependsOnEntries.validate(u, inArray);
+    if (decoded._tag === 'Left') return decoded;
+    const entries = decoded.right;
+    if (entries.length > MAX_DEPENDS_ON)
+      return t.failure(u, c, `at most ${MAX_DEPENDS_ON} entries, got ${entries.length}: depend on fewer Applications`);
+    const twice = entries.findIndex((entry, i) =>
+      entries.slice(0, i).some((earlier) => sameDependency(earlier, entry)),
+    );
+    return twice < 0
+      ? t.success(entries)
+      : t.failure(
+          entries[twice],
+          t.appendContext(inArray, String(twice), dependsOnEntry, entries[twice]),
+          `the Application ${entries[twice]?.namespace ?? ''}${entries[twice]?.namespace === undefined ? '' : '/'}${entries[twice]?.name ?? ''} is named twice: remove this entry`,
+        );
+  },
+  t.identity,
+);
+
+/** Whether two entries name the same Application: an entry without namespace names the own one, so only equal namespaces (or both absent) match. */
+const sameDependency = (a: DependsOnEntry, b: DependsOnEntry): boolean =>
+  a.name === b.name && a.namespace === b.namespace;
 
 /** An OpenAPI v3 structural schema fragment, as a CustomResourceDefinition carries it. */
 export type StructuralSchema = JsonObject;
@@ -300,6 +355,23 @@ export const SPEC_FIELDS = {
           ready: { type: 'string', minLength: 1, maxLength: MAX_READINESS_EXPRESSION_LENGTH },
           failed: { type: 'string', minLength: 1, maxLength: MAX_READINESS_EXPRESSION_LENGTH },
           timeout: { type: 'string', maxLength: 64, pattern: READINESS_TIMEOUT.source },
+        },
+      },
+    },
+  },
+  dependsOn: {
+    codec: dependsOnList,
+    schema: {
+      type: 'array',
+      maxItems: MAX_DEPENDS_ON,
+      description:
+        "Applications that must be Ready (for their current generation) before this one is planned; namespace defaults to this Application's.",
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN.source },
+          namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL.source },
         },
       },
     },

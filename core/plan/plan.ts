@@ -65,6 +65,7 @@ import { withOrphans, withProtection } from './protection.js';
 import { withDriftReport, withheldDrift } from './drift-policy.js';
 import { withRecreates } from './recreate.js';
 import { isSuspended, suspendedPlan } from './suspend.js';
+import { heldByDependsOn, type ApplicationsView } from './depends-on.js';
 import { serverSideApplyOf } from './server-side-apply.js';
 import { canonicalResource } from '../canonical/canonical.js';
 import type {
@@ -103,6 +104,11 @@ export type PlanOptions = {
   readonly hooks?: HookContext;
   /** Where this Application may write (admin-owned; default `DEFAULT_TENANCY`: own namespace only). */
   readonly tenancy?: TenancyPolicy;
+  /**
+   * The other Applications, for `spec.dependsOn` (core/plan/depends-on.ts): an Application waits for
+   * its dependencies, a deleted one for its dependants. Without it `spec.dependsOn` is not checked.
+   */
+  readonly applications?: ApplicationsView;
 };
 
 export type PlanInput = {
@@ -154,9 +160,8 @@ export const plan = (input: PlanInput, memo: Memo = createMemo()): Plan => {
   };
   const planned = isSuspended(application)
     ? suspendedPlan(application, input.now)
-    : application.metadata.deletionTimestamp !== undefined
-      ? planDeletion(context)
-      : planApply(context);
+    : (heldByDependsOn(application, input.options, input.now) ??
+      (application.metadata.deletionTimestamp !== undefined ? planDeletion(context) : planApply(context)));
   // Hook tokens and Secret values are credentials: they reach the API server in writes, never status or explanations.
   return redactPlan(planned, owner);
 };

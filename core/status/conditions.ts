@@ -14,7 +14,9 @@ export type StalledReason =
   | 'ImmutableField'
   | 'ServiceAccountRequired'
   | 'Conflict'
-  | 'ReadinessFailed';
+  | 'ReadinessFailed'
+  | 'DependencyCycle'
+  | 'DependencyForbidden';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

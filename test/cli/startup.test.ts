@@ -102,11 +102,40 @@ describe('kreconcile run: startup errors', () => {
     );
   });
 
-  it('a flow-control flag that is not a positive number, or given with --memory', async () => {
+  it('a numeric flag that is not a number of its kind, or a flow-control flag given with --memory', async () => {
     const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
-      [['--qps', '0'], 'error: --qps 0: expected a number of requests per second above 0, e.g. 50'],
-      [['--burst', '1.5'], 'error: --burst 1.5: expected a whole number of requests ≥ 1, e.g. 100'],
-      [['--max-in-flight', 'many'], 'error: --max-in-flight many: expected a whole number of requests ≥ 1, e.g. 32'],
+      [
+        ['--qps', '0'],
+        "error: option '--qps <n>' argument '0' is invalid. expected a number above 0 in decimal notation, e.g. 50 or 2.5 (see --help)",
+      ],
+      [
+        ['--qps', '1e3'],
+        "error: option '--qps <n>' argument '1e3' is invalid. expected a number above 0 in decimal notation, e.g. 50 or 2.5 (see --help)",
+      ],
+      [
+        ['--burst', '1.5'],
+        "error: option '--burst <n>' argument '1.5' is invalid. expected a whole number ≥ 1 (see --help)",
+      ],
+      [
+        ['--max-in-flight', 'many'],
+        "error: option '--max-in-flight <n>' argument 'many' is invalid. expected a whole number ≥ 1 (see --help)",
+      ],
+      [
+        ['--workers', 'abc'],
+        "error: option '--workers <n>' argument 'abc' is invalid. expected a whole number ≥ 1 (see --help)",
+      ],
+      [
+        ['--workers', '0'],
+        "error: option '--workers <n>' argument '0' is invalid. expected a whole number ≥ 1 (see --help)",
+      ],
+      [
+        ['--shards', 'x', '--shard', '0'],
+        "error: option '--shards <n>' argument 'x' is invalid. expected a whole number from 1 to 1024 (see --help)",
+      ],
+      [
+        ['--shards', '2', '--shard', '-1'],
+        "error: option '--shard <i>' argument '-1' is invalid. expected a whole number from 0 to 1023 (see --help)",
+      ],
       [
         ['--qps', '5', '--memory', '-f', 'examples/webapp/app.yaml'],
         'error: --qps: limit requests to a real API server; drop with --memory',

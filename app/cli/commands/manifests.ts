@@ -14,6 +14,7 @@ import {
   type RbacOptions,
 } from '../../manifests/rbac.js';
 import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
+import { wholeNumber } from '../numeric-flags.js';
 import { usageError } from '../cli-error.js';
 import {
   collect,
@@ -39,7 +40,10 @@ const outputOption = (): Option =>
   new Option('-o, --output <format>', 'yaml or json').choices(['yaml', 'json']).default('yaml');
 
 const shardsOption = (): Option =>
-  new Option('--shards <n>', 'the operator runs with --sharding lease --shards n: add a Role for its shard Leases');
+  new Option(
+    '--shards <n>',
+    'the operator runs with --sharding lease --shards n: add a Role for its shard Leases',
+  ).argParser(wholeNumber(1, MAX_SHARDS));
 
 /** The sharding Role for `--shards n` (none without it); a bad count is reported and `left`. */
 const shardingManifests = (

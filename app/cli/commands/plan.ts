@@ -55,7 +55,13 @@ import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
-import { isResource, type Resource, type ScopeTable, type TenancyPolicy } from '../../../core/index.js';
+import {
+  isResource,
+  type Application,
+  type Resource,
+  type ScopeTable,
+  type TenancyPolicy,
+} from '../../../core/index.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -205,6 +211,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     return simulated(context, options, each.planned, view.right.snapshot.objects, {
       scopes: scopesFor(valid.crds, view.right.snapshot.objects, trusted),
       now: now.right,
+      recorded: [...view.right.snapshot.applications.values()],
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
     });
   const document = planDocument(each.planned, { now: now.right, cluster: view.right.basis });
@@ -300,7 +307,12 @@ const simulated = (
   options: Options,
   planned: ReadonlyArray<Planned>,
   objects: ReadonlyArray<Resource>,
-  args: { readonly scopes: ScopeTable; readonly now: string; readonly tenancy?: TenancyPolicy },
+  args: {
+    readonly scopes: ScopeTable;
+    readonly now: string;
+    readonly recorded: ReadonlyArray<Application>;
+    readonly tenancy?: TenancyPolicy;
+  },
 ): void => {
   const simulations = simulateAll({ planned, objects, unready: options.simulateUnready, ...args });
   context.io.stdout.write(

@@ -19,10 +19,11 @@ import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-
 import { registerFlowControlMetrics } from '../../runtime/flow-metrics.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
-import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
+import { MAX_SHARDS, shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { usageError } from '../cli-error.js';
+import { positiveNumber, wholeNumber } from '../numeric-flags.js';
 import {
   collect,
   contextOption,
@@ -609,13 +610,27 @@ export const runCommand: CliCommand = {
       .addOption(kubeconfigOption())
       .addOption(contextOption())
       .addOption(new Option('--in-cluster', 'use the pod service account (default inside a pod)'))
-      .addOption(new Option('--workers <n>', 'concurrent reconciles of different Applications').default('2'))
-      .addOption(new Option('--qps <n>', 'API requests per second, all clients together (default: 50)'))
       .addOption(
-        new Option('--burst <n>', 'API requests allowed at once above --qps after a quiet period (default: 100)'),
+        new Option('--workers <n>', 'concurrent reconciles of different Applications')
+          .default('2')
+          .argParser(wholeNumber(1)),
       )
       .addOption(
-        new Option('--max-in-flight <n>', 'API requests awaiting an answer at once, watches excluded (default: 32)'),
+        new Option('--qps <n>', 'API requests per second, all clients together (default: 50)').argParser(
+          positiveNumber,
+        ),
+      )
+      .addOption(
+        new Option(
+          '--burst <n>',
+          'API requests allowed at once above --qps after a quiet period (default: 100)',
+        ).argParser(wholeNumber(1)),
+      )
+      .addOption(
+        new Option(
+          '--max-in-flight <n>',
+          'API requests awaiting an answer at once, watches excluded (default: 32)',
+        ).argParser(wholeNumber(1)),
       )
       .addOption(new Option('--resync <duration>', 'reconcile every Application at least this often').default('10m'))
       .addOption(
@@ -635,10 +650,13 @@ export const runCommand: CliCommand = {
         new Option(
           '--shards <n>',
           'split the Applications into n shards by a hash of namespace/name (with --shard or --sharding lease)',
-        ),
+        ).argParser(wholeNumber(1, MAX_SHARDS)),
       )
       .addOption(
-        new Option('--shard <i>', 'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases'),
+        new Option(
+          '--shard <i>',
+          'with --shards: run only shard i (0 ≤ i < n), one process per shard, no Leases',
+        ).argParser(wholeNumber(0, MAX_SHARDS - 1)),
       )
       .addOption(
         new Option(

@@ -7,7 +7,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { catalogOfDocuments, type Application, type SchemaCatalog } from '../../../core/index.js';
-import { clusterFailure, usageError, type CliError } from '../cli-error.js';
+import { clusterFailure, showCliError, usageError, type CliError } from '../cli-error.js';
 import {
   collect,
   contextOption,
@@ -34,6 +34,7 @@ import {
 } from '../input/tosca.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 import { errorAt } from '../input/entries.js';
+import { dependsOnProblems } from '../planning/application-order.js';
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import type { ExpressionProblem } from '../../../core/ports/expressions.js';
 
@@ -87,10 +88,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const flagged = await readCrdFlags(io, options.crd);
   const target = targetOf(options);
   const cluster = target === undefined ? E.right(undefined) : await clusterCatalog(io, target, applications);
+  const dependsOn = dependsOnProblems(applications);
   const problems = [
     ...flagged.errors,
     ...(E.isLeft(cluster) ? [cluster.left] : []),
     ...applications.flatMap(readinessRuleErrors),
+    ...dependsOn.errors,
     ...manifestSchemaErrors(
       applications,
       catalogFor(io, {
@@ -101,6 +104,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       }),
     ),
   ];
+  for (const warning of dependsOn.warnings)
+    io.stderr.write(`${showCliError(warning).replace(/^error:/, 'warning:')}\n`);
   if (problems.length > 0) {
     reportErrors(io, inInputOrder(problems, [...options.filename, ...options.crd]));
     return context.exit(EXIT_ERROR);

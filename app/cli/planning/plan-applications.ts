@@ -13,6 +13,7 @@ import type { CliError } from '../cli-error.js';
 import { applicationName, desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';
 import type { Snapshot } from '../input/snapshot.js';
+import { directoryView, inDependencyOrder } from './application-order.js';
 import { withClusterState } from './cluster-state.js';
 import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from './scopes.js';
@@ -27,6 +28,7 @@ const INPUT_ERRORS: Readonly<Record<string, string>> = {
   UnknownKind:
     ' (offline, custom kinds are learned from CustomResourceDefinitions: pass the CRD with -f or include it in --snapshot)',
   InvalidTosca: '',
+  DependencyCycle: '',
 };
 
 /**
@@ -63,14 +65,18 @@ export const planEachApplication = (args: {
   // One planner per run: Applications sharing objects (one snapshot, one scope table) derive them once.
   const planner = createPlanner();
   const live = indexLive(args.snapshot.objects); // once per run: each Application then looks its objects up
-  const planned = args.applications.map((input): Planned => {
-    const application = withClusterState(
-      input.application,
-      args.snapshot.applications.get(applicationName(input.application)),
-    );
+  // Dependencies first (spec.dependsOn), each Application as the operator will see it (cluster state merged).
+  const inputs = inDependencyOrder(args.applications, (input) => input.application);
+  const applications = inputs.map((input) =>
+    withClusterState(input.application, args.snapshot.applications.get(applicationName(input.application))),
+  );
+  const view = directoryView(args.snapshot.applications.values(), applications);
+  const planned = inputs.map((input, index): Planned => {
+    const application = applications[index] ?? input.application;
     const objects = liveObjectsIn(application, live, scopes, desiredManifest(input));
     const options = {
       expressions: celEvaluator,
+      applications: view,
       // As the operator hands the planner its translation (never written into spec).
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),

@@ -13,13 +13,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import { applyJsonPatch } from '../../../adapters/memory/json/json-patch.js';
 import {
   FINALIZER,
+  applicationKeyText,
+  applicationsViewOf,
   conditionOf,
+  dependenciesOf,
   plan,
   refKey,
   refOf,
   isResource,
   type Action,
   type Application,
+  type ApplicationsView,
   type JsonObject,
   type JsonValue,
   type ObjectRef,
@@ -54,6 +58,10 @@ export type Simulation = {
     | { readonly _tag: 'Converged' }
     | { readonly _tag: 'Stalled'; readonly reason: string; readonly message: string }
     | { readonly _tag: 'Waiting'; readonly message: string };
+  /** `spec.dependsOn`: the rounds it waited for its dependencies of the directory before acting, and why. */
+  readonly waited?: { readonly rounds: number; readonly message: string };
+  /** The Application as the last round left it (its status is what its dependants see). */
+  readonly application: Application;
 };
 
 /** `Kind/name` or `Kind/namespace/name` of `--simulate-unready`, matched against objects the plan writes. */
@@ -269,45 +277,58 @@ export const simulate = (args: {
   readonly now: string;
   readonly unready: ReadonlyArray<string>;
   readonly tenancy?: TenancyPolicy;
+  /** The other Applications (`spec.dependsOn`), as they stand when this one's simulation starts. */
+  readonly applications?: ApplicationsView;
+  /** Rounds already taken by its dependencies: its own are numbered after them. */
+  readonly after?: number;
 }): Simulation => {
   const rounds: SimulatedRound[] = [];
+  const after = args.after ?? 0;
   let application = args.planned.application;
   let model: Model = { live: args.live, assumed: new Map() };
-  let current = args.planned.plan;
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
+  const optionsFor = (assumed: Model['assumed']) => ({
+    expressions: assumingEvaluator(celEvaluator, assumed),
+    ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+    ...(args.applications === undefined ? {} : { applications: args.applications }),
+  });
+  const replan = (): Plan =>
+    plan({ application, live: model.live, scopes: args.scopes, now: args.now, options: optionsFor(model.assumed) });
+  // Its first plan waited for dependencies the simulation has since made Ready: planned again from there.
+  const waited = after > 0 && heldByDependencies(args.planned.plan) ? waitingMessage(args.planned.plan) : undefined;
+  let current = waited === undefined ? args.planned.plan : replan();
+  const ended = (end: Simulation['end']): Simulation => ({
+    planned: args.planned,
+    rounds,
+    end,
+    application,
+    ...(waited === undefined ? {} : { waited: { rounds: after, message: waited } }),
+  });
+  for (let round = after + 1; round <= after + MAX_ROUNDS; round++) {
     const stalled = conditionOf(current.status.conditions, 'Stalled');
-    if (stalled?.status === 'True')
-      return {
-        planned: args.planned,
-        rounds,
-        end: { _tag: 'Stalled', reason: stalled.reason, message: stalled.message },
-      };
-    if (current.actions.every(writesNothing) && conditionOf(current.status.conditions, 'Ready')?.status === 'True')
-      return { planned: args.planned, rounds, end: { _tag: 'Converged' } };
+    if (stalled?.status === 'True') return ended({ _tag: 'Stalled', reason: stalled.reason, message: stalled.message });
+    if (current.actions.every(writesNothing) && conditionOf(current.status.conditions, 'Ready')?.status === 'True') {
+      application = afterRound(application, [], current.status);
+      return ended({ _tag: 'Converged' });
+    }
     // A round that only waits, as the one before did, waits forever: the simulation changes nothing more.
     const previous = rounds[rounds.length - 1];
     if (previous !== undefined && onlyWaits(current.actions) && sameActions(previous.actions, current.actions))
-      return { planned: args.planned, rounds, end: { _tag: 'Waiting', message: waitingMessage(current) } };
+      return ended({ _tag: 'Waiting', message: waitingMessage(current) });
     const next = carriedOut(model, application, current.actions, round, args.unready);
     rounds.push({ round, actions: current.actions, assumedReady: next.assumedReady });
     model = next.model;
     application = afterRound(application, current.actions, current.status);
-    current = plan({
-      application,
-      live: model.live,
-      scopes: args.scopes,
-      now: args.now,
-      options: {
-        expressions: assumingEvaluator(celEvaluator, model.assumed),
-        ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
-      },
-    });
+    current = replan();
   }
-  return { planned: args.planned, rounds, end: { _tag: 'Waiting', message: waitingMessage(current) } };
+  return ended({ _tag: 'Waiting', message: waitingMessage(current) });
 };
 
 /** A `skip` (withheld by kreconcile.io/apply) stays in every plan and changes nothing: it is no work left. */
 const writesNothing = (action: Action): boolean => action.type === 'skip';
+
+/** Whether a plan was held back by `spec.dependsOn` (core/plan/depends-on.ts). */
+const heldByDependencies = (held: Plan): boolean =>
+  conditionOf(held.status.conditions, 'Reconciling')?.reason === 'DependencyNotReady';
 
 const onlyWaits = (actions: ReadonlyArray<Action>): boolean =>
   actions.every((action) => action.type === 'wait' || writesNothing(action));
@@ -321,7 +342,12 @@ const waitingMessage = (current: Plan): string =>
   conditionOf(current.status.conditions, 'Ready')?.message ||
   'still acting';
 
-/** Every planned Application simulated against the snapshot (each alone, as the operator reconciles them). */
+/**
+ * Every planned Application simulated against the snapshot, each alone as the operator reconciles
+ * them, in the order given (dependencies first: plan-applications.ts). An Application that depends
+ * on others of the directory starts once they converged, its rounds numbered after theirs, with the
+ * rounds it waited; when one of them does not converge, it waits for ever.
+ */
 export const simulateAll = (args: {
   readonly planned: ReadonlyArray<Planned>;
   readonly objects: ReadonlyArray<Resource>;
@@ -329,14 +355,38 @@ export const simulateAll = (args: {
   readonly now: string;
   readonly unready: ReadonlyArray<string>;
   readonly tenancy?: TenancyPolicy;
-}): ReadonlyArray<Simulation> =>
-  args.planned.map((planned) =>
-    simulate({
+  /** The Applications of the snapshot (what an Application of the directory may depend on besides the others). */
+  readonly recorded?: ReadonlyArray<Application>;
+}): ReadonlyArray<Simulation> => {
+  const simulated = new Map<string, Simulation>();
+  const keyOf = (application: Application): string =>
+    `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
+  const directory = new Set(args.planned.map((planned) => keyOf(planned.application)));
+  return args.planned.map((planned) => {
+    const dependencies = dependenciesOf(
+      planned.application.metadata.namespace ?? 'default',
+      planned.application.spec.dependsOn,
+    )
+      .map(applicationKeyText)
+      .filter((key) => directory.has(key));
+    const done = dependencies.flatMap((key) => simulated.get(key) ?? []);
+    const after = Math.max(0, ...done.map((simulation) => (simulation.waited?.rounds ?? 0) + simulation.rounds.length));
+    // The others as the simulation left them so far (those not simulated yet: as planned).
+    const applications = applicationsViewOf([
+      ...(args.recorded ?? []),
+      ...args.planned.map((other) => simulated.get(keyOf(other.application))?.application ?? other.application),
+    ]);
+    const simulation = simulate({
       planned,
       live: liveObjectsFor(planned.application, args.objects, args.scopes),
       scopes: args.scopes,
       now: args.now,
       unready: args.unready,
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
-    }),
-  );
+      applications,
+      after,
+    });
+    simulated.set(keyOf(planned.application), simulation);
+    return simulation;
+  });
+};

@@ -11,6 +11,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { ManualClock } from '../../../adapters/memory/clock/manual-clock.js';
 import {
+  conditionOf,
   showClusterError,
   showRef,
   withKey,
@@ -137,9 +138,14 @@ const roundOf = (number: number, results: ReadonlyArray<ReconcileResult>): E.Eit
   return E.right({ number, writes });
 };
 
-/** Whether some Application still waits (dependencies or readiness): a quiet round then is no verdict yet. */
+/** Whether some Application still waits (dependencies, `spec.dependsOn` or readiness): a quiet round then is no verdict yet. */
 const stillWaiting = (results: ReadonlyArray<ReconcileResult>): boolean =>
-  results.some((result) => result._tag === 'Done' && result.plan.actions.some((action) => action.type === 'wait'));
+  results.some(
+    (result) =>
+      result._tag === 'Done' &&
+      (result.plan.actions.some((action) => action.type === 'wait') ||
+        conditionOf(result.status.conditions, 'Reconciling')?.reason === 'DependencyNotReady'),
+  );
 
 /**
  * Carries out the plans of `applications` on an in-memory cluster loaded with `objects` (a

@@ -23,6 +23,9 @@ const endLine = (simulation: Simulation): string => {
   }
 };
 
+/** `Round 1` or `Rounds 1–3`: the rounds an Application waited for its dependencies (spec.dependsOn). */
+const roundsText = (rounds: number): string => (rounds === 1 ? 'Round 1' : `Rounds 1–${rounds}`);
+
 export const renderSimulationText = (
   simulations: ReadonlyArray<Simulation>,
   style: Style,
@@ -32,12 +35,16 @@ export const renderSimulationText = (
     .map((simulation) => {
       const { metadata } = simulation.planned.application;
       const head = style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`);
+      const waited =
+        simulation.waited === undefined
+          ? []
+          : [style.bold(`  ${roundsText(simulation.waited.rounds)}:`), `    waits: ${simulation.waited.message}`];
       const rounds = simulation.rounds.flatMap((round) => [
         style.bold(`  Round ${round.round}:`),
         ...round.actions.flatMap((action) => actionLines(action, style).map((line) => `  ${line}`)),
         ...round.assumedReady.map(({ ref, rule }) => style.dim(`    assumed ready: ${showRef(ref)} (rule: ${rule})`)),
       ]);
-      return [head, ...rounds, '', endLine(simulation)].join('\n');
+      return [head, ...waited, ...rounds, '', endLine(simulation)].join('\n');
     })
     .join('\n\n')}\n\n${style.dim(
     `Simulated: created and patched objects become ready at once${unready.length === 0 ? '' : `, except ${unready.join(', ')}`}${assumes(simulations) ? ' (under a readiness rule: assumed ready by the rule, not checked)' : ''}; deleted objects are gone at once.`,
@@ -58,6 +65,7 @@ export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>,
           reconciles: simulation.rounds.length,
           result: simulation.end._tag,
           ...(simulation.end._tag === 'Converged' ? {} : { message: simulation.end.message }),
+          ...(simulation.waited === undefined ? {} : { waited: simulation.waited }),
           rounds: simulation.rounds.map((round) => ({
             round: round.round,
             actions: actionsV1(round.actions, simulation.planned.plan.status.mangledObserverSchema),

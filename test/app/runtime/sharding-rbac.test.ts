@@ -34,6 +34,8 @@ describe('sharding RBAC', () => {
     expect(kinds(sharded.stdout)).toEqual([...kinds(plain.stdout), 'Role', 'RoleBinding']);
     const bad = await runCli(['rbac', '--shards', '0']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('--shards 0: expected a whole number from 1 to 1024');
+    expect(bad.stderr).toBe(
+      "error: option '--shards <n>' argument '0' is invalid. expected a whole number from 1 to 1024 (see --help)\n",
+    );
   });
 });
