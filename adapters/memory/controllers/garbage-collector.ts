@@ -7,12 +7,17 @@
  * The storage protection controllers run here too (same process upstream).
  */
 import { groupOf, type OwnerReference, type Resource } from '../../../core/model/resource.js';
-import { deleteStored, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../verbs/delete-verb.js';
-import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/claim-hooks.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import {
+  deleteStored,
+  FOREGROUND_FINALIZER,
+  isDeleting,
+  ORPHAN_FINALIZER,
+  systemWrite,
+  withoutFinalizer,
+} from '../verbs/index.js';
+import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/index.js';
+import type { KindInfo } from '../kinds/index.js';
 import { storageKey, type ServerState } from '../server-state.js';
-import { systemWrite, withoutFinalizer } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
 
 type OwnerState = 'present' | 'absent' | 'foreground' | 'unknown';
 

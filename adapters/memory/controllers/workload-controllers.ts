@@ -7,8 +7,7 @@
 import { getIn } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { ServerState } from '../server-state.js';
-import { systemWrite } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
+import { isDeleting, systemWrite } from '../verbs/index.js';
 
 const replicas = (object: Resource): number => {
   const r = getIn(object, ['spec', 'replicas']);

@@ -2,8 +2,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { mapIn, objectAt } from '../defaulting/json-edit.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
+import { mapIn, objectAt } from '../defaulting/index.js';
+import type { KindHooks } from './kind-hook-types.js';
 import { immutableSpecFields } from './immutable-fields.js';
 
 const generatedLabels = (object: Resource): JsonObject => {

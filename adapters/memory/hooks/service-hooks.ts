@@ -9,10 +9,10 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { isUnset, objectAt } from '../defaulting/json-edit.js';
-import type { HookContext, KindHooks } from '../kinds/kind-hook-types.js';
+import { isUnset, objectAt } from '../defaulting/index.js';
+import type { HookContext, KindHooks } from './kind-hook-types.js';
 import { unchangeable } from './immutable-fields.js';
-import type { ServiceAllocator } from '../controllers/service-allocator.js';
+import type { ServiceAllocator } from './service-allocator.js';
 
 type Allocation = { readonly ips: ReadonlyArray<string>; readonly ports: ReadonlyArray<number> };
 

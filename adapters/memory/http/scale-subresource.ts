@@ -9,7 +9,7 @@ import { getIn, isJsonObject, type JsonObject, type JsonValue } from '../../../c
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
 import type { Cluster } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { applyJsonPatch } from '../json/json-patch.js';
+import { applyJsonPatch } from '../json/index.js';
 import type { KindAt } from './api-routes.js';
 
 /** `matchLabels` as a label selector string (`app=web,tier=front`); expressions are left out. */

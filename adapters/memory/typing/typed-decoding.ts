@@ -39,7 +39,7 @@ import {
 } from './builtin-field-types.js';
 import { canonicalized } from '../../../core/canonical/canonical.js';
 import { decodeGoBase64 } from '../../../core/canonical/go-base64.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 type Decoded = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 

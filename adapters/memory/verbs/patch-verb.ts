@@ -14,13 +14,11 @@ import type { Patch } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { applyMerge } from './apply-merge.js';
 import { createObject } from './create-verb.js';
-import { applyJsonPatch } from '../json/json-patch.js';
-import type { KindInfo } from '../kinds/kind-info.js';
-import { mergePatch } from '../json/merge-patch.js';
+import { applyJsonPatch, mergePatch, servedAs } from '../json/index.js';
+import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { namespaceFor, storedObject, type ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
-import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/typed-decoding.js';
+import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/index.js';
 import { notFound, statusRoute } from './update-verb.js';
 
 export type PatchOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };

@@ -11,11 +11,11 @@ import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { commitPut } from './commit.js';
 import { nextGeneration } from './generation.js';
-import { groupKindKey, type KindInfo } from '../kinds/kind-info.js';
-import { hooksFor } from '../kinds/kind-hooks.js';
-import { updatedMeta } from '../typing/object-meta.js';
+import { groupKindKey, type KindInfo } from '../kinds/index.js';
+import { hooksFor } from '../hooks/index.js';
+import { updatedMeta } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
+import { servedAs } from '../json/index.js';
 import { keepStoredSpec, keepStoredStatus, takeStatusOnly } from './status-rules.js';
 import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } from './write-common.js';
 

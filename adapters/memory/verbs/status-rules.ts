@@ -14,7 +14,7 @@ import {
   type JsonValue,
 } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 const setStatus = (object: Resource, status: JsonValue | undefined): Resource =>
   (status === undefined ? withoutKey(object, 'status') : withKey(object, 'status', status)) as Resource;

@@ -5,15 +5,12 @@ import { getIn, getOwn, isJsonArray, isJsonObject, withKey } from '../../../core
 import { refOf, versionOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../../core/ports/errors.js';
 import { commitRemove } from './commit.js';
-import { applyServerDefaults } from '../defaulting/server-defaults.js';
-import { deepCopy } from '../json/json-copy.js';
-import { groupKindKey, type KindInfo } from '../kinds/kind-info.js';
-import { hooksFor } from '../kinds/kind-hooks.js';
-import { kindCauses } from '../typing/kind-validation.js';
-import { metaCauses } from '../typing/object-meta.js';
+import { applyServerDefaults } from '../defaulting/index.js';
+import { deepCopy } from '../json/index.js';
+import { groupKindKey, type KindInfo } from '../kinds/index.js';
+import { hooksFor } from '../hooks/index.js';
+import { decodeObject, kindCauses, metaCauses, pruneAndDefaultResource } from '../typing/index.js';
 import { storedObject, type ServerState } from '../server-state.js';
-import { pruneAndDefaultResource } from '../typing/structural-schema.js';
-import { decodeObject } from '../typing/typed-decoding.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 

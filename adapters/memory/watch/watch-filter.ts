@@ -8,7 +8,7 @@ import type { Resource } from '../../../core/model/resource.js';
 import type { WatchEvent } from '../../../core/ports/cluster.js';
 import type { HistoryEntry } from './event-history.js';
 import { matchesSelector, type Selector } from './label-selector.js';
-import { servedAs } from '../verbs/served-object.js';
+import { servedAs } from '../json/index.js';
 
 export type WatchScope = {
   readonly groupKind: string;

@@ -6,8 +6,8 @@
 import type { Clock, WatchEvent, WatchHandle, WatchSink } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
 import type { HistoryEntry } from './event-history.js';
-import type { EventFaults } from '../faults/fault-injector.js';
-import { deepCopy } from '../json/json-copy.js';
+import type { EventFaults } from '../faults/index.js';
+import { deepCopy } from '../json/index.js';
 import { eventFor, type WatchScope } from './watch-filter.js';
 
 export type StartOptions = { readonly allowBookmarks: boolean; readonly group: string; readonly kind: string };
