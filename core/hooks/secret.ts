@@ -110,5 +110,7 @@ export const isTokenKey = (key: string): boolean => key.endsWith('-token');
 const redacted = <T extends JsonObject>(secret: T): T => {
   const data = getOwn(secret, 'data');
   if (!isJsonObject(data)) return secret;
-  return withKey(secret, 'data', objectFromEntries(Object.entries(data).filter(([key]) => !isTokenKey(key)))) as T;
+  const kept = objectFromEntries(Object.entries(data).filter(([key]) => !isTokenKey(key)));
+  // A Secret's `data` is a map of strings: fewer of its keys still fit whatever `T` says of `data`.
+  return withKey<JsonObject, 'data'>(secret, 'data', kept) as T;
 };

@@ -443,16 +443,14 @@ export const foreignOwnerArbitrary: fc.Arbitrary<string | undefined> = fc.consta
 /** `resource` as found in the cluster under the given owner (undefined: unmarked). */
 export const ownedBy = (resource: Resource, owner: string | undefined): Resource => {
   if (owner === undefined) return resource;
-  const metadata: JsonObject = resource.metadata;
-  const labels = getOwn(metadata, 'labels');
-  const annotations = getOwn(metadata, 'annotations');
+  const { metadata } = resource;
   return withKey(
     resource,
     'metadata',
     withKey(
-      withKey(metadata, 'labels', withKey(isJsonObject(labels) ? labels : {}, MANAGED_BY_LABEL, MANAGED_BY_VALUE)),
+      withKey(metadata, 'labels', withKey(metadata.labels ?? {}, MANAGED_BY_LABEL, MANAGED_BY_VALUE)),
       'annotations',
-      withKey(isJsonObject(annotations) ? annotations : {}, OWNER_ANNOTATION, owner),
+      withKey(metadata.annotations ?? {}, OWNER_ANNOTATION, owner),
     ),
-  ) as Resource;
+  );
 };

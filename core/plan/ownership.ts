@@ -96,7 +96,8 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
   if (owner.uid !== undefined && ref.namespace === owner.namespace) {
     setOwn(marked, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)]);
   }
-  return withKey(resource, 'metadata', marked) as Resource;
+  // Every key of `metadata` but the server-set ones (`name` is none of them): still an ObjectMeta.
+  return withKey(resource, 'metadata', marked as ObjectMeta);
 };
 
 /**

@@ -200,7 +200,8 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
       ([key, value]) => [key, typeof value === 'string' ? base64Of(value) : value] as const,
     ),
   ]);
-  return withKey(withoutKey(object, 'stringData'), 'data', folded) as T;
+  // `stringData` is write-only and `data` a map of base64 strings, as the server stores a Secret: still a T.
+  return withKey<JsonObject, 'data'>(withoutKey<JsonObject, 'stringData'>(object, 'stringData'), 'data', folded) as T;
 };
 
 /** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */

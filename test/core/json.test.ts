@@ -12,6 +12,7 @@ import {
   unescapePointerToken,
   withKey,
   withoutKey,
+  type JsonObject,
 } from '../../core/index.js';
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -98,7 +99,7 @@ describe('own-property semantics', () => {
   });
 
   it('withKey replaces in place (order kept) or appends; withoutKey removes; inputs untouched', () => {
-    const object = Object.freeze({ a: 1, b: 2 });
+    const object: JsonObject = Object.freeze({ a: 1, b: 2 });
     expect(Object.entries(withKey(object, 'a', 3))).toEqual([
       ['a', 3],
       ['b', 2],

@@ -4,4 +4,4 @@ import type { Resource } from '../../../core/model/resource.js';
 import { deepCopy } from './json-copy.js';
 
 export const servedAs = (object: Resource, apiVersion: string): Resource =>
-  deepCopy(object.apiVersion === apiVersion ? object : (withKey(object, 'apiVersion', apiVersion) as Resource));
+  deepCopy(object.apiVersion === apiVersion ? object : withKey(object, 'apiVersion', apiVersion));

@@ -7,9 +7,7 @@ import { storageKey, type ServerState } from '../server-state.js';
 import type { KindInfo } from '../kinds/index.js';
 
 const stamped = (object: Resource, resourceVersion: number): Resource =>
-  frozenCopy(
-    withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource,
-  );
+  frozenCopy(withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))));
 
 const record = (state: ServerState, info: KindInfo, type: ChangeType, object: Resource, previous?: Resource): void => {
   const entry: HistoryEntry = {

@@ -30,7 +30,7 @@ const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
 const withStringName = (object: Resource): Resource =>
   typeof getOwn(object.metadata, 'name') === 'string'
     ? object
-    : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
+    : withKey(object, 'metadata', withKey(object.metadata, 'name', ''));
 
 /**
  * A client's object as it enters the server (create, update): a private copy of a served kind,
