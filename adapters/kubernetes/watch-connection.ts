@@ -53,7 +53,7 @@ const decodeEvent = (
 };
 
 const isTimeout = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TimeoutError';
+  typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError';
 
 /** Opens a watch on `path`. `abort()` ends it silently (no `end` callback afterwards). */
 export const openConnection = (

@@ -80,12 +80,12 @@ const injectContainer = (
   const names = new Set(
     existing.flatMap((entry) => (isJsonObject(entry) && typeof entry.name === 'string' ? [entry.name] : [])),
   );
-  const added = entries.filter((entry) => !names.has(entry.name as string));
+  const added = entries.filter((entry) => typeof entry.name !== 'string' || !names.has(entry.name));
   if (added.length === 0) return current;
   const next = [...existing, ...added];
   const resource = (
     env === undefined
-      ? updateAt(current.resource, path, (node) => withKey(node as JsonObject, 'env', next))
+      ? updateAt(current.resource, path, (node) => (isJsonObject(node) ? withKey(node, 'env', next) : node))
       : updateAt(current.resource, [...path, 'env'], () => next)
   ) as Resource;
   const schema =

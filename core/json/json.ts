@@ -144,3 +144,12 @@ export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | un
   }
   return false;
 };
+
+/**
+ * `JSON.parse` with its true type: JSON text denotes only null, booleans, numbers, strings, arrays
+ * and objects, so the result is a JsonValue (no reviver can make it anything else). Throws on bad
+ * JSON, as `JSON.parse` does; bounds (depth, size) are `withinBounds`'s job.
+ */
+export const parseJsonText = (text: string): JsonValue =>
+  // The one place JSON text becomes a typed value: JSON.parse is typed `any`, its result is JSON.
+  JSON.parse(text) as JsonValue;

@@ -206,7 +206,7 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
 
 /** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */
 export const showSensitive = (field: string, value: JsonValue): string =>
-  `${SENSITIVE} ${digestOf(field, value) as string}`;
+  `${SENSITIVE} ${String(digestOf(field, value))}`;
 
 /**
  * `value` written at `path` (a JSON path below a Secret, as segments) for display: values under

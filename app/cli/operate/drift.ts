@@ -1,7 +1,14 @@
 /** `--drift 'Kind/name path=value'`: another actor's edit, to watch the operator correct it. */
 import * as E from 'fp-ts/lib/Either.js';
 import { produce } from 'immer';
-import { fromPointer, showClusterError, type Cluster, type JsonValue, type Resource } from '../../../core/index.js';
+import {
+  fromPointer,
+  parseJsonText,
+  showClusterError,
+  type Cluster,
+  type JsonValue,
+  type Resource,
+} from '../../../core/index.js';
 
 export type Drift = {
   readonly kind: string;
@@ -19,7 +26,7 @@ export const parseDrift = (text: string): E.Either<string, Drift> => {
   const [, kind, name, path, raw] = match as unknown as [string, string, string, string, string];
   const value = E.getOrElse<unknown, JsonValue>(() => raw)(
     E.tryCatch(
-      () => JSON.parse(raw) as JsonValue,
+      () => parseJsonText(raw),
       (e) => e,
     ),
   );
