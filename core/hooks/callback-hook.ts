@@ -82,5 +82,6 @@ const withSecretSchema = (
   const key = schemaKeyOf(base);
   const index = schemas.findIndex((schema) => schemaKeyOf(schema) === key);
   if (index < 0) return [...schemas, observed];
+  // Merging two schemas of the same Secret keeps their shared identification: an ObserverSchema.
   return schemas.map((schema, i) => (i === index ? (mergeSchemaNodes(schema, observed) as ObserverSchema) : schema));
 };

@@ -203,6 +203,7 @@ const redactMarked = (action: Action, marked: Marked): Action => {
       (current, tokens) => updateValueAt(current, tokens, hidden),
       secret ? maskedAt([], action.body) : action.body,
     );
+    // Masking replaces values at marked paths, never the identification: the body keeps its type.
     return { ...action, body: body as typeof action.body };
   }
   if (action.type === 'patch')

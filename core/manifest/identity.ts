@@ -95,6 +95,7 @@ export const resourceFinder = <T extends JsonObject>(
   // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
   const byNamespace = remember(memo, FINDERS, entries, () => new Map());
   const cached = byNamespace.get(defaultNamespace);
+  // The memo table holds finders built from this very list of T (keyed by it): they find T.
   if (cached !== undefined) return cached as (query: JsonObject) => T | undefined;
   const find = buildFinder(entries, defaultNamespace);
   byNamespace.set(defaultNamespace, find);

@@ -22,12 +22,14 @@ export type Memo = { readonly tables: Map<MemoTable<object, unknown>, WeakMap<ob
 export const createMemo = (): Memo => ({ tables: new Map() });
 
 const tableIn = <K extends object, V>(memo: Memo, table: MemoTable<K, V>): WeakMap<K, V> => {
+  // Tables of every key and value type share one map; each is only read back through its own typed handle.
   const key = table as MemoTable<object, unknown>;
   let found = memo.tables.get(key);
   if (found === undefined) {
     found = new WeakMap();
     memo.tables.set(key, found);
   }
+  // Only `table`'s own entries were stored under it, as K to V (see remember and keep).
   return found as WeakMap<K, V>;
 };
 

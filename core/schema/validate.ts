@@ -46,6 +46,7 @@ export const validateObserverSchema = (args: {
   ];
   return issues.length === 0
     ? // schemaIssues found none: each schema is an identified object (apiVersion, kind, metadata.name).
+      // schemaIssues found none: each schema is an identified object (apiVersion, kind, metadata.name).
       E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers))
     : E.left(observerSchemaError(issues));
 };

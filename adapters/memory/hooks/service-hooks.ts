@@ -90,7 +90,8 @@ const allocate = (
   withIp: boolean,
 ): E.Either<ClusterError, JsonObject> => {
   const { allocator } = context.state;
-  const ip = withIp ? allocateIp(allocator, spec) : E.right({ spec, ips: [] as ReadonlyArray<string> });
+  const none: ReadonlyArray<string> = [];
+  const ip = withIp ? allocateIp(allocator, spec) : E.right({ spec, ips: none });
   if (E.isLeft(ip)) return ip;
   const ports = allocatePorts(allocator, ip.right.spec, previous);
   if (E.isLeft(ports)) {
@@ -156,9 +157,10 @@ const allocatedOf = (spec: JsonObject): Allocation => {
   const ip = getOwn(spec, 'clusterIP');
   return {
     ips: typeof ip === 'string' && ip !== 'None' && ip !== '' ? [ip] : [],
-    ports: portsOf(spec).flatMap((port) =>
-      typeof getOwn(port, 'nodePort') === 'number' ? [getOwn(port, 'nodePort') as number] : [],
-    ),
+    ports: portsOf(spec).flatMap((port) => {
+      const nodePort = getOwn(port, 'nodePort');
+      return typeof nodePort === 'number' ? [nodePort] : [];
+    }),
   };
 };
 

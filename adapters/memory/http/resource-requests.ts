@@ -81,6 +81,7 @@ const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> =>
     E.orElse(() =>
       pipe(
         E.tryCatch(
+          // YAML's core schema without aliases yields only JSON values (withinBounds checks depth and size next).
           () => parseYaml(text, { maxAliasCount: 0 }) as JsonValue,
           (error) =>
             badRequest(

@@ -243,9 +243,10 @@ const smdProblems = (type: FieldType, value: JsonValue, path: string): ReadonlyA
         : [`${path}: expected list, got &{${goPlain(value)}}`];
     case 'struct':
       return isJsonObject(value)
-        ? Object.entries(value).flatMap(([key, item]) =>
-            Object.hasOwn(type.fields, key) ? smdProblems(type.fields[key] as FieldType, item, `${path}.${key}`) : [],
-          )
+        ? Object.entries(value).flatMap(([key, item]) => {
+            const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+            return field === undefined ? [] : smdProblems(field, item, `${path}.${key}`);
+          })
         : [`${path}: expected map, got &{${goPlain(value)}}`];
   }
 };

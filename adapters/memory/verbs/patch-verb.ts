@@ -70,6 +70,8 @@ const withFieldManager = (patch: ApplyPatch): E.Either<ClusterError, ApplyPatch>
 const sameIdentity = (info: KindInfo, ref: ObjectRef, document: JsonValue): E.Either<ClusterError, Resource> => {
   if (!isJsonObject(document) || !isJsonObject(document.metadata))
     return E.left(clusterError('BadRequest', 'the patched object is not a Kubernetes object', { ref }));
+  // Checked just above: an object with metadata; apiVersion, kind and name are the stored object's (a patch cannot
+  // change them, the update path refuses it).
   const object = document as Resource;
   if (object.apiVersion !== ref.apiVersion || object.kind !== ref.kind)
     return E.left(clusterError('BadRequest', 'the patch may not change apiVersion or kind', { ref }));

@@ -50,9 +50,10 @@ const hasResources = (container: JsonValue): boolean => {
   const resources = getIn(container, ['resources']);
   return (
     isJsonObject(resources) &&
-    ['requests', 'limits'].some(
-      (key) => isJsonObject(getOwn(resources, key)) && Object.keys(getOwn(resources, key) as JsonObject).length > 0,
-    )
+    ['requests', 'limits'].some((key) => {
+      const amounts = getOwn(resources, key);
+      return isJsonObject(amounts) && Object.keys(amounts).length > 0;
+    })
   );
 };
 

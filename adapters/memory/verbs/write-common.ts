@@ -23,7 +23,9 @@ const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
     !nonEmpty(getOwn(copy, 'kind')) ||
     !isJsonObject(metadata)
     ? E.left(clusterError('BadRequest', "Object 'Kind' is missing or the object has no metadata"))
-    : E.right(copy as Resource);
+    : // Checked just above: kind, apiVersion and metadata are there; the name is checked by admission next (as the real
+      // server does).
+      E.right(copy as Resource);
 };
 
 /** A name that is not a string is an empty one (Invalid later, or `generateName`, as the server gives). */
@@ -92,7 +94,8 @@ export const defaulted = (state: ServerState, info: KindInfo, object: Resource):
   const builtin = state.defaulting ? applyServerDefaults(groupKindKey(info.group, info.kind), object) : object;
   const schema = info.schemas?.get(versionOf(object.apiVersion));
   return info.custom && schema !== undefined
-    ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource)
+    ? // Pruning keeps apiVersion, kind and metadata (the structural schema always allows them): still a Resource.
+      (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource)
     : builtin;
 };
 

@@ -1,6 +1,7 @@
 /** `kreconcile run`: the operator, against a cluster or the embedded in-memory one (`--memory`). */
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
+import { sequenceT } from 'fp-ts/lib/Apply.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
@@ -22,7 +23,7 @@ import { startOperator, type Operator, type OperatorOptions } from '../../runtim
 import { shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
-import { usageError } from '../cli-error.js';
+import { errnoCode, usageError } from '../cli-error.js';
 import {
   collect,
   contextOption,
@@ -172,9 +173,7 @@ const hookOptions = async (
         key: await context.io.readFile(options.callbackTlsKey),
       };
     } catch (error) {
-      return E.left(
-        `cannot read the callback TLS certificate or key: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
+      return E.left(`cannot read the callback TLS certificate or key: ${errnoCode(error) ?? String(error)}`);
     }
   }
   return E.right({
@@ -309,14 +308,14 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, [usageError(message)]);
     context.exit(EXIT_ERROR);
   };
-  const durations = E.sequenceArray([
+  const durations = sequenceT(E.Apply)(
     seconds(options.resync, '--resync'),
     seconds(options.timeout, '--timeout'),
     seconds(options.shutdownDeadline, '--shutdown-deadline'),
     seconds(options.shutdownGrace, '--shutdown-grace'),
-  ]);
+  );
   if (E.isLeft(durations)) return fail(durations.left);
-  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
+  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right;
   const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
   if (E.isLeft(relist)) return fail(relist.left);
   const allowed = parseAllowlist(options.toscaAllowHost);
