@@ -126,6 +126,26 @@ export default tseslint.config(
     },
   },
   {
+    // The memory server's folders talk to each other through their index.ts (what a folder offers);
+    // files inside a folder import each other directly; the root modules assemble the folders.
+    files: ['adapters/memory/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            clientNodeOnlyInKubernetesAdapter,
+            { group: ['**/app/**', '../../app/*'], message: 'adapters do not import app/.' },
+            {
+              regex: '^\\.\\./[a-z-]+/(?!index\\.js$)',
+              message: 'import another folder of adapters/memory through its index.js (export what you need there).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['adapters/kubernetes/**/*.ts'],
     rules: {
       'no-restricted-imports': [

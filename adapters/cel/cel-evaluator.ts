@@ -29,7 +29,7 @@ const environment = new Environment({
 type Node = { readonly op: string; readonly args: unknown; readonly pos?: number };
 
 const isNode = (value: unknown): value is Node =>
-  typeof value === 'object' && value !== null && typeof (value as { op?: unknown }).op === 'string';
+  typeof value === 'object' && value !== null && 'op' in value && typeof value.op === 'string';
 
 const children = (value: unknown): ReadonlyArray<unknown> =>
   Array.isArray(value) ? value : isNode(value) ? [value.args] : [];

@@ -3,7 +3,7 @@
  * with `statusCode`, undici network failures) onto the ports' tagged {@link ClusterError}.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { isJsonArray, isJsonObject, type JsonValue } from '../../core/json/json.js';
+import { isJsonArray, isJsonObject, type JsonValue, parseJsonText } from '../../core/json/json.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
 import { redactEchoedObjects } from '../../core/sensitive/echo.js';
@@ -20,7 +20,7 @@ type StatusBody = {
 
 const parseJson = (text: string): JsonValue | undefined => {
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJsonText(text);
   } catch {
     return undefined;
   }
@@ -40,7 +40,7 @@ const causeOf = (value: JsonValue): ReadonlyArray<ErrorCause> => {
 
 /** Reads a `Status` object (or its JSON text; ApiException keeps the body as a raw string). */
 export const parseStatus = (body: unknown): StatusBody => {
-  const value = typeof body === 'string' ? parseJson(body) : (body as JsonValue | undefined);
+  const value: unknown = typeof body === 'string' ? parseJson(body) : body;
   if (!isJsonObject(value)) return typeof body === 'string' && body.trim() !== '' ? { message: body.trim() } : {};
   const details = isJsonObject(value.details) ? value.details : undefined;
   const causes = details && isJsonArray(details.causes) ? details.causes.flatMap(causeOf) : [];
@@ -124,7 +124,7 @@ const causeChain = (error: unknown): string => {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 4; depth += 1) {
-    const code = (current as { code?: unknown }).code;
+    const code = 'code' in current ? current.code : undefined;
     parts.push(typeof code === 'string' ? `${current.message} (${code})` : current.message);
     current = current.cause;
   }
@@ -136,10 +136,10 @@ type ApiExceptionShape = { readonly code: number; readonly body: unknown; readon
 // Structural as well as instanceof: a second copy of client-node in node_modules has its own class.
 const isApiException = (error: unknown): error is ApiExceptionShape =>
   error instanceof ApiException ||
-  (error instanceof Error && typeof (error as { code?: unknown }).code === 'number' && 'body' in error);
+  (error instanceof Error && 'code' in error && typeof error.code === 'number' && 'body' in error);
 
 const isAbortLike = (error: unknown, name: string): boolean =>
-  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === name;
+  typeof error === 'object' && error !== null && 'name' in error && error.name === name;
 
 /**
  * Any failure from the client as a ClusterError. Network failures (`TypeError: fetch failed`,
@@ -148,8 +148,8 @@ const isAbortLike = (error: unknown, name: string): boolean =>
 export const toClusterError = (error: unknown, ref?: ObjectRef): ClusterError => {
   const withRef = ref === undefined ? {} : { ref };
   if (isApiException(error)) return statusError(error.code, error.body, error.headers, ref);
-  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof statusCode === 'number') return statusError(statusCode, (error as Error).message, undefined, ref);
+  if (typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number')
+    return statusError(error.statusCode, 'message' in error ? error.message : undefined, undefined, ref);
   if (isAbortLike(error, 'TimeoutError'))
     return clusterError('Timeout', `request timed out: ${causeChain(error)}`, { code: 0, ...withRef });
   if (isAbortLike(error, 'AbortError'))

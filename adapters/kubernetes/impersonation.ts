@@ -54,7 +54,8 @@ export const boundedMemo = <A>(capacity: number, make: (key: string) => A): ((ke
     }
     const made = make(key);
     entries.set(key, made);
-    if (entries.size > capacity) entries.delete(entries.keys().next().value as string);
+    const oldest = entries.keys().next();
+    if (entries.size > capacity && oldest.done !== true) entries.delete(oldest.value);
     return made;
   };
 };

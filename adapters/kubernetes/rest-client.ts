@@ -11,7 +11,7 @@ import {
   type RequestContext,
 } from '@kubernetes/client-node';
 import * as TE from 'fp-ts/lib/TaskEither.js';
-import type { JsonValue } from '../../core/json/json.js';
+import { parseJsonText, type JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { toClusterError } from './api-errors.js';
 import type { FlowControl } from './flow-control.js';
@@ -106,7 +106,7 @@ const sendOnce = async (
     throw new ApiException<string>(response.httpStatusCode, 'Unsuccessful HTTP Request', text, response.headers);
   }
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJsonText(text);
   } catch {
     throw new UnparseableResponse(`unparseable response to ${request.method} ${request.path}: ${text.slice(0, 200)}`);
   }

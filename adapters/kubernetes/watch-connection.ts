@@ -53,7 +53,7 @@ const decodeEvent = (
 };
 
 const isTimeout = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TimeoutError';
+  typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError';
 
 /** Opens a watch on `path`. `abort()` ends it silently (no `end` callback afterwards). */
 export const openConnection = (
@@ -73,6 +73,7 @@ export const openConnection = (
   };
   const onEvent = (type: string, object: unknown): void => {
     if (finished) return;
+    // The watch stream's objects are parsed JSON lines: JSON values (toResource checks the shape).
     const decoded = decodeEvent(type, object as JsonValue, meta);
     if (E.isLeft(decoded)) finish({ type: 'failed', error: decoded.left });
     else if (decoded.right) handlers.event(decoded.right);

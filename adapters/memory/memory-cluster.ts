@@ -28,7 +28,7 @@ import { patchObject } from './verbs/patch-verb.js';
 import { mulberry32, type Random } from './faults/prng.js';
 import { getObject, listObjects } from './verbs/read-verbs.js';
 import { storedObject, type ServerState } from './server-state.js';
-import { createServiceAllocator } from './controllers/service-allocator.js';
+import { createServiceAllocator } from './hooks/service-allocator.js';
 import { systemClock } from './clock/system-clock.js';
 import { updateObject } from './verbs/update-verb.js';
 import { createWatchHub, type WatchHub } from './watch/watch-hub.js';

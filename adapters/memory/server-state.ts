@@ -5,7 +5,7 @@ import type { EventHistory, HistoryEntry } from './watch/event-history.js';
 import type { KindInfo } from './kinds/kind-info.js';
 import type { KindRegistry } from './kinds/kind-registry.js';
 import type { Random } from './faults/prng.js';
-import type { ServiceAllocator } from './controllers/service-allocator.js';
+import type { ServiceAllocator } from './hooks/service-allocator.js';
 
 export type ServerState = {
   readonly clock: Clock;

@@ -51,3 +51,7 @@ export const showCliError = (error: CliError): string => {
   const path = error.path === undefined || error.path === '' ? '' : `${error.path}: `;
   return oneLine(`error: ${where}${about}${path}${error.message}`);
 };
+
+/** The `code` of a Node system error (`ENOENT`, `EADDRINUSE`, …), undefined for anything else. */
+export const errnoCode = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;

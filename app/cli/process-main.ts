@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isJsonObject } from '../../core/json/json.js';
 import { readCapped, readFileCapped } from './input/capped.js';
 import type { CliIo, ClusterTarget } from './io.js';
 import { kubeconfigProblem } from './live/kubeconfig.js';
@@ -20,10 +21,8 @@ import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
 const packageVersion = (): string => {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
+      const manifest: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      if (!isJsonObject(manifest)) continue;
       if (manifest.name === 'kreconcile' && typeof manifest.version === 'string') return manifest.version;
     } catch {
       // no package.json here: keep walking up

@@ -152,7 +152,10 @@ const boundedAll = async <T, R>(
   const answers: R[] = new Array<R>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
-    for (let index = next++; index < items.length; index = next++) answers[index] = await run(items[index] as T);
+    for (let index = next++; index < items.length; index = next++) {
+      const item = items[index];
+      if (item !== undefined) answers[index] = await run(item);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return answers;

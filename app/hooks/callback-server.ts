@@ -232,7 +232,9 @@ const parseCall = (request: IncomingMessage, path: string): E.Either<Answer, Cal
   if (match === null || namespace === undefined || name === undefined || !NAME.test(namespace) || !NAME.test(name)) {
     return E.left({ status: 404, body: { error: 'not found' } });
   }
-  const hook = match[3] as Hook;
+  const hook = match[3];
+  // ROUTE admits only these two.
+  if (hook !== 'complete' && hook !== 'shutdown') return E.left({ status: 404, body: { error: 'not found' } });
   const method = request.method ?? 'GET';
   const allowed = hook === 'complete' ? ['POST'] : ['POST', 'GET'];
   if (!allowed.includes(method))

@@ -34,7 +34,12 @@ export const createRateLimiter = (limit: RateLimit, now: () => number): ((client
       return { _tag: 'Limited', retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / limit.perSecond)) };
     }
     buckets.set(client, { tokens: tokens - 1, at });
-    while (buckets.size > limit.clients) buckets.delete(buckets.keys().next().value as string);
+    for (
+      let oldest = buckets.keys().next();
+      buckets.size > limit.clients && oldest.done !== true;
+      oldest = buckets.keys().next()
+    )
+      buckets.delete(oldest.value);
     return { _tag: 'Allowed' };
   };
 };

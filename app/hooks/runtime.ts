@@ -38,10 +38,10 @@ export const hookSecretsToRead = (
   const namespaces = [
     ...new Set(manifest.flatMap((resource) => identityOf(resource, known, owner.namespace).namespace ?? [])),
   ];
-  return hookSecretRefs(namespaces, owner).map((ref) => ({
+  return hookSecretRefs(namespaces, owner).map((ref): Resource => ({
     apiVersion: ref.apiVersion,
     kind: ref.kind,
-    metadata: { name: ref.name, namespace: ref.namespace as string },
+    metadata: ref.namespace === undefined ? { name: ref.name } : { name: ref.name, namespace: ref.namespace },
   }));
 };
 

@@ -77,6 +77,7 @@ export class HookTokens {
     const owner = ownerOfApp(application);
     const key = keyOf(application);
     const before = this.known.get(key);
+    // Keys are hooks (enabledHooks), values tokens: Object.fromEntries cannot keep the key type.
     const tokens = Object.fromEntries(
       enabledHooks(application).map(
         (hook) => [hook, liveTokens(live, owner, hook)[0] ?? before?.tokens[hook] ?? this.generate()] as const,

@@ -55,8 +55,8 @@ export const OPERATOR: ChildCluster = { _tag: 'Operator' };
  */
 export const childIdentity = (application: Application, policy: ServiceAccountPolicy): ChildIdentity => {
   const namespace = application.metadata.namespace ?? 'default';
-  const named: unknown = (application.spec as { readonly serviceAccountName?: unknown } | undefined)
-    ?.serviceAccountName;
+  // The codec checked it; checked again here because it goes into a header.
+  const named: unknown = application.spec.serviceAccountName;
   if (named !== undefined && !isServiceAccountName(named)) {
     return {
       _tag: 'Refused',

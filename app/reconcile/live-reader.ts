@@ -42,10 +42,7 @@ export const kindsOf = (
   memo?: Memo,
 ): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
   remember(memo, KINDS, application, () =>
-    distinctKinds([
-      ...(isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []),
-      ...statusEntries(application.status),
-    ]),
+    distinctKinds([...(application.spec.manifest ?? []), ...statusEntries(application.status)]),
   );
 
 /**
@@ -301,7 +298,7 @@ const distinctObjects = (reads: ReadonlyArray<ReadonlyArray<Resource>>): Readonl
 };
 
 const desiredResources = (application: Application): ReadonlyArray<Resource> =>
-  (isJsonArray(application.spec?.manifest as never) ? (application.spec.manifest ?? []) : []).filter(
+  (application.spec.manifest ?? []).filter(
     (entry): entry is Resource =>
       isJsonObject(entry) &&
       typeof entry.apiVersion === 'string' &&

@@ -401,11 +401,7 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
   if (object.metadata.deletionTimestamp === undefined) return E.left([]);
   const spec = isJsonObject(object.spec) ? object.spec : {};
   const account = getOwn(spec, 'serviceAccountName');
-  const status = decodeWith(
-    ApplicationStatusCodec,
-    isJsonObject(object.status as JsonValue) ? object.status : {},
-    'status',
-  );
+  const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
   const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right) : {};
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
@@ -433,11 +429,7 @@ const stallUndecodable = async (
 ): Promise<ReconcileResult> => {
   const message = issues.map(showIssue).join('; ');
   const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
-  const previous = decodeWith(
-    ApplicationStatusCodec,
-    isJsonObject(object.status as JsonValue) ? object.status : {},
-    'status',
-  );
+  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
   const conditions = conditionsFor({
     verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
     previous: E.isRight(previous) ? previous.right.conditions : undefined,
@@ -451,7 +443,7 @@ const stallUndecodable = async (
     namespace: object.metadata.namespace ?? 'default',
   };
   const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
-  const status = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) } as JsonObject;
+  const status: JsonObject = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) };
   const unchanged = E.isRight(previous) && jsonEqual(previous.right.conditions ?? [], conditions);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
   // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
@@ -643,7 +635,7 @@ const sameStatus = (before: JsonObject, after: JsonObject, memo: Memo | undefine
     const is = after[key];
     if (isJsonArray(was) && isJsonArray(is)) {
       if (was.length !== is.length) return false;
-      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] as JsonValue, is[i] as JsonValue, memo)) return false;
+      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] ?? null, is[i] ?? null, memo)) return false;
     } else if (!jsonEqual(was, is)) return false;
   }
   return count === ownKeyCount(before);

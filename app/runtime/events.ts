@@ -45,6 +45,7 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
         ]
       : [],
   );
+  // Object.keys answers string[]; REASONS is a literal object whose keys are exactly these.
   const done = (Object.keys(REASONS) as ReadonlyArray<keyof typeof REASONS>).flatMap((type) => {
     const entries = written.filter((write) => write.type === type).map((write) => write.entry);
     return entries.length === 0
@@ -105,7 +106,7 @@ export const recordEvents = async (
   const namespace = application.metadata.namespace ?? 'default';
   const errors: ClusterError[] = [];
   for (const note of notesOf(result)) {
-    const event = {
+    const event: Resource = {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: `${application.metadata.name}.${Math.floor(random() * 2 ** 48).toString(16)}`, namespace },
@@ -125,7 +126,7 @@ export const recordEvents = async (
       firstTimestamp: time,
       lastTimestamp: time,
       count: 1,
-    } as unknown as Resource;
+    };
     const created = await cluster.create(event)();
     if (E.isLeft(created)) errors.push(created.left);
   }

@@ -178,7 +178,11 @@ export class PrimaryStore {
   }
 }
 
-const splitKey = (key: string): [string, string] => key.split('/') as [string, string];
+/** A queue key `namespace/name` (`/name` without a namespace) as its two parts. */
+const splitKey = (key: string): [string, string] => {
+  const slash = key.indexOf('/');
+  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
+};
 
 const decodedOrUndefined = (decoded: E.Either<unknown, Application>): Application | undefined =>
   E.isRight(decoded) ? decoded.right : undefined;

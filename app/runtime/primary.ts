@@ -83,6 +83,7 @@ export const APPLICATION_PRIMARY: Primary = {
   apiVersion: APPLICATION_API_VERSION,
   kind: APPLICATION_KIND,
   decode: (object) => decodedApplication(object),
+  // A decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
   statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status as JsonValue }],
 };
 
@@ -204,7 +205,9 @@ export const kreconcileStatusPatch = (
   current: JsonValue | undefined,
   status: ApplicationStatus,
 ): ReadonlyArray<JsonPatchOperation> => {
+  // A decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
   if (!isJsonObject(current)) return [{ op: 'add', path: '/status', value: status as JsonValue }];
+  // As above: a decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
   const fields = status as JsonObject;
   return KRECONCILE_STATUS_FIELDS.flatMap((field): ReadonlyArray<JsonPatchOperation> => {
     const value = getOwn(fields, field);

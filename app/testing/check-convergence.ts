@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
-import type { Cluster } from '../../core/index.js';
+import { isJsonObject, type Cluster } from '../../core/index.js';
 import { drive } from './drive.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';
 
@@ -89,11 +89,8 @@ const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchSta
 
 /** `patch apps/v1 Deployment shop/web`: a write call as a report names it (its object or ref is the first argument). */
 const describeWrite = (verb: string, target: unknown): string => {
-  const object = typeof target === 'object' && target !== null ? (target as Record<string, unknown>) : {};
-  const metadata =
-    typeof object.metadata === 'object' && object.metadata !== null
-      ? (object.metadata as Record<string, unknown>)
-      : object;
+  const object = isJsonObject(target) ? target : {};
+  const metadata = isJsonObject(object.metadata) ? object.metadata : object;
   const name = [metadata.namespace, metadata.name].filter((part) => typeof part === 'string').join('/');
   return `${verb} ${String(object.apiVersion ?? '?')} ${String(object.kind ?? '?')} ${name}`;
 };
@@ -113,14 +110,14 @@ const counting = (
   const written: string[] = [];
   const proxy = new Proxy(cluster, {
     get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
+      const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if ((WRITES as ReadonlyArray<string | symbol>).includes(property))
-        return (...args: unknown[]) => {
+      if (WRITES.some((write) => write === property))
+        return (...args: unknown[]): unknown => {
           written.push(describeWrite(String(property), args[0]));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          return Reflect.apply(value, target, args);
         };
-      return (value as (...a: unknown[]) => unknown).bind(target);
+      return value.bind(target);
     },
   });
   return { cluster: proxy, writes: () => written.length, writtenSince: (count) => written.slice(count) };

@@ -71,6 +71,7 @@ const fromHextets = (high: number, low: number): string => `${high >> 8}.${high 
 export const embeddedIpv4 = (address: string): string | undefined => {
   const groups = hextets(address);
   if (groups === undefined) return undefined;
+  // hextets returns exactly eight groups or undefined.
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return fromHextets(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && (g2 === 1 || (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)))

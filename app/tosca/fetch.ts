@@ -103,7 +103,12 @@ export const createFetcher = (options: FetcherOptions = {}): Fetcher => {
 const remember = <V>(cache: Map<string, V>, key: string, value: V, entries: number): void => {
   cache.delete(key);
   cache.set(key, value);
-  while (cache.size > Math.max(1, entries)) cache.delete(cache.keys().next().value as string);
+  for (
+    let oldest = cache.keys().next();
+    cache.size > Math.max(1, entries) && oldest.done !== true;
+    oldest = cache.keys().next()
+  )
+    cache.delete(oldest.value);
 };
 
 const failure = (url: string, message: string, retryable: boolean): E.Either<FetchError, Uint8Array> =>
@@ -207,9 +212,13 @@ const schemeProblem = (url: URL, limits: FetchLimits): string | undefined => {
 /** The URL without credentials or query (logs must not carry tokens a tenant put in the URL). */
 const redacted = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;
 
+/** The `code` of a Node system error (`ECONNREFUSED`, `ENOENT`, …), undefined for anything else. */
+const errnoCode = (error: unknown): string | undefined =>
+  error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+
 const causeOf = (error: unknown): string => {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : String(cause);
+  return cause instanceof Error ? (errnoCode(cause) ?? cause.message) : String(cause);
 };
 
 /** Address resolution, the allowlist and where details are logged. */
@@ -244,8 +253,10 @@ export const allowedAddress = async (
 ): Promise<ResolvedAddress> => {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(host);
-  const addresses =
-    literal !== 0 ? [{ address: host, family: literal as 4 | 6 }] : await abortable(policy.resolve(host), signal);
+  const addresses: ReadonlyArray<ResolvedAddress> =
+    literal === 4 || literal === 6
+      ? [{ address: host, family: literal }]
+      : await abortable(policy.resolve(host), signal);
   const [first] = addresses;
   if (first === undefined) throw new Unreachable(`${host} has no address`);
   if (policy.allowlist.allowsHost(host)) return first;
@@ -277,6 +288,8 @@ const exchange = async (url: URL, maxBytes: number, policy: HttpPolicy, signal: 
   const target = await allowedAddress(url.hostname, policy, signal);
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if (options.all === true)
+      // With `all: true` Node's lookup callback takes the address list (LookupFunction types only the single-address
+      // form).
       (callback as unknown as (error: null, addresses: ReadonlyArray<ResolvedAddress>) => void)(null, [target]);
     else callback(null, target.address, target.family);
   };
@@ -311,6 +324,7 @@ const boundedBody = async (response: IncomingMessage, maxBytes: number): Promise
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response) {
+    // An http.IncomingMessage without setEncoding yields Buffers (its iterator is typed any).
     const bytes = chunk as Buffer;
     size += bytes.byteLength;
     if (size > maxBytes) {
@@ -343,7 +357,7 @@ const readLocal = async (url: URL, limits: FetchLimits): Promise<E.Either<FetchE
       return failure(url.href, `larger than ${limits.maxBytes} bytes (${info.size})`, false);
     return E.right(await readFile(path));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     // A missing file may appear later (a ConfigMap volume being mounted): worth retrying.
     return failure(
       url.href,

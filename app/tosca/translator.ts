@@ -39,10 +39,9 @@ export type TranslatorOptions = FetcherOptions & {
 
 /** Whether an Application's manifest comes from a template: an empty manifest and `tosca` or `csar`. */
 export const needsTranslation = (application: Application): boolean => {
-  const spec = application.spec as JsonValue;
-  if (!isJsonObject(spec)) return false;
+  const { spec } = application;
   const manifest = spec.manifest;
-  const written = isJsonArray(manifest) && manifest.length > 0;
+  const written = manifest !== undefined && manifest.length > 0;
   return !written && (spec.tosca !== undefined || spec.csar !== undefined);
 };
 
@@ -66,12 +65,14 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
     const result = compute();
     memo.delete(key);
     memo.set(key, { source, result });
-    while (memo.size > (options.memoEntries ?? 256)) memo.delete(memo.keys().next().value as string);
+    const capacity = options.memoEntries ?? 256;
+    for (let oldest = memo.keys().next(); memo.size > capacity && oldest.done !== true; oldest = memo.keys().next())
+      memo.delete(oldest.value);
     return result;
   };
   return async (application) => {
     if (!needsTranslation(application)) return { _tag: 'NotNeeded' };
-    const spec = application.spec as { readonly [key: string]: JsonValue };
+    const { spec } = application;
     const inputs = spec.toscaInputs;
     if (spec.tosca !== undefined && spec.csar !== undefined)
       return invalid('spec.tosca, spec.csar: give one of them, not both');
@@ -82,7 +83,7 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
       if (typeof spec.csar !== 'string') return invalid('spec.csar: expected the URL of a CSAR archive');
       return fromUrl('csar', spec.csar, inputs, { fetcher, maxBytes, run, key, memoised });
     }
-    const tosca = spec.tosca as JsonValue;
+    const tosca = spec.tosca;
     if (typeof tosca === 'string') return fromUrl('tosca', tosca, inputs, { fetcher, maxBytes, run, key, memoised });
     if (!isJsonObject(tosca)) return invalid('spec.tosca: expected a TOSCA template (a mapping) or the URL of one');
     return memoised(key, undefined, () => run({ kind: 'inline', template: tosca, inputs, root: 'spec.tosca' }));

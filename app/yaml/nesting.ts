@@ -57,7 +57,7 @@ const firstTooDeep = (text: string, maxDepth: number): number | undefined => {
   let column = 0;
   let blockScalarNext = false;
   const enterBlock = (at: number): void => {
-    while (blockColumns.length > 0 && (blockColumns[blockColumns.length - 1] as number) >= at) blockColumns.pop();
+    while ((blockColumns.at(-1) ?? -Infinity) >= at) blockColumns.pop();
     blockColumns.push(at);
   };
   for (const token of new Lexer().lex(text)) {

@@ -71,7 +71,8 @@ const rewrite = (walk: Walk, field: Field, value: JsonValue, index: number): Jso
     walk.problems.push({ path: [...walk.at], message: stored.message });
     return value;
   }
-  const step = field.path[index] as string;
+  const step = field.path[index];
+  if (step === undefined) return value;
   if (step === EACH_ITEM) return isJsonArray(value) ? rewriteItems(walk, field, value, index) : value;
   if (!isJsonObject(value)) return value;
   if (step === EACH_VALUE) return rewriteValues(walk, field, value, index);
@@ -112,7 +113,8 @@ const rewriteItems = (walk: Walk, field: Field, list: ReadonlyArray<JsonValue>, 
 const rewriteValues = (walk: Walk, field: Field, map: JsonObject, index: number): JsonObject => {
   let result: JsonObject = map;
   for (const key of Object.keys(map)) {
-    const item = getOwn(map, key) as JsonValue;
+    const item = getOwn(map, key);
+    if (item === undefined) continue;
     const next = descend(walk, field, key, item, index);
     if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
@@ -126,7 +128,7 @@ export const canonicalized = <T extends JsonObject>(group: string, kind: string,
   for (const field of canonicalFieldsOf(group, kind)) {
     const next = rewrite(walk, field, value, 0);
     // Every path has at least one step: the object itself is never omitted.
-    if (next !== OMITTED) value = next as JsonObject;
+    if (isJsonObject(next)) value = next;
   }
   // `rewrite` keeps every key and only replaces values the fields reach: still a T.
   return { value: value as T, problems: walk.problems };

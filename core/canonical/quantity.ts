@@ -66,7 +66,7 @@ const scan = (text: string): Scanned | undefined => {
     denom = text.slice(denomStart, pos);
   }
   const suffixStart = pos;
-  while (pos < text.length && SUFFIX_CHARS.includes(text[pos] as string)) pos += 1;
+  while (pos < text.length && SUFFIX_CHARS.includes(text.charAt(pos))) pos += 1;
   if (text[pos] === '-' || text[pos] === '+') pos += 1;
   while (isDigit(text[pos])) pos += 1;
   if (pos !== text.length) return undefined;

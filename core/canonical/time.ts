@@ -18,15 +18,7 @@ const utcOf = (text: string): { readonly seconds: string; readonly fraction: str
   const match = SHAPE.exec(text);
   if (match === null) return undefined;
   const [, year, month, day, hour, minute, second, fraction = '', zone = 'Z'] = match;
-  const parts = [year, month, day, hour, minute, second].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [y, mo, d, h, mi, s] = parts;
+  const [y, mo, d, h, mi, s] = [Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)];
   const local = Date.UTC(y, mo - 1, d, h, mi, s);
   const check = new Date(local);
   // Go refuses a day, hour, minute or second out of range (no leap seconds, no 24:00).

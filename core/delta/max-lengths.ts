@@ -9,6 +9,7 @@ import type { Resource } from '../model/resource.js';
  * Without it a desired list longer than its maximum is created, then trimmed by the next patch.
  */
 export const withinMaxLengths = (resource: Resource, schema: SchemaNode | undefined): Resource =>
+  // Lists are cut, every key is kept (identification fields are no lists): still a Resource.
   (isJsonObject(schema) ? trimObject(resource, schema, true) : resource) as Resource;
 
 /** `value` with every list its schema controls cut to the maximum, nested lists included. */

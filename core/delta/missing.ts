@@ -46,7 +46,7 @@ export const appendedElements = (
     observed.push(missingValue(desired[i], elements[i] ?? null));
   const known = observed.findLastIndex((item) => item !== undefined) + 1;
   const end = Math.max(from + known, Math.min(listControl(schema).min, desired.length));
-  const whole = (i: number): JsonValue =>
-    i < elements.length ? trimToMax(desired[i] as JsonValue, elements[i] ?? null) : (desired[i] as JsonValue);
-  return Array.from({ length: Math.max(0, end - from) }, (_, k) => observed[k] ?? whole(from + k));
+  const whole = (item: JsonValue, i: number): JsonValue =>
+    i < elements.length ? trimToMax(item, elements[i] ?? null) : item;
+  return desired.slice(from, Math.max(from, end)).map((item, k) => observed[k] ?? whole(item, from + k));
 };

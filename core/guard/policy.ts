@@ -38,7 +38,7 @@ const onlyKeys = <C extends t.Mixed>(codec: C, keys: ReadonlyArray<string>): t.T
     codec.name,
     codec.is,
     (input, context) => {
-      const unknown = isJsonObject(input) ? Object.keys(input as object).filter((k) => !keys.includes(k)) : [];
+      const unknown = isJsonObject(input) ? Object.keys(input).filter((k) => !keys.includes(k)) : [];
       return unknown.length > 0
         ? t.failure(
             input,

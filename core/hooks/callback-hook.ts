@@ -63,7 +63,7 @@ const secretData = (hook: Hook, context: MangleContext): JsonObject => {
 
 const withData = (secret: Resource, data: JsonObject): Resource => {
   const existing = getOwn(secret, 'data');
-  return withKey(secret, 'data', { ...(isJsonObject(existing) ? existing : {}), ...data }) as Resource;
+  return withKey(secret, 'data', { ...(isJsonObject(existing) ? existing : {}), ...data });
 };
 
 /** The hook Secrets' schema (one for all namespaces), observing this hook's URL and token when they are known. */
@@ -78,9 +78,10 @@ const withSecretSchema = (
     ...(context.callbackUrl === undefined ? {} : { [keys.url]: null }),
     ...(context.tokens?.[hook] === undefined ? {} : { [keys.token]: null }),
   };
-  const observed = Object.keys(data).length === 0 ? base : (withKey(base, 'data', data) as ObserverSchema);
+  const observed = Object.keys(data).length === 0 ? base : withKey(base, 'data', data);
   const key = schemaKeyOf(base);
   const index = schemas.findIndex((schema) => schemaKeyOf(schema) === key);
   if (index < 0) return [...schemas, observed];
+  // Merging two schemas of the same Secret keeps their shared identification: an ObserverSchema.
   return schemas.map((schema, i) => (i === index ? (mergeSchemaNodes(schema, observed) as ObserverSchema) : schema));
 };

@@ -6,7 +6,7 @@ import { getIn, getOwn, isJsonArray, isJsonObject, withKey, type JsonObject, typ
 import type { Path } from '../json/path.js';
 import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
-import type { Resource } from '../model/resource.js';
+import { isResource, type Resource } from '../model/resource.js';
 import { schemaKeyOf, schemasByKey } from '../schema/lookup.js';
 import { updateAt } from './json-edit.js';
 import { observeAppended } from './schema-edit.js';
@@ -80,18 +80,21 @@ const injectContainer = (
   const names = new Set(
     existing.flatMap((entry) => (isJsonObject(entry) && typeof entry.name === 'string' ? [entry.name] : [])),
   );
-  const added = entries.filter((entry) => !names.has(entry.name as string));
+  const added = entries.filter((entry) => typeof entry.name !== 'string' || !names.has(entry.name));
   if (added.length === 0) return current;
   const next = [...existing, ...added];
-  const resource = (
+  const updated =
     env === undefined
-      ? updateAt(current.resource, path, (node) => withKey(node as JsonObject, 'env', next))
-      : updateAt(current.resource, [...path, 'env'], () => next)
-  ) as Resource;
+      ? updateAt(current.resource, path, (node) => (isJsonObject(node) ? withKey(node, 'env', next) : node))
+      : updateAt(current.resource, [...path, 'env'], () => next);
+  // Only a container's env changes, never the identification: still a Resource (checked, not assumed).
+  if (!isResource(updated)) return current;
+  const resource = updated;
   const schema =
     current.schema === undefined
       ? undefined
-      : (observeAppended(
+      : // Appending below a container keeps the schema's identification: still an ObserverSchema.
+        (observeAppended(
           current.schema,
           [...path, 'env'],
           existing.length,

@@ -15,7 +15,10 @@ export const updateAt = (value: JsonValue, path: Path, update: (node: JsonValue)
   const last = path[path.length - 1];
   if (next === node) return value;
   if (last === undefined) return next;
+  // The path exists and is not empty, so `value` is an object or list (what produce takes); its result is JSON like
+  // its input.
   return produce(value as object, (draft) => {
+    // A draft reads as the JSON it drafts; the parent of an existing node is a container, writable in the draft.
     const parent = nodeAt(draft as JsonValue, path.slice(0, -1)) as Record<string | number, JsonValue>;
     parent[last] = next;
   }) as JsonValue;

@@ -105,8 +105,7 @@ export const redactStatus = (status: ApplicationStatus, owner: HookOwner): Appli
  * Secret, and an unchanged list keeps the identity the next plan's caches are keyed by.
  */
 const mapKept = <T>(entries: ReadonlyArray<T>, update: (entry: T) => T): ReadonlyArray<T> => {
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i] as T;
+  for (const [i, entry] of entries.entries()) {
     const next = update(entry);
     if (next !== entry) return [...entries.slice(0, i), next, ...entries.slice(i + 1).map(update)];
   }
@@ -145,8 +144,10 @@ const mask = (value: JsonValue): JsonValue =>
 const segmentsOf = (path: string): ReadonlyArray<string> => {
   const match = /^([A-Za-z]+)(?:\.([^.[]+)|\[("(?:[^"\\]|\\.)*")\])?/.exec(path);
   if (match === null) return [path];
-  const key = match[2] ?? (match[3] === undefined ? undefined : (JSON.parse(match[3]) as string));
-  return key === undefined ? [match[1] as string] : [match[1] as string, key];
+  const [, field = path, dotted, quoted] = match;
+  const parsed: unknown = quoted === undefined ? undefined : JSON.parse(quoted);
+  const key = dotted ?? (typeof parsed === 'string' ? parsed : undefined);
+  return key === undefined ? [field] : [field, key];
 };
 
 const maskChange = (change: FieldChange): FieldChange => {
@@ -202,6 +203,7 @@ const redactMarked = (action: Action, marked: Marked): Action => {
       (current, tokens) => updateValueAt(current, tokens, hidden),
       secret ? maskedAt([], action.body) : action.body,
     );
+    // Masking replaces values at marked paths, never the identification: the body keeps its type.
     return { ...action, body: body as typeof action.body };
   }
   if (action.type === 'patch')

@@ -46,8 +46,8 @@ export const observeAppended = (
   element: SchemaNode,
 ): SchemaNode | undefined => {
   if (schema === null) return null;
-  if (path.length === 0) return appendedList(schema, from, to, element);
-  const [step, ...rest] = path as [string | number, ...Path];
+  const [step, ...rest] = path;
+  if (step === undefined) return appendedList(schema, from, to, element);
   if (typeof step === 'number') return throughList(schema, step, rest, from, to, element);
   const object: JsonObject | undefined = schema === undefined ? {} : isJsonObject(schema) ? schema : undefined;
   if (object === undefined) return schema;

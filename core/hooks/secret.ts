@@ -84,12 +84,15 @@ export const emptyHookSecret = (namespace: string, owner: HookOwner): Resource =
 });
 
 /** The schema shared by an owner's hook Secrets (schemas carry no namespace value). */
-export const hookSecretSchema = (owner: HookOwner): ObserverSchema =>
-  ({
+export const hookSecretSchema = (owner: HookOwner): ObserverSchema => {
+  const schema: JsonObject = {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: hookSecretName(owner), namespace: null },
-  }) as JsonObject as ObserverSchema;
+  };
+  // A schema is a resource's shape with `null` leaves (the ObserverSchema type does not say so): `namespace: null` observes it.
+  return schema as ObserverSchema;
+};
 
 /**
  * `resources` (desired or observed entries) without the tokens of this owner's hook Secrets.
@@ -110,5 +113,7 @@ export const isTokenKey = (key: string): boolean => key.endsWith('-token');
 const redacted = <T extends JsonObject>(secret: T): T => {
   const data = getOwn(secret, 'data');
   if (!isJsonObject(data)) return secret;
-  return withKey(secret, 'data', objectFromEntries(Object.entries(data).filter(([key]) => !isTokenKey(key)))) as T;
+  const kept = objectFromEntries(Object.entries(data).filter(([key]) => !isTokenKey(key)));
+  // A Secret's `data` is a map of strings: fewer of its keys still fit whatever `T` says of `data`.
+  return withKey<JsonObject, 'data'>(secret, 'data', kept) as T;
 };

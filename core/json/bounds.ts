@@ -41,9 +41,7 @@ export const withinBounds = <T>(value: T, bounds: JsonBounds): E.Either<BoundsPr
     const parent = frame;
     if (Array.isArray(current))
       current.forEach((item: unknown, step) => stack.push({ value: item, depth, parent, step }));
-    else
-      for (const step of Object.keys(current))
-        stack.push({ value: (current as Record<string, unknown>)[step], depth, parent, step });
+    else for (const [step, item] of Object.entries(current)) stack.push({ value: item, depth, parent, step });
   }
   return E.right(value);
 };

@@ -48,18 +48,36 @@ export const objectFromEntries = (entries: Iterable<readonly [string, JsonValue]
   return result;
 };
 
-/** A copy of `object` with `key` set to `value` (own property, insertion order kept). */
-export const withKey = (object: JsonObject, key: string, value: JsonValue): JsonObject => {
+/** The keys an object type names (not its index signature): `metadata` of a `Resource`, not `string`. */
+type NamedKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
+/** The named keys an object type requires (`apiVersion`, `kind`, `metadata` of a `Resource`). */
+export type RequiredKeys<T> = { [K in NamedKeys<T>]-?: object extends Pick<T, K> ? never : K }[NamedKeys<T>];
+
+/**
+ * A copy of `object` with `key` set to `value` (own property, insertion order kept). The value must fit
+ * the key's type in `T` (an `ObjectMeta` for a `Resource`'s `metadata`), so the copy is a `T` again.
+ */
+export const withKey = <T extends JsonObject, K extends string>(object: T, key: K, value: T[K]): T => {
   const result: Record<string, JsonValue> = {};
   // Own keys in `Object.keys` order, without building that list (this copies every resource a plan namespaces or marks).
-  for (const k in object) if (hasOwn(object, k)) setOwn(result, k, k === key ? value : (object[k] as JsonValue));
+  for (const k in object) {
+    const name: string = k;
+    const own = name === key ? value : object[k];
+    if (own !== undefined && hasOwn(object, k)) setOwn(result, k, own);
+  }
   if (!hasOwn(object, key)) setOwn(result, key, value);
-  return result;
+  // Every key of `object` with its value, and `key` with a value its type in `T` allows: still a `T`.
+  return result as T;
 };
 
-/** A copy of `object` without `key`. */
-export const withoutKey = (object: JsonObject, key: string): JsonObject =>
-  objectFromEntries(Object.entries(object).filter(([k]) => k !== key));
+/** A copy of `object` without `key`; a key `T` requires cannot be dropped, so the copy is a `T` again. */
+export const withoutKey = <T extends JsonObject, K extends string>(
+  object: T,
+  key: K & (K extends RequiredKeys<T> ? never : K),
+): T =>
+  // Every key of `object` but one that `T` does not require: still a `T`.
+  objectFromEntries(Object.entries(object).filter(([k]) => k !== key)) as T;
 
 /** How many own enumerable keys an object has, without building the key list. */
 export const ownKeyCount = (object: object): number => {
@@ -126,3 +144,12 @@ export const jsonCovers = (wanted: JsonValue | undefined, actual: JsonValue | un
   }
   return false;
 };
+
+/**
+ * `JSON.parse` with its true type: JSON text denotes only null, booleans, numbers, strings, arrays
+ * and objects, so the result is a JsonValue (no reviver can make it anything else). Throws on bad
+ * JSON, as `JSON.parse` does; bounds (depth, size) are `withinBounds`'s job.
+ */
+export const parseJsonText = (text: string): JsonValue =>
+  // The one place JSON text becomes a typed value: JSON.parse is typed `any`, its result is JSON.
+  JSON.parse(text) as JsonValue;

@@ -48,15 +48,15 @@ const REMEMBERED_SCOPES = memoTable<
 
 /** Sets `metadata.namespace` explicitly for namespaced kinds and drops it for cluster-scoped ones. */
 export const withNamespace = (resource: Resource, ref: ObjectRef): Resource => {
-  const metadata: JsonObject = resource.metadata;
+  const { metadata } = resource;
   if (ref.namespace === undefined) {
     if (getOwn(metadata, 'namespace') === undefined) return resource;
-    const { namespace: _dropped, ...rest } = resource.metadata;
-    return withKey(resource, 'metadata', rest) as Resource;
+    const { namespace: _dropped, ...rest } = metadata;
+    return withKey(resource, 'metadata', rest);
   }
   return getOwn(metadata, 'namespace') === ref.namespace
     ? resource
-    : (withKey(resource, 'metadata', withKey(metadata, 'namespace', ref.namespace)) as Resource);
+    : withKey(resource, 'metadata', withKey(metadata, 'namespace', ref.namespace));
 };
 
 /**
@@ -95,6 +95,7 @@ export const resourceFinder = <T extends JsonObject>(
   // Plans look up the same previous status reconcile after reconcile: one finder per list and namespace.
   const byNamespace = remember(memo, FINDERS, entries, () => new Map());
   const cached = byNamespace.get(defaultNamespace);
+  // The memo table holds finders built from this very list of T (keyed by it): they find T.
   if (cached !== undefined) return cached as (query: JsonObject) => T | undefined;
   const find = buildFinder(entries, defaultNamespace);
   byNamespace.set(defaultNamespace, find);

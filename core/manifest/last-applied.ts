@@ -10,7 +10,7 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
-import type { Resource } from '../model/resource.js';
+import { isResource, type Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { resourceFinder, sameResource } from './identity.js';
 import { projectKnown } from './project.js';
@@ -37,9 +37,10 @@ export const updateLastAppliedManifestFromSpec = (args: {
   return args.manifest.map((resource) => {
     const earlier = findEarlier(resource);
     const schema = schemaFor(schemas, resource);
-    return (
-      earlier === undefined || schema === undefined ? resource : keepLearned(resource, earlier, schema, mirrors)
-    ) as Resource;
+    if (earlier === undefined || schema === undefined) return resource;
+    // Spec values win and identification is spec: the merge is still a Resource (checked, not assumed).
+    const kept = keepLearned(resource, earlier, schema, mirrors);
+    return isResource(kept) ? kept : resource;
   });
 };
 
@@ -59,7 +60,8 @@ export const updateLastAppliedManifestFromResponse = (args: {
   if (schema === undefined) return args.lastAppliedManifest;
   const index = args.lastAppliedManifest.findIndex((desired) => sameResource(desired, args.response, args.namespace));
   if (index < 0) return args.lastAppliedManifest;
-  const learned = learn(args.lastAppliedManifest[index], args.response, schema) as Resource;
+  const learned = learn(args.lastAppliedManifest[index], args.response, schema);
+  if (!isResource(learned)) return args.lastAppliedManifest;
   return args.lastAppliedManifest.map((desired, i) => (i === index ? learned : desired));
 };
 
@@ -80,8 +82,8 @@ const keepLearned = (
   // Copied only once something differs: a spec with nothing learned is returned as it is.
   let merged: Record<string, JsonValue> | undefined;
   for (const key in spec) {
-    if (!hasOwn(spec, key)) continue;
-    const value = spec[key] as JsonValue;
+    const value = spec[key];
+    if (value === undefined || !hasOwn(spec, key)) continue;
     const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null, mirrors) : value;
     if (next !== value && merged === undefined) merged = copyBefore(spec, key);
     if (merged !== undefined) setOwn(merged, key, next);
@@ -101,7 +103,8 @@ const copyBefore = (object: JsonObject, stop: string | undefined): Record<string
   const copy: Record<string, JsonValue> = {};
   for (const key in object) {
     if (key === stop) break;
-    if (hasOwn(object, key)) setOwn(copy, key, object[key] as JsonValue);
+    const value = object[key];
+    if (value !== undefined && hasOwn(object, key)) setOwn(copy, key, value);
   }
   return copy;
 };
@@ -116,7 +119,7 @@ const keepLearnedList = (
   const elementCount = schema.length - 1;
   let merged: JsonValue[] | undefined;
   for (let i = 0; i < spec.length; i++) {
-    const item = spec[i] as JsonValue;
+    const item = spec[i] ?? null;
     const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null, mirrors) : item;
     if (next !== item && merged === undefined) merged = spec.slice(0, i);
     merged?.push(next);
@@ -144,18 +147,18 @@ export const learn = (
   let updated: Array<readonly [string, JsonValue]> | undefined;
   const keys = Object.keys(desired);
   for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const value = desired[key] as JsonValue;
+    const key = keys[i] ?? '';
+    const value = desired[key] ?? null;
     const next = hasOwn(schema, key) ? (learn(value, getOwn(live, key), schema[key] ?? null) ?? value) : value;
     if (next !== value && updated === undefined)
-      updated = keys.slice(0, i).map((k) => [k, desired[k] as JsonValue] as const);
+      updated = keys.slice(0, i).map((k) => [k, desired[k] ?? null] as const);
     updated?.push([key, next]);
   }
   for (const key in schema) {
     if (!hasOwn(schema, key) || hasOwn(desired, key)) continue;
     const known = projectKnown(getOwn(live, key), schema[key] ?? null);
     if (known === undefined) continue;
-    updated ??= keys.map((k) => [k, desired[k] as JsonValue] as const);
+    updated ??= keys.map((k) => [k, desired[k] ?? null] as const);
     updated.push([key, known]);
   }
   return updated === undefined ? desired : objectFromEntries(updated);
@@ -178,5 +181,8 @@ const learnList = (
 };
 
 /** Learns one resource's unknown observed values from its live object (the per-resource step 7). */
-export const learnFromLive = (desired: Resource, live: JsonObject, schema: SchemaNode): Resource =>
-  (learn(desired, live, schema) ?? desired) as Resource;
+export const learnFromLive = (desired: Resource, live: JsonObject, schema: SchemaNode): Resource => {
+  // Known values are never overwritten, identification among them: still a Resource (checked, not assumed).
+  const learned = learn(desired, live, schema);
+  return isResource(learned) ? learned : desired;
+};

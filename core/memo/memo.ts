@@ -22,12 +22,14 @@ export type Memo = { readonly tables: Map<MemoTable<object, unknown>, WeakMap<ob
 export const createMemo = (): Memo => ({ tables: new Map() });
 
 const tableIn = <K extends object, V>(memo: Memo, table: MemoTable<K, V>): WeakMap<K, V> => {
+  // Tables of every key and value type share one map; each is only read back through its own typed handle.
   const key = table as MemoTable<object, unknown>;
   let found = memo.tables.get(key);
   if (found === undefined) {
     found = new WeakMap();
     memo.tables.set(key, found);
   }
+  // Only `table`'s own entries were stored under it, as K to V (see remember and keep).
   return found as WeakMap<K, V>;
 };
 
@@ -61,11 +63,12 @@ export const remember = <K extends object, V>(
  * Whether two records of inputs hold the same values key by key (by identity, over every own key
  * of both: no hand-written list of fields that a new input could be missing from).
  */
-export const sameInputs = (a: object | undefined, b: object | undefined): boolean => {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  const left = a as Readonly<Record<string, unknown>>;
-  const right = b as Readonly<Record<string, unknown>>;
+export const sameInputs = (
+  left: Readonly<Record<string, unknown>> | undefined,
+  right: Readonly<Record<string, unknown>> | undefined,
+): boolean => {
+  if (left === right) return true;
+  if (left === undefined || right === undefined) return false;
   const keys = Object.keys(left);
   if (keys.length !== Object.keys(right).length) return false;
   return keys.every((key) => Object.hasOwn(right, key) && left[key] === right[key]);

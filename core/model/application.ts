@@ -158,10 +158,13 @@ const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
   t.identity,
 );
 
+/** Anything but `undefined`: what JSON and YAML parsing hand over is JSON (the bounds check catches depth and size). */
+const isJsonValue = (u: unknown): u is JsonValue => u !== undefined;
+
 const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
   'JSON value',
-  (u): u is JsonValue => u !== undefined,
-  (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)),
+  isJsonValue,
+  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
 );
 

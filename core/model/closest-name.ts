@@ -12,11 +12,12 @@ export const editDistance = (a: string, b: string): number => {
   );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= x.length; i++) {
+    const row = rows[i] ?? [];
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
       if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
-      (rows[i] as number[])[j] = best;
+      row[j] = best;
     }
   }
   return at(x.length, y.length);

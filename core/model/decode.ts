@@ -54,6 +54,8 @@ export const decodeWith = <A>(
 
 /** Decodes an Application document (shape only; the spec is validated by `validateSpec`). */
 export const decodeApplication = (input: unknown): E.Either<ReadonlyArray<Issue>, Application> =>
+  // The codec checks what the Application type says; io-ts cannot derive a type with SPEC_FIELDS' optional fields
+  // named.
   decodeWith(ApplicationCodec, input, '') as E.Either<ReadonlyArray<Issue>, Application>;
 
 export const showIssue = (issue: Issue): string =>

@@ -100,30 +100,29 @@ export const observerSchemaArbitrary = (resource: Resource): fc.Arbitrary<Observ
       },
       { noNullPrototype: true },
     )
-    .map(
-      ({ body, metadata: observed, namespace, status }) =>
-        objectFromEntries([
-          ['apiVersion', resource.apiVersion],
-          ['kind', resource.kind],
-          [
-            'metadata',
-            objectFromEntries([
-              ['name', resource.metadata.name],
-              ...(namespace ? [['namespace', null] as const] : []),
-              ...Object.entries(observed as JsonObject),
-            ]),
-          ],
-          ...Object.entries(body as JsonObject),
-          ...(status === undefined || getOwn(body as JsonObject, 'status') !== undefined
-            ? []
-            : [['status', status] as const]),
-          ...(status === undefined &&
-          Object.keys(body as JsonObject).length === 0 &&
-          Object.keys(observed as JsonObject).length === 0
-            ? [['status', null] as const]
-            : []),
-        ]) as ObserverSchema,
-    );
+    .map(({ body: bodyNode, metadata: observedNode, namespace, status }) => {
+      // objectSchemaArbitrary of an object is an object schema: these fallbacks are never taken.
+      const body = isJsonObject(bodyNode) ? bodyNode : {};
+      const observed = isJsonObject(observedNode) ? observedNode : {};
+      // apiVersion, kind and metadata.name come from the resource: an ObserverSchema.
+      return objectFromEntries([
+        ['apiVersion', resource.apiVersion],
+        ['kind', resource.kind],
+        [
+          'metadata',
+          objectFromEntries([
+            ['name', resource.metadata.name],
+            ...(namespace ? [['namespace', null] as const] : []),
+            ...Object.entries(observed),
+          ]),
+        ],
+        ...Object.entries(body),
+        ...(status === undefined || getOwn(body, 'status') !== undefined ? [] : [['status', status] as const]),
+        ...(status === undefined && Object.keys(body).length === 0 && Object.keys(observed).length === 0
+          ? [['status', null] as const]
+          : []),
+      ]) as ObserverSchema;
+    });
 };
 
 /**

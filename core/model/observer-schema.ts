@@ -27,6 +27,7 @@ export const isObservedMarker = (value: JsonValue | undefined): value is true | 
  * values are strings, list bounds integers). Unchanged schemas are returned as they are.
  */
 export const withNullMarkers = (schema: ObserverSchema): ObserverSchema =>
+  // Only `true` leaves become `null`: the identification strings stay, so it is still an ObserverSchema.
   (hasTrueMarker(schema) ? nullMarkersOf(schema) : schema) as ObserverSchema;
 
 const hasTrueMarker = (value: JsonValue): boolean => {

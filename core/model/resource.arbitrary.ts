@@ -169,11 +169,7 @@ const containerArbitrary: fc.Arbitrary<JsonObject> = record({
   imagePullPolicy: fc.constantFrom('Always', 'IfNotPresent'),
   ports: namedListArbitrary(record({ containerPort: fc.integer({ min: 1, max: 9000 }) }), 2),
   env: namedListArbitrary(record({ value: fc.oneof(fc.string({ maxLength: 5 }), fc.constant(null)) }), 2),
-}).chain((container) =>
-  fc
-    .subarray(Object.keys(container))
-    .map((keys) => objectFromEntries(keys.map((key) => [key, container[key as keyof typeof container] as JsonValue]))),
-);
+}).chain((container) => fc.subarray(Object.entries(container)).map((entries) => objectFromEntries(entries)));
 
 /** The body of a resource by kind: typical fields of that kind plus random extra ones. */
 const bodyArbitrary = (kind: string): fc.Arbitrary<JsonObject> => {
@@ -232,17 +228,16 @@ const bodyArbitrary = (kind: string): fc.Arbitrary<JsonObject> => {
 export const resourceArbitrary: fc.Arbitrary<Resource> = fc
   .constantFrom(...arbitraryKinds)
   .chain(({ apiVersion, kind }) =>
-    fc
-      .tuple(metadataArbitrary, bodyArbitrary(kind))
-      .map(
-        ([metadata, body]) =>
-          objectFromEntries([
-            ['apiVersion', apiVersion],
-            ['kind', kind],
-            ['metadata', metadata],
-            ...Object.entries(body),
-          ]) as Resource,
-      ),
+    fc.tuple(metadataArbitrary, bodyArbitrary(kind)).map(
+      ([metadata, body]) =>
+        // apiVersion, kind and metadata (with a name) are the first entries: a Resource.
+        objectFromEntries([
+          ['apiVersion', apiVersion],
+          ['kind', kind],
+          ['metadata', metadata],
+          ...Object.entries(body),
+        ]) as Resource,
+    ),
   );
 
 /**
@@ -350,8 +345,8 @@ export const updateIn = (
   path: ReadonlyArray<Step>,
   update: (old: JsonValue | undefined) => JsonValue | undefined,
 ): JsonValue => {
-  if (path.length === 0) return update(value) ?? null;
-  const [step, ...rest] = path as [Step, ...Step[]];
+  const [step, ...rest] = path;
+  if (step === undefined) return update(value) ?? null;
   if (isJsonArray(value) && typeof step === 'number') {
     if (rest.length === 0 && update(value[step]) === undefined) return value.filter((_, i) => i !== step);
     return value.map((item, i) => (i === step ? updateIn(item, rest, update) : item));
@@ -381,6 +376,7 @@ export const applyLiveEdit = (object: JsonObject, edit: LiveEdit, targets: EditT
       nodes.filter((candidate) => targets(candidate.path)),
       'at' in edit ? edit.at : 0,
     );
+    // Edits reach only nodes below the root (editableNodes has no empty path): the root stays an object.
     return node === undefined ? object : (updateIn(object, node.path, update) as JsonObject);
   };
   const lists = (): ReadonlyArray<Node> => editableNodes(object).filter((node) => isJsonArray(node.value));
@@ -390,9 +386,9 @@ export const applyLiveEdit = (object: JsonObject, edit: LiveEdit, targets: EditT
     case 'remove':
       return at(editableNodes(object), () => undefined);
     case 'push':
-      return at(lists(), (list) => [...(list as ReadonlyArray<JsonValue>), edit.value]);
+      return at(lists(), (list) => (isJsonArray(list) ? [...list, edit.value] : list));
     case 'pop':
-      return at(lists(), (list) => (list as ReadonlyArray<JsonValue>).slice(0, -1));
+      return at(lists(), (list) => (isJsonArray(list) ? list.slice(0, -1) : list));
     case 'default':
       return at(editableObjects(object), (target) =>
         isJsonObject(target) && getOwn(target, edit.key) === undefined ? withKey(target, edit.key, edit.value) : target,
@@ -427,6 +423,7 @@ export const applyLiveEdits = <T extends JsonObject>(
   object: T,
   edits: ReadonlyArray<LiveEdit>,
   targets: EditTargets = () => true,
+  // Live edits never touch the identification (EditTargets exclude it): still a T.
 ): T => edits.reduce<JsonObject>((current, edit) => applyLiveEdit(current, edit, targets), object) as T;
 
 /** A live object derived from `object` by another actor's and the API server's changes. */
@@ -443,16 +440,14 @@ export const foreignOwnerArbitrary: fc.Arbitrary<string | undefined> = fc.consta
 /** `resource` as found in the cluster under the given owner (undefined: unmarked). */
 export const ownedBy = (resource: Resource, owner: string | undefined): Resource => {
   if (owner === undefined) return resource;
-  const metadata: JsonObject = resource.metadata;
-  const labels = getOwn(metadata, 'labels');
-  const annotations = getOwn(metadata, 'annotations');
+  const { metadata } = resource;
   return withKey(
     resource,
     'metadata',
     withKey(
-      withKey(metadata, 'labels', withKey(isJsonObject(labels) ? labels : {}, MANAGED_BY_LABEL, MANAGED_BY_VALUE)),
+      withKey(metadata, 'labels', withKey(metadata.labels ?? {}, MANAGED_BY_LABEL, MANAGED_BY_VALUE)),
       'annotations',
-      withKey(isJsonObject(annotations) ? annotations : {}, OWNER_ANNOTATION, owner),
+      withKey(metadata.annotations ?? {}, OWNER_ANNOTATION, owner),
     ),
-  ) as Resource;
+  );
 };

@@ -52,7 +52,7 @@ const onlyKeys = <C extends t.Mixed>(
     codec.name,
     codec.is,
     (input, context) => {
-      const unknown = isJsonObject(input) ? Object.keys(input as object).filter((key) => !keys.includes(key)) : [];
+      const unknown = isJsonObject(input) ? Object.keys(input).filter((key) => !keys.includes(key)) : [];
       if (unknown.length > 0)
         return t.failure(
           input,

@@ -72,7 +72,8 @@ const issuePath = (index: number): string => `spec.manifest[${index}].metadata.a
 /** A cycle through `start`, as the refs along it (first = last), or undefined. */
 const cycleFrom = (start: Resource, manifest: ReadonlyArray<Resource>): ReadonlyArray<Resource> | undefined => {
   const walk = (path: ReadonlyArray<Resource>, seen: ReadonlySet<string>): ReadonlyArray<Resource> | undefined => {
-    const last = path[path.length - 1] as Resource;
+    const last = path.at(-1);
+    if (last === undefined) return undefined;
     for (const next of dependenciesIn(last, manifest)) {
       if (next === start) return [...path, next];
       if (seen.has(refKey(refOf(next)))) continue;

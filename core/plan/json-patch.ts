@@ -19,10 +19,11 @@ const EMPTY: ResourcePatch = { operations: [], changes: [] };
 const concat = (patches: ReadonlyArray<ResourcePatch>): ResourcePatch => {
   // Most fields of a drifted resource are in sync: their empty patches are dropped before joining.
   const found = patches.filter((p) => p.operations.length > 0 || p.changes.length > 0);
-  return found.length === 0
+  const [only, ...others] = found;
+  return only === undefined
     ? EMPTY
-    : found.length === 1
-      ? (found[0] as ResourcePatch)
+    : others.length === 0
+      ? only
       : {
           operations: found.flatMap((p) => p.operations),
           changes: found.flatMap((p) => p.changes),
@@ -108,8 +109,10 @@ const listPatch = (
     patches.push(setValue([...path, live.length + k], undefined, item)),
   );
   if (control.max !== 0)
-    for (let i = live.length - 1; i >= control.max; i--)
-      patches.push(removeElement(live[i] as JsonValue, [...path, i]));
+    for (let i = live.length - 1; i >= control.max; i--) {
+      const item = live[i];
+      if (item !== undefined) patches.push(removeElement(item, [...path, i]));
+    }
   return concat(patches);
 };
 

@@ -89,14 +89,17 @@ export const withOwnershipMarks = (resource: Resource, ref: ObjectRef, owner: Ow
   const metadata: JsonObject = resource.metadata;
   // One new metadata object, built key by key: this runs for every desired resource of a plan.
   const marked: Record<string, JsonValue> = {};
-  for (const key of Object.keys(metadata))
-    if (!SERVER_SET_METADATA.has(key)) setOwn(marked, key, metadata[key] as JsonValue);
+  for (const key of Object.keys(metadata)) {
+    const value = metadata[key];
+    if (value !== undefined && !SERVER_SET_METADATA.has(key)) setOwn(marked, key, value);
+  }
   setOwn(marked, 'labels', mergedStrings(getOwn(metadata, 'labels'), MANAGED_BY_LABEL, MANAGED_BY_VALUE));
   setOwn(marked, 'annotations', mergedStrings(getOwn(metadata, 'annotations'), OWNER_ANNOTATION, ownerMark(owner)));
   if (owner.uid !== undefined && ref.namespace === owner.namespace) {
     setOwn(marked, 'ownerReferences', [...ownerReferencesOf(metadata), controllerReference(owner, owner.uid)]);
   }
-  return withKey(resource, 'metadata', marked) as Resource;
+  // Every key of `metadata` but the server-set ones (`name` is none of them): still an ObjectMeta.
+  return withKey(resource, 'metadata', marked as ObjectMeta);
 };
 
 /**
@@ -173,14 +176,11 @@ export const adoptionPatch = (
   );
   const changes = marks.map(([field, key, value]) => ({ path: `metadata.${field}["${key}"]`, to: value }));
   const reference = adoptedReference(live, owner, fields);
-  return reference === undefined
+  return reference === undefined || owner.uid === undefined
     ? { operations, changes }
     : {
         operations: [...operations, reference],
-        changes: [
-          ...changes,
-          { path: 'metadata.ownerReferences', to: controllerReference(owner, owner.uid as string) },
-        ],
+        changes: [...changes, { path: 'metadata.ownerReferences', to: controllerReference(owner, owner.uid) }],
       };
 };
 

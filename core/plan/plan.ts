@@ -416,6 +416,7 @@ const currentEntries = (
 ): Pick<Observed, 'current' | 'undesired'> => {
   const { memo } = context;
   const isDesired = (object: JsonObject): boolean =>
+    // Delta entries are resources (typed JsonObject by the delta): the index reads their identification.
     identityIndex(desired.fromSpec, memo).of(object as Resource) !== undefined;
   // The previous schemas only serve objects no longer desired.
   const observe = (object: Resource): JsonObject =>
@@ -459,6 +460,7 @@ const deltaOf = (context: Context, desired: Desired, observed: Observed): Resour
 
 /** Step "actions": creations, patches, recreations, deletions, waits and conflicts, decided. */
 const actionsFor = (context: Context, desired: Desired, observed: Observed, delta: ResourceDelta): Decided => {
+  // Delta entries are resources (typed JsonObject by the delta).
   const terminating = (resource: JsonObject): boolean => isTerminating(observed.liveByRef.of(resource as Resource));
   const { creates, conflicts } = creationsOf(context, observed, delta, terminating);
   const split = patchesOf(context, observed, delta, terminating);
@@ -468,6 +470,7 @@ const actionsFor = (context: Context, desired: Desired, observed: Observed, delt
   // A terminating object is neither created, patched nor deleted again: the plan waits for it to go.
   const waiting = [...delta.new, ...delta.modified, ...delta.deleted]
     .filter(terminating)
+    // Delta entries are resources (typed JsonObject by the delta).
     .map((r) => showRef(refOf(r as Resource)));
   const lastApplied = observed.pairs.map((pair) => pair.lastApplied);
   // kreconcile.io/depends-on: creations wait for ready dependencies, deletions for dependents to go.
@@ -560,7 +563,8 @@ const patchesOf = (
       (resource) => (modified.of(resource) !== undefined || adopting(liveByRef.of(resource))) && !terminating(resource),
     )
     .flatMap((resource) => {
-      const object = liveByRef.of(resource) as Resource;
+      const object = liveByRef.of(resource);
+      if (object === undefined) return [];
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
   const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(observed.pairs.map((p) => p.lastApplied));
@@ -606,6 +610,7 @@ const isReady = (context: Context, object: Resource | undefined): boolean => {
 
 /** Whether `entry` has the identity of `resource` as `identityIndex` keys it (namespace '' when absent). */
 const sameIdentity = (entry: JsonObject, resource: Resource): boolean => {
+  // Status entries were decoded as objects; only identified ones reach here (lastApplied is Resource[]).
   const { apiVersion, kind, metadata } = entry as Resource;
   return (
     apiVersion === resource.apiVersion &&
@@ -651,6 +656,7 @@ const planFromStatus = (context: Context, desired: Desired): Plan => {
     patchAction(
       context,
       resource,
+      // Rebuilt from the resource's own status entry: it carries the resource's identification.
       reconstructLive(findCurrent(resource) ?? {}) as Resource,
       schemaFor(schemas, resource) ?? {},
       false,
@@ -922,6 +928,7 @@ const patchAction = (
 
 const deleteAction = (entry: JsonObject, reason: DeleteAction['reason']): DeleteAction => ({
   type: 'delete',
+  // Deleted entries are resources from the last applied manifest (typed JsonObject by the delta).
   ref: refOf(entry as Resource),
   reason,
   changes: [],

@@ -10,7 +10,7 @@
  *   never a conflict.
  * Each write withheld by `apply` becomes a `skip` entry of the plan, so the plan shows the choice.
  */
-import { getIn, isJsonObject, type JsonValue } from '../json/json.js';
+import { getIn, isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
 import { escapePointerToken } from '../json/path.js';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
@@ -70,18 +70,19 @@ const unmarkPatch = (
     changes.push({ path: `metadata.labels["${MANAGED_BY_LABEL}"]`, from: MANAGED_BY_VALUE });
   }
   const references = getIn(live, ['metadata', 'ownerReferences']);
-  if (Array.isArray(references) && owner.uid !== undefined) {
+  const uid = owner.uid;
+  if (isJsonArray(references) && uid !== undefined) {
     // Removed from the last index down, so the indices of those before stay valid.
     references
-      .map((reference, index) => ({ reference: reference as JsonValue, index }))
-      .filter(({ reference }) => isJsonObject(reference) && reference.uid === owner.uid)
+      .map((reference, index) => ({ reference, index }))
+      .filter(({ reference }) => isJsonObject(reference) && reference.uid === uid)
       .reverse()
       .forEach(({ index }) => {
         patch.push(
-          { op: 'test', path: pointer('metadata', 'ownerReferences', index, 'uid'), value: owner.uid as string },
+          { op: 'test', path: pointer('metadata', 'ownerReferences', index, 'uid'), value: uid },
           { op: 'remove', path: pointer('metadata', 'ownerReferences', index) },
         );
-        changes.push({ path: `metadata.ownerReferences[${index}]`, from: { uid: owner.uid as string } });
+        changes.push({ path: `metadata.ownerReferences[${index}]`, from: { uid } });
       });
   }
   return { patch, changes };

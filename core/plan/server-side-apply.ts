@@ -62,11 +62,12 @@ const serverSideApplyIntent = (
     ...observed,
     apiVersion: desired.apiVersion,
     kind: desired.kind,
-    metadata: objectFromEntries([
-      ...(isJsonObject(metadata) ? Object.entries(metadata) : []),
-      ['name', desired.metadata.name],
-      ...(typeof namespace === 'string' ? [['namespace', namespace] as const] : []),
-    ]) as Resource['metadata'],
+    // Spread copies own keys as data (a `__proto__` key too), in place when overwritten, as objectFromEntries does.
+    metadata: {
+      ...(isJsonObject(metadata) ? metadata : {}),
+      name: desired.metadata.name,
+      ...(typeof namespace === 'string' ? { namespace } : {}),
+    },
   };
   return { body: withOwnershipMarks(identified, refOf(desired), owner), force, beforeApply: beforeApplyOf(patch) };
 };
@@ -85,11 +86,12 @@ const intentOf = (value: JsonValue | undefined, schema: SchemaNode): JsonValue |
   if (isJsonArray(schema)) {
     if (!isJsonArray(value)) return value; // a shape other than the schema's is observed whole, as drift compares it
     const elements = listElements(schema);
-    return value.map((item, i) =>
-      i < elements.length && isJsonObject(item) && typeof getOwn(item, 'name') === 'string'
-        ? { ...asObject(intentOf(item, elements[i] ?? null)), name: getOwn(item, 'name') as string }
-        : item,
-    );
+    return value.map((item, i) => {
+      const name = isJsonObject(item) ? getOwn(item, 'name') : undefined;
+      return i < elements.length && typeof name === 'string'
+        ? { ...asObject(intentOf(item, elements[i] ?? null)), name }
+        : item;
+    });
   }
   if (!isJsonObject(schema) || !isJsonObject(value)) return value;
   const entries: Array<readonly [string, JsonValue]> = [];

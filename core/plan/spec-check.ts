@@ -55,15 +55,16 @@ export const checkSpec = (args: {
     );
   const validated = validateObserverSchema({ manifest, observerSchema: schemas });
   if (E.isLeft(validated)) return E.left(stalled('InvalidObserverSchema', validated.left.issues));
-  const unknown = unknownKinds(manifest as ReadonlyArray<Resource>, args.scopes);
+  // `manifestIssues` found none: every entry is a Resource. The list itself is kept (not filtered by a
+  // guard), because the plan's caches are keyed by its identity.
+  const resources = manifest as ReadonlyArray<Resource>;
+  const unknown = unknownKinds(resources, args.scopes);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
   // Namespaces are resolved (a copy of each resource) only when some resource declares dependencies.
-  const declared = (manifest as ReadonlyArray<Resource>).some(declaresDependencies);
-  const dependencies = declared
-    ? dependencyIssues(withNamespaces(manifest as ReadonlyArray<Resource>, args.scopes, args.namespace))
-    : [];
+  const declared = resources.some(declaresDependencies);
+  const dependencies = declared ? dependencyIssues(withNamespaces(resources, args.scopes, args.namespace)) : [];
   if (dependencies.length > 0) return E.left(stalled('InvalidSpec', dependencies));
-  return E.right({ manifest: manifest as ReadonlyArray<Resource>, observerSchema: validated.right });
+  return E.right({ manifest: resources, observerSchema: validated.right });
 };
 
 const noManifest = (hasTosca: boolean): Stalled =>

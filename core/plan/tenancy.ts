@@ -72,6 +72,7 @@ export const targetViolation = (tenancy: Tenancy, ref: ObjectRef): ForbiddenActi
 export const mayWrite =
   (tenancy: Tenancy) =>
   (object: JsonObject): boolean =>
+    // Called on plan entries, which are resources (typed JsonObject by the delta).
     allowedTarget(tenancy, object as Resource);
 
 /** `targetViolation(tenancy, refOf(resource)) === undefined`, without building either (asked for every child of every plan). */

@@ -6,7 +6,7 @@
  * with the closest known name. Pure: the shell reads the file, the CRDs and the cluster.
  */
 import * as t from 'io-ts';
-import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { closestName } from '../model/closest-name.js';
 import type { Issue } from '../model/decode.js';
 import { issueAt, resolved, valueIssues } from './openapi.js';
@@ -60,7 +60,7 @@ export const mergeCatalogs = (...catalogs: ReadonlyArray<SchemaCatalog>): Schema
     }
   return {
     kinds,
-    schemas: Object.assign({}, ...catalogs.map((catalog) => catalog.schemas)) as JsonObject,
+    schemas: objectFromEntries(catalogs.flatMap((catalog) => Object.entries(catalog.schemas))),
     completeGroups: new Set(catalogs.flatMap((catalog) => [...catalog.completeGroups])),
   };
 };

@@ -44,6 +44,7 @@ export const generateDefaultObserverSchema = (
 /** The default schema of one resource; its generated nodes are recorded in `mirrored`. */
 const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema => {
   const identified = identifiedNodeOf(resource, mirrored);
+  // identifiedNodeOf set apiVersion, kind and metadata.name from the resource: an ObserverSchema.
   return (isLoadBalancer(resource) ? withLoadBalancerStatus(identified) : identified) as ObserverSchema;
 };
 
@@ -52,19 +53,18 @@ const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema
  * yet shared, so it is completed in place instead of being copied four times.
  */
 const identifiedNodeOf = (resource: Resource, mirrored: Mirrored): JsonObject => {
-  const node = schemaNodeOf(resource) as Record<string, JsonValue>;
+  const node = objectNodeOf(resource);
   // Top-level nodes other than the identification are never completed in place: they mirror their value.
   for (const key in node) {
     const child = node[key];
-    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null)
-      mirrored.set(child, resource[key] as JsonValue);
+    const value = resource[key];
+    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null && value !== undefined)
+      mirrored.set(child, value);
   }
   setOwn(node, 'apiVersion', resource.apiVersion);
   setOwn(node, 'kind', resource.kind);
   const metadata = getOwn(node, 'metadata');
-  const identifiedMetadata = (isJsonObject(metadata) ? metadata : {}) as Record<string, JsonValue>;
-  setOwn(identifiedMetadata, 'name', resource.metadata.name);
-  setOwn(node, 'metadata', identifiedMetadata);
+  setOwn(node, 'metadata', withKey(isJsonObject(metadata) ? metadata : {}, 'name', resource.metadata.name));
   return node;
 };
 
@@ -109,13 +109,24 @@ const schemaNodeOf = (value: JsonValue): JsonValue => {
   if (typeof value !== 'object' || value === null) return null;
   if (isJsonArray(value)) {
     const list: JsonValue[] = new Array<JsonValue>(value.length + 1);
-    for (let i = 0; i < value.length; i++) list[i] = schemaNodeOf(value[i] as JsonValue);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      list[i] = item === undefined ? null : schemaNodeOf(item);
+    }
     list[value.length] = makeListControl(value.length, value.length);
     return list;
   }
+  return objectNodeOf(value);
+};
+
+/** The schema node of an object, new and unshared (its caller may complete it in place). */
+const objectNodeOf = (value: JsonObject): Record<string, JsonValue> => {
   // Built key by key (no entry arrays): this runs for every resource of every fresh spec.
   const node: Record<string, JsonValue> = {};
-  for (const key in value) if (hasOwn(value, key)) setOwn(node, key, schemaNodeOf(value[key] as JsonValue));
+  for (const key in value) {
+    const child = value[key];
+    if (hasOwn(value, key)) setOwn(node, key, child === undefined ? null : schemaNodeOf(child));
+  }
   return node;
 };
 

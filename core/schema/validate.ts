@@ -45,7 +45,9 @@ export const validateObserverSchema = (args: {
     ...matchingIssues(schemas, manifestKeys),
   ];
   return issues.length === 0
-    ? E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers))
+    ? // schemaIssues found none: each schema is an identified object (apiVersion, kind, metadata.name).
+      // schemaIssues found none: each schema is an identified object (apiVersion, kind, metadata.name).
+      E.right((schemas as ReadonlyArray<ObserverSchema>).map(withNullMarkers))
     : E.left(observerSchemaError(issues));
 };
 
@@ -169,7 +171,7 @@ const isEmptyObject = (value: JsonValue): boolean => isJsonObject(value) && Obje
 /** A list without a trailing control object is reported at the list's path; all its items are elements then. */
 const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<Issue> => {
   if (list.length === 0) return [issue(path, `empty list: end every list with {"${LIST_MIN}": m, "${LIST_MAX}": M}`)];
-  const control = list[list.length - 1] as JsonValue;
+  const control = list[list.length - 1];
   const controlled = isJsonObject(control) && (hasOwn(control, LIST_MIN) || hasOwn(control, LIST_MAX));
   const elements = controlled ? list.slice(0, -1) : list;
   const elementIssues =
@@ -186,9 +188,10 @@ const listIssues = (list: ReadonlyArray<JsonValue>, path: Path): ReadonlyArray<I
 
 const controlIssues = (control: JsonObject, observed: number, path: Path): ReadonlyArray<Issue> => {
   const bounds = [LIST_MIN, LIST_MAX].flatMap((key) => boundIssues(control, key, path));
-  if (bounds.length > 0) return bounds;
-  const min = control[LIST_MIN] as number;
-  const max = control[LIST_MAX] as number;
+  const min = getOwn(control, LIST_MIN);
+  const max = getOwn(control, LIST_MAX);
+  // boundIssues found none: both are non-negative integers.
+  if (bounds.length > 0 || typeof min !== 'number' || typeof max !== 'number') return bounds;
   if (max !== 0 && max < min)
     return [issue(path, `${LIST_MAX} (${max}) is below ${LIST_MIN} (${min}); use 0 for no maximum`)];
   if (max !== 0 && max < observed)
@@ -254,7 +257,7 @@ export const manifestIssues = (
   const issues: Issue[] = [];
   // A plain loop that allocates only for problems: this runs on every fresh spec.
   for (let index = 0; index < manifest.length; index++) {
-    const resource = manifest[index] as JsonValue;
+    const resource = manifest[index];
     if (!isJsonObject(resource)) {
       issues.push({ path: entryPath(index), message: 'a manifest entry must be a Kubernetes object' });
       continue;
@@ -269,6 +272,7 @@ export const manifestIssues = (
     }
     for (const hostile of hostilePaths(resource, []))
       issues.push({ path: entryPath(index, ...hostile), message: 'the key "__proto__" is not allowed: remove it' });
+    // isIdentified checked apiVersion, kind and metadata.name: what a Resource's identity needs.
     const key = identityOf(resource as Resource);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
@@ -307,11 +311,11 @@ const NO_PATHS: ReadonlyArray<Path> = [];
 const hasHostileKey = (value: JsonValue): boolean => {
   if (typeof value !== 'object' || value === null) return false;
   if (isJsonArray(value)) {
-    for (let i = 0; i < value.length; i++) if (hasHostileKey(value[i] as JsonValue)) return true;
-    return false;
+    return value.some(hasHostileKey);
   }
   for (const key in value) {
-    if (key === '__proto__' || hasHostileKey(value[key] as JsonValue)) return true;
+    const child = value[key];
+    if (key === '__proto__' || (child !== undefined && hasHostileKey(child))) return true;
   }
   return false;
 };

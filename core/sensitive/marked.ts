@@ -78,13 +78,13 @@ export const updateValueAt = (
     if (next === child) return node;
     if (isJsonArray(node))
       return next === undefined ? node : node.map((item, i) => (i === Number(token) ? next : item));
-    return next === undefined ? withoutKey(node as JsonObject, token) : withKey(node as JsonObject, token, next);
+    if (!isJsonObject(node)) return node; // unreachable: childOf found a child
+    return next === undefined ? withoutKey(node, token) : withKey(node, token, next);
   }
   const next = updateValueAt(child, rest, update);
   if (next === child) return node;
-  return isJsonArray(node)
-    ? node.map((item, i) => (i === Number(token) ? next : item))
-    : withKey(node as JsonObject, token, next);
+  if (isJsonArray(node)) return node.map((item, i) => (i === Number(token) ? next : item));
+  return isJsonObject(node) ? withKey(node, token, next) : node;
 };
 
 /** Whether `tokens` starts with `prefix` (a change or operation at or below a marked field). */

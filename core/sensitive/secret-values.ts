@@ -80,7 +80,8 @@ const eachMarked = <T extends JsonObject>(
 ): T =>
   marked.length === 0
     ? object
-    : (marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T);
+    : // Marked paths point below the identification (schemas cannot mark it): still a T.
+      (marked.reduce<JsonValue>((current, tokens) => updateValueAt(current, tokens, update), object) as T);
 
 const mapField = (
   object: JsonObject,
@@ -104,7 +105,8 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
   // Runs on every status entry of every plan: most objects are no Secret and have no marks.
   if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
-    ? (SENSITIVE_FIELDS.reduce<JsonObject>(
+    ? // Only the values of `data`/`stringData` change: still a T.
+      (SENSITIVE_FIELDS.reduce<JsonObject>(
         (current, field) => mapField(current, field, (_key, value) => digestOf(field, value)),
         object,
       ) as T)
@@ -119,7 +121,8 @@ export const withDigests = <T extends JsonObject>(object: T, marked: Marked = []
 export const withoutDigests = <T extends JsonObject>(object: T, marked: Marked = []): T => {
   if (marked.length === 0 && !isSecret(object)) return object;
   const secret = isSecret(object)
-    ? (SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
+    ? // Only `data`/`stringData` values go: still a T.
+      (SENSITIVE_FIELDS.reduce<JsonObject>((current, field) => {
         const values = getOwn(current, field);
         if (!isJsonObject(values) || !Object.values(values).some(isDigest)) return current;
         const kept = Object.entries(values).filter(([, value]) => !isDigest(value));
@@ -143,13 +146,15 @@ export const revealMatching = <T extends JsonObject>(
   const wanted = getOwn(desired, 'data');
   const secret =
     isSecret(observed) && isJsonObject(wanted)
-      ? (mapField(observed, 'data', (key, value) => {
+      ? // Only values of `data` change: still a T.
+        (mapField(observed, 'data', (key, value) => {
           const candidate = getOwn(wanted, key);
           return isDigest(value) && typeof candidate === 'string' && digestOfData(candidate) === value
             ? candidate
             : value;
         }) as T)
       : observed;
+  // Marked paths point below the identification (schemas cannot mark it): still a T.
   return marksOf(observed, marked).reduce<JsonValue>(
     (current, tokens) =>
       updateValueAt(current, tokens, (value) => {
@@ -200,12 +205,13 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
       ([key, value]) => [key, typeof value === 'string' ? base64Of(value) : value] as const,
     ),
   ]);
-  return withKey(withoutKey(object, 'stringData'), 'data', folded) as T;
+  // `stringData` is write-only and `data` a map of base64 strings, as the server stores a Secret: still a T.
+  return withKey<JsonObject, 'data'>(withoutKey<JsonObject, 'stringData'>(object, 'stringData'), 'data', folded) as T;
 };
 
 /** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */
 export const showSensitive = (field: string, value: JsonValue): string =>
-  `${SENSITIVE} ${digestOf(field, value) as string}`;
+  `${SENSITIVE} ${String(digestOf(field, value))}`;
 
 /**
  * `value` written at `path` (a JSON path below a Secret, as segments) for display: values under

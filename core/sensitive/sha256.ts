@@ -41,6 +41,7 @@ const compress = (h: number[], view: DataView, offset: number, w: Uint32Array): 
       (w[i - 16]! + (rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3)) + w[i - 7]! + (rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10))) >>>
       0;
   }
+  // `h` is the eight-word hash state (SHA-256 has eight).
   let [a, b, c, d, e, f, g, k] = h as [number, number, number, number, number, number, number, number];
   for (let i = 0; i < 64; i++) {
     const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) >>> 0;

@@ -127,8 +127,7 @@ const spendWhole = (scope: Scope, at: At, value: JsonValue): Result | undefined 
   let steps = 0;
   let chars = 0;
   const pending: JsonValue[] = [value];
-  while (pending.length > 0) {
-    const current = pending.pop() as JsonValue;
+  for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
     steps++;
     if (typeof current === 'string') chars += current.length;
     else if (isJsonArray(current)) pending.push(...current);
@@ -180,15 +179,9 @@ const used = (scope: Scope, at: At, value: JsonValue): Result => spendWhole(scop
 
 /** `get_property: [SELF | node, property, nested key or index…]`. */
 const getProperty = (argument: JsonValue, scope: Scope, at: At): Result => {
-  if (
-    !isJsonArray(argument) ||
-    argument.length < 2 ||
-    typeof argument[0] !== 'string' ||
-    typeof argument[1] !== 'string'
-  ) {
+  const [entity, property, ...nested] = isJsonArray(argument) ? argument : [];
+  if (typeof entity !== 'string' || typeof property !== 'string')
     return fail(scope, at, 'get_property takes [SELF or a node template name, a property name, optional nested keys]');
-  }
-  const [entity, property, ...nested] = argument as [string, string, ...JsonValue[]];
   if (entity === 'HOST' || entity === 'SOURCE' || entity === 'TARGET')
     return fail(scope, at, `get_property: ${entity} is not supported (use SELF or a node template name)`);
   const node = entity === 'SELF' ? at.self : entity;

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
-import type { Resource } from '../model/resource.js';
+import { isResource, type Resource } from '../model/resource.js';
 import { BOUND_EXCEEDED, budgetOf, evaluate, type Scope, type ToscaBounds } from './functions.js';
 import { KUBERNETES_OBJECT_TYPE, type ParseDocument, type ToscaIssue } from './types.js';
 
@@ -97,7 +97,7 @@ export const TOSCA_VERSIONS = [
 const versionIssue = (version: JsonValue | undefined): string | undefined => {
   const supported = `one of ${TOSCA_VERSIONS.join(', ')}`;
   if (version === undefined) return `missing tosca_definitions_version: TOSCA requires it; write ${supported}`;
-  if (typeof version === 'string' && (TOSCA_VERSIONS as ReadonlyArray<string>).includes(version)) return undefined;
+  if (typeof version === 'string' && TOSCA_VERSIONS.some((known) => known === version)) return undefined;
   if (version === 'tosca_2_0')
     return `TOSCA 2.0 templates (service_template, $-functions) are not supported: write the template in the Simple Profile (${supported})`;
   return `unsupported tosca_definitions_version ${JSON.stringify(version)}: write ${supported}`;
@@ -122,9 +122,9 @@ const translateNode = (
   const properties = getOwn(node, 'properties');
   const specPath: Path = [...at, 'properties', 'spec'];
   const written = isJsonObject(properties) ? getOwn(properties, 'spec') : undefined;
-  if (isEmpty(written))
+  if (written === undefined || isEmpty(written))
     return issue(specPath, 'empty spec: the property spec must hold one Kubernetes resource (YAML text or a mapping)');
-  const evaluated = evaluate(written as JsonValue, scope, name, specPath);
+  const evaluated = evaluate(written, scope, name, specPath);
   if (E.isLeft(evaluated)) return E.left([evaluated.left]);
   return E.chain((value: JsonValue) => asResource(value, specPath, scope.root))(
     parsedSpec(evaluated.right, specPath, scope.root, parseDocument),
@@ -160,9 +160,10 @@ const asResource = (value: JsonValue, path: Path, root: string): E.Either<Readon
     return fail('empty spec: the property spec holds no resource');
   if (!isJsonObject(value)) return fail('spec must hold one Kubernetes resource (a mapping), not a list or a scalar');
   const missing = missingIdentification(value);
-  return missing.length > 0
-    ? fail(`spec is not a Kubernetes resource: missing ${missing.join(', ')}`)
-    : E.right(value as Resource);
+  if (missing.length > 0) return fail(`spec is not a Kubernetes resource: missing ${missing.join(', ')}`);
+  return isResource(value)
+    ? E.right(value)
+    : fail('spec is not a Kubernetes resource: metadata.namespace must be a non-empty string');
 };
 
 const missingIdentification = (value: JsonObject): ReadonlyArray<string> => {

@@ -12,6 +12,9 @@ import {
   unescapePointerToken,
   withKey,
   withoutKey,
+  parseJsonText,
+  type JsonObject,
+  type Resource,
 } from '../../core/index.js';
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -98,7 +101,7 @@ describe('own-property semantics', () => {
   });
 
   it('withKey replaces in place (order kept) or appends; withoutKey removes; inputs untouched', () => {
-    const object = Object.freeze({ a: 1, b: 2 });
+    const object: JsonObject = Object.freeze({ a: 1, b: 2 });
     expect(Object.entries(withKey(object, 'a', 3))).toEqual([
       ['a', 3],
       ['b', 2],
@@ -110,5 +113,25 @@ describe('own-property semantics', () => {
     ]);
     expect(withoutKey(object, 'a')).toEqual({ b: 2 });
     expect(object).toEqual({ a: 1, b: 2 });
+  });
+
+  it('withKey and withoutKey keep a Resource a Resource, and the types refuse what would break it', () => {
+    const resource: Resource = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n' } };
+    // No cast: the copy's type is the input's (npm run typecheck checks the lines marked below fail to compile).
+    const renamed: Resource = withKey(resource, 'metadata', withKey(resource.metadata, 'name', 'b'));
+    const moved: Resource = withoutKey(withKey(resource, 'data', { k: 'v' }), 'data');
+    expect(renamed.metadata).toEqual({ name: 'b', namespace: 'n' });
+    expect(moved).toEqual(resource);
+    // @ts-expect-error metadata must stay an ObjectMeta (a name is required)
+    withKey(resource, 'metadata', {});
+    // @ts-expect-error kind is a string
+    withKey(resource, 'kind', 3);
+    // @ts-expect-error a Resource cannot lose its kind
+    withoutKey(resource, 'kind');
+  });
+
+  it('parseJsonText parses JSON text (and throws on anything else, as JSON.parse does)', () => {
+    expect(parseJsonText('{"a":[1,null,"x"]}')).toEqual({ a: [1, null, 'x'] });
+    expect(() => parseJsonText('{a:1}')).toThrow(SyntaxError);
   });
 });

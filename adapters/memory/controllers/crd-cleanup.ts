@@ -6,12 +6,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import type { KindInfo } from '../kinds/kind-info.js';
-import { deleteStored } from '../verbs/delete-verb.js';
-import { CRD_CLEANUP_FINALIZER, kindFromCrd } from '../hooks/crd-hooks.js';
+import type { KindInfo } from '../kinds/index.js';
+import { deleteStored, isDeleting, systemWrite, withoutFinalizer } from '../verbs/index.js';
+import { CRD_CLEANUP_FINALIZER, kindFromCrd } from '../hooks/index.js';
 import { objectsOfKind, storedObject, type ServerState } from '../server-state.js';
-import { systemWrite, withoutFinalizer } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
 
 const cleanUp = (state: ServerState, crd: Resource): boolean => {
   const defined = kindFromCrd(crd);

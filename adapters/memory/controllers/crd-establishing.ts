@@ -4,10 +4,9 @@
  * instance in the same breath gets UnknownKind, as on a real server).
  */
 import type { Resource } from '../../../core/model/resource.js';
-import { establishedStatus, isEstablished, serveKind } from '../hooks/crd-hooks.js';
+import { establishedStatus, isEstablished, serveKind } from '../hooks/index.js';
 import { storageKey, type ServerState } from '../server-state.js';
-import { systemWrite } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
+import { isDeleting, systemWrite } from '../verbs/index.js';
 
 const establish = (state: ServerState, crd: Resource): boolean => {
   const info = state.registry.byGroupKind('apiextensions.k8s.io', 'CustomResourceDefinition');

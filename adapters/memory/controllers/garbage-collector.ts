@@ -6,11 +6,16 @@
  * their blocking dependents. Owners are matched by kind, name and UID, as the real one does.
  */
 import { groupOf, type OwnerReference, type Resource } from '../../../core/model/resource.js';
-import { deleteStored, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../verbs/delete-verb.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import {
+  deleteStored,
+  FOREGROUND_FINALIZER,
+  isDeleting,
+  ORPHAN_FINALIZER,
+  systemWrite,
+  withoutFinalizer,
+} from '../verbs/index.js';
+import type { KindInfo } from '../kinds/index.js';
 import { storageKey, type ServerState } from '../server-state.js';
-import { systemWrite, withoutFinalizer } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
 
 type OwnerState = 'present' | 'absent' | 'foreground' | 'unknown';
 

@@ -5,11 +5,9 @@
  */
 import { getIn, isJsonArray } from '../../../core/json/json.js';
 import { groupOf, type Resource } from '../../../core/model/resource.js';
-import { deleteStored } from '../verbs/delete-verb.js';
-import { NAMESPACE_FINALIZER } from '../hooks/namespace-hooks.js';
+import { deleteStored, isDeleting, systemWrite } from '../verbs/index.js';
+import { NAMESPACE_FINALIZER } from '../hooks/index.js';
 import type { ServerState } from '../server-state.js';
-import { systemWrite } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
 
 const contents = (state: ServerState, namespace: string): ReadonlyArray<Resource> =>
   [...state.objects.values()].filter(

@@ -7,11 +7,10 @@
  */
 import { getIn, isJsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/claim-hooks.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/index.js';
+import type { KindInfo } from '../kinds/index.js';
 import { objectsOfKind, storageKey, type ServerState } from '../server-state.js';
-import { systemWrite, withoutFinalizer } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
+import { isDeleting, systemWrite, withoutFinalizer } from '../verbs/index.js';
 
 const volumesOf = (pod: Resource): ReadonlyArray<unknown> => {
   const volumes = getIn(pod, ['spec', 'volumes']);

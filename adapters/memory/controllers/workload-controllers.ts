@@ -4,11 +4,10 @@
  * Opt-in (`workloads: true`): a bare API server runs none of these, and the contract suite
  * compares the memory adapter with one.
  */
-import { getIn } from '../../../core/json/json.js';
+import { getIn, isJsonObject, withKey, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { ServerState } from '../server-state.js';
-import { systemWrite } from '../verbs/system-write.js';
-import { isDeleting } from '../verbs/write-common.js';
+import { isDeleting, systemWrite } from '../verbs/index.js';
 
 const replicas = (object: Resource): number => {
   const r = getIn(object, ['spec', 'replicas']);
@@ -25,7 +24,7 @@ const condition = (type: string, now: string) => ({
 });
 
 /** The status a controller would settle on for `object`, or undefined when it runs none. */
-const settledStatus = (object: Resource, now: string): Record<string, unknown> | undefined => {
+const settledStatus = (object: Resource, now: string): JsonObject | undefined => {
   const generation = object.metadata.generation ?? 1;
   switch (`${object.apiVersion}/${object.kind}`) {
     case 'apps/v1/Deployment':
@@ -77,7 +76,7 @@ export const runWorkloads = (state: ServerState): boolean =>
       if (isDeleting(object)) return false;
       const status = settledStatus(object, new Date(state.clock.now()).toISOString());
       if (status === undefined) return false;
-      const current = (object.status ?? {}) as Record<string, unknown>;
+      const current = isJsonObject(object.status) ? object.status : {};
       if (
         Object.entries(status).every(([key, value]) =>
           key === 'conditions' ? current[key] !== undefined : JSON.stringify(current[key]) === JSON.stringify(value),
@@ -90,11 +89,8 @@ export const runWorkloads = (state: ServerState): boolean =>
       );
       return info === undefined
         ? false
-        : systemWrite(
-            state,
-            info,
-            object,
-            (stored) => ({ ...stored, status: { ...((stored.status as object) ?? {}), ...status } }) as Resource,
+        : systemWrite(state, info, object, (stored) =>
+            withKey(stored, 'status', { ...(isJsonObject(stored.status) ? stored.status : {}), ...status }),
           );
     })
     .some(Boolean);

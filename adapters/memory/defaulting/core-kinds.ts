@@ -51,10 +51,12 @@ export const defaultClaimSpec = (spec: JsonObject): JsonObject => withDefaults(s
 export const defaultAutoscalerSpec = (spec: JsonObject): JsonObject =>
   withDefaults(spec, {
     minReplicas: 1,
-    metrics: (s) =>
-      isJsonArray(getOwn(s, 'metrics')) && (getOwn(s, 'metrics') as ReadonlyArray<JsonValue>).length > 0
+    metrics: (s) => {
+      const metrics = getOwn(s, 'metrics');
+      return isJsonArray(metrics) && metrics.length > 0
         ? undefined
-        : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+        : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
+    },
   });
 
 /** NetworkPolicy: Ingress always, Egress when egress rules are given. */

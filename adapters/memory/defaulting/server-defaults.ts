@@ -71,4 +71,5 @@ const defaulters: ReadonlyMap<string, Defaulter> = new Map([
 
 /** The object with the server's defaults for its kind (`group/Kind`); unchanged for other kinds. */
 export const applyServerDefaults = (groupKind: string, object: Resource): Resource =>
+  // Defaulters only fill in fields below the identification, which they never touch: still a Resource.
   (defaulters.get(groupKind)?.(object) ?? object) as Resource;

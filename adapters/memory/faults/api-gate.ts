@@ -11,7 +11,7 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { decideCall } from './fault-injector.js';
 import type { FaultProfile, Verb } from './faults.js';
 import type { Random } from './prng.js';
-import type { PendingWatch } from '../watch/watch-hub.js';
+import type { PendingWatch } from '../watch/index.js';
 
 export type ApiGate = {
   call<A>(

@@ -5,8 +5,8 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
-import { timestamp } from '../typing/object-meta.js';
+import type { KindHooks } from './kind-hook-types.js';
+import { timestamp } from '../typing/index.js';
 
 export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';

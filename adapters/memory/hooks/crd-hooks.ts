@@ -8,11 +8,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getIn, getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../../core/ports/errors.js';
-import { objectAt, withDefaults } from '../defaulting/json-edit.js';
-import type { KindInfo } from '../kinds/kind-info.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
-import { isDnsSubdomain } from '../typing/label-syntax.js';
-import { timestamp } from '../typing/object-meta.js';
+import { objectAt, withDefaults } from '../defaulting/index.js';
+import type { KindInfo } from '../kinds/index.js';
+import type { KindHooks } from './kind-hook-types.js';
+import { isDnsSubdomain, timestamp } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';

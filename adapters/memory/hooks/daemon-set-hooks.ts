@@ -5,8 +5,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { jsonEqual } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { objectAt } from '../defaulting/json-edit.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
+import { objectAt } from '../defaulting/index.js';
+import type { KindHooks } from './kind-hook-types.js';
 
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 

@@ -2,8 +2,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { mapIn, objectAt } from '../defaulting/json-edit.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
+import { mapIn, objectAt } from '../defaulting/index.js';
+import type { KindHooks } from './kind-hook-types.js';
 import { immutableSpecFields } from './immutable-fields.js';
 
 const generatedLabels = (object: Resource): JsonObject => {
@@ -18,6 +18,7 @@ const generatedLabels = (object: Resource): JsonObject => {
 
 const withSelector = (object: Resource): Resource => {
   const uid = object.metadata.uid ?? '';
+  // mapIn edits `spec` only: the identification is unchanged, so the copy is still a Resource.
   return mapIn(object, ['spec'], (spec) =>
     mapIn(
       {
@@ -42,7 +43,8 @@ const withOwnLabels = (object: Resource): Resource => {
   const own = object.metadata.labels ?? {};
   return Object.keys(own).length > 0 || Object.keys(labels).length === 0
     ? object
-    : { ...object, metadata: { ...object.metadata, labels: labels as Record<string, string> } };
+    : // The pod template's labels passed the server's label validation when the Job was admitted: strings.
+      { ...object, metadata: { ...object.metadata, labels: labels as Record<string, string> } };
 };
 
 export const jobHooks: KindHooks = {
@@ -51,6 +53,7 @@ export const jobHooks: KindHooks = {
       getOwn(objectAt(object, 'spec'), 'manualSelector') === true
         ? withOwnLabels(object)
         : withOwnLabels(
+            // mapIn edits `spec` only: still a Resource.
             mapIn(withSelector(object), ['spec'], (spec) => ({ ...spec, manualSelector: false })) as Resource,
           ),
     ),

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonObject, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindHooks } from '../kinds/kind-hook-types.js';
+import type { KindHooks } from './kind-hook-types.js';
 
 export const NAMESPACE_FINALIZER = 'kubernetes';
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';

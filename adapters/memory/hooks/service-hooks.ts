@@ -9,10 +9,10 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { isUnset, objectAt } from '../defaulting/json-edit.js';
-import type { HookContext, KindHooks } from '../kinds/kind-hook-types.js';
+import { isUnset, objectAt } from '../defaulting/index.js';
+import type { HookContext, KindHooks } from './kind-hook-types.js';
 import { unchangeable } from './immutable-fields.js';
-import type { ServiceAllocator } from '../controllers/service-allocator.js';
+import type { ServiceAllocator } from './service-allocator.js';
 
 type Allocation = { readonly ips: ReadonlyArray<string>; readonly ports: ReadonlyArray<number> };
 
@@ -90,7 +90,8 @@ const allocate = (
   withIp: boolean,
 ): E.Either<ClusterError, JsonObject> => {
   const { allocator } = context.state;
-  const ip = withIp ? allocateIp(allocator, spec) : E.right({ spec, ips: [] as ReadonlyArray<string> });
+  const none: ReadonlyArray<string> = [];
+  const ip = withIp ? allocateIp(allocator, spec) : E.right({ spec, ips: none });
   if (E.isLeft(ip)) return ip;
   const ports = allocatePorts(allocator, ip.right.spec, previous);
   if (E.isLeft(ports)) {
@@ -156,9 +157,10 @@ const allocatedOf = (spec: JsonObject): Allocation => {
   const ip = getOwn(spec, 'clusterIP');
   return {
     ips: typeof ip === 'string' && ip !== 'None' && ip !== '' ? [ip] : [],
-    ports: portsOf(spec).flatMap((port) =>
-      typeof getOwn(port, 'nodePort') === 'number' ? [getOwn(port, 'nodePort') as number] : [],
-    ),
+    ports: portsOf(spec).flatMap((port) => {
+      const nodePort = getOwn(port, 'nodePort');
+      return typeof nodePort === 'number' ? [nodePort] : [];
+    }),
   };
 };
 

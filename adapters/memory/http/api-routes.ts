@@ -85,8 +85,8 @@ export const routeOf = (path: string, kinds: ReadonlyArray<ServedKind>): ApiRout
     .split('/')
     .filter((s) => s !== '')
     .map((s) => decodeSegment(s));
-  if (segments.some((s) => s === undefined)) return { type: 'unknown' };
-  const parts = segments as ReadonlyArray<string>;
+  const parts = segments.filter((s) => s !== undefined);
+  if (parts.length !== segments.length) return { type: 'unknown' };
   const [root, first, second, ...rest] = parts;
   if (parts.length === 1 && (root === 'healthz' || root === 'readyz' || root === 'livez')) return { type: 'health' };
   if (parts.length === 1 && root === 'version') return { type: 'version' };

@@ -130,8 +130,8 @@ const componentsOf = (catalog: SchemaCatalog, roots: ReadonlyArray<Served>, pref
     pending.push([root.name, root.schema]);
   }
   const seen = new Set(Object.keys(out));
-  while (pending.length > 0) {
-    const [, schema] = pending.pop() as readonly [string, JsonObject];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [, schema] = next;
     const found = new Set<string>();
     references(schema, found);
     for (const name of found) {

@@ -11,7 +11,7 @@
  * of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { JsonObject, JsonValue } from '../../../core/json/json.js';
+import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -163,6 +163,12 @@ const timeOf = (bytes: Buffer): string | undefined => {
 const isZero = (field: Field): boolean =>
   typeof field.value === 'bigint' ? field.value === 0n : field.value.length === 0;
 
+/** The list a repeated field has gathered so far (none before its first element). */
+const listAt = (object: JsonObject, name: string): ReadonlyArray<JsonValue> => {
+  const gathered = object[name];
+  return isJsonArray(gathered) ? gathered : [];
+};
+
 const messageOf = (bytes: Buffer, schema: Schema, path: string): JsonObject => {
   const object: Record<string, JsonValue> = {};
   for (const field of fieldsOf(bytes)) {
@@ -188,20 +194,19 @@ const messageOf = (bytes: Buffer, schema: Schema, path: string): JsonObject => {
         break;
       }
       case 'strings':
-        object[rule.name] = [...((object[rule.name] as JsonValue[] | undefined) ?? []), textOf(field)];
+        object[rule.name] = [...listAt(object, rule.name), textOf(field)];
         break;
       case 'map': {
         const [key, value] = mapEntry(bytesOf(field), rule.values);
-        object[rule.name] = { ...((object[rule.name] as JsonObject | undefined) ?? {}), [key]: value };
+        const entries = object[rule.name];
+        object[rule.name] = { ...(isJsonObject(entries) ? entries : {}), [key]: value };
         break;
       }
       case 'message': {
         const decoded = messageOf(bytesOf(field), rule.schema, at);
         // A message of zero fields only (an unset status) is absent, as the same request in JSON would leave it.
         if (!rule.repeated && Object.keys(decoded).length === 0) break;
-        object[rule.name] = rule.repeated
-          ? [...((object[rule.name] as JsonValue[] | undefined) ?? []), decoded]
-          : decoded;
+        object[rule.name] = rule.repeated ? [...listAt(object, rule.name), decoded] : decoded;
         break;
       }
     }

@@ -9,7 +9,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_JSON_BOUNDS, withinBounds } from '../../../core/json/bounds.js';
-import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import { isJsonArray, isJsonObject, type JsonObject, type JsonValue, parseJsonText } from '../../../core/json/json.js';
 import type { JsonPatchOperation } from '../../../core/plan/types.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
 import type {
@@ -67,7 +67,7 @@ const bounded = (value: JsonValue): E.Either<ClusterError, JsonValue> =>
 const parseJson = (text: string): E.Either<ClusterError, JsonValue> =>
   pipe(
     E.tryCatch(
-      () => JSON.parse(text) as JsonValue,
+      () => parseJsonText(text),
       (error) =>
         badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`),
     ),
@@ -81,6 +81,7 @@ const parseApplyYaml = (text: string): E.Either<ClusterError, JsonValue> =>
     E.orElse(() =>
       pipe(
         E.tryCatch(
+          // YAML's core schema without aliases yields only JSON values (withinBounds checks depth and size next).
           () => parseYaml(text, { maxAliasCount: 0 }) as JsonValue,
           (error) =>
             badRequest(

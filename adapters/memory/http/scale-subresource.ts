@@ -5,11 +5,11 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { getIn, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import { getIn, isJsonObject, type JsonObject, type JsonValue, parseJsonText } from '../../../core/json/json.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
 import type { Cluster } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { applyJsonPatch } from '../json/json-patch.js';
+import { applyJsonPatch } from '../json/index.js';
 import type { KindAt } from './api-routes.js';
 
 /** `matchLabels` as a label selector string (`app=web,tier=front`); expressions are left out. */
@@ -54,7 +54,7 @@ const requestedScale = (
 ): E.Either<ClusterError, JsonValue> => {
   let parsed: JsonValue;
   try {
-    parsed = JSON.parse(body) as JsonValue;
+    parsed = parseJsonText(body);
   } catch (error) {
     return E.left(badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : ''}`));
   }

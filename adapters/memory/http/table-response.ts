@@ -96,10 +96,14 @@ const scalarText = (value: JsonValue | undefined): string | undefined =>
 const apply = (values: ReadonlyArray<JsonValue>, step: Step): ReadonlyArray<JsonValue> =>
   values.flatMap((value): ReadonlyArray<JsonValue> => {
     switch (step.type) {
-      case 'field':
-        return isJsonObject(value) && value[step.name] !== undefined ? [value[step.name] as JsonValue] : [];
-      case 'index':
-        return isJsonArray(value) && value[step.index] !== undefined ? [value[step.index] as JsonValue] : [];
+      case 'field': {
+        const field = isJsonObject(value) ? value[step.name] : undefined;
+        return field !== undefined ? [field] : [];
+      }
+      case 'index': {
+        const item = isJsonArray(value) ? value[step.index] : undefined;
+        return item !== undefined ? [item] : [];
+      }
       case 'all':
         return isJsonArray(value) ? value : isJsonObject(value) ? Object.values(value) : [];
       case 'filter':
@@ -162,8 +166,9 @@ export const tableOf = (
   includeObject: string | null,
   now: number,
 ): JsonObject => {
-  const list = isJsonArray(answer.items);
-  const objects = (list ? (answer.items as ReadonlyArray<JsonValue>) : [answer]).filter(isJsonObject);
+  const items = answer.items;
+  const list = isJsonArray(items);
+  const objects = (list ? items : [answer]).filter(isJsonObject);
   const printed = [NAME, ...(columns.length === 0 ? [AGE] : columns)];
   const metadata = isJsonObject(answer.metadata) ? answer.metadata : {};
   return {

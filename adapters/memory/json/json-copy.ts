@@ -13,6 +13,7 @@ const copyValue = (value: JsonValue): JsonValue => {
     return objectFromEntries(
       Object.keys(value)
         .filter((key) => value[key] !== undefined)
+        // An own data property of a JSON object (read by descriptor, so a `__proto__` key is data): a JSON value.
         .map((key) => [key, copyValue(Object.getOwnPropertyDescriptor(value, key)?.value as JsonValue)] as const),
     );
   }
@@ -24,6 +25,7 @@ export const deepFreeze = <T extends JsonValue>(value: T): T => {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const key of Object.keys(value))
+      // An own data property of a JSON object (read by descriptor, so a `__proto__` key is data): a JSON value.
       deepFreeze((Object.getOwnPropertyDescriptor(value, key)?.value ?? null) as JsonValue);
   }
   return value;

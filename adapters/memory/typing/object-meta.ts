@@ -66,6 +66,7 @@ export const createdMeta = (
 ): ObjectMeta => {
   const { namespace: _ignored, ...rest } = withoutSystemFields(pruneMeta(meta));
   const sent = getOwn(meta, 'generation');
+  // The pruned metadata keeps `name` (pruneMeta drops only unknown and system fields): an ObjectMeta.
   return {
     ...rest,
     ...(fields.namespace === undefined ? {} : { namespace: fields.namespace }),
@@ -82,6 +83,7 @@ export const updatedMeta = (current: ObjectMeta, candidate: JsonObject): ObjectM
       .filter((key) => getOwn(current, key) !== undefined)
       .map((key) => [key, getOwn(current, key) ?? null] as const),
   );
+  // The pruned metadata keeps `name` (pruneMeta drops only unknown and system fields): an ObjectMeta.
   return { ...withoutSystemFields(pruneMeta(candidate)), ...carried } as ObjectMeta;
 };
 

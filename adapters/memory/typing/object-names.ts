@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { ObjectRef } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 import { isDnsSubdomain } from './label-syntax.js';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
-import { deepCopy } from '../json/json-copy.js';
+import { deepCopy } from '../json/index.js';
 
 const preserves = (schema: JsonObject): boolean => getOwn(schema, 'x-kubernetes-preserve-unknown-fields') === true;
 

@@ -39,7 +39,7 @@ import {
 } from './builtin-field-types.js';
 import { canonicalized } from '../../../core/canonical/canonical.js';
 import { decodeGoBase64 } from '../../../core/canonical/go-base64.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 type Decoded = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
@@ -243,9 +243,10 @@ const smdProblems = (type: FieldType, value: JsonValue, path: string): ReadonlyA
         : [`${path}: expected list, got &{${goPlain(value)}}`];
     case 'struct':
       return isJsonObject(value)
-        ? Object.entries(value).flatMap(([key, item]) =>
-            Object.hasOwn(type.fields, key) ? smdProblems(type.fields[key] as FieldType, item, `${path}.${key}`) : [],
-          )
+        ? Object.entries(value).flatMap(([key, item]) => {
+            const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+            return field === undefined ? [] : smdProblems(field, item, `${path}.${key}`);
+          })
         : [`${path}: expected map, got &{${goPlain(value)}}`];
   }
 };

@@ -1,15 +1,13 @@
 /** Committing a change: the next resourceVersion, a frozen copy in storage, a change-log entry, watch fan-out. */
 import { withKey } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { ChangeType, HistoryEntry } from '../watch/event-history.js';
-import { frozenCopy } from '../json/json-copy.js';
+import type { ChangeType, HistoryEntry } from '../watch/index.js';
+import { frozenCopy } from '../json/index.js';
 import { storageKey, type ServerState } from '../server-state.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 const stamped = (object: Resource, resourceVersion: number): Resource =>
-  frozenCopy(
-    withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource,
-  );
+  frozenCopy(withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))));
 
 const record = (state: ServerState, info: KindInfo, type: ChangeType, object: Resource, previous?: Resource): void => {
   const entry: HistoryEntry = {

@@ -12,12 +12,12 @@ import { refOf, type ObjectRef, type Resource } from '../../../core/model/resour
 import type { DeleteOptions, DeletePreconditions, PropagationPolicy } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { commitPut } from './commit.js';
-import { objectAt } from '../defaulting/json-edit.js';
-import { CRD_CLEANUP_FINALIZER, terminatingStatus } from '../hooks/crd-hooks.js';
-import type { KindInfo } from '../kinds/kind-info.js';
-import { timestamp } from '../typing/object-meta.js';
+import { objectAt } from '../defaulting/index.js';
+import { CRD_CLEANUP_FINALIZER, terminatingStatus } from '../hooks/index.js';
+import type { KindInfo } from '../kinds/index.js';
+import { timestamp } from '../typing/index.js';
 import { storedObject, type ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
+import { servedAs } from '../json/index.js';
 import { notFound } from './update-verb.js';
 import { isDeleting, isFinalized, removeStored } from './write-common.js';
 

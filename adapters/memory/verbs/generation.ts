@@ -5,7 +5,7 @@
  */
 import { getOwn, jsonEqual, objectFromEntries, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 const withoutKeys = (object: JsonObject, keys: ReadonlyArray<string>): JsonObject =>
   objectFromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));

@@ -14,13 +14,11 @@ import type { Patch } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { applyMerge } from './apply-merge.js';
 import { createObject } from './create-verb.js';
-import { applyJsonPatch } from '../json/json-patch.js';
-import type { KindInfo } from '../kinds/kind-info.js';
-import { mergePatch } from '../json/merge-patch.js';
+import { applyJsonPatch, mergePatch, servedAs } from '../json/index.js';
+import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { namespaceFor, storedObject, type ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
-import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/typed-decoding.js';
+import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/index.js';
 import { notFound, statusRoute } from './update-verb.js';
 
 export type PatchOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
@@ -72,6 +70,8 @@ const withFieldManager = (patch: ApplyPatch): E.Either<ClusterError, ApplyPatch>
 const sameIdentity = (info: KindInfo, ref: ObjectRef, document: JsonValue): E.Either<ClusterError, Resource> => {
   if (!isJsonObject(document) || !isJsonObject(document.metadata))
     return E.left(clusterError('BadRequest', 'the patched object is not a Kubernetes object', { ref }));
+  // Checked just above: an object with metadata; apiVersion, kind and name are the stored object's (a patch cannot
+  // change them, the update path refuses it).
   const object = document as Resource;
   if (object.apiVersion !== ref.apiVersion || object.kind !== ref.kind)
     return E.left(clusterError('BadRequest', 'the patch may not change apiVersion or kind', { ref }));

@@ -5,9 +5,9 @@ import { pipe } from 'fp-ts/lib/function.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
 import type { ListQuery, ResourceList } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
-import { matchesSelector, parseSelector } from '../watch/label-selector.js';
+import { matchesSelector, parseSelector } from '../watch/index.js';
 import { objectsOfKind, storedObject, type ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
+import { servedAs } from '../json/index.js';
 
 export const getObject = (state: ServerState, ref: ObjectRef): E.Either<ClusterError, O.Option<Resource>> =>
   pipe(

@@ -11,11 +11,11 @@ import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { commitPut } from './commit.js';
 import { nextGeneration } from './generation.js';
-import { groupKindKey, type KindInfo } from '../kinds/kind-info.js';
-import { hooksFor } from '../kinds/kind-hooks.js';
-import { updatedMeta } from '../typing/object-meta.js';
+import { groupKindKey, type KindInfo } from '../kinds/index.js';
+import { hooksFor } from '../hooks/index.js';
+import { updatedMeta } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
-import { servedAs } from './served-object.js';
+import { servedAs } from '../json/index.js';
 import { keepStoredSpec, keepStoredStatus, takeStatusOnly } from './status-rules.js';
 import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } from './write-common.js';
 
@@ -129,13 +129,11 @@ const merged = (
 
 const withGeneration = (info: KindInfo, stored: Resource, next: Resource): Resource => {
   const generation = nextGeneration(info, stored, next);
-  return generation === undefined
-    ? next
-    : (withKey(next, 'metadata', withKey(next.metadata, 'generation', generation)) as Resource);
+  return generation === undefined ? next : withKey(next, 'metadata', withKey(next.metadata, 'generation', generation));
 };
 
 const withoutVersion = (object: Resource): Resource =>
-  withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', '')) as Resource;
+  withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', ''));
 
 /** Stores `next` over `stored`; unchanged objects are not written (no new resourceVersion, no event). */
 const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resource, dryRun: boolean): Resource => {
@@ -143,7 +141,7 @@ const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resou
     next,
     'metadata',
     withKey(next.metadata, 'resourceVersion', stored.metadata.resourceVersion ?? ''),
-  ) as Resource;
+  );
   if (dryRun || jsonEqual(withoutVersion(stored), withoutVersion(final))) return dryRun ? final : stored;
   const written = commitPut(state, info, final, stored);
   hooksFor(groupKindKey(info.group, info.kind)).committed?.(written, { state, dryRun: false });

@@ -14,10 +14,10 @@ import {
   type JsonValue,
 } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 
 const setStatus = (object: Resource, status: JsonValue | undefined): Resource =>
-  (status === undefined ? withoutKey(object, 'status') : withKey(object, 'status', status)) as Resource;
+  status === undefined ? withoutKey(object, 'status') : withKey(object, 'status', status);
 
 /** A main-resource write: the candidate with the stored status (when `status` is a subresource). */
 export const keepStoredStatus = (info: KindInfo, stored: Resource, candidate: Resource): Resource =>
@@ -37,7 +37,7 @@ const labelsKept = new Set(['apps/Deployment']);
  */
 export const keepStoredSpec = (info: KindInfo, stored: Resource, candidate: Resource): Resource => {
   const spec = getOwn(stored, 'spec');
-  const withSpec = (spec === undefined ? withoutKey(candidate, 'spec') : withKey(candidate, 'spec', spec)) as Resource;
+  const withSpec = spec === undefined ? withoutKey(candidate, 'spec') : withKey(candidate, 'spec', spec);
   if (!labelsKept.has(`${info.group}/${info.kind}`)) return withSpec;
   const { labels: _sent, ...meta } = withSpec.metadata;
   return {
@@ -50,9 +50,10 @@ const hasResources = (container: JsonValue): boolean => {
   const resources = getIn(container, ['resources']);
   return (
     isJsonObject(resources) &&
-    ['requests', 'limits'].some(
-      (key) => isJsonObject(getOwn(resources, key)) && Object.keys(getOwn(resources, key) as JsonObject).length > 0,
-    )
+    ['requests', 'limits'].some((key) => {
+      const amounts = getOwn(resources, key);
+      return isJsonObject(amounts) && Object.keys(amounts).length > 0;
+    })
   );
 };
 

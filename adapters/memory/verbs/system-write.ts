@@ -2,7 +2,7 @@
 import { jsonEqual } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { commitPut } from './commit.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 import type { ServerState } from '../server-state.js';
 import { isDeleting, isFinalized, removeStored } from './write-common.js';
 

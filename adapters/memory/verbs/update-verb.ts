@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import type { KindInfo } from '../kinds/kind-info.js';
+import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { storedObject, type ServerState } from '../server-state.js';
 import { decodeInput } from './write-common.js';

@@ -7,11 +7,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { WatchEvent, WatchQuery } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { groupKindKey, type KindInfo } from '../kinds/kind-info.js';
-import { parseSelector } from '../watch/label-selector.js';
+import { groupKindKey, type KindInfo } from '../kinds/index.js';
+import { eventFor, initialEvents, parseSelector, type PendingWatch, type WatchScope } from '../watch/index.js';
 import { objectsOfKind, type ServerState } from '../server-state.js';
-import { eventFor, initialEvents, type WatchScope } from '../watch/watch-filter.js';
-import type { PendingWatch } from '../watch/watch-hub.js';
 
 const scopeFor = (info: KindInfo, query: WatchQuery): E.Either<ClusterError, WatchScope> =>
   pipe(

@@ -5,15 +5,12 @@ import { getIn, getOwn, isJsonArray, isJsonObject, withKey } from '../../../core
 import { refOf, versionOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError, type ErrorCause } from '../../../core/ports/errors.js';
 import { commitRemove } from './commit.js';
-import { applyServerDefaults } from '../defaulting/server-defaults.js';
-import { deepCopy } from '../json/json-copy.js';
-import { groupKindKey, type KindInfo } from '../kinds/kind-info.js';
-import { hooksFor } from '../kinds/kind-hooks.js';
-import { kindCauses } from '../typing/kind-validation.js';
-import { metaCauses } from '../typing/object-meta.js';
+import { applyServerDefaults } from '../defaulting/index.js';
+import { deepCopy } from '../json/index.js';
+import { groupKindKey, type KindInfo } from '../kinds/index.js';
+import { hooksFor } from '../hooks/index.js';
+import { decodeObject, kindCauses, metaCauses, pruneAndDefaultResource } from '../typing/index.js';
 import { storedObject, type ServerState } from '../server-state.js';
-import { pruneAndDefaultResource } from '../typing/structural-schema.js';
-import { decodeObject } from '../typing/typed-decoding.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
@@ -26,14 +23,16 @@ const shaped = (object: unknown): E.Either<ClusterError, Resource> => {
     !nonEmpty(getOwn(copy, 'kind')) ||
     !isJsonObject(metadata)
     ? E.left(clusterError('BadRequest', "Object 'Kind' is missing or the object has no metadata"))
-    : E.right(copy as Resource);
+    : // Checked just above: kind, apiVersion and metadata are there; the name is checked by admission next (as the real
+      // server does).
+      E.right(copy as Resource);
 };
 
 /** A name that is not a string is an empty one (Invalid later, or `generateName`, as the server gives). */
 const withStringName = (object: Resource): Resource =>
   typeof getOwn(object.metadata, 'name') === 'string'
     ? object
-    : (withKey(object, 'metadata', withKey(object.metadata, 'name', '')) as Resource);
+    : withKey(object, 'metadata', withKey(object.metadata, 'name', ''));
 
 /**
  * A client's object as it enters the server (create, update): a private copy of a served kind,
@@ -95,7 +94,8 @@ export const defaulted = (state: ServerState, info: KindInfo, object: Resource):
   const builtin = state.defaulting ? applyServerDefaults(groupKindKey(info.group, info.kind), object) : object;
   const schema = info.schemas?.get(versionOf(object.apiVersion));
   return info.custom && schema !== undefined
-    ? (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource)
+    ? // Pruning keeps apiVersion, kind and metadata (the structural schema always allows them): still a Resource.
+      (pruneAndDefaultResource(builtin, schema, state.defaulting) as Resource)
     : builtin;
 };
 

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { isLabelValue, isQualifiedName } from '../typing/label-syntax.js';
+import { isLabelValue, isQualifiedName } from '../typing/index.js';
 
 export type Operator = 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 export type Requirement = { readonly key: string; readonly operator: Operator; readonly values: ReadonlyArray<string> };

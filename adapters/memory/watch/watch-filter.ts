@@ -8,7 +8,7 @@ import type { Resource } from '../../../core/model/resource.js';
 import type { WatchEvent } from '../../../core/ports/cluster.js';
 import type { HistoryEntry } from './event-history.js';
 import { matchesSelector, type Selector } from './label-selector.js';
-import { servedAs } from '../verbs/served-object.js';
+import { servedAs } from '../json/index.js';
 
 export type WatchScope = {
   readonly groupKind: string;
@@ -25,7 +25,7 @@ const passes = (scope: WatchScope, object: Resource | undefined): boolean =>
   object !== undefined && inScope(scope, object) && matchesSelector(scope.selector, object.metadata.labels);
 
 const atVersion = (object: Resource, resourceVersion: number): Resource =>
-  withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion))) as Resource;
+  withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', String(resourceVersion)));
 
 export const eventFor = (scope: WatchScope, entry: HistoryEntry): WatchEvent | undefined => {
   if (entry.groupKind !== scope.groupKind) return undefined;

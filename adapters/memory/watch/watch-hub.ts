@@ -6,8 +6,8 @@
 import type { Clock, WatchEvent, WatchHandle, WatchSink } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
 import type { HistoryEntry } from './event-history.js';
-import type { EventFaults } from '../faults/fault-injector.js';
-import { deepCopy } from '../json/json-copy.js';
+import type { EventFaults } from '../faults/index.js';
+import { deepCopy } from '../json/index.js';
 import { eventFor, type WatchScope } from './watch-filter.js';
 
 export type StartOptions = { readonly allowBookmarks: boolean; readonly group: string; readonly kind: string };
@@ -58,8 +58,9 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
 
   const drain = (watcher: Watcher): void => {
     watcher.scheduled = false;
-    while (watcher.state !== 'done' && watcher.queue.length > 0) {
-      const event = watcher.queue.shift() as WatchEvent;
+    while (watcher.state !== 'done') {
+      const event = watcher.queue.shift();
+      if (event === undefined) break;
       watcher.sink.event(event);
     }
     if (watcher.state !== 'closing') return;
@@ -99,7 +100,9 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
   };
 
   const deliver = (watcher: Watcher, event: WatchEvent): void => {
-    const options = watcher.options as StartOptions;
+    const { options } = watcher;
+    // Only started watchers (they have options) are in `watchers`: an unstarted one gets no events.
+    if (options === undefined) return;
     const faults = deps.eventFaults(options.group, options.kind);
     if (!faults.drop) enqueue(watcher, event);
     if (faults.duplicate) enqueue(watcher, copyEvent(event));

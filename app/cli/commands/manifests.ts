@@ -128,7 +128,7 @@ const rbacChoice = async (
   const derived =
     flags.filename.length > 0
       ? await kindsOfApplications(context, flags.filename, flags.recursive === true)
-      : E.right([] as ReadonlyArray<ChildKind>);
+      : E.right<never, ReadonlyArray<ChildKind>>([]);
   if (E.isLeft(derived)) return derived;
   const kinds = [...named.right, ...derived.right];
   return E.right({
@@ -257,7 +257,7 @@ export const deployCommand: CliCommand = {
       .action(async (flags: RbacFlags & { image: string }) => {
         const choice = await rbacChoice(context, flags);
         if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } } as Resource;
+        const namespace: Resource = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } };
         context.io.stdout.write(
           renderManifests(
             [

@@ -1,6 +1,7 @@
 /** `kreconcile run`: the operator, against a cluster or the embedded in-memory one (`--memory`). */
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
+import { sequenceT } from 'fp-ts/lib/Apply.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
@@ -22,7 +23,7 @@ import { startOperator, type Operator, type OperatorOptions } from '../../runtim
 import { MAX_SHARDS, shardingFromFlags } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../runtime/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
-import { usageError } from '../cli-error.js';
+import { errnoCode, usageError } from '../cli-error.js';
 import { positiveNumber, wholeNumber } from '../numeric-flags.js';
 import {
   collect,
@@ -173,9 +174,7 @@ const hookOptions = async (
         key: await context.io.readFile(options.callbackTlsKey),
       };
     } catch (error) {
-      return E.left(
-        `cannot read the callback TLS certificate or key: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
+      return E.left(`cannot read the callback TLS certificate or key: ${errnoCode(error) ?? String(error)}`);
     }
   }
   return E.right({
@@ -310,14 +309,14 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, [usageError(message)]);
     context.exit(EXIT_ERROR);
   };
-  const durations = E.sequenceArray([
+  const durations = sequenceT(E.Apply)(
     seconds(options.resync, '--resync'),
     seconds(options.timeout, '--timeout'),
     seconds(options.shutdownDeadline, '--shutdown-deadline'),
     seconds(options.shutdownGrace, '--shutdown-grace'),
-  ]);
+  );
   if (E.isLeft(durations)) return fail(durations.left);
-  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right as [number, number, number, number];
+  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right;
   const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
   if (E.isLeft(relist)) return fail(relist.left);
   const allowed = parseAllowlist(options.toscaAllowHost);
@@ -452,9 +451,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     });
   } catch (error) {
     // Another process took the probed port in the meantime (nothing has started: the operator binds first).
-    const failed = typeof error === 'object' && error !== null ? (error as { syscall?: string; port?: number }) : {};
-    if (failed.syscall !== 'listen') throw error;
-    const callbacks = bound.right.callbackListen !== undefined && failed.port === bound.right.callbackListen.port;
+    if (!isListenError(error)) throw error;
+    const callbacks = bound.right.callbackListen !== undefined && error.port === bound.right.callbackListen.port;
     return fail(
       callbacks
         ? listenFailure('--callback-listen', options.callbackListen ?? '', error)
@@ -500,6 +498,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
 };
 
 /** The key the operator reconciles an Application under (`namespace/name`), as the embedded cluster stores it. */
+/** A Node `listen` failure (EADDRINUSE, EACCES): its `syscall` is 'listen' and its `port` the one asked for. */
+const isListenError = (error: unknown): error is Error & { readonly syscall: 'listen'; readonly port?: number } =>
+  error instanceof Error && 'syscall' in error && error.syscall === 'listen';
+
 const applicationKey = (application: Application): string =>
   `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
 

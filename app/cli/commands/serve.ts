@@ -11,7 +11,7 @@ import { systemClock } from '../../../adapters/memory/index.js';
 import { serveMemoryCluster, type ServedCluster } from '../../../adapters/memory/http/index.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { startOperator, type Operator } from '../../runtime/operator.js';
-import { usageError } from '../cli-error.js';
+import { errnoCode, usageError } from '../cli-error.js';
 import {
   filenameOption,
   namespaceOption,
@@ -92,7 +92,7 @@ const listen = async (
   try {
     return E.right(await serveMemoryCluster(cluster, { port, auth: 'none', kubeconfigPath }));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === 'EADDRINUSE') return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
     if (code === 'EACCES' || code === 'ENOENT' || code === 'EISDIR')
       return E.left(`--write-kubeconfig ${kubeconfigPath}: cannot write it (${code})`);

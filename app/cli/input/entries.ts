@@ -80,7 +80,8 @@ export const entriesOf = (document: Document): E.Either<ReadonlyArray<CliError>,
     ]);
   }
   if (!isList(value)) return E.right([{ value, origin: origin([]) }]);
-  const items = getOwn(value, 'items') as ReadonlyArray<JsonValue>;
+  const listed = getOwn(value, 'items');
+  const items = isJsonArray(listed) ? listed : [];
   const errors: CliError[] = [];
   const entries: Entry[] = [];
   items.forEach((item, i) => {
@@ -102,9 +103,9 @@ export const entriesOf = (document: Document): E.Either<ReadonlyArray<CliError>,
  * they are the list's, without `List`.
  */
 const typedItem = (list: JsonObject, item: JsonObject): JsonObject => {
-  const kind = getOwn(list, 'kind') as string;
+  const kind = getOwn(list, 'kind');
   const apiVersion = getOwn(list, 'apiVersion');
-  if (kind === 'List' || typeof apiVersion !== 'string') return item;
+  if (typeof kind !== 'string' || kind === 'List' || typeof apiVersion !== 'string') return item;
   const withVersion = getOwn(item, 'apiVersion') === undefined ? withKey(item, 'apiVersion', apiVersion) : item;
   return getOwn(withVersion, 'kind') === undefined
     ? withKey(withVersion, 'kind', kind.slice(0, -'List'.length))

@@ -56,9 +56,9 @@ const census = (value: unknown, maxNodes: number): { readonly nodes: number; rea
     if (typeof current === 'number' && !Number.isFinite(current)) return undefined;
     if (Array.isArray(current)) for (const item of current) stack.push(item);
     else if (typeof current === 'object' && current !== null)
-      for (const key of Object.keys(current)) {
+      for (const item of Object.values(current)) {
         keys += 1;
-        stack.push((current as Record<string, unknown>)[key]);
+        stack.push(item);
       }
   }
   return { nodes, keys };

@@ -20,8 +20,8 @@ export const offsetOf = (document: Document.Parsed, path: Path): number => {
     } else if (isSeq(node) && typeof step === 'number') {
       const item: unknown = node.items[step];
       if (item === undefined) break;
-      const range = (item as { range?: readonly number[] | null }).range;
-      offset = range?.[0] ?? offset;
+      const range = typeof item === 'object' && item !== null && 'range' in item ? item.range : undefined;
+      offset = Array.isArray(range) && typeof range[0] === 'number' ? range[0] : offset;
       node = item;
     } else break;
   }

@@ -11,7 +11,7 @@ export const parsePath = (text: string): Path => {
     const [whole, name, index, quoted] = match;
     if (name !== undefined) steps.push(name);
     else if (index !== undefined) steps.push(Number(index));
-    else if (quoted !== undefined) steps.push(JSON.parse(quoted) as string);
+    else if (quoted !== undefined) steps.push(String(JSON.parse(quoted)));
     rest = rest.slice(whole.length);
   }
   return steps;

@@ -159,7 +159,7 @@ type FetchDetails = { readonly logger: Logger; take(): string | undefined };
 const fetchDetails = (): FetchDetails => {
   let last: string | undefined;
   const record = (fields: object): void => {
-    const detail = (fields as { readonly detail?: unknown }).detail;
+    const detail = 'detail' in fields ? fields.detail : undefined;
     if (typeof detail === 'string') last = detail;
   };
   return {

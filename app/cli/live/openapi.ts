@@ -38,7 +38,8 @@ export const fetchOpenApiDocuments = async (
       throw new Error(`reading the cluster's OpenAPI schemas (${path}): ${showClusterError(answer.left)}`);
     return answer.right;
   };
-  const paths = getOwn((await get('/openapi/v3')) as JsonObject, 'paths');
+  const root = await get('/openapi/v3');
+  const paths = isJsonObject(root) ? getOwn(root, 'paths') : undefined;
   const documents = await Promise.all(
     [...new Set(apiVersions)].map(async (apiVersion) => {
       const entry = isJsonObject(paths) ? getOwn(paths, openApiPathOf(apiVersion)) : undefined;

@@ -1,7 +1,14 @@
 /** `--drift 'Kind/name path=value'`: another actor's edit, to watch the operator correct it. */
 import * as E from 'fp-ts/lib/Either.js';
 import { produce } from 'immer';
-import { fromPointer, showClusterError, type Cluster, type JsonValue, type Resource } from '../../../core/index.js';
+import {
+  fromPointer,
+  parseJsonText,
+  showClusterError,
+  type Cluster,
+  type JsonValue,
+  type Resource,
+} from '../../../core/index.js';
 
 export type Drift = {
   readonly kind: string;
@@ -16,10 +23,10 @@ export const parseDrift = (text: string): E.Either<string, Drift> => {
   const match = /^\s*([A-Za-z0-9]+)\/([a-z0-9.-]+)\s+([^=\s]+)=(.*)$/.exec(text);
   if (match === null)
     return E.left(`--drift "${text}": expected "Kind/name path=value", e.g. "Deployment/web spec.replicas=5"`);
-  const [, kind, name, path, raw] = match as unknown as [string, string, string, string, string];
+  const [, kind = '', name = '', path = '', raw = ''] = match;
   const value = E.getOrElse<unknown, JsonValue>(() => raw)(
     E.tryCatch(
-      () => JSON.parse(raw) as JsonValue,
+      () => parseJsonText(raw),
       (e) => e,
     ),
   );
@@ -36,6 +43,8 @@ type Container = Record<string, JsonValue>;
  */
 const withValueAt = (object: Resource, path: ReadonlyArray<string>, value: JsonValue): Resource =>
   produce(object, (draft) => {
+    // An immer draft of a JSON object is a mutable JSON container; immer's Draft type cannot say that of a readonly
+    // Resource.
     let node = draft as unknown as Container;
     for (const [i, step] of path.entries()) {
       if (Array.isArray(node) && !(String(Number(step)) === step && Number(step) < node.length)) return;
@@ -44,6 +53,7 @@ const withValueAt = (object: Resource, path: ReadonlyArray<string>, value: JsonV
         // Own members only: `__proto__` must never reach the prototype (assigning it throws instead).
         const child = Object.hasOwn(node, step) ? node[step] : undefined;
         if (typeof child !== 'object' || child === null) node[step] = {};
+        // Just made an object when it was none: a container.
         node = node[step] as Container;
       }
     }

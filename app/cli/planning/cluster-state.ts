@@ -52,4 +52,5 @@ export const withClusterState = (desired: Application, recorded: Application | u
 };
 
 const metadataOf = (entries: ReadonlyArray<readonly [string, JsonValue]>): ObjectMeta =>
+  // The entries are a stored object's metadata (it has a name) plus server fields: an ObjectMeta.
   objectFromEntries(entries) as ObjectMeta;

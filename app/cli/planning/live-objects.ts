@@ -64,7 +64,7 @@ export const liveObjectsIn = (
   const positions = new Set(index.byOwner.get(ownerMark(owner)) ?? []);
   for (const ref of desiredRefs(application, scopes, manifest))
     for (const position of index.byRef.get(refKey(ref)) ?? []) positions.add(position);
-  return [...positions].sort((a, b) => a - b).map((position) => index.objects[position] as Resource);
+  return [...positions].sort((a, b) => a - b).flatMap((position) => index.objects[position] ?? []);
 };
 
 /** `liveObjectsIn` for a single Application (several Applications against one view: index it once). */

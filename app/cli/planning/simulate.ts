@@ -17,6 +17,7 @@ import {
   applicationsViewOf,
   conditionOf,
   dependenciesOf,
+  isJsonObject,
   plan,
   refKey,
   refOf,
@@ -77,8 +78,7 @@ export const matchesUnready = (patterns: ReadonlyArray<string>, object: Resource
 /** The status a controller would report once the object is ready (what kstatus readiness reads). */
 const readyStatus = (object: Resource): JsonObject | undefined => {
   const generation = object.metadata.generation ?? 1;
-  const replicas =
-    typeof object.spec === 'object' && object.spec !== null ? (object.spec as JsonObject).replicas : undefined;
+  const replicas = isJsonObject(object.spec) ? object.spec.replicas : undefined;
   const n = typeof replicas === 'number' ? replicas : 1;
   switch (`${object.apiVersion}/${object.kind}`) {
     case 'apps/v1/Deployment':
@@ -232,7 +232,9 @@ const written = (
         const patched = result.right;
         const applied =
           action.serverSideApply === undefined ? patched : deepMerge(patched, action.serverSideApply.body);
-        return objects.map((object, i) => (i === index ? store(applied as Resource, before) : object));
+        // An apply that loses the identification is refused, as the real server would.
+        if (!isResource(applied)) return objects;
+        return objects.map((object, i) => (i === index ? store(applied, before) : object));
       }
       default:
         return objects;
@@ -240,13 +242,10 @@ const written = (
   }, live);
 
 /** Server-side apply as far as a simulation needs it: objects merged, everything else replaced. */
-const deepMerge = (target: unknown, patch: JsonObject): unknown => {
-  const base = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+const deepMerge = (target: JsonValue | undefined, patch: JsonObject): JsonObject => {
+  const base: Record<string, JsonValue> = isJsonObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch))
-    (base as Record<string, unknown>)[key] =
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? deepMerge((base as Record<string, unknown>)[key], value as JsonObject)
-        : value;
+    base[key] = isJsonObject(value) ? deepMerge(base[key], value) : value;
   return base;
 };
 

@@ -90,9 +90,8 @@ const SERVER_FIELDS = ['uid', 'resourceVersion', 'generation', 'creationTimestam
 
 /** An object of a snapshot as a user would create it again (the server assigns its own identity fields). */
 const asNew = (object: Resource): Resource => {
-  const metadata = SERVER_FIELDS.reduce<JsonObject>((meta, key) => withoutKey(meta, key), object.metadata);
-  // Only the metadata changes: still a Resource.
-  return withKey(object, 'metadata', metadata) as Resource;
+  const metadata = SERVER_FIELDS.reduce((meta, key) => withoutKey(meta, key), object.metadata);
+  return withKey(object, 'metadata', metadata);
 };
 
 const namespaceOf = (object: Resource): string | undefined => object.metadata.namespace;

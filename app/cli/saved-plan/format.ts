@@ -56,10 +56,13 @@ const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
 );
 
 // A parsed JSON/YAML document holds JSON values only; `undefined` cannot occur inside one.
+/** A saved plan is JSON text: whatever its parse gave is JSON, except a value that is missing. */
+const isJsonValue = (u: unknown): u is JsonValue => u !== undefined;
+
 const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
   'a JSON value',
-  (u): u is JsonValue => u !== undefined,
-  (u, c) => (u === undefined ? t.failure(u, c) : t.success(u as JsonValue)),
+  isJsonValue,
+  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
 );
 

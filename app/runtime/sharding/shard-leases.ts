@@ -189,8 +189,8 @@ export class ShardLeases implements ShardOwnership {
   }
 
   private parse(key: string): Slot {
-    const [kind, index] = key.split('/') as ['shard' | 'member', string];
-    return { kind, index: Number(index) };
+    const slash = key.indexOf('/');
+    return { kind: key.slice(0, slash) === 'member' ? 'member' : 'shard', index: Number(key.slice(slash + 1)) };
   }
 
   /**

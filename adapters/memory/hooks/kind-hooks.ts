@@ -1,11 +1,11 @@
 /** Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet template generation, storage protection, immutable fields). */
-import { claimHooks, volumeHooks } from '../hooks/claim-hooks.js';
-import { crdHooks } from '../hooks/crd-hooks.js';
-import { daemonSetHooks } from '../hooks/daemon-set-hooks.js';
-import { immutableSpecFields } from '../hooks/immutable-fields.js';
-import { jobHooks } from '../hooks/job-hooks.js';
-import { namespaceHooks } from '../hooks/namespace-hooks.js';
-import { serviceHooks } from '../hooks/service-hooks.js';
+import { claimHooks, volumeHooks } from './claim-hooks.js';
+import { crdHooks } from './crd-hooks.js';
+import { daemonSetHooks } from './daemon-set-hooks.js';
+import { immutableSpecFields } from './immutable-fields.js';
+import { jobHooks } from './job-hooks.js';
+import { namespaceHooks } from './namespace-hooks.js';
+import { serviceHooks } from './service-hooks.js';
 
 export type { HookContext, KindHooks } from './kind-hook-types.js';
 import type { KindHooks } from './kind-hook-types.js';

@@ -1,4 +1,7 @@
-/** What a kind-specific hook of the in-memory server may do (types only, shared by kind-hooks.ts and hooks/). */
+/**
+ * What a kind-specific hook of the in-memory server may do (types only, shared by kind-hooks.ts and the hooks
+ * beside it).
+ */
 import type * as E from 'fp-ts/lib/Either.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { ClusterError } from '../../../core/ports/errors.js';

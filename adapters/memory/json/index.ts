@@ -1,0 +1,8 @@
+/**
+ * JSON as the server stores and serves it: private copies, JSON Patch, merge patch, objects at the asked
+ * apiVersion.
+ */
+export { deepCopy, frozenCopy } from './json-copy.js';
+export { applyJsonPatch } from './json-patch.js';
+export { mergePatch } from './merge-patch.js';
+export { servedAs } from './served-object.js';
