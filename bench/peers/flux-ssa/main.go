@@ -20,6 +20,7 @@ import (
 	"github.com/fluxcd/pkg/ssa"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -74,11 +75,12 @@ func main() {
 	concurrency := flag.Int("concurrency", 4, "objects applied at once (ResourceManager.SetConcurrency)")
 	qps := flag.Float64("qps", 50, "client requests per second (rest.Config.QPS)")
 	burst := flag.Int("burst", 100, "client burst (rest.Config.Burst)")
+	limiter := flag.String("limiter", "shared", "shared: one token bucket for every request (as kreconcile's flow control); per-kind: controller-runtime's default, a bucket per kind")
 	interval := flag.Duration("interval", time.Second, "how often WaitForSet polls the objects' status")
 	timeout := flag.Duration("timeout", 10*time.Minute, "how long WaitForSet waits for every object to be Current")
 	flag.Parse()
 	if *kubeconfig == "" || *objectsPath == "" {
-		fail("usage: flux-ssa -kubeconfig PATH -objects FILE [-concurrency 4] [-qps 50] [-burst 100] [-interval 1s]")
+		fail("usage: flux-ssa -kubeconfig PATH -objects FILE [-concurrency 4] [-qps 50] [-burst 100] [-limiter shared|per-kind] [-interval 1s]")
 	}
 	objects := readObjects(*objectsPath)
 
@@ -88,6 +90,15 @@ func main() {
 	}
 	config.QPS = float32(*qps)
 	config.Burst = *burst
+	switch *limiter {
+	case "shared":
+		// controller-runtime builds a REST client per kind, each with its own bucket of QPS/Burst unless
+		// the config carries one limiter: shared, the whole program gets the budget the operator gets.
+		config.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(float32(*qps), *burst)
+	case "per-kind":
+	default:
+		fail("-limiter=%s: expected shared or per-kind", *limiter)
+	}
 	var requests atomic.Int64
 	config.WrapTransport = func(next http.RoundTripper) http.RoundTripper {
 		return countingTransport{next: next, count: &requests}
