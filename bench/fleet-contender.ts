@@ -105,7 +105,14 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
     deployments.stop();
   }
   const elapsedMs = performance.now() - started;
-  return { elapsedMs, requests: requests(), maxRssBytes: peakRss(), rssBeforeBytes, rssReadyBytes: settledRss() };
+  return {
+    elapsedMs,
+    requests: requests(),
+    maxRssBytes: peakRss(),
+    rssBeforeBytes,
+    rssReadyBytes: settledRss(),
+    heapReadyBytes: process.memoryUsage().heapUsed,
+  };
 };
 
 /**
@@ -176,6 +183,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     maxRssBytes: peakRss(),
     rssBeforeBytes,
     rssReadyBytes: settledRss(),
+    heapReadyBytes: process.memoryUsage().heapUsed,
   };
   if (args.resync !== true) {
     await operator.stop(10_000);

@@ -23,6 +23,8 @@ export const ContenderResult = t.intersection([
     rssBeforeBytes: t.number,
     /** RSS after a full collection once every object was ready. */
     rssReadyBytes: t.number,
+    /** V8 heap in use after that collection: what the process holds, where RSS also counts pages V8 keeps. */
+    heapReadyBytes: t.number,
     resyncMs: t.number,
     barePlanMs: t.number,
     reconciles: t.number,
