@@ -57,9 +57,21 @@ const machine = {
   loadAverageBefore: loadavg().map((l) => Number(l.toFixed(2))),
 };
 
-const rows = argo
-  ? await argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [50, 500]), settings)
-  : await fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings);
+/** A missing binary, a peer that did not build, a contender that failed: its message, without a stack. */
+const orExit = async (run: Promise<ReadonlyArray<Row>>): Promise<ReadonlyArray<Row>> => {
+  try {
+    return await run;
+  } catch (error) {
+    process.stderr.write(`bench:fleet: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+};
+
+const rows = await orExit(
+  argo
+    ? argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [50, 500]), settings)
+    : fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings),
+);
 
 const PreviousFile = t.type({ rows: t.array(t.type({ suite: t.string, case: t.string })) });
 const latest = join(here, 'results', argo ? 'argo-latest.json' : 'fleet-latest.json');
