@@ -6,7 +6,7 @@
  *
  *   --sizes=100,300,1000   Applications per round (fleet mode)
  *   --rounds=3             alternating rounds per size
- *   --argo                 Argo CD's fleet shape instead: --applications=10000 --argo-qps=50,500
+ *   --argo                 Argo CD's fleet shape instead: --applications=10000 --argo-qps=500,50
  *   --workers=4 --qps=50 --burst=100 --flux-interval-ms=1000
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -69,7 +69,7 @@ const orExit = async (run: Promise<ReadonlyArray<Row>>): Promise<ReadonlyArray<R
 
 const rows = await orExit(
   argo
-    ? argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [50, 500]), settings)
+    ? argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [500, 50]), settings)
     : fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings),
 );
 
