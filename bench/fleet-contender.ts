@@ -1,0 +1,239 @@
+/**
+ * One contender of `npm run bench:fleet` in a process of its own, so that its RSS is its own and
+ * not the bench driver's: `node --expose-gc --import tsx bench/fleet-contender.ts '<json>'`.
+ *
+ * - `operator`: kreconcile's operator from a cold start, against Applications that already exist
+ *   (the driver created them, untimed): from `startOperator` until every Application reported Ready.
+ *   With `resync`, then a full resync of the converged Applications (every key queued, as the
+ *   periodic resync does) against a bare `plan` of the same objects, 3 alternating rounds.
+ * - `direct`: the floor: the same objects created with the same client and flow control by as many
+ *   concurrent workers as the operator has, then waited for until every Deployment is ready by the
+ *   operator's own readiness rule, through one watch.
+ *
+ * Prints one JSON line on stdout. Requests are counted where the client grants them (flow control
+ * sees every request once, watches and discovery included), as the Flux peer counts its own in an
+ * http.RoundTripper.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { performance } from 'node:perf_hooks';
+import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
+import { systemClock } from '../adapters/memory/index.js';
+import { converged } from '../app/reconcile/reconcile-application.js';
+import { startOperator } from '../app/runtime/operator.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  builtinScopes,
+  createPlanner,
+  decodeApplication,
+  ownerOf,
+  readinessOf,
+  type Resource,
+} from '../core/index.js';
+import { ContenderArgs, type ContenderResult } from './fleet-contract.js';
+import { applicationObjects, type Shape } from './fleet-objects.js';
+
+const TIMEOUT_MS = 30 * 60_000;
+
+const must = async <A>(task: Promise<E.Either<{ message: string }, A>>): Promise<A> => {
+  const result = await task;
+  if (E.isLeft(result)) throw new Error(result.left.message);
+  return result.right;
+};
+
+const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+const waitUntil = async (done: () => boolean, what: () => string): Promise<void> => {
+  const started = performance.now();
+  while (!done()) {
+    if (performance.now() - started > TIMEOUT_MS) throw new Error(`timed out after 30 minutes: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
+
+/** RSS after a full collection (node --expose-gc). */
+const settledRss = (): number => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss;
+};
+
+/** Deployments of `namespace` that are ready by the operator's readiness rule, kept current by one watch. */
+const readyDeployments = (cluster: KubernetesCluster, namespace: string) => {
+  const ready = new Set<string>();
+  let failure: string | undefined;
+  const handle = cluster.watch(
+    { apiVersion: 'apps/v1', kind: 'Deployment', namespace },
+    {
+      event: (event) => {
+        if (event.type === 'BOOKMARK') return;
+        const name = event.object.metadata.name;
+        if (event.type !== 'DELETED' && readinessOf(event.object).ready) ready.add(name);
+        else ready.delete(name);
+      },
+      closed: (error) => {
+        failure = `the Deployment watch closed: ${error?.message ?? 'by the server'}`;
+      },
+    },
+  );
+  return {
+    count: () => {
+      if (failure !== undefined) throw new Error(failure);
+      return ready.size;
+    },
+    stop: () => handle.stop(),
+  };
+};
+
+const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests: () => number) => {
+  const rssBeforeBytes = settledRss();
+  const started = performance.now();
+  const deployments = args.shape === 'flux' ? readyDeployments(cluster, args.namespace) : undefined;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < args.count; i = next++)
+      for (const object of applicationObjects(args.shape, i, args.namespace)) await must(cluster.create(object)());
+  };
+  await Promise.all(Array.from({ length: args.workers }, worker));
+  if (deployments !== undefined) {
+    await waitUntil(
+      () => deployments.count() >= args.count,
+      () => `${deployments.count()}/${args.count} Deployments ready`,
+    );
+    deployments.stop();
+  }
+  const elapsedMs = performance.now() - started;
+  return {
+    elapsedMs,
+    requests: requests(),
+    maxRssBytes: peakRss(),
+    rssBeforeBytes,
+    rssReadyBytes: settledRss(),
+    heapReadyBytes: process.memoryUsage().heapUsed,
+  };
+};
+
+/**
+ * The least a resync can cost: `plan` of every Application against its live children, read and
+ * decoded beforehand (untimed), through one planner after a warm-up run (as the controller's memo).
+ */
+const barePlan = async (cluster: KubernetesCluster, namespace: string, shape: Shape): Promise<() => void> => {
+  const kinds =
+    shape === 'argo'
+      ? [['v1', 'ConfigMap']]
+      : [
+          ['apps/v1', 'Deployment'],
+          ['v1', 'Service'],
+          ['v1', 'ServiceAccount'],
+          ['v1', 'ConfigMap'],
+        ];
+  const byOwner = new Map<string, Resource[]>();
+  for (const [apiVersion = '', kind = ''] of kinds)
+    for (const child of (await must(cluster.list({ apiVersion, kind, namespace })())).items) {
+      const owner = ownerOf(child);
+      if (owner !== undefined) byOwner.set(owner, [...(byOwner.get(owner) ?? []), child]);
+    }
+  const applications = await must(
+    cluster.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace })(),
+  );
+  const inputs = applications.items.map((object) => {
+    const application = decodeApplication(object);
+    if (E.isLeft(application)) throw new Error(`${object.metadata.name} does not decode`);
+    return { application: application.right, live: byOwner.get(`${namespace}/${object.metadata.name}`) ?? [] };
+  });
+  const planner = createPlanner();
+  const now = new Date(systemClock.now()).toISOString();
+  const planAll = (): void => {
+    for (const input of inputs) {
+      const planned = planner.plan({ ...input, scopes: builtinScopes, now, options: { readiness: 'kstatus' } });
+      if (planned.actions.length > 0)
+        throw new Error(`${input.application.metadata.name} is not in sync: the bare plan must do the resync's work`);
+    }
+  };
+  planAll();
+  return planAll;
+};
+
+const operated = async (args: ContenderArgs, cluster: KubernetesCluster, requests: () => number) => {
+  const ready = new Set<string>();
+  const rssBeforeBytes = settledRss();
+  const started = performance.now();
+  const operator = await startOperator({
+    cluster,
+    clock: systemClock,
+    random: Math.random,
+    workers: args.workers,
+    resyncMs: 0,
+    namespace: args.namespace,
+    readiness: 'kstatus',
+    onReconciled: (key, result) => {
+      if (converged(result)) ready.add(key);
+    },
+  });
+  await waitUntil(
+    () => ready.size >= args.count,
+    () => `${ready.size}/${args.count} Applications Ready`,
+  );
+  const elapsedMs = performance.now() - started;
+  const result: ContenderResult = {
+    elapsedMs,
+    requests: requests(),
+    maxRssBytes: peakRss(),
+    rssBeforeBytes,
+    rssReadyBytes: settledRss(),
+    heapReadyBytes: process.memoryUsage().heapUsed,
+  };
+  if (args.resync !== true) {
+    await operator.stop(10_000);
+    return result;
+  }
+  const controller = operator.controller;
+  await waitUntil(
+    () => controller.idle,
+    () => `the controller is not idle`,
+  );
+  const planAll = await barePlan(cluster, args.namespace, args.shape);
+  const rounds: { resyncMs: number; bareMs: number; reconciles: number }[] = [];
+  for (let round = 0; round < 3; round++) {
+    const start = controller.reconcileCount;
+    const t0 = performance.now();
+    for (let i = 0; i < args.count; i++) controller.enqueue(`${args.namespace}/app-${i}`);
+    await waitUntil(
+      () => controller.reconcileCount >= start + args.count && controller.idle,
+      () => `resync: ${controller.reconcileCount - start}/${args.count} reconciled`,
+    );
+    const resyncMs = performance.now() - t0;
+    const t1 = performance.now();
+    planAll();
+    rounds.push({ resyncMs, bareMs: performance.now() - t1, reconciles: controller.reconcileCount - start });
+  }
+  await operator.stop(10_000);
+  return {
+    ...result,
+    maxRssBytes: peakRss(),
+    resyncMs: median(rounds.map((r) => r.resyncMs)),
+    barePlanMs: median(rounds.map((r) => r.bareMs)),
+    reconciles: median(rounds.map((r) => r.reconciles)),
+  };
+};
+
+const main = async (): Promise<void> => {
+  const decoded = ContenderArgs.decode(JSON.parse(process.argv[2] ?? 'null'));
+  if (E.isLeft(decoded)) {
+    process.stderr.write(`usage: fleet-contender.ts '<json>' (see ContenderArgs in bench/fleet-contender.ts)\n`);
+    process.exit(2);
+  }
+  const args = decoded.right;
+  let requests = 0;
+  const cluster = createKubernetesCluster(
+    { kubeconfigPath: args.kubeconfig },
+    { flowControl: { qps: args.qps, burst: args.burst, onWait: () => requests++ } },
+  );
+  const result = await (args.mode === 'direct' ? direct : operated)(args, cluster, () => requests);
+  console.log(JSON.stringify(result));
+  process.exit(0);
+};
+
+await main();

@@ -1,0 +1,33 @@
+/** What bench/fleet.bench.ts passes to a contender process (bench/fleet-contender.ts) and reads back from it. */
+import * as t from 'io-ts';
+
+export const ContenderArgs = t.intersection([
+  t.type({
+    mode: t.keyof({ operator: null, direct: null }),
+    kubeconfig: t.string,
+    namespace: t.string,
+    shape: t.keyof({ flux: null, argo: null }),
+    count: t.number,
+    workers: t.number,
+    qps: t.number,
+    burst: t.number,
+  }),
+  t.partial({ resync: t.boolean }),
+]);
+export type ContenderArgs = t.TypeOf<typeof ContenderArgs>;
+
+export const ContenderResult = t.intersection([
+  t.type({ elapsedMs: t.number, requests: t.number, maxRssBytes: t.number }),
+  t.partial({
+    /** RSS after a full collection before the first request: node, the Kubernetes client and kreconcile loaded. */
+    rssBeforeBytes: t.number,
+    /** RSS after a full collection once every object was ready. */
+    rssReadyBytes: t.number,
+    /** V8 heap in use after that collection: what the process holds, where RSS also counts pages V8 keeps. */
+    heapReadyBytes: t.number,
+    resyncMs: t.number,
+    barePlanMs: t.number,
+    reconciles: t.number,
+  }),
+]);
+export type ContenderResult = t.TypeOf<typeof ContenderResult>;

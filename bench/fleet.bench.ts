@@ -1,0 +1,495 @@
+/**
+ * `npm run bench:fleet`: kreconcile's operator beside the tools users would pick instead, on ONE
+ * kube-apiserver + etcd + kube-controller-manager (docs/performance.md).
+ *
+ * Fleet (default): N Applications × 4 objects (the Flux benchmark's shape, bench/fleet-objects.ts)
+ * at each N, alternating rounds (the order rotates each round), each contender in a namespace of its
+ * own, each in a process of its own (its RSS is its own):
+ * - kreconcile's operator from a cold start over N existing Applications (bench/fleet-contender.ts);
+ * - direct creates of the same objects, same client, same flow control, as many workers (the floor);
+ * - Flux's apply engine, fluxcd/pkg/ssa ApplyAllStaged + WaitForSet (bench/peers/flux-ssa).
+ * Reported: time until every object is ready (each contender's own verdict), requests per object
+ * (counted by each client at its transport), CPU time of kube-apiserver + etcd and of the controller
+ * manager during the contender's run (/proc), the contender's peak RSS.
+ *
+ * Argo CD's fleet shape (`--argo`): N (default 10 000) Applications of one 2 KB ConfigMap from cold
+ * at each QPS, then a full resync against a bare plan of the same objects.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
+import { applicationCrd } from '../app/manifests/crd.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
+import { findBinaries } from '../tools/envtest/binaries.js';
+import { startControlPlane, type ControlPlane } from '../tools/envtest/control-plane.js';
+import { installCrd } from '../tools/envtest/install-crds.js';
+import { startProcess, type ManagedProcess } from '../tools/envtest/managed-process.js';
+import { ContenderResult, type ContenderArgs } from './fleet-contract.js';
+import { applicationObjects, objectsPerApplication, type Shape } from './fleet-objects.js';
+import type { Row } from './measure.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export type FleetSettings = {
+  /** Concurrent reconciles of the operator; the direct creates and Flux's ApplyAll use as many. */
+  readonly workers: number;
+  /** Client flow control of every contender (the operator's defaults: `kreconcile run` --qps 50 --burst 100). */
+  readonly qps: number;
+  readonly burst: number;
+  /** How often Flux's WaitForSet polls (its resolution: the wait ends at most this late). */
+  readonly fluxIntervalMs: number;
+  readonly log: (line: string) => void;
+};
+
+/**
+ * `flux`: the peer with one token bucket for all its requests, the budget the operator has (its
+ * flow control covers every client). `flux-per-kind`: controller-runtime's default, a bucket of
+ * QPS/Burst per kind, as kustomize-controller runs: up to 6 × the budget here (4 kinds applied,
+ * ReplicaSets and Pods polled), shown for what users see, without a goal.
+ */
+type Contender = 'kreconcile' | 'direct' | 'flux' | 'flux-per-kind';
+
+/** One contender's run: its own report and what the control plane spent meanwhile. */
+type Run = ContenderResult & { readonly serverCpuMs: number; readonly controllerManagerCpuMs: number };
+
+const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+const must = async <A>(task: Promise<E.Either<{ message: string }, A>>): Promise<A> => {
+  const result = await task;
+  if (E.isLeft(result)) throw new Error(result.left.message);
+  return result.right;
+};
+
+/**
+ * CPU ms (user + system) of this process's children by command name (/proc/<pid>/stat; comm is cut
+ * at 15 characters): the control plane's, never a contender's.
+ */
+const childCpuMs = (commands: ReadonlySet<string>): number => {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; /* exited meanwhile */
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) !== process.pid || !commands.has(comm)) continue;
+    total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, 100 ticks a second
+  }
+  return total;
+};
+const SERVER = new Set(['kube-apiserver', 'etcd']);
+const CONTROLLER_MANAGER = new Set(['kube-controller']);
+
+/**
+ * The controllers the fleet needs on top of the test control plane's: deployment and replicaset
+ * (a Deployment's status, which readiness reads), serviceaccount, namespace and garbage collection.
+ */
+const startFleetControllerManager = async (
+  binary: string,
+  plane: ControlPlane,
+  cluster: KubernetesCluster,
+): Promise<ManagedProcess> => {
+  const kcm = startProcess(
+    'kube-controller-manager',
+    binary,
+    [
+      `--kubeconfig=${plane.kubeconfigPath}`,
+      '--controllers=deployment-controller,replicaset-controller,serviceaccount-controller,namespace-controller,garbage-collector-controller',
+      '--use-service-account-credentials=false',
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--kube-api-qps=100',
+      '--kube-api-burst=200',
+      '--v=1',
+    ],
+    join(plane.dir, 'kube-controller-manager-fleet.log'),
+  );
+  // Connected once its serviceaccount controller has created default/default.
+  for (let waited = 0; ; waited += 200) {
+    const account = await cluster.get({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      namespace: 'default',
+      name: 'default',
+    })();
+    if (E.isRight(account)) return kcm;
+    if (!kcm.isRunning() || waited > 120_000) {
+      await kcm.stop();
+      throw new Error(`kube-controller-manager did not start; see ${kcm.logPath}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+};
+
+/** Builds (or finds cached) the Flux peer; its path. */
+const fluxPeer = (): string => {
+  const built = spawnSync('bash', [join(here, 'peers', 'build.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (built.status !== 0) throw new Error('the Flux peer did not build (bench/peers/build.sh, above)');
+  return built.stdout.trim();
+};
+
+/**
+ * The contender script as one plain JavaScript file (esbuild, which tsx brings; packages stay
+ * imports): run by node without tsx, whose compiler thread would add to the measured RSS (a tsx
+ * process that only creates 40 objects peaked at 244 MiB). The operator ships compiled too.
+ */
+const contenderBundle = (): string => {
+  const out = join(here, '..', '.cache', 'fleet', 'fleet-contender.mjs');
+  const esbuild = join(here, '..', 'node_modules', '.bin', 'esbuild');
+  const built = spawnSync(
+    esbuild,
+    [
+      join(here, 'fleet-contender.ts'),
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      '--packages=external',
+      `--outfile=${out}`,
+      '--log-level=warning',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  if (built.status !== 0) throw new Error(`bundling bench/fleet-contender.ts with ${esbuild} failed (above)`);
+  return out;
+};
+
+/** Runs a child to its end; its last stdout line, decoded. */
+const runChild = (command: string, args: ReadonlyArray<string>, what: string): Promise<ContenderResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const last = stdout.trim().split('\n').at(-1) ?? '';
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(last);
+      } catch {
+        parsed = undefined;
+      }
+      const decoded = ContenderResult.decode(parsed);
+      if (code !== 0 || E.isLeft(decoded))
+        reject(new Error(`${what} failed (exit ${code}): ${stderr.trim().slice(-2000) || last}`));
+      else resolve(decoded.right);
+    });
+  });
+
+const createNamespace = async (cluster: KubernetesCluster, name: string): Promise<void> => {
+  await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })());
+};
+
+/** N Applications in `namespace`, created before the operator starts (untimed): its cold start. */
+const createApplications = async (cluster: KubernetesCluster, shape: Shape, count: number, namespace: string) => {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++)
+      await must(
+        cluster.create({
+          apiVersion: APPLICATION_API_VERSION,
+          kind: APPLICATION_KIND,
+          metadata: { name: `app-${i}`, namespace },
+          spec: {
+            manifest: applicationObjects(shape, i, namespace).map(
+              ({ metadata: { namespace: _, ...metadata }, ...rest }) => ({ ...rest, metadata }),
+            ),
+          },
+        })(),
+      );
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+};
+
+/** Lets the controller manager finish the previous contender's objects, so its work is not billed to the next one. */
+const settle = async (): Promise<void> => {
+  for (let previous = childCpuMs(CONTROLLER_MANAGER) + childCpuMs(SERVER); ;) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const now = childCpuMs(CONTROLLER_MANAGER) + childCpuMs(SERVER);
+    if (now - previous < 50) return; // under 5 % of a core in the last second: quiet
+    previous = now;
+  }
+};
+
+type Context = {
+  readonly plane: ControlPlane;
+  readonly cluster: KubernetesCluster;
+  readonly flux: string | undefined;
+  /** bench/fleet-contender.ts, bundled. */
+  readonly contender: string;
+  readonly settings: FleetSettings;
+};
+
+/** One contender at `count` in a fresh namespace: prepared (untimed), settled, then run and measured. */
+const runContender = async (
+  context: Context,
+  contender: Contender,
+  shape: Shape,
+  count: number,
+  namespace: string,
+  options: { readonly qps?: number; readonly burst?: number; readonly resync?: boolean } = {},
+): Promise<Run> => {
+  const { plane, cluster, settings } = context;
+  await createNamespace(cluster, namespace);
+  const qps = options.qps ?? settings.qps;
+  const burst = options.burst ?? settings.burst;
+  let command: string;
+  let args: ReadonlyArray<string>;
+  if (contender === 'flux' || contender === 'flux-per-kind') {
+    if (context.flux === undefined) throw new Error('the Flux peer was not built');
+    const objectsPath = join(plane.dir, `${namespace}.json`);
+    writeFileSync(
+      objectsPath,
+      JSON.stringify(Array.from({ length: count }, (_, i) => applicationObjects(shape, i, namespace)).flat()),
+    );
+    command = context.flux;
+    args = [
+      `-kubeconfig=${plane.kubeconfigPath}`,
+      `-objects=${objectsPath}`,
+      `-concurrency=${settings.workers}`,
+      `-qps=${qps}`,
+      `-burst=${burst}`,
+      `-interval=${settings.fluxIntervalMs}ms`,
+      `-limiter=${contender === 'flux' ? 'shared' : 'per-kind'}`,
+    ];
+  } else {
+    if (contender === 'kreconcile') await createApplications(cluster, shape, count, namespace);
+    const contenderArgs: ContenderArgs = {
+      mode: contender === 'kreconcile' ? 'operator' : 'direct',
+      kubeconfig: plane.kubeconfigPath,
+      namespace,
+      shape,
+      count,
+      workers: settings.workers,
+      qps,
+      burst,
+      ...(options.resync === true ? { resync: true } : {}),
+    };
+    command = process.execPath;
+    args = ['--expose-gc', context.contender, JSON.stringify(contenderArgs)];
+  }
+  await settle();
+  const server = childCpuMs(SERVER);
+  const kcm = childCpuMs(CONTROLLER_MANAGER);
+  const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`);
+  return {
+    ...result,
+    serverCpuMs: childCpuMs(SERVER) - server,
+    controllerManagerCpuMs: childCpuMs(CONTROLLER_MANAGER) - kcm,
+  };
+};
+
+const MiB = 2 ** 20;
+
+const describe = (runs: ReadonlyArray<Run>, objects: number) => ({
+  valueMs: median(runs.map((r) => r.elapsedMs)),
+  requestsPerObject: median(runs.map((r) => r.requests)) / objects,
+  serverCpuMs: median(runs.map((r) => r.serverCpuMs)),
+  controllerManagerCpuMs: median(runs.map((r) => r.controllerManagerCpuMs)),
+  peakRssMiB: median(runs.map((r) => r.maxRssBytes)) / MiB,
+  rssBeforeMiB: median(runs.map((r) => r.rssBeforeBytes ?? Number.NaN)) / MiB,
+  rssReadyMiB: median(runs.map((r) => r.rssReadyBytes ?? Number.NaN)) / MiB,
+  heapReadyMiB: median(runs.map((r) => r.heapReadyBytes ?? Number.NaN)) / MiB,
+  roundsMs: runs.map((r) => Math.round(r.elapsedMs)),
+});
+
+/** Rows of one N: each contender's figures, and kreconcile's goals against Flux, direct creates and its RSS. */
+const fleetRows = (count: number, runs: Readonly<Record<Contender, ReadonlyArray<Run>>>): ReadonlyArray<Row> => {
+  const objects = count * objectsPerApplication('flux');
+  const [ours, direct, flux] = [
+    describe(runs.kreconcile, objects),
+    describe(runs.direct, objects),
+    describe(runs.flux, objects),
+  ];
+  const shape = `${count} Applications × 4 objects`;
+  const ratioOf = (contender: Contender): number =>
+    median(runs.kreconcile.map((run, i) => run.elapsedMs / (runs[contender][i]?.elapsedMs ?? Number.NaN)));
+  const info = (who: string, figures: ReturnType<typeof describe>): Row => ({
+    suite: 'fleet',
+    case: `${who}, ${shape}`,
+    resources: objects,
+    ...figures,
+    memoryBytes: figures.peakRssMiB * MiB,
+  });
+  const rows: Row[] = [
+    info('direct creates (the floor), ready', direct),
+    info('Flux ssa ApplyAllStaged + WaitForSet (one shared rate limiter), ready', flux),
+    info(
+      'Flux ssa, a rate limiter per kind (controller-runtime default), ready',
+      describe(runs['flux-per-kind'], objects),
+    ),
+    info('kreconcile operator from cold, all Ready', ours),
+  ];
+  const versusFlux = ratioOf('flux');
+  rows.push({
+    suite: 'fleet',
+    case: `kreconcile ÷ Flux ssa, time to ready, ${shape}`,
+    resources: objects,
+    valueMs: ours.valueMs,
+    baselineName: 'Flux ssa ApplyAllStaged + WaitForSet, same QPS budget',
+    baselineMs: flux.valueMs,
+    ratio: versusFlux,
+    goal: 'ratio ≤ 1',
+    goalMet: versusFlux <= 1,
+  });
+  rows.push({
+    suite: 'fleet',
+    case: `kreconcile ÷ Flux ssa with a rate limiter per kind, time to ready, ${shape}`,
+    resources: objects,
+    valueMs: ours.valueMs,
+    baselineName: 'Flux ssa, QPS budget per kind',
+    baselineMs: describe(runs['flux-per-kind'], objects).valueMs,
+    ratio: ratioOf('flux-per-kind'),
+  });
+  const versusDirect = ratioOf('direct');
+  rows.push({
+    suite: 'fleet',
+    case: `kreconcile ÷ direct creates, time to ready, ${shape}`,
+    resources: objects,
+    valueMs: ours.valueMs,
+    baselineName: 'direct creates, same client and workers',
+    baselineMs: direct.valueMs,
+    ratio: versusDirect,
+    goal: 'ratio ≤ 1.6',
+    goalMet: versusDirect <= 1.6,
+  });
+  if (count >= 1000)
+    rows.push({
+      suite: 'fleet',
+      case: `kreconcile operator peak RSS, ${shape}`,
+      resources: objects,
+      value: `${ours.peakRssMiB.toFixed(0)} MiB peak (${ours.rssBeforeMiB.toFixed(0)} MiB before the first request, ${ours.rssReadyMiB.toFixed(0)} MiB at Ready)`,
+      memoryBytes: ours.peakRssMiB * MiB,
+      goal: '≤ 150 MiB',
+      goalMet: ours.peakRssMiB <= 150,
+    });
+  return rows;
+};
+
+/** Starts the control plane (+ the fleet's controller manager), runs `body`, stops everything. */
+const withControlPlane = async <A>(
+  settings: FleetSettings,
+  needFlux: boolean,
+  body: (context: Context) => Promise<A>,
+): Promise<A> => {
+  const lookup = findBinaries();
+  if (!lookup.found)
+    throw new Error(`bench:fleet needs the control-plane binaries: ${lookup.reason} (run npm run k8s:build)`);
+  const kcmBinary = lookup.binaries.kubeControllerManager;
+  if (kcmBinary === undefined)
+    throw new Error('bench:fleet needs kube-controller-manager (Deployment status): run npm run k8s:build');
+  const flux = needFlux ? fluxPeer() : undefined;
+  const contender = contenderBundle();
+  settings.log('fleet: starting etcd + kube-apiserver…');
+  const plane = await startControlPlane({
+    binaries: lookup.binaries,
+    controllerManager: false,
+    beforeControllers: async ({ kubeconfigPath }) =>
+      installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
+  });
+  let kcm: ManagedProcess | undefined;
+  try {
+    // The driver's own client (namespaces, Applications): generous flow control, it is not measured.
+    const cluster = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { flowControl: { qps: 1000, burst: 1000 } },
+    );
+    kcm = await startFleetControllerManager(kcmBinary, plane, cluster);
+    settings.log('fleet: control plane ready (deployment and replicaset controllers running)');
+    return await body({ plane, cluster, flux, contender, settings });
+  } finally {
+    await kcm?.stop();
+    await plane.stop();
+  }
+};
+
+const CONTENDERS: ReadonlyArray<Contender> = ['direct', 'kreconcile', 'flux', 'flux-per-kind'];
+
+export const fleetBenchmarks = (
+  sizes: ReadonlyArray<number>,
+  rounds: number,
+  settings: FleetSettings,
+): Promise<ReadonlyArray<Row>> =>
+  withControlPlane(settings, true, async (context) => {
+    const rows: Row[] = [];
+    for (const count of sizes) {
+      const runs: Record<Contender, Run[]> = { kreconcile: [], direct: [], flux: [], 'flux-per-kind': [] };
+      for (let round = 1; round <= rounds; round++) {
+        // Rotated each round: no contender always runs first, or right after another.
+        const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round - 1) % CONTENDERS.length] as Contender);
+        for (const contender of order) {
+          settings.log(`fleet: N=${count} round ${round}/${rounds}: ${contender}…`);
+          const run = await runContender(context, contender, 'flux', count, `fleet-${contender}-${count}-r${round}`);
+          runs[contender].push(run);
+          settings.log(
+            `fleet: N=${count} round ${round}: ${contender} ${run.elapsedMs.toFixed(0)} ms, ${run.requests} requests, apiserver+etcd CPU ${run.serverCpuMs.toFixed(0)} ms, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB`,
+          );
+        }
+      }
+      rows.push(...fleetRows(count, runs));
+    }
+    return rows;
+  });
+
+/** Argo CD's fleet shape: `count` Applications of one 2 KB ConfigMap from cold at each QPS, then a resync (at the last QPS). */
+export const argoBenchmarks = (
+  count: number,
+  qpsList: ReadonlyArray<number>,
+  settings: FleetSettings,
+): Promise<ReadonlyArray<Row>> =>
+  withControlPlane(settings, false, async (context) => {
+    const rows: Row[] = [];
+    for (const [index, qps] of qpsList.entries()) {
+      const burst = Math.max(settings.burst, 2 * qps);
+      const resync = index === qpsList.length - 1;
+      settings.log(`argo: ${count} Applications of one 2 KB ConfigMap, operator at --qps ${qps} --burst ${burst}…`);
+      const run = await runContender(context, 'kreconcile', 'argo', count, `argo-${count}-q${qps}`, {
+        qps,
+        burst,
+        resync,
+      });
+      settings.log(
+        `argo: all Ready in ${run.elapsedMs.toFixed(0)} ms, ${run.requests} requests, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB`,
+      );
+      rows.push({
+        suite: 'argo',
+        case: `${count} Applications × one 2 KB ConfigMap from cold, all Ready, --qps ${qps} --burst ${burst}`,
+        resources: count,
+        valueMs: run.elapsedMs,
+        requestsPerObject: run.requests / count,
+        serverCpuMs: run.serverCpuMs,
+        memoryBytes: run.maxRssBytes,
+        rssBeforeBytes: run.rssBeforeBytes,
+        rssReadyBytes: run.rssReadyBytes,
+        heapReadyBytes: run.heapReadyBytes,
+        goal: '< 180000 ms',
+        goalMet: run.elapsedMs < 180_000,
+      });
+      if (run.resyncMs !== undefined && run.barePlanMs !== undefined)
+        rows.push({
+          suite: 'argo',
+          case: `full resync of ${count} in-sync Applications (real API server), median of 3`,
+          resources: count,
+          valueMs: run.resyncMs,
+          baselineName: 'bare plan of the same objects',
+          baselineMs: run.barePlanMs,
+          ratio: run.resyncMs / run.barePlanMs,
+          reconciles: run.reconciles,
+          goal: 'ratio ≤ 2',
+          goalMet: run.resyncMs / run.barePlanMs <= 2,
+        });
+    }
+    return rows;
+  });
