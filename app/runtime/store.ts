@@ -40,6 +40,18 @@ export const answersDeleted = ({ metadata }: Resource): boolean => {
   );
 };
 
+/**
+ * An object as the store keeps it: without `metadata.managedFields`, the server's record of which
+ * client owns which field. Nothing kreconcile decides reads it, every write answers it anew, and it is
+ * a large part of a typical object (a Deployment's, a third); caches that keep it pay for it once per
+ * object (controller-runtime's TransformStripManagedFields, which Flux and Argo CD use, does the same).
+ */
+export const withoutManagedFields = (object: Resource): Resource => {
+  if (object.metadata.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata;
+  return { ...object, metadata };
+};
+
 export class Store {
   private readonly objects = new Map<string, Resource>();
   /**
@@ -86,7 +98,8 @@ export class Store {
   }
 
   /** Swaps in a fresh list; answers the differences (missed deletes included). */
-  replace(items: ReadonlyArray<Resource>): ReadonlyArray<StoreChange> {
+  replace(listed: ReadonlyArray<Resource>): ReadonlyArray<StoreChange> {
+    const items = listed.map(withoutManagedFields);
     const changes: StoreChange[] = [];
     this.horizon = undefined;
     for (const item of items) this.passed(item.metadata.resourceVersion);
@@ -114,7 +127,7 @@ export class Store {
 
   /** Takes one watch event; answers the change, or nothing for a duplicate or stale event (or one older than our own write). */
   event(event: Exclude<WatchEvent, { type: 'BOOKMARK' }>): StoreChange | undefined {
-    const { object } = event;
+    const object = withoutManagedFields(event.object);
     const key = storeKeyOf(object);
     this.passed(object.metadata.resourceVersion);
     if (event.type === 'DELETED') {
@@ -131,7 +144,8 @@ export class Store {
    * Read-your-own-writes: records a write's answer unless the store already holds a newer version;
    * an answer showing the object deleted removes it. Announces nothing: the watch event that follows does.
    */
-  apply(object: Resource): void {
+  apply(answer: Resource): void {
+    const object = withoutManagedFields(answer);
     const key = storeKeyOf(object);
     const existing = this.objects.get(key);
     const version = object.metadata.resourceVersion;

@@ -58,4 +58,21 @@ describe('the store', () => {
     store.apply(configMap('c', '9', { deletionTimestamp: '2025-01-01T00:00:05Z', finalizers: ['x'] }));
     expect(store.list().map((object) => object.metadata.name)).toEqual(['b', 'c']);
   });
+
+  it('keeps objects without managedFields, from a list, a watch event and a write answer alike, and announces them so', () => {
+    const managedFields = [
+      { manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } },
+    ];
+    const store = new Store();
+    const listed = store.replace([configMap('a', '1', { managedFields })]);
+    const watched = store.event({ type: 'ADDED', object: configMap('b', '2', { managedFields }) });
+    store.apply(configMap('c', '3', { managedFields }));
+    for (const name of ['a', 'b', 'c']) {
+      expect(store.get('default', name)?.metadata).not.toHaveProperty('managedFields');
+      expect(store.get('default', name)?.metadata.resourceVersion).toBeDefined();
+    }
+    expect(listed[0]?.object).toBe(store.get('default', 'a'));
+    expect(watched?.object).toBe(store.get('default', 'b'));
+    expect(watched?.object.metadata).not.toHaveProperty('managedFields');
+  });
 });
