@@ -15,7 +15,7 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
-import { memoTable, remember, type Memo } from '../memo/memo.js';
+import { memoTable, outlivesCall, remember, type Memo } from '../memo/memo.js';
 
 /** A check that `live` still matches an entry of one `lastObservedManifest` list (see `inSyncWith`). */
 export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode) => boolean;
@@ -30,7 +30,8 @@ export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: Json
  * objects a weak-map insertion costs about a microsecond, more than the rest of the bookkeeping.
  */
 export const inSyncWith = (entries: ReadonlyArray<JsonObject>, memo?: Memo): InSyncCheck => {
-  if (memo === undefined) return walkInSync;
+  // A proof only serves a later plan: without a memo that outlives this one, none is recorded.
+  if (!outlivesCall(memo)) return walkInSync;
   const known = remember(memo, PROOFS, entries, () => new Map());
   return (desired, live, observed, schema) => {
     const proven = known.get(observed);

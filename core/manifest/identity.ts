@@ -180,6 +180,17 @@ export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>, mem
 
 const IDENTITY_INDEXES = memoTable<ReadonlyArray<Resource>, IdentityIndex<Resource>>('identity index per list');
 
+/**
+ * `identityIndex(objects)`, built on the first lookup: for a pass that looks objects up only for
+ * some decisions (protections, recreations: none in a plan with no writes) and would otherwise
+ * index every object of every plan for nothing.
+ */
+export const lazyIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+  let built: IdentityIndex<T> | undefined;
+  const index = (): IdentityIndex<T> => (built ??= buildIdentityIndex(objects));
+  return { get: (ref) => index().get(ref), of: (resource) => index().of(resource) };
+};
+
 const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
   const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();
   for (const object of objects) {

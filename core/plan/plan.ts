@@ -18,14 +18,15 @@ import {
   identityIndex,
   identityOf,
   knownScope,
+  lazyIdentityIndex,
   resourceFinder,
   withNamespace,
   type IdentityIndex,
 } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
-import { calculateResourceDelta, type ResourceDelta } from '../delta/resource-delta.js';
-import { createMemo, keep, memoTable, recall, sameInputs, type Memo } from '../memo/memo.js';
+import { calculateResourceDelta, changedResources, type ResourceDelta } from '../delta/resource-delta.js';
+import { callMemo, createMemo, keep, memoTable, recall, sameInputs, type Memo } from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
@@ -140,7 +141,7 @@ type Context = {
  * Errors: an invalid spec or schema, an unknown kind or a foreign object are reported in the
  * plan's status (`Stalled` with reason) and outcome, never thrown.
  */
-export const plan = (input: PlanInput, memo: Memo = createMemo()): Plan => {
+export const plan = (input: PlanInput, memo: Memo = callMemo()): Plan => {
   const application = input.application;
   const owner: Owner = ownerFor(application);
   const context: Context = {
@@ -269,6 +270,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
     scopes: manifestScopes,
     namespace: owner.namespace,
     ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}),
+    memo,
   });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
@@ -441,7 +443,8 @@ const currentEntries = (
 
 /** Step "delta": what to create and patch (desired resources not proven unchanged), what to delete. */
 const deltaOf = (context: Context, desired: Desired, observed: Observed): ResourceDelta => {
-  const changed = calculateResourceDelta({
+  // What is no longer desired is known from the pairing (`undesired`): only creations and patches are looked for.
+  const changed = changedResources({
     lastAppliedManifest: observed.pairs.filter((pair) => pair.unchanged === undefined).map((pair) => pair.compared),
     lastObservedManifest: observed.current,
     mangledObserverSchema: desired.mangled,
@@ -495,7 +498,8 @@ const protectionsOf = (
   const { owner } = context;
   const protectedWrites = withProtection(
     { creates: decided.creates, patches: decided.patches, recreates: decided.recreates, deletes: decided.deletes },
-    identityIndex(decided.lastApplied).get,
+    // Looked up for writes only: a plan without any indexes nothing.
+    lazyIdentityIndex(decided.lastApplied).get,
     observed.liveByRef.get,
     owner,
   );
@@ -551,10 +555,11 @@ const patchesOf = (
       const object = liveByRef.of(resource) as Resource;
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
-  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(observed.pairs.map((p) => p.lastApplied));
+  // Looked up only for a patch of an immutable field (a recreation candidate).
+  const lastAppliedByRef = lazyIdentityIndex(observed.pairs.map((p) => p.lastApplied));
   return withRecreates(
     patches,
-    (patch) => lastAppliedByRef?.get(patch.ref),
+    (patch) => lastAppliedByRef.get(patch.ref),
     (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
   );
 };

@@ -109,15 +109,19 @@ const schemaNodeOf = (value: JsonValue): JsonValue => {
   if (typeof value !== 'object' || value === null) return null;
   if (isJsonArray(value)) {
     const list: JsonValue[] = new Array<JsonValue>(value.length + 1);
-    for (let i = 0; i < value.length; i++) list[i] = schemaNodeOf(value[i] as JsonValue);
+    for (let i = 0; i < value.length; i++) list[i] = leafOrNodeOf(value[i] as JsonValue);
     list[value.length] = makeListControl(value.length, value.length);
     return list;
   }
   // Built key by key (no entry arrays): this runs for every resource of every fresh spec.
   const node: Record<string, JsonValue> = {};
-  for (const key in value) if (hasOwn(value, key)) setOwn(node, key, schemaNodeOf(value[key] as JsonValue));
+  for (const key in value) if (hasOwn(value, key)) setOwn(node, key, leafOrNodeOf(value[key] as JsonValue));
   return node;
 };
+
+/** `schemaNodeOf`, with a scalar (most values) answered without the call. */
+const leafOrNodeOf = (value: JsonValue): JsonValue =>
+  typeof value === 'object' && value !== null ? schemaNodeOf(value) : null;
 
 const isLoadBalancer = (resource: Resource): boolean =>
   resource.kind === 'Service' && resource.apiVersion === 'v1' && getIn(resource, ['spec', 'type']) === 'LoadBalancer';
