@@ -264,6 +264,11 @@ const rawText = (value: unknown): string => {
   return typeof value === 'string' ? json.slice(1, -1) : json;
 };
 
+/** Characters JSON writes as they are and Go never trims: a string of only these is its own raw text (most quantities). */
+const PLAIN = /^[0-9A-Za-z.+-]*$/;
+
+const isPlainText = (value: unknown): value is string => typeof value === 'string' && PLAIN.test(value);
+
 const MILLI = -3;
 
 /**
@@ -285,7 +290,7 @@ const roundedUpToMilli = (parsed: Parsed): Parsed => {
  */
 export const canonicalQuantity = (value: unknown, resourceList = false): QuantityResult => {
   if (value === null) return { ok: true, value: '0' };
-  const text = rawText(value).replace(GO_SPACE, '');
+  const text = isPlainText(value) ? value : rawText(value).replace(GO_SPACE, '');
   const parsed = parse(text);
   if (typeof parsed === 'string') return failed(parsed);
   const stored = resourceList ? roundedUpToMilli(parsed) : parsed;
