@@ -120,7 +120,8 @@ const same = (
   reportOnly: boolean,
 ): boolean => {
   if (live === undefined) return observed === undefined && (unknown(desired) || reportOnly);
-  if (schema === null || (!isJsonObject(schema) && !isJsonArray(schema))) {
+  // A leaf (null, or any scalar): checked first, as most nodes are.
+  if (typeof schema !== 'object' || schema === null) {
     if (unknown(desired)) return (reportOnly || live === null) && jsonEqual(observed, live);
     return (reportOnly || jsonCovers(desired, live)) && jsonEqual(observed, live);
   }
@@ -138,6 +139,7 @@ const sameObject = (
   reportOnly: boolean,
 ): boolean => {
   if (!isJsonObject(live) || !isJsonObject(observed)) return false;
+  const wanted = isJsonObject(desired) ? desired : undefined;
   let count = 0;
   for (const key in schema) {
     if (!hasOwn(schema, key)) continue;
@@ -145,7 +147,7 @@ const sameObject = (
     if (liveValue !== undefined) count++;
     if (
       !same(
-        isJsonObject(desired) ? getOwn(desired, key) : undefined,
+        wanted === undefined ? undefined : getOwn(wanted, key),
         liveValue,
         getOwn(observed, key),
         schema[key] ?? null,

@@ -26,7 +26,17 @@ import {
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta, changedResources, type ResourceDelta } from '../delta/resource-delta.js';
-import { callMemo, createMemo, keep, memoTable, recall, sameInputs, type Memo } from '../memo/memo.js';
+import {
+  callMemo,
+  createMemo,
+  keep,
+  memoTable,
+  outlivesCall,
+  recall,
+  remember,
+  sameInputs,
+  type Memo,
+} from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
@@ -481,7 +491,7 @@ const actionsFor = (context: Context, desired: Desired, observed: Observed, delt
     waits: [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')],
     conflicts,
     waiting,
-    ...readinessOfPairs(context, observed.pairs),
+    ...readinessOfPairs(context, observed),
   };
 };
 
@@ -577,9 +587,9 @@ const kstatusReason = (object: Resource): string | undefined => {
  * Our children that exist but are not ready yet, with the reason: by their `spec.readiness` rule,
  * else kstatus (none under `existence`); those a rule found failed; the timed waits to keep.
  */
-const readinessOfPairs = (context: Context, pairs: ReadonlyArray<Pairing>): ChildrenReadiness => {
+const readinessOfPairs = (context: Context, { pairs, live }: Observed): ChildrenReadiness => {
   const rules = context.rules ?? NO_RULES;
-  const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusReason;
+  const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusAmong(context, live);
   if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
   const children = pairs.flatMap(({ live, owned }) => (live === undefined || !owned ? [] : [live]));
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
@@ -587,6 +597,26 @@ const readinessOfPairs = (context: Context, pairs: ReadonlyArray<Pairing>): Chil
 };
 
 const NOTHING_NOT_READY: ChildrenReadiness = { notReady: [], failed: [], readinessWaits: [] };
+
+/**
+ * `kstatusReason` for objects of the `live` snapshot, kept per snapshot in a memo that outlives
+ * the plan: a re-plan of the same snapshot asks again for every child. Keyed by the object
+ * (immutable by contract), the whole input of `kstatusReason`.
+ */
+const kstatusAmong = (context: Context, live: ReadonlyArray<Resource>): ((object: Resource) => string | undefined) => {
+  if (!outlivesCall(context.memo)) return kstatusReason;
+  const known = remember(context.memo, KSTATUS, live, () => new Map());
+  return (object) => {
+    if (known.has(object)) return known.get(object);
+    const reason = kstatusReason(object);
+    known.set(object, reason);
+    return reason;
+  };
+};
+
+const KSTATUS = memoTable<ReadonlyArray<Resource>, Map<Resource, string | undefined>>(
+  'kstatus reason per live object, per live snapshot',
+);
 
 /** Whether a dependency is there, not terminating and ready (by its rule, else kstatus; existence only, under `existence`). */
 const isReady = (context: Context, object: Resource | undefined): boolean => {
