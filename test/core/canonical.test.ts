@@ -9,7 +9,7 @@ import {
   type CanonicalField,
 } from '../../core/canonical/fields.js';
 import { decodeGoBase64 } from '../../core/canonical/go-base64.js';
-import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
+import { canonicalQuantity, parsedCanonical, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
 import { canonicalMicroTime, canonicalTime } from '../../core/canonical/time.js';
 import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
@@ -452,5 +452,34 @@ describe("canonicalized: one walk over the kind's field tree", () => {
       ),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('canonicalQuantity: the common quantities answered without parsing', () => {
+  const suffixes = ['', 'm', 'k', 'M', 'G', 'T', 'P', 'n', 'u', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'K'];
+  const text = fc
+    .tuple(
+      fc.oneof(fc.integer({ min: 0, max: 2048 }), fc.bigInt({ min: 0n, max: 10n ** 17n }).map(String)),
+      fc.constantFrom('', '0', '00', '000'),
+      fc.constantFrom(...suffixes),
+    )
+    .map(([digits, zeros, suffix]) => `${String(digits)}${zeros}${suffix}`);
+
+  it('answers what parsing as the server does answers, for lists of resources and plain quantities', () => {
+    fc.assert(
+      fc.property(text, fc.boolean(), (written, resourceList) => {
+        expect(canonicalQuantity(written, resourceList)).toEqual(parsedCanonical(written, resourceList));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('every binary mantissa from 1 to 1024 of every binary suffix', () => {
+    for (const suffix of ['Ki', 'Mi', 'Gi', 'Ti', 'Pi'])
+      for (let mantissa = 1; mantissa <= 1024; mantissa++)
+        for (const resourceList of [false, true])
+          expect(canonicalQuantity(`${mantissa}${suffix}`, resourceList)).toEqual(
+            parsedCanonical(`${mantissa}${suffix}`, resourceList),
+          );
   });
 });
