@@ -8,6 +8,7 @@
  */
 import {
   getOwn,
+  hasOwn,
   isJsonArray,
   isJsonObject,
   withKey,
@@ -16,7 +17,15 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { groupOf, type Resource } from '../model/resource.js';
-import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE, type CanonicalField, type CanonicalType } from './fields.js';
+import {
+  EACH_ITEM,
+  EACH_VALUE,
+  KIND_FIELDS,
+  METADATA_FIELDS,
+  type CanonicalField,
+  type CanonicalType,
+  type Step,
+} from './fields.js';
 import { decodeGoBase64 } from './go-base64.js';
 import { canonicalQuantity } from './quantity.js';
 import { canonicalMicroTime, canonicalTime } from './time.js';
@@ -47,8 +56,51 @@ const leaf = (type: CanonicalType, value: JsonValue, inMap: boolean): Leaf => {
 /** Stands for "not stored": the field is removed from its object. */
 const OMITTED = Symbol('omitted');
 
-const isEmpty = (value: JsonValue): boolean =>
-  (isJsonArray(value) && value.length === 0) || (isJsonObject(value) && Object.keys(value).length === 0);
+const isEmpty = (value: JsonValue): boolean => {
+  if (isJsonArray(value)) return value.length === 0;
+  if (!isJsonObject(value)) return false;
+  // The first own key answers: no key list is built for the many objects that are not empty.
+  for (const key in value) if (hasOwn(value, key)) return false;
+  return true;
+};
+
+/**
+ * The fields of a kind as a tree of steps, built once per kind when the module loads: one walk
+ * of an object visits each step once, however many fields pass through it (a Deployment's 35
+ * fields share `spec.template.spec.containers`), and stops where the object has no such key.
+ */
+type FieldTree = {
+  /** The steps below this node, in the order the kind's fields first take them. */
+  readonly steps: ReadonlyArray<readonly [Step, FieldTree]>;
+  /** The fields that end here, with their position in the kind's list (problems are reported in list order). */
+  readonly ends: ReadonlyArray<{ readonly type: CanonicalType; readonly order: number }>;
+};
+
+type TreeUnderConstruction = { steps: Map<Step, TreeUnderConstruction>; ends: FieldTree['ends'][number][] };
+
+const treeOf = (fields: ReadonlyArray<CanonicalField>): FieldTree => {
+  const root: TreeUnderConstruction = { steps: new Map(), ends: [] };
+  fields.forEach((field, order) => {
+    let node = root;
+    for (const step of field.path) {
+      const next = node.steps.get(step) ?? { steps: new Map(), ends: [] };
+      node.steps.set(step, next);
+      node = next;
+    }
+    node.ends.push({ type: field.type, order });
+  });
+  const frozen = (node: TreeUnderConstruction): FieldTree => ({
+    steps: [...node.steps].map(([step, child]) => [step, frozen(child)] as const),
+    ends: node.ends,
+  });
+  return frozen(root);
+};
+
+/** `group/Kind` → the tree of its fields (constant: built at load, only read). */
+const TREES: ReadonlyMap<string, FieldTree> = new Map(
+  [...KIND_FIELDS].map(([kind, fields]) => [kind, treeOf(fields)] as const),
+);
+const METADATA_TREE: FieldTree = treeOf(METADATA_FIELDS);
 
 /**
  * One object's walk. `at` is the path from the object to the value being rewritten, pushed and
@@ -56,66 +108,87 @@ const isEmpty = (value: JsonValue): boolean =>
  * copy per step was most of what planning a fresh Deployment allocated).
  */
 type Walk = {
-  readonly problems: CanonicalProblem[];
+  readonly problems: Array<{ readonly order: number; readonly problem: CanonicalProblem }>;
   readonly at: Array<string | number>;
 };
 
-/** A field to rewrite: its path from the object and its type. */
-type Field = CanonicalField;
-
-/** `value` with the values the steps from `index` reach in their stored form (the same reference when none changes). */
-const rewrite = (walk: Walk, field: Field, value: JsonValue, index: number): JsonValue | typeof OMITTED => {
-  if (index === field.path.length) {
-    const stored = leaf(field.type, value, field.path[index - 1] === EACH_VALUE);
-    if (stored.ok) return stored.value;
-    walk.problems.push({ path: [...walk.at], message: stored.message });
-    return value;
+/**
+ * `value` with the fields below `node` in their stored form (the same reference when none
+ * changes): the steps below first, then the fields ending here. Rewriting below never changes
+ * whether a value is empty (no field omits a list item, and an omitted key below leaves its
+ * object in place), so the order gives what applying the fields one by one, in list order, gives.
+ */
+const rewrite = (walk: Walk, node: FieldTree, value: JsonValue, inMap: boolean): JsonValue | typeof OMITTED => {
+  let result = node.steps.length === 0 ? value : rewriteSteps(walk, node, value);
+  for (const end of node.ends) {
+    // The common case, answered without building a `Leaf`.
+    if (end.type === 'omitEmpty') {
+      if (isEmpty(result)) return OMITTED;
+      continue;
+    }
+    const stored = leaf(end.type, result, inMap);
+    if (!stored.ok) walk.problems.push({ order: end.order, problem: { path: [...walk.at], message: stored.message } });
+    else if (stored.value === OMITTED) return OMITTED;
+    else result = stored.value;
   }
-  const step = field.path[index];
-  if (step === undefined) return value;
-  if (step === EACH_ITEM) return isJsonArray(value) ? rewriteItems(walk, field, value, index) : value;
-  if (!isJsonObject(value)) return value;
-  if (step === EACH_VALUE) return rewriteValues(walk, field, value, index);
-  const child = getOwn(value, step);
-  if (child === undefined) return value;
-  const next = descend(walk, field, step, child, index);
-  if (next === child) return value;
-  return next === OMITTED ? withoutKey(value, step) : withKey(value, step, next);
+  return result;
+};
+
+/** `value` with the steps below `node` rewritten. */
+const rewriteSteps = (walk: Walk, node: FieldTree, value: JsonValue): JsonValue => {
+  let result = value;
+  for (const [step, child] of node.steps) {
+    if (step === EACH_ITEM) {
+      if (isJsonArray(result)) result = rewriteItems(walk, child, result);
+    } else if (!isJsonObject(result)) {
+      continue;
+    } else if (step === EACH_VALUE) {
+      result = rewriteValues(walk, child, result);
+    } else {
+      const current = getOwn(result, step);
+      if (current === undefined) continue;
+      const next = descend(walk, child, step, current, false);
+      if (next !== current) result = next === OMITTED ? withoutKey(result, step) : withKey(result, step, next);
+    }
+  }
+  return result;
 };
 
 /** `rewrite` one level down, with `key` on the walk's path while it runs. */
 const descend = (
   walk: Walk,
-  field: Field,
+  node: FieldTree,
   key: string | number,
   child: JsonValue,
-  index: number,
+  inMap: boolean,
 ): JsonValue | typeof OMITTED => {
   walk.at.push(key);
-  const next = rewrite(walk, field, child, index + 1);
+  const next = rewrite(walk, node, child, inMap);
   walk.at.pop();
   return next;
 };
 
 /** Every item of a list rewritten (only fields are omitted: no omitEmpty path ends at a list item). */
-const rewriteItems = (walk: Walk, field: Field, list: ReadonlyArray<JsonValue>, index: number): JsonValue => {
+const rewriteItems = (walk: Walk, node: FieldTree, list: ReadonlyArray<JsonValue>): JsonValue => {
   let items: JsonValue[] | undefined;
-  list.forEach((item, i) => {
-    const next = descend(walk, field, i, item, index);
-    if (next === item || next === OMITTED) return;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (item === undefined) continue;
+    const next = descend(walk, node, i, item, false);
+    if (next === item || next === OMITTED) continue;
     items ??= [...list];
     items[i] = next;
-  });
+  }
   return items ?? list;
 };
 
 /** Every value of a map rewritten, or left out where the server omits it. */
-const rewriteValues = (walk: Walk, field: Field, map: JsonObject, index: number): JsonObject => {
+const rewriteValues = (walk: Walk, node: FieldTree, map: JsonObject): JsonObject => {
   let result: JsonObject = map;
   for (const key of Object.keys(map)) {
     const item = getOwn(map, key);
     if (item === undefined) continue;
-    const next = descend(walk, field, key, item, index);
+    const next = descend(walk, node, key, item, true);
     if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
   return result;
@@ -124,15 +197,17 @@ const rewriteValues = (walk: Walk, field: Field, map: JsonObject, index: number)
 /** The object as the server stores it, with every value the server would refuse (left as written). */
 export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
   const walk: Walk = { problems: [], at: [] };
-  let value: JsonObject = object;
-  for (const field of canonicalFieldsOf(group, kind)) {
-    const next = rewrite(walk, field, value, 0);
-    // Every path has at least one step: the object itself is never omitted.
-    if (isJsonObject(next)) value = next;
-  }
+  // The root is never omitted: every field has at least one step, so no field ends there.
+  const value = rewriteSteps(walk, TREES.get(`${group}/${kind}`) ?? METADATA_TREE, object);
   // `rewrite` keeps every key and only replaces values the fields reach: still a T.
-  return { value: value as T, problems: walk.problems };
+  return { value: value as T, problems: problemsInFieldOrder(walk.problems) };
 };
+
+/** The problems as the kind's fields list them (field by field, each in walk order): a stable sort by field. */
+const problemsInFieldOrder = (found: Walk['problems']): ReadonlyArray<CanonicalProblem> =>
+  found.length === 0 ? NO_PROBLEMS : [...found].sort((a, b) => a.order - b.order).map((entry) => entry.problem);
+
+const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
 
 /**
  * A desired resource in the form the API server will store it (values it would refuse stay as

@@ -160,5 +160,11 @@ const ALL_FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = new Map(
 export const canonicalFieldsOf = (group: string, kind: string): ReadonlyArray<CanonicalField> =>
   ALL_FIELDS.get(`${group}/${kind}`) ?? METADATA;
 
+/** Every listed kind (`group/Kind`) with its fields, as `canonicalFieldsOf` answers for it. */
+export const KIND_FIELDS: ReadonlyMap<string, ReadonlyArray<CanonicalField>> = ALL_FIELDS;
+
+/** The fields of a kind not listed (a custom resource): its metadata's. */
+export const METADATA_FIELDS: ReadonlyArray<CanonicalField> = METADATA;
+
 export const EACH_ITEM: Step = EACH;
 export const EACH_VALUE: Step = VALUES;

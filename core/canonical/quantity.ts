@@ -264,6 +264,11 @@ const rawText = (value: unknown): string => {
   return typeof value === 'string' ? json.slice(1, -1) : json;
 };
 
+/** Characters JSON writes as they are and Go never trims: a string of only these is its own raw text (most quantities). */
+const PLAIN = /^[0-9A-Za-z.+-]*$/;
+
+const isPlainText = (value: unknown): value is string => typeof value === 'string' && PLAIN.test(value);
+
 const MILLI = -3;
 
 /**
@@ -285,7 +290,33 @@ const roundedUpToMilli = (parsed: Parsed): Parsed => {
  */
 export const canonicalQuantity = (value: unknown, resourceList = false): QuantityResult => {
   if (value === null) return { ok: true, value: '0' };
-  const text = rawText(value).replace(GO_SPACE, '');
+  const text = isPlainText(value) ? value : rawText(value).replace(GO_SPACE, '');
+  return isStoredAsWritten(text) ? { ok: true, value: text } : parsedCanonical(text, resourceList);
+};
+
+/**
+ * Whether `text` is one of the quantities most manifests write, which the server stores as written,
+ * answered without parsing: a whole number from 1, no leading zero, with a decimal SI suffix
+ * from milli to peta (or none) and no trailing `000` (the parser keeps such text verbatim, and
+ * milli needs no rounding), or from 1 to 1023 with a binary suffix (already the canonical
+ * multiple of 1024). Anything else is parsed.
+ */
+const isStoredAsWritten = (text: string): boolean => {
+  if (COMMON_DECIMAL.test(text)) return !digitsOf(text).endsWith('000');
+  return COMMON_BINARY.test(text) && Number(text.slice(0, -2)) <= 1023;
+};
+
+const COMMON_DECIMAL = /^[1-9][0-9]{0,14}[mkMGTP]?$/;
+const COMMON_BINARY = /^[1-9][0-9]{0,3}[KMGTP]i$/;
+
+/** The digits of a `COMMON_DECIMAL` text (its suffix, if any, is one letter). */
+const digitsOf = (text: string): string => {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 48 && last <= 57 ? text : text.slice(0, -1);
+};
+
+/** What `canonicalQuantity` answers for `text` by parsing it as the server does (exported for its test). */
+export const parsedCanonical = (text: string, resourceList: boolean): QuantityResult => {
   const parsed = parse(text);
   if (typeof parsed === 'string') return failed(parsed);
   const stored = resourceList ? roundedUpToMilli(parsed) : parsed;

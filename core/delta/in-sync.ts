@@ -15,7 +15,7 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { currentLength, lengthWithinSchema, type SchemaNode } from '../model/observer-schema.js';
-import { memoTable, remember, type Memo } from '../memo/memo.js';
+import { memoTable, outlivesCall, remember, type Memo } from '../memo/memo.js';
 
 /** A check that `live` still matches an entry of one `lastObservedManifest` list (see `inSyncWith`). */
 export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: JsonObject, schema: SchemaNode) => boolean;
@@ -30,7 +30,8 @@ export type InSyncCheck = (desired: JsonObject, live: JsonObject, observed: Json
  * objects a weak-map insertion costs about a microsecond, more than the rest of the bookkeeping.
  */
 export const inSyncWith = (entries: ReadonlyArray<JsonObject>, memo?: Memo): InSyncCheck => {
-  if (memo === undefined) return walkInSync;
+  // A proof only serves a later plan: without a memo that outlives this one, none is recorded.
+  if (!outlivesCall(memo)) return walkInSync;
   const known = remember(memo, PROOFS, entries, () => new Map());
   return (desired, live, observed, schema) => {
     const proven = known.get(observed);
@@ -119,7 +120,8 @@ const same = (
   reportOnly: boolean,
 ): boolean => {
   if (live === undefined) return observed === undefined && (unknown(desired) || reportOnly);
-  if (schema === null || (!isJsonObject(schema) && !isJsonArray(schema))) {
+  // A leaf (null, or any scalar): checked first, as most nodes are.
+  if (typeof schema !== 'object' || schema === null) {
     if (unknown(desired)) return (reportOnly || live === null) && jsonEqual(observed, live);
     return (reportOnly || jsonCovers(desired, live)) && jsonEqual(observed, live);
   }
@@ -137,6 +139,7 @@ const sameObject = (
   reportOnly: boolean,
 ): boolean => {
   if (!isJsonObject(live) || !isJsonObject(observed)) return false;
+  const wanted = isJsonObject(desired) ? desired : undefined;
   let count = 0;
   for (const key in schema) {
     if (!hasOwn(schema, key)) continue;
@@ -144,7 +147,7 @@ const sameObject = (
     if (liveValue !== undefined) count++;
     if (
       !same(
-        isJsonObject(desired) ? getOwn(desired, key) : undefined,
+        wanted === undefined ? undefined : getOwn(wanted, key),
         liveValue,
         getOwn(observed, key),
         schema[key] ?? null,

@@ -16,26 +16,40 @@ export type ResourceDelta = {
   readonly deleted: ReadonlyArray<JsonObject>;
 };
 
-/**
- * Compares desired (`lastAppliedManifest`) and current (`lastObservedManifest`) on observed
- * fields only, resources matched by (apiVersion, kind, namespace, name).
- */
-export const calculateResourceDelta = (args: {
+type DeltaArgs = {
   readonly lastAppliedManifest: ReadonlyArray<Resource>;
   readonly lastObservedManifest: ReadonlyArray<JsonObject>;
   readonly mangledObserverSchema: ReadonlyArray<ObserverSchema>;
   readonly namespace?: string;
   /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
   readonly memo?: Memo;
-}): ResourceDelta => {
-  const { memo, namespace } = args;
-  const schemas = indexSchemas(args.mangledObserverSchema, memo);
-  // Nothing desired left to compare (a plan in sync passes none): no index of the current state is built.
-  const findCurrent =
-    args.lastAppliedManifest.length === 0 ? undefined : resourceFinder(args.lastObservedManifest, namespace, memo);
+};
+
+/**
+ * Compares desired (`lastAppliedManifest`) and current (`lastObservedManifest`) on observed
+ * fields only, resources matched by (apiVersion, kind, namespace, name).
+ */
+export const calculateResourceDelta = (args: DeltaArgs): ResourceDelta => {
   const findDesired =
-    args.lastAppliedManifest.length === 0 ? () => undefined : resourceFinder(args.lastAppliedManifest, namespace, memo);
-  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent?.(desired)] as const);
+    args.lastAppliedManifest.length === 0
+      ? () => undefined
+      : resourceFinder(args.lastAppliedManifest, args.namespace, args.memo);
+  return {
+    ...changedResources(args),
+    deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
+  };
+};
+
+/**
+ * The `new` and `modified` parts of `calculateResourceDelta`, for a caller that knows what is no
+ * longer desired another way (the planner, from its pairing of desired and live objects).
+ */
+export const changedResources = (args: DeltaArgs): Omit<ResourceDelta, 'deleted'> => {
+  const { memo, namespace } = args;
+  if (args.lastAppliedManifest.length === 0) return NOTHING_CHANGED;
+  const schemas = indexSchemas(args.mangledObserverSchema, memo);
+  const findCurrent = resourceFinder(args.lastObservedManifest, namespace, memo);
+  const matched = args.lastAppliedManifest.map((desired) => [desired, findCurrent(desired)] as const);
   return {
     new: matched.filter(([, observed]) => observed === undefined).map(([desired]) => desired),
     modified: matched
@@ -44,6 +58,8 @@ export const calculateResourceDelta = (args: {
           observed !== undefined && hasDrift(desired, observed, schemaFor(schemas, desired) ?? {}),
       )
       .map(([desired]) => desired),
-    deleted: args.lastObservedManifest.filter((entry) => findDesired(entry) === undefined),
   };
 };
+
+/** Nothing desired left to compare (a plan in sync passes none): no index of the current state is built. */
+const NOTHING_CHANGED: Omit<ResourceDelta, 'deleted'> = { new: [], modified: [] };

@@ -108,37 +108,46 @@ const FINDERS = memoTable<
 >('finder per list and default namespace');
 
 /**
- * Entries by (apiVersion, kind, name) in nested maps keyed by the values themselves: no key
- * string and no cache insertion per object, which is what costs on fresh objects. A lone entry is
- * kept as itself, several (other namespaces) in a list. An object without metadata is never the
- * same resource as anything (`sameResource`), so it is not indexed.
+ * Entries by name, one map operation per entry, with apiVersion, kind and namespace compared on
+ * lookup: no key string and no cache insertion per object, which is what costs on fresh objects.
+ * Entries sharing a name (other kinds or namespaces, few) are kept in a list, in entry order: the
+ * first that is the same resource is found. An object without metadata is never the same
+ * resource as anything (`sameResource`), so it is not indexed.
  */
 const buildFinder = <T extends JsonObject>(
   entries: ReadonlyArray<T>,
   defaultNamespace?: string,
 ): ((query: JsonObject) => T | undefined) => {
-  const index = new Map<JsonValue | undefined, Map<JsonValue | undefined, Map<JsonValue | undefined, T | T[]>>>();
+  const single = new Map<JsonValue | undefined, T>();
+  const shared = new Map<JsonValue | undefined, T[]>();
   for (const entry of entries) {
     const metadata = getOwn(entry, 'metadata');
     if (!isJsonObject(metadata)) continue;
-    const byKind = childMap(index, getOwn(entry, 'apiVersion'));
-    const byName = childMap(byKind, getOwn(entry, 'kind'));
     const name = getOwn(metadata, 'name');
-    const found = byName.get(name);
-    if (found === undefined) byName.set(name, entry);
-    else if (Array.isArray(found)) found.push(entry);
-    else byName.set(name, [found, entry]);
+    const others = shared.get(name);
+    const first = others === undefined ? single.get(name) : undefined;
+    if (others !== undefined) others.push(entry);
+    else if (first === undefined) single.set(name, entry);
+    else {
+      single.delete(name);
+      shared.set(name, [first, entry]);
+    }
   }
   return (query) => {
     const metadata = getOwn(query, 'metadata');
     if (!isJsonObject(metadata)) return undefined;
-    const found = index.get(getOwn(query, 'apiVersion'))?.get(getOwn(query, 'kind'))?.get(getOwn(metadata, 'name'));
-    if (found === undefined) return undefined;
-    // The index matched apiVersion, kind and name: what `sameResource` has left to compare is the namespace.
+    const apiVersion = getOwn(query, 'apiVersion');
+    const kind = getOwn(query, 'kind');
     const namespace = getOwn(metadata, 'namespace') ?? defaultNamespace;
-    if (!Array.isArray(found)) return sameNamespace(found, namespace, defaultNamespace) ? found : undefined;
-    for (const entry of found) if (sameNamespace(entry, namespace, defaultNamespace)) return entry;
-    return undefined;
+    // What `sameResource` compares besides the name.
+    const matches = (entry: T): boolean =>
+      getOwn(entry, 'apiVersion') === apiVersion &&
+      getOwn(entry, 'kind') === kind &&
+      sameNamespace(entry, namespace, defaultNamespace);
+    const name = getOwn(metadata, 'name');
+    const first = single.get(name);
+    if (first !== undefined) return matches(first) ? first : undefined;
+    return shared.get(name)?.find(matches);
   };
 };
 
@@ -171,7 +180,7 @@ export type IdentityIndex<T> = {
 };
 
 /**
- * Objects by (apiVersion, kind, namespace, name) in nested maps keyed by the values themselves:
+ * Objects by (apiVersion, kind, namespace, name), looked up by name and compared on the rest:
  * a lookup builds no key string and caches nothing per object, which is what costs when every
  * object is new (after a relist or a restart). A later object with the same identity wins.
  */
@@ -181,18 +190,51 @@ export const identityIndex = <T extends Resource>(objects: ReadonlyArray<T>, mem
 
 const IDENTITY_INDEXES = memoTable<ReadonlyArray<Resource>, IdentityIndex<Resource>>('identity index per list');
 
+/**
+ * `identityIndex(objects)`, built on the first lookup: for a pass that looks objects up only for
+ * some decisions (protections, recreations: none in a plan with no writes) and would otherwise
+ * index every object of every plan for nothing.
+ */
+export const lazyIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+  let built: IdentityIndex<T> | undefined;
+  const index = (): IdentityIndex<T> => (built ??= buildIdentityIndex(objects));
+  return { get: (ref) => index().get(ref), of: (resource) => index().of(resource) };
+};
+
 const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
-  const index = new Map<string, Map<string, Map<string, Map<string, T>>>>();
+  // By name, one map operation per object; the rest of the identity is compared. A name shared
+  // by several objects (other kinds or namespaces, few) moves to `shared`, a list per name.
+  const single = new Map<string, T>();
+  const shared = new Map<string, T[]>();
   for (const object of objects) {
-    const byKind = childMap(index, object.apiVersion);
-    const byNamespace = childMap(byKind, object.kind);
-    childMap(byNamespace, object.metadata.namespace ?? '').set(object.metadata.name, object);
+    const name = object.metadata.name;
+    const others = shared.get(name);
+    const first = others === undefined ? single.get(name) : undefined;
+    if (others !== undefined) {
+      const at = others.findIndex((other) => sameIndexedIdentity(other, object));
+      if (at < 0) others.push(object);
+      else others[at] = object;
+    } else if (first === undefined || sameIndexedIdentity(first, object)) single.set(name, object);
+    else {
+      single.delete(name);
+      shared.set(name, [first, object]);
+    }
   }
-  const get = (apiVersion: string, kind: string, namespace: string, name: string): T | undefined =>
-    index.get(apiVersion)?.get(kind)?.get(namespace)?.get(name);
+  const get = (apiVersion: string, kind: string, namespace: string, name: string): T | undefined => {
+    const first = single.get(name);
+    if (first !== undefined) return hasIdentity(first, apiVersion, kind, namespace) ? first : undefined;
+    return shared.get(name)?.find((object) => hasIdentity(object, apiVersion, kind, namespace));
+  };
   return {
     get: (ref) => get(ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name),
     of: (resource) =>
       get(resource.apiVersion, resource.kind, resource.metadata.namespace ?? '', resource.metadata.name),
   };
 };
+
+/** Whether `object` has this identity as `identityIndex` keys it (namespace '' when absent). */
+const hasIdentity = (object: Resource, apiVersion: string, kind: string, namespace: string): boolean =>
+  object.apiVersion === apiVersion && object.kind === kind && (object.metadata.namespace ?? '') === namespace;
+
+const sameIndexedIdentity = (a: Resource, b: Resource): boolean =>
+  hasIdentity(a, b.apiVersion, b.kind, b.metadata.namespace ?? '');

@@ -16,10 +16,23 @@ export type MemoTable<K extends object, V> = { readonly name: string; readonly _
 export const memoTable = <K extends object, V>(name: string): MemoTable<K, V> => ({ name });
 
 /** Caches a caller owns: one per controller, one per CLI run, or none. Opaque to callers. */
-export type Memo = { readonly tables: Map<MemoTable<object, unknown>, WeakMap<object, unknown>> };
+export type Memo = {
+  readonly tables: Map<MemoTable<object, unknown>, WeakMap<object, unknown>>;
+  /**
+   * Whether the memo outlives the call it is passed to. One that does not (`callMemo`) only
+   * serves reuse within that call: what only a later call could use is not worth recording.
+   */
+  readonly lasting: boolean;
+};
 
 /** A new, empty memo. */
-export const createMemo = (): Memo => ({ tables: new Map() });
+export const createMemo = (): Memo => ({ tables: new Map(), lasting: true });
+
+/** The memo of one call that was given none: reuse within the call, nothing recorded for later calls. */
+export const callMemo = (): Memo => ({ tables: new Map(), lasting: false });
+
+/** Whether what `memo` records can serve a later call (a memo the caller keeps). */
+export const outlivesCall = (memo: Memo | undefined): memo is Memo => memo !== undefined && memo.lasting;
 
 const tableIn = <K extends object, V>(memo: Memo, table: MemoTable<K, V>): WeakMap<K, V> => {
   // Tables of every key and value type share one map; each is only read back through its own typed handle.

@@ -3,7 +3,15 @@
  * the live object (docs/behaviour.md §4.6). Non-observed fields are never touched, so another actor's
  * change to them stands.
  */
-import { getOwn, isJsonArray, isJsonObject, jsonCovers, objectFromEntries, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  hasOwn,
+  isJsonArray,
+  isJsonObject,
+  jsonCovers,
+  objectFromEntries,
+  type JsonValue,
+} from '../json/json.js';
 import { showPath, toPointer, type Path } from '../json/path.js';
 import { listControl, listElements, makeListControl, type SchemaNode } from '../model/observer-schema.js';
 import { appendedElements, missingValue } from '../delta/missing.js';
@@ -16,18 +24,15 @@ export type ResourcePatch = {
 
 const EMPTY: ResourcePatch = { operations: [], changes: [] };
 
-const concat = (patches: ReadonlyArray<ResourcePatch>): ResourcePatch => {
-  // Most fields of a drifted resource are in sync: their empty patches are dropped before joining.
-  const found = patches.filter((p) => p.operations.length > 0 || p.changes.length > 0);
-  const [only, ...others] = found;
-  return only === undefined
-    ? EMPTY
-    : others.length === 0
-      ? only
-      : {
-          operations: found.flatMap((p) => p.operations),
-          changes: found.flatMap((p) => p.changes),
-        };
+/**
+ * Where one walk puts what it finds: one list of operations and one of changes for the whole
+ * resource, and the path as a stack pushed and popped, turned into text only for an operation (a
+ * drifted resource's in-sync fields, most of them, allocate nothing).
+ */
+type Walk = {
+  readonly operations: JsonPatchOperation[];
+  readonly changes: FieldChange[];
+  readonly path: Array<string | number>;
 };
 
 const change = (path: Path, from: JsonValue | undefined, to: JsonValue | undefined): FieldChange => ({
@@ -36,11 +41,11 @@ const change = (path: Path, from: JsonValue | undefined, to: JsonValue | undefin
   ...(to === undefined ? {} : { to }),
 });
 
-/** Sets a value at `path`: `add` when absent (parents exist by construction), else `replace`. */
-const setValue = (path: Path, from: JsonValue | undefined, to: JsonValue): ResourcePatch => ({
-  operations: [{ op: from === undefined ? 'add' : 'replace', path: toPointer(path), value: to }],
-  changes: [change(path, from, to)],
-});
+/** Sets a value at the walk's path: `add` when absent (parents exist by construction), else `replace`. */
+const setValue = (walk: Walk, from: JsonValue | undefined, to: JsonValue): void => {
+  walk.operations.push({ op: from === undefined ? 'add' : 'replace', path: toPointer(walk.path), value: to });
+  walk.changes.push(change(walk.path, from, to));
+};
 
 /**
  * Operations that bring the observed fields of `live` to `desired`.
@@ -49,90 +54,108 @@ const setValue = (path: Path, from: JsonValue | undefined, to: JsonValue): Resou
  * of the element's `name` when it has one; a trailing element is removed only after a `test` of
  * its current value.
  */
-export const patchOf = (desired: JsonValue, live: JsonValue, schema: SchemaNode): ResourcePatch =>
-  isJsonObject(schema) && isJsonObject(desired) && isJsonObject(live)
-    ? concat(
-        Object.entries(schema).flatMap(([key, child]) =>
-          key === 'status' || key === 'apiVersion' || key === 'kind'
-            ? []
-            : [patchAt(getOwn(desired, key), getOwn(live, key), child, [key])],
-        ),
-      )
-    : EMPTY;
+export const patchOf = (desired: JsonValue, live: JsonValue, schema: SchemaNode): ResourcePatch => {
+  if (!isJsonObject(schema) || !isJsonObject(desired) || !isJsonObject(live)) return EMPTY;
+  const walk: Walk = { operations: [], changes: [], path: [] };
+  for (const key in schema) {
+    if (!hasOwn(schema, key) || key === 'status' || key === 'apiVersion' || key === 'kind') continue;
+    descend(walk, key, getOwn(desired, key), getOwn(live, key), schema[key] ?? null);
+  }
+  return walk.operations.length === 0 && walk.changes.length === 0
+    ? EMPTY
+    : { operations: walk.operations, changes: walk.changes };
+};
 
-const patchAt = (
+/** `patchAt` one step down, with `step` on the walk's path while it runs. */
+const descend = (
+  walk: Walk,
+  step: string | number,
   desired: JsonValue | undefined,
   live: JsonValue | undefined,
   schema: SchemaNode,
-  path: Path,
-): ResourcePatch => {
-  if (desired === undefined || desired === null) return EMPTY;
-  if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return EMPTY;
+): void => {
+  walk.path.push(step);
+  patchAt(walk, desired, live, schema);
+  walk.path.pop();
+};
+
+const patchAt = (walk: Walk, desired: JsonValue | undefined, live: JsonValue | undefined, schema: SchemaNode): void => {
+  if (desired === undefined || desired === null) return;
+  const { path } = walk;
+  if (path.length === 2 && path[0] === 'metadata' && (path[1] === 'name' || path[1] === 'namespace')) return;
   if (isJsonArray(schema) && isJsonArray(desired)) {
-    return isJsonArray(live) ? listPatch(desired, live, schema, path) : wholePatch(desired, live, schema, path);
+    if (isJsonArray(live)) listPatch(walk, desired, live, schema);
+    else wholePatch(walk, desired, live, schema);
+    return;
   }
   if (isJsonObject(schema) && isJsonObject(desired)) {
-    if (!isJsonObject(live)) return wholePatch(desired, live, schema, path);
-    return concat(
-      Object.entries(schema).map(([key, child]) =>
-        patchAt(getOwn(desired, key), getOwn(live, key), child, [...path, key]),
-      ),
-    );
+    if (!isJsonObject(live)) wholePatch(walk, desired, live, schema);
+    else
+      for (const key in schema)
+        if (hasOwn(schema, key)) descend(walk, key, getOwn(desired, key), getOwn(live, key), schema[key] ?? null);
+    return;
   }
-  if (jsonCovers(desired, live)) return EMPTY;
+  if (jsonCovers(desired, live)) return;
   // A container under a `null` leaf is fixed where it differs, as if its written shape were its
   // schema: what the server or others added inside it stays (and drift agrees: see jsonCovers).
   if ((isJsonObject(desired) && isJsonObject(live)) || (isJsonArray(desired) && isJsonArray(live)))
-    return patchAt(desired, live, writtenShape(desired), path);
-  return setValue(path, live, desired);
+    patchAt(walk, desired, live, writtenShape(desired));
+  else setValue(walk, live, desired);
 };
 
 /** A missing (or mistyped) parent is created holding the observed desired values. */
-const wholePatch = (desired: JsonValue, live: JsonValue | undefined, schema: SchemaNode, path: Path): ResourcePatch => {
+const wholePatch = (walk: Walk, desired: JsonValue, live: JsonValue | undefined, schema: SchemaNode): void => {
   const value = missingValue(desired, schema);
-  return value === undefined ? EMPTY : setValue(path, live, value);
+  if (value !== undefined) setValue(walk, live, value);
 };
 
 const listPatch = (
+  walk: Walk,
   desired: ReadonlyArray<JsonValue>,
   live: ReadonlyArray<JsonValue>,
   schema: ReadonlyArray<SchemaNode>,
-  path: Path,
-): ResourcePatch => {
+): void => {
   const elements = listElements(schema);
   const control = listControl(schema);
-  const patches: ResourcePatch[] = [];
   for (let i = 0; i < Math.min(elements.length, desired.length, live.length); i++) {
-    patches.push(guarded(patchAt(desired[i], live[i], elements[i] ?? null, [...path, i]), live[i], [...path, i]));
+    const start = walk.operations.length;
+    walk.path.push(i);
+    patchAt(walk, desired[i], live[i], elements[i] ?? null);
+    guard(walk, start, live[i]);
+    walk.path.pop();
   }
-  appendedElements(desired, live.length, schema).forEach((item, k) =>
-    patches.push(setValue([...path, live.length + k], undefined, item)),
-  );
+  appendedElements(desired, live.length, schema).forEach((item, k) => {
+    walk.path.push(live.length + k);
+    setValue(walk, undefined, item);
+    walk.path.pop();
+  });
   if (control.max !== 0)
     for (let i = live.length - 1; i >= control.max; i--) {
       const item = live[i];
-      if (item !== undefined) patches.push(removeElement(item, [...path, i]));
+      if (item === undefined) continue;
+      walk.path.push(i);
+      removeElement(walk, item);
+      walk.path.pop();
     }
-  return concat(patches);
 };
 
-/** Operations inside a positional element rely on it still being the same element. */
-const guarded = (patch: ResourcePatch, element: JsonValue | undefined, path: Path): ResourcePatch => {
+/**
+ * Operations inside a positional element (those from `start` on, the walk at the element) rely on
+ * it still being the same element: a `test` of its name goes before them.
+ */
+const guard = (walk: Walk, start: number, element: JsonValue | undefined): void => {
   const name = isJsonObject(element) ? getOwn(element, 'name') : undefined;
-  if (patch.operations.length === 0 || typeof name !== 'string') return patch;
-  return {
-    operations: [{ op: 'test', path: toPointer([...path, 'name']), value: name }, ...patch.operations],
-    changes: patch.changes,
-  };
+  if (walk.operations.length === start || typeof name !== 'string') return;
+  walk.path.push('name');
+  walk.operations.splice(start, 0, { op: 'test', path: toPointer(walk.path), value: name });
+  walk.path.pop();
 };
 
-const removeElement = (element: JsonValue, path: Path): ResourcePatch => ({
-  operations: [
-    { op: 'test', path: toPointer(path), value: element },
-    { op: 'remove', path: toPointer(path) },
-  ],
-  changes: [change(path, element, undefined)],
-});
+const removeElement = (walk: Walk, element: JsonValue): void => {
+  const path = toPointer(walk.path);
+  walk.operations.push({ op: 'test', path, value: element }, { op: 'remove', path });
+  walk.changes.push(change(walk.path, element, undefined));
+};
 
 /** The schema that observes exactly what `value` writes (lists of exactly its length). */
 const writtenShape = (value: JsonValue): SchemaNode => {

@@ -18,14 +18,25 @@ import {
   identityIndex,
   identityOf,
   knownScope,
+  lazyIdentityIndex,
   resourceFinder,
   withNamespace,
   type IdentityIndex,
 } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
-import { calculateResourceDelta, type ResourceDelta } from '../delta/resource-delta.js';
-import { createMemo, keep, memoTable, recall, sameInputs, type Memo } from '../memo/memo.js';
+import { calculateResourceDelta, changedResources, type ResourceDelta } from '../delta/resource-delta.js';
+import {
+  callMemo,
+  createMemo,
+  keep,
+  memoTable,
+  outlivesCall,
+  recall,
+  remember,
+  sameInputs,
+  type Memo,
+} from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { generateDefaultObserverSchema } from '../schema/default.js';
@@ -147,7 +158,7 @@ type Context = {
  * Errors: an invalid spec or schema, an unknown kind or a foreign object are reported in the
  * plan's status (`Stalled` with reason) and outcome, never thrown.
  */
-export const plan = (input: PlanInput, memo: Memo = createMemo()): Plan => {
+export const plan = (input: PlanInput, memo: Memo = callMemo()): Plan => {
   const application = input.application;
   const owner: Owner = ownerFor(application);
   const context: Context = {
@@ -275,6 +286,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
     scopes: manifestScopes,
     namespace: owner.namespace,
     ...(input.options?.translatedManifest ? { translated: input.options.translatedManifest } : {}),
+    memo,
   });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
@@ -448,7 +460,8 @@ const currentEntries = (
 
 /** Step "delta": what to create and patch (desired resources not proven unchanged), what to delete. */
 const deltaOf = (context: Context, desired: Desired, observed: Observed): ResourceDelta => {
-  const changed = calculateResourceDelta({
+  // What is no longer desired is known from the pairing (`undesired`): only creations and patches are looked for.
+  const changed = changedResources({
     lastAppliedManifest: observed.pairs.filter((pair) => pair.unchanged === undefined).map((pair) => pair.compared),
     lastObservedManifest: observed.current,
     mangledObserverSchema: desired.mangled,
@@ -487,7 +500,7 @@ const actionsFor = (context: Context, desired: Desired, observed: Observed, delt
     waits: [...waitActions(creating.held, 'DependenciesReady'), ...waitActions(deleting.held, 'DependentsGone')],
     conflicts,
     waiting,
-    ...readinessOfPairs(context, observed.pairs),
+    ...readinessOfPairs(context, observed),
   };
 };
 
@@ -510,7 +523,8 @@ const protectionsOf = (
       deletes: decided.deletes,
       conflicts: decided.conflicts,
     },
-    identityIndex(decided.lastApplied).get,
+    // Looked up for writes only: a plan without any indexes nothing.
+    lazyIdentityIndex(decided.lastApplied).get,
     observed.liveByRef.get,
     owner,
   );
@@ -567,10 +581,11 @@ const patchesOf = (
       if (object === undefined) return [];
       return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
     });
-  const lastAppliedByRef = patches.length === 0 ? undefined : identityIndex(observed.pairs.map((p) => p.lastApplied));
+  // Looked up only for a patch of an immutable field (a recreation candidate).
+  const lastAppliedByRef = lazyIdentityIndex(observed.pairs.map((p) => p.lastApplied));
   return withRecreates(
     patches,
-    (patch) => lastAppliedByRef?.get(patch.ref),
+    (patch) => lastAppliedByRef.get(patch.ref),
     (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
   );
 };
@@ -588,9 +603,9 @@ const kstatusReason = (object: Resource): string | undefined => {
  * Our children that exist but are not ready yet, with the reason: by their `spec.readiness` rule,
  * else kstatus (none under `existence`); those a rule found failed; the timed waits to keep.
  */
-const readinessOfPairs = (context: Context, pairs: ReadonlyArray<Pairing>): ChildrenReadiness => {
+const readinessOfPairs = (context: Context, { pairs, live }: Observed): ChildrenReadiness => {
   const rules = context.rules ?? NO_RULES;
-  const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusReason;
+  const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusAmong(context, live);
   if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
   const children = pairs.flatMap(({ live, owned }) => (live === undefined || !owned ? [] : [live]));
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
@@ -598,6 +613,26 @@ const readinessOfPairs = (context: Context, pairs: ReadonlyArray<Pairing>): Chil
 };
 
 const NOTHING_NOT_READY: ChildrenReadiness = { notReady: [], failed: [], readinessWaits: [] };
+
+/**
+ * `kstatusReason` for objects of the `live` snapshot, kept per snapshot in a memo that outlives
+ * the plan: a re-plan of the same snapshot asks again for every child. Keyed by the object
+ * (immutable by contract), the whole input of `kstatusReason`.
+ */
+const kstatusAmong = (context: Context, live: ReadonlyArray<Resource>): ((object: Resource) => string | undefined) => {
+  if (!outlivesCall(context.memo)) return kstatusReason;
+  const known = remember(context.memo, KSTATUS, live, () => new Map());
+  return (object) => {
+    if (known.has(object)) return known.get(object);
+    const reason = kstatusReason(object);
+    known.set(object, reason);
+    return reason;
+  };
+};
+
+const KSTATUS = memoTable<ReadonlyArray<Resource>, Map<Resource, string | undefined>>(
+  'kstatus reason per live object, per live snapshot',
+);
 
 /** Whether a dependency is there, not terminating and ready (by its rule, else kstatus; existence only, under `existence`). */
 const isReady = (context: Context, object: Resource | undefined): boolean => {

@@ -87,7 +87,8 @@ export const withRecreates = (
   bodyOf: (desired: Resource) => Resource,
 ): { readonly patches: ReadonlyArray<PatchAction>; readonly recreates: ReadonlyArray<RecreateAction> } => {
   const decided = patches.map((patch) => {
-    const desired = desiredOf(patch);
+    // Only a patch of an immutable field can become a recreation: the others need no lookup.
+    const desired = immutableFieldsTouched(patch).length === 0 ? undefined : desiredOf(patch);
     return { patch, recreate: desired === undefined ? undefined : recreateInstead(patch, desired, bodyOf) };
   });
   return {

@@ -10,6 +10,7 @@ import { identityOf, knownScope, withNamespace } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
+import type { Memo } from '../memo/memo.js';
 
 export type CheckedSpec = {
   readonly manifest: ReadonlyArray<Resource>;
@@ -33,6 +34,8 @@ export const checkSpec = (args: {
   readonly scopes: ScopeTable;
   readonly namespace: string;
   readonly translated?: ReadonlyArray<Resource>;
+  /** Where scopes looked up per kind are remembered (the plan's memo; core/memo/memo.ts). */
+  readonly memo?: Memo;
 }): E.Either<Stalled, CheckedSpec> => {
   const spec: JsonValue | undefined = args.spec;
   if (!isJsonObject(spec))
@@ -44,7 +47,9 @@ export const checkSpec = (args: {
     );
   const manifest = (written ?? []).length > 0 ? (written ?? []) : (args.translated ?? []);
   if (manifest.length === 0) return E.left(noManifest(spec.tosca !== undefined || spec.csar !== undefined));
-  const issues = manifestIssues(manifest, (resource) => refKey(identityOf(resource, args.scopes, args.namespace)));
+  const issues = manifestIssues(manifest, (resource) =>
+    refKey(identityOf(resource, args.scopes, args.namespace, args.memo)),
+  );
   if (issues.length > 0) return E.left(stalled('InvalidSpec', issues));
   const schemas = spec.observerSchema;
   if (schemas !== undefined && !isJsonArray(schemas))
@@ -58,7 +63,7 @@ export const checkSpec = (args: {
   // `manifestIssues` found none: every entry is a Resource. The list itself is kept (not filtered by a
   // guard), because the plan's caches are keyed by its identity.
   const resources = manifest as ReadonlyArray<Resource>;
-  const unknown = unknownKinds(resources, args.scopes);
+  const unknown = unknownKinds(resources, args.scopes, args.memo);
   if (unknown.length > 0) return E.left(stalled('UnknownKind', unknown));
   // Namespaces are resolved (a copy of each resource) only when some resource declares dependencies.
   const declared = resources.some(declaresDependencies);
@@ -78,9 +83,9 @@ const noManifest = (hasTosca: boolean): Stalled =>
       ])
     : stalled('InvalidSpec', [{ path: 'spec', message: 'the spec needs a non-empty manifest (or tosca/csar)' }]);
 
-const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable): ReadonlyArray<Issue> =>
+const unknownKinds = (manifest: ReadonlyArray<Resource>, scopes: ScopeTable, memo?: Memo): ReadonlyArray<Issue> =>
   manifest.flatMap((resource, index) =>
-    knownScope(scopes, resource.apiVersion, resource.kind) === undefined
+    knownScope(scopes, resource.apiVersion, resource.kind, memo) === undefined
       ? [
           {
             path: `spec.manifest[${index}]`,

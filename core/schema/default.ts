@@ -111,7 +111,7 @@ const schemaNodeOf = (value: JsonValue): JsonValue => {
     const list: JsonValue[] = new Array<JsonValue>(value.length + 1);
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
-      list[i] = item === undefined ? null : schemaNodeOf(item);
+      list[i] = item === undefined ? null : leafOrNodeOf(item);
     }
     list[value.length] = makeListControl(value.length, value.length);
     return list;
@@ -125,10 +125,14 @@ const objectNodeOf = (value: JsonObject): Record<string, JsonValue> => {
   const node: Record<string, JsonValue> = {};
   for (const key in value) {
     const child = value[key];
-    if (hasOwn(value, key)) setOwn(node, key, child === undefined ? null : schemaNodeOf(child));
+    if (hasOwn(value, key)) setOwn(node, key, child === undefined ? null : leafOrNodeOf(child));
   }
   return node;
 };
+
+/** `schemaNodeOf`, with a scalar (most values) answered without the call. */
+const leafOrNodeOf = (value: JsonValue): JsonValue =>
+  typeof value === 'object' && value !== null ? schemaNodeOf(value) : null;
 
 const isLoadBalancer = (resource: Resource): boolean =>
   resource.kind === 'Service' && resource.apiVersion === 'v1' && getIn(resource, ['spec', 'type']) === 'LoadBalancer';

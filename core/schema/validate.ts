@@ -310,12 +310,18 @@ const NO_PATHS: ReadonlyArray<Path> = [];
 
 const hasHostileKey = (value: JsonValue): boolean => {
   if (typeof value !== 'object' || value === null) return false;
+  // Scalars (most values) are skipped here, without a call each.
   if (isJsonArray(value)) {
-    return value.some(hasHostileKey);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item === 'object' && item !== null && hasHostileKey(item)) return true;
+    }
+    return false;
   }
   for (const key in value) {
+    if (key === '__proto__') return true;
     const child = value[key];
-    if (key === '__proto__' || (child !== undefined && hasHostileKey(child))) return true;
+    if (typeof child === 'object' && child !== null && hasHostileKey(child)) return true;
   }
   return false;
 };

@@ -1,8 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalized, canonicalResource } from '../../core/canonical/canonical.js';
-import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
+import { canonicalized, canonicalResource, type CanonicalProblem } from '../../core/canonical/canonical.js';
+import {
+  canonicalFieldsOf,
+  EACH_ITEM,
+  EACH_VALUE,
+  KIND_FIELDS,
+  type CanonicalField,
+} from '../../core/canonical/fields.js';
+import { decodeGoBase64 } from '../../core/canonical/go-base64.js';
+import { canonicalQuantity, parsedCanonical, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
 import { canonicalMicroTime, canonicalTime } from '../../core/canonical/time.js';
+import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
 
 /**
@@ -298,5 +307,179 @@ describe('empty maps and lists the server does not store', () => {
       kind: 'ConfigMap',
       metadata: { name: 'c' },
     });
+  });
+});
+
+/**
+ * The definition `canonicalized` implements in one walk: each field of the kind applied in turn,
+ * in list order, to what the fields before it left (each walk from the root). Written plainly
+ * here, paths copied at every step, so that the one-walk version has something to be equal to.
+ */
+const oneFieldAtATime = (kind: string, object: JsonObject): { value: JsonValue; problems: CanonicalProblem[] } => {
+  const problems: CanonicalProblem[] = [];
+  const GONE = Symbol('gone');
+  const isEmpty = (v: JsonValue): boolean =>
+    Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+  const leafOf = (field: CanonicalField, value: JsonValue, inMap: boolean): JsonValue | typeof GONE | Error => {
+    if (field.type === 'omitEmpty') return isEmpty(value) ? GONE : value;
+    const stored =
+      field.type === 'time'
+        ? canonicalTime(value)
+        : field.type === 'microTime'
+          ? canonicalMicroTime(value)
+          : value === null
+            ? { ok: true as const, value: inMap ? (field.type === 'bytes' ? '' : '0') : null }
+            : field.type !== 'bytes'
+              ? canonicalQuantity(value, field.type === 'resourceList')
+              : typeof value !== 'string'
+                ? { ok: true as const, value }
+                : ((decoded) => (decoded.ok ? { ok: true as const, value: decoded.canonical } : decoded))(
+                    decodeGoBase64(value),
+                  );
+    return stored.ok ? stored.value : new Error(stored.message);
+  };
+  const at = (
+    field: CanonicalField,
+    value: JsonValue,
+    index: number,
+    path: Array<string | number>,
+  ): JsonValue | typeof GONE => {
+    if (index === field.path.length) {
+      const stored = leafOf(field, value, field.path[index - 1] === EACH_VALUE);
+      if (stored instanceof Error) {
+        problems.push({ path, message: stored.message });
+        return value;
+      }
+      return stored;
+    }
+    const step = field.path[index] as string;
+    if (step === EACH_ITEM)
+      return Array.isArray(value)
+        ? value.map((item: JsonValue, i: number) => {
+            const next = at(field, item, index + 1, [...path, i]);
+            return next === GONE ? item : next;
+          })
+        : value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const keys = step === EACH_VALUE ? Object.keys(value) : Object.hasOwn(value, step) ? [step] : [];
+    const result: Record<string, JsonValue> = { ...(value as JsonObject) };
+    for (const key of keys) {
+      const next = at(field, (value as JsonObject)[key] as JsonValue, index + 1, [...path, key]);
+      if (next === GONE) delete result[key];
+      else result[key] = next;
+    }
+    return result;
+  };
+  let value: JsonValue = object;
+  for (const field of canonicalFieldsOf(...(kind.split('/') as [string, string]))) {
+    const next = at(field, value, 0, []);
+    if (next !== GONE) value = next;
+  }
+  return { value, problems };
+};
+
+/** Values that exercise every field type: canonical, rewritten, refused, null, empty. */
+const canonicalLeaf: fc.Arbitrary<JsonValue> = fc.constantFrom<JsonValue>(
+  '100m',
+  '1000m',
+  '1024Mi',
+  0.5,
+  2,
+  '1 core',
+  null,
+  [],
+  {},
+  ['a'],
+  { a: 'b' },
+  'aGk=\n',
+  'aGk',
+  '!!',
+  '2026-01-02T03:04:05+02:00',
+  '2026-01-02T03:04:05.123456Z',
+  'yesterday',
+);
+
+/** An object with values along some of the kind's field paths (and lists, maps and leaves elsewhere). */
+const objectAlong = (kind: string): fc.Arbitrary<JsonObject> => {
+  const [group, name] = kind.split('/') as [string, string];
+  const paths = canonicalFieldsOf(group, name).map((field) => field.path);
+  const nodeAt = (prefix: ReadonlyArray<string>, depth: number): fc.Arbitrary<JsonValue> => {
+    const next = [
+      ...new Set(
+        paths
+          .filter((p) => p.length > prefix.length && prefix.every((s, i) => p[i] === s))
+          .map((p) => p[prefix.length]),
+      ),
+    ] as string[];
+    if (next.length === 0 || depth > 12) return canonicalLeaf;
+    const below = (step: string): fc.Arbitrary<JsonValue> =>
+      step === EACH_ITEM
+        ? fc.array(nodeAt([...prefix, step], depth + 1), { maxLength: 2 })
+        : step === EACH_VALUE
+          ? fc.dictionary(fc.constantFrom('cpu', 'memory', 'x'), nodeAt([...prefix, step], depth + 1), { maxKeys: 2 })
+          : nodeAt([...prefix, step], depth + 1);
+    const named = next.filter((step) => step !== EACH_ITEM && step !== EACH_VALUE);
+    const structured: fc.Arbitrary<JsonValue> = next.includes(EACH_ITEM)
+      ? below(EACH_ITEM)
+      : next.includes(EACH_VALUE)
+        ? below(EACH_VALUE)
+        : fc
+            .record(Object.fromEntries(named.map((step) => [step, below(step)])), { requiredKeys: [] })
+            .map((record) =>
+              objectFromEntries(
+                Object.entries(record).flatMap(([key, v]) => (v === undefined ? [] : [[key, v] as const])),
+              ),
+            );
+    return fc.oneof({ weight: 4, arbitrary: structured }, { weight: 1, arbitrary: canonicalLeaf });
+  };
+  return nodeAt([], 0).map((value) => (isJsonObject(value) ? value : {}));
+};
+
+describe("canonicalized: one walk over the kind's field tree", () => {
+  it('gives the value and problems (in field order) of applying each field in turn', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...KIND_FIELDS.keys(), 'example.com/Widget')
+          .chain((kind) => objectAlong(kind).map((object) => [kind, object] as const)),
+        ([kind, object]) => {
+          const [group, name] = kind.split('/') as [string, string];
+          const walked = canonicalized(group, name, object);
+          const expected = oneFieldAtATime(kind, object);
+          expect(walked.value).toEqual(expected.value);
+          expect(walked.problems).toEqual(expected.problems);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('canonicalQuantity: the common quantities answered without parsing', () => {
+  const suffixes = ['', 'm', 'k', 'M', 'G', 'T', 'P', 'n', 'u', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'e3', 'K'];
+  const text = fc
+    .tuple(
+      fc.oneof(fc.integer({ min: 0, max: 2048 }), fc.bigInt({ min: 0n, max: 10n ** 17n }).map(String)),
+      fc.constantFrom('', '0', '00', '000'),
+      fc.constantFrom(...suffixes),
+    )
+    .map(([digits, zeros, suffix]) => `${String(digits)}${zeros}${suffix}`);
+
+  it('answers what parsing as the server does answers, for lists of resources and plain quantities', () => {
+    fc.assert(
+      fc.property(text, fc.boolean(), (written, resourceList) => {
+        expect(canonicalQuantity(written, resourceList)).toEqual(parsedCanonical(written, resourceList));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('every binary mantissa from 1 to 1024 of every binary suffix', () => {
+    for (const suffix of ['Ki', 'Mi', 'Gi', 'Ti', 'Pi'])
+      for (let mantissa = 1; mantissa <= 1024; mantissa++)
+        for (const resourceList of [false, true])
+          expect(canonicalQuantity(`${mantissa}${suffix}`, resourceList)).toEqual(
+            parsedCanonical(`${mantissa}${suffix}`, resourceList),
+          );
   });
 });
