@@ -23,8 +23,11 @@ const condition = (type: string, now: string) => ({
   message: `simulated by the in-memory cluster`,
 });
 
-/** The status a controller would settle on for `object`, or undefined when it runs none. */
-const settledStatus = (object: Resource, now: string): JsonObject | undefined => {
+/**
+ * The status a controller would settle on for `object` once it is rolled out (what kstatus readiness
+ * reads), or undefined when it runs none; `plan --simulate` assumes the same.
+ */
+export const settledStatus = (object: Resource, now: string): JsonObject | undefined => {
   const generation = object.metadata.generation ?? 1;
   switch (`${object.apiVersion}/${object.kind}`) {
     case 'apps/v1/Deployment':

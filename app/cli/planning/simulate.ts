@@ -10,6 +10,7 @@
  */
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
+import { settledStatus } from '../../../adapters/memory/controllers/workload-controllers.js';
 import { applyJsonPatch } from '../../../adapters/memory/json/json-patch.js';
 import {
   FINALIZER,
@@ -75,46 +76,22 @@ export const matchesUnready = (patterns: ReadonlyArray<string>, object: Resource
       : rest[0] === object.metadata.name;
   });
 
-/** The status a controller would report once the object is ready (what kstatus readiness reads). */
-const readyStatus = (object: Resource): JsonObject | undefined => {
+/**
+ * The status a controller would report once the object is ready (what kstatus readiness reads): the
+ * memory server's workload controllers' for built-in kinds; custom resources Ready for their current
+ * generation. Other built-in kinds are ready once they exist.
+ */
+const readyStatus = (object: Resource, now: string): JsonObject | undefined => {
   const generation = object.metadata.generation ?? 1;
-  const replicas = isJsonObject(object.spec) ? object.spec.replicas : undefined;
-  const n = typeof replicas === 'number' ? replicas : 1;
-  switch (`${object.apiVersion}/${object.kind}`) {
-    case 'apps/v1/Deployment':
-    case 'apps/v1/ReplicaSet':
-    case 'apps/v1/StatefulSet':
-      return {
-        observedGeneration: generation,
-        replicas: n,
-        updatedReplicas: n,
-        readyReplicas: n,
-        availableReplicas: n,
-      };
-    case 'apps/v1/DaemonSet':
-      return {
-        observedGeneration: generation,
-        desiredNumberScheduled: 1,
-        currentNumberScheduled: 1,
-        updatedNumberScheduled: 1,
-        numberAvailable: 1,
-        numberReady: 1,
-      };
-    case 'batch/v1/Job':
-      return { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
-    case 'v1/PersistentVolumeClaim':
-      return { phase: 'Bound' };
-    case 'v1/Service':
-      return { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } };
-    default:
-      // Custom resources: Ready for their current generation. Built-in kinds without rules are ready once they exist.
-      return object.apiVersion.includes('.') && object.apiVersion.includes('/')
-        ? {
-            observedGeneration: generation,
-            conditions: [{ type: 'Ready', status: 'True', observedGeneration: generation }],
-          }
-        : undefined;
-  }
+  return (
+    settledStatus(object, now) ??
+    (object.apiVersion.includes('.') && object.apiVersion.includes('/')
+      ? {
+          observedGeneration: generation,
+          conditions: [{ type: 'Ready', status: 'True', observedGeneration: generation }],
+        }
+      : undefined)
+  );
 };
 
 /** The `spec.readiness` rule that decides `object` (the first that matches, as core/status/readiness-rules.ts picks it). */
@@ -156,7 +133,7 @@ const assumingEvaluator = (
       };
 
 /** The object as the simulated server stores it: identity, generation, and a ready status when `ready` (else none). */
-const stored = (object: Resource, round: number, ready: boolean, before?: Resource): Resource => {
+const stored = (object: Resource, round: number, now: string, ready: boolean, before?: Resource): Resource => {
   const generation = (before?.metadata.generation ?? 0) + 1;
   const base: Resource = {
     ...object,
@@ -167,7 +144,7 @@ const stored = (object: Resource, round: number, ready: boolean, before?: Resour
       generation,
     },
   };
-  const status = ready ? readyStatus(base) : undefined;
+  const status = ready ? readyStatus(base, now) : undefined;
   const { status: _old, ...rest } = base;
   return status === undefined ? rest : { ...rest, status };
 };
@@ -180,14 +157,14 @@ const carriedOut = (
   model: Model,
   application: Application,
   actions: ReadonlyArray<Action>,
-  round: number,
+  { round, now }: { readonly round: number; readonly now: string },
   unready: ReadonlyArray<string>,
 ): { readonly model: Model; readonly assumedReady: ReadonlyArray<AssumedReady> } => {
   const ruled = (object: Resource): ReadinessRuleSpec | undefined =>
     matchesUnready(unready, object) ? undefined : readinessRuleOf(application, object);
   // Under a rule no status is invented: the assumption, not a status, makes it ready.
   const store = (object: Resource, before?: Resource): Resource =>
-    stored(object, round, !matchesUnready(unready, object) && ruled(object) === undefined, before);
+    stored(object, round, now, !matchesUnready(unready, object) && ruled(object) === undefined, before);
   const live = written(model.live, actions, store);
   const assumed = new Map([...model.assumed].filter(([key]) => live.some((object) => refKey(refOf(object)) === key)));
   const assumedReady: AssumedReady[] = [];
@@ -313,7 +290,7 @@ export const simulate = (args: {
     const previous = rounds[rounds.length - 1];
     if (previous !== undefined && onlyWaits(current.actions) && sameActions(previous.actions, current.actions))
       return ended({ _tag: 'Waiting', message: waitingMessage(current) });
-    const next = carriedOut(model, application, current.actions, round, args.unready);
+    const next = carriedOut(model, application, current.actions, { round, now: args.now }, args.unready);
     rounds.push({ round, actions: current.actions, assumedReady: next.assumedReady });
     model = next.model;
     application = afterRound(application, current.actions, current.status);
