@@ -94,6 +94,7 @@ export {
 export * from './json/json.js';
 export * from './json/path.js';
 export * from './json/bounds.js';
+export * from './json/codecs.js';
 export type * from './ports/cluster.js';
 export * from './ports/errors.js';
 export {

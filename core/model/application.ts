@@ -1,6 +1,7 @@
 /** The Application custom resource (`kreconcile.io/v1alpha1`, docs/behaviour.md §1) and its codecs. */
 import * as t from 'io-ts';
 import { getOwn, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { jsonObjectCodec, jsonValueCodec } from '../json/codecs.js';
 import { Resource, type ObjectMeta } from './resource.js';
 import type { ObserverSchema } from './observer-schema.js';
 
@@ -151,22 +152,8 @@ export const ServiceAccountName = new t.Type<string, string, unknown>(
   t.identity,
 );
 
-const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
-  'object',
-  (u): u is JsonObject => isJsonObject(u),
-  (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-);
-
-/** Anything but `undefined`: what JSON and YAML parsing hand over is JSON (the bounds check catches depth and size). */
-const isJsonValue = (u: unknown): u is JsonValue => u !== undefined;
-
-const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
-  'JSON value',
-  isJsonValue,
-  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-);
+const jsonObject = jsonObjectCodec('object');
+const jsonValue = jsonValueCodec('JSON value');
 
 export const Condition = t.intersection([
   t.type({

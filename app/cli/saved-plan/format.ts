@@ -5,7 +5,14 @@
  * moved. Decoded at the boundary with io-ts: a saved plan is input like any other file.
  */
 import * as t from 'io-ts';
-import { Condition, isJsonObject, Resource, type JsonObject, type JsonValue } from '../../../core/index.js';
+import {
+  Condition,
+  jsonObjectCodec,
+  jsonValueCodec,
+  Resource,
+  type JsonObject,
+  type JsonValue,
+} from '../../../core/index.js';
 import type { ActionV1, ApplicationPlanV1, ClusterBasis } from '../render/plan-document.js';
 
 export const SAVED_PLAN_API_VERSION = 'kreconcile.io/saved-plan/v1';
@@ -48,23 +55,9 @@ export type SavedPlanV1 = {
 
 // ---- codecs (the types above are the source of truth; the codecs check what `apply` relies on)
 
-const jsonObject = new t.Type<JsonObject, JsonObject, unknown>(
-  'an object',
-  (u): u is JsonObject => isJsonObject(u),
-  (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-);
-
-// A parsed JSON/YAML document holds JSON values only; `undefined` cannot occur inside one.
-/** A saved plan is JSON text: whatever its parse gave is JSON, except a value that is missing. */
-const isJsonValue = (u: unknown): u is JsonValue => u !== undefined;
-
-const jsonValue = new t.Type<JsonValue, JsonValue, unknown>(
-  'a JSON value',
-  isJsonValue,
-  (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-);
+const jsonObject = jsonObjectCodec('an object');
+// A saved plan is JSON text: whatever its parse gave is JSON, except a value that is missing.
+const jsonValue = jsonValueCodec('a JSON value');
 
 const ResourceRef = t.intersection([
   t.type({ apiVersion: t.string, kind: t.string, name: t.string }),
