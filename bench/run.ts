@@ -7,6 +7,7 @@ import * as t from 'io-ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { carriedRows, type Carried } from './carried.js';
 import { cliGrowthBenchmarks } from './cli-growth.js';
 import { coreBenchmarks } from './core.bench.js';
 import { runtimeBenchmarks } from './runtime.bench.js';
@@ -88,6 +89,20 @@ const printTable = (rows: ReadonlyArray<Row>, previous: ReadonlyMap<string, numb
   for (const line of lines) console.log(show(line));
 };
 
+/** The fleet rows of the last `bench:fleet` runs, each with its goal and the day it was measured. */
+const printCarried = (carried: Carried): void => {
+  if (carried.rows.length > 0) {
+    console.log('\nNot rerun here (the last `npm run bench:fleet` runs on this machine; docs/performance.md):');
+    for (const row of carried.rows) {
+      const value = row.valueMs === undefined ? '' : `${format(row.valueMs / 1000)} s`;
+      const ratio = row.ratio === undefined ? '' : `, ${format(row.ratio)}× ${row.baselineName ?? ''}`.trimEnd();
+      const goal = row.goal === undefined ? '' : `; goal ${row.goal}: ${row.goalMet === true ? 'met' : 'missed'}`;
+      console.log(`  ${row.suite} ${row.case}: ${value}${ratio}${goal} (measured ${row.measuredAt})`);
+    }
+  }
+  for (const command of carried.missing) console.log(`\nNot measured on this machine yet: \`${command}\`.`);
+};
+
 const main = async (): Promise<void> => {
   const rows: Row[] = [];
   for (const size of sizes) {
@@ -104,6 +119,7 @@ const main = async (): Promise<void> => {
   }
   const latest = join(here, 'results', 'latest.json');
   printTable(rows, previousRatios(latest));
+  printCarried(carriedRows(join(here, 'results')));
   const out = join(here, 'results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({ node: process.version, date: new Date().toISOString(), rows }, null, 2));
