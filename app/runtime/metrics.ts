@@ -1,5 +1,6 @@
 /** Prometheus metrics of the runtime (prom-client, own registry so embedders can run several). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Action } from '../../core/index.js';
 
 export type Metrics = {
   readonly registry: Registry;
@@ -48,7 +49,7 @@ export const createMetrics = (options: { readonly processMetrics?: boolean } = {
     }),
     actions: new Counter({
       name: 'kreconcile_actions_total',
-      help: 'Executed plan actions by type.',
+      help: 'Plan actions written to the API server (one request each; a recreate two) by type.',
       labelNames: ['type'],
       registers,
     }),
@@ -70,4 +71,27 @@ export const createMetrics = (options: { readonly processMetrics?: boolean } = {
       registers,
     }),
   };
+};
+
+/**
+ * The actions that sent a write: `wait`, `conflict`, `forbidden` and `skip` entries are reported as
+ * done by the executor but asked nothing of the API server, so counting them would make an operator
+ * that waits look busy.
+ */
+const SENDS_A_WRITE: Readonly<Record<Action['type'], boolean>> = {
+  create: true,
+  patch: true,
+  delete: true,
+  recreate: true,
+  addFinalizer: true,
+  removeFinalizer: true,
+  wait: false,
+  conflict: false,
+  forbidden: false,
+  skip: false,
+};
+
+/** Counts the written actions of one reconcile in `kreconcile_actions_total`. */
+export const countWrittenActions = (metrics: Metrics, done: ReadonlyArray<{ readonly action: Action }>): void => {
+  for (const { action } of done) if (SENDS_A_WRITE[action.type]) metrics.actions.inc({ type: action.type });
 };

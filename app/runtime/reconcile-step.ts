@@ -31,7 +31,7 @@ import { recordEvents } from './events.js';
 import type { HotLoopHistory } from './hot-loop-history.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import { countWrittenActions, type Metrics } from './metrics.js';
 import type { PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type StepOutcome } from './reconcile-loop.js';
 
@@ -220,7 +220,7 @@ export class ReconcileStep {
     const label = resultLabel(result);
     metrics?.reconciles.inc({ result: label });
     metrics?.reconcileDuration.observe({ result: label }, seconds);
-    for (const done of doneOf(result)) metrics?.actions.inc({ type: done.action.type });
+    if (metrics !== undefined) countWrittenActions(metrics, doneOf(result));
     if (result._tag === 'Done' && result.statusWritten) {
       const drift = result.status.drift?.length ?? 0;
       if (drift > 0) metrics?.driftReported.inc(drift);
