@@ -54,7 +54,9 @@ export const intentKindsOf = (application: Pick<Application, 'metadata'>): Reado
   for (const entry of parsed) {
     if (kinds.size === MAX_INTENT_KINDS) break;
     const decoded = KindCodec.decode(entry);
-    if (E.isRight(decoded)) kinds.set(kindKey(decoded.right), decoded.right);
+    // Only the kind is kept: nothing else an entry carries goes anywhere.
+    if (E.isRight(decoded))
+      kinds.set(kindKey(decoded.right), { apiVersion: decoded.right.apiVersion, kind: decoded.right.kind });
   }
   return [...kinds.values()];
 };
