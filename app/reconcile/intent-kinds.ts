@@ -31,14 +31,23 @@ export const MAX_INTENT_KINDS = 32;
 /** Longest annotation value read or written; a longer one is ignored whole (the status records what does not fit). */
 export const MAX_INTENT_KINDS_TEXT = 4_096;
 
-const name = new t.Type<string, string, unknown>(
-  'string of 1 to 253 characters',
-  (u): u is string => typeof u === 'string' && u.length > 0 && u.length <= 253,
-  (u, c) => (typeof u === 'string' && u.length > 0 && u.length <= 253 ? t.success(u) : t.failure(u, c)),
-  t.identity,
-);
+/** A codec of the strings `pattern` matches whole, named `name`. */
+const matching = (name: string, pattern: RegExp): t.Type<string, string, unknown> =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && pattern.test(u),
+    (u, c) => (typeof u === 'string' && pattern.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
 
-const KindCodec = t.type({ apiVersion: name, kind: name });
+// What the API server accepts as a served kind: a group (DNS subdomain, at most 253 characters) and a
+// version, or a core version; a kind whose lower case is a DNS-1035 label (CRD validation). Nothing
+// else reaches discovery or a list URL from here.
+const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const API_VERSION = new RegExp(`^((?=.{1,253}/)${LABEL}(\\.${LABEL})*/)?[a-z0-9]{1,63}$`);
+const KIND = /^[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
+
+const KindCodec = t.type({ apiVersion: matching('apiVersion', API_VERSION), kind: matching('kind', KIND) });
 
 /**
  * The kinds the annotation names, in order, without repeats: `[]` when it is absent, too long or

@@ -34,6 +34,17 @@ describe('reading kreconcile.io/intent-kinds', () => {
     expect(intentKindsOf(annotated(7))).toEqual([]);
   });
 
+  it('reads only names the API server could serve: nothing else reaches discovery or a list URL', () => {
+    const kinds = [
+      { apiVersion: 'example.com/v1alpha1', kind: 'Widget' },
+      { apiVersion: 'a-b.c-d/v2beta3', kind: 'My-Kind' },
+      { apiVersion: 'Apps/v1', kind: 'Deployment' },
+      { apiVersion: `${'a'.repeat(250)}.com/v1`, kind: 'Deployment' },
+      { apiVersion: 'v1', kind: '9Lives' },
+    ];
+    expect(intentKindsOf(annotated(JSON.stringify(kinds)))).toEqual(kinds.slice(0, 2));
+  });
+
   it('reads nothing from text that is not a JSON list', () => {
     for (const text of ['', 'not json', '{"apiVersion":"v1","kind":"ConfigMap"}', '"[]"', 'null', '[1,2'])
       expect(intentKindsOf(annotated(text))).toEqual([]);
@@ -46,7 +57,10 @@ describe('reading kreconcile.io/intent-kinds', () => {
       { apiVersion: 'v1' },
       { apiVersion: '', kind: 'ConfigMap' },
       { apiVersion: 'v1', kind: 5 },
-      { apiVersion: 'v1', kind: 'x'.repeat(254) },
+      { apiVersion: 'v1', kind: 'x'.repeat(64) },
+      { apiVersion: '../../api/v1', kind: 'ConfigMap' },
+      { apiVersion: 'v1', kind: 'Config/Map' },
+      { apiVersion: 'apps/v1/x', kind: 'Deployment' },
       { ...deployment, extra: true },
       configMap,
     ]);
@@ -77,7 +91,10 @@ describe('writing kreconcile.io/intent-kinds', () => {
     const many = Array.from({ length: MAX_INTENT_KINDS + 1 }, (_, i) => ({ apiVersion: 'v1', kind: `K${i}` }));
     expect(intentKindsText(many.slice(0, MAX_INTENT_KINDS), [])).toBeDefined();
     expect(intentKindsText(many.slice(0, MAX_INTENT_KINDS), many.slice(MAX_INTENT_KINDS))).toBeUndefined();
-    const wide = Array.from({ length: 20 }, (_, i) => ({ apiVersion: `g${i}.example.com/v1`, kind: 'K'.repeat(250) }));
+    // 25 kinds of long but valid names: more text than the bound.
+    const group = (i: number): string => `${'g'.repeat(60)}.${'h'.repeat(60)}.${'i'.repeat(60)}${i}.example.com`;
+    const wide = Array.from({ length: 25 }, (_, i) => ({ apiVersion: `${group(i)}/v1`, kind: 'K'.repeat(63) }));
+    expect(intentKindsText([], wide.slice(0, 5))).toBeDefined();
     expect(intentKindsText([], wide)).toBeUndefined();
     expect(intentKindsText([], [{ apiVersion: 'v1', kind: '' }])).toBeUndefined();
   });
