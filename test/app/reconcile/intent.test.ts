@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { INTENT_KINDS_ANNOTATION, intentKindsOf } from '../../../app/reconcile/intent-kinds.js';
+import { INTENT_KINDS_ANNOTATION, MAX_INTENT_KINDS, intentKindsOf } from '../../../app/reconcile/intent-kinds.js';
 import {
   reconcileApplication,
   type ReconcileDeps,
@@ -128,6 +128,22 @@ describe('recording the kinds a reconcile creates', () => {
     writes.length = 0;
     done(await reconcileApplication(ref, deps));
     expect(writes).toEqual(['create ConfigMap/shop-flags', 'status Application/shop']);
+  });
+
+  it('kinds that would not fit the annotation are recorded in the status before the creates, as before', async () => {
+    const { cluster, deps, writes } = setup();
+    const full = JSON.stringify(
+      Array.from({ length: MAX_INTENT_KINDS }, (_, i) => ({ apiVersion: 'example.com/v1', kind: `Kind${i}` })),
+    );
+    await cluster.create(shop([config], { [INTENT_KINDS_ANNOTATION]: full }))();
+    done(await reconcileApplication(ref, deps));
+    expect(writes).toEqual([
+      'status Application/shop',
+      'patch Application/shop (json)',
+      'create ConfigMap/shop-config',
+      'status Application/shop',
+    ]);
+    expect((await stored(cluster)).metadata.annotations?.[INTENT_KINDS_ANNOTATION]).toBe(full);
   });
 
   it('annotations added while the finalizer patch is on its way are kept (merged, not replaced)', async () => {
