@@ -10,6 +10,11 @@ import {
   FIELD_MANAGER,
   FINALIZER,
   conflictingManagers,
+  escapePointerToken,
+  isJsonObject,
+  ownKeyCount,
+  type JsonPatchOperation,
+  type Patch,
   type ServerSideApplyIntent,
   removeFromLastObservedManifest,
   updateLastAppliedManifestFromResponse,
@@ -79,6 +84,11 @@ export const executePlan = async (args: {
    * plans): a patch then starts with a `test` of it, a delete carries it as a precondition.
    */
   readonly guards?: ReadonlyMap<string, string>;
+  /**
+   * Annotations the finalizer's metadata patch also sets when it adds the finalizer (the reconcile's
+   * record of the kinds it is about to create: one write instead of two).
+   */
+  readonly finalizerAnnotations?: Readonly<Record<string, string>>;
 }): Promise<Execution> => {
   let status = args.plan.status;
   let application = args.application;
@@ -88,6 +98,7 @@ export const executePlan = async (args: {
     cluster: args.cluster,
     children: args.children ?? args.cluster,
     ...(args.guards === undefined ? {} : { guards: args.guards }),
+    ...(args.finalizerAnnotations === undefined ? {} : { finalizerAnnotations: args.finalizerAnnotations }),
   };
   // A skip (withheld by kreconcile.io/apply) is shown by the plan, never carried out nor reported as done.
   for (const wave of wavesOf(args.plan.actions.filter((action) => action.type !== 'skip'))) {
@@ -104,11 +115,7 @@ export const executePlan = async (args: {
       const step =
         answer === undefined || !isWaveAction(one) ? await runAction(one, scope) : settle(one, answer, scope);
       if (E.isLeft(step)) {
-        failure ??= {
-          action,
-          error: step.left,
-          guardedPatch: one.type === 'patch' && one.patch.some((op) => op.op === 'test'),
-        };
+        failure ??= { action, error: step.left, guardedPatch: isGuarded(one, scope) };
         continue;
       }
       status = step.right.status;
@@ -206,6 +213,18 @@ type Scope = {
   readonly cluster: ClusterWriter;
   readonly children: ClusterWriter;
   readonly guards?: ReadonlyMap<string, string>;
+  readonly finalizerAnnotations?: Readonly<Record<string, string>>;
+};
+
+/**
+ * Whether the write of `action` carried a `test` guard: a 422 then means the object moved since it
+ * was read (re-plan and retry), not that the input is invalid.
+ */
+const isGuarded = (action: Action, scope: Scope): boolean => {
+  if (action.type === 'patch') return action.patch.some((op) => op.op === 'test');
+  if (action.type !== 'addFinalizer' && action.type !== 'removeFinalizer') return false;
+  const patch = finalizerPatch(action.type, scope);
+  return patch.type === 'json' && patch.operations.some((op) => op.op === 'test');
 };
 
 const runAction = async (action: Action, scope: Scope): Promise<Step> => {
@@ -341,25 +360,62 @@ const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resourc
   return E.right({ status: scope.status, ...(pending === undefined ? {} : { response: pending }) });
 };
 
-/** Finalizer edits are guarded by a `test` of the list we saw, so a concurrent edit is not lost. */
-const writeFinalizer = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope) => {
+/**
+ * Finalizer edits are guarded by a `test` of the list we saw, so a concurrent edit is not lost.
+ * Adding it may set annotations too (`finalizerAnnotations`), merged into those the object has:
+ * with no finalizer yet, one merge patch (the list set as `add` would, the annotations merged key by
+ * key); with others' finalizers, the guarded JSON Patch with an `add` per key, or, when the object
+ * has no annotations, an `add` of the map guarded by a `test` of the resourceVersion read (the `add`
+ * would replace annotations someone added meanwhile).
+ */
+const writeFinalizer = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope) =>
+  scope.cluster.patch(
+    {
+      apiVersion: scope.application.apiVersion,
+      kind: scope.application.kind,
+      name: scope.application.metadata.name,
+      namespace: namespaceOf(scope),
+    },
+    finalizerPatch(type, scope),
+  );
+
+const finalizerPatch = (type: 'addFinalizer' | 'removeFinalizer', scope: Scope): Patch => {
   const current = scope.application.metadata.finalizers;
-  const ref = {
-    apiVersion: scope.application.apiVersion,
-    kind: scope.application.kind,
-    name: scope.application.metadata.name,
-    namespace: namespaceOf(scope),
-  };
   const next =
     type === 'addFinalizer' ? [...(current ?? []), FINALIZER] : (current ?? []).filter((f) => f !== FINALIZER);
-  const operations =
-    current === undefined
-      ? [{ op: 'add' as const, path: '/metadata/finalizers', value: next }]
-      : [
-          { op: 'test' as const, path: '/metadata/finalizers', value: current },
-          { op: 'replace' as const, path: '/metadata/finalizers', value: next },
-        ];
-  return scope.cluster.patch(ref, { type: 'json', operations });
+  const annotations = type === 'addFinalizer' ? scope.finalizerAnnotations : undefined;
+  const annotating = annotations !== undefined && ownKeyCount(annotations) > 0;
+  if (current === undefined)
+    return annotating
+      ? { type: 'merge', body: { metadata: { finalizers: next, annotations: { ...annotations } } } }
+      : { type: 'json', operations: [{ op: 'add', path: '/metadata/finalizers', value: next }] };
+  const finalizers: ReadonlyArray<JsonPatchOperation> = [
+    { op: 'test', path: '/metadata/finalizers', value: current },
+    { op: 'replace', path: '/metadata/finalizers', value: next },
+  ];
+  return {
+    type: 'json',
+    operations: annotating ? [...finalizers, ...annotationOperations(scope.application, annotations)] : finalizers,
+  };
+};
+
+const annotationOperations = (
+  application: Application,
+  annotations: Readonly<Record<string, string>>,
+): ReadonlyArray<JsonPatchOperation> => {
+  if (isJsonObject(application.metadata.annotations))
+    return Object.entries(annotations).map(([key, value]) => ({
+      op: 'add',
+      path: `/metadata/annotations/${escapePointerToken(key)}`,
+      value,
+    }));
+  const resourceVersion = application.metadata.resourceVersion;
+  return [
+    ...(resourceVersion === undefined
+      ? []
+      : [{ op: 'test' as const, path: '/metadata/resourceVersion', value: resourceVersion }]),
+    { op: 'add', path: '/metadata/annotations', value: { ...annotations } },
+  ];
 };
 
 const finalizerWritten = (result: E.Either<ClusterError, Resource>, scope: Scope): Step =>

@@ -30,19 +30,27 @@ import {
   remember,
   type Memo,
 } from '../../core/index.js';
+import { intentKindsOf } from './intent-kinds.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
 const KINDS = memoTable<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>(
   'kinds per Application object',
 );
 
-/** The kinds an Application touches: those in its manifest and those it observed before (kept in `memo`). */
+/**
+ * The kinds an Application touches: those in its manifest, those its status names and those it
+ * recorded before creating children of them (intent-kinds.ts), kept in `memo`.
+ */
 export const kindsOf = (
   application: Application,
   memo?: Memo,
 ): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }> =>
   remember(memo, KINDS, application, () =>
-    distinctKinds([...(application.spec.manifest ?? []), ...statusEntries(application.status)]),
+    distinctKinds([
+      ...(application.spec.manifest ?? []),
+      ...statusEntries(application.status),
+      ...intentKindsOf(application),
+    ]),
   );
 
 /**

@@ -56,6 +56,7 @@ import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
+import { INTENT_KINDS_ANNOTATION, intentKindsOf, intentKindsText, kindKey, type Kind } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
@@ -166,6 +167,7 @@ export const reconcileApplication = async (
       application,
       cluster: deps.cluster,
       ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
+      ...(intent.right === undefined ? {} : { finalizerAnnotations: intent.right }),
     }),
     planned,
     unguarded.right.live,
@@ -191,28 +193,43 @@ export const reconcileApplication = async (
 };
 
 /**
- * Before the first child of a kind the stored status does not name is created, the status records
- * the desired state (`lastAppliedManifest`): a process that dies between the create and the final
- * status write then leaves no child a later process cannot find, because the live reader reads the
- * kinds the status names and what is owned but no longer desired is pruned. One status write, only
- * when a plan creates an object of a kind new to the status; the state written is the one a plan
- * whose first create failed leaves anyway.
+ * Before the first child of a kind the Application does not name yet (in its status or its
+ * `kreconcile.io/intent-kinds` annotation) is created, that kind is recorded: a process that dies
+ * between the create and the final status write then leaves no child a later process cannot find,
+ * because the live reader reads the kinds the spec, the status and the annotation name, and what is
+ * owned but no longer desired is pruned (docs/behaviour.md §5).
+ *
+ * When the plan adds the finalizer before its creates (a new Application), the kinds ride on that
+ * metadata patch: the answer is the annotations for `executePlan`'s finalizer write, no request of
+ * its own. Otherwise (the finalizer is there: a later spec adds a kind; or the kinds would not fit
+ * the annotation's bounds) the status records the desired state (`lastAppliedManifest`) first, one
+ * status write, the state a plan whose first create failed leaves anyway.
  */
 const recordIntent = (
   application: Application,
   planned: Plan,
   deps: ReconcileDeps,
-): Promise<E.Either<ClusterError, true>> =>
-  planned.actions.some(isCreation) ? recordIntentOfCreations(application, planned, deps) : NOTHING_TO_RECORD;
+): Promise<E.Either<ClusterError, Readonly<Record<string, string>> | undefined>> => {
+  const created = planned.actions.filter(isCreation);
+  if (created.length === 0) return NOTHING_TO_RECORD;
+  const annotated = intentKindsOf(application);
+  const recorded = new Set([...statusKinds(application.status), ...annotated].map(kindKey));
+  const added = distinctKinds(created.map((action) => action.ref)).filter((kind) => !recorded.has(kindKey(kind)));
+  if (added.length === 0) return NOTHING_TO_RECORD;
+  const text = addsFinalizerFirst(planned) ? intentKindsText(annotated, added) : undefined;
+  return text === undefined
+    ? recordIntentInStatus(application, planned, deps)
+    : Promise.resolve(E.right({ [INTENT_KINDS_ANNOTATION]: text }));
+};
 
-const recordIntentOfCreations = async (
+/** Whether the plan's first write is the finalizer's, before any create (the order `plan` gives a new Application). */
+const addsFinalizerFirst = (planned: Plan): boolean => planned.actions[0]?.type === 'addFinalizer';
+
+const recordIntentInStatus = async (
   application: Application,
   planned: Plan,
   deps: ReconcileDeps,
-): Promise<E.Either<ClusterError, true>> => {
-  const creates = planned.actions.filter(isCreation);
-  const recorded = new Set(statusKinds(application.status).map(kindKey));
-  if (creates.every((action) => recorded.has(kindKey(action.ref)))) return E.right(true);
+): Promise<E.Either<ClusterError, undefined>> => {
   const lastAppliedManifest = redactStatus(planned.status, ownerOf(application)).lastAppliedManifest ?? [];
   const written = await writeStatus(
     application,
@@ -220,17 +237,18 @@ const recordIntentOfCreations = async (
     { ...application.status, lastAppliedManifest },
     deps,
   );
-  return E.map((): true => true)(written);
+  return E.map((): undefined => undefined)(written);
 };
 
 /** Answers shared by every reconcile with nothing to write (settled once, not a promise per reconcile). */
-const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, true>> = Promise.resolve(E.right(true));
+const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, undefined>> = Promise.resolve(E.right(undefined));
 const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resolve(E.right(false));
 
 const isCreation = (action: Plan['actions'][number]): boolean => action.type === 'create' || action.type === 'recreate';
 
-const kindKey = (kind: { readonly apiVersion: string; readonly kind: string }): string =>
-  `${kind.apiVersion}|${kind.kind}`;
+const distinctKinds = (kinds: ReadonlyArray<Kind>): ReadonlyArray<Kind> => [
+  ...new Map(kinds.map((kind) => [kindKey(kind), { apiVersion: kind.apiVersion, kind: kind.kind }])).values(),
+];
 
 /** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
 export const converged = (result: ReconcileResult): boolean =>

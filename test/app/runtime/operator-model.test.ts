@@ -26,6 +26,7 @@ import {
   type FaultProfile,
   type MemoryCluster,
 } from '../../../adapters/memory/index.js';
+import { intentKindsOf } from '../../../app/reconcile/intent-kinds.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { drive } from '../../../app/testing/drive.js';
@@ -796,9 +797,10 @@ describe('children created right before the process died', () => {
     await runFor(2_000);
     await first.stop(0);
     expect(deployment()).toBe(true);
-    // The status never observed it (that write died), but names its kind.
+    // The status never observed it (that write died), but the finalizer's patch named its kind.
     const recorded = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
     expect(JSON.stringify(getIn(recorded, ['status', 'lastObservedManifest']) ?? [])).not.toContain('wiki-web');
+    expect(intentKindsOf(recorded)).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment' }]);
     const stored = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
     await server.update({
       ...stored,
@@ -809,5 +811,100 @@ describe('children created right before the process died', () => {
     await runFor(60_000);
     await second.stop(0);
     expect(deployment()).toBe(false);
+  });
+
+  it('dies after the finalizer and intent patch and some creates; the spec drops a kind, the Application is deleted: the next process leaves nothing', async () => {
+    const clock = new ManualClock();
+    // No garbage collector: whatever the next process does not find and delete itself would stay.
+    const server = createMemoryCluster({ clock, seed: 5, workloads: true, gc: false });
+    const runFor = async (ms: number): Promise<void> => {
+      for (let t = 0; t < ms; t += 100) {
+        await flushMicrotasks();
+        await clock.advance(100);
+      }
+    };
+    const blog = (children: AppSpec['children']): Resource =>
+      applicationOf({ namespace: 'default', name: 'blog', children });
+    const children: AppSpec['children'] = [
+      { kind: 'ConfigMap', name: 'blog-config', data: { mode: 'a' } },
+      { kind: 'Service', name: 'blog-web', port: 80 },
+      { kind: 'Deployment', name: 'blog-web', replicas: 1, image: 'nginx:1.27' },
+    ];
+    // The first process dies after its first two creates: the third create and every later write never land.
+    let created = 0;
+    const died = (ref: Parameters<Cluster['get']>[0]) => async () =>
+      E.left(clusterError('Unavailable', 'the process died', { code: 0, ref }));
+    const refOf = (object: Resource) => ({
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.metadata.name,
+      ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+    });
+    const dead = (): boolean => created >= 2;
+    const first = new Controller({
+      cluster: {
+        ...server,
+        create: (object, options) =>
+          dead()
+            ? died(refOf(object))
+            : async () => {
+                const answer = await server.create(object, options)();
+                if (E.isRight(answer)) created++;
+                return answer;
+              },
+        patch: (ref, patch, options) => (dead() ? died(ref) : server.patch(ref, patch, options)),
+        patchStatus: (ref, patch) => (dead() ? died(ref) : server.patchStatus(ref, patch)),
+        update: (object, options) => (dead() ? died(refOf(object)) : server.update(object, options)),
+        updateStatus: (object) => (dead() ? died(refOf(object)) : server.updateStatus(object)),
+        delete: (ref, options) => (dead() ? died(ref) : server.delete(ref, options)),
+      },
+      clock,
+      random: () => 0.5,
+      events: false,
+    });
+    await first.start();
+    await server.create(blog(children))();
+    await runFor(2_000);
+    await first.stop(0);
+    const childrenLeft = (): ReadonlyArray<string> =>
+      server
+        .objects()
+        .filter((o) => o.metadata.annotations?.[OWNER_ANNOTATION] === 'default/blog')
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort();
+    // Created in install order before it died: the ConfigMap and the Service. The status never
+    // named a kind (no status write landed); the finalizer's patch named all three.
+    expect(childrenLeft()).toEqual(['ConfigMap/blog-config', 'Service/blog-web']);
+    const stored = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
+    expect(getIn(stored, ['status'])).toBeUndefined();
+    expect(stored.metadata.finalizers).toEqual(['kreconcile.io/cleanup']);
+    expect(intentKindsOf(stored)).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { apiVersion: 'v1', kind: 'Service' },
+      { apiVersion: 'apps/v1', kind: 'Deployment' },
+    ]);
+    // The spec drops the Service's kind (nothing names it now but the annotation), then the Application is deleted.
+    await server.update({ ...stored, spec: blog(children.filter((c) => c.kind !== 'Service')).spec } as Resource)();
+    await server.delete(refOf(stored))();
+    const deletes: string[] = [];
+    const second = new Controller({
+      cluster: {
+        ...server,
+        delete: (ref, options) => {
+          deletes.push(`${ref.kind}/${ref.name}`);
+          return server.delete(ref, options);
+        },
+      },
+      clock,
+      random: () => 0.5,
+      events: false,
+    });
+    await second.start();
+    await runFor(60_000);
+    await second.stop(0);
+    expect(childrenLeft()).toEqual([]);
+    expect(server.objects().filter((o) => o.kind === APPLICATION_KIND)).toEqual([]);
+    // Removed by the operator, not by anyone else: it found the Service through the annotation.
+    expect(deletes.sort()).toEqual(['ConfigMap/blog-config', 'Service/blog-web']);
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * The kinds an Application is about to create children of, recorded on the Application itself
+ * (annotation `kreconcile.io/intent-kinds`) by the metadata patch that adds its finalizer: the
+ * crash-safety record (docs/behaviour.md §5) without a status write of its own. The live reader
+ * reads the kinds named by the spec, the status and this annotation, so a process that dies between
+ * the creates and the status write leaves no child a later process cannot find and prune.
+ *
+ * Anyone who may edit the Application can write the annotation: it is read bounded and decoded
+ * entry by entry, what does not decode is ignored, and it only ever widens what is READ (which kinds
+ * are listed and watched for objects carrying this Application's owner mark) — what is deleted is
+ * still only what carries our marks, as for every other kind.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  parseJsonText,
+  type Application,
+  type JsonValue,
+} from '../../core/index.js';
+
+export const INTENT_KINDS_ANNOTATION = 'kreconcile.io/intent-kinds';
+
+export type Kind = { readonly apiVersion: string; readonly kind: string };
+
+/** At most this many kinds are recorded or read (a tenant's annotation cannot make the reader list more). */
+export const MAX_INTENT_KINDS = 32;
+
+/** Longest annotation value read or written; a longer one is ignored whole (the status records what does not fit). */
+export const MAX_INTENT_KINDS_TEXT = 4_096;
+
+/** A codec of the strings `pattern` matches whole, named `name`. */
+const matching = (name: string, pattern: RegExp): t.Type<string, string, unknown> =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && pattern.test(u),
+    (u, c) => (typeof u === 'string' && pattern.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+
+// What the API server accepts as a served kind: a group (DNS subdomain, at most 253 characters) and a
+// version, or a core version; a kind whose lower case is a DNS-1035 label (CRD validation). Nothing
+// else reaches discovery or a list URL from here.
+const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const API_VERSION = new RegExp(`^((?=.{1,253}/)${LABEL}(\\.${LABEL})*/)?[a-z0-9]{1,63}$`);
+const KIND = /^[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
+
+const KindCodec = t.type({ apiVersion: matching('apiVersion', API_VERSION), kind: matching('kind', KIND) });
+
+/**
+ * The kinds the annotation names, in order, without repeats: `[]` when it is absent, too long or
+ * not a JSON list; entries that do not decode are skipped; at most `MAX_INTENT_KINDS`.
+ */
+export const intentKindsOf = (application: Pick<Application, 'metadata'>): ReadonlyArray<Kind> => {
+  const annotations = getOwn(application.metadata, 'annotations');
+  const text = isJsonObject(annotations) ? getOwn(annotations, INTENT_KINDS_ANNOTATION) : undefined;
+  if (typeof text !== 'string' || text.length > MAX_INTENT_KINDS_TEXT) return [];
+  const parsed = parsedOrNothing(text);
+  if (!isJsonArray(parsed)) return [];
+  const kinds = new Map<string, Kind>();
+  for (const entry of parsed) {
+    if (kinds.size === MAX_INTENT_KINDS) break;
+    const decoded = KindCodec.decode(entry);
+    // Only the kind is kept: nothing else an entry carries goes anywhere.
+    if (E.isRight(decoded))
+      kinds.set(kindKey(decoded.right), { apiVersion: decoded.right.apiVersion, kind: decoded.right.kind });
+  }
+  return [...kinds.values()];
+};
+
+const parsedOrNothing = (text: string): JsonValue | undefined => {
+  try {
+    return parseJsonText(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The annotation's value naming `kinds` (the ones it names already first, then the new ones), or
+ * `undefined` when they would not fit its bounds: the intent is then recorded in the status instead.
+ */
+export const intentKindsText = (recorded: ReadonlyArray<Kind>, added: ReadonlyArray<Kind>): string | undefined => {
+  const kinds = new Map<string, Kind>();
+  for (const kind of [...recorded, ...added])
+    kinds.set(kindKey(kind), { apiVersion: kind.apiVersion, kind: kind.kind });
+  if (kinds.size > MAX_INTENT_KINDS || [...kinds.values()].some((kind) => !KindCodec.is(kind))) return undefined;
+  const text = JSON.stringify([...kinds.values()]);
+  return text.length > MAX_INTENT_KINDS_TEXT ? undefined : text;
+};
+
+export const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`;

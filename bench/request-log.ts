@@ -1,0 +1,200 @@
+/**
+ * Every request a cold operator sends a real control plane, by verb and kind (docs/performance.md,
+ * "Requests per new Application"): N Applications of the fleet's shape created before it starts,
+ * then the operator runs until every one is Ready. Counted where every request passes once (the
+ * client's flow control) and, by verb and kind, at the `Cluster` port; the difference is what the
+ * adapter sends on its own (discovery).
+ *
+ *   npx tsx bench/request-log.ts [--applications=100] [--shape=flux|argo] [--show=app-7]
+ *
+ * `--show` prints, in order, every call naming that Application (its children included). Needs the
+ * control-plane binaries (`npm run k8s:build`), with kube-controller-manager for Deployment status.
+ */
+import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
+import { join } from 'node:path';
+import { createKubernetesCluster } from '../adapters/kubernetes/index.js';
+import { applicationCrd } from '../app/manifests/crd.js';
+import { converged } from '../app/reconcile/reconcile-application.js';
+import { startOperator } from '../app/runtime/operator.js';
+import { systemClock } from '../app/runtime/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Patch } from '../core/index.js';
+import { findBinaries } from '../tools/envtest/binaries.js';
+import { startControlPlane } from '../tools/envtest/control-plane.js';
+import { installCrd } from '../tools/envtest/install-crds.js';
+import { startProcess } from '../tools/envtest/managed-process.js';
+import { applicationObjects, type Shape } from './fleet-objects.js';
+
+const flagValue = (name: string): string | undefined =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+const usage = (problem: string): never => {
+  process.stderr.write(
+    `request-log: ${problem} (usage: bench/request-log.ts [--applications=100] [--shape=flux|argo])\n`,
+  );
+  process.exit(2);
+};
+
+const count = Number(flagValue('applications') ?? 100);
+if (!Number.isInteger(count) || count <= 0)
+  usage(`--applications=${flagValue('applications')}: expected a positive integer`);
+const shapeFlag = flagValue('shape') ?? 'flux';
+const shape: Shape =
+  shapeFlag === 'argo' ? 'argo' : shapeFlag === 'flux' ? 'flux' : usage(`--shape=${shapeFlag}: expected flux or argo`);
+const show = flagValue('show');
+const NAMESPACE = 'requests';
+
+/** One line per call: `verb Kind namespace/name`, a patch with its type (a JSON Patch: its operations' paths). */
+const describePatch = (patch: Patch): string =>
+  patch.type === 'json'
+    ? patch.operations.map((operation) => `${operation.op} ${operation.path}`).join(', ')
+    : patch.type;
+
+/** `cluster` with every call noted in `calls`. */
+const logged = (cluster: Cluster, calls: string[]): Cluster => {
+  const note = (line: string): void => {
+    calls.push(line);
+  };
+  return {
+    get: (ref) => (note(`get ${ref.kind} ${ref.namespace ?? ''}/${ref.name}`), cluster.get(ref)),
+    list: (query) => (
+      note(`list ${query.kind}${query.namespace ? ` ns=${query.namespace}` : ''}`),
+      cluster.list(query)
+    ),
+    watch: (query, sink) => (note(`watch ${query.kind}`), cluster.watch(query, sink)),
+    scopeOf: (apiVersion, kind) => (note(`discovery ${apiVersion} ${kind}`), cluster.scopeOf(apiVersion, kind)),
+    create: (object, options) => (
+      note(`create ${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`),
+      cluster.create(object, options)
+    ),
+    update: (object, options) => (
+      note(`update ${object.kind} ${object.metadata.name}`),
+      cluster.update(object, options)
+    ),
+    patch: (ref, patch, options) => (
+      note(`patch ${ref.kind} ${ref.namespace ?? ''}/${ref.name} (${describePatch(patch)})`),
+      cluster.patch(ref, patch, options)
+    ),
+    delete: (ref, options) => (
+      note(`delete ${ref.kind} ${ref.namespace ?? ''}/${ref.name}`),
+      cluster.delete(ref, options)
+    ),
+    updateStatus: (object) => (
+      note(`updateStatus ${object.kind} ${object.metadata.name}`),
+      cluster.updateStatus(object)
+    ),
+    patchStatus: (ref, patch) => (
+      note(`patchStatus ${ref.kind} ${ref.namespace ?? ''}/${ref.name} (${describePatch(patch)})`),
+      cluster.patchStatus(ref, patch)
+    ),
+  };
+};
+
+/** Whether a call names Application `name` or one of its children (`<name>`, `<name>-config`, Events `<name>.<suffix>`). */
+const namesApplication = (line: string, name: string): boolean =>
+  line
+    .split(' ')
+    .some(
+      (token) =>
+        token.endsWith(`/${name}`) ||
+        token.startsWith(`${NAMESPACE}/${name}-`) ||
+        token.startsWith(`${NAMESPACE}/${name}.`),
+    );
+
+/** `verb Kind (patch)`: a call without the object's name, to count alike calls. */
+const callKind = (line: string): string => line.replace(/ [^ ]*\/[^ ]*( |$)/, '$1').trim();
+
+const main = async (): Promise<void> => {
+  const lookup = findBinaries();
+  if (!lookup.found) return usage(`no control-plane binaries: ${lookup.reason} (run npm run k8s:build)`);
+  const kcmBinary = lookup.binaries.kubeControllerManager;
+  if (kcmBinary === undefined)
+    return usage('kube-controller-manager is needed for Deployment status: run npm run k8s:build');
+  const plane = await startControlPlane({
+    binaries: lookup.binaries,
+    controllerManager: false,
+    beforeControllers: async ({ kubeconfigPath }) =>
+      installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
+  });
+  const kcm = startProcess(
+    'kube-controller-manager',
+    kcmBinary,
+    [
+      `--kubeconfig=${plane.kubeconfigPath}`,
+      '--controllers=deployment-controller,replicaset-controller,serviceaccount-controller,namespace-controller',
+      '--use-service-account-credentials=false',
+      '--leader-elect=false',
+      '--secure-port=0',
+    ],
+    join(plane.dir, 'kube-controller-manager-requests.log'),
+  );
+  try {
+    const driver = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { flowControl: { qps: 1000, burst: 1000 } },
+    );
+    // Connected once its serviceaccount controller has created default/default.
+    for (let waited = 0; ; waited += 200) {
+      const account = await driver.get({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        namespace: 'default',
+        name: 'default',
+      })();
+      if (E.isRight(account) && O.isSome(account.right)) break;
+      if (waited > 120_000) throw new Error('kube-controller-manager did not start in 2 minutes');
+      await systemClock.sleep(200);
+    }
+    await driver.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })();
+    for (let i = 0; i < count; i++) {
+      const created = await driver.create({
+        apiVersion: APPLICATION_API_VERSION,
+        kind: APPLICATION_KIND,
+        metadata: { name: `app-${i}`, namespace: NAMESPACE },
+        spec: { manifest: applicationObjects(shape, i, NAMESPACE) },
+      })();
+      if (E.isLeft(created)) throw new Error(`creating app-${i}: ${created.left.message}`);
+    }
+    let sent = 0;
+    const operatorCluster = createKubernetesCluster(
+      { kubeconfigPath: plane.kubeconfigPath },
+      { flowControl: { qps: 50, burst: 100, onWait: () => sent++ } },
+    );
+    const calls: string[] = [];
+    const ready = new Set<string>();
+    const started = performance.now();
+    const operator = await startOperator({
+      cluster: logged(operatorCluster, calls),
+      clock: systemClock,
+      random: Math.random,
+      workers: 4,
+      resyncMs: 0,
+      namespace: NAMESPACE,
+      readiness: 'kstatus',
+      onReconciled: (key, result) => {
+        if (converged(result)) ready.add(key);
+      },
+    });
+    while (ready.size < count && performance.now() - started < 600_000) await systemClock.sleep(50);
+    const elapsedMs = performance.now() - started;
+    const atReady = sent;
+    await operator.stop(5_000);
+    const tally = new Map<string, number>();
+    for (const line of calls) tally.set(callKind(line), (tally.get(callKind(line)) ?? 0) + 1);
+    console.log(
+      `${ready.size}/${count} Applications (${shape}) Ready in ${(elapsedMs / 1000).toFixed(1)} s: ${atReady} requests (${(atReady / count).toFixed(2)} per Application), ${calls.length} through the Cluster port`,
+    );
+    for (const [call, times] of [...tally].sort(([a], [b]) => a.localeCompare(b)))
+      console.log(`${String(times).padStart(6)}  ${call}`);
+    if (show !== undefined) {
+      console.log(`\ncalls naming ${show}:`);
+      for (const line of calls) if (namesApplication(line, show)) console.log(`  ${line}`);
+    }
+  } finally {
+    await kcm.stop();
+    await plane.stop();
+  }
+};
+
+await main();
+process.exit(0);
