@@ -54,6 +54,40 @@ describe('kreconcile snapshot', () => {
     ]);
   });
 
+  it('reads the kinds the live Application recorded in kreconcile.io/intent-kinds before any status write', async () => {
+    // A process created the PodDisruptionBudget (removed from the spec since) and died before its status write:
+    // only the annotation its finalizer patch carried names the kind.
+    const objects = webappCluster().map((object) =>
+      object.kind === 'Application'
+        ? {
+            ...object,
+            metadata: {
+              ...object.metadata,
+              annotations: {
+                'kreconcile.io/intent-kinds': JSON.stringify([
+                  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+                ]),
+              },
+            },
+            status: {},
+          }
+        : object,
+    );
+    const recorded = async (applicationObjects: ReadonlyArray<Resource>) =>
+      names(
+        (
+          parse(
+            (await runCli(['snapshot', '-f', WEBAPP], { connect: async () => fakeCluster(applicationObjects) })).stdout,
+          ) as { items: Resource[] }
+        ).items,
+      );
+    expect(await recorded(objects)).toContain('PodDisruptionBudget/web');
+    const withoutIntent = objects.map((object) =>
+      object.kind === 'Application' ? { ...object, metadata: { ...object.metadata, annotations: {} } } : object,
+    );
+    expect(await recorded(withoutIntent)).not.toContain('PodDisruptionBudget/web');
+  });
+
   it('only reads: get and list calls, with the ownership label selector', async () => {
     const cluster = fakeCluster(webappCluster());
     await runCli(['snapshot', '-f', WEBAPP], { connect: async () => cluster });

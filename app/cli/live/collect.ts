@@ -29,6 +29,7 @@ import {
   type ScopeTable,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
+import { INTENT_KINDS_ANNOTATION } from '../../reconcile/intent-kinds.js';
 import { readLive } from '../../reconcile/live-reader.js';
 import { scopesFor } from '../planning/scopes.js';
 
@@ -116,6 +117,23 @@ const statusList = (object: Resource, key: string): ReadonlyArray<JsonObject> =>
   return isJsonArray(list) ? list.filter(isJsonObject) : [];
 };
 
+/**
+ * The file's metadata with the live Application's `kreconcile.io/intent-kinds` (the kinds a process
+ * recorded right before creating children of them, maybe without a status write after): the live
+ * reader then reads those kinds too, as the operator's does (app/reconcile/intent-kinds.ts).
+ */
+const withRecordedIntent = (
+  metadata: Application['metadata'],
+  recorded: ReadonlyArray<Resource>,
+): Application['metadata'] => {
+  const intent = recorded
+    .map((object) => getIn(object, ['metadata', 'annotations', INTENT_KINDS_ANNOTATION]))
+    .find((value): value is string => typeof value === 'string');
+  if (intent === undefined) return metadata;
+  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
+  return { ...metadata, annotations: { ...annotations, [INTENT_KINDS_ANNOTATION]: intent } };
+};
+
 const applicationRef = (application: Application): ObjectRef => ({
   apiVersion: APPLICATION_API_VERSION,
   kind: APPLICATION_KIND,
@@ -136,7 +154,11 @@ const collectFor = (
         ...statusList(object, 'lastObservedManifest'),
         ...statusList(object, 'lastAppliedManifest'),
       ]);
-      const view: Application = { ...application, status: { lastObservedManifest: handled } };
+      const view: Application = {
+        ...application,
+        metadata: withRecordedIntent(application.metadata, recorded),
+        status: { lastObservedManifest: handled },
+      };
       return pipe(
         () => readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader),
         TE.mapLeft(failure),
