@@ -19,6 +19,7 @@ import {
   parseJsonText,
   type Application,
   type JsonValue,
+  type Plan,
 } from '../../core/index.js';
 
 export const INTENT_KINDS_ANNOTATION = 'kreconcile.io/intent-kinds';
@@ -92,3 +93,37 @@ export const intentKindsText = (recorded: ReadonlyArray<Kind>, added: ReadonlyAr
 };
 
 export const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`;
+
+/**
+ * How a plan's creations are recorded before they are sent (docs/behaviour.md §5): `Recorded` when
+ * every kind it creates is named already (by the status or the annotation); `OnFinalizerPatch` when
+ * the plan adds the finalizer before its creates (a new Application) and the kinds fit the
+ * annotation: they ride on that metadata patch, no request of their own; else `InStatus`, a status
+ * write of the desired state first. `statusKinds`: the kinds the stored status names.
+ */
+export type Intent =
+  | { readonly _tag: 'Recorded' }
+  | { readonly _tag: 'OnFinalizerPatch'; readonly annotations: Readonly<Record<string, string>> }
+  | { readonly _tag: 'InStatus' };
+
+export const intentOf = (
+  application: Pick<Application, 'metadata'>,
+  plan: Pick<Plan, 'actions'>,
+  statusKinds: ReadonlyArray<Kind>,
+): Intent => {
+  const annotated = intentKindsOf(application);
+  const recorded = new Set([...statusKinds, ...annotated].map(kindKey));
+  const added = new Map<string, Kind>();
+  for (const action of plan.actions)
+    if ((action.type === 'create' || action.type === 'recreate') && !recorded.has(kindKey(action.ref)))
+      added.set(kindKey(action.ref), { apiVersion: action.ref.apiVersion, kind: action.ref.kind });
+  if (added.size === 0) return RECORDED;
+  // The order `plan` gives a new Application: the finalizer's write first, before any create.
+  const text = plan.actions[0]?.type === 'addFinalizer' ? intentKindsText(annotated, [...added.values()]) : undefined;
+  return text === undefined
+    ? IN_STATUS
+    : { _tag: 'OnFinalizerPatch', annotations: { [INTENT_KINDS_ANNOTATION]: text } };
+};
+
+const RECORDED: Intent = { _tag: 'Recorded' };
+const IN_STATUS: Intent = { _tag: 'InStatus' };

@@ -56,7 +56,7 @@ import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import type { Translation, Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
-import { INTENT_KINDS_ANNOTATION, intentKindsOf, intentKindsText, kindKey, type Kind } from './intent-kinds.js';
+import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
 /** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
@@ -210,20 +210,16 @@ const recordIntent = (
   planned: Plan,
   deps: ReconcileDeps,
 ): Promise<E.Either<ClusterError, Readonly<Record<string, string>> | undefined>> => {
-  const created = planned.actions.filter(isCreation);
-  if (created.length === 0) return NOTHING_TO_RECORD;
-  const annotated = intentKindsOf(application);
-  const recorded = new Set([...statusKinds(application.status), ...annotated].map(kindKey));
-  const added = distinctKinds(created.map((action) => action.ref)).filter((kind) => !recorded.has(kindKey(kind)));
-  if (added.length === 0) return NOTHING_TO_RECORD;
-  const text = addsFinalizerFirst(planned) ? intentKindsText(annotated, added) : undefined;
-  return text === undefined
-    ? recordIntentInStatus(application, planned, deps)
-    : Promise.resolve(E.right({ [INTENT_KINDS_ANNOTATION]: text }));
+  const intent = intentOf(application, planned, statusKinds(application.status));
+  switch (intent._tag) {
+    case 'Recorded':
+      return NOTHING_TO_RECORD;
+    case 'OnFinalizerPatch':
+      return Promise.resolve(E.right(intent.annotations));
+    case 'InStatus':
+      return recordIntentInStatus(application, planned, deps);
+  }
 };
-
-/** Whether the plan's first write is the finalizer's, before any create (the order `plan` gives a new Application). */
-const addsFinalizerFirst = (planned: Plan): boolean => planned.actions[0]?.type === 'addFinalizer';
 
 const recordIntentInStatus = async (
   application: Application,
@@ -243,12 +239,6 @@ const recordIntentInStatus = async (
 /** Answers shared by every reconcile with nothing to write (settled once, not a promise per reconcile). */
 const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, undefined>> = Promise.resolve(E.right(undefined));
 const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resolve(E.right(false));
-
-const isCreation = (action: Plan['actions'][number]): boolean => action.type === 'create' || action.type === 'recreate';
-
-const distinctKinds = (kinds: ReadonlyArray<Kind>): ReadonlyArray<Kind> => [
-  ...new Map(kinds.map((kind) => [kindKey(kind), { apiVersion: kind.apiVersion, kind: kind.kind }])).values(),
-];
 
 /** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
 export const converged = (result: ReconcileResult): boolean =>
