@@ -59,8 +59,9 @@ const diffAll = ({ application, live }: Inputs): number => {
  * Plans per timed sample: enough that a sample plans ≥ 1 000 resources. A plan of 100 resources
  * takes ~1–2 ms of CPU, of the order of what a concurrent GC marking step or JIT compile (threads
  * of this process, so in its CPU time) adds to whichever side it lands in: single-plan samples at
- * 100 had the middle half of their per-round ratios anywhere from 0.45 to 1.24 in one run. Each plan of a batch is still a whole
- * plan on its own inputs (fresh: its own copy), so per-plan fixed costs count in full.
+ * 100 had the middle half of their per-round ratios anywhere from 0.45 to 1.24 in one run. Each
+ * plan of a batch is still a whole plan on its own inputs (fresh: its own copy), so per-plan
+ * fixed costs count in full.
  */
 const plansPerSample = (count: number): number => Math.max(1, Math.ceil(1000 / count));
 
