@@ -56,12 +56,38 @@ const diffAll = ({ application, live }: Inputs): number => {
 };
 
 /**
+ * Plans per timed sample: enough that a sample plans ≥ 1 000 resources. A plan of 100 resources
+ * takes ~1–2 ms of CPU, of the order of what a concurrent GC marking step or JIT compile (threads
+ * of this process, so in its CPU time) adds to whichever side it lands in: single-plan samples at
+ * 100 had the middle half of their per-round ratios anywhere from 0.45 to 1.24 in one run. Each
+ * plan of a batch is still a whole plan on its own inputs (fresh: its own copy), so per-plan
+ * fixed costs count in full.
+ */
+const plansPerSample = (count: number): number => Math.max(1, Math.ceil(1000 / count));
+
+/** `task` over `batch` inputs, each prepared on its own (not timed). */
+const batched = <T, R>(
+  batch: number,
+  prepare: () => T,
+  task: (input: T) => R,
+): { readonly prepare: () => ReadonlyArray<T>; readonly task: (inputs: ReadonlyArray<T>) => number } => ({
+  prepare: () => Array.from({ length: batch }, prepare),
+  task: (inputs) => {
+    for (const input of inputs) task(input);
+    return inputs.length;
+  },
+});
+
+/**
  * Per case two modes: `cached` re-plans the same objects through one planner (the operator's
  * steady state: its memo hits), `fresh` plans new copies every run without a memo (after a relist
  * or a restart: nothing cached).
  * The baseline is a generic full deep diff (microdiff) of desired vs live, on the same inputs.
  */
-export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row> =>
+export const coreBenchmarks = (
+  sizes: ReadonlyArray<number>,
+  batchOf: (count: number) => number = plansPerSample,
+): ReadonlyArray<Row> =>
   sizes.flatMap((count) => {
     const manifest = manifestOf(count);
     const inSyncLive = manifest.map((resource, i) => asServed(resource, NAMESPACE, i, OWNER));
@@ -85,7 +111,16 @@ export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row>
         ['fresh', () => freshCopy(inputs), planOf],
       ] as const;
       return modes.map(([mode, prepare, planWith]): Row => {
-        const timed = measurePair(prepare, planWith, diffAll);
+        const batch = batchOf(count);
+        const plans = batched(batch, prepare, planWith);
+        const diffs = batched(batch, prepare, diffAll);
+        const sample = measurePair(plans.prepare, plans.task, diffs.task);
+        // One sample is `batch` plans: the times are per plan (the ratio is the same either way).
+        const timed = {
+          ...sample,
+          medianMs: sample.medianMs / batch,
+          baselineMedianMs: sample.baselineMedianMs / batch,
+        };
         const allocated = allocatedBytes(prepare, planWith);
         return {
           suite: 'core',
@@ -100,6 +135,7 @@ export const coreBenchmarks = (sizes: ReadonlyArray<number>): ReadonlyArray<Row>
           ratioQuartiles: timed.ratioQuartiles,
           memoryBytes: retainedBytes(() => planWith(prepare())),
           iterations: timed.iterations,
+          plansPerSample: batch,
           allocatedBytesPerResource: Math.round(allocated / count),
         };
       });

@@ -19,7 +19,7 @@ import {
   withDigests,
   type Marked,
 } from '../sensitive/secret-values.js';
-import { hookSecretName, isTokenKey, withoutHookTokens } from './secret.js';
+import { hookSecretName, isTokenKey, withoutHookToken } from './secret.js';
 import type { HookOwner } from './types.js';
 
 export const REDACTED = '(redacted)';
@@ -81,22 +81,19 @@ const maskMarkedChanges = (action: Action, marked: Marked): Action =>
 /** A status without hook tokens and with Secret values as digests: what may be written to the Application. */
 export const redactStatus = (status: ApplicationStatus, owner: HookOwner): ApplicationStatus => {
   const marked = marksFrom(status.mangledObserverSchema);
+  // One pass per list, entry by entry (hook tokens out, then digests): most entries are kept as they are.
+  const redactEntry = <T extends JsonObject>(entry: T): T => {
+    const hookless = withoutHookToken(entry, owner);
+    return withDigests(hookless, marked(hookless));
+  };
   return {
     ...status,
     ...(status.lastAppliedManifest === undefined
       ? {}
-      : {
-          lastAppliedManifest: mapKept(withoutHookTokens(status.lastAppliedManifest, owner), (entry) =>
-            withDigests(entry, marked(entry)),
-          ),
-        }),
+      : { lastAppliedManifest: mapKept(status.lastAppliedManifest, redactEntry) }),
     ...(status.lastObservedManifest === undefined
       ? {}
-      : {
-          lastObservedManifest: mapKept(withoutHookTokens(status.lastObservedManifest, owner), (entry) =>
-            withDigests(entry, marked(entry)),
-          ),
-        }),
+      : { lastObservedManifest: mapKept(status.lastObservedManifest, redactEntry) }),
   };
 };
 
@@ -104,8 +101,11 @@ export const redactStatus = (status: ApplicationStatus, owner: HookOwner): Appli
  * `entries.map(update)`, or `entries` itself when no entry changes: most statuses hold no
  * Secret, and an unchanged list keeps the identity the next plan's caches are keyed by.
  */
-const mapKept = <T>(entries: ReadonlyArray<T>, update: (entry: T) => T): ReadonlyArray<T> => {
-  for (const [i, entry] of entries.entries()) {
+const mapKept = <T extends JsonObject>(entries: ReadonlyArray<T>, update: (entry: T) => T): ReadonlyArray<T> => {
+  // An index loop: an `entries()` iterator allocates a pair per entry, on every status entry of every plan.
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry === undefined) continue;
     const next = update(entry);
     if (next !== entry) return [...entries.slice(0, i), next, ...entries.slice(i + 1).map(update)];
   }

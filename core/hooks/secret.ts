@@ -104,8 +104,12 @@ export const withoutHookTokens = <T extends JsonObject>(
   owner: HookOwner,
 ): ReadonlyArray<T> =>
   resources.some((resource) => isHookSecret(resource, owner))
-    ? resources.map((resource) => (isHookSecret(resource, owner) ? redacted(resource) : resource))
+    ? resources.map((resource) => withoutHookToken(resource, owner))
     : resources;
+
+/** One resource of `withoutHookTokens`: itself unless it is one of this owner's hook Secrets. */
+export const withoutHookToken = <T extends JsonObject>(resource: T, owner: HookOwner): T =>
+  isHookSecret(resource, owner) ? redacted(resource) : resource;
 
 /** Whether a Secret data key holds a hook token. */
 export const isTokenKey = (key: string): boolean => key.endsWith('-token');

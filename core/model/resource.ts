@@ -1,6 +1,6 @@
 /** Kubernetes resources as plain JSON, their identity, and the codec that checks the shape we rely on. */
 import * as t from 'io-ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { getOwn, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 
 export type ObjectMeta = JsonObject & {
   readonly name: string;
@@ -97,7 +97,21 @@ export const refOf = (resource: Resource): ObjectRef => {
   return namespace === undefined ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
 };
 
-export const isResource = (value: JsonValue | undefined): value is Resource => Resource.is(value);
+/**
+ * `Resource.is` written out: the codec's generic guard allocates closures on every call, and this
+ * runs for every resource a plan merges. The same checks, on own properties only.
+ */
+export const isResource = (value: JsonValue | undefined): value is Resource => {
+  if (!isJsonObject(value)) return false;
+  const metadata = getOwn(value, 'metadata');
+  if (!isNonEmptyString(getOwn(value, 'apiVersion')) || !isNonEmptyString(getOwn(value, 'kind'))) return false;
+  if (!isJsonObject(metadata) || !isNonEmptyString(getOwn(metadata, 'name'))) return false;
+  const namespace = getOwn(metadata, 'namespace');
+  return namespace === undefined || isNonEmptyString(namespace);
+};
+
+const isNonEmptyString = (value: JsonValue | undefined): value is string =>
+  typeof value === 'string' && value.length > 0;
 
 /** `refKey(refOf(resource))` without building the reference (hot path of planning). */
 export const resourceKey = (resource: Resource): string =>

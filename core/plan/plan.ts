@@ -36,6 +36,7 @@ import {
   remember,
   sameInputs,
   type Memo,
+  type MemoTable,
 } from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
@@ -409,7 +410,7 @@ const pairWithLive = (
       pair.unchanged = observed;
       return pair;
     }
-    pair.lastApplied = learnFromLive(resource, live, schema);
+    pair.lastApplied = fromLive(memo, LEARNED, live, resource, schema, () => learnFromLive(resource, live, schema));
     if (pair.lastApplied !== resource) pair.compared = asCreated(pair.lastApplied, schema, owner, memo);
     return pair;
   });
@@ -431,13 +432,13 @@ const currentEntries = (
     // Delta entries are resources (typed JsonObject by the delta): the index reads their identification.
     identityIndex(desired.fromSpec, memo).of(object as Resource) !== undefined;
   // The previous schemas only serve objects no longer desired.
-  const observe = (object: Resource): JsonObject =>
-    observeResource(
-      object,
+  const observe = (object: Resource): JsonObject => {
+    const schema =
       schemaFor(schemas, object) ??
-        schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
-        {},
-    );
+      schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
+      NO_SCHEMA;
+    return fromLive(memo, OBSERVED, object, schema, schema, () => observeResource(object, schema));
+  };
   const current: JsonObject[] = [];
   const undesired: JsonObject[] = [];
   const found = new Set<Resource>();
@@ -589,6 +590,35 @@ const patchesOf = (
     (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
   );
 };
+
+/**
+ * What was derived from a live object (values learned, its observed entry, a patch), kept per live
+ * object (immutable by contract) with the other inputs it was derived from: a plan that sees the
+ * same drifted object again (its patch not yet visible, or drift only reported) reuses it. Only
+ * a memo that outlives the call records anything: within one call each is derived once anyway.
+ */
+type FromLive<T> = { readonly from: JsonValue; readonly schema: JsonValue; readonly value: T };
+
+const fromLive = <T>(
+  memo: Memo,
+  table: MemoTable<Resource, FromLive<T>>,
+  live: Resource,
+  from: JsonValue,
+  schema: JsonValue,
+  derive: () => T,
+): T => {
+  if (!outlivesCall(memo)) return derive();
+  const known = recall(memo, table, live);
+  if (known !== undefined && known.from === from && known.schema === schema) return known.value;
+  return keep(memo, table, live, { from, schema, value: derive() }).value;
+};
+
+const LEARNED = memoTable<Resource, FromLive<Resource>>('desired resource with values learned, per live object');
+const OBSERVED = memoTable<Resource, FromLive<JsonObject>>('observed entry, per live object');
+const PATCHES = memoTable<Resource, FromLive<ReturnType<typeof patchOf>>>('patch of desired, per live object');
+
+/** The schema of a live object no schema list names: observes nothing but its identification. */
+const NO_SCHEMA: JsonObject = {};
 
 /** Why a child is not ready by kstatus, or undefined when it is. */
 const kstatusReason = (object: Resource): string | undefined => {
@@ -948,7 +978,7 @@ const patchAction = (
     owner,
     application: { spec },
   } = context;
-  const fields = patchOf(desired, live, schema);
+  const fields = fromLive(context.memo, PATCHES, live, desired, schema, () => patchOf(desired, live, schema));
   const marks = adopting ? adoptionPatch(live, owner, fields.operations) : { operations: [], changes: [] };
   const operations = [...fields.operations, ...marks.operations];
   if (operations.length === 0) return [];

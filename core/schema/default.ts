@@ -12,7 +12,6 @@ import {
 } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { schemaKeyOf } from './lookup.js';
 import { keep, memoTable, recall, type Memo } from '../memo/memo.js';
 
 /**
@@ -28,17 +27,34 @@ export const generateDefaultObserverSchema = (
   memo?: Memo,
 ): ReadonlyArray<ObserverSchema> => {
   const custom = args.observerSchema ?? [];
-  const covered = new Set(custom.map(schemaKeyOf));
-  const generated = args.manifest.filter((resource) => {
-    const key = schemaKeyOf(resource);
-    if (covered.has(key)) return false;
-    covered.add(key);
-    return true;
-  });
+  const claim = schemaClaims();
+  for (const schema of custom) claim(schema);
+  const generated = args.manifest.filter(claim);
   const mirrored: Mirrored = new Map();
   const mangled = [...custom, ...generated.map((resource) => defaultSchemaOf(resource, mirrored))];
   keep(memo, MIRRORED, mangled, mirrored);
   return mangled;
+};
+
+/**
+ * Claims the schema of an object's (apiVersion, kind, metadata.name): true for the first claim of
+ * each. Nested maps keyed by the values, as `schemaFor` matches: no key string per resource.
+ */
+const schemaClaims = (): ((object: JsonObject) => boolean) => {
+  const byVersion = new Map<JsonValue | undefined, Map<JsonValue | undefined, Set<JsonValue | undefined>>>();
+  return (object) => {
+    const version = getOwn(object, 'apiVersion');
+    let kinds = byVersion.get(version);
+    if (kinds === undefined) byVersion.set(version, (kinds = new Map()));
+    const kind = getOwn(object, 'kind');
+    let names = kinds.get(kind);
+    if (names === undefined) kinds.set(kind, (names = new Set()));
+    const metadata = getOwn(object, 'metadata');
+    const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
+    if (names.has(name)) return false;
+    names.add(name);
+    return true;
+  };
 };
 
 /** The default schema of one resource; its generated nodes are recorded in `mirrored`. */
