@@ -19,7 +19,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
 import { applicationCrd } from '../app/manifests/crd.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
@@ -139,29 +139,35 @@ const fluxPeer = (): string => {
   return built.stdout.trim();
 };
 
+/** The bundled contender and the module `node --import` loads before it (bench/fleet-preload.ts). */
+type ContenderScripts = { readonly contender: string; readonly preload: string };
+
 /**
  * The contender script as one plain JavaScript file (esbuild, which tsx brings; packages stay
  * imports): run by node without tsx, whose compiler thread would add to the measured RSS (a tsx
  * process that only creates 40 objects peaked at 244 MiB). The operator ships compiled too.
+ * Its preload, bundled beside it, loads the Kubernetes client as the `kreconcile` executable does.
  */
-const contenderBundle = (): string => {
-  const out = join(here, '..', '.cache', 'fleet', 'fleet-contender.mjs');
+const contenderBundle = (): ContenderScripts => {
+  const out = join(here, '..', '.cache', 'fleet');
   const esbuild = join(here, '..', 'node_modules', '.bin', 'esbuild');
   const built = spawnSync(
     esbuild,
     [
       join(here, 'fleet-contender.ts'),
+      join(here, 'fleet-preload.ts'),
       '--bundle',
       '--platform=node',
       '--format=esm',
       '--packages=external',
-      `--outfile=${out}`,
+      `--outdir=${out}`,
+      '--out-extension:.js=.mjs',
       '--log-level=warning',
     ],
     { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] },
   );
   if (built.status !== 0) throw new Error(`bundling bench/fleet-contender.ts with ${esbuild} failed (above)`);
-  return out;
+  return { contender: join(out, 'fleet-contender.mjs'), preload: join(out, 'fleet-preload.mjs') };
 };
 
 /** Runs a child to its end; its last stdout line, decoded. */
@@ -227,8 +233,8 @@ type Context = {
   readonly plane: ControlPlane;
   readonly cluster: KubernetesCluster;
   readonly flux: string | undefined;
-  /** bench/fleet-contender.ts, bundled. */
-  readonly contender: string;
+  /** bench/fleet-contender.ts and its preload, bundled. */
+  readonly scripts: ContenderScripts;
   readonly settings: FleetSettings;
 };
 
@@ -239,7 +245,15 @@ const runContender = async (
   shape: Shape,
   count: number,
   namespace: string,
-  options: { readonly qps?: number; readonly burst?: number; readonly resync?: boolean } = {},
+  options: {
+    readonly qps?: number;
+    readonly burst?: number;
+    readonly resync?: boolean;
+    /** Node flags of a kreconcile or direct contender (memory experiments). */
+    readonly nodeFlags?: ReadonlyArray<string>;
+    /** Load the Kubernetes client whole, without the preload (what the lean load saves). */
+    readonly fullClient?: boolean;
+  } = {},
 ): Promise<Run> => {
   const { plane, cluster, settings } = context;
   await createNamespace(cluster, namespace);
@@ -278,7 +292,13 @@ const runContender = async (
       ...(options.resync === true ? { resync: true } : {}),
     };
     command = process.execPath;
-    args = ['--expose-gc', context.contender, JSON.stringify(contenderArgs)];
+    args = [
+      '--expose-gc',
+      ...(options.nodeFlags ?? []),
+      ...(options.fullClient === true ? [] : ['--import', pathToFileURL(context.scripts.preload).href]),
+      context.scripts.contender,
+      JSON.stringify(contenderArgs),
+    ];
   }
   await settle();
   const server = childCpuMs(SERVER);
@@ -391,7 +411,7 @@ const withControlPlane = async <A>(
   if (kcmBinary === undefined)
     throw new Error('bench:fleet needs kube-controller-manager (Deployment status): run npm run k8s:build');
   const flux = needFlux ? fluxPeer() : undefined;
-  const contender = contenderBundle();
+  const scripts = contenderBundle();
   settings.log('fleet: starting etcd + kube-apiserver…');
   const plane = await startControlPlane({
     binaries: lookup.binaries,
@@ -408,7 +428,7 @@ const withControlPlane = async <A>(
     );
     kcm = await startFleetControllerManager(kcmBinary, plane, cluster);
     settings.log('fleet: control plane ready (deployment and replicaset controllers running)');
-    return await body({ plane, cluster, flux, contender, settings });
+    return await body({ plane, cluster, flux, scripts, settings });
   } finally {
     await kcm?.stop();
     await plane.stop();
@@ -490,6 +510,69 @@ export const argoBenchmarks = (
           goal: 'ratio ≤ 2',
           goalMet: run.resyncMs / run.barePlanMs <= 2,
         });
+    }
+    return rows;
+  });
+
+/** One way of running the Node contenders in `--memory` experiments. */
+export type MemoryVariant = {
+  readonly name: string;
+  /** Node flags before the contender script (V8 heap sizing, e.g. `--max-semi-space-size=1`). */
+  readonly nodeFlags: ReadonlyArray<string>;
+  /** The Kubernetes client loaded whole (no preload): the figures before the lean load. */
+  readonly fullClient: boolean;
+};
+
+const memoryLine = (figures: ContenderResult['memoryBefore']): string =>
+  figures === undefined
+    ? ''
+    : `RSS ${(figures.rss / MiB).toFixed(0)}, heap ${(figures.heapUsed / MiB).toFixed(0)}/${(figures.heapTotal / MiB).toFixed(0)}, external ${(figures.external / MiB).toFixed(0)}, arrayBuffers ${(figures.arrayBuffers / MiB).toFixed(0)} MiB`;
+
+/**
+ * `--memory`: the operator and the direct creates only, under each variant, alternating (the order
+ * rotates each round): peak RSS and what it is made of (`process.memoryUsage()` before the first
+ * request and each figure's peak), and the time, to weigh a memory setting against what it costs.
+ */
+export const memoryBenchmarks = (
+  sizes: ReadonlyArray<number>,
+  rounds: number,
+  variants: ReadonlyArray<MemoryVariant>,
+  settings: FleetSettings,
+): Promise<ReadonlyArray<Row>> =>
+  withControlPlane(settings, false, async (context) => {
+    const rows: Row[] = [];
+    const contenders: ReadonlyArray<Contender> = ['kreconcile', 'direct'];
+    const cases = contenders.flatMap((contender) => variants.map((variant) => ({ contender, variant })));
+    for (const count of sizes) {
+      const runs = new Map<string, Run[]>();
+      for (let round = 1; round <= rounds; round++) {
+        const order = cases.map((_, i) => cases[(i + round - 1) % cases.length] as (typeof cases)[number]);
+        for (const [index, { contender, variant }] of order.entries()) {
+          const key = `${contender} [${variant.name}]`;
+          settings.log(`memory: N=${count} round ${round}/${rounds}: ${key}…`);
+          const run = await runContender(context, contender, 'flux', count, `mem-${count}-r${round}-${index}`, {
+            nodeFlags: variant.nodeFlags,
+            fullClient: variant.fullClient,
+          });
+          runs.set(key, [...(runs.get(key) ?? []), run]);
+          settings.log(
+            `memory: N=${count} round ${round}: ${key} ${(run.elapsedMs / 1000).toFixed(1)} s, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB; before: ${memoryLine(run.memoryBefore)}; peaks: ${memoryLine(run.memoryPeak)}; at Ready (after a full GC): RSS ${((run.rssReadyBytes ?? 0) / MiB).toFixed(0)}, heap ${((run.heapReadyBytes ?? 0) / MiB).toFixed(0)} MiB`,
+          );
+        }
+      }
+      for (const [key, measured] of runs) {
+        const figures = describe(measured, count * objectsPerApplication('flux'));
+        const last = measured.at(-1);
+        rows.push({
+          suite: 'fleet-memory',
+          case: `${key}, ${count} Applications × 4 objects`,
+          resources: count * objectsPerApplication('flux'),
+          ...figures,
+          memoryBytes: figures.peakRssMiB * MiB,
+          memoryBefore: last?.memoryBefore,
+          memoryPeak: last?.memoryPeak,
+        });
+      }
     }
     return rows;
   });
