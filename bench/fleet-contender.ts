@@ -15,7 +15,9 @@
  * http.RoundTripper.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
 import { systemClock } from '../adapters/memory/index.js';
 import { converged } from '../app/reconcile/reconcile-application.js';
@@ -122,6 +124,7 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
   const rssBeforeBytes = settledRss();
   const memoryBefore = memoryFigures();
   const sampler = memorySampler();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deployments = args.shape === 'flux' ? readyDeployments(cluster, args.namespace) : undefined;
   let next = 0;
@@ -140,6 +143,7 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
   const elapsedMs = performance.now() - started;
   const memoryPeak = sampler.peak();
   sampler.stop();
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     elapsedMs,
     requests: requests(),
@@ -147,6 +151,7 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
     rssBeforeBytes,
     rssReadyBytes: settledRss(),
     heapReadyBytes: process.memoryUsage().heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     memoryBefore,
     memoryPeak,
   };
@@ -198,6 +203,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   const rssBeforeBytes = settledRss();
   const memoryBefore = memoryFigures();
   const sampler = memorySampler();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const operator = await startOperator({
     cluster,
@@ -218,6 +224,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   const elapsedMs = performance.now() - started;
   const memoryPeak = sampler.peak();
   sampler.stop();
+  const cpu = process.cpuUsage(cpuBefore);
   const result: ContenderResult = {
     elapsedMs,
     requests: requests(),
@@ -225,9 +232,12 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     rssBeforeBytes,
     rssReadyBytes: settledRss(),
     heapReadyBytes: process.memoryUsage().heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     memoryBefore,
     memoryPeak,
   };
+  const snapshotDir = process.env.FLEET_HEAP_SNAPSHOT_DIR;
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `operator-${args.namespace}.heapsnapshot`));
   if (args.resync !== true) {
     await operator.stop(10_000);
     return result;

@@ -38,6 +38,8 @@ export const ContenderResult = t.intersection([
     resyncMs: t.number,
     barePlanMs: t.number,
     reconciles: t.number,
+    /** CPU time (user + system) of the contender process from its first request until ready. */
+    cpuMs: t.number,
     /** `process.memoryUsage()` after a full collection before the first request. */
     memoryBefore: MemoryFigures,
     /** The largest value of each figure, sampled every 100 ms while the contender ran (each figure's own maximum). */

@@ -9,8 +9,10 @@
  *   --argo                 Argo CD's fleet shape instead: --applications=10000 --argo-qps=500,50
  *   --memory               the operator and direct creates only, under each --variants entry:
  *                          what their RSS is made of (process.memoryUsage) and what a setting costs
- *   --variants='lean:|full:--full-client|semi1:--max-semi-space-size=1'
- *                          name:node flags, separated by |; --full-client loads the client whole
+ *   --variants='tuned:|untuned:--untuned|full:--full-client'
+ *                          name:node flags, separated by |; ours: --untuned keeps V8's default heap
+ *                          sizing (not the operator's), --full-client loads the client whole, untuned,
+ *                          --heap-snapshot writes one at Ready into .cache/fleet/
  *   --workers=4 --qps=50 --burst=100 --flux-interval-ms=1000
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -63,9 +65,9 @@ const settings: FleetSettings = {
 const argo = process.argv.includes('--argo');
 const memory = process.argv.includes('--memory');
 
-/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client` is ours, not Node's). */
+/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot` are ours). */
 const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
-  (flagValue('variants') ?? 'lean:|full:--full-client').split('|').map((entry) => {
+  (flagValue('variants') ?? 'tuned:|untuned:--untuned|full:--full-client').split('|').map((entry) => {
     const [name = '', ...rest] = entry.split(':');
     const flags = rest
       .join(':')
@@ -79,8 +81,10 @@ const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
     }
     return {
       name,
-      nodeFlags: flags.filter((flag) => flag !== '--full-client'),
+      nodeFlags: flags.filter((flag) => !['--full-client', '--untuned', '--heap-snapshot'].includes(flag)),
       fullClient: flags.includes('--full-client'),
+      untuned: flags.includes('--untuned'),
+      heapSnapshot: flags.includes('--heap-snapshot'),
     };
   });
 const machine = {

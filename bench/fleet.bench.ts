@@ -171,9 +171,14 @@ const contenderBundle = (): ContenderScripts => {
 };
 
 /** Runs a child to its end; its last stdout line, decoded. */
-const runChild = (command: string, args: ReadonlyArray<string>, what: string): Promise<ContenderResult> =>
+const runChild = (
+  command: string,
+  args: ReadonlyArray<string>,
+  what: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ContenderResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -253,6 +258,10 @@ const runContender = async (
     readonly nodeFlags?: ReadonlyArray<string>;
     /** Load the Kubernetes client whole, without the preload (what the lean load saves). */
     readonly fullClient?: boolean;
+    /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
+    readonly untuned?: boolean;
+    /** Write a heap snapshot of the contender at Ready into this directory. */
+    readonly heapSnapshotDir?: string;
   } = {},
 ): Promise<Run> => {
   const { plane, cluster, settings } = context;
@@ -303,7 +312,10 @@ const runContender = async (
   await settle();
   const server = childCpuMs(SERVER);
   const kcm = childCpuMs(CONTROLLER_MANAGER);
-  const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`);
+  const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`, {
+    ...(options.untuned === true ? { FLEET_CONTENDER_UNTUNED: '1' } : {}),
+    ...(options.heapSnapshotDir === undefined ? {} : { FLEET_HEAP_SNAPSHOT_DIR: options.heapSnapshotDir }),
+  });
   return {
     ...result,
     serverCpuMs: childCpuMs(SERVER) - server,
@@ -322,6 +334,7 @@ const describe = (runs: ReadonlyArray<Run>, objects: number) => ({
   rssBeforeMiB: median(runs.map((r) => r.rssBeforeBytes ?? Number.NaN)) / MiB,
   rssReadyMiB: median(runs.map((r) => r.rssReadyBytes ?? Number.NaN)) / MiB,
   heapReadyMiB: median(runs.map((r) => r.heapReadyBytes ?? Number.NaN)) / MiB,
+  cpuMs: median(runs.map((r) => r.cpuMs ?? Number.NaN)),
   roundsMs: runs.map((r) => Math.round(r.elapsedMs)),
 });
 
@@ -519,8 +532,12 @@ export type MemoryVariant = {
   readonly name: string;
   /** Node flags before the contender script (V8 heap sizing, e.g. `--max-semi-space-size=1`). */
   readonly nodeFlags: ReadonlyArray<string>;
-  /** The Kubernetes client loaded whole (no preload): the figures before the lean load. */
+  /** The Kubernetes client loaded whole (no preload, so V8's default heap sizing too). */
   readonly fullClient: boolean;
+  /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
+  readonly untuned: boolean;
+  /** Each contender writes a heap snapshot at Ready into `.cache/fleet/` (for the DevTools Memory tab). */
+  readonly heapSnapshot: boolean;
 };
 
 const memoryLine = (figures: ContenderResult['memoryBefore']): string =>
@@ -553,10 +570,12 @@ export const memoryBenchmarks = (
           const run = await runContender(context, contender, 'flux', count, `mem-${count}-r${round}-${index}`, {
             nodeFlags: variant.nodeFlags,
             fullClient: variant.fullClient,
+            untuned: variant.untuned,
+            ...(variant.heapSnapshot ? { heapSnapshotDir: dirname(context.scripts.contender) } : {}),
           });
           runs.set(key, [...(runs.get(key) ?? []), run]);
           settings.log(
-            `memory: N=${count} round ${round}: ${key} ${(run.elapsedMs / 1000).toFixed(1)} s, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB; before: ${memoryLine(run.memoryBefore)}; peaks: ${memoryLine(run.memoryPeak)}; at Ready (after a full GC): RSS ${((run.rssReadyBytes ?? 0) / MiB).toFixed(0)}, heap ${((run.heapReadyBytes ?? 0) / MiB).toFixed(0)} MiB`,
+            `memory: N=${count} round ${round}: ${key} ${(run.elapsedMs / 1000).toFixed(1)} s, CPU ${((run.cpuMs ?? 0) / 1000).toFixed(1)} s, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB; before: ${memoryLine(run.memoryBefore)}; peaks: ${memoryLine(run.memoryPeak)}; at Ready (after a full GC): RSS ${((run.rssReadyBytes ?? 0) / MiB).toFixed(0)}, heap ${((run.heapReadyBytes ?? 0) / MiB).toFixed(0)} MiB`,
           );
         }
       }
@@ -569,6 +588,7 @@ export const memoryBenchmarks = (
           resources: count * objectsPerApplication('flux'),
           ...figures,
           memoryBytes: figures.peakRssMiB * MiB,
+          cpuMs: median(measured.map((run) => run.cpuMs ?? Number.NaN)),
           memoryBefore: last?.memoryBefore,
           memoryPeak: last?.memoryPeak,
         });
