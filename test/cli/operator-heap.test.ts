@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runsOperator } from '../../app/cli/operator-heap.js';
+import { operatorFlagsToSet, OPERATOR_V8_FLAGS, runsOperator } from '../../app/cli/operator-heap.js';
 
 describe('the operator heap settings', () => {
   it('apply to `run` only, wherever global options put it', () => {
@@ -14,6 +14,13 @@ describe('the operator heap settings', () => {
     expect(runsOperator(['validate'])).toBe(false);
     expect(runsOperator(['--help'])).toBe(false);
     expect(runsOperator([])).toBe(false);
+  });
+
+  it("leave a flag the user gave Node (execArgv, NODE_OPTIONS) to the user's choice", () => {
+    expect(operatorFlagsToSet([])).toEqual(OPERATOR_V8_FLAGS);
+    expect(operatorFlagsToSet(['--import', 'tsx', '--max-old-space-size=512'])).toEqual(OPERATOR_V8_FLAGS);
+    expect(operatorFlagsToSet(['--no-optimize-for-size'])).toEqual([]);
+    expect(operatorFlagsToSet(['--optimize_for_size'])).toEqual([]);
   });
 
   it('take effect when set by the running process', () => {
