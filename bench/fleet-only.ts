@@ -12,7 +12,9 @@
  *   --variants='tuned:|untuned:--untuned|full:--full-client'
  *                          name:node flags, separated by |; ours: --untuned keeps V8's default heap
  *                          sizing (not the operator's), --full-client loads the client whole, untuned,
- *                          --heap-snapshot writes one at Ready into .cache/fleet/
+ *                          --heap-snapshot writes one at Ready into .cache/fleet/, --set=--flag sets a V8
+ *                          flag at start instead of the operator's (as `kreconcile run` sets its own)
+ *   --memory-contenders=kreconcile,direct
  *   --workers=4 --qps=50 --burst=100 --flux-interval-ms=1000
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -65,7 +67,18 @@ const settings: FleetSettings = {
 const argo = process.argv.includes('--argo');
 const memory = process.argv.includes('--memory');
 
-/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot` are ours). */
+/** `--memory-contenders=kreconcile,direct` (both by default). */
+const memoryContenders = (): ReadonlyArray<'kreconcile' | 'direct'> => {
+  const names = (flagValue('memory-contenders') ?? 'kreconcile,direct').split(',');
+  const known = names.filter((name): name is 'kreconcile' | 'direct' => name === 'kreconcile' || name === 'direct');
+  if (known.length !== names.length || known.length === 0) {
+    process.stderr.write(`bench:fleet: --memory-contenders=${names.join(',')}: expected kreconcile and/or direct\n`);
+    process.exit(2);
+  }
+  return known;
+};
+
+/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot`, `--set=` are ours). */
 const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
   (flagValue('variants') ?? 'tuned:|untuned:--untuned|full:--full-client').split('|').map((entry) => {
     const [name = '', ...rest] = entry.split(':');
@@ -81,10 +94,13 @@ const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
     }
     return {
       name,
-      nodeFlags: flags.filter((flag) => !['--full-client', '--untuned', '--heap-snapshot'].includes(flag)),
+      nodeFlags: flags.filter(
+        (flag) => !['--full-client', '--untuned', '--heap-snapshot'].includes(flag) && !flag.startsWith('--set='),
+      ),
       fullClient: flags.includes('--full-client'),
       untuned: flags.includes('--untuned'),
       heapSnapshot: flags.includes('--heap-snapshot'),
+      setFlags: flags.filter((flag) => flag.startsWith('--set=')).map((flag) => flag.slice('--set='.length)),
     };
   });
 const machine = {
@@ -107,7 +123,7 @@ const rows = await orExit(
   argo
     ? argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [500, 50]), settings)
     : memory
-      ? memoryBenchmarks(numbers('sizes', [300]), number('rounds', 1), memoryVariants(), settings)
+      ? memoryBenchmarks(numbers('sizes', [300]), number('rounds', 1), memoryVariants(), memoryContenders(), settings)
       : fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings),
 );
 

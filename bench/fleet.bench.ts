@@ -260,6 +260,8 @@ const runContender = async (
     readonly fullClient?: boolean;
     /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
     readonly untuned?: boolean;
+    /** V8 flags the contender sets for itself at start instead of the operator's (as tuneOperatorHeap does). */
+    readonly setFlags?: ReadonlyArray<string>;
     /** Write a heap snapshot of the contender at Ready into this directory. */
     readonly heapSnapshotDir?: string;
   } = {},
@@ -536,6 +538,8 @@ export type MemoryVariant = {
   readonly fullClient: boolean;
   /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
   readonly untuned: boolean;
+  /** V8 flags set by the contender at start instead of the operator's (`--set=--flag`). */
+  readonly setFlags: ReadonlyArray<string>;
   /** Each contender writes a heap snapshot at Ready into `.cache/fleet/` (for the DevTools Memory tab). */
   readonly heapSnapshot: boolean;
 };
@@ -554,11 +558,11 @@ export const memoryBenchmarks = (
   sizes: ReadonlyArray<number>,
   rounds: number,
   variants: ReadonlyArray<MemoryVariant>,
+  contenders: ReadonlyArray<'kreconcile' | 'direct'>,
   settings: FleetSettings,
 ): Promise<ReadonlyArray<Row>> =>
   withControlPlane(settings, false, async (context) => {
     const rows: Row[] = [];
-    const contenders: ReadonlyArray<Contender> = ['kreconcile', 'direct'];
     const cases = contenders.flatMap((contender) => variants.map((variant) => ({ contender, variant })));
     for (const count of sizes) {
       const runs = new Map<string, Run[]>();
@@ -571,6 +575,7 @@ export const memoryBenchmarks = (
             nodeFlags: variant.nodeFlags,
             fullClient: variant.fullClient,
             untuned: variant.untuned,
+            ...(variant.setFlags.length > 0 ? { setFlags: variant.setFlags } : {}),
             ...(variant.heapSnapshot ? { heapSnapshotDir: dirname(context.scripts.contender) } : {}),
           });
           runs.set(key, [...(runs.get(key) ?? []), run]);
