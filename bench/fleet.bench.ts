@@ -16,6 +16,7 @@
  * at each QPS, then a full resync against a bare plan of the same objects.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -203,6 +204,39 @@ const createNamespace = async (cluster: KubernetesCluster, name: string): Promis
   await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })());
 };
 
+/**
+ * Deletes a contender's namespace and waits until it is gone. The operator watches its child kinds
+ * in every namespace (by the managed-by label): objects left by an earlier contender would be
+ * listed and cached by the next kreconcile contender, and bill its memory and CPU for them.
+ * Applications keep kreconcile's finalizer and no operator runs any more: it is removed first.
+ */
+const deleteNamespace = async (cluster: KubernetesCluster, namespace: string): Promise<void> => {
+  const applications = (
+    await must(cluster.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace })())
+  ).items;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < applications.length; i = next++) {
+      const name = applications[i]?.metadata.name ?? '';
+      await must(
+        cluster.patch(
+          { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name },
+          { type: 'merge', body: { metadata: { finalizers: null } } },
+        )(),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const ref = { apiVersion: 'v1', kind: 'Namespace', name: namespace };
+  await must(cluster.delete(ref)());
+  const started = performance.now();
+  while (O.isSome(await must(cluster.get(ref)()))) {
+    if (performance.now() - started > 10 * 60_000)
+      throw new Error(`namespace ${namespace} still there after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+};
+
 /** N Applications in `namespace`, created before the operator starts (untimed): its cold start. */
 const createApplications = async (cluster: KubernetesCluster, shape: Shape, count: number, namespace: string) => {
   let next = 0;
@@ -317,12 +351,12 @@ const runContender = async (
   const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`, {
     ...(options.untuned === true ? { FLEET_CONTENDER_UNTUNED: '1' } : {}),
     ...(options.heapSnapshotDir === undefined ? {} : { FLEET_HEAP_SNAPSHOT_DIR: options.heapSnapshotDir }),
+    ...(options.setFlags === undefined ? {} : { FLEET_CONTENDER_V8_FLAGS: options.setFlags.join(' ') }),
   });
-  return {
-    ...result,
-    serverCpuMs: childCpuMs(SERVER) - server,
-    controllerManagerCpuMs: childCpuMs(CONTROLLER_MANAGER) - kcm,
-  };
+  const serverCpuMs = childCpuMs(SERVER) - server;
+  const controllerManagerCpuMs = childCpuMs(CONTROLLER_MANAGER) - kcm;
+  await deleteNamespace(cluster, namespace);
+  return { ...result, serverCpuMs, controllerManagerCpuMs };
 };
 
 const MiB = 2 ** 20;
