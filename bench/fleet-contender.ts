@@ -15,7 +15,9 @@
  * http.RoundTripper.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
 import { systemClock } from '../adapters/memory/index.js';
 import { converged } from '../app/reconcile/reconcile-application.js';
@@ -30,7 +32,7 @@ import {
   readinessOf,
   type Resource,
 } from '../core/index.js';
-import { ContenderArgs, type ContenderResult } from './fleet-contract.js';
+import { ContenderArgs, type ContenderResult, type MemoryFigures } from './fleet-contract.js';
 import { applicationObjects, type Shape } from './fleet-objects.js';
 
 const TIMEOUT_MS = 30 * 60_000;
@@ -58,6 +60,37 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 const settledRss = (): number => {
   (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().rss;
+};
+
+const memoryFigures = (): MemoryFigures => {
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { rss, heapTotal, heapUsed, external, arrayBuffers };
+};
+
+/**
+ * The largest value of each `process.memoryUsage()` figure while the contender runs, sampled every
+ * 100 ms (getrusage gives the peak RSS exactly, but not what it was made of).
+ */
+const memorySampler = () => {
+  let peak = memoryFigures();
+  const sample = (): void => {
+    const now = memoryFigures();
+    peak = {
+      rss: Math.max(peak.rss, now.rss),
+      heapTotal: Math.max(peak.heapTotal, now.heapTotal),
+      heapUsed: Math.max(peak.heapUsed, now.heapUsed),
+      external: Math.max(peak.external, now.external),
+      arrayBuffers: Math.max(peak.arrayBuffers, now.arrayBuffers),
+    };
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    peak: (): MemoryFigures => {
+      sample();
+      return peak;
+    },
+    stop: () => clearInterval(timer),
+  };
 };
 
 /** Deployments of `namespace` that are ready by the operator's readiness rule, kept current by one watch. */
@@ -89,6 +122,9 @@ const readyDeployments = (cluster: KubernetesCluster, namespace: string) => {
 
 const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests: () => number) => {
   const rssBeforeBytes = settledRss();
+  const memoryBefore = memoryFigures();
+  const sampler = memorySampler();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deployments = args.shape === 'flux' ? readyDeployments(cluster, args.namespace) : undefined;
   let next = 0;
@@ -105,6 +141,9 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
     deployments.stop();
   }
   const elapsedMs = performance.now() - started;
+  const memoryPeak = sampler.peak();
+  sampler.stop();
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     elapsedMs,
     requests: requests(),
@@ -112,6 +151,9 @@ const direct = async (args: ContenderArgs, cluster: KubernetesCluster, requests:
     rssBeforeBytes,
     rssReadyBytes: settledRss(),
     heapReadyBytes: process.memoryUsage().heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    memoryBefore,
+    memoryPeak,
   };
 };
 
@@ -159,6 +201,9 @@ const barePlan = async (cluster: KubernetesCluster, namespace: string, shape: Sh
 const operated = async (args: ContenderArgs, cluster: KubernetesCluster, requests: () => number) => {
   const ready = new Set<string>();
   const rssBeforeBytes = settledRss();
+  const memoryBefore = memoryFigures();
+  const sampler = memorySampler();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const operator = await startOperator({
     cluster,
@@ -177,6 +222,9 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     () => `${ready.size}/${args.count} Applications Ready`,
   );
   const elapsedMs = performance.now() - started;
+  const memoryPeak = sampler.peak();
+  sampler.stop();
+  const cpu = process.cpuUsage(cpuBefore);
   const result: ContenderResult = {
     elapsedMs,
     requests: requests(),
@@ -184,7 +232,12 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     rssBeforeBytes,
     rssReadyBytes: settledRss(),
     heapReadyBytes: process.memoryUsage().heapUsed,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    memoryBefore,
+    memoryPeak,
   };
+  const snapshotDir = process.env.FLEET_HEAP_SNAPSHOT_DIR;
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `operator-${args.namespace}.heapsnapshot`));
   if (args.resync !== true) {
     await operator.stop(10_000);
     return result;

@@ -16,6 +16,16 @@ export const ContenderArgs = t.intersection([
 ]);
 export type ContenderArgs = t.TypeOf<typeof ContenderArgs>;
 
+/** `process.memoryUsage()` figures, in bytes. */
+export const MemoryFigures = t.type({
+  rss: t.number,
+  heapTotal: t.number,
+  heapUsed: t.number,
+  external: t.number,
+  arrayBuffers: t.number,
+});
+export type MemoryFigures = t.TypeOf<typeof MemoryFigures>;
+
 export const ContenderResult = t.intersection([
   t.type({ elapsedMs: t.number, requests: t.number, maxRssBytes: t.number }),
   t.partial({
@@ -28,6 +38,12 @@ export const ContenderResult = t.intersection([
     resyncMs: t.number,
     barePlanMs: t.number,
     reconciles: t.number,
+    /** CPU time (user + system) of the contender process from its first request until ready. */
+    cpuMs: t.number,
+    /** `process.memoryUsage()` after a full collection before the first request. */
+    memoryBefore: MemoryFigures,
+    /** The largest value of each figure, sampled every 100 ms while the contender ran (each figure's own maximum). */
+    memoryPeak: MemoryFigures,
   }),
 ]);
 export type ContenderResult = t.TypeOf<typeof ContenderResult>;

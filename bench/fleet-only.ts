@@ -7,6 +7,14 @@
  *   --sizes=100,300,1000   Applications per round (fleet mode)
  *   --rounds=3             alternating rounds per size
  *   --argo                 Argo CD's fleet shape instead: --applications=10000 --argo-qps=500,50
+ *   --memory               the operator and direct creates only, under each --variants entry:
+ *                          what their RSS is made of (process.memoryUsage) and what a setting costs
+ *   --variants='tuned:|untuned:--untuned|full:--full-client'
+ *                          name:node flags, separated by |; ours: --untuned keeps V8's default heap
+ *                          sizing (not the operator's), --full-client loads the client whole, untuned,
+ *                          --heap-snapshot writes one at Ready into .cache/fleet/, --set=--flag sets a V8
+ *                          flag at start instead of the operator's (as `kreconcile run` sets its own)
+ *   --memory-contenders=kreconcile,direct
  *   --workers=4 --qps=50 --burst=100 --flux-interval-ms=1000
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -15,7 +23,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { argoBenchmarks, fleetBenchmarks, type FleetSettings } from './fleet.bench.js';
+import {
+  argoBenchmarks,
+  fleetBenchmarks,
+  memoryBenchmarks,
+  type FleetSettings,
+  type MemoryVariant,
+} from './fleet.bench.js';
 import type { Row } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +65,44 @@ const settings: FleetSettings = {
 };
 
 const argo = process.argv.includes('--argo');
+const memory = process.argv.includes('--memory');
+
+/** `--memory-contenders=kreconcile,direct` (both by default). */
+const memoryContenders = (): ReadonlyArray<'kreconcile' | 'direct'> => {
+  const names = (flagValue('memory-contenders') ?? 'kreconcile,direct').split(',');
+  const known = names.filter((name): name is 'kreconcile' | 'direct' => name === 'kreconcile' || name === 'direct');
+  if (known.length !== names.length || known.length === 0) {
+    process.stderr.write(`bench:fleet: --memory-contenders=${names.join(',')}: expected kreconcile and/or direct\n`);
+    process.exit(2);
+  }
+  return known;
+};
+
+/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot`, `--set=` are ours). */
+const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
+  (flagValue('variants') ?? 'tuned:|untuned:--untuned|full:--full-client').split('|').map((entry) => {
+    const [name = '', ...rest] = entry.split(':');
+    const flags = rest
+      .join(':')
+      .split(' ')
+      .filter((flag) => flag !== '');
+    if (name === '' || flags.some((flag) => !flag.startsWith('--'))) {
+      process.stderr.write(
+        `bench:fleet: --variants: "${entry}" is not name:--flag --flag…, e.g. --variants='lean:|semi1:--max-semi-space-size=1'\n`,
+      );
+      process.exit(2);
+    }
+    return {
+      name,
+      nodeFlags: flags.filter(
+        (flag) => !['--full-client', '--untuned', '--heap-snapshot'].includes(flag) && !flag.startsWith('--set='),
+      ),
+      fullClient: flags.includes('--full-client'),
+      untuned: flags.includes('--untuned'),
+      heapSnapshot: flags.includes('--heap-snapshot'),
+      setFlags: flags.filter((flag) => flag.startsWith('--set=')).map((flag) => flag.slice('--set='.length)),
+    };
+  });
 const machine = {
   nproc: cpus().length,
   memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
@@ -70,11 +122,14 @@ const orExit = async (run: Promise<ReadonlyArray<Row>>): Promise<ReadonlyArray<R
 const rows = await orExit(
   argo
     ? argoBenchmarks(number('applications', 10_000), numbers('argo-qps', [500, 50]), settings)
-    : fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings),
+    : memory
+      ? memoryBenchmarks(numbers('sizes', [300]), number('rounds', 1), memoryVariants(), memoryContenders(), settings)
+      : fleetBenchmarks(numbers('sizes', [100, 300, 1000]), number('rounds', 3), settings),
 );
 
 const PreviousFile = t.type({ rows: t.array(t.type({ suite: t.string, case: t.string })) });
-const latest = join(here, 'results', argo ? 'argo-latest.json' : 'fleet-latest.json');
+const suite = argo ? 'argo' : memory ? 'fleet-memory' : 'fleet';
+const latest = join(here, 'results', `${suite}-latest.json`);
 
 /** The previous run's rows by suite and case (none when the file is absent or unreadable). */
 const previousRows = (): ReadonlyMap<string, Row> => {
@@ -149,7 +204,7 @@ const result = {
 console.log(
   `\nmachine: ${machine.nproc} CPUs, ${machine.memoryGiB} GiB; load average before ${machine.loadAverageBefore.join(' ')}, after ${result.machine.loadAverageAfter.join(' ')}`,
 );
-const out = join(here, 'results', `${argo ? 'argo' : 'fleet'}-${result.date.replace(/[:.]/g, '-')}.json`);
+const out = join(here, 'results', `${suite}-${result.date.replace(/[:.]/g, '-')}.json`);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2));
 writeFileSync(latest, JSON.stringify(result, null, 2));

@@ -16,10 +16,11 @@
  * at each QPS, then a full resync against a bare plan of the same objects.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import * as O from 'fp-ts/lib/Option.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
 import { applicationCrd } from '../app/manifests/crd.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
@@ -139,35 +140,46 @@ const fluxPeer = (): string => {
   return built.stdout.trim();
 };
 
+/** The bundled contender and the module `node --import` loads before it (bench/fleet-preload.ts). */
+type ContenderScripts = { readonly contender: string; readonly preload: string };
+
 /**
  * The contender script as one plain JavaScript file (esbuild, which tsx brings; packages stay
  * imports): run by node without tsx, whose compiler thread would add to the measured RSS (a tsx
  * process that only creates 40 objects peaked at 244 MiB). The operator ships compiled too.
+ * Its preload, bundled beside it, loads the Kubernetes client as the `kreconcile` executable does.
  */
-const contenderBundle = (): string => {
-  const out = join(here, '..', '.cache', 'fleet', 'fleet-contender.mjs');
+const contenderBundle = (): ContenderScripts => {
+  const out = join(here, '..', '.cache', 'fleet');
   const esbuild = join(here, '..', 'node_modules', '.bin', 'esbuild');
   const built = spawnSync(
     esbuild,
     [
       join(here, 'fleet-contender.ts'),
+      join(here, 'fleet-preload.ts'),
       '--bundle',
       '--platform=node',
       '--format=esm',
       '--packages=external',
-      `--outfile=${out}`,
+      `--outdir=${out}`,
+      '--out-extension:.js=.mjs',
       '--log-level=warning',
     ],
     { encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] },
   );
   if (built.status !== 0) throw new Error(`bundling bench/fleet-contender.ts with ${esbuild} failed (above)`);
-  return out;
+  return { contender: join(out, 'fleet-contender.mjs'), preload: join(out, 'fleet-preload.mjs') };
 };
 
 /** Runs a child to its end; its last stdout line, decoded. */
-const runChild = (command: string, args: ReadonlyArray<string>, what: string): Promise<ContenderResult> =>
+const runChild = (
+  command: string,
+  args: ReadonlyArray<string>,
+  what: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ContenderResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -190,6 +202,39 @@ const runChild = (command: string, args: ReadonlyArray<string>, what: string): P
 
 const createNamespace = async (cluster: KubernetesCluster, name: string): Promise<void> => {
   await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })());
+};
+
+/**
+ * Deletes a contender's namespace and waits until it is gone. The operator watches its child kinds
+ * in every namespace (by the managed-by label): objects left by an earlier contender would be
+ * listed and cached by the next kreconcile contender, and bill its memory and CPU for them.
+ * Applications keep kreconcile's finalizer and no operator runs any more: it is removed first.
+ */
+const deleteNamespace = async (cluster: KubernetesCluster, namespace: string): Promise<void> => {
+  const applications = (
+    await must(cluster.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace })())
+  ).items;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < applications.length; i = next++) {
+      const name = applications[i]?.metadata.name ?? '';
+      await must(
+        cluster.patch(
+          { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name },
+          { type: 'merge', body: { metadata: { finalizers: null } } },
+        )(),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const ref = { apiVersion: 'v1', kind: 'Namespace', name: namespace };
+  await must(cluster.delete(ref)());
+  const started = performance.now();
+  while (O.isSome(await must(cluster.get(ref)()))) {
+    if (performance.now() - started > 10 * 60_000)
+      throw new Error(`namespace ${namespace} still there after 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 };
 
 /** N Applications in `namespace`, created before the operator starts (untimed): its cold start. */
@@ -227,8 +272,8 @@ type Context = {
   readonly plane: ControlPlane;
   readonly cluster: KubernetesCluster;
   readonly flux: string | undefined;
-  /** bench/fleet-contender.ts, bundled. */
-  readonly contender: string;
+  /** bench/fleet-contender.ts and its preload, bundled. */
+  readonly scripts: ContenderScripts;
   readonly settings: FleetSettings;
 };
 
@@ -239,7 +284,21 @@ const runContender = async (
   shape: Shape,
   count: number,
   namespace: string,
-  options: { readonly qps?: number; readonly burst?: number; readonly resync?: boolean } = {},
+  options: {
+    readonly qps?: number;
+    readonly burst?: number;
+    readonly resync?: boolean;
+    /** Node flags of a kreconcile or direct contender (memory experiments). */
+    readonly nodeFlags?: ReadonlyArray<string>;
+    /** Load the Kubernetes client whole, without the preload (what the lean load saves). */
+    readonly fullClient?: boolean;
+    /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
+    readonly untuned?: boolean;
+    /** V8 flags the contender sets for itself at start instead of the operator's (as tuneOperatorHeap does). */
+    readonly setFlags?: ReadonlyArray<string>;
+    /** Write a heap snapshot of the contender at Ready into this directory. */
+    readonly heapSnapshotDir?: string;
+  } = {},
 ): Promise<Run> => {
   const { plane, cluster, settings } = context;
   await createNamespace(cluster, namespace);
@@ -278,17 +337,26 @@ const runContender = async (
       ...(options.resync === true ? { resync: true } : {}),
     };
     command = process.execPath;
-    args = ['--expose-gc', context.contender, JSON.stringify(contenderArgs)];
+    args = [
+      '--expose-gc',
+      ...(options.nodeFlags ?? []),
+      ...(options.fullClient === true ? [] : ['--import', pathToFileURL(context.scripts.preload).href]),
+      context.scripts.contender,
+      JSON.stringify(contenderArgs),
+    ];
   }
   await settle();
   const server = childCpuMs(SERVER);
   const kcm = childCpuMs(CONTROLLER_MANAGER);
-  const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`);
-  return {
-    ...result,
-    serverCpuMs: childCpuMs(SERVER) - server,
-    controllerManagerCpuMs: childCpuMs(CONTROLLER_MANAGER) - kcm,
-  };
+  const result = await runChild(command, args, `${contender} at ${count} in ${namespace}`, {
+    ...(options.untuned === true ? { FLEET_CONTENDER_UNTUNED: '1' } : {}),
+    ...(options.heapSnapshotDir === undefined ? {} : { FLEET_HEAP_SNAPSHOT_DIR: options.heapSnapshotDir }),
+    ...(options.setFlags === undefined ? {} : { FLEET_CONTENDER_V8_FLAGS: options.setFlags.join(' ') }),
+  });
+  const serverCpuMs = childCpuMs(SERVER) - server;
+  const controllerManagerCpuMs = childCpuMs(CONTROLLER_MANAGER) - kcm;
+  await deleteNamespace(cluster, namespace);
+  return { ...result, serverCpuMs, controllerManagerCpuMs };
 };
 
 const MiB = 2 ** 20;
@@ -302,6 +370,7 @@ const describe = (runs: ReadonlyArray<Run>, objects: number) => ({
   rssBeforeMiB: median(runs.map((r) => r.rssBeforeBytes ?? Number.NaN)) / MiB,
   rssReadyMiB: median(runs.map((r) => r.rssReadyBytes ?? Number.NaN)) / MiB,
   heapReadyMiB: median(runs.map((r) => r.heapReadyBytes ?? Number.NaN)) / MiB,
+  cpuMs: median(runs.map((r) => r.cpuMs ?? Number.NaN)),
   roundsMs: runs.map((r) => Math.round(r.elapsedMs)),
 });
 
@@ -391,7 +460,7 @@ const withControlPlane = async <A>(
   if (kcmBinary === undefined)
     throw new Error('bench:fleet needs kube-controller-manager (Deployment status): run npm run k8s:build');
   const flux = needFlux ? fluxPeer() : undefined;
-  const contender = contenderBundle();
+  const scripts = contenderBundle();
   settings.log('fleet: starting etcd + kube-apiserver…');
   const plane = await startControlPlane({
     binaries: lookup.binaries,
@@ -408,7 +477,7 @@ const withControlPlane = async <A>(
     );
     kcm = await startFleetControllerManager(kcmBinary, plane, cluster);
     settings.log('fleet: control plane ready (deployment and replicaset controllers running)');
-    return await body({ plane, cluster, flux, contender, settings });
+    return await body({ plane, cluster, flux, scripts, settings });
   } finally {
     await kcm?.stop();
     await plane.stop();
@@ -490,6 +559,79 @@ export const argoBenchmarks = (
           goal: 'ratio ≤ 2',
           goalMet: run.resyncMs / run.barePlanMs <= 2,
         });
+    }
+    return rows;
+  });
+
+/** One way of running the Node contenders in `--memory` experiments. */
+export type MemoryVariant = {
+  readonly name: string;
+  /** Node flags before the contender script (V8 heap sizing, e.g. `--max-semi-space-size=1`). */
+  readonly nodeFlags: ReadonlyArray<string>;
+  /** The Kubernetes client loaded whole (no preload, so V8's default heap sizing too). */
+  readonly fullClient: boolean;
+  /** V8's default heap sizing instead of the operator's (app/cli/operator-heap.ts). */
+  readonly untuned: boolean;
+  /** V8 flags set by the contender at start instead of the operator's (`--set=--flag`). */
+  readonly setFlags: ReadonlyArray<string>;
+  /** Each contender writes a heap snapshot at Ready into `.cache/fleet/` (for the DevTools Memory tab). */
+  readonly heapSnapshot: boolean;
+};
+
+const memoryLine = (figures: ContenderResult['memoryBefore']): string =>
+  figures === undefined
+    ? ''
+    : `RSS ${(figures.rss / MiB).toFixed(0)}, heap ${(figures.heapUsed / MiB).toFixed(0)}/${(figures.heapTotal / MiB).toFixed(0)}, external ${(figures.external / MiB).toFixed(0)}, arrayBuffers ${(figures.arrayBuffers / MiB).toFixed(0)} MiB`;
+
+/**
+ * `--memory`: the operator and the direct creates only, under each variant, alternating (the order
+ * rotates each round): peak RSS and what it is made of (`process.memoryUsage()` before the first
+ * request and each figure's peak), and the time, to weigh a memory setting against what it costs.
+ */
+export const memoryBenchmarks = (
+  sizes: ReadonlyArray<number>,
+  rounds: number,
+  variants: ReadonlyArray<MemoryVariant>,
+  contenders: ReadonlyArray<'kreconcile' | 'direct'>,
+  settings: FleetSettings,
+): Promise<ReadonlyArray<Row>> =>
+  withControlPlane(settings, false, async (context) => {
+    const rows: Row[] = [];
+    const cases = contenders.flatMap((contender) => variants.map((variant) => ({ contender, variant })));
+    for (const count of sizes) {
+      const runs = new Map<string, Run[]>();
+      for (let round = 1; round <= rounds; round++) {
+        const order = cases.map((_, i) => cases[(i + round - 1) % cases.length] as (typeof cases)[number]);
+        for (const [index, { contender, variant }] of order.entries()) {
+          const key = `${contender} [${variant.name}]`;
+          settings.log(`memory: N=${count} round ${round}/${rounds}: ${key}…`);
+          const run = await runContender(context, contender, 'flux', count, `mem-${count}-r${round}-${index}`, {
+            nodeFlags: variant.nodeFlags,
+            fullClient: variant.fullClient,
+            untuned: variant.untuned,
+            ...(variant.setFlags.length > 0 ? { setFlags: variant.setFlags } : {}),
+            ...(variant.heapSnapshot ? { heapSnapshotDir: dirname(context.scripts.contender) } : {}),
+          });
+          runs.set(key, [...(runs.get(key) ?? []), run]);
+          settings.log(
+            `memory: N=${count} round ${round}: ${key} ${(run.elapsedMs / 1000).toFixed(1)} s, CPU ${((run.cpuMs ?? 0) / 1000).toFixed(1)} s, peak RSS ${(run.maxRssBytes / MiB).toFixed(0)} MiB; before: ${memoryLine(run.memoryBefore)}; peaks: ${memoryLine(run.memoryPeak)}; at Ready (after a full GC): RSS ${((run.rssReadyBytes ?? 0) / MiB).toFixed(0)}, heap ${((run.heapReadyBytes ?? 0) / MiB).toFixed(0)} MiB`,
+          );
+        }
+      }
+      for (const [key, measured] of runs) {
+        const figures = describe(measured, count * objectsPerApplication('flux'));
+        const last = measured.at(-1);
+        rows.push({
+          suite: 'fleet-memory',
+          case: `${key}, ${count} Applications × 4 objects`,
+          resources: count * objectsPerApplication('flux'),
+          ...figures,
+          memoryBytes: figures.peakRssMiB * MiB,
+          cpuMs: median(measured.map((run) => run.cpuMs ?? Number.NaN)),
+          memoryBefore: last?.memoryBefore,
+          memoryPeak: last?.memoryPeak,
+        });
+      }
     }
     return rows;
   });

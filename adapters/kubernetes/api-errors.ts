@@ -2,7 +2,7 @@
  * Maps what @kubernetes/client-node throws (ApiException with a raw JSON body, Watch errors
  * with `statusCode`, undici network failures) onto the ports' tagged {@link ClusterError}.
  */
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { isJsonArray, isJsonObject, type JsonValue, parseJsonText } from '../../core/json/json.js';
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';

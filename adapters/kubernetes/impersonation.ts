@@ -9,7 +9,7 @@
  * `impersonate groups` right; client-node could not send them anyway (fetch joins repeated header
  * values with commas, which the server reads as ONE group name: kubernetes-client/javascript#2474).
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 /** A ServiceAccount the API server acts as. Names are validated by the caller (they come from tenants). */
 export type ServiceAccountIdentity = { readonly namespace: string; readonly name: string };

@@ -1,5 +1,5 @@
 /** Loading a KubeConfig from what the composition root passes in (the adapter reads no environment itself). */
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import * as E from 'fp-ts/lib/Either.js';
 
 export type KubeConfigSource =

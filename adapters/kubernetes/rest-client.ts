@@ -3,13 +3,9 @@
  * user agent, undici dispatcher), so core kinds, custom resources and subresources share one
  * code path and objects stay plain JSON (the generated models would turn timestamps into Dates).
  */
-import {
-  ApiException,
-  HttpMethod,
-  type Configuration,
-  type KubeConfig,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parseJsonText, type JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';

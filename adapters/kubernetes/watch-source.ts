@@ -10,7 +10,7 @@
  * A handler that throws does not end the stream; the exception goes to `onHandlerError`.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Watch } from '@kubernetes/client-node';
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type { WatchEvent, WatchHandle, WatchQuery, WatchSink } from '../../core/ports/cluster.js';
 import type { ClusterError } from '../../core/ports/errors.js';
