@@ -13,15 +13,18 @@
  * module re-exporting just those two names from the client's own files (`gen/configuration.js`,
  * `gen/servers.js`). Nothing of the client is copied and every feature stays: the same KubeConfig
  * code runs on the same configuration objects. Any other importer of `./gen/index.js` gets the
- * real module. Should a client release import another name there, linking config.js fails at once
- * with "does not provide an export named …" (test/adapters/kubernetes/lean-client-node.test.ts
- * checks the import list against these names).
+ * real module. Before answering, the hook reads the names config.js imports from there: should a
+ * client release import a name the stand-in does not provide, config.js gets the real module (the
+ * full client loads, as without the hook) instead of failing to link
+ * (test/adapters/kubernetes/lean-client-node.test.ts checks today's import list too).
  *
  * It must run before the client is first imported: the `kreconcile` executable calls it right
  * after its Node version check, before loading anything else. Library users may call it the same
  * way; without it everything works as before, with the full client loaded.
  */
+import { readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 /** What client-node's config.js imports from `./gen/index.js`, each with the file that defines it. */
 export const LEAN_GEN_EXPORTS: Readonly<Record<string, string>> = {
@@ -41,6 +44,25 @@ export const leanGenModuleSource = (configUrl: string): string =>
 export const isConfigGenImport = (specifier: string, parentUrl: string | undefined): boolean =>
   specifier === './gen/index.js' && parentUrl !== undefined && CONFIG_MODULE.test(parentUrl);
 
+/** The names an ES module's source imports from `./gen/index.js` (`a as b` read as `a`). */
+export const genIndexImports = (source: string): ReadonlyArray<string> =>
+  [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*['"]\.\/gen\/index\.js['"]/g)].flatMap((match) =>
+    (match[1] ?? '')
+      .split(',')
+      .map((name) => name.trim().split(/\s+as\s+/)[0] ?? '')
+      .filter((name) => name !== ''),
+  );
+
+/** Whether the stand-in provides every name the config.js at `configUrl` imports from the generated index. */
+const standInSuffices = (configUrl: string): boolean => {
+  try {
+    const imported = genIndexImports(readFileSync(fileURLToPath(configUrl), 'utf8'));
+    return imported.length > 0 && imported.every((name) => Object.hasOwn(LEAN_GEN_EXPORTS, name));
+  } catch {
+    return false; /* unreadable: load the real module, as without the hook */
+  }
+};
+
 /**
  * Installs the hook (see the module comment). Returns false, changing nothing, on a Node without
  * `registerHooks` (before 22.15: the executable refuses those anyway) — the full client then loads.
@@ -49,9 +71,18 @@ export const registerLeanClientNode = (): boolean => {
   // Read through the namespace: a named import would fail to link on a Node without it.
   const register: unknown = Reflect.get(nodeModule, 'registerHooks');
   if (typeof register !== 'function') return false;
+  // Checked once per config.js file (one, unless several copies of the client are installed).
+  const checked = new Map<string, boolean>();
+  const leanFor = (configUrl: string): boolean => {
+    const known = checked.get(configUrl);
+    if (known !== undefined) return known;
+    const suffices = standInSuffices(configUrl);
+    checked.set(configUrl, suffices);
+    return suffices;
+  };
   nodeModule.registerHooks({
     resolve: (specifier, context, nextResolve) =>
-      isConfigGenImport(specifier, context.parentURL)
+      isConfigGenImport(specifier, context.parentURL) && leanFor(context.parentURL ?? '')
         ? {
             url: `data:text/javascript,${encodeURIComponent(leanGenModuleSource(context.parentURL ?? ''))}`,
             format: 'module',
