@@ -10,6 +10,7 @@ import {
   isJsonObject,
   isOwnedBy,
   ownerFor,
+  ownerMark,
   scopeKey,
   scopeOf,
   targetViolation,
@@ -30,6 +31,7 @@ import {
   remember,
   type Memo,
 } from '../../core/index.js';
+import { knownScope } from '../../core/manifest/identity.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
 const KINDS = memoTable<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>(
@@ -114,10 +116,10 @@ export type LiveCache = {
     readonly kind: string;
   }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
   /**
-   * Objects carrying this owner's mark in every synced cache — not only the kinds the Application
-   * names now: a child of a kind since removed from the spec must still be found to be pruned.
+   * Objects carrying this owner mark (`ownerMark(owner)`) in every synced cache — not only the kinds
+   * the Application names now: a child of a kind since removed from the spec must still be found to be pruned.
    */
-  readonly ownedBy: (owner: Owner) => ReadonlyArray<Resource>;
+  readonly ownedBy: (mark: string) => ReadonlyArray<Resource>;
 };
 
 const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
@@ -189,8 +191,14 @@ export const readLive = async (
   options: LiveReadOptions = {},
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
-  const owner = ownerOfApplication(application);
   const desired = desiredIdentities(application, scopes, options.tenancy, options.memo);
+  const { owner, mark } = ownerMarkOf(application, options.memo);
+  if (options.perNamespace !== true && everyKindCached(application, scopes, cache, options.memo)) {
+    // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
+    const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
+    if (cachedReads !== undefined)
+      return sameAsLastRead(application, withOwned(cachedReads, cache.ownedBy(mark)), options.memo);
+  }
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
   const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
@@ -204,10 +212,8 @@ export const readLive = async (
     )
     .filter((query) => listable === undefined || listable({ ...query, name: '' }));
   if (listed.length === 0) {
-    // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
     const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
-    // One store per kind holds one object per identity: objects read twice here are the same object.
-    if (cachedReads !== undefined) return E.right([...new Set([...cachedReads, ...cache.ownedBy(owner)])]);
+    if (cachedReads !== undefined) return E.right(withOwned(cachedReads, cache.ownedBy(mark)));
   }
   const reads = await Promise.all([
     ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
@@ -218,7 +224,7 @@ export const readLive = async (
       if (kindCache !== undefined && options.optimisticCreates === true) return E.right([]);
       return E.map((found: O.Option<Resource>) => (O.isSome(found) ? [found.value] : []))(await reader.get(ref)());
     }),
-    Promise.resolve(E.right(cache.ownedBy(owner))),
+    Promise.resolve(E.right(cache.ownedBy(mark))),
     ...listed.map(async (query) =>
       E.map((list: { readonly items: ReadonlyArray<Resource> }) =>
         list.items.filter((object) => isOwnedBy(object, owner)),
@@ -234,6 +240,71 @@ export const readLive = async (
     found.push(read.right);
   }
   return E.right(distinctObjects(found));
+};
+
+/** An Application's owner and its mark, derived once per Application object (a resync asks for every one). */
+const OWNER_MARKS = memoTable<Application, { readonly owner: Owner; readonly mark: string }>(
+  'owner and owner mark per Application object',
+);
+
+const ownerMarkOf = (
+  application: Application,
+  memo: Memo | undefined,
+): { readonly owner: Owner; readonly mark: string } =>
+  remember(memo, OWNER_MARKS, application, () => {
+    const owner = ownerOfApplication(application);
+    return { owner, mark: ownerMark(owner) };
+  });
+
+/**
+ * Whether every kind the Application touches that the scope table knows has a synced cache: then
+ * nothing needs listing (kinds the table does not know are not read; the plan says UnknownKind).
+ */
+const everyKindCached = (application: Application, scopes: ScopeTable, cache: LiveCache, memo: Memo | undefined) => {
+  for (const kind of kindsOf(application, memo))
+    if (knownScope(scopes, kind.apiVersion, kind.kind, memo) !== undefined && cache.kind(kind) === undefined)
+      return false;
+  return true;
+};
+
+/**
+ * The desired objects read, then the other objects carrying the owner mark. One store per kind holds
+ * one object per identity: an object read twice here is the same object, kept once, where first read.
+ */
+const withOwned = (read: ReadonlyArray<Resource>, owned: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
+  if (owned.length === 0) return read;
+  const all = [...read];
+  for (const object of owned) if (!read.includes(object)) all.push(object);
+  return all;
+};
+
+/** The live read last answered per Application object: the objects, and the answer that held them. */
+type LastRead = {
+  readonly objects: ReadonlyArray<Resource>;
+  readonly answer: E.Either<ClusterError, ReadonlyArray<Resource>>;
+};
+const LAST_READS = memoTable<Application, LastRead>('live read last answered per Application object');
+
+/**
+ * The answer of the last read of `application` when it held the very same objects in the same order
+ * (nothing changed since, as at every resync of an in-sync Application), else `objects` kept as the
+ * last answer. The same list keeps what the planner derived from it per list (its identity index,
+ * kstatus reasons) in the controller's memo, instead of deriving it again at every reconcile.
+ */
+const sameAsLastRead = (
+  application: Application,
+  objects: ReadonlyArray<Resource>,
+  memo: Memo | undefined,
+): E.Either<ClusterError, ReadonlyArray<Resource>> => {
+  const last = recall(memo, LAST_READS, application);
+  if (last !== undefined && sameObjects(last.objects, objects)) return last.answer;
+  return keep(memo, LAST_READS, application, { objects, answer: E.right(objects) }).answer;
+};
+
+const sameObjects = (left: ReadonlyArray<Resource>, right: ReadonlyArray<Resource>): boolean => {
+  if (left.length !== right.length) return false;
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
+  return true;
 };
 
 /** The identities last derived for an Application object, with the scope table and policy they hold for. */

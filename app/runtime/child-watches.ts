@@ -6,7 +6,6 @@
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
-  ownerMark,
   ownerOf,
   type Clock,
   type ClusterError,
@@ -40,6 +39,8 @@ const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
 
 export class ChildWatches {
   private readonly informers = new Map<string, Informer>();
+  /** The same informers by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several per Application). */
+  private readonly byKind = new Map<string, Map<string, Informer>>();
   private stopped = false;
   private cancelSweep: (() => void) | undefined;
   private stoppedWatches = 0;
@@ -49,11 +50,10 @@ export class ChildWatches {
   constructor(private readonly options: ChildWatchesOptions) {
     this.cacheView = {
       kind: (kind) => {
-        const informer = this.informers.get(keyOf(kind));
+        const informer = this.byKind.get(kind.apiVersion)?.get(kind.kind);
         return informer?.hasSynced === true ? informer : undefined;
       },
-      ownedBy: (owner) => {
-        const mark = ownerMark(owner);
+      ownedBy: (mark) => {
         const owned: Resource[] = [];
         for (const informer of this.informers.values()) if (informer.hasSynced) informer.collectByIndex(mark, owned);
         return owned;
@@ -95,6 +95,12 @@ export class ChildWatches {
         },
       );
       this.informers.set(key, informer);
+      let kinds = this.byKind.get(kind.apiVersion);
+      if (kinds === undefined) {
+        kinds = new Map();
+        this.byKind.set(kind.apiVersion, kinds);
+      }
+      kinds.set(kind.kind, informer);
       void informer.start();
       this.options.logger.debug({ kind: key }, 'watching child kind');
     }
@@ -121,9 +127,16 @@ export class ChildWatches {
       if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
       informer.stop();
       this.informers.delete(key);
+      this.unindex(informer.query);
       this.stoppedWatches++;
       this.options.logger.debug({ kind: key }, 'stopped watching child kind');
     }
+  }
+
+  private unindex(kind: Kind): void {
+    const kinds = this.byKind.get(kind.apiVersion);
+    kinds?.delete(kind.kind);
+    if (kinds?.size === 0) this.byKind.delete(kind.apiVersion);
   }
 
   /** The synced caches as the live reader sees them. */
@@ -152,5 +165,6 @@ export class ChildWatches {
     this.cancelSweep?.();
     for (const informer of this.informers.values()) informer.stop();
     this.informers.clear();
+    this.byKind.clear();
   }
 }
