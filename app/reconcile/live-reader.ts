@@ -31,7 +31,6 @@ import {
   remember,
   type Memo,
 } from '../../core/index.js';
-import { knownScope } from '../../core/manifest/identity.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
 const KINDS = memoTable<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>(
@@ -191,13 +190,13 @@ export const readLive = async (
   options: LiveReadOptions = {},
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
-  const desired = desiredIdentities(application, scopes, options.tenancy, options.memo);
-  const { owner, mark } = ownerMarkOf(application, options.memo);
-  if (options.perNamespace !== true && everyKindCached(application, scopes, cache, options.memo)) {
+  const state = readStateOf(application, options.memo);
+  const { owner, mark } = state;
+  const { refs: desired, kinds } = derivedFor(state, application, scopes, options.tenancy, options.memo);
+  if (options.perNamespace !== true && kinds.every((kind) => cache.kind(kind) !== undefined)) {
     // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
     const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
-    if (cachedReads !== undefined)
-      return sameAsLastRead(application, withOwned(cachedReads, cache.ownedBy(mark)), options.memo);
+    if (cachedReads !== undefined) return sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(mark)));
   }
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
@@ -242,98 +241,103 @@ export const readLive = async (
   return E.right(distinctObjects(found));
 };
 
-/** An Application's owner and its mark, derived once per Application object (a resync asks for every one). */
-const OWNER_MARKS = memoTable<Application, { readonly owner: Owner; readonly mark: string }>(
-  'owner and owner mark per Application object',
-);
-
-const ownerMarkOf = (
-  application: Application,
-  memo: Memo | undefined,
-): { readonly owner: Owner; readonly mark: string } =>
-  remember(memo, OWNER_MARKS, application, () => {
-    const owner = ownerOfApplication(application);
-    return { owner, mark: ownerMark(owner) };
-  });
-
 /**
- * Whether every kind the Application touches that the scope table knows has a synced cache: then
- * nothing needs listing (kinds the table does not know are not read; the plan says UnknownKind).
+ * What the live reader keeps per Application object (the runtime decodes one per version, and a
+ * resync reads every one): its owner and owner mark, what it derived for the scope table and
+ * policy last in force, and the read it last answered. One memo entry: a resync looks it up once.
  */
-const everyKindCached = (application: Application, scopes: ScopeTable, cache: LiveCache, memo: Memo | undefined) => {
-  for (const kind of kindsOf(application, memo))
-    if (knownScope(scopes, kind.apiVersion, kind.kind, memo) !== undefined && cache.kind(kind) === undefined)
-      return false;
-  return true;
+type ReadState = {
+  readonly owner: Owner;
+  readonly mark: string;
+  derived: Derived | undefined;
+  last: LastRead | undefined;
 };
 
-/**
- * The desired objects read, then the other objects carrying the owner mark. One store per kind holds
- * one object per identity: an object read twice here is the same object, kept once, where first read.
- */
-const withOwned = (read: ReadonlyArray<Resource>, owned: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
-  if (owned.length === 0) return read;
-  const all = [...read];
-  for (const object of owned) if (!read.includes(object)) all.push(object);
-  return all;
+/** The identities of the desired objects the policy allows reading, and the kinds touched that the table knows. */
+type Derived = {
+  readonly scopes: ScopeTable;
+  readonly tenancy: TenancyPolicy | undefined;
+  readonly refs: ReadonlyArray<ObjectRef>;
+  readonly kinds: ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>;
 };
 
-/** The live read last answered per Application object: the objects, and the answer that held them. */
+/** The live read last answered: the objects, and the answer that held them. */
 type LastRead = {
   readonly objects: ReadonlyArray<Resource>;
   readonly answer: E.Either<ClusterError, ReadonlyArray<Resource>>;
 };
-const LAST_READS = memoTable<Application, LastRead>('live read last answered per Application object');
+
+const READ_STATES = memoTable<Application, ReadState>('live reader state per Application object');
+
+const readStateOf = (application: Application, memo: Memo | undefined): ReadState =>
+  remember(memo, READ_STATES, application, () => {
+    const owner = ownerOfApplication(application);
+    return { owner, mark: ownerMark(owner), derived: undefined, last: undefined };
+  });
+
+/** What `state` derived for `scopes` and `tenancy` (the same objects as last time), else derived again. */
+const derivedFor = (
+  state: ReadState,
+  application: Application,
+  scopes: ScopeTable,
+  tenancy: TenancyPolicy | undefined,
+  memo: Memo | undefined,
+): Derived => {
+  const known = state.derived;
+  if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known;
+  const refs = desiredResources(application)
+    .filter((resource) => scopeOf(scopes, resource) !== undefined)
+    .map((resource) => identityOf(resource, scopes, state.owner.namespace))
+    .filter(readableFor(application, tenancy));
+  const kinds = kindsOf(application, memo).filter((kind) => scopeOf(scopes, kind) !== undefined);
+  state.derived = { scopes, tenancy, refs, kinds };
+  return state.derived;
+};
 
 /**
- * The answer of the last read of `application` when it held the very same objects in the same order
- * (nothing changed since, as at every resync of an in-sync Application), else `objects` kept as the
- * last answer. The same list keeps what the planner derived from it per list (its identity index,
- * kstatus reasons) in the controller's memo, instead of deriving it again at every reconcile.
+ * The desired objects read, then the other objects carrying the owner mark, each once where first
+ * read (one store per kind holds one object per identity: an object read twice is the same object).
+ * `read` itself when that is all of them.
+ */
+const withOwned = (read: ReadonlyArray<Resource>, owned: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
+  if (read.length + owned.length > FEW) return [...new Set([...read, ...owned])];
+  let all: Resource[] | undefined;
+  for (let i = 0; i < read.length; i++) {
+    const object = read[i]!;
+    if (all === undefined && read.indexOf(object) < i) all = read.slice(0, i);
+    else if (all !== undefined && !all.includes(object)) all.push(object);
+  }
+  for (const object of owned) {
+    if ((all ?? read).includes(object)) continue;
+    all ??= [...read];
+    all.push(object);
+  }
+  return all ?? read;
+};
+
+/** Up to this many objects, searching a list is cheaper than building a set. */
+const FEW = 16;
+
+/**
+ * The answer of the last read when it held the very same objects in the same order (nothing changed
+ * since, as at every resync of an in-sync Application), else `objects` kept as the last answer. The
+ * same list keeps what the planner derived from it per list (its identity index, kstatus reasons) in
+ * the controller's memo, instead of deriving it again at every reconcile.
  */
 const sameAsLastRead = (
-  application: Application,
+  state: ReadState,
   objects: ReadonlyArray<Resource>,
-  memo: Memo | undefined,
 ): E.Either<ClusterError, ReadonlyArray<Resource>> => {
-  const last = recall(memo, LAST_READS, application);
+  const last = state.last;
   if (last !== undefined && sameObjects(last.objects, objects)) return last.answer;
-  return keep(memo, LAST_READS, application, { objects, answer: E.right(objects) }).answer;
+  state.last = { objects, answer: E.right(objects) };
+  return state.last.answer;
 };
 
 const sameObjects = (left: ReadonlyArray<Resource>, right: ReadonlyArray<Resource>): boolean => {
   if (left.length !== right.length) return false;
   for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
   return true;
-};
-
-/** The identities last derived for an Application object, with the scope table and policy they hold for. */
-type DesiredIdentities = {
-  readonly scopes: ScopeTable;
-  readonly tenancy: TenancyPolicy | undefined;
-  readonly refs: ReadonlyArray<ObjectRef>;
-};
-const IDENTITIES = memoTable<Application, DesiredIdentities>('desired identities per Application object');
-
-/**
- * The identities of the desired objects the policy allows reading. Remembered per Application
- * object (the runtime decodes one per version) while the scope table and the policy are the same
- * objects: a resync of an unchanged Application derives nothing again.
- */
-const desiredIdentities = (
-  application: Application,
-  scopes: ScopeTable,
-  tenancy: TenancyPolicy | undefined,
-  memo: Memo | undefined,
-): ReadonlyArray<ObjectRef> => {
-  const known = recall(memo, IDENTITIES, application);
-  if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known.refs;
-  const namespace = ownerOfApplication(application).namespace;
-  const refs = desiredResources(application)
-    .filter((resource) => scopeOf(scopes, resource) !== undefined)
-    .map((resource) => identityOf(resource, scopes, namespace))
-    .filter(readableFor(application, tenancy));
-  return keep(memo, IDENTITIES, application, { scopes, tenancy, refs }).refs;
 };
 
 /**

@@ -102,6 +102,7 @@ export class UnservedKinds {
 
   /** `key` waits for nothing (it converged, failed otherwise, or is gone). */
   release(key: string): void {
+    if (this.waiting.size === 0) return; // every reconcile releases its key: most find nothing waiting
     for (const [id, entry] of this.waiting) {
       entry.keys.delete(key);
       if (entry.keys.size === 0) this.waiting.delete(id);

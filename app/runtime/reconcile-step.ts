@@ -27,7 +27,7 @@ import { readLive, type LiveReadOptions } from '../reconcile/live-reader.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
-import { recordEvents } from './events.js';
+import { mayAnnounce, recordEvents } from './events.js';
 import type { HotLoopHistory } from './hot-loop-history.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from './logger.js';
@@ -239,7 +239,7 @@ export class ReconcileStep {
       if (result.error._tag === 'UnknownKind' && failedOn !== undefined)
         this.options.observed.scopes.forget(failedOn.ref);
     }
-    if (events && result._tag !== 'Gone') void this.recordEvents(key, result);
+    if (events && result._tag !== 'Gone' && mayAnnounce(result)) void this.recordEvents(key, result);
     logger.debug({ key, result: label, seconds }, 'reconciled');
     onReconciled?.(key, result);
   }
@@ -262,7 +262,7 @@ export class ReconcileStep {
 
 /** The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the caches). */
 const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOptions): SharedDeps => ({
-  now: () => new Date(clock.now()).toISOString(),
+  now: isoNow(clock),
   random,
   planOptions: policy.planOptions,
   memo,
@@ -274,6 +274,23 @@ const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOpti
   ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
   decode: observed.store.primary.decode,
 });
+
+/**
+ * The clock's time in RFC 3339, formatted once per millisecond: reconciles that follow each other
+ * within one (a resync, several per millisecond) share the string instead of formatting it each.
+ */
+const isoNow = (clock: Clock): (() => string) => {
+  let formattedAt = Number.NaN;
+  let formatted = '';
+  return () => {
+    const now = clock.now();
+    if (now !== formattedAt) {
+      formatted = new Date(now).toISOString();
+      formattedAt = now;
+    }
+    return formatted;
+  };
+};
 
 /**
  * How a step's reconciles read live objects: from the child watches' caches (optimistic creates
