@@ -119,6 +119,11 @@ export type LiveCache = {
    * the Application names now: a child of a kind since removed from the spec must still be found to be pruned.
    */
   readonly ownedBy: (mark: string) => ReadonlyArray<Resource>;
+  /**
+   * A number that moves whenever any answer above may change (an object stored or removed, a cache
+   * synced or stopped); the same number means the same answers. Without it every read looks up again.
+   */
+  readonly revision?: () => number;
 };
 
 const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
@@ -192,11 +197,30 @@ export const readLive = async (
   const cache = options.cache ?? noCache;
   const state = readStateOf(application, options.memo);
   const { owner, mark } = state;
-  const { refs: desired, kinds } = derivedFor(state, application, scopes, options.tenancy, options.memo);
-  if (options.perNamespace !== true && kinds.every((kind) => cache.kind(kind) !== undefined)) {
-    // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
-    const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
-    if (cachedReads !== undefined) return sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(mark)));
+  const derived = derivedFor(state, application, scopes, options.tenancy, options.memo);
+  const { refs: desired, kinds } = derived;
+  if (options.perNamespace !== true) {
+    const optimistic = options.optimisticCreates === true;
+    // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet fleet).
+    const revision = cache.revision?.();
+    const last = state.last;
+    if (
+      revision !== undefined &&
+      last?.revision === revision &&
+      last.derived === derived &&
+      last.optimistic === optimistic
+    )
+      return last.answer;
+    if (kinds.every((kind) => cache.kind(kind) !== undefined)) {
+      // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
+      const cachedReads = fromCachesOnly(desired, cache, optimistic);
+      if (cachedReads !== undefined)
+        return sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(mark)), {
+          revision,
+          derived,
+          optimistic,
+        });
+    }
   }
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
@@ -261,8 +285,15 @@ type Derived = {
   readonly kinds: ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>;
 };
 
-/** The live read last answered: the objects, and the answer that held them. */
-type LastRead = {
+/** What a read from the caches was made with: their revision, the identities read, the options. */
+type ReadWith = {
+  readonly revision: number | undefined;
+  readonly derived: Derived;
+  readonly optimistic: boolean;
+};
+
+/** The live read last answered from the caches: the objects, the answer that held them, and what it was read with. */
+type LastRead = ReadWith & {
   readonly objects: ReadonlyArray<Resource>;
   readonly answer: E.Either<ClusterError, ReadonlyArray<Resource>>;
 };
@@ -327,11 +358,12 @@ const FEW = 16;
 const sameAsLastRead = (
   state: ReadState,
   objects: ReadonlyArray<Resource>,
+  readWith: ReadWith,
 ): E.Either<ClusterError, ReadonlyArray<Resource>> => {
   const last = state.last;
-  if (last !== undefined && sameObjects(last.objects, objects)) return last.answer;
-  state.last = { objects, answer: E.right(objects) };
-  return state.last.answer;
+  const answer = last !== undefined && sameObjects(last.objects, objects) ? last.answer : E.right(objects);
+  state.last = { ...readWith, objects: last?.answer === answer ? last.objects : objects, answer };
+  return answer;
 };
 
 const sameObjects = (left: ReadonlyArray<Resource>, right: ReadonlyArray<Resource>): boolean => {

@@ -44,6 +44,11 @@ export class ChildWatches {
   private stopped = false;
   private cancelSweep: (() => void) | undefined;
   private stoppedWatches = 0;
+  /**
+   * What the caches stopped since contributed to the revision, plus one each: the revision only
+   * grows (a stopped kind's objects are no longer answered, a change the revision must show).
+   */
+  private retired = 0;
   /** The synced caches as the live reader sees them (one view for every reconcile). */
   private readonly cacheView: LiveCache;
 
@@ -52,6 +57,11 @@ export class ChildWatches {
       kind: (kind) => {
         const informer = this.byKind.get(kind.apiVersion)?.get(kind.kind);
         return informer?.hasSynced === true ? informer : undefined;
+      },
+      revision: () => {
+        let revision = this.retired;
+        for (const informer of this.informers.values()) if (informer.hasSynced) revision += informer.revision + 1; // + 1: synced (unsynced caches answer nothing)
+        return revision;
       },
       ownedBy: (mark) => {
         const owned: Resource[] = [];
@@ -125,12 +135,17 @@ export class ChildWatches {
     for (const [key, informer] of this.informers) {
       // Unsynced caches are empty because they know nothing yet, not because nothing is there.
       if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
-      informer.stop();
+      this.retire(informer);
       this.informers.delete(key);
       this.unindex(informer.query);
       this.stoppedWatches++;
       this.options.logger.debug({ kind: key }, 'stopped watching child kind');
     }
+  }
+
+  private retire(informer: Informer): void {
+    this.retired += (informer.hasSynced ? informer.revision + 1 : 0) + 1;
+    informer.stop();
   }
 
   private unindex(kind: Kind): void {
@@ -163,7 +178,7 @@ export class ChildWatches {
   stop(): void {
     this.stopped = true;
     this.cancelSweep?.();
-    for (const informer of this.informers.values()) informer.stop();
+    for (const informer of this.informers.values()) this.retire(informer);
     this.informers.clear();
     this.byKind.clear();
   }

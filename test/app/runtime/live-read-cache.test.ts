@@ -89,6 +89,37 @@ describe('live reads from the caches', () => {
     expect(live[0]).toBe(objects.get('a'));
   });
 
+  it('look nothing up again while the caches revision stays, and see every change once it moves', async () => {
+    const objects = new Map([['a', configMap('a')]]);
+    let revision = 1;
+    let lookups = 0;
+    const plain = cacheOf(objects);
+    const cache: LiveCache = {
+      kind: (kind) => {
+        lookups++;
+        return plain.kind(kind);
+      },
+      ownedBy: plain.ownedBy,
+      revision: () => revision,
+    };
+    const app = application([configMap('a')]);
+    const memo = createMemo();
+    const first = await read(app, cache, memo);
+    const afterFirst = lookups;
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(await read(app, cache, memo)).toBe(first);
+    expect(lookups).toBe(afterFirst);
+    objects.set('a', configMap('a', { changed: 'yes' }));
+    revision++;
+    const changed = await read(app, cache, memo);
+    expect(changed).toEqual([objects.get('a')]);
+    expect(changed).not.toBe(first);
+    // Read by another option (a create refused: misses confirmed), the caches are asked again.
+    const confirmed = await readLive(app, builtinScopes, noReads, { cache, optimisticCreates: false, memo });
+    expect(lookups).toBeGreaterThan(afterFirst + 1);
+    expect(confirmed).toEqual(E.right([objects.get('a')]));
+  });
+
   it('read the same without a memo, each read a list of its own', async () => {
     const objects = new Map([['a', configMap('a')]]);
     const app = application([configMap('a')]);
