@@ -5,7 +5,8 @@
  * plan, medians of 3). `cpu` / `heap`: three resyncs of `count` in-sync Applications, the third
  * (warm) sampled by the inspector — CPU time or allocations, collected garbage included — then the
  * top functions by self and inclusive share printed, and the profile written to the temp directory
- * (open it in Chrome DevTools). Under tsx most functions show as `(anonymous)` in their file, and
+ * (open it in Chrome DevTools); `cpu` samples three bare plans of the same objects after it as well,
+ * for a side-by-side reading of what the resync adds to the plan. Under tsx most functions show as `(anonymous)` in their file, and
  * tsx's `__name`/`set name` calls (esbuild keepNames, on every closure created) show up as cost a tsc
  * build does not have: for names and lines, profile the tsc output (`npx tsc -p tsconfig.json
  * --noEmit false --outDir <dir>` with `<dir>` in the worktree or `node_modules` linked beside it, then
@@ -158,6 +159,15 @@ if (mode === 'time') {
         mode === 'cpu' ? await session.post('Profiler.stop') : await session.post('HeapProfiler.stopSampling');
       writeFileSync(file, JSON.stringify(profile));
       text = `${mode === 'cpu' ? cpuReport(profile as unknown as CpuProfile) : heapReport((profile as unknown as { head: HeapNode }).head)}\nprofile: ${file}`;
+    }
+    if (sampled && mode === 'cpu') {
+      // The bare plan sampled the same way, for a side-by-side reading of what the resync adds.
+      await session.post('Profiler.start');
+      for (let i = 0; i < 3; i++) planAll();
+      const { profile } = await session.post('Profiler.stop');
+      const file = join(tmpdir(), `kreconcile-bare-plan-${count}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      text += `\n\nbare plan, 3 runs:\n${cpuReport(profile as unknown as CpuProfile)}\nprofile: ${file}`;
     }
     const t1 = performance.now();
     planAll();

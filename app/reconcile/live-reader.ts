@@ -10,6 +10,7 @@ import {
   isJsonObject,
   isOwnedBy,
   ownerFor,
+  ownerMark,
   scopeKey,
   scopeOf,
   targetViolation,
@@ -122,10 +123,15 @@ export type LiveCache = {
     readonly kind: string;
   }) => { readonly get: (namespace: string | undefined, name: string) => Resource | undefined } | undefined;
   /**
-   * Objects carrying this owner's mark in every synced cache — not only the kinds the Application
-   * names now: a child of a kind since removed from the spec must still be found to be pruned.
+   * Objects carrying this owner mark (`ownerMark(owner)`) in every synced cache — not only the kinds
+   * the Application names now: a child of a kind since removed from the spec must still be found to be pruned.
    */
-  readonly ownedBy: (owner: Owner) => ReadonlyArray<Resource>;
+  readonly ownedBy: (mark: string) => ReadonlyArray<Resource>;
+  /**
+   * A number that moves whenever any answer above may change (an object stored or removed, a cache
+   * synced or stopped); the same number means the same answers. Without it every read looks up again.
+   */
+  readonly revision?: () => number;
 };
 
 const noCache: LiveCache = { kind: () => undefined, ownedBy: () => [] };
@@ -197,8 +203,33 @@ export const readLive = async (
   options: LiveReadOptions = {},
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
-  const owner = ownerOfApplication(application);
-  const desired = desiredIdentities(application, scopes, options.tenancy, options.memo);
+  const state = readStateOf(application, options.memo);
+  const { owner, mark } = state;
+  const derived = derivedFor(state, application, scopes, options.tenancy, options.memo);
+  const { refs: desired, kinds } = derived;
+  if (options.perNamespace !== true) {
+    const optimistic = options.optimisticCreates === true;
+    // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet fleet).
+    const revision = cache.revision?.();
+    const last = state.last;
+    if (
+      revision !== undefined &&
+      last?.revision === revision &&
+      last.derived === derived &&
+      last.optimistic === optimistic
+    )
+      return last.answer;
+    if (kinds.every((kind) => cache.kind(kind) !== undefined)) {
+      // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
+      const cachedReads = fromCachesOnly(desired, cache, optimistic);
+      if (cachedReads !== undefined)
+        return sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(mark)), {
+          revision,
+          derived,
+          optimistic,
+        });
+    }
+  }
   const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
   const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
@@ -212,10 +243,8 @@ export const readLive = async (
     )
     .filter((query) => listable === undefined || listable({ ...query, name: '' }));
   if (listed.length === 0) {
-    // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
     const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
-    // One store per kind holds one object per identity: objects read twice here are the same object.
-    if (cachedReads !== undefined) return E.right([...new Set([...cachedReads, ...cache.ownedBy(owner)])]);
+    if (cachedReads !== undefined) return E.right(withOwned(cachedReads, cache.ownedBy(mark)));
   }
   const reads = await Promise.all([
     ...desired.map(async (ref): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
@@ -226,7 +255,7 @@ export const readLive = async (
       if (kindCache !== undefined && options.optimisticCreates === true) return E.right([]);
       return E.map((found: O.Option<Resource>) => (O.isSome(found) ? [found.value] : []))(await reader.get(ref)());
     }),
-    Promise.resolve(E.right(cache.ownedBy(owner))),
+    Promise.resolve(E.right(cache.ownedBy(mark))),
     ...listed.map(async (query) =>
       E.map((list: { readonly items: ReadonlyArray<Resource> }) =>
         list.items.filter((object) => isOwnedBy(object, owner)),
@@ -244,33 +273,111 @@ export const readLive = async (
   return E.right(distinctObjects(found));
 };
 
-/** The identities last derived for an Application object, with the scope table and policy they hold for. */
-type DesiredIdentities = {
+/**
+ * What the live reader keeps per Application object (the runtime decodes one per version, and a
+ * resync reads every one): its owner and owner mark, what it derived for the scope table and
+ * policy last in force, and the read it last answered. One memo entry: a resync looks it up once.
+ */
+type ReadState = {
+  readonly owner: Owner;
+  readonly mark: string;
+  derived: Derived | undefined;
+  last: LastRead | undefined;
+};
+
+/** The identities of the desired objects the policy allows reading, and the kinds touched that the table knows. */
+type Derived = {
   readonly scopes: ScopeTable;
   readonly tenancy: TenancyPolicy | undefined;
   readonly refs: ReadonlyArray<ObjectRef>;
+  readonly kinds: ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>;
 };
-const IDENTITIES = memoTable<Application, DesiredIdentities>('desired identities per Application object');
 
-/**
- * The identities of the desired objects the policy allows reading. Remembered per Application
- * object (the runtime decodes one per version) while the scope table and the policy are the same
- * objects: a resync of an unchanged Application derives nothing again.
- */
-const desiredIdentities = (
+/** What a read from the caches was made with: their revision, the identities read, the options. */
+type ReadWith = {
+  readonly revision: number | undefined;
+  readonly derived: Derived;
+  readonly optimistic: boolean;
+};
+
+/** The live read last answered from the caches: the objects, the answer that held them, and what it was read with. */
+type LastRead = ReadWith & {
+  readonly objects: ReadonlyArray<Resource>;
+  readonly answer: E.Either<ClusterError, ReadonlyArray<Resource>>;
+};
+
+const READ_STATES = memoTable<Application, ReadState>('live reader state per Application object');
+
+const readStateOf = (application: Application, memo: Memo | undefined): ReadState =>
+  remember(memo, READ_STATES, application, () => {
+    const owner = ownerOfApplication(application);
+    return { owner, mark: ownerMark(owner), derived: undefined, last: undefined };
+  });
+
+/** What `state` derived for `scopes` and `tenancy` (the same objects as last time), else derived again. */
+const derivedFor = (
+  state: ReadState,
   application: Application,
   scopes: ScopeTable,
   tenancy: TenancyPolicy | undefined,
   memo: Memo | undefined,
-): ReadonlyArray<ObjectRef> => {
-  const known = recall(memo, IDENTITIES, application);
-  if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known.refs;
-  const namespace = ownerOfApplication(application).namespace;
+): Derived => {
+  const known = state.derived;
+  if (known !== undefined && known.scopes === scopes && known.tenancy === tenancy) return known;
   const refs = desiredResources(application)
     .filter((resource) => scopeOf(scopes, resource) !== undefined)
-    .map((resource) => identityOf(resource, scopes, namespace))
+    .map((resource) => identityOf(resource, scopes, state.owner.namespace))
     .filter(readableFor(application, tenancy));
-  return keep(memo, IDENTITIES, application, { scopes, tenancy, refs }).refs;
+  const kinds = kindsOf(application, memo).filter((kind) => scopeOf(scopes, kind) !== undefined);
+  state.derived = { scopes, tenancy, refs, kinds };
+  return state.derived;
+};
+
+/**
+ * The desired objects read, then the other objects carrying the owner mark, each once where first
+ * read (one store per kind holds one object per identity: an object read twice is the same object).
+ * `read` itself when that is all of them.
+ */
+const withOwned = (read: ReadonlyArray<Resource>, owned: ReadonlyArray<Resource>): ReadonlyArray<Resource> => {
+  if (read.length + owned.length > FEW) return [...new Set([...read, ...owned])];
+  let all: Resource[] | undefined;
+  for (let i = 0; i < read.length; i++) {
+    const object = read[i]!;
+    if (all === undefined && read.indexOf(object) < i) all = read.slice(0, i);
+    else if (all !== undefined && !all.includes(object)) all.push(object);
+  }
+  for (const object of owned) {
+    if ((all ?? read).includes(object)) continue;
+    all ??= [...read];
+    all.push(object);
+  }
+  return all ?? read;
+};
+
+/** Up to this many objects, searching a list is cheaper than building a set. */
+const FEW = 16;
+
+/**
+ * The answer of the last read when it held the very same objects in the same order (nothing changed
+ * since, as at every resync of an in-sync Application), else `objects` kept as the last answer. The
+ * same list keeps what the planner derived from it per list (its identity index, kstatus reasons) in
+ * the controller's memo, instead of deriving it again at every reconcile.
+ */
+const sameAsLastRead = (
+  state: ReadState,
+  objects: ReadonlyArray<Resource>,
+  readWith: ReadWith,
+): E.Either<ClusterError, ReadonlyArray<Resource>> => {
+  const last = state.last;
+  const answer = last !== undefined && sameObjects(last.objects, objects) ? last.answer : E.right(objects);
+  state.last = { ...readWith, objects: last?.answer === answer ? last.objects : objects, answer };
+  return answer;
+};
+
+const sameObjects = (left: ReadonlyArray<Resource>, right: ReadonlyArray<Resource>): boolean => {
+  if (left.length !== right.length) return false;
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
+  return true;
 };
 
 /**

@@ -6,7 +6,6 @@
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
-  ownerMark,
   ownerOf,
   type Clock,
   type ClusterError,
@@ -40,20 +39,31 @@ const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
 
 export class ChildWatches {
   private readonly informers = new Map<string, Informer>();
+  /** The same informers by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several per Application). */
+  private readonly byKind = new Map<string, Map<string, Informer>>();
   private stopped = false;
   private cancelSweep: (() => void) | undefined;
   private stoppedWatches = 0;
+  /**
+   * What the caches stopped since contributed to the revision, plus one each: the revision only
+   * grows (a stopped kind's objects are no longer answered, a change the revision must show).
+   */
+  private retired = 0;
   /** The synced caches as the live reader sees them (one view for every reconcile). */
   private readonly cacheView: LiveCache;
 
   constructor(private readonly options: ChildWatchesOptions) {
     this.cacheView = {
       kind: (kind) => {
-        const informer = this.informers.get(keyOf(kind));
+        const informer = this.byKind.get(kind.apiVersion)?.get(kind.kind);
         return informer?.hasSynced === true ? informer : undefined;
       },
-      ownedBy: (owner) => {
-        const mark = ownerMark(owner);
+      revision: () => {
+        let revision = this.retired;
+        for (const informer of this.informers.values()) if (informer.hasSynced) revision += informer.revision + 1; // + 1: synced (unsynced caches answer nothing)
+        return revision;
+      },
+      ownedBy: (mark) => {
         const owned: Resource[] = [];
         for (const informer of this.informers.values()) if (informer.hasSynced) informer.collectByIndex(mark, owned);
         return owned;
@@ -95,6 +105,12 @@ export class ChildWatches {
         },
       );
       this.informers.set(key, informer);
+      let kinds = this.byKind.get(kind.apiVersion);
+      if (kinds === undefined) {
+        kinds = new Map();
+        this.byKind.set(kind.apiVersion, kinds);
+      }
+      kinds.set(kind.kind, informer);
       void informer.start();
       this.options.logger.debug({ kind: key }, 'watching child kind');
     }
@@ -119,11 +135,23 @@ export class ChildWatches {
     for (const [key, informer] of this.informers) {
       // Unsynced caches are empty because they know nothing yet, not because nothing is there.
       if (wanted.has(key) || !informer.hasSynced || informer.size > 0) continue;
-      informer.stop();
+      this.retire(informer);
       this.informers.delete(key);
+      this.unindex(informer.query);
       this.stoppedWatches++;
       this.options.logger.debug({ kind: key }, 'stopped watching child kind');
     }
+  }
+
+  private retire(informer: Informer): void {
+    this.retired += (informer.hasSynced ? informer.revision + 1 : 0) + 1;
+    informer.stop();
+  }
+
+  private unindex(kind: Kind): void {
+    const kinds = this.byKind.get(kind.apiVersion);
+    kinds?.delete(kind.kind);
+    if (kinds?.size === 0) this.byKind.delete(kind.apiVersion);
   }
 
   /** The synced caches as the live reader sees them. */
@@ -150,7 +178,8 @@ export class ChildWatches {
   stop(): void {
     this.stopped = true;
     this.cancelSweep?.();
-    for (const informer of this.informers.values()) informer.stop();
+    for (const informer of this.informers.values()) this.retire(informer);
     this.informers.clear();
+    this.byKind.clear();
   }
 }

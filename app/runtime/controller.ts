@@ -391,8 +391,9 @@ export class Controller {
 
   /** An Application waiting for kinds the server does not serve has discovery asked again until they are back. */
   private trackUnserved(key: string, result: ReconcileResult): void {
-    const application = this.store.application(key);
-    if (result._tag === 'Gone' || application === undefined || !waitsForKind(result)) {
+    // Most results wait for no kind: then the primary is not even looked up.
+    const application = result._tag === 'Gone' || !waitsForKind(result) ? undefined : this.store.application(key);
+    if (application === undefined) {
       this.unserved.release(key);
       return;
     }

@@ -94,6 +94,13 @@ const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): Readon
   ];
 };
 
+/**
+ * Whether a result may have anything to announce: writes done, a failure, or a status written (drift
+ * reported, a guard denial). False for an in-sync reconcile (every one of a resync): no Event work at all.
+ */
+export const mayAnnounce = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): boolean =>
+  result._tag === 'Failed' || result.statusWritten || (result.execution?.done.length ?? 0) > 0;
+
 /** Creates one `v1 Event` per note; returns the errors (Events are best-effort). */
 export const recordEvents = async (
   cluster: Cluster,

@@ -114,6 +114,11 @@ export class Informer {
     return this.store.list();
   }
 
+  /** Moves whenever the cache stores or removes an object (see Store.revision). */
+  get revision(): number {
+    return this.store.revision;
+  }
+
   get size(): number {
     return this.store.size;
   }

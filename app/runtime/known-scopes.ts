@@ -38,6 +38,11 @@ export class KnownScopes {
     return scopeOf(this.table, kind) !== undefined;
   }
 
+  /** Whether the table as known now was found to know every kind `application` names (nothing for discovery). */
+  knowsEveryKindOf(application: Application): boolean {
+    return knowsEveryKind(application, this.table, this.memo);
+  }
+
   /** Asks discovery for the kinds `application` names that the table does not know yet. */
   async learnKindsOf(application: Application, discovery: Discovery): Promise<void> {
     // A primary found to name only known kinds asks nothing more while the table is current.
@@ -97,6 +102,7 @@ export class UnservedKinds {
 
   /** `key` waits for nothing (it converged, failed otherwise, or is gone). */
   release(key: string): void {
+    if (this.waiting.size === 0) return; // every reconcile releases its key: most find nothing waiting
     for (const [id, entry] of this.waiting) {
       entry.keys.delete(key);
       if (entry.keys.size === 0) this.waiting.delete(id);

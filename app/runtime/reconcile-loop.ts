@@ -87,7 +87,8 @@ export class ReconcileLoop {
   private async work(): Promise<void> {
     const { queue } = this.options;
     for (;;) {
-      const key = await queue.get();
+      // A key ready now is taken without a promise (a resync readies every key at once); else wait for one.
+      const key = queue.tryGet() ?? (await queue.get());
       if (key === undefined) return;
       this.options.metrics?.queueDepth.set(queue.depth);
       if (!this.options.ownership.owns(key)) {

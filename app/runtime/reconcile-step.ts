@@ -23,11 +23,11 @@ import {
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
-import { readLive } from '../reconcile/live-reader.js';
+import { readLive, type LiveReadOptions } from '../reconcile/live-reader.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
-import { recordEvents } from './events.js';
+import { mayAnnounce, recordEvents } from './events.js';
 import type { HotLoopHistory } from './hot-loop-history.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from './logger.js';
@@ -108,10 +108,15 @@ export class ReconcileStep {
    * from the API server until the Application is gone, never assumed absent.
    */
   private readonly readDirectly = new Set<string>();
+  /** Per key in flight, the live versions its plan's patches were planned against (for the hot-loop history). */
+  private readonly plannedAgainst = new Map<string, LiveVersions>();
   private readonly shared: SharedDeps;
+  /** How live objects are read, with and without optimistic creates (the same for every key: built once). */
+  private readonly liveReads: { readonly optimistic: LiveReadOptions; readonly confirmed: LiveReadOptions };
 
   constructor(private readonly options: ReconcileStepOptions) {
     this.shared = sharedDeps(options);
+    this.liveReads = liveReadOptions(options);
   }
 
   get count(): number {
@@ -138,7 +143,8 @@ export class ReconcileStep {
     const started = this.options.clock.now();
     const cached = store.application(key);
     if (cached !== undefined) {
-      await scopes.learnKindsOf(cached, this.options.access.cluster);
+      // Discovery only for kinds not known yet: a primary naming known kinds (every one at a resync) is not awaited.
+      if (!scopes.knowsEveryKindOf(cached)) await scopes.learnKindsOf(cached, this.options.access.cluster);
       // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
       watchChildrenOf?.(cached);
     }
@@ -146,52 +152,50 @@ export class ReconcileStep {
     if (!this.options.access.owns(key)) return NOT_OWNED;
     this.total++;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    let plannedAgainst: LiveVersions = new Map();
-    const result = await reconcileApplication(
-      store.refOf(key),
-      this.depsFor(key, (versions) => {
-        plannedAgainst = versions;
-      }),
-      attempt,
-    );
+    this.plannedAgainst.delete(key); // nothing left by a reconcile that crashed
+    const result = await reconcileApplication(store.refOf(key), this.depsFor(key), attempt);
+    // What the plan's patches were planned against (set by the guard only for a plan with patches).
+    const plannedAgainst = this.plannedAgainst.get(key) ?? NO_VERSIONS;
+    this.plannedAgainst.delete(key);
     this.options.policy.hotLoops.record(key, doneOf(result), plannedAgainst);
     this.record(key, result, started);
     return result;
   }
 
   /** The reconcile dependencies of `key`: the shared ones with the key's own reads, fences and guard. */
-  private depsFor(key: string, plannedAgainst: (versions: LiveVersions) => void): ReconcileDeps {
-    const { store, children, scopes, watchChildrenOf } = this.options.observed;
+  private depsFor(key: string): ReconcileDeps {
+    const { store, scopes } = this.options.observed;
     const { cluster: reads, writesFor, childClusterFor } = this.options.access;
-    const { planOptions, hotLoops } = this.options.policy;
-    const { memo } = this.options;
-    const tenancy = planOptions.tenancy === undefined ? {} : { tenancy: planOptions.tenancy };
+    const { hotLoops } = this.options.policy;
+    const shared = this.shared;
+    const liveReads = this.readDirectly.has(key) ? this.liveReads.confirmed : this.liveReads.optimistic;
+    // Every field written out, absent ones as `undefined` (as optional fields read): one object shape for
+    // every reconcile, which its many reads of `deps` stay fast on (a spread of the shared fields was not).
     return {
-      ...this.shared,
+      now: shared.now,
+      random: shared.random,
+      planOptions: shared.planOptions,
+      memo: shared.memo,
+      onWritten: shared.onWritten,
+      onDeleted: shared.onDeleted,
+      translate: shared.translate,
+      hooks: shared.hooks,
+      decode: shared.decode,
       cluster: writesFor(reads, key),
       scopes: scopes.current,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
-      readLive: (application, scopes) =>
-        readLive(
-          application,
-          scopes,
-          reads,
-          watchChildrenOf === undefined
-            ? { perNamespace: true, memo, ...tenancy }
-            : { cache: children.liveCache(), optimisticCreates: !this.readDirectly.has(key), memo, ...tenancy },
-        ),
+      readLive: (application, scopes) => readLive(application, scopes, reads, liveReads),
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
         if (!plan.actions.some((action) => action.type === 'patch')) return plan;
         const versions = liveVersionsOf(live);
-        plannedAgainst(versions);
+        this.plannedAgainst.set(key, versions);
         return hotLoops.guard(key, application, plan, versions);
       },
       // Impersonating clients pass the same fences as the operator's own writes.
-      ...(childClusterFor === undefined
-        ? {}
-        : { childClusterFor: wrapImpersonated(childClusterFor, (child) => writesFor(child, key)) }),
+      childClusterFor:
+        childClusterFor === undefined ? undefined : wrapImpersonated(childClusterFor, (child) => writesFor(child, key)),
       statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status, status),
     };
   }
@@ -235,7 +239,7 @@ export class ReconcileStep {
       if (result.error._tag === 'UnknownKind' && failedOn !== undefined)
         this.options.observed.scopes.forget(failedOn.ref);
     }
-    if (events && result._tag !== 'Gone') void this.recordEvents(key, result);
+    if (events && result._tag !== 'Gone' && mayAnnounce(result)) void this.recordEvents(key, result);
     logger.debug({ key, result: label, seconds }, 'reconciled');
     onReconciled?.(key, result);
   }
@@ -258,7 +262,7 @@ export class ReconcileStep {
 
 /** The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the caches). */
 const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOptions): SharedDeps => ({
-  now: () => new Date(clock.now()).toISOString(),
+  now: isoNow(clock),
   random,
   planOptions: policy.planOptions,
   memo,
@@ -270,6 +274,48 @@ const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOpti
   ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
   decode: observed.store.primary.decode,
 });
+
+/**
+ * The clock's time in RFC 3339, formatted once per millisecond: reconciles that follow each other
+ * within one (a resync, several per millisecond) share the string instead of formatting it each.
+ */
+const isoNow = (clock: Clock): (() => string) => {
+  let formattedAt = Number.NaN;
+  let formatted = '';
+  return () => {
+    const now = clock.now();
+    if (now !== formattedAt) {
+      formatted = new Date(now).toISOString();
+      formattedAt = now;
+    }
+    return formatted;
+  };
+};
+
+/**
+ * How a step's reconciles read live objects: from the child watches' caches (optimistic creates
+ * unless a create of the key was refused, see `readDirectly`), or per namespace from the API server
+ * when children are not watched; under the tenancy policy of every plan.
+ */
+const liveReadOptions = ({
+  observed,
+  policy,
+  memo,
+}: ReconcileStepOptions): { readonly optimistic: LiveReadOptions; readonly confirmed: LiveReadOptions } => {
+  const tenancy = policy.planOptions.tenancy === undefined ? {} : { tenancy: policy.planOptions.tenancy };
+  if (observed.watchChildrenOf === undefined) {
+    const perNamespace: LiveReadOptions = { perNamespace: true, memo, ...tenancy };
+    return { optimistic: perNamespace, confirmed: perNamespace };
+  }
+  const cache = observed.children.liveCache();
+  return {
+    optimistic: { cache, optimisticCreates: true, memo, ...tenancy },
+    confirmed: { cache, optimisticCreates: false, memo, ...tenancy },
+  };
+};
+
+/** What a reconcile planned against when its plan has no patch (nothing recorded for the hot-loop guard). */
+const NO_VERSIONS: LiveVersions = new Map();
 
 /** The metrics label of a result: success, requeue, error or terminal. */
 const resultLabel = (result: ReconcileResult): string =>

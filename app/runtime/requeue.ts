@@ -26,7 +26,7 @@ export const requeueOf = (result: ReconcileResult): Requeue => {
   )
     return { _tag: 'Backoff', atLeastMs: 0, capMs: AFTER_KIND_GONE_MS };
   if (result._tag === 'Failed')
-    return result.terminal ? { _tag: 'Settled' } : { _tag: 'Backoff', atLeastMs: result.retryAfterMs ?? 0 };
+    return result.terminal ? SETTLED : { _tag: 'Backoff', atLeastMs: result.retryAfterMs ?? 0 };
   // Waiting for a CRD that may be installed any moment: retry soon, then less often, up to the plan's delay.
   if (
     result._tag === 'Done' &&
@@ -36,8 +36,11 @@ export const requeueOf = (result: ReconcileResult): Requeue => {
     return { _tag: 'Backoff', atLeastMs: 0, capMs: result.plan.outcome.ms };
   return result._tag === 'Done' && result.requeueAfterMs !== undefined
     ? { _tag: 'Settled', afterMs: result.requeueAfterMs }
-    : { _tag: 'Settled' };
+    : SETTLED;
 };
+
+/** Settled until something changes (every in-sync reconcile of a resync): one value, not one per reconcile. */
+const SETTLED: Requeue = { _tag: 'Settled' };
 
 /**
  * Whether the reconcile ended waiting for a kind the server does not serve: planned `UnknownKind`,

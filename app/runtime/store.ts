@@ -61,6 +61,8 @@ export class Store {
   private readonly byName = new Map<string, Map<string, Resource>>();
   /** Index value → the objects with it, by store key (held directly: a lookup returns them without another search). */
   private readonly index = new Map<string, Map<string, Resource>>();
+  /** Objects stored or removed so far: the same count means the same answers (see `revision`). */
+  private writes = 0;
   /** The newest resourceVersion the list or the watch has delivered (a write's answer up to it is no news). */
   private horizon: string | undefined = undefined;
 
@@ -82,6 +84,11 @@ export class Store {
 
   get size(): number {
     return this.objects.size;
+  }
+
+  /** Moves whenever an object is stored or removed: while it stays, every lookup answers as before. */
+  get revision(): number {
+    return this.writes;
   }
 
   /** Objects whose index value is `value`. */
@@ -168,6 +175,7 @@ export class Store {
   }
 
   private put(object: Resource): void {
+    this.writes++;
     const key = storeKeyOf(object);
     const old = this.objects.get(key);
     if (old !== undefined) {
@@ -196,6 +204,7 @@ export class Store {
   private delete(key: string): void {
     const old = this.objects.get(key);
     if (old === undefined) return;
+    this.writes++;
     this.unindex(key, old);
     this.unname(old);
     this.objects.delete(key);

@@ -75,4 +75,21 @@ describe('the store', () => {
     expect(watched?.object).toBe(store.get('default', 'b'));
     expect(watched?.object.metadata).not.toHaveProperty('managedFields');
   });
+  it('moves its revision at every object stored or removed, and only then', () => {
+    const store = new Store(ownerIndex);
+    const start = store.revision;
+    store.replace([configMap('a', '1'), configMap('b', '2')]);
+    const listed = store.revision;
+    expect(listed).toBeGreaterThan(start);
+    store.replace([configMap('a', '1'), configMap('b', '2')]); // unchanged versions: nothing stored
+    store.event({ type: 'MODIFIED', object: configMap('a', '1') }); // stale
+    store.apply(configMap('b', '1')); // older than the cache
+    store.forget('default', 'missing');
+    expect(store.revision).toBe(listed);
+    store.apply(configMap('a', '3'));
+    const applied = store.revision;
+    expect(applied).toBeGreaterThan(listed);
+    store.forget('default', 'b');
+    expect(store.revision).toBeGreaterThan(applied);
+  });
 });
