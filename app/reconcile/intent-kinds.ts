@@ -99,7 +99,7 @@ export const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`
  * every kind it creates is named already (by the status or the annotation); `OnFinalizerPatch` when
  * the plan adds the finalizer before its creates (a new Application) and the kinds fit the
  * annotation: they ride on that metadata patch, no request of their own; else `InStatus`, a status
- * write of the desired state first. `statusKinds`: the kinds the stored status names.
+ * write of the desired state first. `statusKinds`: the kinds the stored status names (asked only when the plan creates something).
  */
 export type Intent =
   | { readonly _tag: 'Recorded' }
@@ -109,10 +109,12 @@ export type Intent =
 export const intentOf = (
   application: Pick<Application, 'metadata'>,
   plan: Pick<Plan, 'actions'>,
-  statusKinds: ReadonlyArray<Kind>,
+  statusKinds: () => ReadonlyArray<Kind>,
 ): Intent => {
+  // Most reconciles create nothing (a resync): answer before reading the annotation.
+  if (!plan.actions.some((action) => action.type === 'create' || action.type === 'recreate')) return RECORDED;
   const annotated = intentKindsOf(application);
-  const recorded = new Set([...statusKinds, ...annotated].map(kindKey));
+  const recorded = new Set([...statusKinds(), ...annotated].map(kindKey));
   const added = new Map<string, Kind>();
   for (const action of plan.actions)
     if ((action.type === 'create' || action.type === 'recreate') && !recorded.has(kindKey(action.ref)))

@@ -210,7 +210,7 @@ const recordIntent = (
   planned: Plan,
   deps: ReconcileDeps,
 ): Promise<E.Either<ClusterError, Readonly<Record<string, string>> | undefined>> => {
-  const intent = intentOf(application, planned, statusKinds(application.status));
+  const intent = intentOf(application, planned, () => statusKinds(application.status));
   switch (intent._tag) {
     case 'Recorded':
       return NOTHING_TO_RECORD;
