@@ -17,6 +17,7 @@ import {
   isJsonArray,
   isJsonObject,
   parseJsonText,
+  patternStringCodec,
   type Application,
   type JsonValue,
   type Plan,
@@ -32,15 +33,6 @@ export const MAX_INTENT_KINDS = 32;
 /** Longest annotation value read or written; a longer one is ignored whole (the status records what does not fit). */
 export const MAX_INTENT_KINDS_TEXT = 4_096;
 
-/** A codec of the strings `pattern` matches whole, named `name`. */
-const matching = (name: string, pattern: RegExp): t.Type<string, string, unknown> =>
-  new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string' && pattern.test(u),
-    (u, c) => (typeof u === 'string' && pattern.test(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  );
-
 // What the API server accepts as a served kind: a group (DNS subdomain, at most 253 characters) and a
 // version, or a core version; a kind whose lower case is a DNS-1035 label (CRD validation). Nothing
 // else reaches discovery or a list URL from here.
@@ -48,7 +40,11 @@ const LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const API_VERSION = new RegExp(`^((?=.{1,253}/)${LABEL}(\\.${LABEL})*/)?[a-z0-9]{1,63}$`);
 const KIND = /^[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
 
-const KindCodec = t.type({ apiVersion: matching('apiVersion', API_VERSION), kind: matching('kind', KIND) });
+// The patterns bound the lengths themselves (253 + 1 + 63 and 63 characters).
+const KindCodec = t.type({
+  apiVersion: patternStringCodec('apiVersion', API_VERSION, 317),
+  kind: patternStringCodec('kind', KIND, 63),
+});
 
 /**
  * The kinds the annotation names, in order, without repeats: `[]` when it is absent, too long or

@@ -22,3 +22,13 @@ export const jsonValueCodec = (name: string): t.Type<JsonValue, JsonValue, unkno
     (u, c) => (isJsonValue(u) ? t.success(u) : t.failure(u, c)),
     t.identity,
   );
+
+/** A string of at most `maxLength` characters that `pattern` matches; `name` is how decoding errors call it. */
+export const patternStringCodec = (
+  name: string,
+  pattern: RegExp,
+  maxLength: number,
+): t.Type<string, string, unknown> => {
+  const is = (u: unknown): u is string => typeof u === 'string' && u.length <= maxLength && pattern.test(u);
+  return new t.Type<string, string, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity);
+};

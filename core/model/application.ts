@@ -1,7 +1,7 @@
 /** The Application custom resource (`kreconcile.io/v1alpha1`, docs/behaviour.md §1) and its codecs. */
 import * as t from 'io-ts';
 import { getOwn, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
-import { jsonObjectCodec, jsonValueCodec } from '../json/codecs.js';
+import { jsonObjectCodec, jsonValueCodec, patternStringCodec } from '../json/codecs.js';
 import { Resource, type ObjectMeta } from './resource.js';
 import type { ObserverSchema } from './observer-schema.js';
 
@@ -185,17 +185,17 @@ const durationString = new t.Type<string, string, unknown>(
   t.identity,
 );
 
-/** A string matching `pattern` of at most `max` characters, described as `what`. */
-const nameString = (what: string, pattern: RegExp, max: number): t.Type<string, string, unknown> => {
-  const is = (u: unknown): u is string => typeof u === 'string' && u.length <= max && pattern.test(u);
-  return new t.Type<string, string, unknown>(what, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity);
-};
-
 const dependsOnEntry = t.intersection([
   t.type({
-    name: nameString('an Application name (lower-case DNS subdomain, at most 253 characters)', DNS_SUBDOMAIN, 253),
+    name: patternStringCodec(
+      'an Application name (lower-case DNS subdomain, at most 253 characters)',
+      DNS_SUBDOMAIN,
+      253,
+    ),
   }),
-  t.partial({ namespace: nameString('a namespace name (lower-case DNS label, at most 63 characters)', DNS_LABEL, 63) }),
+  t.partial({
+    namespace: patternStringCodec('a namespace name (lower-case DNS label, at most 63 characters)', DNS_LABEL, 63),
+  }),
 ]);
 
 const dependsOnEntries = t.array(dependsOnEntry);

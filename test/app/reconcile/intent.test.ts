@@ -70,6 +70,25 @@ const stored = async (cluster: MemoryCluster, target = ref): Promise<Resource> =
   return read.right.value;
 };
 
+/**
+ * `deps.cluster` whose patches of the Application first let another writer change the stored
+ * Application's metadata (`edit`): a concurrent edit landing while our patch is on its way.
+ */
+const editedBeforeItsPatch = (
+  cluster: MemoryCluster,
+  deps: ReconcileDeps,
+  edit: (metadata: Resource['metadata']) => Resource['metadata'],
+): Cluster => ({
+  ...deps.cluster,
+  patch: (target, patch: Patch, options) => async () => {
+    if (target.kind === APPLICATION_KIND) {
+      const current = await stored(cluster);
+      await cluster.update({ ...current, metadata: edit(current.metadata) })();
+    }
+    return deps.cluster.patch(target, patch, options)();
+  },
+});
+
 const done = (result: ReconcileResult): Extract<ReconcileResult, { _tag: 'Done' }> => {
   if (result._tag !== 'Done') throw new Error(`expected Done, got ${JSON.stringify(result)}`);
   return result;
@@ -149,16 +168,7 @@ describe('recording the kinds a reconcile creates', () => {
   it('annotations added while the finalizer patch is on its way are kept (merged, not replaced)', async () => {
     const { cluster, deps } = setup();
     await cluster.create(shop([config]))();
-    const racing: Cluster = {
-      ...deps.cluster,
-      patch: (target, patch: Patch, options) => async () => {
-        if (target.kind === APPLICATION_KIND) {
-          const current = await stored(cluster);
-          await cluster.update({ ...current, metadata: { ...current.metadata, annotations: { team: 'red' } } })();
-        }
-        return deps.cluster.patch(target, patch, options)();
-      },
-    };
+    const racing = editedBeforeItsPatch(cluster, deps, (metadata) => ({ ...metadata, annotations: { team: 'red' } }));
     done(await reconcileApplication(ref, { ...deps, cluster: racing }));
     const application = await stored(cluster);
     expect(application.metadata.annotations?.team).toBe('red');
@@ -169,16 +179,7 @@ describe('recording the kinds a reconcile creates', () => {
     const { cluster, deps, writes } = setup();
     const foreign = shop([config]);
     await cluster.create({ ...foreign, metadata: { ...foreign.metadata, finalizers: ['example.com/keep'] } })();
-    const racing: Cluster = {
-      ...deps.cluster,
-      patch: (target, patch: Patch, options) => async () => {
-        if (target.kind === APPLICATION_KIND) {
-          const current = await stored(cluster);
-          await cluster.update({ ...current, metadata: { ...current.metadata, labels: { tier: 'web' } } })();
-        }
-        return deps.cluster.patch(target, patch, options)();
-      },
-    };
+    const racing = editedBeforeItsPatch(cluster, deps, (metadata) => ({ ...metadata, labels: { tier: 'web' } }));
     const raced = await reconcileApplication(ref, { ...deps, cluster: racing });
     expect(raced._tag).toBe('Failed');
     expect(raced._tag === 'Failed' && raced.terminal).toBe(false);
@@ -219,16 +220,10 @@ describe('recording the kinds a reconcile creates', () => {
     const { cluster, deps } = setup();
     const foreign = shop([config], { team: 'blue' });
     await cluster.create({ ...foreign, metadata: { ...foreign.metadata, finalizers: ['example.com/keep'] } })();
-    const racing: Cluster = {
-      ...deps.cluster,
-      patch: (target, patch: Patch, options) => async () => {
-        if (target.kind === APPLICATION_KIND) {
-          const current = await stored(cluster);
-          await cluster.update({ ...current, metadata: { ...current.metadata, finalizers: ['example.com/other'] } })();
-        }
-        return deps.cluster.patch(target, patch, options)();
-      },
-    };
+    const racing = editedBeforeItsPatch(cluster, deps, (metadata) => ({
+      ...metadata,
+      finalizers: ['example.com/other'],
+    }));
     const raced = await reconcileApplication(ref, { ...deps, cluster: racing });
     expect(raced._tag === 'Failed' && { terminal: raced.terminal, error: raced.error._tag }).toEqual({
       terminal: false,
