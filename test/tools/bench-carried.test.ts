@@ -51,4 +51,28 @@ describe('npm run bench carries the last fleet rows', () => {
     expect(carried.rows.map((row) => row.suite)).toEqual(['argo']);
     expect(carried.missing).toEqual(['npm run bench:fleet']);
   });
+
+  it('takes each case from the newest run that measured it, so a run of one QPS keeps the other QPS row', () => {
+    const argoRow = (qps: number, valueMs: number) => ({
+      suite: 'argo',
+      case: `10000 Applications, --qps ${qps}`,
+      valueMs,
+      goal: '< 180000 ms',
+      goalMet: valueMs < 180_000,
+    });
+    const older = { date: '2026-11-26T18:33:53.762Z', rows: [argoRow(500, 131_000), argoRow(50, 900_000)] };
+    const newer = { date: '2026-11-26T20:10:00.000Z', rows: [argoRow(50, 820_000)] };
+    const dir = resultsDir({
+      'argo-2026-11-26T18-33-53-762Z.json': JSON.stringify(older),
+      'argo-2026-11-26T20-10-00-000Z.json': JSON.stringify(newer),
+      'argo-latest.json': JSON.stringify(newer),
+      'fleet-memory-latest.json': JSON.stringify({ date: '2026-11-27T00:00:00Z', rows: [fleetRow] }),
+    });
+    const carried = carriedRows(dir);
+    expect(carried.rows.map((row) => [row.case, row.valueMs, row.measuredAt])).toEqual([
+      ['10000 Applications, --qps 50', 820_000, '2026-11-26T20:10:00.000Z'],
+      ['10000 Applications, --qps 500', 131_000, '2026-11-26T18:33:53.762Z'],
+    ]);
+    expect(carried.missing).toEqual(['npm run bench:fleet']);
+  });
 });
