@@ -19,9 +19,7 @@ import { WriteLicence } from './write-fence.js';
  * the key is queued again once `until` resolves, its worker free meanwhile, its backoff untouched.
  */
 export type StepOutcome =
-  | ReconcileResult
-  | { readonly _tag: 'NotOwned' }
-  | { readonly _tag: 'Deferred'; readonly until: Promise<void> };
+  ReconcileResult | { readonly _tag: 'NotOwned' } | { readonly _tag: 'Deferred'; readonly until: Promise<void> };
 
 export const NOT_OWNED: StepOutcome = { _tag: 'NotOwned' };
 
