@@ -102,12 +102,13 @@ export class ChildWatches {
   /**
    * Resolves once every watched kind among `kinds` is worth reading (its cache synced, or its first
    * list answered an error, or the wait bound passed; see kind-watch.ts); `undefined` when they all
-   * are already, as at every reconcile once the operator has started. Kinds not watched are not waited for.
+   * are already, as at every reconcile once the operator has started (then `kinds` is not even
+   * called). Kinds not watched are not waited for.
    */
-  readable(kinds: Iterable<Kind>): Promise<void> | undefined {
+  readable(kinds: () => Iterable<Kind>): Promise<void> | undefined {
     if (this.unreadable === 0) return undefined;
     const waits: Array<Promise<void>> = [];
-    for (const kind of kinds) {
+    for (const kind of kinds()) {
       const watch = this.byKind.get(kind.apiVersion)?.get(kind.kind);
       if (watch !== undefined && !watch.isReadable) waits.push(watch.whenReadable);
     }

@@ -224,7 +224,7 @@ export class Controller {
           ? {}
           : {
               watchChildrenOf: (application) => this.watchChildrenOf(application),
-              childCachesReadable: (application) => this.children.readable(kindsOf(application, this.memo)),
+              childCachesReadable: (application) => this.children.readable(() => kindsOf(application, this.memo)),
               ...(childNamespacesOf(options).namespaces === undefined ? {} : { childrenPerNamespace: true }),
             }),
       },
