@@ -1,5 +1,5 @@
 /**
- * A namespaced operator (`kreconcile run --namespace team-a`) watching its children with child
+ * A namespaced operator (`kreconcile run --watch-namespace team-a`) watching its children with child
  * rights bound in team-a only (`kreconcile rbac --tenant-namespace team-a`, a RoleBinding there),
  * under a ServiceAccount token on a real API server: its child watches list and watch in team-a,
  * not cluster-wide, so they sync under Role-only rights; the Application converges and drift is
