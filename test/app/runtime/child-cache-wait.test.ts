@@ -187,6 +187,8 @@ describe('a reconcile waits for the child caches it reads, bounded', () => {
     expect(firstReconciledAt.get(`${NAMESPACE}/stuck`)).toBeGreaterThanOrEqual(3_000);
     expect(firstReconciledAt.get(`${NAMESPACE}/stuck`)).toBeLessThan(4_000);
     expect(reads.filter((read) => read.startsWith('list ConfigMap')).length).toBeGreaterThan(1);
+    // A namespaced operator reads directly in its namespace too, never cluster-wide.
+    expect(reads.filter((read) => read.endsWith(' *'))).toEqual([]);
   });
 
   it('a kind whose list is forbidden holds back nobody: its Applications fail at once, the others converge', async () => {
