@@ -145,6 +145,12 @@ export type LiveReadOptions = {
    * impersonated ServiceAccount) is allowed to do.
    */
   readonly perNamespace?: boolean;
+  /**
+   * Kinds read directly (their cache not synced) are listed per namespace the Application touches,
+   * as with `perNamespace`, while synced caches are still read: a namespaced operator, whose rights
+   * to list children may be bound to namespaces.
+   */
+  readonly listPerNamespace?: boolean;
   /** The admin's tenancy policy: what it forbids is never read (the plan does not depend on it). */
   readonly tenancy?: TenancyPolicy;
   /**
@@ -230,9 +236,10 @@ export const readLive = async (
         });
     }
   }
-  const namespaces = options.perNamespace === true ? namespacesOf(application, scopes) : [undefined];
+  const perNamespace = options.perNamespace === true || options.listPerNamespace === true;
+  const namespaces = perNamespace ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
-  const listable = options.perNamespace === true ? readableFor(application, options.tenancy) : undefined;
+  const listable = perNamespace ? readableFor(application, options.tenancy) : undefined;
   const listed = kindsOf(application, options.memo)
     .filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
     .flatMap((kind) =>

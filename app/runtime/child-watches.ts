@@ -1,7 +1,9 @@
 /**
- * The child-watch lifecycle: one informer per child kind, started on demand when an Application
- * names the kind, stopped by a sweep once no Application uses it and its cache holds nothing of ours.
- * Its caches are what the live reader reads (only synced ones). Started implicitly, stopped once.
+ * The child-watch lifecycle: one watch per child kind (kind-watch.ts), started on demand when an
+ * Application names the kind, stopped by a sweep once no Application uses it and its cache holds
+ * nothing of ours. Its caches are what the live reader reads (only synced ones); reconciles wait
+ * for them, bounded (`readable`). A namespaced operator watches namespaced kinds only in the
+ * namespaces its Applications may write in. Started implicitly, stopped once.
  */
 import {
   MANAGED_BY_LABEL,
@@ -12,10 +14,11 @@ import {
   type ClusterReader,
   type ObjectRef,
   type Resource,
+  type Scope,
   type WatchSource,
 } from '../../core/index.js';
 import type { LiveCache } from '../reconcile/live-reader.js';
-import { Informer } from './informer.js';
+import { KindWatch } from './kind-watch.js';
 import type { Logger } from './logger.js';
 
 export type Kind = { readonly apiVersion: string; readonly kind: string };
@@ -33,14 +36,29 @@ export type ChildWatchesOptions = {
   readonly onUnserved: (kind: Kind) => void;
   /** The kinds the Applications name now (a sweep keeps watching these). */
   readonly wantedKinds: () => Iterable<Kind>;
+  /**
+   * Where namespaced kinds are watched: these namespaces one by one (a namespaced operator: where its
+   * Applications may write), or every namespace at once (`undefined`, the default). Cluster-scoped
+   * kinds are always watched cluster-wide.
+   */
+  readonly namespaces?: ReadonlyArray<string>;
+  /** The scope of a kind handed to `watch` (known then: unknown kinds are not watched). */
+  readonly scopeOf?: (kind: Kind) => Scope | undefined;
+  /** How long a reconcile waits for a kind's first list before reading it directly (default 10 s). */
+  readonly readableWithinMs?: number;
 };
+
+/** How long a reconcile waits at most for a kind's first list (from the watch's start) before reading directly. */
+export const DEFAULT_READABLE_WITHIN_MS = 10_000;
 
 const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
 
 export class ChildWatches {
-  private readonly informers = new Map<string, Informer>();
-  /** The same informers by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several per Application). */
-  private readonly byKind = new Map<string, Map<string, Informer>>();
+  private readonly informers = new Map<string, KindWatch>();
+  /** The same watches by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several per Application). */
+  private readonly byKind = new Map<string, Map<string, KindWatch>>();
+  /** Watches not readable yet (see `readable`): while none is, a reconcile asks nothing more. */
+  private unreadable = 0;
   private stopped = false;
   private cancelSweep: (() => void) | undefined;
   private stoppedWatches = 0;
@@ -81,28 +99,49 @@ export class ChildWatches {
     return [...this.informers.keys()];
   }
 
+  /**
+   * Resolves once every watched kind among `kinds` is worth reading (its cache synced, or its first
+   * list answered an error, or the wait bound passed; see kind-watch.ts); `undefined` when they all
+   * are already, as at every reconcile once the operator has started (then `kinds` is not even
+   * called). Kinds not watched are not waited for.
+   */
+  readable(kinds: () => Iterable<Kind>): Promise<void> | undefined {
+    if (this.unreadable === 0) return undefined;
+    const waits: Array<Promise<void>> = [];
+    for (const kind of kinds()) {
+      const watch = this.byKind.get(kind.apiVersion)?.get(kind.kind);
+      if (watch !== undefined && !watch.isReadable) waits.push(watch.whenReadable);
+    }
+    return waits.length === 0 ? undefined : waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined);
+  }
+
   /** Starts watching each of `kinds` not watched yet (never waits for a cache to sync). */
   watch(kinds: ReadonlyArray<Kind>): void {
     if (this.stopped) return;
     for (const kind of kinds) {
       const key = keyOf(kind);
       if (this.informers.has(key)) continue;
-      const informer = new Informer(
-        this.options.cluster,
-        { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` },
+      const namespaced = this.options.scopeOf?.(kind) !== 'Cluster';
+      this.unreadable++;
+      const informer = new KindWatch(
         {
+          cluster: this.options.cluster,
           clock: this.options.clock,
+          query: { ...kind, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` },
+          namespaces: namespaced ? this.options.namespaces : undefined,
+          relistEveryMs: this.options.relistEveryMs,
+          readableWithinMs: this.options.readableWithinMs ?? DEFAULT_READABLE_WITHIN_MS,
           onEvent: (event) => {
             const owner = ownerOf(event.object);
             if (owner !== undefined) this.options.onOwnedChange(owner);
           },
-          relistEveryMs: this.options.relistEveryMs,
           onError: (error, phase) => {
             this.options.onError(error, `${key} ${phase}`);
             if (error._tag === 'UnknownKind') this.options.onUnserved(kind);
           },
           indexBy: ownerOf,
         },
+        () => this.unreadable--,
       );
       this.informers.set(key, informer);
       let kinds = this.byKind.get(kind.apiVersion);
@@ -111,8 +150,11 @@ export class ChildWatches {
         this.byKind.set(kind.apiVersion, kinds);
       }
       kinds.set(kind.kind, informer);
-      void informer.start();
-      this.options.logger.debug({ kind: key }, 'watching child kind');
+      informer.start();
+      this.options.logger.debug(
+        { kind: key, ...(namespaced && this.options.namespaces ? { namespaces: this.options.namespaces } : {}) },
+        'watching child kind',
+      );
     }
   }
 
@@ -143,7 +185,7 @@ export class ChildWatches {
     }
   }
 
-  private retire(informer: Informer): void {
+  private retire(informer: KindWatch): void {
     this.retired += (informer.hasSynced ? informer.revision + 1 : 0) + 1;
     informer.stop();
   }

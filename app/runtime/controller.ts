@@ -6,9 +6,12 @@
  * given a `Primary` (primary.ts); "Application" below then means an object of that kind.
  */
 import {
+  ANY,
   builtinScopes,
   scopeKey,
+  scopeOf,
   showClusterError,
+  tenancyFor,
   type Application,
   type Clock,
   type Cluster,
@@ -89,6 +92,11 @@ export type ControllerOptions = {
   readonly watchChildren?: boolean;
   /** How long `start` waits for the Applications' first list (default 2 min). */
   readonly cacheSyncTimeoutMs?: number;
+  /**
+   * How long a reconcile waits at most for the first list of a child kind it reads (default 10 s),
+   * from the kind's watch start; a kind whose first list fails is read directly at once.
+   */
+  readonly childCacheWaitMs?: number;
   /** Sharding: only Applications this replica owns are reconciled, and only while it owns them (default: all). */
   readonly shard?: ShardOwnership;
   /** The kind reconciled: an embedder's primary kind (see primary.ts; default `APPLICATION_PRIMARY`). */
@@ -180,6 +188,9 @@ export class Controller {
       onError: reportApiError,
       onUnserved: (kind) => this.kindGone(kind),
       wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
+      scopeOf: (kind) => scopeOf(this.scopes.current, kind),
+      ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
+      ...childNamespacesOf(options),
     });
     this.unserved = new UnservedKinds({
       discovery: options.cluster,
@@ -211,7 +222,11 @@ export class Controller {
         scopes: this.scopes,
         ...(options.watchChildren === false
           ? {}
-          : { watchChildrenOf: (application) => this.watchChildrenOf(application) }),
+          : {
+              watchChildrenOf: (application) => this.watchChildrenOf(application),
+              childCachesReadable: (application) => this.children.readable(() => kindsOf(application, this.memo)),
+              ...(childNamespacesOf(options).namespaces === undefined ? {} : { childrenPerNamespace: true }),
+            }),
       },
       policy: {
         planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
@@ -322,9 +337,9 @@ export class Controller {
     return this.children.kinds;
   }
 
-  /** True when nothing is queued, running or scheduled soon (tests use it to run "until quiet"). */
+  /** True when nothing is queued, running, waiting for a cache or scheduled soon (tests use it to run "until quiet"). */
   get idle(): boolean {
-    return this.queue.depth === 0 && this.loop.inFlight.size === 0;
+    return this.queue.depth === 0 && this.loop.inFlight.size === 0 && this.loop.deferred.size === 0;
   }
 
   /** Reconciles started, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
@@ -411,6 +426,19 @@ const apiErrorReporter =
     metrics?.apiErrors.inc({ code: String(error.code), reason: error._tag });
     logger.warn({ where, error: showClusterError(error) }, 'API error');
   };
+
+/**
+ * Where a namespaced operator watches namespaced child kinds: the namespaces its Applications may
+ * write in under the tenancy policy (their own, and the policy's destinations from it), so it
+ * caches no other installation's children and needs list/watch rights only there. Children
+ * elsewhere are never written nor pruned for these Applications (docs/behaviour.md §1, Tenancy), so
+ * nothing they own is missed. A destination `*` (or no namespace) watches every namespace at once.
+ */
+const childNamespacesOf = (options: ControllerOptions): { readonly namespaces?: ReadonlyArray<string> } => {
+  if (options.namespace === undefined || options.namespace === '') return {};
+  const destinations = tenancyFor(planOptionsOf(options).tenancy, options.namespace).destinations;
+  return destinations.has(ANY) ? {} : { namespaces: [...destinations] };
+};
 
 /**
  * Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields;

@@ -13,8 +13,13 @@ import { AFTER_DEFECT, requeueOf, type Requeue } from './requeue.js';
 import type { WorkQueue } from './work-queue.js';
 import { WriteLicence } from './write-fence.js';
 
-/** A reconcile's outcome: its result, or `NotOwned` when the key's shard was lost before it acted. */
-export type StepOutcome = ReconcileResult | { readonly _tag: 'NotOwned' };
+/**
+ * A reconcile's outcome: its result, `NotOwned` when the key's shard was lost before it acted, or
+ * `Deferred` when it did not start because what it reads is not ready yet (child caches syncing):
+ * the key is queued again once `until` resolves, its worker free meanwhile, its backoff untouched.
+ */
+export type StepOutcome =
+  ReconcileResult | { readonly _tag: 'NotOwned' } | { readonly _tag: 'Deferred'; readonly until: Promise<void> };
 
 export const NOT_OWNED: StepOutcome = { _tag: 'NotOwned' };
 
@@ -40,6 +45,8 @@ export class ReconcileLoop {
   private concurrent = 0;
   /** Keys being reconciled right now; never holds a key twice. */
   readonly inFlight = new Set<string>();
+  /** Keys deferred until what they read is ready (see `StepOutcome`), not queued meanwhile. */
+  readonly deferred = new Set<string>();
 
   constructor(private readonly options: ReconcileLoopOptions) {
     this.licence = options.licence ?? new WriteLicence();
@@ -101,6 +108,7 @@ export class ReconcileLoop {
       try {
         const outcome = await this.options.reconcile(key, queue.attempts(key) + 1);
         if (outcome._tag === 'NotOwned') this.refuse(key);
+        else if (outcome._tag === 'Deferred') this.defer(key, outcome.until);
         else this.requeue(key, requeueOf(outcome));
       } catch (defect) {
         this.options.logger.error({ key, err: String(defect) }, 'reconcile crashed (defect); backing off');
@@ -110,6 +118,15 @@ export class ReconcileLoop {
         queue.done(key);
       }
     }
+  }
+
+  private defer(key: string, until: Promise<void>): void {
+    if (this.deferred.has(key)) return;
+    this.deferred.add(key);
+    void until.then(() => {
+      this.deferred.delete(key);
+      this.options.queue.add(key);
+    });
   }
 
   private refuse(key: string): void {

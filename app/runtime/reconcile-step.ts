@@ -53,10 +53,17 @@ export type StepObservation = {
   readonly children: ChildWatches;
   readonly scopes: KnownScopes;
   /**
-   * Starts watching the child kinds a primary names (on demand, never waited for), and then live
-   * objects are read from the child watches' caches; without it, from the API server, per namespace.
+   * Starts watching the child kinds a primary names (on demand), and then live objects are read
+   * from the child watches' caches; without it, from the API server, per namespace.
    */
   readonly watchChildrenOf?: (application: Application) => void;
+  /**
+   * When the caches of the kinds a primary names are not worth reading yet (syncing, within a
+   * bound): resolves once they are, and the reconcile is deferred until then (see ChildWatches.readable).
+   */
+  readonly childCachesReadable?: (application: Application) => Promise<void> | undefined;
+  /** The child watches are per namespace (a namespaced operator): a kind read directly is listed per namespace too. */
+  readonly childrenPerNamespace?: boolean;
 };
 
 /** What every plan is made and judged by (the policy parts). */
@@ -139,17 +146,20 @@ export class ReconcileStep {
 
   /** Reconciles `key` once; `NotOwned` (nothing done) when its shard was lost while preparing. */
   async run(key: string, attempt: number): Promise<StepOutcome> {
-    const { store, scopes, watchChildrenOf } = this.options.observed;
+    const { store, scopes, watchChildrenOf, childCachesReadable } = this.options.observed;
     const started = this.options.clock.now();
     const cached = store.application(key);
     if (cached !== undefined) {
       // Discovery only for kinds not known yet: a primary naming known kinds (every one at a resync) is not awaited.
       if (!scopes.knowsEveryKindOf(cached)) await scopes.learnKindsOf(cached, this.options.access.cluster);
-      // Watches start here, never waited for: until a kind's cache is synced its objects are read directly.
+      // Watches start here. Until a kind's cache is synced its objects are read directly.
       watchChildrenOf?.(cached);
     }
     // Ownership can be lost while waiting above: check again right before acting.
     if (!this.options.access.owns(key)) return NOT_OWNED;
+    // A cache about to sync saves this reconcile its direct reads: it waits, bounded, without holding a worker.
+    const syncing = cached === undefined ? undefined : childCachesReadable?.(cached);
+    if (syncing !== undefined) return { _tag: 'Deferred', until: syncing };
     this.total++;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     this.plannedAgainst.delete(key); // nothing left by a reconcile that crashed
@@ -308,9 +318,10 @@ const liveReadOptions = ({
     return { optimistic: perNamespace, confirmed: perNamespace };
   }
   const cache = observed.children.liveCache();
+  const lists = observed.childrenPerNamespace === true ? { listPerNamespace: true } : {};
   return {
-    optimistic: { cache, optimisticCreates: true, memo, ...tenancy },
-    confirmed: { cache, optimisticCreates: false, memo, ...tenancy },
+    optimistic: { cache, optimisticCreates: true, memo, ...lists, ...tenancy },
+    confirmed: { cache, optimisticCreates: false, memo, ...lists, ...tenancy },
   };
 };
 

@@ -142,6 +142,39 @@ describe('ReconcileLoop', () => {
     expect(await loop.stop(0)).toBe(true);
   });
 
+  it('a deferred reconcile frees its worker for other keys, its key queued again once what it waits for is ready, not counted as a failed attempt', async () => {
+    const ready = gate<void>();
+    let waiting = true;
+    const { queue, loop, calls } = loopWith({
+      workers: 1,
+      reconcile: async (key) =>
+        key === 'default/waits' && waiting ? { _tag: 'Deferred', until: ready.promise } : AWAIT_CHANGE,
+    });
+    loop.start();
+    queue.add('default/waits');
+    queue.add('default/other');
+    await flushMicrotasks();
+    // The one worker went on to the other key; the deferred one is neither queued nor in flight.
+    expect(calls.map((c) => c.key)).toEqual(['default/waits', 'default/other']);
+    expect([...loop.deferred]).toEqual(['default/waits']);
+    expect(queue.depth).toBe(0);
+    // Queued again meanwhile (an event): deferred again, still one wait.
+    queue.add('default/waits');
+    await flushMicrotasks();
+    expect([...loop.deferred]).toEqual(['default/waits']);
+    waiting = false;
+    ready.open();
+    await flushMicrotasks();
+    expect(calls.map((c) => `${c.key}#${c.attempt}`)).toEqual([
+      'default/waits#1',
+      'default/other#1',
+      'default/waits#1',
+      'default/waits#1',
+    ]);
+    expect(loop.deferred.size).toBe(0);
+    expect(await loop.stop(0)).toBe(true);
+  });
+
   it('abandons reconciles still running at the stop deadline: their writes are refused, never sent', async () => {
     const clock = new ManualClock(0);
     const cluster = createMemoryCluster({ clock });
