@@ -22,7 +22,10 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 import { LeadershipTerms } from './terms.js';
 
-export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary' | 'guard'> & {
+export type OperatorOptions = Pick<
+  ControllerOptions,
+  'childClusterFor' | 'watchChildren' | 'primary' | 'guard' | 'progressStatusAfterMs'
+> & {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly random: () => number;
