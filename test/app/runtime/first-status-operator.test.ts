@@ -33,8 +33,9 @@ const recordingStatusWrites = (
 ): Cluster => ({
   ...cluster,
   patchStatus: (ref, patch) => {
-    if (ref.kind === APPLICATION_KIND && patch.type === 'json')
-      writes.push({ name: ref.name, at: clock.now(), value: patch.operations[0]?.value });
+    const operation = patch.type === 'json' ? patch.operations[0] : undefined;
+    if (ref.kind === APPLICATION_KIND && operation !== undefined)
+      writes.push({ name: ref.name, at: clock.now(), value: 'value' in operation ? operation.value : undefined });
     return cluster.patchStatus(ref, patch);
   },
 });
