@@ -2,7 +2,9 @@
  * The operator holds a brand-new Application's first progress status while its children become
  * ready (core/status/first-status.ts, docs/behaviour.md §5), on the memory cluster with a manual
  * clock: a rollout ready within the grace costs one status write (Ready=True); one that is not gets
- * `Ready=False WaitingForReadiness` when the grace ends, not before; a grace of 0 writes it at once.
+ * `Ready=False WaitingForReadiness` when the grace ends, not before, also when another operator
+ * process takes over during the hold (the grace counts from the children's creation, which the
+ * cluster records); a grace of 0 writes it at once.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
@@ -68,7 +70,20 @@ const fleet = async (options: {
       spec: { manifest: applicationObjects('flux', i, NAMESPACE) },
     })();
   const writes: Fleet['writes'] = [];
-  const controller = new Controller({
+  const controller = operatorOn(server, clock, writes, options.progressStatusAfterMs);
+  const startedAt = clock.now();
+  await controller.start();
+  return { clock, server, writes, controller, startedAt };
+};
+
+/** An operator process on `server` (not started), its Applications' status writes recorded in `writes`. */
+const operatorOn = (
+  server: MemoryCluster,
+  clock: ManualClock,
+  writes: Fleet['writes'],
+  progressStatusAfterMs: number | undefined,
+): Controller =>
+  new Controller({
     cluster: recordingStatusWrites(server, clock, writes),
     clock,
     random: () => 0.5,
@@ -76,12 +91,8 @@ const fleet = async (options: {
     resyncMs: 0,
     namespace: NAMESPACE,
     readiness: 'kstatus',
-    ...(options.progressStatusAfterMs === undefined ? {} : { progressStatusAfterMs: options.progressStatusAfterMs }),
+    ...(progressStatusAfterMs === undefined ? {} : { progressStatusAfterMs }),
   });
-  const startedAt = clock.now();
-  await controller.start();
-  return { clock, server, writes, controller, startedAt };
-};
 
 const storedReady = (server: MemoryCluster, name: string) =>
   conditionOf(
@@ -148,5 +159,23 @@ describe('a new Application whose children are not ready within the grace', () =
     await controller.stop(0);
     expect(readyOf(writes[0]?.value)).toMatchObject({ status: 'False', reason: 'WaitingForReadiness' });
     expect(writes[0]?.at).toBeLessThan(startedAt + 1_000);
+  });
+
+  it('an operator process started during the hold counts from the same creation, not from its own start', async () => {
+    const { clock, server, writes, controller } = await fleet({ count: 1, workloads: false });
+    await runUntil(clock, () => deploymentOf(server, 'app-0') !== undefined);
+    const created = Date.parse(deploymentOf(server, 'app-0')?.metadata.creationTimestamp ?? '');
+    // The first process dies 3 s into the hold (nothing written), a second one starts.
+    await runUntil(clock, () => false, 3_000);
+    expect(writes).toEqual([]);
+    await controller.stop(0);
+    const restartedAt = clock.now();
+    const second = operatorOn(server, clock, writes, undefined);
+    await second.start();
+    await runUntil(clock, () => writes.length > 0, 30_000);
+    await second.stop(0);
+    expect(readyOf(writes[0]?.value)).toMatchObject({ status: 'False', reason: 'WaitingForReadiness' });
+    expect(writes[0]?.at).toBeGreaterThanOrEqual(created + GRACE_MS);
+    expect(writes[0]?.at).toBeLessThan(restartedAt + GRACE_MS);
   });
 });
