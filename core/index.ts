@@ -66,6 +66,12 @@ export {
 } from './plan/depends-on.js';
 export { withNamespaces } from './plan/spec-check.js';
 export { conditionsFor, conditionOf, type Verdict, type StalledReason } from './status/conditions.js';
+export {
+  childCreationTimes,
+  firstStatusDecision,
+  WRITE_STATUS,
+  type FirstStatusDecision,
+} from './status/first-status.js';
 export { showSpecError, type ObserverSchemaError, type SpecError } from './schema/errors.js';
 export { observeResource, projectObserved, projectKnown } from './manifest/project.js';
 export { identityOf, withNamespace, sameResource } from './manifest/identity.js';

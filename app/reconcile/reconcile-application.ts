@@ -45,6 +45,9 @@ import {
   type ScopeTable,
   type Verdict,
   applicationsViewOf,
+  childCreationTimes,
+  firstStatusDecision,
+  ownerFor,
   keep,
   memoTable,
   recall,
@@ -105,6 +108,11 @@ export type ReconcileDeps = {
    * objects are; the Controller owns one. Without it every reconcile derives everything again.
    */
   readonly memo?: Memo;
+  /**
+   * How long a brand-new Application's first status is held while it only waits for its children
+   * to become ready (core/status/first-status.ts; docs/behaviour.md §5). Default 0: written at once.
+   */
+  readonly progressStatusAfterMs?: number;
 };
 
 export type ReconcileResult =
@@ -179,6 +187,25 @@ export const reconcileApplication = async (
   const status = verification?.status ?? execution.status;
   // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
   const redacted = redactStatus(status, ownerOf(application));
+  const requeueAfterMs = settled.outcome._tag === 'RequeueAfter' ? settled.outcome.ms : undefined;
+  const first = firstStatusDecision({
+    stored: application.status,
+    next: redacted,
+    childrenCreated: () => childCreationTimes(childrenSeen(unguarded.right.live, execution), ownerFor(application)),
+    now: deps.now(),
+    graceMs: deps.progressStatusAfterMs ?? 0,
+  });
+  if (first._tag === 'Hold')
+    // Not written: looked at again when the grace ends (or earlier, when a child's change is watched).
+    return {
+      _tag: 'Done',
+      plan: planned,
+      execution,
+      statusWritten: false,
+      status: redacted,
+      requeueAfterMs: Math.min(first.remainingMs, requeueAfterMs ?? first.remainingMs),
+      ...(verification === undefined ? {} : { verified: true }),
+    };
   const written = await writeStatus(execution.application, application.status, redacted, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
   return {
@@ -187,10 +214,16 @@ export const reconcileApplication = async (
     execution,
     statusWritten: written.right,
     status: redacted,
-    ...(settled.outcome._tag === 'RequeueAfter' ? { requeueAfterMs: settled.outcome.ms } : {}),
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
     ...(verification === undefined ? {} : { verified: true }),
   };
 };
+
+/** The live objects a reconcile planned with, and what its writes answered (the children it just created). */
+const childrenSeen = (live: ReadonlyArray<Resource>, execution: Execution): ReadonlyArray<Resource> => [
+  ...live,
+  ...execution.done.flatMap(({ response }) => (response === undefined ? [] : [response])),
+];
 
 /**
  * Before the first child of a kind the Application does not name yet (in its status or its

@@ -103,7 +103,20 @@ export type ControllerOptions = {
   readonly primary?: Primary;
   /** How often discovery is asked for kinds Applications wait for (CRDs not served; default 1 s). */
   readonly unservedPollMs?: number;
+  /**
+   * How long a brand-new Application's first status is held while it only waits for its children to
+   * become ready, counted from their creation (default `DEFAULT_PROGRESS_STATUS_AFTER_MS`; 0 = written
+   * at once): a rollout ready within it costs one status write, not two (docs/behaviour.md §5).
+   */
+  readonly progressStatusAfterMs?: number;
 };
+
+/**
+ * 5 s: a Deployment's controller reports a rollout in well under a second on an idle control plane,
+ * and kube-controller-manager may lag a few seconds behind a burst of creates; it is also the plan's
+ * requeue for readiness, so a held Application is looked at again no later than it would be anyway.
+ */
+export const DEFAULT_PROGRESS_STATUS_AFTER_MS = 5_000;
 
 /** `start` gave up waiting for the first list of Applications. */
 export class CacheSyncTimeout extends Error {
@@ -234,6 +247,7 @@ export class Controller {
         hotLoops: this.hotLoops,
         translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
         ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+        progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
       },
       recorder: {
         logger: this.logger,

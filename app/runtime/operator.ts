@@ -24,7 +24,7 @@ import { LeadershipTerms } from './terms.js';
 
 export type OperatorOptions = Pick<
   ControllerOptions,
-  'childClusterFor' | 'watchChildren' | 'primary' | 'guard' | 'childCacheWaitMs'
+  'childClusterFor' | 'watchChildren' | 'primary' | 'guard' | 'childCacheWaitMs' | 'progressStatusAfterMs'
 > & {
   readonly cluster: Cluster;
   readonly clock: Clock;

@@ -75,6 +75,8 @@ export type StepPolicy = {
   readonly hotLoops: HotLoopHistory;
   readonly translate: Translator;
   readonly hooks?: HookRuntime;
+  /** How long a new Application's first progress status is held (ReconcileDeps.progressStatusAfterMs). */
+  readonly progressStatusAfterMs: number;
 };
 
 /** Where what a reconcile did is told: metrics, Events, the log, the API error report, the observer. */
@@ -102,7 +104,16 @@ export type ReconcileStepOptions = {
 /** The reconcile dependencies that are the same for every key: built once per step, not per reconcile. */
 type SharedDeps = Pick<
   ReconcileDeps,
-  'now' | 'random' | 'planOptions' | 'memo' | 'onWritten' | 'onDeleted' | 'translate' | 'hooks' | 'decode'
+  | 'now'
+  | 'random'
+  | 'planOptions'
+  | 'memo'
+  | 'onWritten'
+  | 'onDeleted'
+  | 'translate'
+  | 'hooks'
+  | 'decode'
+  | 'progressStatusAfterMs'
 >;
 
 export class ReconcileStep {
@@ -191,6 +202,7 @@ export class ReconcileStep {
       translate: shared.translate,
       hooks: shared.hooks,
       decode: shared.decode,
+      progressStatusAfterMs: shared.progressStatusAfterMs,
       cluster: writesFor(reads, key),
       scopes: scopes.current,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
@@ -283,6 +295,7 @@ const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOpti
   translate: policy.translate,
   ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
   decode: observed.store.primary.decode,
+  progressStatusAfterMs: policy.progressStatusAfterMs,
 });
 
 /**

@@ -18,6 +18,7 @@ import {
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
 import { registerFlowControlMetrics } from '../../runtime/flow-metrics.js';
+import { DEFAULT_PROGRESS_STATUS_AFTER_MS } from '../../runtime/controller.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { MAX_SHARDS, shardingFromFlags } from '../../runtime/sharding/sharding.js';
@@ -74,6 +75,7 @@ type Options = {
   readonly timeout: string;
   readonly shutdownDeadline: string;
   readonly readiness: 'kstatus' | 'existence';
+  readonly progressStatusAfter: string;
   readonly callbackUrl?: string;
   readonly callbackListen?: string;
   readonly callbackTlsCert?: string;
@@ -117,6 +119,22 @@ const seconds = (text: string, flag: string): E.Either<string, number> => {
   const factor = match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : match[2] === 'h' ? 3_600_000 : 1_000;
   return E.right(Number(match[1]) * factor);
 };
+
+/**
+ * The longest `--progress-status-after`: while it runs a new Application shows no status at all, so a
+ * longer one would hide a stuck rollout from `kubectl get` for longer than any controller's lag explains.
+ */
+const MAX_PROGRESS_STATUS_AFTER_MS = 60_000;
+
+/** `--progress-status-after`: a duration from 0 (the progress status is written at once) to a minute. */
+const progressStatusAfter = (text: string): E.Either<string, number> =>
+  E.chain((ms: number) =>
+    ms <= MAX_PROGRESS_STATUS_AFTER_MS
+      ? E.right(ms)
+      : E.left(
+          `--progress-status-after ${text}: at most 1m (a new Application shows no status while its first one is held); 0 writes it at once`,
+        ),
+  )(seconds(text, '--progress-status-after'));
 
 type Listeners = { readonly listen?: ListenAddress; readonly callbackListen?: ListenAddress };
 
@@ -319,6 +337,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right;
   const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
   if (E.isLeft(relist)) return fail(relist.left);
+  const progressStatusAfterMs = progressStatusAfter(options.progressStatusAfter);
+  if (E.isLeft(progressStatusAfterMs)) return fail(progressStatusAfterMs.left);
   const allowed = parseAllowlist(options.toscaAllowHost);
   if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
   const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
@@ -416,6 +436,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       workers: Number(options.workers),
       resyncMs,
       readiness: options.readiness,
+      progressStatusAfterMs: progressStatusAfterMs.right,
       ...(relist.right === undefined ? {} : { relistMs: relist.right }),
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
       ...(guard.right === undefined ? {} : { guard: guard.right.policy }),
@@ -674,6 +695,12 @@ export const runCommand: CliCommand = {
         )
           .choices(['kstatus', 'existence'])
           .default('kstatus'),
+      )
+      .addOption(
+        new Option(
+          '--progress-status-after <duration>',
+          "hold a new Application's first status while it only waits for its children to become ready, up to this long after they were created (0 = write it at once)",
+        ).default(`${DEFAULT_PROGRESS_STATUS_AFTER_MS / 1_000}s`),
       )
       .addOption(
         new Option('--log-level <level>', 'debug, info, warn or error')

@@ -2,8 +2,9 @@
  * What a cold operator sends the API server per new Application (issue 26 item 5), counted on the
  * memory cluster: the floor for N children is N + 2 writes (the finalizer, the creates, one status
  * write) plus one aggregated Event. The kinds about to be created ride on the finalizer's patch
- * (no status write of their own); a child not ready when the creates are answered costs one more
- * status write (Ready=False WaitingForReadiness, then Ready=True: docs/behaviour.md §5).
+ * (no status write of their own); a child not ready when the creates are answered but ready within
+ * the first-status grace costs nothing more (the progress status is held: docs/behaviour.md §5);
+ * without the grace it costs one more status write (Ready=False WaitingForReadiness, then Ready=True).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -43,7 +44,10 @@ const counting = (cluster: MemoryCluster, calls: string[]): Cluster => {
 };
 
 /** A cold operator converging APPLICATIONS new Applications of the fleet benchmark's 4 children: the calls it made. */
-const coldStart = async (readiness: 'existence' | 'kstatus'): Promise<ReadonlyArray<string>> => {
+const coldStart = async (
+  readiness: 'existence' | 'kstatus',
+  progressStatusAfterMs?: number,
+): Promise<ReadonlyArray<string>> => {
   const clock = new ManualClock();
   const server = createMemoryCluster({ clock, seed: 7, workloads: true });
   await server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })();
@@ -64,6 +68,7 @@ const coldStart = async (readiness: 'existence' | 'kstatus'): Promise<ReadonlyAr
     resyncMs: 0,
     namespace: NAMESPACE,
     readiness,
+    ...(progressStatusAfterMs === undefined ? {} : { progressStatusAfterMs }),
     onReconciled: (key, result) => {
       if (converged(result)) ready.add(key);
     },
@@ -100,8 +105,17 @@ describe('requests per new Application from a cold operator', () => {
     expect(calls.length).toBe(APPLICATIONS * 7 + perKind.length);
   });
 
-  it('a Deployment not ready when created: one more status write (Ready=False, then Ready=True), nothing else', async () => {
+  it('a Deployment not ready when created but ready within the grace: at the floor too', async () => {
     const calls = await coldStart('kstatus');
+    expect(perApplication(calls, 'patch Application')).toBe(1);
+    expect(perApplication(calls, 'patchStatus Application')).toBe(1);
+    expect(perApplication(calls, 'create Event')).toBe(1);
+    const perKind = calls.filter((c) => /^(list|watch|get|discovery) /.test(c));
+    expect(calls.length).toBe(APPLICATIONS * 7 + perKind.length);
+  });
+
+  it('without the grace: one more status write (Ready=False, then Ready=True), nothing else', async () => {
+    const calls = await coldStart('kstatus', 0);
     expect(perApplication(calls, 'patch Application')).toBe(1);
     expect(perApplication(calls, 'patchStatus Application')).toBe(2);
     expect(perApplication(calls, 'create Event')).toBe(1);
