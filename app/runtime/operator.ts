@@ -22,7 +22,10 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type ShardingOptions } from './sharding/sharding.js';
 import { LeadershipTerms } from './terms.js';
 
-export type OperatorOptions = Pick<ControllerOptions, 'childClusterFor' | 'watchChildren' | 'primary' | 'guard'> & {
+export type OperatorOptions = Pick<
+  ControllerOptions,
+  'childClusterFor' | 'watchChildren' | 'primary' | 'guard' | 'eventCluster'
+> & {
   readonly cluster: Cluster;
   readonly clock: Clock;
   readonly random: () => number;
@@ -132,6 +135,10 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       return new Controller({
         ...controllerOptions,
         cluster: fence === undefined ? options.cluster : fence(options.cluster),
+        // Events pass the leader fence too (their own view: a real server's low-priority lane).
+        ...(options.eventCluster === undefined
+          ? {}
+          : { eventCluster: fence === undefined ? options.eventCluster : fence(options.eventCluster) }),
         logger,
         metrics,
         translate,

@@ -127,12 +127,13 @@ describe('flow control', () => {
   });
 
   it('rejects settings that would stop or unbound the client, naming each', () => {
-    expect(flowControlProblems({ qps: 0, burst: 1.5, maxInFlight: 0 })).toEqual([
+    expect(flowControlProblems({ qps: 0, burst: 1.5, maxInFlight: 0, maxLowPriorityQueued: -1 })).toEqual([
       'qps 0: must be a number above 0',
       'burst 1.5: must be an integer ≥ 1',
       'max in flight 0: must be an integer ≥ 1',
+      'max low-priority queued -1: must be an integer ≥ 0',
     ]);
-    expect(flowControlProblems({ qps: 0.5, burst: 1, maxInFlight: 1 })).toEqual([]);
+    expect(flowControlProblems({ qps: 0.5, burst: 1, maxInFlight: 1, maxLowPriorityQueued: 0 })).toEqual([]);
     expect(() => createFlowControl({ qps: Number.NaN })).toThrow('flow control: qps NaN: must be a number above 0');
   });
 });
