@@ -145,8 +145,7 @@ describe('flow control', () => {
 describe('flow control: the low-priority lane (Events)', () => {
   /** A request that notes `name` when it is sent, at which virtual time. */
   const noting =
-    (clock: ManualClock, sent: Array<readonly [string, number]>, name: string) =>
-    async (): Promise<string> => {
+    (clock: ManualClock, sent: Array<readonly [string, number]>, name: string) => async (): Promise<string> => {
       sent.push([name, clock.now()]);
       return name;
     };
