@@ -263,7 +263,8 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
   };
 
   const lowPriority = <A>(send: () => Promise<A>): Promise<A> => {
-    if (low.length >= settings.maxLowPriorityQueued && !(low.length === 0 && mayStartLowNow()))
+    const mustWait = low.length > 0 || !mayStartLowNow();
+    if (mustWait && low.length >= settings.maxLowPriorityQueued)
       return Promise.reject(
         new LowPriorityRefused(
           `not sent: ${low.length} low-priority requests already wait for client flow control (qps ${settings.qps}, burst ${settings.burst})`,
@@ -282,7 +283,7 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
     });
   };
 
-  /** Whether a low-priority request would start at once (then the bound on waiters does not apply to it). */
+  /** Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to it). */
   const mayStartLowNow = (): boolean =>
     normalWaiting === 0 && lowTimer === undefined && slots.used() < settings.maxInFlight && bucket.untilFree() === 0;
 
