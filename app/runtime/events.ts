@@ -146,6 +146,7 @@ const eventsOf = (
   }));
 };
 
+/** Sends every Event at once (each waits for flow control on its own); answers the failures. */
 const createEvents = async (cluster: Cluster, events: ReadonlyArray<Resource>): Promise<ReadonlyArray<ClusterError>> =>
   (await Promise.all(events.map((event) => cluster.create(event)()))).flatMap((created) =>
     E.isLeft(created) ? [created.left] : [],
