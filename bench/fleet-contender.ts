@@ -207,6 +207,8 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   const started = performance.now();
   const operator = await startOperator({
     cluster,
+    // As `kreconcile run` sends them: in the client's low-priority lane.
+    eventCluster: cluster.lowPriority,
     clock: systemClock,
     random: Math.random,
     workers: args.workers,

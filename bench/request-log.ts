@@ -5,8 +5,10 @@
  * client's flow control) and, by verb and kind, at the `Cluster` port; the difference is what the
  * adapter sends on its own (discovery).
  *
- *   npx tsx bench/request-log.ts [--applications=100] [--shape=flux|argo] [--show=app-7]
+ *   npx tsx bench/request-log.ts [--applications=100] [--shape=flux|argo] [--show=app-7] [--events=low|shared]
  *
+ * Events go through the client's low-priority lane as `kreconcile run` sends them (`--events=shared`:
+ * with the reconciles' own requests, as before); when each is answered is printed against the last Ready.
  * `--show` prints, in order, every call naming that Application (its children included). Needs the
  * control-plane binaries (`npm run k8s:build`), with kube-controller-manager for Deployment status.
  */
@@ -42,6 +44,8 @@ const shapeFlag = flagValue('shape') ?? 'flux';
 const shape: Shape =
   shapeFlag === 'argo' ? 'argo' : shapeFlag === 'flux' ? 'flux' : usage(`--shape=${shapeFlag}: expected flux or argo`);
 const show = flagValue('show');
+const eventsFlag = flagValue('events') ?? 'low';
+if (eventsFlag !== 'low' && eventsFlag !== 'shared') usage(`--events=${eventsFlag}: expected low or shared`);
 const NAMESPACE = 'requests';
 
 /** One line per call: `verb Kind namespace/name`, a patch with its type (a JSON Patch: its operations' paths). */
@@ -89,6 +93,18 @@ const logged = (cluster: Cluster, calls: string[]): Cluster => {
     ),
   };
 };
+
+/** `cluster` noting when each create is answered, in ms since `since()`. */
+const answerTimes = (cluster: Cluster, times: number[], since: () => number): Cluster => ({
+  ...cluster,
+  create: (object, options) => () =>
+    cluster
+      .create(object, options)()
+      .then((result) => {
+        times.push(performance.now() - since());
+        return result;
+      }),
+});
 
 /** Whether a call names Application `name` or one of its children (`<name>`, `<name>-config`, Events `<name>.<suffix>`). */
 const namesApplication = (line: string, name: string): boolean =>
@@ -163,8 +179,11 @@ const main = async (): Promise<void> => {
     const calls: string[] = [];
     const ready = new Set<string>();
     const started = performance.now();
+    const eventTimes: number[] = [];
+    const events = eventsFlag === 'low' ? operatorCluster.lowPriority : operatorCluster;
     const operator = await startOperator({
       cluster: logged(operatorCluster, calls),
+      eventCluster: answerTimes(logged(events, calls), eventTimes, () => started),
       clock: systemClock,
       random: Math.random,
       workers: 4,
@@ -179,10 +198,20 @@ const main = async (): Promise<void> => {
     const elapsedMs = performance.now() - started;
     const atReady = sent;
     await operator.stop(5_000);
+    // The Events still waiting in the lane go out now that nothing else does.
+    for (let waited = 0; waited < 30_000; waited += 50) {
+      const { queued, inFlight } = operatorCluster.flowControl.stats();
+      if (queued === 0 && inFlight === 0) break;
+      await systemClock.sleep(50);
+    }
     const tally = new Map<string, number>();
     for (const line of calls) tally.set(callKind(line), (tally.get(callKind(line)) ?? 0) + 1);
     console.log(
       `${ready.size}/${count} Applications (${shape}) Ready in ${(elapsedMs / 1000).toFixed(1)} s: ${atReady} requests (${(atReady / count).toFixed(2)} per Application), ${calls.length} through the Cluster port`,
+    );
+    const early = eventTimes.filter((at) => at <= elapsedMs).length;
+    console.log(
+      `Events (${eventsFlag === 'low' ? 'low-priority lane' : 'shared with the reconciles'}): ${eventTimes.length} answered, ${early} before the last Application was Ready, first at ${((eventTimes[0] ?? 0) / 1000).toFixed(1)} s, last at ${((eventTimes.at(-1) ?? 0) / 1000).toFixed(1)} s`,
     );
     for (const [call, times] of [...tally].sort(([a], [b]) => a.localeCompare(b)))
       console.log(`${String(times).padStart(6)}  ${call}`);

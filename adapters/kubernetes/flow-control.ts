@@ -1,13 +1,21 @@
 /**
  * Client-side flow control towards the API server: one token bucket (`qps` refill, `burst`
  * capacity) and one bound on requests in flight, shared by every client the adapter makes
- * (the operator's own, discovery, and every impersonating client), so a process never sends
- * more than `burst + qps·t` requests in any `t` seconds, whoever it acts as.
+ * (the operator's own, discovery, every impersonating client, and the low-priority lane of
+ * Events), so a process never sends more than `burst + qps·t` requests in any `t` seconds,
+ * whoever it acts as.
  *
  * A request first waits for an in-flight slot (FIFO), then for its token: taking the token last
  * keeps the starts paced even after a stall of the server has queued many requests behind the
  * slots (taking it first would let them all start at once when the slots free up). Watches hold
  * a connection for minutes: they take a token to start but no in-flight slot, as in client-go.
+ *
+ * Low-priority requests (Events: best-effort, as client-go's event broadcaster treats them) draw
+ * on the same slots and tokens, but only what normal requests leave: one starts only when no
+ * normal request waits and a slot and a whole token are free now (it never runs the bucket into
+ * debt a normal request would pay). At most `maxLowPriorityQueued` wait; one more is refused at
+ * once, unsent ({@link LowPriorityRefused}), so a saturated budget drops Events instead of
+ * delaying reconciles or holding memory without bound.
  *
  * Time comes from the injected clock, so tests count grants per virtual second instead of timing.
  */
@@ -21,6 +29,8 @@ export type FlowControlSettings = {
   readonly burst: number;
   /** Requests (watches excluded) waiting for an answer at once; an integer ≥ 1. */
   readonly maxInFlight: number;
+  /** Low-priority requests (Events) waiting at once; one more is refused unsent. An integer ≥ 0. */
+  readonly maxLowPriorityQueued: number;
 };
 
 export type FlowControlOptions = Partial<FlowControlSettings> & {
@@ -34,20 +44,36 @@ export type FlowControlOptions = Partial<FlowControlSettings> & {
  * Twice controller-runtime's 20/30, which throttles an operator of a few hundred Applications,
  * and the defaults of Argo CD (50/100) and close to Flux's (50/300): a tenth of what one API
  * server admits by default (--max-requests-inflight 400), so several operators can share it.
+ * Low-priority waiters: client-go's event broadcaster queue (maxQueuedEvents 1000).
  */
-export const DEFAULT_FLOW_CONTROL: FlowControlSettings = { qps: 50, burst: 100, maxInFlight: 32 };
+export const DEFAULT_FLOW_CONTROL: FlowControlSettings = {
+  qps: 50,
+  burst: 100,
+  maxInFlight: 32,
+  maxLowPriorityQueued: 1_000,
+};
 
 export type FlowControlStats = {
-  /** Requests and watch starts waiting for a slot or a token now. */
+  /** Requests and watch starts waiting for a slot or a token now (low-priority ones included). */
   readonly queued: number;
   /** Requests sent and not yet answered. */
   readonly inFlight: number;
 };
 
+/** `normal`: everything a reconcile waits for. `low`: best-effort (Events), sent with what normal requests leave. */
+export type Priority = 'normal' | 'low';
+
+/** A low-priority request refused unsent: `maxLowPriorityQueued` already wait. */
+export class LowPriorityRefused extends Error {}
+
 export type FlowControl = {
   readonly settings: FlowControlSettings;
-  /** Runs `send` once a slot and a token are free; the slot is held until it settles. */
-  request<A>(send: () => Promise<A>): Promise<A>;
+  /**
+   * Runs `send` once a slot and a token are free; the slot is held until it settles.
+   * Errors: at `low` priority, rejects at once with {@link LowPriorityRefused}, `send` never called,
+   * when `maxLowPriorityQueued` low-priority requests already wait.
+   */
+  request<A>(send: () => Promise<A>, priority?: Priority): Promise<A>;
   /** Resolves once a token is free (watch starts). */
   token(): Promise<void>;
   stats(): FlowControlStats;
@@ -62,6 +88,9 @@ export const flowControlProblems = (settings: FlowControlSettings): ReadonlyArra
   ...(Number.isInteger(settings.maxInFlight) && settings.maxInFlight >= 1
     ? []
     : [`max in flight ${settings.maxInFlight}: must be an integer ≥ 1`]),
+  ...(Number.isInteger(settings.maxLowPriorityQueued) && settings.maxLowPriorityQueued >= 0
+    ? []
+    : [`max low-priority queued ${settings.maxLowPriorityQueued}: must be an integer ≥ 0`]),
 ];
 
 // Not unref'd (unlike watch reconnect timers): a request waiting for its token is work the
@@ -74,20 +103,36 @@ const hostClock: Pick<Clock, 'now' | 'setTimer'> = {
   },
 };
 
+type TokenBucket = {
+  /** Takes a token, into debt if need be; answers the ms until the debt is paid (0: at once). */
+  readonly reserve: () => number;
+  /** The ms until a whole token is free without debt (0: one is free now); takes nothing. */
+  readonly untilFree: () => number;
+};
+
 /**
  * A token bucket by reservation (golang.org/x/time/rate's model, as client-go uses): every caller
  * takes a token at once, possibly driving the count below zero, and waits until the refill has
  * paid its debt. Grants are thus due in call order, at most `burst + qps·t` in any `t` seconds.
  */
-const tokenBucket = (settings: FlowControlSettings, now: () => number): (() => number) => {
+const tokenBucket = (settings: FlowControlSettings, now: () => number): TokenBucket => {
   let tokens = settings.burst;
   let last = now();
-  return () => {
+  const refill = (): void => {
     const at = now();
     tokens = Math.min(settings.burst, tokens + (Math.max(0, at - last) * settings.qps) / 1_000);
     last = at;
-    tokens -= 1;
-    return tokens >= 0 ? 0 : Math.ceil((-tokens * 1_000) / settings.qps);
+  };
+  return {
+    reserve: () => {
+      refill();
+      tokens -= 1;
+      return tokens >= 0 ? 0 : Math.ceil((-tokens * 1_000) / settings.qps);
+    },
+    untilFree: () => {
+      refill();
+      return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 1_000) / settings.qps);
+    },
   };
 };
 
@@ -103,6 +148,12 @@ const semaphore = (size: number) => {
       }
       return new Promise((resolve) => waiters.push(resolve));
     },
+    /** Takes a slot now if one is free and nobody waits for it; whether it did. */
+    tryAcquire: (): boolean => {
+      if (used >= size || waiters.length > 0) return false;
+      used++;
+      return true;
+    },
     release: (): void => {
       const next = waiters.shift();
       if (next === undefined) used--;
@@ -112,6 +163,9 @@ const semaphore = (size: number) => {
     waiting: () => waiters.length,
   };
 };
+
+/** A low-priority request waiting: started (slot and token taken) by the lane, never by its caller. */
+type LowWaiter = { readonly queuedAt: number; readonly start: () => void };
 
 /**
  * Builds the shared limiter.
@@ -123,14 +177,19 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
     qps: options.qps ?? DEFAULT_FLOW_CONTROL.qps,
     burst: options.burst ?? DEFAULT_FLOW_CONTROL.burst,
     maxInFlight: options.maxInFlight ?? DEFAULT_FLOW_CONTROL.maxInFlight,
+    maxLowPriorityQueued: options.maxLowPriorityQueued ?? DEFAULT_FLOW_CONTROL.maxLowPriorityQueued,
   };
   const problems = flowControlProblems(settings);
   if (problems.length > 0) throw new Error(`flow control: ${problems.join('; ')}`);
   const clock = options.clock ?? hostClock;
-  const reserve = tokenBucket(settings, () => clock.now());
+  const bucket = tokenBucket(settings, () => clock.now());
   const slots = semaphore(settings.maxInFlight);
-  let waitingForToken = 0;
+  /** Normal requests (and watch starts) from their call until their token is granted: the low lane yields to them. */
+  let normalWaiting = 0;
   let sending = 0;
+  const low: LowWaiter[] = [];
+  /** The lane's one timer, armed for when the next whole token is free. */
+  let lowTimer: (() => void) | undefined;
   // A metrics callback that throws must not strand the request behind it.
   const observe = (queuedAt: number): void => {
     try {
@@ -140,39 +199,102 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
     }
   };
 
+  /**
+   * Starts waiting low-priority requests while nothing normal waits and a slot and a whole token
+   * are free; called at every change that can free them (a slot released, a normal request granted,
+   * a low one queued, the lane's timer).
+   */
+  const pumpLow = (): void => {
+    while (low.length > 0 && normalWaiting === 0 && lowTimer === undefined) {
+      const wait = bucket.untilFree();
+      if (wait > 0) {
+        lowTimer = clock.setTimer(wait, () => {
+          lowTimer = undefined;
+          pumpLow();
+        });
+        return;
+      }
+      if (!slots.tryAcquire()) return;
+      bucket.reserve();
+      low.shift()?.start();
+    }
+  };
+
+  const granted = (queuedAt: number): void => {
+    normalWaiting--;
+    observe(queuedAt);
+    pumpLow();
+  };
+
+  /** Reserves a normal request's token; resolves when it is due. */
   const token = (queuedAt: number): Promise<void> => {
-    const delay = reserve();
+    const delay = bucket.reserve();
     if (delay === 0) {
-      observe(queuedAt);
+      granted(queuedAt);
       return Promise.resolve();
     }
-    waitingForToken++;
     return new Promise((resolve) => {
       clock.setTimer(delay, () => {
-        waitingForToken--;
-        observe(queuedAt);
+        granted(queuedAt);
         resolve();
       });
     });
   };
 
+  /** Sends on a slot already held, and frees it after (to the next normal waiter, else to the low lane). */
+  const sendOnSlot = async <A>(send: () => Promise<A>): Promise<A> => {
+    sending++;
+    try {
+      return await send();
+    } finally {
+      sending--;
+      slots.release();
+      pumpLow();
+    }
+  };
+
+  const normal = async <A>(send: () => Promise<A>): Promise<A> => {
+    const queuedAt = clock.now();
+    normalWaiting++;
+    await slots.acquire();
+    // token() never rejects: the slot is released only by sendOnSlot.
+    await token(queuedAt);
+    return sendOnSlot(send);
+  };
+
+  const lowPriority = <A>(send: () => Promise<A>): Promise<A> => {
+    const mustWait = low.length > 0 || !mayStartLowNow();
+    if (mustWait && low.length >= settings.maxLowPriorityQueued)
+      return Promise.reject(
+        new LowPriorityRefused(
+          `not sent: ${low.length} low-priority requests already wait for client flow control (qps ${settings.qps}, burst ${settings.burst})`,
+        ),
+      );
+    const queuedAt = clock.now();
+    return new Promise<A>((resolve, reject) => {
+      low.push({
+        queuedAt,
+        start: () => {
+          observe(queuedAt);
+          sendOnSlot(send).then(resolve, reject);
+        },
+      });
+      pumpLow();
+    });
+  };
+
+  /** Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to it). */
+  const mayStartLowNow = (): boolean =>
+    normalWaiting === 0 && lowTimer === undefined && slots.used() < settings.maxInFlight && bucket.untilFree() === 0;
+
   return {
     settings,
-    request: async (send) => {
-      const queuedAt = clock.now();
-      await slots.acquire();
-      // token() never rejects: the slot is released only by the finally below.
-      await token(queuedAt);
-      sending++;
-      try {
-        return await send();
-      } finally {
-        sending--;
-        slots.release();
-      }
+    request: (send, priority = 'normal') => (priority === 'low' ? lowPriority(send) : normal(send)),
+    token: () => {
+      normalWaiting++;
+      return token(clock.now());
     },
-    token: () => token(clock.now()),
-    stats: () => ({ queued: slots.waiting() + waitingForToken, inFlight: sending }),
+    stats: () => ({ queued: normalWaiting + low.length, inFlight: sending }),
   };
 };
 

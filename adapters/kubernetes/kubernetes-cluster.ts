@@ -54,6 +54,13 @@ export type KubernetesCluster = Cluster & {
   readonly impersonate: (account: ServiceAccountIdentity) => Cluster;
   /** The shared limiter: its settings, and requests queued and in flight now (for metrics). */
   readonly flowControl: Pick<FlowControl, 'settings' | 'stats'>;
+  /**
+   * The same cluster (the operator's identity, the same limiter and connections) with every request
+   * at low priority: sent only with slots and tokens no normal request waits for, and refused at once,
+   * unsent, when `maxLowPriorityQueued` already wait (`TooManyRequests`, code 0). For what is
+   * best-effort and must not hold a reconcile back: Events (the operator's `eventCluster`).
+   */
+  readonly lowPriority: Cluster;
 };
 
 /**
@@ -85,8 +92,12 @@ export const createKubernetesCluster = (
     ...clusterOn(kubeConfig, rest, kinds, flow, options.watch),
     impersonate: (account) => impersonated(serviceAccountUsername(account)),
     flowControl: { settings: flow.settings, stats: flow.stats },
+    lowPriority: clusterOn(kubeConfig, atLowPriority(rest), kinds, flow, options.watch),
   };
 };
+
+/** `rest` (its connections too) sending every request at low priority; discovery stays on `rest`. */
+const atLowPriority = (rest: RestClient): RestClient => ({ send: (request) => rest.send(request, 'low') });
 
 /** The Cluster port for one identity (the kubeconfig's current user) over a shared kind resolver. */
 const clusterOn = (

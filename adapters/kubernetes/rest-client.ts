@@ -10,7 +10,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parseJsonText, type JsonValue } from '../../core/json/json.js';
 import { clusterError, type ClusterError } from '../../core/ports/errors.js';
 import { toClusterError } from './api-errors.js';
-import type { FlowControl } from './flow-control.js';
+import { LowPriorityRefused, type FlowControl, type Priority } from './flow-control.js';
 
 export type RestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -26,7 +26,11 @@ export type RestRequest = {
 
 /** RestClient knows how to send one JSON request and return the decoded JSON answer. */
 export type RestClient = {
-  send(request: RestRequest): TE.TaskEither<ClusterError, JsonValue>;
+  /**
+   * Errors: at `low` priority (best-effort: Events), `TooManyRequests` with code 0 when flow control
+   * refused it unsent (its low-priority queue is full); the server's 429 has code 429.
+   */
+  send(request: RestRequest, priority?: Priority): TE.TaskEither<ClusterError, JsonValue>;
 };
 
 // makeApiClient hands any constructor the Configuration it builds from the KubeConfig; this class
@@ -116,16 +120,18 @@ export const createRestClient = (kubeConfig: KubeConfig, timeoutMs: number, flow
   const { configuration } = kubeConfig.makeApiClient(ConfigurationHolder);
   const reuse = reuseDispatchers(kubeConfig);
   return {
-    send: (request) =>
+    send: (request, priority) =>
       TE.tryCatch(
         () => {
           const send = () => sendOnce(configuration, reuse, request, timeoutMs);
-          return flow === undefined ? send() : flow.request(send);
+          return flow === undefined ? send() : flow.request(send, priority);
         },
         (error) =>
           error instanceof UnparseableResponse
             ? clusterError('Internal', error.message, { code: 200 })
-            : toClusterError(error),
+            : error instanceof LowPriorityRefused
+              ? clusterError('TooManyRequests', `${request.method} ${request.path}: ${error.message}`, { code: 0 })
+              : toClusterError(error),
       ),
   };
 };

@@ -67,6 +67,8 @@ export type ControllerOptions = {
   readonly metrics?: Metrics;
   /** Record Kubernetes Events for actions and failures (default true). */
   readonly events?: boolean;
+  /** Where Events are written (default `cluster`); on a real server `KubernetesCluster.lowPriority`. */
+  readonly eventCluster?: Cluster;
   readonly hotLoop?: HotLoopPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
@@ -224,6 +226,7 @@ export class Controller {
     this.step = new ReconcileStep({
       access: {
         cluster: options.cluster,
+        ...(options.eventCluster === undefined ? {} : { eventCluster: options.eventCluster }),
         writesFor: (cluster, key) =>
           this.owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, mayWrite, ABANDONED), key),
         owns: (key) => this.owned.owns(key),

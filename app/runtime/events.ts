@@ -101,41 +101,61 @@ const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): Readon
 export const mayAnnounce = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): boolean =>
   result._tag === 'Failed' || result.statusWritten || (result.execution?.done.length ?? 0) > 0;
 
-/** Creates one `v1 Event` per note; returns the errors (Events are best-effort). */
-export const recordEvents = async (
+/**
+ * Creates one `v1 Event` per note, all at once; answers the errors (Events are best-effort).
+ * The Events are built before anything is sent, so nothing of `result` is held while they wait
+ * for the API server (behind a reconcile's own requests when `cluster` is a low-priority view).
+ */
+export const recordEvents = (
   cluster: Cluster,
   application: Resource,
   result: Exclude<ReconcileResult, { _tag: 'Gone' }>,
   now: number,
   random: () => number,
-): Promise<ReadonlyArray<ClusterError>> => {
+): Promise<ReadonlyArray<ClusterError>> => createEvents(cluster, eventsOf(application, result, now, random));
+
+/** The Events a result announces, ready to create (random names, as client-go's `<object>.<hex>`). */
+const eventsOf = (
+  application: Resource,
+  result: Exclude<ReconcileResult, { _tag: 'Gone' }>,
+  now: number,
+  random: () => number,
+): ReadonlyArray<Resource> => {
   const time = new Date(now).toISOString();
   const namespace = application.metadata.namespace ?? 'default';
-  const errors: ClusterError[] = [];
-  for (const note of notesOf(result)) {
-    const event: Resource = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${application.metadata.name}.${Math.floor(random() * 2 ** 48).toString(16)}`, namespace },
-      involvedObject: {
-        apiVersion: application.apiVersion,
-        kind: application.kind,
-        name: application.metadata.name,
-        namespace,
-        ...(application.metadata.uid ? { uid: application.metadata.uid } : {}),
-      },
-      reason: note.reason,
-      message: note.message.slice(0, MESSAGE_LIMIT),
-      type: note.type,
-      source: { component: 'kreconcile' },
-      reportingComponent: 'kreconcile.io/controller',
-      reportingInstance: 'kreconcile',
-      firstTimestamp: time,
-      lastTimestamp: time,
-      count: 1,
-    };
-    const created = await cluster.create(event)();
-    if (E.isLeft(created)) errors.push(created.left);
-  }
-  return errors;
+  return notesOf(result).map((note) => ({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${application.metadata.name}.${Math.floor(random() * 2 ** 48).toString(16)}`, namespace },
+    involvedObject: {
+      apiVersion: application.apiVersion,
+      kind: application.kind,
+      name: application.metadata.name,
+      namespace,
+      ...(application.metadata.uid ? { uid: application.metadata.uid } : {}),
+    },
+    reason: note.reason,
+    message: note.message.slice(0, MESSAGE_LIMIT),
+    type: note.type,
+    source: { component: 'kreconcile' },
+    reportingComponent: 'kreconcile.io/controller',
+    reportingInstance: 'kreconcile',
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: 1,
+  }));
 };
+
+/** Sends every Event at once (each waits for flow control on its own); answers the failures. */
+const createEvents = async (cluster: Cluster, events: ReadonlyArray<Resource>): Promise<ReadonlyArray<ClusterError>> =>
+  (await Promise.all(events.map((event) => cluster.create(event)()))).flatMap((created) =>
+    E.isLeft(created) ? [created.left] : [],
+  );
+
+/**
+ * The `reason` label of `kreconcile_events_dropped_total` for an Event not recorded: `QueueFull` when
+ * client flow control refused it unsent (its low-priority queue full: the server's own 429 has code 429),
+ * else the error's tag.
+ */
+export const droppedReason = (error: ClusterError): string =>
+  error._tag === 'TooManyRequests' && error.code === 0 ? 'QueueFull' : error._tag;

@@ -15,6 +15,8 @@ export type Metrics = {
   readonly driftReported: Counter;
   /** Plans the guard policy (`--guard`) denied, counted when an Application becomes GuardDenied. */
   readonly guardDenials: Counter;
+  /** Kubernetes Events not recorded (best-effort), by why: `QueueFull` (refused unsent by client flow control) or the API error. */
+  readonly eventsDropped: Counter<'reason'>;
 };
 
 export const createMetrics = (options: { readonly processMetrics?: boolean } = {}): Metrics => {
@@ -68,6 +70,12 @@ export const createMetrics = (options: { readonly processMetrics?: boolean } = {
     guardDenials: new Counter({
       name: 'kreconcile_guard_denials_total',
       help: 'Plans the guard policy denied (the Application became Stalled GuardDenied).',
+      registers,
+    }),
+    eventsDropped: new Counter({
+      name: 'kreconcile_events_dropped_total',
+      help: 'Kubernetes Events not recorded, by reason: QueueFull (refused unsent: the client low-priority queue was full) or the API error.',
+      labelNames: ['reason'],
       registers,
     }),
   };

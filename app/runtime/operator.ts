@@ -24,7 +24,13 @@ import { LeadershipTerms } from './terms.js';
 
 export type OperatorOptions = Pick<
   ControllerOptions,
-  'childClusterFor' | 'watchChildren' | 'primary' | 'guard' | 'childCacheWaitMs' | 'progressStatusAfterMs'
+  | 'childClusterFor'
+  | 'watchChildren'
+  | 'primary'
+  | 'guard'
+  | 'childCacheWaitMs'
+  | 'progressStatusAfterMs'
+  | 'eventCluster'
 > & {
   readonly cluster: Cluster;
   readonly clock: Clock;
@@ -135,6 +141,10 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       return new Controller({
         ...controllerOptions,
         cluster: fence === undefined ? options.cluster : fence(options.cluster),
+        // Events pass the leader fence too (their own view: a real server's low-priority lane).
+        ...(options.eventCluster === undefined
+          ? {}
+          : { eventCluster: fence === undefined ? options.eventCluster : fence(options.eventCluster) }),
         logger,
         metrics,
         translate,

@@ -27,7 +27,7 @@ import { readLive, type LiveReadOptions } from '../reconcile/live-reader.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
-import { mayAnnounce, recordEvents } from './events.js';
+import { droppedReason, mayAnnounce, recordEvents } from './events.js';
 import type { HotLoopHistory } from './hot-loop-history.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from './logger.js';
@@ -39,6 +39,8 @@ import { NOT_OWNED, type StepOutcome } from './reconcile-loop.js';
 export type StepAccess = {
   /** Reads: live objects, discovery. */
   readonly cluster: Cluster;
+  /** Where Events are written (default `cluster`): on a real server its low-priority view, so they never hold a reconcile back. */
+  readonly eventCluster?: Cluster;
   /** `cluster` as a reconcile of `key` writes through it: every write fence applied (abandoned reconciles, shard ownership). */
   readonly writesFor: (cluster: Cluster, key: string) => Cluster;
   /** Whether this replica owns `key` now (sharding). */
@@ -261,24 +263,32 @@ export class ReconcileStep {
       if (result.error._tag === 'UnknownKind' && failedOn !== undefined)
         this.options.observed.scopes.forget(failedOn.ref);
     }
-    if (events && result._tag !== 'Gone' && mayAnnounce(result)) void this.recordEvents(key, result);
+    if (events && result._tag !== 'Gone' && mayAnnounce(result)) this.recordEvents(key, result);
     logger.debug({ key, result: label, seconds }, 'reconciled');
     onReconciled?.(key, result);
   }
 
-  private async recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): Promise<void> {
+  /**
+   * Fire and forget: the reconcile and the queue never wait for Events, and their failures are only
+   * counted and logged. Not async, so the pending send holds the built Events, not `result`.
+   */
+  private recordEvents(key: string, result: Exclude<ReconcileResult, { _tag: 'Gone' }>): void {
     const primary = this.options.observed.store.object(key);
     if (primary === undefined) return;
-    const { cluster, writesFor } = this.options.access;
-    const failures = await recordEvents(
-      writesFor(cluster, key),
+    const { cluster, eventCluster, writesFor } = this.options.access;
+    const { metrics, logger } = this.options.recorder;
+    void recordEvents(
+      writesFor(eventCluster ?? cluster, key),
       primary,
       result,
       this.options.clock.now(),
       this.options.random,
-    );
-    for (const failure of failures)
-      this.options.recorder.logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+    ).then((failures) => {
+      for (const failure of failures) {
+        metrics?.eventsDropped.inc({ reason: droppedReason(failure) });
+        logger.debug({ key, error: showClusterError(failure) }, 'could not record event');
+      }
+    });
   }
 }
 

@@ -70,9 +70,11 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       child = children(namespace);
       key = `${namespace}/${name}`;
       log = reconcileLog();
-      // Its own connection, as a separate process would have.
+      // Its own connection, as a separate process would have; Events in its low-priority lane, as `kreconcile run` sends them.
+      const own = connect(env);
       operator = await startOperator({
-        cluster: connect(env),
+        cluster: own,
+        eventCluster: own.lowPriority,
         clock: realClock,
         random: Math.random,
         workers: 2,

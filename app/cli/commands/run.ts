@@ -428,6 +428,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   try {
     operator = await startOperator({
       cluster,
+      // Events at low priority: sent with what the reconciles leave of --qps, dropped when too many wait.
+      ...(kubernetes === undefined ? {} : { eventCluster: kubernetes.lowPriority }),
       clock: systemClock,
       random: Math.random,
       logger,
