@@ -54,6 +54,19 @@ const waitUntil = async (done: () => boolean, what: () => string): Promise<void>
   }
 };
 
+/**
+ * `waitUntil` for a timed resync: checked after every macrotask (`setImmediate`), not every 10 ms. A
+ * resync of in-sync Applications does no I/O, so its reconciles run back to back in microtasks and it
+ * ends when they do; a 10 ms poll added up to 10 ms of nothing to it (10 % of a 100 ms resync at 3 000).
+ */
+const settledAt = async (done: () => boolean, what: () => string): Promise<void> => {
+  const started = performance.now();
+  while (!done()) {
+    if (performance.now() - started > TIMEOUT_MS) throw new Error(`timed out after 30 minutes: ${what()}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+};
+
 const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** RSS after a full collection (node --expose-gc). */
@@ -255,7 +268,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     const start = controller.reconcileCount;
     const t0 = performance.now();
     for (let i = 0; i < args.count; i++) controller.enqueue(`${args.namespace}/app-${i}`);
-    await waitUntil(
+    await settledAt(
       () => controller.reconcileCount >= start + args.count && controller.idle,
       () => `resync: ${controller.reconcileCount - start}/${args.count} reconciled`,
     );
