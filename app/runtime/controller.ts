@@ -166,7 +166,7 @@ export class Controller {
     const relistMs = options.relistMs ?? 6 * resyncMs;
     this.logger = options.logger ?? silentLogger;
     const reportApiError = apiErrorReporter(this.logger, metrics);
-    this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo);
+    this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo, (kind) => this.kindForgotten(kind));
     this.queue = new WorkQueue(clock, {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
@@ -404,13 +404,18 @@ export class Controller {
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
   }
 
-  /**
-   * A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten and
-   * the Applications naming it are planned again now, so they say UnknownKind at once rather than at
-   * their next retry (their children may have been gone for a while: the cache had nothing to report).
-   */
+  /** A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten. */
   private kindGone(kind: { readonly apiVersion: string; readonly kind: string }): void {
-    if (!this.scopes.forget(kind)) return;
+    this.scopes.forget(kind);
+  }
+
+  /**
+   * A kind turned unknown (found by a child watch or by a reconcile's UnknownKind): the Applications
+   * naming it are planned again now, so they say UnknownKind at once rather than at their next retry,
+   * which may be a backoff of seconds (a create refused while the CRD was Terminating); their
+   * children may have been gone for a while: the cache had nothing to report.
+   */
+  private kindForgotten(kind: { readonly apiVersion: string; readonly kind: string }): void {
     this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
     for (const application of this.store.applications())
       if (

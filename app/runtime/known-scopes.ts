@@ -20,10 +20,15 @@ export type Kind = { readonly apiVersion: string; readonly kind: string };
 export class KnownScopes {
   private table: ScopeTable;
 
-  /** `memo`: where what was found per Application object is kept (the controller's; none: nothing kept). */
+  /**
+   * `memo`: where what was found per Application object is kept (the controller's; none: nothing kept).
+   * `onForgotten`: told once per kind that turns unknown, whoever found it gone (a child watch, or a
+   * reconcile's UnknownKind), so the Applications naming it are planned again at once either way.
+   */
   constructor(
     initial: ScopeTable = builtinScopes,
     private readonly memo?: Memo,
+    private readonly onForgotten?: (kind: Kind) => void,
   ) {
     this.table = initial;
   }
@@ -60,6 +65,7 @@ export class KnownScopes {
     const table = new Map(this.table);
     table.delete(key);
     this.table = table;
+    this.onForgotten?.(kind);
     return true;
   }
 }
