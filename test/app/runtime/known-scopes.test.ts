@@ -71,6 +71,19 @@ describe('KnownScopes', () => {
     expect(asked).toEqual(['Widget', 'Widget', 'Widget', 'Widget']);
     expect(scopes.knows(WIDGET)).toBe(true);
   });
+
+  it('tells its owner once of each kind it forgets, whoever found it gone, and never of a built-in kind', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(0) });
+    const forgotten: string[] = [];
+    const scopes = new KnownScopes(undefined, undefined, (kind) => forgotten.push(kind.kind));
+    expect(E.isRight(await cluster.create(widgetCrd)())).toBe(true);
+    await scopes.learnKindsOf(naming(WIDGET, CONFIG_MAP), cluster);
+    // A reconcile's UnknownKind and then the child watch's notice: the second changes nothing.
+    expect(scopes.forget(WIDGET)).toBe(true);
+    expect(scopes.forget(WIDGET)).toBe(false);
+    expect(scopes.forget(CONFIG_MAP)).toBe(false);
+    expect(forgotten).toEqual(['Widget']);
+  });
 });
 
 describe('UnservedKinds', () => {
