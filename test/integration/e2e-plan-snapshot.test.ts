@@ -104,7 +104,11 @@ describeWithApiServer(
         onReconciled: log.onReconciled,
       });
       try {
-        await eventually(async () => expectReady(await readApplication(cluster, appRef)), 30_000);
+        // Ready from an earlier operator is not enough: this one's first reconcile waits for its child caches.
+        await eventually(async () => {
+          expect(log.resultsFor(key).length).toBeGreaterThan(0);
+          expectReady(await readApplication(cluster, appRef));
+        }, 30_000);
       } finally {
         expect(await operator.stop(10_000)).toBe(true);
       }
