@@ -38,8 +38,8 @@ type HeapNode = {
 
 const count = Number(process.argv[2] ?? 10_000);
 const mode = process.argv[3] ?? 'time';
-if (!Number.isInteger(count) || count <= 0 || !['time', 'cpu', 'heap'].includes(mode)) {
-  process.stderr.write('usage: bench/resync-profile.ts [count > 0] [time|cpu|heap]\n');
+if (!Number.isInteger(count) || count <= 0 || !['time', 'cpu', 'heap', 'retained'].includes(mode)) {
+  process.stderr.write('usage: bench/resync-profile.ts [count > 0] [time|cpu|heap|retained]\n');
   process.exit(2);
 }
 
@@ -140,11 +140,12 @@ if (mode === 'time') {
       await session.post('Profiler.setSamplingInterval', { interval: 200 });
       await session.post('Profiler.start');
     }
-    if (sampled && mode === 'heap')
+    if (sampled && (mode === 'heap' || mode === 'retained'))
       await session.post('HeapProfiler.startSampling', {
         samplingInterval: 4096,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        // `retained`: only what is still alive when the resync ends (what each resync adds to the old generation).
+        includeObjectsCollectedByMajorGC: mode === 'heap',
+        includeObjectsCollectedByMinorGC: mode === 'heap',
       });
     const t0 = performance.now();
     while (!(controller.reconcileCount >= start + count && controller.idle)) {
@@ -154,6 +155,7 @@ if (mode === 'time') {
     const elapsed = performance.now() - t0;
     let text = '';
     if (sampled) {
+      if (mode === 'retained') (globalThis as { gc?: () => void }).gc?.();
       const file = join(tmpdir(), `kreconcile-resync-${count}.${mode === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
       const { profile } =
         mode === 'cpu' ? await session.post('Profiler.stop') : await session.post('HeapProfiler.stopSampling');

@@ -64,6 +64,8 @@ type Step = E.Either<
 /** Writes of one wave in flight at once, per reconcile. */
 export const WAVE_CONCURRENCY = 4;
 
+const NOTHING_DONE: ReadonlyArray<ActionResult> = Object.freeze([]);
+
 /**
  * Executes `plan` for `application`.
  * Guarantees: waves run one at a time in plan order; the writes of a wave (creates, patches or
@@ -90,6 +92,9 @@ export const executePlan = async (args: {
    */
   readonly finalizerAnnotations?: Readonly<Record<string, string>>;
 }): Promise<Execution> => {
+  // Nothing to do (every resync of an in-sync Application): no write state to set up.
+  if (args.plan.actions.length === 0)
+    return { done: NOTHING_DONE, status: args.plan.status, application: args.application };
   let status = args.plan.status;
   let application = args.application;
   const done: ActionResult[] = [];

@@ -86,14 +86,16 @@ export const redactStatus = (status: ApplicationStatus, owner: HookOwner): Appli
     const hookless = withoutHookToken(entry, owner);
     return withDigests(hookless, marked(hookless));
   };
+  const applied =
+    status.lastAppliedManifest === undefined ? undefined : mapKept(status.lastAppliedManifest, redactEntry);
+  const observed =
+    status.lastObservedManifest === undefined ? undefined : mapKept(status.lastObservedManifest, redactEntry);
+  // Nothing to redact (most statuses, every resync of an in-sync Application): the status itself, no copy.
+  if (applied === status.lastAppliedManifest && observed === status.lastObservedManifest) return status;
   return {
     ...status,
-    ...(status.lastAppliedManifest === undefined
-      ? {}
-      : { lastAppliedManifest: mapKept(status.lastAppliedManifest, redactEntry) }),
-    ...(status.lastObservedManifest === undefined
-      ? {}
-      : { lastObservedManifest: mapKept(status.lastObservedManifest, redactEntry) }),
+    ...(applied === undefined ? {} : { lastAppliedManifest: applied }),
+    ...(observed === undefined ? {} : { lastObservedManifest: observed }),
   };
 };
 

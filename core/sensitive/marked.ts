@@ -98,6 +98,9 @@ const NO_MARKS: ReadonlyArray<ReadonlyArray<string>> = [];
  * The fields marked sensitive for an object by any of the schema lists (the schemas in force and
  * those of the previous status, so values digested under a mark since removed are still known as digests).
  */
+/** No field is marked (most objects): one function for all of them, not a closure per call. */
+const noMarks = (): ReadonlyArray<ReadonlyArray<string>> => NO_MARKS;
+
 export const marksFrom = (
   ...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>
 ): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
@@ -106,6 +109,6 @@ export const marksFrom = (
       ? []
       : [indexSchemas(list)],
   );
-  if (indexes.length === 0) return () => NO_MARKS;
+  if (indexes.length === 0) return noMarks;
   return (object) => indexes.flatMap((index) => markedPaths(schemaFor(index, object)));
 };
