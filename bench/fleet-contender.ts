@@ -15,6 +15,8 @@
  * http.RoundTripper.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
@@ -276,9 +278,19 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   );
   const planAll = await barePlan(cluster, args.namespace, args.shape);
   const rounds: { resyncMs: number; bareMs: number; reconciles: number }[] = [];
+  // FLEET_RESYNC_PROFILE=<file>: the last round's resync sampled by V8's CPU profiler (open it in Chrome DevTools).
+  const profileTo = process.env.FLEET_RESYNC_PROFILE;
+  const session = profileTo === undefined ? undefined : new Session();
+  session?.connect();
   for (let round = 0; round < 3; round++) {
     const start = controller.reconcileCount;
     collectBeforeTiming();
+    const profiled = session !== undefined && round === 2;
+    if (profiled) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 200 });
+      await session.post('Profiler.start');
+    }
     const t0 = performance.now();
     for (let i = 0; i < args.count; i++) controller.enqueue(`${args.namespace}/app-${i}`);
     await settledAt(
@@ -286,11 +298,14 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
       () => `resync: ${controller.reconcileCount - start}/${args.count} reconciled`,
     );
     const resyncMs = performance.now() - t0;
+    if (profiled && profileTo !== undefined)
+      writeFileSync(profileTo, JSON.stringify((await session.post('Profiler.stop')).profile));
     collectBeforeTiming();
     const t1 = performance.now();
     planAll();
     rounds.push({ resyncMs, bareMs: performance.now() - t1, reconciles: controller.reconcileCount - start });
   }
+  session?.disconnect();
   await operator.stop(10_000);
   return {
     ...result,

@@ -27,7 +27,8 @@ import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane, type ControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';
-import { startProcess, type ManagedProcess } from '../tools/envtest/managed-process.js';
+import type { ManagedProcess } from '../tools/envtest/managed-process.js';
+import { startFleetControllerManager } from './controller-manager.js';
 import { ContenderResult, type ContenderArgs } from './fleet-contract.js';
 import { applicationObjects, objectsPerApplication, type Shape } from './fleet-objects.js';
 import type { Row } from './measure.js';
@@ -88,47 +89,6 @@ const childCpuMs = (commands: ReadonlySet<string>): number => {
 };
 const SERVER = new Set(['kube-apiserver', 'etcd']);
 const CONTROLLER_MANAGER = new Set(['kube-controller']);
-
-/**
- * The controllers the fleet needs on top of the test control plane's: deployment and replicaset
- * (a Deployment's status, which readiness reads), serviceaccount, namespace and garbage collection.
- */
-const startFleetControllerManager = async (
-  binary: string,
-  plane: ControlPlane,
-  cluster: KubernetesCluster,
-): Promise<ManagedProcess> => {
-  const kcm = startProcess(
-    'kube-controller-manager',
-    binary,
-    [
-      `--kubeconfig=${plane.kubeconfigPath}`,
-      '--controllers=deployment-controller,replicaset-controller,serviceaccount-controller,namespace-controller,garbage-collector-controller',
-      '--use-service-account-credentials=false',
-      '--leader-elect=false',
-      '--secure-port=0',
-      '--kube-api-qps=100',
-      '--kube-api-burst=200',
-      '--v=1',
-    ],
-    join(plane.dir, 'kube-controller-manager-fleet.log'),
-  );
-  // Connected once its serviceaccount controller has created default/default.
-  for (let waited = 0; ; waited += 200) {
-    const account = await cluster.get({
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      namespace: 'default',
-      name: 'default',
-    })();
-    if (E.isRight(account)) return kcm;
-    if (!kcm.isRunning() || waited > 120_000) {
-      await kcm.stop();
-      throw new Error(`kube-controller-manager did not start; see ${kcm.logPath}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-};
 
 /** Builds (or finds cached) the Flux peer; its path. */
 const fluxPeer = (): string => {

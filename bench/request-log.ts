@@ -24,7 +24,8 @@ import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Patch } f
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';
-import { startProcess } from '../tools/envtest/managed-process.js';
+import type { ManagedProcess } from '../tools/envtest/managed-process.js';
+import { startFleetControllerManager } from './controller-manager.js';
 import { applicationObjects, type Shape } from './fleet-objects.js';
 
 const flagValue = (name: string): string | undefined =>
@@ -132,35 +133,13 @@ const main = async (): Promise<void> => {
     beforeControllers: async ({ kubeconfigPath }) =>
       installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
   });
-  const kcm = startProcess(
-    'kube-controller-manager',
-    kcmBinary,
-    [
-      `--kubeconfig=${plane.kubeconfigPath}`,
-      '--controllers=deployment-controller,replicaset-controller,serviceaccount-controller,namespace-controller',
-      '--use-service-account-credentials=false',
-      '--leader-elect=false',
-      '--secure-port=0',
-    ],
-    join(plane.dir, 'kube-controller-manager-requests.log'),
-  );
+  let kcm: ManagedProcess | undefined;
   try {
     const driver = createKubernetesCluster(
       { kubeconfigPath: plane.kubeconfigPath },
       { flowControl: { qps: 1000, burst: 1000 } },
     );
-    // Connected once its serviceaccount controller has created default/default.
-    for (let waited = 0; ; waited += 200) {
-      const account = await driver.get({
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        namespace: 'default',
-        name: 'default',
-      })();
-      if (E.isRight(account) && O.isSome(account.right)) break;
-      if (waited > 120_000) throw new Error('kube-controller-manager did not start in 2 minutes');
-      await systemClock.sleep(200);
-    }
+    kcm = await startFleetControllerManager(kcmBinary, plane, driver, 'kube-controller-manager-requests.log');
     await driver.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })();
     for (let i = 0; i < count; i++) {
       const created = await driver.create({
@@ -220,7 +199,7 @@ const main = async (): Promise<void> => {
       for (const line of calls) if (namesApplication(line, show)) console.log(`  ${line}`);
     }
   } finally {
-    await kcm.stop();
+    await kcm?.stop();
     await plane.stop();
   }
 };

@@ -158,7 +158,7 @@ export class Controller {
 
   /**
    * Builds the parts, each before the parts that use it. The handlers of the stores' changes
-   * (`onPrimaryChange`, `kindGone`) name parts built later: they run only once `start` has listed.
+   * (`onPrimaryChange`, `onUnserved`) name parts built later: they run only once `start` has listed.
    */
   constructor(private readonly options: ControllerOptions) {
     const { clock, metrics } = options;
@@ -201,7 +201,8 @@ export class Controller {
         if (key !== undefined) this.queue.add(key);
       },
       onError: reportApiError,
-      onUnserved: (kind) => this.kindGone(kind),
+      // A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten.
+      onUnserved: (kind) => this.scopes.forget(kind),
       wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
       scopeOf: (kind) => scopeOf(this.scopes.current, kind),
       ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
@@ -402,11 +403,6 @@ export class Controller {
     // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
     this.children.watch(kindsOf(application, this.memo).filter((kind) => this.scopes.knows(kind)));
     this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
-  }
-
-  /** A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten. */
-  private kindGone(kind: { readonly apiVersion: string; readonly kind: string }): void {
-    this.scopes.forget(kind);
   }
 
   /**
