@@ -84,8 +84,10 @@ export const conditionsFor = (args: {
 };
 
 /**
- * Whether `previous` is exactly what `conditionsFor` would build from `wanted`: the same conditions in
- * `ORDER`, each with the same fields in the same order and nothing else (so even its JSON text is the same).
+ * Whether `previous` is what `conditionsFor` would build from `wanted`: the same conditions in `ORDER`,
+ * each with the same fields and nothing else. In any key order: the API server stores a custom
+ * resource's keys sorted, so conditions read back from it never have the order they were built in,
+ * and a resync on a real cluster would rebuild (and compare, and keep) every Application's conditions.
  */
 const unchanged = (
   previous: ReadonlyArray<Condition>,
@@ -110,15 +112,15 @@ const unchanged = (
 const CONDITION_KEYS: ReadonlyArray<string> = ['type', 'status', 'reason', 'message', 'lastTransitionTime'];
 const CONDITION_KEYS_WITH_GENERATION: ReadonlyArray<string> = [...CONDITION_KEYS, 'observedGeneration'];
 
-/** Whether `object`'s own enumerable keys are `keys`, in that order. */
+/** Whether `object`'s own enumerable keys are `keys` (distinct), in any order. */
 const sameKeys = (object: object, keys: ReadonlyArray<string>): boolean => {
-  let index = 0;
+  let count = 0;
   for (const key in object) {
     if (!hasOwn(object, key)) continue;
-    if (keys[index] !== key) return false;
-    index++;
+    if (!keys.includes(key)) return false;
+    count++;
   }
-  return index === keys.length;
+  return count === keys.length;
 };
 
 /** The condition of a type, if present. */
