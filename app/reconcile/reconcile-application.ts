@@ -57,7 +57,7 @@ import {
 import { executePlan, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
-import type { Translation, Translator } from '../tosca/translator.js';
+import { needsTranslation, type Translation, type Translator } from '../tosca/translator.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
@@ -94,7 +94,10 @@ export type ReconcileDeps = {
   readonly onWritten?: (object: Resource) => void;
   /** Every object a delete removed (or 404'd). */
   readonly onDeleted?: (ref: ObjectRef) => void;
-  /** Translates `spec.tosca`/`spec.csar` (docs/behaviour.md §4.1); without it such Applications stall (InvalidTosca). */
+  /**
+   * Translates `spec.tosca`/`spec.csar` (docs/behaviour.md §4.1); without it such Applications stall (InvalidTosca).
+   * Called only for an Application whose manifest comes from a template (`needsTranslation`).
+   */
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;
@@ -269,6 +272,9 @@ const recordIntentInStatus = async (
   return E.map((): undefined => undefined)(written);
 };
 
+/** What a reconcile of an Application with its own manifest plans from (no template to translate). */
+const NOT_TRANSLATED: Translation = { _tag: 'NotNeeded' };
+
 /** Answers shared by every reconcile with nothing to write (settled once, not a promise per reconcile). */
 const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, undefined>> = Promise.resolve(E.right(undefined));
 const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resolve(E.right(false));
@@ -343,8 +349,11 @@ const planFor = async (
   const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
   if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   const deleting = application.metadata.deletionTimestamp !== undefined;
+  // Only an Application whose manifest comes from a template is handed to the translator (no promise for the rest).
   const translation: Translation =
-    !deleting && deps.translate !== undefined ? await deps.translate(application) : { _tag: 'NotNeeded' };
+    !deleting && deps.translate !== undefined && needsTranslation(application)
+      ? await deps.translate(application)
+      : NOT_TRANSLATED;
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
   const named =
     translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application, deps.memo);

@@ -94,21 +94,23 @@ export const startsWith = (tokens: ReadonlyArray<string>, prefix: ReadonlyArray<
 // Asked for every object of every plan; without marks the answer is this one empty list.
 const NO_MARKS: ReadonlyArray<ReadonlyArray<string>> = [];
 
+/** No field is marked (most objects): one function for all of them, not a closure per call. */
+const noMarks = (): ReadonlyArray<ReadonlyArray<string>> => NO_MARKS;
+
+const marksAny = (list: ReadonlyArray<ObserverSchema> | undefined): list is ReadonlyArray<ObserverSchema> =>
+  list !== undefined && list.some(marksSensitive);
+
+const marksSensitive = (schema: ObserverSchema): boolean => getOwn(schema, SENSITIVE_MARK) !== undefined;
+
 /**
  * The fields marked sensitive for an object by any of the schema lists (the schemas in force and
  * those of the previous status, so values digested under a mark since removed are still known as digests).
  */
-/** No field is marked (most objects): one function for all of them, not a closure per call. */
-const noMarks = (): ReadonlyArray<ReadonlyArray<string>> => NO_MARKS;
-
 export const marksFrom = (
   ...lists: ReadonlyArray<ReadonlyArray<ObserverSchema> | undefined>
 ): ((object: JsonObject) => ReadonlyArray<ReadonlyArray<string>>) => {
-  const indexes = lists.flatMap((list) =>
-    list === undefined || !list.some((schema) => getOwn(schema, SENSITIVE_MARK) !== undefined)
-      ? []
-      : [indexSchemas(list)],
-  );
-  if (indexes.length === 0) return noMarks;
+  // Checked before anything is built: most statuses and plans mark nothing (every resync asks).
+  if (!lists.some(marksAny)) return noMarks;
+  const indexes = lists.filter(marksAny).map((list) => indexSchemas(list));
   return (object) => indexes.flatMap((index) => markedPaths(schemaFor(index, object)));
 };
