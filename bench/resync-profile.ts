@@ -139,7 +139,7 @@ if (mode === 'time') {
     }
     const start = controller.reconcileCount;
     const sampled = round === 3;
-    // As the benches time it: from a collected heap, each phase paying for its own garbage only (before sampling starts).
+    // As bench:fleet times it (bench/fleet-contender.ts): from a collected heap, each phase paying for its own garbage only (before sampling starts).
     collectGarbage();
     if (sampled && mode === 'cpu') {
       await session.post('Profiler.enable');

@@ -101,13 +101,8 @@ export const converged = async (
   return { cluster, clock, controller, startedAt, rssWithoutController };
 };
 
-/** A full collection (node --expose-gc; nothing without it). */
-const collectGarbage = (): void => {
-  (globalThis as { gc?: () => void }).gc?.();
-};
-
 const heap = (): number => {
-  collectGarbage();
+  (globalThis as { gc?: () => void }).gc?.();
   return process.memoryUsage().heapUsed;
 };
 
@@ -242,14 +237,11 @@ export const resync = async (count: number, log: (line: string) => void): Promis
     await clock.advance(dueAt - 1 - clock.now());
     await until(clock, controller, () => controller.idle);
     const start = controller.reconcileCount;
-    // Each timed phase starts from a collected heap: it pays for its own garbage only (see bench/fleet-contender.ts).
-    collectGarbage();
     const t0 = performance.now();
     const { collections, gcMs } = await collecting(async () => {
       await until(clock, controller, () => controller.reconcileCount >= start + count && controller.idle);
     });
     const elapsed = performance.now() - t0;
-    collectGarbage();
     const t1 = performance.now();
     planAll();
     return {
