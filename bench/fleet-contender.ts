@@ -70,14 +70,15 @@ const settledAt = async (done: () => boolean, what: () => string): Promise<void>
 };
 
 /**
- * A full collection before each timed phase of the resync comparison, so each pays for the garbage
+ * A full collection (node --expose-gc; nothing without it): before reading a settled RSS, and before
+ * each timed phase of the resync comparison, so each pays for the garbage
  * it makes and none for what came before: with the operator's heap sizing (`--optimize-for-size`,
  * app/cli/operator-heap.ts) the old generation's limit sits just above what is live, so a
  * mark-compact of the whole heap (100–190 ms at 10 000 Applications) falls in whichever phase
  * meets the limit first, the cold start's garbage included. Without it the same code measured
  * 1.8× to 5.3× in consecutive rounds (docs/performance.md).
  */
-const collectBeforeTiming = (): void => {
+const collectGarbage = (): void => {
   (globalThis as { gc?: () => void }).gc?.();
 };
 
@@ -85,7 +86,7 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** RSS after a full collection (node --expose-gc). */
 const settledRss = (): number => {
-  (globalThis as { gc?: () => void }).gc?.();
+  collectGarbage();
   return process.memoryUsage().rss;
 };
 
@@ -284,7 +285,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   session?.connect();
   for (let round = 0; round < 3; round++) {
     const start = controller.reconcileCount;
-    collectBeforeTiming();
+    collectGarbage();
     const profiled = session !== undefined && round === 2;
     if (profiled) {
       await session.post('Profiler.enable');
@@ -305,7 +306,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     const resyncMs = performance.now() - t0;
     if (profiled && profileTo !== undefined)
       writeFileSync(profileTo, JSON.stringify((await session.post('Profiler.stop')).profile));
-    collectBeforeTiming();
+    collectGarbage();
     const t1 = performance.now();
     planAll();
     rounds.push({

@@ -15,6 +15,12 @@ import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
 
 export type Shape = 'flux' | 'argo';
 
+/**
+ * What the test control plane's kube-controller-manager runs beyond its default set for the fleet
+ * benchmarks (`bench:fleet`, `bench/request-log.ts`): a Deployment's status, which readiness reads.
+ */
+export const FLEET_CONTROLLERS: ReadonlyArray<string> = ['deployment-controller', 'replicaset-controller'];
+
 const inNamespace = (resource: Resource, namespace: string): Resource => ({
   ...resource,
   metadata: { ...resource.metadata, namespace },

@@ -27,10 +27,8 @@ import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane, type ControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';
-import type { ManagedProcess } from '../tools/envtest/managed-process.js';
-import { startFleetControllerManager } from './controller-manager.js';
 import { ContenderResult, type ContenderArgs } from './fleet-contract.js';
-import { applicationObjects, objectsPerApplication, type Shape } from './fleet-objects.js';
+import { FLEET_CONTROLLERS, applicationObjects, objectsPerApplication, type Shape } from './fleet-objects.js';
 import type { Row } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -416,30 +414,26 @@ const withControlPlane = async <A>(
   const lookup = findBinaries();
   if (!lookup.found)
     throw new Error(`bench:fleet needs the control-plane binaries: ${lookup.reason} (run npm run k8s:build)`);
-  const kcmBinary = lookup.binaries.kubeControllerManager;
-  if (kcmBinary === undefined)
+  if (lookup.binaries.kubeControllerManager === undefined)
     throw new Error('bench:fleet needs kube-controller-manager (Deployment status): run npm run k8s:build');
   const flux = needFlux ? fluxPeer() : undefined;
   const scripts = contenderBundle();
   settings.log('fleet: starting etcd + kube-apiserver…');
   const plane = await startControlPlane({
     binaries: lookup.binaries,
-    controllerManager: false,
+    extraControllers: FLEET_CONTROLLERS,
     beforeControllers: async ({ kubeconfigPath }) =>
       installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
   });
-  let kcm: ManagedProcess | undefined;
   try {
     // The driver's own client (namespaces, Applications): generous flow control, it is not measured.
     const cluster = createKubernetesCluster(
       { kubeconfigPath: plane.kubeconfigPath },
       { flowControl: { qps: 1000, burst: 1000 } },
     );
-    kcm = await startFleetControllerManager(kcmBinary, plane, cluster);
     settings.log('fleet: control plane ready (deployment and replicaset controllers running)');
     return await body({ plane, cluster, flux, scripts, settings });
   } finally {
-    await kcm?.stop();
     await plane.stop();
   }
 };

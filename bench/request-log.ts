@@ -24,9 +24,7 @@ import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Patch } f
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';
-import type { ManagedProcess } from '../tools/envtest/managed-process.js';
-import { startFleetControllerManager } from './controller-manager.js';
-import { applicationObjects, type Shape } from './fleet-objects.js';
+import { FLEET_CONTROLLERS, applicationObjects, type Shape } from './fleet-objects.js';
 
 const flagValue = (name: string): string | undefined =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -124,22 +122,19 @@ const callKind = (line: string): string => line.replace(/ [^ ]*\/[^ ]*( |$)/, '$
 const main = async (): Promise<void> => {
   const lookup = findBinaries();
   if (!lookup.found) return usage(`no control-plane binaries: ${lookup.reason} (run npm run k8s:build)`);
-  const kcmBinary = lookup.binaries.kubeControllerManager;
-  if (kcmBinary === undefined)
+  if (lookup.binaries.kubeControllerManager === undefined)
     return usage('kube-controller-manager is needed for Deployment status: run npm run k8s:build');
   const plane = await startControlPlane({
     binaries: lookup.binaries,
-    controllerManager: false,
+    extraControllers: FLEET_CONTROLLERS,
     beforeControllers: async ({ kubeconfigPath }) =>
       installCrd(createKubernetesCluster({ kubeconfigPath }), applicationCrd()),
   });
-  let kcm: ManagedProcess | undefined;
   try {
     const driver = createKubernetesCluster(
       { kubeconfigPath: plane.kubeconfigPath },
       { flowControl: { qps: 1000, burst: 1000 } },
     );
-    kcm = await startFleetControllerManager(kcmBinary, plane, driver, 'kube-controller-manager-requests.log');
     await driver.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } })();
     for (let i = 0; i < count; i++) {
       const created = await driver.create({
@@ -199,7 +194,6 @@ const main = async (): Promise<void> => {
       for (const line of calls) if (namesApplication(line, show)) console.log(`  ${line}`);
     }
   } finally {
-    await kcm?.stop();
     await plane.stop();
   }
 };

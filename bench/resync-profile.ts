@@ -1,12 +1,14 @@
 /**
  * Where a periodic resync's time goes, beyond the bare plan: `node --expose-gc --import tsx
- * bench/resync-profile.ts [count] [time|cpu|heap]` (default 10 000, time).
+ * bench/resync-profile.ts [count] [time|cpu|heap|retained]` (default 10 000, time).
  * `time`: the runtime suite's resync row alone (bench/runtime.bench.ts `resync`: ratio to the bare
  * plan, medians of 3). `cpu` / `heap`: three resyncs of `count` in-sync Applications, the third
  * (warm) sampled by the inspector — CPU time or allocations, collected garbage included — then the
  * top functions by self and inclusive share printed, and the profile written to the temp directory
  * (open it in Chrome DevTools); `cpu` samples three bare plans of the same objects after it as well,
- * for a side-by-side reading of what the resync adds to the plan. Under tsx most functions show as `(anonymous)` in their file, and
+ * for a side-by-side reading of what the resync adds to the plan. `retained`: as `heap`, but only
+ * what is still alive after a full collection at the end of the resync (what each resync leaves in
+ * the old generation). Each timed phase starts from a collected heap, as bench:fleet times it. Under tsx most functions show as `(anonymous)` in their file, and
  * tsx's `__name`/`set name` calls (esbuild keepNames, on every closure created) show up as cost a tsc
  * build does not have: for names and lines, profile the tsc output (`npx tsc -p tsconfig.json
  * --noEmit false --outDir <dir>` with `<dir>` in the worktree or `node_modules` linked beside it, then

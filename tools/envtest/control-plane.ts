@@ -19,6 +19,8 @@ export type ControlPlaneOptions = {
   readonly binaries: Binaries;
   /** Start kube-controller-manager when its binary is known (default true). */
   readonly controllerManager?: boolean;
+  /** Controllers the controller manager runs beyond its default set (see kube-controller-manager.ts). */
+  readonly extraControllers?: ReadonlyArray<string>;
   /**
    * Runs after the apiserver is ready and before the controller manager starts: install CRDs
    * here, because the garbage collector only rediscovers resource types every 30 s.
@@ -122,6 +124,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         logPath: logs.kcm.logPath,
         timeoutMs,
         identity,
+        ...(options.extraControllers === undefined ? {} : { extraControllers: options.extraControllers }),
       });
       log(`kube-controller-manager ready after ${Date.now() - started} ms`);
     }

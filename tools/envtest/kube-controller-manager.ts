@@ -16,6 +16,8 @@ export type ControllerManagerOptions = {
   readonly logPath: string;
   readonly timeoutMs: number;
   readonly identity: TlsIdentity;
+  /** Controllers beyond {@link controllers} (a benchmark's Deployments need `deployment-controller` and `replicaset-controller`). */
+  readonly extraControllers?: ReadonlyArray<string>;
 };
 
 /** Canonical controller names (cmd/kube-controller-manager/names); see docs/architecture.md#the-real-api-server-in-the-tests. */
@@ -32,7 +34,7 @@ export const controllers = [
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [
   `--kubeconfig=${options.kubeconfigPath}`,
-  `--controllers=${controllers.join(',')}`,
+  `--controllers=${[...controllers, ...(options.extraControllers ?? [])].join(',')}`,
   `--service-account-private-key-file=${options.pki.serviceAccountKey}`,
   `--root-ca-file=${options.pki.caCert}`,
   '--use-service-account-credentials=false',
