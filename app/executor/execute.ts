@@ -67,6 +67,16 @@ export const WAVE_CONCURRENCY = 4;
 const NOTHING_DONE: ReadonlyArray<ActionResult> = Object.freeze([]);
 
 /**
+ * The execution of a plan without actions (every resync of an in-sync Application): nothing sent,
+ * the plan's status. Synchronous, so a caller that checks first waits for no promise.
+ */
+export const nothingExecuted = (plan: Plan, application: Application): Execution => ({
+  done: NOTHING_DONE,
+  status: plan.status,
+  application,
+});
+
+/**
  * Executes `plan` for `application`.
  * Guarantees: waves run one at a time in plan order; the writes of a wave (creates, patches or
  * deletes of one kind, consecutive in the plan) are sent at most `WAVE_CONCURRENCY` at a time and
@@ -92,9 +102,7 @@ export const executePlan = async (args: {
    */
   readonly finalizerAnnotations?: Readonly<Record<string, string>>;
 }): Promise<Execution> => {
-  // Nothing to do (every resync of an in-sync Application): no write state to set up.
-  if (args.plan.actions.length === 0)
-    return { done: NOTHING_DONE, status: args.plan.status, application: args.application };
+  if (args.plan.actions.length === 0) return nothingExecuted(args.plan, args.application);
   let status = args.plan.status;
   let application = args.application;
   const done: ActionResult[] = [];

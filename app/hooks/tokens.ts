@@ -21,8 +21,15 @@ import {
 export const generateToken = (): string => randomBytes(32).toString('base64url');
 
 /** The hooks an Application enables, in the order the core runs them. */
-export const enabledHooks = (application: Application): ReadonlyArray<Hook> =>
-  (['complete', 'shutdown'] as const).filter((hook) => (application.spec.hooks ?? []).includes(hook));
+export const enabledHooks = (application: Application): ReadonlyArray<Hook> => {
+  const named = application.spec.hooks;
+  // Most Applications name none: asked at every reconcile, answered without a new array.
+  if (named === undefined || named.length === 0) return NO_HOOKS;
+  return HOOK_ORDER.filter((hook) => named.includes(hook));
+};
+
+const HOOK_ORDER: ReadonlyArray<Hook> = ['complete', 'shutdown'];
+const NO_HOOKS: ReadonlyArray<Hook> = Object.freeze([]);
 
 export const ownerOfApp = (application: Application): HookOwner => ({
   namespace: application.metadata.namespace ?? 'default',

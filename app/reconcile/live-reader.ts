@@ -207,35 +207,54 @@ export const readLive = async (
   scopes: ScopeTable,
   reader: ClusterReader,
   options: LiveReadOptions = {},
+): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> =>
+  readLiveFromCaches(application, scopes, options) ?? readLiveThrough(application, scopes, reader, options);
+
+/**
+ * `readLive`'s answer when the runtime's caches give all of it, without a promise (a resync of an
+ * in-sync Application): the last answer again when the caches, identities and options are the same
+ * as then, else every desired object found in synced caches with the owned ones. `undefined` when
+ * something must be read from the API server, or the reads are per namespace (`perNamespace`).
+ */
+export const readLiveFromCaches = (
+  application: Application,
+  scopes: ScopeTable,
+  options: LiveReadOptions,
+): E.Either<ClusterError, ReadonlyArray<Resource>> | undefined => {
+  const cache = options.cache;
+  if (cache === undefined || options.perNamespace === true) return undefined;
+  const state = readStateOf(application, options.memo);
+  const derived = derivedFor(state, application, scopes, options.tenancy, options.memo);
+  const optimistic = options.optimisticCreates === true;
+  // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet fleet).
+  const revision = cache.revision?.();
+  const last = state.last;
+  if (
+    revision !== undefined &&
+    last?.revision === revision &&
+    last.derived === derived &&
+    last.optimistic === optimistic
+  )
+    return last.answer;
+  if (!derived.kinds.every((kind) => cache.kind(kind) !== undefined)) return undefined;
+  // Everything from the caches: no request, so no promise per object.
+  const cachedReads = fromCachesOnly(derived.refs, cache, optimistic);
+  return cachedReads === undefined
+    ? undefined
+    : sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(state.mark)), { revision, derived, optimistic });
+};
+
+/** `readLive` through the API server for what the caches do not hold (their synced kinds still read from them). */
+const readLiveThrough = async (
+  application: Application,
+  scopes: ScopeTable,
+  reader: ClusterReader,
+  options: LiveReadOptions,
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> => {
   const cache = options.cache ?? noCache;
   const state = readStateOf(application, options.memo);
   const { owner, mark } = state;
-  const derived = derivedFor(state, application, scopes, options.tenancy, options.memo);
-  const { refs: desired, kinds } = derived;
-  if (options.perNamespace !== true) {
-    const optimistic = options.optimisticCreates === true;
-    // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet fleet).
-    const revision = cache.revision?.();
-    const last = state.last;
-    if (
-      revision !== undefined &&
-      last?.revision === revision &&
-      last.derived === derived &&
-      last.optimistic === optimistic
-    )
-      return last.answer;
-    if (kinds.every((kind) => cache.kind(kind) !== undefined)) {
-      // Everything from the caches (a resync of an in-sync Application): no request, so no promise per object.
-      const cachedReads = fromCachesOnly(desired, cache, optimistic);
-      if (cachedReads !== undefined)
-        return sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(mark)), {
-          revision,
-          derived,
-          optimistic,
-        });
-    }
-  }
+  const { refs: desired } = derivedFor(state, application, scopes, options.tenancy, options.memo);
   const perNamespace = options.perNamespace === true || options.listPerNamespace === true;
   const namespaces = perNamespace ? namespacesOf(application, scopes) : [undefined];
   // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.

@@ -54,7 +54,7 @@ import {
   remember,
   type Memo,
 } from '../../core/index.js';
-import { executePlan, type Execution } from '../executor/execute.js';
+import { executePlan, nothingExecuted, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import { needsTranslation, type Translation, type Translator } from '../tosca/translator.js';
@@ -62,11 +62,14 @@ import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster }
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 
-/** Where a reconcile reads live state from: the cluster directly, or a runtime's cache. */
+/**
+ * Where a reconcile reads live state from: the cluster directly, or a runtime's cache. A source may
+ * answer at once, without a promise (from its caches: every reconcile of a resync).
+ */
 export type LiveSource = (
   application: Application,
   scopes: ScopeTable,
-) => Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
+) => E.Either<ClusterError, ReadonlyArray<Resource>> | Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
 
 export type ReconcileDeps = {
   readonly cluster: Cluster;
@@ -170,22 +173,51 @@ export const reconcileApplication = async (
       : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
-  const intent = await recordIntent(application, planned, deps);
-  if (E.isLeft(intent)) return failed(intent.left, attempt, deps, planned);
-  const execution = withoutEchoedSecrets(
-    await executePlan({
-      plan: planned,
-      application,
-      cluster: deps.cluster,
-      ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
-      ...(intent.right === undefined ? {} : { finalizerAnnotations: intent.right }),
-    }),
-    planned,
-    unguarded.right.live,
-  );
+  // What an in-sync Application needs (every resync) is computed without a promise: nothing to
+  // record, nothing to execute, no status to write. Only a reconcile that writes waits for the server.
+  const intent = intentOf(application, planned, () => statusKinds(application.status));
+  if (intent._tag === 'InStatus') {
+    const recorded = await recordIntentInStatus(application, planned, deps);
+    if (E.isLeft(recorded)) return failed(recorded.left, attempt, deps, planned);
+  }
+  const execution =
+    planned.actions.length === 0
+      ? nothingExecuted(planned, application)
+      : withoutEchoedSecrets(
+          await executePlan({
+            plan: planned,
+            application,
+            cluster: deps.cluster,
+            ...(access._tag === 'Impersonated' ? { children: access.cluster } : {}),
+            ...(intent._tag === 'OnFinalizerPatch' ? { finalizerAnnotations: intent.annotations } : {}),
+          }),
+          planned,
+          unguarded.right.live,
+        );
   reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const verification = verified(application, planned, execution, unguarded.right);
+  const concluded = conclusion(application, planned, execution, unguarded.right, deps);
+  if (concluded.write === undefined) return concluded.result;
+  const written = await patchStatus(execution.application, concluded.write, deps);
+  if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
+  return { ...concluded.result, statusWritten: written.right };
+};
+
+type Done = Extract<ReconcileResult, { readonly _tag: 'Done' }>;
+
+/**
+ * How a reconcile whose plan was carried out ends: its result as if no status were written, and
+ * the status to write when it differs from the stored one (`undefined`: unchanged, or held back
+ * while a new Application only waits for its children; see `firstStatusDecision`).
+ */
+const conclusion = (
+  application: Application,
+  planned: Plan,
+  execution: Execution,
+  planning: Planning,
+  deps: ReconcileDeps,
+): { readonly result: Done; readonly write: ApplicationStatus | undefined } => {
+  const verification = verified(application, planned, execution, planning);
   const settled = verification ?? planned;
   const status = verification?.status ?? execution.status;
   // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
@@ -194,31 +226,24 @@ export const reconcileApplication = async (
   const first = firstStatusDecision({
     stored: application.status,
     next: redacted,
-    childrenCreated: () => childCreationTimes(childrenSeen(unguarded.right.live, execution), ownerFor(application)),
+    childrenCreated: () => childCreationTimes(childrenSeen(planning.live, execution), ownerFor(application)),
     now: deps.now(),
     graceMs: deps.progressStatusAfterMs ?? 0,
   });
-  if (first._tag === 'Hold')
-    // Not written: looked at again when the grace ends (or earlier, when a child's change is watched).
-    return {
+  // Held: not written, looked at again when the grace ends (or earlier, when a child's change is watched).
+  const held = first._tag === 'Hold';
+  const requeue = held ? Math.min(first.remainingMs, requeueAfterMs ?? first.remainingMs) : requeueAfterMs;
+  return {
+    result: {
       _tag: 'Done',
       plan: planned,
       execution,
       statusWritten: false,
       status: redacted,
-      requeueAfterMs: Math.min(first.remainingMs, requeueAfterMs ?? first.remainingMs),
+      ...(requeue === undefined ? {} : { requeueAfterMs: requeue }),
       ...(verification === undefined ? {} : { verified: true }),
-    };
-  const written = await writeStatus(execution.application, application.status, redacted, deps);
-  if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
-  return {
-    _tag: 'Done',
-    plan: planned,
-    execution,
-    statusWritten: written.right,
-    status: redacted,
-    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
-    ...(verification === undefined ? {} : { verified: true }),
+    },
+    write: held || sameStatus(application.status ?? {}, redacted, deps.memo) ? undefined : redacted,
   };
 };
 
@@ -236,27 +261,11 @@ const childrenSeen = (live: ReadonlyArray<Resource>, execution: Execution): Read
  * owned but no longer desired is pruned (docs/behaviour.md §5).
  *
  * When the plan adds the finalizer before its creates (a new Application), the kinds ride on that
- * metadata patch: the answer is the annotations for `executePlan`'s finalizer write, no request of
- * its own. Otherwise (the finalizer is there: a later spec adds a kind; or the kinds would not fit
- * the annotation's bounds) the status records the desired state (`lastAppliedManifest`) first, one
- * status write, the state a plan whose first create failed leaves anyway.
+ * metadata patch (`intentOf`'s annotations, for `executePlan`'s finalizer write), no request of its
+ * own. Otherwise (the finalizer is there: a later spec adds a kind; or the kinds would not fit the
+ * annotation's bounds) this records the desired state (`lastAppliedManifest`) in the status first,
+ * one status write, the state a plan whose first create failed leaves anyway.
  */
-const recordIntent = (
-  application: Application,
-  planned: Plan,
-  deps: ReconcileDeps,
-): Promise<E.Either<ClusterError, Readonly<Record<string, string>> | undefined>> => {
-  const intent = intentOf(application, planned, () => statusKinds(application.status));
-  switch (intent._tag) {
-    case 'Recorded':
-      return NOTHING_TO_RECORD;
-    case 'OnFinalizerPatch':
-      return Promise.resolve(E.right(intent.annotations));
-    case 'InStatus':
-      return recordIntentInStatus(application, planned, deps);
-  }
-};
-
 const recordIntentInStatus = async (
   application: Application,
   planned: Plan,
@@ -275,8 +284,7 @@ const recordIntentInStatus = async (
 /** What a reconcile of an Application with its own manifest plans from (no template to translate). */
 const NOT_TRANSLATED: Translation = { _tag: 'NotNeeded' };
 
-/** Answers shared by every reconcile with nothing to write (settled once, not a promise per reconcile). */
-const NOTHING_TO_RECORD: Promise<E.Either<ClusterError, undefined>> = Promise.resolve(E.right(undefined));
+/** The answer shared by every status write with nothing to write (settled once, not a promise per write). */
 const STATUS_UNCHANGED: Promise<E.Either<ClusterError, boolean>> = Promise.resolve(E.right(false));
 
 /** Whether a reconcile left its Application converged and Ready: nothing (more) to do, `Ready=True` written. */
@@ -354,28 +362,19 @@ const planFor = async (
     !deleting && deps.translate !== undefined && needsTranslation(application)
       ? await deps.translate(application)
       : NOT_TRANSLATED;
+  const own = translation._tag === 'Translated' ? undefined : ownManifestView(application, deps.memo);
   const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const named =
-    translation._tag === 'Translated' ? withManifest(application, manifest) : ownManifestView(application, deps.memo);
+  const named = own ?? withManifest(application, manifest);
   const scopes = knowsEveryKind(named, deps.scopes, deps.memo)
     ? deps.scopes
     : await resolveScopes(named, deps.scopes, deps.cluster, deps.memo);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
   const view =
-    translation._tag !== 'Translated' && hookSecrets.length === 0
-      ? ownManifestView(application, deps.memo)
-      : withManifest(application, [...manifest, ...hookSecrets]);
-  const tenancy = deps.planOptions?.tenancy;
-  const readOptions = {
-    ...(tenancy === undefined ? {} : { tenancy }),
-    ...(deps.memo === undefined ? {} : { memo: deps.memo }),
-  };
-  const live =
-    access._tag === 'Impersonated'
-      ? // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
-        await readLive(view, scopes, access.cluster, { perNamespace: true, ...readOptions })
-      : await (deps.readLive ?? ((app, s) => readLive(app, s, deps.cluster, readOptions)))(view, scopes);
+    own !== undefined && hookSecrets.length === 0 ? own : withManifest(application, [...manifest, ...hookSecrets]);
+  const reading = liveReadFor(view, scopes, deps, access);
+  // A source that answers from its caches gives the answer itself: no promise to wait for.
+  const live = reading instanceof Promise ? await reading : reading;
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
@@ -383,15 +382,18 @@ const planFor = async (
       ? live
       : E.right({ plan: refusedPlan(application, 'Forbidden', refused, now), live: [] });
   }
-  const planOptions = await withApplicationsView(application, deps);
-  if (E.isLeft(planOptions)) return planOptions;
+  const listed = needsApplicationsListed(application, deps)
+    ? await withListedApplications(application, deps)
+    : undefined;
+  if (listed !== undefined && E.isLeft(listed)) return listed;
+  const planOptions = listed === undefined ? deps.planOptions : listed.right;
   const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
     const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
     const options =
       translation._tag !== 'Translated' && hooks === undefined
-        ? planOptions.right
+        ? planOptions
         : {
-            ...planOptions.right,
+            ...planOptions,
             ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
             ...(hooks === undefined ? {} : { hooks }),
           };
@@ -401,18 +403,40 @@ const planFor = async (
   return E.right({ plan: replan(application, live.right), live: live.right, replan });
 };
 
+/** The live objects `view` names, read with the rights `access` gives (see `LiveSource`). */
+const liveReadFor = (
+  view: Application,
+  scopes: ScopeTable,
+  deps: ReconcileDeps,
+  access: ChildCluster,
+): ReturnType<LiveSource> => {
+  if (access._tag !== 'Impersonated' && deps.readLive !== undefined) return deps.readLive(view, scopes);
+  const tenancy = deps.planOptions?.tenancy;
+  const options = {
+    ...(tenancy === undefined ? {} : { tenancy }),
+    ...(deps.memo === undefined ? {} : { memo: deps.memo }),
+  };
+  return access._tag === 'Impersonated'
+    ? // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
+      readLive(view, scopes, access.cluster, { perNamespace: true, ...options })
+    : readLive(view, scopes, deps.cluster, options);
+};
+
 /**
- * The plan options with a view of the other Applications for `spec.dependsOn` (core/plan/depends-on.ts).
- * The runtime passes its primary store's; without one, an Application that names dependencies or
- * is being deleted (its dependants may hold it back) has its kind listed once, in every namespace.
+ * Whether the plan needs a view of the other Applications for `spec.dependsOn`
+ * (core/plan/depends-on.ts) that the options do not hold: the runtime passes its primary store's;
+ * without one, an Application that names dependencies or is being deleted (its dependants may hold
+ * it back) has its kind listed (`withListedApplications`).
  */
-const withApplicationsView = async (
+const needsApplicationsListed = (application: Application, deps: ReconcileDeps): boolean =>
+  deps.planOptions?.applications === undefined &&
+  (application.metadata.deletionTimestamp !== undefined || (application.spec.dependsOn ?? []).length > 0);
+
+/** The plan options with a view of the Applications of `application`'s kind, listed once in every namespace. */
+const withListedApplications = async (
   application: Application,
   deps: ReconcileDeps,
-): Promise<E.Either<ClusterError, PlanOptions | undefined>> => {
-  if (deps.planOptions?.applications !== undefined) return E.right(deps.planOptions);
-  const deleting = application.metadata.deletionTimestamp !== undefined;
-  if (!deleting && (application.spec.dependsOn ?? []).length === 0) return E.right(deps.planOptions);
+): Promise<E.Either<ClusterError, PlanOptions>> => {
   const listed = await deps.cluster.list({ apiVersion: application.apiVersion, kind: application.kind })();
   return E.map((list: { readonly items: ReadonlyArray<Resource> }): PlanOptions => ({
     ...deps.planOptions,

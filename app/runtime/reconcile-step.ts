@@ -23,7 +23,7 @@ import {
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
-import { readLive, type LiveReadOptions } from '../reconcile/live-reader.js';
+import { readLive, readLiveFromCaches, type LiveReadOptions } from '../reconcile/live-reader.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
@@ -208,7 +208,9 @@ export class ReconcileStep {
       cluster: writesFor(reads, key),
       scopes: scopes.current,
       readApplication: async () => E.right(O.fromNullable(store.object(key))),
-      readLive: (application, scopes) => readLive(application, scopes, reads, liveReads),
+      // Answered without a promise when the caches hold everything (a resync); else read through the server.
+      readLive: (application, scopes) =>
+        readLiveFromCaches(application, scopes, liveReads) ?? readLive(application, scopes, reads, liveReads),
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
