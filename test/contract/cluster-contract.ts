@@ -8,6 +8,7 @@ import { crudContract } from './contract-crud.js';
 import { defaultingContract } from './contract-defaulting.js';
 import { deletionContract } from './contract-deletion.js';
 import { immutableContract } from './contract-immutable.js';
+import { keyOrderContract } from './contract-key-order.js';
 import { metadataContract } from './contract-metadata.js';
 import { patchContract } from './contract-patches.js';
 import { selectorContract } from './contract-selectors.js';
@@ -46,6 +47,7 @@ export const describeClusterContract = (name: string, setup: () => Promise<Contr
     describe('status subresource and custom resource schema', () => statusContract(env));
     describe('server defaulting', () => defaultingContract(env));
     describe('whole objects as the server stores them', () => wholeObjectContract(env));
+    describe('key order as the server encodes it (Go maps sorted)', () => keyOrderContract(env));
     describe('immutable fields', () => immutableContract(env));
     describe('wrong-typed fields of built-in kinds', () => typesContract(env));
     describe('strict field validation', () => strictFieldsContract(env));

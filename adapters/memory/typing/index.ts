@@ -8,3 +8,4 @@ export { createdMeta, metaCauses, timestamp, updatedMeta } from './object-meta.j
 export { validateName } from './object-names.js';
 export { pruneAndDefaultResource } from './structural-schema.js';
 export { checkAppliedTypes, convertApplied, decodeObject, decodePatched } from './typed-decoding.js';
+export { serverKeyOrder } from './key-order.js';

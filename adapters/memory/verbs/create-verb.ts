@@ -9,7 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { commitPut } from './commit.js';
+import { commitPut, inServerOrder } from './commit.js';
 import { admitWhileCrdTerminating } from '../controllers/index.js';
 import { groupKindKey, type KindInfo } from '../kinds/index.js';
 import { hooksFor } from '../hooks/index.js';
@@ -94,7 +94,7 @@ export const createObject = (
       ),
     ),
     E.map(({ object, info, ready }) => {
-      if (options.dryRun === true) return servedAs(ready, object.apiVersion);
+      if (options.dryRun === true) return servedAs(inServerOrder(info, ready), object.apiVersion);
       const stored = commitPut(state, info, ready);
       hooksFor(groupKindKey(info.group, info.kind)).committed?.(stored, { state, dryRun: false });
       return servedAs(stored, object.apiVersion);

@@ -9,7 +9,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { jsonEqual, withKey } from '../../../core/json/json.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { commitPut } from './commit.js';
+import { commitPut, inServerOrder } from './commit.js';
 import { nextGeneration } from './generation.js';
 import { groupKindKey, type KindInfo } from '../kinds/index.js';
 import { hooksFor } from '../hooks/index.js';
@@ -142,7 +142,8 @@ const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resou
     'metadata',
     withKey(next.metadata, 'resourceVersion', stored.metadata.resourceVersion ?? ''),
   );
-  if (dryRun || jsonEqual(withoutVersion(stored), withoutVersion(final))) return dryRun ? final : stored;
+  if (dryRun || jsonEqual(withoutVersion(stored), withoutVersion(final)))
+    return dryRun ? inServerOrder(info, final) : stored;
   const written = commitPut(state, info, final, stored);
   hooksFor(groupKindKey(info.group, info.kind)).committed?.(written, { state, dryRun: false });
   if (isDeleting(written) && isFinalized(written)) removeStored(state, info, written);

@@ -7,6 +7,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import fc from 'fast-check';
 import { faultProfiles, type ManualClock, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { drive } from '../../../app/testing/drive.js';
+import { jsonEqual } from '../../../core/json/json.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, setIn, type Resource } from './helpers.js';
 import {
   APP_NAMES,
@@ -64,7 +65,7 @@ export class CreateApp<R extends World = World> implements fc.AsyncCommand<Model
     const ours =
       stored !== undefined &&
       stored.metadata.deletionTimestamp === undefined &&
-      JSON.stringify(stored.spec) === JSON.stringify((applicationOf(this.spec) as unknown as { spec: unknown }).spec);
+      jsonEqual(stored.spec, applicationOf(this.spec).spec);
     if (ours) m.apps.set(`${this.spec.namespace}/${this.spec.name}`, this.spec);
   }
   toString = () => `create ${this.spec.namespace}/${this.spec.name} ${JSON.stringify(this.spec.children)}`;
@@ -89,10 +90,7 @@ export class UpdateApp<R extends World = World> implements fc.AsyncCommand<Model
       })(),
     );
     const stored = E.isRight(updated) ? updated.right : await truth(r, appRef(this.namespace, this.name));
-    if (
-      stored !== undefined &&
-      JSON.stringify(stored.spec) === JSON.stringify((applicationOf(spec) as unknown as { spec: unknown }).spec)
-    ) {
+    if (stored !== undefined && jsonEqual(stored.spec, applicationOf(spec).spec)) {
       const before = m.apps.get(`${this.namespace}/${this.name}`);
       for (const child of before?.children ?? [])
         if (!this.children.some((c) => c.kind === child.kind && c.name === child.name))

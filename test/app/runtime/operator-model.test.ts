@@ -39,6 +39,7 @@ import {
   type Cluster,
   type Resource,
 } from '../../../core/index.js';
+import { jsonEqual, type JsonValue } from '../../../core/json/json.js';
 import {
   CreateApp,
   DeleteApp,
@@ -98,7 +99,7 @@ type Real = {
 };
 
 /** A malformed spec, and the path its `Stalled InvalidSpec` message must name. */
-type Malformed = { readonly spec: unknown; readonly path: string };
+type Malformed = { readonly spec: JsonValue; readonly path: string };
 /** Malformed Applications; `held`: the children one had when a user broke it (it holds them, and any others it owned, as they are). */
 type OperatorModel = Model & { malformed: Map<string, Malformed & { readonly held?: AppSpec['children'] }> };
 
@@ -490,13 +491,12 @@ class StepClock implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `step ${this.slot}'s wall clock by ${this.deltaMs} ms`;
 }
 
-const malformedApplication = (namespace: string, name: string, malformed: Malformed): Resource =>
-  ({
-    apiVersion: APPLICATION_API_VERSION,
-    kind: APPLICATION_KIND,
-    metadata: { name, namespace },
-    spec: malformed.spec,
-  }) as unknown as Resource;
+const malformedApplication = (namespace: string, name: string, malformed: Malformed): Resource => ({
+  apiVersion: APPLICATION_API_VERSION,
+  kind: APPLICATION_KIND,
+  metadata: { name, namespace },
+  spec: malformed.spec,
+});
 
 class CreateMalformed implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(
@@ -514,7 +514,7 @@ class CreateMalformed implements fc.AsyncCommand<OperatorModel, Real> {
     if (
       stored !== undefined &&
       stored.metadata.deletionTimestamp === undefined &&
-      JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)
+      jsonEqual(stored.spec, malformed.spec)
     )
       m.malformed.set(`${this.namespace}/${this.name}`, malformed);
   }
@@ -535,10 +535,10 @@ class FixMalformed implements fc.AsyncCommand<OperatorModel, Real> {
     const current = await truth(r, appRef(namespace, name));
     if (current === undefined || current.metadata.deletionTimestamp !== undefined) return;
     const spec: AppSpec = { namespace, name, children: this.childrenByName[name] ?? [] };
-    const wanted = (applicationOf(spec) as unknown as { spec: unknown }).spec;
+    const wanted = applicationOf(spec).spec;
     await drive(r.clock, r.cluster.update({ ...current, spec: wanted } as Resource)());
     const stored = await truth(r, appRef(namespace, name));
-    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(wanted)) {
+    if (stored !== undefined && jsonEqual(stored.spec, wanted)) {
       m.malformed.delete(id);
       m.apps.set(id, spec);
     }
@@ -558,9 +558,9 @@ class BreakApp implements fc.AsyncCommand<OperatorModel, Real> {
     const malformed = MALFORMED[this.variant] as Malformed;
     const current = await truth(r, appRef(spec.namespace, spec.name));
     if (current === undefined || current.metadata.deletionTimestamp !== undefined) return;
-    await drive(r.clock, r.cluster.update({ ...current, spec: malformed.spec } as Resource)());
+    await drive(r.clock, r.cluster.update({ ...current, spec: malformed.spec })());
     const stored = await truth(r, appRef(spec.namespace, spec.name));
-    if (stored !== undefined && JSON.stringify(stored.spec) === JSON.stringify(malformed.spec)) {
+    if (stored !== undefined && jsonEqual(stored.spec, malformed.spec)) {
       m.apps.delete(id);
       m.malformed.set(id, { ...malformed, held: spec.children });
     }
