@@ -25,7 +25,8 @@ const mergeObjects = (base: JsonObject, patch: JsonObject): JsonObject => {
     .filter((key) => getOwn(patch, key) !== null)
     .map((key) => [key, mergePatch(getOwn(base, key), getOwn(patch, key) ?? null)] as const);
   const order = Object.keys(base);
-  // Keep the target's key order, new keys last: the stored object reads like the one patched.
+  // Keep the target's key order, new keys last: a built-in kind's struct fields read as before the patch
+  // (its map fields, and every key of a custom resource, are put in the server's order when stored: typing/key-order.ts).
   return objectFromEntries([...kept, ...merged].sort(([a], [b]) => rank(order, a) - rank(order, b)));
 };
 
