@@ -5,7 +5,8 @@
  * plan, medians of 3). `cpu` / `heap`: three resyncs of `count` in-sync Applications, the third
  * (warm) sampled by the inspector — CPU time or allocations, collected garbage included — then the
  * top functions by self and inclusive share printed, and the profile written to the temp directory
- * (open it in Chrome DevTools); `cpu` samples three bare plans of the same objects after it as well,
+ * (open it in Chrome DevTools); `rounds`: nine resyncs and bare plans, unsampled, each round's times and
+ * ratio printed (to compare two trees, whose spread a median of 3 hides); `cpu` samples three bare plans of the same objects after it as well,
  * for a side-by-side reading of what the resync adds to the plan. `retained`: as `heap`, but only
  * what is still alive after a full collection at the end of the resync (what each resync leaves in
  * the old generation). Each timed phase starts from a collected heap, as bench:fleet times it. Under tsx most functions show as `(anonymous)` in their file, and
@@ -40,8 +41,8 @@ type HeapNode = {
 
 const count = Number(process.argv[2] ?? 10_000);
 const mode = process.argv[3] ?? 'time';
-if (!Number.isInteger(count) || count <= 0 || !['time', 'cpu', 'heap', 'retained'].includes(mode)) {
-  process.stderr.write('usage: bench/resync-profile.ts [count > 0] [time|cpu|heap|retained]\n');
+if (!Number.isInteger(count) || count <= 0 || !['time', 'rounds', 'cpu', 'heap', 'retained'].includes(mode)) {
+  process.stderr.write('usage: bench/resync-profile.ts [count > 0] [time|rounds|cpu|heap|retained]\n');
   process.exit(2);
 }
 
@@ -133,14 +134,16 @@ if (mode === 'time') {
   const planAll = await barePlan(cluster, new Date(clock.now()).toISOString());
   const session = new Session();
   session.connect();
-  for (let round = 1; round <= 3; round++) {
+  const rounds = mode === 'rounds' ? 9 : 3;
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
     await clock.advance(startedAt + round * resyncMs - 1 - clock.now());
     while (!controller.idle) {
       await flushMicrotasks();
       await clock.advance(100);
     }
     const start = controller.reconcileCount;
-    const sampled = round === 3;
+    const sampled = round === 3 && mode !== 'rounds';
     // As bench:fleet times it (bench/fleet-contender.ts): from a collected heap, each phase paying for its own garbage only (before sampling starts).
     collectGarbage();
     if (sampled && mode === 'cpu') {
@@ -183,6 +186,7 @@ if (mode === 'time') {
     const t1 = performance.now();
     planAll();
     const bareMs = performance.now() - t1;
+    ratios.push(elapsed / bareMs);
     console.log(
       JSON.stringify({
         count,
@@ -196,5 +200,7 @@ if (mode === 'time') {
     if (text !== '') console.log(text);
   }
   session.disconnect();
+  const sorted = ratios.toSorted((a, b) => a - b);
+  console.log(`median ratio of ${sorted.length} rounds: ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)}`);
   await controller.stop(0);
 }

@@ -32,7 +32,7 @@ export const hookSecretsToRead = (
   manifest: ReadonlyArray<Resource>,
   scopes: ScopeTable,
 ): ReadonlyArray<Resource> => {
-  if (enabledHooks(application).length === 0) return [];
+  if (enabledHooks(application).length === 0) return NO_SECRETS;
   const owner = ownerOfApp(application);
   const known = withCrdScopes(scopes, manifest);
   const namespaces = [
@@ -44,6 +44,9 @@ export const hookSecretsToRead = (
     metadata: ref.namespace === undefined ? { name: ref.name } : { name: ref.name, namespace: ref.namespace },
   }));
 };
+
+/** What an Application without hooks reads: nothing (one constant, not an array per reconcile). */
+const NO_SECRETS: ReadonlyArray<Resource> = Object.freeze([]);
 
 /** The context to plan with, or undefined for an Application without hooks. */
 export const hookContextOf = (

@@ -78,8 +78,10 @@ export type ReconcileDeps = {
   readonly now: () => string;
   /** [0, 1) for backoff jitter. */
   readonly random: () => number;
-  /** Reads the Application; defaults to `cluster.get`. */
-  readonly readApplication?: (ref: ObjectRef) => Promise<E.Either<ClusterError, O.Option<Resource>>>;
+  /** Reads the Application; defaults to `cluster.get`. A cache answers at once, without a promise. */
+  readonly readApplication?: (
+    ref: ObjectRef,
+  ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
   readonly readLive?: LiveSource;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
@@ -156,7 +158,8 @@ export const reconcileApplication = async (
   deps: ReconcileDeps,
   attempt = 1,
 ): Promise<ReconcileResult> => {
-  const read = await (deps.readApplication ?? ((r: ObjectRef) => deps.cluster.get(r)()))(ref);
+  const reading = deps.readApplication?.(ref) ?? deps.cluster.get(ref)();
+  const read = reading instanceof Promise ? await reading : reading;
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) {
     deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name);
@@ -450,7 +453,8 @@ const withListedApplications = async (
  * object can be kept.
  */
 const ownManifestView = (application: Application, memo: Memo | undefined): Application =>
-  remember(memo, OWN_MANIFEST_VIEWS, application, () => withManifest(application, [...manifestOf(application)]));
+  recall(memo, OWN_MANIFEST_VIEWS, application) ??
+  keep(memo, OWN_MANIFEST_VIEWS, application, withManifest(application, [...manifestOf(application)]));
 
 const OWN_MANIFEST_VIEWS = memoTable<Application, Application>('own-manifest view per Application object');
 
@@ -696,42 +700,51 @@ const patchStatus = async (
  * applied manifests, the observer schema: most of a status) proven equal once are not compared
  * again: each reconcile compares the status it computed with the stored one, and for an unchanged
  * Application both keep their entries' identity (the informer's object, the planner's per-spec
- * caches), so a resync compares them by identity instead of walking every field.
+ * caches), so a resync compares them by identity instead of walking every field. What was proven
+ * is kept per stored status, one memo entry (not one per list entry): the computed status last
+ * found equal to it, whose entries stand for theirs.
  */
 const sameStatus = (before: JsonObject, after: JsonObject, memo: Memo | undefined): boolean => {
   if (before === after) return true;
+  const proven = recall(memo, PROVEN_EQUAL, before);
+  if (proven === after) return true;
   let count = 0;
+  let walked = false;
   for (const key in after) {
     if (!hasOwn(after, key)) continue;
     count++;
     if (!hasOwn(before, key)) return false;
     const was = before[key];
     const is = after[key];
+    if (was === is) continue;
     if (isJsonArray(was) && isJsonArray(is)) {
       if (was.length !== is.length) return false;
-      for (let i = 0; i < is.length; i++) if (!sameEntry(was[i] ?? null, is[i] ?? null, memo)) return false;
+      const known = proven === undefined ? undefined : proven[key];
+      const shown = isJsonArray(known) && known.length === is.length ? known : undefined;
+      for (let i = 0; i < is.length; i++) {
+        const entry = is[i];
+        if (entry === was[i] || (shown !== undefined && entry === shown[i])) continue;
+        if (!jsonEqual(was[i], entry)) return false;
+        walked = true;
+      }
     } else if (!jsonEqual(was, is)) return false;
   }
-  return count === ownKeyCount(before);
-};
-
-/** For each stored entry, the computed entry last proven equal to it (values are never mutated). */
-const PROVEN_EQUAL = memoTable<object, object>('computed status entry last proven equal, per stored entry');
-
-const sameEntry = (was: JsonValue, is: JsonValue, memo: Memo | undefined): boolean => {
-  if (was === is) return true;
-  if (typeof was !== 'object' || was === null || typeof is !== 'object' || is === null) return jsonEqual(was, is);
-  if (recall(memo, PROVEN_EQUAL, was) === is) return true;
-  if (!jsonEqual(was, is)) return false;
-  keep(memo, PROVEN_EQUAL, was, is);
+  if (count !== ownKeyCount(before)) return false;
+  // Only what took a walk to prove is news: a status proven by identity alone leaves the memo as it is.
+  if (walked || proven === undefined) keep(memo, PROVEN_EQUAL, before, after);
   return true;
 };
 
+/** For each stored status, the computed status last proven equal to it (values are never mutated). */
+const PROVEN_EQUAL = memoTable<JsonObject, JsonObject>('computed status last proven equal, per stored status');
+
 const reportWrites = (execution: Execution, application: Application, deps: ReconcileDeps): void => {
-  for (const { action, response } of execution.done) {
-    if (response !== undefined) deps.onWritten?.(response);
-    else if (action.type === 'delete') deps.onDeleted?.(action.ref);
-  }
+  // Most reconciles (every resync) did nothing: no iterator for them.
+  if (execution.done.length > 0)
+    for (const { action, response } of execution.done) {
+      if (response !== undefined) deps.onWritten?.(response);
+      else if (action.type === 'delete') deps.onDeleted?.(action.ref);
+    }
   // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or older.
   if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined)
     deps.onWritten?.(execution.application);

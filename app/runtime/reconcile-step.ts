@@ -207,7 +207,7 @@ export class ReconcileStep {
       progressStatusAfterMs: shared.progressStatusAfterMs,
       cluster: writesFor(reads, key),
       scopes: scopes.current,
-      readApplication: async () => E.right(O.fromNullable(store.object(key))),
+      readApplication: () => E.right(O.fromNullable(store.object(key))),
       // Answered without a promise when the caches hold everything (a resync); else read through the server.
       readLive: (application, scopes) =>
         readLiveFromCaches(application, scopes, liveReads) ?? readLive(application, scopes, reads, liveReads),
