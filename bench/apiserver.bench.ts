@@ -19,7 +19,7 @@ import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';
 import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
-import type { Row } from './measure.js';
+import { median, type Row } from './measure.js';
 
 const must = async <A>(task: Promise<E.Either<{ message: string }, A>>): Promise<A> => {
   const result = await task;
@@ -32,9 +32,6 @@ const children = (i: number): ReadonlyArray<Resource> => [
   serviceSpec(`app-${i}`),
   configMapSpec(`app-${i}-config`),
 ];
-
-const median = (values: ReadonlyArray<number>): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** CPU ms (user + system) of the control plane: this process's child processes, from /proc (Linux: 100 clock ticks a second). */
 const controlPlaneCpuMs = (): number => {

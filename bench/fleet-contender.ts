@@ -5,7 +5,7 @@
  * - `operator`: kreconcile's operator from a cold start, against Applications that already exist
  *   (the driver created them, untimed): from `startOperator` until every Application reported Ready.
  *   With `resync`, then a full resync of the converged Applications (every key queued, as the
- *   periodic resync does) against a bare `plan` of the same objects, 3 alternating rounds.
+ *   periodic resync does) against a bare `plan` of the same objects, `RESYNC_ROUNDS` alternating rounds.
  * - `direct`: the floor: the same objects created with the same client and flow control by as many
  *   concurrent workers as the operator has, then waited for until every Deployment is ready by the
  *   operator's own readiness rule, through one watch.
@@ -34,7 +34,8 @@ import {
   readinessOf,
   type Resource,
 } from '../core/index.js';
-import { ContenderArgs, type ContenderResult, type MemoryFigures } from './fleet-contract.js';
+import { ContenderArgs, RESYNC_ROUNDS, type ContenderResult, type MemoryFigures } from './fleet-contract.js';
+import { median, quantile } from './measure.js';
 import { applicationObjects, type Shape } from './fleet-objects.js';
 
 const TIMEOUT_MS = 30 * 60_000;
@@ -44,9 +45,6 @@ const must = async <A>(task: Promise<E.Either<{ message: string }, A>>): Promise
   if (E.isLeft(result)) throw new Error(result.left.message);
   return result.right;
 };
-
-const median = (values: ReadonlyArray<number>): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 const waitUntil = async (done: () => boolean, what: () => string): Promise<void> => {
   const started = performance.now();
@@ -283,11 +281,11 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
   const profileTo = process.env.FLEET_RESYNC_PROFILE;
   const session = profileTo === undefined ? undefined : new Session();
   session?.connect();
-  for (let round = 0; round < 3; round++) {
+  /** One full resync, from a collected heap: every Application queued, until the controller is idle again. */
+  const timedResync = async (profiled: boolean) => {
     const start = controller.reconcileCount;
     collectGarbage();
-    const profiled = session !== undefined && round === 2;
-    if (profiled) {
+    if (profiled && session !== undefined) {
       await session.post('Profiler.enable');
       await session.post('Profiler.setSamplingInterval', { interval: 200 });
       await session.post('Profiler.start');
@@ -304,17 +302,28 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
       () => `resync: the controller is not idle`,
     );
     const resyncMs = performance.now() - t0;
-    if (profiled && profileTo !== undefined)
+    if (profiled && session !== undefined && profileTo !== undefined)
       writeFileSync(profileTo, JSON.stringify((await session.post('Profiler.stop')).profile));
+    return { resyncMs, startedAllMs, reconciles: controller.reconcileCount - start };
+  };
+  /** The bare plan of every Application, from a collected heap. */
+  const timedBarePlan = (): number => {
     collectGarbage();
-    const t1 = performance.now();
+    const t0 = performance.now();
     planAll();
-    rounds.push({
-      resyncMs,
-      startedAllMs,
-      bareMs: performance.now() - t1,
-      reconciles: controller.reconcileCount - start,
-    });
+    return performance.now() - t0;
+  };
+  // As measurePair (bench/measure.ts) times a pair: the order alternates between rounds, so neither
+  // side always runs right after the other, and the ratio is the median of the per-round ratios.
+  for (let round = 0; round < RESYNC_ROUNDS; round++) {
+    const profiled = round === RESYNC_ROUNDS - 1;
+    if (round % 2 === 0) {
+      const resync = await timedResync(profiled);
+      rounds.push({ ...resync, bareMs: timedBarePlan() });
+    } else {
+      const bareMs = timedBarePlan();
+      rounds.push({ ...(await timedResync(profiled)), bareMs });
+    }
   }
   session?.disconnect();
   if (profileTo !== undefined) writeFileSync(`${profileTo}.rounds.json`, JSON.stringify(rounds));
@@ -325,6 +334,7 @@ const operated = async (args: ContenderArgs, cluster: KubernetesCluster, request
     resyncMs: median(rounds.map((r) => r.resyncMs)),
     barePlanMs: median(rounds.map((r) => r.bareMs)),
     reconciles: median(rounds.map((r) => r.reconciles)),
+    resyncRoundRatios: rounds.map((r) => r.resyncMs / r.bareMs),
   };
 };
 

@@ -26,6 +26,13 @@ export const MemoryFigures = t.type({
 });
 export type MemoryFigures = t.TypeOf<typeof MemoryFigures>;
 
+/**
+ * Rounds of the real-server resync comparison (resync and bare plan, alternating which goes first):
+ * each phase's time varies with where a major collection falls (docs/performance.md), so the ratio
+ * is the median of the per-round ratios, as `measurePair` takes it (bench/measure.ts).
+ */
+export const RESYNC_ROUNDS = 7;
+
 export const ContenderResult = t.intersection([
   t.type({ elapsedMs: t.number, requests: t.number, maxRssBytes: t.number }),
   t.partial({
@@ -35,9 +42,12 @@ export const ContenderResult = t.intersection([
     rssReadyBytes: t.number,
     /** V8 heap in use after that collection: what the process holds, where RSS also counts pages V8 keeps. */
     heapReadyBytes: t.number,
+    /** Medians over the resync rounds (`RESYNC_ROUNDS`), each of its own column. */
     resyncMs: t.number,
     barePlanMs: t.number,
     reconciles: t.number,
+    /** Each round's resync time over the bare plan right after it, in round order. */
+    resyncRoundRatios: t.array(t.number),
     /** CPU time (user + system) of the contender process from its first request until ready. */
     cpuMs: t.number,
     /** `process.memoryUsage()` after a full collection before the first request. */

@@ -113,10 +113,11 @@ const cpuMs = (): number => {
   return (usage.user + usage.system) / 1000;
 };
 
-const median = (samples: ReadonlyArray<number>): number => quantile(samples, 0.5);
+/** The middle sample (the upper middle of an even count). */
+export const median = (samples: ReadonlyArray<number>): number => quantile(samples, 0.5);
 
 /** The sample at fraction `q` of the sorted samples (nearest rank). */
-const quantile = (samples: ReadonlyArray<number>, q: number): number => {
+export const quantile = (samples: ReadonlyArray<number>, q: number): number => {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number;
 };

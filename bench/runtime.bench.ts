@@ -22,7 +22,7 @@ import {
   type Resource,
 } from '../core/index.js';
 import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
-import type { Row } from './measure.js';
+import { median, type Row } from './measure.js';
 
 /**
  * Headless: the in-memory API server, like a real one, has a /24 of Service IPs — beyond ~250
@@ -297,9 +297,6 @@ export const resync = async (count: number, log: (line: string) => void): Promis
     },
   ];
 };
-
-const median = (values: ReadonlyArray<number>): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /**
  * The least a resync can cost: `plan` of every Application against its children, nothing else

@@ -357,9 +357,10 @@ const planFor = async (
   access: ChildCluster,
 ): Promise<E.Either<ClusterError, Planning>> => {
   const now = deps.now();
-  const waiting = shutdownWait(application, deps.hooks, Date.parse(now));
-  if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   const deleting = application.metadata.deletionTimestamp !== undefined;
+  // Only an Application being deleted may wait for its shutdown callback (no time parsed for the rest).
+  const waiting = deleting ? shutdownWait(application, deps.hooks, Date.parse(now)) : undefined;
+  if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
   // Only an Application whose manifest comes from a template is handed to the translator (no promise for the rest).
   const translation: Translation =
     !deleting && deps.translate !== undefined && needsTranslation(application)
