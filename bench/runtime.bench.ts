@@ -263,6 +263,8 @@ export const resync = async (count: number, log: (line: string) => void): Promis
   await controller.stop(0);
   const valueMs = median(rounds.map((r) => r.resyncMs));
   const bareMs = median(rounds.map((r) => r.bareMs));
+  // The median of the per-round ratios, as measurePair and the real-server resync take it (bench/measure.ts).
+  const ratio = median(rounds.map((r) => r.resyncMs / r.bareMs));
   return [
     {
       suite: 'runtime',
@@ -275,10 +277,10 @@ export const resync = async (count: number, log: (line: string) => void): Promis
       gcMs: median(rounds.map((r) => r.gcMs)),
       baselineName: 'bare plan of the same objects (caches hit)',
       baselineMs: bareMs,
-      ratio: valueMs / bareMs,
+      ratio,
       // Issue 26: what the controller does around the plan of each Application costs at most the plan again.
       goal: 'ratio ≤ 2',
-      goalMet: valueMs / bareMs <= 2,
+      goalMet: ratio <= 2,
     },
     {
       // Every 6th resync also relists; the in-memory server's side of the list is measured alone.
