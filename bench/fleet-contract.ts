@@ -27,7 +27,8 @@ export const MemoryFigures = t.type({
 export type MemoryFigures = t.TypeOf<typeof MemoryFigures>;
 
 /**
- * Rounds of the real-server resync comparison (resync and bare plan, alternating which goes first):
+ * Timed rounds of the real-server resync comparison (resync and bare plan, alternating which goes
+ * first, after one untimed round of each):
  * each phase's time varies with where a major collection falls (docs/performance.md), so the ratio
  * is the median of the per-round ratios, as `measurePair` takes it (bench/measure.ts).
  */
