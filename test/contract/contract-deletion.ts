@@ -12,6 +12,7 @@ import {
   expectError,
   failure,
   gadgetCrd,
+  letterSuffix,
   must,
   unique,
   widget,
@@ -197,11 +198,7 @@ export const deletionContract = (env: () => ContractEnv): void => {
 
   it('deleting a CRD deletes its custom resources and the kind stops being served', async () => {
     const { cluster } = env();
-    const suffix =
-      Math.random()
-        .toString(36)
-        .replace(/[^a-z]/g, '')
-        .slice(0, 6) || 'y';
+    const suffix = letterSuffix('y');
     const crd = gadgetCrd(suffix);
     await ensureServed(cluster, crd);
     const apiVersion = 'contract.kreconcile.io/v1';

@@ -3,14 +3,24 @@
  * `encoding/json`, which writes map keys sorted (by their bytes): a custom resource is a map at
  * every depth, so all its keys come back sorted, whatever order the client wrote them in; a
  * built-in object keeps its struct fields in Go's order (not asserted here) and its map fields
- * (labels, annotations, data, matchLabels, nodeSelector, resource limits and requests) sorted.
+ * (labels, annotations, data, matchLabels, nodeSelector, resource limits and requests, a
+ * StorageClass's parameters, the maps of a CRD's schema at every depth) sorted.
  * Asserted on `Object.keys` as the client receives them, never through a sorting normaliser.
  */
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
 import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
-import { configMapRef, must, unique, widgetApiVersion, widgetRef, type ContractEnv } from './contract-support.js';
+import {
+  configMapRef,
+  contractGroup,
+  letterSuffix,
+  must,
+  unique,
+  widgetApiVersion,
+  widgetRef,
+  type ContractEnv,
+} from './contract-support.js';
 
 /**
  * Every object's keys, in the order received, by its path (`spec.zone`, `spec.containers.0`).
@@ -213,5 +223,81 @@ export const keyOrderContract = (env: () => ContractEnv): void => {
     expect(keysAt(created, paths)).toEqual(expected);
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name };
     expect(keysAt(unwrapped(await must(cluster.get(ref))), paths)).toEqual(expected);
+  });
+
+  it("a CRD comes back with its schema's maps sorted at every depth (properties, a default); a StorageClass with its parameters sorted", async () => {
+    const { cluster } = env();
+    const suffix = letterSuffix('k');
+    const crdRef = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: `keyorder${suffix}s.${contractGroup}`,
+    };
+    const str = { type: 'string' };
+    // `properties` out of order at two depths, and a default (JSON the server decodes and encodes again).
+    const openAPIV3Schema = {
+      type: 'object',
+      properties: {
+        status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        spec: {
+          type: 'object',
+          properties: {
+            zone: {
+              type: 'object',
+              properties: { zulu: str, alpha: str },
+              default: { zulu: 'z', alpha: 'a' },
+            },
+            Size: { type: 'integer' },
+            alpha: str,
+          },
+        },
+        apiVersion: str,
+      },
+    };
+    const schema = 'spec.versions.0.schema.openAPIV3Schema';
+    const expected = {
+      [`${schema}.properties`]: ['apiVersion', 'spec', 'status'],
+      [`${schema}.properties.spec.properties`]: ['Size', 'alpha', 'zone'],
+      [`${schema}.properties.spec.properties.zone.properties`]: ['alpha', 'zulu'],
+      [`${schema}.properties.spec.properties.zone.default`]: ['alpha', 'zulu'],
+    };
+    const paths = Object.keys(expected);
+    const created = await must(
+      cluster.create({
+        apiVersion: crdRef.apiVersion,
+        kind: crdRef.kind,
+        metadata: { name: crdRef.name },
+        spec: {
+          group: contractGroup,
+          scope: 'Cluster',
+          names: { plural: `keyorder${suffix}s`, kind: `KeyOrder${suffix}` },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
+        },
+      }),
+    );
+    try {
+      expect(keysAt(created, paths)).toEqual(expected);
+      expect(keysAt(unwrapped(await must(cluster.get(crdRef))), paths)).toEqual(expected);
+    } finally {
+      await must(cluster.delete(crdRef));
+    }
+
+    const classRef = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', name: unique('keys') };
+    const storageClass = await must(
+      cluster.create({
+        apiVersion: classRef.apiVersion,
+        kind: classRef.kind,
+        metadata: { name: classRef.name },
+        provisioner: 'example.com/none',
+        parameters: { zone: 'z', 'csi.storage.k8s.io/fstype': 'ext4', Type: 't', alpha: 'a' },
+      }),
+    );
+    try {
+      const parameters = { parameters: ['Type', 'alpha', 'csi.storage.k8s.io/fstype', 'zone'] };
+      expect(keysAt(storageClass, ['parameters'])).toEqual(parameters);
+      expect(keysAt(unwrapped(await must(cluster.get(classRef))), ['parameters'])).toEqual(parameters);
+    } finally {
+      await must(cluster.delete(classRef));
+    }
   });
 };

@@ -10,6 +10,7 @@ import {
   expectError,
   failure,
   gadgetCrd,
+  letterSuffix,
   must,
   unique,
   widget,
@@ -114,11 +115,7 @@ export const statusContract = (env: () => ContractEnv): void => {
 
   it('without a status subresource, status is an ordinary field and /status is not found (cluster-scoped custom kind)', async () => {
     const { cluster } = env();
-    const suffix =
-      Math.random()
-        .toString(36)
-        .replace(/[^a-z]/g, '')
-        .slice(0, 6) || 'x';
+    const suffix = letterSuffix('x');
     const crd = gadgetCrd(suffix);
     await ensureServed(cluster, crd);
     const kind = `Gadget${suffix}`;

@@ -56,6 +56,13 @@ export const eventually = <A>(check: () => Promise<A> | A, timeoutMs = 30_000, i
 /** A name no earlier run used (suites may run again against the same real server). */
 export const unique = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
+/** Up to six random lowercase letters (a kind's name takes no digits), `fallback` if none came out. */
+export const letterSuffix = (fallback: string): string =>
+  Math.random()
+    .toString(36)
+    .replace(/[^a-z]/g, '')
+    .slice(0, 6) || fallback;
+
 export const asNumber = (resourceVersion: string | undefined): bigint => {
   if (resourceVersion === undefined || !/^\d+$/.test(resourceVersion))
     throw new Error(`not a numeric resourceVersion: ${String(resourceVersion)}`);

@@ -6,7 +6,9 @@
  *   included), so every key of it comes back sorted;
  * - a built-in kind is a Go struct: its map-typed fields come back sorted (labels, annotations,
  *   ConfigMap and Secret data, selectors and matchLabels, nodeSelector, resource limits and
- *   requests, …). The struct fields' own order is not reproduced.
+ *   requests, …). The struct fields' own order is not reproduced. Go maps that neither typing
+ *   list describes are named below (StorageClass parameters, CSI and flex volume attributes, a
+ *   CRD's schema).
  * The memory server stores objects in this order (once, when it stores them), so a client that
  * depends on the order it wrote (a status rebuilt because conditions come back with sorted keys)
  * fails against it as against a real server. Keys that read as array indexes (`"0"`, `"10"`)
@@ -14,11 +16,13 @@
  * the order they were set in; a client parsing the real server's JSON sees the same.
  */
 import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE } from '../../../core/canonical/fields.js';
+import { DEFAULT_JSON_BOUNDS } from '../../../core/json/bounds.js';
 import type { KeyOrder, KeyPlaces } from '../json/index.js';
 import type { KindInfo } from '../kinds/index.js';
 import { objectStruct, type FieldType } from './builtin-field-types.js';
 
-type Place = { sorted: boolean; fields: Map<string, Place>; items?: Place; values?: Place };
+/** `below`: the order from here down, built already (a CRD's schema; nothing else is at its place). */
+type Place = { sorted: boolean; fields: Map<string, Place>; items?: Place; values?: Place; below?: KeyPlaces };
 
 const place = (): Place => ({ sorted: false, fields: new Map() });
 
@@ -64,8 +68,107 @@ const fromCanonical = (root: Place, group: string, kind: string): void => {
   }
 };
 
+type Step = string | typeof EACH_ITEM;
+
+/** The place at the end of a path, created as needed. */
+const placeAt = (root: Place, path: ReadonlyArray<Step>): Place =>
+  path.reduce((at, step) => (step === EACH_ITEM ? (at.items ??= place()) : field(at, step)), root);
+
+/** Where a kind has a pod spec (its own, its template's, its job template's). */
+const podSpecPaths: ReadonlyMap<string, ReadonlyArray<string>> = new Map<string, ReadonlyArray<string>>([
+  ['/Pod', ['spec']],
+  ['/PodTemplate', ['template', 'spec']],
+  ...[
+    '/ReplicationController',
+    'apps/Deployment',
+    'apps/ReplicaSet',
+    'apps/DaemonSet',
+    'apps/StatefulSet',
+    'batch/Job',
+  ].map((key): [string, ReadonlyArray<string>] => [key, ['spec', 'template', 'spec']]),
+  ['batch/CronJob', ['spec', 'jobTemplate', 'spec', 'template', 'spec']],
+]);
+
+/** Go maps of volume sources: `CSIVolumeSource.volumeAttributes`, `FlexVolumeSource.options` (and the PV's). */
+const volumeMaps: ReadonlyArray<ReadonlyArray<string>> = [
+  ['csi', 'volumeAttributes'],
+  ['flexVolume', 'options'],
+];
+
+/** Map-typed fields of built-in kinds that neither builtin-field-types.ts nor core/canonical/fields.ts names. */
+const otherMaps = (group: string, kind: string): ReadonlyArray<ReadonlyArray<Step>> => {
+  const key = `${group}/${kind}`;
+  const podSpec = podSpecPaths.get(key);
+  if (podSpec !== undefined) return volumeMaps.map((path) => [...podSpec, 'volumes', EACH_ITEM, ...path]);
+  if (key === '/PersistentVolume') return volumeMaps.map((path) => ['spec', ...path]);
+  if (key === 'storage.k8s.io/StorageClass') return [['parameters']];
+  return [];
+};
+
+/**
+ * How deep the schema order goes: every schema level is at least one level of JSON deeper than
+ * the one holding it, and the memory HTTP server refuses objects nested deeper than
+ * DEFAULT_JSON_BOUNDS (core/json/bounds.ts), so no schema it accepts is deeper. Past it (an object
+ * created in process, deeper still) keys keep their written order.
+ */
+const SCHEMA_LEVELS = DEFAULT_JSON_BOUNDS.maxDepth;
+
+const nothing: ReadonlyMap<string, KeyPlaces> = new Map();
+
+/** A JSON value decoded into `interface{}` and encoded again: sorted at every depth (down to `levels`). */
+const anyJson: KeyPlaces[] = [];
+const anyJsonAt = (levels: number): KeyPlaces | undefined => {
+  if (levels <= 0) return undefined;
+  const inner = anyJsonAt(levels - 1);
+  return (anyJson[levels] ??= {
+    sorted: true,
+    fields: nothing,
+    ...(inner === undefined ? {} : { items: inner, values: inner }),
+  });
+};
+
+/**
+ * A CRD's `JSONSchemaProps`, `levels` schemas deep: `properties`, `patternProperties`,
+ * `definitions` and `dependencies` are Go maps of further schemas; `items` (a schema or a list of
+ * them), `additionalProperties`, `additionalItems`, `not` and the items of `allOf`, `anyOf` and
+ * `oneOf` are further schemas. `default`, `example` and `enum` items are `JSON`, which the server
+ * converts to `interface{}` and back (the internal apiextensions types), so they come back sorted
+ * at every depth. One node per level, shared: the tree stays linear in its depth.
+ */
+const schemas: KeyPlaces[] = [];
+const schemaAt = (levels: number): KeyPlaces | undefined => {
+  if (levels <= 0) return undefined;
+  const cached = schemas[levels];
+  if (cached !== undefined) return cached;
+  const inner = schemaAt(levels - 1);
+  const json = anyJsonAt(levels - 1);
+  const mapOf = (values: KeyPlaces | undefined): KeyPlaces => ({
+    sorted: true,
+    fields: nothing,
+    ...(values === undefined ? {} : { values }),
+  });
+  const listOf = (items: KeyPlaces): KeyPlaces => ({ sorted: false, fields: nothing, items });
+  const fields = new Map<string, KeyPlaces>(
+    ['properties', 'patternProperties', 'definitions', 'dependencies'].map((name) => [name, mapOf(inner)]),
+  );
+  if (inner !== undefined) {
+    fields.set('items', { ...inner, items: inner });
+    for (const name of ['additionalProperties', 'additionalItems', 'not']) fields.set(name, inner);
+    for (const name of ['allOf', 'anyOf', 'oneOf']) fields.set(name, listOf(inner));
+  }
+  if (json !== undefined) {
+    fields.set('default', json);
+    fields.set('example', json);
+    fields.set('enum', listOf(json));
+  }
+  const schema: KeyPlaces = { sorted: false, fields };
+  schemas[levels] = schema;
+  return schema;
+};
+
 /** The places below which something is sorted (the rest is copied as it is). */
 const pruned = (at: Place): KeyPlaces | undefined => {
+  if (at.below !== undefined) return at.below;
   const fields = new Map(
     [...at.fields].flatMap(([name, inner]) => {
       const kept = pruned(inner);
@@ -93,6 +196,9 @@ export const serverKeyOrder = (info: Pick<KindInfo, 'group' | 'kind' | 'custom'>
     const root = place();
     fromType(root, objectStruct(info.group, info.kind, false));
     fromCanonical(root, info.group, info.kind);
+    for (const path of otherMaps(info.group, info.kind)) placeAt(root, path).sorted = true;
+    if (key === 'apiextensions.k8s.io/CustomResourceDefinition')
+      placeAt(root, ['spec', 'versions', EACH_ITEM, 'schema', 'openAPIV3Schema']).below = schemaAt(SCHEMA_LEVELS);
     builtinOrders.set(key, pruned(root));
   }
   return builtinOrders.get(key);

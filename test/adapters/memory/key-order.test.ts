@@ -44,6 +44,40 @@ describe('the key order of stored objects', () => {
     );
   });
 
+  it('CSI and flex volume maps of PersistentVolumes and pod templates sorted; a CRD schema sorted below items, allOf and additionalProperties', () => {
+    const attributes = { z: '1', a: '2' };
+    const volumes = [
+      { name: 'v', csi: { driver: 'd', volumeAttributes: attributes }, flexVolume: { options: attributes } },
+    ];
+    const pv = orderedCopy(
+      { spec: { csi: { volumeAttributes: attributes }, flexVolume: { options: attributes } } },
+      serverKeyOrder({ group: '', kind: 'PersistentVolume', custom: false }),
+    );
+    expect(JSON.stringify(pv)).toBe(
+      '{"spec":{"csi":{"volumeAttributes":{"a":"2","z":"1"}},"flexVolume":{"options":{"a":"2","z":"1"}}}}',
+    );
+    const cron = orderedCopy(
+      { spec: { jobTemplate: { spec: { template: { spec: { volumes } } } } } },
+      serverKeyOrder({ group: 'batch', kind: 'CronJob', custom: false }),
+    );
+    expect(JSON.stringify(cron)).toBe(
+      '{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"volumes":[{"name":"v","csi":{"driver":"d","volumeAttributes":{"a":"2","z":"1"}},"flexVolume":{"options":{"a":"2","z":"1"}}}]}}}}}}',
+    );
+    const deep = { type: 'object', properties: { z: {}, a: {} } };
+    const openAPIV3Schema = {
+      type: 'array',
+      items: { allOf: [{ additionalProperties: deep }], properties: { y: { items: [deep] }, b: {} } },
+    };
+    const crd = orderedCopy(
+      { spec: { versions: [{ schema: { openAPIV3Schema } }] } },
+      serverKeyOrder({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', custom: false }),
+    );
+    const sorted = '{"type":"object","properties":{"a":{},"z":{}}}';
+    expect(JSON.stringify(crd)).toBe(
+      `{"spec":{"versions":[{"schema":{"openAPIV3Schema":{"type":"array","items":{"allOf":[{"additionalProperties":${sorted}}],"properties":{"b":{},"y":{"items":[${sorted}]}}}}}}]}}`,
+    );
+  });
+
   it('a dry run answers in the order a real write stores', async () => {
     const cluster = createMemoryCluster();
     const object = {
