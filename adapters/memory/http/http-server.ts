@@ -57,7 +57,7 @@ export type ServedCluster = {
   close(): Promise<void>;
 };
 
-/** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts). */
+/** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts, the Date header). */
 export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clock'>;
 
 const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -325,6 +325,10 @@ export const serveMemoryCluster = async (
   };
 
   const server = createServer((request, response) => {
+    // The Date header on the cluster's clock, as kube-apiserver dates answers on its own: a kit run on
+    // a manual clock answers the same bytes when replayed (a client's error text quotes the headers).
+    response.sendDate = false;
+    response.setHeader('date', new Date(cluster.clock.now()).toUTCString());
     handle(request, response).catch((error: unknown) => {
       // A defect in this adapter: answer 500 rather than leave the client hanging.
       if (!response.headersSent)
