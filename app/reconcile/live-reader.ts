@@ -208,6 +208,18 @@ export const readLive = async (
   reader: ClusterReader,
   options: LiveReadOptions = {},
 ): Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> =>
+  readLiveCachesFirst(application, scopes, reader, options);
+
+/**
+ * `readLive`, answered without a promise when the caches give all of it (`readLiveFromCaches`: a
+ * resync of an in-sync Application), else through the API server: the runtime's live source.
+ */
+export const readLiveCachesFirst = (
+  application: Application,
+  scopes: ScopeTable,
+  reader: ClusterReader,
+  options: LiveReadOptions,
+): E.Either<ClusterError, ReadonlyArray<Resource>> | Promise<E.Either<ClusterError, ReadonlyArray<Resource>>> =>
   readLiveFromCaches(application, scopes, options) ?? readLiveThrough(application, scopes, reader, options);
 
 /**

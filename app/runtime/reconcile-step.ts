@@ -23,7 +23,7 @@ import {
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
-import { readLive, readLiveFromCaches, type LiveReadOptions } from '../reconcile/live-reader.js';
+import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-reader.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
@@ -209,8 +209,7 @@ export class ReconcileStep {
       scopes: scopes.current,
       readApplication: () => E.right(O.fromNullable(store.object(key))),
       // Answered without a promise when the caches hold everything (a resync); else read through the server.
-      readLive: (application, scopes) =>
-        readLiveFromCaches(application, scopes, liveReads) ?? readLive(application, scopes, reads, liveReads),
+      readLive: (application, scopes) => readLiveCachesFirst(application, scopes, reads, liveReads),
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.

@@ -18,7 +18,7 @@
 import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE } from '../../../core/canonical/fields.js';
 import { DEFAULT_JSON_BOUNDS } from '../../../core/json/bounds.js';
 import type { KeyOrder, KeyPlaces } from '../json/index.js';
-import type { KindInfo } from '../kinds/index.js';
+import { builtinKinds, type KindInfo } from '../kinds/index.js';
 import { objectStruct, type FieldType } from './builtin-field-types.js';
 
 /** `below`: the order from here down, built already (a CRD's schema; nothing else is at its place). */
@@ -115,33 +115,28 @@ const SCHEMA_LEVELS = DEFAULT_JSON_BOUNDS.maxDepth;
 
 const nothing: ReadonlyMap<string, KeyPlaces> = new Map();
 
-/** A JSON value decoded into `interface{}` and encoded again: sorted at every depth (down to `levels`). */
-const anyJson: KeyPlaces[] = [];
-const anyJsonAt = (levels: number): KeyPlaces | undefined => {
-  if (levels <= 0) return undefined;
-  const inner = anyJsonAt(levels - 1);
-  return (anyJson[levels] ??= {
-    sorted: true,
-    fields: nothing,
-    ...(inner === undefined ? {} : { items: inner, values: inner }),
-  });
-};
-
 /**
  * A CRD's `JSONSchemaProps`, `levels` schemas deep: `properties`, `patternProperties`,
  * `definitions` and `dependencies` are Go maps of further schemas; `items` (a schema or a list of
  * them), `additionalProperties`, `additionalItems`, `not` and the items of `allOf`, `anyOf` and
  * `oneOf` are further schemas. `default`, `example` and `enum` items are `JSON`, which the server
  * converts to `interface{}` and back (the internal apiextensions types), so they come back sorted
- * at every depth. One node per level, shared: the tree stays linear in its depth.
+ * at every depth. Built bottom-up, one node per level shared by the level above: linear in depth.
  */
-const schemas: KeyPlaces[] = [];
-const schemaAt = (levels: number): KeyPlaces | undefined => {
-  if (levels <= 0) return undefined;
-  const cached = schemas[levels];
-  if (cached !== undefined) return cached;
-  const inner = schemaAt(levels - 1);
-  const json = anyJsonAt(levels - 1);
+const schemaOrder = (levels: number): KeyPlaces | undefined => {
+  // The schema and a JSON value (sorted at every depth) one level below the level being built.
+  let inner: KeyPlaces | undefined;
+  let json: KeyPlaces | undefined;
+  for (let level = 1; level <= levels; level++) {
+    const schema = schemaNode(inner, json);
+    json = { sorted: true, fields: nothing, ...(json === undefined ? {} : { items: json, values: json }) };
+    inner = schema;
+  }
+  return inner;
+};
+
+/** One schema level, given the schema and the JSON value one level below it. */
+const schemaNode = (inner: KeyPlaces | undefined, json: KeyPlaces | undefined): KeyPlaces => {
   const mapOf = (values: KeyPlaces | undefined): KeyPlaces => ({
     sorted: true,
     fields: nothing,
@@ -161,10 +156,11 @@ const schemaAt = (levels: number): KeyPlaces | undefined => {
     fields.set('example', json);
     fields.set('enum', listOf(json));
   }
-  const schema: KeyPlaces = { sorted: false, fields };
-  schemas[levels] = schema;
-  return schema;
+  return { sorted: false, fields };
 };
+
+/** The order of a CRD's `openAPIV3Schema`: a constant, built once when the module loads. */
+const CRD_SCHEMA_ORDER = schemaOrder(SCHEMA_LEVELS);
 
 /** The places below which something is sorted (the rest is copied as it is). */
 const pruned = (at: Place): KeyPlaces | undefined => {
@@ -186,20 +182,26 @@ const pruned = (at: Place): KeyPlaces | undefined => {
   };
 };
 
-const builtinOrders = new Map<string, KeyOrder | undefined>();
+/** A built-in kind's order, derived from the typing tables (builtin-field-types.ts, core/canonical/fields.ts). */
+const builtinKeyOrder = (group: string, kind: string): KeyOrder | undefined => {
+  const root = place();
+  fromType(root, objectStruct(group, kind, false));
+  fromCanonical(root, group, kind);
+  for (const path of otherMaps(group, kind)) placeAt(root, path).sorted = true;
+  if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')
+    placeAt(root, ['spec', 'versions', EACH_ITEM, 'schema', 'openAPIV3Schema']).below = CRD_SCHEMA_ORDER;
+  return pruned(root);
+};
+
+/** Every built-in kind's order: constant tables, derived once when the module loads (no cache filled later). */
+const BUILTIN_ORDERS: ReadonlyMap<string, KeyOrder | undefined> = new Map(
+  builtinKinds().map(({ group, kind }) => [`${group}/${kind}`, builtinKeyOrder(group, kind)] as const),
+);
 
 /** The key order kube-apiserver answers objects of the kind with (see the module comment). */
 export const serverKeyOrder = (info: Pick<KindInfo, 'group' | 'kind' | 'custom'>): KeyOrder | undefined => {
   if (info.custom) return 'sorted';
   const key = `${info.group}/${info.kind}`;
-  if (!builtinOrders.has(key)) {
-    const root = place();
-    fromType(root, objectStruct(info.group, info.kind, false));
-    fromCanonical(root, info.group, info.kind);
-    for (const path of otherMaps(info.group, info.kind)) placeAt(root, path).sorted = true;
-    if (key === 'apiextensions.k8s.io/CustomResourceDefinition')
-      placeAt(root, ['spec', 'versions', EACH_ITEM, 'schema', 'openAPIV3Schema']).below = schemaAt(SCHEMA_LEVELS);
-    builtinOrders.set(key, pruned(root));
-  }
-  return builtinOrders.get(key);
+  // A built-in kind outside the table (none today) is derived at each call rather than cached.
+  return BUILTIN_ORDERS.has(key) ? BUILTIN_ORDERS.get(key) : builtinKeyOrder(info.group, info.kind);
 };
