@@ -64,7 +64,7 @@ export type KindRegistration = {
 };
 
 /** One kind as discovery describes it; `versions: 'any'` for kinds served at whatever version is asked. */
-export type ServedKind = Pick<KindInfo, 'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource'>;
+export type ServedKind = Pick<KindInfo, 'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource' | 'custom'>;
 
 export interface MemoryCluster extends Cluster {
   /** The fault profile in force (assignable). */
@@ -330,13 +330,14 @@ const serverControls = (
       watchCacheFrom: state.resourceVersion,
     }),
   servedKinds: () =>
-    state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource }) => ({
+    state.registry.all().map(({ group, kind, plural, scope, versions, statusSubresource, custom }) => ({
       group,
       kind,
       plural,
       scope,
       versions,
       statusSubresource,
+      custom,
     })),
   settle: () => flushMicrotasks(),
 });

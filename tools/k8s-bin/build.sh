@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver, kube-controller-manager and etcd used by the integration
+# Builds the real kube-apiserver, kube-controller-manager, kubectl and etcd used by the integration
 # suites from the Go module proxy, into a cache keyed by version (outside the repository).
 # Prints the binary directory on the last line. Skips work when the binaries are cached.
 set -euo pipefail
@@ -11,7 +11,7 @@ OUT="$CACHE/k8s-v$K8S_VERSION-etcd-v$ETCD_VERSION"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath"
 
 have() { [ -x "$OUT/$1" ]; }
-if have kube-apiserver && have etcd && { [ "$WITH_KCM" = 0 ] || have kube-controller-manager; }; then
+if have kube-apiserver && have etcd && have kubectl && { [ "$WITH_KCM" = 0 ] || have kube-controller-manager; }; then
   echo "k8s test binaries cached in $OUT" >&2; echo "$OUT"; exit 0
 fi
 command -v go >/dev/null || { echo "go not found: install Go >= 1.26 to build the test binaries" >&2; exit 3; }
@@ -38,19 +38,23 @@ build_k8s() {
   sv="v0.${K8S_VERSION#1.}"
   for m in $staging; do go mod edit -replace="$m=$m@$sv"; done
   go mod edit -require="k8s.io/kubernetes@v$K8S_VERSION"
-  printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"\n)\n' > tools.go
+  printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"\n\t_ "k8s.io/kubernetes/cmd/kubectl"\n)\n' > tools.go
   go mod tidy
   minor="${K8S_VERSION#1.}"; minor="${minor%%.*}"
   LD="-s -w"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     LD="$LD -X $p.gitVersion=v$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
-  echo "building kube-apiserver v$K8S_VERSION (cold: tens of minutes on 2 cores)" >&2
-  go build -ldflags "$LD" -o "$OUT/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver && mv "$OUT/kube-apiserver.tmp" "$OUT/kube-apiserver"
-  if [ "$WITH_KCM" = 1 ]; then
-    echo "building kube-controller-manager v$K8S_VERSION" >&2
-    go build -ldflags "$LD" -o "$OUT/kube-controller-manager.tmp" k8s.io/kubernetes/cmd/kube-controller-manager && mv "$OUT/kube-controller-manager.tmp" "$OUT/kube-controller-manager"
-  fi
+  build_one() {
+    have "$1" && return 0
+    echo "building $1 v$K8S_VERSION" >&2
+    go build -ldflags "$LD" -o "$OUT/$1.tmp" "k8s.io/kubernetes/cmd/$1" && mv "$OUT/$1.tmp" "$OUT/$1"
+  }
+  echo "kube-apiserver is the long one when cold: tens of minutes on 2 cores" >&2
+  build_one kube-apiserver
+  [ "$WITH_KCM" = 1 ] && build_one kube-controller-manager
+  # kubectl: the CLI users drive a cluster with, for the kubectl sessions against `serve` and the real server.
+  build_one kubectl
 }
 
 have etcd || { echo "building etcd v$ETCD_VERSION" >&2; build_etcd; }

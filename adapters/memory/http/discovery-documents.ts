@@ -2,41 +2,15 @@
  * Discovery documents (`/api`, `/apis`, `/apis/{group}`, `/api/v1`, `/apis/{group}/{version}`,
  * `/version`) built from the kinds the memory cluster serves, so clients that discover kinds
  * (client-node's KubernetesObjectApi, kubectl, kreconcile's Kubernetes adapter) find CRDs too.
+ * Built-in kinds carry the names kube-apiserver 1.36 gives them (short names, categories: `kubectl
+ * get deploy`, `kubectl get all`), recorded from a real server (adapters/schemas/served-resources.ts).
  */
 import type { JsonObject } from '../../../core/json/json.js';
 import type { ServedKind } from '../memory-cluster.js';
+import { servedResource } from '../../schemas/served-resources.js';
 import { isScalable } from './api-routes.js';
 
 const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-
-/** kubectl's short names of built-in kinds (`kubectl get cm`), keyed by `group/Kind`. */
-const shortNames: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
-  ['/ConfigMap', ['cm']],
-  ['/Namespace', ['ns']],
-  ['/Pod', ['po']],
-  ['/Service', ['svc']],
-  ['/ServiceAccount', ['sa']],
-  ['/PersistentVolumeClaim', ['pvc']],
-  ['/PersistentVolume', ['pv']],
-  ['/Endpoints', ['ep']],
-  ['/Event', ['ev']],
-  ['/Node', ['no']],
-  ['/ReplicationController', ['rc']],
-  ['/ResourceQuota', ['quota']],
-  ['/LimitRange', ['limits']],
-  ['apps/Deployment', ['deploy']],
-  ['apps/StatefulSet', ['sts']],
-  ['apps/DaemonSet', ['ds']],
-  ['apps/ReplicaSet', ['rs']],
-  ['batch/CronJob', ['cj']],
-  ['networking.k8s.io/Ingress', ['ing']],
-  ['networking.k8s.io/NetworkPolicy', ['netpol']],
-  ['policy/PodDisruptionBudget', ['pdb']],
-  ['autoscaling/HorizontalPodAutoscaler', ['hpa']],
-  ['storage.k8s.io/StorageClass', ['sc']],
-  ['apiextensions.k8s.io/CustomResourceDefinition', ['crd', 'crds']],
-  ['scheduling.k8s.io/PriorityClass', ['pc']],
-]);
 
 /** Versions to advertise: kinds served at any version are listed under `v1`. */
 const versionsOf = (kind: ServedKind): ReadonlyArray<string> => (kind.versions === 'any' ? ['v1'] : [...kind.versions]);
@@ -104,14 +78,15 @@ export const resourceListDocument = (
     .sort((a, b) => (a.plural < b.plural ? -1 : 1));
   if (served.length === 0) return undefined;
   const resources = served.flatMap((kind) => {
-    const short = shortNames.get(`${kind.group}/${kind.kind}`);
+    const real = kind.custom ? undefined : servedResource(group, version, kind.plural);
     const main = {
       name: kind.plural,
-      singularName: kind.kind.toLowerCase(),
+      singularName: real?.singularName ?? kind.kind.toLowerCase(),
       namespaced: kind.scope === 'Namespaced',
       kind: kind.kind,
       verbs,
-      ...(short === undefined ? {} : { shortNames: [...short] }),
+      ...(real?.shortNames === undefined ? {} : { shortNames: [...real.shortNames] }),
+      ...(real?.categories === undefined ? {} : { categories: [...real.categories] }),
     };
     const status = {
       name: `${kind.plural}/status`,

@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import { isJsonObject, parseJsonText, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Cluster, WatchHandle } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { MemoryCluster } from '../memory-cluster.js';
@@ -23,11 +23,13 @@ import {
   versionDocument,
 } from './discovery-documents.js';
 import { kubeconfigYaml } from './kubeconfig.js';
+import { accessReviewOf, answerAccessReview, type AccessReview } from './access-review.js';
 import { openApiAnswer, openApiRouteOf, type OpenApiRoute } from './openapi-documents.js';
 import { decodeProtobufBody, PROTOBUF_MEDIA_TYPE } from './protobuf-body.js';
 import { answerResourceRequest, type ResourceRequest } from './resource-requests.js';
 import { answerScale } from './scale-subresource.js';
-import { crdPrinterColumns, tableOf, wantsTable, type PrinterColumn } from './table-response.js';
+import { builtinPrinter } from './printers/index.js';
+import { crdPrinter, crdPrinterColumns, tableEvents, tableOf, wantsTable, type Printer } from './table-response.js';
 import { errorAnswer, notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
 
@@ -181,11 +183,12 @@ export const serveMemoryCluster = async (
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const watches = new Set<WatchHandle>();
 
-  const startWatch = (
+  const startWatch = async (
     response: ServerResponse,
     route: Extract<ApiRoute, { type: 'collection' | 'object' }>,
     query: URLSearchParams,
-  ): void => {
+    accept: string | undefined,
+  ): Promise<void> => {
     if (route.type === 'object' && route.subresource !== undefined) return sendError(response, notServed());
     const request = watchRequestOf(
       route.kind,
@@ -193,7 +196,10 @@ export const serveMemoryCluster = async (
       route.type === 'object' ? withNameSelector(query, route.name) : query,
     );
     if (E.isLeft(request)) return sendError(response, request.left, route.kind);
-    const watch = serveWatch(cluster, cluster.clock, request.right, response);
+    const printer = wantsTable(accept) ? await printerOf(route.kind) : undefined;
+    const transform =
+      printer === undefined ? undefined : tableEvents(printer, query.get('includeObject'), () => cluster.clock.now());
+    const watch = serveWatch(cluster, cluster.clock, request.right, response, transform);
     watches.add(watch);
     response.on('close', () => watches.delete(watch));
   };
@@ -224,6 +230,23 @@ export const serveMemoryCluster = async (
     return document.right === undefined ? sendError(response, notServed()) : sendJson(response, 200, document.right);
   };
 
+  const answerReview = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    review: AccessReview,
+    bytes: Buffer,
+  ): void => {
+    if (request.method !== 'POST') return sendError(response, notServed());
+    const body = jsonBody('POST', mediaType(request.headers['content-type']), bytes);
+    if (E.isLeft(body)) return sendError(response, body.left);
+    const parsed = E.tryCatch(
+      () => parseJsonText(body.right.text),
+      () => undefined,
+    );
+    if (E.isLeft(parsed)) return sendError(response, clusterError('BadRequest', 'the request body is not JSON'));
+    sendJson(response, 201, answerAccessReview(review, parsed.right));
+  };
+
   const respond = async (
     request: IncomingMessage,
     response: ServerResponse,
@@ -232,6 +255,8 @@ export const serveMemoryCluster = async (
   ): Promise<void> => {
     const openApi = openApiRouteOf(url.pathname.split('/').filter((segment) => segment !== ''));
     if (openApi !== undefined) return serveOpenApi(request, response, openApi);
+    const review = accessReviewOf(url.pathname);
+    if (review !== undefined) return answerReview(request, response, review, bytes);
     const route = routeOf(url.pathname, cluster.servedKinds());
     if (route.type === 'health') return sendText(response, 'ok');
     if (route.type === 'unknown') return sendError(response, notServed());
@@ -256,7 +281,7 @@ export const serveMemoryCluster = async (
       return document === undefined ? sendError(response, notServed()) : sendJson(response, 200, document);
     }
     if (request.method === 'GET' && isWatchRequest(url.searchParams))
-      return startWatch(response, route, url.searchParams);
+      return startWatch(response, route, url.searchParams, request.headers.accept);
     const body = jsonBody(request.method ?? 'GET', mediaType(request.headers['content-type']), bytes);
     if (E.isLeft(body)) return sendError(response, body.left, route.kind);
     const resourceRequest = {
@@ -276,7 +301,7 @@ export const serveMemoryCluster = async (
         answer.right.code,
         tableOf(
           answer.right.body,
-          await printerColumns(route.kind),
+          await printerOf(route.kind),
           url.searchParams.get('includeObject'),
           cluster.clock.now(),
         ),
@@ -299,14 +324,15 @@ export const serveMemoryCluster = async (
   };
 
   /** The printer columns of a custom resource's CRD at the version read; none for a built-in kind. */
-  const printerColumns = async (kind: KindAt): Promise<ReadonlyArray<PrinterColumn>> => {
-    if (kind.group === '') return [];
+  const printerOf = async (kind: KindAt): Promise<Printer> => {
+    const builtin = builtinPrinter(kind.group, kind.version, kind.plural, kind.kind);
+    if (!kind.custom) return builtin;
     const crd = await cluster.get({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       name: `${kind.plural}.${kind.group}`,
     })();
-    return E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value, kind.version) : [];
+    return crdPrinter(E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value, kind.version) : []);
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {

@@ -2,10 +2,11 @@
  * Server-side printing: the `Table` (meta.k8s.io/v1) kube-apiserver answers when a client asks
  * for it in `Accept` (`application/json;as=Table;g=meta.k8s.io;v=v1`, as `kubectl get` does).
  * Columns of a custom resource are its CRD's `additionalPrinterColumns` for the version read, after
- * Name; without any, Name and Age (apiextensions-apiserver's table convertor). Built-in kinds get
- * Name and Age (the real server prints more columns for some of them).
+ * Name; without any, Name and Age (apiextensions-apiserver's table convertor). Built-in kinds are
+ * printed by printers/ as kube-apiserver prints them.
  */
 import { isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import { humanDuration, type ColumnDefinition, type Row } from './printers/index.js';
 
 /** Whether `Accept` asks for a meta.k8s.io/v1 Table (before or instead of a plain object). */
 export const wantsTable = (accept: string | undefined): boolean =>
@@ -113,26 +114,6 @@ const apply = (values: ReadonlyArray<JsonValue>, step: Step): ReadonlyArray<Json
     }
   });
 
-/** apimachinery's duration.HumanDuration: how `kubectl get` shows an age (5s, 3m20s, 4h, 12d). */
-export const humanDuration = (ms: number): string => {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  const unit = (n: number, u: string, m: number, v: string): string => (m === 0 ? `${n}${u}` : `${n}${u}${m}${v}`);
-  if (minutes < 10) return unit(minutes, 'm', seconds % 60, 's');
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) return unit(hours, 'h', minutes % 60, 'm');
-  if (hours < 48) return `${hours}h`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 8) return unit(days, 'd', hours % 24, 'h');
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  if (hours < 24 * 365 * 8) return unit(Math.trunc(days / 365), 'y', days % 365, 'd');
-  return `${Math.trunc(days / 365)}y`;
-};
-
 /**
  * A cell as the table convertor makes it: no result is null, one is itself, several are joined
  * with commas; a `date` column shows the time since then (on the server's clock, `now`).
@@ -155,21 +136,46 @@ const partialMetadata = (object: JsonObject): JsonObject => ({
   metadata: isJsonObject(object.metadata) ? object.metadata : {},
 });
 
+/** How a kind is printed: its column definitions and the cells of one object's row (and that row's conditions). */
+export type Printer = {
+  readonly columns: ReadonlyArray<ColumnDefinition>;
+  readonly row: Row;
+  readonly conditions?: (object: JsonObject) => ReadonlyArray<JsonObject>;
+};
+
+const definitionOf = (column: PrinterColumn): ColumnDefinition => ({
+  name: column.name,
+  type: column.type,
+  format: column.format ?? '',
+  description: column.description ?? (column === NAME ? 'Name must be unique within a namespace.' : ''),
+  priority: column.priority ?? 0,
+});
+
 /**
- * The Table of a list (its items) or of one object. `columns` are the kind's printer columns
- * (none: Name and Age); Name always comes first. `includeObject=Object` puts whole objects in the
- * rows, `None` nothing, the default (`Metadata`) a PartialObjectMetadata.
+ * A custom resource's printer: its CRD's columns for the version read (none: Age) after Name, as
+ * apiextensions-apiserver's table convertor prints them.
+ */
+export const crdPrinter = (columns: ReadonlyArray<PrinterColumn>): Printer => {
+  const printed = [NAME, ...(columns.length === 0 ? [AGE] : columns)];
+  return {
+    columns: printed.map(definitionOf),
+    row: (object, now) => printed.map((column) => cellOf(object, column, now)),
+  };
+};
+
+/**
+ * The Table of a list (its items) or of one object, printed by `printer`. `includeObject=Object`
+ * puts whole objects in the rows, `None` nothing, the default (`Metadata`) a PartialObjectMetadata.
  */
 export const tableOf = (
   answer: JsonObject,
-  columns: ReadonlyArray<PrinterColumn>,
+  printer: Printer,
   includeObject: string | null,
   now: number,
 ): JsonObject => {
   const items = answer.items;
   const list = isJsonArray(items);
   const objects = (list ? items : [answer]).filter(isJsonObject);
-  const printed = [NAME, ...(columns.length === 0 ? [AGE] : columns)];
   const metadata = isJsonObject(answer.metadata) ? answer.metadata : {};
   return {
     kind: 'Table',
@@ -180,16 +186,35 @@ export const tableOf = (
           ...(typeof metadata.continue === 'string' ? { continue: metadata.continue } : {}),
         }
       : {},
-    columnDefinitions: printed.map((column) => ({
-      name: column.name,
-      type: column.type,
-      format: column.format ?? '',
-      description: column.description ?? (column === NAME ? 'Name must be unique within a namespace.' : ''),
-      priority: column.priority ?? 0,
-    })),
-    rows: objects.map((object) => ({
-      cells: printed.map((column) => cellOf(object, column, now)),
-      ...(includeObject === 'None' ? {} : { object: includeObject === 'Object' ? object : partialMetadata(object) }),
-    })),
+    columnDefinitions: printer.columns,
+    rows: objects.map((object) => {
+      const conditions = printer.conditions?.(object) ?? [];
+      return {
+        cells: printer.row(object, now),
+        ...(conditions.length === 0 ? {} : { conditions }),
+        ...(includeObject === 'None' ? {} : { object: includeObject === 'Object' ? object : partialMetadata(object) }),
+      };
+    }),
+  };
+};
+
+const PRINTED_EVENTS: ReadonlySet<JsonValue | undefined> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
+/**
+ * Watch events in Table form (`kubectl get -w`): each object becomes a one-row Table; only the
+ * first carries the column definitions, as kube-apiserver sends headers once per watch.
+ */
+export const tableEvents = (
+  printer: Printer,
+  includeObject: string | null,
+  now: () => number,
+): ((event: JsonObject) => JsonObject) => {
+  let headersSent = false;
+  return (event) => {
+    if (!PRINTED_EVENTS.has(event.type) || !isJsonObject(event.object)) return event;
+    const table = tableOf(event.object, printer, includeObject, now());
+    const first = !headersSent;
+    headersSent = true;
+    return { ...event, object: first ? table : { ...table, columnDefinitions: null } };
   };
 };

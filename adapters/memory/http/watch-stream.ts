@@ -89,7 +89,7 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
 
 /**
  * Answers 200 at once (clients count a watch as established when the headers arrive), then
- * streams until the cluster ends the watch, the timeout passes on `clock`, the client goes
+ * streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the timeout passes on `clock`, the client goes
  * away or the returned handle is stopped (server shutdown).
  */
 export const serveWatch = (
@@ -97,6 +97,7 @@ export const serveWatch = (
   clock: Clock,
   request: WatchRequest,
   response: ServerResponse,
+  transform: (line: JsonObject) => JsonObject = (line) => line,
 ): WatchHandle => {
   response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
   response.flushHeaders();
@@ -112,7 +113,7 @@ export const serveWatch = (
   };
   upstream = streamWatch(cluster, request, {
     line: (json) => {
-      if (!ended) response.write(`${JSON.stringify(json)}\n`);
+      if (!ended) response.write(`${JSON.stringify(transform(json))}\n`);
     },
     end,
   });

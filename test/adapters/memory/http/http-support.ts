@@ -58,10 +58,11 @@ export const endpoint = async (options: MemoryClusterOptions = {}, serve: ServeO
 export const watchLines = async (
   target: Endpoint,
   path: string,
+  accept?: string,
 ): Promise<{ lines: any[]; ended: Promise<void>; abort(): void; status: number }> => {
   const controller = new AbortController();
   const response = await fetch(`${target.url}${path}`, {
-    headers: { authorization: `Bearer ${target.token}` },
+    headers: { authorization: `Bearer ${target.token}`, ...(accept === undefined ? {} : { accept }) },
     signal: controller.signal,
   });
   const lines: any[] = [];

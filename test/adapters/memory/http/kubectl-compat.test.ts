@@ -4,7 +4,7 @@
  * the real kubectl: test/cli/kubectl-session.test.ts. Answers checked against kube-apiserver 1.36.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { humanDuration } from '../../../../adapters/memory/http/table-response.js';
+import { humanDuration } from '../../../../adapters/memory/http/printers/human-duration.js';
 import { applicationCrd } from '../../../../app/manifests/crd.js';
 import type { Resource } from '../../../../core/index.js';
 import { endpoint, type Endpoint } from './http-support.js';
@@ -154,11 +154,11 @@ describe('Table responses (kubectl get)', () => {
     expect(table.json.rows[0].object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { namespace: 'shop' } });
   });
 
-  it('prints a built-in kind with Name and Age, and answers plain JSON without the Table media type', async () => {
+  it('prints a built-in kind with the real server columns, and answers plain JSON without the Table media type', async () => {
     const target = await serve();
     const table = await raw(target, '/api/v1/namespaces/default', { accept: TABLE });
-    expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Age']);
-    expect(table.json.rows[0].cells[0]).toBe('default');
+    expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Age']);
+    expect(table.json.rows[0].cells.slice(0, 2)).toEqual(['default', 'Active']);
     expect((await raw(target, '/api/v1/namespaces/default', { accept: 'application/json' })).json.kind).toBe(
       'Namespace',
     );
