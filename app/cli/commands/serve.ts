@@ -1,7 +1,7 @@
 /**
  * `kreconcile serve`: the in-memory API server as a Kubernetes endpoint on loopback, with a
- * kubeconfig for kubectl and any other client; loaded from -f files (CRDs and Applications),
- * optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
+ * kubeconfig for kubectl and any other client; loaded from -f files (any objects: CRDs and
+ * Applications validated) and --snapshot recordings, optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
  * command to an API server you can point kubectl at, in milliseconds and with no container.
  */
 import { Command, Option } from 'commander';
@@ -13,6 +13,7 @@ import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { startOperator, type Operator } from '../../runtime/operator.js';
 import { errnoCode, usageError } from '../cli-error.js';
 import {
+  collect,
   filenameOption,
   namespaceOption,
   recursiveOption,
@@ -21,7 +22,7 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
-import { readManifestInputs } from '../input/manifest-inputs.js';
+import { readServeInputs } from '../input/serve-inputs.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { progressLines } from '../operate/progress.js';
 import { styleFor } from '../render/style.js';
@@ -29,6 +30,7 @@ import { makeLogger } from './run.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;
+  readonly snapshot: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly namespace: string;
   readonly port: string;
@@ -44,6 +46,8 @@ Examples:
   KUBECONFIG=kreconcile-memory.kubeconfig kubectl create namespace shop
   # loaded with an example, the operator reconciling it inside; kubectl shows the Ready column
   kreconcile serve -f examples/webapp/app.yaml --operator --port 6443
+  # starting from what a real cluster holds (recorded with kreconcile snapshot or kubectl get -o yaml)
+  kreconcile serve --snapshot live.yaml
   KUBECONFIG=kreconcile-memory.kubeconfig kubectl get applications -A
 
 The endpoint is plain HTTP on 127.0.0.1 without authentication (kubectl sends no bearer token
@@ -62,25 +66,23 @@ const portOf = (text: string): E.Either<string, number> => {
     : E.left(`--port ${text}: expected a port number (0 to 65535; 0 picks a free one)`);
 };
 
-/** The embedded cluster: empty but for the Application CRD without -f, else loaded from the files. */
+type Loaded = { readonly cluster: MemoryCluster; readonly applications: number; readonly objects: number };
+
+/** The embedded cluster: empty but for the Application CRD without inputs, else loaded from the files. */
 const loadCluster = async (
   context: CommandContext,
   options: Options,
-): Promise<E.Either<string | undefined, { cluster: MemoryCluster; applications: number }>> => {
-  if (options.filename.length === 0) {
-    const started = await startEmbeddedCluster({ crds: [], applications: [] });
-    return E.map((cluster: MemoryCluster) => ({ cluster, applications: 0 }))(started);
-  }
-  const inputs = await readManifestInputs(context.io, options);
+): Promise<E.Either<string | undefined, Loaded>> => {
+  const inputs = await readServeInputs(context.io, options);
   if (E.isLeft(inputs)) {
     reportErrors(context.io, inputs.left);
     return E.left(undefined);
   }
-  const started = await startEmbeddedCluster({
-    crds: inputs.right.crds,
-    applications: inputs.right.applications.map((a) => a.application),
-  });
-  return E.map((cluster: MemoryCluster) => ({ cluster, applications: inputs.right.applications.length }))(started);
+  const { crds, applications, objects } = inputs.right;
+  const started = await startEmbeddedCluster({ crds, applications, objects, defaultNamespace: options.namespace });
+  return E.map((cluster: MemoryCluster) => ({ cluster, applications: applications.length, objects: objects.length }))(
+    started,
+  );
 };
 
 /** Binds the port; a port in use is a one-line error, not a stack trace. */
@@ -110,12 +112,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(port)) return fail(port.left);
   const loaded = await loadCluster(context, options);
   if (E.isLeft(loaded)) return loaded.left === undefined ? context.exit(EXIT_ERROR) : fail(loaded.left);
-  const { cluster, applications } = loaded.right;
+  const { cluster, applications, objects } = loaded.right;
   const served = await listen(cluster, port.right, options.writeKubeconfig);
   if (E.isLeft(served)) return fail(served.left);
   io.stdout.write(
     [
-      `in-memory API server serving on ${served.right.url} with ${applications} Application(s)`,
+      `in-memory API server serving on ${served.right.url} with ${applications} Application(s) and ${objects} other object(s)`,
       `kubeconfig written to ${options.writeKubeconfig}: export KUBECONFIG=${options.writeKubeconfig}`,
       '',
     ].join('\n'),
@@ -153,9 +155,17 @@ export const serveCommand: CliCommand = {
     new Command('serve')
       .summary('serve the in-memory API server for kubectl (optionally with the operator inside)')
       .description(
-        'Serves the in-memory API server on 127.0.0.1 as a Kubernetes API endpoint and writes a kubeconfig for it; loads the -f files (CRDs and Applications); with --operator, runs the Application controller against it. Runs until SIGINT/SIGTERM.',
+        'Serves the in-memory API server on 127.0.0.1 as a Kubernetes API endpoint and writes a kubeconfig for it; loads the -f files (any objects, as kubectl apply -f creates them; Applications and CRDs validated first) and --snapshot recordings as the starting state; with --operator, runs the Application controller against it. Runs until SIGINT/SIGTERM.',
       )
-      .addOption(filenameOption('CRDs and Applications to load before serving'))
+      .addOption(filenameOption('objects to load before serving: Applications, CRDs, plain manifests'))
+      .addOption(
+        new Option(
+          '--snapshot <file>',
+          'live objects to start from (kreconcile snapshot or kubectl get -o yaml output, status included); repeatable',
+        )
+          .argParser(collect)
+          .default([], 'none'),
+      )
       .addOption(recursiveOption())
       .addOption(namespaceOption())
       .addOption(new Option('--port <port>', 'port on 127.0.0.1 (0: a free one)').default('0'))

@@ -3,11 +3,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster, systemClock, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { showClusterError, type Application, type Resource } from '../../../core/index.js';
 import { applicationCrd } from '../../manifests/crd.js';
+import { loadStartingObjects } from './starting-objects.js';
 
-/** Starts an in-memory cluster holding the Application CRD, the given CRDs and Applications. */
+/**
+ * Starts an in-memory cluster holding the Application CRD, the given CRDs, starting objects (any
+ * kind: operate/starting-objects.ts) and Applications. Errors: every object that could not be loaded, one per line.
+ */
 export const startEmbeddedCluster = async (args: {
   readonly crds: ReadonlyArray<Resource>;
   readonly applications: ReadonlyArray<Application>;
+  readonly objects?: ReadonlyArray<Resource>;
+  readonly defaultNamespace?: string;
 }): Promise<E.Either<string, MemoryCluster>> => {
   const cluster = createMemoryCluster({ clock: systemClock, seed: 1, workloads: true });
   for (const crd of [applicationCrd(), ...args.crds]) {
@@ -15,6 +21,9 @@ export const startEmbeddedCluster = async (args: {
     if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
       return E.left(`cannot install ${crd.metadata.name}: ${showClusterError(created.left)}`);
   }
+  await cluster.settle();
+  const failed = await loadStartingObjects(cluster, args.objects ?? [], args.defaultNamespace ?? 'default');
+  if (failed.length > 0) return E.left(failed.join('\n'));
   const namespaces = new Set(args.applications.map((a) => a.metadata.namespace ?? 'default'));
   for (const name of namespaces) {
     const created = await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })();
