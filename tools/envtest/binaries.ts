@@ -83,3 +83,16 @@ export const findBinaries = (env: NodeJS.ProcessEnv = process.env): BinaryLookup
     reason: `no kube-apiserver/etcd binaries (${tried.join('; ')}); build them with \`npm run k8s:build\``,
   };
 };
+
+/**
+ * The kubectl the kubectl sessions drive: `KUBECTL`, the one tools/k8s-bin builds next to the
+ * control plane (the same version), or the first on the PATH; undefined when there is none.
+ */
+export const findKubectl = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
+  const candidates = [
+    env.KUBECTL,
+    join(defaultCacheDir(env), 'kubectl'),
+    ...(env.PATH ?? '').split(':').map((dir) => join(dir, 'kubectl')),
+  ];
+  return candidates.find(executable);
+};
