@@ -127,6 +127,7 @@ export {
 } from './status/hot-loop.js';
 export {
   droppedPaths,
+  droppedPointers,
   guardPerpetualDiff,
   pathOfPointer,
   perpetualDiffMessage,

@@ -62,15 +62,23 @@ const kept = (answer: Resource, operation: JsonPatchOperation): boolean => {
 };
 
 /**
- * The paths of `action` the server did not keep: all of them when it answered with the version the
- * plan was made against (it stored nothing), else those the answer lacks.
+ * The JSON pointers of `action` the server did not keep: all of them when it answered with the
+ * version the plan was made against (it stored nothing), else those the answer lacks.
  */
-export const droppedPaths = (action: PatchAction, answer: Resource, plannedAgainst: string | undefined): string[] => {
+export const droppedPointers = (
+  action: PatchAction,
+  answer: Resource,
+  plannedAgainst: string | undefined,
+): ReadonlyArray<string> => {
   const written = action.patch.filter((operation) => operation.op !== 'test');
   const unchanged = plannedAgainst !== undefined && answer.metadata.resourceVersion === plannedAgainst;
   const lost = unchanged ? written : written.filter((operation) => !kept(answer, operation));
-  return [...new Set(lost.map((operation) => showPath(pathOfPointer(operation.path))))];
+  return [...new Set(lost.map((operation) => operation.path))];
 };
+
+/** {@link droppedPointers} as readable paths (`spec.minReadySeconds`). */
+export const droppedPaths = (action: PatchAction, answer: Resource, plannedAgainst: string | undefined): string[] =>
+  droppedPointers(action, answer, plannedAgainst).map((pointer) => showPath(pathOfPointer(pointer)));
 
 /**
  * The history with the patches that succeeded (`done`) added, each with the paths the server did not
