@@ -76,11 +76,10 @@ describe('perpetual-diff guard (operator on the in-memory API server)', () => {
     const clock = new ManualClock();
     const memory = createMemoryCluster({ clock, seed: 7, admission: [stripAppLabel] });
     const { cluster, patches } = counted(memory);
-    // A resync every 2 s: nothing else would reconcile the Application again while the write changes nothing.
     // Distinct draws: Event names are random (`shop.<hex>`), as client-go names them.
     let draws = 0;
     const random = () => (draws++ % 997) / 997;
-    const controller = new Controller({ cluster, clock, random, resyncMs: 2_000 });
+    const controller = new Controller({ cluster, clock, random });
     await controller.start();
     const created = await memory.create(
       applicationOf({
