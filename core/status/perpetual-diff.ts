@@ -133,10 +133,20 @@ export const perpetualDiffs = (
     return [{ ref: action.ref, paths: run[0]?.dropped ?? [] }];
   });
 
+/** At most this many objects, and paths per object, named in a message (the rest counted): a status stays small. */
+const NAMED = 10;
+
+const someOf = (items: ReadonlyArray<string>, separator: string): string =>
+  items.length <= NAMED
+    ? items.join(separator)
+    : `${items.slice(0, NAMED).join(separator)}${separator}… and ${items.length - NAMED} more`;
+
 /** The condition's message: the objects, their fields, the likely cause and what to do. */
 export const perpetualDiffMessage = (diffs: ReadonlyArray<PerpetualDiff>, bound: number): string =>
-  `the API server does not keep ${diffs.map((diff) => `${showRef(diff.ref)}: ${diff.paths.join(', ')}`).join('; ')} ` +
-  `(written ${bound} times, not kept once; no longer written until the spec changes): the API server drops this value: ` +
+  `the API server does not keep ${someOf(
+    diffs.map((diff) => `${showRef(diff.ref)}: ${someOf(diff.paths, ', ')}`),
+    '; ',
+  )} (written ${bound} times, not kept once; no longer written until the spec changes): the API server drops this value: ` +
   'a zero value of an omitempty field, a default, or a mutating admission; remove it from the manifest or from the observer schema';
 
 /**

@@ -7,6 +7,7 @@ import {
   conditionOf,
   droppedPaths,
   guardPerpetualDiff,
+  perpetualDiffMessage,
   perpetualDiffs,
   recordWrites,
   type Application,
@@ -214,5 +215,17 @@ describe('guardPerpetualDiff', () => {
     });
     const plan = planOf(write);
     expect(guardPerpetualDiff({ history: dropped(write, 2), plan, application, now: 0 }).plan).toBe(plan);
+  });
+});
+
+describe('perpetualDiffMessage', () => {
+  it('names at most ten objects and ten paths each, counting the rest', () => {
+    const paths = Array.from({ length: 12 }, (_, i) => `data.k${i}`);
+    const diffs = Array.from({ length: 11 }, (_, i) => ({ ref: { ...ref, name: `web-${i}` }, paths }));
+    const message = perpetualDiffMessage(diffs, 3);
+    expect(message).toContain('shop/web-9: data.k0, data.k1');
+    expect(message).toContain('data.k9, … and 2 more; ');
+    expect(message).not.toContain('web-10');
+    expect(message).toContain('; … and 1 more (written 3 times');
   });
 });
