@@ -146,7 +146,7 @@ export const perpetualDiffMessage = (diffs: ReadonlyArray<PerpetualDiff>, bound:
   `the API server does not keep ${someOf(
     diffs.map((diff) => `${showRef(diff.ref)}: ${someOf(diff.paths, ', ')}`),
     '; ',
-  )} (written ${bound} times, not kept once; no longer written until the spec changes): the API server drops this value: ` +
+  )} (written ${bound} times, never kept; no longer written until the spec changes): the API server drops this value: ` +
   'a zero value of an omitempty field, a default, or a mutating admission; remove it from the manifest or from the observer schema';
 
 /**
