@@ -125,6 +125,19 @@ export {
   type HotLoopPolicy,
   type LiveVersions,
 } from './status/hot-loop.js';
+export {
+  droppedPaths,
+  droppedPointers,
+  guardPerpetualDiff,
+  pathOfPointer,
+  perpetualDiffMessage,
+  perpetualDiffs,
+  recordWrites,
+  defaultPerpetualDiffPolicy,
+  type PerpetualDiff,
+  type PerpetualDiffPolicy,
+  type WriteRecord,
+} from './status/perpetual-diff.js';
 // Hooks (docs/behaviour.md §4.4 and §6) and TOSCA translation (docs/behaviour.md §7).
 export { mangle, builtinHooks, type HookRegistry } from './hooks/mangle.js';
 export { callbackHook } from './hooks/callback-hook.js';

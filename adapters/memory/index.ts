@@ -9,6 +9,7 @@ export {
   type MemoryClusterOptions,
   type ServedKind,
 } from './memory-cluster.js';
+export type { AdmissionOperation, MutatingAdmission } from './admission/index.js';
 export { ManualClock, flushMicrotasks } from './clock/manual-clock.js';
 export { systemClock } from './clock/system-clock.js';
 export {

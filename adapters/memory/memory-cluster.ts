@@ -29,6 +29,7 @@ import { mulberry32, type Random } from './faults/prng.js';
 import { getObject, listObjects } from './verbs/read-verbs.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { createServiceAllocator } from './hooks/service-allocator.js';
+import type { MutatingAdmission } from './admission/index.js';
 import { systemClock } from './clock/system-clock.js';
 import { updateObject } from './verbs/update-verb.js';
 import { createWatchHub, type WatchHub } from './watch/watch-hub.js';
@@ -43,6 +44,8 @@ export type MemoryClusterOptions = {
   /** Server-side defaulting of built-in kinds and CRD schema defaults (default true). */
   readonly defaulting?: boolean;
   readonly faults?: FaultProfile;
+  /** Mutating admission on create and update, per kind (a model of admission policies and webhooks; default none). */
+  readonly admission?: ReadonlyArray<MutatingAdmission>;
   /** Changes kept for watches to resume from; older resourceVersions get 410 Gone (default 1000). */
   readonly watchHistory?: number;
   /** Whether ownerReference garbage collection, the namespace and storage protection controllers run (default true). */
@@ -132,6 +135,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     ids: mulberry32(seed ^ 0x5bd1e995),
     allocator: createServiceAllocator(),
     defaulting: options.defaulting ?? true,
+    admission: options.admission ?? [],
     gc: options.gc ?? true,
     workloads: options.workloads ?? false,
     publish: (entry) => hub.publish(entry),

@@ -32,7 +32,7 @@ export const clusterFailure = (message: string): CliError => ({ _tag: 'ClusterEr
 
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
 
-const showLocation = (location: Location): string =>
+export const showLocation = (location: Location): string =>
   location.line === undefined ? location.file : `${location.file}:${location.line}:${location.column ?? 1}`;
 
 /**

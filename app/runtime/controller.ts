@@ -18,6 +18,7 @@ import {
   type ClusterError,
   type GuardPolicy,
   type HotLoopPolicy,
+  type PerpetualDiffPolicy,
   type PlanOptions,
   type ScopeTable,
   type TenancyPolicy,
@@ -32,6 +33,7 @@ import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { ChildWatches } from './child-watches.js';
 import { Dependants } from './dependants.js';
 import { HotLoopHistory } from './hot-loop-history.js';
+import { PerpetualDiffHistory } from './perpetual-diff-history.js';
 import { KnownScopes, UnservedKinds } from './known-scopes.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -70,6 +72,8 @@ export type ControllerOptions = {
   /** Where Events are written (default `cluster`); on a real server `KubernetesCluster.lowPriority`. */
   readonly eventCluster?: Cluster;
   readonly hotLoop?: HotLoopPolicy;
+  /** How many writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md). */
+  readonly perpetualDiff?: PerpetualDiffPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (tenancy policy, requeue delays, …); `readiness` above wins over its field. */
@@ -135,6 +139,7 @@ export class Controller {
   private readonly store: PrimaryStore;
   private readonly children: ChildWatches;
   private readonly hotLoops: HotLoopHistory;
+  private readonly perpetualDiffs: PerpetualDiffHistory;
   private readonly scopes: KnownScopes;
   private readonly unserved: UnservedKinds;
   private readonly owned: OwnedKeys;
@@ -175,6 +180,11 @@ export class Controller {
       now: () => clock.now(),
       logger: this.logger,
       ...(options.hotLoop ? { policy: options.hotLoop } : {}),
+    });
+    this.perpetualDiffs = new PerpetualDiffHistory({
+      now: () => clock.now(),
+      logger: this.logger,
+      ...(options.perpetualDiff ? { policy: options.perpetualDiff } : {}),
     });
     this.dependants = new Dependants({
       object: (key) => this.store.object(key),
@@ -249,6 +259,7 @@ export class Controller {
         planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
         ...(options.guard === undefined ? {} : { guard: options.guard }),
         hotLoops: this.hotLoops,
+        perpetualDiffs: this.perpetualDiffs,
         translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
         ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
         progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
@@ -381,6 +392,7 @@ export class Controller {
   private onPrimaryChange(change: PrimaryChange): void {
     if (change._tag === 'Deleted') {
       this.hotLoops.forget(change.key);
+      this.perpetualDiffs.forget(change.key);
       this.step.forget(change.key);
       this.unserved.release(change.key);
       this.options.hooks?.tokens.forget(change.object.metadata.namespace ?? 'default', change.object.metadata.name);

@@ -1,6 +1,6 @@
 /** Kubernetes Events for what a reconcile did (created/patched/deleted) and for failures. */
 import * as E from 'fp-ts/lib/Either.js';
-import { showClusterError, showRef, type Cluster, type ClusterError, type Resource } from '../../core/index.js';
+import { getIn, showClusterError, showRef, type Cluster, type ClusterError, type Resource } from '../../core/index.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 
 type Note = { readonly reason: string; readonly message: string; readonly type: 'Normal' | 'Warning' };
@@ -64,8 +64,11 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
     : [...done, ...statusNotes(result)];
 };
 
+/** The stalls announced by an Event of their own reason: a guard denial, a value the API server does not keep. */
+const ANNOUNCED_STALLS: ReadonlySet<string> = new Set(['GuardDenied', 'PerpetualDiff']);
+
 /**
- * Drift reported (`spec.driftPolicy: Report`) and guard denials, announced when the status that
+ * Drift reported (`spec.driftPolicy: Report`), guard denials and perpetual diffs, announced when the status that
  * records them was written (a change), not at every reconcile that finds them again.
  */
 const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): ReadonlyArray<Note> => {
@@ -88,8 +91,8 @@ const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): Readon
             type: 'Warning' as const,
           },
         ]),
-    ...(stalled?.status === 'True' && stalled.reason === 'GuardDenied'
-      ? [{ reason: 'GuardDenied', message: stalled.message, type: 'Warning' as const }]
+    ...(stalled?.status === 'True' && ANNOUNCED_STALLS.has(stalled.reason)
+      ? [{ reason: stalled.reason, message: stalled.message, type: 'Warning' as const }]
       : []),
   ];
 };
@@ -102,9 +105,64 @@ export const mayAnnounce = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>):
   result._tag === 'Failed' || result.statusWritten || (result.execution?.done.length ?? 0) > 0;
 
 /**
- * Creates one `v1 Event` per note, all at once; answers the errors (Events are best-effort).
- * The Events are built before anything is sent, so nothing of `result` is held while they wait
- * for the API server (behind a reconcile's own requests when `cluster` is a low-priority view).
+ * The Events recorded so far by (object, type, reason, message), as client-go's EventCorrelator keeps
+ * them: an Event seen again is counted on the one already written (its `count` and `lastTimestamp`
+ * patched), never written anew. Bounded: the least recently seen are forgotten first (client-go keeps
+ * 4 096); a forgotten or expired Event (the API server keeps them an hour) is created again.
+ * The caller owns it (one per controller): no module state.
+ */
+export class EventCorrelator {
+  private readonly seen = new Map<string, SeenEvent>();
+
+  constructor(private readonly limit = 4096) {}
+
+  /** The Event written for `key`, now the most recently seen. */
+  take(key: string): SeenEvent | undefined {
+    const found = this.seen.get(key);
+    if (found === undefined) return undefined;
+    this.seen.delete(key);
+    this.seen.set(key, found);
+    return found;
+  }
+
+  remember(key: string, event: SeenEvent): void {
+    this.seen.delete(key);
+    this.seen.set(key, event);
+    if (this.seen.size > this.limit) {
+      const oldest = this.seen.keys().next();
+      if (oldest.done !== true) this.seen.delete(oldest.value);
+    }
+  }
+
+  forget(key: string, name: string): void {
+    if (this.seen.get(key)?.name === name) this.seen.delete(key);
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+/** An Event written: its name and namespace, and how many times it was recorded. */
+export type SeenEvent = { readonly name: string; readonly namespace: string; readonly count: number };
+
+/** What makes two Events the same one (client-go's `getEventKey`, without the source it always shares). */
+const correlationKey = (event: Resource): string =>
+  JSON.stringify([
+    getIn(event, ['involvedObject', 'uid']) ?? '',
+    getIn(event, ['involvedObject', 'namespace']),
+    getIn(event, ['involvedObject', 'name']),
+    getIn(event, ['type']),
+    getIn(event, ['reason']),
+    getIn(event, ['message']),
+  ]);
+
+/**
+ * Records one `v1 Event` per note, all at once; answers the errors (Events are best-effort). An
+ * Event the correlator has seen is counted on the existing one instead (one Event per object,
+ * reason and message, as client-go aggregates). The Events are built before anything is sent, so
+ * nothing of `result` is held while they wait for the API server (behind a reconcile's own requests
+ * when `cluster` is a low-priority view).
  */
 export const recordEvents = (
   cluster: Cluster,
@@ -112,7 +170,8 @@ export const recordEvents = (
   result: Exclude<ReconcileResult, { _tag: 'Gone' }>,
   now: number,
   random: () => number,
-): Promise<ReadonlyArray<ClusterError>> => createEvents(cluster, eventsOf(application, result, now, random));
+  correlator: EventCorrelator = new EventCorrelator(),
+): Promise<ReadonlyArray<ClusterError>> => sendEvents(cluster, eventsOf(application, result, now, random), correlator);
 
 /** The Events a result announces, ready to create (random names, as client-go's `<object>.<hex>`). */
 const eventsOf = (
@@ -146,11 +205,55 @@ const eventsOf = (
   }));
 };
 
-/** Sends every Event at once (each waits for flow control on its own); answers the failures. */
-const createEvents = async (cluster: Cluster, events: ReadonlyArray<Resource>): Promise<ReadonlyArray<ClusterError>> =>
-  (await Promise.all(events.map((event) => cluster.create(event)()))).flatMap((created) =>
-    E.isLeft(created) ? [created.left] : [],
+/**
+ * Sends every Event at once (each waits for flow control on its own); answers the failures. The
+ * correlator is updated before anything is sent, so an Event recorded again while the first write is
+ * in flight is counted on it, not created twice.
+ */
+const sendEvents = async (
+  cluster: Cluster,
+  events: ReadonlyArray<Resource>,
+  correlator: EventCorrelator,
+): Promise<ReadonlyArray<ClusterError>> =>
+  (await Promise.all(events.map((event) => sendEvent(cluster, event, correlator)))).flatMap((sent) =>
+    E.isLeft(sent) ? [sent.left] : [],
   );
+
+/** Creates `event`, or counts it on the Event already written for it (created again when that one is gone). */
+const sendEvent = async (
+  cluster: Cluster,
+  event: Resource,
+  correlator: EventCorrelator,
+): Promise<E.Either<ClusterError, Resource>> => {
+  const key = correlationKey(event);
+  const seen = correlator.take(key);
+  if (seen === undefined) return createEvent(cluster, event, key, correlator);
+  const count = seen.count + 1;
+  correlator.remember(key, { ...seen, count });
+  const ref = { apiVersion: 'v1', kind: 'Event', namespace: seen.namespace, name: seen.name };
+  const body = {
+    count,
+    lastTimestamp: getIn(event, ['lastTimestamp']) ?? null,
+    message: getIn(event, ['message']) ?? '',
+  };
+  const patched = await cluster.patch(ref, { type: 'merge', body })();
+  if (E.isRight(patched) || patched.left._tag !== 'NotFound') return patched;
+  correlator.forget(key, seen.name);
+  return createEvent(cluster, event, key, correlator);
+};
+
+const createEvent = async (
+  cluster: Cluster,
+  event: Resource,
+  key: string,
+  correlator: EventCorrelator,
+): Promise<E.Either<ClusterError, Resource>> => {
+  const { name, namespace = 'default' } = event.metadata;
+  correlator.remember(key, { name, namespace, count: 1 });
+  const created = await cluster.create(event)();
+  if (E.isLeft(created)) correlator.forget(key, name);
+  return created;
+};
 
 /**
  * The `reason` label of `kreconcile_events_dropped_total` for an Event not recorded: `QueueFull` when

@@ -3,7 +3,15 @@
  * `app/cli` builds it from flags; embedders call `startOperator` directly.
  */
 import { createServer, type Server } from 'node:http';
-import type { Clock, Cluster, HotLoopPolicy, PlanOptions, ScopeTable, TenancyPolicy } from '../../core/index.js';
+import type {
+  Clock,
+  Cluster,
+  HotLoopPolicy,
+  PerpetualDiffPolicy,
+  PlanOptions,
+  ScopeTable,
+  TenancyPolicy,
+} from '../../core/index.js';
 import {
   createCallbackHandler,
   defaultListenerLimits,
@@ -47,6 +55,8 @@ export type OperatorOptions = Pick<
   /** Passed to every plan (requeue delays, …). */
   readonly planOptions?: PlanOptions;
   readonly hotLoop?: HotLoopPolicy;
+  /** Writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md). */
+  readonly perpetualDiff?: PerpetualDiffPolicy;
   /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
   readonly leaderElection?: {

@@ -27,8 +27,9 @@ import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-rea
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
-import { droppedReason, mayAnnounce, recordEvents } from './events.js';
+import { EventCorrelator, droppedReason, mayAnnounce, recordEvents } from './events.js';
 import type { HotLoopHistory } from './hot-loop-history.js';
+import type { PerpetualDiffHistory } from './perpetual-diff-history.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from './logger.js';
 import { countWrittenActions, type Metrics } from './metrics.js';
@@ -75,6 +76,8 @@ export type StepPolicy = {
   /** The guard policy every plan is judged by before it runs (`--guard`; see core/guard/guard-plan.ts). */
   readonly guard?: GuardPolicy;
   readonly hotLoops: HotLoopHistory;
+  /** Patches the API server keeps not keeping (no-op writes): stopped after a bound. */
+  readonly perpetualDiffs: PerpetualDiffHistory;
   readonly translate: Translator;
   readonly hooks?: HookRuntime;
   /** How long a new Application's first progress status is held (ReconcileDeps.progressStatusAfterMs). */
@@ -128,9 +131,14 @@ export class ReconcileStep {
    * from the API server until the Application is gone, never assumed absent.
    */
   private readonly readDirectly = new Set<string>();
-  /** Per key in flight, the live versions its plan's patches were planned against (for the hot-loop history). */
-  private readonly plannedAgainst = new Map<string, LiveVersions>();
+  /**
+   * Per key in flight, the live versions its plan's patches were planned against and the Application's
+   * generation (for the hot-loop and perpetual-diff histories).
+   */
+  private readonly plannedAgainst = new Map<string, Planned>();
   private readonly shared: SharedDeps;
+  /** The Events written so far: one seen again is counted on the existing one (bounded; see EventCorrelator). */
+  private readonly events = new EventCorrelator();
   /** How live objects are read, with and without optimistic creates (the same for every key: built once). */
   private readonly liveReads: { readonly optimistic: LiveReadOptions; readonly confirmed: LiveReadOptions };
 
@@ -178,9 +186,11 @@ export class ReconcileStep {
     this.plannedAgainst.delete(key); // nothing left by a reconcile that crashed
     const result = await reconcileApplication(store.refOf(key), this.depsFor(key), attempt);
     // What the plan's patches were planned against (set by the guard only for a plan with patches).
-    const plannedAgainst = this.plannedAgainst.get(key) ?? NO_VERSIONS;
+    const planned = this.plannedAgainst.get(key);
     this.plannedAgainst.delete(key);
-    this.options.policy.hotLoops.record(key, doneOf(result), plannedAgainst);
+    const done = doneOf(result);
+    this.options.policy.hotLoops.record(key, done, planned?.versions ?? NO_VERSIONS);
+    this.options.policy.perpetualDiffs.record(key, done, planned?.versions ?? NO_VERSIONS, planned?.generation);
     this.record(key, result, started);
     return result;
   }
@@ -189,7 +199,7 @@ export class ReconcileStep {
   private depsFor(key: string): ReconcileDeps {
     const { store, scopes } = this.options.observed;
     const { cluster: reads, writesFor, childClusterFor } = this.options.access;
-    const { hotLoops } = this.options.policy;
+    const { hotLoops, perpetualDiffs } = this.options.policy;
     const shared = this.shared;
     const liveReads = this.readDirectly.has(key) ? this.liveReads.confirmed : this.liveReads.optimistic;
     // Every field written out, absent ones as `undefined` (as optional fields read): one object shape for
@@ -215,8 +225,8 @@ export class ReconcileStep {
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
         if (!plan.actions.some((action) => action.type === 'patch')) return plan;
         const versions = liveVersionsOf(live);
-        this.plannedAgainst.set(key, versions);
-        return hotLoops.guard(key, application, plan, versions);
+        this.plannedAgainst.set(key, { versions, generation: application.metadata.generation });
+        return hotLoops.guard(key, application, perpetualDiffs.guard(key, application, plan), versions);
       },
       // Impersonating clients pass the same fences as the operator's own writes.
       childClusterFor:
@@ -284,6 +294,7 @@ export class ReconcileStep {
       result,
       this.options.clock.now(),
       this.options.random,
+      this.events,
     ).then((failures) => {
       for (const failure of failures) {
         metrics?.eventsDropped.inc({ reason: droppedReason(failure) });
@@ -348,6 +359,9 @@ const liveReadOptions = ({
     confirmed: { cache, optimisticCreates: false, memo, ...lists, ...tenancy },
   };
 };
+
+/** What a plan with patches was made against: the live versions and the Application's generation. */
+type Planned = { readonly versions: LiveVersions; readonly generation: number | undefined };
 
 /** What a reconcile planned against when its plan has no patch (nothing recorded for the hot-loop guard). */
 const NO_VERSIONS: LiveVersions = new Map();

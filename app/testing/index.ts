@@ -24,6 +24,8 @@ export type {
   FaultMatch,
   Verb,
   KindRegistration,
+  MutatingAdmission,
+  AdmissionOperation,
 } from '../../adapters/memory/index.js';
 export type { KubernetesObject, KubernetesObjectMeta, ManifestObject } from '../runtime/kubernetes-object.js';
 export { promiseCluster, ClusterCallError, isClusterCallError, type PromiseCluster } from './promise-cluster.js';

@@ -9,6 +9,7 @@ export type StalledReason =
   | 'Forbidden'
   | 'GuardDenied'
   | 'HotLoop'
+  | 'PerpetualDiff'
   | 'InvalidTosca'
   | 'UnknownKind'
   | 'ImmutableField'
@@ -82,6 +83,23 @@ export const conditionsFor = (args: {
     };
   });
 };
+
+/** The conditions of an Application a runtime guard stalls (`HotLoop`, `PerpetualDiff`) at `now` (ms). */
+export const stalledConditions = (
+  application: {
+    readonly metadata: { readonly generation?: number };
+    readonly status?: { readonly conditions?: ReadonlyArray<Condition> };
+  },
+  reason: StalledReason,
+  message: string,
+  now: number,
+): ReadonlyArray<Condition> =>
+  conditionsFor({
+    verdict: { _tag: 'Stalled', reason, message },
+    previous: application.status?.conditions,
+    now: new Date(now).toISOString(),
+    generation: application.metadata.generation,
+  });
 
 /**
  * Whether `previous` is what `conditionsFor` would build from `wanted`: the same conditions in `ORDER`,

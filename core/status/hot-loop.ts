@@ -7,7 +7,7 @@
 import { refKey, type Resource } from '../model/resource.js';
 import type { Action, PatchAction, Plan } from '../plan/types.js';
 import type { Application } from '../model/application.js';
-import { conditionsFor } from './conditions.js';
+import { stalledConditions } from './conditions.js';
 
 /**
  * One patch that succeeded: which resource, a fingerprint of its operations, when (ms), the
@@ -136,16 +136,12 @@ export const guardHotLoop = (args: {
     summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
     status: {
       ...args.plan.status,
-      conditions: conditionsFor({
-        verdict: {
-          _tag: 'Stalled',
-          reason: 'HotLoop',
-          message: `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields`,
-        },
-        previous: args.application.status?.conditions,
-        now: new Date(args.now).toISOString(),
-        generation: args.application.metadata.generation,
-      }),
+      conditions: stalledConditions(
+        args.application,
+        'HotLoop',
+        `another actor keeps changing ${contested.join(', ')}; stop it or stop observing these fields`,
+        args.now,
+      ),
     },
     outcome: { _tag: 'RequeueAfter', ms: policy.windowMs, reason: 'HotLoop' },
   };

@@ -5,12 +5,16 @@
  * (exit 4, each round's object, field and values); plans that undo each other oscillate.
  */
 import { describe, expect, it } from 'vitest';
+import type { MutatingAdmission } from '../../adapters/memory/index.js';
 import {
   convergenceTracker,
   describeConvergence,
+  perpetualWrites,
   verdictOf,
+  verifyConvergence,
   type Round,
 } from '../../app/cli/planning/verify-converges.js';
+import { builtinScopes, isJsonObject, withKey, withoutKey, type Resource } from '../../core/index.js';
 import type { ReconcileResult } from '../../app/reconcile/reconcile-application.js';
 import type { Action } from '../../core/index.js';
 import { expectGolden } from './support/golden.js';
@@ -87,6 +91,30 @@ describe('plan --verify-converges', () => {
     expect(result.code).toBe(4);
     expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
     expect(result.stderr).toContain('metadata.generation: (absent) → 7');
+  });
+
+  it('names the manifest field the server drops by file:line:column in a YAML file', async () => {
+    const yaml = [
+      'apiVersion: kreconcile.io/v1alpha1',
+      'kind: Application',
+      'metadata: {name: web, namespace: shop}',
+      'spec:',
+      '  manifest:',
+      '    - apiVersion: v1',
+      '      kind: ConfigMap',
+      '      metadata:',
+      '        name: settings',
+      '        generation: 7',
+      '      data: {mode: fast}',
+      '',
+    ].join('\n');
+    const result = await runCli(['plan', '-f', 'app.yaml', '--verify-converges', '--now', NOW], {
+      files: { 'app.yaml': yaml },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(
+      /perpetual diff: v1 ConfigMap shop\/settings: metadata\.generation \(app\.yaml:10:9\): answered with resourceVersion \d+ unchanged: the API server drops this value/,
+    );
   });
 
   it('is documented in --help with its exit code', async () => {
@@ -167,5 +195,72 @@ describe('convergenceTracker: run --memory reports the same', () => {
     const track = convergenceTracker();
     for (const result of [done([create]), done([patch('fast')]), done([]), done([patch('fast')]), done([])])
       expect(track('shop/web', result)).toEqual([]);
+  });
+});
+
+/** What kube-apiserver does to `minReadySeconds: 0` (a non-pointer omitempty field), modelled as an admission that drops it. */
+const dropZeroMinReadySeconds: MutatingAdmission = {
+  name: 'drop-zero-min-ready-seconds',
+  group: 'apps',
+  kind: 'Deployment',
+  mutate: (object) => {
+    const spec = object['spec'];
+    if (!isJsonObject(spec) || spec['minReadySeconds'] !== 0) return object;
+    return withKey(object, 'spec', withoutKey(spec, 'minReadySeconds'));
+  },
+};
+
+describe('verifyConvergence on a server that drops a value (mutating admission)', () => {
+  const deployment: Resource = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      minReadySeconds: 0,
+      replicas: 1,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+      },
+    },
+  };
+  const app: Resource = {
+    apiVersion: 'kreconcile.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { manifest: [deployment] },
+  };
+
+  it('reports a perpetual diff: the object, the path, the unchanged resourceVersion, the location and the cause', async () => {
+    const verdict = await verifyConvergence({
+      applications: [app],
+      crds: [],
+      objects: [],
+      scopes: builtinScopes,
+      admission: [dropZeroMinReadySeconds],
+    });
+    if (verdict._tag === 'Left') throw new Error(verdict.left);
+    expect(verdict.right).toMatchObject({ _tag: 'Perpetual', since: 2 });
+    if (verdict.right._tag !== 'Perpetual') return;
+    const [diff, ...others] = perpetualWrites(verdict.right.rounds);
+    expect(others).toEqual([]);
+    expect(diff).toMatchObject({ object: 'apps/v1 Deployment shop/web', dropped: ['/spec/minReadySeconds'] });
+    expect(diff?.unchangedVersion).toMatch(/^\d+$/);
+    const located: Array<unknown> = [];
+    const lines = describeConvergence(verdict.right, (ref, path) => {
+      located.push([ref.kind, ref.name, path]);
+      return 'app.yaml:14:9';
+    });
+    expect(located).toEqual([['Deployment', 'web', ['spec', 'minReadySeconds']]]);
+    expect(lines.at(-1)).toBe(
+      `  perpetual diff: apps/v1 Deployment shop/web: spec.minReadySeconds (app.yaml:14:9): answered with resourceVersion ${diff?.unchangedVersion} unchanged: ` +
+        'the API server drops this value: a zero value of an omitempty field, a default, or a mutating admission; remove it from the manifest or from the observer schema',
+    );
+  });
+
+  it('converges without the admission (the memory server on this branch keeps the zero value)', async () => {
+    const verdict = await verifyConvergence({ applications: [app], crds: [], objects: [], scopes: builtinScopes });
+    expect(verdict).toMatchObject({ _tag: 'Right', right: { _tag: 'Converges' } });
   });
 });

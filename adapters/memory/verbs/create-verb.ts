@@ -18,6 +18,7 @@ import { uidFrom } from '../faults/index.js';
 import { namespaceFor, storedObject, type ServerState } from '../server-state.js';
 import { servedAs } from '../json/index.js';
 import { statusOnCreate } from './status-rules.js';
+import { admitted } from '../admission/index.js';
 import { admitNamespace, decodeInput, defaulted, validated } from './write-common.js';
 
 export type CreateOptions = { readonly dryRun?: boolean };
@@ -64,7 +65,12 @@ const prepared = (
     generation: info.generation,
     ...(namespace === undefined ? {} : { namespace }),
   });
-  const fresh = defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta }));
+  const fresh = admitted(
+    state.admission,
+    info,
+    defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta })),
+    'CREATE',
+  );
   const prepare = hooksFor(groupKindKey(info.group, info.kind)).prepareCreate;
   return prepare === undefined ? E.right(fresh) : prepare(fresh, { state, dryRun });
 };

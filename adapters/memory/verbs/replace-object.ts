@@ -16,6 +16,7 @@ import { hooksFor } from '../hooks/index.js';
 import { updatedMeta } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
 import { servedAs } from '../json/index.js';
+import { admitted } from '../admission/index.js';
 import { keepStoredSpec, keepStoredStatus, takeStatusOnly } from './status-rules.js';
 import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } from './write-common.js';
 
@@ -119,7 +120,13 @@ const merged = (
       state,
       info,
       stored,
-      defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion)),
+      admitted(
+        state.admission,
+        info,
+        defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion)),
+        'UPDATE',
+        stored,
+      ),
       dryRun,
     );
   return info.custom

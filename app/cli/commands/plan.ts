@@ -45,6 +45,7 @@ import { planEachApplication, type Planned } from '../planning/plan-applications
 import { diverges, renderDryRun, serverDryRun, type DryRun } from '../planning/server-dry-run.js';
 import { simulateAll } from '../planning/simulate.js';
 import { converges, describeConvergence, verifyConvergence } from '../planning/verify-converges.js';
+import { manifestLocator } from '../planning/manifest-locator.js';
 import { renderSimulationDocument, renderSimulationText } from '../render/simulation.js';
 import { renderMarkdown } from '../render/markdown.js';
 import type { CliIo, ClusterTarget } from '../io.js';
@@ -294,7 +295,8 @@ const verifyConverges = async (
     reportErrors(io, [usageError(`--verify-converges: ${verdict.left}`)]);
     return 'error';
   }
-  const lines = describeConvergence(verdict.right).map((line) => `verify-converges: ${line}\n`);
+  const locate = manifestLocator(planned.map((p) => p.input));
+  const lines = describeConvergence(verdict.right, locate).map((line) => `verify-converges: ${line}\n`);
   const ok = converges(verdict.right);
   const out = ok && options.output === 'text' ? io.stdout : io.stderr;
   for (const line of lines) out.write(line);

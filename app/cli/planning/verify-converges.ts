@@ -8,17 +8,22 @@
  */
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
+import { createMemoryCluster, type MemoryCluster, type MutatingAdmission } from '../../../adapters/memory/index.js';
 import { ManualClock } from '../../../adapters/memory/clock/manual-clock.js';
 import {
   conditionOf,
+  droppedPointers,
+  pathOfPointer,
   showClusterError,
+  showPath,
   showRef,
   withKey,
   withoutKey,
   type Action,
   type FieldChange,
   type JsonObject,
+  type ObjectRef,
+  type Path,
   type PlanOptions,
   type Resource,
   type ScopeTable,
@@ -27,6 +32,7 @@ import {
 import { applicationCrd } from '../../manifests/crd.js';
 import { drive } from '../../testing/drive.js';
 import { reconcileAllApplications } from '../../testing/reconcile-all.js';
+import type { ActionResult } from '../../executor/execute.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 
 /** Rounds of plan-and-apply before a manifest that still writes is declared not converging. */
@@ -37,7 +43,24 @@ export type RoundWrite = {
   readonly type: 'create' | 'patch' | 'recreate' | 'delete';
   readonly object: string;
   readonly changes: ReadonlyArray<FieldChange>;
+  /** The object written (to find its manifest field). */
+  readonly ref?: ObjectRef;
+  /** A patch's answer: the object's resourceVersion after it, and the pointers it set that the answer lacks. */
+  readonly answer?: { readonly resourceVersion?: string; readonly dropped: ReadonlyArray<string> };
 };
+
+/** A patch sent again the round after the server did not keep it: the object, its fields, and whether the object changed at all. */
+export type PerpetualWrite = {
+  readonly object: string;
+  readonly ref?: ObjectRef;
+  /** JSON pointers the server did not keep. */
+  readonly dropped: ReadonlyArray<string>;
+  /** The resourceVersion the write came back with, when it did not move from the round before (a no-op write). */
+  readonly unchangedVersion?: string;
+};
+
+/** Where a field of an object of the manifest is written (`app.yaml:14:9`), when it comes from a file. */
+export type ManifestLocator = (ref: ObjectRef, path: Path) => string | undefined;
 
 export type Round = { readonly number: number; readonly writes: ReadonlyArray<RoundWrite> };
 
@@ -55,13 +78,47 @@ export type Convergence =
 
 const WRITE_TYPES: ReadonlySet<Action['type']> = new Set(['create', 'patch', 'recreate', 'delete']);
 
-const writeOf = (action: Action): ReadonlyArray<RoundWrite> =>
-  action.type === 'create' || action.type === 'patch' || action.type === 'recreate' || action.type === 'delete'
+const writeOf = ({ action, response }: ActionResult): ReadonlyArray<RoundWrite> => {
+  if (action.type === 'patch' && response !== undefined) {
+    const { resourceVersion } = response.metadata;
+    const dropped = droppedPointers(action, response, undefined);
+    const answer = resourceVersion === undefined ? { dropped } : { resourceVersion, dropped };
+    return [{ type: action.type, object: showRef(action.ref), changes: action.changes, ref: action.ref, answer }];
+  }
+  return action.type === 'create' || action.type === 'patch' || action.type === 'recreate' || action.type === 'delete'
     ? [{ type: action.type, object: showRef(action.ref), changes: action.changes }]
     : [];
+};
 
-/** What a round's writes are, for comparing rounds: the same object, field and values. */
-const fingerprint = (writes: ReadonlyArray<RoundWrite>): string => JSON.stringify(writes);
+/** What a round's writes are, for comparing rounds: the same object, field and values (not the answers). */
+const fingerprint = (writes: ReadonlyArray<RoundWrite>): string =>
+  JSON.stringify(writes.map(({ type, object, changes }) => [type, object, changes]));
+
+/** The same write (object, field and values) in another round. */
+const sameWrite = (a: RoundWrite, b: RoundWrite): boolean => fingerprint([a]) === fingerprint([b]);
+
+/**
+ * The patches of the last round that the round before sent too, and whose answer lacks what they
+ * set: the perpetual diffs, each with the version it came back with when that did not move.
+ */
+export const perpetualWrites = (rounds: ReadonlyArray<Round>): ReadonlyArray<PerpetualWrite> => {
+  const [before, last] = rounds.slice(-2);
+  if (before === undefined || last === undefined) return [];
+  return last.writes.flatMap((write): ReadonlyArray<PerpetualWrite> => {
+    const earlier = before.writes.find((candidate) => sameWrite(candidate, write));
+    if (earlier === undefined || write.answer === undefined || write.answer.dropped.length === 0) return [];
+    const version = write.answer.resourceVersion;
+    const unchanged = version !== undefined && earlier.answer?.resourceVersion === version;
+    return [
+      {
+        object: write.object,
+        dropped: write.answer.dropped,
+        ...(write.ref === undefined ? {} : { ref: write.ref }),
+        ...(unchanged ? { unchangedVersion: version } : {}),
+      },
+    ];
+  });
+};
 
 /**
  * The verdict on the rounds so far, or `undefined` to go on. Pure: the rounds are all it needs.
@@ -103,8 +160,14 @@ const seededCluster = async (args: {
   readonly objects: ReadonlyArray<Resource>;
   readonly applications: ReadonlyArray<Resource>;
   readonly namespaces: ReadonlyArray<string>;
+  readonly admission?: ReadonlyArray<MutatingAdmission>;
 }): Promise<E.Either<string, MemoryCluster>> => {
-  const cluster = createMemoryCluster({ clock: args.clock, seed: 1, workloads: true });
+  const cluster = createMemoryCluster({
+    clock: args.clock,
+    seed: 1,
+    workloads: true,
+    ...(args.admission === undefined ? {} : { admission: args.admission }),
+  });
   const namespaces = new Set(['default', ...args.namespaces, ...args.objects.flatMap((o) => namespaceOf(o) ?? [])]);
   const namespaceObjects = [...namespaces].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   const seeds = [applicationCrd(), ...args.crds, ...namespaceObjects, ...args.objects.map(asNew), ...args.applications];
@@ -127,7 +190,7 @@ const roundOf = (number: number, results: ReadonlyArray<ReconcileResult>): E.Eit
   const writes: RoundWrite[] = [];
   for (const result of results) {
     if (result._tag === 'Gone') continue;
-    writes.push(...(result.execution?.done ?? []).flatMap(({ action }) => writeOf(action)));
+    writes.push(...(result.execution?.done ?? []).flatMap(writeOf));
     if (result._tag === 'Failed' && result.execution?.failure !== undefined) {
       const { action, error } = result.execution.failure;
       if (WRITE_TYPES.has(action.type))
@@ -158,6 +221,8 @@ export const verifyConvergence = async (args: {
   readonly scopes: ScopeTable;
   readonly tenancy?: TenancyPolicy;
   readonly bound?: number;
+  /** Mutating admission on the in-memory server (tests: a server that rewrites what it is sent). */
+  readonly admission?: ReadonlyArray<MutatingAdmission>;
 }): Promise<E.Either<string, Convergence>> => {
   const bound = args.bound ?? DEFAULT_CONVERGENCE_ROUNDS;
   const clock = new ManualClock();
@@ -168,6 +233,7 @@ export const verifyConvergence = async (args: {
     objects: args.objects.filter((object) => !isApplicationLike(object)),
     applications,
     namespaces: applications.flatMap((a) => namespaceOf(a) ?? []),
+    ...(args.admission === undefined ? {} : { admission: args.admission }),
   });
   if (E.isLeft(seeded)) return seeded;
   const cluster = seeded.right;
@@ -202,12 +268,31 @@ const roundLines = (round: Round): ReadonlyArray<string> =>
     return write.changes.map((change) => `${head}: ${change.path}: ${shown(change.from)} → ${shown(change.to)}`);
   });
 
+/** The likely cause of a perpetual diff and what to do, as the operator's `Stalled PerpetualDiff` says it. */
+const PERPETUAL_CAUSE =
+  'the API server drops this value: a zero value of an omitempty field, a default, or a mutating admission; remove it from the manifest or from the observer schema';
+
+/** `perpetual diff: <object>: <path> (<file:line:col>): <what came back>: <cause>` per field the server does not keep. */
+const perpetualLines = (rounds: ReadonlyArray<Round>, locate?: ManifestLocator): ReadonlyArray<string> =>
+  perpetualWrites(rounds).flatMap((write) =>
+    write.dropped.map((pointer) => {
+      const path = pathOfPointer(pointer);
+      const where = write.ref === undefined ? undefined : locate?.(write.ref, path);
+      const answered =
+        write.unchangedVersion === undefined
+          ? 'the answer lacks what was written'
+          : `answered with resourceVersion ${write.unchangedVersion} unchanged`;
+      return `  perpetual diff: ${write.object}: ${showPath(path)}${where === undefined ? '' : ` (${where})`}: ${answered}: ${PERPETUAL_CAUSE}`;
+    }),
+  );
+
 /**
  * The report of a verdict: one line when it converges; otherwise what happens, then every
- * round's object, field and values (the CLI prints them on stderr with the exit code of a
- * plan that does not converge).
+ * round's object, field and values, and for a write the server does not keep, the manifest field
+ * (file:line when `locate` knows it) and the likely cause (the CLI prints them on stderr with the
+ * exit code of a plan that does not converge).
  */
-export const describeConvergence = (verdict: Convergence): ReadonlyArray<string> => {
+export const describeConvergence = (verdict: Convergence, locate?: ManifestLocator): ReadonlyArray<string> => {
   switch (verdict._tag) {
     case 'Converges':
       return [
@@ -217,6 +302,7 @@ export const describeConvergence = (verdict: Convergence): ReadonlyArray<string>
       return [
         `does not converge: from round ${verdict.since} on, every plan sends the same writes again (the API server drops or rewrites what they set: write the value as the server stores it, or remove the field)`,
         ...verdict.rounds.flatMap(roundLines),
+        ...perpetualLines(verdict.rounds, locate),
       ];
     case 'Oscillates':
       return [
@@ -227,6 +313,7 @@ export const describeConvergence = (verdict: Convergence): ReadonlyArray<string>
       return [
         `does not converge: still writing after ${verdict.rounds.length} rounds`,
         ...verdict.rounds.flatMap(roundLines),
+        ...perpetualLines(verdict.rounds, locate),
       ];
     case 'Refused':
       return [
@@ -250,7 +337,7 @@ export const convergenceTracker = (): ((key: string, result: ReconcileResult) =>
   return (key, result) => {
     if (result._tag === 'Gone' || reported.has(key)) return [];
     const rounds = history.get(key) ?? [];
-    const writes = (result.execution?.done ?? []).flatMap(({ action }) => writeOf(action));
+    const writes = (result.execution?.done ?? []).flatMap(writeOf);
     // Only the latest rounds matter for a cycle; a quiet reconcile starts over.
     const kept = writes.length === 0 ? [] : [...rounds, { number: rounds.length + 1, writes }].slice(-8);
     history.set(key, kept);

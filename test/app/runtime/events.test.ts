@@ -11,7 +11,7 @@ import {
   type ReconcileDeps,
   type ReconcileResult,
 } from '../../../app/reconcile/reconcile-application.js';
-import { recordEvents } from '../../../app/runtime/events.js';
+import { EventCorrelator, recordEvents } from '../../../app/runtime/events.js';
 import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, getIn, type Resource } from '../../../core/index.js';
 import { applicationOf, type Child } from '../model/world.js';
 
@@ -148,5 +148,69 @@ describe('Events for a reconcile', () => {
         message: expect.stringContaining('services is forbidden'),
       },
     ]);
+  });
+});
+
+describe('Events aggregated as client-go EventCorrelator does', () => {
+  /** A time as the API server stores it (RFC 3339 to the second). */
+  const at = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+  const stored = (cluster: MemoryCluster) =>
+    cluster
+      .objects()
+      .filter((object) => object.kind === 'Event')
+      .map((event) => ({
+        reason: getIn(event, ['reason']),
+        count: getIn(event, ['count']),
+        firstTimestamp: getIn(event, ['firstTimestamp']),
+        lastTimestamp: getIn(event, ['lastTimestamp']),
+      }));
+
+  it('the same Event recorded again is counted on the one written (count, lastTimestamp), never written anew', async () => {
+    const { cluster, deps } = world();
+    const correlator = new EventCorrelator();
+    const random = counter();
+    const created = await reconciled(cluster, deps, configMaps(1, 'a'));
+    await recordEvents(cluster, application(cluster), created, 0, random, correlator);
+    // The same patch three times (the value flips back in between: the same message each time).
+    for (const when of [60_000, 120_000, 180_000]) {
+      await reconciled(cluster, deps, configMaps(1, 'x'));
+      const patched = await reconciled(cluster, deps, configMaps(1, 'b'));
+      expect(await recordEvents(cluster, application(cluster), patched, when, random, correlator)).toEqual([]);
+    }
+    const patchedEvents = stored(cluster).filter((event) => event.reason === 'Patched');
+    expect(patchedEvents).toEqual([
+      {
+        reason: 'Patched',
+        count: 3,
+        firstTimestamp: at(60_000),
+        lastTimestamp: at(180_000),
+      },
+    ]);
+    expect(stored(cluster).filter((event) => event.reason === 'Created')).toHaveLength(1);
+  });
+
+  it('an Event deleted meanwhile (expired) is created again; the least recently seen is forgotten past the bound', async () => {
+    const { cluster, deps } = world();
+    const correlator = new EventCorrelator(1);
+    const random = counter();
+    const created = await reconciled(cluster, deps, configMaps(1, 'a'));
+    await recordEvents(cluster, application(cluster), created, 0, random, correlator);
+    for (const event of cluster.objects().filter((object) => object.kind === 'Event'))
+      await cluster.delete({ apiVersion: 'v1', kind: 'Event', namespace: 'default', name: event.metadata.name })();
+    expect(await recordEvents(cluster, application(cluster), created, 1_000, random, correlator)).toEqual([]);
+    expect(stored(cluster)).toEqual([
+      {
+        reason: 'Created',
+        count: 1,
+        firstTimestamp: at(1_000),
+        lastTimestamp: at(1_000),
+      },
+    ]);
+    const patched = await reconciled(cluster, deps, configMaps(1, 'b'));
+    await recordEvents(cluster, application(cluster), patched, 2_000, random, correlator);
+    expect(correlator.size).toBe(1);
+    // `Created` was forgotten for `Patched` (bound 1): recorded again, it is a new Event.
+    await recordEvents(cluster, application(cluster), created, 3_000, random, correlator);
+    expect(stored(cluster).filter((event) => event.reason === 'Created')).toHaveLength(2);
   });
 });
