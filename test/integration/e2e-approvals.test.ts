@@ -71,20 +71,19 @@ describeWithApiServer('end to end: approving takes a permission editing does not
             verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
           },
         ],
-      } as unknown as Resource, // RBAC literal: rules are not in Resource's type
+      }, // RBAC literal: rules are not in Resource's type
       ...['application-author', APPROVER_ROLE].map(
-        (role) =>
-          ({
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'RoleBinding',
-            metadata: { name: role, namespace },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: role === APPROVER_ROLE ? 'ClusterRole' : 'Role',
-              name: role,
-            },
-            subjects: [{ kind: 'ServiceAccount', name: role === APPROVER_ROLE ? 'platform' : 'alice', namespace }],
-          }) as unknown as Resource, // RBAC literal: roleRef and subjects are not in Resource's type
+        (role) => ({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: role, namespace },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: role === APPROVER_ROLE ? 'ClusterRole' : 'Role',
+            name: role,
+          },
+          subjects: [{ kind: 'ServiceAccount', name: role === APPROVER_ROLE ? 'platform' : 'alice', namespace }],
+        }), // RBAC literal: roleRef and subjects are not in Resource's type
       ),
     ];
     // The approver ClusterRole is shared and idempotent (the same rules every run): created once, never deleted.
