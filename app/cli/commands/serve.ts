@@ -4,6 +4,7 @@
  * optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
  * command to an API server you can point kubectl at, in milliseconds and with no container.
  */
+import { lstat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
@@ -23,6 +24,7 @@ import {
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
+import { writePrivateFile } from '../saved-plan/private-file.js';
 import { progressLines } from '../operate/progress.js';
 import { styleFor } from '../render/style.js';
 import { makeLogger } from './run.js';
@@ -83,21 +85,44 @@ const loadCluster = async (
   return E.map((cluster: MemoryCluster) => ({ cluster, applications: inputs.right.applications.length }))(started);
 };
 
-/** Binds the port; a port in use is a one-line error, not a stack trace. */
+/**
+ * Writes the kubeconfig 0600, never through a symbolic link: a link planted at the path (in a
+ * shared directory) would otherwise redirect the write to a file of the attacker's choosing.
+ * `writePrivateFile` writes a fresh 0600 file and renames it over the path.
+ */
+export const writeKubeconfig = async (path: string, text: string): Promise<E.Either<string, void>> => {
+  try {
+    const existing = await lstat(path).catch((error: unknown) => {
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (existing?.isSymbolicLink() === true)
+      return E.left(`--write-kubeconfig ${path}: is a symbolic link, which is never followed: name a regular file`);
+    await writePrivateFile(path, text);
+    return E.right(undefined);
+  } catch (error) {
+    return E.left(`--write-kubeconfig ${path}: cannot write it (${errnoCode(error) ?? String(error)})`);
+  }
+};
+
+/** Binds the port and writes the kubeconfig; a port in use is a one-line error, not a stack trace. */
 const listen = async (
   cluster: MemoryCluster,
   port: number,
   kubeconfigPath: string,
 ): Promise<E.Either<string, ServedCluster>> => {
+  let served: ServedCluster;
   try {
-    return E.right(await serveMemoryCluster(cluster, { port, auth: 'none', kubeconfigPath }));
+    served = await serveMemoryCluster(cluster, { port, auth: 'none' });
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'EADDRINUSE') return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
-    if (code === 'EACCES' || code === 'ENOENT' || code === 'EISDIR')
-      return E.left(`--write-kubeconfig ${kubeconfigPath}: cannot write it (${code})`);
+    if (errnoCode(error) === 'EADDRINUSE')
+      return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
     throw error;
   }
+  const written = await writeKubeconfig(kubeconfigPath, served.kubeconfig);
+  if (E.isRight(written)) return E.right(served);
+  await served.close();
+  return written;
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
