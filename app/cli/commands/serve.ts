@@ -49,7 +49,9 @@ Examples:
   KUBECONFIG=kreconcile-memory.kubeconfig kubectl get applications -A
 
 The endpoint is plain HTTP on 127.0.0.1 without authentication (kubectl sends no bearer token
-over plain HTTP): anyone on this machine can reach it while it runs. It stores what a real
+over plain HTTP): anyone on this machine can reach it while it runs. Web pages cannot: a request
+naming another Host than 127.0.0.1, localhost or [::1] (DNS rebinding) or carrying another Origin
+(a browser's cross-site request) is refused with 403. It stores what a real
 kube-apiserver stores, with its size limits (1 MiB ConfigMap/Secret data, 1.5 MiB objects,
 3 MiB request bodies); it keeps nothing after it stops. Stop it with Ctrl-C (SIGINT) or SIGTERM.
 Its state and what it does not serve: docs/testing.md §5.
