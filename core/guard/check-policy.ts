@@ -126,30 +126,56 @@ const unmatchableIssues = (deny: DenySelector, at: string): ReadonlyArray<Issue>
       ]
     : [];
 
+/**
+ * With an open catalog (the operator: built-in kinds only, the cluster's CRDs unknown), whether an
+ * unknown kind is still certainly wrong: a group the catalog knows whole, or a bare kind one edit
+ * or so from a known one (`Deploymnet`). Other unknown kinds may be served: not refused.
+ */
+const certainlyUnknown = (pattern: string, known: ReadonlyArray<string>, catalog: SchemaCatalog): boolean => {
+  const slash = pattern.indexOf('/');
+  if (slash < 0) return closestName(pattern, [...new Set(known.map(kindPart))]) !== undefined;
+  const group = pattern.slice(0, slash);
+  return catalog.completeGroups.has(group === 'core' ? '' : group);
+};
+
 const denyIssues = (
   deny: DenySelector,
   at: string,
   all: ReadonlyMap<string, ReadonlyArray<KindSchema>>,
   catalog: SchemaCatalog,
+  open: boolean,
 ): ReadonlyArray<Issue> => {
   const known = [...all.keys()];
-  const kindIssues = (deny.kinds ?? []).flatMap((pattern, index) =>
-    matchedKinds(pattern, known).length > 0
-      ? []
-      : [{ path: `${at}.kinds[${index}]`, message: unknownKindMessage(pattern, known) }],
+  const unknown = (deny.kinds ?? []).flatMap((pattern, index) =>
+    matchedKinds(pattern, known).length > 0 ? [] : [{ pattern, index }],
   );
+  const kindIssues = unknown
+    .filter(({ pattern }) => !open || certainlyUnknown(pattern, known, catalog))
+    .map(({ pattern, index }) => ({ path: `${at}.kinds[${index}]`, message: unknownKindMessage(pattern, known) }));
   const kinds = deny.kinds === undefined ? known : deny.kinds.flatMap((pattern) => matchedKinds(pattern, known));
-  return [...kindIssues, ...unmatchableIssues(deny, at), ...pathIssues(deny, at, kinds, all, catalog)];
+  // Open: paths are checked only when every kind the rule names is known (a custom kind's fields are not).
+  const checkPaths = !open || (deny.kinds !== undefined && unknown.length === 0 && !deny.kinds.includes('*'));
+  return [
+    ...kindIssues,
+    ...unmatchableIssues(deny, at),
+    ...(checkPaths ? pathIssues(deny, at, kinds, all, catalog) : []),
+  ];
 };
 
 /**
  * Every rule of `policy` that names a kind the catalog does not know, a path none of its kinds
  * has, or can match nothing; each issue's path points into the guard document
- * (`rules[0].deny.kinds[1]`) and its message says the closest known name.
+ * (`rules[0].deny.kinds[1]`) and its message says the closest known name. `open`: the catalog
+ * holds the built-in kinds only (the operator, whose cluster may serve any CRD): an unknown kind
+ * is refused only when certainly wrong, and paths only of rules whose kinds are all known.
  */
-export const guardPolicyIssues = (policy: GuardPolicy, catalog: SchemaCatalog): ReadonlyArray<Issue> => {
+export const guardPolicyIssues = (
+  policy: GuardPolicy,
+  catalog: SchemaCatalog,
+  options: { readonly open?: boolean } = {},
+): ReadonlyArray<Issue> => {
   const all = kindsOf(catalog);
   return policy.rules.flatMap((rule, index) =>
-    'deny' in rule ? denyIssues(rule.deny, `rules[${index}].deny`, all, catalog) : [],
+    'deny' in rule ? denyIssues(rule.deny, `rules[${index}].deny`, all, catalog, options.open === true) : [],
   );
 };

@@ -126,4 +126,34 @@ describe('guard rules fail closed', () => {
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('Certificate has no field "spec.secretNam" (did you mean "spec.secretName"?)');
   });
+
+  it('kreconcile run --guard refuses a misspelt built-in kind or path before it starts; a custom kind it cannot see is left to the cluster', async () => {
+    const run = (deny: string) =>
+      runCli(
+        ['run', '--memory', '-f', 'app.yaml', '--guard', 'guard.yaml', '--exit-when-converged', '--timeout', '20s'],
+        {
+          files: { 'app.yaml': APP, 'guard.yaml': guardWith(deny) },
+          builtinSchemas: true,
+        },
+      );
+    for (const [deny, message] of [
+      [
+        '{ kinds: [PersistentVolumeClaims] }',
+        'unknown kind "PersistentVolumeClaims" (did you mean "PersistentVolumeClaim"?)',
+      ],
+      ['{ kinds: [apps/Deploymnet] }', 'unknown kind "apps/Deploymnet"'],
+      [
+        '{ kinds: [Deployment], paths: [spec.selectr] }',
+        'Deployment has no field "spec.selectr" (did you mean "spec.selector"?)',
+      ],
+    ] as const) {
+      const refused = await run(deny);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^error: guard\.yaml:3:\d+: document 1: /);
+      expect(refused.stderr).toContain(message);
+    }
+    const custom = await run('{ kinds: [cert-manager.io/Certificate], paths: [spec.secretName] }');
+    expect(custom.stderr).not.toContain('guard.yaml');
+    expect(custom.code).toBe(0);
+  }, 60_000);
 });

@@ -71,8 +71,12 @@ export const readGuard = async (io: CliIo, file: string): Promise<E.Either<Reado
  * Every rule naming a kind `catalog` does not know, a path its kinds lack, or able to match
  * nothing, at its file:line with the closest known name: a guard fails closed (issue 36).
  */
-export const guardSchemaErrors = (guard: GuardFile, catalog: SchemaCatalog): ReadonlyArray<CliError> =>
-  guardPolicyIssues(guard.policy, catalog).map((issue) =>
+export const guardSchemaErrors = (
+  guard: GuardFile,
+  catalog: SchemaCatalog,
+  options: { readonly open?: boolean } = {},
+): ReadonlyArray<CliError> =>
+  guardPolicyIssues(guard.policy, catalog, options).map((issue) =>
     inputError(`${issue.message} (${HINT})`, {
       location: guard.locate === undefined ? { file: guard.file } : guard.locate(parsePath(issue.path)),
       path: issue.path,
