@@ -43,7 +43,7 @@ export type Violation = {
 /** What the guard concluded for one Application's plan. */
 export type GuardVerdict = {
   readonly application: GuardedApplication;
-  /** The plan's digest (`planDigest`): what an approval names. */
+  /** The plan's digest (`planDigest`): what an approval names; empty when no rule can deny the plan (nothing to approve). */
   readonly digest: string;
   /** The rules' violations; an approved plan's are kept here too, for the record. */
   readonly violations: ReadonlyArray<Violation>;
@@ -245,11 +245,12 @@ type Judged = {
 const judge = (policy: GuardPolicy, subject: GuardSubject): Judged => {
   const written = subject.actions.filter(isWritten);
   const own = applicationViolations(policy, written);
-  const digest = planDigest(written, {
-    application: subject.application,
-    policy: policyDigest(policy),
-    violations: own,
-  });
+  // Hashing full bodies costs (pure-TS SHA-256): only a plan some rule may deny needs its digest.
+  const deniable =
+    own.length > 0 || (written.some(isDeletion) && policy.rules.some((rule) => 'maxDeletesPerPlan' in rule));
+  const digest = deniable
+    ? planDigest(written, { application: subject.application, policy: policyDigest(policy), violations: own })
+    : '';
   return { subject, written, digest, approved: subject.application.approval === digest, own };
 };
 
@@ -325,4 +326,8 @@ export const judgedDigest = (
 ): string =>
   policy === undefined
     ? planDigest(actions, { application })
-    : judge(policy, { application: { namespace: application.namespace, name: application.name }, actions }).digest;
+    : planDigest(actions, {
+        application,
+        policy: policyDigest(policy),
+        violations: applicationViolations(policy, actions.filter(isWritten)),
+      });
