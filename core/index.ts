@@ -214,9 +214,13 @@ export {
   evaluateOne,
   isDenied,
   planDigest,
+  policyDigest,
+  judgedDigest,
+  type DigestScope,
   type GuardSubject,
   type GuardVerdict,
   type GuardedApplication,
   type Violation,
 } from './guard/evaluate.js';
 export { guardPlan, guardedApplicationOf } from './guard/guard-plan.js';
+export { guardPolicyIssues } from './guard/check-policy.js';

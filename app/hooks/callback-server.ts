@@ -81,7 +81,7 @@ const ROUTE = /^\/v1\/namespaces\/([^/]+)\/applications\/([^/]+)\/(complete|shut
 // Namespaces are DNS labels, Application names DNS subdomains.
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-type Call = {
+export type Call = {
   readonly namespace: string;
   readonly name: string;
   readonly hook: Hook;
@@ -211,9 +211,7 @@ const answer = async (
   const application = await readApplication(options.cluster, namespace, name);
   if (E.isLeft(application)) return unavailable(application.left);
   // Whatever is missing (the Application, the hook, its Secret) or wrong, the caller learns only "401".
-  const authorized = O.isSome(application.right)
-    ? await authorize(call.right, application.right.value, secretReaderOf(application.right.value, options))
-    : await readSecretsInVain(call.right, options.cluster);
+  const authorized = await verifyAgainstSecrets(verification(call.right, O.toUndefined(application.right), options));
   if (!authorized || O.isNone(application.right)) {
     logger.warn({ application: `${namespace}/${name}`, hook }, 'hook callback refused');
     return UNAUTHORIZED;
@@ -271,40 +269,74 @@ const readApplication = async (
   );
 
 /** The Cluster that reads `application`'s hook Secrets: its children's identity; none when that identity is refused. */
-const secretReaderOf = (application: Application, options: CallbackOptions): Cluster | undefined => {
+const secretReaderOf = (
+  application: Application,
+  options: Pick<CallbackOptions, 'cluster' | 'childClusterFor'>,
+): Cluster | undefined => {
   const access = options.childClusterFor?.(application) ?? { _tag: 'Operator' };
   if (access._tag === 'Refused') return undefined;
   return access._tag === 'Impersonated' ? access.cluster : options.cluster;
 };
 
+/** How many tokens are always compared: padded with a token no one holds, so a Secret-less Application answers as fast. */
+const MIN_COMPARISONS = 2;
+
+/** Two tokens compared in constant time over their SHA-256 digests, so that lengths leak nothing either. */
+export const sameToken = (presented: string, expected: string): boolean =>
+  timingSafeEqual(digest(presented), digest(expected));
+
 /**
- * Whether the presented token is the hook's token in one of the Application's live hook Secrets
- * (those it observed, and the one in its own namespace). Every candidate is compared, each in
- * constant time, over SHA-256 digests so that lengths leak nothing either.
+ * The one verifier of a presented token against live hook Secrets, on every path: an existing
+ * Application with the hook enabled, one without it, and a missing one (issue 37). Each reads the
+ * Secrets `refs` names and compares the token with at least `MIN_COMPARISONS` candidates, every
+ * one in constant time; only then does `eligible` (the Application exists and enables the hook)
+ * count. So a prober cannot tell the paths apart by what they cost.
  */
-const authorize = async (call: Call, application: Application, cluster: Cluster | undefined): Promise<boolean> => {
-  if (cluster === undefined || !(application.spec.hooks ?? []).includes(call.hook)) return false;
-  const owner = ownerOfApp(application);
+export const verifyAgainstSecrets = async (args: {
+  readonly token: string;
+  readonly refs: ReadonlyArray<ObjectRef>;
+  readonly reader: Cluster;
+  readonly expected: (secrets: ReadonlyArray<Resource>) => ReadonlyArray<string>;
+  readonly eligible: boolean;
+  readonly compare?: (presented: string, expected: string) => boolean;
+}): Promise<boolean> => {
+  const compare = args.compare ?? sameToken;
   const secrets = await Promise.all(
-    secretRefs(application).map(async (ref) => {
-      const got = await cluster.get(ref)();
+    args.refs.map(async (ref) => {
+      const got = await args.reader.get(ref)();
       return E.isRight(got) && O.isSome(got.right) ? [got.right.value] : [];
     }),
   );
-  const tokens = liveTokens(secrets.flat(), owner, call.hook);
-  const presented = digest(call.token);
-  return tokens.reduce((match, token) => timingSafeEqual(presented, digest(token)) || match, false);
+  const tokens = args.expected(secrets.flat());
+  const padding = Array.from({ length: Math.max(0, MIN_COMPARISONS - tokens.length) }, () => DUMMY_TOKEN);
+  const match = [...tokens, ...padding].reduce((found, token) => compare(args.token, token) || found, false);
+  return args.eligible && tokens.length > 0 && match;
 };
 
-/**
- * For a missing Application: the read its hook Secret would have cost, so that a prober cannot
- * tell missing from existing Applications by how long the refusal takes. Always false.
- */
-const readSecretsInVain = async (call: Call, cluster: Cluster): Promise<boolean> => {
-  await Promise.all(
-    hookSecretRefs([call.namespace], { namespace: call.namespace, name: call.name }).map((ref) => cluster.get(ref)()),
-  );
-  return false;
+/** The verifier's arguments for a call on `application` (absent: the Application does not exist). */
+export const verification = (
+  call: Call,
+  application: Application | undefined,
+  options: Pick<CallbackOptions, 'cluster' | 'childClusterFor'>,
+): Parameters<typeof verifyAgainstSecrets>[0] => {
+  if (application === undefined)
+    return {
+      token: call.token,
+      refs: hookSecretRefs([call.namespace], { namespace: call.namespace, name: call.name }),
+      reader: options.cluster,
+      expected: () => [],
+      eligible: false,
+    };
+  const reader = secretReaderOf(application, options);
+  const owner = ownerOfApp(application);
+  return {
+    token: call.token,
+    refs: secretRefs(application),
+    // An identity refused reads nothing it may not: its reads go as the operator, and count for nothing.
+    reader: reader ?? options.cluster,
+    expected: (secrets) => liveTokens(secrets, owner, call.hook),
+    eligible: reader !== undefined && (application.spec.hooks ?? []).includes(call.hook),
+  };
 };
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

@@ -5,7 +5,8 @@
  * would refuse. Pure: plans in, verdicts out.
  */
 import { isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
-import { groupOf, showRef, type ObjectRef } from '../model/resource.js';
+import { groupOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
+import { withDigests } from '../sensitive/secret-values.js';
 import { fromPointer } from '../json/path.js';
 import { sha256Hex } from '../sensitive/sha256.js';
 import type { Action } from '../plan/types.js';
@@ -42,7 +43,7 @@ export type Violation = {
 /** What the guard concluded for one Application's plan. */
 export type GuardVerdict = {
   readonly application: GuardedApplication;
-  /** The plan's digest (`planDigest`): what an approval names. */
+  /** The plan's digest (`planDigest`): what an approval names; empty when no rule can deny the plan (nothing to approve). */
   readonly digest: string;
   /** The rules' violations; an approved plan's are kept here too, for the record. */
   readonly violations: ReadonlyArray<Violation>;
@@ -76,14 +77,31 @@ const refJson = (ref: ObjectRef): JsonValue => ({
   ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
 });
 
+/** A Secret's values as their digests (docs/decisions/0004): a plan digest is printed, the values never are. */
+const masked = (ref: ObjectRef, value: JsonValue, path: string): JsonValue =>
+  ref.apiVersion === 'v1' && ref.kind === 'Secret' && /^\/(data|stringData|metadata\/annotations)(\/|$)/.test(path)
+    ? `sha256:${sha256Hex(new TextEncoder().encode(canonical(value)))}`
+    : value;
+
+const maskedBody = (body: Resource): JsonValue => withDigests(body);
+
 /**
- * What a digest covers of an action: its type, object, reason or fields, and its field changes
- * (already masked for Secrets by the planner, as printed): the same in the operator, in
- * `kreconcile plan` against the same cluster, and in a saved plan read back.
+ * What a digest covers of an action: its type, object, full body (creations and recreations) or
+ * every patch operation but the `test` guards (those name the live resourceVersion, which moves),
+ * its reason or fields, and its field changes. Secret values enter as their digests. The same in
+ * the operator, in `kreconcile plan` against the same cluster, and in a saved plan read back.
  */
 const digestPart = (action: Written): JsonValue => ({
   type: action.type,
   ref: refJson(action.ref),
+  ...(action.type === 'create' || action.type === 'recreate' ? { body: maskedBody(action.body) } : {}),
+  ...(action.type === 'patch'
+    ? {
+        patch: action.patch
+          .filter((op) => op.op !== 'test')
+          .map((op) => (op.op === 'remove' ? op : { ...op, value: masked(action.ref, op.value, op.path) })),
+      }
+    : {}),
   ...(action.type === 'delete' ? { reason: action.reason } : {}),
   ...(action.type === 'recreate' ? { fields: [...action.fields] } : {}),
   changes: action.changes.map((change) => ({
@@ -93,12 +111,36 @@ const digestPart = (action: Written): JsonValue => ({
   })),
 });
 
+/** `sha256:<hex>` of a decoded guard policy: its rules, whatever the file's comments and layout. */
+export const policyDigest = (policy: GuardPolicy): string =>
+  `sha256:${sha256Hex(new TextEncoder().encode(canonical({ rules: policy.rules.map((rule) => ({ ...rule })) })))}`;
+
+/** What a plan digest covers beyond the actions: whose plan, under which rules, and what they found. */
+export type DigestScope = {
+  readonly application: { readonly namespace: string; readonly name: string };
+  /** The guard policy the plan was judged by (`policyDigest`), when one was. */
+  readonly policy?: string;
+  /** The rules' violations by this plan alone (the guard verdict an approval accepts). */
+  readonly violations?: ReadonlyArray<Pick<Violation, 'rule' | 'message'>>;
+};
+
 /**
- * `sha256:<hex>` of an Application's plan: its write actions in order. Two plans with the same
- * digest write the same objects in the same way, so approving a digest approves exactly that plan.
+ * `sha256:<hex>` of an Application's plan: the Application, its write actions in order with their
+ * full bodies, the guard policy and the violations it found. Two plans with the same digest write
+ * the same objects in the same way under the same verdict, so approving a digest approves exactly
+ * that plan: another body, image or namespace is another digest (issue 37).
  */
-export const planDigest = (actions: ReadonlyArray<Action>): string =>
-  `sha256:${sha256Hex(new TextEncoder().encode(canonical(actions.filter(isWritten).map(digestPart))))}`;
+export const planDigest = (actions: ReadonlyArray<Action>, scope: DigestScope): string =>
+  `sha256:${sha256Hex(
+    new TextEncoder().encode(
+      canonical({
+        application: { namespace: scope.application.namespace, name: scope.application.name },
+        policy: scope.policy ?? null,
+        violations: (scope.violations ?? []).map((v) => ({ rule: v.rule, message: v.message })),
+        actions: actions.filter(isWritten).map(digestPart),
+      }),
+    ),
+  )}`;
 
 /** `*` any run of characters, `?` one. */
 const globMatches = (pattern: string, value: string): boolean => {
@@ -202,8 +244,13 @@ type Judged = {
 
 const judge = (policy: GuardPolicy, subject: GuardSubject): Judged => {
   const written = subject.actions.filter(isWritten);
-  const digest = planDigest(written);
   const own = applicationViolations(policy, written);
+  // Hashing full bodies costs (pure-TS SHA-256): only a plan some rule may deny needs its digest.
+  const deniable =
+    own.length > 0 || (written.some(isDeletion) && policy.rules.some((rule) => 'maxDeletesPerPlan' in rule));
+  const digest = deniable
+    ? planDigest(written, { application: subject.application, policy: policyDigest(policy), violations: own })
+    : '';
   return { subject, written, digest, approved: subject.application.approval === digest, own };
 };
 
@@ -263,5 +310,24 @@ const LISTED = 5;
 export const denialMessage = (verdict: GuardVerdict): string => {
   const listed = verdict.violations.slice(0, LISTED).map((v) => `rule ${JSON.stringify(v.rule)} denies ${v.message}`);
   const more = verdict.violations.length - listed.length;
-  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}; to let this plan through, annotate the Application ${APPROVE_ANNOTATION}=${verdict.digest}`;
+  const { namespace, name } = verdict.application;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}; to let this plan through, an approver (RBAC verb approve on applications.kreconcile.io, docs/decisions/0026) runs: kubectl annotate applications.kreconcile.io -n ${namespace} ${name} --overwrite ${APPROVE_ANNOTATION}=${verdict.digest}`;
 };
+
+/**
+ * The digest of one Application's plan as judged by `policy` (or by none): what a saved plan
+ * records and `kreconcile apply` recomputes, so a guard record removed or edited, or a plan
+ * applied under other rules, no longer matches (issue 37).
+ */
+export const judgedDigest = (
+  policy: GuardPolicy | undefined,
+  application: { readonly namespace: string; readonly name: string },
+  actions: ReadonlyArray<Action>,
+): string =>
+  policy === undefined
+    ? planDigest(actions, { application })
+    : planDigest(actions, {
+        application,
+        policy: policyDigest(policy),
+        violations: applicationViolations(policy, actions.filter(isWritten)),
+      });

@@ -22,7 +22,8 @@ const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 const padded = (bytes: ArrayLike<number>): Uint8Array => {
   const length = Math.ceil((bytes.length + 9) / 64) * 64;
   const out = new Uint8Array(length);
-  out.set(Array.from(bytes));
+  // A typed array is copied as is; converting it to a JS array first costs more than the hash.
+  out.set(bytes instanceof Uint8Array ? bytes : Array.from(bytes));
   out[bytes.length] = 0x80;
   const bits = bytes.length * 8;
   const view = new DataView(out.buffer);

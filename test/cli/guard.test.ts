@@ -4,7 +4,7 @@
  * are one line each; saved plans record the guard and their digests, and `apply` evaluates the
  * rules again against the cluster's approvals, writing nothing when denied.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
@@ -74,6 +74,7 @@ describe('kreconcile plan/apply --guard', () => {
   let cluster: MemoryCluster;
   const live = (): RunOptions => ({
     files: FILES,
+    builtinSchemas: true,
     connect: async () => cluster,
     connectWritable: async () => cluster,
   });
@@ -139,30 +140,73 @@ describe('kreconcile plan/apply --guard', () => {
     expect(await plan('v1.yaml', ['--guard', 'guard.yaml'])).toMatchObject({ code: 0, stderr: '' });
   });
 
-  it('an approval naming the digest on the live Application lets exactly that plan pass; another digest does not', async () => {
+  it('only --approve / --approvals-file naming the digest lets exactly that plan pass; an annotation in -f or on the live Application does not', async () => {
     const denied = await plan('v2.yaml', ['--guard', 'guard.yaml']);
     const digest = denied.stderr.match(DIGEST)?.[0];
     expect(digest).toBeDefined();
-    await approve(`sha256:${'1'.repeat(64)}`);
-    expect((await plan('v2.yaml', ['--guard', 'guard.yaml'])).code).toBe(3);
-    await approve(digest!);
-    const approved = await plan('v2.yaml', ['--guard', 'guard.yaml']);
+    expect((await plan('v2.yaml', ['--guard', 'guard.yaml', '--approve', `sha256:${'1'.repeat(64)}`])).code).toBe(3);
+    const approved = await plan('v2.yaml', ['--guard', 'guard.yaml', '--approve', digest!]);
     expect(approved.code).toBe(0);
     expect(approved.stderr).toBe(
-      `guard: Application shop/db: approved by kreconcile.io/approve (plan ${digest}) despite 1 violation(s): rule "keep-volumes"\n`,
+      `guard: Application shop/db: approved by --approve (plan ${digest}) despite 1 violation(s): rule "keep-volumes"\n`,
     );
+    const fromFile = await runCli(
+      ['plan', '-f', 'v2.yaml', '--kubeconfig', 'kc', '--now', NOW, '--guard', 'guard.yaml', '--approvals-file', 'ok'],
+      { ...live(), files: { ...FILES, ok: `# approved by the platform team\n${digest!}\n` } },
+    );
+    expect(fromFile.code).toBe(0);
+    // The change under review cannot approve itself: the annotation in the -f file is ignored, and says why.
+    const selfApproved = await runCli(
+      ['plan', '-f', '-', '--kubeconfig', 'kc', '--now', NOW, '--guard', 'guard.yaml'],
+      {
+        ...live(),
+        stdin: manifest(false, 'b').replace(
+          'metadata: { name: db, namespace: shop }',
+          `metadata: { name: db, namespace: shop, annotations: { kreconcile.io/approve: "${digest!}" } }`,
+        ),
+      },
+    );
+    expect(selfApproved.code).toBe(3);
+    expect(selfApproved.stderr).toContain(
+      'guard: warning: Application shop/db: its kreconcile.io/approve annotation is ignored: the files under review cannot approve their own plan',
+    );
+    // Nor does the live Application's annotation (the operator's approval) approve a CI plan.
+    await approve(digest!);
+    const live2 = await plan('v2.yaml', ['--guard', 'guard.yaml']);
+    expect(live2.code).toBe(3);
+    expect(live2.stderr).toContain("the live Application's kreconcile.io/approve annotation is ignored here");
     // The approval is of that plan: another change to the same spec is a new plan, denied again.
-    const changed = await runCli(['plan', '-f', '-', '--kubeconfig', 'kc', '--now', NOW, '--guard', 'guard.yaml'], {
-      ...live(),
-      stdin: manifest(false, 'c'),
-    });
+    const changed = await runCli(
+      ['plan', '-f', '-', '--kubeconfig', 'kc', '--now', NOW, '--guard', 'guard.yaml', '--approve', digest!],
+      { ...live(), stdin: manifest(false, 'c') },
+    );
     expect(changed.code).toBe(3);
-    expect(changed.stderr).not.toContain(digest!);
+    expect(changed.stderr).not.toContain(`plan ${digest!}`);
+  });
+
+  it('approvals are digests: a malformed --approve or approvals-file line is one error with file:line; --approve needs --guard', async () => {
+    const bad = await runCli(
+      ['plan', '-f', 'v2.yaml', '--now', NOW, '--guard', 'guard.yaml', '--approvals-file', 'ok', '--approve', 'yes'],
+      { files: { ...FILES, ok: `sha256:${'a'.repeat(64)}\nlgtm\n` }, builtinSchemas: true },
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      'error: --approve "yes": an approval is a plan digest, sha256: and 64 hexadecimal digits, as the denied plan printed it\n' +
+        'error: ok:2:1: "lgtm" is not a plan digest: an approval is a plan digest, sha256: and 64 hexadecimal digits, as the denied plan printed it\n',
+    );
+    const unguarded = await runCli(['plan', '-f', 'v2.yaml', '--now', NOW, '--approve', `sha256:${'a'.repeat(64)}`], {
+      files: FILES,
+    });
+    expect(unguarded).toMatchObject({ code: 1, stdout: '' });
+    expect(unguarded.stderr).toContain('--approve and --approvals-file approve what --guard denies: give --guard');
   });
 
   it('bad guard files are one line each, with file:line and the field', async () => {
     const bad = async (text: string) =>
-      runCli(['plan', '-f', 'v2.yaml', '--guard', 'bad.yaml', '--now', NOW], { files: { ...FILES, 'bad.yaml': text } });
+      runCli(['plan', '-f', 'v2.yaml', '--guard', 'bad.yaml', '--now', NOW], {
+        files: { ...FILES, 'bad.yaml': text },
+        builtinSchemas: true,
+      });
     expect(await bad('rules:\n  - name: x\n    deny: { kind: [Pod] }\n')).toEqual({
       code: 1,
       stdout: '',
@@ -212,23 +256,100 @@ describe('kreconcile plan/apply --guard', () => {
     expect(unguarded.stderr).toContain('pass it with --guard, apply evaluates its rules again');
     const refused = await runCli(['apply', out, '--kubeconfig', 'kc', '--guard', 'guard.yaml'], live());
     expect(refused.code).toBe(3);
-    expect(stable(refused.stderr)).toBe(
+    expect(stable(refused.stderr.replace(out, 'v2.json'))).toBe(
       'guard: Application shop/db: rule "keep-volumes" denies delete of v1 PersistentVolumeClaim shop/data\n' +
-        'guard: Application shop/db: plan sha256:<digest> denied; after review, approve it with: kubectl annotate applications.kreconcile.io -n shop db --overwrite kreconcile.io/approve=sha256:<digest>\n',
+        'guard: Application shop/db: plan sha256:<digest> denied; after review, approve it with: kreconcile apply v2.json --guard guard.yaml --approve sha256:<digest> (docs/ci.md, "Approvals")\n',
     );
     expect(refused.stdout).toBe('');
     expect(await read(pvcRef)).toBeDefined();
     expect((await read({ ...pvcRef, kind: 'ConfigMap', name: 'settings' }))?.data).toEqual({ mode: 'a' });
 
-    // Approved (as the saved plan printed it): apply carries it out.
+    // The live Application's annotation approves nothing in CI.
     await approve(digest!);
-    const applied = await runCli(['apply', out, '--kubeconfig', 'kc', '--guard', 'guard.yaml'], live());
+    expect((await runCli(['apply', out, '--kubeconfig', 'kc', '--guard', 'guard.yaml'], live())).code).toBe(3);
+    // Approved (as the denial printed it): apply carries it out.
+    const applied = await runCli(
+      ['apply', out, '--kubeconfig', 'kc', '--guard', 'guard.yaml', '--approve', digest!],
+      live(),
+    );
     expect(applied.stderr).toBe(
-      `guard: Application shop/db: approved by kreconcile.io/approve (plan ${digest}) despite 1 violation(s): rule "keep-volumes"\n`,
+      `guard: Application shop/db: approved by --approve (plan ${digest}) despite 1 violation(s): rule "keep-volumes"\n`,
     );
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Applied: 0 created, 1 patched, 1 deleted.');
     const gone = await read(pvcRef);
     expect(gone === undefined || gone.metadata.deletionTimestamp !== undefined).toBe(true);
+  });
+
+  it("a saved plan's guard record is bound to its digest: removed, edited or applied under other rules, apply refuses (issue 37)", async () => {
+    const out = join(dir, 'v2.json');
+    expect((await plan('v2.yaml', ['--guard', 'guard.yaml', '--out', out])).code).toBe(3);
+    const saved = JSON.parse(readFileSync(out, 'utf8')) as SavedPlanV1;
+    const { guard: _removed, ...unguarded } = saved.metadata;
+    const attempts: ReadonlyArray<readonly [string, SavedPlanV1, ReadonlyArray<string>]> = [
+      ['guard record removed', { ...saved, metadata: unguarded }, []],
+      [
+        'guard record naming another file',
+        {
+          ...saved,
+          metadata: { ...saved.metadata, guard: { file: 'loose.yaml', digest: `sha256:${'0'.repeat(64)}` } },
+        },
+        ['--guard', 'loose.yaml'],
+      ],
+      ['applied under looser rules', saved, ['--guard', 'loose.yaml']],
+    ];
+    for (const [what, file, flags] of attempts) {
+      writeFileSync(out, JSON.stringify(file));
+      const applied = await runCli(['apply', out, '--kubeconfig', 'kc', ...flags], live());
+      expect({ what, code: applied.code, stdout: applied.stdout }).toEqual({ what, code: 1, stdout: '' });
+      expect(applied.stderr).toContain("the saved plan's digest");
+    }
+    expect(await read(pvcRef)).toBeDefined();
+  });
+
+  it('--out prints the plan even when it refuses to save it', async () => {
+    const secret = `apiVersion: kreconcile.io/v1alpha1
+kind: Application
+metadata: { name: vault, namespace: shop }
+spec:
+  manifest:
+    - { apiVersion: v1, kind: Secret, metadata: { name: token }, stringData: { token: hunter2 } }
+`;
+    const out = join(dir, 'secret.json');
+    const result = await runCli(['plan', '-f', 's.yaml', '--now', NOW, '--out', out], { files: { 's.yaml': secret } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('+ v1 Secret shop/token');
+    expect(result.stdout).not.toContain('hunter2');
+    expect(result.stderr).toContain(`error: the plan was not saved to ${out}`);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('KUBECONFIG is honoured as kubectl honours it, and the plan header names the basis', async () => {
+    const targets: unknown[] = [];
+    const viaEnv = await runCli(['plan', '-f', 'v2.yaml', '--now', NOW], {
+      ...live(),
+      env: { KUBECONFIG: '/ci/kubeconfig' },
+      connect: async (target) => {
+        targets.push(target);
+        return cluster;
+      },
+    });
+    expect(targets).toEqual([{}]); // the client's own lookup reads KUBECONFIG (lists of files included)
+    expect(viaEnv.stdout).toMatch(/^Planned against the live cluster \(read-only\) of KUBECONFIG=\/ci\/kubeconfig\.\n/);
+    expect(viaEnv.stdout).toContain('- v1 PersistentVolumeClaim shop/data'); // the cluster's PVC, not an empty cluster
+    const json = await runCli(['plan', '-f', 'v2.yaml', '--now', NOW, '-o', 'json'], {
+      ...live(),
+      env: { KUBECONFIG: '/ci/kubeconfig' },
+    });
+    expect((JSON.parse(json.stdout) as { metadata: unknown }).metadata).toMatchObject({
+      cluster: { type: 'Live', kubeconfigPath: 'KUBECONFIG=/ci/kubeconfig' },
+    });
+    const offline = await runCli(['plan', '-f', 'v2.yaml', '--now', NOW, '--offline'], {
+      ...live(),
+      env: { KUBECONFIG: '/ci/kubeconfig' },
+    });
+    expect(offline.stdout).toMatch(/^Planned against an empty cluster \(offline/);
+    const snapshot = await plan('v2.yaml');
+    expect(snapshot.stdout).toMatch(/^Planned against the live cluster \(read-only\) of --kubeconfig kc\.\n/);
   });
 });

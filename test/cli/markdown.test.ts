@@ -86,7 +86,7 @@ describe('kreconcile plan -o markdown', () => {
   it('totals, then deletes and guard denials first, then collapsible changes; Secret values masked', async () => {
     const result = await runCli(
       ['plan', '-f', 'app.yaml', '--snapshot', 'live.yaml', '--now', NOW, '-o', 'markdown', '--guard', 'guard.yaml'],
-      { files },
+      { files, builtinSchemas: true },
     );
     expect(result.code).toBe(3);
     expectGolden('test/cli/golden/markdown/plan.md', result.stdout);

@@ -3,7 +3,7 @@
  * valid Application's plan and every problem of the invalid ones (bad spec, unreadable YAML,
  * unknown kind), and exits 1.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,11 +79,13 @@ describe('plan -f dir/ with some invalid Applications', () => {
     expect(linesOf(result.stderr)).toHaveLength(3);
   });
 
-  it('saves no plan when some Application has a problem', async () => {
+  it('saves no plan when some Application has a problem, and prints it all the same (issue 36)', async () => {
     const out = join(root, 'plan.json');
     const result = await runCli(['plan', '-f', join(root, 'apps'), '--out', out, '--now', NOW]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
+    expect(existsSync(out)).toBe(false);
+    expect(result.stdout).toContain('+ v1 ConfigMap shop/good');
+    expect(result.stdout).not.toContain('Saved the plan');
     expect(linesOf(result.stderr).at(-1)).toBe(
       `error: the plan was not saved to ${out}: fix the problems above, then plan again`,
     );

@@ -26,8 +26,13 @@ const plan = (extra: ReadonlyArray<string>, files: Record<string, string> = {}) 
 describe('kreconcile plan: tenancy', () => {
   it('by default a child in another namespace is forbidden in every format, and nothing else would be written', async () => {
     const text = await plan([]);
-    expect(text.code).toBe(0);
-    expect(text.stdout).toBe(`Application team-a/web (app.yaml, document 1)
+    // Nothing of a forbidden plan is carried out: the gate fails (exit 1) with a summary (issue 36).
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain('error: 1 of 1 Application(s) stalled');
+    expect(text.stdout)
+      .toBe(`Planned against an empty cluster (offline: no --snapshot, --kubeconfig, --context or KUBECONFIG).
+
+Application team-a/web (app.yaml, document 1)
   · add finalizer kreconcile.io/cleanup to the Application
   ! v1 ConfigMap team-a-db/db-settings: forbidden (Destination): namespace team-a-db is not an allowed destination for Applications in team-a (policy destinations: team-a); never written
   Stalled (Forbidden): not allowed by the tenancy policy, nothing of this Application is written until the spec or policy changes: v1 ConfigMap team-a-db/db-settings (Destination: namespace team-a-db is not an allowed destination for Applications in team-a (policy destinations: team-a))
@@ -48,7 +53,7 @@ Plan: 0 to create, 0 to patch, 0 to delete, 1 forbidden.
     });
     expect(json.summary).toEqual({ create: 0, patch: 0, delete: 0, conflict: 0, forbidden: 1, changes: true });
     expect((await plan(['-o', 'yaml'])).stdout).toContain('type: forbidden');
-    expect((await plan(['--exit-code'])).code).toBe(2);
+    expect((await plan(['--exit-code'])).code).toBe(1);
   });
 
   it('with --policy allowing team-a → team-a-db the same child is created', async () => {

@@ -85,7 +85,12 @@ const stable = (text: string): string =>
 describe('plan output of protection annotations', () => {
   let dir: string;
   let cluster: MemoryCluster;
-  const live = (): RunOptions => ({ files: FILES, connect: async () => cluster, connectWritable: async () => cluster });
+  const live = (): RunOptions => ({
+    files: FILES,
+    builtinSchemas: true,
+    connect: async () => cluster,
+    connectWritable: async () => cluster,
+  });
   const plan = (file: string, extra: ReadonlyArray<string> = []) =>
     runCli(['plan', '-f', file, '--kubeconfig', 'kc', '--now', NOW, ...extra], live());
   const read = async (target: ObjectRef): Promise<Resource | undefined> => {

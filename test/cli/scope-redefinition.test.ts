@@ -11,6 +11,8 @@ import * as O from 'fp-ts/lib/Option.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
+import { planOf } from '../../app/cli/saved-plan/replay.js';
+import { judgedDigest } from '../../core/index.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 
@@ -101,7 +103,9 @@ describe('scopes come only from trusted sources (issue 19, CI path)', () => {
         'json',
       ];
       const planned = await runCli(args, live());
-      expect(planned.stderr).toBe('');
+      // A forbidden child stalls the plan: exit 1 with a summary, the plan saved all the same for review.
+      expect(planned.code).toBe(1);
+      expect(planned.stderr).toContain('error: Application team-a/escalate is Stalled (Forbidden), 1 forbidden');
       const saved = JSON.parse(readFileSync(out, 'utf8')) as SavedPlanV1;
       expect(saved.metadata.scopes['rbac.authorization.k8s.io/ClusterRoleBinding']).toBe('Cluster');
       const actions = saved.applications[0]!.actions;
@@ -121,7 +125,7 @@ describe('scopes come only from trusted sources (issue 19, CI path)', () => {
       ['plan', '-f', file('app.yaml', application(false)), '--kubeconfig', 'kc', '--now', NOW, '--out', out],
       live(),
     );
-    expect(planned.code).toBe(0);
+    expect(planned.code).toBe(1); // stalled: the binding is forbidden
     // The file as a tenant could hand it over: the binding "namespaced" and created, with a ConfigMap first.
     const saved = JSON.parse(readFileSync(out, 'utf8')) as SavedPlanV1;
     const forged: SavedPlanV1 = {
@@ -151,7 +155,20 @@ describe('scopes come only from trusted sources (issue 19, CI path)', () => {
         ],
       })),
     };
+    // Edited, the digests no longer match: refused before anything else.
     writeFileSync(out, JSON.stringify(forged));
+    const edited = await runCli(['apply', out, '--kubeconfig', 'kc'], live());
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain("the saved plan's digest");
+    // A tenant can compute digests too (they are no signature): then discovery refuses the scopes.
+    const redigested: SavedPlanV1 = {
+      ...forged,
+      applications: forged.applications.map((app) => ({
+        ...app,
+        digest: judgedDigest(undefined, { namespace: 'team-a', name: app.application.name }, planOf(app).actions),
+      })),
+    };
+    writeFileSync(out, JSON.stringify(redigested));
     const applied = await runCli(['apply', out, '--kubeconfig', 'kc'], live());
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(

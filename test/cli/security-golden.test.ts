@@ -44,7 +44,9 @@ describe.each(CASES)('plan examples/security $name', ({ name, args, result }) =>
     const json = await planOf(args, 'json');
     const yaml = await planOf(args, 'yaml');
     for (const output of [text, json, yaml]) {
-      expect(output).toMatchObject({ code: 0, stderr: '' });
+      // A forbidden child stalls the plan: exit 1, and a summary on stderr (issue 36).
+      expect(output.code).toBe(result === 'Stalled' ? 1 : 0);
+      expect(output.stderr === '').toBe(result !== 'Stalled');
       for (const canary of CANARIES) expect(output.stdout).not.toContain(canary);
     }
     expectGolden(`test/cli/golden/security/${name}.txt`, text.stdout);

@@ -10,12 +10,14 @@ import {
   GuardPolicyDocument,
   guardPolicyOf,
   isDenied,
+  judgedDigest,
   planDigest,
   showIssue,
   type Action,
   type GuardPolicy,
   type ObjectRef,
   type Plan,
+  type Resource,
 } from '../../core/index.js';
 import { application } from './fixtures.js';
 
@@ -207,7 +209,7 @@ describe('evaluateGuard', () => {
 
   it('an approval naming the plan digest lets that plan through (its deletes leave the plan-wide count), no other', () => {
     const actions = [del(ref('PersistentVolumeClaim', 'data', 'shop'))];
-    const digest = planDigest(actions);
+    const digest = evaluateOne(rules, { application: shop, actions }).digest;
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const approved = evaluateOne(rules, { application: { ...shop, approval: digest }, actions });
     expect(approved).toMatchObject({ approved: true, digest });
@@ -217,12 +219,15 @@ describe('evaluateGuard', () => {
     expect(isDenied(evaluateOne(rules, { application: { ...shop, approval: digest }, actions: other }))).toBe(true);
     const perPlan = policy({ rules: [{ name: 'plan-wide', maxDeletesPerPlan: 1 }] });
     const two = [del(ref('ConfigMap', 'a', 'shop')), del(ref('ConfigMap', 'b', 'shop'))];
+    const twoDigest = evaluateOne(perPlan, { application: shop, actions: two }).digest;
     const verdicts = evaluateGuard(perPlan, [
-      { application: { ...shop, approval: planDigest(two) }, actions: two },
+      { application: { ...shop, approval: twoDigest }, actions: two },
       { application: { namespace: 'shop', name: 'api' }, actions: [del(ref('ConfigMap', 'c', 'shop'))] },
     ]);
     expect(verdicts.map(isDenied)).toEqual([false, false]);
   });
+
+  const digestOf = (actions: ReadonlyArray<Action>) => planDigest(actions, { application: shop });
 
   it('digests cover what is written and how, not waits, finalizers or key order', () => {
     const base = [create(ref('ConfigMap', 'a', 'shop'))];
@@ -233,18 +238,67 @@ describe('evaluateGuard', () => {
       for: [],
       changes: [],
     };
-    expect(planDigest([...base, wait])).toBe(planDigest(base));
+    expect(digestOf([...base, wait])).toBe(digestOf(base));
     const reordered: Action = {
       changes: [{ to: '1', path: 'data.a' }],
       body: { metadata: { name: 'a' }, kind: 'ConfigMap', apiVersion: 'v1' },
       ref: { namespace: 'shop', name: 'a', kind: 'ConfigMap', apiVersion: 'v1' },
       type: 'create',
     };
-    expect(planDigest([reordered])).toBe(planDigest(base));
-    expect(planDigest([create(ref('ConfigMap', 'a', 'other'))])).not.toBe(planDigest(base));
+    expect(digestOf([reordered])).toBe(digestOf(base));
+    expect(digestOf([create(ref('ConfigMap', 'a', 'other'))])).not.toBe(digestOf(base));
     const changedValue: Action = { ...create(ref('ConfigMap', 'a', 'shop')), changes: [{ path: 'data.a', to: '2' }] };
-    expect(planDigest([changedValue])).not.toBe(planDigest(base));
-    expect(planDigest([del(ref('ConfigMap', 'a', 'shop'))])).not.toBe(planDigest(base));
+    expect(digestOf([changedValue])).not.toBe(digestOf(base));
+    expect(digestOf([del(ref('ConfigMap', 'a', 'shop'))])).not.toBe(digestOf(base));
+  });
+
+  it("a create's digest covers its full body (issue 37): another image, securityContext or namespace is another digest", () => {
+    const pod = (image: string, privileged: boolean, namespace = 'shop'): Action => ({
+      type: 'create',
+      ref: ref('Pod', 'miner', namespace),
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'miner', namespace },
+        spec: { containers: [{ name: 'c', image, securityContext: { privileged } }] },
+      } as unknown as Resource,
+      changes: [],
+    });
+    const approved = digestOf([pod('nginx:1.27', false)]);
+    expect(digestOf([pod('xmrig:latest', false)])).not.toBe(approved);
+    expect(digestOf([pod('nginx:1.27', true)])).not.toBe(approved);
+    expect(digestOf([pod('nginx:1.27', false, 'kube-system')])).not.toBe(approved);
+    // The same plan for another Application, under rules or with violations, is another digest too.
+    expect(planDigest([pod('nginx:1.27', false)], { application: { namespace: 'shop', name: 'api' } })).not.toBe(
+      approved,
+    );
+    expect(planDigest([pod('nginx:1.27', false)], { application: shop, policy: 'sha256:1' })).not.toBe(approved);
+    expect(
+      planDigest([pod('nginx:1.27', false)], { application: shop, violations: [{ rule: 'r', message: 'm' }] }),
+    ).not.toBe(approved);
+  });
+
+  it("a patch's digest covers its values but not its test guards; a Secret's values enter as digests", () => {
+    const secretPatch = (value: string, resourceVersion: string): Action => ({
+      type: 'patch',
+      ref: ref('Secret', 'token', 'shop'),
+      patch: [
+        { op: 'test', path: '/metadata/resourceVersion', value: resourceVersion },
+        { op: 'replace', path: '/data/token', value },
+      ],
+      changes: [{ path: 'data.token', to: '(sensitive value)' }],
+    });
+    expect(digestOf([secretPatch('YQ==', '1')])).toBe(digestOf([secretPatch('YQ==', '2')]));
+    expect(digestOf([secretPatch('Yg==', '1')])).not.toBe(digestOf([secretPatch('YQ==', '1')]));
+  });
+
+  it('the digest covers the guard verdict: the same plan under other rules needs another approval', () => {
+    const actions = [del(ref('PersistentVolumeClaim', 'data', 'shop'))];
+    const strict = evaluateOne(rules, { application: shop, actions });
+    const looser = evaluateOne(policy({ rules: [{ name: 'few', maxDeletes: 0 }] }), { application: shop, actions });
+    expect(looser.digest).not.toBe(strict.digest);
+    expect(judgedDigest(rules, shop, actions)).toBe(strict.digest);
+    expect(judgedDigest(undefined, shop, actions)).toBe(digestOf(actions));
   });
 });
 
@@ -280,7 +334,7 @@ describe('guardPlan (the operator)', () => {
     const stalled = conditionOf(denied.status.conditions, 'Stalled');
     expect(stalled).toMatchObject({ status: 'True', reason: 'GuardDenied', observedGeneration: 4 });
     expect(stalled?.message).toBe(
-      `rule "keep-volumes" denies delete of v1 PersistentVolumeClaim default/data; to let this plan through, annotate the Application kreconcile.io/approve=${verdict.digest}`,
+      `rule "keep-volumes" denies delete of v1 PersistentVolumeClaim default/data; to let this plan through, an approver (RBAC verb approve on applications.kreconcile.io, docs/decisions/0026) runs: kubectl annotate applications.kreconcile.io -n default ${app.metadata.name} --overwrite kreconcile.io/approve=${verdict.digest}`,
     );
   });
 
@@ -289,10 +343,13 @@ describe('guardPlan (the operator)', () => {
     expect(guardPlan({ policy: rules, application: app, plan: allowed, now: '2026-01-01T00:00:00Z' }).plan).toBe(
       allowed,
     );
-    const approving = {
-      ...app,
-      metadata: { ...app.metadata, annotations: { 'kreconcile.io/approve': planDigest(planned.actions) } },
-    };
+    const { digest } = guardPlan({
+      policy: rules,
+      application: app,
+      plan: planned,
+      now: '2026-01-01T00:00:00Z',
+    }).verdict;
+    const approving = { ...app, metadata: { ...app.metadata, annotations: { 'kreconcile.io/approve': digest } } };
     expect(guardPlan({ policy: rules, application: approving, plan: planned, now: '2026-01-01T00:00:00Z' }).plan).toBe(
       planned,
     );

@@ -47,6 +47,8 @@ export type ServeOptions = {
   readonly token?: string;
   /** Also write the kubeconfig to this file (mode 0600). */
   readonly kubeconfigPath?: string;
+  /** Host names besides the loopback ones (`127.0.0.1`, `localhost`, `[::1]`) a request may name in `Host`. */
+  readonly allowedHosts?: ReadonlyArray<string>;
 };
 
 export type ServedCluster = {
@@ -172,6 +174,31 @@ const discoveryAnswer = (route: ApiRoute, cluster: ServableCluster, host: string
     default:
       return undefined;
   }
+};
+
+const LOOPBACK_HOSTS: ReadonlyArray<string> = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * Why a request is refused before anything else, or `undefined`. A web page in the user's browser
+ * can send requests to loopback: by a rebound DNS name (its `Host` is the attacker's name) or
+ * cross-site (its `Origin` is the page's). kubectl and client libraries send neither a foreign
+ * `Host` nor any `Origin`, so only those are refused (issue 37).
+ */
+export const browserRefusal = (
+  headers: IncomingMessage['headers'],
+  port: number,
+  allowedHosts: ReadonlyArray<string> = [],
+): string | undefined => {
+  const host = (headers.host ?? '').toLowerCase();
+  const hostname = host.replace(/:\d+$/, '');
+  if (![...LOOPBACK_HOSTS, ...allowedHosts].includes(hostname))
+    return `Host ${JSON.stringify(host.slice(0, 100))} is not this server's: it answers requests to 127.0.0.1, localhost or [::1] only (a browser page reaching it through a rebound DNS name is refused)`;
+  const origin = headers.origin;
+  const own = [...LOOPBACK_HOSTS, ...allowedHosts].map((name) => `http://${name}:${port}`);
+  if (origin !== undefined && !own.includes(origin.toLowerCase()))
+    return `cross-site request from Origin ${JSON.stringify(origin.slice(0, 100))} refused: web pages may not write to this server`;
+  if (headers['sec-fetch-site'] === 'cross-site') return 'cross-site browser request refused';
+  return undefined;
 };
 
 /** Serves `cluster` on 127.0.0.1 until `close()`. */
@@ -335,7 +362,13 @@ export const serveMemoryCluster = async (
     return crdPrinter(E.isRight(crd) && O.isSome(crd.right) ? crdPrinterColumns(crd.right.value, kind.version) : []);
   };
 
+  let boundPort = 0;
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refusal = browserRefusal(request.headers, boundPort, options.allowedHosts);
+    if (refusal !== undefined) {
+      request.resume();
+      return sendError(response, clusterError('Forbidden', refusal, { code: 403 }));
+    }
     if (!authorised(request)) {
       request.resume();
       return sendError(
@@ -378,6 +411,7 @@ export const serveMemoryCluster = async (
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the HTTP server did not bind a TCP port');
   const { port } = address;
+  boundPort = port;
   const url = `http://127.0.0.1:${port}`;
   const kubeconfig = kubeconfigYaml(url, options.auth === 'none' ? undefined : token);
   if (options.kubeconfigPath !== undefined) await writeFile(options.kubeconfigPath, kubeconfig, { mode: 0o600 });

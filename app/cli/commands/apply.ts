@@ -13,11 +13,12 @@ import {
   type Discovery,
 } from '../../../core/index.js';
 import { executePlan } from '../../executor/execute.js';
-import { clusterFailure, inputError, type CliError } from '../cli-error.js';
+import { clusterFailure, inputError, usageError, type CliError } from '../cli-error.js';
 import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK } from '../exit-codes.js';
-import { missingGuard, otherGuardNote, savedVerdicts } from '../guard/apply-guard.js';
-import { anyDenied, guardReport } from '../guard/check.js';
+import { digestMismatches, missingGuard, savedVerdicts } from '../guard/apply-guard.js';
+import { readApprovals } from '../guard/approvals.js';
+import { anyDenied, applyApproveHint, guardReport } from '../guard/check.js';
 import { readGuard, type GuardFile } from '../guard/read-guard.js';
 import type { ClusterTarget } from '../io.js';
 import { clusterName } from '../planning/cluster-view.js';
@@ -28,8 +29,18 @@ import { guardsOf, movedSincePlanned, scopeMismatches } from '../saved-plan/guar
 import { readSavedPlan } from '../saved-plan/read.js';
 import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
 import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
+import { approvalsFileOption, approveOption } from '../guard/approvals.js';
 
-type Options = { readonly kubeconfig?: string; readonly context?: string; readonly guard?: string };
+type Options = {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly guard?: string;
+  readonly approve: ReadonlyArray<string>;
+  readonly approvalsFile?: string;
+};
+
+/** The guard `apply` evaluates again, and the approvals it takes (from flags only). */
+type Gate = { readonly guard: GuardFile; readonly approvals: ReadonlySet<string> };
 
 const EXAMPLES = `
 Examples:
@@ -41,9 +52,11 @@ The cluster must be the one the plan was made against: every object the plan wri
 have the resourceVersion it had then (and objects it creates must still be absent). Finalizers are
 left to the operator: apply never adds one (without an operator it would block deleting the Application).
 
-With --guard, the guard policy's rules are evaluated again on the plan's actions (approvals read
-from the live Applications' kreconcile.io/approve annotations); a denied plan is not applied at
-all and apply exits 3. A plan made with plan --guard is applied only with --guard.
+With --guard, the guard policy's rules are evaluated again on the plan's actions; a denied plan is
+not applied at all and apply exits 3, unless --approve or --approvals-file names its digest (taken
+from a place the change under review cannot write: docs/ci.md, "Approvals"). A plan made with
+plan --guard is applied only with the same rules: each Application's digest covers its actions,
+the guard's rules and their verdict, and a plan whose digest does not match is refused.
 
 ${EXIT_CODES_HELP}
   3  with --guard: the guard policy denies the plan; nothing was applied`;
@@ -109,7 +122,7 @@ const applyAll = async (
   cluster: Cluster,
   saved: SavedPlanV1,
   path: string,
-  guard: GuardFile | undefined,
+  gate: Gate | undefined,
 ): Promise<void> => {
   const { io } = context;
   const mismatched = await scopeMismatches(cluster, saved);
@@ -124,11 +137,10 @@ const applyAll = async (
       ),
     );
   }
-  if (guard !== undefined) {
-    const verdicts = await savedVerdicts(cluster, saved, guard);
-    if (E.isLeft(verdicts)) return fail(context, [verdicts.left]);
-    for (const line of [...otherGuardNote(saved, guard), ...guardReport(verdicts.right)]) io.stderr.write(`${line}\n`);
-    if (anyDenied(verdicts.right)) return context.exit(EXIT_GUARD_DENIED);
+  if (gate !== undefined) {
+    const verdicts = savedVerdicts(saved, gate.guard, gate.approvals);
+    for (const line of guardReport(verdicts, applyApproveHint(path, gate.guard.file))) io.stderr.write(`${line}\n`);
+    if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
   }
   const moved = await movedSincePlanned(cluster, saved);
   if (E.isLeft(moved)) return fail(context, [moved.left]);
@@ -185,15 +197,23 @@ const execute = async (context: CommandContext, path: string, options: Options):
   if (invalid.length > 0) return fail(context, invalid);
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(context.io, options.guard);
   if (E.isLeft(guard)) return fail(context, guard.left);
+  const approvals = await readApprovals(context.io, options);
+  if (E.isLeft(approvals)) return fail(context, approvals.left);
+  if (guard.right === undefined && (options.approve.length > 0 || options.approvalsFile !== undefined))
+    return fail(context, [usageError('--approve and --approvals-file approve what --guard denies: give --guard')]);
+  // The rules were checked against the schemas by plan --guard: the digest check proves they are the same.
   const unguarded = missingGuard(saved.right, guard.right, path);
   if (unguarded.length > 0) return fail(context, unguarded);
+  const edited = digestMismatches(saved.right, guard.right, path);
+  if (edited.length > 0) return fail(context, edited);
   const target: ClusterTarget = {
     ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
     ...(options.context === undefined ? {} : { context: options.context }),
   };
   const cluster = await connect(context, target);
   if (E.isLeft(cluster)) return fail(context, [cluster.left]);
-  return applyAll(context, cluster.right, saved.right, path, guard.right);
+  const gate = guard.right === undefined ? undefined : { guard: guard.right, approvals: approvals.right };
+  return applyAll(context, cluster.right, saved.right, path, gate);
 };
 
 export const applyCommand: CliCommand = {
@@ -213,6 +233,8 @@ export const applyCommand: CliCommand = {
           'guard policy (as plan --guard): evaluate its rules again and apply nothing (exit 3) when it denies the plan',
         ),
       )
+      .addOption(approveOption())
+      .addOption(approvalsFileOption())
       .addHelpText('after', EXAMPLES)
       .action(async (path: string, options: Options) => execute(context, path, options)),
 };

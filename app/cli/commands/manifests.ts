@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
 import { isServiceAccountName, type Resource } from '../../../core/index.js';
+import { approvalManifests } from '../../manifests/approvals.js';
 import { applicationCrd } from '../../manifests/crd.js';
 import {
   SECRET_KIND,
@@ -185,6 +186,10 @@ The model (least privilege; the admin chooses, Application files never decide un
   - --impersonation required: no child rights at all, only "impersonate serviceaccounts": every
     Application is applied as its ServiceAccount (spec.serviceAccountName, or the operator's
     --default-service-account), so the API server enforces the tenant's own RBAC.
+  - approvals (ClusterRole kreconcile-approver, ValidatingAdmissionPolicy kreconcile-approvals and
+    its binding): setting kreconcile.io/approve takes the verb "approve" on applications.kreconcile.io,
+    which editing an Application does not give (docs/decisions/0026); bind kreconcile-approver to
+    the platform team only.
 `;
 
 export const crdCommand: CliCommand = {
@@ -220,7 +225,9 @@ export const rbacCommand: CliCommand = {
         if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
         const sharding = shardingManifests(context, flags.namespace, flags.shards);
         if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
-        context.io.stdout.write(renderManifests([...operatorRbac(choice.right), ...sharding.right], flags.output));
+        context.io.stdout.write(
+          renderManifests([...operatorRbac(choice.right), ...sharding.right, ...approvalManifests()], flags.output),
+        );
         context.exit(EXIT_OK);
       }),
 };
@@ -264,6 +271,7 @@ export const deployCommand: CliCommand = {
               namespace,
               applicationCrd(),
               ...operatorRbac(choice.right),
+              ...approvalManifests(),
               ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
             ],
             flags.output,

@@ -25,11 +25,12 @@ import {
   EXIT_OK,
   PLAN_EXIT_CODES_HELP,
 } from '../exit-codes.js';
-import { anyDenied, guardReport, plannedVerdicts } from '../guard/check.js';
-import { readGuard } from '../guard/read-guard.js';
+import { approvalsFileOption, approveOption, readApprovals } from '../guard/approvals.js';
+import { anyDenied, guardReport, ignoredApprovals, plannedVerdicts, planApproveHint } from '../guard/check.js';
+import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
 import { applicationName, withDesiredManifest } from '../input/applications.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
-import { readCrdFlags } from '../input/schema-catalog.js';
+import { catalogFor, readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
@@ -52,7 +53,7 @@ import type { CliIo, ClusterTarget } from '../io.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
-import { planDocument } from '../render/plan-document.js';
+import { planDocument, type ClusterBasis, type PlanDocumentV1 } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
@@ -83,6 +84,9 @@ type Options = ToscaFlags & {
   readonly crd: ReadonlyArray<string>;
   readonly simulate?: boolean;
   readonly simulateUnready: ReadonlyArray<string>;
+  readonly approve: ReadonlyArray<string>;
+  readonly approvalsFile?: string;
+  readonly offline?: boolean;
 };
 
 const EXAMPLES = `
@@ -139,6 +143,12 @@ const usageErrors = (options: Options): ReadonlyArray<CliError> => [
         ),
       ]
     : []),
+  ...(options.guard === undefined && (options.approve.length > 0 || options.approvalsFile !== undefined)
+    ? [usageError('--approve and --approvals-file approve what --guard denies: give --guard')]
+    : []),
+  ...(options.offline === true && (options.kubeconfig !== undefined || options.context !== undefined)
+    ? [usageError('--offline plans against an empty cluster: leave out --kubeconfig/--context, or --offline')]
+    : []),
   ...(options.serverDryRun === true && options.kubeconfig === undefined && options.context === undefined
     ? [usageError('--server-dry-run sends the plan to a cluster: give it with --kubeconfig or --context')]
     : []),
@@ -146,6 +156,70 @@ const usageErrors = (options: Options): ReadonlyArray<CliError> => [
     ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')]
     : []),
 ];
+
+/** Conflicts stall too, but they are changes to review (adopt or rename): `--exit-code` gives 2 for them. */
+const CONFLICTS = new Set(['NotOwned', 'OwnedByAnother']);
+
+/**
+ * The stalled Applications of a plan (forbidden children, an invalid spec, a dependency cycle…),
+ * one line each: a plan the operator would not carry out fails the gate (exit 1), whatever
+ * `--exit-code`. Conflicts keep their exit code (2 with `--exit-code`).
+ */
+const stalledSummary = (document: PlanDocumentV1): string | undefined => {
+  const stalled = document.applications.filter(
+    (application) =>
+      (application.result === 'Stalled' && !CONFLICTS.has(application.stalled?.reason ?? '')) ||
+      (application.summary.forbidden ?? 0) > 0,
+  );
+  if (stalled.length === 0) return undefined;
+  const lines = stalled.map(
+    ({ application, stalled: why, summary }) =>
+      `error: Application ${application.namespace ?? 'default'}/${application.name} is Stalled (${why?.reason ?? 'unknown'})${summary.forbidden === undefined || summary.forbidden === 0 ? '' : `, ${summary.forbidden} forbidden`}: ${why?.message ?? ''}`,
+  );
+  return [
+    ...lines,
+    `error: ${stalled.length} of ${document.applications.length} Application(s) stalled: the operator would not carry their plans out; fix them, then plan again`,
+  ].join('\n');
+};
+
+/** Where to plan: a snapshot, the cluster of --kubeconfig/--context or of KUBECONFIG (as kubectl reads it), or nothing. */
+const targetOf = (options: Options, env: Readonly<Record<string, string | undefined>>): Pick<ViewRequest, 'target'> => {
+  if (options.kubeconfig !== undefined || options.context !== undefined)
+    return {
+      target: {
+        ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
+        ...(options.context === undefined ? {} : { context: options.context }),
+      },
+    };
+  const fromEnv = env.KUBECONFIG ?? '';
+  // kubectl reads KUBECONFIG when no --kubeconfig is given; a snapshot or --offline says otherwise.
+  return fromEnv === '' || options.snapshot.length > 0 || options.offline === true ? {} : { target: {} }; // the client's own lookup reads KUBECONFIG, a list of files included
+};
+
+/** The basis as the plan header names it: a cluster reached through KUBECONFIG says so. */
+const shownBasis = (
+  basis: ClusterBasis,
+  options: Options,
+  env: Readonly<Record<string, string | undefined>>,
+): ClusterBasis =>
+  basis.type === 'Live' &&
+  basis.kubeconfigPath === undefined &&
+  options.context === undefined &&
+  env.KUBECONFIG !== undefined
+    ? { ...basis, kubeconfigPath: `KUBECONFIG=${env.KUBECONFIG}` }
+    : basis;
+
+/** The plan's first line: what it was planned against (issue 36: never silently an empty cluster). */
+const basisLine = (basis: ClusterBasis): string => {
+  switch (basis.type) {
+    case 'Empty':
+      return 'Planned against an empty cluster (offline: no --snapshot, --kubeconfig, --context or KUBECONFIG).\n\n';
+    case 'Snapshot':
+      return `Planned against the snapshot ${basis.files.join(', ')}.\n\n`;
+    case 'Live':
+      return `Planned against the live cluster (read-only) of ${basis.kubeconfigPath === undefined ? 'the default kubeconfig' : basis.kubeconfigPath.startsWith('KUBECONFIG=') ? basis.kubeconfigPath : `--kubeconfig ${basis.kubeconfigPath}`}${basis.context === undefined ? '' : `, context ${basis.context}`}.\n\n`;
+  }
+};
 
 const savedNote = (out: string | undefined): string =>
   out === undefined ? '' : `\nSaved the plan to ${out}: kreconcile apply ${out} carries out exactly these actions.\n`;
@@ -171,65 +245,76 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(tenancy)) return fail(tenancy.left);
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
   if (E.isLeft(guard)) return fail(guard.left);
+  const approvals = await readApprovals(io, options);
+  if (E.isLeft(approvals)) return fail(approvals.left);
   // CRDs the admin gives with --crd are trusted to set scopes; CRDs among -f are tenant input (issue 19).
   const flagged = await readCrdFlags(io, options.crd);
   if (flagged.errors.length > 0) return fail(flagged.errors);
   const trusted = flagged.crds.filter(isResource);
-  const live = options.kubeconfig !== undefined || options.context !== undefined;
-  const request: ViewRequest = {
-    snapshots: options.snapshot,
-    ...(live
-      ? {
-          target: {
-            ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-            ...(options.context === undefined ? {} : { context: options.context }),
-          },
-        }
-      : {}),
-  };
-  const view = await clusterView(io, request, valid.applications, valid.crds);
-  if (E.isLeft(view)) return fail(view.left);
+  const unguarded =
+    guard.right === undefined
+      ? []
+      : guardSchemaErrors(
+          guard.right,
+          catalogFor(io, { flagCrds: flagged.crds, inputCrds: valid.crds, applications: valid.applications }),
+        );
+  if (unguarded.length > 0) return fail(unguarded);
+  const request: ViewRequest = { snapshots: options.snapshot, ...targetOf(options, io.env) };
+  const viewed = await clusterView(io, request, valid.applications, valid.crds);
+  if (E.isLeft(viewed)) return fail(viewed.left);
+  const view = { ...viewed.right, basis: shownBasis(viewed.right.basis, options, io.env) };
   const each = planEachApplication({
     ...valid,
-    snapshot: view.right.snapshot,
+    snapshot: view.snapshot,
     now: now.right,
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
     trusted,
   });
   const problems = [...inputProblems, ...each.problems];
   if (each.planned.length === 0) return fail(problems);
-  if (problems.length > 0 && options.out !== undefined)
-    return fail([
-      ...problems,
-      usageError(`the plan was not saved to ${options.out}: fix the problems above, then plan again`),
-    ]);
-  const recorded = view.right.snapshot.applications;
-  const verdicts =
+  const recorded = view.snapshot.applications;
+  const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, each.planned, approvals.right);
+  const approvalWarnings =
     guard.right === undefined
       ? []
-      : plannedVerdicts(guard.right.policy, each.planned, (a) => recorded.get(applicationName(a)));
+      : ignoredApprovals(
+          each.planned.map((p) => p.application),
+          (a) => recorded.get(applicationName(a)),
+        );
   if (options.simulate === true)
-    return simulated(context, options, each.planned, view.right.snapshot.objects, {
-      scopes: scopesFor(valid.crds, view.right.snapshot.objects, trusted),
+    return simulated(context, options, each.planned, view.snapshot.objects, {
+      scopes: scopesFor(valid.crds, view.snapshot.objects, trusted),
       now: now.right,
-      recorded: [...view.right.snapshot.applications.values()],
+      recorded: [...view.snapshot.applications.values()],
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
     });
-  const document = planDocument(each.planned, { now: now.right, cluster: view.right.basis });
+  const document = planDocument(each.planned, { now: now.right, cluster: view.basis });
+  // A plan with problems is printed, never saved: what was refused is reviewable all the same.
+  const notSaved =
+    problems.length > 0 && options.out !== undefined
+      ? [usageError(`the plan was not saved to ${options.out}: fix the problems above, then plan again`)]
+      : [];
   const saved =
-    options.out === undefined
+    options.out === undefined || notSaved.length > 0
       ? undefined
       : await writeSavedPlan(io, options.out, {
           planned: each.planned,
-          live: view.right.snapshot.objects,
-          scopes: scopesFor(valid.crds, view.right.snapshot.objects, trusted),
+          live: view.snapshot.objects,
+          scopes: scopesFor(valid.crds, view.snapshot.objects, trusted),
           now: now.right,
-          cluster: view.right.basis,
+          cluster: view.basis,
           version: io.version,
           allowSecretValues: options.allowSecretValues === true,
-          ...(guard.right === undefined ? {} : { guard: { file: guard.right.file, digest: guard.right.digest } }),
+          ...(guard.right === undefined
+            ? {}
+            : { guard: { file: guard.right.file, digest: guard.right.digest }, policy: guard.right.policy }),
         });
-  if (saved !== undefined && E.isLeft(saved)) return fail(saved.left);
+  const saveErrors = [
+    ...notSaved,
+    ...(saved !== undefined && E.isLeft(saved)
+      ? [...saved.left, usageError(`the plan was not saved to ${options.out ?? ''}: see above`)]
+      : []),
+  ];
   const dryRun =
     options.serverDryRun === true && request.target !== undefined
       ? await dryRunOnCluster(io, request.target, each.planned)
@@ -237,15 +322,16 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(dryRun)) return fail([dryRun.left]);
   io.stdout.write(
     options.output === 'text'
-      ? renderText(each.planned, styleFor(io)) +
+      ? basisLine(view.basis) +
+          renderText(each.planned, styleFor(io)) +
           (dryRun.right === undefined ? '' : renderDryRun(dryRun.right, styleFor(io))) +
-          savedNote(options.out)
+          (saveErrors.length > 0 ? '' : savedNote(options.out))
       : options.output === 'markdown'
         ? renderMarkdown(each.planned, verdicts)
         : serialize(document, options.output),
   );
-  reportErrors(io, problems);
-  for (const line of guardReport(verdicts)) io.stderr.write(`${line}\n`);
+  reportErrors(io, [...problems, ...saveErrors]);
+  for (const line of [...approvalWarnings, ...guardReport(verdicts, planApproveHint)]) io.stderr.write(`${line}\n`);
   if (dryRun.right !== undefined && diverges(dryRun.right)) {
     reportErrors(io, [
       clusterFailure(
@@ -256,13 +342,18 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   const convergent =
     options.verifyConverges === true
-      ? await verifyConverges(context, options, each.planned, valid.crds, view.right.snapshot.objects, {
+      ? await verifyConverges(context, options, each.planned, valid.crds, view.snapshot.objects, {
           trusted,
           ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
         })
       : true;
-  if (problems.length > 0) return context.exit(EXIT_ERROR);
+  if (problems.length > 0 || saveErrors.length > 0) return context.exit(EXIT_ERROR);
   if (convergent === 'error') return context.exit(EXIT_ERROR);
+  const stuck = stalledSummary(document);
+  if (stuck !== undefined) {
+    io.stderr.write(`${stuck}\n`);
+    return context.exit(EXIT_ERROR);
+  }
   if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
   if (!convergent) return context.exit(EXIT_NOT_CONVERGING);
   context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
@@ -398,6 +489,14 @@ export const planCommand: CliCommand = {
         )
           .argParser(collect)
           .default([], 'none'),
+      )
+      .addOption(approveOption())
+      .addOption(approvalsFileOption())
+      .addOption(
+        new Option(
+          '--offline',
+          'plan against an empty cluster even when KUBECONFIG is set (without --snapshot, --kubeconfig or --context, KUBECONFIG names the cluster, as for kubectl)',
+        ),
       )
       .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
       .addOption(

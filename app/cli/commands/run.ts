@@ -42,7 +42,8 @@ import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
 import { readPolicy } from '../policy/read-policy.js';
-import { readGuard } from '../guard/read-guard.js';
+import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
+import { builtinCatalog } from '../input/schema-catalog.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
@@ -366,6 +367,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
   if (E.isLeft(guard)) {
     reportErrors(io, guard.left);
+    return context.exit(EXIT_ERROR);
+  }
+  // Guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the operator.
+  const unguarded = guard.right === undefined ? [] : guardSchemaErrors(guard.right, builtinCatalog(io), { open: true });
+  if (unguarded.length > 0) {
+    reportErrors(io, unguarded);
     return context.exit(EXIT_ERROR);
   }
   const bound = await listeners(options);

@@ -4,6 +4,7 @@
  * Applications validated) and --snapshot recordings, optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
  * command to an API server you can point kubectl at, in milliseconds and with no container.
  */
+import { lstat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
@@ -24,6 +25,7 @@ import {
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readServeInputs } from '../input/serve-inputs.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
+import { writePrivateFile } from '../saved-plan/private-file.js';
 import { progressLines } from '../operate/progress.js';
 import { styleFor } from '../render/style.js';
 import { makeLogger } from './run.js';
@@ -51,7 +53,9 @@ Examples:
   KUBECONFIG=kreconcile-memory.kubeconfig kubectl get applications -A
 
 The endpoint is plain HTTP on 127.0.0.1 without authentication (kubectl sends no bearer token
-over plain HTTP): anyone on this machine can reach it while it runs. It stores what a real
+over plain HTTP): anyone on this machine can reach it while it runs. Web pages cannot: a request
+naming another Host than 127.0.0.1, localhost or [::1] (DNS rebinding) or carrying another Origin
+(a browser's cross-site request) is refused with 403. It stores what a real
 kube-apiserver stores, with its size limits (1 MiB ConfigMap/Secret data, 1.5 MiB objects,
 3 MiB request bodies); it keeps nothing after it stops. Stop it with Ctrl-C (SIGINT) or SIGTERM.
 Its state and what it does not serve: docs/testing.md §5.
@@ -85,21 +89,44 @@ const loadCluster = async (
   );
 };
 
-/** Binds the port; a port in use is a one-line error, not a stack trace. */
+/**
+ * Writes the kubeconfig 0600, never through a symbolic link: a link planted at the path (in a
+ * shared directory) would otherwise redirect the write to a file of the attacker's choosing.
+ * `writePrivateFile` writes a fresh 0600 file and renames it over the path.
+ */
+export const writeKubeconfig = async (path: string, text: string): Promise<E.Either<string, void>> => {
+  try {
+    const existing = await lstat(path).catch((error: unknown) => {
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (existing?.isSymbolicLink() === true)
+      return E.left(`--write-kubeconfig ${path}: is a symbolic link, which is never followed: name a regular file`);
+    await writePrivateFile(path, text);
+    return E.right(undefined);
+  } catch (error) {
+    return E.left(`--write-kubeconfig ${path}: cannot write it (${errnoCode(error) ?? String(error)})`);
+  }
+};
+
+/** Binds the port and writes the kubeconfig; a port in use is a one-line error, not a stack trace. */
 const listen = async (
   cluster: MemoryCluster,
   port: number,
   kubeconfigPath: string,
 ): Promise<E.Either<string, ServedCluster>> => {
+  let served: ServedCluster;
   try {
-    return E.right(await serveMemoryCluster(cluster, { port, auth: 'none', kubeconfigPath }));
+    served = await serveMemoryCluster(cluster, { port, auth: 'none' });
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'EADDRINUSE') return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
-    if (code === 'EACCES' || code === 'ENOENT' || code === 'EISDIR')
-      return E.left(`--write-kubeconfig ${kubeconfigPath}: cannot write it (${code})`);
+    if (errnoCode(error) === 'EADDRINUSE')
+      return E.left(`--port ${port}: the port is in use: choose another (0 picks a free one)`);
     throw error;
   }
+  const written = await writeKubeconfig(kubeconfigPath, served.kubeconfig);
+  if (E.isRight(written)) return E.right(served);
+  await served.close();
+  return written;
 };
 
 const execute = async (context: CommandContext, options: Options): Promise<void> => {

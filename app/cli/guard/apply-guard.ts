@@ -1,19 +1,10 @@
 /**
  * `kreconcile apply --guard`: the rules re-evaluated on a saved plan's actions right before it is
- * carried out, with each Application's approval read from the cluster (an approval is an admin's
- * annotation on the live Application, never something the plan file can claim).
+ * carried out, approved only by `--approve`/`--approvals-file` (never by the plan file), and the
+ * plan's digests checked against its actions and guard record.
  */
-import * as E from 'fp-ts/lib/Either.js';
-import * as O from 'fp-ts/lib/Option.js';
-import {
-  APPLICATION_API_VERSION,
-  APPLICATION_KIND,
-  APPROVE_ANNOTATION,
-  showClusterError,
-  type ClusterReader,
-  type GuardVerdict,
-} from '../../../core/index.js';
-import { clusterFailure, inputError, type CliError } from '../cli-error.js';
+import { judgedDigest, type GuardVerdict } from '../../../core/index.js';
+import { inputError, type CliError } from '../cli-error.js';
 import type { SavedPlanV1 } from '../saved-plan/format.js';
 import { planOf } from '../saved-plan/replay.js';
 import { guardVerdicts } from './check.js';
@@ -37,37 +28,48 @@ export const missingGuard = (
         ),
       ];
 
-/** A note when the guard given is not the file the plan was checked against (the one given is what counts). */
-export const otherGuardNote = (saved: SavedPlanV1, guard: GuardFile | undefined): ReadonlyArray<string> =>
-  saved.metadata.guard === undefined || guard === undefined || saved.metadata.guard.digest === guard.digest
-    ? []
-    : [
-        `guard: ${guard.file} (${guard.digest}) is not the guard file the plan was checked against (${saved.metadata.guard.file}, ${saved.metadata.guard.digest}): its rules are the ones applied`,
-      ];
-
 /**
- * The verdict on each saved Application's plan under `guard`, approvals read from the live
- * Applications. Errors: a read that fails, as one line.
+ * Each saved Application whose recorded digest is not the one its actions give under the guard
+ * `apply` is given (or none): the digest covers the guard record and its verdict, so a plan whose
+ * guard entry was removed or edited, or applied under other rules than it was checked against, is
+ * refused (issue 37). A saved plan without digests is refused too.
  */
-export const savedVerdicts = async (
-  reader: ClusterReader,
+export const digestMismatches = (
   saved: SavedPlanV1,
-  guard: GuardFile,
-): Promise<E.Either<CliError, ReadonlyArray<GuardVerdict>>> => {
-  const subjects = [];
-  for (const application of saved.applications) {
+  guard: GuardFile | undefined,
+  path: string,
+): ReadonlyArray<CliError> =>
+  saved.applications.flatMap((application) => {
     const namespace = application.application.namespace ?? 'default';
     const { name } = application.application;
-    const live = await reader.get({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace, name })();
-    if (E.isLeft(live))
-      return E.left(
-        clusterFailure(`cannot read Application ${namespace}/${name} for its approval: ${showClusterError(live.left)}`),
-      );
-    const approval = O.isSome(live.right) ? live.right.value.metadata.annotations?.[APPROVE_ANNOTATION] : undefined;
-    subjects.push({
-      application: { namespace, name, ...(typeof approval === 'string' ? { approval: approval.trim() } : {}) },
+    const recomputed = judgedDigest(guard?.policy, { namespace, name }, planOf(application).actions);
+    if (application.digest === recomputed) return [];
+    const under = guard === undefined ? 'without a guard' : `under the guard ${guard.file}`;
+    return [
+      inputError(
+        application.digest === undefined
+          ? `Application ${namespace}/${name}: the saved plan records no digest: plan again (kreconcile plan … --out ${path})`
+          : `Application ${namespace}/${name}: the saved plan's digest ${application.digest} is not what its actions give ${under} (${recomputed}): the plan was edited, its guard record removed or changed, or it was checked against other rules; nothing was applied: plan again (kreconcile plan … --out ${path})`,
+        { location: { file: path } },
+      ),
+    ];
+  });
+
+/**
+ * The verdict on each saved Application's plan under `guard`, approved only by `approvals`
+ * (`--approve`, `--approvals-file`): never by the plan file, nor by the live Application's
+ * annotation (the operator's approval).
+ */
+export const savedVerdicts = (
+  saved: SavedPlanV1,
+  guard: GuardFile,
+  approvals: ReadonlySet<string>,
+): ReadonlyArray<GuardVerdict> =>
+  guardVerdicts(
+    guard.policy,
+    saved.applications.map((application) => ({
+      application: { namespace: application.application.namespace ?? 'default', name: application.application.name },
       actions: planOf(application).actions,
-    });
-  }
-  return E.right(guardVerdicts(guard.policy, subjects));
-};
+    })),
+    approvals,
+  );

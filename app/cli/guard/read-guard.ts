@@ -4,8 +4,16 @@
  * read) is what a saved plan records, so `apply` can tell whether it is given the same rules.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith, guardPolicyOf, GuardPolicyDocument, type GuardPolicy } from '../../../core/index.js';
-import { inputError, type CliError } from '../cli-error.js';
+import {
+  decodeWith,
+  guardPolicyIssues,
+  guardPolicyOf,
+  GuardPolicyDocument,
+  type GuardPolicy,
+  type Path,
+  type SchemaCatalog,
+} from '../../../core/index.js';
+import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { parseDocuments } from '../input/documents.js';
 import { DEFAULT_LIMITS } from '../input/limits.js';
@@ -18,8 +26,13 @@ const MAX_GUARD_BYTES = 1024 * 1024;
 
 const HINT = 'see docs/cli.md, "Guard policies"';
 
-/** A decoded guard file: its rules, its name and the digest of its text. */
-export type GuardFile = { readonly policy: GuardPolicy; readonly file: string; readonly digest: string };
+/** A decoded guard file: its rules, its name, the digest of its text, and where each of its fields is. */
+export type GuardFile = {
+  readonly policy: GuardPolicy;
+  readonly file: string;
+  readonly digest: string;
+  readonly locate?: (path: Path) => Location;
+};
 
 /** The guard policy in `file` (YAML or JSON, one document), or every problem found in it. */
 export const readGuard = async (io: CliIo, file: string): Promise<E.Either<ReadonlyArray<CliError>, GuardFile>> => {
@@ -50,5 +63,22 @@ export const readGuard = async (io: CliIo, file: string): Promise<E.Either<Reado
     policy: guardPolicyOf(decoded.right),
     file: source.right.name,
     digest: `sha256:${createHash('sha256').update(source.right.text).digest('hex')}`,
+    locate: document.locate,
   });
 };
+
+/**
+ * Every rule naming a kind `catalog` does not know, a path its kinds lack, or able to match
+ * nothing, at its file:line with the closest known name: a guard fails closed (issue 36).
+ */
+export const guardSchemaErrors = (
+  guard: GuardFile,
+  catalog: SchemaCatalog,
+  options: { readonly open?: boolean } = {},
+): ReadonlyArray<CliError> =>
+  guardPolicyIssues(guard.policy, catalog, options).map((issue) =>
+    inputError(`${issue.message} (${HINT})`, {
+      location: guard.locate === undefined ? { file: guard.file } : guard.locate(parsePath(issue.path)),
+      path: issue.path,
+    }),
+  );

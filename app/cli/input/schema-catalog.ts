@@ -49,6 +49,10 @@ const manifestCrds = (applications: ReadonlyArray<ApplicationInput>): ReadonlyAr
     ),
   );
 
+/** Kubernetes' built-in kinds, when the io has them (the real executable always does). */
+export const builtinCatalog = (io: CliIo): SchemaCatalog =>
+  io.builtinSchemas === undefined ? EMPTY_CATALOG : catalogOfCompact(io.builtinSchemas());
+
 /** Built-in kinds (when the io has them), then `--crd`, then the input's CRDs, then `cluster`. */
 export const catalogFor = (
   io: CliIo,

@@ -94,13 +94,13 @@ const attention = (plans: ReadonlyArray<Planned>, verdicts: ReadonlyArray<GuardV
         (v) =>
           `- :no_entry: **denied** by guard rule \`${plain(v.rule)}\`: ${plain(v.message)} (Application ${plain(`${verdict.application.namespace}/${verdict.application.name}`)})`,
       ),
-      `- approve after review: \`kreconcile.io/approve: ${verdict.digest}\` on Application ${plain(`${verdict.application.namespace}/${verdict.application.name}`)}`,
+      `- approve after review: pass \`--approve ${verdict.digest}\` to the pipeline's plan and apply, from a place this change cannot write (docs/ci.md, "Approvals")`,
     ]);
   const approved = verdicts
     .filter((verdict) => verdict.violations.length > 0 && !isDenied(verdict))
     .map(
       (verdict) =>
-        `- approved (\`kreconcile.io/approve\`): Application ${plain(`${verdict.application.namespace}/${verdict.application.name}`)} despite ${verdict.violations.map((v) => `\`${plain(v.rule)}\``).join(', ')}`,
+        `- approved (\`--approve\`): Application ${plain(`${verdict.application.namespace}/${verdict.application.name}`)} despite ${verdict.violations.map((v) => `\`${plain(v.rule)}\``).join(', ')}`,
     );
   const destructive = plans.flatMap((planned) =>
     planned.plan.actions

@@ -6,13 +6,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   displayRedactor,
   jsonEqual,
-  planDigest,
+  judgedDigest,
   refKey,
   refOf,
   scopeKey,
   scopeOf,
   showRef,
   type Action,
+  type GuardPolicy,
   type JsonValue,
   type Resource,
   type ScopeTable,
@@ -43,6 +44,8 @@ export type SaveRequest = {
   readonly allowSecretValues: boolean;
   /** The guard file the plan was checked against (`--guard`): `apply` re-evaluates its rules. */
   readonly guard?: { readonly file: string; readonly digest: string };
+  /** The guard file's rules: each Application's digest covers their verdict (`judgedDigest`). */
+  readonly policy?: GuardPolicy;
 };
 
 type Saved = E.Either<ReadonlyArray<string>, SavedActionV1 | undefined>;
@@ -130,7 +133,11 @@ const savedApplication = (
     ...rest,
     application: { ...identity, ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}) },
     conditions: status.conditions ?? [],
-    digest: planDigest(plan.actions),
+    digest: judgedDigest(
+      request.policy,
+      { namespace: identity.namespace ?? 'default', name: identity.name },
+      plan.actions,
+    ),
     actions: results.flatMap((result) => (E.isRight(result) && result.right !== undefined ? [result.right] : [])),
   });
 };

@@ -103,7 +103,7 @@ describe('the operator under a guard policy', () => {
     const stalled = condition(cluster, 'Stalled');
     expect(stalled).toMatchObject({ status: 'True', reason: 'GuardDenied' });
     expect(stalled?.message).toContain(
-      'rule "keep-volumes" denies delete of v1 PersistentVolumeClaim shop/data; to let this plan through, annotate the Application kreconcile.io/approve=sha256:',
+      'rule "keep-volumes" denies delete of v1 PersistentVolumeClaim shop/data; to let this plan through, an approver (RBAC verb approve on applications.kreconcile.io, docs/decisions/0026) runs: kubectl annotate applications.kreconcile.io -n shop db --overwrite kreconcile.io/approve=sha256:',
     );
     const digest = /kreconcile\.io\/approve=(sha256:[0-9a-f]{64})/.exec(stalled?.message ?? '')?.[1];
     // Announced once, by an Event on the Application.
