@@ -148,9 +148,9 @@ const storedValue = (walk: Walk, type: ValueShape, value: JsonValue): JsonValue 
     case 'list':
       return isJsonArray(value) ? storedItems(walk, type.items, value) : value;
     case 'map':
-      return isJsonObject(value) ? storedValues(walk, type.values, value) : value;
+      return isJsonObject(value) ? storedValues(walk, type.values, value, false) : value;
     case 'resourceList':
-      return isJsonObject(value) ? storedValues(walk, type, value) : value;
+      return isJsonObject(value) ? storedValues(walk, QUANTITY, value, walk.roundedLists) : value;
     case 'quantity':
       return leaf(walk, value, canonicalQuantity(value, false));
     case 'bytes':
@@ -186,15 +186,14 @@ const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): Json
   return result;
 };
 
-/** An item of a list or a value of a map: null is the type's zero value. */
-const storedElement = (walk: Walk, type: ValueShape, key: string | number, value: JsonValue): JsonValue => {
+/**
+ * An item of a list or a value of a map: null is the type's zero value. `rounded`: a quantity of a
+ * resource list its group's defaulting rounds up to milli-units.
+ */
+const storedElement = (walk: Walk, type: ValueShape, key: string | number, value: JsonValue, rounded: boolean) => {
+  if (value === null) return zeroOf(type);
   walk.at.push(key);
-  const stored =
-    type.kind === 'resourceList'
-      ? leaf(walk, value, canonicalQuantity(value, walk.roundedLists))
-      : value === null
-        ? zeroOf(type)
-        : storedValue(walk, type, value);
+  const stored = rounded ? leaf(walk, value, canonicalQuantity(value, true)) : storedValue(walk, type, value);
   walk.at.pop();
   return stored;
 };
@@ -204,7 +203,7 @@ const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
     if (item === undefined) continue;
-    const next = storedElement(walk, type, i, item);
+    const next = storedElement(walk, type, i, item, false);
     if (next === item) continue;
     items ??= [...list];
     items[i] = next;
@@ -212,13 +211,15 @@ const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue
   return items ?? list;
 };
 
-/** A map's values (a resource list's: `type` is the list, each value a quantity). */
-const storedValues = (walk: Walk, type: ValueShape, map: JsonObject): JsonObject => {
+const QUANTITY: ValueShape = { kind: 'quantity' };
+
+/** A map's values (a resource list's: quantities, `rounded` when its group's defaulting rounds them). */
+const storedValues = (walk: Walk, type: ValueShape, map: JsonObject, rounded: boolean): JsonObject => {
   let result = map;
   for (const key in map) {
     const value = map[key];
     if (value === undefined || !hasOwn(map, key)) continue;
-    const next = storedElement(walk, type, key, value);
+    const next = storedElement(walk, type, key, value, rounded);
     if (next !== value) result = withKey(result, key, next);
   }
   return result;
