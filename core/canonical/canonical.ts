@@ -1,9 +1,18 @@
 /**
- * An object of a built-in kind in the form kube-apiserver stores it: every quantity canonical
- * (`1000m` → `"1"`, `1024Mi` → `"1Gi"`, the number `2` → `"2"`), every `[]byte` field's base64
- * re-encoded, times in UTC, empty maps and lists the server omits (`labels: {}`) left out. The planner writes desired objects in this form, so a manifest written in any valid
- * form compares equal to what the server stored and converges (docs/application.md lists the forms);
- * the in-memory API server stores it, refusing the values the real server refuses.
+ * An object of a built-in kind in the form kube-apiserver stores it, derived from the Go types it
+ * decodes the object into (core/canonical/go-types.ts, generated from k8s.io/api; see
+ * docs/decisions/0021-storage-model-from-go-types.md):
+ * - a field Go does not write at its zero value is left out: a non-pointer `omitempty` field at
+ *   `false`, `0`, `""` or empty (`minReadySeconds: 0`, `paused: false`, `labels: {}`), at every
+ *   depth, in list items and map values too; a pointer keeps its zero value (`replicas: 0`);
+ * - `null` is the field's zero value (stored as Go writes it: left out, `null`, or `{}`), and a null
+ *   item of a list or value of a map is its type's zero value (`"0"` for a quantity, `""`);
+ * - every quantity canonical (`1000m` → `"1"`, `1024Mi` → `"1Gi"`, the number `2` → `"2"`), every
+ *   `[]byte` field's base64 re-encoded, times in UTC.
+ * The planner writes desired objects in this form, so a manifest written in any valid form compares
+ * equal to what the server stored and converges (docs/application.md lists the forms); the
+ * in-memory API server stores it, refusing the values the real server refuses. A custom resource's
+ * metadata is an ObjectMeta like any other (the rest of it is left as written).
  * Pure; the object is returned as it is (same reference) when nothing changes.
  */
 import {
@@ -17,16 +26,16 @@ import {
   type JsonValue,
 } from '../json/json.js';
 import { groupOf, type Resource } from '../model/resource.js';
-import {
-  EACH_ITEM,
-  EACH_VALUE,
-  KIND_FIELDS,
-  METADATA_FIELDS,
-  type CanonicalField,
-  type CanonicalType,
-  type Step,
-} from './fields.js';
 import { decodeGoBase64 } from './go-base64.js';
+import {
+  groupKindStruct,
+  kindStruct,
+  OBJECT_META,
+  zeroStruct,
+  type FieldShape,
+  type StructShape,
+  type ValueShape,
+} from './go-types.js';
 import { canonicalQuantity } from './quantity.js';
 import { canonicalMicroTime, canonicalTime } from './time.js';
 
@@ -35,26 +44,22 @@ export type CanonicalProblem = { readonly path: ReadonlyArray<string | number>; 
 
 export type Canonicalized<T> = { readonly value: T; readonly problems: ReadonlyArray<CanonicalProblem> };
 
-type Leaf =
-  { readonly ok: true; readonly value: JsonValue | typeof OMITTED } | { readonly ok: false; readonly message: string };
-
-/**
- * One value in its stored form. A null map value is the type's zero value (`"0"`, `""`); a null
- * field is left to the decoder (a nil pointer).
- */
-const leaf = (type: CanonicalType, value: JsonValue, inMap: boolean): Leaf => {
-  if (type === 'omitEmpty') return { ok: true, value: isEmpty(value) ? OMITTED : value };
-  if (type === 'time') return canonicalTime(value);
-  if (type === 'microTime') return canonicalMicroTime(value);
-  if (value === null) return { ok: true, value: inMap ? (type === 'bytes' ? '' : '0') : null };
-  if (type !== 'bytes') return canonicalQuantity(value, type === 'resourceList');
-  if (typeof value !== 'string') return { ok: true, value };
-  const decoded = decodeGoBase64(value);
-  return decoded.ok ? { ok: true, value: decoded.canonical } : decoded;
-};
-
 /** Stands for "not stored": the field is removed from its object. */
 const OMITTED = Symbol('omitted');
+
+/**
+ * One object's walk. `at` is the path from the object to the value being rewritten, pushed and
+ * popped as the walk descends (a path is copied only for a problem: most walks find none).
+ * `roundedLists`: the kind's group defaults resource lists (core/v1 `SetDefaults_ResourceList`
+ * rounds every value up to milli-units); node.k8s.io has no defaulting, and keeps finer values.
+ */
+type Walk = {
+  readonly problems: CanonicalProblem[];
+  readonly at: Array<string | number>;
+  readonly roundedLists: boolean;
+};
+
+const GROUPS_WITHOUT_DEFAULTING: ReadonlySet<string> = new Set(['node.k8s.io']);
 
 const isEmpty = (value: JsonValue): boolean => {
   if (isJsonArray(value)) return value.length === 0;
@@ -64,148 +69,195 @@ const isEmpty = (value: JsonValue): boolean => {
   return true;
 };
 
-/**
- * The fields of a kind as a tree of steps, built once per kind when the module loads: one walk
- * of an object visits each step once, however many fields pass through it (a Deployment's 35
- * fields share `spec.template.spec.containers`), and stops where the object has no such key.
- */
-type FieldTree = {
-  /** The steps below this node, in the order the kind's fields first take them. */
-  readonly steps: ReadonlyArray<readonly [Step, FieldTree]>;
-  /** The fields that end here, with their position in the kind's list (problems are reported in list order). */
-  readonly ends: ReadonlyArray<{ readonly type: CanonicalType; readonly order: number }>;
+/** Whether a stored value is its Go type's zero value (what `omitempty` and `omitzero` leave out). */
+const isGoZero = (type: ValueShape, value: JsonValue): boolean => {
+  switch (type.kind) {
+    case 'string':
+    case 'bytes':
+      return value === '';
+    case 'bool':
+      return value === false;
+    case 'int':
+    case 'float':
+    case 'intOrString':
+      return value === 0;
+    case 'quantity':
+      return value === '0';
+    case 'time':
+    case 'microTime':
+      return value === '0001-01-01T00:00:00Z' || value === '0001-01-01T00:00:00.000000Z';
+    case 'list':
+    case 'map':
+    case 'resourceList':
+    case 'struct':
+      return isEmpty(value);
+    case 'duration':
+    case 'raw':
+      return false;
+  }
 };
 
-type TreeUnderConstruction = { steps: Map<Step, TreeUnderConstruction>; ends: FieldTree['ends'][number][] };
-
-const treeOf = (fields: ReadonlyArray<CanonicalField>): FieldTree => {
-  const root: TreeUnderConstruction = { steps: new Map(), ends: [] };
-  fields.forEach((field, order) => {
-    let node = root;
-    for (const step of field.path) {
-      const next = node.steps.get(step) ?? { steps: new Map(), ends: [] };
-      node.steps.set(step, next);
-      node = next;
-    }
-    node.ends.push({ type: field.type, order });
-  });
-  const frozen = (node: TreeUnderConstruction): FieldTree => ({
-    steps: [...node.steps].map(([step, child]) => [step, frozen(child)] as const),
-    ends: node.ends,
-  });
-  return frozen(root);
+/** What Go decodes `null` into as a list item or map value, written back. */
+const zeroOf = (type: ValueShape): JsonValue => {
+  switch (type.kind) {
+    case 'string':
+    case 'bytes':
+      return '';
+    case 'bool':
+      return false;
+    case 'int':
+    case 'float':
+    case 'intOrString':
+      return 0;
+    case 'quantity':
+      return '0';
+    case 'duration':
+      return '0s';
+    case 'struct':
+      return zeroStruct(type.struct);
+    case 'list':
+    case 'map':
+    case 'resourceList':
+    case 'time':
+    case 'microTime':
+    case 'raw':
+      return null;
+  }
 };
 
-/** `group/Kind` → the tree of its fields (constant: built at load, only read). */
-const TREES: ReadonlyMap<string, FieldTree> = new Map(
-  [...KIND_FIELDS].map(([kind, fields]) => [kind, treeOf(fields)] as const),
-);
-const METADATA_TREE: FieldTree = treeOf(METADATA_FIELDS);
+type Stored = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
-/**
- * One object's walk. `at` is the path from the object to the value being rewritten, pushed and
- * popped as the walk descends (a path is copied only for a problem: most walks find none, and a
- * copy per step was most of what planning a fresh Deployment allocated).
- */
-type Walk = {
-  readonly problems: Array<{ readonly order: number; readonly problem: CanonicalProblem }>;
-  readonly at: Array<string | number>;
+/** A leaf rewritten by one of the canonical forms, or the value as written with a problem recorded. */
+const leaf = (walk: Walk, value: JsonValue, stored: Stored) => {
+  if (stored.ok) return stored.value;
+  walk.problems.push({ path: [...walk.at], message: stored.message });
+  return value;
 };
 
-/**
- * `value` with the fields below `node` in their stored form (the same reference when none
- * changes): the steps below first, then the fields ending here. Rewriting below never changes
- * whether a value is empty (no field omits a list item, and an omitted key below leaves its
- * object in place), so the order gives what applying the fields one by one, in list order, gives.
- */
-const rewrite = (walk: Walk, node: FieldTree, value: JsonValue, inMap: boolean): JsonValue | typeof OMITTED => {
-  let result = node.steps.length === 0 ? value : rewriteSteps(walk, node, value);
-  for (const end of node.ends) {
-    // The common case, answered without building a `Leaf`.
-    if (end.type === 'omitEmpty') {
-      if (isEmpty(result)) return OMITTED;
-      continue;
-    }
-    const stored = leaf(end.type, result, inMap);
-    if (!stored.ok) walk.problems.push({ order: end.order, problem: { path: [...walk.at], message: stored.message } });
-    else if (stored.value === OMITTED) return OMITTED;
-    else result = stored.value;
+const base64 = (value: JsonValue): Stored => {
+  if (typeof value !== 'string') return { ok: true, value };
+  const decoded = decodeGoBase64(value);
+  return decoded.ok ? { ok: true, value: decoded.canonical } : decoded;
+};
+
+/** A value (not null) of a type in its stored form. */
+const storedValue = (walk: Walk, type: ValueShape, value: JsonValue): JsonValue => {
+  switch (type.kind) {
+    case 'struct':
+      return isJsonObject(value) ? storedStruct(walk, type.struct, value) : value;
+    case 'list':
+      return isJsonArray(value) ? storedItems(walk, type.items, value) : value;
+    case 'map':
+      return isJsonObject(value) ? storedValues(walk, type.values, value, false) : value;
+    case 'resourceList':
+      return isJsonObject(value) ? storedValues(walk, QUANTITY, value, walk.roundedLists) : value;
+    case 'quantity':
+      return leaf(walk, value, canonicalQuantity(value, false));
+    case 'bytes':
+      return leaf(walk, value, base64(value));
+    case 'time':
+      return leaf(walk, value, canonicalTime(value));
+    case 'microTime':
+      return leaf(walk, value, canonicalMicroTime(value));
+    default:
+      return value;
+  }
+};
+
+/** A struct field: null is its zero value; a zero value Go does not write is left out. */
+const storedField = (walk: Walk, field: FieldShape, value: JsonValue): JsonValue | typeof OMITTED => {
+  if (value === null) return field.dropped ? OMITTED : field.zero;
+  const stored = storedValue(walk, field.type, value);
+  return field.dropped && !field.pointer && isGoZero(field.type, stored) ? OMITTED : stored;
+};
+
+/** A struct's fields in their stored form; keys the struct does not have are left as they are. */
+const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): JsonObject => {
+  let result = object;
+  for (const key in object) {
+    const field = struct.fields.get(key);
+    const value = object[key];
+    if (field === undefined || value === undefined || !hasOwn(object, key)) continue;
+    walk.at.push(key);
+    const next = storedField(walk, field, value);
+    walk.at.pop();
+    if (next !== value) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
   return result;
 };
 
-/** `value` with the steps below `node` rewritten. */
-const rewriteSteps = (walk: Walk, node: FieldTree, value: JsonValue): JsonValue => {
-  let result = value;
-  for (const [step, child] of node.steps) {
-    if (step === EACH_ITEM) {
-      if (isJsonArray(result)) result = rewriteItems(walk, child, result);
-    } else if (!isJsonObject(result)) {
-      continue;
-    } else if (step === EACH_VALUE) {
-      result = rewriteValues(walk, child, result);
-    } else {
-      const current = getOwn(result, step);
-      if (current === undefined) continue;
-      const next = descend(walk, child, step, current, false);
-      if (next !== current) result = next === OMITTED ? withoutKey(result, step) : withKey(result, step, next);
-    }
-  }
-  return result;
-};
-
-/** `rewrite` one level down, with `key` on the walk's path while it runs. */
-const descend = (
-  walk: Walk,
-  node: FieldTree,
-  key: string | number,
-  child: JsonValue,
-  inMap: boolean,
-): JsonValue | typeof OMITTED => {
+/**
+ * An item of a list or a value of a map: null is the type's zero value. `rounded`: a quantity of a
+ * resource list its group's defaulting rounds up to milli-units.
+ */
+const storedElement = (walk: Walk, type: ValueShape, key: string | number, value: JsonValue, rounded: boolean) => {
+  if (value === null) return zeroOf(type);
   walk.at.push(key);
-  const next = rewrite(walk, node, child, inMap);
+  const stored = rounded ? leaf(walk, value, canonicalQuantity(value, true)) : storedValue(walk, type, value);
   walk.at.pop();
-  return next;
+  return stored;
 };
 
-/** Every item of a list rewritten (only fields are omitted: no omitEmpty path ends at a list item). */
-const rewriteItems = (walk: Walk, node: FieldTree, list: ReadonlyArray<JsonValue>): JsonValue => {
+const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue>): JsonValue => {
   let items: JsonValue[] | undefined;
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
     if (item === undefined) continue;
-    const next = descend(walk, node, i, item, false);
-    if (next === item || next === OMITTED) continue;
+    const next = storedElement(walk, type, i, item, false);
+    if (next === item) continue;
     items ??= [...list];
     items[i] = next;
   }
   return items ?? list;
 };
 
-/** Every value of a map rewritten, or left out where the server omits it. */
-const rewriteValues = (walk: Walk, node: FieldTree, map: JsonObject): JsonObject => {
-  let result: JsonObject = map;
-  for (const key of Object.keys(map)) {
-    const item = getOwn(map, key);
-    if (item === undefined) continue;
-    const next = descend(walk, node, key, item, true);
-    if (next !== item) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
+const QUANTITY: ValueShape = { kind: 'quantity' };
+
+/** A map's values (a resource list's: quantities, `rounded` when its group's defaulting rounds them). */
+const storedValues = (walk: Walk, type: ValueShape, map: JsonObject, rounded: boolean): JsonObject => {
+  let result = map;
+  for (const key in map) {
+    const value = map[key];
+    if (value === undefined || !hasOwn(map, key)) continue;
+    const next = storedElement(walk, type, key, value, rounded);
+    if (next !== value) result = withKey(result, key, next);
   }
   return result;
 };
 
-/** The object as the server stores it, with every value the server would refuse (left as written). */
-export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
-  const walk: Walk = { problems: [], at: [] };
-  // The root is never omitted: every field has at least one step, so no field ends there.
-  const value = rewriteSteps(walk, TREES.get(`${group}/${kind}`) ?? METADATA_TREE, object);
-  // `rewrite` keeps every key and only replaces values the fields reach: still a T.
-  return { value: value as T, problems: problemsInFieldOrder(walk.problems) };
+/** The Go struct of the object: its kind's for the version it names, else any version's; ObjectMeta's alone for others. */
+const structOf = (group: string, kind: string, object: JsonObject): StructShape | undefined => {
+  const apiVersion = getOwn(object, 'apiVersion');
+  return (typeof apiVersion === 'string' ? kindStruct(apiVersion, kind) : undefined) ?? groupKindStruct(group, kind);
 };
 
-/** The problems as the kind's fields list them (field by field, each in walk order): a stable sort by field. */
-const problemsInFieldOrder = (found: Walk['problems']): ReadonlyArray<CanonicalProblem> =>
-  found.length === 0 ? NO_PROBLEMS : [...found].sort((a, b) => a.order - b.order).map((entry) => entry.problem);
+const METADATA_ONLY: StructShape | undefined =
+  OBJECT_META === undefined
+    ? undefined
+    : {
+        name: 'metadata',
+        fields: new Map([
+          [
+            'metadata',
+            {
+              name: 'metadata',
+              type: { kind: 'struct', struct: OBJECT_META },
+              pointer: false,
+              dropped: false,
+              zero: {},
+            },
+          ],
+        ]),
+      };
+
+/** The object as the server stores it, with every value the server would refuse (left as written). */
+export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
+  const walk: Walk = { problems: [], at: [], roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) };
+  const struct = structOf(group, kind, object) ?? METADATA_ONLY;
+  const value = struct === undefined ? object : storedStruct(walk, struct, object);
+  // `storedStruct` keeps every key of the root and only replaces values below it: still a T.
+  return { value: value as T, problems: walk.problems.length === 0 ? NO_PROBLEMS : walk.problems };
+};
 
 const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
 

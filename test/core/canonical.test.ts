@@ -1,17 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalized, canonicalResource, type CanonicalProblem } from '../../core/canonical/canonical.js';
-import {
-  canonicalFieldsOf,
-  EACH_ITEM,
-  EACH_VALUE,
-  KIND_FIELDS,
-  type CanonicalField,
-} from '../../core/canonical/fields.js';
+import { goKinds, kindStruct, type StructShape, type ValueShape } from '../../core/canonical/go-types.js';
+import { GO_TYPES } from '../../core/canonical/go-types.generated.js';
 import { decodeGoBase64 } from '../../core/canonical/go-base64.js';
 import { canonicalQuantity, parsedCanonical, QUANTITY_FORMAT_ERROR } from '../../core/canonical/quantity.js';
 import { canonicalMicroTime, canonicalTime } from '../../core/canonical/time.js';
-import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import { getOwn, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
 
 /**
@@ -310,148 +305,211 @@ describe('empty maps and lists the server does not store', () => {
   });
 });
 
-/**
- * The definition `canonicalized` implements in one walk: each field of the kind applied in turn,
- * in list order, to what the fields before it left (each walk from the root). Written plainly
- * here, paths copied at every step, so that the one-walk version has something to be equal to.
- */
-const oneFieldAtATime = (kind: string, object: JsonObject): { value: JsonValue; problems: CanonicalProblem[] } => {
-  const problems: CanonicalProblem[] = [];
-  const GONE = Symbol('gone');
-  const isEmpty = (v: JsonValue): boolean =>
-    Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0;
-  const leafOf = (field: CanonicalField, value: JsonValue, inMap: boolean): JsonValue | typeof GONE | Error => {
-    if (field.type === 'omitEmpty') return isEmpty(value) ? GONE : value;
-    const stored =
-      field.type === 'time'
-        ? canonicalTime(value)
-        : field.type === 'microTime'
-          ? canonicalMicroTime(value)
-          : value === null
-            ? { ok: true as const, value: inMap ? (field.type === 'bytes' ? '' : '0') : null }
-            : field.type !== 'bytes'
-              ? canonicalQuantity(value, field.type === 'resourceList')
-              : typeof value !== 'string'
-                ? { ok: true as const, value }
-                : ((decoded) => (decoded.ok ? { ok: true as const, value: decoded.canonical } : decoded))(
-                    decodeGoBase64(value),
-                  );
-    return stored.ok ? stored.value : new Error(stored.message);
-  };
-  const at = (
-    field: CanonicalField,
-    value: JsonValue,
-    index: number,
-    path: Array<string | number>,
-  ): JsonValue | typeof GONE => {
-    if (index === field.path.length) {
-      const stored = leafOf(field, value, field.path[index - 1] === EACH_VALUE);
-      if (stored instanceof Error) {
-        problems.push({ path, message: stored.message });
-        return value;
-      }
-      return stored;
-    }
-    const step = field.path[index] as string;
-    if (step === EACH_ITEM)
-      return Array.isArray(value)
-        ? value.map((item: JsonValue, i: number) => {
-            const next = at(field, item, index + 1, [...path, i]);
-            return next === GONE ? item : next;
-          })
-        : value;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const keys = step === EACH_VALUE ? Object.keys(value) : Object.hasOwn(value, step) ? [step] : [];
-    const result: Record<string, JsonValue> = { ...(value as JsonObject) };
-    for (const key of keys) {
-      const next = at(field, (value as JsonObject)[key] as JsonValue, index + 1, [...path, key]);
-      if (next === GONE) delete result[key];
-      else result[key] = next;
-    }
-    return result;
-  };
-  let value: JsonValue = object;
-  for (const field of canonicalFieldsOf(...(kind.split('/') as [string, string]))) {
-    const next = at(field, value, 0, []);
-    if (next !== GONE) value = next;
+/** Arbitrary JSON along a Go struct of the table: each field absent, null, at its zero value or not, `depth` structs deep. */
+const alongStruct = (struct: StructShape, depth: number): fc.Arbitrary<JsonObject> =>
+  fc
+    .record(Object.fromEntries([...struct.fields.values()].map((f) => [f.name, alongType(f.type, depth)])), {
+      requiredKeys: [],
+    })
+    .map((record) =>
+      objectFromEntries(Object.entries(record).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as const]))),
+    );
+
+const SCALARS: Readonly<Record<string, ReadonlyArray<JsonValue>>> = {
+  string: ['', 'x'],
+  bool: [false, true],
+  int: [0, 3],
+  float: [0, 0.5],
+  bytes: ['', 'aGk=\n'],
+  quantity: ['0', '1000m', 2],
+  intOrString: [0, 'http', 8080],
+  time: ['2026-01-02T03:04:05+02:00'],
+  microTime: ['2026-01-02T03:04:05.123456Z'],
+  duration: ['1m'],
+  raw: [{ b: 1 }],
+};
+
+const alongType = (type: ValueShape, depth: number): fc.Arbitrary<JsonValue> => {
+  const leaf = fc.constantFrom<JsonValue>(null, ...(SCALARS[type.kind] ?? [null]));
+  if (type.kind === 'struct')
+    return depth === 0
+      ? fc.constantFrom<JsonValue>(null, {})
+      : fc.oneof(fc.constant(null), alongStruct(type.struct, depth - 1));
+  if (type.kind === 'list') return fc.array(depth === 0 ? leaf : alongType(type.items, depth - 1), { maxLength: 2 });
+  if (type.kind === 'map' || type.kind === 'resourceList') {
+    const values =
+      type.kind === 'map' ? alongType(type.values, Math.max(depth - 1, 0)) : alongType({ kind: 'quantity' }, 0);
+    return fc.dictionary(fc.constantFrom('cpu', 'a', '__proto__'), values, { maxKeys: 2 });
   }
-  return { value, problems };
+  return leaf;
 };
 
-/** Values that exercise every field type: canonical, rewritten, refused, null, empty. */
-const canonicalLeaf: fc.Arbitrary<JsonValue> = fc.constantFrom<JsonValue>(
-  '100m',
-  '1000m',
-  '1024Mi',
-  0.5,
-  2,
-  '1 core',
-  null,
-  [],
-  {},
-  ['a'],
-  { a: 'b' },
-  'aGk=\n',
-  'aGk',
-  '!!',
-  '2026-01-02T03:04:05+02:00',
-  '2026-01-02T03:04:05.123456Z',
-  'yesterday',
-);
-
-/** An object with values along some of the kind's field paths (and lists, maps and leaves elsewhere). */
-const objectAlong = (kind: string): fc.Arbitrary<JsonObject> => {
-  const [group, name] = kind.split('/') as [string, string];
-  const paths = canonicalFieldsOf(group, name).map((field) => field.path);
-  const nodeAt = (prefix: ReadonlyArray<string>, depth: number): fc.Arbitrary<JsonValue> => {
-    const next = [
-      ...new Set(
-        paths
-          .filter((p) => p.length > prefix.length && prefix.every((s, i) => p[i] === s))
-          .map((p) => p[prefix.length]),
-      ),
-    ] as string[];
-    if (next.length === 0 || depth > 12) return canonicalLeaf;
-    const below = (step: string): fc.Arbitrary<JsonValue> =>
-      step === EACH_ITEM
-        ? fc.array(nodeAt([...prefix, step], depth + 1), { maxLength: 2 })
-        : step === EACH_VALUE
-          ? fc.dictionary(fc.constantFrom('cpu', 'memory', 'x'), nodeAt([...prefix, step], depth + 1), { maxKeys: 2 })
-          : nodeAt([...prefix, step], depth + 1);
-    const named = next.filter((step) => step !== EACH_ITEM && step !== EACH_VALUE);
-    const structured: fc.Arbitrary<JsonValue> = next.includes(EACH_ITEM)
-      ? below(EACH_ITEM)
-      : next.includes(EACH_VALUE)
-        ? below(EACH_VALUE)
-        : fc
-            .record(Object.fromEntries(named.map((step) => [step, below(step)])), { requiredKeys: [] })
-            .map((record) =>
-              objectFromEntries(
-                Object.entries(record).flatMap(([key, v]) => (v === undefined ? [] : [[key, v] as const])),
-              ),
-            );
-    return fc.oneof({ weight: 4, arbitrary: structured }, { weight: 1, arbitrary: canonicalLeaf });
-  };
-  return nodeAt([], 0).map((value) => (isJsonObject(value) ? value : {}));
+/** Every value the walk left where the table says Go would not store it, and every pointer set that it lost. */
+const violations = (
+  struct: StructShape,
+  before: JsonValue | undefined,
+  after: JsonValue | undefined,
+  path: string,
+): string[] => {
+  if (!isJsonObject(after) || !isJsonObject(before)) return [];
+  return [...struct.fields.values()].flatMap((field) => {
+    const was = getOwn(before, field.name);
+    const is = getOwn(after, field.name);
+    const here = `${path}.${field.name}`;
+    if (field.pointer && was !== undefined && was !== null && is === undefined)
+      return [`${here}: a set pointer was dropped`];
+    if (field.dropped && !field.pointer && is !== undefined && isZeroJson(is))
+      return [`${here}: zero value ${JSON.stringify(is)} kept`];
+    if (field.type.kind === 'struct') return violations(field.type.struct, was, is, here);
+    if (field.type.kind === 'list' && field.type.items.kind === 'struct' && Array.isArray(was) && Array.isArray(is)) {
+      const items = field.type.items.struct;
+      return is.flatMap((item: JsonValue, i: number) => violations(items, was[i], item, `${here}[${i}]`));
+    }
+    return [];
+  });
 };
 
-describe("canonicalized: one walk over the kind's field tree", () => {
-  it('gives the value and problems (in field order) of applying each field in turn', () => {
+const isZeroJson = (value: JsonValue): boolean =>
+  value === null ||
+  value === false ||
+  value === 0 ||
+  value === '' ||
+  (typeof value === 'object' && Object.keys(value).length === 0);
+
+describe('canonicalized: the stored form the Go types give, at every depth', () => {
+  const kinds = goKinds().filter((key) => !key.startsWith('apiextensions.k8s.io/'));
+
+  it('drops non-pointer zero values Go does not write, keeps pointers, and is idempotent', () => {
     fc.assert(
       fc.property(
-        fc
-          .constantFrom(...KIND_FIELDS.keys(), 'example.com/Widget')
-          .chain((kind) => objectAlong(kind).map((object) => [kind, object] as const)),
-        ([kind, object]) => {
-          const [group, name] = kind.split('/') as [string, string];
-          const walked = canonicalized(group, name, object);
-          const expected = oneFieldAtATime(kind, object);
-          expect(walked.value).toEqual(expected.value);
-          expect(walked.problems).toEqual(expected.problems);
+        fc.constantFrom(...kinds).chain((key) => {
+          const slash = key.lastIndexOf('/');
+          const struct = kindStruct(key.slice(0, slash), key.slice(slash + 1));
+          if (struct === undefined) throw new Error(`no struct for ${key}`);
+          return alongStruct(struct, 4).map((object) => ({
+            key,
+            struct,
+            apiVersion: key.slice(0, slash),
+            kind: key.slice(slash + 1),
+            object,
+          }));
+        }),
+        ({ struct, apiVersion, kind, object }) => {
+          const written = { ...object, apiVersion, kind };
+          const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+          const once = canonicalized(group, kind, written).value;
+          expect(violations(struct, written, once, kind)).toEqual([]);
+          expect(canonicalized(group, kind, once).value).toEqual(once);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
+  });
+
+  it('every type the generator wrote is one the walk knows', () => {
+    const unknown = Object.entries(GO_TYPES.types).flatMap(([name, fields]) =>
+      fields
+        .map(([field, type]) => [field, type.replace(/^(\[\]|map\[\])+/, '')] as const)
+        .filter(([, type]) => !type.startsWith('@') && !Object.hasOwn(SCALARS, type) && type !== 'resourceList')
+        .map(([field, type]) => `${name}.${field}: ${type}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it.each([
+    ['apps/v1', 'Deployment', { minReadySeconds: 0, paused: false, replicas: 0 }, { replicas: 0 }],
+    ['apps/v1', 'StatefulSet', { minReadySeconds: 0, replicas: 0, serviceName: '' }, { replicas: 0, serviceName: '' }],
+    [
+      'batch/v1',
+      'Job',
+      { suspend: false, manualSelector: false, completions: 0 },
+      { suspend: false, manualSelector: false, completions: 0 },
+    ],
+  ])('%s %s spec %j is stored as %j', (apiVersion, kind, spec, stored) => {
+    const group = apiVersion.split('/')[0] ?? '';
+    const written = { apiVersion, kind, metadata: { name: 'x' }, spec } as Resource;
+    expect(canonicalized(group, kind, written).value.spec).toEqual(stored);
+  });
+
+  it('drops zero values inside lists and maps of structs (volume mounts, ports, containers)', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', labels: {}, generation: 0 },
+      spec: {
+        hostNetwork: false,
+        automountServiceAccountToken: false,
+        containers: [
+          {
+            name: 'a',
+            image: 'i',
+            stdin: false,
+            tty: false,
+            workingDir: '',
+            volumeMounts: [{ name: 'v', mountPath: '/v', readOnly: false, subPath: '' }],
+            ports: [{ containerPort: 80, hostPort: 0 }],
+            securityContext: { privileged: false },
+          },
+        ],
+      },
+    } as Resource;
+    expect(canonicalResource(pod)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {
+        automountServiceAccountToken: false,
+        containers: [
+          {
+            name: 'a',
+            image: 'i',
+            volumeMounts: [{ name: 'v', mountPath: '/v' }],
+            ports: [{ containerPort: 80 }],
+            securityContext: { privileged: false },
+          },
+        ],
+      },
+    });
+    const others: ReadonlyArray<readonly [string, string, JsonObject, JsonObject]> = [
+      ['scheduling.k8s.io/v1', 'PriorityClass', { value: 0, globalDefault: false }, { value: 0 }],
+      [
+        'v1',
+        'Service',
+        { spec: { publishNotReadyAddresses: false, ports: [{ port: 80, nodePort: 0 }] } },
+        { spec: { ports: [{ port: 80 }] } },
+      ],
+      ['v1', 'ConfigMap', { immutable: false, data: {} }, { immutable: false }],
+      ['v1', 'ServiceAccount', { automountServiceAccountToken: false }, { automountServiceAccountToken: false }],
+    ];
+    for (const [apiVersion, kind, body, stored] of others) {
+      const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+      const written = { apiVersion, kind, metadata: { name: 'x' }, ...body } as Resource;
+      expect(canonicalized(group, kind, written).value).toEqual({
+        apiVersion,
+        kind,
+        metadata: { name: 'x' },
+        ...stored,
+      });
+    }
+  });
+
+  it('a null field is its zero value: left out, or stored as Go writes it', () => {
+    const written = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x', labels: null },
+      spec: {
+        replicas: null,
+        paused: null,
+        template: { metadata: null, spec: { containers: [{ name: 'a', resources: null }] } },
+      },
+    } as unknown as Resource;
+    expect(canonicalResource(written)).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x' },
+      spec: { template: { metadata: {}, spec: { containers: [{ name: 'a', resources: {} }] } } },
+    });
   });
 });
 

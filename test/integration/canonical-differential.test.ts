@@ -16,11 +16,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMemoryCluster, systemClock, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { canonicalResource } from '../../core/canonical/canonical.js';
-import { canonicalFieldsOf } from '../../core/canonical/fields.js';
-import { getIn, type JsonObject, type JsonValue } from '../../core/json/json.js';
-import { groupOf, type Resource } from '../../core/model/resource.js';
+import type { JsonObject, JsonValue } from '../../core/json/json.js';
+import type { Resource } from '../../core/model/resource.js';
 import { showClusterError } from '../../core/ports/errors.js';
 import { normalize } from '../contract/whole-object-normalize.js';
+import { goLeaves } from '../support/go-type-leaves.js';
 import { connect, describeWithApiServer, freshNamespace } from '../support/kubernetes-env.js';
 
 const SEED = Number(process.env.CANONICAL_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -173,25 +173,8 @@ const isKnown = (kind: string, difference: string): boolean =>
   KNOWN.some((known) => known.kind === kind && difference.startsWith(`${known.path}:`));
 
 /** The quantity values of a stored object, by path, where the planner's canonical form must equal the server's. */
-const quantitiesOf = (object: Resource): ReadonlyArray<readonly [string, JsonValue | undefined]> =>
-  canonicalFieldsOf(groupOf(object.apiVersion), object.kind)
-    .filter((field) => field.type === 'quantity' || field.type === 'resourceList')
-    .flatMap((field) => expand(object, field.path))
-    .map((path) => [path.join('.'), getIn(object, path)] as const);
-
-const expand = (
-  value: JsonValue | undefined,
-  steps: ReadonlyArray<string>,
-): ReadonlyArray<ReadonlyArray<string | number>> => {
-  const [step, ...rest] = steps;
-  if (step === undefined) return value === undefined ? [] : [[]];
-  if (step === '[]')
-    return Array.isArray(value) ? value.flatMap((item, i) => expand(item, rest).map((p) => [i, ...p])) : [];
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
-  const object = value as JsonObject;
-  const keys = step === '{}' ? Object.keys(object) : Object.hasOwn(object, step) ? [step] : [];
-  return keys.flatMap((k) => expand(object[k], rest).map((p) => [k, ...p]));
-};
+const quantitiesOf = (object: Resource): ReadonlyArray<readonly [string, JsonValue]> =>
+  goLeaves(object, new Set(['quantity']));
 
 describeWithApiServer('stored values: the in-memory API server against kube-apiserver', (env) => {
   let real: KubernetesCluster;

@@ -4,6 +4,11 @@
  * resource list value finer than milli) and a Deployment exactly as `kubectl create deployment
  * --dry-run=client -o yaml` prints it (`creationTimestamp: null`, `strategy: {}`, `resources: {}`,
  * `status: {}`) become Ready under the running operator, then send no more writes for 30 s.
+ * So do (issue 34) Deployments, Services, PriorityClasses, Jobs, ServiceAccounts and ConfigMaps
+ * written with zero values: non-pointer `omitempty` ones the server drops (`minReadySeconds: 0`,
+ * `paused: false`, `globalDefault: false`, `readOnly: false`, `hostNetwork: false`, `stdin: false`,
+ * `publishNotReadyAddresses: false`) and pointer ones it keeps (`replicas: 0`,
+ * `automountServiceAccountToken: false`, `immutable: false`, `suspend: false`).
  *
  * Writes are counted twice, neither by wall-clock guesswork: the operator's executed write actions
  * (create, patch, delete) and the resourceVersion of every child and Application, which any
@@ -13,7 +18,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import type { ObjectRef, Resource } from '../../core/index.js';
+import type { ObjectRef, Resource, TenancyPolicy } from '../../core/index.js';
 import {
   applicationObject,
   applicationRef,
@@ -93,16 +98,84 @@ const kubectlDeployment = {
   status: {},
 } as unknown as Resource;
 
+/** A pod spec with zero values at every depth: pod, container, port, volume mount, security context. */
+const zeroPodSpec = (restartPolicy: string) => ({
+  restartPolicy,
+  hostNetwork: false,
+  hostPID: false,
+  automountServiceAccountToken: false,
+  terminationGracePeriodSeconds: 0,
+  containers: [
+    {
+      name: 'main',
+      image: 'nginx:1.27',
+      stdin: false,
+      tty: false,
+      workingDir: '',
+      ports: [{ containerPort: 8080, hostPort: 0, hostIP: '' }],
+      volumeMounts: [{ name: 'scratch', mountPath: '/scratch', readOnly: false, subPath: '' }],
+      securityContext: { privileged: false, readOnlyRootFilesystem: false },
+    },
+  ],
+  volumes: [{ name: 'scratch', emptyDir: {} }],
+});
+
+/** Children written with zero values; the PriorityClass (cluster-scoped) is named after the namespace. */
+const zeroValues = (priorityClass: string): ReadonlyArray<Resource> => [
+  {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'zeros' },
+    spec: {
+      replicas: 0,
+      minReadySeconds: 0,
+      paused: false,
+      revisionHistoryLimit: 0,
+      selector: { matchLabels: { app: 'zeros' } },
+      template: { metadata: { labels: { app: 'zeros' } }, spec: zeroPodSpec('Always') },
+    },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'zeros' },
+    spec: {
+      publishNotReadyAddresses: false,
+      selector: { app: 'zeros' },
+      ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 0 }],
+    },
+  },
+  {
+    apiVersion: 'scheduling.k8s.io/v1',
+    kind: 'PriorityClass',
+    metadata: { name: priorityClass },
+    value: 0,
+    globalDefault: false,
+    description: '',
+  },
+  {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'zeros' },
+    spec: { suspend: false, backoffLimit: 0, manualSelector: false, template: { spec: zeroPodSpec('Never') } },
+  },
+  { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'zeros' }, automountServiceAccountToken: false },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'zeros' }, immutable: false, data: { a: '' } },
+];
+
 describeWithApiServer('non-canonical manifests converge on a real API server', (env) => {
   let cluster: KubernetesCluster;
   let namespace: string;
   let cleanup: () => Promise<void>;
   let operator: Operator;
   let log: ReconcileLog;
+  let priorityClass: string;
 
   beforeAll(async () => {
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-canonical-quiet'));
+    priorityClass = `${namespace}-zeros`;
+    const tenancy: TenancyPolicy = { clusterKinds: [{ from: namespace, kinds: ['scheduling.k8s.io/PriorityClass'] }] };
     log = reconcileLog();
     operator = await startOperator({
       cluster: connect(env),
@@ -112,12 +185,14 @@ describeWithApiServer('non-canonical manifests converge on a real API server', (
       namespace,
       // No kubelet in the test control plane: children count as ready once they exist.
       readiness: 'existence',
+      tenancy,
       resyncMs: RESYNC_MS,
       onReconciled: log.onReconciled,
     });
   });
   afterAll(async () => {
     await operator?.stop(10_000);
+    await cluster?.delete({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', name: priorityClass })();
     await cleanup?.();
   });
 
@@ -128,6 +203,7 @@ describeWithApiServer('non-canonical manifests converge on a real API server', (
     const applications = [
       { name: 'quantities', manifest: quantities },
       { name: 'kubectl', manifest: [kubectlDeployment] },
+      { name: 'zero-values', manifest: zeroValues(priorityClass) },
     ];
     for (const { name, manifest } of applications)
       await must(cluster.create(applicationObject(namespace, name, manifest)));
@@ -139,10 +215,10 @@ describeWithApiServer('non-canonical manifests converge on a real API server', (
 
     const refs: ReadonlyArray<ObjectRef> = [
       ...applications.map(({ name }) => applicationRef(namespace, name)),
-      ...[...quantities, kubectlDeployment].map((child) => ({
+      ...[...quantities, kubectlDeployment, ...zeroValues(priorityClass)].map((child) => ({
         apiVersion: child.apiVersion,
         kind: child.kind,
-        namespace,
+        ...(child.kind === 'PriorityClass' ? {} : { namespace }),
         name: child.metadata.name,
       })),
     ];

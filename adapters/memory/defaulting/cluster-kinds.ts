@@ -1,6 +1,6 @@
 /** Server defaults of storage, scheduling, RBAC, limits and endpoint kinds (core/v1 and friends). */
 import { getIn, getOwn, type JsonObject } from '../../../core/json/json.js';
-import { mapIn, mapItems, objectAt, withDefaults } from './json-edit.js';
+import { mapIn, mapItems, objectAt, withDefaults, withPointerDefaults } from './json-edit.js';
 import { defaultHostPath } from './pod-spec.js';
 
 export const defaultPersistentVolumeSpec = (spec: JsonObject): JsonObject =>
@@ -10,8 +10,9 @@ export const defaultPersistentVolumeSpec = (spec: JsonObject): JsonObject =>
     defaultHostPath,
   );
 
+/** Both are pointers: `reclaimPolicy: ""` is stored as written (the differential test found it). */
 export const defaultStorageClass = (object: JsonObject): JsonObject =>
-  withDefaults(object, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
+  withPointerDefaults(object, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' });
 
 export const defaultPriorityClass = (object: JsonObject): JsonObject =>
   withDefaults(object, { preemptionPolicy: 'PreemptLowerPriority' });

@@ -7,7 +7,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
-import { mapItems, withDefaults } from './json-edit.js';
+import { mapItems, withDefaults, withPointerDefaults } from './json-edit.js';
 
 const defaultServicePort = (port: JsonObject): JsonObject =>
   withDefaults(port, { protocol: 'TCP', targetPort: (p) => getOwn(p, 'port') });
@@ -60,8 +60,12 @@ export const defaultAutoscalerSpec = (spec: JsonObject): JsonObject =>
   });
 
 /** NetworkPolicy: Ingress always, Egress when egress rules are given. */
+/** `SetDefaults_NetworkPolicyPort`: every port of every ingress and egress rule is TCP unless it says. */
+const defaultRulePorts = (rule: JsonObject): JsonObject =>
+  mapItems(rule, 'ports', (port) => withPointerDefaults(port, { protocol: 'TCP' }));
+
 export const defaultNetworkPolicySpec = (spec: JsonObject): JsonObject =>
-  withDefaults(spec, {
+  withDefaults(mapItems(mapItems(spec, 'ingress', defaultRulePorts), 'egress', defaultRulePorts), {
     policyTypes: (s) => {
       const egress = getOwn(s, 'egress');
       return isJsonArray(egress) && egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];

@@ -8,19 +8,28 @@ import {
   type JsonValue,
 } from '../../../core/json/json.js';
 
-/** Go defaulting treats absent, `null` and the empty string alike: unset. */
+/** Go defaulting treats absent, `null` and the empty string alike: unset (a non-pointer field). */
 export const isUnset = (value: JsonValue | undefined): boolean => value === undefined || value === null || value === '';
 
+/** A pointer field is unset only when nil: a pointer to `""` is set (StorageClass `reclaimPolicy: ""` stays). */
+const isNilPointer = (value: JsonValue | undefined): boolean => value === undefined || value === null;
+
+type Defaults = Readonly<Record<string, JsonValue | ((o: JsonObject) => JsonValue | undefined)>>;
+
+const defaultsWhere =
+  (unset: (value: JsonValue | undefined) => boolean) =>
+  (object: JsonObject, defaults: Defaults): JsonObject =>
+    Object.entries(defaults).reduce<JsonObject>((result, [key, value]) => {
+      if (!unset(getOwn(result, key))) return result;
+      const resolved = typeof value === 'function' ? value(result) : value;
+      return resolved === undefined ? result : withKey(result, key, resolved);
+    }, object);
+
 /** Sets each default whose member is unset (lazily computed defaults see the object so far). */
-export const withDefaults = (
-  object: JsonObject,
-  defaults: Readonly<Record<string, JsonValue | ((o: JsonObject) => JsonValue | undefined)>>,
-): JsonObject =>
-  Object.entries(defaults).reduce<JsonObject>((result, [key, value]) => {
-    if (!isUnset(getOwn(result, key))) return result;
-    const resolved = typeof value === 'function' ? value(result) : value;
-    return resolved === undefined ? result : withKey(result, key, resolved);
-  }, object);
+export const withDefaults: (object: JsonObject, defaults: Defaults) => JsonObject = defaultsWhere(isUnset);
+
+/** `withDefaults` for pointer fields (Go's `if x == nil`): an empty string is a value. */
+export const withPointerDefaults: (object: JsonObject, defaults: Defaults) => JsonObject = defaultsWhere(isNilPointer);
 
 /** Applies `edit` to the object at `path`, when there is one. */
 export const mapIn = (

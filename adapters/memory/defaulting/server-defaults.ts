@@ -29,7 +29,7 @@ import {
   defaultJobSpec,
   defaultPodObjectSpec,
   defaultReplicaSetSpec,
-  defaultReplicationControllerSpec,
+  defaultReplicationController,
   defaultStatefulSetSpec,
 } from './workloads.js';
 
@@ -45,7 +45,7 @@ const defaulters: ReadonlyMap<string, Defaulter> = new Map([
   ['apps/StatefulSet', onSpec(defaultStatefulSetSpec)],
   ['apps/DaemonSet', onSpec(defaultDaemonSetSpec)],
   ['apps/ReplicaSet', onSpec(defaultReplicaSetSpec)],
-  ['/ReplicationController', onSpec(defaultReplicationControllerSpec)],
+  ['/ReplicationController', defaultReplicationController],
   ['batch/Job', onSpec(defaultJobSpec)],
   ['batch/CronJob', onSpec(defaultCronJobSpec)],
   ['/Pod', onSpec(defaultPodObjectSpec)],

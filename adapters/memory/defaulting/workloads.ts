@@ -1,5 +1,5 @@
 /** Server defaults of the workload kinds (apps/v1, batch/v1, core/v1 Pod and ReplicationController). */
-import { getIn, getOwn, isJsonArray, type JsonObject } from '../../../core/json/json.js';
+import { getIn, getOwn, isJsonArray, isJsonObject, type JsonObject } from '../../../core/json/json.js';
 import { isUnset, mapIn, mapItems, objectAt, withDefaults } from './json-edit.js';
 import { defaultPodSpec, defaultPodTemplate } from './pod-spec.js';
 
@@ -61,13 +61,24 @@ export const defaultReplicaSetSpec = (spec: JsonObject): JsonObject =>
 export const defaultPodTemplateObject = (object: JsonObject): JsonObject =>
   mapIn(object, ['template'], (template) => defaultPodTemplate(withMetadata(template)));
 
-export const defaultReplicationControllerSpec = (spec: JsonObject): JsonObject =>
+const defaultReplicationControllerSpec = (spec: JsonObject): JsonObject =>
   templateDefaults(
     withDefaults(spec, {
       replicas: 1,
       selector: (s) => getIn(s, ['template', 'metadata', 'labels']),
     }),
   );
+
+/** ReplicationController: the selector and, when it has none, the object's labels default to the template's labels. */
+export const defaultReplicationController = (object: JsonObject): JsonObject => {
+  const labels = getIn(object, ['spec', 'template', 'metadata', 'labels']);
+  const withSpec = mapIn(object, ['spec'], defaultReplicationControllerSpec);
+  const own = getIn(withSpec, ['metadata', 'labels']);
+  const unlabelled = !isJsonObject(own) || Object.keys(own).length === 0;
+  return isJsonObject(labels) && unlabelled
+    ? mapIn(withSpec, ['metadata'], (metadata) => ({ ...metadata, labels }))
+    : withSpec;
+};
 
 /** Job: `completions` defaults to 1 only when `parallelism` was unset too (a work queue otherwise). */
 export const defaultJobSpec = (spec: JsonObject): JsonObject => {

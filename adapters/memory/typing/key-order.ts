@@ -5,104 +5,65 @@
  * - a custom resource is unstructured (`map[string]interface{}` at every depth, metadata
  *   included), so every key of it comes back sorted;
  * - a built-in kind is a Go struct: its map-typed fields come back sorted (labels, annotations,
- *   ConfigMap and Secret data, selectors and matchLabels, nodeSelector, resource limits and
- *   requests, …). The struct fields' own order is not reproduced. Go maps that neither typing
- *   list describes are named below (StorageClass parameters, CSI and flex volume attributes, a
- *   CRD's schema).
+ *   ConfigMap and Secret data, selectors, resource lists, StorageClass parameters, CSI volume
+ *   attributes, …: every Go map at every depth, from the Go types generated from k8s.io/api,
+ *   core/canonical/go-types.ts). The struct fields' own order is not reproduced. A CRD's schema
+ *   (a struct inside itself) is described below.
  * The memory server stores objects in this order (once, when it stores them), so a client that
  * depends on the order it wrote (a status rebuilt because conditions come back with sorted keys)
  * fails against it as against a real server. Keys that read as array indexes (`"0"`, `"10"`)
  * are the exception JavaScript imposes: an object lists them first, in numeric order, whatever
  * the order they were set in; a client parsing the real server's JSON sees the same.
  */
-import { canonicalFieldsOf, EACH_ITEM, EACH_VALUE } from '../../../core/canonical/fields.js';
+import { groupKindStruct, type StructShape, type ValueShape } from '../../../core/canonical/go-types.js';
 import { DEFAULT_JSON_BOUNDS } from '../../../core/json/bounds.js';
 import type { KeyOrder, KeyPlaces } from '../json/index.js';
 import { builtinKinds, type KindInfo } from '../kinds/index.js';
-import { objectStruct, type FieldType } from './builtin-field-types.js';
-
-/** `below`: the order from here down, built already (a CRD's schema; nothing else is at its place). */
-type Place = { sorted: boolean; fields: Map<string, Place>; items?: Place; values?: Place; below?: KeyPlaces };
-
-const place = (): Place => ({ sorted: false, fields: new Map() });
-
-const field = (at: Place, name: string): Place => {
-  const next = at.fields.get(name) ?? place();
-  at.fields.set(name, next);
-  return next;
-};
-
-/** The map-typed fields the typing of built-in kinds describes (builtin-field-types.ts). */
-const fromType = (at: Place, type: FieldType): void => {
-  switch (type.type) {
-    case 'map':
-      at.sorted = true;
-      fromType((at.values ??= place()), type.values);
-      return;
-    case 'list':
-      fromType((at.items ??= place()), type.items);
-      return;
-    case 'struct':
-      for (const [name, inner] of Object.entries(type.fields)) fromType(field(at, name), inner);
-      return;
-    default:
-      return;
-  }
-};
 
 /**
- * The maps core/canonical/fields.ts knows of: the container of every `{}` step (resource lists
- * of containers, pods, claims, quotas…) and every `omitempty` field, a Go map or slice (only an
- * object is sorted).
+ * The places below a value of a Go type where a map is (sorted), from the generated Go types
+ * (core/canonical/go-types.ts): every map and resource list at every depth. `memo` holds each
+ * struct's places once built (a value of the one derivation that owns it); a struct met again
+ * inside itself (only a CRD's JSONSchemaProps) stops there, and its order is given below.
  */
-const fromCanonical = (root: Place, group: string, kind: string): void => {
-  for (const { path, type } of canonicalFieldsOf(group, kind)) {
-    let at = root;
-    for (const step of path) {
-      if (step === EACH_VALUE) {
-        at.sorted = true;
-        at = at.values ??= place();
-      } else at = step === EACH_ITEM ? (at.items ??= place()) : field(at, step);
+const placesOf = (
+  type: ValueShape,
+  memo: Map<StructShape, KeyPlaces | undefined | 'building'>,
+): KeyPlaces | undefined => {
+  switch (type.kind) {
+    case 'map':
+    case 'resourceList': {
+      const values = type.kind === 'map' ? placesOf(type.values, memo) : undefined;
+      return { sorted: true, fields: nothing, ...(values === undefined ? {} : { values }) };
     }
-    if (type === 'omitEmpty') at.sorted = true;
+    case 'list': {
+      const items = placesOf(type.items, memo);
+      return items === undefined ? undefined : { sorted: false, fields: nothing, items };
+    }
+    case 'struct':
+      return structPlaces(type.struct, memo);
+    default:
+      return undefined;
   }
 };
 
-type Step = string | typeof EACH_ITEM;
-
-/** The place at the end of a path, created as needed. */
-const placeAt = (root: Place, path: ReadonlyArray<Step>): Place =>
-  path.reduce((at, step) => (step === EACH_ITEM ? (at.items ??= place()) : field(at, step)), root);
-
-/** Where a kind has a pod spec (its own, its template's, its job template's). */
-const podSpecPaths: ReadonlyMap<string, ReadonlyArray<string>> = new Map<string, ReadonlyArray<string>>([
-  ['/Pod', ['spec']],
-  ['/PodTemplate', ['template', 'spec']],
-  ...[
-    '/ReplicationController',
-    'apps/Deployment',
-    'apps/ReplicaSet',
-    'apps/DaemonSet',
-    'apps/StatefulSet',
-    'batch/Job',
-  ].map((key): [string, ReadonlyArray<string>] => [key, ['spec', 'template', 'spec']]),
-  ['batch/CronJob', ['spec', 'jobTemplate', 'spec', 'template', 'spec']],
-]);
-
-/** Go maps of volume sources: `CSIVolumeSource.volumeAttributes`, `FlexVolumeSource.options` (and the PV's). */
-const volumeMaps: ReadonlyArray<ReadonlyArray<string>> = [
-  ['csi', 'volumeAttributes'],
-  ['flexVolume', 'options'],
-];
-
-/** Map-typed fields of built-in kinds that neither builtin-field-types.ts nor core/canonical/fields.ts names. */
-const otherMaps = (group: string, kind: string): ReadonlyArray<ReadonlyArray<Step>> => {
-  const key = `${group}/${kind}`;
-  const podSpec = podSpecPaths.get(key);
-  if (podSpec !== undefined) return volumeMaps.map((path) => [...podSpec, 'volumes', EACH_ITEM, ...path]);
-  if (key === '/PersistentVolume') return volumeMaps.map((path) => ['spec', ...path]);
-  if (key === 'storage.k8s.io/StorageClass') return [['parameters']];
-  return [];
+const structPlaces = (
+  struct: StructShape,
+  memo: Map<StructShape, KeyPlaces | undefined | 'building'>,
+): KeyPlaces | undefined => {
+  const known = memo.get(struct);
+  if (known === 'building') return undefined;
+  if (memo.has(struct)) return known;
+  memo.set(struct, 'building');
+  const fields = new Map(
+    [...struct.fields.values()].flatMap((field) => {
+      const below = placesOf(field.type, memo);
+      return below === undefined ? [] : [[field.name, below] as const];
+    }),
+  );
+  const places = fields.size === 0 ? undefined : { sorted: false, fields };
+  memo.set(struct, places);
+  return places;
 };
 
 /**
@@ -162,46 +123,29 @@ const schemaNode = (inner: KeyPlaces | undefined, json: KeyPlaces | undefined): 
 /** The order of a CRD's `openAPIV3Schema`: a constant, built once when the module loads. */
 const CRD_SCHEMA_ORDER = schemaOrder(SCHEMA_LEVELS);
 
-/** The places below which something is sorted (the rest is copied as it is). */
-const pruned = (at: Place): KeyPlaces | undefined => {
-  if (at.below !== undefined) return at.below;
-  const fields = new Map(
-    [...at.fields].flatMap(([name, inner]) => {
-      const kept = pruned(inner);
-      return kept === undefined ? [] : [[name, kept] as const];
-    }),
-  );
-  const items = at.items === undefined ? undefined : pruned(at.items);
-  const values = at.values === undefined ? undefined : pruned(at.values);
-  if (!at.sorted && fields.size === 0 && items === undefined && values === undefined) return undefined;
-  return {
-    sorted: at.sorted,
-    fields,
-    ...(items === undefined ? {} : { items }),
-    ...(values === undefined ? {} : { values }),
-  };
+/** A place with `inner` put at `path` below it (each place on the way copied). */
+const withPlaceAt = (at: KeyPlaces | undefined, path: ReadonlyArray<string>, inner: KeyPlaces): KeyPlaces => {
+  const [step, ...rest] = path;
+  if (step === undefined) return inner;
+  const base = at ?? { sorted: false, fields: nothing };
+  if (step === '[]') return { ...base, items: withPlaceAt(base.items, rest, inner) };
+  return { ...base, fields: new Map([...base.fields, [step, withPlaceAt(base.fields.get(step), rest, inner)]]) };
 };
 
-/** A built-in kind's order, derived from the typing tables (builtin-field-types.ts, core/canonical/fields.ts). */
-const builtinKeyOrder = (group: string, kind: string): KeyOrder | undefined => {
-  const root = place();
-  fromType(root, objectStruct(group, kind, false));
-  fromCanonical(root, group, kind);
-  for (const path of otherMaps(group, kind)) placeAt(root, path).sorted = true;
-  if (group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition')
-    placeAt(root, ['spec', 'versions', EACH_ITEM, 'schema', 'openAPIV3Schema']).below = CRD_SCHEMA_ORDER;
-  return pruned(root);
-};
+const CRD_SCHEMA_PATH = ['spec', 'versions', '[]', 'schema', 'openAPIV3Schema'];
 
 /** Every built-in kind's order: constant tables, derived once when the module loads (no cache filled later). */
-const BUILTIN_ORDERS: ReadonlyMap<string, KeyOrder | undefined> = new Map(
-  builtinKinds().map(({ group, kind }) => [`${group}/${kind}`, builtinKeyOrder(group, kind)] as const),
-);
+const BUILTIN_ORDERS: ReadonlyMap<string, KeyOrder | undefined> = (() => {
+  const memo = new Map<StructShape, KeyPlaces | undefined | 'building'>();
+  const orderOf = (group: string, kind: string): KeyOrder | undefined => {
+    const struct = groupKindStruct(group, kind);
+    const order = struct === undefined ? undefined : structPlaces(struct, memo);
+    const crd = group === 'apiextensions.k8s.io' && kind === 'CustomResourceDefinition';
+    return crd && CRD_SCHEMA_ORDER !== undefined ? withPlaceAt(order, CRD_SCHEMA_PATH, CRD_SCHEMA_ORDER) : order;
+  };
+  return new Map(builtinKinds().map(({ group, kind }) => [`${group}/${kind}`, orderOf(group, kind)] as const));
+})();
 
 /** The key order kube-apiserver answers objects of the kind with (see the module comment). */
-export const serverKeyOrder = (info: Pick<KindInfo, 'group' | 'kind' | 'custom'>): KeyOrder | undefined => {
-  if (info.custom) return 'sorted';
-  const key = `${info.group}/${info.kind}`;
-  // A built-in kind outside the table (none today) is derived at each call rather than cached.
-  return BUILTIN_ORDERS.has(key) ? BUILTIN_ORDERS.get(key) : builtinKeyOrder(info.group, info.kind);
-};
+export const serverKeyOrder = (info: Pick<KindInfo, 'group' | 'kind' | 'custom'>): KeyOrder | undefined =>
+  info.custom ? 'sorted' : BUILTIN_ORDERS.get(`${info.group}/${info.kind}`);

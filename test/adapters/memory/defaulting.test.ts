@@ -22,6 +22,44 @@ describe('memory server defaulting', () => {
     ).toEqual(['Always', 'Always', 'Always', 'IfNotPresent', 'IfNotPresent', 'IfNotPresent']);
   });
 
+  it('found by the Go-types differential test: RC labels from its template, NetworkPolicy rule ports TCP, a StorageClass pointer to "" kept', async () => {
+    const cluster = createMemoryCluster();
+    const rc = await must(
+      cluster.create({
+        apiVersion: 'v1',
+        kind: 'ReplicationController',
+        metadata: { name: 'rc', namespace: 'default' },
+        spec: { replicas: 0, selector: { a: 'rc' }, template: podTemplate({ a: 'rc' }) },
+      }),
+    );
+    expect(at(rc, 'metadata', 'labels')).toEqual({ a: 'rc' });
+    const policy = await must(
+      cluster.create({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'np', namespace: 'default' },
+        spec: {
+          podSelector: {},
+          ingress: [{ ports: [{ port: 80 }] }],
+          egress: [{ ports: [{ port: 53, protocol: 'UDP' }] }],
+        },
+      }),
+    );
+    expect(at(policy, 'spec', 'ingress', 0, 'ports', 0, 'protocol')).toBe('TCP');
+    expect(at(policy, 'spec', 'egress', 0, 'ports', 0, 'protocol')).toBe('UDP');
+    const storage = await must(
+      cluster.create({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'sc' },
+        provisioner: 'example.com/disk',
+        reclaimPolicy: '',
+      }),
+    );
+    expect(at(storage, 'reclaimPolicy')).toBe('');
+    expect(at(storage, 'volumeBindingMode')).toBe('Immediate');
+  });
+
   it('StatefulSet and DaemonSet update strategies and history', async () => {
     const cluster = createMemoryCluster();
     const sts = await must(
