@@ -198,14 +198,17 @@ describe('convergenceTracker: run --memory reports the same', () => {
   });
 });
 
-/** What kube-apiserver does to `minReadySeconds: 0` (a non-pointer omitempty field), modelled as an admission that drops it. */
-const dropZeroMinReadySeconds: MutatingAdmission = {
-  name: 'drop-zero-min-ready-seconds',
+/**
+ * A mutating admission webhook that strips `minReadySeconds` (the zero value itself is no longer a
+ * perpetual diff: the storage model drops it from the plan too, docs/decisions/0021).
+ */
+const dropMinReadySeconds: MutatingAdmission = {
+  name: 'drop-min-ready-seconds',
   group: 'apps',
   kind: 'Deployment',
   mutate: (object) => {
     const spec = object['spec'];
-    if (!isJsonObject(spec) || spec['minReadySeconds'] !== 0) return object;
+    if (!isJsonObject(spec) || spec['minReadySeconds'] === undefined) return object;
     return withKey(object, 'spec', withoutKey(spec, 'minReadySeconds'));
   },
 };
@@ -216,7 +219,7 @@ describe('verifyConvergence on a server that drops a value (mutating admission)'
     kind: 'Deployment',
     metadata: { name: 'web' },
     spec: {
-      minReadySeconds: 0,
+      minReadySeconds: 5,
       replicas: 1,
       selector: { matchLabels: { app: 'web' } },
       template: {
@@ -238,7 +241,7 @@ describe('verifyConvergence on a server that drops a value (mutating admission)'
       crds: [],
       objects: [],
       scopes: builtinScopes,
-      admission: [dropZeroMinReadySeconds],
+      admission: [dropMinReadySeconds],
     });
     if (verdict._tag === 'Left') throw new Error(verdict.left);
     expect(verdict.right).toMatchObject({ _tag: 'Perpetual', since: 2 });
