@@ -46,6 +46,8 @@ export type OperatorOptions = Pick<
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (requeue delays, …). */
   readonly planOptions?: PlanOptions;
+  /** Where `spec.readiness` rules run: worker threads within bounds (default), or `false` (ControllerOptions.ruleIsolation). */
+  readonly ruleIsolation?: ControllerOptions['ruleIsolation'];
   readonly hotLoop?: HotLoopPolicy;
   /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;

@@ -56,6 +56,16 @@ const decoded = (value: string): string | undefined => {
   return bytes === undefined ? undefined : utf8Text(bytes);
 };
 
+/** The texts that identify `object` (printed with every message, and repeated inside its last-applied annotation). */
+const identityOf = (object: JsonObject): ReadonlySet<string> => {
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  return new Set(
+    [object.apiVersion, object.kind, object.type, metadata.name, metadata.namespace].filter(
+      (value): value is string => typeof value === 'string',
+    ),
+  );
+};
+
 /** The strings of `object` that are not its identity (for a Secret: all its values, annotations, labels). */
 const valueStrings = (object: JsonObject): Set<string> => {
   const found = new Set<string>();
@@ -65,6 +75,7 @@ const valueStrings = (object: JsonObject): Set<string> => {
       for (const [field, inner] of Object.entries(value)) if (!METADATA_IDENTITY.has(field)) stringsIn(inner, found, 0);
     } else stringsIn(value, found, 0);
   }
+  for (const identity of identityOf(object)) found.delete(identity);
   return found;
 };
 
