@@ -67,7 +67,8 @@ export const conditionsFor = (args: {
   readonly generation: number | undefined;
 }): ReadonlyArray<Condition> => {
   // Every message is bounded here, the one place conditions are built (message-cap.ts).
-  const wanted = wantedConditions({ ...args.verdict, message: capMessage(args.verdict.message) });
+  const message = capMessage(args.verdict.message);
+  const wanted = wantedConditions(message === args.verdict.message ? args.verdict : { ...args.verdict, message });
   // Unchanged conditions are the previous ones themselves: a status that did not change keeps its
   // identity, so comparing it with the stored one (before every status write) is one `===`.
   if (args.previous !== undefined && unchanged(args.previous, wanted, args.generation)) return args.previous;
