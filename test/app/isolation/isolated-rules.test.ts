@@ -16,13 +16,12 @@ afterEach(async () => {
   rules = undefined;
 });
 
-const configMap = (name: string, big: string, resourceVersion = '1'): Resource =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'alice', uid: name, resourceVersion },
-    data: { big },
-  }) as unknown as Resource;
+const configMap = (name: string, big: string, resourceVersion = '1'): Resource => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'alice', uid: name, resourceVersion },
+  data: { big },
+});
 
 /** The answer of `ready` over `object`, evaluated isolated. */
 const answer = async (
