@@ -414,30 +414,52 @@ const planFor = async (
     : undefined;
   if (listed !== undefined && E.isLeft(listed)) return listed;
   const listedOptions = listed === undefined ? deps.planOptions : listed.right;
-  const replanWith =
-    (planOptions: PlanOptions | undefined) =>
-    (current: Application, objects: ReadonlyArray<Resource>): Plan => {
-      const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
-      const options =
-        translation._tag !== 'Translated' && hooks === undefined
-          ? planOptions
-          : {
-              ...planOptions,
-              ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
-              ...(hooks === undefined ? {} : { hooks }),
-            };
-      const planned = planReconcile({ application: current, live: objects, scopes, now, options }, deps.memo);
-      return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
-    };
+  const replanWith = replanner({ deps, scopes, now, deleting, translation });
+  return E.right(await planningOf(application, live.right, replanWith(listedOptions), deps, listedOptions, replanWith));
+};
+
+type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;
+
+/** Plans for an Application with the given options: hooks read from the objects, a translation's manifest or stall. */
+const replanner =
+  (context: {
+    readonly deps: ReconcileDeps;
+    readonly scopes: ScopeTable;
+    readonly now: string;
+    readonly deleting: boolean;
+    readonly translation: Translation;
+  }) =>
+  (planOptions: PlanOptions | undefined): Replan =>
+  (current, objects) => {
+    const { deps, scopes, now, deleting, translation } = context;
+    const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
+    const options =
+      translation._tag !== 'Translated' && hooks === undefined
+        ? planOptions
+        : {
+            ...planOptions,
+            ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
+            ...(hooks === undefined ? {} : { hooks }),
+          };
+    const planned = planReconcile({ application: current, live: objects, scopes, now, options }, deps.memo);
+    return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
+  };
+
+/** The plan over `live`: its readiness rules evaluated isolated first, when the runtime isolates them. */
+const planningOf = async (
+  application: Application,
+  live: ReadonlyArray<Resource>,
+  replan: Replan,
+  deps: ReconcileDeps,
+  options: PlanOptions | undefined,
+  replanWith: (planOptions: PlanOptions | undefined) => Replan,
+): Promise<Planning> => {
   const isolated = isolatedRulesFor(application, deps);
-  if (isolated === undefined) {
-    const replan = replanWith(listedOptions);
-    return E.right({ plan: replan(application, live.right), live: live.right, replan });
-  }
+  if (isolated === undefined) return { plan: replan(application, live), live, replan };
   const reevaluated = async (objects: ReadonlyArray<Resource>) =>
-    replanWith({ ...listedOptions, expressions: await isolated(objects) });
-  const replan = await reevaluated(live.right);
-  return E.right({ plan: replan(application, live.right), live: live.right, replan, reevaluated });
+    replanWith({ ...options, expressions: await isolated(objects) });
+  const evaluated = await reevaluated(live);
+  return { plan: evaluated(application, live), live, replan: evaluated, reevaluated };
 };
 
 /** The isolated evaluation of `application`'s readiness rules over some objects, when it has rules and the runtime isolates them. */
