@@ -58,6 +58,8 @@ export class IsolatedRules {
   /** Answers per expression and object version, oldest first (a Map keeps insertion order). */
   private readonly kept = new Map<string, Answer>();
   private readonly answersKept: number;
+  /** Rules compiled per `spec.readiness` list (the decoded Application's own array, kept while it is). */
+  private readonly compiled = new WeakMap<ReadonlyArray<ReadinessRuleSpec>, ReturnType<typeof compileReadinessRules>>();
 
   constructor(options: RuleIsolationOptions = {}) {
     this.limits = { timeoutMs: options.timeoutMs ?? 1_000, maxHeapMb: options.maxHeapMb ?? 64 };
@@ -82,7 +84,8 @@ export class IsolatedRules {
     objects: ReadonlyArray<Resource>,
   ): Promise<ExpressionEvaluator> {
     const answers = new Map<string, Answer>();
-    const rules = compileReadinessRules(celEvaluator, specs);
+    const rules = this.compiled.get(specs) ?? compileReadinessRules(celEvaluator, specs);
+    this.compiled.set(specs, rules);
     if (E.isRight(rules)) {
       let overBound = false;
       for (const object of objects) {
@@ -96,7 +99,12 @@ export class IsolatedRules {
         }
       }
     }
-    return answering(answers);
+    return answering(
+      answers,
+      E.isRight(rules)
+        ? rules.right.flatMap((rule) => [rule.ready, ...(rule.failed === undefined ? [] : [rule.failed])])
+        : [],
+    );
   }
 
   /** Stops the workers. */
@@ -150,11 +158,19 @@ export class IsolatedRules {
   }
 }
 
-/** An evaluator that compiles as `celEvaluator` does and answers from `answers` (not evaluated: not yet). */
-const answering = (answers: ReadonlyMap<string, Answer>): ExpressionEvaluator => ({
-  compile: (source) =>
-    E.map((compiled: CompiledExpression): CompiledExpression => ({
-      ...compiled,
+/**
+ * An evaluator that compiles as `celEvaluator` does (the expressions compiled already are not
+ * parsed again) and answers from `answers` (not evaluated: not yet).
+ */
+const answering = (
+  answers: ReadonlyMap<string, Answer>,
+  known: ReadonlyArray<CompiledExpression>,
+): ExpressionEvaluator => ({
+  compile: (source) => {
+    const compiled = known.find((expression) => expression.source === source);
+    return E.map((expression: CompiledExpression): CompiledExpression => ({
+      ...expression,
       evaluate: (self) => answers.get(`${source}\u0000${versionKey(self)}`) ?? NOT_EVALUATED,
-    }))(celEvaluator.compile(source)),
+    }))(compiled === undefined ? celEvaluator.compile(source) : E.right(compiled));
+  },
 });
