@@ -1,19 +1,38 @@
 /**
  * The expression port on @marcbachmann/cel-js: readiness rules in CEL over `self`, the live object.
  *
- * Bounded evaluation (a rule is tenant input, evaluated on every status change): the library's
- * parse limits bound the expression's size; comprehensions (`all`, `exists`, `exists_one`, `map`,
- * `filter`) may not nest, so one evaluation costs at most (elements of one list) × (expression
- * size), and the object is bounded by the API server; `matches` is refused because JavaScript
- * regular expressions can backtrack exponentially (Kubernetes' CEL uses linear-time RE2).
+ * Bounded evaluation (a rule is tenant input, evaluated on every status change; docs/decisions/0025):
+ * the library's parse limits bound the expression's size; comprehensions (`all`, `exists`,
+ * `exists_one`, `map`, `filter`) may not nest; `matches` is refused because JavaScript regular
+ * expressions can backtrack exponentially (Kubernetes' CEL uses linear-time RE2). Every expression
+ * has a cost estimated from its syntax tree (cost.ts): over `STATIC_COST_LIMIT` for the largest
+ * object (`MAX_INPUT_BYTES`) it is refused at compile; an evaluation whose cost for the object it
+ * is given is over `RUNTIME_COST_LIMIT`, or whose object is larger than `MAX_INPUT_BYTES`, is
+ * refused before it runs. The runtime evaluates in a worker thread besides (app/isolation), with a
+ * time and a memory bound.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JsonValue } from '../../core/json/json.js';
-import type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../../core/ports/expressions.js';
+import type {
+  CompiledExpression,
+  EvaluationFailure,
+  ExpressionEvaluator,
+  ExpressionProblem,
+} from '../../core/ports/expressions.js';
+import { actualSizes, estimateCost, staticSizes } from './cost.js';
 
 /** Longest expression accepted (the CRD declares the same `maxLength`). */
 export const MAX_EXPRESSION_LENGTH = 1_024;
+
+/** Largest object (serialized as JSON) an expression is evaluated over: 1 MiB, a ConfigMap's own limit. */
+export const MAX_INPUT_BYTES = 1_048_576;
+
+/** Highest estimated cost of an expression over the largest object: the API server's limit for a validation rule. */
+export const STATIC_COST_LIMIT = 10_000_000;
+
+/** Highest cost of one evaluation over the object it is given: the API server's limit per call. */
+export const RUNTIME_COST_LIMIT = 1_000_000;
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
@@ -121,6 +140,39 @@ const toCel = (value: JsonValue): unknown => {
 const firstLine = (error: unknown): string =>
   (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 
+/** The size of `self` as the worker receives it (JSON), or the failure when it is over `MAX_INPUT_BYTES`. */
+export const inputOverBound = (serializedBytes: number): EvaluationFailure | undefined =>
+  serializedBytes > MAX_INPUT_BYTES
+    ? {
+        _tag: 'OverBound',
+        bound: 'input size',
+        message: `the object is ${serializedBytes} bytes, over the bound of ${MAX_INPUT_BYTES} bytes an expression may read`,
+      }
+    : undefined;
+
+/** Evaluates `program` over `self` within the runtime cost limit (checked first, from the object's sizes). */
+const evaluateBounded = (
+  program: ReturnType<typeof environment.parse>,
+  self: JsonValue,
+): E.Either<EvaluationFailure, boolean> => {
+  const cost = estimateCost(program.ast, actualSizes(self)).cost;
+  if (cost > RUNTIME_COST_LIMIT)
+    return E.left({
+      _tag: 'OverBound',
+      bound: 'cost',
+      message: `its cost over this object is ${cost}, over the limit of ${RUNTIME_COST_LIMIT} per evaluation`,
+    });
+  let result: unknown;
+  try {
+    result = program({ self: toCel(self) });
+  } catch (error) {
+    return E.left({ _tag: 'Unevaluable', message: firstLine(error) });
+  }
+  return typeof result === 'boolean'
+    ? E.right(result)
+    : E.left({ _tag: 'Unevaluable', message: `the result is not a boolean but ${typeof result}` });
+};
+
 export const celEvaluator: ExpressionEvaluator = {
   compile: (source) => {
     if (source.length > MAX_EXPRESSION_LENGTH)
@@ -134,20 +186,16 @@ export const celEvaluator: ExpressionEvaluator = {
     const refused = unbounded(program.ast, false);
     if (refused !== undefined)
       return E.left({ message: refused.message, ...(refused.pos === undefined ? {} : position(source, refused.pos)) });
+    const estimatedCost = estimateCost(program.ast, staticSizes(MAX_INPUT_BYTES)).cost;
+    if (estimatedCost > STATIC_COST_LIMIT)
+      return E.left({
+        message: `estimated cost ${estimatedCost} exceeds the limit of ${STATIC_COST_LIMIT} (for an object of up to ${MAX_INPUT_BYTES} bytes): iterate over fewer elements, or do less per element (docs/application.md, readiness rules' bounds)`,
+      });
     const compiled: CompiledExpression = {
       source,
       reads: readsOf(program.ast),
-      evaluate: (self) => {
-        let result: unknown;
-        try {
-          result = program({ self: toCel(self) });
-        } catch (error) {
-          return E.left(firstLine(error));
-        }
-        return typeof result === 'boolean'
-          ? E.right(result)
-          : E.left(`the result is not a boolean but ${typeof result}`);
-      },
+      estimatedCost,
+      evaluate: (self) => evaluateBounded(program, self),
     };
     return E.right(compiled);
   },

@@ -58,6 +58,8 @@ import { executePlan, nothingExecuted, type Execution } from '../executor/execut
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import { needsTranslation, type Translation, type Translator } from '../tosca/translator.js';
+import type { ExpressionEvaluator } from '../../core/ports/expressions.js';
+import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
@@ -85,6 +87,11 @@ export type ReconcileDeps = {
   readonly readLive?: LiveSource;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
+  /**
+   * Evaluates `spec.readiness` rules in worker threads, each evaluation bounded (app/isolation): the
+   * plan is given their answers. Without it, `planOptions.expressions` evaluates them in the plan.
+   */
+  readonly isolatedRules?: IsolatedRules;
   /** Inspects (and may replace) a plan before it runs, given the live objects it was made from: the runtime's hot-loop guard. */
   readonly guard?: (application: Application, plan: Plan, live: ReadonlyArray<Resource>) => Plan;
   /**
@@ -199,7 +206,13 @@ export const reconcileApplication = async (
         );
   reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const concluded = conclusion(application, planned, execution, unguarded.right, deps);
+  const concluded = conclusion(
+    application,
+    planned,
+    execution,
+    await withWritesEvaluated(unguarded.right, execution),
+    deps,
+  );
   if (concluded.write === undefined) return concluded.result;
   const written = await patchStatus(execution.application, concluded.write, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);
@@ -249,6 +262,12 @@ const conclusion = (
     write: held || sameStatus(application.status ?? {}, redacted, deps.memo) ? undefined : redacted,
   };
 };
+
+/** The planning, its rules evaluated over what the writes answered too (new versions of the children). */
+const withWritesEvaluated = async (planning: Planning, execution: Execution): Promise<Planning> =>
+  planning.reevaluated === undefined || !execution.done.some(({ response }) => response !== undefined)
+    ? planning
+    : { ...planning, replan: await planning.reevaluated(childrenSeen(planning.live, execution)) };
 
 /** The live objects a reconcile planned with, and what its writes answered (the children it just created). */
 const childrenSeen = (live: ReadonlyArray<Resource>, execution: Execution): ReadonlyArray<Resource> => [
@@ -301,6 +320,10 @@ type Planning = {
   readonly plan: Plan;
   readonly live: ReadonlyArray<Resource>;
   readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan;
+  /** `replan` for these objects' rule answers, evaluated isolated (what the writes answered has new versions). */
+  readonly reevaluated?: (
+    objects: ReadonlyArray<Resource>,
+  ) => Promise<(application: Application, live: ReadonlyArray<Resource>) => Plan>;
 };
 
 /**
@@ -390,8 +413,25 @@ const planFor = async (
     ? await withListedApplications(application, deps)
     : undefined;
   if (listed !== undefined && E.isLeft(listed)) return listed;
-  const planOptions = listed === undefined ? deps.planOptions : listed.right;
-  const replan = (current: Application, objects: ReadonlyArray<Resource>): Plan => {
+  const listedOptions = listed === undefined ? deps.planOptions : listed.right;
+  const replanWith = replanner({ deps, scopes, now, deleting, translation });
+  return E.right(await planningOf(application, live.right, replanWith(listedOptions), deps, listedOptions, replanWith));
+};
+
+type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;
+
+/** Plans for an Application with the given options: hooks read from the objects, a translation's manifest or stall. */
+const replanner =
+  (context: {
+    readonly deps: ReconcileDeps;
+    readonly scopes: ScopeTable;
+    readonly now: string;
+    readonly deleting: boolean;
+    readonly translation: Translation;
+  }) =>
+  (planOptions: PlanOptions | undefined): Replan =>
+  (current, objects) => {
+    const { deps, scopes, now, deleting, translation } = context;
     const hooks = deleting ? undefined : hookContextOf(current, objects, deps.hooks);
     const options =
       translation._tag !== 'Translated' && hooks === undefined
@@ -404,7 +444,34 @@ const planFor = async (
     const planned = planReconcile({ application: current, live: objects, scopes, now, options }, deps.memo);
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
   };
-  return E.right({ plan: replan(application, live.right), live: live.right, replan });
+
+/** The plan over `live`: its readiness rules evaluated isolated first, when the runtime isolates them. */
+const planningOf = async (
+  application: Application,
+  live: ReadonlyArray<Resource>,
+  replan: Replan,
+  deps: ReconcileDeps,
+  options: PlanOptions | undefined,
+  replanWith: (planOptions: PlanOptions | undefined) => Replan,
+): Promise<Planning> => {
+  const isolated = isolatedRulesFor(application, deps);
+  if (isolated === undefined) return { plan: replan(application, live), live, replan };
+  const reevaluated = async (objects: ReadonlyArray<Resource>) =>
+    replanWith({ ...options, expressions: await isolated(objects) });
+  const evaluated = await reevaluated(live);
+  return { plan: evaluated(application, live), live, replan: evaluated, reevaluated };
+};
+
+/** The isolated evaluation of `application`'s readiness rules over some objects, when it has rules and the runtime isolates them. */
+const isolatedRulesFor = (
+  application: Application,
+  deps: ReconcileDeps,
+): ((objects: ReadonlyArray<Resource>) => Promise<ExpressionEvaluator>) | undefined => {
+  const specs = application.spec.readiness ?? [];
+  const rules = deps.isolatedRules;
+  if (rules === undefined || specs.length === 0) return undefined;
+  const owner = `${application.metadata.namespace ?? ''}/${application.metadata.name}`;
+  return (objects) => rules.evaluatorFor(owner, specs, objects);
 };
 
 /** The live objects `view` names, read with the rights `access` gives (see `LiveSource`). */

@@ -30,6 +30,7 @@ import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';
 import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
+import { IsolatedRules, type RuleIsolationOptions } from '../isolation/isolated-rules.js';
 import { ChildWatches } from './child-watches.js';
 import { Dependants } from './dependants.js';
 import { HotLoopHistory } from './hot-loop-history.js';
@@ -115,6 +116,13 @@ export type ControllerOptions = {
    * at once): a rollout ready within it costs one status write, not two (docs/behaviour.md §5).
    */
   readonly progressStatusAfterMs?: number;
+  /**
+   * How `spec.readiness` rules are evaluated: in a bounded pool of worker threads, each evaluation
+   * within a time and a memory bound (default; docs/decisions/0025-isolated-tenant-expressions.md),
+   * or `false`: in the plan, on the main loop (an embedder's own `planOptions.expressions` is always
+   * used as given, never isolated).
+   */
+  readonly ruleIsolation?: RuleIsolationOptions | false;
 };
 
 /**
@@ -150,6 +158,8 @@ export class Controller {
   private readonly logger: Logger;
   /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
   private readonly memo: Memo = createMemo();
+  /** The worker threads `spec.readiness` rules run in (none started until a rule is evaluated). */
+  private readonly isolatedRules: IsolatedRules | undefined;
   /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
   private readonly kindsWatchedFor = new WeakMap<
     Application,
@@ -176,6 +186,10 @@ export class Controller {
       random: options.random,
       onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
     });
+    this.isolatedRules =
+      options.ruleIsolation === false || options.planOptions?.expressions !== undefined
+        ? undefined
+        : new IsolatedRules(options.ruleIsolation ?? {});
     this.hotLoops = new HotLoopHistory({
       now: () => clock.now(),
       logger: this.logger,
@@ -263,6 +277,7 @@ export class Controller {
         translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
         ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
         progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
+        ...(this.isolatedRules === undefined ? {} : { isolatedRules: this.isolatedRules }),
       },
       recorder: {
         logger: this.logger,
@@ -339,6 +354,7 @@ export class Controller {
     this.store.stop();
     this.children.stop();
     const finished = await this.loop.stop(deadlineMs);
+    await this.isolatedRules?.close();
     this.logger.info({ finished }, 'controller stopped');
     return finished;
   }

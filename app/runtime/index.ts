@@ -34,3 +34,4 @@ export {
   type Primary,
   type PrimaryReconciler,
 } from './primary.js';
+export type { RuleIsolationOptions } from '../isolation/isolated-rules.js';

@@ -54,6 +54,8 @@ export type OperatorOptions = Pick<
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (requeue delays, …). */
   readonly planOptions?: PlanOptions;
+  /** Where `spec.readiness` rules run: worker threads within bounds (default), or `false` (ControllerOptions.ruleIsolation). */
+  readonly ruleIsolation?: ControllerOptions['ruleIsolation'];
   readonly hotLoop?: HotLoopPolicy;
   /** Writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md). */
   readonly perpetualDiff?: PerpetualDiffPolicy;

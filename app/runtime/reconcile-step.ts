@@ -24,6 +24,7 @@ import {
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../reconcile/child-access.js';
 import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-reader.js';
+import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
@@ -80,6 +81,8 @@ export type StepPolicy = {
   readonly perpetualDiffs: PerpetualDiffHistory;
   readonly translate: Translator;
   readonly hooks?: HookRuntime;
+  /** Where `spec.readiness` rules are evaluated, isolated and bounded (ReconcileDeps.isolatedRules). */
+  readonly isolatedRules?: IsolatedRules;
   /** How long a new Application's first progress status is held (ReconcileDeps.progressStatusAfterMs). */
   readonly progressStatusAfterMs: number;
 };
@@ -119,6 +122,7 @@ type SharedDeps = Pick<
   | 'hooks'
   | 'decode'
   | 'progressStatusAfterMs'
+  | 'isolatedRules'
 >;
 
 export class ReconcileStep {
@@ -215,6 +219,7 @@ export class ReconcileStep {
       hooks: shared.hooks,
       decode: shared.decode,
       progressStatusAfterMs: shared.progressStatusAfterMs,
+      isolatedRules: shared.isolatedRules,
       cluster: writesFor(reads, key),
       scopes: scopes.current,
       readApplication: () => E.right(O.fromNullable(store.object(key))),
@@ -318,6 +323,7 @@ const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOpti
   ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
   decode: observed.store.primary.decode,
   progressStatusAfterMs: policy.progressStatusAfterMs,
+  ...(policy.isolatedRules === undefined ? {} : { isolatedRules: policy.isolatedRules }),
 });
 
 /**

@@ -25,7 +25,7 @@ const MIN_LENGTH = 4;
 const QUOTED_OBJECT = /"[[{](?:[^"\\]|\\.)*"/g;
 
 /** The UTF-8 text of `bytes`, or `undefined` when they are not UTF-8 (binary values are found by their base64). */
-const utf8Text = (bytes: ReadonlyArray<number>): string | undefined => {
+export const utf8Text = (bytes: ReadonlyArray<number>): string | undefined => {
   try {
     return decodeURIComponent(bytes.map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''));
   } catch {
@@ -34,7 +34,7 @@ const utf8Text = (bytes: ReadonlyArray<number>): string | undefined => {
 };
 
 /** `text` as it appears inside JSON strings nested `depth` times (an annotation in an object in a message). */
-const escaped = (text: string, depth: number): string => {
+export const escaped = (text: string, depth: number): string => {
   let current = text;
   for (let i = 0; i < depth; i++) current = JSON.stringify(current).slice(1, -1);
   return current;

@@ -1,6 +1,7 @@
 /** kstatus conditions (`Ready`, `Reconciling`, `Stalled`): `lastTransitionTime` moves only on a status change. */
 import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
 import { hasOwn } from '../json/json.js';
+import { capMessage } from './message-cap.js';
 
 export type StalledReason =
   | 'InvalidSpec'
@@ -66,7 +67,9 @@ export const conditionsFor = (args: {
   readonly now: string;
   readonly generation: number | undefined;
 }): ReadonlyArray<Condition> => {
-  const wanted = wantedConditions(args.verdict);
+  // Every message is bounded here, the one place conditions are built (message-cap.ts).
+  const message = capMessage(args.verdict.message);
+  const wanted = wantedConditions(message === args.verdict.message ? args.verdict : { ...args.verdict, message });
   // Unchanged conditions are the previous ones themselves: a status that did not change keeps its
   // identity, so comparing it with the stored one (before every status write) is one `===`.
   if (args.previous !== undefined && unchanged(args.previous, wanted, args.generation)) return args.previous;

@@ -1,8 +1,12 @@
 /**
  * Readiness rules (`spec.readiness`): for the children a rule matches, its CEL expressions over
  * the live object (`self`) replace kstatus. `ready` true: ready. `failed` true, or `timeout` passed
- * while not ready: failed, which the Application reports as `Stalled ReadinessFailed`. Every
- * verdict names the object, the expression and the values it read; a Secret's values are masked.
+ * while not ready: failed, which the Application reports as `Stalled ReadinessFailed`; so is an
+ * evaluation stopped at one of its bounds (cost, time, memory, input size). Every verdict names
+ * the object, the expression and the values it read, each value and the whole reason bounded in
+ * size. A Secret gives nothing away (issue 36 item 9): its values are masked, the evaluator's error
+ * text (which may quote a value) is withheld, and every text the Secret holds is scrubbed from the
+ * reason in every encoding (core/sensitive/scrub.ts).
  *
  * Pure: expressions come compiled through the expression port, time as arguments.
  */
@@ -10,7 +14,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getIn, type JsonValue } from '../json/json.js';
 import type { ReadinessRuleSpec, ReadinessWait } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
-import type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../ports/expressions.js';
+import type {
+  CompiledExpression,
+  EvaluationFailure,
+  ExpressionEvaluator,
+  ExpressionProblem,
+} from '../ports/expressions.js';
+import { scrubTexts, sensitiveTexts } from '../sensitive/scrub.js';
+import { capMessage } from './message-cap.js';
 
 export type ReadinessRule = {
   /** Matches any version of the kind when absent. */
@@ -38,18 +49,44 @@ export const ruleFor = (rules: ReadonlyArray<ReadinessRule>, object: Resource): 
       (rule.name === undefined || rule.name === object.metadata.name),
   );
 
-const isSecret = (object: Resource): boolean => object.apiVersion === 'v1' && object.kind === 'Secret';
+/** Whether `object`'s values are never shown: a Secret (its annotations hold its values too). */
+const isSensitive = (object: Resource): boolean => object.apiVersion === 'v1' && object.kind === 'Secret';
 
-const shown = (value: JsonValue | undefined): string => (value === undefined ? 'absent' : JSON.stringify(value));
+/** Longest value shown in a reason, in bytes; longer ones are cut (the whole reason is bounded too). */
+const MAX_VALUE_BYTES = 256;
 
-/** `status.phase="Failed", status.message="disk full"`: the values the expression read, masked in a Secret outside metadata. */
+/** Longest reason for one object, in bytes: a few of them fit in a condition's message. */
+const MAX_REASON_BYTES = 2_048;
+
+const shown = (value: JsonValue | undefined): string =>
+  value === undefined ? 'absent' : capMessage(JSON.stringify(value), MAX_VALUE_BYTES);
+
+/** The fields of a Secret a reason may show: its identity, printed with every reason anyway. */
+const IDENTITY_PATHS: ReadonlySet<string> = new Set(['metadata.name', 'metadata.namespace', 'kind', 'apiVersion']);
+
+/** `status.phase="Failed", status.message="disk full"`: the values the expression read; in a Secret, all but its identity masked. */
 export const valuesRead = (expression: CompiledExpression, object: Resource): string =>
   expression.reads
     .map((path) => {
-      const masked = isSecret(object) && path[0] !== 'metadata';
-      return `${path.join('.')}=${masked ? '(masked)' : shown(getIn(object, path))}`;
+      const field = path.join('.');
+      return `${field}=${isSensitive(object) && !IDENTITY_PATHS.has(field) ? '(masked)' : shown(getIn(object, path))}`;
     })
     .join(', ');
+
+/** Why an evaluation gave no boolean, as shown: never the library's text for a Secret (it may quote a value). */
+const failureText = (object: Resource, failure: EvaluationFailure): string => {
+  if (failure._tag === 'OverBound') return `over its ${failure.bound} bound: ${failure.message}`;
+  return isSensitive(object)
+    ? 'cannot be evaluated yet (the evaluation error is not shown: the object is a Secret)'
+    : `cannot be evaluated yet: ${capMessage(failure.message, MAX_VALUE_BYTES)}`;
+};
+
+/** The verdict with its reason bounded, and for a Secret scrubbed of every text the Secret holds. */
+const finished = (object: Resource, verdict: RuleVerdict): RuleVerdict => {
+  if (verdict.state === 'ready') return verdict;
+  const scrubbed = isSensitive(object) ? scrubTexts(verdict.reason, sensitiveTexts(object)) : verdict.reason;
+  return { ...verdict, reason: capMessage(scrubbed, MAX_REASON_BYTES) };
+};
 
 const describe = (object: Resource): string =>
   `${object.kind} ${object.metadata.namespace === undefined ? '' : `${object.metadata.namespace}/`}${object.metadata.name}`;
@@ -67,18 +104,31 @@ export const verdictOf = (
   rule: ReadinessRule,
   object: Resource,
   time: { readonly nowMs: number; readonly waitingSinceMs?: number },
+): RuleVerdict => finished(object, rawVerdictOf(rule, object, time));
+
+const rawVerdictOf = (
+  rule: ReadinessRule,
+  object: Resource,
+  time: { readonly nowMs: number; readonly waitingSinceMs?: number },
 ): RuleVerdict => {
   if (object.metadata.deletionTimestamp !== undefined) return { state: 'waiting', reason: 'being deleted' };
   if (rule.failed !== undefined) {
     const failed = rule.failed.evaluate(object);
-    // A failed rule that cannot be evaluated (a field not there yet) is not a failure.
     if (E.isRight(failed) && failed.right)
       return { state: 'failed', reason: `${about(object, 'failed', rule.failed)} is true` };
+    // A failed rule that cannot be evaluated (a field not there yet) is not a failure; one over its bounds is.
+    if (E.isLeft(failed) && failed.left._tag === 'OverBound')
+      return {
+        state: 'failed',
+        reason: `${about(object, 'failed', rule.failed)} is ${failureText(object, failed.left)}`,
+      };
   }
   const ready = rule.ready.evaluate(object);
   if (E.isRight(ready) && ready.right) return { state: 'ready' };
+  if (E.isLeft(ready) && ready.left._tag === 'OverBound')
+    return { state: 'failed', reason: `${about(object, 'ready', rule.ready)} is ${failureText(object, ready.left)}` };
   const why = E.isLeft(ready)
-    ? `${about(object, 'ready', rule.ready)} cannot be evaluated yet: ${ready.left}`
+    ? `${about(object, 'ready', rule.ready)} ${failureText(object, ready.left)}`
     : `${about(object, 'ready', rule.ready)} is false`;
   if (
     rule.timeoutMs !== undefined &&

@@ -104,6 +104,25 @@ describe('kreconcile validate', () => {
     ]);
   });
 
+  it('refuses a rule whose estimated cost is over the limit, naming the rule, the cost and the limit (issue 37 item 1)', async () => {
+    const rules = `  readiness:
+    - kind: ConfigMap
+      ready: self.data.big.split('').map(c, self.data.big.contains(c)).size() > 0
+  manifest:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: web
+`;
+    const result = await runCli(['validate', '-f', 'a.yaml'], { files: { 'a.yaml': APP('costly', rules) } });
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: a\.yaml:8:7: document 1 \(Application default\/costly\): spec\.readiness\[0\]\.ready: invalid CEL expression: estimated cost \d+ exceeds the limit of 10000000 \(for an object of up to 1048576 bytes\): iterate over fewer elements, or do less per element/,
+      ),
+    ]);
+  });
+
   it('refuses a readiness timeout that is no duration, as the CRD does', async () => {
     const rules = `  readiness:
     - kind: Widget

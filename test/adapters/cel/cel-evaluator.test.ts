@@ -43,9 +43,11 @@ describe('the CEL evaluator', () => {
   });
 
   it('says why there is no verdict: a missing field, a non-boolean result', () => {
-    expect(evaluate("self.status.phase == 'Ready'", database({}))).toEqual(E.left('No such key: phase'));
+    expect(evaluate("self.status.phase == 'Ready'", database({}))).toEqual(
+      E.left({ _tag: 'Unevaluable', message: 'No such key: phase' }),
+    );
     expect(evaluate('self.status.replicas', database({ replicas: 2 }))).toEqual(
-      E.left('the result is not a boolean but bigint'),
+      E.left({ _tag: 'Unevaluable', message: 'the result is not a boolean but bigint' }),
     );
   });
 

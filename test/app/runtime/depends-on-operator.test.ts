@@ -62,7 +62,8 @@ const world = async (): Promise<{ clock: ManualClock; cluster: MemoryCluster }> 
 
 const start = async (clock: ManualClock, cluster: MemoryCluster): Promise<void> => {
   // No resync: nothing but events (and the dependants index) brings an Application back.
-  operator = await startOperator({ cluster, clock, random: distinct(), workers: 2, resyncMs: 0 });
+  // On the manual clock: rules evaluated in the plan (their isolation is readiness-isolation.test.ts's).
+  operator = await startOperator({ cluster, clock, random: distinct(), workers: 2, resyncMs: 0, ruleIsolation: false });
 };
 
 const create = async (cluster: MemoryCluster, name: string, spec: Record<string, unknown>): Promise<void> => {
@@ -183,6 +184,7 @@ describe('spec.dependsOn in the operator', () => {
       random: distinct(),
       resyncMs: 0,
       tenancy: { destinations: [{ from: NS, to: ['data'] }] },
+      ruleIsolation: false,
     });
     await runUntil(clock, () => ready(cluster, 'web'), 10_000);
     expect(find(cluster, 'ConfigMap', 'web-config')).toBeDefined();

@@ -4,6 +4,8 @@
  * condition), its `failed` rule stalls the Application `Stalled ReadinessFailed` naming the object,
  * the expression and the values read, and its `timeout` (on the manual clock) does the same; the
  * wait's start is kept in status.readinessWaits, so a new operator keeps counting from it.
+ * These run on the manual clock, so the rules are evaluated in the plan (`ruleIsolation: false`):
+ * their evaluation in worker threads, on the real clock, is readiness-isolation.test.ts's.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,7 +80,7 @@ const start = async (rule: Record<string, string>, clock = new ManualClock(), gi
       applicationOf('shop', 'db', { manifest: [widget], readiness: [{ kind: 'Widget', ...rule }] }),
     )();
   }
-  operator = await startOperator({ cluster, clock, random: distinct(), workers: 1 });
+  operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, ruleIsolation: false });
   return { clock, cluster };
 };
 
@@ -159,6 +161,7 @@ describe('readiness rules for an embedder', () => {
       clock,
       random: distinct(),
       logger: silentLogger,
+      ruleIsolation: false,
       reconciler: {
         apiVersion: 'example.kreconcile.io/v1',
         kind: 'Greeting',
