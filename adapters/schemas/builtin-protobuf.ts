@@ -1,7 +1,7 @@
 /**
  * The protobuf field table of Kubernetes' built-in kinds that ships with the package
  * (`schemas/kubernetes-<minor>.protobuf.json`, written by `npm run protobuf:update` from
- * k8s.io/api's struct tags, see tools/protobuf): per kind its message type, per type its fields
+ * k8s.io/api's struct tags, see tools/k8s-go): per kind its message type, per type its fields
  * as [number, JSON name, element, flags] in the JSON's order.
  */
 import { readFileSync } from 'node:fs';

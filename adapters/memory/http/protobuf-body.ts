@@ -5,7 +5,7 @@
  * every built-in kind, into the JSON object the same request would carry (what Go's
  * encoding/json writes for the decoded struct: omitempty fields left out when zero, others
  * written, nil lists and pointers as null), driven by the field table generated from k8s.io/api
- * (schemas/kubernetes-<minor>.protobuf.json, tools/protobuf). A kind the table lacks (a custom
+ * (schemas/kubernetes-<minor>.protobuf.json, tools/k8s-go). A kind the table lacks (a custom
  * resource: client-go sends those as JSON) is refused with 415.
  *
  * The envelope (k8s.io/apimachinery runtime/serializer/protobuf): the magic `k8s\0`, then a

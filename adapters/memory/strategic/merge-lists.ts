@@ -38,18 +38,48 @@ export const itemsAreMaps = (...lists: ReadonlyArray<ReadonlyArray<Value>>): boo
   return first === 'map[string]interface {}';
 };
 
-/** The original's items whose merge key has this value removed. */
-const withoutKeyValue = (original: ReadonlyArray<Value>, mergeKey: string, value: Value | undefined): Value[] =>
-  original.filter((item) => !(isObj(item) && hasMember(item, mergeKey) && goEqual(member(item, mergeKey), value)));
+/**
+ * The caller's list as Go's slices share it: strategicpatch deletes and appends on the original
+ * slice in place, so the list `$setElementOrder` later orders by (the caller's view of the same
+ * backing array) sees items shifted left over deletions and appended items in the freed places.
+ * `length` is the merged slice's; `view` the caller's array, changed where Go would change it.
+ */
+type SharedList = { readonly view: Value[]; length: number; readonly items: Value[] };
+
+const shared = (view: Value[]): SharedList => ({ view, length: view.length, items: [...view] });
+
+/** `append(s[:at], s[at+1:]...)`: the tail shifts left in the shared array. */
+const removeAt = (list: SharedList, at: number): void => {
+  list.items.splice(at, 1);
+  for (let i = at; i < list.length - 1 && i < list.view.length - 1; i++) list.view[i] = list.view[i + 1] ?? null;
+  list.length--;
+};
+
+/** `append(s, item)`: written in place while the slice is shorter than the shared array. */
+const append = (list: SharedList, item: Value): void => {
+  if (list.length < list.view.length) list.view[list.length] = item;
+  list.items.push(item);
+  list.length++;
+};
+
+/** deleteMatchingEntries: every item whose merge key has this value, removed. */
+const removeKeyValue = (list: SharedList, mergeKey: string, value: Value | undefined): void => {
+  for (;;) {
+    const at = list.items.findIndex(
+      (item) => isObj(item) && hasMember(item, mergeKey) && goEqual(member(item, mergeKey), value),
+    );
+    if (at < 0) return;
+    removeAt(list, at);
+  }
+};
 
 /** mergeSliceWithSpecialElements: `$patch` items carried out; the original and the patch items left to merge. */
 const specialItemsApplied = (
-  original: Value[],
+  original: SharedList,
   patch: ReadonlyArray<Value>,
   mergeKey: string,
-): { readonly original: Value[]; readonly patch: Value[] } => {
+): { readonly original: SharedList; readonly patch: Value[] } => {
   const plain: Value[] = [];
-  let base = original;
   let replace = false;
   for (const item of patch) {
     if (!isObj(item) || !hasMember(item, DIRECTIVE)) {
@@ -59,27 +89,28 @@ const specialItemsApplied = (
     const directive = member(item, DIRECTIVE);
     if (directive === 'delete') {
       if (!hasMember(item, mergeKey)) noMergeKey(item, mergeKey);
-      base = withoutKeyValue(base, mergeKey, member(item, mergeKey));
+      removeKeyValue(original, mergeKey, member(item, mergeKey));
     } else if (directive === 'replace') replace = true;
     else if (directive === 'merge') fail(500, 'merging lists cannot yet be specified in the patch');
     else badPatchType(directive, item);
   }
-  return replace ? { original: plain, patch: [] } : { original: base, patch: plain };
+  return replace ? { original: shared([...plain]), patch: [] } : { original, patch: plain };
 };
 
 /** Each patch item merged into the original's item with its merge key, or appended as sent. */
-const mergedByKey = (original: Value[], patch: ReadonlyArray<Value>, merge: ListMerge): Value[] => {
-  const merged = [...original];
+const mergedByKey = (original: SharedList, patch: ReadonlyArray<Value>, merge: ListMerge): Value[] => {
   for (const item of patch) {
     if (!isObj(item)) continue;
     if (!hasMember(item, merge.mergeKey)) noMergeKey(item, merge.mergeKey);
     const value = member(item, merge.mergeKey);
-    const at = merged.findIndex((candidate) => isObj(candidate) && goEqual(member(candidate, merge.mergeKey), value));
-    const found = merged[at];
-    if (at >= 0 && isObj(found)) merged[at] = merge.mergeMap(found, item, merge.schema);
-    else merged.push(item);
+    const at = original.items.findIndex(
+      (candidate) => isObj(candidate) && goEqual(member(candidate, merge.mergeKey), value),
+    );
+    const found = original.items[at];
+    if (at >= 0 && isObj(found)) original.items[at] = merge.mergeMap(found, item, merge.schema);
+    else append(original, item);
   }
-  return merged;
+  return original.items;
 };
 
 /** Scalars of both lists, each once (Go's == on interface values). */
@@ -95,9 +126,11 @@ export const mergedList = (original: Value[], patch: Value[], merge: ListMerge):
     return ordered({ merged: union(original, patch), patchOrder: patch, serverOrder: original, mergeKey: '', maps });
   }
   if (merge.mergeKey === '') return fail(500, `cannot merge lists without merge key for ${kindName(merge.schema)}`);
-  const special = specialItemsApplied(original, patch, merge.mergeKey);
+  const special = specialItemsApplied(shared(original), patch, merge.mergeKey);
+  // Go orders by the original slice as it stood after the deletions (its length then).
+  const serverOrder = special.original.items.slice(0, special.original.length);
   const merged = mergedByKey(special.original, special.patch, merge);
-  return ordered({ merged, patchOrder: special.patch, serverOrder: special.original, mergeKey: merge.mergeKey, maps });
+  return ordered({ merged, patchOrder: special.patch, serverOrder, mergeKey: merge.mergeKey, maps });
 };
 
 /** mergeSliceHandler: `merge` lists (and delete lists, whatever their strategy) merge; others take the patch's list. */

@@ -2,7 +2,7 @@
  * Protobuf request bodies of built-in kinds, decoded as kube-apiserver reads them: each fixture
  * (test/fixtures/protobuf/fixtures.json) is an object encoded by the real client-go protobuf
  * serializer beside the JSON Go's encoding/json writes for the same typed object, made by
- * `go run ./tools/protobuf encode < test/fixtures/protobuf/manifests.json`. The decoder must give
+ * `go run ./tools/k8s-go encode < test/fixtures/protobuf/manifests.json`. The decoder must give
  * that JSON: every field type (quantities, int-or-string, times and micro-times, byte maps,
  * inlined volume sources, raw extensions, pointer zeros such as `replicas: 0`).
  */

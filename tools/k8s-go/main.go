@@ -1,9 +1,10 @@
-// Command protobuf writes the field-number table the in-memory API server decodes protobuf
+// Command k8s-go reads Kubernetes' Go code for kreconcile. By default it writes the field-number table the in-memory API server decodes protobuf
 // request bodies with (schemas/kubernetes-<minor>.protobuf.json): for every kind client-go's
 // scheme registers from k8s.io/api, and every struct those kinds reach, each field's protobuf
 // number, JSON name and Go type, read from the struct tags the generated.proto files and the
 // generated marshallers are produced from (`protobuf:"bytes,2,opt,name=spec"`, `json:"spec,omitempty"`).
-// Run by `npm run protobuf:update`. `encode` prints test fixtures instead (encode.go).
+// Run by `npm run protobuf:update`. `encode` prints protobuf test fixtures instead (encode.go);
+// `strategic` answers strategic merge patches with apimachinery's own strategicpatch (strategic.go).
 package main
 
 import (
@@ -149,6 +150,10 @@ func (tb *table) walk(t reflect.Type) {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "encode" {
 		encodeFixtures()
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "strategic" {
+		strategicOracle()
 		return
 	}
 	tb := &table{Version: os.Args[1], Kinds: map[string]map[string]string{}, Types: map[string][][]any{}}
