@@ -74,10 +74,15 @@ const envItem = (r: Random): JsonObject =>
       ? { name: r.pick(['A', 'D']), value: null }
       : { name: r.pick(['A', 'B', 'C', 'D', 'E']), value: r.pick(['1', '9', 'x']) };
 
+const PORT_NAMES: Readonly<Record<number, string>> = { 80: 'http', 443: 'https', 8080: 'alt' };
+
 const portItem = (r: Random): JsonObject =>
   r.chance(0.2)
     ? { containerPort: r.pick([80, 443]), $patch: 'delete' }
-    : { containerPort: r.pick([80, 443, 8080]), name: r.pick(['http', 'alt', 'https']), protocol: 'TCP' };
+    : // Each port keeps its name: two ports of one name are invalid, which the memory server does not check (docs/testing.md).
+      ((port: number): JsonObject => ({ containerPort: port, name: PORT_NAMES[port] ?? 'alt', protocol: 'TCP' }))(
+        r.pick([80, 443, 8080]),
+      );
 
 const containerItem = (r: Random): JsonObject => {
   const name = r.pick(['web', 'web', 'side', 'log']);
@@ -103,7 +108,11 @@ const podSpecPatch = (r: Random): JsonObject => {
     spec.volumes = [
       r.chance(0.5)
         ? { name: 'data', $retainKeys: ['name', 'emptyDir'], emptyDir: { medium: 'Memory' } }
-        : { name: r.pick(['data', 'cache']), secret: { secretName: 's' } },
+        : // A volume keeps one source: `data` switches with $retainKeys, a second source would be invalid.
+          r.pick<JsonObject>([
+            { name: 'cache', secret: { secretName: 's' } },
+            { name: 'data', $retainKeys: ['name', 'secret'], secret: { secretName: 's' } },
+          ]),
     ];
   if (r.chance(0.15)) spec.tolerations = r.chance(0.5) ? null : [{ key: 'x', operator: 'Exists' }];
   if (r.chance(0.05)) spec.$patch = r.pick(['delete', 'bogus']);
