@@ -7,7 +7,9 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../../core/json/json.js';
+import { getIn, type JsonObject } from '../../../../core/json/json.js';
+import { createMemoryCluster } from '../../../../adapters/memory/index.js';
+import { applicationCrd } from '../../../../app/manifests/crd.js';
 import { strategicPatched } from '../../../../adapters/memory/strategic/index.js';
 
 const deployment = (containers: ReadonlyArray<JsonObject>, extra: JsonObject = {}): JsonObject => ({
@@ -150,5 +152,76 @@ describe('strategic merge patch of a Deployment', () => {
     expect(Object.getPrototypeOf((result.metadata as JsonObject).labels)).toBe(Object.prototype);
     expect(Object.keys((result.metadata as JsonObject).labels as JsonObject)).toEqual(['__proto__']);
     expect(JSON.stringify(base)).toBe(before);
+  });
+});
+
+describe('strategic merge patch through the memory cluster', () => {
+  it("re-applying an unchanged container list that says cpu: 1000m (stored as 1) is a no-op, as kubectl apply's patch is on a real server", async () => {
+    const cluster = createMemoryCluster({ workloads: false });
+    const container = { name: 'c', image: 'nginx:1.27', resources: { limits: { cpu: '1000m' } } };
+    const created = await cluster.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [container] } },
+      },
+    })();
+    if (E.isLeft(created)) throw new Error(created.left.message);
+    const patched = await cluster.patch(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd' },
+      { type: 'strategic', body: { spec: { template: { spec: { containers: [container] } } } } },
+    )();
+    if (E.isLeft(patched)) throw new Error(patched.left.message);
+    expect(patched.right.metadata.resourceVersion).toBe(created.right.metadata.resourceVersion);
+    expect(getIn(patched.right, ['spec', 'template', 'spec', 'containers', 0, 'resources'])).toEqual({
+      limits: { cpu: '1' },
+    });
+  });
+
+  it('merges status conditions by type on the status subresource (controllers patch status this way)', async () => {
+    const cluster = createMemoryCluster({ workloads: false });
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd' };
+    await cluster.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
+    })();
+    const conditions = (list: ReadonlyArray<JsonObject>) => ({
+      type: 'strategic' as const,
+      body: { status: { conditions: list } },
+    });
+    await cluster.patchStatus(
+      ref,
+      conditions([
+        { type: 'Available', status: 'True' },
+        { type: 'Progressing', status: 'True' },
+      ]),
+    )();
+    const patched = await cluster.patchStatus(ref, conditions([{ type: 'Available', status: 'False' }]))();
+    expect(E.isRight(patched) && getIn(patched.right, ['status', 'conditions'])).toEqual([
+      { type: 'Available', status: 'False' },
+      { type: 'Progressing', status: 'True' },
+    ]);
+  });
+
+  it('refuses a strategic merge patch of a custom resource with the real 415 message', async () => {
+    const cluster = createMemoryCluster({ workloads: false });
+    await cluster.create(applicationCrd())();
+    await cluster.settle();
+    const refused = await cluster.patch(
+      { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', namespace: 'default', name: 'missing' },
+      { type: 'strategic', body: { spec: {} } },
+    )();
+    expect(E.isLeft(refused) && { code: refused.left.code, message: refused.left.message }).toEqual({
+      code: 415,
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    });
   });
 });
