@@ -156,42 +156,39 @@ describe('strategic merge patch of a Deployment', () => {
 });
 
 describe('strategic merge patch through the memory cluster', () => {
-  it("re-applying an unchanged container list that says cpu: 1000m (stored as 1) is a no-op, as kubectl apply's patch is on a real server", async () => {
+  const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd' };
+  /** A memory cluster holding Deployment `d` with these containers. */
+  const withDeployment = async (containers: ReadonlyArray<JsonObject>) => {
     const cluster = createMemoryCluster({ workloads: false });
-    const container = { name: 'c', image: 'nginx:1.27', resources: { limits: { cpu: '1000m' } } };
     const created = await cluster.create({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'd', namespace: 'default' },
       spec: {
         selector: { matchLabels: { a: 'b' } },
-        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [container] } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers } },
       },
     })();
     if (E.isLeft(created)) throw new Error(created.left.message);
-    const patched = await cluster.patch(
-      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd' },
-      { type: 'strategic', body: { spec: { template: { spec: { containers: [container] } } } } },
-    )();
+    return { cluster, created: created.right };
+  };
+
+  it("re-applying an unchanged container list that says cpu: 1000m (stored as 1) is a no-op, as kubectl apply's patch is on a real server", async () => {
+    const container = { name: 'c', image: 'nginx:1.27', resources: { limits: { cpu: '1000m' } } };
+    const { cluster, created } = await withDeployment([container]);
+    const patched = await cluster.patch(ref, {
+      type: 'strategic',
+      body: { spec: { template: { spec: { containers: [container] } } } },
+    })();
     if (E.isLeft(patched)) throw new Error(patched.left.message);
-    expect(patched.right.metadata.resourceVersion).toBe(created.right.metadata.resourceVersion);
+    expect(patched.right.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
     expect(getIn(patched.right, ['spec', 'template', 'spec', 'containers', 0, 'resources'])).toEqual({
       limits: { cpu: '1' },
     });
   });
 
   it('merges status conditions by type on the status subresource (controllers patch status this way)', async () => {
-    const cluster = createMemoryCluster({ workloads: false });
-    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'd' };
-    await cluster.create({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'd', namespace: 'default' },
-      spec: {
-        selector: { matchLabels: { a: 'b' } },
-        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
-      },
-    })();
+    const { cluster } = await withDeployment([{ name: 'c', image: 'i' }]);
     const conditions = (list: ReadonlyArray<JsonObject>) => ({
       type: 'strategic' as const,
       body: { status: { conditions: list } },
