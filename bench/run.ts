@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { carriedRows, type Carried } from './carried.js';
 import { cliGrowthBenchmarks } from './cli-growth.js';
 import { coreBenchmarks } from './core.bench.js';
+import { patchBenchmarks } from './patch.bench.js';
 import { runtimeBenchmarks } from './runtime.bench.js';
 import type { Row } from './measure.js';
 
@@ -112,6 +113,7 @@ const main = async (): Promise<void> => {
   if (!process.argv.includes('--no-cli'))
     rows.push(...cliGrowthBenchmarks(quick, (line) => process.stderr.write(`${line}\n`)));
   rows.push(...(await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`))));
+  rows.push(...(await patchBenchmarks((line) => process.stderr.write(`${line}\n`), quick ? 100 : 500)));
   if (!process.argv.includes('--no-apiserver')) {
     // Loaded only when run: the Kubernetes client it needs does not load on every Node the rest runs on.
     const { apiServerBenchmarks } = await import('./apiserver.bench.js');

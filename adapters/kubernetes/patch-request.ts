@@ -8,6 +8,7 @@ import type { Patch, WriteOptions } from '../../core/ports/cluster.js';
 export const contentTypes = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
   apply: 'application/apply-patch+yaml',
 } as const;
 
@@ -29,8 +30,9 @@ export const patchRequest = (patch: Patch, options: WriteOptions = {}): PatchReq
         query: { fieldManager: options.fieldManager, dryRun, fieldValidation },
       };
     case 'merge':
+    case 'strategic':
       return {
-        contentType: contentTypes.merge,
+        contentType: contentTypes[patch.type],
         body: patch.body,
         query: { fieldManager: options.fieldManager, dryRun, fieldValidation },
       };

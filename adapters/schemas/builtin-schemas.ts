@@ -15,11 +15,11 @@ export const BUILTIN_SCHEMAS_VERSION = '1.36';
 
 const FILE = join('schemas', `kubernetes-${BUILTIN_SCHEMAS_VERSION}.json`);
 
-/** The package root: the nearest directory above this module holding the schema file. */
-const schemaFilePath = (): string => {
+/** A file of the package (`schemas/…`), found from the nearest directory above this module holding it. */
+export const packageFilePath = (file: string): string => {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir))
-    if (existsSync(join(dir, FILE))) return join(dir, FILE);
-  throw new Error(`${FILE} is missing from the kreconcile package: reinstall it`);
+    if (existsSync(join(dir, file))) return join(dir, file);
+  throw new Error(`${file} is missing from the kreconcile package: reinstall it`);
 };
 
 let loaded: CompactSchemas | undefined;
@@ -27,7 +27,7 @@ let loaded: CompactSchemas | undefined;
 /** The built-in kinds' schemas. Throws when the file is missing or malformed (a broken installation). */
 export const builtinSchemas = (): CompactSchemas => {
   if (loaded !== undefined) return loaded;
-  const path = schemaFilePath();
+  const path = packageFilePath(FILE);
   const decoded = CompactSchemasCodec.decode(JSON.parse(readFileSync(path, 'utf8')));
   if (E.isLeft(decoded)) throw new Error(`${path}: ${PathReporter.report(decoded).slice(0, 3).join('; ')}`);
   loaded = decoded.right;

@@ -28,6 +28,8 @@ export type ResourceList = {
 export type Patch =
   | { readonly type: 'json'; readonly operations: ReadonlyArray<JsonPatchOperation> }
   | { readonly type: 'merge'; readonly body: JsonObject }
+  /** Strategic merge patch (built-in kinds only: custom resources answer 415), kubectl's and client-go's default. */
+  | { readonly type: 'strategic'; readonly body: JsonObject }
   | { readonly type: 'apply'; readonly body: Resource; readonly fieldManager: string; readonly force?: boolean };
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';

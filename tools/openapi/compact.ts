@@ -1,8 +1,10 @@
 /**
  * From the API server's OpenAPI v3 documents to the committed compact schema file: only what
  * offline validation reads (types, enums, required fields, properties, maps, lists, the
- * int-or-string, preserve-unknown-fields and embedded-resource extensions, references), only the
- * schemas reachable from a kind's root, and no `status` (never written). Pure, so the generator
+ * int-or-string, preserve-unknown-fields and embedded-resource extensions, references) and what
+ * the in-memory API server's strategic merge patch reads (patch strategies and merge keys, list
+ * types and map keys), only the schemas reachable from a kind's root. `status` is kept: a
+ * strategic merge patch of the status subresource merges conditions by type. Pure, so the generator
  * and the test that compares the committed file with a live server share it.
  */
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../core/json/json.js';
@@ -16,6 +18,11 @@ const KEPT = [
   'x-kubernetes-int-or-string',
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-embedded-resource',
+  // How a strategic merge patch merges the field (docs/testing.md), and what server-side apply keys lists by.
+  'x-kubernetes-patch-strategy',
+  'x-kubernetes-patch-merge-key',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
 ] as const;
 
 const REF_PREFIX = '#/components/schemas/';
@@ -62,13 +69,6 @@ const referencesOf = (value: JsonValue, found: Set<string>): void => {
     }
 };
 
-/** A kind root without `status`: the API server ignores it on every write kreconcile sends. */
-const withoutStatus = (schema: JsonObject): JsonObject => {
-  const properties = getOwn(schema, 'properties');
-  if (!isJsonObject(properties) || getOwn(properties, 'status') === undefined) return schema;
-  return { ...schema, properties: Object.fromEntries(Object.entries(properties).filter(([key]) => key !== 'status')) };
-};
-
 const sortedObject = <V>(entries: ReadonlyArray<readonly [string, V]>): Record<string, V> =>
   Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
@@ -110,10 +110,9 @@ export const compactSchemas = (args: {
     const name = pending.pop() as string;
     const schema = all.get(name);
     if (kept.has(name) || schema === undefined) continue;
-    const compacted = roots.has(name) ? withoutStatus(schema) : schema;
-    kept.set(name, compacted);
+    kept.set(name, schema);
     const references = new Set<string>();
-    referencesOf(compacted, references);
+    referencesOf(schema, references);
     pending.push(...references);
   }
   return {

@@ -24,6 +24,7 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
 import { deletedStatus } from './status-response.js';
+import { unsupportedPatchType } from '../strategic/index.js';
 
 export type Target =
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
@@ -183,16 +184,6 @@ const isJsonPatch = (value: JsonValue): value is ReadonlyArray<JsonPatchOperatio
   isJsonArray(value) &&
   value.every((op) => isJsonObject(op) && typeof op.op === 'string' && typeof op.path === 'string');
 
-const unsupportedPatch = (contentType: string): ClusterError =>
-  clusterError(
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format (${contentType || 'no Content-Type'}) - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml` +
-      (contentType === 'application/strategic-merge-patch+json'
-        ? ' (the in-memory API server applies a strategic merge patch of a built-in kind only when it holds no list and no $ directive, where it means what a merge patch means: use --type merge or --type json)'
-        : ''),
-    { code: 415 },
-  );
-
 /** The port's Patch for a PATCH request (Content-Type decides; `force` only with apply). */
 const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
   const force = request.query.get('force');
@@ -247,9 +238,9 @@ const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
         })),
       );
     case 'application/strategic-merge-patch+json':
-      return strategicAsMerge(request);
+      return strategicPatchOf(request);
     default:
-      return E.left(unsupportedPatch(request.contentType));
+      return E.left(unsupportedPatchType(!isBuiltIn(request.target.kind.group)));
   }
 };
 
@@ -259,25 +250,26 @@ const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
  */
 const isBuiltIn = (group: string): boolean => group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 
-/** Whether a patch holds a list or a `$` directive anywhere: the only places strategic merge differs from merge. */
-const strategicOnly = (value: JsonValue): boolean =>
-  isJsonArray(value) ||
-  (isJsonObject(value) && Object.entries(value).some(([key, field]) => key.startsWith('$') || strategicOnly(field)));
+/** What Go's JSON decoder says of a strategic merge patch that is not a JSON object (it decodes into a map). */
+const notAnObject = (value: JsonValue): string =>
+  `json: cannot unmarshal ${isJsonArray(value) ? 'array' : typeof value} into Go value of type map[string]interface {}`;
 
 /**
- * A strategic merge patch (kubectl patch's and kubectl edit's default for built-in kinds) with no
- * list and no directive means exactly what the same JSON merge patch means, so it is applied as
- * one; others are refused (415), as are strategic patches of custom resources, as the real server does.
+ * A strategic merge patch (kubectl's and client-go's default for built-in kinds), applied by the
+ * memory verbs (../strategic). A custom resource's is refused (415) before its body is read, as
+ * the real server does.
  */
-const strategicAsMerge = (request: ResourceRequest): E.Either<ClusterError, Patch> =>
-  pipe(
-    parseJson(request.body),
-    E.flatMap((value) => {
-      if (!isBuiltIn(request.target.kind.group) || !isJsonObject(value) || strategicOnly(value))
-        return E.left(unsupportedPatch(request.contentType));
-      return E.right<ClusterError, Patch>({ type: 'merge', body: value });
-    }),
-  );
+const strategicPatchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> =>
+  !isBuiltIn(request.target.kind.group)
+    ? E.left(unsupportedPatchType(true))
+    : pipe(
+        parseJson(request.body),
+        E.flatMap((value) => {
+          if (value === null) return E.right<ClusterError, Patch>({ type: 'strategic', body: {} });
+          if (!isJsonObject(value)) return E.left(badRequest(notAnObject(value)));
+          return E.right<ClusterError, Patch>({ type: 'strategic', body: value });
+        }),
+      );
 
 /** DeleteOptions.preconditions: string `resourceVersion` and `uid` (others are refused as the server would). */
 const preconditionsOf = (body: JsonObject): E.Either<ClusterError, DeletePreconditions | undefined> => {

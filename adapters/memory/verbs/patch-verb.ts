@@ -1,5 +1,6 @@
 /**
- * patch and patchStatus: the patch is applied to the stored object as served, then the result
+ * patch and patchStatus: the patch (JSON, merge, strategic merge — ../strategic — or server-side
+ * apply) is applied to the stored object as served, then the result
  * goes through the update path (so a `metadata.resourceVersion` in the patch is a precondition).
  * Server-side apply creates a missing object. Errors: NotFound, BadRequest (malformed patch,
  * identity changed), Invalid (JSON Patch that cannot be applied — see JSON_PATCH_APPLY_FAILURE,
@@ -18,6 +19,7 @@ import { applyJsonPatch, mergePatch, servedAs } from '../json/index.js';
 import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { namespaceFor, storedObject, type ServerState } from '../server-state.js';
+import { strategicPatched, unsupportedPatchType } from '../strategic/index.js';
 import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/index.js';
 import { notFound, statusRoute } from './update-verb.js';
 
@@ -35,6 +37,11 @@ const patched = (info: KindInfo, base: Resource, patch: Patch): E.Either<Cluster
       return isJsonObject(patch.body)
         ? decodePatched(info, mergePatch(base, patch.body))
         : E.left(clusterError('BadRequest', 'merge patch body must be a JSON object'));
+    case 'strategic':
+      return pipe(
+        strategicPatched(base.apiVersion, base.kind, base, patch.body),
+        E.chain((document) => decodePatched(info, document)),
+      );
     case 'apply':
       return pipe(
         withFieldManager(patch),
@@ -137,6 +144,8 @@ export const patchObject = (
   pipe(
     state.registry.resolve(ref.apiVersion, ref.kind),
     E.chain((info) => statusRoute(info, options.subresource, ref)),
+    // A custom resource has no patch strategies: the server refuses the media type before reading anything.
+    E.chain((info) => (patch.type === 'strategic' && info.custom ? E.left(unsupportedPatchType(true)) : E.right(info))),
     E.chain((info) => {
       const stored = storedObject(state, info, ref.namespace, ref.name);
       if (stored === undefined) return applyCreates(state, info, ref, patch, options);

@@ -146,6 +146,58 @@ describe('client-node against the memory cluster over HTTP', () => {
     expect(smp.code).toBe(415);
   });
 
+  it("KubernetesObjectApi.patch's default (strategic merge) on a Deployment: containers and env merge by name", async () => {
+    const memory = createMemoryCluster();
+    const { kubeConfig } = await served(memory);
+    const objects = KubernetesObjectApi.makeApiClient(kubeConfig);
+    const metadata = { name: 'web', namespace: 'default' };
+    await objects.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata,
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: 'nginx:1.27',
+                env: [
+                  { name: 'MODE', value: 'slow' },
+                  { name: 'KEEP', value: '1' },
+                ],
+              },
+              { name: 'side', image: 'busybox:1.36' },
+            ],
+          },
+        },
+      },
+    });
+    // No PatchStrategy: client-node sends application/strategic-merge-patch+json, as most controllers do.
+    const patched = await objects.patch({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata,
+      spec: {
+        template: {
+          spec: { containers: [{ name: 'web', image: 'nginx:1.28', env: [{ name: 'MODE', value: 'fast' }] }] },
+        },
+      },
+    });
+    const containers = (patched as { spec: { template: { spec: { containers: Array<Record<string, unknown>> } } } })
+      .spec.template.spec.containers;
+    expect(containers.map((c) => [c.name, c.image])).toEqual([
+      ['web', 'nginx:1.28'],
+      ['side', 'busybox:1.36'],
+    ]);
+    expect(containers[0]?.env).toEqual([
+      { name: 'MODE', value: 'fast' },
+      { name: 'KEEP', value: '1' },
+    ]);
+  });
+
   it('Watch: events and bookmarks from a resourceVersion; an informer follows adds, updates and deletes', async () => {
     const clock = new ManualClock(0);
     const memory = createMemoryCluster({ clock, bookmarkIntervalMs: 60_000 });

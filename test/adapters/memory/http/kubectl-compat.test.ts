@@ -3,6 +3,7 @@
  * side printing, scale, describe), and the real server's size limits. The same, end to end with
  * the real kubectl: test/cli/kubectl-session.test.ts. Answers checked against kube-apiserver 1.36.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { humanDuration } from '../../../../adapters/memory/http/printers/human-duration.js';
 import { applicationCrd } from '../../../../app/manifests/crd.js';
@@ -68,7 +69,7 @@ const objectMeta = (name: string, namespace: string): number[] =>
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-describe('protobuf request bodies (kubectl create namespace/configmap/secret)', () => {
+describe('protobuf request bodies (kubectl create namespace/configmap/secret/deployment)', () => {
   it('decodes a Namespace and a ConfigMap with data and binaryData', async () => {
     const target = await serve();
     const namespace = envelope('v1', 'Namespace', [
@@ -99,12 +100,33 @@ describe('protobuf request bodies (kubectl create namespace/configmap/secret)', 
     expect(created.json.metadata.generateName).toBeUndefined();
   });
 
-  it('refuses a kind it does not decode with 415, and a body that is not an envelope with 400', async () => {
+  it('creates a Deployment as kubectl create deployment sends it (client-go protobuf, from the real serializer)', async () => {
     const target = await serve();
-    const deployment = envelope('apps/v1', 'Deployment', objectMeta('web', 'default'));
-    const refused = await raw(target, '/apis/apps/v1/namespaces/default/deployments', {
+    // Encoded by client-go's protobuf serializer: test/fixtures/protobuf (the Deployment `bare`, kubectl create's shape).
+    const fixtures: ReadonlyArray<{ protobuf: string; json: { metadata: { name: string } } }> = JSON.parse(
+      readFileSync(new URL('../../../fixtures/protobuf/fixtures.json', import.meta.url), 'utf8'),
+    );
+    const bare = fixtures.find((fixture) => fixture.json.metadata.name === 'bare');
+    const created = await raw(target, '/apis/apps/v1/namespaces/default/deployments', {
       method: 'POST',
-      body: deployment,
+      body: Buffer.from(bare?.protobuf ?? '', 'base64'),
+      contentType: PROTOBUF,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      kind: 'Deployment',
+      metadata: { name: 'bare', namespace: 'default' },
+      spec: { replicas: 1, template: { spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
+    });
+  });
+
+  it('refuses a kind it does not decode (a custom resource) with 415, and a body that is not an envelope with 400', async () => {
+    const target = await serve();
+    await target.memory.create(applicationCrd())();
+    const application = envelope('kreconcile.io/v1alpha1', 'Application', objectMeta('web', 'default'));
+    const refused = await raw(target, '/apis/kreconcile.io/v1alpha1/namespaces/default/applications', {
+      method: 'POST',
+      body: application,
       contentType: PROTOBUF,
     });
     expect(refused).toMatchObject({ status: 415, json: { reason: 'UnsupportedMediaType' } });
