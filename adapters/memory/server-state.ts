@@ -6,6 +6,7 @@ import type { KindInfo } from './kinds/kind-info.js';
 import type { KindRegistry } from './kinds/kind-registry.js';
 import type { Random } from './faults/prng.js';
 import type { ServiceAllocator } from './hooks/service-allocator.js';
+import type { CrdRuleEngine } from '../cel/crd-rules.js';
 
 export type ServerState = {
   readonly clock: Clock;
@@ -19,6 +20,8 @@ export type ServerState = {
   readonly ids: Random;
   readonly allocator: ServiceAllocator;
   readonly defaulting: boolean;
+  /** The CRDs' `x-kubernetes-validations` (CEL), with its compile cache. */
+  readonly rules: CrdRuleEngine;
   /** Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part). */
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */
