@@ -17,7 +17,7 @@ import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } fr
 import type { ErrorCause } from '../../core/ports/errors.js';
 import { duplicate, forbidden, invalid, required } from '../../core/schema/structural/go-text.js';
 import { compileRegex } from '../../core/schema/structural/regex.js';
-import type { RuleCheck, SchemaRules } from '../../core/schema/structural/rules.js';
+import type { CrdRules, RuleCheck } from '../../core/schema/structural/rules.js';
 import { celNode, comprehensionCost, mentionsOldSelf, type CelNode } from './crd-rule-cost.js';
 
 /** kube-apiserver's limits (k8s.io/apiserver/pkg/apis/cel/config.go). */
@@ -136,10 +136,7 @@ const causeFor = (rule: JsonObject, check: RuleCheck, detail: string): ErrorCaus
   }
 };
 
-export type CrdRuleEngine = SchemaRules & {
-  /** The problems of a schema's rules (compilation, estimated cost), at their paths under `root`. */
-  readonly schemaProblems: (schema: JsonValue, root: string) => ReadonlyArray<ErrorCause>;
-};
+export type CrdRuleEngine = CrdRules;
 
 /** A rule engine with its own compile cache (owned by its caller: a server, one offline run). */
 export const crdRules = (): CrdRuleEngine => {

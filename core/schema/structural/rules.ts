@@ -29,6 +29,11 @@ export const RULES_RUNTIME_BUDGET = 10_000_000;
 /** The CEL rules port: the causes of one node's failing rules, worded as the server words them. */
 export type SchemaRules = { readonly check: (node: RuleCheck) => ReadonlyArray<ErrorCause> };
 
+/** The rules port plus what checks a CRD's own rules (compilation, estimated cost), at paths under `root`. */
+export type CrdRules = SchemaRules & {
+  readonly schemaProblems: (schema: JsonValue, root: string) => ReadonlyArray<ErrorCause>;
+};
+
 const correlatedItem = (item: JsonValue, old: JsonValue | undefined, schema: JsonObject): JsonValue | undefined => {
   const keys = getOwn(schema, 'x-kubernetes-list-map-keys');
   if (getOwn(schema, 'x-kubernetes-list-type') !== 'map' || !isJsonArray(keys) || !isJsonArray(old)) return undefined;

@@ -178,9 +178,22 @@ export const structuralCauses = (input: ValidationInput): ReadonlyArray<ErrorCau
   const rootSchema = { ...root, properties: isJsonObject(properties) ? withoutMeta(properties) : {} };
   validateNode(body, rootSchema, '', walk);
   const causes = [...walk.causes, ...embeddedCauses(input.object, input.schema), ...listTypeCauses(body, rootSchema)];
-  if (input.rules === undefined) return causes;
+  if (input.rules === undefined || !hasRules(input.schema)) return causes;
   if (causes.some(isBlocking)) return [...causes, invalid('<nil>', null, RULES_SKIPPED)];
   return [...causes, ...ruleCauses(input.rules, input.object, input.old, input.schema)];
+};
+
+/** Whether any node of the schema has CEL rules (the server has a CEL validator only then). */
+const hasRules = (schema: JsonObject): boolean => {
+  const stack: JsonValue[] = [schema];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!isJsonObject(node)) continue;
+    if (getOwn(node, 'x-kubernetes-validations') !== undefined) return true;
+    const properties = getOwn(node, 'properties');
+    if (isJsonObject(properties)) stack.push(...Object.values(properties));
+    stack.push(getOwn(node, 'items') ?? null, getOwn(node, 'additionalProperties') ?? null);
+  }
+  return false;
 };
 
 const withoutMeta = (properties: JsonObject): JsonObject => {
