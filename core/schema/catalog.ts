@@ -18,7 +18,7 @@ import {
 import { closestName, suggestionBudget } from '../model/closest-name.js';
 import type { Issue } from '../model/decode.js';
 import { issueAt, resolved, valueIssues } from './openapi.js';
-import { crdBoundProblem } from './structural/bounds.js';
+import { crdBoundProblem, versionSchemas } from './structural/bounds.js';
 import type { CrdRules } from './structural/rules.js';
 import { structuralCauses } from './structural/validate.js';
 import type { ErrorCause } from '../ports/errors.js';
@@ -223,14 +223,11 @@ const crdIssues = (resource: JsonObject, index: number, rules: CrdRules | undefi
   const where = '(the bounds of offline validation, docs/decisions/0024-custom-resource-schema.md)';
   if (bound !== undefined) return [causeIssue(index, { field: bound.field, message: bound.message }, where)];
   if (rules === undefined) return [];
-  const versions = getIn(resource, ['spec', 'versions']);
-  return (isJsonArray(versions) ? versions : []).flatMap((version, at) => {
-    const schema = getIn(version, ['schema', 'openAPIV3Schema']);
-    if (schema === undefined) return [];
-    return rules
-      .schemaProblems(schema, `spec.versions[${at}].schema.openAPIV3Schema`)
-      .map((cause) => causeIssue(index, cause, '(as the API server would refuse the CRD)'));
-  });
+  return versionSchemas(resource).flatMap(({ schema, root }) =>
+    rules
+      .schemaProblems(schema, root)
+      .map((cause) => causeIssue(index, cause, '(as the API server would refuse the CRD)')),
+  );
 };
 
 const unknownKindIssues = (

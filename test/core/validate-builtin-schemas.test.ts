@@ -189,7 +189,7 @@ describe('offline validation of a CRD-defined kind', () => {
       // A custom resource's problems in the API server's words (core/schema/structural).
       'spec.manifest[0].spec.title: Required value (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
       'spec.manifest[0].spec.genre: Unsupported value: "blues": supported values: "rock", "jazz" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
-      'spec.manifest[0].spec.minutes: Invalid value: "9": spec.minutes in body must be of type integer: "string" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
+      'spec.manifest[0].spec.minutes: Invalid value: "string": spec.minutes in body must be of type integer: "string" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
     ]);
   });
 

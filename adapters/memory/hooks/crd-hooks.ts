@@ -14,7 +14,7 @@ import type { KindHooks } from './kind-hook-types.js';
 import { isDnsSubdomain, timestamp } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
 import { causesText } from '../../../core/schema/structural/go-text.js';
-import { crdBoundProblem } from '../../../core/schema/structural/bounds.js';
+import { crdBoundProblem, versionSchemas } from '../../../core/schema/structural/bounds.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -61,12 +61,7 @@ const specCauses = (crd: Resource): ReadonlyArray<ErrorCause> => {
 const schemaCauses = (crd: Resource, state: ServerState): ReadonlyArray<ErrorCause> => {
   const bound = crdBoundProblem(crd);
   if (bound !== undefined) return [{ field: bound.field, reason: 'FieldValueInvalid', message: bound.message }];
-  return versionsOf(crd).flatMap((version, index) => {
-    const schema = getIn(version, ['schema', 'openAPIV3Schema']);
-    return schema === undefined
-      ? []
-      : state.rules.schemaProblems(schema, `spec.versions[${index}].schema.openAPIV3Schema`);
-  });
+  return versionSchemas(crd).flatMap(({ schema, root }) => state.rules.schemaProblems(schema, root));
 };
 
 const validated = (crd: Resource, state: ServerState): E.Either<ClusterError, Resource> => {

@@ -116,6 +116,28 @@ export const jsonSizeOver = (value: JsonValue, limit: number): boolean => {
   return false;
 };
 
+/**
+ * The schemas of a CRD's versions with the path the API server names them by: one schema shared
+ * by every version is `spec.validation.openAPIV3Schema` (the server's internal form), distinct
+ * ones `spec.versions[i].schema.openAPIV3Schema`.
+ */
+export const versionSchemas = (
+  crd: JsonValue,
+): ReadonlyArray<{ readonly schema: JsonValue; readonly root: string }> => {
+  const spec = isJsonObject(crd) ? getOwn(crd, 'spec') : undefined;
+  const list = isJsonObject(spec) ? getOwn(spec, 'versions') : undefined;
+  const schemas = (isJsonArray(list) ? list : []).map((version, index) => {
+    const holder = isJsonObject(version) ? getOwn(version, 'schema') : undefined;
+    const schema = isJsonObject(holder) ? getOwn(holder, 'openAPIV3Schema') : undefined;
+    return { schema, root: `spec.versions[${index}].schema.openAPIV3Schema` };
+  });
+  const first = schemas[0]?.schema;
+  const shared =
+    first !== undefined && schemas.every((entry) => JSON.stringify(entry.schema) === JSON.stringify(first));
+  if (shared) return [{ schema: first, root: 'spec.validation.openAPIV3Schema' }];
+  return schemas.flatMap(({ schema, root }) => (schema === undefined ? [] : [{ schema, root }]));
+};
+
 /** The problem of a whole CRD over a bound (its size, then each version's schema), or undefined. */
 export const crdBoundProblem = (crd: JsonValue): BoundProblem | undefined => {
   if (jsonSizeOver(crd, CRD_SCHEMA_BOUNDS.maxBytes))
@@ -123,14 +145,8 @@ export const crdBoundProblem = (crd: JsonValue): BoundProblem | undefined => {
       field: '',
       message: `the CustomResourceDefinition is larger than ${CRD_SCHEMA_BOUNDS.maxBytes} bytes (etcd's request limit: no cluster can store it); split its versions or trim descriptions`,
     };
-  const versions = isJsonObject(crd) ? getOwn(crd, 'spec') : undefined;
-  const list = isJsonObject(versions) ? getOwn(versions, 'versions') : undefined;
-  if (!isJsonArray(list)) return undefined;
-  for (const [index, version] of list.entries()) {
-    const schema = isJsonObject(version) ? getOwn(version, 'schema') : undefined;
-    const root = isJsonObject(schema) ? getOwn(schema, 'openAPIV3Schema') : undefined;
-    const problem =
-      root === undefined ? undefined : schemaBoundProblem(root, `spec.versions[${index}].schema.openAPIV3Schema`);
+  for (const { schema, root } of versionSchemas(crd)) {
+    const problem = schemaBoundProblem(schema, root);
     if (problem !== undefined) return problem;
   }
   return undefined;

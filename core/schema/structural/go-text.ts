@@ -30,9 +30,9 @@ export const goSyntax = (value: JsonValue): string => {
   return `map[string]interface {}{${entries.join(', ')}}`;
 };
 
-/** How `field.Error` prints a bad value: simple types with `%v`, strings quoted, nil as "null", others `%#v`. */
+/** How `field.Error` prints a bad value: simple types with `%v`, strings quoted, nil as `null`, others `%#v`. */
 export const badValue = (value: JsonValue): string => {
-  if (value === null) return '"null"';
+  if (value === null) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number') return goFloat(value);
   if (typeof value === 'boolean') return String(value);

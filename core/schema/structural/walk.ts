@@ -14,7 +14,8 @@ export const memberSchema = (
   const property = isJsonObject(properties) ? getOwn(properties, key) : undefined;
   if (isJsonObject(property)) return { schema: property, path: childPath(path, key) };
   const additional = getOwn(schema, 'additionalProperties');
-  return isJsonObject(additional) ? { schema: additional, path: indexPath(path, key) } : undefined;
+  // A map's member is named like a property (`spec.labels.app`), as kube-openapi names it.
+  return isJsonObject(additional) ? { schema: additional, path: childPath(path, key) } : undefined;
 };
 
 /** Visits every node that has a schema, parents before children. */

@@ -171,14 +171,14 @@ describe('custom resources under their structural schema', () => {
         {
           field: 'spec.max',
           reason: 'FieldValueTypeInvalid',
-          message: 'Invalid value: "x": spec.max in body must be of type integer: "string"',
+          message: 'Invalid value: "string": spec.max in body must be of type integer: "string"',
         },
         { field: 'spec.size', reason: 'FieldValueRequired', message: 'Required value' },
         {
           field: '<nil>',
           reason: 'FieldValueInvalid',
           message:
-            'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+            'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
         },
       ]),
     );
@@ -202,7 +202,7 @@ describe('custom resources under their structural schema', () => {
     );
     expect(error._tag).toBe('Invalid');
     expect(error.causes?.[0]?.field).toBe(
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+      'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
     );
     expect(error.causes?.[0]?.message).toMatch(/^Forbidden: estimated rule cost exceeds budget by factor of/);
   });
