@@ -110,6 +110,10 @@ const sizeOf = (value: JsonValue | undefined, limit: number): number => {
   return size;
 };
 
+/** The value a failing rule's cause shows: a scalar itself (as kube-apiserver 1.36 prints it), else its type. */
+const shownValue = (check: RuleCheck): JsonValue =>
+  check.self !== null && typeof check.self === 'object' ? schemaTypeName(check.schema) : check.self;
+
 const schemaTypeName = (schema: JsonObject): string => {
   const type = getOwn(schema, 'type');
   return typeof type === 'string' ? type : 'object';
@@ -132,7 +136,7 @@ const causeFor = (rule: JsonObject, check: RuleCheck, detail: string): ErrorCaus
     case 'FieldValueDuplicate':
       return duplicate(field, schemaTypeName(check.schema));
     default:
-      return invalid(field, schemaTypeName(check.schema), detail);
+      return invalid(field, shownValue(check), detail);
   }
 };
 

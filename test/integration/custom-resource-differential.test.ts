@@ -25,29 +25,36 @@ const SEED = Number(process.env.CRD_DIFF_SEED ?? Math.floor(Math.random() * 2 **
 const SCHEMAS = Number(process.env.CRD_DIFF_SCHEMAS ?? 6);
 const OBJECTS = Number(process.env.CRD_DIFF_OBJECTS ?? 16);
 
-/** A field template: its schema and values to write (absent is added by the object generator). */
-type Field = { readonly schema: JsonObject; readonly values: ReadonlyArray<JsonValue> };
+/**
+ * A field template: its schema and values to write, the first `valid` of them valid (zero values
+ * included); absent is added by the object generator. Most objects are valid, so stored objects
+ * (pruning, defaulting) are compared as often as refusals.
+ */
+type Field = { readonly schema: JsonObject; readonly valid: number; readonly values: ReadonlyArray<JsonValue> };
 
 const FIELDS: ReadonlyArray<Field> = [
-  { schema: { type: 'integer', minimum: 1, maximum: 10 }, values: [0, 1, 10, 11, -1, '3', 1.5, null] },
-  { schema: { type: 'integer', minimum: 0, maximum: 5, exclusiveMaximum: true }, values: [0, 4, 5] },
+  { schema: { type: 'integer', minimum: 1, maximum: 10 }, valid: 2, values: [1, 10, 0, 11, -1, '3', 1.5, null] },
+  { schema: { type: 'integer', minimum: 0, maximum: 5, exclusiveMaximum: true }, valid: 2, values: [0, 4, 5] },
   {
     schema: { type: 'number', minimum: 0.5, exclusiveMinimum: true, multipleOf: 0.25 },
-    values: [0, 0.5, 0.75, 0.8, 2],
+    valid: 2,
+    values: [0.75, 2, 0, 0.5, 0.8],
   },
-  { schema: { type: 'string', enum: ['fast', 'slow'] }, values: ['', 'fast', 'medium', 1, null] },
+  { schema: { type: 'string', enum: ['fast', 'slow'] }, valid: 2, values: ['fast', 'slow', '', 'medium', 1, null] },
   {
     schema: { type: 'string', pattern: '^[a-z]+$', minLength: 2, maxLength: 5 },
-    values: ['', 'a', 'abc', 'ABC', 'abcdefg'],
+    valid: 1,
+    values: ['abc', '', 'a', 'ABC', 'abcdefg'],
   },
-  { schema: { type: 'string', format: 'date-time' }, values: ['2024-01-02T03:04:05Z', 'yesterday', ''] },
-  { schema: { type: 'string', format: 'ipv4' }, values: ['10.0.0.1', '10.0.0.256', ''] },
-  { schema: { type: 'boolean', default: true }, values: [true, false, 'true', null] },
-  { schema: { 'x-kubernetes-int-or-string': true }, values: [0, 8080, 'http', '', 1.5, true] },
-  { schema: { type: 'string', nullable: true }, values: [null, '', 'x', 1] },
+  { schema: { type: 'string', format: 'date-time' }, valid: 1, values: ['2024-01-02T03:04:05Z', 'yesterday', ''] },
+  { schema: { type: 'string', format: 'ipv4' }, valid: 1, values: ['10.0.0.1', '10.0.0.256', ''] },
+  { schema: { type: 'boolean', default: true }, valid: 3, values: [true, false, 'true', null] },
+  { schema: { 'x-kubernetes-int-or-string': true }, valid: 3, values: [0, 8080, 'http', '', 1.5, true] },
+  { schema: { type: 'string', nullable: true }, valid: 3, values: [null, '', 'x', 1] },
   {
     schema: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set', minItems: 1, maxItems: 3 },
-    values: [[], ['a'], ['a', 'a'], ['a', 'b', 'c', 'd'], [1]],
+    valid: 2,
+    values: [['a'], ['a', 'b'], [], ['a', 'a'], ['a', 'b', 'c', 'd'], [1]],
   },
   {
     schema: {
@@ -60,17 +67,20 @@ const FIELDS: ReadonlyArray<Field> = [
         properties: { name: { type: 'string' }, port: { type: 'integer', default: 80 } },
       },
     },
+    valid: 2,
     values: [[], [{ name: 'a' }], [{ name: 'a' }, { name: 'a', port: 1 }], [{ port: 1 }], [{ name: 'b', junk: 1 }]],
   },
   {
     schema: { type: 'object', additionalProperties: { type: 'integer' }, maxProperties: 2, minProperties: 1 },
-    values: [{}, { a: 1 }, { a: 'x' }, { a: 1, b: 2, c: 3 }],
+    valid: 1,
+    values: [{ a: 1 }, {}, { a: 'x' }, { a: 1, b: 2, c: 3 }],
   },
   {
     schema: {
       type: 'object',
       properties: { mode: { type: 'string', default: 'fast' }, level: { type: 'integer', default: 1 } },
     },
+    valid: 2,
     values: [{}, { mode: null }, { junk: 1 }, { level: 0 }],
   },
   {
@@ -79,10 +89,12 @@ const FIELDS: ReadonlyArray<Field> = [
       'x-kubernetes-preserve-unknown-fields': true,
       properties: { n: { type: 'integer', default: 2 } },
     },
+    valid: 2,
     values: [{}, { free: { a: [1, null] } }, { n: 'x' }],
   },
   {
     schema: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+    valid: 1,
     values: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, {}, { kind: 'X' }],
   },
   {
@@ -92,6 +104,7 @@ const FIELDS: ReadonlyArray<Field> = [
         { rule: 'self % 2 == 0', messageExpression: "self > 100 ? 'a large odd value' : 'a small odd value'" },
       ],
     },
+    valid: 2,
     values: [0, 2, 3, 'x'],
   },
   {
@@ -101,6 +114,7 @@ const FIELDS: ReadonlyArray<Field> = [
         { rule: "self.startsWith('k')", message: 'must start with k', reason: 'FieldValueForbidden' },
       ],
     },
+    valid: 1,
     values: ['k8s', 'x', ''],
   },
 ];
@@ -127,7 +141,15 @@ const generatedSchema: fc.Arbitrary<Generated> = fc.record({
 const specOf = (generated: Generated): fc.Arbitrary<JsonObject> =>
   fc
     .tuple(
-      fc.tuple(...generated.fields.map((field) => fc.option(fc.constantFrom(...field.values), { nil: undefined }))),
+      fc.tuple(
+        ...generated.fields.map((field) =>
+          fc.oneof(
+            { arbitrary: fc.constant(undefined), weight: 2 },
+            { arbitrary: fc.constantFrom(...field.values.slice(0, field.valid)), weight: 6 },
+            { arbitrary: fc.constantFrom(...field.values), weight: 2 },
+          ),
+        ),
+      ),
       fc.boolean(),
     )
     .map(([values, unknown]) => ({

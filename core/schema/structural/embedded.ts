@@ -13,9 +13,8 @@ export const embeddedCauses = (value: JsonValue, schema: JsonObject): ReadonlyAr
   const causes: ErrorCause[] = [];
   forEachNode(value, schema, '', (node, nodeSchema, path) => {
     if (path === '' || !isJsonObject(node) || getOwn(nodeSchema, 'x-kubernetes-embedded-resource') !== true) return;
-    if (!nonEmpty(getOwn(node, 'kind'))) causes.push(required(childPath(path, 'kind'), 'must not be empty'));
-    if (!nonEmpty(getOwn(node, 'apiVersion')))
-      causes.push(required(childPath(path, 'apiVersion'), 'must not be empty'));
+    if (!nonEmpty(getOwn(node, 'kind'))) causes.push(required(childPath(path, 'kind')));
+    if (!nonEmpty(getOwn(node, 'apiVersion'))) causes.push(required(childPath(path, 'apiVersion')));
   });
   return causes;
 };

@@ -6,6 +6,7 @@
  */
 import { getOwn, isJsonArray, type JsonValue } from '../../json/json.js';
 import type { ErrorCause } from '../../ports/errors.js';
+import { valueKey } from './value-key.js';
 
 /** Go's `%v` of a float64 (`1e+21`, `0.5`, `10`). */
 export const goFloat = (value: number): string => {
@@ -71,10 +72,11 @@ export const forbidden = (field: string, detail: string): ErrorCause => ({
   message: `Forbidden: ${detail}`,
 });
 
+/** A repeated list item, printed as JSON (a map list's keys as an object): `Duplicate value: {"name":"a"}`. */
 export const duplicate = (field: string, value: JsonValue): ErrorCause => ({
   field,
   reason: 'FieldValueDuplicate',
-  message: `Duplicate value: ${badValue(value)}`,
+  message: `Duplicate value: ${valueKey(value)}`,
 });
 
 /** At most this many supported values are listed (the real server lists them all; a tenant's enum can be huge). */

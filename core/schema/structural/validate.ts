@@ -86,8 +86,14 @@ const stringCauses = (value: string, schema: JsonObject, path: string, walk: Wal
 
 const numberCauses = (value: number, schema: JsonObject, path: string, walk: Walk): void => {
   const multipleOf = num(schema, 'multipleOf');
-  if (multipleOf !== undefined && multipleOf > 0 && !Number.isInteger(value / multipleOf))
-    walk.causes.push(invalid(path, value, `${path} in body should be a multiple of ${goFloat(multipleOf)}`));
+  // kube-openapi checks an integer value against the factor made an integer: 0.25 becomes 0.
+  const factor = multipleOf !== undefined && Number.isInteger(value) ? Math.trunc(multipleOf) : multipleOf;
+  if (factor !== undefined && factor <= 0)
+    walk.causes.push(
+      invalid(path, factor, `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`),
+    );
+  else if (factor !== undefined && !Number.isInteger(value / factor))
+    walk.causes.push(invalid(path, value, `${path} in body should be a multiple of ${goFloat(factor)}`));
   const max = num(schema, 'maximum');
   const exclusiveMax = getOwn(schema, 'exclusiveMaximum') === true;
   if (max !== undefined && (exclusiveMax ? value >= max : value > max))
@@ -174,13 +180,22 @@ export type ValidationInput = {
 const RULES_SKIPPED =
   'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
 
-const isBlocking = (cause: ErrorCause): boolean =>
-  cause.reason === 'FieldValueTypeInvalid' || cause.reason === 'FieldValueRequired';
+/** The causes that keep the server from running CEL rules (apiextensions' hasBlockingErr). */
+const BLOCKING: ReadonlySet<string | undefined> = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+const isBlocking = (cause: ErrorCause): boolean => BLOCKING.has(cause.reason);
 
 /**
  * Every cause of a custom resource under its version's schema (the root's `apiVersion`, `kind`
  * and `metadata` are the server's, checked elsewhere). The CEL rules run only when nothing
- * blocking (a wrong type, a missing required field) was found, as on the real server.
+ * blocking (a wrong type or format, a missing required field, a value not in the enum, too long or
+ * too many) was found, as on the real server.
  */
 export const structuralCauses = (input: ValidationInput): ReadonlyArray<ErrorCause> => {
   const { apiVersion: _apiVersion, kind: _kind, metadata: _metadata, ...body } = input.object;

@@ -1,4 +1,7 @@
-/** A key that compares decoded JSON values as Go's reflect.DeepEqual does (object key order ignored). */
+/**
+ * A key that compares decoded JSON values as Go's reflect.DeepEqual does (object key order
+ * ignored): JSON with keys sorted, as Go's encoding/json writes a map.
+ */
 import { getOwn, isJsonObject, type JsonValue } from '../../json/json.js';
 
 export const valueKey = (value: JsonValue): string => {

@@ -140,7 +140,7 @@ describe('custom resources under their structural schema', () => {
           message: 'Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"',
         },
         { field: 'spec.tags[1]', reason: 'FieldValueDuplicate', message: 'Duplicate value: "a"' },
-        { field: 'spec.template.kind', reason: 'FieldValueRequired', message: 'Required value: must not be empty' },
+        { field: 'spec.template.kind', reason: 'FieldValueRequired', message: 'Required value' },
       ]),
     );
     expect(error.message).toMatch(/^Widget\.example\.com "w" is invalid: \[spec\./);
