@@ -7,19 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
+import { crdWithSchema } from '../support/crd.js';
+import type { JsonObject } from '../../core/json/json.js';
 
-const crd = (schema: object): string =>
-  JSON.stringify({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', kind: 'Widget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
-    },
-  });
+const crd = (schema: JsonObject): string => JSON.stringify(crdWithSchema(schema));
 
 const app = (spec: object): string =>
   JSON.stringify({
@@ -29,7 +20,7 @@ const app = (spec: object): string =>
     spec: { manifest: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec }] },
   });
 
-const specSchema = (properties: object): object => ({
+const specSchema = (properties: JsonObject): JsonObject => ({
   type: 'object',
   properties: { spec: { type: 'object', properties } },
 });
@@ -58,7 +49,7 @@ describe('kreconcile validate on hostile CRDs', () => {
   });
 
   it('8 000 properties and 8 000 misspelt fields (370 KB): at most 100 problems, then a count', async () => {
-    const properties: Record<string, object> = {};
+    const properties: Record<string, JsonObject> = {};
     const fields: Record<string, string> = {};
     for (let i = 0; i < 8_000; i++) {
       properties[`field${i}`] = { type: 'string' };
@@ -103,7 +94,7 @@ describe('kreconcile validate on hostile CRDs', () => {
   });
 
   it('a schema nested deeper than 64 levels, and a pattern RE2 refuses', async () => {
-    let schema: object = { type: 'string' };
+    let schema: JsonObject = { type: 'string' };
     for (let i = 0; i < 70; i++) schema = { type: 'object', properties: { a: schema } };
     const deep = await timed(`${crd(specSchema({ a: schema }))}\n---\n${app({})}`);
     expect(deep.stderr).toContain('the schema nests more than 64 levels deep');

@@ -19,6 +19,7 @@ import type { JsonObject, JsonValue } from '../../core/json/json.js';
 import type { Resource } from '../../core/model/resource.js';
 import { showClusterError, type ClusterError } from '../../core/ports/errors.js';
 import { eventually } from '../support/eventually.js';
+import { crdWithSchema } from '../support/crd.js';
 import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from '../support/kubernetes-env.js';
 
 const SEED = Number(process.env.CRD_DIFF_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -157,17 +158,7 @@ const specOf = (generated: Generated): fc.Arbitrary<JsonObject> =>
       ...(unknown ? { unknownField: 1 } : {}),
     }));
 
-const crdOf = (group: string, schema: JsonObject): Resource => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `widgets.${group}` },
-  spec: {
-    group,
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
-  },
-});
+const crdOf = (group: string, schema: JsonObject): Resource => crdWithSchema(schema, { group });
 
 type Answer = { readonly code: number; readonly message?: string; readonly causes?: string; readonly spec?: string };
 

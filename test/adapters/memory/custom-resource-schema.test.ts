@@ -10,18 +10,9 @@ import type { JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { createMemoryCluster } from '../../../adapters/memory/index.js';
 import { failure, must } from './support.js';
+import { crdWithSchema } from '../../support/crd.js';
 
-const crd = (schema: JsonObject, name = 'widgets'): Resource => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: `${name}.example.com` },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { kind: 'Widget', plural: name },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
-  },
-});
+const crd = (schema: JsonObject): Resource => crdWithSchema(schema);
 
 const WIDGET_SCHEMA: JsonObject = {
   type: 'object',
