@@ -94,13 +94,18 @@ const numberCauses = (value: number, schema: JsonObject, path: string, walk: Wal
     );
   else if (factor !== undefined && !Number.isInteger(value / factor))
     walk.causes.push(invalid(path, value, `${path} in body should be a multiple of ${goFloat(factor)}`));
-  const max = num(schema, 'maximum');
+  // As the factor, the bounds of an integer value are made integers first (0.5 becomes 0).
+  const bound = (key: string): number | undefined => {
+    const declared = num(schema, key);
+    return declared !== undefined && Number.isInteger(value) ? Math.trunc(declared) : declared;
+  };
+  const max = bound('maximum');
   const exclusiveMax = getOwn(schema, 'exclusiveMaximum') === true;
   if (max !== undefined && (exclusiveMax ? value >= max : value > max))
     walk.causes.push(
       invalid(path, value, `${path} in body should be less than ${exclusiveMax ? '' : 'or equal to '}${goFloat(max)}`),
     );
-  const min = num(schema, 'minimum');
+  const min = bound('minimum');
   const exclusiveMin = getOwn(schema, 'exclusiveMinimum') === true;
   if (min !== undefined && (exclusiveMin ? value <= min : value < min))
     walk.causes.push(
