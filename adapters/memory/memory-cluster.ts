@@ -3,6 +3,7 @@
  * verb modules), seeded fault injection, and the test controls a real cluster cannot offer
  * (outages, restarts, a snapshot of everything stored).
  */
+import { crdRules } from '../cel/crd-rules.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { Resource } from '../../core/model/resource.js';
@@ -136,6 +137,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     allocator: createServiceAllocator(),
     defaulting: options.defaulting ?? true,
     admission: options.admission ?? [],
+    rules: crdRules(),
     gc: options.gc ?? true,
     workloads: options.workloads ?? false,
     publish: (entry) => hub.publish(entry),

@@ -7,6 +7,7 @@ import type { KindRegistry } from './kinds/kind-registry.js';
 import type { Random } from './faults/prng.js';
 import type { ServiceAllocator } from './hooks/service-allocator.js';
 import type { MutatingAdmission } from './admission/index.js';
+import type { CrdRuleEngine } from '../cel/crd-rules.js';
 
 export type ServerState = {
   readonly clock: Clock;
@@ -22,6 +23,8 @@ export type ServerState = {
   readonly defaulting: boolean;
   /** Mutating admission registered by tests (admission/mutating-admission.ts); empty on a bare server. */
   readonly admission: ReadonlyArray<MutatingAdmission>;
+  /** The CRDs' `x-kubernetes-validations` (CEL), with its compile cache. */
+  readonly rules: CrdRuleEngine;
   /** Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part). */
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */

@@ -23,16 +23,40 @@ export const editDistance = (a: string, b: string): number => {
   return at(x.length, y.length);
 };
 
+/** Names longer than this get no suggestion: no field or kind is that long, and the distance is quadratic. */
+const LONGEST_SUGGESTED = 128;
+
+/**
+ * Edit-distance cells a caller may spend on suggestions (a memo the caller owns): a tenant's
+ * object can have thousands of unknown fields under a schema of thousands of properties, and
+ * without a budget that is millions of distances (a 195 KB CRD took 110 s). Once spent, no more
+ * suggestions are made.
+ */
+export type SuggestionBudget = { remaining: number };
+
+/** About 0.1 s of distances. */
+export const suggestionBudget = (): SuggestionBudget => ({ remaining: 1_000_000 });
+
 /**
  * The candidate closest to `name`, when it is close enough to be a likely typo: at most one edit
  * per three characters of the candidate (at least one), and fewer edits than its length (`b` is
- * no typo of `a`). Ties go to the earlier candidate.
+ * no typo of `a`). Ties go to the earlier candidate. A candidate whose length differs by more
+ * than the edits it allows cannot be close enough and is skipped without a distance.
  */
-export const closestName = (name: string, candidates: ReadonlyArray<string>): string | undefined => {
+export const closestName = (
+  name: string,
+  candidates: ReadonlyArray<string>,
+  budget: SuggestionBudget = suggestionBudget(),
+): string | undefined => {
+  if (name.length > LONGEST_SUGGESTED || budget.remaining <= 0) return undefined;
   let best: { readonly candidate: string; readonly distance: number } | undefined;
   for (const candidate of candidates) {
+    const allowed = Math.max(1, Math.floor(candidate.length / 3));
+    if (Math.abs(candidate.length - name.length) > allowed || candidate.length > LONGEST_SUGGESTED) continue;
+    budget.remaining -= (name.length + 1) * (candidate.length + 1);
+    if (budget.remaining < 0) return best?.candidate;
     const distance = editDistance(name, candidate);
-    const likely = distance <= Math.max(1, Math.floor(candidate.length / 3)) && distance < candidate.length;
+    const likely = distance <= allowed && distance < candidate.length;
     if (likely && (best === undefined || distance < best.distance)) best = { candidate, distance };
   }
   return best?.candidate;

@@ -6,13 +6,31 @@
  * with the closest known name. Pure: the shell reads the file, the CRDs and the cluster.
  */
 import * as t from 'io-ts';
-import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
-import { closestName } from '../model/closest-name.js';
+import {
+  getIn,
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  objectFromEntries,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
+import { closestName, suggestionBudget } from '../model/closest-name.js';
 import type { Issue } from '../model/decode.js';
 import { issueAt, resolved, valueIssues } from './openapi.js';
+import { crdBoundProblem, versionSchemas } from './structural/bounds.js';
+import type { CrdRules } from './structural/rules.js';
+import { structuralCauses } from './structural/validate.js';
+import type { ErrorCause } from '../ports/errors.js';
+import { showPath } from '../json/path.js';
 
 /** A kind's schema and whose it is, named in messages ("the Kubernetes v1.36.3 schema"). */
-export type KindSchema = { readonly schema: JsonObject; readonly source: string };
+export type KindSchema = {
+  readonly schema: JsonObject;
+  readonly source: string;
+  /** A CRD's structural schema: checked as the API server checks custom resources (core/schema/structural). */
+  readonly structural?: boolean;
+};
 
 /** Kind schemas by apiVersion then kind, with the component schemas their `$ref`s name. */
 export type SchemaCatalog = {
@@ -84,6 +102,7 @@ export const catalogOfCrds = (crds: ReadonlyArray<JsonValue>): SchemaCatalog => 
     const kind = isJsonObject(names) ? getOwn(names, 'kind') : undefined;
     const versions = getOwn(spec, 'versions');
     if (typeof group !== 'string' || typeof kind !== 'string' || !isJsonArray(versions)) continue;
+    if (crdBoundProblem(crd) !== undefined) continue; // reported by crdIssues, never walked
     const source = `the schema of CustomResourceDefinition ${String(getOwn(metadata, 'name'))}`;
     for (const version of versions) {
       const schema = crdVersionSchema(version);
@@ -91,7 +110,7 @@ export const catalogOfCrds = (crds: ReadonlyArray<JsonValue>): SchemaCatalog => 
       if (schema === undefined || typeof name !== 'string') continue;
       const apiVersion = `${group}/${name}`;
       const byKind = kinds.get(apiVersion) ?? new Map<string, KindSchema>();
-      byKind.set(kind, { schema, source });
+      byKind.set(kind, { schema, source, structural: true });
       kinds.set(apiVersion, byKind);
     }
   }
@@ -161,20 +180,55 @@ export const catalogOfDocuments = (
 export const catalogIssues = (args: {
   readonly manifest: ReadonlyArray<JsonValue>;
   readonly catalog: SchemaCatalog;
-}): ReadonlyArray<Issue> =>
-  args.manifest.flatMap((resource, index) => {
+  /** CEL `x-kubernetes-validations` of CRD schemas; without, the rules are not checked. */
+  readonly rules?: CrdRules;
+}): ReadonlyArray<Issue> => {
+  const suggestions = suggestionBudget();
+  return args.manifest.flatMap((resource, index) => {
     if (!isJsonObject(resource) || typeof resource.apiVersion !== 'string' || typeof resource.kind !== 'string')
       return [];
     const { apiVersion, kind } = resource;
     const found = args.catalog.kinds.get(apiVersion)?.get(kind);
-    if (found === undefined) return unknownKindIssues(args.catalog, apiVersion, kind, index);
+    const crd = crdIssues(resource, index, args.rules);
+    if (found === undefined) return [...crd, ...unknownKindIssues(args.catalog, apiVersion, kind, index)];
     const body = Object.fromEntries(Object.entries(resource).filter(([key]) => key !== 'status'));
-    return valueIssues(body, found.schema, [index], {
-      schemas: args.catalog.schemas,
-      what: `${apiVersion} ${kind}`,
-      source: found.source,
-    });
+    const context = { schemas: args.catalog.schemas, what: `${apiVersion} ${kind}`, source: found.source, suggestions };
+    if (found.structural !== true) return [...crd, ...valueIssues(body, found.schema, [index], context)];
+    return [
+      ...valueIssues(body, found.schema, [index], { ...context, unknownOnly: true }),
+      ...structuralCauses({
+        object: body,
+        schema: found.schema,
+        ...(args.rules === undefined ? {} : { rules: args.rules }),
+      }).map((cause) => causeIssue(index, cause, `(${found.source} of ${apiVersion} ${kind})`)),
+    ];
   });
+};
+
+/** A cause of the server's, as an issue of the manifest entry: `spec.manifest[0].spec.size: Invalid value: …`. */
+const causeIssue = (index: number, cause: ErrorCause, where: string): Issue => {
+  const field = cause.field === undefined || cause.field === '<nil>' || cause.field === '' ? '' : `.${cause.field}`;
+  return { path: `${showPath([index], 'spec.manifest')}${field}`, message: `${cause.message} ${where}` };
+};
+
+const isCrd = (resource: JsonObject): boolean =>
+  resource.kind === 'CustomResourceDefinition' &&
+  typeof resource.apiVersion === 'string' &&
+  resource.apiVersion.startsWith('apiextensions.k8s.io/');
+
+/** A manifest CRD over a bound (one issue), else its rules' problems, as the API server would refuse them. */
+const crdIssues = (resource: JsonObject, index: number, rules: CrdRules | undefined): ReadonlyArray<Issue> => {
+  if (!isCrd(resource)) return [];
+  const bound = crdBoundProblem(resource);
+  const where = '(the bounds of offline validation, docs/decisions/0024-custom-resource-schema.md)';
+  if (bound !== undefined) return [causeIssue(index, { field: bound.field, message: bound.message }, where)];
+  if (rules === undefined) return [];
+  return versionSchemas(resource).flatMap(({ schema, root }) =>
+    rules
+      .schemaProblems(schema, root)
+      .map((cause) => causeIssue(index, cause, '(as the API server would refuse the CRD)')),
+  );
+};
 
 const unknownKindIssues = (
   catalog: SchemaCatalog,

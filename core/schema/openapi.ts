@@ -6,14 +6,34 @@
  */
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
-import { closestName } from '../model/closest-name.js';
+import { closestName, type SuggestionBudget } from '../model/closest-name.js';
 import { describeValue, type Issue } from '../model/decode.js';
 
 /** One group-version's OpenAPI v3 document, as the API server serves it. */
 export type OpenApiDocument = JsonObject;
 
 /** The component schemas references point into, the kind being checked, and whose schema it is (for messages). */
-export type SchemaContext = { readonly schemas: JsonObject; readonly what: string; readonly source: string };
+export type SchemaContext = {
+  readonly schemas: JsonObject;
+  readonly what: string;
+  readonly source: string;
+  /**
+   * Only unknown fields are reported: the value is checked by the structural validator
+   * (core/schema/structural), as a custom resource is.
+   */
+  readonly unknownOnly?: boolean;
+  /** What the "did you mean" suggestions of one run may cost (shared by all its resources). */
+  readonly suggestions?: SuggestionBudget;
+};
+
+/** Enum values listed in a message; a tenant's enum can have thousands. */
+const LISTED_OPTIONS = 32;
+
+const listed = (options: ReadonlyArray<JsonValue>): string =>
+  options
+    .slice(0, LISTED_OPTIONS)
+    .map((option) => JSON.stringify(option))
+    .join(', ') + (options.length > LISTED_OPTIONS ? `, … (${options.length - LISTED_OPTIONS} more)` : '');
 
 const ROOT = 'spec.manifest';
 
@@ -141,19 +161,24 @@ export const valueIssues = (
 ): ReadonlyArray<Issue> => {
   if (value === null) return [];
   const schema = resolved(written, context.schemas);
+  if (context.unknownOnly === true) return childIssues(value, schema, path, context);
   const types = allowedTypes(schema);
   const where = `(${context.source} of ${context.what})`;
   if (types.length > 0 && !types.some((type) => hasType(value, type)))
     return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
   const allowed = getOwn(schema, 'enum');
   if (isJsonArray(allowed) && !allowed.some((option) => option === value)) {
-    return [
-      issueAt(
-        path,
-        `${JSON.stringify(value)} is not one of ${allowed.map((option) => JSON.stringify(option)).join(', ')} ${where}`,
-      ),
-    ];
+    return [issueAt(path, `${JSON.stringify(value)} is not one of ${listed(allowed)} ${where}`)];
   }
+  return childIssues(value, schema, path, context);
+};
+
+const childIssues = (
+  value: JsonValue,
+  schema: JsonObject,
+  path: Path,
+  context: SchemaContext,
+): ReadonlyArray<Issue> => {
   if (isJsonArray(value)) return arrayIssues(value, schema, path, context);
   if (isJsonObject(value)) return objectIssues(value, schema, path, context);
   return [];
@@ -182,8 +207,8 @@ const objectIssues = (
   // Free-form: preserved unknown fields, any map, or an object schema that names no field (RawExtension).
   const free = schema['x-kubernetes-preserve-unknown-fields'] === true || additional === true || known.length === 0;
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
-  const missing = (isJsonArray(schema.required) ? schema.required : []).flatMap((name) =>
-    typeof name === 'string' && getOwn(value, name) === undefined ? [name] : [],
+  const missing = (isJsonArray(schema.required) && context.unknownOnly !== true ? schema.required : []).flatMap(
+    (name) => (typeof name === 'string' && getOwn(value, name) === undefined ? [name] : []),
   );
   return [
     ...missing.map((name) =>
@@ -194,7 +219,7 @@ const objectIssues = (
       if (isJsonObject(property)) return valueIssues(child, property, [...path, key], context);
       if (isJsonObject(additional)) return valueIssues(child, additional, [...path, key], context);
       if (free || (embedded && ['apiVersion', 'kind', 'metadata'].includes(key))) return [];
-      const suggestion = closestName(key, known);
+      const suggestion = closestName(key, known, context.suggestions);
       const hint = suggestion === undefined ? 'remove it' : `did you mean \`${suggestion}\`?`;
       return [
         issueAt([...path, key], `unknown field of ${context.what} (the API server would refuse or drop it): ${hint}`),

@@ -110,9 +110,9 @@ describe('kreconcile validate: manifests against kind schemas', () => {
     const songLines = (stderr: string): ReadonlyArray<string> =>
       linesOf(stderr).filter((line) => line.includes('spec.manifest[3]'));
     const expected = [
-      `error: ${app}:40:7: document 1 (Application shop/web): spec.manifest[3].spec.title: missing required field title (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)`,
+      `error: ${app}:40:7: document 1 (Application shop/web): spec.manifest[3].spec.title: Required value (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)`,
       `error: ${app}:41:9: document 1 (Application shop/web): spec.manifest[3].spec.titel: unknown field of example.com/v1 Song (the API server would refuse or drop it): did you mean \`title\`?`,
-      `error: ${app}:42:9: document 1 (Application shop/web): spec.manifest[3].spec.genre: "blues" is not one of "rock", "jazz" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)`,
+      `error: ${app}:42:9: document 1 (Application shop/web): spec.manifest[3].spec.genre: Unsupported value: "blues": supported values: "rock", "jazz" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)`,
     ];
     const flagged = await runCli(['validate', '-f', app, '--crd', crd], { builtinSchemas: true });
     expect(songLines(flagged.stderr)).toEqual(expected);

@@ -185,10 +185,11 @@ describe('offline validation of a CRD-defined kind', () => {
       }),
     ).toEqual([
       'spec.manifest[0].metadata.lables: unknown field of example.com/v1 Song (the API server would refuse or drop it): did you mean `labels`?',
-      'spec.manifest[0].spec.title: missing required field title (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
       'spec.manifest[0].spec.titel: unknown field of example.com/v1 Song (the API server would refuse or drop it): did you mean `title`?',
-      'spec.manifest[0].spec.genre: "blues" is not one of "rock", "jazz" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
-      'spec.manifest[0].spec.minutes: expected integer, got string "9" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
+      // A custom resource's problems in the API server's words (core/schema/structural).
+      'spec.manifest[0].spec.title: Required value (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
+      'spec.manifest[0].spec.genre: Unsupported value: "blues": supported values: "rock", "jazz" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
+      'spec.manifest[0].spec.minutes: Invalid value: "string": spec.minutes in body must be of type integer: "string" (the schema of CustomResourceDefinition songs.example.com of example.com/v1 Song)',
     ]);
   });
 

@@ -13,6 +13,8 @@ import type { KindInfo } from '../kinds/index.js';
 import type { KindHooks } from './kind-hook-types.js';
 import { isDnsSubdomain, timestamp } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
+import { causesText } from '../../../core/schema/structural/go-text.js';
+import { crdBoundProblem, versionSchemas } from '../../../core/schema/structural/bounds.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -52,14 +54,24 @@ const specCauses = (crd: Resource): ReadonlyArray<ErrorCause> => {
   ];
 };
 
-const validated = (crd: Resource): E.Either<ClusterError, Resource> => {
-  const causes = specCauses(crd);
+/**
+ * The versions' schemas: within the bounds offline validation has (docs/decisions/0024), then
+ * every CEL rule compiled and its estimated cost within the server's limits.
+ */
+const schemaCauses = (crd: Resource, state: ServerState): ReadonlyArray<ErrorCause> => {
+  const bound = crdBoundProblem(crd);
+  if (bound !== undefined) return [{ field: bound.field, reason: 'FieldValueInvalid', message: bound.message }];
+  return versionSchemas(crd).flatMap(({ schema, root }) => state.rules.schemaProblems(schema, root));
+};
+
+const validated = (crd: Resource, state: ServerState): E.Either<ClusterError, Resource> => {
+  const causes = [...specCauses(crd), ...schemaCauses(crd, state)];
   return causes.length === 0
     ? E.right(crd)
     : E.left(
         clusterError(
           'Invalid',
-          `CustomResourceDefinition.apiextensions.k8s.io "${crd.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+          `CustomResourceDefinition.apiextensions.k8s.io "${crd.metadata.name}" is invalid: ${causesText(causes)}`,
           { causes },
         ),
       );
@@ -174,11 +186,11 @@ const immutableCauses = (stored: Resource, next: Resource): ReadonlyArray<ErrorC
     .map((path) => cause(path.join('.'), 'field is immutable'));
 
 export const crdHooks: KindHooks = {
-  prepareCreate: (crd) => {
+  prepareCreate: (crd, { state }) => {
     const defaulted = withSpecDefaults(crd);
-    return E.map((valid: Resource) => ({ ...valid, status: initialStatus(valid) }))(validated(defaulted));
+    return E.map((valid: Resource) => ({ ...valid, status: initialStatus(valid) }))(validated(defaulted, state));
   },
-  prepareUpdate: (stored, next) => {
+  prepareUpdate: (stored, next, { state }) => {
     const causes = immutableCauses(stored, next);
     if (causes.length > 0)
       return E.left(
@@ -188,7 +200,7 @@ export const crdHooks: KindHooks = {
           { causes },
         ),
       );
-    return validated(withSpecDefaults(next));
+    return validated(withSpecDefaults(next), state);
   },
   committed: (crd, { state }) => {
     if (isEstablished(crd)) serveKind(state, crd);

@@ -95,7 +95,7 @@ export const createObject = (
       pipe(
         prepared(state, info, placed, options.dryRun === true),
         E.chainFirst((o) => validateName(info, refOf(o))),
-        E.chain((o) => validated(info, o)),
+        E.chain((o) => validated(state, info, o)),
         E.chain((o) => notExisting(state, info, o)),
       ),
     ),

@@ -93,7 +93,7 @@ const underKindRules = (
   return pipe(
     prepare === undefined ? E.right(next) : prepare(stored, next, { state, dryRun }),
     E.chain((prepared) => noNewFinalizers(info, stored, prepared)),
-    E.chain((prepared) => validated(info, prepared)),
+    E.chain((prepared) => validated(state, info, prepared, stored)),
   );
 };
 
@@ -130,7 +130,7 @@ const merged = (
       dryRun,
     );
   return info.custom
-    ? E.right(defaulted(state, info, takeStatusOnly(stored, atStoredVersion)))
+    ? validated(state, info, defaulted(state, info, takeStatusOnly(stored, atStoredVersion)), stored)
     : underKindRules(state, info, stored, keepStoredSpec(info, stored, atStoredVersion), dryRun);
 };
 

@@ -11,6 +11,7 @@ import { groupKindKey, type KindInfo } from '../kinds/index.js';
 import { hooksFor } from '../hooks/index.js';
 import { decodeObject, kindCauses, metaCauses, pruneAndDefaultResource } from '../typing/index.js';
 import { storedObject, type ServerState } from '../server-state.js';
+import { structuralCauses } from '../../../core/schema/structural/validate.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
@@ -110,9 +111,31 @@ export const invalid = (info: KindInfo, object: Resource, causes: ReadonlyArray<
   );
 };
 
-/** Metadata and kind validation; main-resource writes only. */
-export const validated = (info: KindInfo, object: Resource): E.Either<ClusterError, Resource> => {
-  const causes = [...metaCauses(object.metadata), ...kindCauses(groupKindKey(info.group, info.kind), object)];
+/** A custom resource under its CRD's structural schema and CEL rules (`old`: the stored object, on an update). */
+const schemaCauses = (
+  state: ServerState,
+  info: KindInfo,
+  object: Resource,
+  old: Resource | undefined,
+): ReadonlyArray<ErrorCause> => {
+  const schema = info.custom ? info.schemas?.get(versionOf(object.apiVersion)) : undefined;
+  return isJsonObject(schema)
+    ? structuralCauses({ object, schema, rules: state.rules, ...(old === undefined ? {} : { old }) })
+    : [];
+};
+
+/** Metadata, kind and (custom resources) schema validation; `old` is the stored object on an update. */
+export const validated = (
+  state: ServerState,
+  info: KindInfo,
+  object: Resource,
+  old?: Resource,
+): E.Either<ClusterError, Resource> => {
+  const causes = [
+    ...metaCauses(object.metadata),
+    ...kindCauses(groupKindKey(info.group, info.kind), object),
+    ...schemaCauses(state, info, object, old),
+  ];
   return causes.length === 0 ? E.right(object) : E.left(invalid(info, object, causes));
 };
 

@@ -2,6 +2,7 @@
  * The `-f` inputs: Applications (any number per file, in Lists too) and the CustomResourceDefinitions
  * that tell which custom kinds are namespaced. Anything else is a mistake worth one clear line.
  */
+import { crdBoundProblem } from '../../../core/schema/structural/bounds.js';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   decodeApplication,
@@ -99,9 +100,13 @@ const readEntry = (entry: Entry, defaultNamespace: string): Read => {
     };
   }
   if (isCustomResourceDefinition(value)) {
-    return Resource.is(value)
+    if (!Resource.is(value))
+      return { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
+    // Over a bound it is one error, and nothing of it is compiled or walked (docs/decisions/0024).
+    const bound = crdBoundProblem(value);
+    return bound === undefined
       ? { crd: value, errors: [] }
-      : { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
+      : { errors: [errorAt(origin, bound.field, bound.message, describeObject(value))] };
   }
   if (!isApplication(value)) {
     return {

@@ -8,6 +8,7 @@ import { showPath, type JsonValue, type Path } from '../../../core/index.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { InputLimits } from './limits.js';
 import { offsetOf } from './locate.js';
+import { duplicateKeyErrors } from './duplicate-keys.js';
 import type { Source } from './source.js';
 import { looksLikeJson, readJsonText } from './json-text.js';
 import { toJson } from './to-json.js';
@@ -55,7 +56,8 @@ export const parseDocuments = (
     lineCounter,
     prettyErrors: false,
     merge: true,
-    uniqueKeys: true,
+    // Checked after parsing in one pass (duplicate-keys.ts): the library's check is quadratic.
+    uniqueKeys: false,
     logLevel: 'silent',
   });
   const at = (index: number, offset: number): Location => {
@@ -115,8 +117,9 @@ const readDocument = (
   at: At,
   text: string,
 ): E.Either<ReadonlyArray<CliError>, Document | undefined> => {
-  if (document.errors.length > 0)
-    return E.left(distinctProblems(document.errors).map((syntax) => syntaxError(syntax, index, at, text)));
+  const problems = document.errors.length > 0 ? document.errors : duplicateKeyErrors(document);
+  if (problems.length > 0)
+    return E.left(distinctProblems(problems).map((syntax) => syntaxError(syntax, index, at, text)));
   let value: unknown;
   try {
     value = document.toJS({ mapAsMap: true, maxAliasCount: limits.maxAliasCount });

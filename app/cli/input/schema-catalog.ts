@@ -13,6 +13,9 @@ import {
   type SchemaCatalog,
 } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
+import { crdRules } from '../../../adapters/cel/crd-rules.js';
+import { crdBoundProblem } from '../../../core/schema/structural/bounds.js';
+import type { CrdRules } from '../../../core/schema/structural/rules.js';
 import type { CliIo } from '../io.js';
 import { desiredManifest, subjectOf, type ApplicationInput } from './applications.js';
 import { expandDirectories } from './directories.js';
@@ -29,6 +32,10 @@ export const readCrdFlags = async (
   const expanded = await expandDirectories(io, names, false);
   const loaded = await loadEntries(io, expanded.files);
   const crds = loaded.entries.filter((entry) => isCustomResourceDefinition(entry.value));
+  const overBounds = crds.flatMap((entry) => {
+    const bound = crdBoundProblem(entry.value);
+    return bound === undefined ? [] : [errorAt(entry.origin, bound.field, bound.message)];
+  });
   const others = loaded.entries
     .filter((entry) => !isCustomResourceDefinition(entry.value))
     .map((entry) =>
@@ -38,7 +45,10 @@ export const readCrdFlags = async (
         `${describeObject(entry.value)} is not a CustomResourceDefinition: --crd reads CRDs only (Applications go in -f)`,
       ),
     );
-  return { crds: crds.map((entry) => entry.value), errors: [...expanded.errors, ...loaded.errors, ...others] };
+  return {
+    crds: crds.map((entry) => entry.value),
+    errors: [...expanded.errors, ...loaded.errors, ...overBounds, ...others],
+  };
 };
 
 const manifestCrds = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<JsonValue> =>
@@ -74,10 +84,23 @@ export const catalogFor = (
 export const manifestSchemaErrors = (
   applications: ReadonlyArray<ApplicationInput>,
   catalog: SchemaCatalog,
+  rules: CrdRules = crdRules(),
 ): ReadonlyArray<CliError> =>
   // A TOSCA Application's resources are its translation (input/tosca.ts): those are checked.
-  applications.flatMap((input) =>
-    catalogIssues({ manifest: desiredManifest(input), catalog }).map((issue) =>
-      errorAt(input.origin, issue.path, issue.message, subjectOf(input.application)),
-    ),
-  );
+  applications.flatMap((input) => {
+    const issues = catalogIssues({ manifest: desiredManifest(input), catalog, rules });
+    const subject = subjectOf(input.application);
+    const shown = issues
+      .slice(0, MAX_SCHEMA_ERRORS)
+      .map((issue) => errorAt(input.origin, issue.path, issue.message, subject));
+    const more = issues.length - MAX_SCHEMA_ERRORS;
+    return more > 0
+      ? [
+          ...shown,
+          errorAt(input.origin, 'spec.manifest', `and ${more} more schema problems: fix the ones above first`, subject),
+        ]
+      : shown;
+  });
+
+/** Schema problems shown per Application: beyond, one line counts the rest (a hostile manifest can have thousands). */
+export const MAX_SCHEMA_ERRORS = 100;

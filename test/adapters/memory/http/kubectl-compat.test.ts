@@ -158,7 +158,20 @@ describe('Table responses (kubectl get)', () => {
       { apiVersion: 'kreconcile.io/v1alpha1', kind: 'Application', namespace: 'shop', name: 'web' },
       {
         type: 'merge',
-        body: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: 'ok' }] } },
+        // lastTransitionTime is required by the CRD: the server (and the memory server) refuses a condition without it.
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'Reconciled',
+                message: 'ok',
+                lastTransitionTime: '2026-01-01T00:00:00Z',
+              },
+            ],
+          },
+        },
       },
     )();
     const table = await raw(target, '/apis/kreconcile.io/v1alpha1/namespaces/shop/applications', { accept: TABLE });
