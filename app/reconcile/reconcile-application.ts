@@ -61,6 +61,7 @@ import { needsTranslation, type Translation, type Translator } from '../tosca/tr
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
+import { readStoredStatus, storedStatus, withReadableStatus } from '../status/stored-status.js';
 
 /**
  * Where a reconcile reads live state from: the cluster directly, or a runtime's cache. A source may
@@ -109,7 +110,7 @@ export type ReconcileDeps = {
   /** Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps its primary kind). */
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
-  readonly statusPatch?: (status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+  readonly statusPatch?: (status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
   /**
    * What the reconciles of one controller remember about the objects they saw (decoded
    * Applications, scope checks, desired identities, the planner's caches), kept while the
@@ -467,7 +468,7 @@ const OWN_MANIFEST_VIEWS = memoTable<Application, Application>('own-manifest vie
 const DECODED = memoTable<Resource, E.Either<ReadonlyArray<Issue>, Application>>('decoded Application per object');
 
 export const decodedApplication = (object: Resource, memo?: Memo): E.Either<ReadonlyArray<Issue>, Application> =>
-  remember(memo, DECODED, object, decodeApplication);
+  remember(memo, DECODED, object, (stored) => decodeApplication(withReadableStatus(stored)));
 
 /**
  * An object being deleted whose spec no longer decodes is still cleaned up, never left Terminating
@@ -480,7 +481,11 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
   if (object.metadata.deletionTimestamp === undefined) return E.left([]);
   const spec = isJsonObject(object.spec) ? object.spec : {};
   const account = getOwn(spec, 'serviceAccountName');
-  const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
+  const status = decodeWith(
+    ApplicationStatusCodec,
+    readStoredStatus(isJsonObject(object.status) ? object.status : {}),
+    'status',
+  );
   const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right) : {};
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
@@ -508,7 +513,11 @@ const stallUndecodable = async (
 ): Promise<ReconcileResult> => {
   const message = issues.map(showIssue).join('; ');
   const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
-  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
+  const previous = decodeWith(
+    ApplicationStatusCodec,
+    readStoredStatus(isJsonObject(object.status) ? object.status : {}),
+    'status',
+  );
   const conditions = conditionsFor({
     verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
     previous: E.isRight(previous) ? previous.right.conditions : undefined,
@@ -689,7 +698,9 @@ const patchStatus = async (
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
-  const operations = deps.statusPatch?.(after) ?? [{ op: 'add', path: '/status', value: after as JsonValue }];
+  // Stored packed (app/status/stored-status.ts): what regenerates is a reference, the rest deflated.
+  const stored = storedStatus(after);
+  const operations = deps.statusPatch?.(stored) ?? [{ op: 'add', path: '/status', value: stored }];
   const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
   deps.onWritten?.(result.right);
