@@ -62,6 +62,8 @@ import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster }
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, withReadableStatus } from '../status/stored-status.js';
+import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../status/size-check.js';
+import type { StorageLimits } from '../../core/plan/size-check.js';
 
 /**
  * Where a reconcile reads live state from: the cluster directly, or a runtime's cache. A source may
@@ -111,6 +113,8 @@ export type ReconcileDeps = {
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
   readonly statusPatch?: (status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
+  /** The cluster's storage limits the size check uses (default: etcd's and kube-apiserver's defaults). */
+  readonly storageLimits?: StorageLimits;
   /**
    * What the reconciles of one controller remember about the objects they saw (decoded
    * Applications, scope checks, desired identities, the planner's caches), kept while the
@@ -177,6 +181,11 @@ export const reconcileApplication = async (
       : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
+  // Before the first write: an Application that cannot be stored with its status creates nothing (decision 0023).
+  const tooLarge = writesChildren(planned)
+    ? tooLargeMessage(sizeProblemsOf(read.right.value, application, planned, deps.storageLimits))
+    : undefined;
+  if (tooLarge !== undefined) return stallWithConditions(read.right.value, 'TooLarge', tooLarge, deps);
   // What an in-sync Application needs (every resync) is computed without a promise: nothing to
   // record, nothing to execute, no status to write. Only a reconcile that writes waits for the server.
   const intent = intentOf(application, planned, () => statusKinds(application.status));
@@ -506,12 +515,23 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
  * and observedGeneration are written (the rest of the status is kept, to prune once it is fixed);
  * nothing else is planned or done until the object changes.
  */
-const stallUndecodable = async (
+const stallUndecodable = (
   object: Resource,
   issues: ReadonlyArray<Issue>,
   deps: ReconcileDeps,
+): Promise<ReconcileResult> => stallWithConditions(object, 'InvalidSpec', issues.map(showIssue).join('; '), deps);
+
+/**
+ * `Stalled` with `reason` before anything is planned or written: only the conditions and
+ * observedGeneration are written (the rest of the status is kept), and nothing else is done until
+ * the object changes.
+ */
+const stallWithConditions = async (
+  object: Resource,
+  reason: 'InvalidSpec' | 'TooLarge',
+  message: string,
+  deps: ReconcileDeps,
 ): Promise<ReconcileResult> => {
-  const message = issues.map(showIssue).join('; ');
   const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
   const previous = decodeWith(
     ApplicationStatusCodec,
@@ -519,7 +539,7 @@ const stallUndecodable = async (
     'status',
   );
   const conditions = conditionsFor({
-    verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
+    verdict: { _tag: 'Stalled', reason, message },
     previous: E.isRight(previous) ? previous.right.conditions : undefined,
     now: deps.now(),
     generation,
@@ -530,7 +550,10 @@ const stallUndecodable = async (
     name: object.metadata.name,
     namespace: object.metadata.namespace ?? 'default',
   };
-  const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
+  const error =
+    reason === 'TooLarge'
+      ? clusterError('BadRequest', message, { code: 413, ref })
+      : clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
   const status: JsonObject = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) };
   const unchanged = E.isRight(previous) && jsonEqual(previous.right.conditions ?? [], conditions);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };

@@ -55,9 +55,9 @@ const readManifests = (stored: JsonValue): E.Either<string, Record<string, Reado
       () => parseJsonText(text),
       () => 'data: not JSON once inflated',
     );
-    return E.chain((value: JsonValue) => (isJsonObject(value) ? unpackManifests(value) : E.left('data: not an object')))(
-      parsed,
-    );
+    return E.chain((value: JsonValue) =>
+      isJsonObject(value) ? unpackManifests(value) : E.left('data: not an object'),
+    )(parsed);
   })(
     E.tryCatch(
       () => strFromU8(inflateSync(fromBase64(data))),

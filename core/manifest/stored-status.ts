@@ -86,7 +86,8 @@ const packSchema = (
   const source = at === undefined ? undefined : applied[at];
   if (at === undefined || source === undefined) return schema;
   if (sameText(defaultSchemaForResource(source), schema)) return { generatedFrom: at };
-  if (sameText(defaultSchemaForResource(withoutNamespace(source)), schema)) return { generatedFrom: at, namespaced: false };
+  if (sameText(defaultSchemaForResource(withoutNamespace(source)), schema))
+    return { generatedFrom: at, namespaced: false };
   return schema;
 };
 
@@ -126,7 +127,8 @@ const referenceTo = (entry: JsonObject, key: string, applied: ReadonlyArray<Reso
 };
 
 /** Whether an entry is a reference (`generatedFrom`/`projectedFrom` and nothing an object has). */
-const isReference = (entry: JsonObject, key: string): boolean => getOwn(entry, key) !== undefined && getOwn(entry, 'kind') === undefined;
+const isReference = (entry: JsonObject, key: string): boolean =>
+  getOwn(entry, key) !== undefined && getOwn(entry, 'kind') === undefined;
 
 const unpackSchema = (entry: JsonObject, applied: ReadonlyArray<Resource>): E.Either<string, JsonObject> => {
   if (!isReference(entry, 'generatedFrom')) return E.right(entry);

@@ -61,7 +61,7 @@ const objectSchema = (rng: Rng, depth: number, width: number): JsonObject => {
 };
 
 /** The same pod template is embedded in several CRDs, as real workload CRDs all embed core/v1 PodTemplateSpec. */
-const podTemplate = (): JsonObject => objectSchema(seeded(7), 4, 9);
+const podTemplate = (): JsonObject => objectSchema(seeded(7), 3, 8);
 
 /** A CustomResourceDefinition whose schema is about `targetBytes` of JSON. */
 export const largeCrd = (kind: string, seed: number, targetBytes: number): Resource => {
@@ -111,7 +111,7 @@ const LARGE_KINDS: ReadonlyArray<readonly [string, number]> = [
 
 /**
  * The install: five large CRDs (about 0.8 MB of JSON together), then a ServiceAccount, RBAC, a
- * ConfigMap, a Secret, a Service, a Deployment and a Role/RoleBinding: 15 objects. `scale`
+ * ConfigMap, a Secret, two Services, a Deployment and a Role/RoleBinding: 15 objects. `scale`
  * multiplies the CRDs' sizes (an install that cannot fit: scale 3).
  */
 export const largeInstall = (namespace: string, scale = 1): ReadonlyArray<Resource> => [
@@ -139,6 +139,12 @@ export const largeInstall = (namespace: string, scale = 1): ReadonlyArray<Resour
     spec: { selector: { app: 'large-controller' }, ports: [{ name: 'metrics', port: 8090, targetPort: 8090 }] },
   },
   {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'large-dashboard', namespace },
+    spec: { selector: { app: 'large-dashboard' }, ports: [{ name: 'http', port: 3100, targetPort: 3100 }] },
+  },
+  {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'large-controller', namespace },
@@ -149,7 +155,9 @@ export const largeInstall = (namespace: string, scale = 1): ReadonlyArray<Resour
         metadata: { labels: { app: 'large-controller' } },
         spec: {
           serviceAccountName: 'large-controller',
-          containers: [{ name: 'controller', image: 'example.com/large-controller:v1', ports: [{ containerPort: 8090 }] }],
+          containers: [
+            { name: 'controller', image: 'example.com/large-controller:v1', ports: [{ containerPort: 8090 }] },
+          ],
         },
       },
     },

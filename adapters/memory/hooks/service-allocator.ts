@@ -45,7 +45,9 @@ export const parseServiceCidr = (cidr: string): E.Either<string, Ipv4Range> => {
   const base = ipv4ToNumber(address ?? '');
   const prefix = Number(bits);
   if (base === undefined || rest.length > 0 || !/^\d+$/.test(bits ?? '') || prefix < 8 || prefix > 30)
-    return E.left(`service CIDR "${cidr}": expected an IPv4 network with a prefix of 8 to 30 bits, such as 10.96.0.0/12`);
+    return E.left(
+      `service CIDR "${cidr}": expected an IPv4 network with a prefix of 8 to 30 bits, such as 10.96.0.0/12`,
+    );
   const size = 2 ** (32 - prefix);
   const network = base - (base % size);
   // Network and broadcast addresses are never allocated; the first host is the `kubernetes` Service's.

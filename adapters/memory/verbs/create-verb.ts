@@ -19,6 +19,7 @@ import { namespaceFor, storedObject, type ServerState } from '../server-state.js
 import { servedAs } from '../json/index.js';
 import { statusOnCreate } from './status-rules.js';
 import { admitNamespace, decodeInput, defaulted, validated } from './write-common.js';
+import { withinStorageLimit } from './storage-limit.js';
 
 export type CreateOptions = { readonly dryRun?: boolean };
 
@@ -91,6 +92,7 @@ export const createObject = (
         E.chainFirst((o) => validateName(info, refOf(o))),
         E.chain((o) => validated(info, o)),
         E.chain((o) => notExisting(state, info, o)),
+        E.chain((o) => withinStorageLimit(state, info, o)),
       ),
     ),
     E.map(({ object, info, ready }) => {

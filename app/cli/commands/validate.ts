@@ -6,7 +6,7 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { catalogOfDocuments, type Application, type SchemaCatalog } from '../../../core/index.js';
+import { catalogOfDocuments, type Application, type Resource, type SchemaCatalog } from '../../../core/index.js';
 import { clusterFailure, showCliError, usageError, type CliError } from '../cli-error.js';
 import {
   collect,
@@ -37,6 +37,8 @@ import { errorAt } from '../input/entries.js';
 import { dependsOnProblems } from '../planning/application-order.js';
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import type { ExpressionProblem } from '../../../core/ports/expressions.js';
+import { planEachApplication, tooLargeToStore } from '../planning/plan-applications.js';
+import { EMPTY_SNAPSHOT } from '../input/snapshot.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -94,6 +96,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(E.isLeft(cluster) ? [cluster.left] : []),
     ...applications.flatMap(readinessRuleErrors),
     ...dependsOn.errors,
+    ...sizeErrors(applications, crds),
     ...manifestSchemaErrors(
       applications,
       catalogFor(io, {
@@ -117,6 +120,18 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   context.exit(EXIT_OK);
 };
+
+/**
+ * Applications the operator would refuse as too large to store (decision 0023): planned against
+ * an empty cluster, as on their first reconcile, and sized with the status that plan leads to.
+ */
+const sizeErrors = (
+  applications: ReadonlyArray<ApplicationInput>,
+  crds: ReadonlyArray<Resource>,
+): ReadonlyArray<CliError> =>
+  planEachApplication({ applications, crds, snapshot: EMPTY_SNAPSHOT, now: new Date(0).toISOString() }).planned.flatMap(
+    tooLargeToStore,
+  );
 
 /** `line 1 column 14: …`: where in the expression the CEL library refused it, when it says. */
 const showProblem = (problem: ExpressionProblem): string =>
