@@ -11,6 +11,7 @@ import {
   clusterError,
   decodeApplication,
   decodeWith,
+  getIn,
   getOwn,
   hasOwn,
   isJsonObject,
@@ -61,7 +62,8 @@ import { needsTranslation, type Translation, type Translator } from '../tosca/tr
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
-import { readStoredStatus, storedStatus, withReadableStatus } from '../status/stored-status.js';
+import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
+import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../status/size-check.js';
 import type { StorageLimits } from '../../core/plan/size-check.js';
 
@@ -722,12 +724,28 @@ const patchStatus = async (
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
   // Stored packed (app/status/stored-status.ts): what regenerates is a reference, the rest deflated.
-  const stored = storedStatus(after);
+  const packed = await writeStoredStatus(ref, storedStatus(after), deps);
+  if (E.isLeft(packed) || packed.right === 'kept') return E.map((written: Written) => written !== 'gone')(packed);
+  // A CRD older than the operator prunes `status.manifests` (unknown to its schema): the lists are
+  // written as before rather than lost, until `kreconcile crd` is applied (docs/decisions/0023-status-size.md).
+  const unpacked = await writeStoredStatus(ref, unpackedStatus(after), deps);
+  return E.map((written: Written) => written !== 'gone')(unpacked);
+};
+
+type Written = 'kept' | 'pruned' | 'gone';
+
+/** Writes a status as stored; `pruned` when the server dropped the packed lists it was sent (an older CRD). */
+const writeStoredStatus = async (
+  ref: ObjectRef,
+  stored: JsonObject,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, Written>> => {
   const operations = deps.statusPatch?.(stored) ?? [{ op: 'add', path: '/status', value: stored }];
   const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
-  if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
+  if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right('gone') : E.left(result.left);
   deps.onWritten?.(result.right);
-  return E.right(true);
+  const sent = getOwn(stored, STORED_MANIFESTS_FIELD) !== undefined;
+  return E.right(sent && getIn(result.right, ['status', STORED_MANIFESTS_FIELD]) === undefined ? 'pruned' : 'kept');
 };
 
 /**

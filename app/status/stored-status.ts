@@ -33,14 +33,22 @@ const fromBase64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text
 export const storedStatus = (status: ApplicationStatus): JsonObject => {
   const { mangledObserverSchema, lastAppliedManifest, lastObservedManifest, ...rest } = status;
   const lists = { mangledObserverSchema, lastAppliedManifest, lastObservedManifest };
-  // A decoded status is JSON, but its optional fields type as `T | undefined`: the text round trip drops them.
-  const copied = parseJsonText(JSON.stringify(rest));
-  const kept = isJsonObject(copied) ? copied : {};
+  const kept = unpackedStatus(rest);
   if (MANIFEST_LISTS.every((list) => lists[list] === undefined)) return kept;
   const packed = JSON.stringify(packManifests(lists));
   // Level 9: a status write is rare (only when it changed) and its size is what etcd limits.
   const data = toBase64(deflateSync(strToU8(packed), { level: 9 }));
   return { ...kept, [STORED_MANIFESTS_FIELD]: { encoding: STORED_MANIFESTS_ENCODING, data } };
+};
+
+/**
+ * The status in the earlier form, the three lists as they are: what an operator writes where the
+ * Application CRD is older than it and prunes `manifests`.
+ */
+export const unpackedStatus = (status: ApplicationStatus): JsonObject => {
+  // A decoded status is JSON, but its optional fields type as `T | undefined`: the text round trip drops them.
+  const copied = parseJsonText(JSON.stringify(status));
+  return isJsonObject(copied) ? copied : {};
 };
 
 /** The packed lists of a stored `manifests` field, or why they cannot be read (one line). */

@@ -64,7 +64,7 @@ const objectSchema = (rng: Rng, depth: number, width: number): JsonObject => {
 const podTemplate = (): JsonObject => objectSchema(seeded(7), 3, 8);
 
 /** A CustomResourceDefinition whose schema is about `targetBytes` of JSON. */
-export const largeCrd = (kind: string, seed: number, targetBytes: number): Resource => {
+export const largeCrd = (kind: string, seed: number, targetBytes: number, group = 'large.example.com'): Resource => {
   const rng = seeded(seed);
   const plural = `${kind.toLowerCase()}s`;
   const spec: Record<string, JsonValue> = { template: podTemplate() };
@@ -72,9 +72,9 @@ export const largeCrd = (kind: string, seed: number, targetBytes: number): Resou
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.large.example.com` },
+    metadata: { name: `${plural}.${group}` },
     spec: {
-      group: 'large.example.com',
+      group,
       scope: 'Namespaced',
       names: { kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase() },
       versions: [
@@ -115,13 +115,16 @@ const LARGE_KINDS: ReadonlyArray<readonly [string, number]> = [
  * multiplies the CRDs' sizes (an install that cannot fit: scale 3).
  */
 export const largeInstall = (namespace: string, scale = 1): ReadonlyArray<Resource> => [
-  ...LARGE_KINDS.map(([kind, bytes], i) => largeCrd(kind, 100 + i, bytes * scale)),
+  // The CRDs' group names the namespace: runs sharing a cluster do not share CRDs.
+  ...LARGE_KINDS.map(([kind, bytes], i) => largeCrd(kind, 100 + i, bytes * scale, `${namespace}.example.com`)),
   { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'large-controller', namespace } },
   {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: `large-controller-${namespace}` },
-    rules: [{ apiGroups: ['large.example.com'], resources: ['*'], verbs: ['get', 'list', 'watch', 'update', 'patch'] }],
+    rules: [
+      { apiGroups: [`${namespace}.example.com`], resources: ['*'], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+    ],
   },
   {
     apiVersion: 'rbac.authorization.k8s.io/v1',
