@@ -88,11 +88,14 @@ export const planEachApplication = (args: {
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };
 };
 
+/** How a size problem's message begins (`validate` picks these out of a plan's problems). */
+export const TOO_LARGE_PREFIX = 'stalled (TooLarge): ';
+
 /**
  * An Application the operator would refuse as `Stalled TooLarge` before creating anything
  * (decision 0023): it or a child cannot be stored under etcd's and kube-apiserver's default limits.
  */
-export const tooLargeToStore = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {
+const tooLargeToStore = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {
   if (!writesChildren(result)) return [];
   const message = tooLargeMessage(sizeProblemsOf(input.application, application, result));
   return message === undefined
@@ -102,7 +105,7 @@ export const tooLargeToStore = ({ input, application, plan: result }: Planned): 
           _tag: 'PlanError',
           location: locationOf(input.origin, 'spec.manifest'),
           subject: subjectOf(application),
-          message: `stalled (TooLarge): ${message}`,
+          message: `${TOO_LARGE_PREFIX}${message}`,
         },
       ];
 };
