@@ -16,7 +16,7 @@ const roundTrip = (status: ApplicationStatus): ApplicationStatus => {
   const packed: unknown = JSON.parse(JSON.stringify(packManifests(status)));
   const lists = unpackManifests(packed as JsonObject); // JSON.parse of an object's text: an object
   if (E.isLeft(lists)) throw new Error(lists.left);
-  return { ...status, ...lists.right } as ApplicationStatus; // the lists as the codec decodes them
+  return { ...status, ...lists.right };
 };
 
 const lists = (status: ApplicationStatus): string =>
