@@ -35,6 +35,7 @@ import { systemClock } from './clock/system-clock.js';
 import { updateObject } from './verbs/update-verb.js';
 import { createWatchHub, type WatchHub } from './watch/watch-hub.js';
 import { startWatch } from './verbs/watch-verb.js';
+import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_MAX_REQUEST_BODY_BYTES, withinRequestLimit } from './verbs/index.js';
 
 export type MemoryClusterOptions = {
   readonly clock?: Clock;
@@ -55,6 +56,12 @@ export type MemoryClusterOptions = {
   readonly workloads?: boolean;
   /** Clock time between watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** The Service cluster IP range, `--service-cluster-ip-range` (default 10.96.0.0/12, kubeadm's). */
+  readonly serviceClusterIpRange?: string;
+  /** etcd's `--max-request-bytes`: a larger object is refused with `etcdserver: request is too large` (default 1.5 MiB). */
+  readonly maxObjectBytes?: number;
+  /** kube-apiserver's request body limit: a larger body is answered 413 (default 3 MiB). */
+  readonly maxRequestBodyBytes?: number;
 };
 
 export type KindRegistration = {
@@ -134,7 +141,9 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     history: createEventHistory(Math.max(1, options.watchHistory ?? 1000), 0),
     resourceVersion: 0,
     ids: mulberry32(seed ^ 0x5bd1e995),
-    allocator: createServiceAllocator(),
+    allocator: createServiceAllocator(options.serviceClusterIpRange),
+    maxObjectBytes: options.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES,
+    maxRequestBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES,
     defaulting: options.defaulting ?? true,
     admission: options.admission ?? [],
     rules: crdRules(),
@@ -221,9 +230,11 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
     create: (object, writeOptions) =>
       call('create', object.apiVersion, object.kind, () =>
         scoped(state, refOfInput(object), () =>
-          pipe(
-            strictFields(state, writeOptions, object),
-            E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
+          withinRequestLimit(state, object, () =>
+            pipe(
+              strictFields(state, writeOptions, object),
+              E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
+            ),
           ),
         ),
       ),
@@ -234,9 +245,11 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
         object.kind,
         () =>
           scoped(state, refOfInput(object), () =>
-            pipe(
-              strictFields(state, writeOptions, object),
-              E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+            withinRequestLimit(state, object, () =>
+              pipe(
+                strictFields(state, writeOptions, object),
+                E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+              ),
             ),
           ),
         refOfInput(object),
@@ -246,7 +259,10 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
         'patch',
         ref.apiVersion,
         ref.kind,
-        () => scoped(state, ref, () => patched(state, ref, patch, writeOptions)),
+        () =>
+          scoped(state, ref, () =>
+            withinRequestLimit(state, patchBody(patch), () => patched(state, ref, patch, writeOptions)),
+          ),
         ref,
       ),
     delete: (ref, deleteOptions) =>
@@ -256,7 +272,7 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
         'updateStatus',
         object.apiVersion,
         object.kind,
-        () => updateObject(state, object, 'status'),
+        () => withinRequestLimit(state, object, () => updateObject(state, object, 'status')),
         refOfInput(object),
       ),
     patchStatus: (ref, patch) =>
@@ -264,7 +280,8 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
         'patchStatus',
         ref.apiVersion,
         ref.kind,
-        () => patchObject(state, ref, patch, { subresource: 'status' }),
+        () =>
+          withinRequestLimit(state, patchBody(patch), () => patchObject(state, ref, patch, { subresource: 'status' })),
         ref,
       ),
     watch: gate.watch,
@@ -279,6 +296,9 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
     },
   };
 };
+
+/** What a client sends for a patch: the operations of a JSON Patch, else the body. */
+const patchBody = (patch: Patch): unknown => (patch.type === 'json' ? patch.operations : patch.body);
 
 /** A patch of the main resource; under `Strict` the patched object is decoded first (a dry run, then the write). */
 const patched = (

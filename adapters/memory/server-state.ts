@@ -25,6 +25,10 @@ export type ServerState = {
   readonly admission: ReadonlyArray<MutatingAdmission>;
   /** The CRDs' `x-kubernetes-validations` (CEL), with its compile cache. */
   readonly rules: CrdRuleEngine;
+  /** etcd's `--max-request-bytes`: larger writes are refused (verbs/storage-limit.ts). */
+  readonly maxObjectBytes: number;
+  /** kube-apiserver's request body limit: larger bodies are answered 413 (verbs/storage-limit.ts). */
+  readonly maxRequestBodyBytes: number;
   /** Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part). */
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */

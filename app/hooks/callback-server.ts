@@ -39,6 +39,7 @@ import type { ChildCluster } from '../reconcile/child-access.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import { createRateLimiter, defaultRateLimit, type Admission, type RateLimit } from './rate-limit.js';
 import { generateToken, liveTokens, ownerOfApp, type HookTokens } from './tokens.js';
+import { withReadableStatus } from '../status/stored-status.js';
 
 export type CallbackOptions = {
   readonly cluster: Cluster;
@@ -264,7 +265,7 @@ const readApplication = async (
   namespace: string,
   name: string,
 ): Promise<E.Either<ClusterError, O.Option<Application>>> =>
-  E.map(O.chain((object: Resource) => O.fromEither(decodeApplication(object))))(
+  E.map(O.chain((object: Resource) => O.fromEither(decodeApplication(withReadableStatus(object)))))(
     await cluster.get(applicationRef(namespace, name))(),
   );
 

@@ -11,6 +11,7 @@ import {
   clusterError,
   decodeApplication,
   decodeWith,
+  getIn,
   getOwn,
   hasOwn,
   isJsonObject,
@@ -63,6 +64,10 @@ import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
+import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
+import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
+import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../status/size-check.js';
+import type { StorageLimits } from '../../core/plan/size-check.js';
 
 /**
  * Where a reconcile reads live state from: the cluster directly, or a runtime's cache. A source may
@@ -116,7 +121,9 @@ export type ReconcileDeps = {
   /** Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps its primary kind). */
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
-  readonly statusPatch?: (status: ApplicationStatus) => ReadonlyArray<JsonPatchOperation>;
+  readonly statusPatch?: (status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
+  /** The cluster's storage limits the size check uses (default: etcd's and kube-apiserver's defaults). */
+  readonly storageLimits?: StorageLimits;
   /**
    * What the reconciles of one controller remember about the objects they saw (decoded
    * Applications, scope checks, desired identities, the planner's caches), kept while the
@@ -183,6 +190,11 @@ export const reconcileApplication = async (
       : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
   const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
+  // Before the first write: an Application that cannot be stored with its status creates nothing (decision 0023).
+  const tooLarge = writesChildren(planned)
+    ? tooLargeMessage(sizeProblemsOf(read.right.value, application, planned, deps.storageLimits))
+    : undefined;
+  if (tooLarge !== undefined) return stallWithConditions(read.right.value, 'TooLarge', tooLarge, deps);
   // What an in-sync Application needs (every resync) is computed without a promise: nothing to
   // record, nothing to execute, no status to write. Only a reconcile that writes waits for the server.
   const intent = intentOf(application, planned, () => statusKinds(application.status));
@@ -534,7 +546,7 @@ const OWN_MANIFEST_VIEWS = memoTable<Application, Application>('own-manifest vie
 const DECODED = memoTable<Resource, E.Either<ReadonlyArray<Issue>, Application>>('decoded Application per object');
 
 export const decodedApplication = (object: Resource, memo?: Memo): E.Either<ReadonlyArray<Issue>, Application> =>
-  remember(memo, DECODED, object, decodeApplication);
+  remember(memo, DECODED, object, (stored) => decodeApplication(withReadableStatus(stored)));
 
 /**
  * An object being deleted whose spec no longer decodes is still cleaned up, never left Terminating
@@ -547,7 +559,11 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
   if (object.metadata.deletionTimestamp === undefined) return E.left([]);
   const spec = isJsonObject(object.spec) ? object.spec : {};
   const account = getOwn(spec, 'serviceAccountName');
-  const status = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
+  const status = decodeWith(
+    ApplicationStatusCodec,
+    readStoredStatus(isJsonObject(object.status) ? object.status : {}),
+    'status',
+  );
   const kreconcileStatus = E.isRight(status) ? kreconcileStatusFieldsOf(status.right) : {};
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
@@ -568,16 +584,31 @@ const forDeletion = (object: Resource): E.Either<ReadonlyArray<Issue>, Applicati
  * and observedGeneration are written (the rest of the status is kept, to prune once it is fixed);
  * nothing else is planned or done until the object changes.
  */
-const stallUndecodable = async (
+const stallUndecodable = (
   object: Resource,
   issues: ReadonlyArray<Issue>,
   deps: ReconcileDeps,
+): Promise<ReconcileResult> => stallWithConditions(object, 'InvalidSpec', issues.map(showIssue).join('; '), deps);
+
+/**
+ * `Stalled` with `reason` before anything is planned or written: only the conditions and
+ * observedGeneration are written (the rest of the status is kept), and nothing else is done until
+ * the object changes.
+ */
+const stallWithConditions = async (
+  object: Resource,
+  reason: 'InvalidSpec' | 'TooLarge',
+  message: string,
+  deps: ReconcileDeps,
 ): Promise<ReconcileResult> => {
-  const message = issues.map(showIssue).join('; ');
   const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : undefined;
-  const previous = decodeWith(ApplicationStatusCodec, isJsonObject(object.status) ? object.status : {}, 'status');
+  const previous = decodeWith(
+    ApplicationStatusCodec,
+    readStoredStatus(isJsonObject(object.status) ? object.status : {}),
+    'status',
+  );
   const conditions = conditionsFor({
-    verdict: { _tag: 'Stalled', reason: 'InvalidSpec', message },
+    verdict: { _tag: 'Stalled', reason, message },
     previous: E.isRight(previous) ? previous.right.conditions : undefined,
     now: deps.now(),
     generation,
@@ -588,7 +619,10 @@ const stallUndecodable = async (
     name: object.metadata.name,
     namespace: object.metadata.namespace ?? 'default',
   };
-  const error = clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
+  const error =
+    reason === 'TooLarge'
+      ? clusterError('BadRequest', message, { code: 413, ref })
+      : clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
   const status: JsonObject = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) };
   const unchanged = E.isRight(previous) && jsonEqual(previous.right.conditions ?? [], conditions);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
@@ -756,11 +790,29 @@ const patchStatus = async (
   // A JSON Patch `add /status` (replaces the whole status, or creates it) stores exactly what was
   // computed: a merge patch would delete the observer schema's `null` leaves on the API server, so the
   // stored status would never equal the next computed one and every reconcile would write again.
-  const operations = deps.statusPatch?.(after) ?? [{ op: 'add', path: '/status', value: after as JsonValue }];
+  // Stored packed (app/status/stored-status.ts): what regenerates is a reference, the rest deflated.
+  const packed = await writeStoredStatus(ref, storedStatus(after), deps);
+  if (E.isLeft(packed) || packed.right === 'kept') return E.map((written: Written) => written !== 'gone')(packed);
+  // A CRD older than the operator prunes `status.manifests` (unknown to its schema): the lists are
+  // written as before rather than lost, until `kreconcile crd` is applied (docs/decisions/0023-status-size.md).
+  const unpacked = await writeStoredStatus(ref, unpackedStatus(after), deps);
+  return E.map((written: Written) => written !== 'gone')(unpacked);
+};
+
+type Written = 'kept' | 'pruned' | 'gone';
+
+/** Writes a status as stored; `pruned` when the server dropped the packed lists it was sent (an older CRD). */
+const writeStoredStatus = async (
+  ref: ObjectRef,
+  stored: JsonObject,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, Written>> => {
+  const operations = deps.statusPatch?.(stored) ?? [{ op: 'add', path: '/status', value: stored }];
   const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
-  if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right(false) : E.left(result.left);
+  if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right('gone') : E.left(result.left);
   deps.onWritten?.(result.right);
-  return E.right(true);
+  const sent = getOwn(stored, STORED_MANIFESTS_FIELD) !== undefined;
+  return E.right(sent && getIn(result.right, ['status', STORED_MANIFESTS_FIELD]) === undefined ? 'pruned' : 'kept');
 };
 
 /**

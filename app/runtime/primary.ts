@@ -26,6 +26,7 @@ import {
 import { decodedApplication } from '../reconcile/reconcile-application.js';
 import { DEFAULT_DESIRED_LIMITS, desiredProblem, type DesiredLimits } from './desired-guard.js';
 import type { ManifestObject, PrimaryObject, UntypedSpec } from './kubernetes-object.js';
+import { readStoredStatus } from '../status/stored-status.js';
 
 /** How `desired` is bounded (docs/runtime.md, Production checklist). */
 export type DesiredGuard = {
@@ -69,10 +70,7 @@ export type Primary = {
   readonly kind: string;
   readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
   /** The status write for an object whose live status is `current`. */
-  readonly statusPatch: (
-    current: JsonValue | undefined,
-    status: ApplicationStatus,
-  ) => ReadonlyArray<JsonPatchOperation>;
+  readonly statusPatch: (current: JsonValue | undefined, status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
 };
 
 /**
@@ -83,8 +81,7 @@ export const APPLICATION_PRIMARY: Primary = {
   apiVersion: APPLICATION_API_VERSION,
   kind: APPLICATION_KIND,
   decode: (object) => decodedApplication(object),
-  // A decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
-  statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status as JsonValue }],
+  statusPatch: (_current, status) => [{ op: 'add', path: '/status', value: status }],
 };
 
 /**
@@ -176,7 +173,7 @@ const shapePrimary = (
   const state = desired;
   const observerSchema = getOwn(state, 'observerSchema');
   const readiness = getOwn(state, 'readiness');
-  const liveStatus = isJsonObject(object.status) ? object.status : undefined;
+  const liveStatus = isJsonObject(object.status) ? readStoredStatus(object.status) : undefined;
   const status = liveStatus === undefined ? undefined : kreconcileStatusFieldsOf(liveStatus);
   const shaped = {
     apiVersion: APPLICATION_API_VERSION,
@@ -203,12 +200,10 @@ const shapePrimary = (
  */
 export const kreconcileStatusPatch = (
   current: JsonValue | undefined,
-  status: ApplicationStatus,
+  status: JsonObject,
 ): ReadonlyArray<JsonPatchOperation> => {
-  // A decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
-  if (!isJsonObject(current)) return [{ op: 'add', path: '/status', value: status as JsonValue }];
-  // As above: a decoded ApplicationStatus is JSON, but its optional fields type as `T | undefined`, which JsonValue has no room for.
-  const fields = status as JsonObject;
+  if (!isJsonObject(current)) return [{ op: 'add', path: '/status', value: status }];
+  const fields = status;
   return KRECONCILE_STATUS_FIELDS.flatMap((field): ReadonlyArray<JsonPatchOperation> => {
     const value = getOwn(fields, field);
     if (value !== undefined) return [{ op: 'add', path: `/status/${field}`, value }];

@@ -7,6 +7,7 @@ import {
   ApplicationStatus,
   builtinScopes,
   conditionOf,
+  isJsonObject,
   type Cluster,
   type PlanOptions,
   type Resource,
@@ -14,13 +15,16 @@ import {
 } from '../../core/index.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
+import { readStoredStatus } from '../status/stored-status.js';
 
 /**
  * Like the runtime, which does not requeue an Application stalled by a terminal error until it
  * changes: a Stalled condition (reason other than HotLoop) for the current generation is skipped.
  */
 const stalledForGood = (object: Resource): boolean => {
-  const status = ApplicationStatus.decode(object.status);
+  const status = ApplicationStatus.decode(
+    isJsonObject(object.status) ? readStoredStatus(object.status) : object.status,
+  );
   const stalled = E.isRight(status) ? conditionOf(status.right.conditions, 'Stalled') : undefined;
   return (
     stalled?.status === 'True' &&

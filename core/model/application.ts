@@ -385,6 +385,12 @@ export const ApplicationSpec = t.intersection([
   jsonObject,
 ]);
 
+/** Why a stored `status.manifests` could not be read (app/status/stored-status.ts leaves `{unreadable}`). */
+const unreadableReason = (value: unknown): string => {
+  const reason = isJsonObject(value) ? getOwn(value, 'unreadable') : undefined;
+  return typeof reason === 'string' ? reason : 'not in the stored form';
+};
+
 export const ApplicationStatus = t.partial({
   observedGeneration: t.number,
   conditions: t.array(Condition),
@@ -400,8 +406,34 @@ export const ApplicationStatus = t.partial({
   ),
 });
 
+/**
+ * The stored form of the three lists (`status.manifests`, app/status/stored-status.ts) is read back
+ * before decoding: one left in place could not be read, and says why.
+ */
+const StoredManifestsRead = new t.Type<unknown, unknown, unknown>(
+  'a status whose stored manifests were read back',
+  (value): value is unknown => !isJsonObject(value) || getOwn(value, 'manifests') === undefined,
+  (value, context) => {
+    const stored = isJsonObject(value) ? getOwn(value, 'manifests') : undefined;
+    return stored === undefined
+      ? t.success(value)
+      : t.failure(
+          stored,
+          [...context, { key: 'manifests', type: t.unknown, actual: stored }],
+          `cannot be read: ${unreadableReason(stored)}`,
+        );
+  },
+  (value) => value,
+);
+
+/** The status fields as stored: kreconcile's, with `manifests` in place of the three lists it packs. */
+export const STORED_MANIFESTS_FIELD = 'manifests';
+
 /** The status fields kreconcile owns; on an embedder's primary, the author's own fields sit beside them. */
-export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = Object.keys(ApplicationStatus.props);
+export const KRECONCILE_STATUS_FIELDS: ReadonlyArray<string> = [
+  ...Object.keys(ApplicationStatus.props),
+  STORED_MANIFESTS_FIELD,
+];
 
 /** Only kreconcile's fields of a status object (those present). */
 export const kreconcileStatusFieldsOf = (status: JsonObject): JsonObject =>
@@ -430,5 +462,5 @@ export const Application = t.intersection([
     ]),
     spec: ApplicationSpec,
   }),
-  t.partial({ status: t.union([ApplicationStatus, t.null]) }),
+  t.partial({ status: t.union([t.intersection([ApplicationStatus, StoredManifestsRead]), t.null]) }),
 ]);

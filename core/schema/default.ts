@@ -57,6 +57,12 @@ const schemaClaims = (): ((object: JsonObject) => boolean) => {
   };
 };
 
+/**
+ * The default schema `generateDefaultObserverSchema` gives one resource: what the stored status
+ * regenerates instead of keeping (core/manifest/stored-status.ts).
+ */
+export const defaultSchemaForResource = (resource: Resource): ObserverSchema => defaultSchemaOf(resource, new Map());
+
 /** The default schema of one resource; its generated nodes are recorded in `mirrored`. */
 const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema => {
   const identified = identifiedNodeOf(resource, mirrored);

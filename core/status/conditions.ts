@@ -18,7 +18,9 @@ export type StalledReason =
   | 'Conflict'
   | 'ReadinessFailed'
   | 'DependencyCycle'
-  | 'DependencyForbidden';
+  | 'DependencyForbidden'
+  /** The Application or a child cannot be stored (etcd's and kube-apiserver's size limits): nothing is written. */
+  | 'TooLarge';
 
 /** What a reconcile concluded, before it becomes conditions. */
 export type Verdict =

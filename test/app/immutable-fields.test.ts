@@ -54,12 +54,12 @@ describe('recreate of an object held by a finalizer', () => {
       }) as unknown as Resource;
     const ref = applicationRef('shop', 'svc');
     const serviceRef = { apiVersion: 'v1', kind: 'Service', namespace: 'shop', name: 'web' };
-    await must(cluster.create(applicationObject('shop', 'svc', [service('10.0.0.10')])));
+    await must(cluster.create(applicationObject('shop', 'svc', [service('10.96.0.10')])));
     await reconcileUntilQuiet(ref, deps);
     const first = await readExisting(cluster, serviceRef);
     // Another controller holds the Service with a finalizer.
     await must(cluster.patch(serviceRef, { type: 'merge', body: { metadata: { finalizers: ['example.com/hold'] } } }));
-    await must(cluster.patch(ref, { type: 'merge', body: { spec: { manifest: [service('10.0.0.20')] } } }));
+    await must(cluster.patch(ref, { type: 'merge', body: { spec: { manifest: [service('10.96.0.20')] } } }));
     const deleting = await reconcileApplication(ref, deps);
     expect(deleting._tag === 'Done' && deleting.plan.actions.map((a) => a.type)).toEqual(['recreate']);
     expect((await readExisting(cluster, serviceRef)).metadata.deletionTimestamp).toBeDefined();
@@ -70,7 +70,7 @@ describe('recreate of an object held by a finalizer', () => {
     await reconcileUntilQuiet(ref, deps);
     const recreated = await readExisting(cluster, serviceRef);
     expect(recreated.metadata.uid).not.toBe(first.metadata.uid);
-    expect(getIn(recreated, ['spec', 'clusterIP'])).toBe('10.0.0.20');
+    expect(getIn(recreated, ['spec', 'clusterIP'])).toBe('10.96.0.20');
     expectReady(await readApplication(cluster, ref));
   });
 });

@@ -31,6 +31,7 @@ import {
 } from '../../core/index.js';
 import { eventually } from './eventually.js';
 import { widgetGroup } from './test-crds.js';
+import { withReadableStatus } from '../../app/status/stored-status.js';
 
 export const WIDGET_API = `${widgetGroup}/v1`;
 
@@ -126,8 +127,9 @@ export const readExisting = async (cluster: Cluster, ref: ObjectRef): Promise<Re
   return object;
 };
 
+/** The Application with its stored status read back (app/status/stored-status.ts): the lists as the operator computed them. */
 export const readApplication = async (cluster: Cluster, ref: ObjectRef): Promise<Application> =>
-  (await readExisting(cluster, ref)) as unknown as Application;
+  withReadableStatus(await readExisting(cluster, ref)) as unknown as Application;
 
 export const conditionOf = (application: Application, type: ConditionType): Condition | undefined =>
   application.status?.conditions?.find((condition) => condition.type === type);

@@ -20,6 +20,7 @@ import { servedAs } from '../json/index.js';
 import { statusOnCreate } from './status-rules.js';
 import { admitted } from '../admission/index.js';
 import { admitNamespace, decodeInput, defaulted, validated } from './write-common.js';
+import { withinStorageLimit } from './storage-limit.js';
 
 export type CreateOptions = { readonly dryRun?: boolean };
 
@@ -97,6 +98,7 @@ export const createObject = (
         E.chainFirst((o) => validateName(info, refOf(o))),
         E.chain((o) => validated(state, info, o)),
         E.chain((o) => notExisting(state, info, o)),
+        E.chain((o) => withinStorageLimit(state, info, o)),
       ),
     ),
     E.map(({ object, info, ready }) => {

@@ -19,6 +19,7 @@ import { servedAs } from '../json/index.js';
 import { admitted } from '../admission/index.js';
 import { keepStoredSpec, keepStoredStatus, takeStatusOnly } from './status-rules.js';
 import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } from './write-common.js';
+import { withinStorageLimit } from './storage-limit.js';
 
 export type Subresource = 'main' | 'status';
 export type ReplaceOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
@@ -175,5 +176,6 @@ export const replaceObject = (
     E.chain((c) => merged(state, info, stored, c, options)),
     // Status writes never move the generation: it counts changes of the desired state.
     E.map((next) => (options.subresource === 'status' ? next : withGeneration(info, stored, next))),
+    E.chain((next) => withinStorageLimit(state, info, next)),
     E.map((next) => servedAs(store(state, info, stored, next, options.dryRun === true), candidate.apiVersion)),
   );

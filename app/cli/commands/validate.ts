@@ -6,7 +6,13 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { catalogOfDocuments, type Application, type SchemaCatalog } from '../../../core/index.js';
+import {
+  catalogOfDocuments,
+  type Application,
+  type Resource,
+  type SchemaCatalog,
+  type TenancyPolicy,
+} from '../../../core/index.js';
 import { clusterFailure, showCliError, usageError, type CliError } from '../cli-error.js';
 import {
   collect,
@@ -37,6 +43,8 @@ import { errorAt } from '../input/entries.js';
 import { dependsOnProblems } from '../planning/application-order.js';
 import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import type { ExpressionProblem } from '../../../core/ports/expressions.js';
+import { planEachApplication, TOO_LARGE_PREFIX } from '../planning/plan-applications.js';
+import { EMPTY_SNAPSHOT } from '../input/snapshot.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -94,6 +102,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(E.isLeft(cluster) ? [cluster.left] : []),
     ...applications.flatMap(readinessRuleErrors),
     ...dependsOn.errors,
+    ...sizeErrors(applications, crds),
     ...manifestSchemaErrors(
       applications,
       catalogFor(io, {
@@ -117,6 +126,28 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   }
   context.exit(EXIT_OK);
 };
+
+const EVERYWHERE: TenancyPolicy = {
+  destinations: [{ from: '*', to: ['*'] }],
+  clusterKinds: [{ from: '*', kinds: ['*'] }],
+};
+
+/**
+ * Applications the operator would refuse as too large to store (decision 0023): planned against
+ * an empty cluster, as on their first reconcile, and sized with the status that plan leads to.
+ */
+const sizeErrors = (
+  applications: ReadonlyArray<ApplicationInput>,
+  crds: ReadonlyArray<Resource>,
+): ReadonlyArray<CliError> =>
+  planEachApplication({
+    applications,
+    crds,
+    snapshot: EMPTY_SNAPSHOT,
+    now: new Date(0).toISOString(),
+    // Sizes do not depend on who may write where: every child is counted, as with an admin's open policy.
+    tenancy: EVERYWHERE,
+  }).problems.filter((problem) => problem.message.startsWith(TOO_LARGE_PREFIX));
 
 /** `line 1 column 14: …`: where in the expression the CEL library refused it, when it says. */
 const showProblem = (problem: ExpressionProblem): string =>

@@ -23,6 +23,7 @@ import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
 import { isApplication, isCustomResourceDefinition } from './kinds.js';
 import { specIssues } from './spec-issues.js';
 import { tidyIssues } from './tidy-issues.js';
+import { withReadableStatus } from '../../status/stored-status.js';
 
 /**
  * An Application and where it was written; `translated`: the manifest its TOSCA template or CSAR
@@ -133,7 +134,7 @@ const withDefaultNamespace = (value: JsonObject, namespace: string): JsonObject 
 const readApplication = (value: JsonObject, origin: Origin): Read => {
   const subject = describeObject(value);
   const unknown = unknownFieldIssues(value).map((issue) => errorAt(origin, issue.path, issue.message, subject));
-  const decoded = decodeApplication(value);
+  const decoded = decodeApplication(withReadableStatus(value));
   if (E.isLeft(decoded)) {
     return {
       errors: [

@@ -19,6 +19,7 @@ import { applicationName } from './applications.js';
 import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
 import { isApplication } from './kinds.js';
 import { tidyIssues } from './tidy-issues.js';
+import { withReadableStatus } from '../../status/stored-status.js';
 
 export type Snapshot = {
   readonly objects: ReadonlyArray<Resource>;
@@ -66,7 +67,7 @@ const readEntry = ({ value, origin }: Entry): Read => {
       ),
     };
   if (!isApplication(value)) return { object: decoded.right, errors: [] };
-  const application = decodeApplication(value);
+  const application = decodeApplication(withReadableStatus(value));
   if (E.isLeft(application))
     return {
       errors: tidyIssues(application.left).map((issue) =>

@@ -12,6 +12,7 @@ import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
   getIn,
+  getOwn,
   groupOf,
   isJsonArray,
   isJsonObject,
@@ -32,6 +33,7 @@ import { clusterFailure, type CliError } from '../cli-error.js';
 import { INTENT_KINDS_ANNOTATION } from '../../reconcile/intent-kinds.js';
 import { readLive } from '../../reconcile/live-reader.js';
 import { scopesFor } from '../planning/scopes.js';
+import { readStoredStatus } from '../../status/stored-status.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
 type Read<A> = TE.TaskEither<CliError, A>;
@@ -113,7 +115,8 @@ const crdsFor = (
 
 // The live Application is read as plain JSON: a malformed status must not stop the recording.
 const statusList = (object: Resource, key: string): ReadonlyArray<JsonObject> => {
-  const list = getIn(object, ['status', key]);
+  const status = getIn(object, ['status']);
+  const list = isJsonObject(status) ? getOwn(readStoredStatus(status), key) : undefined;
   return isJsonArray(list) ? list.filter(isJsonObject) : [];
 };
 

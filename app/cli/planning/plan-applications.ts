@@ -17,6 +17,7 @@ import { directoryView, inDependencyOrder } from './application-order.js';
 import { withClusterState } from './cluster-state.js';
 import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from './scopes.js';
+import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
 
 /** One Application's plan, with the Application as planned (cluster state merged in). */
 export type Planned = { readonly input: ApplicationInput; readonly application: Application; readonly plan: Plan };
@@ -83,8 +84,30 @@ export const planEachApplication = (args: {
     };
     return { input, application, plan: planner.plan({ application, live: objects, scopes, now: args.now, options }) };
   });
-  const problems = planned.map(stalledOnInput);
+  const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };
+};
+
+/** How a size problem's message begins (`validate` picks these out of a plan's problems). */
+export const TOO_LARGE_PREFIX = 'stalled (TooLarge): ';
+
+/**
+ * An Application the operator would refuse as `Stalled TooLarge` before creating anything
+ * (decision 0023): it or a child cannot be stored under etcd's and kube-apiserver's default limits.
+ */
+const tooLargeToStore = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {
+  if (!writesChildren(result)) return [];
+  const message = tooLargeMessage(sizeProblemsOf(input.application, application, result));
+  return message === undefined
+    ? []
+    : [
+        {
+          _tag: 'PlanError',
+          location: locationOf(input.origin, 'spec.manifest'),
+          subject: subjectOf(application),
+          message: `${TOO_LARGE_PREFIX}${message}`,
+        },
+      ];
 };
 
 const stalledOnInput = ({ input, application, plan: result }: Planned): ReadonlyArray<CliError> => {

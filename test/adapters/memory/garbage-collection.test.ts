@@ -163,7 +163,7 @@ describe('memory garbage collection', () => {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: 'svc', namespace: 'doomed' },
-        spec: { clusterIP: '10.0.0.9', ports: [{ port: 80 }] },
+        spec: { clusterIP: '10.96.0.9', ports: [{ port: 80 }] },
       }),
     );
     await must(cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name: 'doomed' }));
@@ -176,10 +176,10 @@ describe('memory garbage collection', () => {
         apiVersion: 'v1',
         kind: 'Service',
         metadata: { name: 'svc' },
-        spec: { clusterIP: '10.0.0.9', ports: [{ port: 80 }] },
+        spec: { clusterIP: '10.96.0.9', ports: [{ port: 80 }] },
       }),
     );
-    expect((reused.spec as { clusterIP: string }).clusterIP).toBe('10.0.0.9');
+    expect((reused.spec as { clusterIP: string }).clusterIP).toBe('10.96.0.9');
     for (const name of ['default', 'kube-system', 'kube-public']) {
       expect((await failure(cluster.delete({ apiVersion: 'v1', kind: 'Namespace', name })))._tag).toBe('Forbidden');
     }

@@ -18,6 +18,7 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import { LOOPBACK_ALLOWED } from '../tosca/loopback.js';
+import { withReadableStatus } from '../../../app/status/stored-status.js';
 
 export const CALLBACK_URL = 'http://kreconcile.kreconcile-system.svc:8080';
 
@@ -87,7 +88,11 @@ export const get = async (
 };
 
 export const getApplication = async (w: World, namespace: string, name: string): Promise<Application | undefined> =>
-  (await get(w, appRef(namespace, name))) as Application | undefined;
+  readable(await get(w, appRef(namespace, name))) as Application | undefined;
+
+/** The stored status read back (app/status/stored-status.ts): what a leak check must search. */
+const readable = (object: Resource | undefined): Resource | undefined =>
+  object === undefined ? undefined : withReadableStatus(object);
 
 export const call = async (
   url: string,

@@ -21,6 +21,7 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import { applicationOf, type Child } from '../model/world.js';
+import { withReadableStatus } from '../../../app/status/stored-status.js';
 
 const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: 'shop' };
 
@@ -50,7 +51,8 @@ const setup = (
 const storedStatus = async (cluster: MemoryCluster): Promise<unknown> => {
   const read = await cluster.get(ref)();
   if (E.isLeft(read) || O.isNone(read.right)) throw new Error('the Application is gone');
-  return read.right.value.status;
+  // The lists as the operator computed them (stored packed: app/status/stored-status.ts).
+  return withReadableStatus(read.right.value).status;
 };
 
 const done = (result: ReconcileResult): Extract<ReconcileResult, { _tag: 'Done' }> => {

@@ -53,6 +53,7 @@ import {
 import { APP_NAMES, NAMESPACES, applicationOf, childrenArbitrary, problems, type AppSpec } from '../model/world.js';
 import { Replica, timerContexts } from './replica.js';
 import { applicationOfWrite, concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
+import { withReadableStatus } from '../../../app/status/stored-status.js';
 
 type Slot = 'a' | 'b';
 const SLOTS: ReadonlyArray<Slot> = ['a', 'b'];
@@ -799,7 +800,9 @@ describe('children created right before the process died', () => {
     expect(deployment()).toBe(true);
     // The status never observed it (that write died), but the finalizer's patch named its kind.
     const recorded = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
-    expect(JSON.stringify(getIn(recorded, ['status', 'lastObservedManifest']) ?? [])).not.toContain('wiki-web');
+    expect(JSON.stringify(getIn(withReadableStatus(recorded), ['status', 'lastObservedManifest']) ?? [])).not.toContain(
+      'wiki-web',
+    );
     expect(intentKindsOf(recorded)).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment' }]);
     const stored = server.objects().find((o) => o.kind === APPLICATION_KIND) as Resource;
     await server.update({

@@ -8,6 +8,7 @@ import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adap
 import { Controller } from '../../../app/runtime/controller.js';
 import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
 import { applicationOf } from '../model/world.js';
+import { withReadableStatus } from '../../../app/status/stored-status.js';
 
 const run = async (clock: ManualClock, ms: number, step = 250): Promise<void> => {
   for (let t = 0; t < ms; t += step) {
@@ -62,7 +63,10 @@ describe('status written by the controller', () => {
       ),
     ).toEqual(NAMES.map(() => 'True'));
     // The observer schema's null leaves ("observe this field") survive the write.
-    const schemas = getIn(applications[0], ['status', 'mangledObserverSchema']) as ReadonlyArray<Resource>;
+    const schemas = getIn(withReadableStatus(applications[0] ?? {}), [
+      'status',
+      'mangledObserverSchema',
+    ]) as ReadonlyArray<Resource>;
     const configMapSchema = schemas.find((schema) => schema.kind === 'ConfigMap') as Resource;
     expect(getIn(configMapSchema, ['data', 'mode'])).toBeNull();
     expect(getIn(configMapSchema, ['metadata', 'labels', 'app'])).toBeNull();

@@ -17,6 +17,7 @@ import {
 import { applicationOf } from '../hooks/support.js';
 import { recordingGets } from './recording-gets.js';
 import { runUntil } from '../../support/operator-clock.js';
+import { withReadableStatus } from '../../../app/status/stored-status.js';
 
 let operator: Operator | undefined;
 afterEach(async () => {
@@ -159,7 +160,7 @@ describe('the operator under the default tenancy (own namespace only)', () => {
       cluster
         .objects()
         .filter((o) => o.kind === 'Application')
-        .map((o) => o.status),
+        .map((o) => withReadableStatus(o).status),
     );
     expect(statuses).not.toContain(base64Of(CANARY));
     expect(statuses).not.toContain(CANARY);
