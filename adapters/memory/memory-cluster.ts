@@ -75,7 +75,10 @@ export type KindRegistration = {
 };
 
 /** One kind as discovery describes it; `versions: 'any'` for kinds served at whatever version is asked. */
-export type ServedKind = Pick<KindInfo, 'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource' | 'custom'>;
+export type ServedKind = Pick<
+  KindInfo,
+  'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource' | 'custom'
+>;
 
 export interface MemoryCluster extends Cluster {
   /** The fault profile in force (assignable). */
