@@ -22,7 +22,11 @@ export type PendingWatch = {
 export type WatchHub = {
   open(sink: WatchSink): PendingWatch;
   publish(entry: HistoryEntry): void;
-  /** Connection loss (restart, outage): queued events are lost, every stream closes with `error`. */
+  /**
+   * Connection loss (restart): queued events are lost; a sink that models a connection
+   * (`connectionLost`, the HTTP endpoint) is cut as a TCP connection is, every other stream
+   * closes with `error` (what an in-process client sees once it tries to resume).
+   */
   closeAll(error: ClusterError): void;
   /** Compaction overtook every watcher: each stream delivers what it has, then ends with `error` (410 Gone). */
   expireAll(error: ClusterError): void;
@@ -45,9 +49,20 @@ type Watcher = {
   queue: WatchEvent[];
   scheduled: boolean;
   error?: ClusterError;
+  /** The connection was lost (restart): no final event, no clean end. */
+  lost?: boolean;
   scope?: WatchScope;
   options?: StartOptions;
   cancelBookmarks?: () => void;
+};
+
+/** A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream ended. */
+export type ConnectionSink = WatchSink & { connectionLost(): void };
+
+const cutConnection = (sink: WatchSink): boolean => {
+  if (!('connectionLost' in sink) || typeof sink.connectionLost !== 'function') return false;
+  sink.connectionLost();
+  return true;
 };
 
 const copyEvent = (event: WatchEvent): WatchEvent =>
@@ -66,6 +81,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     if (watcher.state !== 'closing') return;
     watcher.state = 'done';
     watchers.delete(watcher);
+    if (watcher.lost === true && cutConnection(watcher.sink)) return;
     if (watcher.error === undefined) watcher.sink.closed();
     else watcher.sink.closed(watcher.error);
   };
@@ -142,7 +158,11 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
         if (event !== undefined) deliver(watcher, event);
       }
     },
-    closeAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, true)),
+    closeAll: (error) =>
+      [...watchers].forEach((watcher) => {
+        if (watcher.state === 'open' || watcher.state === 'pending') watcher.lost = true;
+        close(watcher, error, true);
+      }),
     expireAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, false)),
     endKind: (groupKind) =>
       [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),
