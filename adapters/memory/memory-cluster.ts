@@ -18,7 +18,7 @@ import { strictFields } from './typing/strict-fields.js';
 import { deleteObject } from './verbs/delete-verb.js';
 import { createEventHistory } from './watch/event-history.js';
 import { createApiGate, type ApiGate } from './faults/api-gate.js';
-import { decideEvent } from './faults/fault-injector.js';
+import { decideEvent, decideWatchTimeout } from './faults/fault-injector.js';
 import type { FaultProfile } from './faults/faults.js';
 import { deepCopy } from './json/json-copy.js';
 import { groupKindKey, type KindInfo } from './kinds/kind-info.js';
@@ -64,7 +64,10 @@ export type KindRegistration = {
 };
 
 /** One kind as discovery describes it; `versions: 'any'` for kinds served at whatever version is asked. */
-export type ServedKind = Pick<KindInfo, 'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource' | 'custom'>;
+export type ServedKind = Pick<
+  KindInfo,
+  'group' | 'kind' | 'plural' | 'scope' | 'versions' | 'statusSubresource' | 'custom'
+>;
 
 export interface MemoryCluster extends Cluster {
   /** The fault profile in force (assignable). */
@@ -121,6 +124,8 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     resourceVersion: () => state.resourceVersion,
     eventFaults: faults.eventFaults,
     expired: () => compacted(state),
+    serverTimeout: faults.watchTimeout,
+    timedOut: () => faults.inject('watch ended by the server (request timeout)'),
   });
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
@@ -182,6 +187,7 @@ const createFaultRecord = (initial: FaultProfile, random: Random) => {
       if (decided.expire) record.inject('watch expired (410)');
       return decided;
     },
+    watchTimeout: (group: string, kind: string) => decideWatchTimeout(random, record.profile, group, kind),
   };
   return record;
 };

@@ -41,6 +41,10 @@ export type WatchHubDeps = {
   readonly eventFaults: (group: string, kind: string) => EventFaults;
   /** An expire fault hit: the change log forgets every version so far (resuming from one is Gone). */
   readonly expired: () => ClusterError;
+  /** When the server ends a new watch of `group/kind` (its request timeout), undefined: never. */
+  readonly serverTimeout: (group: string, kind: string) => number | undefined;
+  /** The server ended a watch on its timeout (counted as a fault). */
+  readonly timedOut: () => void;
 };
 
 type Watcher = {
@@ -54,6 +58,7 @@ type Watcher = {
   scope?: WatchScope;
   options?: StartOptions;
   cancelBookmarks?: () => void;
+  cancelTimeout?: () => void;
 };
 
 /** A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream ended. */
@@ -101,6 +106,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
   const close = (watcher: Watcher, error: ClusterError | undefined, dropQueued: boolean): void => {
     if (watcher.state === 'closing' || watcher.state === 'done') return;
     watcher.cancelBookmarks?.();
+    watcher.cancelTimeout?.();
     if (dropQueued) watcher.queue = [];
     watcher.state = 'closing';
     if (error !== undefined) watcher.error = error;
@@ -112,6 +118,16 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
       if (watcher.state !== 'open') return;
       enqueue(watcher, { type: 'BOOKMARK', resourceVersion: String(deps.resourceVersion()) });
       armBookmarks(watcher);
+    });
+  };
+
+  const armTimeout = (watcher: Watcher, options: StartOptions): void => {
+    const ms = deps.serverTimeout(options.group, options.kind);
+    if (ms === undefined || watcher.state !== 'open') return;
+    watcher.cancelTimeout = deps.clock.setTimer(ms, () => {
+      if (watcher.state !== 'open') return;
+      deps.timedOut();
+      close(watcher, undefined, false);
     });
   };
 
@@ -136,6 +152,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
             watcher.state = 'done';
             watcher.queue = [];
             watcher.cancelBookmarks?.();
+            watcher.cancelTimeout?.();
             watchers.delete(watcher);
           },
         },
@@ -147,6 +164,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
           initial.forEach((event) => deliver(watcher, event));
           // A close fault on an initial event may already have ended the stream.
           if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') armBookmarks(watcher);
+          armTimeout(watcher, options);
         },
         fail: (error) => close(watcher, error, true),
       };
