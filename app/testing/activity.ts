@@ -26,7 +26,8 @@ const isTask = (value: unknown): value is Task => typeof value === 'function';
 
 /** Wraps `cluster` so its calls are observed (a call returns a TaskEither: in flight while it runs). */
 export const trackActivity = (cluster: MemoryCluster, now: () => number = () => performance.now()): Activity => {
-  const seen = { inFlight: 0, lastRequestAt: -Infinity, lastWriteAt: -Infinity, writes: [] as string[] };
+  const writes: string[] = [];
+  const seen = { inFlight: 0, lastRequestAt: -Infinity, lastWriteAt: -Infinity, writes };
   const observed =
     (task: Task): Task =>
     async () => {
