@@ -75,7 +75,8 @@ export interface MemoryCluster extends Cluster {
   setFaults(profile: FaultProfile): void;
   /**
    * An API-server restart: the watch cache starts over, so every open watch ends with 410 Gone
-   * (what a client that resumes dropped streams sees) and older resourceVersions are Gone;
+   * (what a client that resumes dropped streams sees) and older resourceVersions are Gone; over
+   * HTTP the watch connections are cut instead, and the resume gets the 410;
    * with `downtimeMs`, calls answer Unavailable meanwhile.
    */
   restart(options?: { readonly downtimeMs?: number }): void;
