@@ -19,7 +19,7 @@ import { strictFields } from './typing/strict-fields.js';
 import { deleteObject } from './verbs/delete-verb.js';
 import { createEventHistory } from './watch/event-history.js';
 import { createApiGate, type ApiGate } from './faults/api-gate.js';
-import { decideEvent } from './faults/fault-injector.js';
+import { decideEvent, decideWatchTimeout } from './faults/fault-injector.js';
 import type { FaultProfile } from './faults/faults.js';
 import { deepCopy } from './json/json-copy.js';
 import { groupKindKey, type KindInfo } from './kinds/kind-info.js';
@@ -86,7 +86,8 @@ export interface MemoryCluster extends Cluster {
   setFaults(profile: FaultProfile): void;
   /**
    * An API-server restart: the watch cache starts over, so every open watch ends with 410 Gone
-   * (what a client that resumes dropped streams sees) and older resourceVersions are Gone;
+   * (what a client that resumes dropped streams sees) and older resourceVersions are Gone; over
+   * HTTP the watch connections are cut instead, and the resume gets the 410;
    * with `downtimeMs`, calls answer Unavailable meanwhile.
    */
   restart(options?: { readonly downtimeMs?: number }): void;
@@ -135,6 +136,8 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     resourceVersion: () => state.resourceVersion,
     eventFaults: faults.eventFaults,
     expired: () => compacted(state),
+    serverTimeout: faults.watchTimeout,
+    timedOut: () => faults.inject('watch ended by the server (request timeout)'),
   });
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
@@ -200,6 +203,7 @@ const createFaultRecord = (initial: FaultProfile, random: Random) => {
       if (decided.expire) record.inject('watch expired (410)');
       return decided;
     },
+    watchTimeout: (group: string, kind: string) => decideWatchTimeout(random, record.profile, group, kind),
   };
   return record;
 };

@@ -88,7 +88,7 @@ export type ConvergenceOptions<World> = {
 const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'] as const;
 
 /** `patch apps/v1 Deployment shop/web`: a write call as a report names it (its object or ref is the first argument). */
-const describeWrite = (verb: string, target: unknown): string => {
+export const describeWrite = (verb: string, target: unknown): string => {
   const object = isJsonObject(target) ? target : {};
   const metadata = isJsonObject(object.metadata) ? object.metadata : object;
   const name = [metadata.namespace, metadata.name].filter((part) => typeof part === 'string').join('/');
@@ -124,10 +124,10 @@ const counting = (
 };
 
 /** `patch apps/v1 Deployment shop/web ×2, create v1 ConfigMap shop/a`: repeated entries counted. */
-const tally = (entries: Iterable<readonly [string, number]>): string =>
+export const tally = (entries: Iterable<readonly [string, number]>): string =>
   [...entries].map(([what, count]) => (count === 1 ? what : `${what} ×${count}`)).join(', ');
 
-const counted = (items: ReadonlyArray<string>): ReadonlyMap<string, number> =>
+export const counted = (items: ReadonlyArray<string>): ReadonlyMap<string, number> =>
   items.reduce((counts, item) => counts.set(item, (counts.get(item) ?? 0) + 1), new Map<string, number>());
 
 /** What a failed run leaves to report besides its verdict: the controller's last error, the faults it met. */
@@ -212,10 +212,10 @@ const counterexampleLines = (counterexample: readonly [unknown, number] | null):
       `\n                cluster seed = ${counterexample[1]} (seeds the in-memory cluster: which calls get faults, generated names and UIDs)`;
 
 /** fast-check's report, the failing run's error and the line that replays it. */
-const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceFailure => {
+const failureOf = <World>(details: fc.RunDetails<[World, number]>, runner = 'checkConvergence'): ConvergenceFailure => {
   const path = details.counterexamplePath ?? '';
   const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
-  const replay = `\nreplay: checkConvergence({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
+  const replay = `\nreplay: ${runner}({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
   return new ConvergenceFailure(
     `${fc.defaultReportMessage(details) ?? 'property failed'}${counterexampleLines(details.counterexample)}${cause}${replay}`,
     details.seed,
@@ -232,17 +232,24 @@ const failureOf = <World>(details: fc.RunDetails<[World, number]>): ConvergenceF
  * Errors: rejects with a {@link ConvergenceFailure} carrying the seed, the replay path, the
  * counterexample and the run's error as `cause`.
  */
-export const checkConvergence = async <World>(options: ConvergenceOptions<World>): Promise<void> => {
-  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), (world, clusterSeed) =>
-    runOnce(options, world, clusterSeed),
-  );
+export const checkConvergence = <World>(options: ConvergenceOptions<World>): Promise<void> =>
+  checkWorlds(options, 50, 'checkConvergence', (world, clusterSeed) => runOnce(options, world, clusterSeed));
+
+/** The property over generated worlds and cluster seeds; a failure becomes a {@link ConvergenceFailure}. */
+export const checkWorlds = async <World>(
+  options: Pick<ConvergenceOptions<World>, 'world' | 'numRuns' | 'verbose' | 'seed' | 'path'>,
+  defaultRuns: number,
+  runner: string,
+  run: (world: World, clusterSeed: number) => Promise<void>,
+): Promise<void> => {
+  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), run);
   const details = await fc.check(property, {
-    numRuns: options.numRuns ?? 50,
+    numRuns: options.numRuns ?? defaultRuns,
     verbose: verbosity(options.verbose),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.path === undefined ? {} : { path: options.path }),
   });
-  if (details.failed) throw failureOf(details);
+  if (details.failed) throw failureOf(details, runner);
 };
 
 /**

@@ -37,6 +37,14 @@ export {
   type HttpEndpoint,
   type PassContext,
 } from './check-convergence.js';
+export { checkController, type ControllerCheckOptions } from './check-controller.js';
+export {
+  superviseController,
+  controllerReport,
+  type ControllerCommand,
+  type ControllerExit,
+  type SupervisedController,
+} from './controller-process.js';
 export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';

@@ -58,3 +58,15 @@ export const decideEvent = (random: Random, profile: FaultProfile, group: string
     expire: watch.expireRate !== undefined && chance(random, watch.expireRate),
   };
 };
+
+/** How long the server lets one watch run ([ms, 2·ms], drawn only when the profile sets it), or undefined: forever. */
+export const decideWatchTimeout = (
+  random: Random,
+  profile: FaultProfile,
+  group: string,
+  kind: string,
+): number | undefined => {
+  const watch = profile.watch;
+  if (watch?.serverTimeoutMs === undefined || !matchesKind(watch.kinds, group, kind)) return undefined;
+  return between(random, watch.serverTimeoutMs, 2 * watch.serverTimeoutMs);
+};

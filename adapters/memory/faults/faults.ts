@@ -41,7 +41,11 @@ export type ConflictFault = FaultMatch & { readonly rate: number };
 
 export type WatchFault = {
   readonly kinds?: ReadonlyArray<string>;
-  /** An event is lost. */
+  /**
+   * An event is lost. No real-server counterpart: kube-apiserver never skips an event within a
+   * stream (a gap shows only as 410 Gone when resuming). It stands for loss outside the server
+   * (a proxy, a client's own cache); the named profiles do not use it.
+   */
   readonly dropRate?: number;
   /** An event is delivered twice. */
   readonly duplicateRate?: number;
@@ -53,6 +57,12 @@ export type WatchFault = {
    * Gone too — the client must relist, as a lagging watcher on a busy cluster must.
    */
   readonly expireRate?: number;
+  /**
+   * The server ends each watch after a random time in [ms, 2·ms], as kube-apiserver does with
+   * its `--min-request-timeout` (1800 s by default, so 30–60 min: set it short here). The stream
+   * ends cleanly; clients re-watch from their last resourceVersion.
+   */
+  readonly serverTimeoutMs?: number;
 };
 
 export type FaultProfile = {
@@ -91,7 +101,7 @@ const flaky: FaultProfile = {
   ],
   latency: [{ rate: 0.2, minMs: 5, maxMs: 50 }],
   conflicts: [{ rate: 0.05, verbs: ['update', 'updateStatus', 'patch', 'patchStatus'] }],
-  watch: { dropRate: 0.01, duplicateRate: 0.01, closeRate: 0.01 },
+  watch: { duplicateRate: 0.01, closeRate: 0.01 },
 };
 
 /** Everything at once, often: for convergence tests that must survive a hostile control plane. */
@@ -117,7 +127,7 @@ const chaos: FaultProfile = {
   ],
   latency: [{ rate: 0.5, minMs: 1, maxMs: 500 }],
   conflicts: [{ rate: 0.2, verbs: ['update', 'updateStatus', 'patch', 'patchStatus'] }],
-  watch: { dropRate: 0.05, duplicateRate: 0.05, closeRate: 0.05 },
+  watch: { duplicateRate: 0.05, closeRate: 0.05 },
 };
 
 /** Named profiles. */

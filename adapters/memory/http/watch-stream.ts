@@ -3,12 +3,15 @@
  * (`{"type":…,"object":…}`), bookmarks as objects carrying only `metadata.resourceVersion`, and
  * a failure (410 Gone for a too-old resourceVersion, an injected fault) as an ERROR event with
  * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200.
+ * An API-server restart cuts the connection instead (no ERROR event, no clean end), as a real
+ * restart does; the client's next watch from its old resourceVersion then gets the 410.
  */
 import type { ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import type { JsonObject } from '../../../core/json/json.js';
 import type { Clock, Cluster, WatchEvent, WatchHandle } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
+import type { ConnectionSink } from '../watch/index.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, parseFieldSelector, type FieldSelector } from './list-query.js';
 import { statusBody } from './status-response.js';
@@ -48,10 +51,11 @@ export const watchRequestOf = (
   }))(parseFieldSelector(query.get('fieldSelector'), `${kind.group}/${kind.kind}`));
 };
 
-/** Where the stream goes: one call per line, then `end` exactly once. */
+/** Where the stream goes: one call per line, then `end` (or `cut`: the connection drops) exactly once. */
 export type LineSink = {
   line(json: JsonObject): void;
   end(): void;
+  cut(): void;
 };
 
 const lineOf = (event: WatchEvent, kind: KindAt): JsonObject =>
@@ -63,8 +67,21 @@ const lineOf = (event: WatchEvent, kind: KindAt): JsonObject =>
     : { type: event.type, object: event.object };
 
 /** Starts the stream; the returned handle stops it when the client goes away. */
-const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle =>
-  cluster.watch(
+const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => {
+  const connection: ConnectionSink = {
+    event: (event) => {
+      // metadata.name and metadata.namespace never change, so a field selector has no transitions.
+      if (event.type !== 'BOOKMARK' && !matchesFields(request.fieldSelector, event.object)) return;
+      sink.line(lineOf(event, request.kind));
+    },
+    closed: (error?: ClusterError) => {
+      if (error !== undefined)
+        sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
+      sink.end();
+    },
+    connectionLost: () => sink.cut(),
+  };
+  return cluster.watch(
     {
       apiVersion: request.kind.apiVersion,
       kind: request.kind.kind,
@@ -73,19 +90,9 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
       ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
       allowBookmarks: request.allowBookmarks,
     },
-    {
-      event: (event) => {
-        // metadata.name and metadata.namespace never change, so a field selector has no transitions.
-        if (event.type !== 'BOOKMARK' && !matchesFields(request.fieldSelector, event.object)) return;
-        sink.line(lineOf(event, request.kind));
-      },
-      closed: (error?: ClusterError) => {
-        if (error !== undefined)
-          sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
-        sink.end();
-      },
-    },
+    connection,
   );
+};
 
 /**
  * Answers 200 at once (clients count a watch as established when the headers arrive), then
@@ -104,18 +111,20 @@ export const serveWatch = (
   let ended = false;
   let upstream: WatchHandle | undefined;
   let cancelTimeout: (() => void) | undefined;
-  const end = (): void => {
+  const finish = (close: () => void): void => {
     if (ended) return;
     ended = true;
     cancelTimeout?.();
     upstream?.stop();
-    response.end();
+    close();
   };
+  const end = (): void => finish(() => response.end());
   upstream = streamWatch(cluster, request, {
     line: (json) => {
       if (!ended) response.write(`${JSON.stringify(transform(json))}\n`);
     },
     end,
+    cut: () => finish(() => response.destroy()),
   });
   if (ended) upstream.stop();
   response.on('close', end);

@@ -22,7 +22,11 @@ export type PendingWatch = {
 export type WatchHub = {
   open(sink: WatchSink): PendingWatch;
   publish(entry: HistoryEntry): void;
-  /** Connection loss (restart, outage): queued events are lost, every stream closes with `error`. */
+  /**
+   * Connection loss (restart): queued events are lost; a sink that models a connection
+   * (`connectionLost`, the HTTP endpoint) is cut as a TCP connection is, every other stream
+   * closes with `error` (what an in-process client sees once it tries to resume).
+   */
   closeAll(error: ClusterError): void;
   /** Compaction overtook every watcher: each stream delivers what it has, then ends with `error` (410 Gone). */
   expireAll(error: ClusterError): void;
@@ -37,6 +41,10 @@ export type WatchHubDeps = {
   readonly eventFaults: (group: string, kind: string) => EventFaults;
   /** An expire fault hit: the change log forgets every version so far (resuming from one is Gone). */
   readonly expired: () => ClusterError;
+  /** When the server ends a new watch of `group/kind` (its request timeout), undefined: never. */
+  readonly serverTimeout: (group: string, kind: string) => number | undefined;
+  /** The server ended a watch on its timeout (counted as a fault). */
+  readonly timedOut: () => void;
 };
 
 type Watcher = {
@@ -45,9 +53,21 @@ type Watcher = {
   queue: WatchEvent[];
   scheduled: boolean;
   error?: ClusterError;
+  /** The connection was lost (restart): no final event, no clean end. */
+  lost?: boolean;
   scope?: WatchScope;
   options?: StartOptions;
   cancelBookmarks?: () => void;
+  cancelTimeout?: () => void;
+};
+
+/** A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream ended. */
+export type ConnectionSink = WatchSink & { connectionLost(): void };
+
+const cutConnection = (sink: WatchSink): boolean => {
+  if (!('connectionLost' in sink) || typeof sink.connectionLost !== 'function') return false;
+  sink.connectionLost();
+  return true;
 };
 
 const copyEvent = (event: WatchEvent): WatchEvent =>
@@ -66,6 +86,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     if (watcher.state !== 'closing') return;
     watcher.state = 'done';
     watchers.delete(watcher);
+    if (watcher.lost === true && cutConnection(watcher.sink)) return;
     if (watcher.error === undefined) watcher.sink.closed();
     else watcher.sink.closed(watcher.error);
   };
@@ -85,6 +106,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
   const close = (watcher: Watcher, error: ClusterError | undefined, dropQueued: boolean): void => {
     if (watcher.state === 'closing' || watcher.state === 'done') return;
     watcher.cancelBookmarks?.();
+    watcher.cancelTimeout?.();
     if (dropQueued) watcher.queue = [];
     watcher.state = 'closing';
     if (error !== undefined) watcher.error = error;
@@ -96,6 +118,16 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
       if (watcher.state !== 'open') return;
       enqueue(watcher, { type: 'BOOKMARK', resourceVersion: String(deps.resourceVersion()) });
       armBookmarks(watcher);
+    });
+  };
+
+  const armTimeout = (watcher: Watcher, options: StartOptions): void => {
+    const ms = deps.serverTimeout(options.group, options.kind);
+    if (ms === undefined || watcher.state !== 'open') return;
+    watcher.cancelTimeout = deps.clock.setTimer(ms, () => {
+      if (watcher.state !== 'open') return;
+      deps.timedOut();
+      close(watcher, undefined, false);
     });
   };
 
@@ -120,6 +152,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
             watcher.state = 'done';
             watcher.queue = [];
             watcher.cancelBookmarks?.();
+            watcher.cancelTimeout?.();
             watchers.delete(watcher);
           },
         },
@@ -131,6 +164,7 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
           initial.forEach((event) => deliver(watcher, event));
           // A close fault on an initial event may already have ended the stream.
           if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') armBookmarks(watcher);
+          armTimeout(watcher, options);
         },
         fail: (error) => close(watcher, error, true),
       };
@@ -142,7 +176,11 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
         if (event !== undefined) deliver(watcher, event);
       }
     },
-    closeAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, true)),
+    closeAll: (error) =>
+      [...watchers].forEach((watcher) => {
+        if (watcher.state === 'open' || watcher.state === 'pending') watcher.lost = true;
+        close(watcher, error, true);
+      }),
     expireAll: (error) => [...watchers].forEach((watcher) => close(watcher, error, false)),
     endKind: (groupKind) =>
       [...watchers].filter((w) => w.scope?.groupKind === groupKind).forEach((w) => close(w, undefined, false)),

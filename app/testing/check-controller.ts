@@ -1,0 +1,272 @@
+/**
+ * `checkController`: the convergence property for a controller run as it is written — its
+ * unchanged entry point as a child process (any language) against the kit's memory cluster
+ * served over HTTP. For every generated world: setup, the controller under faults for a while
+ * (in real time: a process runs on its own clock), faults off, wait until the world is truly
+ * quiet, then the invariant. Crashes, restarts and the controller's output go into the report.
+ * Guide: docs/testing.md §1.
+ */
+import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
+import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
+import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
+import { trackActivity, type Activity } from './activity.js';
+import { counted, tally, checkWorlds, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
+import {
+  controllerReport,
+  superviseController,
+  type ControllerCommand,
+  type SupervisedController,
+} from './controller-process.js';
+import { drive } from './drive.js';
+import { promiseCluster } from './promise-cluster.js';
+
+export type ControllerCheckOptions<World> = Pick<
+  ConvergenceOptions<World>,
+  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose'
+> & {
+  /** The controller's entry point, run unchanged with `KUBECONFIG` set to the kit's endpoint. */
+  readonly controller: ControllerCommand;
+  /** Faults while the controller runs at first (default: none). */
+  readonly faults?: FaultProfile;
+  /** Real time the controller runs under faults, from its first request (default 1500 ms). */
+  readonly faultyMs?: number;
+  /** Real time between two `perturb` steps while faults are on (default 300 ms). */
+  readonly perturbEveryMs?: number;
+  /**
+   * API-server restarts while faults are on, at these real times (ms after the controller's
+   * first request): open connections drop, resuming from an older resourceVersion is 410 Gone.
+   */
+  readonly apiServerRestartsAt?: ReadonlyArray<number>;
+  /**
+   * Real time without a write or a change that counts as quiet (default 1 s). It must exceed the
+   * controller's own think time between a read and the write it decides on (longer on a loaded machine).
+   */
+  readonly settleMs?: number;
+  /** Real time allowed to become quiet once faults stop (default 20 s); past it, the run fails. */
+  readonly quietWithinMs?: number;
+  /** Real time the controller has to send its first request (default 30 s: loading a client can take seconds). */
+  readonly startupWithinMs?: number;
+  /** A controller exit is a finding by default (controllers run forever); `true` lets it restart silently. */
+  readonly tolerateExits?: boolean;
+  /** Options of the served endpoint. */
+  readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
+};
+
+/** The kit's own events of one run (faults it caused), with their real time since the controller started. */
+type Timeline = { began: number; readonly events: string[]; omitted: number };
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+const note = (timeline: Timeline, what: string): void => {
+  timeline.events.push(`${what} at ${seconds(performance.now() - timeline.began)}`);
+};
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Moves the kit's manual clock with real time (latency, watch timeouts, bookmarks fire on time),
+ * sleeping 10 ms between steps; `each` runs after every step.
+ */
+const pumpClock = (clock: ManualClock, each: () => void): (() => void) => {
+  let last = performance.now();
+  let stopped = false;
+  const tick = async (): Promise<void> => {
+    while (!stopped) {
+      await sleep(10);
+      const now = performance.now();
+      await clock.advance(now - last);
+      last = now;
+      each();
+    }
+  };
+  void tick();
+  return () => {
+    stopped = true;
+  };
+};
+
+/** Adds to the timeline each fault the server injected since the last look (at most `limit` entries). */
+const faultWatcher = (cluster: MemoryCluster, timeline: Timeline, limit = 40): (() => void) => {
+  let seen = new Map<string, number>();
+  let omitted = 0;
+  return () => {
+    const now = cluster.injectedFaults();
+    for (const [fault, count] of now) {
+      const added = count - (seen.get(fault) ?? 0);
+      if (added <= 0) continue;
+      if (timeline.events.length < limit) note(timeline, added === 1 ? fault : `${fault} ×${added}`);
+      else omitted += added;
+    }
+    seen = new Map(now);
+    timeline.omitted = omitted;
+  };
+};
+
+/** A fingerprint of every stored object (resourceVersions move on every change). */
+const fingerprint = (cluster: MemoryCluster): string =>
+  cluster
+    .objects()
+    .map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`)
+    .join(',');
+
+/** Why the world is not quiet yet, or undefined when it is (see docs/testing.md §1, "quiet"). */
+const notQuiet = (
+  activity: Activity,
+  controller: SupervisedController,
+  changedAt: number,
+  settleMs: number,
+): string | undefined => {
+  const now = performance.now();
+  const startedAt = controller.startedAt();
+  if (!controller.running() || startedAt === undefined) return 'the controller is down (restarting)';
+  if (activity.inFlight() > 0) return `${activity.inFlight()} requests in flight`;
+  if (activity.lastRequestAt() < startedAt) return 'the controller has sent no request since it (re)started';
+  if (now - startedAt < settleMs) return 'the controller started less than the settle period ago';
+  if (now - activity.lastWriteAt() < settleMs) return 'a write arrived within the settle period';
+  // a read is often the first half of a write still to come (read, decide, write)
+  if (now - activity.lastRequestAt() < settleMs) return 'a request arrived within the settle period';
+  if (now - changedAt < settleMs) return 'an object changed within the settle period';
+  return undefined;
+};
+
+/** Waits (sleeping, not spinning) until quiet; the reason it is not, past `quietWithinMs`. */
+const waitUntilQuiet = async (
+  cluster: MemoryCluster,
+  activity: Activity,
+  controller: SupervisedController,
+  options: Pick<ControllerCheckOptions<unknown>, 'settleMs' | 'quietWithinMs'>,
+): Promise<string | undefined> => {
+  const settleMs = options.settleMs ?? 1_000;
+  const deadline = performance.now() + (options.quietWithinMs ?? 20_000);
+  let seen = fingerprint(cluster);
+  let changedAt = performance.now();
+  const writesBefore = activity.writes().length;
+  for (;;) {
+    await sleep(Math.max(10, settleMs / 5));
+    await cluster.settle();
+    if (controller.gaveUp()) return 'the controller stays down: its restarts ran out';
+    const now = fingerprint(cluster);
+    if (now !== seen) [seen, changedAt] = [now, performance.now()];
+    const reason = notQuiet(activity, controller, changedAt, settleMs);
+    if (reason === undefined) return undefined;
+    if (performance.now() > deadline) {
+      const written = activity.writes().slice(writesBefore);
+      return (
+        `not quiet ${seconds(options.quietWithinMs ?? 20_000)} after faults stopped (${reason})` +
+        (written.length === 0 ? '' : `; it wrote meanwhile: ${tally(counted(written.slice(-20)))}`)
+      );
+    }
+  }
+};
+
+/** The controller under faults for `faultyMs`, perturbed every `perturbEveryMs`, API-server restarts on schedule. */
+const faultyPhase = async <World>(
+  options: ControllerCheckOptions<World>,
+  context: ConvergenceContext<World>,
+  timeline: Timeline,
+): Promise<void> => {
+  const faultyMs = options.faultyMs ?? 1_500;
+  const restarts = [...(options.apiServerRestartsAt ?? [])].sort((a, b) => a - b);
+  const from = performance.now();
+  context.cluster.setFaults(options.faults ?? {});
+  for (let step = 0, elapsed = 0; elapsed < faultyMs; step++) {
+    const next = Math.min(faultyMs, elapsed + (options.perturbEveryMs ?? 300), restarts[0] ?? Infinity);
+    await sleep(next - elapsed);
+    elapsed = performance.now() - from;
+    if (restarts[0] !== undefined && restarts[0] <= elapsed) {
+      restarts.shift();
+      context.cluster.restart();
+      note(timeline, 'API-server restart (connections dropped, watch cache starts over)');
+    } else if (options.perturb !== undefined && elapsed < faultyMs)
+      await options.perturb(context, step).catch(() => undefined);
+  }
+  context.cluster.setFaults({});
+  note(timeline, 'faults stopped');
+};
+
+/** The lines a failed run's error carries after its verdict. */
+const report = (cluster: MemoryCluster, controller: SupervisedController, timeline: Timeline): string => {
+  const faults = cluster.injectedFaults();
+  return [
+    `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
+    `timeline (real time since the controller started): ${timeline.events.join('; ')}` +
+      (timeline.omitted === 0 ? '' : `; ${timeline.omitted} more faults not listed`),
+    controllerReport(controller),
+  ].join('\n');
+};
+
+/** The first exit as a finding, unless exits are tolerated. */
+const exitFinding = (controller: SupervisedController, tolerate: boolean | undefined): string | undefined => {
+  const first = controller.exits()[0];
+  if (tolerate === true || first === undefined) return undefined;
+  const how = first.code === null ? `was killed by ${first.signal ?? 'a signal'}` : `exited with code ${first.code}`;
+  return `the controller ${how} at ${seconds(first.at)} (a controller runs until stopped: an exit is a crash)`;
+};
+
+/** Waits (sleeping) for the controller's first request; a finding when it sends none in time or stays down. */
+const firstRequest = async (
+  activity: Activity,
+  controller: SupervisedController,
+  withinMs: number,
+): Promise<string | undefined> => {
+  const deadline = performance.now() + withinMs;
+  while (activity.lastRequestAt() === -Infinity) {
+    if (controller.gaveUp()) return 'the controller stays down: its restarts ran out before it sent a request';
+    if (performance.now() > deadline)
+      return `the controller sent no request within ${seconds(withinMs)} of starting (wrong kubeconfig? it must read KUBECONFIG)`;
+    await sleep(20);
+  }
+  return undefined;
+};
+
+/** The run after the world is set up: the controller up, faults, quiet, the invariant. */
+const judge = async <World>(
+  options: ControllerCheckOptions<World>,
+  context: ConvergenceContext<World>,
+  activity: Activity,
+  controller: SupervisedController,
+  timeline: Timeline,
+): Promise<true | string> => {
+  const silent = await firstRequest(activity, controller, options.startupWithinMs ?? 30_000);
+  if (silent !== undefined) return silent;
+  note(timeline, "the controller's first request");
+  await faultyPhase(options, context, timeline);
+  const unquiet = await waitUntilQuiet(context.cluster, activity, controller, options);
+  if (unquiet !== undefined) return `never quiet: ${unquiet}`;
+  return exitFinding(controller, options.tolerateExits) ?? (await options.converged(context));
+};
+
+/** One generated world against a fresh cluster, endpoint and controller process. */
+const runOnce = async <World>(options: ControllerCheckOptions<World>, world: World, seed: number): Promise<void> => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, seed, workloads: options.workloads ?? true });
+  const activity = trackActivity(cluster);
+  const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world };
+  await drive(clock, options.setup(context));
+  const served = await serveMemoryCluster(activity.cluster, options.serve ?? {});
+  const timeline: Timeline = { began: performance.now(), events: [], omitted: 0 };
+  const stopPump = pumpClock(clock, faultWatcher(cluster, timeline));
+  const controller = await superviseController(options.controller, served.kubeconfig).catch(async (error: unknown) => {
+    stopPump();
+    await served.close();
+    throw error;
+  });
+  try {
+    const verdict = await judge(options, context, activity, controller, timeline);
+    if (verdict !== true) throw new Error(`${verdict}\n${report(cluster, controller, timeline)}`);
+  } finally {
+    await controller.stop();
+    stopPump();
+    await served.close();
+  }
+};
+
+/**
+ * Runs the property against a controller process.
+ * Guarantees: each run has its own cluster, endpoint, kubeconfig (0600, removed after) and
+ * process; the cluster's faults are seeded from the run, but a process runs in real time, so a
+ * replay reproduces the world and the fault stream, not necessarily the same interleaving.
+ * Errors: rejects with a ConvergenceFailure (seed, path, counterexample, the run's error as `cause`).
+ */
+export const checkController = <World>(options: ControllerCheckOptions<World>): Promise<void> =>
+  checkWorlds(options, 5, 'checkController', (world, seed) => runOnce(options, world, seed));
