@@ -86,7 +86,7 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
     }, 30_000);
   }, 60_000);
 
-  it('prints built-in kinds with the real columns: get all, get deploy -o wide', async () => {
+  it('prints built-in kinds with the real columns: get all, get deploy -o wide, and answers auth can-i', async () => {
     await eventually(async () => {
       const all = (await kubectl('get', 'all', '-n', 'shop')).stdout;
       expect(all).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/m);
@@ -105,6 +105,7 @@ describe.skipIf(!hasKubectl)('kubectl against kreconcile serve', () => {
       'IMAGES',
       'SELECTOR',
     ]);
+    expect((await kubectl('auth', 'can-i', 'create', 'deployments', '-n', 'shop')).stdout).toBe('yes\n');
   }, 60_000);
 
   it('edits through KUBE_EDITOR, patches, scales and describes', async () => {
