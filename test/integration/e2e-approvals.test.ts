@@ -143,8 +143,11 @@ describeWithApiServer('end to end: approving takes a permission editing does not
 
     // The author may edit the Application, but not approve its plan: the admission policy refuses
     // (the policy takes a moment to load: until the first refusal, retry on a fresh value).
+    let attempt = 0;
     await eventually(async () => {
-      const refused = await alice.patch(ref, approvePatch(`sha256:${'0'.repeat(64)}`))();
+      attempt += 1;
+      const fresh = `sha256:${String(attempt).padStart(64, '0')}`;
+      const refused = await alice.patch(ref, approvePatch(fresh))();
       expect(E.isLeft(refused) ? showClusterError(refused.left) : 'accepted').toContain(
         'setting kreconcile.io/approve takes the RBAC verb approve on applications.kreconcile.io',
       );

@@ -193,7 +193,10 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
       '--out',
       planFile,
     ]);
-    expect(planned.stderr).toBe('');
+    // A plan with forbidden actions fails the gate (exit 1, one summary line per Application), and is still saved.
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toMatch(/^error: Application kr-scope-team-a-\S+ is Stalled \(.*\), \d+ forbidden: /);
+    expect(planned.stderr).toContain('Application(s) stalled: the operator would not carry their plans out');
     expect(planned.stdout).toContain('forbidden (ClusterScoped)');
     const saved = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlanV1;
     expect(saved.metadata.scopes['rbac.authorization.k8s.io/ClusterRoleBinding']).toBe('Cluster');
@@ -220,7 +223,10 @@ describeWithApiServer('end to end: scopes, TOSCA-free leaks and the CI path, as 
     await writeFile(planFile, JSON.stringify(forged));
     const applied = await cli(['apply', planFile, '--kubeconfig', env.kubeconfigPath]);
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain('cluster-scoped on the server, the plan writes it in namespace');
+    // The saved plan's digest covers its actions, so the edit is caught first; the scope check behind it
+    // (a kind cluster-scoped on the server written in a namespace) is tested in test/cli/scope-redefinition.test.ts.
+    expect(applied.stderr).toContain("the saved plan's digest");
+    expect(applied.stderr).toContain('nothing was applied');
     expect(await readObject(admin, bindingRef)).toBeUndefined();
   });
 

@@ -153,7 +153,7 @@ const enumCauses = (value: JsonValue, schema: JsonObject, path: string, walk: Wa
   if (!keys.has(valueKey(value))) walk.causes.push(notSupported(path, value, options));
 };
 
-/** One node: its type first (nothing else is checked on a wrong type), then its own checks, then its members. */
+/** One node: its type first (on a wrong type only the enum is checked besides), then its own checks, then its members. */
 const validateNode = (value: JsonValue, schema: JsonObject, path: string, walk: Walk): void => {
   if (value === null && getOwn(schema, 'nullable') === true) return;
   if (!typeMatches(value, schema)) {
@@ -164,6 +164,8 @@ const validateNode = (value: JsonValue, schema: JsonObject, path: string, walk: 
     // kube-openapi's format check of an integer also fails on a fraction, with no field of its own.
     if (type === 'number' && getOwn(schema, 'type') === 'integer')
       walk.causes.push(invalid('<nil>', '', `Checked value must be of type integer (default format) in ${path}`));
+    // kube-openapi's enum validator runs whatever the type (`f: 1` against `enum: [fast, slow]` gets both causes).
+    enumCauses(value, schema, path, walk);
     return;
   }
   if (typeof value === 'string') stringCauses(value, schema, path, walk);
