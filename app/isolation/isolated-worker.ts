@@ -31,15 +31,24 @@ export const workerEntry = (name: string, base: string): URL =>
 
 /** A worker thread running `entry` within `limits`' heap, its output not inherited (a tenant's text never reaches the logs). */
 export const spawnIsolated = (entry: URL, limits: IsolationLimits): Worker =>
-  new Worker(entry, {
-    execArgv: fromSources ? ['--import', 'tsx'] : [],
-    resourceLimits: {
-      maxOldGenerationSizeMb: limits.maxHeapMb,
-      maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.maxHeapMb / 4)),
-    },
-    stdout: false,
-    stderr: false,
-  });
+  withQuietErrors(
+    new Worker(entry, {
+      execArgv: fromSources ? ['--import', 'tsx'] : [],
+      resourceLimits: {
+        maxOldGenerationSizeMb: limits.maxHeapMb,
+        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.maxHeapMb / 4)),
+      },
+      stdout: false,
+      stderr: false,
+    }),
+  );
+
+/**
+ * A worker's `error` outside a job (out of memory after its deadline passed, or while it is being
+ * terminated) has no job to report to; without a listener Node would throw it in the operator's
+ * own process. The job that was waiting already got its outcome; the caller replaces the worker.
+ */
+const withQuietErrors = (worker: Worker): Worker => worker.on('error', () => undefined);
 
 /**
  * Waits for `worker`'s next message, at most `timeoutMs`. Never rejects. Any outcome but
