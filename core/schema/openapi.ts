@@ -8,6 +8,7 @@ import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } fr
 import { showPath, type Path } from '../json/path.js';
 import { closestName, type SuggestionBudget } from '../model/closest-name.js';
 import { describeValue, type Issue } from '../model/decode.js';
+import { hasSchemaType } from './structural/schema-type.js';
 
 /** One group-version's OpenAPI v3 document, as the API server serves it. */
 export type OpenApiDocument = JsonObject;
@@ -121,25 +122,6 @@ const mergeSchemas = (a: JsonObject, b: JsonObject): JsonObject => {
   };
 };
 
-const hasType = (value: JsonValue, type: JsonValue | undefined): boolean => {
-  switch (type) {
-    case 'object':
-      return isJsonObject(value);
-    case 'array':
-      return isJsonArray(value);
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    default:
-      return true;
-  }
-};
-
 /** The types a schema allows: its `type`, the types of its `oneOf` alternatives, int-or-string; none = any. */
 const allowedTypes = (schema: JsonObject): ReadonlyArray<string> => {
   if (schema['x-kubernetes-int-or-string'] === true) return ['integer', 'string'];
@@ -164,7 +146,7 @@ export const valueIssues = (
   if (context.unknownOnly === true) return childIssues(value, schema, path, context);
   const types = allowedTypes(schema);
   const where = `(${context.source} of ${context.what})`;
-  if (types.length > 0 && !types.some((type) => hasType(value, type)))
+  if (types.length > 0 && !types.some((type) => hasSchemaType(value, type)))
     return [issueAt(path, `expected ${types.join(' or ')}, got ${describeValue(value)} ${where}`)];
   const allowed = getOwn(schema, 'enum');
   if (isJsonArray(allowed) && !allowed.some((option) => option === value)) {

@@ -9,6 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, type JsonArray, type JsonObject, type JsonValue } from '../../json/json.js';
 import type { ErrorCause } from '../../ports/errors.js';
 import { hasFormat } from './formats.js';
+import { hasSchemaType, SCHEMA_TYPES } from './schema-type.js';
 import { goFloat, invalid, jsonTypeName, notSupported, required, tooLong, tooMany, typeInvalid } from './go-text.js';
 import { compileRegex, type SafeRegex } from './regex.js';
 import { listTypeCauses } from './list-types.js';
@@ -32,22 +33,9 @@ const num = (schema: JsonObject, key: string): number | undefined => {
 const typeMatches = (value: JsonValue, schema: JsonObject): boolean => {
   if (getOwn(schema, 'x-kubernetes-int-or-string') === true)
     return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
-  switch (getOwn(schema, 'type')) {
-    case 'object':
-      return isJsonObject(value);
-    case 'array':
-      return isJsonArray(value);
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    default:
-      return value !== null || getOwn(schema, 'x-kubernetes-preserve-unknown-fields') === true;
-  }
+  const type = getOwn(schema, 'type');
+  if (SCHEMA_TYPES.has(type ?? null)) return hasSchemaType(value, type);
+  return value !== null || getOwn(schema, 'x-kubernetes-preserve-unknown-fields') === true;
 };
 
 /** The type a value should have, as the type error names it. */
