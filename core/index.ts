@@ -1,5 +1,5 @@
 /** kreconcile's pure core: the public API of docs/behaviour.md §8 plus the model, errors and ports. */
-export { validateObserverSchema } from './schema/validate.js';
+export { validateObserverSchema } from './validation/observer-schemas.js';
 export { generateDefaultObserverSchema } from './schema/default.js';
 export { updateLastAppliedManifestFromSpec, updateLastAppliedManifestFromResponse } from './manifest/last-applied.js';
 export { updateLastObservedManifestFromResponse, removeFromLastObservedManifest } from './manifest/last-observed.js';
@@ -7,7 +7,7 @@ export { calculateResourceDelta, type ResourceDelta } from './delta/resource-del
 export { driftOf, type Drift } from './delta/drift.js';
 export { plan, createPlanner, type Planner, type PlanInput, type PlanOptions } from './plan/plan.js';
 export { createMemo, keep, memoTable, recall, remember, type Memo, type MemoTable } from './memo/memo.js';
-export type * from './plan/types.js';
+export type * from './model/plan.js';
 export { installRank } from './plan/order.js';
 export {
   isOwnedBy,
@@ -18,7 +18,7 @@ export {
   primaryMarkPrefix,
   type Owner,
   type PrimaryKind,
-} from './plan/ownership.js';
+} from './manifest/ownership.js';
 export {
   DEFAULT_TENANCY,
   forbiddenChildren,
@@ -165,7 +165,7 @@ export {
 } from './hooks/secret.js';
 export { hookEnvEntries } from './hooks/env.js';
 export { podSpecPathOf, WORKLOAD_KINDS } from './hooks/workloads.js';
-export { base64Of } from './hooks/base64.js';
+export { base64Of } from './json/base64.js';
 export {
   awaitingShutdownPlan,
   isAcknowledged,

@@ -35,8 +35,8 @@ import {
   type ObjectRef,
   type Resource,
 } from '../../core/index.js';
-import type { ChildCluster } from '../reconcile/child-access.js';
-import { silentLogger, type Logger } from '../runtime/logger.js';
+import type { ChildCluster } from '../access/child-access.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
 import { createRateLimiter, defaultRateLimit, type Admission, type RateLimit } from './rate-limit.js';
 import { generateToken, liveTokens, ownerOfApp, type HookTokens } from './tokens.js';
 import { withReadableStatus } from '../status/stored-status.js';

@@ -61,7 +61,7 @@ import { stalledOnTranslation } from '../tosca/stalled.js';
 import { needsTranslation, type Translation, type Translator } from '../tosca/translator.js';
 import type { ExpressionEvaluator } from '../../core/ports/expressions.js';
 import type { IsolatedRules } from '../isolation/isolated-rules.js';
-import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
+import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from '../access/child-access.js';
 import { intentOf } from './intent-kinds.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';

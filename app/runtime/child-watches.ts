@@ -19,7 +19,7 @@ import {
 } from '../../core/index.js';
 import type { LiveCache } from '../reconcile/live-reader.js';
 import { KindWatch } from './kind-watch.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export type Kind = { readonly apiVersion: string; readonly kind: string };
 

@@ -36,7 +36,7 @@ import { Dependants } from './dependants.js';
 import { HotLoopHistory } from './hot-loop-history.js';
 import { PerpetualDiffHistory } from './perpetual-diff-history.js';
 import { KnownScopes, UnservedKinds } from './known-scopes.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 import { applicationPrimary, type Primary } from './primary.js';
 import { PrimaryStore, applicationKey, type PrimaryChange } from './primary-store.js';

@@ -5,7 +5,7 @@
  * the loop backs off from) is logged at `error`, an API error or a hot loop at `warn`.
  */
 import { pino, type DestinationStream } from 'pino';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export type DefaultLoggerOptions = {
   /** The least severe records written (default `info`). */

@@ -13,7 +13,7 @@ import {
   type Plan,
 } from '../../core/index.js';
 import type { ActionResult } from '../executor/execute.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export class HotLoopHistory {
   private readonly history = new Map<string, ReadonlyArray<PatchRecord>>();

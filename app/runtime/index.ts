@@ -10,7 +10,7 @@ export { Controller, DEFAULT_PROGRESS_STATUS_AFTER_MS, applicationKey, type Cont
 export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export { registerFlowControlMetrics, type FlowControlMetrics, type FlowControlSource } from './flow-metrics.js';
-export { silentLogger, type Logger } from './logger.js';
+export { silentLogger, type Logger } from '../logging/logger.js';
 export { createDefaultLogger, type DefaultLoggerOptions } from './default-logger.js';
 export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */

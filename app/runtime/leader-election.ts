@@ -17,7 +17,7 @@ import {
   type ClusterWriter,
   type Resource,
 } from '../../core/index.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from './lease.js';
 
 export type LeaderElectionOptions = {

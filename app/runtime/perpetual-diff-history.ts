@@ -15,7 +15,7 @@ import {
   type WriteRecord,
 } from '../../core/index.js';
 import type { ActionResult } from '../executor/execute.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export class PerpetualDiffHistory {
   private readonly history = new Map<string, ReadonlyArray<WriteRecord>>();

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../core/index.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 import { AFTER_DEFECT, requeueOf, type Requeue } from './requeue.js';
 import type { WorkQueue } from './work-queue.js';

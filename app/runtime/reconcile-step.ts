@@ -22,7 +22,7 @@ import {
   type Memo,
 } from '../../core/index.js';
 import type { HookRuntime } from '../hooks/runtime.js';
-import { wrapImpersonated } from '../reconcile/child-access.js';
+import { wrapImpersonated } from '../access/child-access.js';
 import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-reader.js';
 import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
@@ -32,7 +32,7 @@ import { EventCorrelator, droppedReason, mayAnnounce, recordEvents } from './eve
 import type { HotLoopHistory } from './hot-loop-history.js';
 import type { PerpetualDiffHistory } from './perpetual-diff-history.js';
 import type { KnownScopes } from './known-scopes.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 import { countWrittenActions, type Metrics } from './metrics.js';
 import type { PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type StepOutcome } from './reconcile-loop.js';

@@ -9,7 +9,7 @@
 import type { Cluster } from '../../core/index.js';
 import type { Controller } from './controller.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 import { fenced } from './write-fence.js';
 

@@ -12,7 +12,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as E from 'fp-ts/lib/Either.js';
-import { silentLogger, type Logger } from '../runtime/logger.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
 import { emptyAllowlist, isDeniedAddress, parseAllowlist, type AddressAllowlist } from './address-policy.js';
 
 export type FetchLimits = {

@@ -9,7 +9,7 @@ import { groupOf, showRef, type ObjectRef, type Resource } from '../model/resour
 import { withDigests } from '../sensitive/secret-values.js';
 import { fromPointer } from '../json/path.js';
 import { sha256Hex } from '../sensitive/sha256.js';
-import type { Action } from '../plan/types.js';
+import type { Action } from '../model/plan.js';
 import {
   parseFieldPath,
   type DenySelector,

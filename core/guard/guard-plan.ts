@@ -5,7 +5,7 @@
  */
 import type { Application } from '../model/application.js';
 import { conditionsFor } from '../status/conditions.js';
-import type { Plan } from '../plan/types.js';
+import type { Plan } from '../model/plan.js';
 import { APPROVE_ANNOTATION, denialMessage, evaluateOne, isDenied, type GuardVerdict } from './evaluate.js';
 import type { GuardPolicy } from './policy.js';
 

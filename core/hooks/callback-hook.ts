@@ -4,7 +4,7 @@ import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import { refKey, resourceKey, type Resource } from '../model/resource.js';
 import { schemaKeyOf } from '../schema/lookup.js';
-import { base64Of } from './base64.js';
+import { base64Of } from '../json/base64.js';
 import { hookEnvEntries, injectEnv } from './env.js';
 import { mergeSchemaNodes } from './schema-edit.js';
 import {

@@ -9,7 +9,7 @@ import { fromPointer, showPath } from '../json/path.js';
 import type { ApplicationStatus } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { ObjectRef } from '../model/resource.js';
-import type { Action, FieldChange, JsonPatchOperation, Plan } from '../plan/types.js';
+import type { Action, FieldChange, JsonPatchOperation, Plan } from '../model/plan.js';
 import { marksFrom, startsWith, updateValueAt } from '../sensitive/marked.js';
 import {
   maskedAt,

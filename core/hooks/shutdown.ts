@@ -11,7 +11,7 @@
 import { getOwn, isJsonObject } from '../json/json.js';
 import { FINALIZER, type Application } from '../model/application.js';
 import { conditionsFor } from '../status/conditions.js';
-import type { Plan } from '../plan/types.js';
+import type { Plan } from '../model/plan.js';
 
 /** Set on the Application (RFC 3339 time) when its workload acknowledged the shutdown request. */
 export const SHUTDOWN_ACKNOWLEDGED_ANNOTATION = 'kreconcile.io/shutdown-acknowledged';

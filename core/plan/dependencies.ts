@@ -8,7 +8,7 @@
 import { getIn } from '../json/json.js';
 import type { Issue } from '../model/decode.js';
 import { groupOf, refKey, refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
-import type { WaitAction } from './types.js';
+import type { WaitAction } from '../model/plan.js';
 
 export const DEPENDS_ON_ANNOTATION = 'kreconcile.io/depends-on';
 

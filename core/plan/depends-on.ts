@@ -22,7 +22,7 @@ import type { Resource } from '../model/resource.js';
 import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { tenancyFor } from './tenancy.js';
-import type { Plan } from './types.js';
+import type { Plan } from '../model/plan.js';
 
 /** An Application as stored (raw, from a cache or a snapshot) or as decoded (a directory's). */
 export type StoredApplication = Resource | Application;

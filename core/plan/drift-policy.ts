@@ -10,8 +10,8 @@ import type { Resource } from '../model/resource.js';
 import { identityIndex } from '../manifest/identity.js';
 import { redactPlan, redactStatus } from '../hooks/redact.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
-import type { Owner } from './ownership.js';
-import type { PatchAction, Plan, RecreateAction } from './types.js';
+import type { Owner } from '../manifest/ownership.js';
+import type { PatchAction, Plan, RecreateAction } from '../model/plan.js';
 
 type Corrections = {
   readonly patches: ReadonlyArray<PatchAction>;

@@ -15,7 +15,7 @@ import {
 import { showPath, toPointer, type Path } from '../json/path.js';
 import { listControl, listElements, makeListControl, type SchemaNode } from '../model/observer-schema.js';
 import { appendedElements, missingValue } from '../delta/missing.js';
-import type { FieldChange, JsonPatchOperation } from './types.js';
+import type { FieldChange, JsonPatchOperation } from '../model/plan.js';
 
 export type ResourcePatch = {
   readonly operations: ReadonlyArray<JsonPatchOperation>;

@@ -63,7 +63,7 @@ import {
   ownerMark,
   withOwnershipMarks,
   type Owner,
-} from './ownership.js';
+} from '../manifest/ownership.js';
 import { checkSpec } from './spec-check.js';
 import { forbiddenChildren, forbiddenMessage, mayWrite as writableBy, tenancyFor, type Tenancy } from './tenancy.js';
 import type { TenancyPolicy } from '../model/tenancy-policy.js';
@@ -93,7 +93,7 @@ import type {
   RecreateAction,
   SkipAction,
   WaitAction,
-} from './types.js';
+} from '../model/plan.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */

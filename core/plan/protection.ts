@@ -14,7 +14,7 @@ import { getIn, isJsonArray, isJsonObject, type JsonValue } from '../json/json.j
 import { escapePointerToken } from '../json/path.js';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, OWNER_ANNOTATION } from '../model/application.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
-import { ownerMark, type Owner } from './ownership.js';
+import { ownerMark, type Owner } from '../manifest/ownership.js';
 import type {
   ConflictAction,
   CreateAction,
@@ -24,7 +24,7 @@ import type {
   PatchAction,
   RecreateAction,
   SkipAction,
-} from './types.js';
+} from '../model/plan.js';
 
 export const PRUNE_ANNOTATION = 'kreconcile.io/prune';
 export const APPLY_ANNOTATION = 'kreconcile.io/apply';

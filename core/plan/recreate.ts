@@ -7,7 +7,7 @@
  */
 import { getIn } from '../json/json.js';
 import { groupOf, type Resource } from '../model/resource.js';
-import type { PatchAction, RecreateAction } from './types.js';
+import type { PatchAction, RecreateAction } from '../model/plan.js';
 
 export const RECREATE_ANNOTATION = 'kreconcile.io/recreate';
 

@@ -16,8 +16,8 @@ import { showPath, type Path } from '../json/path.js';
 import { refOf, type Resource } from '../model/resource.js';
 import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
-import { withOwnershipMarks, type Owner } from './ownership.js';
-import type { JsonPatchOperation, PatchAction, ServerSideApplyIntent } from './types.js';
+import { withOwnershipMarks, type Owner } from '../manifest/ownership.js';
+import type { JsonPatchOperation, PatchAction, ServerSideApplyIntent } from '../model/plan.js';
 
 /**
  * How a patch is sent in `ServerSideApply` mode: as the observed-fields intent, unless a list of

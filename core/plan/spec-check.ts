@@ -7,7 +7,7 @@ import type { ObserverSchema } from '../model/observer-schema.js';
 import { refKey, type Resource } from '../model/resource.js';
 import type { ScopeTable } from '../model/scope.js';
 import { identityOf, knownScope, withNamespace } from '../manifest/identity.js';
-import { manifestIssues, validateObserverSchema } from '../schema/validate.js';
+import { manifestIssues, validateObserverSchema } from '../validation/observer-schemas.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
 import type { Memo } from '../memo/memo.js';

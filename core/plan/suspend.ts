@@ -6,7 +6,7 @@
  */
 import type { Application } from '../model/application.js';
 import { conditionsFor } from '../status/conditions.js';
-import type { Plan } from './types.js';
+import type { Plan } from '../model/plan.js';
 
 export const SUSPENDED_MESSAGE = 'spec.suspend is true: nothing is written until it is false';
 

@@ -8,8 +8,8 @@ import type { JsonObject } from '../json/json.js';
 import { refOf, resourceKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeKey } from '../model/scope.js';
 import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
-import { ownerOf } from './ownership.js';
-import type { ForbiddenAction, ForbiddenRule } from './types.js';
+import { ownerOf } from '../manifest/ownership.js';
+import type { ForbiddenAction, ForbiddenRule } from '../model/plan.js';
 
 /** The policy used when none is given: own namespace only. */
 export const DEFAULT_TENANCY: TenancyPolicy = {};

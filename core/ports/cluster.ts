@@ -5,7 +5,7 @@
 import type * as O from 'fp-ts/lib/Option.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import type { JsonObject } from '../json/json.js';
-import type { JsonPatchOperation } from '../plan/types.js';
+import type { JsonPatchOperation } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import type { Scope } from '../model/scope.js';
 import type { ClusterError } from './errors.js';

@@ -9,7 +9,7 @@
  */
 import { getIn, getOwn, isJsonObject, type JsonValue } from '../json/json.js';
 import type { ClusterError } from '../ports/errors.js';
-import { base64Bytes } from '../hooks/base64.js';
+import { base64Bytes } from '../json/base64.js';
 import { isSecret, LAST_APPLIED_ANNOTATION, SENSITIVE, SENSITIVE_FIELDS } from './secret-values.js';
 
 /** What stands in for an echoed object. */

@@ -7,7 +7,7 @@
  * three times (a value quoted in an error quoting JSON). `echo.ts` is the same for API errors.
  */
 import { isJsonObject, parseJsonText, type JsonObject, type JsonValue } from '../json/json.js';
-import { base64Bytes, base64Of } from '../hooks/base64.js';
+import { base64Bytes, base64Of } from '../json/base64.js';
 import { escaped, utf8Text } from './echo.js';
 import { SENSITIVE } from './secret-values.js';
 

@@ -17,7 +17,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../json/json.js';
-import { base64Bytes, base64Of, utf8Bytes } from '../hooks/base64.js';
+import { base64Bytes, base64Of, utf8Bytes } from '../json/base64.js';
 import { resourceFinder } from '../manifest/identity.js';
 import { updateValueAt, valueAt } from './marked.js';
 import type { Resource } from '../model/resource.js';

@@ -11,7 +11,7 @@
  */
 import type { ApplicationStatus } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
-import { ownerMark, ownerOf, type Owner } from '../plan/ownership.js';
+import { ownerMark, ownerOf, type Owner } from '../manifest/ownership.js';
 
 export type FirstStatusDecision =
   | { readonly _tag: 'Write' }

@@ -5,7 +5,7 @@
  * restart) are never recorded, so retries cannot look like a fight.
  */
 import { refKey, type Resource } from '../model/resource.js';
-import type { Action, PatchAction, Plan } from '../plan/types.js';
+import type { Action, PatchAction, Plan } from '../model/plan.js';
 import type { Application } from '../model/application.js';
 import { stalledConditions } from './conditions.js';
 

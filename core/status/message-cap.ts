@@ -4,7 +4,7 @@
  * status over the API server's request limit makes every status write fail. One bound, in bytes
  * of UTF-8, applied where conditions are built (conditions.ts) and to each readiness reason.
  */
-import { utf8Bytes } from '../hooks/base64.js';
+import { utf8Bytes } from '../json/base64.js';
 
 /** Longest message of a condition, in bytes: room for a few readiness reasons, far below any request limit. */
 export const MAX_STATUS_MESSAGE_BYTES = 4_096;

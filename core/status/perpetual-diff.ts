@@ -10,7 +10,7 @@ import { getOwn, isJsonArray, isJsonObject, jsonCovers, type JsonValue } from '.
 import { fromPointer, showPath, type Path } from '../json/path.js';
 import type { Application } from '../model/application.js';
 import { refKey, showRef, type ObjectRef, type Resource } from '../model/resource.js';
-import type { JsonPatchOperation, PatchAction, Plan } from '../plan/types.js';
+import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
 import { stalledConditions } from './conditions.js';
 import type { ActionResult, LiveVersions } from './hot-loop.js';
 

@@ -1,7 +1,7 @@
 /** Owner marks of an embedder's primary kind: they name the kind; Applications' marks are unchanged. */
 import { describe, expect, it } from 'vitest';
 import { isOwnedBy, ownerFor, ownerMark, primaryMarkPrefix, type Owner, type Resource } from '../../core/index.js';
-import { adoptionPatch, withOwnershipMarks } from '../../core/plan/ownership.js';
+import { adoptionPatch, withOwnershipMarks } from '../../core/manifest/ownership.js';
 
 const meta = { name: 'hello', namespace: 'team', uid: 'u-1' };
 const greetingOwner = ownerFor({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: meta });

@@ -15,7 +15,7 @@ import {
 } from '../../core/index.js';
 import { sha256Hex } from '../../core/sensitive/sha256.js';
 import { revealMatching, withoutDigests } from '../../core/sensitive/secret-values.js';
-import { utf8Bytes } from '../../core/hooks/base64.js';
+import { utf8Bytes } from '../../core/json/base64.js';
 import { manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { application, marked, scopes, served } from './fixtures.js';
 

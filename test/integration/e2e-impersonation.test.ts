@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { childClusters } from '../../app/reconcile/child-access.js';
+import { childClusters } from '../../app/access/child-access.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { ObjectRef, Resource } from '../../core/index.js';
 import {

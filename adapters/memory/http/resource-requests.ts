@@ -10,7 +10,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_JSON_BOUNDS, withinBounds } from '../../../core/json/bounds.js';
 import { isJsonArray, isJsonObject, type JsonObject, type JsonValue, parseJsonText } from '../../../core/json/json.js';
-import type { JsonPatchOperation } from '../../../core/plan/types.js';
+import type { JsonPatchOperation } from '../../../core/model/plan.js';
 import type { ObjectRef, Resource } from '../../../core/model/resource.js';
 import type {
   Cluster,

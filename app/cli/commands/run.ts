@@ -16,13 +16,13 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
-import { childClusters, type ServiceAccountPolicy } from '../../reconcile/child-access.js';
+import { childClusters, type ServiceAccountPolicy } from '../../access/child-access.js';
 import { registerFlowControlMetrics } from '../../runtime/flow-metrics.js';
 import { DEFAULT_PROGRESS_STATUS_AFTER_MS } from '../../runtime/controller.js';
 import { createMetrics } from '../../runtime/metrics.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
 import { MAX_SHARDS, shardingFromFlags } from '../../runtime/sharding/sharding.js';
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { errnoCode, usageError } from '../cli-error.js';
 import { positiveNumber, wholeNumber } from '../numeric-flags.js';

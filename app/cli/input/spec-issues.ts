@@ -13,7 +13,7 @@ import {
   type ScopeTable,
 } from '../../../core/index.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
-import { manifestIssues } from '../../../core/schema/validate.js';
+import { manifestIssues } from '../../../core/validation/observer-schemas.js';
 
 /**
  * Every problem of the spec, each with its JSON path (docs/behaviour.md §2: validation runs before anything else).

@@ -10,7 +10,7 @@ import type { Application } from '../../../core/index.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { createFetcher, type Fetcher, type FetcherOptions } from '../../tosca/fetch.js';
 import { createToscaTranslator, needsTranslation, type Translation } from '../../tosca/translator.js';
-import type { Logger } from '../../runtime/logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { inputError, type CliError } from '../cli-error.js';
 import { collect } from '../command.js';
 import type { CliIo } from '../io.js';

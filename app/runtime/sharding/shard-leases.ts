@@ -20,7 +20,7 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from '../lease.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../../logging/logger.js';
 import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from './lease-names.js';
 import type { ShardOwnership } from './ownership.js';
 

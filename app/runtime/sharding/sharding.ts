@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock, ClusterReader, ClusterWriter } from '../../../core/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { staticShard, type ShardOwnership } from './ownership.js';
 import { ShardLeases } from './shard-leases.js';
 

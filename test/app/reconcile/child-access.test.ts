@@ -15,7 +15,7 @@ import {
   wrapImpersonated,
   type ServiceAccountPolicy,
   type ServiceAccountRef,
-} from '../../../app/reconcile/child-access.js';
+} from '../../../app/access/child-access.js';
 import {
   reconcileApplication,
   type ReconcileDeps,

@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
 import { ChildWatches, type Kind } from '../../../app/runtime/child-watches.js';
-import { silentLogger } from '../../../app/runtime/logger.js';
+import { silentLogger } from '../../../app/logging/logger.js';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,

@@ -13,7 +13,7 @@ import {
   type MemoryCluster,
 } from '../../../adapters/memory/index.js';
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
-import { silentLogger } from '../../../app/runtime/logger.js';
+import { silentLogger } from '../../../app/logging/logger.js';
 import { NOT_OWNED, ReconcileLoop, type StepOutcome } from '../../../app/runtime/reconcile-loop.js';
 import { WorkQueue } from '../../../app/runtime/work-queue.js';
 import { fenced } from '../../../app/runtime/write-fence.js';

@@ -16,7 +16,7 @@ import {
   type FetchError,
   type Resolver,
 } from '../../../app/tosca/fetch.js';
-import type { Logger } from '../../../app/runtime/logger.js';
+import type { Logger } from '../../../app/logging/logger.js';
 import { body, serve, type Loopback } from './loopback.js';
 
 const UNREACHABLE =

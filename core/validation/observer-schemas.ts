@@ -11,9 +11,9 @@ import {
   type ObserverSchema,
 } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { observerSchemaError, type ObserverSchemaError } from './errors.js';
+import { observerSchemaError, type ObserverSchemaError } from '../schema/errors.js';
 import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
-import { schemaKeyOf } from './lookup.js';
+import { schemaKeyOf } from '../schema/lookup.js';
 
 const ROOT = 'spec.observerSchema';
 

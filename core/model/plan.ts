@@ -1,7 +1,7 @@
 /** The Plan value: what a reconcile would do, as plain data that can be printed, diffed and asserted. */
 import type { JsonObject, JsonValue } from '../json/json.js';
-import type { ApplicationStatus } from '../model/application.js';
-import type { ObjectRef, Resource } from '../model/resource.js';
+import type { ApplicationStatus } from './application.js';
+import type { ObjectRef, Resource } from './resource.js';
 
 /** RFC 6902 operations the planner emits. */
 export type JsonPatchOperation =

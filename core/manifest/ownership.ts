@@ -10,7 +10,7 @@ import {
   OWNER_ANNOTATION,
 } from '../model/application.js';
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
-import type { FieldChange, JsonPatchOperation } from './types.js';
+import type { FieldChange, JsonPatchOperation } from '../model/plan.js';
 
 /** The kind of a primary object kreconcile reconciles for an embedder (not an Application). */
 export type PrimaryKind = { readonly apiVersion: string; readonly kind: string };
