@@ -9,6 +9,14 @@ export { plan, createPlanner, type Planner, type PlanInput, type PlanOptions } f
 export { createMemo, keep, memoTable, recall, remember, type Memo, type MemoTable } from './memo/memo.js';
 export type * from './model/plan.js';
 export { installRank } from './plan/order.js';
+export { adviceFor, patchedFieldOwners, type PatchedFieldOwners } from './plan/field-fights.js';
+export {
+  DEFAULT_KNOWN_MANAGERS,
+  knownManagersCodec,
+  managerNames,
+  type KnownManager,
+} from './fields/known-managers.js';
+export type { FieldOwner } from './fields/owners.js';
 export {
   isOwnedBy,
   markPrefixOf,

@@ -81,6 +81,7 @@ export const applicationCrd = (): Resource => ({
                   lastAppliedManifest: { type: 'array', items: preserved },
                   lastObservedManifest: { type: 'array', items: preserved },
                   drift: { type: 'array', items: preserved },
+                  contestedFields: { type: 'array', items: preserved },
                   // The three lists above as kreconcile stores them now (app/status/stored-status.ts):
                   // packed and deflated. The lists themselves are read from an earlier operator's status.
                   manifests: {

@@ -28,6 +28,8 @@ export type ChildWatchesOptions = {
   readonly clock: Clock;
   /** Full relist this often (0 = never). */
   readonly relistEveryMs: number;
+  /** Whose managedFields entries the child caches keep (default: the known controllers', app/runtime/store.ts). */
+  readonly keepManagers?: ReadonlySet<string>;
   readonly logger: Logger;
   /** A child carrying an owner mark (`namespace/name`) changed. */
   readonly onOwnedChange: (owner: string) => void;
@@ -140,6 +142,7 @@ export class ChildWatches {
             if (error._tag === 'UnknownKind') this.options.onUnserved(kind);
           },
           indexBy: ownerOf,
+          ...(this.options.keepManagers === undefined ? {} : { keepManagers: this.options.keepManagers }),
         },
         () => this.unreadable--,
       );

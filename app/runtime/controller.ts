@@ -23,6 +23,7 @@ import {
   type ScopeTable,
   type TenancyPolicy,
   createMemo,
+  managerNames,
   type Memo,
 } from '../../core/index.js';
 import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
@@ -230,6 +231,10 @@ export class Controller {
       wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
       scopeOf: (kind) => scopeOf(this.scopes.current, kind),
       ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
+      // The planner leaves the fields of these managers to them: the caches keep their claims (core/plan/field-fights.ts).
+      ...(options.planOptions?.fieldManagers === undefined
+        ? {}
+        : { keepManagers: managerNames(options.planOptions.fieldManagers) }),
       ...childNamespacesOf(options),
     });
     this.unserved = new UnservedKinds({

@@ -44,6 +44,8 @@ export type InformerOptions = {
   readonly relistEveryMs?: number;
   /** Secondary index (e.g. by owner annotation): objects are findable by this value with `byIndex`. */
   readonly indexBy?: (object: Resource) => string | undefined;
+  /** Whose managedFields entries the cache keeps (`Store`; default: the known controllers'). */
+  readonly keepManagers?: ReadonlySet<string>;
 };
 
 export class Informer {
@@ -66,7 +68,7 @@ export class Informer {
     readonly query: ListQuery,
     private readonly options: InformerOptions,
   ) {
-    this.store = new Store(options.indexBy);
+    this.store = new Store(options.indexBy, options.keepManagers);
     this.policy = {
       minRetryMs: options.minRetryMs ?? defaultWatcherPolicy.minRetryMs,
       maxRetryMs: options.maxRetryMs ?? defaultWatcherPolicy.maxRetryMs,

@@ -23,6 +23,8 @@ export type KindWatchOptions = {
   readonly onEvent: (event: InformerEvent) => void;
   readonly onError: (error: ClusterError, phase: 'list' | 'watch') => void;
   readonly indexBy: (object: Resource) => string | undefined;
+  /** Whose managedFields entries the caches keep (default: the known controllers', app/runtime/store.ts). */
+  readonly keepManagers?: ReadonlySet<string>;
 };
 
 export class KindWatch {
@@ -129,6 +131,7 @@ export class KindWatch {
           options.onError(error, phase);
         },
         indexBy: options.indexBy,
+        ...(options.keepManagers === undefined ? {} : { keepManagers: options.keepManagers }),
       },
     );
     return informer;

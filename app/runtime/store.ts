@@ -4,7 +4,16 @@
  * one owner (the informer: lists, watch events, and read-your-own-writes) and answers with the
  * changes each write made; it calls nobody and keeps no timer.
  */
-import type { Resource, WatchEvent } from '../../core/index.js';
+import {
+  DEFAULT_KNOWN_MANAGERS,
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  managerNames,
+  type JsonValue,
+  type Resource,
+  type WatchEvent,
+} from '../../core/index.js';
 
 /** A change the store made: what its owner announces. */
 export type StoreChange = {
@@ -41,15 +50,25 @@ export const answersDeleted = ({ metadata }: Resource): boolean => {
 };
 
 /**
- * An object as the store keeps it: without `metadata.managedFields`, the server's record of which
- * client owns which field. Nothing kreconcile decides reads it, every write answers it anew, and it is
- * a large part of a typical object (a Deployment's, a third); caches that keep it pay for it once per
- * object (controller-runtime's TransformStripManagedFields, which Flux and Argo CD use, does the same).
+ * An object as the store keeps it: `metadata.managedFields`, the server's record of which client owns
+ * which field, reduced to the entries of the managers in `keep` (the known controllers whose fields
+ * the planner leaves to them, core/plan/field-fights.ts). The rest is a large part of a typical object
+ * (a Deployment's, a third) that nothing kreconcile decides reads; caches that keep it pay for it once
+ * per object (controller-runtime's TransformStripManagedFields, which Flux and Argo CD use, drops it all).
  */
-export const withoutManagedFields = (object: Resource): Resource => {
-  if (object.metadata.managedFields === undefined) return object;
-  const { managedFields: _dropped, ...metadata } = object.metadata;
-  return { ...object, metadata };
+export const withManagedFieldsOf =
+  (keep: ReadonlySet<string>) =>
+  (object: Resource): Resource => {
+    const entries = object.metadata.managedFields;
+    if (entries === undefined) return object;
+    const kept = isJsonArray(entries) ? entries.filter((entry) => keptEntry(entry, keep)) : [];
+    const { managedFields: _dropped, ...metadata } = object.metadata;
+    return { ...object, metadata: kept.length === 0 ? metadata : { ...metadata, managedFields: kept } };
+  };
+
+const keptEntry = (entry: JsonValue, keep: ReadonlySet<string>): boolean => {
+  const manager = isJsonObject(entry) ? getOwn(entry, 'manager') : undefined;
+  return typeof manager === 'string' && keep.has(manager);
 };
 
 export class Store {
@@ -66,8 +85,19 @@ export class Store {
   /** The newest resourceVersion the list or the watch has delivered (a write's answer up to it is no news). */
   private horizon: string | undefined = undefined;
 
-  /** `indexBy`: the secondary index (e.g. by owner annotation); objects are findable by this value with `byIndex`. */
-  constructor(private readonly indexBy?: (object: Resource) => string | undefined) {}
+  /** What is kept of each object (`withManagedFieldsOf`). */
+  private readonly kept: (object: Resource) => Resource;
+
+  /**
+   * `indexBy`: the secondary index (e.g. by owner annotation); objects are findable by this value with `byIndex`.
+   * `keepManagers`: whose managedFields entries are kept (default: the managers of `DEFAULT_KNOWN_MANAGERS`).
+   */
+  constructor(
+    private readonly indexBy?: (object: Resource) => string | undefined,
+    keepManagers: ReadonlySet<string> = managerNames(DEFAULT_KNOWN_MANAGERS),
+  ) {
+    this.kept = withManagedFieldsOf(keepManagers);
+  }
 
   get(namespace: string | undefined, name: string): Resource | undefined {
     return this.byName.get(namespace ?? '')?.get(name);
@@ -106,7 +136,7 @@ export class Store {
 
   /** Swaps in a fresh list; answers the differences (missed deletes included). */
   replace(listed: ReadonlyArray<Resource>): ReadonlyArray<StoreChange> {
-    const items = listed.map(withoutManagedFields);
+    const items = listed.map(this.kept);
     const changes: StoreChange[] = [];
     this.horizon = undefined;
     for (const item of items) this.passed(item.metadata.resourceVersion);
@@ -134,7 +164,7 @@ export class Store {
 
   /** Takes one watch event; answers the change, or nothing for a duplicate or stale event (or one older than our own write). */
   event(event: Exclude<WatchEvent, { type: 'BOOKMARK' }>): StoreChange | undefined {
-    const object = withoutManagedFields(event.object);
+    const object = this.kept(event.object);
     const key = storeKeyOf(object);
     this.passed(object.metadata.resourceVersion);
     if (event.type === 'DELETED') {
@@ -152,7 +182,7 @@ export class Store {
    * an answer showing the object deleted removes it. Announces nothing: the watch event that follows does.
    */
   apply(answer: Resource): void {
-    const object = withoutManagedFields(answer);
+    const object = this.kept(answer);
     const key = storeKeyOf(object);
     const existing = this.objects.get(key);
     const version = object.metadata.resourceVersion;

@@ -104,6 +104,25 @@ export type DriftEntry = {
   readonly desired?: JsonValue;
 };
 
+/**
+ * An observed field left to the controller that owns it (core/plan/field-fights.ts): the live
+ * object's managedFields name a known manager (docs/field-owners.md) as its owner.
+ */
+export type ContestedField = {
+  readonly resource: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+  };
+  readonly path: string;
+  readonly manager: string;
+  readonly subresource?: string;
+  /** When the manager last wrote its fields (its managedFields entry's time). */
+  readonly since?: string;
+  readonly controller: string;
+};
+
 export type ApplicationStatus = {
   readonly observedGeneration?: number;
   readonly conditions?: ReadonlyArray<Condition>;
@@ -112,6 +131,8 @@ export type ApplicationStatus = {
   readonly lastObservedManifest?: ReadonlyArray<JsonObject>;
   /** With `spec.driftPolicy: Report`: the drift found and left in place by the last reconcile. */
   readonly drift?: ReadonlyArray<DriftEntry>;
+  /** Observed fields left to the controllers that own them (an HPA's replicas): not patched back. */
+  readonly contestedFields?: ReadonlyArray<ContestedField>;
   /**
    * Children a readiness rule with a `timeout` is waiting for, each with when the wait began: kept
    * in the status so the timeout runs across reconciles and operator restarts.
@@ -398,6 +419,7 @@ export const ApplicationStatus = t.partial({
   lastAppliedManifest: t.array(Resource),
   lastObservedManifest: t.array(jsonObject),
   drift: t.array(jsonObject),
+  contestedFields: t.array(jsonObject),
   readinessWaits: t.array(
     t.intersection([
       t.type({ apiVersion: t.string, kind: t.string, name: t.string, since: t.string }),

@@ -75,6 +75,8 @@ import type { HookContext } from '../hooks/types.js';
 import { holdCreations, holdDeletions, showHold, waitActions } from './dependencies.js';
 import { withOrphans, withProtection } from './protection.js';
 import { withDriftReport, withheldDrift } from './drift-policy.js';
+import { withFightReport, withheldFights } from './field-fights.js';
+import { DEFAULT_KNOWN_MANAGERS, type KnownManager } from '../fields/known-managers.js';
 import { withRecreates } from './recreate.js';
 import { isSuspended, suspendedPlan } from './suspend.js';
 import { heldByDependsOn, type ApplicationsView } from './depends-on.js';
@@ -121,6 +123,11 @@ export type PlanOptions = {
    * its dependencies, a deleted one for its dependants. Without it `spec.dependsOn` is not checked.
    */
   readonly applications?: ApplicationsView;
+  /**
+   * Field managers whose fields are left to them (core/plan/field-fights.ts, docs/field-owners.md);
+   * default `DEFAULT_KNOWN_MANAGERS`, `[]` patches every observed field back whoever owns it.
+   */
+  readonly fieldManagers?: ReadonlyArray<KnownManager>;
 };
 
 export type PlanInput = {
@@ -325,7 +332,15 @@ const planFromLive = (context: Context, desired: Desired, live: ReadonlyArray<Re
   const observed = observedState(context, desired, live);
   const delta = deltaOf(context, desired, observed);
   const decided = protectionsOf(context, actionsFor(context, desired, observed, delta), observed);
-  return withDriftReport(assemble(context, decided.decided), decided.withheld, context.owner);
+  const fights = withheldFights(
+    decided.decided,
+    observed.liveByRef.get,
+    context.input.options?.fieldManagers ?? DEFAULT_KNOWN_MANAGERS,
+  );
+  return withFightReport(
+    withDriftReport(assemble(context, fights.decided), decided.withheld, context.owner),
+    fights.contested,
+  );
 };
 
 /** One desired resource with its live object, as the observation step found them. */

@@ -1,7 +1,7 @@
 /**
  * A minimal kube-controller-manager for the test control plane: garbage collection of
- * ownerReferences, namespace deletion, service accounts and the storage protection finalizers,
- * nothing that needs nodes.
+ * ownerReferences, namespace deletion, service accounts, the storage protection finalizers and
+ * HorizontalPodAutoscalers, nothing that needs nodes.
  */
 import type { Pki } from './pki.js';
 import { httpsGet, type TlsIdentity } from './https-request.js';
@@ -30,6 +30,9 @@ export const controllers = [
   'clusterrole-aggregation-controller',
   'persistentvolumeclaim-protection-controller',
   'persistentvolume-protection-controller',
+  // Acts only on HorizontalPodAutoscalers: test/integration/e2e-field-owners.test.ts needs one scaling
+  // through /scale (below minReplicas it scales without metrics, so no metrics server is needed).
+  'horizontal-pod-autoscaler-controller',
 ];
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [

@@ -50,7 +50,7 @@ import { manifestLocator } from '../planning/manifest-locator.js';
 import { renderSimulationDocument, renderSimulationText } from '../render/simulation.js';
 import { renderMarkdown } from '../render/markdown.js';
 import type { CliIo, ClusterTarget } from '../io.js';
-import { readPolicy } from '../policy/read-policy.js';
+import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../planning/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
 import { planDocument, type ClusterBasis, type PlanDocumentV1 } from '../render/plan-document.js';
@@ -58,6 +58,7 @@ import { serialize } from '../render/serialize.js';
 import { styleFor } from '../render/style.js';
 import { renderText } from '../render/text.js';
 import {
+  DEFAULT_KNOWN_MANAGERS,
   isResource,
   type Application,
   type Resource,
@@ -76,6 +77,7 @@ type Options = ToscaFlags & {
   readonly exitCode?: boolean;
   readonly now?: string;
   readonly policy?: string;
+  readonly fieldManagers?: string;
   readonly out?: string;
   readonly allowSecretValues?: boolean;
   readonly verifyConverges?: boolean;
@@ -243,6 +245,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (valid.applications.length === 0) return fail(inputProblems);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) return fail(tenancy.left);
+  const managers =
+    options.fieldManagers === undefined ? E.right(undefined) : await readFieldManagers(io, options.fieldManagers);
+  if (E.isLeft(managers)) return fail(managers.left);
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
   if (E.isLeft(guard)) return fail(guard.left);
   const approvals = await readApprovals(io, options);
@@ -268,6 +273,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     snapshot: view.snapshot,
     now: now.right,
     ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
     trusted,
   });
   const problems = [...inputProblems, ...each.problems];
@@ -460,6 +466,12 @@ export const planCommand: CliCommand = {
         new Option(
           '--policy <file>',
           "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
+        ),
+      )
+      .addOption(
+        new Option(
+          '--field-managers <file>',
+          'field managers whose fields are left to them, added to the known ones (docs/field-owners.md); as kreconcile run --field-managers',
         ),
       )
       .addOption(

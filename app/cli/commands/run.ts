@@ -9,6 +9,7 @@ import type { KubernetesCluster, KubernetesClusterOptions } from '../../../adapt
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import {
+  DEFAULT_KNOWN_MANAGERS,
   isServiceAccountName,
   showClusterError,
   type Application,
@@ -41,7 +42,7 @@ import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
-import { readPolicy } from '../policy/read-policy.js';
+import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
 import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
 import { builtinCatalog } from '../input/schema-catalog.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
@@ -84,6 +85,7 @@ type Options = {
   readonly shutdownGrace: string;
   readonly toscaFileRoot: ReadonlyArray<string>;
   readonly policy?: string;
+  readonly fieldManagers?: string;
   readonly guard?: string;
   readonly toscaAllowHost: ReadonlyArray<string>;
   readonly toscaAllowHttp?: boolean;
@@ -364,6 +366,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     reportErrors(io, tenancy.left);
     return context.exit(EXIT_ERROR);
   }
+  const managers =
+    options.fieldManagers === undefined ? E.right(undefined) : await readFieldManagers(io, options.fieldManagers);
+  if (E.isLeft(managers)) {
+    reportErrors(io, managers.left);
+    return context.exit(EXIT_ERROR);
+  }
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
   if (E.isLeft(guard)) {
     reportErrors(io, guard.left);
@@ -448,6 +456,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       progressStatusAfterMs: progressStatusAfterMs.right,
       ...(relist.right === undefined ? {} : { relistMs: relist.right }),
       ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+      ...(managers.right === undefined
+        ? {}
+        : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] } }),
       ...(guard.right === undefined ? {} : { guard: guard.right.policy }),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
@@ -767,6 +778,12 @@ export const runCommand: CliCommand = {
         new Option(
           '--policy <file>',
           'tenancy policy (YAML/JSON, admin-owned): which namespaces and cluster-scoped kinds Applications of each namespace may write, and where spec.adopt may adopt; default: own namespace only (docs/security.md)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--field-managers <file>',
+          'field managers whose fields are left to them (not patched back), added to the known ones: an HPA on replicas, cert-manager on caBundle (docs/field-owners.md)',
         ),
       )
       .addOption(

@@ -4,7 +4,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   conditionOf,
   createPlanner,
+  patchedFieldOwners,
+  refKey,
+  resourceKey,
   type Application,
+  type KnownManager,
+  type PatchedFieldOwners,
   type Plan,
   type Resource,
   type TenancyPolicy,
@@ -20,7 +25,13 @@ import { scopesFor } from './scopes.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
 
 /** One Application's plan, with the Application as planned (cluster state merged in). */
-export type Planned = { readonly input: ApplicationInput; readonly application: Application; readonly plan: Plan };
+export type Planned = {
+  readonly input: ApplicationInput;
+  readonly application: Application;
+  readonly plan: Plan;
+  /** Other managers that own the fields the plan patches, from the snapshot's managedFields (docs/field-owners.md). */
+  readonly owners?: ReadonlyArray<PatchedFieldOwners>;
+};
 
 // Stalled reasons that mean "the input is wrong": the CLI reports them as errors, not as plans.
 const INPUT_ERRORS: Readonly<Record<string, string>> = {
@@ -59,6 +70,8 @@ export const planEachApplication = (args: {
   readonly snapshot: Snapshot;
   readonly now: string;
   readonly tenancy?: TenancyPolicy;
+  /** Field managers whose fields are left to them (`--field-managers` added to the defaults; docs/field-owners.md). */
+  readonly fieldManagers?: ReadonlyArray<KnownManager>;
   /** CRDs the admin gave (`plan --crd`): the only CRDs that may set a known kind's scope (issue 19). */
   readonly trusted?: ReadonlyArray<Resource>;
 }): { readonly planned: ReadonlyArray<Planned>; readonly problems: ReadonlyArray<CliError> } => {
@@ -81,8 +94,11 @@ export const planEachApplication = (args: {
       // As the operator hands the planner its translation (never written into spec).
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+      ...(args.fieldManagers === undefined ? {} : { fieldManagers: args.fieldManagers }),
     };
-    return { input, application, plan: planner.plan({ application, live: objects, scopes, now: args.now, options }) };
+    const plan = planner.plan({ application, live: objects, scopes, now: args.now, options });
+    const owners = patchedFieldOwners(plan, (ref) => objects.find((object) => resourceKey(object) === refKey(ref)));
+    return { input, application, plan, ...(owners.length === 0 ? {} : { owners }) };
   });
   const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };

@@ -14,6 +14,7 @@ import {
   type GuardVerdict,
   type JsonValue,
 } from '../../../core/index.js';
+import { fieldOwnerMarkdown } from './field-owners.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { skipNote } from './text.js';
 
@@ -161,6 +162,7 @@ const applicationSection = (planned: Planned): string => {
     `<details><summary>Application ${plain(subjectOf(planned))}: ${create} to create, ${patch} to patch, ${deletions} to delete${skipped}</summary>`,
     '',
     ...(entries.length === 0 ? ['No changes.'] : entries),
+    ...fieldOwnerMarkdown(planned, plain),
     '',
     '</details>',
   ].join('\n');

@@ -18,6 +18,7 @@ import {
   type ObserverSchema,
   type Outcome,
   type PatchAction,
+  type PatchedFieldOwners,
   type PlanSummary,
   type Resource,
 } from '../../../core/index.js';
@@ -140,6 +141,8 @@ export type ApplicationPlanV1 = {
   readonly summary: SummaryV1;
   readonly status: ApplicationStatus;
   readonly outcome: OutcomeV1;
+  /** Other managers that own the fields the patches write, from the snapshot's managedFields (added within v1). */
+  readonly fieldOwners?: ReadonlyArray<PatchedFieldOwners>;
 };
 
 /** `url` for a fetched template or CSAR; `resources` as the template writes them (namespace only when it does). */
@@ -291,6 +294,7 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
+    ...(planned.owners === undefined ? {} : { fieldOwners: planned.owners }),
   };
 };
 

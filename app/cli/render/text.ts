@@ -16,6 +16,7 @@ import {
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY, translatedV1 } from './plan-document.js';
 import type { Style } from './style.js';
+import { fieldOwnerLines } from './field-owners.js';
 
 const ARROW = '→';
 const ABSENT = '(absent)';
@@ -153,6 +154,7 @@ const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string>
       style.dim(` (${origin.file}, document ${origin.document})`),
     ...translationLines(planned, style),
     ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
+    ...fieldOwnerLines(planned, style),
     ...verdictLines(planned, style),
     '',
     summaryLine(planned.plan.summary),

@@ -1,0 +1,66 @@
+/**
+ * Who owns a field of a live object, from its `metadata.managedFields` (fields-v1.ts). The entries
+ * are written by every client of the API server, so each is decoded on its own and one that does
+ * not decode is skipped: it can hide an owner, never invent one.
+ */
+import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
+import { fromPointer } from '../json/path.js';
+import type { Resource } from '../model/resource.js';
+import { coverage, type Extent } from './fields-v1.js';
+
+/** One manager's claim on a field, as the live object records it. */
+export type FieldOwner = {
+  readonly manager: string;
+  /** `Apply` (server-side apply) or `Update` (any other write). */
+  readonly operation: string;
+  /** `status`, `scale`, … when the manager wrote through a subresource. */
+  readonly subresource?: string;
+  /** When the manager last changed its set (RFC 3339, as the server wrote it). */
+  readonly time?: string;
+  readonly extent: Extent;
+};
+
+/** Entries beyond this many are not read (the server itself keeps ten Update managers and merges the rest). */
+const MAX_ENTRIES = 64;
+/** A manager name longer than this is shown cut: the name is written by a client, and printed. */
+const MAX_NAME = 128;
+
+type Entry = Omit<FieldOwner, 'extent'> & { readonly fields: JsonObject };
+
+/** The owners of the field at `pointer` (RFC 6901) of `live`, in the order the object lists them. */
+export const ownersOf = (live: Resource, pointer: string): ReadonlyArray<FieldOwner> => {
+  const path = fromPointer(pointer);
+  return managedEntries(live).flatMap((entry) => {
+    const extent = coverage(entry.fields, live, path);
+    if (extent === undefined) return [];
+    const { fields: _fields, ...owner } = entry;
+    return [{ ...owner, extent }];
+  });
+};
+
+/** The decodable entries of `metadata.managedFields`. */
+export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
+  const entries = getOwn(live.metadata, 'managedFields');
+  if (!isJsonArray(entries)) return [];
+  return entries.slice(0, MAX_ENTRIES).flatMap((entry) => {
+    const decoded = decodeEntry(entry);
+    return decoded === undefined ? [] : [decoded];
+  });
+};
+
+const decodeEntry = (entry: JsonValue): Entry | undefined => {
+  if (!isJsonObject(entry)) return undefined;
+  const manager = getOwn(entry, 'manager');
+  const operation = getOwn(entry, 'operation');
+  const fields = getOwn(entry, 'fieldsV1');
+  if (typeof manager !== 'string' || typeof operation !== 'string' || !isJsonObject(fields)) return undefined;
+  const subresource = getOwn(entry, 'subresource');
+  const time = getOwn(entry, 'time');
+  return {
+    manager: manager.slice(0, MAX_NAME),
+    operation: operation.slice(0, MAX_NAME),
+    ...(typeof subresource === 'string' && subresource !== '' ? { subresource: subresource.slice(0, MAX_NAME) } : {}),
+    ...(typeof time === 'string' ? { time: time.slice(0, 64) } : {}),
+    fields,
+  };
+};

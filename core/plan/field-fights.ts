@@ -1,0 +1,163 @@
+/**
+ * Fields another controller owns (issue 38, docs/field-owners.md): an observed field whose live
+ * value a known controller wrote (an HPA's `spec.replicas`, cert-manager's `caBundle`) is not
+ * patched back, since the controller would set it again and the two would fight forever. The patch
+ * leaves it out, `status.contestedFields` names it with its owner, and the Ready message says so;
+ * the cure, stopping to observe the field, is the user's (the plan prints it).
+ */
+import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonValue } from '../json/json.js';
+import { fromPointer, showPath } from '../json/path.js';
+import type { ContestedField } from '../model/application.js';
+import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
+import type { ObjectRef, Resource } from '../model/resource.js';
+import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
+import { ownersOf, type FieldOwner } from '../fields/owners.js';
+
+/** kreconcile's own field manager: its claims are never a fight. */
+export const OWN_FIELD_MANAGER = 'kreconcile';
+
+type Decided = { readonly patches: ReadonlyArray<PatchAction> };
+
+/** The patches without the fields known controllers own, and those fields. */
+export const withheldFights = <D extends Decided>(
+  decided: D,
+  liveOf: (ref: ObjectRef) => Resource | undefined,
+  table: ReadonlyArray<KnownManager>,
+): { readonly decided: D; readonly contested: ReadonlyArray<ContestedField> } => {
+  if (table.length === 0 || decided.patches.length === 0) return { decided, contested: [] };
+  const names = managerNames(table);
+  const contested: Found[] = [];
+  const patches = decided.patches.flatMap((action) => {
+    const live = liveOf(action.ref);
+    if (live === undefined || !hasManagerOf(live, names)) return [action];
+    const found = contestedIn(action, live, table);
+    if (found.length === 0) return [action];
+    contested.push(...found);
+    return withoutFields(action, new Set(found.map((field) => field.pointer)));
+  });
+  if (contested.length === 0) return { decided, contested: [] };
+  return { decided: { ...decided, patches }, contested: contested.map(({ pointer: _pointer, ...field }) => field) };
+};
+
+/** Cheap test first: most live objects carry no entry of a known manager, and are not walked. */
+const hasManagerOf = (live: Resource, names: ReadonlySet<string>): boolean => {
+  const entries = getOwn(live.metadata, 'managedFields');
+  return (
+    isJsonArray(entries) &&
+    entries.some((entry) => {
+      const manager = isJsonObject(entry) ? getOwn(entry, 'manager') : undefined;
+      return typeof manager === 'string' && names.has(manager);
+    })
+  );
+};
+
+type Found = ContestedField & { readonly pointer: string };
+
+const contestedIn = (action: PatchAction, live: Resource, table: ReadonlyArray<KnownManager>): ReadonlyArray<Found> =>
+  action.patch.flatMap((operation) => {
+    if (operation.op === 'test') return [];
+    const owner = ownersOf(live, operation.path).find(
+      (candidate) =>
+        candidate.manager !== OWN_FIELD_MANAGER &&
+        knownManagerFor(table, action.ref.kind, operation.path, candidate) !== undefined,
+    );
+    const known = owner === undefined ? undefined : knownManagerFor(table, action.ref.kind, operation.path, owner);
+    if (owner === undefined || known === undefined) return [];
+    return [
+      {
+        resource: action.ref,
+        path: readable(operation.path),
+        pointer: operation.path,
+        manager: owner.manager,
+        ...(owner.subresource === undefined ? {} : { subresource: owner.subresource }),
+        ...(owner.time === undefined ? {} : { since: owner.time }),
+        controller: known.controller,
+      },
+    ];
+  });
+
+/** `/spec/template/spec/containers/0/image` → `spec.template.spec.containers[0].image` (as plans print paths). */
+export const readable = (pointer: string): string =>
+  showPath(fromPointer(pointer).map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token)));
+
+/** The patch without the operations (their guards included) and changes at these pointers; none left, no patch. */
+const withoutFields = (action: PatchAction, pointers: ReadonlySet<string>): ReadonlyArray<PatchAction> => {
+  const patch = action.patch.filter((operation) => !pointers.has(operation.path));
+  if (!patch.some((operation) => operation.op !== 'test')) return [];
+  const paths = new Set([...pointers].map(readable));
+  const changes = action.changes.filter((change) => !paths.has(change.path));
+  const intent = action.serverSideApply;
+  return [
+    {
+      ...action,
+      patch,
+      changes,
+      ...(intent === undefined ? {} : { serverSideApply: { ...intent, body: withoutPointers(intent.body, pointers) } }),
+    },
+  ];
+};
+
+/** An applied configuration that no longer states these fields: kreconcile gives up its claim on them. */
+const withoutPointers = (body: Resource, pointers: ReadonlySet<string>): Resource =>
+  [...pointers].reduce<Resource>((current, pointer) => {
+    const next = removedAt(current, fromPointer(pointer));
+    return isJsonObject(next) && isJsonObject(getOwn(next, 'metadata')) ? { ...current, ...next } : current;
+  }, body);
+
+const removedAt = (value: JsonValue, tokens: ReadonlyArray<string>): JsonValue => {
+  const [head, ...rest] = tokens;
+  if (head === undefined || !isJsonObject(value)) return value;
+  const child = getOwn(value, head);
+  if (child === undefined) return value;
+  const entries = Object.entries(value).filter(([key]) => key !== head);
+  return objectFromEntries(rest.length === 0 ? entries : [...entries, [head, removedAt(child, rest)] as const]);
+};
+
+/** `planned` with `status.contestedFields` (removed when none) and a Ready message that names them. */
+export const withFightReport = (planned: Plan, contested: ReadonlyArray<ContestedField>): Plan => {
+  const { contestedFields: _previous, ...rest } = planned.status;
+  if (contested.length === 0) return _previous === undefined ? planned : { ...planned, status: rest };
+  // Said whether or not Ready: a rollout the HPA's scale holds up is when people look.
+  const conditions = planned.status.conditions?.map((condition) =>
+    condition.type === 'Ready'
+      ? {
+          ...condition,
+          message: `${condition.message}; ${contested.length} observed field(s) left to the controllers that own them, see status.contestedFields`,
+        }
+      : condition,
+  );
+  return {
+    ...planned,
+    status: { ...rest, contestedFields: contested, ...(conditions === undefined ? {} : { conditions }) },
+  };
+};
+
+/** What ends a fight, for people: stop observing the field. */
+export const adviceFor = (field: ContestedField): string =>
+  `stop observing ${field.path} of ${field.resource.kind} ${field.resource.name}: remove it from the resource's observer schema (${field.controller} owns it)`;
+
+/** Who else owns a field a patch writes: the forecast printed under a plan (docs/field-owners.md). */
+export type PatchedFieldOwners = {
+  readonly resource: ObjectRef;
+  readonly path: string;
+  readonly owners: ReadonlyArray<FieldOwner>;
+};
+
+/**
+ * For each field the plan's patches write, the other managers that own it on the live object now
+ * (from its managedFields: a snapshot or cluster read keeps them, the operator's caches do not).
+ */
+export const patchedFieldOwners = (
+  plan: Plan,
+  liveOf: (ref: ObjectRef) => Resource | undefined,
+): ReadonlyArray<PatchedFieldOwners> =>
+  plan.actions.flatMap((action) => {
+    if (action.type !== 'patch') return [];
+    const live = liveOf(action.ref);
+    if (live === undefined || getOwn(live.metadata, 'managedFields') === undefined) return [];
+    return action.patch.flatMap((operation) => {
+      if (operation.op === 'test') return [];
+      const owners = ownersOf(live, operation.path).filter((owner) => owner.manager !== OWN_FIELD_MANAGER);
+      return owners.length === 0 ? [] : [{ resource: action.ref, path: readable(operation.path), owners }];
+    });
+  });
