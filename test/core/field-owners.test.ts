@@ -218,9 +218,7 @@ describe('fields a known controller owns are left to it (no fight)', () => {
 
   it('a field another (unknown) manager owns is patched back, and the forecast names that owner', () => {
     const { app, live } = scaled();
-    const edited = live.map((object) =>
-      withManagedFields(object, [{ ...HPA_EDIT }]),
-    );
+    const edited = live.map((object) => withManagedFields(object, [{ ...HPA_EDIT }]));
     const planned = plan({ application: app, live: edited, scopes, now: 'now' });
     expect(actionsOf(planned, 'patch')).toHaveLength(1);
     const byRef = (ref: { readonly name: string }) => edited.find((object) => object.metadata.name === ref.name);
