@@ -68,12 +68,13 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
 const ANNOUNCED_STALLS: ReadonlySet<string> = new Set(['GuardDenied', 'PerpetualDiff']);
 
 /**
- * Drift reported (`spec.driftPolicy: Report`), guard denials and perpetual diffs, announced when the status that
+ * Drift reported (`spec.driftPolicy: Report`), fields left to their controllers, guard denials and perpetual diffs, announced when the status that
  * records them was written (a change), not at every reconcile that finds them again.
  */
 const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): ReadonlyArray<Note> => {
   if (!result.statusWritten) return [];
   const drift = result.status.drift ?? [];
+  const contested = result.status.contestedFields ?? [];
   const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
   return [
     ...(drift.length === 0
@@ -86,6 +87,21 @@ const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): Readon
               drift.map(
                 (entry) =>
                   `${entry.resource.kind} ${entry.resource.namespace ?? ''}/${entry.resource.name}: ${entry.path}`,
+              ),
+            ),
+            type: 'Warning' as const,
+          },
+        ]),
+    ...(contested.length === 0
+      ? []
+      : [
+          {
+            reason: 'FieldsContested',
+            message: listed(
+              'observed fields left to the controllers that own them (docs/field-owners.md)',
+              contested.map(
+                (field) =>
+                  `${field.resource.kind} ${field.resource.namespace ?? ''}/${field.resource.name}: ${field.path} (${field.controller})`,
               ),
             ),
             type: 'Warning' as const,

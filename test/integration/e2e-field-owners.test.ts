@@ -96,6 +96,16 @@ describeWithApiServer(
         return fields;
       }, SCALE_MS);
       expect(JSON.stringify(contested)).toContain('HorizontalPodAutoscaler');
+      // Announced once as a Warning Event on the Application (Events are sent after the reconcile).
+      await eventually(async () => {
+        const events = (await must(cluster.list({ apiVersion: 'v1', kind: 'Event', namespace }))).items.filter(
+          (event) =>
+            getIn(event, ['involvedObject', 'name']) === 'scaled' && getIn(event, ['reason']) === 'FieldsContested',
+        );
+        expect(events.map((event) => getIn(event, ['message']))).toEqual([
+          expect.stringContaining(`Deployment ${namespace}/web: spec.replicas (HorizontalPodAutoscaler`),
+        ]);
+      }, 15_000);
 
       // No fight: the replicas stay the HPA's, and the Deployment is written by nobody for ten seconds.
       const before = await readObject(cluster, ref);
