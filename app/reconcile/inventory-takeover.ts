@@ -7,23 +7,40 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
-import { FINALIZER, ownerFor, type Application, type ClusterError, type ClusterReader } from '../../core/index.js';
+import {
+  FINALIZER,
+  ownerFor,
+  type Application,
+  type ClusterError,
+  type ObjectRef,
+  type Resource,
+} from '../../core/index.js';
 import { EMPTY_INVENTORY, inventoryEntries, inventoryOf, inventoryRef, type Inventory } from './inventory.js';
 
 /** Whether the operator takes `application` over now: not deleting, and without its finalizer yet. */
 export const takesOver = (application: Application): boolean =>
   application.metadata.deletionTimestamp === undefined && !(application.metadata.finalizers ?? []).includes(FINALIZER);
 
+/** Reads one object (a cache may answer without a promise). */
+export type InventoryReader = (
+  ref: ObjectRef,
+) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
+
 /**
- * The inventory `kreconcile apply` kept for `application`, read with `reader` (the rights children
+ * The inventory `kreconcile apply` kept for `application`, read with `read` (the rights children
  * are read with). Absent, unreadable for lack of rights (`get` on ConfigMaps: `kreconcile rbac`
  * grants it) or not an inventory: empty. Errors: any other failed read (retried as reads are).
  */
 export const inheritedInventory = async (
   application: Application,
-  reader: Pick<ClusterReader, 'get'>,
+  read: InventoryReader,
 ): Promise<E.Either<ClusterError, Inventory>> => {
-  const read = await reader.get(inventoryRef(ownerFor(application)))();
+  const reading = read(inventoryRef(ownerFor(application)));
+  const answer = reading instanceof Promise ? await reading : reading;
+  return answered(answer);
+};
+
+const answered = (read: E.Either<ClusterError, O.Option<Resource>>): E.Either<ClusterError, Inventory> => {
   if (E.isRight(read)) return E.right(inventoryOf(O.toUndefined(read.right)));
   return read.left._tag === 'Forbidden' || read.left._tag === 'NotFound' || read.left._tag === 'UnknownKind'
     ? E.right(EMPTY_INVENTORY)

@@ -18,6 +18,8 @@ import {
   getOwn,
   isJsonArray,
   isJsonObject,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
   patternStringCodec,
   refKey,
   type JsonValue,
@@ -182,7 +184,8 @@ export const inventoryConfigMap = (
     metadata: {
       name: ref.name,
       namespace: owner.namespace,
-      labels: { [INVENTORY_LABEL]: 'true' },
+      // Labelled as ours, so an operator's ConfigMap cache holds it (never pruned: it carries no owner mark).
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [INVENTORY_LABEL]: 'true' },
       annotations: { [INVENTORY_OF_ANNOTATION]: `${owner.namespace}/${owner.name}` },
     },
     data: {

@@ -39,7 +39,6 @@ import {
   type PlanOptions,
   type Cluster,
   type ClusterError,
-  type ClusterReader,
   type JsonValue,
   type ObjectRef,
   type Plan,
@@ -65,7 +64,7 @@ import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf, type Kind } from './intent-kinds.js';
 import { EMPTY_INVENTORY } from './inventory.js';
-import { inheritedInventory, takesOver, withInventory } from './inventory-takeover.js';
+import { inheritedInventory, takesOver, withInventory, type InventoryReader } from './inventory-takeover.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
@@ -93,6 +92,13 @@ export type ReconcileDeps = {
     ref: ObjectRef,
   ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
   readonly readLive?: LiveSource;
+  /**
+   * Reads the inventory ConfigMap of an Application taken over (inventory-takeover.ts) with the
+   * operator's rights; defaults to `cluster.get`. A runtime answers from its ConfigMap cache when synced.
+   */
+  readonly readInventory?: (
+    ref: ObjectRef,
+  ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
   /**
@@ -448,9 +454,11 @@ const planFor = async (
   return E.right(kinds.length === 0 ? planning : { ...planning, inherited: kinds });
 };
 
-/** Who reads `application`'s children: its impersonated ServiceAccount, else the operator. */
-const readerOf = (deps: ReconcileDeps, access: ChildCluster): Pick<ClusterReader, 'get'> =>
-  access._tag === 'Impersonated' ? access.cluster : deps.cluster;
+/** How the inventory is read: with the impersonated ServiceAccount's rights, else the operator's (its cache first). */
+const readerOf = (deps: ReconcileDeps, access: ChildCluster): InventoryReader =>
+  access._tag === 'Impersonated'
+    ? (ref) => access.cluster.get(ref)()
+    : (deps.readInventory ?? ((ref: ObjectRef) => deps.cluster.get(ref)()));
 
 type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;
 
