@@ -66,10 +66,15 @@ const childRules = (kinds: ReadonlyArray<ChildKind>): ReadonlyArray<Rule> => {
     resources.add(kind.plural ?? pluralOf(kind.kind));
     byGroup.set(group, resources);
   }
-  return [...byGroup]
+  const rules = [...byGroup]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([group, resources]) => ({ apiGroups: [group], resources: [...resources].sort(), verbs: CHILD_VERBS }));
+  // The inventory `kreconcile apply` keeps (docs/decisions/0028) is read when the operator takes an
+  // Application over: `get` on ConfigMaps where children are, when they are not children already.
+  return byGroup.get('')?.has('configmaps') === true ? rules : [...rules, INVENTORY_RULE];
 };
+
+const INVENTORY_RULE: Rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] };
 
 /** What the operator's RBAC grants (the admin's choice, never derived from Applications unless asked). */
 export type RbacOptions = {

@@ -41,7 +41,7 @@ const API_VERSION = new RegExp(`^((?=.{1,253}/)${LABEL}(\\.${LABEL})*/)?[a-z0-9]
 const KIND = /^[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
 
 // The patterns bound the lengths themselves (253 + 1 + 63 and 63 characters).
-const KindCodec = t.type({
+export const KindCodec = t.type({
   apiVersion: patternStringCodec('apiVersion', API_VERSION, 317),
   kind: patternStringCodec('kind', KIND, 63),
 });
@@ -67,7 +67,7 @@ export const intentKindsOf = (application: Pick<Application, 'metadata'>): Reado
   return [...kinds.values()];
 };
 
-const parsedOrNothing = (text: string): JsonValue | undefined => {
+export const parsedOrNothing = (text: string): JsonValue | undefined => {
   try {
     return parseJsonText(text);
   } catch {
@@ -96,6 +96,7 @@ export const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`
  * the plan adds the finalizer before its creates (a new Application) and the kinds fit the
  * annotation: they ride on that metadata patch, no request of their own; else `InStatus`, a status
  * write of the desired state first. `statusKinds`: the kinds the stored status names (asked only when the plan creates something).
+ * `carried`: kinds recorded elsewhere that must be recorded too (an inventory taken over, inventory-takeover.ts).
  */
 export type Intent =
   | { readonly _tag: 'Recorded' }
@@ -106,15 +107,20 @@ export const intentOf = (
   application: Pick<Application, 'metadata'>,
   plan: Pick<Plan, 'actions'>,
   statusKinds: () => ReadonlyArray<Kind>,
+  carried: ReadonlyArray<Kind> = [],
 ): Intent => {
-  // Most reconciles create nothing (a resync): answer before reading the annotation.
-  if (!plan.actions.some((action) => action.type === 'create' || action.type === 'recreate')) return RECORDED;
+  // Most reconciles create nothing and carry nothing over (a resync): answer before reading the annotation.
+  const creates = plan.actions.some((action) => action.type === 'create' || action.type === 'recreate');
+  if (!creates && carried.length === 0) return RECORDED;
   const annotated = intentKindsOf(application);
   const recorded = new Set([...statusKinds(), ...annotated].map(kindKey));
   const added = new Map<string, Kind>();
-  for (const action of plan.actions)
-    if ((action.type === 'create' || action.type === 'recreate') && !recorded.has(kindKey(action.ref)))
-      added.set(kindKey(action.ref), { apiVersion: action.ref.apiVersion, kind: action.ref.kind });
+  const kinds = [
+    ...plan.actions.flatMap((action) => (action.type === 'create' || action.type === 'recreate' ? [action.ref] : [])),
+    ...carried,
+  ];
+  for (const kind of kinds)
+    if (!recorded.has(kindKey(kind))) added.set(kindKey(kind), { apiVersion: kind.apiVersion, kind: kind.kind });
   if (added.size === 0) return RECORDED;
   // The order `plan` gives a new Application: the finalizer's write first, before any create.
   const text = plan.actions[0]?.type === 'addFinalizer' ? intentKindsText(annotated, [...added.values()]) : undefined;

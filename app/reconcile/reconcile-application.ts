@@ -62,7 +62,9 @@ import { needsTranslation, type Translation, type Translator } from '../tosca/tr
 import type { ExpressionEvaluator } from '../../core/ports/expressions.js';
 import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from '../access/child-access.js';
-import { intentOf } from './intent-kinds.js';
+import { intentOf, type Kind } from './intent-kinds.js';
+import { EMPTY_INVENTORY } from './inventory.js';
+import { inheritedInventory, takesOver, withInventory, type InventoryReader } from './inventory-takeover.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
@@ -90,6 +92,13 @@ export type ReconcileDeps = {
     ref: ObjectRef,
   ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
   readonly readLive?: LiveSource;
+  /**
+   * Reads the inventory ConfigMap of an Application taken over (inventory-takeover.ts) with the
+   * operator's rights; defaults to `cluster.get`. A runtime answers from its ConfigMap cache when synced.
+   */
+  readonly readInventory?: (
+    ref: ObjectRef,
+  ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
   /**
@@ -184,7 +193,7 @@ export const reconcileApplication = async (
   if (E.isLeft(usable)) return stallUndecodable(read.right.value, E.isLeft(decoded) ? decoded.left : [], deps);
   const application = usable.right;
   const access = deps.childClusterFor?.(application) ?? OPERATOR;
-  const unguarded =
+  const unguarded: E.Either<ClusterError, Planning> =
     access._tag === 'Refused'
       ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
       : await planFor(application, deps, access);
@@ -197,7 +206,7 @@ export const reconcileApplication = async (
   if (tooLarge !== undefined) return stallWithConditions(read.right.value, 'TooLarge', tooLarge, deps);
   // What an in-sync Application needs (every resync) is computed without a promise: nothing to
   // record, nothing to execute, no status to write. Only a reconcile that writes waits for the server.
-  const intent = intentOf(application, planned, () => statusKinds(application.status));
+  const intent = intentOf(application, planned, () => statusKinds(application.status), unguarded.right.inherited ?? []);
   if (intent._tag === 'InStatus') {
     const recorded = await recordIntentInStatus(application, planned, deps);
     if (E.isLeft(recorded)) return failed(recorded.left, attempt, deps, planned);
@@ -336,6 +345,8 @@ type Planning = {
   readonly reevaluated?: (
     objects: ReadonlyArray<Resource>,
   ) => Promise<(application: Application, live: ReadonlyArray<Resource>) => Plan>;
+  /** The kinds of the inventory `kreconcile apply` kept, when this reconcile takes the Application over (inventory-takeover.ts). */
+  readonly inherited?: ReadonlyArray<Kind>;
 };
 
 /**
@@ -409,8 +420,12 @@ const planFor = async (
     : await resolveScopes(named, deps.scopes, deps.cluster, deps.memo);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
-  const view =
-    own !== undefined && hookSecrets.length === 0 ? own : withManifest(application, [...manifest, ...hookSecrets]);
+  const inherited = takesOver(application) ? await inheritedInventory(application, readerOf(deps, access)) : undefined;
+  if (inherited !== undefined && E.isLeft(inherited)) return inherited;
+  const view = withInventory(
+    own !== undefined && hookSecrets.length === 0 ? own : withManifest(application, [...manifest, ...hookSecrets]),
+    inherited?.right ?? EMPTY_INVENTORY,
+  );
   const reading = liveReadFor(view, scopes, deps, access);
   // A source that answers from its caches gives the answer itself: no promise to wait for.
   const live = reading instanceof Promise ? await reading : reading;
@@ -427,8 +442,23 @@ const planFor = async (
   if (listed !== undefined && E.isLeft(listed)) return listed;
   const listedOptions = listed === undefined ? deps.planOptions : listed.right;
   const replanWith = replanner({ deps, scopes, now, deleting, translation });
-  return E.right(await planningOf(application, live.right, replanWith(listedOptions), deps, listedOptions, replanWith));
+  const planning = await planningOf(
+    application,
+    live.right,
+    replanWith(listedOptions),
+    deps,
+    listedOptions,
+    replanWith,
+  );
+  const kinds = inherited?.right.kinds ?? [];
+  return E.right(kinds.length === 0 ? planning : { ...planning, inherited: kinds });
 };
+
+/** How the inventory is read: with the impersonated ServiceAccount's rights, else the operator's (its cache first). */
+const readerOf = (deps: ReconcileDeps, access: ChildCluster): InventoryReader =>
+  access._tag === 'Impersonated'
+    ? (ref) => access.cluster.get(ref)()
+    : (deps.readInventory ?? ((ref: ObjectRef) => deps.cluster.get(ref)()));
 
 type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;
 

@@ -225,6 +225,11 @@ export class ReconcileStep {
       readApplication: () => E.right(O.fromNullable(store.object(key))),
       // Answered without a promise when the caches hold everything (a resync); else read through the server.
       readLive: (application, scopes) => readLiveCachesFirst(application, scopes, reads, liveReads),
+      readInventory: (ref) => {
+        // The inventory is labelled as ours: a synced ConfigMap cache holds it, and a miss there is an absence.
+        const cached = liveReads.optimisticCreates === true ? liveReads.cache?.kind(ref) : undefined;
+        return cached === undefined ? reads.get(ref)() : E.right(O.fromNullable(cached.get(ref.namespace, ref.name)));
+      },
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.

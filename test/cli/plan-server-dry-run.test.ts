@@ -21,6 +21,30 @@ const app = (data: Record<string, string>, extra: ReadonlyArray<Resource> = []):
     },
   });
 
+const GADGET_CRD: Resource = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'gadgets.gate.example.com' },
+  spec: {
+    group: 'gate.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 10 } } } },
+          },
+        },
+      },
+    ],
+  },
+};
+
 const clusterWithSettings = async () => {
   const cluster = createMemoryCluster();
   for (const object of [
@@ -71,8 +95,63 @@ describe('kreconcile plan --server-dry-run', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✗ create v1 Service shop\/web: the API server would refuse it: .*port/);
     expect(linesOf(result.stderr)).toEqual([
-      'error: the server dry run refused a write or would store a field otherwise than the plan sets it (see "!" and "✗" above): fix spec.manifest',
+      'error: the server dry run refused a write, would store a field otherwise than the plan sets it, or an object it could not send yet failed its offline check (see "!" and "✗" above): fix spec.manifest',
     ]);
+  });
+
+  it('checks offline, in plan order, what needs a Namespace or CRD the plan creates: no false refusal, the real problem found', async () => {
+    const cluster = await clusterWithSettings();
+    const gadget = (name: string, size: number, namespace?: string): Resource => ({
+      apiVersion: 'gate.example.com/v1',
+      kind: 'Gadget',
+      metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+      spec: { size },
+    });
+    const run = async (extra: ReadonlyArray<Resource>) =>
+      runCli(['plan', '-f', 'app.json', '--kubeconfig', 'kc', '--server-dry-run', '--policy', 'policy.yaml'], {
+        files: {
+          'app.json': app({ a: '1' }, [
+            { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop-new' } },
+            GADGET_CRD,
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: 'conf', namespace: 'shop-new' },
+              data: { b: '2' },
+            },
+            gadget('small', 3, 'shop-new'),
+            ...extra,
+          ]),
+          'policy.yaml': [
+            'destinations: [{from: shop, to: ["*"]}]',
+            'clusterKinds: [{from: shop, kinds: [Namespace, apiextensions.k8s.io/CustomResourceDefinition]}]',
+          ].join('\n'),
+        },
+        connect: async () => cluster,
+        connectWritable: async () => cluster,
+      });
+    const fine = await run([]);
+    expect(fine.stderr).toBe('');
+    expect(fine.code).toBe(0);
+    const dryRun = fine.stdout.slice(fine.stdout.indexOf('Server dry run'));
+    expect(linesOf(dryRun).filter((line) => /^ {2}\S/.test(line))).toEqual([
+      '  ✓ create v1 Namespace shop-new: stored as planned',
+      '  ✓ create apiextensions.k8s.io/v1 CustomResourceDefinition gadgets.gate.example.com: stored as planned',
+      '  · create v1 ConfigMap shop-new/conf: not sent (its Namespace shop-new is created by this plan; a dry run stores nothing, so the server cannot see it yet): checked offline against its schema instead: valid',
+      '  · create gate.example.com/v1 Gadget shop-new/small: not sent (its CustomResourceDefinition gadgets.gate.example.com is created by this plan; a dry run stores nothing, so the server cannot see it yet): checked offline against its schema instead: valid',
+      // The adopted ConfigMap in the existing namespace: sent as always.
+      '  ✓ patch v1 ConfigMap shop/settings: stored as planned',
+    ]);
+    // Nothing was stored by the dry runs.
+    const namespaces = await cluster.list({ apiVersion: 'v1', kind: 'Namespace' })();
+    expect(E.isRight(namespaces) && namespaces.right.items.map((n) => n.metadata.name)).not.toContain('shop-new');
+
+    const bad = await run([gadget('big', 30)]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(
+      '  ✗ create gate.example.com/v1 Gadget shop/big: not sent (its CustomResourceDefinition gadgets.gate.example.com is created by this plan; a dry run stores nothing, so the server cannot see it yet): checked offline against its schema instead: 1 problem(s)\n      ✗ spec.size: Invalid value: 30: spec.size in body should be less than or equal to 10',
+    );
+    expect(bad.stderr).toContain('an object it could not send yet failed its offline check');
   });
 
   it('needs a cluster', async () => {

@@ -11,6 +11,7 @@ import {
   type ClusterReader,
   type ClusterWriter,
   type Discovery,
+  type ObjectRef,
 } from '../../../core/index.js';
 import { executePlan } from '../../executor/execute.js';
 import { clusterFailure, inputError, usageError, type CliError } from '../cli-error.js';
@@ -21,6 +22,7 @@ import { readApprovals } from '../guard/approvals.js';
 import { anyDenied, applyApproveHint, guardReport } from '../guard/check.js';
 import { readGuard, type GuardFile } from '../guard/read-guard.js';
 import type { ClusterTarget } from '../io.js';
+import { recordInventory } from '../live/inventory-record.js';
 import { clusterName } from '../planning/cluster-view.js';
 import { styleFor } from '../render/style.js';
 import { actionLines } from '../render/text.js';
@@ -63,6 +65,9 @@ ${EXIT_CODES_HELP}
 
 type Cluster = ClusterReader & ClusterWriter & Discovery;
 
+/** The actions that write to the cluster: an Application with any of them has its inventory kept. */
+const WRITES = new Set(['create', 'patch', 'recreate', 'delete']);
+
 const replan = (path: string): string => `plan again (kreconcile plan … --out ${path}) and apply the new plan`;
 
 const connect = async (context: CommandContext, target: ClusterTarget): Promise<E.Either<CliError, Cluster>> => {
@@ -85,6 +90,21 @@ type Totals = {
 };
 type Applied = Totals & { readonly lines: ReadonlyArray<string>; readonly error?: CliError };
 
+/** The objects a saved plan writes and keeps (recorded before the writes), and those it deletes. */
+const writtenRefs = (saved: SavedApplicationV1): ReadonlyArray<ObjectRef> =>
+  saved.actions.flatMap((action) =>
+    action.type === 'create' || action.type === 'recreate' || action.type === 'patch' ? [action.resource] : [],
+  );
+
+const nothingApplied = (saved: SavedApplicationV1, error: CliError): Applied => ({
+  lines: [],
+  created: 0,
+  patched: 0,
+  deleted: 0,
+  recreated: 0,
+  error: { ...error, message: `${error.message}; nothing of this Application was applied` },
+});
+
 const applyOne = async (
   cluster: Cluster,
   saved: SavedApplicationV1,
@@ -92,7 +112,15 @@ const applyOne = async (
   context: CommandContext,
 ): Promise<Applied> => {
   const application = savedApplicationObject(saved);
+  const owner = { namespace: saved.application.namespace ?? 'default', name: saved.application.name };
+  const writes = saved.actions.some((action) => WRITES.has(action.type));
+  // Write-ahead (docs/decisions/0028): the objects about to be created are recorded first.
+  const ahead = writes ? await recordInventory(cluster, owner, { added: writtenRefs(saved), removed: [] }) : undefined;
+  if (ahead !== undefined && E.isLeft(ahead)) return nothingApplied(saved, ahead.left);
   const execution = await executePlan({ plan: planOf(saved), application, cluster, guards: guardsOf(saved) });
+  const deleted = execution.done.flatMap(({ action }) => (action.type === 'delete' ? [action.ref] : []));
+  // After the writes: what was deleted leaves the record (a failure here leaves more recorded, never less).
+  const after = deleted.length > 0 ? await recordInventory(cluster, owner, { added: [], removed: deleted }) : undefined;
   const style = styleFor(context.io);
   const count = (type: string): number => execution.done.filter(({ action }) => action.type === type).length;
   const subject = `Application ${saved.application.namespace ?? 'default'}/${saved.application.name}`;
@@ -108,7 +136,9 @@ const applyOne = async (
     deleted: count('delete'),
     recreated: count('recreate'),
     ...(failure === undefined
-      ? {}
+      ? after !== undefined && E.isLeft(after)
+        ? { error: after.left }
+        : {}
       : {
           error: clusterFailure(
             `${subject}: ${showRef(failure.action.ref)}: ${raced ? 'changed while the plan was applied' : 'the write failed'} (${showClusterError(failure.error)}); ${execution.done.length} of ${saved.actions.length} actions were applied: ${replan(path)}`,

@@ -43,7 +43,8 @@ import { STDIN } from '../input/source.js';
 import { resolveNow } from '../now.js';
 import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planEachApplication, type Planned } from '../planning/plan-applications.js';
-import { diverges, renderDryRun, serverDryRun, type DryRun } from '../planning/server-dry-run.js';
+import { diverges, renderDryRun, serverDryRun, type DryRun, type OfflineCheck } from '../planning/server-dry-run.js';
+import { crdRules } from '../../../adapters/cel/crd-rules.js';
 import { simulateAll } from '../planning/simulate.js';
 import { converges, describeConvergence, verifyConvergence } from '../planning/verify-converges.js';
 import { manifestLocator } from '../planning/manifest-locator.js';
@@ -264,7 +265,11 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
           catalogFor(io, { flagCrds: flagged.crds, inputCrds: valid.crds, applications: valid.applications }),
         );
   if (unguarded.length > 0) return fail(unguarded);
-  const request: ViewRequest = { snapshots: options.snapshot, ...targetOf(options, io.env) };
+  const request: ViewRequest = {
+    snapshots: options.snapshot,
+    ...targetOf(options, io.env),
+    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+  };
   const viewed = await clusterView(io, request, valid.applications, valid.crds);
   if (E.isLeft(viewed)) return fail(viewed.left);
   const view = { ...viewed.right, basis: shownBasis(viewed.right.basis, options, io.env) };
@@ -323,7 +328,10 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   ];
   const dryRun =
     options.serverDryRun === true && request.target !== undefined
-      ? await dryRunOnCluster(io, request.target, each.planned)
+      ? await dryRunOnCluster(io, request.target, each.planned, {
+          catalog: catalogFor(io, { flagCrds: flagged.crds, inputCrds: valid.crds, applications: valid.applications }),
+          rules: crdRules(),
+        })
       : E.right(undefined);
   if (E.isLeft(dryRun)) return fail([dryRun.left]);
   io.stdout.write(
@@ -341,7 +349,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (dryRun.right !== undefined && diverges(dryRun.right)) {
     reportErrors(io, [
       clusterFailure(
-        'the server dry run refused a write or would store a field otherwise than the plan sets it (see "!" and "✗" above): fix spec.manifest',
+        'the server dry run refused a write, would store a field otherwise than the plan sets it, or an object it could not send yet failed its offline check (see "!" and "✗" above): fix spec.manifest',
       ),
     ]);
     return context.exit(EXIT_ERROR);
@@ -427,9 +435,10 @@ const dryRunOnCluster = async (
   io: CliIo,
   target: ClusterTarget,
   planned: ReadonlyArray<Planned>,
+  offline: OfflineCheck,
 ): Promise<E.Either<CliError, ReadonlyArray<DryRun>>> => {
   try {
-    return E.right(await serverDryRun(await io.connectWritable(target), planned));
+    return E.right(await serverDryRun(await io.connectWritable(target), planned, offline));
   } catch (error) {
     return E.left(clusterFailure(`--server-dry-run: ${error instanceof Error ? error.message : String(error)}`));
   }

@@ -28,6 +28,7 @@ import {
   type ToscaFlags,
 } from '../input/tosca.js';
 import { readLive } from '../planning/cluster-view.js';
+import { readPolicy } from '../policy/read-policy.js';
 import { serialize, type DataFormat } from '../render/serialize.js';
 
 type Options = ToscaFlags & {
@@ -38,6 +39,7 @@ type Options = ToscaFlags & {
   readonly namespace: string;
   readonly output: DataFormat;
   readonly includeSecretValues?: boolean;
+  readonly policy?: string;
 };
 
 const EXAMPLES = `
@@ -49,9 +51,11 @@ Examples:
   kreconcile snapshot -f app.yaml --kubeconfig ~/.kube/staging -o json > live.json
 
 Recorded, with get and list only: the Application itself (its status), every resource of its
-manifest, every object of the kinds involved labelled app.kubernetes.io/managed-by=kreconcile
-and annotated kreconcile.io/owner=<namespace>/<name>, and the CustomResourceDefinitions of the
-custom kinds it uses. Secret values are recorded as digests (sha256:<hex> of the bytes) unless
+manifest the tenancy policy (--policy, as the operator's; default: own namespace only) lets it
+write, in any namespace and cluster-scoped ones too, every object of the kinds involved (the
+manifest's, the status's and those of the inventory kreconcile apply keeps) labelled
+app.kubernetes.io/managed-by=kreconcile and annotated kreconcile.io/owner=<namespace>/<name>, and
+the CustomResourceDefinitions of the custom kinds it uses. Secret values are recorded as digests (sha256:<hex> of the bytes) unless
 --include-secret-values is given: kreconcile plan --snapshot still sees which values differ.
 
 ${EXIT_CODES_HELP}
@@ -75,7 +79,12 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
     ...(options.context === undefined ? {} : { context: options.context }),
   };
-  const objects = await readLive(io, target, inputs.right.applications, inputs.right.crds);
+  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
+  if (E.isLeft(tenancy)) {
+    reportErrors(io, tenancy.left);
+    return context.exit(EXIT_ERROR);
+  }
+  const objects = await readLive(io, target, inputs.right.applications, inputs.right.crds, tenancy.right);
   if (E.isLeft(objects)) {
     reportErrors(io, [objects.left]);
     return context.exit(EXIT_ERROR);
@@ -104,6 +113,12 @@ export const snapshotCommand: CliCommand = {
       .addOption(contextOption())
       .addOption(namespaceOption())
       .addOption(new Option('-o, --output <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
+      .addOption(
+        new Option(
+          '--policy <file>',
+          "the admin's tenancy policy (as plan --policy): the objects it lets an Application write are recorded, in any namespace; default: own namespace only",
+        ),
+      )
       .addOption(
         new Option(
           '--include-secret-values',

@@ -1,8 +1,11 @@
 /**
  * Reads, read-only, the live objects an Application owns or would touch (what `kreconcile
  * snapshot` records and `plan --kubeconfig` plans against): the Application itself, every
- * desired identity, every object of the kinds involved carrying our owner mark, and the
- * CustomResourceDefinitions of custom kinds (so an offline plan knows their scope).
+ * desired identity the tenancy policy lets it write (in any namespace, cluster-scoped ones too:
+ * an object there that is not ours is a conflict the plan must show), every object of the kinds
+ * involved carrying our owner mark (the kinds of the manifest, of the recorded status and intent,
+ * and of the inventory `kreconcile apply` keeps), and the CustomResourceDefinitions of custom kinds
+ * (so an offline plan knows their scope).
  */
 import type * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -16,6 +19,7 @@ import {
   groupOf,
   isJsonArray,
   isJsonObject,
+  ownerFor,
   scopeOf,
   uniqueResources,
   showClusterError,
@@ -28,9 +32,11 @@ import {
   type ObjectRef,
   type Resource,
   type ScopeTable,
+  type TenancyPolicy,
 } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import { INTENT_KINDS_ANNOTATION } from '../../reconcile/intent-kinds.js';
+import { inventoryEntries, inventoryOf, inventoryRef } from '../../reconcile/inventory.js';
 import { readLive } from '../../reconcile/live-reader.js';
 import { scopesFor } from '../planning/scopes.js';
 import { readStoredStatus } from '../../status/stored-status.js';
@@ -144,26 +150,52 @@ const applicationRef = (application: Application): ObjectRef => ({
   name: application.metadata.name,
 });
 
+/**
+ * The Application as recorded in the cluster and its inventory (what `kreconcile apply` wrote,
+ * app/reconcile/inventory.ts): the kinds and namespaces the live reader must read besides the
+ * manifest's, so objects of a kind since removed from the manifest are found and pruned.
+ */
+const recordsOf = (
+  reader: ClusterReader,
+  application: Application,
+): Read<{ readonly recorded: ReadonlyArray<Resource>; readonly written: ReadonlyArray<JsonObject> }> =>
+  pipe(
+    TE.Do,
+    TE.apS('recorded', getObject(reader, applicationRef(application))),
+    TE.apS('inventory', getObject(reader, inventoryRef(ownerFor(application)))),
+    TE.map(({ recorded, inventory }) => ({
+      recorded,
+      written: [
+        // The kinds the operator handled before (removed from the spec since): the runtime's live reader reads them too.
+        ...recorded.flatMap((object) => [
+          ...statusList(object, 'lastObservedManifest'),
+          ...statusList(object, 'lastAppliedManifest'),
+        ]),
+        ...inventoryEntries(inventoryOf(inventory[0])),
+      ],
+    })),
+  );
+
 const collectFor = (
   reader: ClusterReader,
   application: Application,
   scopes: ScopeTable,
+  tenancy: TenancyPolicy | undefined,
 ): Read<ReadonlyArray<Resource>> =>
   pipe(
-    getObject(reader, applicationRef(application)),
-    TE.chain((recorded) => {
-      // The kinds the operator handled before (removed from the spec since) are read too: the runtime's live reader does the same with the status.
-      const handled = recorded.flatMap((object) => [
-        ...statusList(object, 'lastObservedManifest'),
-        ...statusList(object, 'lastAppliedManifest'),
-      ]);
+    recordsOf(reader, application),
+    TE.chain(({ recorded, written }) => {
       const view: Application = {
         ...application,
         metadata: withRecordedIntent(application.metadata, recorded),
-        status: { lastObservedManifest: handled },
+        status: { lastObservedManifest: written },
       };
       return pipe(
-        () => readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader),
+        // Within the tenancy policy: what it forbids is never written, so the plan does not depend on it.
+        () =>
+          readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader, {
+            ...(tenancy === undefined ? {} : { tenancy }),
+          }),
         TE.mapLeft(failure),
         TE.map((live) => [...recorded, ...live]),
       );
@@ -179,6 +211,7 @@ export const collectLive = (
   reader: ClusterReader,
   applications: ReadonlyArray<Application>,
   crds: ReadonlyArray<Resource>,
+  tenancy?: TenancyPolicy,
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
   const manifests = applications.flatMap((application) => application.spec.manifest ?? []);
   const known = withCrdScopes(scopesFor(crds, []), manifests);
@@ -188,7 +221,7 @@ export const collectLive = (
       // The server's own CRDs: what it serves, over what a `-f` file claimed about a custom kind.
       const scopes = withTrustedCrdScopes(known, liveCrds);
       return pipe(
-        flat(applications.map((application) => collectFor(reader, application, scopes))),
+        flat(applications.map((application) => collectFor(reader, application, scopes, tenancy))),
         TE.map((objects) => uniqueResources([...liveCrds, ...objects])),
       );
     }),

@@ -3,7 +3,7 @@
  * (`--kubeconfig`/`--context`, read-only) or, with neither, an empty cluster.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource, TenancyPolicy } from '../../../core/index.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import { withDesiredManifest, type ApplicationInput } from '../input/applications.js';
 import { loadEntries } from '../input/load.js';
@@ -17,6 +17,8 @@ export type ClusterView = { readonly snapshot: Snapshot; readonly basis: Cluster
 export type ViewRequest = {
   readonly snapshots: ReadonlyArray<string>;
   readonly target?: ClusterTarget;
+  /** The admin's tenancy policy (`--policy`): what it allows writing is read, in any namespace. */
+  readonly tenancy?: TenancyPolicy;
 };
 
 /** How errors and snapshot entries name a live cluster. */
@@ -33,7 +35,7 @@ export const clusterView = async (
   applications: ReadonlyArray<ApplicationInput>,
   crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<ReadonlyArray<CliError>, ClusterView>> => {
-  if (request.target !== undefined) return liveView(io, request.target, applications, crds);
+  if (request.target !== undefined) return liveView(io, request, request.target, applications, crds);
   if (request.snapshots.length === 0) return E.right({ snapshot: EMPTY_SNAPSHOT, basis: { type: 'Empty' } });
   const loaded = await loadEntries(io, request.snapshots);
   if (loaded.errors.length > 0) return E.left(loaded.errors);
@@ -48,11 +50,12 @@ export const clusterView = async (
 
 const liveView = async (
   io: CliIo,
+  request: ViewRequest,
   target: ClusterTarget,
   applications: ReadonlyArray<ApplicationInput>,
   crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<ReadonlyArray<CliError>, ClusterView>> => {
-  const objects = await readLive(io, target, applications, crds);
+  const objects = await readLive(io, target, applications, crds, request.tenancy);
   if (E.isLeft(objects)) return E.left([objects.left]);
   const snapshot = readSnapshot(liveEntries(objects.right, clusterName(target)));
   return E.isLeft(snapshot) ? snapshot : E.right({ snapshot: snapshot.right, basis: { type: 'Live', ...target } });
@@ -64,10 +67,11 @@ export const readLive = async (
   target: ClusterTarget,
   applications: ReadonlyArray<ApplicationInput>,
   crds: ReadonlyArray<Resource>,
+  tenancy?: TenancyPolicy,
 ): Promise<E.Either<CliError, ReadonlyArray<Resource>>> => {
   try {
     const reader = await io.connect(target);
-    return await collectLive(reader, applications.map(withDesiredManifest), crds);
+    return await collectLive(reader, applications.map(withDesiredManifest), crds, tenancy);
   } catch (error) {
     return E.left(
       clusterFailure(

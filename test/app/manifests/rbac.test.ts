@@ -108,7 +108,9 @@ describe('operatorRbac', () => {
     const named = grants(
       operatorRbac({ ...options, childKinds: [{ apiVersion: 'example.com/v1', kind: 'Widget' }] }),
     ).filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
-    expect(new Set(named.map((g) => g.split(' ')[1]))).toEqual(new Set(['example.com/widgets']));
+    // Beside the named kinds: only `get` on ConfigMaps, to read the inventory kreconcile apply keeps (decision 0028).
+    expect(new Set(named.map((g) => g.split(' ')[1]))).toEqual(new Set(['example.com/widgets', '/configmaps']));
+    expect(named.filter((g) => g.includes('/configmaps'))).toEqual(['* /configmaps get']);
     expect(runFlagsFor(options)).toEqual([]);
   });
 });

@@ -174,9 +174,14 @@ describe('the operator under the default tenancy (own namespace only)', () => {
     for (const [name] of ATTACKS)
       expect(stalledOf(cluster, name), name).toMatchObject({ status: 'True', reason: 'Forbidden' });
     expect(outsideTeamA(cluster)).toBe(before);
-    const children = gets
+    const read = gets
       .filter((ref) => ref.kind !== 'Application')
       .map((ref) => `${ref.kind} ${ref.namespace}/${ref.name}`);
+    // Besides the children: each Application's inventory (decision 0028), in its own namespace only.
+    const inventories = read.filter((line) => line.includes('/kreconcile-inventory.'));
+    expect(inventories.length).toBeGreaterThan(0);
+    for (const line of inventories) expect(line).toMatch(/^ConfigMap team-a\/kreconcile-inventory\./);
+    const children = read.filter((line) => !inventories.includes(line));
     expect(new Set(children)).toEqual(new Set(ATTACKS.map((_, i) => `ConfigMap team-a/ok-${i + 1}`)));
   });
 
