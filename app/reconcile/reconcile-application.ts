@@ -63,6 +63,7 @@ import type { ExpressionEvaluator } from '../../core/ports/expressions.js';
 import type { IsolatedRules } from '../isolation/isolated-rules.js';
 import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster } from './child-access.js';
 import { intentOf } from './intent-kinds.js';
+import { deletionRead, type ReconcileNote } from './intent-skip.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
@@ -151,6 +152,8 @@ export type ReconcileResult =
        * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
        */
       readonly verified?: boolean;
+      /** What the reconcile tells in Warning Events beside its writes (kinds left unread while deleting). */
+      readonly notes?: ReadonlyArray<ReconcileNote>;
     }
   | {
       readonly _tag: 'Failed';
@@ -270,6 +273,7 @@ const conclusion = (
       status: redacted,
       ...(requeue === undefined ? {} : { requeueAfterMs: requeue }),
       ...(verification === undefined ? {} : { verified: true }),
+      ...(planning.notes === undefined ? {} : { notes: planning.notes }),
     },
     write: held || sameStatus(application.status ?? {}, redacted, deps.memo) ? undefined : redacted,
   };
@@ -331,6 +335,8 @@ export const converged = (result: ReconcileResult): boolean =>
 type Planning = {
   readonly plan: Plan;
   readonly live: ReadonlyArray<Resource>;
+  /** What the reconcile tells in Warning Events (intent-skip.ts). */
+  readonly notes?: ReadonlyArray<ReconcileNote>;
   readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan;
   /** `replan` for these objects' rule answers, evaluated isolated (what the writes answered has new versions). */
   readonly reevaluated?: (
@@ -413,7 +419,11 @@ const planFor = async (
     own !== undefined && hookSecrets.length === 0 ? own : withManifest(application, [...manifest, ...hookSecrets]);
   const reading = liveReadFor(view, scopes, deps, access);
   // A source that answers from its caches gives the answer itself: no promise to wait for.
-  const live = reading instanceof Promise ? await reading : reading;
+  const first = reading instanceof Promise ? await reading : reading;
+  // Deleting: a kind only the intent annotation names never holds the finalizer (intent-skip.ts).
+  const { live, note } = deleting
+    ? await deletionRead(view, scopes, first, (without) => liveReadFor(without, scopes, deps, access))
+    : { live: first, note: undefined };
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
@@ -427,7 +437,15 @@ const planFor = async (
   if (listed !== undefined && E.isLeft(listed)) return listed;
   const listedOptions = listed === undefined ? deps.planOptions : listed.right;
   const replanWith = replanner({ deps, scopes, now, deleting, translation });
-  return E.right(await planningOf(application, live.right, replanWith(listedOptions), deps, listedOptions, replanWith));
+  const planning = await planningOf(
+    application,
+    live.right,
+    replanWith(listedOptions),
+    deps,
+    listedOptions,
+    replanWith,
+  );
+  return E.right(note === undefined ? planning : { ...planning, notes: [note] });
 };
 
 type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;

@@ -20,7 +20,13 @@ import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } from '../../core/index.js';
 import { findKubectl } from '../../tools/envtest/binaries.js';
 import { installScopedPolicy } from '../support/admission-policies.js';
-import { applicationRef, conditionOf, readApplication, readObject } from '../support/e2e-application.js';
+import {
+  applicationObject,
+  applicationRef,
+  conditionOf,
+  readApplication,
+  readObject,
+} from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
@@ -47,14 +53,6 @@ const volume = (name: string) =>
     metadata: { name },
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
   }) as unknown as Resource; // a literal manifest: spec is not in Resource's type
-
-const applicationOf = (namespace: string, name: string, manifest: ReadonlyArray<Resource>): Resource =>
-  ({
-    apiVersion: 'kreconcile.io/v1alpha1',
-    kind: 'Application',
-    metadata: { name, namespace },
-    spec: { manifest },
-  }) as unknown as Resource; // an Application literal: spec is not in Resource's type
 
 const alice = (namespace: string): ReadonlyArray<Resource> => [
   {
@@ -152,7 +150,7 @@ describeWithApiServer('end to end: guards hold against the garbage collector (is
 
   /** Creates the Application and waits until each child exists with the Application as its owner. */
   const createWithChildren = async (namespace: string, name: string, manifest: ReadonlyArray<Resource>) => {
-    await must(admin.create(applicationOf(namespace, name, manifest)));
+    await must(admin.create(applicationObject(namespace, name, manifest)));
     await eventually(async () => {
       for (const child of manifest) {
         const live = await readObject(admin, ref(namespace, child.kind, child.metadata.name));
