@@ -21,12 +21,14 @@ import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } fro
 import { findKubectl } from '../../tools/envtest/binaries.js';
 import { installScopedPolicy } from '../support/admission-policies.js';
 import {
+  WIDGET_API,
   applicationObject,
   applicationRef,
   conditionOf,
   readApplication,
   readObject,
 } from '../support/e2e-application.js';
+import { widgetGroup } from '../support/test-crds.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
@@ -175,6 +177,49 @@ describeWithApiServer('end to end: guards hold against the garbage collector (is
       );
     }, CONVERGE_MS);
     expect(operators[0]?.admission).toEqual({ approvals: undefined, garbageCollection: undefined });
+  });
+
+  it("covers exactly the children of the owner their mark names: an embedder's primary's, not a ReplicaSet's, nor an unowned object", async () => {
+    const owner = await must(
+      admin.create({ apiVersion: WIDGET_API, kind: 'Widget', metadata: { name: 'w', namespace: guarded }, spec: {} }),
+    );
+    const deployment = await must(
+      admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: guarded } }),
+    );
+    const child = async (name: string, mark: string, owners: ReadonlyArray<Resource>) =>
+      must(
+        admin.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name,
+            namespace: guarded,
+            annotations: { 'kreconcile.io/owner': mark },
+            ownerReferences: owners.map((o) => ({
+              apiVersion: o.apiVersion,
+              kind: o.kind,
+              name: o.metadata.name,
+              uid: o.metadata.uid ?? '',
+            })),
+          },
+        }),
+      );
+    /** A delete as the garbage collector sends it: its user (here the admin's), a uid precondition. */
+    const asCollector = async (object: Resource) => {
+      const target = ref(guarded, 'ConfigMap', object.metadata.name);
+      const result = await admin.delete(target, { preconditions: { uid: object.metadata.uid ?? '' } })();
+      return E.isLeft(result) ? showClusterError(result.left) : 'deleted';
+    };
+    // An embedder's primary (a Widget) marks its children `Kind.group:namespace/name`: refused.
+    const primaryChild = await child('of-widget', `Widget.${widgetGroup}:${guarded}/w`, [owner]);
+    expect(await asCollector(primaryChild)).toContain('the garbage collector may not delete configmaps');
+    // A Deployment's ReplicaSet copies the Deployment's annotations (our mark naming the Application
+    // "web") but is owned by the Deployment "web": the collector may delete it.
+    const replicaSetLike = await child('of-web', `${guarded}/web`, [deployment]);
+    expect(await asCollector(replicaSetLike)).toBe('deleted');
+    // A marked object without owner references is never the collector's to delete: nothing refused.
+    const unowned = await child('unowned', `${guarded}/web`, []);
+    expect(await asCollector(unowned)).toBe('deleted');
   });
 
   for (const how of ['foreground', 'background'] as const) {
