@@ -7,6 +7,7 @@
  * guessed afterwards. `kreconcile rbac` prints these with the operator's RBAC.
  */
 import { APPROVE_ANNOTATION, type Resource } from '../../core/index.js';
+import { denyBinding, failClosedPolicy } from './admission-binding.js';
 
 const APPLICATION_GROUP = 'kreconcile.io';
 
@@ -15,8 +16,6 @@ export const APPROVALS_POLICY = 'kreconcile-approvals';
 export const APPROVER_ROLE = 'kreconcile-approver';
 /** The custom verb: RBAC grants any verb string, and only the policy below asks for this one. */
 export const APPROVE_VERB = 'approve';
-
-const ADMISSION_API = 'admissionregistration.k8s.io/v1';
 
 const annotationOf = (object: string): string =>
   `${object} != null && has(${object}.metadata.annotations) && '${APPROVE_ANNOTATION}' in ${object}.metadata.annotations ? ${object}.metadata.annotations['${APPROVE_ANNOTATION}'] : ''`;
@@ -27,12 +26,8 @@ const annotationOf = (object: string): string =>
  * an approval, and every other edit (a re-apply keeping the annotation as an approver left it),
  * passes. `failurePolicy: Fail`: a policy that cannot be evaluated refuses.
  */
-export const approvalsPolicy = (name = APPROVALS_POLICY): Resource => ({
-  apiVersion: ADMISSION_API,
-  kind: 'ValidatingAdmissionPolicy',
-  metadata: { name },
-  spec: {
-    failurePolicy: 'Fail',
+export const approvalsPolicy = (name = APPROVALS_POLICY): Resource =>
+  failClosedPolicy(name, {
     matchConstraints: {
       resourceRules: [
         {
@@ -54,26 +49,14 @@ export const approvalsPolicy = (name = APPROVALS_POLICY): Resource => ({
         reason: 'Forbidden',
       },
     ],
-  },
-});
+  });
 
 /** The binding that enforces the policy (Deny), optionally only in namespaces matching `namespaceSelector`. */
 export const approvalsPolicyBinding = (
   name = APPROVALS_POLICY,
   policyName = APPROVALS_POLICY,
   namespaceSelector?: Readonly<Record<string, string>>,
-): Resource => ({
-  apiVersion: ADMISSION_API,
-  kind: 'ValidatingAdmissionPolicyBinding',
-  metadata: { name },
-  spec: {
-    policyName,
-    validationActions: ['Deny'],
-    ...(namespaceSelector === undefined
-      ? {}
-      : { matchResources: { namespaceSelector: { matchLabels: namespaceSelector } } }),
-  },
-});
+): Resource => denyBinding(name, policyName, namespaceSelector);
 
 /**
  * The approvers' ClusterRole: read Applications, annotate them (`patch`) and `approve`. Bind it

@@ -5,6 +5,8 @@
  */
 import { groupOf, type Resource } from '../../core/index.js';
 import { shardingLeaseNames } from '../runtime/sharding/lease-names.js';
+import { APPROVALS_POLICY } from './approvals.js';
+import { GARBAGE_COLLECTION_POLICY } from './garbage-collection.js';
 
 export type ChildKind = { readonly apiVersion: string; readonly kind: string; readonly plural?: string };
 
@@ -154,6 +156,15 @@ const ownApiRules: ReadonlyArray<Rule> = [
   { apiGroups: ['kreconcile.io'], resources: ['applications/status'], verbs: ['get', 'patch', 'update'] },
   { apiGroups: ['kreconcile.io'], resources: ['applications/finalizers'], verbs: ['update'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  // Read-only, for the start-up check that the admission policies are installed and bound
+  // (app/runtime/admission-policies.ts); list cannot be limited by name.
+  {
+    apiGroups: ['admissionregistration.k8s.io'],
+    resources: ['validatingadmissionpolicies'],
+    verbs: ['get'],
+    resourceNames: [APPROVALS_POLICY, GARBAGE_COLLECTION_POLICY],
+  },
+  { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingadmissionpolicybindings'], verbs: ['list'] },
 ];
 
 // `create` cannot be limited by name (the object does not exist when it is authorized).

@@ -65,6 +65,7 @@ import { accountOf, forbiddenMessage, OPERATOR, refusedPlan, type ChildCluster }
 import { intentOf, type Kind } from './intent-kinds.js';
 import { EMPTY_INVENTORY } from './inventory.js';
 import { inheritedInventory, takesOver, withInventory, type InventoryReader } from './inventory-takeover.js';
+import { deletionRead, type ReconcileNote } from './intent-skip.js';
 import { knowsEveryKind, readLive, resolveScopes, statusKinds } from './live-reader.js';
 import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } from '../status/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
@@ -160,6 +161,8 @@ export type ReconcileResult =
        * and the requeue are that second plan's (no verification reconcile follows; see the `verified` function below).
        */
       readonly verified?: boolean;
+      /** What the reconcile tells in Warning Events beside its writes (kinds left unread while deleting). */
+      readonly notes?: ReadonlyArray<ReconcileNote>;
     }
   | {
       readonly _tag: 'Failed';
@@ -279,6 +282,7 @@ const conclusion = (
       status: redacted,
       ...(requeue === undefined ? {} : { requeueAfterMs: requeue }),
       ...(verification === undefined ? {} : { verified: true }),
+      ...(planning.notes === undefined ? {} : { notes: planning.notes }),
     },
     write: held || sameStatus(application.status ?? {}, redacted, deps.memo) ? undefined : redacted,
   };
@@ -340,6 +344,8 @@ export const converged = (result: ReconcileResult): boolean =>
 type Planning = {
   readonly plan: Plan;
   readonly live: ReadonlyArray<Resource>;
+  /** What the reconcile tells in Warning Events (intent-skip.ts). */
+  readonly notes?: ReadonlyArray<ReconcileNote>;
   readonly replan?: (application: Application, live: ReadonlyArray<Resource>) => Plan;
   /** `replan` for these objects' rule answers, evaluated isolated (what the writes answered has new versions). */
   readonly reevaluated?: (
@@ -428,7 +434,11 @@ const planFor = async (
   );
   const reading = liveReadFor(view, scopes, deps, access);
   // A source that answers from its caches gives the answer itself: no promise to wait for.
-  const live = reading instanceof Promise ? await reading : reading;
+  const first = reading instanceof Promise ? await reading : reading;
+  // Deleting: a kind only the intent annotation names never holds the finalizer (intent-skip.ts).
+  const { live, note } = deleting
+    ? await deletionRead(view, scopes, first, (without) => liveReadFor(without, scopes, deps, access))
+    : { live: first, note: undefined };
   if (E.isLeft(live)) {
     // A read the API server refuses will be refused again: report it instead of retrying blind.
     const refused = forbiddenMessage(accountOf(access), live.left);
@@ -451,7 +461,8 @@ const planFor = async (
     replanWith,
   );
   const kinds = inherited?.right.kinds ?? [];
-  return E.right(kinds.length === 0 ? planning : { ...planning, inherited: kinds });
+  const withInherited = kinds.length === 0 ? planning : { ...planning, inherited: kinds };
+  return E.right(note === undefined ? withInherited : { ...withInherited, notes: [note] });
 };
 
 /** How the inventory is read: with the impersonated ServiceAccount's rights, else the operator's (its cache first). */

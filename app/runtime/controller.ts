@@ -84,6 +84,8 @@ export type ControllerOptions = {
   readonly tenancy?: TenancyPolicy;
   /** The guard policy (`--guard`): plans it denies write nothing, their Application is `Stalled GuardDenied`. */
   readonly guard?: GuardPolicy;
+  /** Why no `kreconcile.io/approve` is accepted (the approvals admission policy is missing): GuardDenied conditions say it. */
+  readonly approvalsRefused?: string;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
   /** TOSCA/CSAR translation (default: a translator with default limits, `file:` URLs refused). */
@@ -277,6 +279,7 @@ export class Controller {
       policy: {
         planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
         ...(options.guard === undefined ? {} : { guard: options.guard }),
+        ...(options.approvalsRefused === undefined ? {} : { approvalsRefused: options.approvalsRefused }),
         hotLoops: this.hotLoops,
         perpetualDiffs: this.perpetualDiffs,
         translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),

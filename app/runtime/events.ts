@@ -61,7 +61,15 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
           type: 'Warning',
         },
       ]
-    : [...done, ...statusNotes(result)];
+    : [
+        ...done,
+        ...statusNotes(result),
+        ...(result.notes ?? []).map((note) => ({
+          reason: note.reason,
+          message: note.message.slice(0, MESSAGE_LIMIT),
+          type: 'Warning' as const,
+        })),
+      ];
 };
 
 /** The stalls announced by an Event of their own reason: a guard denial, a value the API server does not keep. */
@@ -118,7 +126,10 @@ const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): Readon
  * reported, a guard denial). False for an in-sync reconcile (every one of a resync): no Event work at all.
  */
 export const mayAnnounce = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): boolean =>
-  result._tag === 'Failed' || result.statusWritten || (result.execution?.done.length ?? 0) > 0;
+  result._tag === 'Failed' ||
+  result.statusWritten ||
+  (result.execution?.done.length ?? 0) > 0 ||
+  (result.notes?.length ?? 0) > 0;
 
 /**
  * The Events recorded so far by (object, type, reason, message), as client-go's EventCorrelator keeps

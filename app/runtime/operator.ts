@@ -23,6 +23,13 @@ import {
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
+import {
+  approvalsRefusedBecause,
+  checkAdmissionPolicies,
+  garbageCollectionAtRisk,
+  type AdmissionPolicyNames,
+  type AdmissionPolicyReport,
+} from './admission-policies.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import { wrapImpersonated } from '../access/child-access.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
@@ -96,6 +103,11 @@ export type OperatorOptions = Pick<
   readonly tosca?: TranslatorOptions;
   /** Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`. */
   readonly sharding?: ShardingOptions;
+  /**
+   * The names the admission policies were installed under (default as `kreconcile rbac` prints
+   * them), checked at start: without the approvals one no approval is accepted (app/runtime/admission-policies.ts).
+   */
+  readonly admissionPolicies?: AdmissionPolicyNames;
 };
 
 export type Operator = {
@@ -106,6 +118,8 @@ export type Operator = {
   readonly address?: { readonly host: string; readonly port: number };
   /** Where the hook callbacks are served on their own listener, when one is configured. */
   readonly callbackAddress?: { readonly host: string; readonly port: number };
+  /** What the start-up check found of the admission policies (`undefined`: installed, bound and current). */
+  readonly admission: AdmissionPolicyReport;
   isLeader(): boolean;
   /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released (left to expire when some had to be abandoned). */
   stop(deadlineMs?: number): Promise<boolean>;
@@ -137,8 +151,10 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     monotonic: _monotonic,
     stopDeadlineMs: _deadline,
     sharding: _shardingOptions,
+    admissionPolicies: _admissionPolicies,
     ...controllerOptions
   } = options;
+  const admission = await checkedAdmissionPolicies(options, logger);
   const sharding =
     options.sharding === undefined
       ? undefined
@@ -152,6 +168,9 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
           : wrapImpersonated(options.childClusterFor, fence);
       return new Controller({
         ...controllerOptions,
+        ...(admission.approvals === undefined
+          ? {}
+          : { approvalsRefused: approvalsRefusedBecause(admission.approvals) }),
         cluster: fence === undefined ? options.cluster : fence(options.cluster),
         // Events pass the leader fence too (their own view: a real server's low-priority lane).
         ...(options.eventCluster === undefined
@@ -224,6 +243,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       return terms.controller;
     },
     metrics,
+    admission,
     ...(address === undefined ? {} : { address }),
     ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
     isLeader: () => terms.isLeader,
@@ -238,6 +258,18 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
       return finished;
     },
   };
+};
+
+/** The admission policies' check, each problem logged as an error saying what is at risk. */
+const checkedAdmissionPolicies = async (options: OperatorOptions, logger: Logger): Promise<AdmissionPolicyReport> => {
+  const report = await checkAdmissionPolicies(
+    options.cluster,
+    options.admissionPolicies ?? {},
+    options.guard !== undefined,
+  );
+  if (report.approvals !== undefined) logger.error({}, approvalsRefusedBecause(report.approvals));
+  if (report.garbageCollection !== undefined) logger.error({}, garbageCollectionAtRisk(report.garbageCollection));
+  return report;
 };
 
 const serve = (

@@ -76,6 +76,8 @@ export type StepPolicy = {
   readonly planOptions: PlanOptions;
   /** The guard policy every plan is judged by before it runs (`--guard`; see core/guard/guard-plan.ts). */
   readonly guard?: GuardPolicy;
+  /** Why every approval is refused (app/runtime/admission-policies.ts), when it is. */
+  readonly approvalsRefused?: string;
   readonly hotLoops: HotLoopHistory;
   /** Patches the API server keeps not keeping (no-op writes): stopped after a bound. */
   readonly perpetualDiffs: PerpetualDiffHistory;
@@ -247,12 +249,13 @@ export class ReconcileStep {
 
   /** `plan`, or the `Stalled GuardDenied` plan that writes nothing when the guard policy denies it. */
   private guardPolicy(key: string, application: Application, plan: Plan): Plan {
-    const { guard } = this.options.policy;
+    const { guard, approvalsRefused } = this.options.policy;
     if (guard === undefined) return plan;
     const guarded = guardPlan({
       policy: guard,
       application,
       plan,
+      ...(approvalsRefused === undefined ? {} : { approvalsRefused }),
       now: new Date(this.options.clock.now()).toISOString(),
     });
     if (guarded.plan !== plan)

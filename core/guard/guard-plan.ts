@@ -31,9 +31,17 @@ export const guardPlan = (args: {
   readonly application: Application;
   readonly plan: Plan;
   readonly now: string;
+  /**
+   * Why no approval is accepted, when none is (the operator found no approvals admission policy,
+   * docs/decisions/0026): the Application's `kreconcile.io/approve` is then ignored, and the
+   * GuardDenied message says why.
+   */
+  readonly approvalsRefused?: string;
 }): { readonly plan: Plan; readonly verdict: GuardVerdict } => {
+  const guarded = guardedApplicationOf(args.application);
+  const { approval: _ignored, ...unapproved } = guarded;
   const verdict = evaluateOne(args.policy, {
-    application: guardedApplicationOf(args.application),
+    application: args.approvalsRefused === undefined ? guarded : unapproved,
     actions: args.plan.actions,
   });
   if (!isDenied(verdict)) return { plan: args.plan, verdict };
@@ -44,7 +52,14 @@ export const guardPlan = (args: {
     status: {
       ...stored,
       conditions: conditionsFor({
-        verdict: { _tag: 'Stalled', reason: 'GuardDenied', message: denialMessage(verdict) },
+        verdict: {
+          _tag: 'Stalled',
+          reason: 'GuardDenied',
+          message:
+            args.approvalsRefused === undefined
+              ? denialMessage(verdict)
+              : `${denialMessage(verdict)}; but no approval is accepted now: ${args.approvalsRefused}`,
+        },
         previous: stored.conditions,
         now: args.now,
         generation: args.application.metadata.generation,

@@ -118,7 +118,10 @@ describeWithApiServer('end to end: approving takes a permission editing does not
       namespace,
       readiness: 'existence',
       guard: GUARD,
+      admissionPolicies: { approvals: policyName },
     });
+    // The operator found the policy installed as printed and bound: it accepts approvals.
+    expect(operator.admission.approvals).toBeUndefined();
   });
 
   afterAll(async () => {

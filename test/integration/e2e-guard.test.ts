@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
+import { approvalsPolicy } from '../../app/manifests/approvals.js';
+import { installScopedPolicy } from '../support/admission-policies.js';
 import type { GuardPolicy, ObjectRef, Resource } from '../../core/index.js';
 import { applicationRef, conditionOf, readApplication, readObject } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
@@ -47,11 +49,15 @@ describeWithApiServer('end to end: guard policy, protection and drift reports (i
   let namespace: string;
   let cleanup: () => Promise<void>;
   let operator: Operator | undefined;
+  let uninstall: (() => Promise<void>) | undefined;
+  const approvals = `kreconcile-approvals-${process.pid}-${Date.now()}`;
   const ref = (kind: string, name: string, apiVersion = 'v1'): ObjectRef => ({ apiVersion, kind, namespace, name });
 
   beforeAll(async () => {
     cluster = connect(env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-guard'));
+    // Approvals are accepted only where their admission policy is installed and bound (docs/decisions/0026).
+    uninstall = await installScopedPolicy(cluster, approvalsPolicy(approvals), namespace);
     operator = await startOperator({
       cluster: connect(env),
       clock: realClock,
@@ -60,11 +66,13 @@ describeWithApiServer('end to end: guard policy, protection and drift reports (i
       namespace,
       readiness: 'existence',
       guard: GUARD,
+      admissionPolicies: { approvals },
     });
   });
 
   afterAll(async () => {
     await operator?.stop(10_000);
+    await uninstall?.();
     await cleanup();
   });
 

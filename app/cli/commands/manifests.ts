@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
 import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { approvalManifests } from '../../manifests/approvals.js';
+import { GARBAGE_COLLECTOR_USERS, garbageCollectionManifests } from '../../manifests/garbage-collection.js';
 import { applicationCrd } from '../../manifests/crd.js';
 import {
   SECRET_KIND,
@@ -68,8 +69,15 @@ type RbacFlags = {
   readonly tenantNamespace: ReadonlyArray<string>;
   readonly impersonation: 'off' | 'allowed' | 'required';
   readonly defaultServiceAccount?: string;
+  readonly garbageCollectorUser: ReadonlyArray<string>;
   readonly output: Format;
 };
+
+/** The admission policies both commands print: approvals (0026) and the garbage collector's refusal (0029). */
+const admissionManifests = (flags: RbacFlags): ReadonlyArray<Resource> => [
+  ...approvalManifests(),
+  ...garbageCollectionManifests(flags.garbageCollectorUser.length > 0 ? flags.garbageCollectorUser : undefined),
+];
 
 /** `apps/v1/Deployment` or `v1/ConfigMap`: the apiVersion, then the Kind. */
 const parseKind = (text: string): E.Either<string, ChildKind> => {
@@ -174,6 +182,14 @@ const withRbacOptions = (command: Command): Command =>
     )
     .addOption(recursiveOption())
     .addOption(new Option('--kinds-from-applications', "confirm that -f may decide the operator's rights"))
+    .addOption(
+      new Option(
+        '--garbage-collector-user <user>',
+        "the user kube-controller-manager's garbage collector deletes as, refused deleting Applications' children; repeatable",
+      )
+        .argParser(collect)
+        .default([], GARBAGE_COLLECTOR_USERS.join(', ')),
+    )
     .addOption(outputOption());
 
 const RBAC_MODEL = `
@@ -189,7 +205,11 @@ The model (least privilege; the admin chooses, Application files never decide un
   - approvals (ClusterRole kreconcile-approver, ValidatingAdmissionPolicy kreconcile-approvals and
     its binding): setting kreconcile.io/approve takes the verb "approve" on applications.kreconcile.io,
     which editing an Application does not give (docs/decisions/0026); bind kreconcile-approver to
-    the platform team only.
+    the platform team only. The operator reads these policies at start (get, list): without the
+    approvals policy it accepts no approval.
+  - ValidatingAdmissionPolicy kreconcile-garbage-collection and its binding: the garbage collector
+    (kubectl delete --cascade=foreground) may not delete an Application's children; its operator
+    deletes them, under the guard policy and kreconcile.io/prune (docs/decisions/0029).
 `;
 
 export const crdCommand: CliCommand = {
@@ -226,7 +246,10 @@ export const rbacCommand: CliCommand = {
         const sharding = shardingManifests(context, flags.namespace, flags.shards);
         if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
         context.io.stdout.write(
-          renderManifests([...operatorRbac(choice.right), ...sharding.right, ...approvalManifests()], flags.output),
+          renderManifests(
+            [...operatorRbac(choice.right), ...sharding.right, ...admissionManifests(flags)],
+            flags.output,
+          ),
         );
         context.exit(EXIT_OK);
       }),
@@ -271,7 +294,7 @@ export const deployCommand: CliCommand = {
               namespace,
               applicationCrd(),
               ...operatorRbac(choice.right),
-              ...approvalManifests(),
+              ...admissionManifests(flags),
               ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
             ],
             flags.output,

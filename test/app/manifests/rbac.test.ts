@@ -42,6 +42,13 @@ const grants = (objects: ReadonlyArray<Resource>): ReadonlyArray<string> =>
     })
     .sort();
 
+/** Its own API, Events, the Lease and the read-only admission-policy check: granted in every mode. */
+const isOwnApi = (grant: string): boolean =>
+  grant.includes('kreconcile.io') ||
+  grant.includes('/events') ||
+  grant.includes('/leases') ||
+  grant.includes('admissionregistration.k8s.io/');
+
 const operatorSubject = { kind: 'ServiceAccount', name: 'kreconcile', namespace: 'ops' };
 
 describe('operatorRbac', () => {
@@ -78,9 +85,7 @@ describe('operatorRbac', () => {
 
   it('binds child rights per tenant namespace (Secrets included there, for hook tokens) instead of cluster-wide', () => {
     const granted = grants(operatorRbac({ ...options, tenantNamespaces: ['team-a', 'team-a-db'] }));
-    const children = granted.filter(
-      (g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'),
-    );
+    const children = granted.filter((g) => !isOwnApi(g));
     expect(new Set(children.map((g) => g.split(' ')[0]))).toEqual(new Set(['team-a', 'team-a-db']));
     expect(children).toContain('team-a apps/deployments create');
     expect(children).toContain('team-a-db /secrets get');
@@ -89,9 +94,7 @@ describe('operatorRbac', () => {
 
   it('grants only "impersonate serviceaccounts" when impersonation is required: no child right at all', () => {
     const granted = grants(operatorRbac({ ...options, impersonation: 'required', tenantNamespaces: ['team-a'] }));
-    const beyondOwnApi = granted.filter(
-      (g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'),
-    );
+    const beyondOwnApi = granted.filter((g) => !isOwnApi(g));
     expect(beyondOwnApi).toEqual(['team-a /serviceaccounts impersonate']);
     expect(runFlagsFor({ ...options, impersonation: 'required', defaultServiceAccount: 'tenant' })).toEqual([
       '--require-service-account',
@@ -107,7 +110,7 @@ describe('operatorRbac', () => {
     expect(allowed).toContain('* apps/deployments patch');
     const named = grants(
       operatorRbac({ ...options, childKinds: [{ apiVersion: 'example.com/v1', kind: 'Widget' }] }),
-    ).filter((g) => !g.includes('kreconcile.io') && !g.includes('/events') && !g.includes('/leases'));
+    ).filter((g) => !isOwnApi(g));
     // Beside the named kinds: only `get` on ConfigMaps, to read the inventory kreconcile apply keeps (decision 0028).
     expect(new Set(named.map((g) => g.split(' ')[1]))).toEqual(new Set(['example.com/widgets', '/configmaps']));
     expect(named.filter((g) => g.includes('/configmaps'))).toEqual(['* /configmaps get']);

@@ -3,10 +3,13 @@
  * that leaves the manifest under a rule denying its deletion is not deleted, and nothing else of
  * that plan is written; the Application is `Stalled GuardDenied` naming the rule and the digest;
  * a wrong approval changes nothing, the approval naming the plan's digest lets exactly it through.
+ * Approvals are accepted only where the approvals admission policy is installed and bound
+ * (docs/decisions/0026): without it, the operator accepts none and the condition says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
+import { approvalsPolicy, approvalsPolicyBinding } from '../../../app/manifests/approvals.js';
 import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
@@ -66,10 +69,14 @@ const application = (cluster: MemoryCluster): Application | undefined =>
 const condition = (cluster: MemoryCluster, type: 'Ready' | 'Stalled') =>
   conditionOf(application(cluster)?.status?.conditions, type);
 
-const setUp = async () => {
+/** The operator over the memory cluster, with the approvals admission policy as `kreconcile rbac` prints it (unless `approvalsPolicyInstalled` is false). */
+const setUp = async (approvalsPolicyInstalled = true) => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock });
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } })();
+  if (approvalsPolicyInstalled)
+    for (const object of [approvalsPolicy(), approvalsPolicyBinding()])
+      expect((await cluster.create(object)())._tag).toBe('Right');
   await cluster.create(applicationOf('shop', 'db', { manifest: [settings('a'), VOLUME] }))();
   operator = await startOperator({
     cluster,
@@ -152,5 +159,46 @@ describe('the operator under a guard policy', () => {
     const second = /approve=(sha256:[0-9a-f]{64})/.exec(condition(cluster, 'Stalled')?.message ?? '')?.[1];
     expect(condition(cluster, 'Stalled')?.reason).toBe('GuardDenied');
     expect(second).not.toBe(first);
+  });
+
+  it('without the approvals admission policy, no approval is accepted, and the condition says why (fail closed)', async () => {
+    const { clock, cluster } = await setUp(false);
+    expect(operator?.admission.approvals).toBe('ValidatingAdmissionPolicy kreconcile-approvals is not installed');
+    await cluster.patch(appRef, { type: 'merge', body: { spec: { manifest: [settings('b')] } } })();
+    await runUntil(clock, () => condition(cluster, 'Stalled')?.reason === 'GuardDenied');
+    const message = condition(cluster, 'Stalled')?.message ?? '';
+    expect(message).toContain(
+      'but no approval is accepted now: ValidatingAdmissionPolicy kreconcile-approvals is not installed: without it anyone who may edit the Application could approve, so this operator accepts no approval',
+    );
+    // The very digest the condition names approves nothing here.
+    const digest = /kreconcile\.io\/approve=(sha256:[0-9a-f]{64})/.exec(message)?.[1];
+    expect(digest).toBeDefined();
+    await annotate(cluster, digest!);
+    await runUntil(clock, () => false, 5_000);
+    expect(find(cluster, pvcRef)).toBeDefined();
+    expect(condition(cluster, 'Stalled')?.reason).toBe('GuardDenied');
+  });
+
+  it('a policy that decides otherwise than this version prints, or one no binding enforces, counts as missing', async () => {
+    const clock = new ManualClock();
+    const cluster = createMemoryCluster({ clock });
+    // An edited copy: it no longer asks the authorizer (a policy that allows every approval).
+    const edited: Resource = { ...approvalsPolicy(), spec: { validations: [{ expression: 'true' }] } };
+    await cluster.create(edited)();
+    operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, guard: GUARD });
+    expect(operator.admission.approvals).toBe(
+      'ValidatingAdmissionPolicy kreconcile-approvals differs from the one this version prints (an older or edited copy)',
+    );
+    await operator.stop(1_000);
+    await cluster.delete({ apiVersion: edited.apiVersion, kind: edited.kind, name: 'kreconcile-approvals' })();
+    await cluster.create(approvalsPolicy())();
+    await cluster.create({
+      ...approvalsPolicyBinding(),
+      spec: { policyName: 'kreconcile-approvals', validationActions: ['Audit'] },
+    })();
+    operator = await startOperator({ cluster, clock, random: distinct(), workers: 1, guard: GUARD });
+    expect(operator.admission.approvals).toBe(
+      'no ValidatingAdmissionPolicyBinding binds ValidatingAdmissionPolicy kreconcile-approvals with validationActions [Deny]',
+    );
   });
 });
