@@ -4,7 +4,7 @@
  * tenant namespace or cluster-wide, or only the right to impersonate tenants' ServiceAccounts.
  */
 import { groupOf, type Resource } from '../../core/index.js';
-import { shardingLeaseNames } from '../runtime/sharding/lease-names.js';
+import { shardingLeaseNames } from './lease-names.js';
 import { APPROVALS_POLICY } from './approvals.js';
 import { GARBAGE_COLLECTION_POLICY } from './garbage-collection.js';
 

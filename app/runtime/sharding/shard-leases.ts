@@ -21,7 +21,7 @@ import {
 } from '../../../core/index.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from '../lease.js';
 import { silentLogger, type Logger } from '../../logging/logger.js';
-import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from './lease-names.js';
+import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from '../../manifests/lease-names.js';
 import type { ShardOwnership } from './ownership.js';
 
 export type ShardLeasesOptions = {
