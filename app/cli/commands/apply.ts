@@ -24,7 +24,7 @@ import { readGuard, type GuardFile } from '../guard/read-guard.js';
 import type { ClusterTarget } from '../io.js';
 import { recordInventory } from '../live/inventory-record.js';
 import { clusterName } from '../planning/cluster-view.js';
-import { styleFor } from '../render/style.js';
+import { styleFor } from '../style.js';
 import { actionLines } from '../render/text.js';
 import type { SavedApplicationV1, SavedPlanV1 } from '../saved-plan/format.js';
 import { guardsOf, movedSincePlanned, scopeMismatches } from '../saved-plan/guards.js';

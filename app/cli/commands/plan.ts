@@ -52,11 +52,11 @@ import { renderSimulationDocument, renderSimulationText } from '../render/simula
 import { renderMarkdown } from '../render/markdown.js';
 import type { CliIo, ClusterTarget } from '../io.js';
 import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
-import { scopesFor } from '../planning/scopes.js';
+import { scopesFor } from '../input/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
 import { planDocument, type ClusterBasis, type PlanDocumentV1 } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
-import { styleFor } from '../render/style.js';
+import { styleFor } from '../style.js';
 import { renderText } from '../render/text.js';
 import {
   DEFAULT_KNOWN_MANAGERS,

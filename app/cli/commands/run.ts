@@ -51,7 +51,7 @@ import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { listenFailure, parseListen, probeListen, type ListenAddress } from '../operate/listen.js';
 import { progressLines } from '../operate/progress.js';
 import { convergenceTracker } from '../planning/verify-converges.js';
-import { COLOURS, styleFor } from '../render/style.js';
+import { COLOURS, styleFor } from '../style.js';
 
 type Options = {
   readonly filename: ReadonlyArray<string>;

@@ -27,7 +27,7 @@ import { readServeInputs } from '../input/serve-inputs.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
 import { writePrivateFile } from '../saved-plan/private-file.js';
 import { progressLines } from '../operate/progress.js';
-import { styleFor } from '../render/style.js';
+import { styleFor } from '../style.js';
 import { makeLogger } from './run.js';
 
 type Options = {

@@ -5,7 +5,7 @@ import { reportErrors, type CliCommand, type CommandContext } from '../command.j
 import { EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { planDocument } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
-import { styleFor } from '../render/style.js';
+import { styleFor } from '../style.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import type { SavedPlanV1 } from '../saved-plan/format.js';

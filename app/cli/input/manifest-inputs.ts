@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { scopesFor } from '../planning/scopes.js';
+import { scopesFor } from './scopes.js';
 import { readApplications, specErrors, subjectOf, type ManifestInputs } from './applications.js';
 import { expandDirectories } from './directories.js';
 import { inInputOrder, loadEntries } from './load.js';

@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Application, Resource } from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { scopesFor } from '../planning/scopes.js';
+import { scopesFor } from './scopes.js';
 import { readApplications, specErrors } from './applications.js';
 import { expandDirectories } from './directories.js';
 import { isApplication, isCustomResourceDefinition } from './kinds.js';

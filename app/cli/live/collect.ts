@@ -38,7 +38,7 @@ import { clusterFailure, type CliError } from '../cli-error.js';
 import { INTENT_KINDS_ANNOTATION } from '../../reconcile/intent-kinds.js';
 import { inventoryEntries, inventoryOf, inventoryRef } from '../../reconcile/inventory.js';
 import { readLive } from '../../reconcile/live-reader.js';
-import { scopesFor } from '../planning/scopes.js';
+import { scopesFor } from '../input/scopes.js';
 import { readStoredStatus } from '../../status/stored-status.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };

@@ -1,7 +1,7 @@
 /** Human progress lines for `kreconcile run`: what each reconcile did, as it happens. */
 import { showClusterError, showRef, type Action, type Condition } from '../../../core/index.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
-import type { Style } from '../render/style.js';
+import type { Style } from '../style.js';
 
 const SYMBOLS: Partial<Record<Action['type'], string>> = {
   create: '+',

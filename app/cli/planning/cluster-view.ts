@@ -10,7 +10,12 @@ import { loadEntries } from '../input/load.js';
 import { EMPTY_SNAPSHOT, liveEntries, readSnapshot, type Snapshot } from '../input/snapshot.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 import { collectLive } from '../live/collect.js';
-import type { ClusterBasis } from '../render/plan-document.js';
+
+/** What a plan was made against, as its header and the saved plan say (docs/plan-output.md `metadata.cluster`). */
+export type ClusterBasis =
+  | { readonly type: 'Empty' }
+  | { readonly type: 'Snapshot'; readonly files: ReadonlyArray<string> }
+  | { readonly type: 'Live'; readonly kubeconfigPath?: string; readonly context?: string };
 
 export type ClusterView = { readonly snapshot: Snapshot; readonly basis: ClusterBasis };
 

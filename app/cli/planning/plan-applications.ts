@@ -21,7 +21,7 @@ import type { Snapshot } from '../input/snapshot.js';
 import { directoryView, inDependencyOrder } from './application-order.js';
 import { withClusterState } from './cluster-state.js';
 import { indexLive, liveObjectsIn } from './live-objects.js';
-import { scopesFor } from './scopes.js';
+import { scopesFor } from '../input/scopes.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
 
 /** One Application's plan, with the Application as planned (cluster state merged in). */

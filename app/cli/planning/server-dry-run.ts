@@ -29,7 +29,7 @@ import {
   type SchemaCatalog,
 } from '../../../core/index.js';
 import type { CrdRules } from '../../../core/schema/structural/rules.js';
-import type { Style } from '../render/style.js';
+import type { Style } from '../style.js';
 import type { Planned } from './plan-applications.js';
 
 type Path = ReadonlyArray<string | number>;

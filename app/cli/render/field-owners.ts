@@ -5,7 +5,7 @@
  */
 import { adviceFor, showRef, type ContestedField, type FieldOwner } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
-import type { Style } from './style.js';
+import type { Style } from '../style.js';
 
 /** `kube-controller-manager (Update via /scale, 2026-12-02T05:00:00Z)`. */
 export const showOwner = (owner: FieldOwner): string => {

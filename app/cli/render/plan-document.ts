@@ -23,14 +23,12 @@ import {
   type Resource,
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
+import type { ClusterBasis } from '../planning/cluster-view.js';
 
 export const PLAN_API_VERSION = 'kreconcile.io/plan/v1';
 
 /** What the plan was computed against. */
-export type ClusterBasis =
-  | { readonly type: 'Empty' }
-  | { readonly type: 'Snapshot'; readonly files: ReadonlyArray<string> }
-  | { readonly type: 'Live'; readonly kubeconfigPath?: string; readonly context?: string };
+export type { ClusterBasis } from '../planning/cluster-view.js';
 
 export type ResourceRefV1 = {
   readonly apiVersion: string;

@@ -8,7 +8,7 @@ import { showRef } from '../../../core/index.js';
 import type { Simulation } from '../planning/simulate.js';
 import { actionsV1, PLAN_API_VERSION, refV1 } from './plan-document.js';
 import { serialize } from './serialize.js';
-import type { Style } from './style.js';
+import type { Style } from '../style.js';
 import { actionLines } from './text.js';
 
 const endLine = (simulation: Simulation): string => {

@@ -15,7 +15,7 @@ import {
 } from '../../../core/index.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY, translatedV1 } from './plan-document.js';
-import type { Style } from './style.js';
+import type { Style } from '../style.js';
 import { fieldOwnerLines } from './field-owners.js';
 
 const ARROW = '→';

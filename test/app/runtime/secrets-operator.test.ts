@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { progressLines } from '../../../app/cli/operate/progress.js';
-import { PLAIN } from '../../../app/cli/render/style.js';
+import { PLAIN } from '../../../app/cli/style.js';
 import type { Logger } from '../../../app/logging/logger.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
 import { base64Of, conditionOf, type Application, type Resource } from '../../../core/index.js';
