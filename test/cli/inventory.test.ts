@@ -143,6 +143,18 @@ describe('the inventory kreconcile apply keeps', () => {
     expect(await read(cluster, inventoryRef)).toBeDefined();
   });
 
+  it('snapshot records the objects of the inventory kinds, so an offline plan from it prunes as well', async () => {
+    expect((await planAndApply('v1.json')).applied).toMatchObject({ code: 0 });
+    const recorded = await runCli(['snapshot', '-f', 'v2.json', '--kubeconfig', 'kc', '-o', 'json'], live());
+    expect(recorded).toMatchObject({ code: 0, stderr: '' });
+    const kinds = (JSON.parse(recorded.stdout) as { items: Resource[] }).items.map((o) => o.kind).sort();
+    expect(kinds).toEqual(['ConfigMap', 'NetworkPolicy']);
+    const offline = await runCli(['plan', '-f', 'v2.json', '--snapshot', 'live.json', '--now', NOW], {
+      files: { ...appFiles, 'live.json': recorded.stdout },
+    });
+    expect(offline.stdout).toContain('- networking.k8s.io/v1 NetworkPolicy shop/deny (removed from spec)');
+  });
+
   it('a failed write leaves everything created recorded, and a failed delete leaves the object recorded', async () => {
     const writes: string[] = [];
     const failing = await planAndApply('v1.json', noting(cluster, writes, new Set(['create ConfigMap/conf'])));
