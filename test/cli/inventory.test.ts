@@ -174,6 +174,35 @@ describe('the inventory kreconcile apply keeps', () => {
     expect((await planAndApply('v2.json')).applied.stdout).toContain('Applied: 0 created, 0 patched, 1 deleted.');
   });
 
+  it('an Application that creates its own Namespace: the Namespace first, then the record there, then the rest', async () => {
+    const own = {
+      ...application([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh' } }, conf]),
+      metadata: { name: 'web', namespace: 'fresh' },
+    };
+    const writes: string[] = [];
+    const out = join(dir, 'own.plan.json');
+    const options = {
+      ...live(noting(cluster, writes)),
+      files: { 'own.json': JSON.stringify(own), 'policy.yaml': 'clusterKinds: [{from: fresh, kinds: [Namespace]}]' },
+    };
+    const planned = await runCli(
+      ['plan', '-f', 'own.json', '--kubeconfig', 'kc', '--now', NOW, '--policy', 'policy.yaml', '--out', out],
+      options,
+    );
+    expect(planned.stderr).toBe('');
+    const applied = await runCli(['apply', out, '--kubeconfig', 'kc'], options);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(writes).toEqual([
+      'create Namespace/fresh',
+      'create ConfigMap/kreconcile-inventory.web',
+      'create ConfigMap/conf',
+    ]);
+    expect(inventoryOf(await read(cluster, { ...inventoryRef, namespace: 'fresh' })).kinds.map((k) => k.kind)).toEqual([
+      'Namespace',
+      'ConfigMap',
+    ]);
+  });
+
   it('refuses to apply, writing nothing, when the inventory cannot be written', async () => {
     const writes: string[] = [];
     const refused = await planAndApply(
