@@ -196,15 +196,25 @@ export const inventoryConfigMap = (
   });
 };
 
+/** At most this many namespaces of an inventory's objects are read per namespace (a tenant's record cannot make more lists). */
+export const MAX_INVENTORY_NAMESPACES = 64;
+
 /**
  * The inventory as entries of a status manifest (`{apiVersion, kind, metadata}`): how the live
- * reader is told to read its kinds (and, per namespace, its objects' namespaces) too.
+ * reader is told to read its kinds (and, per namespace, its objects' namespaces, at most
+ * `MAX_INVENTORY_NAMESPACES` of them) too.
  */
-export const inventoryEntries = (inventory: Inventory): ReadonlyArray<Resource> => [
-  ...inventory.kinds.map((kind) => ({ apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name: '' } })),
-  ...inventory.objects.map((ref) => ({
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
-  })),
-];
+export const inventoryEntries = (inventory: Inventory): ReadonlyArray<Resource> => {
+  const namespaces = new Set<string | undefined>([undefined]);
+  for (const ref of inventory.objects) if (namespaces.size <= MAX_INVENTORY_NAMESPACES) namespaces.add(ref.namespace);
+  return [
+    ...inventory.kinds.map((kind) => ({ apiVersion: kind.apiVersion, kind: kind.kind, metadata: { name: '' } })),
+    ...inventory.objects
+      .filter((ref) => namespaces.has(ref.namespace))
+      .map((ref) => ({
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
+      })),
+  ];
+};

@@ -143,6 +143,18 @@ describe('the inventory kreconcile apply keeps', () => {
     expect(await read(cluster, inventoryRef)).toBeDefined();
   });
 
+  it('snapshot records the objects of the inventory kinds, so an offline plan from it prunes as well', async () => {
+    expect((await planAndApply('v1.json')).applied).toMatchObject({ code: 0 });
+    const recorded = await runCli(['snapshot', '-f', 'v2.json', '--kubeconfig', 'kc', '-o', 'json'], live());
+    expect(recorded).toMatchObject({ code: 0, stderr: '' });
+    const kinds = (JSON.parse(recorded.stdout) as { items: Resource[] }).items.map((o) => o.kind).sort();
+    expect(kinds).toEqual(['ConfigMap', 'NetworkPolicy']);
+    const offline = await runCli(['plan', '-f', 'v2.json', '--snapshot', 'live.json', '--now', NOW], {
+      files: { ...appFiles, 'live.json': recorded.stdout },
+    });
+    expect(offline.stdout).toContain('- networking.k8s.io/v1 NetworkPolicy shop/deny (removed from spec)');
+  });
+
   it('a failed write leaves everything created recorded, and a failed delete leaves the object recorded', async () => {
     const writes: string[] = [];
     const failing = await planAndApply('v1.json', noting(cluster, writes, new Set(['create ConfigMap/conf'])));
@@ -160,6 +172,35 @@ describe('the inventory kreconcile apply keeps', () => {
     expect(await recordedKinds(cluster)).toEqual(['ConfigMap', 'NetworkPolicy']);
     // And the next plan still prunes it.
     expect((await planAndApply('v2.json')).applied.stdout).toContain('Applied: 0 created, 0 patched, 1 deleted.');
+  });
+
+  it('an Application that creates its own Namespace: the Namespace first, then the record there, then the rest', async () => {
+    const own = {
+      ...application([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh' } }, conf]),
+      metadata: { name: 'web', namespace: 'fresh' },
+    };
+    const writes: string[] = [];
+    const out = join(dir, 'own.plan.json');
+    const options = {
+      ...live(noting(cluster, writes)),
+      files: { 'own.json': JSON.stringify(own), 'policy.yaml': 'clusterKinds: [{from: fresh, kinds: [Namespace]}]' },
+    };
+    const planned = await runCli(
+      ['plan', '-f', 'own.json', '--kubeconfig', 'kc', '--now', NOW, '--policy', 'policy.yaml', '--out', out],
+      options,
+    );
+    expect(planned.stderr).toBe('');
+    const applied = await runCli(['apply', out, '--kubeconfig', 'kc'], options);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(writes).toEqual([
+      'create Namespace/fresh',
+      'create ConfigMap/kreconcile-inventory.web',
+      'create ConfigMap/conf',
+    ]);
+    expect(inventoryOf(await read(cluster, { ...inventoryRef, namespace: 'fresh' })).kinds.map((k) => k.kind)).toEqual([
+      'Namespace',
+      'ConfigMap',
+    ]);
   });
 
   it('refuses to apply, writing nothing, when the inventory cannot be written', async () => {

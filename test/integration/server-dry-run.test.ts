@@ -143,7 +143,7 @@ describeWithApiServer('plan --server-dry-run on a real API server with a mutatin
     const { io, out, err } = testIo({ connect: connectKubernetes, connectWritable });
     const code = await run(['plan', '-f', app, '--kubeconfig', env.kubeconfigPath, '--server-dry-run'], io);
     const stdout = out.join('');
-    expect(err.join('')).toContain('the server dry run refused a write or would store a field otherwise');
+    expect(err.join('')).toContain('the server dry run refused a write, would store a field otherwise');
     expect(code).toBe(1);
     expect(stdout).toContain('Server dry run (dryRun=All: what the API server would store):');
     expect(stdout).toContain(`! create v1 ConfigMap ${namespace}/settings: 1 field(s) stored differently`);

@@ -10,10 +10,12 @@ import {
   showRef,
   type ClusterReader,
   type ClusterWriter,
+  type Action,
   type Discovery,
   type ObjectRef,
+  type Plan,
 } from '../../../core/index.js';
-import { executePlan } from '../../executor/execute.js';
+import { executePlan, type Execution } from '../../executor/execute.js';
 import { clusterFailure, inputError, usageError, type CliError } from '../cli-error.js';
 import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK } from '../exit-codes.js';
@@ -96,7 +98,7 @@ const writtenRefs = (saved: SavedApplicationV1): ReadonlyArray<ObjectRef> =>
     action.type === 'create' || action.type === 'recreate' || action.type === 'patch' ? [action.resource] : [],
   );
 
-const nothingApplied = (saved: SavedApplicationV1, error: CliError): Applied => ({
+const nothingApplied = (error: CliError): Applied => ({
   lines: [],
   created: 0,
   patched: 0,
@@ -105,22 +107,64 @@ const nothingApplied = (saved: SavedApplicationV1, error: CliError): Applied => 
   error: { ...error, message: `${error.message}; nothing of this Application was applied` },
 });
 
+/** The create of the Application's own Namespace, when the plan makes it: the inventory lives there. */
+const ownNamespaceCreate = (plan: Plan, namespace: string): Action | undefined =>
+  plan.actions.find(
+    (action) =>
+      action.type === 'create' &&
+      action.ref.apiVersion === 'v1' &&
+      action.ref.kind === 'Namespace' &&
+      action.ref.name === namespace,
+  );
+
+/**
+ * Carries out a saved Application's plan with its inventory kept (docs/decisions/0028): recorded
+ * before the writes, deletes dropped after. A plan that creates the Application's own Namespace
+ * creates it first (the record cannot exist before it). Errors: the record cannot be written
+ * (then nothing else of the plan is written).
+ */
+const carriedOut = async (
+  cluster: Cluster,
+  saved: SavedApplicationV1,
+): Promise<E.Either<CliError, { readonly execution: Execution; readonly after?: CliError }>> => {
+  const owner = { namespace: saved.application.namespace ?? 'default', name: saved.application.name };
+  const plan = planOf(saved);
+  const run = (actions: ReadonlyArray<Action>) =>
+    executePlan({
+      plan: { ...plan, actions },
+      application: savedApplicationObject(saved),
+      cluster,
+      guards: guardsOf(saved),
+    });
+  if (!saved.actions.some((action) => WRITES.has(action.type))) return E.right({ execution: await run(plan.actions) });
+  const first = ownNamespaceCreate(plan, owner.namespace);
+  const before = first === undefined ? undefined : await run([first]);
+  if (before?.failure !== undefined) return E.right({ execution: before });
+  const ahead = await recordInventory(cluster, owner, { added: writtenRefs(saved), removed: [] });
+  if (E.isLeft(ahead))
+    return before === undefined
+      ? E.left(ahead.left)
+      : E.right({
+          execution: before,
+          after: { ...ahead.left, message: `${ahead.left.message}; only its Namespace was created` },
+        });
+  const rest = await run(plan.actions.filter((action) => action !== first));
+  const execution = { ...rest, done: [...(before?.done ?? []), ...rest.done] };
+  const deleted = execution.done.flatMap(({ action }) => (action.type === 'delete' ? [action.ref] : []));
+  // After the writes: what was deleted leaves the record (a failure here leaves more recorded, never less).
+  const after = deleted.length > 0 ? await recordInventory(cluster, owner, { added: [], removed: deleted }) : undefined;
+  return E.right({ execution, ...(after !== undefined && E.isLeft(after) ? { after: after.left } : {}) });
+};
+
 const applyOne = async (
   cluster: Cluster,
   saved: SavedApplicationV1,
   path: string,
   context: CommandContext,
 ): Promise<Applied> => {
-  const application = savedApplicationObject(saved);
-  const owner = { namespace: saved.application.namespace ?? 'default', name: saved.application.name };
-  const writes = saved.actions.some((action) => WRITES.has(action.type));
-  // Write-ahead (docs/decisions/0028): the objects about to be created are recorded first.
-  const ahead = writes ? await recordInventory(cluster, owner, { added: writtenRefs(saved), removed: [] }) : undefined;
-  if (ahead !== undefined && E.isLeft(ahead)) return nothingApplied(saved, ahead.left);
-  const execution = await executePlan({ plan: planOf(saved), application, cluster, guards: guardsOf(saved) });
-  const deleted = execution.done.flatMap(({ action }) => (action.type === 'delete' ? [action.ref] : []));
-  // After the writes: what was deleted leaves the record (a failure here leaves more recorded, never less).
-  const after = deleted.length > 0 ? await recordInventory(cluster, owner, { added: [], removed: deleted }) : undefined;
+  const carried = await carriedOut(cluster, saved);
+  if (E.isLeft(carried)) return nothingApplied(carried.left);
+  const { execution, after } = carried.right;
   const style = styleFor(context.io);
   const count = (type: string): number => execution.done.filter(({ action }) => action.type === type).length;
   const subject = `Application ${saved.application.namespace ?? 'default'}/${saved.application.name}`;
@@ -136,8 +180,8 @@ const applyOne = async (
     deleted: count('delete'),
     recreated: count('recreate'),
     ...(failure === undefined
-      ? after !== undefined && E.isLeft(after)
-        ? { error: after.left }
+      ? after !== undefined
+        ? { error: after }
         : {}
       : {
           error: clusterFailure(

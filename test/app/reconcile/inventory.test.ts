@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import {
   EMPTY_INVENTORY,
   MAX_INVENTORY_KINDS,
+  MAX_INVENTORY_NAMESPACES,
   MAX_INVENTORY_OBJECTS,
   MAX_OBJECTS_TEXT,
   inventoryConfigMap,
+  inventoryEntries,
   inventoryName,
   inventoryOf,
   withObjects,
@@ -110,5 +112,20 @@ describe('inventory', () => {
         `the inventory holds at most ${MAX_INVENTORY_KINDS} kinds and this Application's writes name ${MAX_INVENTORY_KINDS + 1}: split the Application`,
       ),
     );
+  });
+});
+
+describe('inventory entries for the live reader', () => {
+  it('name every kind, and the objects of at most MAX_INVENTORY_NAMESPACES namespaces (a tenant cannot make the reader list more)', () => {
+    const spread = Array.from({ length: MAX_INVENTORY_NAMESPACES + 10 }, (_, i) => ({ ...conf, namespace: `ns-${i}` }));
+    const entries = inventoryEntries(withObjects(EMPTY_INVENTORY, [...spread, role]));
+    const namespaces = new Set(entries.flatMap((entry) => entry.metadata.namespace ?? []));
+    expect(namespaces.size).toBe(MAX_INVENTORY_NAMESPACES);
+    // Both kinds still named, the cluster-scoped object kept.
+    expect(entries.filter((entry) => entry.metadata.name === '').map((entry) => entry.kind)).toEqual([
+      'ConfigMap',
+      'ClusterRole',
+    ]);
+    expect(entries.some((entry) => entry.metadata.name === role.name)).toBe(true);
   });
 });
