@@ -179,4 +179,23 @@ describe('kreconcile rbac / deploy / run flags', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('need a real cluster (the in-memory one has no RBAC)');
   });
+
+  it('prints the garbage-collection policy and its binding; --garbage-collector-user names whom it refuses', async () => {
+    const policyOf = (stdout: string) =>
+      (JSON.parse(stdout) as { items: ReadonlyArray<Resource> }).items.filter(
+        (item) => item.metadata.name === 'kreconcile-garbage-collection',
+      );
+    const printed = await runCli(['rbac', '-o', 'json']);
+    expect(printed.code).toBe(0);
+    const [policy, binding] = policyOf(printed.stdout);
+    expect([policy?.kind, binding?.kind]).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    expect(JSON.stringify(policy)).toContain(
+      "request.userInfo.username in ['system:serviceaccount:kube-system:generic-garbage-collector', 'system:kube-controller-manager']",
+    );
+    expect(JSON.stringify(binding)).toContain('"validationActions":["Deny"]');
+    const named = await runCli(['deploy', '-o', 'json', '--garbage-collector-user', "gc'er"]);
+    expect(named.code).toBe(0);
+    // A quote in a user name stays inside its CEL string literal.
+    expect(JSON.stringify(policyOf(named.stdout)[0])).toContain("request.userInfo.username in ['gc\\\\'er']");
+  });
 });
