@@ -338,7 +338,7 @@ describe('managedFields on every write', () => {
         kind: 'ConfigMap',
         metadata: { name: 'c', namespace: ns },
         data: { a: '3' },
-      } as Resource),
+      }),
     );
     expect(error.message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
   });
