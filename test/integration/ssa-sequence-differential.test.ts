@@ -8,8 +8,11 @@
  * real kube-apiserver and to the memory server, each in a namespace of the same name.
  *
  * Compared after every request: the status code; on success the object answered, and its
- * managedFields (manager, operation, apiVersion, subresource, fieldsV1; not the time); on failure
- * the Status reason, and for a 409 its causes (reason, field, message: the conflicting manager).
+ * managedFields (manager, operation, apiVersion, subresource, fieldsV1; not the time, nor the order
+ * of entries, which the real server sorts by the second of their time); on failure the Status
+ * reason, and for a 409 its causes (reason, field, message: the conflicting manager; in any order,
+ * as the real server's varies). Checked: the real server against itself (the same seeds in two
+ * namespaces) answers the same, so every difference left is the memory server's.
  * A last GET compares what is stored. Ignored: what the server assigns freshly (uid,
  * resourceVersion, creationTimestamp, allocated cluster IPs) and what the shared cluster's
  * controllers write (the paused Deployment's status and revision annotation, their managedFields
@@ -126,11 +129,24 @@ const send = async (
   }
 };
 
-/** managedFields without their times and without the cluster's controllers (see the header). */
-const managedFields = (metadata: JsonObject): JsonValue =>
-  (isJsonArray(metadata.managedFields) ? metadata.managedFields : [])
-    .filter((entry) => isJsonObject(entry) && entry.manager !== 'kube-controller-manager')
-    .map((entry) => (isJsonObject(entry) ? removeAt(entry, ['time']) : entry));
+/** Sorted by their JSON: the real server's order of causes follows Go map iteration, which varies. */
+const sortedByJson = (values: ReadonlyArray<JsonValue>): ReadonlyArray<JsonValue> =>
+  values
+    .map((value) => [JSON.stringify(value), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, value]) => value);
+
+/**
+ * managedFields without their times and without the cluster's controllers (see the header), in
+ * an order of their own: the real server orders entries by operation, then by the second of
+ * their time, then by manager, so two requests in the same second or not swap entries.
+ */
+const managedFields = (metadata: JsonObject, namespace: string): JsonValue =>
+  sortedByJson(
+    (isJsonArray(metadata.managedFields) ? metadata.managedFields : [])
+      .filter((entry) => isJsonObject(entry) && entry.manager !== 'kube-controller-manager')
+      .map((entry) => normalize(isJsonObject(entry) ? removeAt(entry, ['time']) : entry, namespace)),
+  );
 
 const withoutControllers = (object: JsonObject): JsonObject => {
   if (object.kind !== 'Deployment') return object;
@@ -150,7 +166,7 @@ const outcomeOf = (answer: RawAnswer, namespace: string): Outcome => {
     return {
       status: answer.status,
       object: normalize(withoutControllers(body), namespace),
-      managedFields: normalize(managedFields(metadata), namespace),
+      managedFields: managedFields(metadata, namespace),
     };
   }
   const details = isJsonObject(body.details) ? body.details : {};
@@ -159,7 +175,11 @@ const outcomeOf = (answer: RawAnswer, namespace: string): Outcome => {
       ? { reason: cause.reason ?? null, field: cause.field ?? null, message: cause.message ?? null }
       : null,
   );
-  return { status: answer.status, reason: body.reason ?? null, ...(answer.status === 409 ? { causes } : {}) };
+  return {
+    status: answer.status,
+    reason: body.reason ?? null,
+    ...(answer.status === 409 ? { causes: sortedByJson(causes) } : {}),
+  };
 };
 
 type Run = { readonly outcomes: ReadonlyArray<Outcome>; readonly requests: number };
