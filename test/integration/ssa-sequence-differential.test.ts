@@ -27,7 +27,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveMemoryCluster, type ServedCluster } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, systemClock } from '../../adapters/memory/index.js';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../core/json/json.js';
+import { getIn, getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../core/json/json.js';
 import { showClusterError } from '../../core/ports/errors.js';
 import { normalize } from '../contract/whole-object-normalize.js';
 import { crdWithSchema } from '../support/crd.js';
@@ -184,6 +184,62 @@ const outcomeOf = (answer: RawAnswer, namespace: string): Outcome => {
   };
 };
 
+/** A managedFields entry without `f:spec.f:sessionAffinityConfig`, and without what that leaves empty (the entry itself). */
+const withoutAffinityConfig = (entry: JsonValue): ReadonlyArray<JsonValue> => {
+  const spec = isJsonObject(entry) ? getIn(entry, ['fieldsV1', 'f:spec']) : undefined;
+  if (!isJsonObject(entry) || !isJsonObject(spec) || spec['f:sessionAffinityConfig'] === undefined) return [entry];
+  const rest = removeAt(spec, ['f:sessionAffinityConfig']);
+  const fieldsV1 = isJsonObject(entry.fieldsV1) ? entry.fieldsV1 : {};
+  const others = Object.keys(rest).length > 0 ? { ...fieldsV1, 'f:spec': rest } : removeAt(fieldsV1, ['f:spec']);
+  return Object.keys(others).length === 0 ? [] : [{ ...entry, fieldsV1: others }];
+};
+
+/**
+ * Differences of the memory server this test found that are not fixed yet (docs/testing.md lists
+ * them). Each evens out one aspect of an answer on both sides, so that the rest of the sequence is
+ * still compared; the summary counts the requests where each was seen. Remove an entry once fixed.
+ */
+const KNOWN: ReadonlyArray<{
+  readonly name: string;
+  readonly even: (outcome: JsonObject, operation?: Operation) => JsonObject;
+}> = [
+  {
+    name: 'a server-side apply that creates the object answers 200 (kube-apiserver: 201 Created)',
+    even: (outcome, operation) =>
+      operation?.verb === 'apply' && outcome.status === 201 ? { ...outcome, status: 200 } : outcome,
+  },
+  {
+    name: 'Service sessionAffinity: ClientIP does not default spec.sessionAffinityConfig.clientIP.timeoutSeconds (10800)',
+    even: (outcome) =>
+      removeAt(
+        {
+          ...outcome,
+          ...(isJsonArray(outcome.managedFields)
+            ? { managedFields: outcome.managedFields.flatMap(withoutAffinityConfig) }
+            : {}),
+        },
+        ['object', 'spec', 'sessionAffinityConfig'],
+      ),
+  },
+];
+
+const evened = (outcome: Outcome, operation: Operation | undefined): Outcome =>
+  isJsonObject(outcome) ? KNOWN.reduce((even, known) => known.even(even, operation), outcome) : outcome;
+
+/** The known differences seen in a sequence's answers (each answer pair that differed and that it evens out). */
+const knownSeen = (sequence: Sequence, real: Run, memory: Run): ReadonlyArray<string> =>
+  real.outcomes.flatMap((onReal, step) => {
+    const onMemory = memory.outcomes[step] ?? null;
+    if (JSON.stringify(onReal) === JSON.stringify(onMemory) || !isJsonObject(onReal) || !isJsonObject(onMemory))
+      return [];
+    const operation = sequence.operations[step];
+    return KNOWN.filter(
+      ({ even }) =>
+        JSON.stringify(even(onReal, operation)) !== JSON.stringify(onReal) ||
+        JSON.stringify(even(onMemory, operation)) !== JSON.stringify(onMemory),
+    ).map(({ name }) => name);
+  });
+
 type Run = { readonly outcomes: ReadonlyArray<Outcome>; readonly requests: number };
 
 const run = async (client: RawKubeClient, namespace: string, sequence: Sequence): Promise<Run> => {
@@ -210,9 +266,15 @@ const describeOperation = (operation: Operation | undefined): string => {
 
 /** The first step where the servers answered differently, as the paths that differ. */
 const differenceOf = (sequence: Sequence, seed: number, real: Run, memory: Run): string | undefined => {
-  const step = real.outcomes.findIndex((outcome, i) => JSON.stringify(outcome) !== JSON.stringify(memory.outcomes[i]));
+  const even = (outcome: Outcome | undefined, i: number): string =>
+    JSON.stringify(evened(outcome ?? null, sequence.operations[i]));
+  const step = real.outcomes.findIndex((outcome, i) => even(outcome, i) !== even(memory.outcomes[i], i));
   if (step < 0) return undefined;
-  const [onReal, onMemory] = [real.outcomes[step] ?? null, memory.outcomes[step] ?? null];
+  const operation = sequence.operations[step];
+  const [onReal, onMemory] = [
+    evened(real.outcomes[step] ?? null, operation),
+    evened(memory.outcomes[step] ?? null, operation),
+  ];
   const lines = diff(isJsonObject(onReal) ? onReal : {}, isJsonObject(onMemory) ? onMemory : {}).map((change) => {
     const at = change.path.join('.');
     const was = change.type === 'CREATE' ? '(absent)' : JSON.stringify(change.oldValue);
@@ -285,7 +347,12 @@ describeWithApiServer('server-side apply sequences: memory server vs kube-apiser
     );
     const kinds = targets(group);
     const random = seeded(SEED);
-    const tally = { requests: 0, statuses: new Map<JsonValue, number>(), differing: [] as string[] };
+    const tally = {
+      requests: 0,
+      statuses: new Map<JsonValue, number>(),
+      known: new Map<string, number>(),
+      differing: [] as string[],
+    };
     for (let i = 0; i < SEQUENCES; i++) {
       const seed = Math.floor(random.next() * 2 ** 31);
       const target = kinds[i % kinds.length] ?? kinds[0];
@@ -302,8 +369,10 @@ describeWithApiServer('server-side apply sequences: memory server vs kube-apiser
       if (TRACE) console.log(traceOf(sequence, onReal, onMemory));
       const difference = differenceOf(sequence, seed, onReal, onMemory);
       if (difference !== undefined) tally.differing.push(difference);
+      for (const name of knownSeen(sequence, onReal, onMemory)) tally.known.set(name, (tally.known.get(name) ?? 0) + 1);
     }
     for (const difference of tally.differing) console.log(difference);
+    for (const [name, seen] of tally.known) console.log(`known difference, in ${seen} answers: ${name}`);
     const statuses = [...tally.statuses].sort(([a], [b]) => Number(a) - Number(b));
     console.log(
       `server-side apply sequence differential: seed ${SEED}, ${SEQUENCES} sequences, ${tally.requests} requests to each server (kube-apiserver answered ${statuses.map(([status, count]) => `${String(status)}×${count}`).join(', ')}), ${tally.differing.length} sequences differing`,
