@@ -111,8 +111,8 @@ const clusterOn = (
   return {
     ...createReader(context),
     ...createWriter(context),
-    updateStatus: (object) => putObject(context, 'status')(object),
-    patchStatus: (ref, patch) => patchObject(context, 'status')(ref, patch),
+    updateStatus: (object, options) => putObject(context, 'status')(object, options),
+    patchStatus: (ref, patch, options) => patchObject(context, 'status')(ref, patch, options),
     watch: createWatchSource({ kubeConfig, kinds, flow }, watch),
     scopeOf: (apiVersion, kind) =>
       pipe(

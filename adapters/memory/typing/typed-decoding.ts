@@ -158,11 +158,26 @@ const storedForm = (info: KindInfo, object: JsonObject): E.Either<string, JsonOb
   return first === undefined ? E.right(value) : E.left(first.message);
 };
 
+/**
+ * A sent `managedFields: []` decodes to an empty but non-nil list, which the stored form omits:
+ * kept, as it asks the field manager to clear them (../field-manager).
+ */
+const withResetRequest = (sent: JsonObject, decoded: JsonObject): JsonObject => {
+  const meta = getOwn(sent, 'metadata');
+  const managed = isJsonObject(meta) ? getOwn(meta, 'managedFields') : undefined;
+  const decodedMeta = getOwn(decoded, 'metadata');
+  return isJsonArray(managed) && managed.length === 0 && isJsonObject(decodedMeta)
+    ? { ...decoded, metadata: { ...decodedMeta, managedFields: [] } }
+    : decoded;
+};
+
 /** The object decoded into its kind's Go type, or the decoding error's text. */
 const decodedObject = (info: KindInfo, object: JsonObject): E.Either<string, JsonObject> => {
   const decoded = goDecode(typeOf(info), object, { struct: info.kind, path: [] });
   if (!decoded.ok) return E.left(decoded.message);
-  return isJsonObject(decoded.value) ? storedForm(info, decoded.value) : E.left('the object is not a JSON object');
+  return isJsonObject(decoded.value)
+    ? E.map((stored: JsonObject) => withResetRequest(object, stored))(storedForm(info, decoded.value))
+    : E.left('the object is not a JSON object');
 };
 
 /** create and update: a body that does not decode is a 400 naming the kind and version. */

@@ -1,7 +1,8 @@
 /**
- * The executor in ServerSideApply mode, on the memory API server with a conflict injected where
- * kube-apiserver would answer one: a conflict naming `kreconcile` alone (its own create, measured in
- * test/integration/e2e-server-side-apply.test.ts) is taken over with `force`; any other stops the plan.
+ * The executor in ServerSideApply mode, on the memory API server, whose conflicts are kube-apiserver's
+ * (field ownership, adapters/memory/field-manager): a conflict naming `kreconcile` alone (its own
+ * create, measured in test/integration/e2e-server-side-apply.test.ts) is taken over with `force`;
+ * any other stops the plan.
  * A patch sent as JSON Patch because list names are off position is made as `kreconcile` too.
  */
 import * as E from 'fp-ts/lib/Either.js';
@@ -42,8 +43,8 @@ const application: Application = {
   },
 };
 
-/** The memory cluster, answering an unforced apply with a field-manager conflict naming `manager`; every patch recorded. */
-const conflictingWith = (cluster: ClusterWriter, manager: string) => {
+/** The memory cluster with every patch recorded (its conflicts are its own: field ownership as kube-apiserver keeps it). */
+const recording = (cluster: ClusterWriter) => {
   const sent: Patch[] = [];
   const writer: ClusterWriter = {
     ...cluster,
@@ -52,26 +53,14 @@ const conflictingWith = (cluster: ClusterWriter, manager: string) => {
     delete: (ref, options) => cluster.delete(ref, options),
     patch: (ref, patch, options) => {
       sent.push(patch);
-      return patch.type === 'apply' && patch.force !== true
-        ? TE.left(
-            clusterError('Conflict', 'Apply failed with 1 conflict', {
-              code: 409,
-              causes: [
-                {
-                  reason: 'FieldManagerConflict',
-                  field: '.data.COLOR',
-                  message: `conflict with "${manager}" using v1`,
-                },
-              ],
-            }),
-          )
-        : cluster.patch(ref, patch, options);
+      return cluster.patch(ref, patch, options);
     },
   };
   return { writer, sent };
 };
 
-const setup = async () => {
+/** The ConfigMap created `red` by `creator` (an Update manager owning COLOR), then planned `blue`. */
+const setup = async (creator: string) => {
   const cluster = createMemoryCluster({ clock: new ManualClock(), seed: 7 });
   await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }));
   await must(
@@ -80,6 +69,7 @@ const setup = async () => {
         labels: { 'app.kubernetes.io/managed-by': 'kreconcile' },
         annotations: { 'kreconcile.io/owner': 'shop/web' },
       }),
+      { fieldManager: creator },
     ),
   );
   const live = E.getOrElseW(() => {
@@ -90,8 +80,8 @@ const setup = async () => {
 
 describe('executor: server-side apply', () => {
   it('a conflict with kreconcile alone is applied again with force, as kreconcile', async () => {
-    const { cluster, planned } = await setup();
-    const { writer, sent } = conflictingWith(cluster, FIELD_MANAGER);
+    const { cluster, planned } = await setup(FIELD_MANAGER);
+    const { writer, sent } = recording(cluster);
     const execution = await executePlan({ plan: planned, application, cluster: writer });
     expect(execution.failure).toBeUndefined();
     expect(
@@ -112,10 +102,15 @@ describe('executor: server-side apply', () => {
   });
 
   it('a conflict with another manager stops the plan, unforced, and the object keeps its value', async () => {
-    const { cluster, planned } = await setup();
-    const { writer, sent } = conflictingWith(cluster, 'kubectl-edit');
+    const { cluster, planned } = await setup('kubectl-edit');
+    const { writer, sent } = recording(cluster);
     const execution = await executePlan({ plan: planned, application, cluster: writer });
-    expect(execution.failure?.error.causes?.[0]?.message).toBe('conflict with "kubectl-edit" using v1');
+    expect(execution.failure?.error.message).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.COLOR',
+    );
+    expect(execution.failure?.error.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit" using v1', field: '.data.COLOR' },
+    ]);
     expect(sent).toHaveLength(1);
     const stored = E.getOrElseW(() => undefined)(
       await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' })(),
