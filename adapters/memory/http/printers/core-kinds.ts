@@ -120,7 +120,7 @@ const ACCESS_MODES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** `GetAccessModesAsString`: the short names of the modes present, in a fixed order. */
-const accessModesText = (modes: JsonValue | undefined): string => {
+export const accessModesText = (modes: JsonValue | undefined): string => {
   const present = new Set(Array.isArray(modes) ? modes.map(text) : []);
   return ACCESS_MODES.filter(([mode]) => present.has(mode))
     .map(([, short]) => short)

@@ -8,6 +8,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../../core/json/json.js';
 import { since, nameOf } from './cells.js';
+import { endpointSliceRow, leaseRow, nodeRow, persistentVolumeRow, webhookConfigurationRow } from './cluster-kinds.js';
 import {
   configMapRow,
   eventRow,
@@ -52,6 +53,8 @@ const ROWS: ReadonlyMap<string, Row> = new Map([
   ['/Service', serviceRow],
   ['/Event', eventRow],
   ['/PersistentVolumeClaim', persistentVolumeClaimRow],
+  ['/PersistentVolume', persistentVolumeRow],
+  ['/Node', nodeRow],
   ['/Pod', podRow],
   ['/ReplicationController', replicaSetRow],
   ['apps/Deployment', deploymentRow],
@@ -68,6 +71,10 @@ const ROWS: ReadonlyMap<string, Row> = new Map([
   ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerRow],
   ['scheduling.k8s.io/PriorityClass', priorityClassRow],
   ['storage.k8s.io/StorageClass', storageClassRow],
+  ['coordination.k8s.io/Lease', leaseRow],
+  ['discovery.k8s.io/EndpointSlice', endpointSliceRow],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationRow],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationRow],
 ]);
 
 /** The default table convertor's row (kinds without a printer of their own: Name, Created At). */
