@@ -15,9 +15,11 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isJsonObject } from '../../core/json/json.js';
 import { findKubectl } from '../../tools/envtest/binaries.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithApiServer, uniqueName } from '../support/kubernetes-env.js';
+import { widgetCrd } from '../support/test-crds.js';
 import {
   DEPLOYMENT,
   kubectlStep,
@@ -36,6 +38,18 @@ const changed = DEPLOYMENT.replace('value: fast', 'value: slow').replace('contai
 const owned = (mode: string): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\ndata:\n  mode: ${mode}\n  kept: "yes"\n`;
 
+/** A CRD of its own (cluster-scoped: a fresh group, deleted afterwards). */
+const group = `${uniqueName('kr')}.example.com`;
+const widgets = `widgets.${group}`;
+// The suites' Widget CRD (defaults, a status subresource) under that group.
+const crd = JSON.stringify({
+  ...widgetCrd,
+  metadata: { name: widgets },
+  spec: { ...(isJsonObject(widgetCrd.spec) ? widgetCrd.spec : {}), group },
+});
+const widget = (size: number, tags: ReadonlyArray<string>): string =>
+  JSON.stringify({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size, tags } });
+
 const container = '.spec.template.spec.containers[0]';
 const deploymentFields = `{${container}.env}{" "}{${container}.ports}{" "}{${container}.resources}{" "}{${container}.image}`;
 
@@ -43,7 +57,11 @@ const deploymentFields = `{${container}.env}{" "}{${container}.ports}{" "}{${con
 const steps: ReadonlyArray<Step> = [
   { name: 'apply -f (create)', args: ['apply', '-f', 'deploy.yaml'] },
   { name: 'stored after create', args: ['get', 'deploy', 'web', '-o', `jsonpath=${deploymentFields}`] },
-  { name: 'apply -f (env var and port changed)', args: ['apply', '-f', 'deploy-changed.yaml'] },
+  {
+    name: 'apply -f (env var and port changed)',
+    args: ['apply', '-f', 'deploy-changed.yaml'],
+    shows: 'deployment.apps/web configured',
+  },
   { name: 'stored after the three-way patch', args: ['get', 'deploy', 'web', '-o', 'json'], normalise: pickStored },
   { name: 'apply -f unchanged (cpu: 1000m stored as "1")', args: ['apply', '-f', 'deploy-changed.yaml'] },
   {
@@ -51,10 +69,19 @@ const steps: ReadonlyArray<Step> = [
     args: ['get', 'deploy', 'web', '-o', 'jsonpath={.metadata.generation}'],
   },
   { name: 'edit via EDITOR (sed)', args: ['edit', 'deploy', 'web'], editor: 's/value: slow/value: edited/' },
-  { name: 'stored after edit', args: ['get', 'deploy', 'web', '-o', `jsonpath={${container}.env}`] },
+  {
+    name: 'stored after edit',
+    args: ['get', 'deploy', 'web', '-o', `jsonpath={${container}.env}`],
+    shows: '"value":"edited"',
+  },
   { name: 'set image', args: ['set', 'image', 'deploy/web', 'web=nginx:1.28'] },
   { name: 'set env', args: ['set', 'env', 'deploy/web', 'EXTRA=1'] },
-  { name: 'stored after set image, set env', args: ['get', 'deploy', 'web', '-o', 'json'], normalise: pickStored },
+  {
+    name: 'stored after set image, set env',
+    args: ['get', 'deploy', 'web', '-o', 'json'],
+    normalise: pickStored,
+    shows: '"image": "nginx:1.28"',
+  },
   {
     name: 'diff with changes (exit 1)',
     args: ['diff', '-f', 'deploy-changed.yaml'],
@@ -120,6 +147,27 @@ const steps: ReadonlyArray<Step> = [
   { name: 'get deploy,svc -o name', args: ['get', 'deploy,svc,job', '-o', 'name'] },
   { name: 'auth can-i create deployments', args: ['auth', 'can-i', 'create', 'deployments'] },
   { name: 'auth can-i get configmaps', args: ['auth', 'can-i', 'get', 'configmaps'] },
+  { name: 'apply -f a CRD', args: ['apply', '-f', 'crd.json'], cluster: true },
+  {
+    name: 'wait for the CRD to be established',
+    args: ['wait', '--for', 'condition=established', '--timeout=30s', `crd/${widgets}`],
+    cluster: true,
+  },
+  { name: 'apply -f a custom resource', args: ['apply', '-f', 'widget.json'] },
+  { name: 'apply -f the custom resource changed (a merge patch)', args: ['apply', '-f', 'widget-changed.json'] },
+  { name: 'stored custom resource', args: ['get', widgets, 'w1', '-o', 'jsonpath={.spec}'] },
+  {
+    name: 'patch a custom resource (strategic): 415, exit 1',
+    args: ['patch', widgets, 'w1', '-p', '{"spec":{"size":9}}'],
+    stderrFirstLine: true,
+    exit: 1,
+    shows: 'the body of the request was in an unknown format',
+  },
+  {
+    name: 'patch a custom resource --type merge',
+    args: ['patch', widgets, 'w1', '--type', 'merge', '-p', '{"spec":{"size":9}}'],
+  },
+  { name: 'stored custom resource after the patches', args: ['get', widgets, 'w1', '-o', 'jsonpath={.spec}'] },
 ];
 
 /** Server-side apply with field ownership (pending in serve until it stores managedFields). */
@@ -183,6 +231,9 @@ describeWithApiServer('kubectl session: serve against kube-apiserver (differenti
     kubeconfigs.serve = join(dir, 'serve-kubeconfig');
     writeFileSync(join(dir, 'deploy.yaml'), DEPLOYMENT);
     writeFileSync(join(dir, 'deploy-changed.yaml'), changed);
+    writeFileSync(join(dir, 'crd.json'), crd);
+    writeFileSync(join(dir, 'widget.json'), widget(1, ['a', 'b']));
+    writeFileSync(join(dir, 'widget-changed.json'), widget(2, ['c']));
     writeFileSync(join(dir, 'owned-a.yaml'), owned('a'));
     writeFileSync(join(dir, 'owned-b.yaml'), owned('b'));
     writeFileSync(join(dir, 'editor.sh'), '#!/bin/sh\nsed -i "$KREC_SED" "$1"\n');
@@ -235,6 +286,7 @@ describeWithApiServer('kubectl session: serve against kube-apiserver (differenti
       const { serve, real } = await runBoth(step);
       expect({ code: serve.code, shown: serve.shown }).toEqual({ code: real.code, shown: real.shown });
       expect(real.code).toBe(step.exit ?? 0);
+      if (step.shows !== undefined) expect(real.shown).toContain(step.shows);
     },
   );
 

@@ -19,6 +19,8 @@ export type Step = {
   readonly cluster?: boolean;
   /** The exit code the real server's session gives (0 unless said). */
   readonly exit?: number;
+  /** Text the real server's (normalised) output holds: what the step is for, besides being the same. */
+  readonly shows?: string;
   readonly normalise?: (stdout: string) => string;
 };
 
