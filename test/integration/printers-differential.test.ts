@@ -365,6 +365,94 @@ const cases: ReadonlyArray<Case> = [
       endpoints: [],
     }),
   },
+  {
+    plural: 'resourcequotas',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('q', ns),
+      spec: { hard: { pods: '10', 'limits.cpu': '4', 'requests.memory': '1Gi', 'limits.memory': '2Gi', cpu: '2' } },
+    }),
+    // Written as the quota controller would (the shared server runs none).
+    status: {
+      hard: { pods: '10', 'limits.cpu': '4', 'requests.memory': '1Gi', 'limits.memory': '2Gi', cpu: '2' },
+      used: { pods: '3', 'limits.cpu': '1500m', cpu: '0' },
+    },
+  },
+  {
+    plural: 'resourcequotas',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('fresh', ns),
+      spec: { hard: { pods: '1' } },
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: meta('web', ns),
+      subsets: [
+        {
+          addresses: [{ ip: '10.1.0.1' }, { ip: '10.1.0.2' }],
+          ports: [
+            { name: 'http', port: 80 },
+            { name: 'metrics', port: 9090 },
+          ],
+        },
+        { addresses: [{ ip: 'fd00::1' }], ports: [{ port: 443 }] },
+      ],
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: meta('headless', ns),
+      subsets: [{ addresses: [{ ip: '10.1.0.9' }] }],
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({ apiVersion: 'v1', kind: 'Endpoints', metadata: meta('none', ns) }),
+  },
+  {
+    plural: 'podtemplates',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: meta('tpl', ns),
+      template: {
+        metadata: { labels: { b: '2', a: '1' } },
+        spec: {
+          containers: [
+            { name: 'one', image: 'busybox:1.36' },
+            { name: 'two', image: 'nginx:1.27' },
+          ],
+        },
+      },
+    }),
+  },
+  {
+    plural: 'controllerrevisions',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: meta('web-5d8c', ns),
+      data: { spec: {} },
+      revision: 7,
+    }),
+  },
 ];
 
 /** Matches no object: the webhooks below must never be called by the shared server. */
@@ -499,6 +587,43 @@ const clusterCases: ReadonlyArray<Case> = [
     }),
   },
   {
+    plural: 'ingressclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: meta(uniqueName('ic'), undefined, {
+        annotations: { 'ingressclass.kubernetes.io/is-default-class': 'false' },
+      }),
+      spec: {
+        controller: 'example.com/ingress',
+        parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'p', scope: 'Cluster' },
+      },
+    }),
+  },
+  {
+    plural: 'ingressclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: meta(uniqueName('ic-core'), undefined, {
+        annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' },
+      }),
+      spec: { controller: 'example.com/ingress', parameters: { kind: 'ConfigMap', name: 'p', scope: 'Cluster' } },
+    }),
+  },
+  {
+    plural: 'runtimeclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: meta(uniqueName('rc')),
+      handler: 'runsc',
+    }),
+  },
+  {
     plural: 'validatingwebhookconfigurations',
     namespaced: false,
     object: () => ({
@@ -573,7 +698,13 @@ describeWithApiServer('server-side printing: memory printers against kube-apiser
       const body = parseJsonText(JSON.stringify({ status: c.status }));
       if (!isJsonObject(body)) throw new Error('not a status');
       const { apiVersion, kind, metadata } = object;
-      await must(cluster.patchStatus({ apiVersion, kind, name: metadata.name }, { type: 'merge', body }));
+      const ref = {
+        apiVersion,
+        kind,
+        name: metadata.name,
+        ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }),
+      };
+      await must(cluster.patchStatus(ref, { type: 'merge', body }));
     }
     const table = await getJson(server, tablePath(object, c.plural), TABLE);
     if (!isJsonObject(table) || !isJsonArray(table.rows) || !isJsonObject(table.rows[0])) throw new Error('no row');

@@ -11,20 +11,26 @@ import { since, nameOf } from './cells.js';
 import { endpointSliceRow, leaseRow, nodeRow, persistentVolumeRow, webhookConfigurationRow } from './cluster-kinds.js';
 import {
   configMapRow,
+  endpointsRow,
   eventRow,
   namespaceRow,
   persistentVolumeClaimRow,
+  podTemplateRow,
+  resourceQuotaRow,
   secretRow,
   serviceAccountRow,
   serviceRow,
 } from './core-kinds.js';
 import {
+  controllerRevisionRow,
   horizontalPodAutoscalerRow,
+  ingressClassRow,
   ingressRow,
   networkPolicyRow,
   podDisruptionBudgetRow,
   priorityClassRow,
   roleBindingRow,
+  runtimeClassRow,
   storageClassRow,
 } from './others.js';
 import { podConditions, podRow } from './pod.js';
@@ -55,6 +61,12 @@ const ROWS: ReadonlyMap<string, Row> = new Map([
   ['/PersistentVolumeClaim', persistentVolumeClaimRow],
   ['/PersistentVolume', persistentVolumeRow],
   ['/Node', nodeRow],
+  ['/ResourceQuota', resourceQuotaRow],
+  ['/Endpoints', endpointsRow],
+  ['/PodTemplate', podTemplateRow],
+  ['apps/ControllerRevision', controllerRevisionRow],
+  ['networking.k8s.io/IngressClass', ingressClassRow],
+  ['node.k8s.io/RuntimeClass', runtimeClassRow],
   ['/Pod', podRow],
   ['/ReplicationController', replicaSetRow],
   ['apps/Deployment', deploymentRow],

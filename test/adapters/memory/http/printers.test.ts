@@ -364,6 +364,38 @@ describe('built-in printers', () => {
     ]);
   });
 
+  it('ControllerRevision names its controller as kind.group/name; Endpoints past three addresses say how many more', () => {
+    const revision = {
+      metadata: {
+        name: 'web-1',
+        ...created,
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Pod', name: 'not-the-controller' },
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', controller: true },
+        ],
+      },
+      revision: 2,
+    };
+    expect(rowOf('apps', 'v1', 'controllerrevisions', 'ControllerRevision', revision)).toEqual([
+      'web-1',
+      'statefulset.apps/web',
+      2,
+      '60m',
+    ]);
+    const endpoints = {
+      metadata: { name: 'e', ...created },
+      subsets: [
+        { addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80 }, { port: 81 }] },
+        { addresses: [{ ip: '::1' }] },
+      ],
+    };
+    expect(rowOf('', 'v1', 'endpoints', 'Endpoints', endpoints)).toEqual([
+      'e',
+      '10.0.0.1:80,10.0.0.2:80,10.0.0.1:81 + 2 more...',
+      '60m',
+    ]);
+  });
+
   it('a kind without a printer of its own gets the default convertor (Name, Created At)', () => {
     const role = { metadata: { name: 'r', creationTimestamp: '2026-12-02T11:00:00Z' } };
     const printer = builtinPrinter('rbac.authorization.k8s.io', 'v1', 'roles', 'Role');
