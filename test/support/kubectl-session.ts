@@ -127,9 +127,21 @@ const pick = (object: JsonValue | undefined, keys: ReadonlyArray<string>): JsonO
   return picked;
 };
 
+/** A Service's spec with its allocated cluster IPs as `(ip)`: the servers allocate from different ranges. */
+const withoutClusterIps = (spec: JsonValue | undefined): JsonValue => {
+  if (!isJsonObject(spec)) return spec ?? null;
+  const masked = (ip: JsonValue): JsonValue => (typeof ip === 'string' && IPV4.test(ip) ? '(ip)' : ip);
+  return {
+    ...spec,
+    ...(spec.clusterIP === undefined ? {} : { clusterIP: masked(spec.clusterIP) }),
+    ...(Array.isArray(spec.clusterIPs) ? { clusterIPs: spec.clusterIPs.map(masked) } : {}),
+  };
+};
+
 /**
  * What a step stored, from `-o json`: the spec, and the metadata a user or kubectl writes (labels,
- * annotations but the controller's revision, generation); not the server's uid, times, versions.
+ * annotations but the controller's revision, generation); not the server's uid, times, versions,
+ * nor cluster IPs.
  */
 export const pickStored = (stdout: string): string => {
   const object = parseJsonText(stdout);
@@ -137,6 +149,6 @@ export const pickStored = (stdout: string): string => {
   const metadata = pick(object.metadata, ['labels', 'annotations', 'generation']);
   const annotations = isJsonObject(metadata.annotations) ? { ...metadata.annotations } : undefined;
   if (annotations !== undefined) delete annotations['deployment.kubernetes.io/revision'];
-  const shown = { spec: object.spec ?? null, metadata: { ...metadata, annotations: annotations ?? null } };
+  const shown = { spec: withoutClusterIps(object.spec), metadata: { ...metadata, annotations: annotations ?? null } };
   return JSON.stringify(shown, null, 1);
 };
