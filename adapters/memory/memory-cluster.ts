@@ -26,6 +26,7 @@ import { groupKindKey, type KindInfo } from './kinds/kind-info.js';
 import { createKindRegistry } from './kinds/kind-registry.js';
 import { flushMicrotasks } from './clock/manual-clock.js';
 import { patchObject } from './verbs/patch-verb.js';
+import type { Ownership } from './verbs/ownership.js';
 import { mulberry32, type Random } from './faults/prng.js';
 import { getObject, listObjects } from './verbs/read-verbs.js';
 import { storedObject, type ServerState } from './server-state.js';
@@ -240,7 +241,9 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
           withinRequestLimit(state, object, () =>
             pipe(
               strictFields(state, writeOptions, object),
-              E.flatMap(() => createObject(state, object, dryRunOf(writeOptions))),
+              E.flatMap(() =>
+                createObject(state, object, { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
+              ),
             ),
           ),
         ),
@@ -255,7 +258,9 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
             withinRequestLimit(state, object, () =>
               pipe(
                 strictFields(state, writeOptions, object),
-                E.flatMap(() => updateObject(state, object, 'main', dryRunOf(writeOptions))),
+                E.flatMap(() =>
+                  updateObject(state, object, 'main', { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
+                ),
               ),
             ),
           ),
@@ -274,21 +279,26 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
       ),
     delete: (ref, deleteOptions) =>
       call('delete', ref.apiVersion, ref.kind, () => scoped(state, ref, () => deleteObject(state, ref, deleteOptions))),
-    updateStatus: (object) =>
+    updateStatus: (object, writeOptions) =>
       call(
         'updateStatus',
         object.apiVersion,
         object.kind,
-        () => withinRequestLimit(state, object, () => updateObject(state, object, 'status')),
+        () =>
+          withinRequestLimit(state, object, () =>
+            updateObject(state, object, 'status', { ownership: updateBy(writeOptions) }),
+          ),
         refOfInput(object),
       ),
-    patchStatus: (ref, patch) =>
+    patchStatus: (ref, patch, writeOptions) =>
       call(
         'patchStatus',
         ref.apiVersion,
         ref.kind,
         () =>
-          withinRequestLimit(state, patchBody(patch), () => patchObject(state, ref, patch, { subresource: 'status' })),
+          withinRequestLimit(state, patchBody(patch), () =>
+            patchObject(state, ref, patch, { subresource: 'status', ...managerOf(writeOptions) }),
+          ),
         ref,
       ),
     watch: gate.watch,
@@ -317,13 +327,24 @@ const patched = (
   pipe(
     writeOptions?.fieldValidation === 'Strict'
       ? pipe(
-          patchObject(state, ref, patch, { subresource: 'main', dryRun: true }),
+          patchObject(state, ref, patch, { subresource: 'main', dryRun: true, ...managerOf(writeOptions) }),
           E.flatMap((dryRun) => strictFields(state, writeOptions, dryRun, patch.type === 'apply' ? 'apply' : 'patch')),
           E.map(() => undefined),
         )
       : E.right<ClusterError, undefined>(undefined),
-    E.flatMap(() => patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions) })),
+    E.flatMap(() =>
+      patchObject(state, ref, patch, { subresource: 'main', ...dryRunOf(writeOptions), ...managerOf(writeOptions) }),
+    ),
   );
+
+/** The manager of a write that is no apply: the request's fieldManager (the HTTP server puts the User-Agent's there when none). */
+const managerOf = (writeOptions: WriteOptions | undefined): { readonly fieldManager?: string } =>
+  writeOptions?.fieldManager === undefined ? {} : { fieldManager: writeOptions.fieldManager };
+
+const updateBy = (writeOptions: WriteOptions | undefined): Ownership => ({
+  operation: 'Update',
+  manager: writeOptions?.fieldManager ?? '',
+});
 
 /** What a test can do to the server that a real cluster does not offer: restarts, outages, a snapshot, kinds without CRDs. */
 const serverControls = (

@@ -71,8 +71,9 @@ export interface ClusterWriter {
 
 /** StatusWriter knows how to write the status subresource (ignores everything but `status`). */
 export interface StatusWriter {
-  updateStatus(object: Resource): TE.TaskEither<ClusterError, Resource>;
-  patchStatus(ref: ObjectRef, patch: Patch): TE.TaskEither<ClusterError, Resource>;
+  /** `options.fieldManager` names the writer in managedFields (other options do not apply to /status). */
+  updateStatus(object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
+  patchStatus(ref: ObjectRef, patch: Patch, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
 }
 
 export type WatchEvent =

@@ -1,7 +1,7 @@
 /** Shared fixtures of the core tests: an Application builder, scopes with custom kinds, a pure applier. */
 import { applyPatch, type Operation } from 'fast-json-patch';
 import { freeze } from 'immer';
-import { applyMerge } from '../../adapters/memory/verbs/apply-merge.js';
+import { forcedApply, withoutManagedFields } from '../../adapters/memory/field-manager/index.js';
 import {
   builtinScopes,
   FINALIZER,
@@ -123,10 +123,13 @@ export const execute = (
         const patched =
           action.serverSideApply === undefined
             ? applyPatch(document, structuredClone(action.patch) as Operation[], true, false).newDocument
-            : (applyMerge(
-                applyPatch(document, structuredClone(action.serverSideApply.beforeApply) as Operation[], true, false)
-                  .newDocument,
-                structuredClone(action.serverSideApply.body),
+            : (withoutManagedFields(
+                forcedApply(
+                  applyPatch(document, structuredClone(action.serverSideApply.beforeApply) as Operation[], true, false)
+                    .newDocument,
+                  structuredClone(action.serverSideApply.body),
+                  'kreconcile',
+                ),
               ) as Resource);
         return objects.map((object, i) => (i === index ? patched : object));
       }

@@ -317,6 +317,7 @@ export const serveMemoryCluster = async (
       query: url.searchParams,
       body: body.right.text,
       contentType: body.right.contentType,
+      ...(request.headers['user-agent'] === undefined ? {} : { userAgent: request.headers['user-agent'] }),
     };
     const tooLarge = await storageRefusal(resourceRequest);
     if (tooLarge !== undefined) return sendError(response, tooLarge, route.kind);

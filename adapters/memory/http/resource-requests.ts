@@ -4,6 +4,7 @@
  * bodies are hostile input: decoded here, refused with the API server's 400/415/422 answers.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { managerOrUserAgent } from '../field-manager/index.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import * as O from 'fp-ts/lib/Option.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
@@ -42,6 +43,8 @@ export type ResourceRequest = {
   readonly query: URLSearchParams;
   readonly body: string;
   readonly contentType: string;
+  /** The client's User-Agent: the manager of a write that names no fieldManager (its prefix, as the server takes it). */
+  readonly userAgent?: string;
 };
 
 export type Answer = { readonly code: number; readonly body: JsonValue };
@@ -144,7 +147,7 @@ const sameTarget = (target: Target, object: Resource): E.Either<ClusterError, Re
 
 const FIELD_VALIDATIONS = ['Strict', 'Warn', 'Ignore'] as const;
 
-const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptions> => {
+const writeOptions = (query: URLSearchParams, userAgent: string | undefined): E.Either<ClusterError, WriteOptions> => {
   const dryRun = query.get('dryRun');
   if (dryRun !== null && dryRun !== 'All') {
     return E.left(
@@ -159,7 +162,7 @@ const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptio
       }),
     );
   }
-  const fieldManager = query.get('fieldManager');
+  const fieldManager = managerOrUserAgent(query.get('fieldManager'), userAgent);
   const fieldValidation = query.get('fieldValidation');
   const directive = FIELD_VALIDATIONS.find((known) => known === fieldValidation);
   if (fieldValidation !== null && fieldValidation !== '' && directive === undefined)
@@ -170,7 +173,7 @@ const writeOptions = (query: URLSearchParams): E.Either<ClusterError, WriteOptio
     );
   return E.right({
     ...(dryRun === 'All' ? { dryRun: true } : {}),
-    ...(fieldManager === null ? {} : { fieldManager }),
+    ...(fieldManager === '' ? {} : { fieldManager }),
     ...(directive === undefined ? {} : { fieldValidation: directive }),
   });
 };
@@ -392,7 +395,7 @@ const onCollection = (
         : pipe(
             TE.fromEither(E.Do),
             TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
-            TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+            TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
             TE.flatMap(({ object, options }) => cluster.create(object, options)),
             TE.map((created) => ok(created, 201)),
           );
@@ -427,12 +430,12 @@ const onObject = (
       return pipe(
         TE.fromEither(E.Do),
         TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
-        TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
         TE.flatMap(({ object, options }) =>
           status
             ? pipe(
                 TE.fromEither(noOptionsOnStatus(options)),
-                TE.flatMap(() => cluster.updateStatus(object)),
+                TE.flatMap(() => cluster.updateStatus(object, options)),
               )
             : cluster.update(object, options),
         ),
@@ -442,12 +445,12 @@ const onObject = (
       return pipe(
         TE.fromEither(E.Do),
         TE.bind('patch', () => TE.fromEither(patchOf(request))),
-        TE.bind('options', () => TE.fromEither(writeOptions(request.query))),
+        TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
         TE.flatMap(({ patch, options }) =>
           status
             ? pipe(
                 TE.fromEither(noOptionsOnStatus(options)),
-                TE.flatMap(() => cluster.patchStatus(ref, patch)),
+                TE.flatMap(() => cluster.patchStatus(ref, patch, options)),
               )
             : cluster.patch(ref, patch, options),
         ),

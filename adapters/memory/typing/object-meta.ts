@@ -29,6 +29,8 @@ const knownFields = new Set([
   'annotations',
   'ownerReferences',
   'finalizers',
+  // A client's managedFields are input to the field manager (../field-manager), which writes the stored ones.
+  'managedFields',
 ]);
 
 /** Server-owned fields a client's body never sets. */
@@ -44,7 +46,7 @@ const systemFields = [
 /** Kubernetes timestamps are RFC 3339 with second precision. */
 export const timestamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** Keeps only ObjectMeta's fields (managedFields and selfLink included in what is dropped: not modelled / removed upstream). */
+/** Keeps only ObjectMeta's fields (selfLink, removed upstream, is dropped). */
 export const pruneMeta = (meta: JsonObject): JsonObject =>
   objectFromEntries(
     Object.keys(meta)

@@ -21,8 +21,13 @@ import { statusOnCreate } from './status-rules.js';
 import { admitted } from '../admission/index.js';
 import { admitNamespace, decodeInput, defaulted, validated } from './write-common.js';
 import { withinStorageLimit } from './storage-limit.js';
+import { owned, type Ownership } from './ownership.js';
 
-export type CreateOptions = { readonly dryRun?: boolean };
+export type CreateOptions = {
+  readonly dryRun?: boolean;
+  /** Who creates, for managedFields (an Update by `unknown` when unsaid). */
+  readonly ownership?: Ownership;
+};
 
 const nameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -57,7 +62,7 @@ const prepared = (
   state: ServerState,
   info: KindInfo,
   object: Resource,
-  dryRun: boolean,
+  options: CreateOptions,
 ): E.Either<ClusterError, Resource> => {
   const namespace = object.metadata.namespace;
   const meta = createdMeta(object.metadata, {
@@ -66,14 +71,19 @@ const prepared = (
     generation: info.generation,
     ...(namespace === undefined ? {} : { namespace }),
   });
-  const fresh = admitted(
-    state.admission,
-    info,
-    defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta })),
-    'CREATE',
-  );
+  const decoded = defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta }));
+  // Ownership is computed on the object as decoded and defaulted, before admission, as the server does.
+  const tracked = owned(state, info, {
+    live: undefined,
+    next: decoded,
+    apiVersion: object.apiVersion,
+    subresource: 'main',
+    ownership: options.ownership,
+    requested: object,
+  });
+  const fresh = admitted(state.admission, info, tracked, 'CREATE');
   const prepare = hooksFor(groupKindKey(info.group, info.kind)).prepareCreate;
-  return prepare === undefined ? E.right(fresh) : prepare(fresh, { state, dryRun });
+  return prepare === undefined ? E.right(fresh) : prepare(fresh, { state, dryRun: options.dryRun === true });
 };
 
 /** Creates `input`; answers the object as stored (or as it would be, on a dry run). */
@@ -94,7 +104,7 @@ export const createObject = (
     ),
     E.bind('ready', ({ placed, info }) =>
       pipe(
-        prepared(state, info, placed, options.dryRun === true),
+        prepared(state, info, placed, options),
         E.chainFirst((o) => validateName(info, refOf(o))),
         E.chain((o) => validated(state, info, o)),
         E.chain((o) => notExisting(state, info, o)),

@@ -9,24 +9,35 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { isJsonObject, type JsonValue } from '../../../core/json/json.js';
-import type { ObjectRef, Resource } from '../../../core/model/resource.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
+import { refOf, type ObjectRef, type Resource } from '../../../core/model/resource.js';
 import type { Patch } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
-import { applyMerge } from './apply-merge.js';
 import { createObject } from './create-verb.js';
 import { applyJsonPatch, mergePatch, servedAs } from '../json/index.js';
 import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { namespaceFor, storedObject, type ServerState } from '../server-state.js';
 import { strategicPatched, unsupportedPatchType } from '../strategic/index.js';
-import { checkAppliedTypes, convertApplied, decodePatched } from '../typing/index.js';
+import { checkAppliedTypes, convertApplied, decodePatched, timestamp } from '../typing/index.js';
+import { conflictError, trackApply, typingProblem, writeScope } from '../field-manager/index.js';
 import { notFound, statusRoute } from './update-verb.js';
 
-export type PatchOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
+export type PatchOptions = {
+  readonly subresource: Subresource;
+  readonly dryRun?: boolean;
+  /** The manager of a JSON, merge or strategic patch (an apply names its own). */
+  readonly fieldManager?: string;
+};
 
 /** The patched document, decoded into the kind's type as the server does for each patch type (typed-decoding.ts). */
-const patched = (info: KindInfo, base: Resource, patch: Patch): E.Either<ClusterError, JsonValue> => {
+const patched = (
+  state: ServerState,
+  info: KindInfo,
+  base: Resource,
+  patch: Patch,
+  subresource: Subresource,
+): E.Either<ClusterError, JsonValue> => {
   switch (patch.type) {
     case 'json':
       return pipe(
@@ -44,9 +55,9 @@ const patched = (info: KindInfo, base: Resource, patch: Patch): E.Either<Cluster
       );
     case 'apply':
       return pipe(
-        withFieldManager(patch),
-        E.chain((apply) => checkAppliedTypes(info, apply.body)),
-        E.chain((body) => convertApplied(info, body, applyMerge(base, body))),
+        appliable(info, base.apiVersion, patch),
+        E.chain((apply) => applied(state, info, base, apply, subresource)),
+        E.chain(({ body, merged }) => convertApplied(info, body, merged)),
       );
   }
 };
@@ -72,6 +83,60 @@ const withFieldManager = (patch: ApplyPatch): E.Either<ClusterError, ApplyPatch>
         ),
       )
     : E.right(patch);
+
+/** An apply patch the server takes: a field manager, no managedFields, the version of the URL, well typed. */
+const appliable = (info: KindInfo, apiVersion: string, patch: ApplyPatch): E.Either<ClusterError, ApplyPatch> =>
+  pipe(
+    withFieldManager(patch),
+    E.chain((apply) =>
+      apply.body.apiVersion !== apiVersion
+        ? E.left(
+            clusterError(
+              'BadRequest',
+              `Incorrect version specified in apply patch. Specified patch version: ${apply.body.apiVersion}, expected: ${apiVersion}`,
+            ),
+          )
+        : apply.body.metadata.managedFields !== undefined
+          ? E.left(clusterError('BadRequest', 'metadata.managedFields must be nil'))
+          : E.right(apply),
+    ),
+    E.chain((apply) => E.map((body: Resource) => ({ ...apply, body }))(checkAppliedTypes(info, apply.body))),
+  );
+
+/**
+ * The applied configuration merged over `live` with the managedFields the apply leaves
+ * (../field-manager); a 409 naming the conflicts unless forced, a 500 for a configuration that
+ * cannot be typed (as the server's "failed to create typed patch object").
+ */
+const applied = (
+  state: ServerState,
+  info: KindInfo,
+  live: JsonObject,
+  apply: ApplyPatch,
+  subresource: Subresource,
+): E.Either<ClusterError, { readonly body: Resource; readonly merged: JsonObject }> => {
+  const scope = writeScope(
+    info,
+    apply.body.apiVersion,
+    subresource === 'main' ? '' : subresource,
+    timestamp(state.clock.now()),
+  );
+  const problem = typingProblem(apply.body, scope.type, false);
+  if (problem !== undefined)
+    return E.left(
+      clusterError('Internal', `failed to create typed patch object (${appliedAt(info, apply.body)}): ${problem}`, {
+        ref: refOf(apply.body),
+      }),
+    );
+  return pipe(
+    trackApply(scope, live, apply.body, apply.fieldManager, apply.force === true),
+    E.bimap(conflictError, (merged) => ({ body: apply.body, merged })),
+  );
+};
+
+/** `ns/name; apps/v1, Kind=Deployment`, as the server names the object of an apply it cannot type. */
+const appliedAt = (info: KindInfo, body: Resource): string =>
+  `${body.metadata.namespace ?? ''}/${body.metadata.name}; ${body.apiVersion}, Kind=${info.kind}`;
 
 /** The patched document must still be the same object: same kind, version, name and namespace. */
 const sameIdentity = (info: KindInfo, ref: ObjectRef, document: JsonValue): E.Either<ClusterError, Resource> => {
@@ -112,10 +177,11 @@ const applyCreates = (
   options: PatchOptions,
 ): E.Either<ClusterError, Resource> => {
   if (patch.type !== 'apply' || options.subresource === 'status') return E.left(notFound(info, ref));
+  const empty = writeScope(info, ref.apiVersion, '', '').empty;
   return pipe(
-    withFieldManager(patch),
-    E.chain((apply) => checkAppliedTypes(info, apply.body)),
-    E.chain((body) => convertApplied(info, body, body)),
+    appliable(info, ref.apiVersion, patch),
+    E.chain((apply) => applied(state, info, { ...empty, apiVersion: ref.apiVersion, kind: ref.kind }, apply, 'main')),
+    E.chain(({ body, merged }) => convertApplied(info, body, merged)),
     E.chain((body) => sameIdentity(info, ref, body)),
     E.chain((body) =>
       createObject(
@@ -129,7 +195,7 @@ const applyCreates = (
               : { namespace: namespaceFor(info, ref.namespace) }),
           },
         },
-        options,
+        { ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }), ownership: { operation: 'Apply' } },
       ),
     ),
   );
@@ -150,9 +216,18 @@ export const patchObject = (
       const stored = storedObject(state, info, ref.namespace, ref.name);
       if (stored === undefined) return applyCreates(state, info, ref, patch, options);
       return pipe(
-        patched(info, servedAs(stored, ref.apiVersion), patch),
+        patched(state, info, servedAs(stored, ref.apiVersion), patch, options.subresource),
         E.chain((document) => sameIdentity(info, ref, document)),
-        E.chain((candidate) => replaceObject(state, info, stored, candidate, options)),
+        E.chain((candidate) =>
+          replaceObject(state, info, stored, candidate, {
+            subresource: options.subresource,
+            ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+            ownership:
+              patch.type === 'apply'
+                ? { operation: 'Apply' }
+                : { operation: 'Update', manager: options.fieldManager ?? '' },
+          }),
+        ),
       );
     }),
   );

@@ -20,9 +20,15 @@ import { admitted } from '../admission/index.js';
 import { keepStoredSpec, keepStoredStatus, takeStatusOnly } from './status-rules.js';
 import { defaulted, invalid, isDeleting, isFinalized, removeStored, validated } from './write-common.js';
 import { withinStorageLimit } from './storage-limit.js';
+import { owned, type Ownership, type Subresource } from './ownership.js';
 
-export type Subresource = 'main' | 'status';
-export type ReplaceOptions = { readonly subresource: Subresource; readonly dryRun?: boolean };
+export type { Subresource } from './ownership.js';
+export type ReplaceOptions = {
+  readonly subresource: Subresource;
+  readonly dryRun?: boolean;
+  /** Who writes, for managedFields (an Update by `unknown` when unsaid). */
+  readonly ownership?: Ownership;
+};
 
 const conflict = (info: KindInfo, object: Resource): ClusterError =>
   clusterError(
@@ -116,6 +122,16 @@ const merged = (
     apiVersion: stored.apiVersion,
     metadata: updatedMeta(stored.metadata, candidate.metadata),
   };
+  // Ownership is computed on the object as decoded and defaulted, before admission, as the server does.
+  const track = (next: Resource): Resource =>
+    owned(state, info, {
+      live: stored,
+      next,
+      apiVersion: candidate.apiVersion,
+      subresource: options.subresource,
+      ownership: options.ownership,
+      requested: candidate,
+    });
   if (options.subresource === 'main')
     return underKindRules(
       state,
@@ -124,15 +140,15 @@ const merged = (
       admitted(
         state.admission,
         info,
-        defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion)),
+        track(defaulted(state, info, keepStoredStatus(info, stored, atStoredVersion))),
         'UPDATE',
         stored,
       ),
       dryRun,
     );
   return info.custom
-    ? validated(state, info, defaulted(state, info, takeStatusOnly(stored, atStoredVersion)), stored)
-    : underKindRules(state, info, stored, keepStoredSpec(info, stored, atStoredVersion), dryRun);
+    ? validated(state, info, track(defaulted(state, info, takeStatusOnly(stored, atStoredVersion))), stored)
+    : underKindRules(state, info, stored, track(keepStoredSpec(info, stored, atStoredVersion)), dryRun);
 };
 
 const withGeneration = (info: KindInfo, stored: Resource, next: Resource): Resource => {

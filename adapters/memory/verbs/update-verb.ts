@@ -7,6 +7,7 @@ import type { KindInfo } from '../kinds/index.js';
 import { replaceObject, type Subresource } from './replace-object.js';
 import { storedObject, type ServerState } from '../server-state.js';
 import { decodeInput } from './write-common.js';
+import type { Ownership } from './ownership.js';
 
 export const notFound = (
   info: KindInfo,
@@ -32,7 +33,7 @@ export const updateObject = (
   state: ServerState,
   input: unknown,
   subresource: Subresource,
-  options: { readonly dryRun?: boolean } = {},
+  options: { readonly dryRun?: boolean; readonly ownership?: Ownership } = {},
 ): E.Either<ClusterError, Resource> =>
   pipe(
     decodeInput(state, input),
@@ -47,6 +48,7 @@ export const updateObject = (
       replaceObject(state, info, stored, object, {
         subresource,
         ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+        ...(options.ownership === undefined ? {} : { ownership: options.ownership }),
       }),
     ),
   );
