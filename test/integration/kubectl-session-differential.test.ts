@@ -209,7 +209,7 @@ const steps: ReadonlyArray<Step> = [
   { name: 'stored custom resource after the patches', args: ['get', widgets, 'w1', '-o', 'jsonpath={.spec}'] },
 ];
 
-/** Server-side apply with field ownership (pending in serve until it stores managedFields). */
+/** Server-side apply with field ownership: managers, a conflict, force. */
 const ownershipSteps: ReadonlyArray<Step> = [
   {
     name: 'apply --server-side (alice)',
@@ -334,10 +334,6 @@ describeWithApiServer('kubectl session: serve against kube-apiserver (differenti
     async (context) => {
       const outcomes = [];
       for (const step of ownershipSteps) outcomes.push({ step, ...(await runBoth(step)) });
-      const managers = outcomes[1];
-      // Pending until the memory server stores managedFields (issue 35 item 2, branch `ssa`).
-      if (managers?.serve.shown === '')
-        context.skip('serve stores no managedFields yet: the steps ran, see the transcript');
       for (const { serve, real } of outcomes)
         expect({ code: serve.code, shown: serve.shown }).toEqual({ code: real.code, shown: real.shown });
       expect(outcomes[2]?.real.shown).toContain('conflict with "alice": .data.mode');

@@ -31,10 +31,20 @@ const greeter = (context: ConvergenceContext<World>, name: string): ReadonlyArra
   return [String(container.image), ...env.map((e) => `${String(e.name)}=${String(e.value)}`)];
 };
 
-/** The ConfigMaps as in the other examples, and each Deployment's env merged, never replaced. */
+/** The ConfigMaps as in the other examples (applied by the controller), and each Deployment's env merged, never replaced. */
 const patchedConverged = async (context: ConvergenceContext<World>): Promise<true | string> => {
   const configMaps = await converged(context);
   if (configMaps !== true) return configMaps;
+  const applied = context.cluster
+    .objects()
+    .filter((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-greeting'))
+    .filter((o) => {
+      const fields = o.metadata.managedFields;
+      const entries = isJsonArray(fields) ? fields.filter(isJsonObject) : [];
+      return !entries.some((f) => f.manager === 'greeting-controller' && f.operation === 'Apply');
+    });
+  if (applied.length > 0)
+    return `${applied.map((o) => o.metadata.name).join(', ')}: no Apply entry of greeting-controller in managedFields`;
   const wrong = context.world.flatMap(({ name }) => {
     const greeting = context.cluster.objects().find((o) => o.kind === 'Greeting' && o.metadata.name === name);
     const message = greeting === undefined ? undefined : getIn(greeting, ['spec', 'message']);
