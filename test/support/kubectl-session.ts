@@ -92,31 +92,50 @@ export const normaliseDiff = (stdout: string): string =>
 
 /**
  * Columns whose values need what neither server runs the same way: status a kubelet and the
- * workload controllers write (the shared real server runs neither; serve simulates them), ages.
+ * workload controllers write (the shared real server runs neither; serve simulates them), and
+ * times (ages; a creation time can fall in another second on the other server).
  */
-const MASKED_COLUMNS = new Set(['AGE', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'STATUS', 'COMPLETIONS', 'DURATION']);
+const MASKED_COLUMNS = new Set([
+  'AGE',
+  'CREATED AT',
+  'READY',
+  'UP-TO-DATE',
+  'AVAILABLE',
+  'STATUS',
+  'COMPLETIONS',
+  'DURATION',
+]);
 
 const IPV4 = /^\d+\.\d+\.\d+\.\d+$/;
 
+/** A header's columns and where each starts (kubectl pads columns with 3 spaces; names have single spaces). */
+const columnsOf = (header: string): ReadonlyArray<{ readonly name: string; readonly start: number }> =>
+  [...header.matchAll(/\S+(?: \S+)*/g)].map((match) => ({ name: match[0], start: match.index }));
+
 /**
- * A `kubectl get` table (or several, `get all`) as rows of cells: masked columns blanked, cluster
- * IPs (allocated from different ranges) shown as `(ip)`, and the real controller-manager's
- * `kube-root-ca.crt` ConfigMap left out (serve publishes none).
+ * A `kubectl get` table (or several, `get all`) as rows of cells, cut where the header's columns
+ * start (a cell may hold spaces: a cron schedule): masked columns blanked, cluster IPs (allocated
+ * from different ranges) shown as `(ip)`, and the real controller-manager's `kube-root-ca.crt`
+ * ConfigMap left out (serve publishes none).
  */
 export const normaliseTable = (stdout: string): string => {
-  let header: ReadonlyArray<string> = [];
+  let columns: ReturnType<typeof columnsOf> = [];
   const rows: string[] = [];
   for (const line of stdout.split('\n')) {
-    const cells = line.trim() === '' ? [] : line.trim().split(/\s+/);
-    if (cells[0] === 'NAME') header = cells;
-    if (cells.length === 0 || cells[0]?.endsWith('kube-root-ca.crt') === true) {
+    if (line.startsWith('NAME ')) {
+      columns = columnsOf(line);
+      rows.push(columns.map((column) => column.name).join(' | '));
+      continue;
+    }
+    if (line.trim() === '' || line.split(/\s/)[0]?.endsWith('kube-root-ca.crt') === true) {
       rows.push('');
       continue;
     }
+    const cells = columns.map((column, i) => line.slice(column.start, columns[i + 1]?.start).trim());
     const shown = cells.map((cell, i) =>
-      cells !== header && MASKED_COLUMNS.has(header[i] ?? '') ? '*' : IPV4.test(cell) ? '(ip)' : cell,
+      MASKED_COLUMNS.has(columns[i]?.name ?? '') ? '*' : IPV4.test(cell) ? '(ip)' : cell,
     );
-    rows.push(shown.join(' '));
+    rows.push(shown.join(' | '));
   }
   return rows.join('\n');
 };
