@@ -16,7 +16,13 @@ import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from
 const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1';
 const AGES = new Set(['Age', 'Last Seen', 'First Seen', 'Duration', 'Last Schedule']);
 
-type Case = { readonly plural: string; readonly namespaced: boolean; readonly object: (ns: string) => object };
+type Case = {
+  readonly plural: string;
+  readonly namespaced: boolean;
+  readonly object: (ns: string) => object;
+  /** Written through the status subresource after the create (which drops status). */
+  readonly status?: object;
+};
 
 const template = { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] } };
 const selector = { matchLabels: { app: 'p' } };
@@ -316,7 +322,150 @@ const cases: ReadonlyArray<Case> = [
       count: 3,
     }),
   },
+  {
+    plural: 'leases',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: meta('held', ns),
+      spec: { holderIdentity: 'operator-0_1234', leaseDurationSeconds: 15 },
+    }),
+  },
+  {
+    plural: 'leases',
+    namespaced: true,
+    object: (ns) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: meta('free', ns), spec: {} }),
+  },
+  {
+    plural: 'endpointslices',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: meta('web-abcde', ns),
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 80 }, { name: 'named' }, {}, { name: 'metrics', port: 9090 }],
+      endpoints: [
+        { addresses: ['10.1.0.1', '10.1.0.2'] },
+        { addresses: ['10.1.0.3'], conditions: { ready: false } },
+        { addresses: ['10.1.0.4'] },
+      ],
+    }),
+  },
+  {
+    plural: 'endpointslices',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: meta('empty-fghij', ns),
+      addressType: 'FQDN',
+      ports: [],
+      endpoints: [],
+    }),
+  },
+  {
+    plural: 'resourcequotas',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('q', ns),
+      spec: { hard: { pods: '10', 'limits.cpu': '4', 'requests.memory': '1Gi', 'limits.memory': '2Gi', cpu: '2' } },
+    }),
+    // Written as the quota controller would (the shared server runs none).
+    status: {
+      hard: { pods: '10', 'limits.cpu': '4', 'requests.memory': '1Gi', 'limits.memory': '2Gi', cpu: '2' },
+      used: { pods: '3', 'limits.cpu': '1500m', cpu: '0' },
+    },
+  },
+  {
+    plural: 'resourcequotas',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: meta('fresh', ns),
+      spec: { hard: { pods: '1' } },
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: meta('web', ns),
+      subsets: [
+        {
+          addresses: [{ ip: '10.1.0.1' }, { ip: '10.1.0.2' }],
+          ports: [
+            { name: 'http', port: 80 },
+            { name: 'metrics', port: 9090 },
+          ],
+        },
+        { addresses: [{ ip: 'fd00::1' }], ports: [{ port: 443 }] },
+      ],
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: meta('headless', ns),
+      subsets: [{ addresses: [{ ip: '10.1.0.9' }] }],
+    }),
+  },
+  {
+    plural: 'endpoints',
+    namespaced: true,
+    object: (ns) => ({ apiVersion: 'v1', kind: 'Endpoints', metadata: meta('none', ns) }),
+  },
+  {
+    plural: 'podtemplates',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'v1',
+      kind: 'PodTemplate',
+      metadata: meta('tpl', ns),
+      template: {
+        metadata: { labels: { b: '2', a: '1' } },
+        spec: {
+          containers: [
+            { name: 'one', image: 'busybox:1.36' },
+            { name: 'two', image: 'nginx:1.27' },
+          ],
+        },
+      },
+    }),
+  },
+  {
+    plural: 'controllerrevisions',
+    namespaced: true,
+    object: (ns) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: meta('web-5d8c', ns),
+      data: { spec: {} },
+      revision: 7,
+    }),
+  },
 ];
+
+/** Matches no object: the webhooks below must never be called by the shared server. */
+const noObjects = { matchLabels: { 'kreconcile.io/printers-test': 'never' } };
+const webhook = (name: string): object => ({
+  name,
+  clientConfig: { url: 'https://webhook.invalid/check' },
+  admissionReviewVersions: ['v1'],
+  sideEffects: 'None',
+  failurePolicy: 'Ignore',
+  objectSelector: noObjects,
+  rules: [],
+});
 
 const clusterCases: ReadonlyArray<Case> = [
   {
@@ -354,6 +503,143 @@ const clusterCases: ReadonlyArray<Case> = [
       metadata: meta(uniqueName('crb')),
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
       subjects: [],
+    }),
+  },
+  {
+    plural: 'nodes',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: meta(uniqueName('node'), undefined, {
+        labels: {
+          'node-role.kubernetes.io/worker': '',
+          'node-role.kubernetes.io/edge': 'x',
+          'kubernetes.io/role': 'db',
+        },
+      }),
+      spec: { unschedulable: true },
+    }),
+    status: {
+      conditions: [
+        { type: 'MemoryPressure', status: 'False' },
+        { type: 'Ready', status: 'False', reason: 'KubeletNotReady' },
+      ],
+      addresses: [
+        { type: 'Hostname', address: 'n1' },
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'InternalIP', address: '10.0.0.6' },
+        { type: 'ExternalIP', address: '203.0.113.5' },
+      ],
+      nodeInfo: {
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+        kernelVersion: '6.1.0',
+        osImage: '',
+        containerRuntimeVersion: 'containerd://2.0.0',
+        kubeletVersion: 'v1.36.3',
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        architecture: 'arm64',
+      },
+    },
+  },
+  {
+    plural: 'nodes',
+    namespaced: false,
+    object: () => ({ apiVersion: 'v1', kind: 'Node', metadata: meta(uniqueName('bare-node')) }),
+  },
+  {
+    plural: 'persistentvolumes',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: meta(uniqueName('pv')),
+      spec: {
+        capacity: { storage: '1024Mi' },
+        accessModes: ['ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Retain',
+        storageClassName: 'slow',
+        volumeMode: 'Block',
+        claimRef: { namespace: 'shop', name: 'data' },
+        hostPath: { path: '/tmp/kreconcile-printers' },
+      },
+    }),
+    status: { phase: 'Failed', reason: 'Recycled', message: 'recycler failed' },
+  },
+  {
+    plural: 'persistentvolumes',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: meta(uniqueName('pv-beta'), undefined, {
+        annotations: { 'volume.beta.kubernetes.io/storage-class': 'beta' },
+      }),
+      spec: {
+        capacity: { storage: '2Gi' },
+        accessModes: ['ReadOnlyMany'],
+        storageClassName: 'ignored',
+        hostPath: { path: '/tmp/kreconcile-printers' },
+      },
+    }),
+  },
+  {
+    plural: 'ingressclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: meta(uniqueName('ic'), undefined, {
+        annotations: { 'ingressclass.kubernetes.io/is-default-class': 'false' },
+      }),
+      spec: {
+        controller: 'example.com/ingress',
+        parameters: { apiGroup: 'k8s.example.com', kind: 'IngressParameters', name: 'p', scope: 'Cluster' },
+      },
+    }),
+  },
+  {
+    plural: 'ingressclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: meta(uniqueName('ic-core'), undefined, {
+        annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' },
+      }),
+      spec: { controller: 'example.com/ingress', parameters: { kind: 'ConfigMap', name: 'p', scope: 'Cluster' } },
+    }),
+  },
+  {
+    plural: 'runtimeclasses',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: meta(uniqueName('rc')),
+      handler: 'runsc',
+    }),
+  },
+  {
+    plural: 'validatingwebhookconfigurations',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: meta(uniqueName('vwc')),
+      webhooks: [webhook('a.printers.kreconcile.io'), webhook('b.printers.kreconcile.io')],
+    }),
+  },
+  {
+    plural: 'mutatingwebhookconfigurations',
+    namespaced: false,
+    object: () => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: meta(uniqueName('mwc')),
     }),
   },
 ];
@@ -408,6 +694,18 @@ describeWithApiServer('server-side printing: memory printers against kube-apiser
     const object = resourceOf(c.object(namespace.namespace));
     await must(cluster.create(object));
     created.push(object);
+    if (c.status !== undefined) {
+      const body = parseJsonText(JSON.stringify({ status: c.status }));
+      if (!isJsonObject(body)) throw new Error('not a status');
+      const { apiVersion, kind, metadata } = object;
+      const ref = {
+        apiVersion,
+        kind,
+        name: metadata.name,
+        ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }),
+      };
+      await must(cluster.patchStatus(ref, { type: 'merge', body }));
+    }
     const table = await getJson(server, tablePath(object, c.plural), TABLE);
     if (!isJsonObject(table) || !isJsonArray(table.rows) || !isJsonObject(table.rows[0])) throw new Error('no row');
     const [group, version] = groupVersionOf(object.apiVersion);

@@ -5,6 +5,9 @@
  * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200.
  * An API-server restart cuts the connection instead (no ERROR event, no clean end), as a real
  * restart does; the client's next watch from its old resourceVersion then gets the 410.
+ * `sendInitialEvents=true` (client-go's watch-list, on by default since 1.34: kubectl wait,
+ * informers) starts with an ADDED event per object listed, then a BOOKMARK annotated
+ * `k8s.io/initial-events-end: "true"` at the list's resourceVersion, then the changes after it.
  */
 import type { ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
@@ -23,6 +26,8 @@ export type WatchRequest = {
   readonly labelSelector?: string;
   readonly fieldSelector: FieldSelector;
   readonly allowBookmarks: boolean;
+  /** Watch-list: the objects as ADDED events, then the initial-events-end bookmark. */
+  readonly sendInitialEvents: boolean;
   /** The server ends the stream after this long (0: never), as kube-apiserver does. */
   readonly timeoutMs: number;
 };
@@ -44,6 +49,7 @@ export const watchRequestOf = (
     kind,
     fieldSelector,
     allowBookmarks: flag(query.get('allowWatchBookmarks')),
+    sendInitialEvents: flag(query.get('sendInitialEvents')),
     timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0,
     ...(namespace === undefined ? {} : { namespace }),
     ...(resourceVersion === null ? {} : { resourceVersion }),
@@ -58,13 +64,19 @@ export type LineSink = {
   cut(): void;
 };
 
+const bookmarkLine = (kind: KindAt, resourceVersion: string, initialEventsEnd = false): JsonObject => ({
+  type: 'BOOKMARK',
+  object: {
+    kind: kind.kind,
+    apiVersion: kind.apiVersion,
+    metadata: initialEventsEnd
+      ? { resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } }
+      : { resourceVersion },
+  },
+});
+
 const lineOf = (event: WatchEvent, kind: KindAt): JsonObject =>
-  event.type === 'BOOKMARK'
-    ? {
-        type: 'BOOKMARK',
-        object: { kind: kind.kind, apiVersion: kind.apiVersion, metadata: { resourceVersion: event.resourceVersion } },
-      }
-    : { type: event.type, object: event.object };
+  event.type === 'BOOKMARK' ? bookmarkLine(kind, event.resourceVersion) : { type: event.type, object: event.object };
 
 /** Starts the stream; the returned handle stops it when the client goes away. */
 const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): WatchHandle => {
@@ -95,6 +107,33 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
 };
 
 /**
+ * Watch-list: lists, sends each object as ADDED (the field selector applied) and the
+ * initial-events-end bookmark, then calls `then` with the list's resourceVersion to watch from;
+ * a failed list ends the stream with its ERROR event.
+ */
+const sendInitialEvents = async (
+  cluster: Cluster,
+  request: WatchRequest,
+  sink: LineSink,
+  then: (resourceVersion: string) => void,
+): Promise<void> => {
+  const listed = await cluster.list({
+    apiVersion: request.kind.apiVersion,
+    kind: request.kind.kind,
+    ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
+    ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+  })();
+  if (E.isLeft(listed)) {
+    sink.line({ type: 'ERROR', object: statusBody(listed.left) });
+    return sink.end();
+  }
+  for (const object of listed.right.items)
+    if (matchesFields(request.fieldSelector, object)) sink.line({ type: 'ADDED', object });
+  sink.line(bookmarkLine(request.kind, listed.right.resourceVersion, true));
+  then(listed.right.resourceVersion);
+};
+
+/**
  * Answers 200 at once (clients count a watch as established when the headers arrive), then
  * streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the timeout passes on `clock`, the client goes
  * away or the returned handle is stopped (server shutdown).
@@ -119,14 +158,22 @@ export const serveWatch = (
     close();
   };
   const end = (): void => finish(() => response.end());
-  upstream = streamWatch(cluster, request, {
+  const sink: LineSink = {
     line: (json) => {
       if (!ended) response.write(`${JSON.stringify(transform(json))}\n`);
     },
     end,
     cut: () => finish(() => response.destroy()),
-  });
-  if (ended) upstream.stop();
+  };
+  const watchFrom = (from: WatchRequest): void => {
+    upstream = streamWatch(cluster, from, sink);
+    if (ended) upstream.stop();
+  };
+  if (request.sendInitialEvents)
+    void sendInitialEvents(cluster, request, sink, (resourceVersion) => {
+      if (!ended) watchFrom({ ...request, resourceVersion });
+    });
+  else watchFrom(request);
   response.on('close', end);
   if (request.timeoutMs > 0) cancelTimeout = clock.setTimer(request.timeoutMs, end);
   return { stop: end };

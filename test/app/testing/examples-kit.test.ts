@@ -1,14 +1,76 @@
 /**
- * examples/kit/debounce-controller.mjs, run unchanged under checkController: its one global
- * debounce flag drops the events of other objects, so a world with two Greetings fails, shrunk
- * to two, naming the Greeting left without its ConfigMap.
+ * The controllers of examples/kit, run unchanged under checkController:
+ * - debounce-controller.mjs: its one global debounce flag drops the events of other objects, so a
+ *   world with two Greetings fails, shrunk to two, naming the Greeting left without its ConfigMap;
+ * - patching-controller.mjs: writes only with client-node's `patch` (server-side apply for its
+ *   ConfigMaps, the default strategic merge patch for its Deployments' env lists) and converges
+ *   while another actor tampers with both.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkController, ConvergenceFailure } from '../../../app/testing/index.js';
-import { converged, setup, worldArbitrary } from './greeting-world.js';
+import type { ConvergenceContext } from '../../../app/testing/index.js';
+import { getIn, isJsonArray, isJsonObject } from '../../../core/json/json.js';
+import { converged, perturb, setup, worldArbitrary, type World } from './greeting-world.js';
 
 const script = fileURLToPath(new URL('../../../examples/kit/debounce-controller.mjs', import.meta.url));
+const patching = fileURLToPath(new URL('../../../examples/kit/patching-controller.mjs', import.meta.url));
+
+/** The greeter container's env of `<name>-greeter` as `NAME=value`, its image first; undefined when absent. */
+const greeter = (context: ConvergenceContext<World>, name: string): ReadonlyArray<string> | undefined => {
+  const deployment = context.cluster
+    .objects()
+    .find((o) => o.kind === 'Deployment' && o.metadata.name === `${name}-greeter`);
+  const containers =
+    deployment === undefined ? undefined : getIn(deployment, ['spec', 'template', 'spec', 'containers']);
+  const container = isJsonArray(containers)
+    ? containers.find((c) => isJsonObject(c) && c.name === 'greeter')
+    : undefined;
+  if (!isJsonObject(container)) return undefined;
+  const env = isJsonArray(container.env) ? container.env.filter(isJsonObject) : [];
+  return [String(container.image), ...env.map((e) => `${String(e.name)}=${String(e.value)}`)];
+};
+
+/** The ConfigMaps as in the other examples (applied by the controller), and each Deployment's env merged, never replaced. */
+const patchedConverged = async (context: ConvergenceContext<World>): Promise<true | string> => {
+  const configMaps = await converged(context);
+  if (configMaps !== true) return configMaps;
+  const applied = context.cluster
+    .objects()
+    .filter((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-greeting'))
+    .filter((o) => {
+      const fields = o.metadata.managedFields;
+      const entries = isJsonArray(fields) ? fields.filter(isJsonObject) : [];
+      return !entries.some((f) => f.manager === 'greeting-controller' && f.operation === 'Apply');
+    });
+  if (applied.length > 0)
+    return `${applied.map((o) => o.metadata.name).join(', ')}: no Apply entry of greeting-controller in managedFields`;
+  const wrong = context.world.flatMap(({ name }) => {
+    const greeting = context.cluster.objects().find((o) => o.kind === 'Greeting' && o.metadata.name === name);
+    const message = greeting === undefined ? undefined : getIn(greeting, ['spec', 'message']);
+    const wanted = ['busybox:1.36', `MESSAGE=${String(message)}`, 'STATIC=kept'];
+    const found = greeter(context, name);
+    return JSON.stringify(found) === JSON.stringify(wanted)
+      ? []
+      : [`${name}-greeter: wanted ${wanted.join(' ')}, found ${found?.join(' ') ?? 'none'}`];
+  });
+  return wrong.length === 0 ? true : wrong.join('; ');
+};
+
+/** The other actor of the Greeting examples, and a strategic patch of its own on a Deployment's env list. */
+const perturbDeployments = async (context: ConvergenceContext<World>, step: number): Promise<void> => {
+  const target = context.world[step % context.world.length];
+  if (step % 3 !== 2 || target === undefined) return perturb(context, step);
+  const body = {
+    spec: { template: { spec: { containers: [{ name: 'greeter', env: [{ name: 'MESSAGE', value: 'tampered' }] }] } } },
+  };
+  await context.api
+    .patch(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: `${target.name}-greeter` },
+      { type: 'strategic', body },
+    )
+    .catch(() => undefined); // not created yet
+};
 
 describe('examples/kit: the kit finds the planted bug of a controller run as it is', () => {
   it('a global debounce flag: the second Greeting never gets its ConfigMap', async () => {
@@ -32,4 +94,19 @@ describe('examples/kit: the kit finds the planted bug of a controller run as it 
     expect(message).toMatch(/got: \w+: wanted "\w+", found null/);
     expect(message).toContain('the controller process never exited');
   }, 180_000);
+
+  it('a controller using client-node patch (strategic merge, and server-side apply) converges under tampering', async () => {
+    await checkController({
+      world: worldArbitrary,
+      setup,
+      converged: patchedConverged,
+      perturb: perturbDeployments,
+      controller: { command: [process.execPath, patching] },
+      numRuns: 3,
+      seed: 11,
+      faultyMs: 1_200,
+      perturbEveryMs: 200,
+      settleMs: 1_000,
+    });
+  }, 120_000);
 });

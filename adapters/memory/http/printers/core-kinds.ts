@@ -120,7 +120,7 @@ const ACCESS_MODES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** `GetAccessModesAsString`: the short names of the modes present, in a fixed order. */
-const accessModesText = (modes: JsonValue | undefined): string => {
+export const accessModesText = (modes: JsonValue | undefined): string => {
   const present = new Set(Array.isArray(modes) ? modes.map(text) : []);
   return ACCESS_MODES.filter(([mode]) => present.has(mode))
     .map(([, short]) => short)
@@ -148,5 +148,67 @@ export const persistentVolumeClaimRow: Row = (object, now) => {
     typeof attributesClass === 'string' ? attributesClass : '<unset>',
     age(object, now),
     typeof volumeMode === 'string' ? volumeMode : '<unset>',
+  ];
+};
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `printResourceQuota`: each resource of `status.hard`, sorted, as `name: used/hard` (a missing
+ * used quantity is Go's zero, "0"); `limits.*` in the LIMIT column, the others in REQUEST.
+ */
+export const resourceQuotaRow: Row = (object, now) => {
+  const hard = at(object, 'status', 'hard');
+  const used = at(object, 'status', 'used');
+  const requests: string[] = [];
+  const limits: string[] = [];
+  for (const resource of Object.keys(isJsonObject(hard) ? hard : {}).sort(byCodeUnits)) {
+    const usedText = (isJsonObject(used) ? text(used[resource]) : '') || '0';
+    const hardText = (isJsonObject(hard) ? text(hard[resource]) : '') || '0';
+    const pieces = resource.split('.');
+    (pieces.length > 1 && pieces[0] === 'limits' ? limits : requests).push(`${resource}: ${usedText}/${hardText}`);
+  }
+  return [nameOf(object), requests.join(', '), limits.join(', '), age(object, now)];
+};
+
+/** `net.JoinHostPort`: brackets around an address with a colon (IPv6). */
+const hostPort = (ip: string, port: JsonValue | undefined): string =>
+  `${ip.includes(':') ? `[${ip}]` : ip}:${typeof port === 'number' ? port : 0}`;
+
+/** `formatEndpoints` (all ports): up to three `ip:port` (or bare IPs for a subset without ports), then `+ N more...`. */
+const endpointsText = (endpoints: JsonObject): string => {
+  const subsets = objectsAt(endpoints, ['subsets']);
+  if (subsets.length === 0) return '<none>';
+  const MAX = 3;
+  const shown: string[] = [];
+  let more = false;
+  let count = 0;
+  for (const subset of subsets) {
+    const ips = objectsAt(subset, ['addresses']).map((address) => text(address.ip));
+    const ports = objectsAt(subset, ['ports']);
+    const entries = ports.length === 0 ? [ips] : ports.map((port) => ips.map((ip) => hostPort(ip, port.port)));
+    for (const group of entries) {
+      count += group.length;
+      for (const entry of group) {
+        if (shown.length === MAX) {
+          more = true;
+          break;
+        }
+        shown.push(entry);
+      }
+    }
+  }
+  return more ? `${shown.join(',')} + ${count - MAX} more...` : shown.join(',');
+};
+
+export const endpointsRow: Row = (object, now) => [nameOf(object), endpointsText(object), age(object, now)];
+
+export const podTemplateRow: Row = (object) => {
+  const containers = objectsAt(object, ['template', 'spec', 'containers']);
+  return [
+    nameOf(object),
+    containers.map((c) => text(c.name)).join(','),
+    containers.map((c) => text(c.image)).join(','),
+    formatLabels(at(object, 'template', 'metadata', 'labels')),
   ];
 };

@@ -8,22 +8,29 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../../../core/json/json.js';
 import { since, nameOf } from './cells.js';
+import { endpointSliceRow, leaseRow, nodeRow, persistentVolumeRow, webhookConfigurationRow } from './cluster-kinds.js';
 import {
   configMapRow,
+  endpointsRow,
   eventRow,
   namespaceRow,
   persistentVolumeClaimRow,
+  podTemplateRow,
+  resourceQuotaRow,
   secretRow,
   serviceAccountRow,
   serviceRow,
 } from './core-kinds.js';
 import {
+  controllerRevisionRow,
   horizontalPodAutoscalerRow,
+  ingressClassRow,
   ingressRow,
   networkPolicyRow,
   podDisruptionBudgetRow,
   priorityClassRow,
   roleBindingRow,
+  runtimeClassRow,
   storageClassRow,
 } from './others.js';
 import { podConditions, podRow } from './pod.js';
@@ -52,6 +59,14 @@ const ROWS: ReadonlyMap<string, Row> = new Map([
   ['/Service', serviceRow],
   ['/Event', eventRow],
   ['/PersistentVolumeClaim', persistentVolumeClaimRow],
+  ['/PersistentVolume', persistentVolumeRow],
+  ['/Node', nodeRow],
+  ['/ResourceQuota', resourceQuotaRow],
+  ['/Endpoints', endpointsRow],
+  ['/PodTemplate', podTemplateRow],
+  ['apps/ControllerRevision', controllerRevisionRow],
+  ['networking.k8s.io/IngressClass', ingressClassRow],
+  ['node.k8s.io/RuntimeClass', runtimeClassRow],
   ['/Pod', podRow],
   ['/ReplicationController', replicaSetRow],
   ['apps/Deployment', deploymentRow],
@@ -68,6 +83,10 @@ const ROWS: ReadonlyMap<string, Row> = new Map([
   ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerRow],
   ['scheduling.k8s.io/PriorityClass', priorityClassRow],
   ['storage.k8s.io/StorageClass', storageClassRow],
+  ['coordination.k8s.io/Lease', leaseRow],
+  ['discovery.k8s.io/EndpointSlice', endpointSliceRow],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationRow],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationRow],
 ]);
 
 /** The default table convertor's row (kinds without a printer of their own: Name, Created At). */

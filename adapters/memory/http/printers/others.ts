@@ -145,3 +145,35 @@ export const storageClassRow: Row = (object, now) => {
     age(object, now),
   ];
 };
+
+export const ingressClassRow: Row = (object, now) => {
+  const isDefault = at(object, 'metadata', 'annotations', 'ingressclass.kubernetes.io/is-default-class') === 'true';
+  const parameters = at(object, 'spec', 'parameters');
+  const group = isJsonObject(parameters) && typeof parameters.apiGroup === 'string' ? `.${parameters.apiGroup}` : '';
+  return [
+    `${nameOf(object)}${isDefault ? ' (default)' : ''}`,
+    text(at(object, 'spec', 'controller')),
+    isJsonObject(parameters) ? `${text(parameters.kind)}${group}/${text(parameters.name)}` : '<none>',
+    age(object, now),
+  ];
+};
+
+export const runtimeClassRow: Row = (object, now) => [nameOf(object), text(object.handler), age(object, now)];
+
+/** `formatResourceName` of the controller owner: `kind.group/name` in lower case (`statefulset.apps/web`). */
+const controllerName = (object: JsonObject): string => {
+  const owner = objectsAt(object, ['metadata', 'ownerReferences']).find((ref) => ref.controller === true);
+  if (owner === undefined) return '<none>';
+  const apiVersion = text(owner.apiVersion);
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const kind = text(owner.kind);
+  const groupKind = group === '' ? kind : `${kind}.${group}`;
+  return groupKind === '' ? text(owner.name) : `${groupKind.toLowerCase()}/${text(owner.name)}`;
+};
+
+export const controllerRevisionRow: Row = (object, now) => [
+  nameOf(object),
+  controllerName(object),
+  integer(object.revision),
+  age(object, now),
+];

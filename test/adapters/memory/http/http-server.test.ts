@@ -518,6 +518,32 @@ describe('memory cluster over HTTP: watch', () => {
     await single.ended;
   });
 
+  it('sendInitialEvents (watch-list: kubectl wait, client-go informers): ADDED per object, the initial-events-end bookmark at the list version, then changes', async () => {
+    const target = await serve();
+    const base = '/api/v1/namespaces/default/configmaps';
+    for (const name of ['x', 'y', 'z']) await target.request(base, { method: 'POST', body: configMap(name) });
+    const listed = (await target.request(base)).json.metadata.resourceVersion;
+    const watch = await watchLines(
+      target,
+      `${base}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&fieldSelector=metadata.name!%3Dz`,
+    );
+    await eventually(() => expect(watch.lines).toHaveLength(3), 5_000, 5);
+    await target.request(base, { method: 'POST', body: configMap('later') });
+    await eventually(() => expect(watch.lines).toHaveLength(4), 5_000, 5);
+    expect(watch.lines.map((l) => `${l.type}:${l.object.metadata.name ?? ''}`)).toEqual([
+      'ADDED:x',
+      'ADDED:y',
+      'BOOKMARK:',
+      'ADDED:later',
+    ]);
+    expect(watch.lines[2].object).toEqual({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: listed, annotations: { 'k8s.io/initial-events-end': 'true' } },
+    });
+    watch.abort();
+  });
+
   it('an API-server restart cuts open streams (no ERROR event); resuming from the old resourceVersion is 410', async () => {
     const target = await serve();
     const watch = await watchLines(target, '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1');

@@ -269,6 +269,133 @@ describe('built-in printers', () => {
     ]);
   });
 
+  it('Node: status from the last Ready condition, sorted roles, first addresses, <unknown> placeholders', () => {
+    const node = {
+      metadata: {
+        name: 'n1',
+        ...created,
+        labels: { 'node-role.kubernetes.io/b': '', 'node-role.kubernetes.io/a': '', 'kubernetes.io/role': 'a' },
+      },
+      spec: { unschedulable: true },
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False' },
+          { type: 'Ready', status: 'True' },
+        ],
+        addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+        nodeInfo: { kubeletVersion: 'v1.36.3', architecture: 'amd64' },
+      },
+    };
+    expect(rowOf('', 'v1', 'nodes', 'Node', node)).toEqual([
+      'n1',
+      'Ready,SchedulingDisabled',
+      'a,b',
+      '60m',
+      'v1.36.3',
+      '10.0.0.1',
+      '<none>',
+      '<unknown>',
+      '<unknown> (amd64)',
+      '<unknown>',
+    ]);
+    const bare = { metadata: { name: 'n2', ...created } };
+    expect(rowOf('', 'v1', 'nodes', 'Node', bare).slice(0, 3)).toEqual(['n2', 'Unknown', '<none>']);
+  });
+
+  it('EndpointSlice: three ports and addresses, then "+ N more...", <unset> for none; webhook counts; lease holder', () => {
+    const slice = {
+      metadata: { name: 's', ...created },
+      addressType: 'IPv6',
+      ports: [{ port: 1 }, { name: 'two' }, {}, { port: 4 }, { port: 5 }],
+      endpoints: [{ addresses: ['::1', '::2'] }, { addresses: ['::3', '::4'] }, {}],
+    };
+    expect(rowOf('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', slice)).toEqual([
+      's',
+      'IPv6',
+      '1,two,* + 2 more...',
+      '::1,::2,::3 + 1 more...',
+      '60m',
+    ]);
+    const empty = { metadata: { name: 'e', ...created }, addressType: 'FQDN' };
+    expect(rowOf('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', empty).slice(2, 4)).toEqual([
+      '<unset>',
+      '<unset>',
+    ]);
+    const hooks = { metadata: { name: 'w', ...created }, webhooks: [{ name: 'a' }, { name: 'b' }] };
+    const group = 'admissionregistration.k8s.io';
+    expect(rowOf(group, 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', hooks)).toEqual([
+      'w',
+      2,
+      '60m',
+    ]);
+    const lease = { metadata: { name: 'l', ...created }, spec: { holderIdentity: 'me' } };
+    expect(rowOf('coordination.k8s.io', 'v1', 'leases', 'Lease', lease)).toEqual(['l', 'me', '60m']);
+  });
+
+  it('PersistentVolume: capacity, modes in a fixed order, claim, the beta class annotation first, Terminating', () => {
+    const volume = {
+      metadata: {
+        name: 'pv',
+        ...created,
+        deletionTimestamp: '2026-12-02T11:30:00Z',
+        annotations: { 'volume.beta.kubernetes.io/storage-class': 'beta' },
+      },
+      spec: {
+        capacity: { storage: '1Gi' },
+        accessModes: ['ReadWriteOncePod', 'ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        storageClassName: 'ignored',
+        claimRef: { namespace: 'ns', name: 'c' },
+      },
+      status: { phase: 'Bound' },
+    };
+    expect(rowOf('', 'v1', 'persistentvolumes', 'PersistentVolume', volume)).toEqual([
+      'pv',
+      '1Gi',
+      'RWO,RWOP',
+      'Delete',
+      'Terminating',
+      'ns/c',
+      'beta',
+      '<unset>',
+      '',
+      '60m',
+      '<unset>',
+    ]);
+  });
+
+  it('ControllerRevision names its controller as kind.group/name; Endpoints past three addresses say how many more', () => {
+    const revision = {
+      metadata: {
+        name: 'web-1',
+        ...created,
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Pod', name: 'not-the-controller' },
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', controller: true },
+        ],
+      },
+      revision: 2,
+    };
+    expect(rowOf('apps', 'v1', 'controllerrevisions', 'ControllerRevision', revision)).toEqual([
+      'web-1',
+      'statefulset.apps/web',
+      2,
+      '60m',
+    ]);
+    const endpoints = {
+      metadata: { name: 'e', ...created },
+      subsets: [
+        { addresses: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }], ports: [{ port: 80 }, { port: 81 }] },
+        { addresses: [{ ip: '::1' }] },
+      ],
+    };
+    expect(rowOf('', 'v1', 'endpoints', 'Endpoints', endpoints)).toEqual([
+      'e',
+      '10.0.0.1:80,10.0.0.2:80,10.0.0.1:81 + 2 more...',
+      '60m',
+    ]);
+  });
+
   it('a kind without a printer of its own gets the default convertor (Name, Created At)', () => {
     const role = { metadata: { name: 'r', creationTimestamp: '2026-12-02T11:00:00Z' } };
     const printer = builtinPrinter('rbac.authorization.k8s.io', 'v1', 'roles', 'Role');
