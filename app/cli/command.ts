@@ -32,6 +32,13 @@ export const filenameOption = (what: string): Option =>
     .default([], 'none');
 
 /** `-R`, kubectl's: directories named with `-f` are read with their subdirectories. */
+/** `--as-application NAME`: the documents that are not Applications are one Application's manifest (input/plain-manifests.ts). */
+export const asApplicationOption = (): Option =>
+  new Option(
+    '--as-application <name>',
+    'read the -f documents that are not Applications (plain manifests: a directory, kustomize build or helm template output) as the manifest of one Application of this name, in --namespace',
+  );
+
 export const recursiveOption = (): Option =>
   new Option('-R, --recursive', 'read the subdirectories of -f directories too');
 

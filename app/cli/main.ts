@@ -45,7 +45,7 @@ export const run = async (
 ): Promise<ExitCode> => {
   let code: ExitCode = EXIT_OK;
   const root = program(io);
-  // --no-color is NO_COLOR=1 for this run: every colour decision (render/style.ts) reads NO_COLOR.
+  // --no-color is NO_COLOR=1 for this run: every colour decision (app/cli/style.ts) reads NO_COLOR.
   let active = io;
   root.hook('preAction', () => {
     if (root.opts<{ color?: boolean }>().color === false) active = { ...io, env: { ...io.env, NO_COLOR: '1' } };

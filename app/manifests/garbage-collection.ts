@@ -38,7 +38,7 @@ const byGarbageCollector = (users: ReadonlyArray<string>): string =>
 const OWNER_MARK = `has(oldObject.metadata.annotations) && '${OWNER_ANNOTATION}' in oldObject.metadata.annotations ? oldObject.metadata.annotations['${OWNER_ANNOTATION}'] : ''`;
 
 /**
- * The mark an owner reference's owner gives its children (core/plan/ownership.ts `ownerMark`):
+ * The mark an owner reference's owner gives its children (core/manifest/ownership.ts `ownerMark`):
  * `namespace/name` for an Application, `Kind.group:namespace/name` (`Kind:` in the core group) for
  * an embedder's primary. A Deployment's ReplicaSet carries its Deployment's annotations, ours
  * included, but its owner is the Deployment, whose mark has a prefix: the collector may delete it.

@@ -7,6 +7,7 @@ import { groupOf, type Resource } from '../../core/index.js';
 import { shardingLeaseNames } from './lease-names.js';
 import { APPROVALS_POLICY } from './approvals.js';
 import { GARBAGE_COLLECTION_POLICY } from './garbage-collection.js';
+import type { GrantRule, RbacGrants } from './rbac-grants.js';
 
 export type ChildKind = { readonly apiVersion: string; readonly kind: string; readonly plural?: string };
 
@@ -96,6 +97,8 @@ export type RbacOptions = {
    * ServiceAccounts; `required` grants ONLY that, no child rights (`run --require-service-account`).
    */
   readonly impersonation?: 'off' | 'allowed' | 'required';
+  /** The rights to write the RBAC objects the Applications ship (rbac-grants.ts); none by default. */
+  readonly rbacGrants?: RbacGrants;
 };
 
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
@@ -106,7 +109,7 @@ const subjectsOf = (options: RbacOptions) => [
   { kind: 'ServiceAccount', name: nameOf(options), namespace: options.namespace },
 ];
 
-const clusterRole = (name: string, rules: ReadonlyArray<Rule>) => ({
+const clusterRole = (name: string, rules: ReadonlyArray<Rule | GrantRule>) => ({
   apiVersion: RBAC_API,
   kind: 'ClusterRole',
   metadata: { name },
@@ -210,6 +213,23 @@ export const operatorRbac = (options: RbacOptions): ReadonlyArray<Resource> => {
     roleBinding(leaderRole.name, leaderRole, options.namespace, options),
     ...(impersonation === 'required' ? [] : granted(`${name}-children`, childRules(kinds), options)),
     ...(impersonation === 'off' ? [] : granted(`${name}-impersonate`, impersonateRules, options)),
+    ...grantObjects(`${name}-rbac-grants`, options),
+  ];
+};
+
+/** The rights to write the Applications' RBAC: cluster-wide for their ClusterRoles, per namespace for their Roles. */
+const grantObjects = (name: string, options: RbacOptions): ReadonlyArray<Resource> => {
+  const grants = options.rbacGrants;
+  if (grants === undefined) return [];
+  const role = { kind: 'Role' as const, name };
+  return [
+    ...(grants.clusterRules.length === 0
+      ? []
+      : [clusterRole(name, grants.clusterRules), clusterRoleBinding(name, options)]),
+    ...[...grants.namespaceRules].flatMap(([namespace, rules]) => [
+      { apiVersion: RBAC_API, kind: 'Role', metadata: { name, namespace }, rules },
+      roleBinding(name, role, namespace, options),
+    ]),
   ];
 };
 

@@ -23,6 +23,8 @@ import type { CrdRules } from './structural/rules.js';
 import { structuralCauses } from './structural/validate.js';
 import type { ErrorCause } from '../ports/errors.js';
 import { showPath } from '../json/path.js';
+import { REMOVED_APIS, removedApiMessage } from './removed-apis.js';
+import { serverRuleIssues } from './server-rules/rules.js';
 
 /** A kind's schema and whose it is, named in messages ("the Kubernetes v1.36.3 schema"). */
 export type KindSchema = {
@@ -190,10 +192,14 @@ export const catalogIssues = (args: {
     const { apiVersion, kind } = resource;
     const found = args.catalog.kinds.get(apiVersion)?.get(kind);
     const crd = crdIssues(resource, index, args.rules);
+    const removed = REMOVED_APIS.get(`${apiVersion}/${kind}`);
+    if (found === undefined && removed !== undefined)
+      return [issueAt([index, 'apiVersion'], removedApiMessage(apiVersion, kind, removed))];
     if (found === undefined) return [...crd, ...unknownKindIssues(args.catalog, apiVersion, kind, index)];
     const body = Object.fromEntries(Object.entries(resource).filter(([key]) => key !== 'status'));
     const context = { schemas: args.catalog.schemas, what: `${apiVersion} ${kind}`, source: found.source, suggestions };
-    if (found.structural !== true) return [...crd, ...valueIssues(body, found.schema, [index], context)];
+    if (found.structural !== true)
+      return [...crd, ...valueIssues(body, found.schema, [index], context), ...serverRuleIssues(body, index)];
     return [
       ...valueIssues(body, found.schema, [index], { ...context, unknownOnly: true }),
       ...structuralCauses({

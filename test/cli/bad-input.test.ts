@@ -204,7 +204,7 @@ describe('bad input: one clear line, exit 1', () => {
 
   it('an object that is not an Application', async () => {
     expect(oneError(await planFile('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n'))).toBe(
-      "error: app.yaml:2:1: document 1: kind: apps/v1 Deployment web is not an Application: list it in an Application's spec.manifest (live objects go in --snapshot)",
+      "error: app.yaml:2:1: document 1: kind: apps/v1 Deployment web is not an Application: list it in an Application's spec.manifest, or read plain manifests as one Application with --as-application NAME (live objects go in --snapshot)",
     );
   });
 
@@ -281,7 +281,7 @@ describe('bad input: one clear line, exit 1', () => {
 
   it('an empty input has no Application', async () => {
     expect(oneError(await planFile('# nothing here\n'))).toBe(
-      'error: no Application (kreconcile.io/v1alpha1) in app.yaml: nothing to do',
+      'error: no Application (kreconcile.io/v1alpha1) in app.yaml: nothing to do (plain manifests are read as one Application with --as-application NAME)',
     );
   });
 

@@ -90,6 +90,8 @@ describe('offline validation of built-in kinds (Kubernetes 1.36 schemas)', () =>
     ).toEqual([
       'spec.manifest[0].spec.template.spec.containers: expected array, got an object (the Kubernetes v1.36.3 schema of apps/v1 Deployment)',
       'spec.manifest[0].spec.replicas: expected integer, got string "3" (the Kubernetes v1.36.3 schema of apps/v1 Deployment)',
+      // This template has no labels: the server refuses it too (core/schema/server-rules).
+      'spec.manifest[0].spec.template.metadata.labels: Invalid value: `selector` does not match template `labels` (the API server refuses it): give the template every label spec.selector.matchLabels names (and what its matchExpressions require)',
     ]);
   });
 
@@ -113,7 +115,8 @@ describe('offline validation of built-in kinds (Kubernetes 1.36 schemas)', () =>
       'spec.manifest[0].apiVersion: Deployment is not a kind of v1: Deployment is served as apiVersion apps/v1',
     ]);
     expect(issuesOf({ ...deployment({}), apiVersion: 'apps/v1beta1' })).toEqual([
-      'spec.manifest[0].apiVersion: apiVersion apps/v1beta1 is not served: Deployment is served as apiVersion apps/v1',
+      // A removed version is named with its replacement and release (core/schema/removed-apis.ts).
+      'spec.manifest[0].apiVersion: apps/v1beta1 Deployment was removed in Kubernetes 1.16: the API server no longer serves it: write apiVersion: apps/v1 (spec.selector becomes required and must match the template labels)',
     ]);
   });
 

@@ -11,6 +11,7 @@ import { serveCommand } from './serve.js';
 import { crdCommand, deployCommand, rbacCommand } from './manifests.js';
 import { snapshotCommand } from './snapshot.js';
 import { validateCommand } from './validate.js';
+import { wrapCommand } from './wrap.js';
 
 export const COMMANDS: ReadonlyArray<CliCommand> = [
   runCommand,
@@ -19,6 +20,7 @@ export const COMMANDS: ReadonlyArray<CliCommand> = [
   showCommand,
   applyCommand,
   validateCommand,
+  wrapCommand,
   snapshotCommand,
   crdCommand,
   rbacCommand,

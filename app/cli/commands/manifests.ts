@@ -6,6 +6,7 @@ import { isServiceAccountName, type Resource } from '../../../core/index.js';
 import { approvalManifests } from '../../manifests/approvals.js';
 import { GARBAGE_COLLECTOR_USERS, garbageCollectionManifests } from '../../manifests/garbage-collection.js';
 import { applicationCrd } from '../../manifests/crd.js';
+import { declaredRbac, rbacGrants, type DeclaredRbac } from '../../manifests/rbac-grants.js';
 import {
   SECRET_KIND,
   operatorDeployment,
@@ -89,12 +90,17 @@ const parseKind = (text: string): E.Either<string, ChildKind> => {
     : E.left(`--child-kind ${text}: expected apiVersion/Kind, e.g. apps/v1/Deployment or v1/ConfigMap`);
 };
 
-/** Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag). */
+/**
+ * Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag),
+ * and the RBAC objects they ship, whose rights the operator must hold to write them.
+ */
 const kindsOfApplications = async (
   context: CommandContext,
   filename: ReadonlyArray<string>,
   recursive = false,
-): Promise<E.Either<true, ReadonlyArray<ChildKind>>> => {
+): Promise<
+  E.Either<true, { readonly kinds: ReadonlyArray<ChildKind>; readonly rbac: ReadonlyArray<DeclaredRbac> }>
+> => {
   const inputs = await readManifestInputs(context.io, { filename, namespace: 'default', recursive });
   if (E.isLeft(inputs)) {
     reportErrors(context.io, inputs.left);
@@ -108,7 +114,10 @@ const kindsOfApplications = async (
     // Hooks keep their tokens in a Secret per namespace (docs/hooks.md).
     if ((application.spec.hooks ?? []).length > 0) kinds.set('v1/Secret', SECRET_KIND);
   }
-  return E.right([...kinds.values()]);
+  const rbac = inputs.right.applications.flatMap((input) =>
+    declaredRbac(desiredManifest(input), input.application.metadata.namespace ?? 'default'),
+  );
+  return E.right({ kinds: [...kinds.values()], rbac });
 };
 
 /** The admin's RBAC choice from the flags; every problem is reported, `left` means "exit 1". */
@@ -137,13 +146,19 @@ const rbacChoice = async (
   const derived =
     flags.filename.length > 0
       ? await kindsOfApplications(context, flags.filename, flags.recursive === true)
-      : E.right<never, ReadonlyArray<ChildKind>>([]);
+      : E.right({ kinds: [], rbac: [] });
   if (E.isLeft(derived)) return derived;
-  const kinds = [...named.right, ...derived.right];
+  const kinds = [...named.right, ...derived.right.kinds];
+  const grants = rbacGrants(derived.right.rbac);
+  for (const role of grants.wildcards)
+    context.io.stderr.write(
+      `warning: ${role} grants a wildcard (*): the operator must hold it to write it, which makes it as powerful: narrow the role, or apply it yourself and leave it out of the Application\n`,
+    );
   return E.right({
     namespace: flags.namespace,
     impersonation: flags.impersonation,
     ...(kinds.length === 0 ? {} : { childKinds: kinds }),
+    ...(derived.right.rbac.length === 0 ? {} : { rbacGrants: grants }),
     ...(flags.tenantNamespace.length === 0 ? {} : { tenantNamespaces: flags.tenantNamespace }),
     ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
   });
@@ -199,6 +214,10 @@ The model (least privilege; the admin chooses, Application files never decide un
   - child rights (ClusterRole kreconcile-children): cluster-wide, or with --tenant-namespace a
     RoleBinding in each named namespace only; no Secrets cluster-wide unless --child-kind v1/Secret;
     never RBAC objects, Namespaces or other cluster-scoped kinds unless named with --child-kind;
+  - Applications (-f) that ship Roles, ClusterRoles and bindings: the operator holds exactly the
+    rules of the roles they declare (ClusterRole/Role kreconcile-rbac-grants), "bind" only by name
+    for the roles their bindings reference without declaring, "escalate" only for an aggregated
+    ClusterRole (docs/security.md, "Applications that ship RBAC");
   - --impersonation required: no child rights at all, only "impersonate serviceaccounts": every
     Application is applied as its ServiceAccount (spec.serviceAccountName, or the operator's
     --default-service-account), so the API server enforces the tenant's own RBAC.

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import {
+  asApplicationOption,
   contextOption,
   filenameOption,
   recursiveOption,
@@ -28,8 +29,9 @@ import {
 import { approvalsFileOption, approveOption, readApprovals } from '../guard/approvals.js';
 import { anyDenied, guardReport, ignoredApprovals, plannedVerdicts, planApproveHint } from '../guard/check.js';
 import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
-import { applicationName, withDesiredManifest } from '../input/applications.js';
+import { applicationName, placedErrors, withDesiredManifest } from '../input/applications.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
+import type { PlainManifests } from '../input/plain-manifests.js';
 import { catalogFor, readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
@@ -69,6 +71,7 @@ import {
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
+  readonly asApplication?: string;
   readonly recursive?: boolean;
   readonly snapshot: ReadonlyArray<string>;
   readonly kubeconfig?: string;
@@ -239,7 +242,13 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   if (E.isLeft(now)) return fail([now.left]);
   const tosca = toscaAccessOf(options);
   if (E.isLeft(tosca)) return fail([usageError(tosca.left)]);
-  const read = await readValidManifestInputs(io, { ...options, tosca: tosca.right });
+  const read = await readValidManifestInputs(io, {
+    ...options,
+    tosca: tosca.right,
+    ...(options.asApplication === undefined
+      ? {}
+      : { plainManifests: { mode: 'application', name: options.asApplication } satisfies PlainManifests }),
+  });
   if (E.isLeft(read)) return fail(read.left);
   const { inputs: valid, problems: inputProblems } = read.right;
   // One bad Application hides no other: the valid ones are planned, every problem is reported, exit 1.
@@ -281,7 +290,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
     trusted,
   });
-  const problems = [...inputProblems, ...each.problems];
+  const problems = [...inputProblems, ...placedErrors(each.problems, valid.applications)];
   if (each.planned.length === 0) return fail(problems);
   const recorded = view.snapshot.applications;
   const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, each.planned, approvals.right);
@@ -453,6 +462,7 @@ export const planCommand: CliCommand = {
         'Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.',
       )
       .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
+      .addOption(asApplicationOption())
       .addOption(recursiveOption())
       .addOption(
         new Option(

@@ -15,6 +15,7 @@ import {
 } from '../../../core/index.js';
 import { clusterFailure, showCliError, usageError, type CliError } from '../cli-error.js';
 import {
+  asApplicationOption,
   collect,
   contextOption,
   filenameOption,
@@ -26,9 +27,18 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
-import { desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
+import { desiredManifest, placedErrors, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { inInputOrder } from '../input/load.js';
-import { readManifestInputs } from '../input/manifest-inputs.js';
+import { readValidManifestInputs } from '../input/manifest-inputs.js';
+import { describeResource, type PlainManifests } from '../input/plain-manifests.js';
+import {
+  reportIsValid,
+  reportJson,
+  reportJunit,
+  validLines,
+  type CheckedInput,
+  type ValidationReport,
+} from '../render/validation-report.js';
 import { catalogFor, manifestSchemaErrors, readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
@@ -47,6 +57,8 @@ import { planEachApplication, TOO_LARGE_PREFIX } from '../planning/plan-applicat
 import { EMPTY_SNAPSHOT } from '../input/snapshot.js';
 
 type Options = ToscaFlags & {
+  readonly asApplication?: string;
+  readonly output: 'text' | 'json' | 'junit';
   readonly filename: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly namespace: string;
@@ -59,7 +71,9 @@ const EXAMPLES = `
 Examples:
   kreconcile validate -f app.yaml
   kreconcile validate -f apps/shop.yaml -f apps/blog.yaml
-  helm template ./chart | kreconcile validate -f -
+  helm template ./chart | kreconcile validate -f -            # plain manifests, each checked on its own
+  kustomize build overlays/prod | kreconcile validate -f - --as-application shop -n shop
+  kreconcile validate -f apps/ -R -o junit > validate.xml       # a JUnit report for CI
   kreconcile validate -f app.yaml --crd crds/                    # custom resources against their CRDs' schemas
   kreconcile validate -f app.yaml --kubeconfig ~/.kube/config   # against the cluster's schemas (CRDs included)
 
@@ -80,29 +94,34 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   const { io } = context;
   if (options.filename.length === 0) {
     reportErrors(io, [
-      usageError('name the Applications to validate with -f app.yaml (see kreconcile validate --help)'),
+      usageError('name the Applications or manifests to validate with -f app.yaml (see kreconcile validate --help)'),
     ]);
     return context.exit(EXIT_ERROR);
   }
   const tosca = toscaAccessOf(options);
+  const plainManifests: PlainManifests =
+    options.asApplication === undefined ? { mode: 'resources' } : { mode: 'application', name: options.asApplication };
   const inputs = E.isLeft(tosca)
     ? E.left([usageError(tosca.left)])
-    : await readManifestInputs(io, { ...options, tosca: tosca.right });
+    : await readValidManifestInputs(io, { ...options, tosca: tosca.right, plainManifests });
   if (E.isLeft(inputs)) {
     reportErrors(io, inputs.left);
     return context.exit(EXIT_ERROR);
   }
-  const { applications, crds } = inputs.right;
+  const { applications, crds } = inputs.right.inputs;
   const flagged = await readCrdFlags(io, options.crd);
   const target = targetOf(options);
   const cluster = target === undefined ? E.right(undefined) : await clusterCatalog(io, target, applications);
   const dependsOn = dependsOnProblems(applications);
-  const problems = [
+  const checks = [
     ...flagged.errors,
     ...(E.isLeft(cluster) ? [cluster.left] : []),
     ...applications.flatMap(readinessRuleErrors),
     ...dependsOn.errors,
-    ...sizeErrors(applications, crds),
+    ...sizeErrors(
+      applications.filter((input) => input.plain?.named !== false),
+      crds,
+    ),
     ...manifestSchemaErrors(
       applications,
       catalogFor(io, {
@@ -115,16 +134,92 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   ];
   for (const warning of dependsOn.warnings)
     io.stderr.write(`${showCliError(warning).replace(/^error:/, 'warning:')}\n`);
-  if (problems.length > 0) {
-    reportErrors(io, inInputOrder(problems, [...options.filename, ...options.crd]));
-    return context.exit(EXIT_ERROR);
-  }
-  for (const { application, origin, translated } of applications) {
-    io.stdout.write(
-      `${subjectOf(application)} (${origin.file}, document ${origin.document}): valid${translated === undefined ? '' : translationNote(application, translated.length)}\n`,
-    );
-  }
-  context.exit(EXIT_OK);
+  const problems = inInputOrder(
+    [...inputs.right.problems, ...placedErrors(checks, applications)],
+    [...options.filename, ...options.crd],
+  );
+  const report = validationReport(applications, problems);
+  reportErrors(io, problems);
+  io.stdout.write(
+    options.output === 'json'
+      ? reportJson(report)
+      : options.output === 'junit'
+        ? reportJunit(report)
+        : validLines(report),
+  );
+  context.exit(reportIsValid(report) ? EXIT_OK : EXIT_ERROR);
+};
+
+/**
+ * Each input checked, with the problems about it: an Application; each resource of plain
+ * manifests (and, named with --as-application, the Application they make); and the inputs that
+ * could not be read, from the problems no checked input claims.
+ */
+const validationReport = (
+  applications: ReadonlyArray<ApplicationInput>,
+  problems: ReadonlyArray<CliError>,
+): ValidationReport => {
+  const claimed = new Set<CliError>();
+  const take = (about: (error: CliError) => boolean): ReadonlyArray<CliError> => {
+    const found = problems.filter((error) => !claimed.has(error) && about(error));
+    for (const error of found) claimed.add(error);
+    return found;
+  };
+  const checked = applications.flatMap((input) => checkedOf(input, take));
+  const unclaimed = problems.filter((error) => !claimed.has(error));
+  const failed = [
+    ...new Set(
+      unclaimed.flatMap((error) =>
+        error.subject === undefined || error.location === undefined
+          ? []
+          : [inputKey(error.subject, error.location.file, error.location.document ?? 1)],
+      ),
+    ),
+  ];
+  const failing = failed.map((key) => {
+    const [subject = '', file = '', document = '1'] = key.split('\u0000');
+    return { subject, file, document: Number(document), errors: take((error) => errorKey(error) === key) };
+  });
+  return { inputs: [...checked, ...failing], other: problems.filter((error) => !claimed.has(error)) };
+};
+
+const inputKey = (subject: string, file: string, document: number): string =>
+  `${subject}\u0000${file}\u0000${document}`;
+
+const errorKey = (error: CliError): string | undefined =>
+  error.subject === undefined || error.location === undefined
+    ? undefined
+    : inputKey(error.subject, error.location.file, error.location.document ?? 1);
+
+const checkedOf = (
+  input: ApplicationInput,
+  take: (about: (error: CliError) => boolean) => ReadonlyArray<CliError>,
+): ReadonlyArray<CheckedInput> => {
+  const { application, origin, translated, plain } = input;
+  const subject = subjectOf(application);
+  const whole = {
+    subject,
+    file: origin.file,
+    document: origin.document,
+    ...(translated === undefined ? {} : { note: translationNote(application, translated.length) }),
+    errors: take((error) => error.subject === subject),
+  };
+  if (plain === undefined) return [whole];
+  const resources = plain.entries.map((entry, i) => {
+    const key = inputKey(describeResource(entry.value), entry.origin.file, entry.origin.document);
+    const own = take((error) => errorKey(error) === key);
+    // Unnamed, the Application only carries its one resource: what is said of it is said of the resource.
+    const carried = !plain.named && i === 0 ? whole.errors : [];
+    return {
+      subject: describeResource(entry.value),
+      file: entry.origin.file,
+      document: entry.origin.document,
+      errors: [...carried, ...own],
+    };
+  });
+  // Named, the Application is listed valid only when every resource is (its own errors are listed in any case).
+  const wholeShown = whole.errors.length > 0 || resources.every((resource) => resource.errors.length === 0);
+  return plain.named ? [...(wholeShown ? [whole] : []), ...resources] : resources;
 };
 
 const EVERYWHERE: TenancyPolicy = {
@@ -208,11 +303,20 @@ export const validateCommand: CliCommand = {
   name: 'validate',
   create: (context) =>
     new Command('validate')
-      .summary('check Applications and their observer schemas')
+      .summary('check Applications, or plain manifests, as the API server would')
       .description(
-        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates), its observer schemas (docs/behaviour.md §2), and each manifest resource against its kind's schema (unknown fields and kinds with the closest known name, types, enums, required fields): Kubernetes 1.36's built-in kinds offline, custom resources from the input's CRDs or --crd, and with --kubeconfig/--context the cluster's OpenAPI schemas. Reports every error with its path; plans nothing.",
+        "Validates each Application offline: its fields (unknown ones refused, with the closest known name), its manifest (apiVersion, kind, metadata.name, no duplicates), its observer schemas (docs/behaviour.md §2), and each manifest resource against its kind's schema (unknown fields and kinds with the closest known name, types, enums, required fields): Kubernetes 1.36's built-in kinds offline, custom resources from the input's CRDs or --crd, and with --kubeconfig/--context the cluster's OpenAPI schemas. Also what the API server refuses beyond the schema (quantities, removed API versions, CronJob schedules, restart policies, selectors, container names and ports: docs/cli.md). Plain manifests (not in an Application) are checked each on its own, or as one Application with --as-application. Lists every valid input and reports every error with its path; plans nothing.",
       )
-      .addOption(filenameOption('Application file(s)'))
+      .addOption(filenameOption('Application files, or plain manifests (each checked on its own)'))
+      .addOption(asApplicationOption())
+      .addOption(
+        new Option(
+          '-o, --output <format>',
+          'text: valid inputs on stdout, errors on stderr; json: a ValidationReport; junit: JUnit XML for CI test reports',
+        )
+          .choices(['text', 'json', 'junit'])
+          .default('text'),
+      )
       .addOption(recursiveOption())
       .addOption(namespaceOption())
       .addOption(kubeconfigOption(': check manifests against its OpenAPI schemas (reads /openapi/v3 only)'))

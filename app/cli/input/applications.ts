@@ -24,6 +24,13 @@ import { isApplication, isCustomResourceDefinition } from './kinds.js';
 import { specIssues } from './spec-issues.js';
 import { tidyIssues } from './tidy-issues.js';
 import { withReadableStatus } from '../../status/stored-status.js';
+import {
+  applicationMisspelling,
+  applicationOfPlain,
+  relocatedError,
+  RESOURCES_APPLICATION,
+  type PlainManifests,
+} from './plain-manifests.js';
 
 /**
  * An Application and where it was written; `translated`: the manifest its TOSCA template or CSAR
@@ -33,6 +40,11 @@ export type ApplicationInput = {
   readonly application: Application;
   readonly origin: Origin;
   readonly translated?: ReadonlyArray<Resource>;
+  /**
+   * The plain documents its manifest was read from (input/plain-manifests.ts), in manifest order;
+   * `named`: the user named the Application (`--as-application`), else it only carries them.
+   */
+  readonly plain?: { readonly entries: ReadonlyArray<Entry>; readonly named: boolean };
 };
 
 /** The resources the Application manages: `spec.manifest`, else the translation of its template. */
@@ -63,6 +75,8 @@ export const subjectOf = (application: Application): string => `Application ${ap
 type Read = {
   readonly application?: ApplicationInput;
   readonly crd?: Resource;
+  /** A document read as a plain manifest resource. */
+  readonly plain?: Entry;
   readonly errors: ReadonlyArray<CliError>;
 };
 
@@ -76,17 +90,50 @@ type Read = {
 export const readApplications = (
   entries: ReadonlyArray<Entry>,
   defaultNamespace: string,
+  plainManifests?: PlainManifests,
 ): ManifestInputs & { readonly errors: ReadonlyArray<CliError> } => {
-  const read = entries.map((entry) => readEntry(entry, defaultNamespace));
-  const applications = read.flatMap((r) => (r.application === undefined ? [] : [r.application]));
+  const read = entries.map((entry) => readEntry(entry, defaultNamespace, plainManifests));
+  const plain = plainManifests === undefined ? undefined : plainRead(read, defaultNamespace, plainManifests);
+  const applications = [
+    ...read.flatMap((r) => (r.application === undefined ? [] : [r.application])),
+    ...(plain?.applications ?? []),
+  ];
   return {
     applications,
     crds: read.flatMap((r) => (r.crd === undefined ? [] : [r.crd])),
-    errors: [...read.flatMap((r) => r.errors), ...duplicateErrors(applications)],
+    errors: [...read.flatMap((r) => r.errors), ...(plain?.errors ?? []), ...duplicateErrors(applications)],
   };
 };
 
-const readEntry = (entry: Entry, defaultNamespace: string): Read => {
+/**
+ * The Application of the plain documents (none without any), its errors placed at the documents;
+ * without a name, one Application per document, so that each resource is checked on its own.
+ */
+const plainRead = (
+  read: ReadonlyArray<Read>,
+  namespace: string,
+  plainManifests: PlainManifests,
+): { readonly applications: ReadonlyArray<ApplicationInput>; readonly errors: ReadonlyArray<CliError> } => {
+  const entries = read.flatMap((r) => (r.plain === undefined ? [] : [r.plain]));
+  const groups =
+    plainManifests.mode === 'application'
+      ? entries.length === 0
+        ? []
+        : [{ name: plainManifests.name, entries }]
+      : entries.map((entry, i) => ({ name: `${RESOURCES_APPLICATION}-${i + 1}`, entries: [entry] }));
+  const results = groups.map((group) => {
+    const { value, origin } = applicationOfPlain(group.entries, group.name, namespace);
+    const result = readApplication(value, origin);
+    const plain = { entries: group.entries, named: plainManifests.mode === 'application' };
+    return {
+      applications: result.application === undefined ? [] : [{ ...result.application, plain }],
+      errors: result.errors.map((error) => relocatedError(error, describeObject(value), group.entries)),
+    };
+  });
+  return { applications: results.flatMap((r) => r.applications), errors: results.flatMap((r) => r.errors) };
+};
+
+const readEntry = (entry: Entry, defaultNamespace: string, plainManifests?: PlainManifests): Read => {
   const { value, origin } = entry;
   if (typeof getOwn(value, 'kind') !== 'string' || typeof getOwn(value, 'apiVersion') !== 'string') {
     const missing = typeof getOwn(value, 'kind') !== 'string' ? 'kind' : 'apiVersion';
@@ -105,17 +152,32 @@ const readEntry = (entry: Entry, defaultNamespace: string): Read => {
       return { errors: [errorAt(origin, 'metadata.name', 'a CustomResourceDefinition needs metadata.name')] };
     // Over a bound it is one error, and nothing of it is compiled or walked (docs/decisions/0024).
     const bound = crdBoundProblem(value);
+    // Beside plain manifests named as an Application, a CRD is one of its resources too (a chart's CRDs).
+    const managed = plainManifests?.mode === 'application' ? { plain: entry } : {};
     return bound === undefined
-      ? { crd: value, errors: [] }
+      ? { crd: value, ...managed, errors: [] }
       : { errors: [errorAt(origin, bound.field, bound.message, describeObject(value))] };
   }
+  const misspelt = applicationMisspelling(value);
+  if (misspelt !== undefined)
+    return {
+      errors: [
+        errorAt(
+          origin,
+          getOwn(value, 'kind') === 'Application' ? 'apiVersion' : 'kind',
+          misspelt,
+          describeObject(value),
+        ),
+      ],
+    };
+  if (!isApplication(value) && plainManifests !== undefined) return { plain: entry, errors: [] };
   if (!isApplication(value)) {
     return {
       errors: [
         errorAt(
           origin,
           'kind',
-          `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest (live objects go in --snapshot)`,
+          `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest, or read plain manifests as one Application with --as-application NAME (live objects go in --snapshot)`,
         ),
       ],
     };
@@ -191,3 +253,17 @@ export const specErrors = (
       errorAt(origin, issue.path, issue.message, subjectOf(application)),
     ),
   );
+
+/** Errors about Applications made of plain documents, said of the document each is about (input/plain-manifests.ts). */
+export const placedErrors = (
+  errors: ReadonlyArray<CliError>,
+  applications: ReadonlyArray<ApplicationInput>,
+): ReadonlyArray<CliError> => {
+  const plain = applications.flatMap(({ application, plain }) =>
+    plain === undefined ? [] : [{ subject: subjectOf(application), entries: plain.entries }],
+  );
+  if (plain.length === 0) return errors;
+  return errors.map((error) =>
+    plain.reduce((placed, { subject, entries }) => relocatedError(placed, subject, entries), error),
+  );
+};

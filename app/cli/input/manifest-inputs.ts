@@ -3,7 +3,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { usageError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { scopesFor } from './scopes.js';
-import { readApplications, specErrors, subjectOf, type ManifestInputs } from './applications.js';
+import { placedErrors, readApplications, specErrors, subjectOf, type ManifestInputs } from './applications.js';
+import type { PlainManifests } from './plain-manifests.js';
 import { expandDirectories } from './directories.js';
 import { inInputOrder, loadEntries } from './load.js';
 import { STDIN } from './source.js';
@@ -18,6 +19,8 @@ type InputOptions = {
   readonly recursive?: boolean;
   /** Where templates by URL may be read from; absent: only inline templates are translated. */
   readonly tosca?: ToscaAccess;
+  /** How documents other than Applications and CRDs are read; absent: each is an error. */
+  readonly plainManifests?: PlainManifests;
 };
 
 /**
@@ -34,7 +37,7 @@ export const readValidManifestInputs = async (
 ): Promise<E.Either<ReadonlyArray<CliError>, PartialInputs>> => {
   const expanded = await expandDirectories(io, options.filename, options.recursive === true);
   const loaded = await loadEntries(io, expanded.files);
-  const read = readApplications(loaded.entries, options.namespace);
+  const read = readApplications(loaded.entries, options.namespace, options.plainManifests);
   const translated = await translateInputs(io, read.applications, options.tosca);
   const problems = inInputOrder(
     [
@@ -48,15 +51,22 @@ export const readValidManifestInputs = async (
   );
   const withProblems = new Set(problems.flatMap((problem) => (problem.subject === undefined ? [] : [problem.subject])));
   const applications = translated.applications.filter(({ application }) => !withProblems.has(subjectOf(application)));
-  if (read.applications.length === 0 && problems.length === 0) {
+  if (read.applications.length === 0 && problems.length === 0 && options.plainManifests === undefined) {
     return E.left([
       usageError(
-        `no Application (kreconcile.io/v1alpha1) in ${options.filename.map((f) => (f === STDIN ? '<stdin>' : f)).join(', ')}: nothing to do`,
+        `no Application (kreconcile.io/v1alpha1) in ${shownNames(options.filename)}: nothing to do (plain manifests are read as one Application with --as-application NAME)`,
       ),
     ]);
   }
-  return E.right({ inputs: { applications, crds: read.crds }, problems });
+  if (read.applications.length === 0 && problems.length === 0)
+    return E.left([usageError(`no Application and no manifest in ${shownNames(options.filename)}: nothing to do`)]);
+  return E.right({
+    inputs: { applications, crds: read.crds },
+    problems: placedErrors(problems, translated.applications),
+  });
 };
+
+const shownNames = (names: ReadonlyArray<string>): string => names.map((f) => (f === STDIN ? '<stdin>' : f)).join(', ');
 
 /** Like `readValidManifestInputs`, but any problem is an error: all problems of all documents, one line each. */
 export const readManifestInputs = async (
