@@ -224,3 +224,7 @@ export {
 } from './guard/evaluate.js';
 export { guardPlan, guardedApplicationOf } from './guard/guard-plan.js';
 export { guardPolicyIssues } from './guard/check-policy.js';
+
+// Rollout impact: what each action of a plan does at run time (docs/plan-output.md, "Rollout impact").
+export { rolloutImpacts, type ImpactInput } from './impact/rollout-impact.js';
+export type { Impact, ImpactType } from './impact/types.js';

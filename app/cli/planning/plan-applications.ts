@@ -4,7 +4,9 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   conditionOf,
   createPlanner,
+  rolloutImpacts,
   type Application,
+  type Impact,
   type Plan,
   type Resource,
   type TenancyPolicy,
@@ -19,8 +21,20 @@ import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from './scopes.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
 
-/** One Application's plan, with the Application as planned (cluster state merged in). */
-export type Planned = { readonly input: ApplicationInput; readonly application: Application; readonly plan: Plan };
+/**
+ * One Application's plan, with the Application as planned (cluster state merged in), and what each
+ * action does at run time (`impacts`, parallel to `plan.actions`; absent when not computed, e.g. a saved plan).
+ */
+export type Planned = {
+  readonly input: ApplicationInput;
+  readonly application: Application;
+  readonly plan: Plan;
+  readonly impacts?: ReadonlyArray<ReadonlyArray<Impact>>;
+};
+
+/** What each action of `plan` does at run time, against the live objects it was planned with. */
+export const impactsOf = (plan: Plan, live: ReadonlyArray<Resource>): ReadonlyArray<ReadonlyArray<Impact>> =>
+  rolloutImpacts({ actions: plan.actions, desired: plan.status.lastAppliedManifest ?? [], live });
 
 // Stalled reasons that mean "the input is wrong": the CLI reports them as errors, not as plans.
 const INPUT_ERRORS: Readonly<Record<string, string>> = {
@@ -82,7 +96,8 @@ export const planEachApplication = (args: {
       ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
       ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
     };
-    return { input, application, plan: planner.plan({ application, live: objects, scopes, now: args.now, options }) };
+    const result = planner.plan({ application, live: objects, scopes, now: args.now, options });
+    return { input, application, plan: result, impacts: impactsOf(result, objects) };
   });
   const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };

@@ -11,6 +11,7 @@ import {
   type Application,
   type ApplicationStatus,
   type FieldChange,
+  type Impact,
   type JsonObject,
   type JsonPatchOperation,
   type JsonValue,
@@ -39,7 +40,17 @@ export type ResourceRefV1 = {
 };
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
 
-export type ActionV1 =
+/** What an action does at run time (core/impact): present on an action only when it has one. */
+export type ImpactV1 = {
+  readonly type: string;
+  readonly message: string;
+  readonly workloads?: ReadonlyArray<ResourceRefV1>;
+  readonly pods?: number;
+};
+
+export type ActionV1 = PlainActionV1 & { readonly impact?: ReadonlyArray<ImpactV1> };
+
+type PlainActionV1 =
   | {
       readonly type: 'create';
       readonly resource: ResourceRefV1;
@@ -287,12 +298,33 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
     ...(input.translated === undefined ? {} : { translated: translatedV1(application, input.translated) }),
-    actions: actionsV1(plan.actions, plan.status.mangledObserverSchema),
+    actions: withImpacts(actionsV1(plan.actions, plan.status.mangledObserverSchema), planned.impacts),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
   };
 };
+
+export const impactV1 = (impact: Impact): ImpactV1 => ({
+  type: impact.type,
+  message: impact.message,
+  ...(impact.workloads === undefined || impact.workloads.length === 0
+    ? {}
+    : { workloads: impact.workloads.map(refV1) }),
+  ...(impact.pods === undefined ? {} : { pods: impact.pods }),
+});
+
+/** Each action with its impacts (`impacts` parallel to the actions), `impact` left out where there is none. */
+export const withImpacts = (
+  actions: ReadonlyArray<ActionV1>,
+  impacts: ReadonlyArray<ReadonlyArray<Impact>> | undefined,
+): ReadonlyArray<ActionV1> =>
+  impacts === undefined
+    ? actions
+    : actions.map((action, index) => {
+        const each = impacts[index] ?? [];
+        return each.length === 0 ? action : { ...action, impact: each.map(impactV1) };
+      });
 
 export const translatedV1 = (application: Application, manifest: ReadonlyArray<Resource>): TranslatedV1 => {
   const { spec } = application;

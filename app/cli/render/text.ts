@@ -8,6 +8,7 @@ import {
   showRef,
   type Action,
   type FieldChange,
+  type Impact,
   type JsonValue,
   type PatchAction,
   type PlanSummary,
@@ -87,6 +88,10 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
   }
 };
 
+/** What an action does at run time, one line each under it (`⇒ rolls 3 pods of …`). */
+export const impactLines = (impacts: ReadonlyArray<Impact>): ReadonlyArray<string> =>
+  impacts.map((impact) => `      ⇒ ${impact.message}`);
+
 /** A withheld write keeps the symbol of the write it would have been. */
 const SKIP_SYMBOLS: Readonly<Record<SkipAction['withheld'], string>> = {
   create: '+',
@@ -152,7 +157,10 @@ const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string>
     style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) +
       style.dim(` (${origin.file}, document ${origin.document})`),
     ...translationLines(planned, style),
-    ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
+    ...planned.plan.actions.flatMap((action, index) => [
+      ...actionLines(action, style),
+      ...impactLines(planned.impacts?.[index] ?? []),
+    ]),
     ...verdictLines(planned, style),
     '',
     summaryLine(planned.plan.summary),
