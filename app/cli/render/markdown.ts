@@ -55,7 +55,8 @@ const fence = (text: string): string => {
 };
 
 /** Text safe in a table cell or list item: no markup, no line breaks. */
-const plain = (text: string): string => text.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, ' ');
+export const plain = (text: string): string =>
+  text.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, ' ');
 
 const subjectOf = (planned: Planned): string =>
   `${planned.application.metadata.namespace ?? 'default'}/${planned.application.metadata.name}`;
@@ -162,7 +163,7 @@ const note = (action: Action): string =>
   action.type === 'skip' ? ` (apply: ${action.apply}), ${skipNote(action)}` : '';
 
 /** An Application's collapsible section: one entry per object, its field changes below. */
-const applicationSection = (planned: Planned): string => {
+export const applicationSection = (planned: Planned): string => {
   const entries = planned.plan.actions.flatMap((action, index) => {
     if (verb(action) === 'finalizer') return [];
     const head = `\`${SYMBOL[verb(action)] ?? '·'}\` ${verb(action)} ${plain(showRef(action.ref))}${plain(note(action))}`;

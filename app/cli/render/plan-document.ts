@@ -4,6 +4,8 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
+  addSummaries,
+  EMPTY_SUMMARY,
   conditionOf,
   displayRedactor,
   redactForDisplay,
@@ -253,7 +255,7 @@ const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
     ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason }
     : { type: 'AwaitChange' };
 
-const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
+export const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
   create: summary.create,
   patch: summary.patch,
   delete: summary.delete,
@@ -346,25 +348,7 @@ export const translatedV1 = (application: Application, manifest: ReadonlyArray<R
 const total = (plans: ReadonlyArray<Planned>): SummaryV1 =>
   summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
 
-export const EMPTY_SUMMARY: PlanSummary = { create: 0, patch: 0, delete: 0, conflict: 0 };
-
-/** The sum of two summaries (the optional counts kept absent while they are 0). */
-export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
-  const forbidden = (a.forbidden ?? 0) + (b.forbidden ?? 0);
-  const recreate = (a.recreate ?? 0) + (b.recreate ?? 0);
-  const wait = (a.wait ?? 0) + (b.wait ?? 0);
-  const skip = (a.skip ?? 0) + (b.skip ?? 0);
-  return {
-    create: a.create + b.create,
-    patch: a.patch + b.patch,
-    delete: a.delete + b.delete,
-    conflict: a.conflict + b.conflict,
-    ...(forbidden === 0 ? {} : { forbidden }),
-    ...(recreate === 0 ? {} : { recreate }),
-    ...(wait === 0 ? {} : { wait }),
-    ...(skip === 0 ? {} : { skip }),
-  };
-};
+export { addSummaries, EMPTY_SUMMARY } from '../../../core/index.js';
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (

@@ -150,12 +150,12 @@ const translationLines = (planned: Planned, style: Style): ReadonlyArray<string>
   return [style.dim(`  ${from} (${url ?? 'inline'}) ${ARROW} ${shown.join(', ')}`)];
 };
 
-const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
+export const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
   const { metadata } = planned.application;
   const { origin } = planned.input;
   return [
     style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) +
-      style.dim(` (${origin.file}, document ${origin.document})`),
+      style.dim(` (${origin.file}${origin.document > 0 ? `, document ${origin.document}` : ''})`),
     ...translationLines(planned, style),
     ...planned.plan.actions.flatMap((action, index) => [
       ...actionLines(action, style),
