@@ -53,6 +53,7 @@ const liveConfigMap = (owner: string, name: string, index: number) => {
 
 const RunResult = t.type({
   cliMs: t.number,
+  cpuMs: t.union([t.number, t.undefined]),
   maxRssBytes: t.number,
   exitCode: t.number,
   planMs: t.union([t.number, t.undefined]),
@@ -60,7 +61,7 @@ const RunResult = t.type({
 type RunResult = t.TypeOf<typeof RunResult>;
 
 /** Runs `kreconcile <args>` in its own process (stdout discarded); `application`: the file a bare plan is timed on. */
-const runCli = (dir: string, application: string | undefined, args: ReadonlyArray<string>): RunResult => {
+export const runCli = (dir: string, application: string | undefined, args: ReadonlyArray<string>): RunResult => {
   const result = join(dir, 'result.json');
   const child = spawnSync(
     process.execPath,

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { carriedRows, type Carried } from './carried.js';
 import { cliGrowthBenchmarks } from './cli-growth.js';
+import { fleetPlanBenchmarks } from './fleet-plan.bench.js';
 import { coreBenchmarks } from './core.bench.js';
 import { patchBenchmarks } from './patch.bench.js';
 import { runtimeBenchmarks } from './runtime.bench.js';
@@ -112,6 +113,8 @@ const main = async (): Promise<void> => {
   }
   if (!process.argv.includes('--no-cli'))
     rows.push(...cliGrowthBenchmarks(quick, (line) => process.stderr.write(`${line}\n`)));
+  if (!process.argv.includes('--no-cli'))
+    rows.push(...fleetPlanBenchmarks(quick, (line) => process.stderr.write(`${line}\n`)));
   rows.push(...(await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`))));
   rows.push(...(await patchBenchmarks((line) => process.stderr.write(`${line}\n`), quick ? 100 : 500)));
   if (!process.argv.includes('--no-apiserver')) {

@@ -232,3 +232,34 @@ export {
 } from './guard/evaluate.js';
 export { guardPlan, guardedApplicationOf } from './guard/guard-plan.js';
 export { guardPolicyIssues } from './guard/check-policy.js';
+
+// Rollout impact: what each action of a plan does at run time (docs/plan-output.md, "Rollout impact").
+export { rolloutImpacts, type ImpactInput } from './impact/rollout-impact.js';
+export type { Impact, ImpactType } from './impact/types.js';
+
+// Fleet plan: every Application of a snapshot or cache planned together, and the report over them.
+export {
+  desiredRefs,
+  indexLive,
+  liveObjectsFor,
+  liveObjectsIn,
+  type LiveIndex as LiveObjectIndex,
+} from './fleet/live-index.js';
+export {
+  addSummaries,
+  changeSignature,
+  EMPTY_SUMMARY,
+  fleetReport,
+  type FleetGroup,
+  type FleetInstance,
+  type FleetReport,
+  type FleetTotal,
+} from './fleet/fleet-report.js';
+export {
+  fleetConflicts,
+  objectKey,
+  type ConflictWinner,
+  type Contender,
+  type FleetConflict,
+} from './fleet/fleet-conflicts.js';
+export { planFleet, type FleetInput, type FleetMember, type FleetPlan } from './fleet/plan-fleet.js';

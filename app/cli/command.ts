@@ -54,6 +54,12 @@ export const kubeconfigOption = (note = ''): Option =>
 export const contextOption = (): Option =>
   new Option('--context <name>', 'kubeconfig context of the cluster (default: its current context)');
 
+/** `-o` of the plan commands (`plan`, `fleet-plan`): text, json, yaml, markdown for a pull request. */
+export const planOutputOption = (): Option =>
+  new Option('-o, --output <format>', 'output format (markdown: a pull request comment)')
+    .choices(['text', 'json', 'yaml', 'markdown'])
+    .default('text');
+
 export const READ_ONLY = ' (only read, with get and list: a read-only account is enough)';
 
 /** Writes every error as one line on stderr. */

@@ -63,6 +63,11 @@ export type ApplicationSpec = {
   readonly readiness?: ReadonlyArray<ReadinessRuleSpec>;
   /** Other Applications that must be Ready before this one is planned (core/plan/depends-on.ts). */
   readonly dependsOn?: ReadonlyArray<DependsOnEntry>;
+  /**
+   * Stamp each workload's pod template with a digest of the ConfigMaps and Secrets of the manifest
+   * it reads, so a change of their data rolls its pods (core/impact/config-digest.ts).
+   */
+  readonly rolloutOnConfigChange?: boolean;
 };
 
 /** One `spec.dependsOn` entry: an Application by name, in this Application's namespace unless `namespace` says otherwise. */
@@ -298,6 +303,14 @@ export const SPEC_FIELDS = {
   toscaInputs: {
     codec: jsonObject,
     schema: { ...freeFormObject, description: 'Values of the TOSCA template inputs (get_input).' },
+  },
+  rolloutOnConfigChange: {
+    codec: t.boolean,
+    schema: {
+      type: 'boolean',
+      description:
+        'Stamp each workload pod template with a digest (annotation kreconcile.io/config-digest) of the ConfigMaps and Secrets of the manifest it reads, so a change of their data rolls its pods.',
+    },
   },
   adopt: {
     codec: t.boolean,

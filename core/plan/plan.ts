@@ -82,6 +82,7 @@ import { isSuspended, suspendedPlan } from './suspend.js';
 import { heldByDependsOn, type ApplicationsView } from './depends-on.js';
 import { serverSideApplyOf } from './server-side-apply.js';
 import { canonicalResource } from '../canonical/canonical.js';
+import { withConfigDigests } from '../impact/config-digest.js';
 import type {
   Action,
   ConflictAction,
@@ -299,7 +300,11 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
   // It also stores quantities and bytes in their canonical form (core/canonical/canonical.ts): so does the desired state.
-  const folded = { ...checked.right, manifest: checked.right.manifest.map(foldStringData).map(canonicalResource) };
+  const canonicalManifest = checked.right.manifest.map(foldStringData).map(canonicalResource);
+  // Opt-in (spec.rolloutOnConfigChange): pod templates carry a digest of the config they read, before the schema observes them.
+  const manifest =
+    spec.rolloutOnConfigChange === true ? withConfigDigests(canonicalManifest, owner.namespace) : canonicalManifest;
+  const folded = { ...checked.right, manifest };
   const mangled = generateDefaultObserverSchema(folded, memo);
   const desired = folded.manifest.map((resource) =>
     withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace, memo)),

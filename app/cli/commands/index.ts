@@ -5,6 +5,7 @@
 import type { CliCommand } from '../command.js';
 import { applyCommand } from './apply.js';
 import { planCommand } from './plan.js';
+import { fleetPlanCommand } from './fleet-plan.js';
 import { showCommand } from './show.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
@@ -17,6 +18,7 @@ export const COMMANDS: ReadonlyArray<CliCommand> = [
   runCommand,
   serveCommand,
   planCommand,
+  fleetPlanCommand,
   showCommand,
   applyCommand,
   validateCommand,

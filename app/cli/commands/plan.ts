@@ -13,6 +13,7 @@ import {
   kubeconfigOption,
   READ_ONLY,
   namespaceOption,
+  planOutputOption,
   reportErrors,
   collect,
   type CliCommand,
@@ -171,7 +172,7 @@ const CONFLICTS = new Set(['NotOwned', 'OwnedByAnother']);
  * one line each: a plan the operator would not carry out fails the gate (exit 1), whatever
  * `--exit-code`. Conflicts keep their exit code (2 with `--exit-code`).
  */
-const stalledSummary = (document: PlanDocumentV1): string | undefined => {
+export const stalledSummary = (document: Pick<PlanDocumentV1, 'applications'>): string | undefined => {
   const stalled = document.applications.filter(
     (application) =>
       (application.result === 'Stalled' && !CONFLICTS.has(application.stalled?.reason ?? '')) ||
@@ -189,7 +190,10 @@ const stalledSummary = (document: PlanDocumentV1): string | undefined => {
 };
 
 /** Where to plan: a snapshot, the cluster of --kubeconfig/--context or of KUBECONFIG (as kubectl reads it), or nothing. */
-const targetOf = (options: Options, env: Readonly<Record<string, string | undefined>>): Pick<ViewRequest, 'target'> => {
+export const targetOf = (
+  options: Pick<Options, 'kubeconfig' | 'context' | 'snapshot' | 'offline'>,
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<ViewRequest, 'target'> => {
   if (options.kubeconfig !== undefined || options.context !== undefined)
     return {
       target: {
@@ -203,9 +207,9 @@ const targetOf = (options: Options, env: Readonly<Record<string, string | undefi
 };
 
 /** The basis as the plan header names it: a cluster reached through KUBECONFIG says so. */
-const shownBasis = (
+export const shownBasis = (
   basis: ClusterBasis,
-  options: Options,
+  options: Pick<Options, 'context'>,
   env: Readonly<Record<string, string | undefined>>,
 ): ClusterBasis =>
   basis.type === 'Live' &&
@@ -216,7 +220,7 @@ const shownBasis = (
     : basis;
 
 /** The plan's first line: what it was planned against (issue 36: never silently an empty cluster). */
-const basisLine = (basis: ClusterBasis): string => {
+export const basisLine = (basis: ClusterBasis): string => {
   switch (basis.type) {
     case 'Empty':
       return 'Planned against an empty cluster (offline: no --snapshot, --kubeconfig, --context or KUBECONFIG).\n\n';
@@ -475,11 +479,7 @@ export const planCommand: CliCommand = {
       .addOption(kubeconfigOption(READ_ONLY))
       .addOption(contextOption())
       .addOption(namespaceOption())
-      .addOption(
-        new Option('-o, --output <format>', 'output format (markdown: a pull request comment)')
-          .choices(['text', 'json', 'yaml', 'markdown'])
-          .default('text'),
-      )
+      .addOption(planOutputOption())
       .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
       .addOption(
         new Option(

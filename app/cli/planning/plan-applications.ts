@@ -7,7 +7,9 @@ import {
   patchedFieldOwners,
   refKey,
   resourceKey,
+  rolloutImpacts,
   type Application,
+  type Impact,
   type KnownManager,
   type PatchedFieldOwners,
   type Plan,
@@ -24,14 +26,22 @@ import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from '../input/scopes.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
 
-/** One Application's plan, with the Application as planned (cluster state merged in). */
+/**
+ * One Application's plan, with the Application as planned (cluster state merged in), and what each
+ * action does at run time (`impacts`, parallel to `plan.actions`; absent when not computed, e.g. a saved plan).
+ */
 export type Planned = {
   readonly input: ApplicationInput;
   readonly application: Application;
   readonly plan: Plan;
+  readonly impacts?: ReadonlyArray<ReadonlyArray<Impact>>;
   /** Other managers that own the fields the plan patches, from the snapshot's managedFields (docs/field-owners.md). */
   readonly owners?: ReadonlyArray<PatchedFieldOwners>;
 };
+
+/** What each action of `plan` does at run time, against the live objects it was planned with. */
+export const impactsOf = (plan: Plan, live: ReadonlyArray<Resource>): ReadonlyArray<ReadonlyArray<Impact>> =>
+  rolloutImpacts({ actions: plan.actions, desired: plan.status.lastAppliedManifest ?? [], live });
 
 // Stalled reasons that mean "the input is wrong": the CLI reports them as errors, not as plans.
 const INPUT_ERRORS: Readonly<Record<string, string>> = {
@@ -98,7 +108,7 @@ export const planEachApplication = (args: {
     };
     const plan = planner.plan({ application, live: objects, scopes, now: args.now, options });
     const owners = patchedFieldOwners(plan, (ref) => objects.find((object) => resourceKey(object) === refKey(ref)));
-    return { input, application, plan, ...(owners.length === 0 ? {} : { owners }) };
+    return { input, application, plan, impacts: impactsOf(plan, objects), ...(owners.length === 0 ? {} : { owners }) };
   });
   const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
   return { planned: planned.filter((_, i) => problems[i]?.length === 0), problems: problems.flat() };

@@ -56,7 +56,8 @@ const fence = (text: string): string => {
 };
 
 /** Text safe in a table cell or list item: no markup, no line breaks. */
-const plain = (text: string): string => text.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, ' ');
+export const plain = (text: string): string =>
+  text.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, ' ');
 
 const subjectOf = (planned: Planned): string =>
   `${planned.application.metadata.namespace ?? 'default'}/${planned.application.metadata.name}`;
@@ -119,9 +120,22 @@ const attention = (plans: ReadonlyArray<Planned>, verdicts: ReadonlyArray<GuardV
         ]
       : [];
   });
-  const lines = [...denials, ...approved, ...stalled, ...destructive];
+  const lines = [...denials, ...approved, ...stalled, ...destructive, ...impactAttention(plans)];
   return lines.length === 0 ? [] : ['#### Needs attention', '', ...lines];
 };
+
+/** Impacts a reviewer must not miss: config changes running pods never see, and what a recreation or deletion loses. */
+const impactAttention = (plans: ReadonlyArray<Planned>): ReadonlyArray<string> =>
+  plans.flatMap((planned) =>
+    planned.plan.actions.flatMap((action, index) =>
+      (planned.impacts?.[index] ?? [])
+        .filter((impact) => impact.type === 'configStale' || impact.type === 'loss')
+        .map(
+          (impact) =>
+            `- **${impact.type === 'loss' ? 'loses' : 'not seen until restart'}** ${plain(showRef(action.ref))}: ${plain(impact.message)} (Application ${plain(subjectOf(planned))})`,
+        ),
+    ),
+  );
 
 /** One object's changes as a diff block. */
 const changeBlock = (action: Action): string => {
@@ -150,11 +164,12 @@ const note = (action: Action): string =>
   action.type === 'skip' ? ` (apply: ${action.apply}), ${skipNote(action)}` : '';
 
 /** An Application's collapsible section: one entry per object, its field changes below. */
-const applicationSection = (planned: Planned): string => {
-  const actions = planned.plan.actions.filter((action) => verb(action) !== 'finalizer');
-  const entries = actions.map((action) => {
+export const applicationSection = (planned: Planned): string => {
+  const entries = planned.plan.actions.flatMap((action, index) => {
+    if (verb(action) === 'finalizer') return [];
     const head = `\`${SYMBOL[verb(action)] ?? '·'}\` ${verb(action)} ${plain(showRef(action.ref))}${plain(note(action))}`;
-    return action.changes.length === 0 ? `- ${head}` : `- ${head}\n\n${changeBlock(action)}\n`;
+    const impacts = (planned.impacts?.[index] ?? []).map((impact) => `\n  - ⇒ ${plain(impact.message)}`).join('');
+    return action.changes.length === 0 ? [`- ${head}${impacts}`] : [`- ${head}${impacts}\n\n${changeBlock(action)}\n`];
   });
   const { create, patch, delete: deletions, skip = 0 } = planned.plan.summary;
   const skipped = skip > 0 ? `, ${skip} skipped` : '';

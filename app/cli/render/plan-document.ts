@@ -4,6 +4,8 @@
  * from the core's Plan value, so core refactorings cannot change it by accident.
  */
 import {
+  addSummaries,
+  EMPTY_SUMMARY,
   conditionOf,
   displayRedactor,
   redactForDisplay,
@@ -11,6 +13,7 @@ import {
   type Application,
   type ApplicationStatus,
   type FieldChange,
+  type Impact,
   type JsonObject,
   type JsonPatchOperation,
   type JsonValue,
@@ -38,7 +41,17 @@ export type ResourceRefV1 = {
 };
 export type ChangeV1 = { readonly path: string; readonly from?: JsonValue; readonly to?: JsonValue };
 
-export type ActionV1 =
+/** What an action does at run time (core/impact): present on an action only when it has one. */
+export type ImpactV1 = {
+  readonly type: string;
+  readonly message: string;
+  readonly workloads?: ReadonlyArray<ResourceRefV1>;
+  readonly pods?: number;
+};
+
+export type ActionV1 = PlainActionV1 & { readonly impact?: ReadonlyArray<ImpactV1> };
+
+type PlainActionV1 =
   | {
       readonly type: 'create';
       readonly resource: ResourceRefV1;
@@ -243,7 +256,7 @@ const outcomeV1 = (outcome: Outcome): OutcomeV1 =>
     ? { type: 'RequeueAfter', afterMs: outcome.ms, reason: outcome.reason }
     : { type: 'AwaitChange' };
 
-const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
+export const summaryV1 = (summary: PlanSummary): SummaryV1 => ({
   create: summary.create,
   patch: summary.patch,
   delete: summary.delete,
@@ -288,13 +301,34 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     message: ready?.message ?? '',
     ...(stalled?.status === 'True' ? { stalled: { reason: stalled.reason, message: stalled.message } } : {}),
     ...(input.translated === undefined ? {} : { translated: translatedV1(application, input.translated) }),
-    actions: actionsV1(plan.actions, plan.status.mangledObserverSchema),
+    actions: withImpacts(actionsV1(plan.actions, plan.status.mangledObserverSchema), planned.impacts),
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
     ...(planned.owners === undefined ? {} : { fieldOwners: planned.owners }),
   };
 };
+
+export const impactV1 = (impact: Impact): ImpactV1 => ({
+  type: impact.type,
+  message: impact.message,
+  ...(impact.workloads === undefined || impact.workloads.length === 0
+    ? {}
+    : { workloads: impact.workloads.map(refV1) }),
+  ...(impact.pods === undefined ? {} : { pods: impact.pods }),
+});
+
+/** Each action with its impacts (`impacts` parallel to the actions), `impact` left out where there is none. */
+export const withImpacts = (
+  actions: ReadonlyArray<ActionV1>,
+  impacts: ReadonlyArray<ReadonlyArray<Impact>> | undefined,
+): ReadonlyArray<ActionV1> =>
+  impacts === undefined
+    ? actions
+    : actions.map((action, index) => {
+        const each = impacts[index] ?? [];
+        return each.length === 0 ? action : { ...action, impact: each.map(impactV1) };
+      });
 
 export const translatedV1 = (application: Application, manifest: ReadonlyArray<Resource>): TranslatedV1 => {
   const { spec } = application;
@@ -316,25 +350,7 @@ export const translatedV1 = (application: Application, manifest: ReadonlyArray<R
 const total = (plans: ReadonlyArray<Planned>): SummaryV1 =>
   summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
 
-export const EMPTY_SUMMARY: PlanSummary = { create: 0, patch: 0, delete: 0, conflict: 0 };
-
-/** The sum of two summaries (the optional counts kept absent while they are 0). */
-export const addSummaries = (a: PlanSummary, b: PlanSummary): PlanSummary => {
-  const forbidden = (a.forbidden ?? 0) + (b.forbidden ?? 0);
-  const recreate = (a.recreate ?? 0) + (b.recreate ?? 0);
-  const wait = (a.wait ?? 0) + (b.wait ?? 0);
-  const skip = (a.skip ?? 0) + (b.skip ?? 0);
-  return {
-    create: a.create + b.create,
-    patch: a.patch + b.patch,
-    delete: a.delete + b.delete,
-    conflict: a.conflict + b.conflict,
-    ...(forbidden === 0 ? {} : { forbidden }),
-    ...(recreate === 0 ? {} : { recreate }),
-    ...(wait === 0 ? {} : { wait }),
-    ...(skip === 0 ? {} : { skip }),
-  };
-};
+export { addSummaries, EMPTY_SUMMARY } from '../../../core/index.js';
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (

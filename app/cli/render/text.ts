@@ -8,6 +8,7 @@ import {
   showRef,
   type Action,
   type FieldChange,
+  type Impact,
   type JsonValue,
   type PatchAction,
   type PlanSummary,
@@ -88,6 +89,10 @@ export const actionLines = (action: Action, style: Style): ReadonlyArray<string>
   }
 };
 
+/** What an action does at run time, one line each under it (`⇒ rolls 3 pods of …`). */
+export const impactLines = (impacts: ReadonlyArray<Impact>): ReadonlyArray<string> =>
+  impacts.map((impact) => `      ⇒ ${impact.message}`);
+
 /** A withheld write keeps the symbol of the write it would have been. */
 const SKIP_SYMBOLS: Readonly<Record<SkipAction['withheld'], string>> = {
   create: '+',
@@ -146,14 +151,17 @@ const translationLines = (planned: Planned, style: Style): ReadonlyArray<string>
   return [style.dim(`  ${from} (${url ?? 'inline'}) ${ARROW} ${shown.join(', ')}`)];
 };
 
-const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
+export const applicationLines = (planned: Planned, style: Style): ReadonlyArray<string> => {
   const { metadata } = planned.application;
   const { origin } = planned.input;
   return [
     style.bold(`Application ${metadata.namespace ?? 'default'}/${metadata.name}`) +
-      style.dim(` (${origin.file}, document ${origin.document})`),
+      style.dim(` (${origin.file}${origin.document > 0 ? `, document ${origin.document}` : ''})`),
     ...translationLines(planned, style),
-    ...planned.plan.actions.flatMap((action) => actionLines(action, style)),
+    ...planned.plan.actions.flatMap((action, index) => [
+      ...actionLines(action, style),
+      ...impactLines(planned.impacts?.[index] ?? []),
+    ]),
     ...fieldOwnerLines(planned, style),
     ...verdictLines(planned, style),
     '',
