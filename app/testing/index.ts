@@ -37,7 +37,8 @@ export {
   type HttpEndpoint,
   type PassContext,
 } from './check-convergence.js';
-export { checkController, type ControllerCheckOptions } from './check-controller.js';
+export { checkController } from './check-controller.js';
+export type { ControllerCheckOptions, ControllerModule } from './controller-check-options.js';
 export {
   superviseController,
   controllerReport,
