@@ -6,6 +6,7 @@
  * quiet, then the invariant. Crashes, restarts and the controller's output go into the report.
  * Guide: docs/testing.md §1.
  */
+import { randomUUID } from 'node:crypto';
 import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
@@ -220,9 +221,7 @@ const runOnce = async <World>(
  */
 export const checkController = <World>(options: ControllerCheckOptions<World>): Promise<void> => {
   const spec = options.controller;
-  let runs = 0; // tells apart the module instances of this check's runs
-  return checkWorlds(options, 5, 'checkController', async (world, seed) => {
-    if (!('module' in spec)) return runOnce(options, spec, world, seed);
-    await runInProcess(options, spec, world, seed, `${seed}-${runs++}`);
-  });
+  return checkWorlds(options, 5, 'checkController', (world, seed) =>
+    'module' in spec ? runInProcess(options, spec, world, seed, randomUUID()) : runOnce(options, spec, world, seed),
+  );
 };

@@ -36,14 +36,22 @@ type Run<World> = {
 
 const realSleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** Waits (sleeping) until no request arrived or was answered, and no step was taken, for `idleMs` of real time. */
+const turn = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/**
+ * Waits until the controller is idle: `idleTurns` turns of the event loop in a row (each one
+ * runs the I/O that is ready: an answer read, a request written) without a request arriving or
+ * being answered, and at least `idleMs` of real time since the last one. Counting turns rather
+ * than time keeps this true on a loaded machine: a busy controller holds the loop, so no turn passes.
+ */
 const waitIdle = async <World>(run: Run<World>): Promise<void> => {
-  const idleMs = run.spec.idleMs ?? 15;
+  const [idleMs, idleTurns] = [run.spec.idleMs ?? 2, run.spec.idleTurns ?? 40];
   for (;;) {
-    await flushMicrotasks();
+    const mark = run.scheduler.activity();
+    for (let count = 0; count < idleTurns && run.scheduler.activity() === mark; count++) await turn();
     const quietFor = performance.now() - Math.max(run.scheduler.lastActivityAt(), run.lastStepAt);
-    if (quietFor >= idleMs) return;
-    await realSleep(Math.max(1, idleMs - quietFor));
+    if (run.scheduler.activity() === mark && quietFor >= idleMs) return;
+    if (quietFor < idleMs) await realSleep(Math.max(1, idleMs - quietFor));
   }
 };
 
@@ -163,12 +171,34 @@ const report = <World>(run: Run<World>): string => {
   ].join('\n');
 };
 
+/**
+ * Waits (sleeping, in real time) until the module has sent its first request, or has loaded and
+ * stayed idle: the clock must not move while the module is still loading (its first request
+ * would then meet a later world on some runs than on others).
+ */
+const started = async <World>(run: Run<World>, loading: { settled: boolean }): Promise<string | undefined> => {
+  const withinMs = run.options.startupWithinMs ?? 30_000;
+  const deadline = performance.now() + withinMs;
+  while (run.scheduler.held() === 0 && !loading.settled) {
+    if (performance.now() > deadline)
+      return `the controller's module neither loaded nor sent a request within ${seconds(withinMs)}`;
+    await realSleep(5);
+  }
+  await waitIdle(run);
+  return undefined;
+};
+
 /** The run after setup: the module loaded, faults, quiet, then the invariant. */
 const judge = async <World>(run: Run<World>, loaded: Promise<unknown>): Promise<true | string> => {
   let loadError: unknown;
-  loaded.catch((error: unknown) => {
-    loadError = error ?? 'rejected';
-  });
+  const loading = { settled: false };
+  loaded
+    .catch((error: unknown) => {
+      loadError = error ?? 'rejected';
+    })
+    .finally(() => (loading.settled = true));
+  const silent = await started(run, loading);
+  if (silent !== undefined) return silent;
   await faultyPhase(run);
   const unquiet = await untilQuiet(run);
   if (loadError !== undefined) return `the controller's module failed while loading: ${errorText(loadError)}`;
@@ -208,7 +238,7 @@ export const runInProcess = async <World>(
   world: World,
   seed: number,
   instance: string,
-): Promise<ReadonlyArray<string>> => {
+): Promise<void> => {
   const context = await setUp(options, world, seed);
   const scheduler = scheduleRequests(context.cluster.forClient('controller'), seed);
   const served = await serveMemoryCluster(scheduler.cluster, options.serve ?? {});
@@ -234,9 +264,9 @@ export const runInProcess = async <World>(
     const loaded = time.enter(() => import(url));
     const verdict = await judge(run, loaded);
     if (verdict !== true) throw new Error(`${verdict}\n${report(run)}`);
-    return scheduler.trace();
   } finally {
     scheduler.freeze();
+    options.onRun?.({ seed, trace: scheduler.trace(), mostHeld: scheduler.mostHeld() });
     time.restore();
     if (kubeconfigBefore === undefined) delete environment.KUBECONFIG;
     else environment.KUBECONFIG = kubeconfigBefore;

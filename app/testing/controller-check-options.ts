@@ -13,14 +13,24 @@ export type ControllerModule = {
    */
   readonly environment: Record<string, string | undefined>;
   /**
-   * Real time without a request or an answer after which the controller counts as waiting
-   * (default 15 ms): then the kit releases a held request or moves the clock. A controller that
-   * computes longer than this between an answer and its next request (a loaded machine) can
-   * make a replay diverge; raise it then.
+   * When the controller counts as waiting, so the kit releases a held request or moves the
+   * clock: `idleTurns` turns of the event loop in a row (default 40) without a request arriving
+   * or being answered, and `idleMs` of real time (default 2 ms). A controller whose work between
+   * an answer and its next request spans more turns (a file read, a worker thread) can make a
+   * replay diverge; raise `idleTurns` then.
    */
   readonly idleMs?: number;
+  readonly idleTurns?: number;
   /** Steps (released requests and timers fired) a run may take before it counts as a hot loop (default 20 000). */
   readonly maxSteps?: number;
+};
+
+/** One in-process run as `onRun` sees it. */
+export type InProcessRun = {
+  readonly seed: number;
+  readonly trace: ReadonlyArray<string>;
+  /** The most requests the controller had waiting at once (above 1: it sends them concurrently). */
+  readonly mostHeld: number;
 };
 
 export type ControllerCheckOptions<World> = Pick<
@@ -60,6 +70,11 @@ export type ControllerCheckOptions<World> = Pick<
   readonly startupWithinMs?: number;
   /** A controller exit is a finding by default (controllers run forever); `true` lets it restart silently. */
   readonly tolerateExits?: boolean;
+  /**
+   * Told of each in-process run, passed or failed: its cluster seed, and every request the kit released
+   * in order with its answer (what a replay with the same seed and path reproduces).
+   */
+  readonly onRun?: (run: InProcessRun) => void;
   /** Options of the served endpoint. */
   readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
 };

@@ -38,7 +38,7 @@ export {
   type PassContext,
 } from './check-convergence.js';
 export { checkController } from './check-controller.js';
-export type { ControllerCheckOptions, ControllerModule } from './controller-check-options.js';
+export type { ControllerCheckOptions, ControllerModule, InProcessRun } from './controller-check-options.js';
 export {
   superviseController,
   controllerReport,

@@ -18,10 +18,14 @@ export type RequestScheduler = {
   readonly cluster: MemoryCluster;
   /** Calls held, not yet released. */
   held(): number;
+  /** The most calls held at once so far. */
+  mostHeld(): number;
   /** Calls released and not answered yet (waiting on injected latency, on the manual clock). */
   running(): number;
   /** Real time (performance.now) a call last arrived or was answered. */
   lastActivityAt(): number;
+  /** How many times a call arrived or was answered so far (moves whenever the controller is active). */
+  activity(): number;
   /** Releases one held call (the seeded choice); false when none is held. */
   releaseNext(): boolean;
   /** Every released call in release order, with its answer once it has one (`get v1 Secret ns/a → NotFound`). */
@@ -59,10 +63,12 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
   const held: Held[] = [];
   const trace: string[] = [];
   const writes: string[] = [];
-  const seen = { running: 0, lastActivityAt: performance.now(), frozen: false };
+  const seen = { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0 };
   const hold = (key: string, label: string, run: (index: number) => void): void => {
     seen.lastActivityAt = performance.now();
+    seen.activity++;
     held.push({ key, label, release: () => run(trace.push(label) - 1) });
+    seen.mostHeld = Math.max(seen.mostHeld, held.length);
   };
   const heldCall =
     (property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) => (): Promise<unknown> =>
@@ -80,6 +86,7 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
             .finally(() => {
               seen.running--;
               seen.lastActivityAt = performance.now();
+              seen.activity++;
             });
         });
       });
@@ -113,8 +120,10 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
   return {
     cluster: proxy,
     held: () => held.length,
+    mostHeld: () => seen.mostHeld,
     running: () => seen.running,
     lastActivityAt: () => seen.lastActivityAt,
+    activity: () => seen.activity,
     releaseNext: () => {
       if (seen.frozen || held.length === 0) return false;
       held.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
