@@ -12,7 +12,7 @@ export type SecretWorld = {
   readonly sources: ReadonlyArray<{
     readonly name: string;
     readonly targets: ReadonlyArray<string>;
-    readonly value: string;
+    readonly version: number;
   }>;
   readonly foreign: ReadonlyArray<{ readonly namespace: string; readonly name: string }>;
 };
@@ -25,7 +25,7 @@ export const secretWorld: fc.Arbitrary<SecretWorld> = fc.record({
     fc.record({
       name: fc.constantFrom(...NAMES),
       targets: fc.subarray(TARGETS, { minLength: 1 }),
-      value: fc.constantFrom('s3cret', 'hunter2', 'p@ss'),
+      version: fc.integer({ min: 1, max: 3 }),
     }),
     { minLength: 1, maxLength: 3, selector: (s) => s.name },
   ),
@@ -53,7 +53,7 @@ export const secretSetup = async ({ api, world }: ConvergenceContext<SecretWorld
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: s.name, namespace: 'kit-source', annotations: { 'example.dev/copy-to': s.targets.join(',') } },
-      data: { password: base64(s.value) },
+      data: { password: base64(`generated password ${s.version}`) },
     });
 };
 
@@ -78,7 +78,7 @@ const problemOf = (
       : `${namespace}/${name}: a foreign Secret was overwritten`;
   if (source === undefined) return undefined;
   if (stored === undefined) return `${namespace}/${name}: the copy of kit-source/${name} is missing`;
-  return stored.data?.password === base64(source.value)
+  return stored.data?.password === base64(`generated password ${source.version}`)
     ? undefined
     : `${namespace}/${name}: the copy differs from kit-source/${name}`;
 };
