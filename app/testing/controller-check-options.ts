@@ -35,7 +35,7 @@ export type InProcessRun = {
 
 export type ControllerCheckOptions<World> = Pick<
   ConvergenceOptions<World>,
-  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose'
+  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose' | 'shrinkBudget'
 > & {
   /**
    * The controller's entry point, run unchanged with `KUBECONFIG` set to the kit's endpoint: a

@@ -49,6 +49,7 @@ export {
 export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';
+export type { ShrinkBudget } from './shrink-budget.js';
 export { applicationArbitrary } from './arbitraries.js';
 export {
   manifestArbitrary,
