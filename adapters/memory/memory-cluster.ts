@@ -113,6 +113,12 @@ export interface MemoryCluster extends Cluster {
   injectedFaults(): ReadonlyMap<string, number>;
   /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
   settle(): Promise<void>;
+  /**
+   * The same server seen by one named client whose calls draw their faults from a stream of
+   * their own (seeded from the cluster's seed and `client`): the calls of one client then meet
+   * the same faults on replay whatever other clients (a test's setup, checks, perturbations) send.
+   */
+  forClient(client: string): MemoryCluster;
   readonly clock: Clock;
 }
 
@@ -170,7 +176,8 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     startWatch: (query, pending) => startWatch(state, query, pending),
     injected: faults.inject,
   });
-  return {
+  const clients = new Map<string, MemoryCluster>();
+  const cluster: MemoryCluster = {
     clock,
     get faults() {
       return faults.profile;
@@ -184,8 +191,29 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     injectedFaults: faults.injected,
     ...portVerbs(state, gate),
     ...serverControls(state, gate, hub),
+    forClient: (client) => {
+      const known = clients.get(client);
+      if (known !== undefined) return known;
+      const own: MemoryCluster = {
+        ...cluster,
+        get faults() {
+          return faults.profile;
+        },
+        set faults(next: FaultProfile) {
+          faults.profile = next;
+        },
+        ...portVerbs(state, gate.withRandom(mulberry32(seed ^ stringHash(client)))),
+      };
+      clients.set(client, own);
+      return own;
+    },
   };
+  return cluster;
 };
+
+/** FNV-1a of `text`: derives a client's fault-stream seed from its name. */
+const stringHash = (text: string): number =>
+  [...text].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0, 0x811c9dc5);
 
 /** Which faults hit, counted by name (`Conflict on patch`, `watch event dropped`, …) in first-seen order. */
 const createFaultRecord = (initial: FaultProfile, random: Random) => {

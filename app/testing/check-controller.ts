@@ -6,6 +6,7 @@
  * quiet, then the invariant. Crashes, restarts and the controller's output go into the report.
  * Guide: docs/testing.md §1.
  */
+import { randomUUID } from 'node:crypto';
 import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
@@ -17,49 +18,19 @@ import {
   type ControllerCommand,
   type SupervisedController,
 } from './controller-process.js';
+import { runInProcess } from './check-in-process.js';
+import type { ControllerCheckOptions } from './controller-check-options.js';
 import { drive } from './drive.js';
+import {
+  faultWatcher,
+  fingerprint,
+  note,
+  seconds,
+  timeline as newTimeline,
+  timelineText,
+  type Timeline,
+} from './run-timeline.js';
 import { promiseCluster } from './promise-cluster.js';
-
-export type ControllerCheckOptions<World> = Pick<
-  ConvergenceOptions<World>,
-  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose'
-> & {
-  /** The controller's entry point, run unchanged with `KUBECONFIG` set to the kit's endpoint. */
-  readonly controller: ControllerCommand;
-  /** Faults while the controller runs at first (default: none). */
-  readonly faults?: FaultProfile;
-  /** Real time the controller runs under faults, from its first request (default 1500 ms). */
-  readonly faultyMs?: number;
-  /** Real time between two `perturb` steps while faults are on (default 300 ms). */
-  readonly perturbEveryMs?: number;
-  /**
-   * API-server restarts while faults are on, at these real times (ms after the controller's
-   * first request): open connections drop, resuming from an older resourceVersion is 410 Gone.
-   */
-  readonly apiServerRestartsAt?: ReadonlyArray<number>;
-  /**
-   * Real time without a write or a change that counts as quiet (default 1 s). It must exceed the
-   * controller's own think time between a read and the write it decides on (longer on a loaded machine).
-   */
-  readonly settleMs?: number;
-  /** Real time allowed to become quiet once faults stop (default 20 s); past it, the run fails. */
-  readonly quietWithinMs?: number;
-  /** Real time the controller has to send its first request (default 30 s: loading a client can take seconds). */
-  readonly startupWithinMs?: number;
-  /** A controller exit is a finding by default (controllers run forever); `true` lets it restart silently. */
-  readonly tolerateExits?: boolean;
-  /** Options of the served endpoint. */
-  readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
-};
-
-/** The kit's own events of one run (faults it caused), with their real time since the controller started. */
-type Timeline = { began: number; readonly events: string[]; omitted: number };
-
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-
-const note = (timeline: Timeline, what: string): void => {
-  timeline.events.push(`${what} at ${seconds(performance.now() - timeline.began)}`);
-};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,30 +55,6 @@ const pumpClock = (clock: ManualClock, each: () => void): (() => void) => {
     stopped = true;
   };
 };
-
-/** Adds to the timeline each fault the server injected since the last look (at most `limit` entries). */
-const faultWatcher = (cluster: MemoryCluster, timeline: Timeline, limit = 40): (() => void) => {
-  let seen = new Map<string, number>();
-  let omitted = 0;
-  return () => {
-    const now = cluster.injectedFaults();
-    for (const [fault, count] of now) {
-      const added = count - (seen.get(fault) ?? 0);
-      if (added <= 0) continue;
-      if (timeline.events.length < limit) note(timeline, added === 1 ? fault : `${fault} ×${added}`);
-      else omitted += added;
-    }
-    seen = new Map(now);
-    timeline.omitted = omitted;
-  };
-};
-
-/** A fingerprint of every stored object (resourceVersions move on every change). */
-const fingerprint = (cluster: MemoryCluster): string =>
-  cluster
-    .objects()
-    .map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`)
-    .join(',');
 
 /** Why the world is not quiet yet, or undefined when it is (see docs/testing.md §1, "quiet"). */
 const notQuiet = (
@@ -189,8 +136,7 @@ const report = (cluster: MemoryCluster, controller: SupervisedController, timeli
   const faults = cluster.injectedFaults();
   return [
     `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
-    `timeline (real time since the controller started): ${timeline.events.join('; ')}` +
-      (timeline.omitted === 0 ? '' : `; ${timeline.omitted} more faults not listed`),
+    timelineText(timeline, 'real time'),
     controllerReport(controller),
   ].join('\n');
 };
@@ -237,16 +183,21 @@ const judge = async <World>(
 };
 
 /** One generated world against a fresh cluster, endpoint and controller process. */
-const runOnce = async <World>(options: ControllerCheckOptions<World>, world: World, seed: number): Promise<void> => {
+const runOnce = async <World>(
+  options: ControllerCheckOptions<World>,
+  command: ControllerCommand,
+  world: World,
+  seed: number,
+): Promise<void> => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, seed, workloads: options.workloads ?? true });
   const activity = trackActivity(cluster);
   const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world };
   await drive(clock, options.setup(context));
   const served = await serveMemoryCluster(activity.cluster, options.serve ?? {});
-  const timeline: Timeline = { began: performance.now(), events: [], omitted: 0 };
+  const timeline = newTimeline(() => performance.now());
   const stopPump = pumpClock(clock, faultWatcher(cluster, timeline));
-  const controller = await superviseController(options.controller, served.kubeconfig).catch(async (error: unknown) => {
+  const controller = await superviseController(command, served.kubeconfig).catch(async (error: unknown) => {
     stopPump();
     await served.close();
     throw error;
@@ -268,5 +219,9 @@ const runOnce = async <World>(options: ControllerCheckOptions<World>, world: Wor
  * replay reproduces the world and the fault stream, not necessarily the same interleaving.
  * Errors: rejects with a ConvergenceFailure (seed, path, counterexample, the run's error as `cause`).
  */
-export const checkController = <World>(options: ControllerCheckOptions<World>): Promise<void> =>
-  checkWorlds(options, 5, 'checkController', (world, seed) => runOnce(options, world, seed));
+export const checkController = <World>(options: ControllerCheckOptions<World>): Promise<void> => {
+  const spec = options.controller;
+  return checkWorlds(options, 5, 'checkController', (world, seed) =>
+    'module' in spec ? runInProcess(options, spec, world, seed, randomUUID()) : runOnce(options, spec, world, seed),
+  );
+};

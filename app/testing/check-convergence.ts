@@ -11,6 +11,7 @@ import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../.
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { isJsonObject, type Cluster } from '../../core/index.js';
 import { drive } from './drive.js';
+import { propertyLog, type ShrinkBudget } from './shrink-budget.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';
 
 /** The cluster's HTTP endpoint of one run (`overHttp`): give `kubeconfig` to your client. */
@@ -83,6 +84,8 @@ export type ConvergenceOptions<World> = {
   readonly path?: string;
   /** Report every failing step while shrinking (`true`), or a fast-check verbosity level. */
   readonly verbose?: boolean | fc.VerbosityLevel;
+  /** Bounds on shrinking once a run failed (default 120 s and 200 runs); the report says if they ended it. */
+  readonly shrinkBudget?: ShrinkBudget;
 };
 
 const WRITES = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'] as const;
@@ -212,12 +215,16 @@ const counterexampleLines = (counterexample: readonly [unknown, number] | null):
       `\n                cluster seed = ${counterexample[1]} (seeds the in-memory cluster: which calls get faults, generated names and UIDs)`;
 
 /** fast-check's report, the failing run's error and the line that replays it. */
-const failureOf = <World>(details: fc.RunDetails<[World, number]>, runner = 'checkConvergence'): ConvergenceFailure => {
+const failureOf = <World>(
+  details: fc.RunDetails<[World, number]>,
+  runner: string,
+  search: string,
+): ConvergenceFailure => {
   const path = details.counterexamplePath ?? '';
   const cause = details.errorInstance instanceof Error ? `\ngot: ${details.errorInstance.message}` : '';
   const replay = `\nreplay: ${runner}({ ...options, seed: ${details.seed}, path: ${JSON.stringify(path)} })`;
   return new ConvergenceFailure(
-    `${fc.defaultReportMessage(details) ?? 'property failed'}${counterexampleLines(details.counterexample)}${cause}${replay}`,
+    `${fc.defaultReportMessage(details) ?? 'property failed'}${counterexampleLines(details.counterexample)}${cause}\n${search}${replay}`,
     details.seed,
     path,
     details.counterexample,
@@ -237,19 +244,20 @@ export const checkConvergence = <World>(options: ConvergenceOptions<World>): Pro
 
 /** The property over generated worlds and cluster seeds; a failure becomes a {@link ConvergenceFailure}. */
 export const checkWorlds = async <World>(
-  options: Pick<ConvergenceOptions<World>, 'world' | 'numRuns' | 'verbose' | 'seed' | 'path'>,
+  options: Pick<ConvergenceOptions<World>, 'world' | 'numRuns' | 'verbose' | 'seed' | 'path' | 'shrinkBudget'>,
   defaultRuns: number,
   runner: string,
   run: (world: World, clusterSeed: number) => Promise<void>,
 ): Promise<void> => {
-  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), run);
+  const log = propertyLog(options.shrinkBudget);
+  const property = fc.asyncProperty(options.world, fc.integer({ min: 0, max: 2 ** 31 - 1 }), log.wrap(run));
   const details = await fc.check(property, {
     numRuns: options.numRuns ?? defaultRuns,
     verbose: verbosity(options.verbose),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.path === undefined ? {} : { path: options.path }),
   });
-  if (details.failed) throw failureOf(details, runner);
+  if (details.failed) throw failureOf(details, runner, log.summary());
 };
 
 /**

@@ -95,7 +95,7 @@ const boundedLog = (limit: number) => {
 };
 
 /** Writes the kubeconfig where only this user can read it; returns its path and the directory to remove. */
-const writeKubeconfig = async (kubeconfig: string): Promise<{ readonly path: string; readonly dir: string }> => {
+export const writeKubeconfig = async (kubeconfig: string): Promise<{ readonly path: string; readonly dir: string }> => {
   const dir = await mkdtemp(join(tmpdir(), 'kreconcile-kit-'));
   const path = join(dir, 'kubeconfig');
   await writeFile(path, kubeconfig, { mode: 0o600 });

@@ -37,7 +37,8 @@ export {
   type HttpEndpoint,
   type PassContext,
 } from './check-convergence.js';
-export { checkController, type ControllerCheckOptions } from './check-controller.js';
+export { checkController } from './check-controller.js';
+export type { ControllerCheckOptions, ControllerModule, InProcessRun } from './controller-check-options.js';
 export {
   superviseController,
   controllerReport,
@@ -48,6 +49,7 @@ export {
 export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';
+export type { ShrinkBudget } from './shrink-budget.js';
 export { applicationArbitrary } from './arbitraries.js';
 export {
   manifestArbitrary,

@@ -25,6 +25,8 @@ export type ApiGate = {
   /** The error every call answers during an outage. */
   outage(): ClusterError | undefined;
   unavailableUntil(ms: number): void;
+  /** The same gate (same outages) drawing its call faults from `random`: another client's fault stream. */
+  withRandom(random: Random): ApiGate;
 };
 
 export type ApiGateDeps = {
@@ -48,22 +50,25 @@ const faultNames = (verb: Verb, faults: ReturnType<typeof decideCall>): Readonly
     : [`${faults.error._tag}${faults.afterCommit ? ' after commit' : ''} on ${verb}`]),
 ];
 
-export const createApiGate = (deps: ApiGateDeps): ApiGate => {
-  let until = Number.NEGATIVE_INFINITY;
+export const createApiGate = (deps: ApiGateDeps): ApiGate => gateOver(deps, { until: Number.NEGATIVE_INFINITY });
+
+/** A gate over `deps`; gates made by `withRandom` share `outageWindow`, so an outage is every client's. */
+const gateOver = (deps: ApiGateDeps, outageWindow: { until: number }): ApiGate => {
   /** A watch client retries until the server answers again (the Kubernetes adapter does). */
   const waitForServer = async (): Promise<void> => {
-    while (deps.clock.now() < until) await deps.clock.sleep(until - deps.clock.now());
+    while (deps.clock.now() < outageWindow.until) await deps.clock.sleep(outageWindow.until - deps.clock.now());
   };
   const outage = (): ClusterError | undefined =>
-    deps.clock.now() < until
+    deps.clock.now() < outageWindow.until
       ? clusterError('Unavailable', 'connect ECONNREFUSED: the API server is unavailable', { code: 0 })
       : undefined;
 
   return {
     outage,
     unavailableUntil: (ms) => {
-      until = ms;
+      outageWindow.until = ms;
     },
+    withRandom: (random) => gateOver({ ...deps, random }, outageWindow),
     call: (verb, apiVersion, kind, run, target) => async () => {
       const down = outage();
       if (down !== undefined) return E.left(down);

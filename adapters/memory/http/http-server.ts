@@ -7,6 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
@@ -59,6 +60,12 @@ export type ServedCluster = {
   readonly kubeConfigPath?: string;
   /** Stops listening, ends watch streams and drops open connections. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Leaves the endpoint up, its connections open, without keeping the process alive: how a run
+   * ends when its client cannot be stopped (an in-process controller, whose requests the kit then
+   * never answers). `close()` still closes it.
+   */
+  abandon(): void;
 };
 
 /** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts, the Date header). */
@@ -402,6 +409,11 @@ export const serveMemoryCluster = async (
       else response.destroy();
     });
   });
+  const connections = new Set<Socket>();
+  server.on('connection', (socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -421,6 +433,11 @@ export const serveMemoryCluster = async (
     url,
     kubeconfig,
     ...(options.kubeconfigPath === undefined ? {} : { kubeConfigPath: options.kubeconfigPath }),
+    abandon: () => {
+      server.unref();
+      server.on('connection', (socket) => socket.unref());
+      connections.forEach((socket) => socket.unref());
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         watches.forEach((watch) => watch.stop());

@@ -1,20 +1,26 @@
 /**
- * The controllers of examples/kit, run unchanged under checkController:
+ * The controllers of examples/kit, run unchanged under checkController, each but the last with a
+ * planted bug the kit finds and names:
  * - debounce-controller.mjs: its one global debounce flag drops the events of other objects, so a
  *   world with two Greetings fails, shrunk to two, naming the Greeting left without its ConfigMap;
+ * - framework-controller.mjs: a framework base class reading the default kubeconfig, unawaited
+ *   writes: a transient 500 crashes the process;
+ * - secret-copier.mjs: a transient read error skips its "never override foreign Secrets" check;
  * - patching-controller.mjs: writes only with client-node's `patch` (server-side apply for its
  *   ConfigMaps, the default strategic merge patch for its Deployments' env lists) and converges
  *   while another actor tampers with both.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkController, ConvergenceFailure } from '../../../app/testing/index.js';
+import { checkController, ConvergenceFailure, type FaultProfile } from '../../../app/testing/index.js';
 import type { ConvergenceContext } from '../../../app/testing/index.js';
 import { getIn, isJsonArray, isJsonObject } from '../../../core/json/json.js';
 import { converged, perturb, setup, worldArbitrary, type World } from './greeting-world.js';
+import { flakySecretReads, secretSetup, secretsConverged, secretWorld } from './secret-world.js';
 
-const script = fileURLToPath(new URL('../../../examples/kit/debounce-controller.mjs', import.meta.url));
-const patching = fileURLToPath(new URL('../../../examples/kit/patching-controller.mjs', import.meta.url));
+const example = (file: string): string => fileURLToPath(new URL(`../../../examples/kit/${file}`, import.meta.url));
+const script = example('debounce-controller.mjs');
+const patching = example('patching-controller.mjs');
 
 /** The greeter container's env of `<name>-greeter` as `NAME=value`, its image first; undefined when absent. */
 const greeter = (context: ConvergenceContext<World>, name: string): ReadonlyArray<string> | undefined => {
@@ -72,6 +78,19 @@ const perturbDeployments = async (context: ConvergenceContext<World>, step: numb
     .catch(() => undefined); // not created yet
 };
 
+/** What a check rejects with, as text ('' when it passed). */
+const failureOf = (check: Promise<void>): Promise<string> =>
+  check.then(
+    () => '',
+    (error: unknown) =>
+      error instanceof ConvergenceFailure ? error.message : `not a ConvergenceFailure: ${String(error)}`,
+  );
+
+/** A transient 500 on writes, as an overloaded etcd answers. */
+const flakyWrites: FaultProfile = {
+  errors: [{ rate: 0.3, tag: 'Internal', code: 500, verbs: ['patch'], message: 'etcdserver: request timed out' }],
+};
+
 describe('examples/kit: the kit finds the planted bug of a controller run as it is', () => {
   it('a global debounce flag: the second Greeting never gets its ConfigMap', async () => {
     const failure = await checkController({
@@ -109,4 +128,55 @@ describe('examples/kit: the kit finds the planted bug of a controller run as it 
       settleMs: 1_000,
     });
   }, 120_000);
+
+  it('a framework controller with unawaited writes: a transient 500 crashes it, the report names the exit and the 500', async () => {
+    const message = await failureOf(
+      checkController({
+        world: worldArbitrary,
+        setup,
+        converged,
+        controller: { command: [process.execPath, example('framework-controller.mjs')] },
+        faults: flakyWrites,
+        numRuns: 3,
+        seed: 5,
+        settleMs: 1_000,
+      }),
+    );
+    expect(message).toMatch(/got: the controller exited with code 1 at/);
+    expect(message).toMatch(/Internal on patch/);
+    expect(message).toMatch(/HTTP-Code: 500|etcdserver: request timed out/);
+    expect(message).toMatch(/restarted \d+ time/);
+  }, 180_000);
+
+  it('a Secret copier whose read error skips its ownership check: a foreign Secret is overwritten', async () => {
+    const message = await failureOf(
+      checkController({
+        world: secretWorld,
+        setup: secretSetup,
+        converged: secretsConverged,
+        controller: { module: example('secret-copier.mjs'), environment: process.env },
+        faults: flakySecretReads,
+        numRuns: 20,
+        seed: 3,
+      }),
+    );
+    expect(message).toMatch(/got: team-[ab]\/\w+: a foreign Secret was overwritten/);
+    expect(message).toMatch(/faults injected by the server: .*Internal on get/);
+    // the shrunk world: one source copied into one namespace where a foreign Secret of that name lives
+    expect(message).toMatch(
+      /counterexample: world = \{"sources":\[\{"name":"(\w+)","targets":\[[^\]]*"(team-[ab])"[^\]]*\],"version":\d\}\],"foreign":\[\{"namespace":"\2","name":"\1"\}\]\}/,
+    );
+    expect(message).not.toMatch(/generated password|owned by another team|b3duZWQ|Z2VuZXJhdGVk/); // no Secret value, plain or base64
+  }, 180_000);
+
+  it('the Secret copier keeps its promise when reads do not fail (the fault is the cause)', async () => {
+    await checkController({
+      world: secretWorld,
+      setup: secretSetup,
+      converged: secretsConverged,
+      controller: { module: example('secret-copier.mjs'), environment: process.env },
+      numRuns: 5,
+      seed: 3,
+    });
+  }, 180_000);
 });

@@ -1,0 +1,276 @@
+/**
+ * One world of `checkController` for a controller module run in process, unchanged: the kit
+ * imports a fresh instance of its entry point with `KUBECONFIG` pointing at the served memory
+ * cluster, its timers and dates on the run's manual clock (virtual-time.ts), and its requests
+ * released one at a time by a seeded scheduler (request-scheduler.ts). Time moves only when the
+ * controller is idle: the run is a discrete-event simulation, fast and replayable.
+ * Guide: docs/testing.md, "In process".
+ */
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
+import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
+import { ManualClock, flushMicrotasks } from '../../adapters/memory/clock/manual-clock.js';
+import { counted, tally, type ConvergenceContext } from './check-convergence.js';
+import type { ControllerCheckOptions, ControllerModule } from './controller-check-options.js';
+import { writeKubeconfig } from './controller-process.js';
+import { drive } from './drive.js';
+import { promiseCluster } from './promise-cluster.js';
+import { scheduleRequests, type RequestScheduler } from './request-scheduler.js';
+import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
+import { virtualTime } from './virtual-time.js';
+
+/** What one in-process run needs while it lasts. */
+type Run<World> = {
+  readonly options: ControllerCheckOptions<World>;
+  readonly spec: ControllerModule;
+  readonly context: ConvergenceContext<World>;
+  readonly scheduler: RequestScheduler;
+  readonly timeline: Timeline;
+  readonly thrown: unknown[];
+  readonly watchFaults: () => void;
+  steps: number;
+  lastStepAt: number;
+};
+
+const realSleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+const turn = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/**
+ * Waits until the controller is idle: `idleTurns` turns of the event loop in a row (each one
+ * runs the I/O that is ready: an answer read, a request written) without a request arriving or
+ * being answered, and at least `idleMs` of real time since the last one. Counting turns rather
+ * than time keeps this true on a loaded machine: a busy controller holds the loop, so no turn passes.
+ */
+const waitIdle = async <World>(run: Run<World>): Promise<void> => {
+  const [idleMs, idleTurns] = [run.spec.idleMs ?? 2, run.spec.idleTurns ?? 40];
+  for (;;) {
+    const mark = run.scheduler.activity();
+    for (let count = 0; count < idleTurns && run.scheduler.activity() === mark; count++) await turn();
+    const quietFor = performance.now() - Math.max(run.scheduler.lastActivityAt(), run.lastStepAt);
+    if (run.scheduler.activity() === mark && quietFor >= idleMs) return;
+    if (quietFor < idleMs) await realSleep(Math.max(1, idleMs - quietFor));
+  }
+};
+
+/** One step once the controller is idle: release a held request, or fire the next timer due by `until`. */
+const step = async <World>(run: Run<World>, until: number): Promise<boolean> => {
+  await waitIdle(run);
+  const clock = run.context.clock;
+  const next = clock.nextTimerAt();
+  const moved = run.scheduler.releaseNext()
+    ? true
+    : next !== undefined && next <= until
+      ? (await clock.advance(next - clock.now()), true)
+      : false;
+  if (moved && ++run.steps > (run.spec.maxSteps ?? 20_000))
+    throw new Error(
+      `hot loop: more than ${run.spec.maxSteps ?? 20_000} steps (requests and timers) by ${seconds(clock.now() - run.timeline.began)}`,
+    );
+  run.lastStepAt = performance.now();
+  run.watchFaults();
+  return moved;
+};
+
+/** Runs the controller until the clock reads `until` (timers due by then fire, held requests go). */
+const runUntil = async <World>(run: Run<World>, until: number): Promise<void> => {
+  while (await step(run, until));
+  const clock = run.context.clock;
+  if (until > clock.now()) await clock.advance(until - clock.now());
+};
+
+/** The harness's events while faults are on, in clock order: perturbations and API-server restarts. */
+const agenda = <World>(run: Run<World>): ReadonlyArray<{ readonly at: number; readonly act: () => Promise<void> }> => {
+  const { options, context, timeline: line } = run;
+  const faultyMs = options.faultyMs ?? 10_000;
+  const every = options.perturbEveryMs ?? 1_000;
+  const perturb = options.perturb;
+  const perturbations =
+    perturb === undefined
+      ? []
+      : Array.from({ length: Math.floor((faultyMs - 1) / every) }, (_, index) => ({
+          at: (index + 1) * every,
+          act: () => perturb(context, index),
+        }));
+  const restarts = (options.apiServerRestartsAt ?? []).map((at) => ({
+    at,
+    act: async () => {
+      context.cluster.restart();
+      note(line, 'API-server restart (connections dropped, watch cache starts over)');
+    },
+  }));
+  return [...perturbations, ...restarts].sort((a, b) => a.at - b.at);
+};
+
+/**
+ * Lets the controller run while the harness's `task` (a perturbation, which may wait on injected
+ * latency) finishes; what the task throws is ignored (faults are on: it may fail).
+ */
+const alongside = async <World>(run: Run<World>, task: Promise<void>): Promise<void> => {
+  const state = { done: false };
+  void task.catch(() => undefined).finally(() => (state.done = true));
+  await flushMicrotasks();
+  while (!state.done) if (!(await step(run, Number.POSITIVE_INFINITY))) await realSleep(1);
+  run.lastStepAt = performance.now();
+};
+
+/** Faults on for `faultyMs` of the run's clock, with the harness's events on time; then faults off. */
+const faultyPhase = async <World>(run: Run<World>): Promise<void> => {
+  const began = run.timeline.began;
+  run.context.cluster.setFaults(run.options.faults ?? {});
+  for (const event of agenda(run)) {
+    await runUntil(run, began + event.at);
+    await alongside(run, event.act());
+  }
+  await runUntil(run, began + (run.options.faultyMs ?? 10_000));
+  run.context.cluster.setFaults({});
+  note(run.timeline, 'faults stopped');
+};
+
+/**
+ * Quiet, on the run's clock: over a whole settle period (every timer due within it fired) no
+ * write was sent and no object changed, and no request is held or unanswered at its end.
+ */
+const untilQuiet = async <World>(run: Run<World>): Promise<string | undefined> => {
+  const { clock, cluster } = run.context;
+  const settleMs = run.options.settleMs ?? 10_000;
+  const deadline = clock.now() + (run.options.quietWithinMs ?? 120_000);
+  const writesBefore = run.scheduler.writes().length;
+  for (;;) {
+    const [before, writes] = [fingerprint(cluster), run.scheduler.writes().length];
+    await runUntil(run, clock.now() + settleMs);
+    await waitIdle(run);
+    const busy = run.scheduler.held() + run.scheduler.running();
+    if (busy === 0 && fingerprint(cluster) === before && run.scheduler.writes().length === writes) return undefined;
+    if (clock.now() >= deadline) {
+      const written = run.scheduler.writes().slice(writesBefore);
+      return (
+        `never quiet: still writing ${seconds(run.options.quietWithinMs ?? 120_000)} (the run's clock) after faults stopped` +
+        (written.length === 0 ? '' : `; it wrote meanwhile: ${tally(counted(written.slice(-20)))}`)
+      );
+    }
+  }
+};
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+
+/** The lines a failed in-process run's error carries after its verdict. */
+const report = <World>(run: Run<World>): string => {
+  const faults = run.context.cluster.injectedFaults();
+  const trace = run.scheduler.trace();
+  return [
+    `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
+    timelineText(run.timeline, "the run's clock"),
+    `requests (${trace.length}, in the order the kit released them; the last 20): ${trace.slice(-20).join('; ')}`,
+    run.thrown.length === 0
+      ? 'the controller threw nothing uncaught from its timers'
+      : `the controller threw from a timer ${run.thrown.length} time(s); first: ${errorText(run.thrown[0])}`,
+  ].join('\n');
+};
+
+/**
+ * Waits (sleeping, in real time) until the module has sent its first request, or has loaded and
+ * stayed idle: the clock must not move while the module is still loading (its first request
+ * would then meet a later world on some runs than on others).
+ */
+const started = async <World>(run: Run<World>, loading: { settled: boolean }): Promise<string | undefined> => {
+  const withinMs = run.options.startupWithinMs ?? 30_000;
+  const deadline = performance.now() + withinMs;
+  while (run.scheduler.held() === 0 && !loading.settled) {
+    if (performance.now() > deadline)
+      return `the controller's module neither loaded nor sent a request within ${seconds(withinMs)}`;
+    await realSleep(5);
+  }
+  await waitIdle(run);
+  return undefined;
+};
+
+/** The run after setup: the module loaded, faults, quiet, then the invariant. */
+const judge = async <World>(run: Run<World>, loaded: Promise<unknown>): Promise<true | string> => {
+  let loadError: unknown;
+  const loading = { settled: false };
+  loaded
+    .catch((error: unknown) => {
+      loadError = error ?? 'rejected';
+    })
+    .finally(() => (loading.settled = true));
+  const silent = await started(run, loading);
+  if (silent !== undefined) return silent;
+  await faultyPhase(run);
+  const unquiet = await untilQuiet(run);
+  if (loadError !== undefined) return `the controller's module failed while loading: ${errorText(loadError)}`;
+  if (unquiet !== undefined) return unquiet;
+  if (run.thrown.length > 0)
+    return `the controller threw from a timer callback (an uncaught exception: its process would crash): ${errorText(run.thrown[0])}`;
+  return run.options.converged(run.context);
+};
+
+/** A fresh cluster on a manual clock, set up by the harness (its own fault stream, no faults meanwhile). */
+const setUp = async <World>(
+  options: ControllerCheckOptions<World>,
+  world: World,
+  seed: number,
+): Promise<ConvergenceContext<World>> => {
+  const clock = new ManualClock();
+  const cluster: MemoryCluster = createMemoryCluster({ clock, seed, workloads: options.workloads ?? true });
+  const context: ConvergenceContext<World> = {
+    cluster,
+    api: promiseCluster(cluster.forClient('harness')),
+    clock,
+    world,
+  };
+  await drive(clock, options.setup(context));
+  return context;
+};
+
+/**
+ * One generated world against a fresh cluster and a fresh instance of the module (`instance`
+ * tells instances apart: an ES module cannot be unloaded, so each run imports it anew).
+ * Guarantees: the time globals and `KUBECONFIG` are restored on every exit path; afterwards the
+ * controller's requests are never answered and its timers never fire (it cannot be stopped).
+ */
+export const runInProcess = async <World>(
+  options: ControllerCheckOptions<World>,
+  spec: ControllerModule,
+  world: World,
+  seed: number,
+  instance: string,
+): Promise<void> => {
+  const context = await setUp(options, world, seed);
+  const scheduler = scheduleRequests(context.cluster.forClient('controller'), seed);
+  const served = await serveMemoryCluster(scheduler.cluster, options.serve ?? {});
+  const file = await writeKubeconfig(served.kubeconfig);
+  const line = timeline(() => context.clock.now());
+  const run: Run<World> = {
+    options,
+    spec,
+    context,
+    scheduler,
+    thrown: [],
+    steps: 0,
+    lastStepAt: performance.now(),
+    timeline: line,
+    watchFaults: faultWatcher(context.cluster, line),
+  };
+  const time = virtualTime(context.clock, (error) => run.thrown.push(error));
+  const environment = spec.environment;
+  const kubeconfigBefore = environment.KUBECONFIG;
+  try {
+    environment.KUBECONFIG = file.path;
+    const url = `${pathToFileURL(resolve(spec.module)).href}?kreconcile-run=${instance}`;
+    const loaded = time.enter(() => import(url));
+    const verdict = await judge(run, loaded);
+    if (verdict !== true) throw new Error(`${verdict}\n${report(run)}`);
+  } finally {
+    scheduler.freeze();
+    options.onRun?.({ seed, trace: scheduler.trace(), mostHeld: scheduler.mostHeld() });
+    time.restore();
+    if (kubeconfigBefore === undefined) delete environment.KUBECONFIG;
+    else environment.KUBECONFIG = kubeconfigBefore;
+    served.abandon();
+    await rm(file.dir, { recursive: true, force: true });
+  }
+};

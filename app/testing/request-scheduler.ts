@@ -1,0 +1,140 @@
+/**
+ * A deterministic scheduler of one controller's requests: every call the controller sends (over
+ * the served endpoint) is held until the kit releases it, one at a time, chosen by a seeded draw
+ * among the held calls sorted by what they are (verb, object, body), never by when their bytes
+ * happened to arrive. With the controller's timers on the manual clock, a seed and path then
+ * replay the same interleaving, hence the same faults. Guide: docs/testing.md, "Replays".
+ */
+import type { MemoryCluster } from '../../adapters/memory/index.js';
+import { mulberry32 } from '../../adapters/memory/faults/prng.js';
+import type { WatchHandle, WatchQuery, WatchSink } from '../../core/ports/cluster.js';
+import { describeWrite } from './check-convergence.js';
+
+const WRITES: ReadonlyArray<PropertyKey> = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'];
+const CALLS: ReadonlyArray<PropertyKey> = [...WRITES, 'get', 'list', 'scopeOf'];
+
+export type RequestScheduler = {
+  /** The cluster the endpoint serves: the controller's calls through it are held until released. */
+  readonly cluster: MemoryCluster;
+  /** Calls held, not yet released. */
+  held(): number;
+  /** The most calls held at once so far. */
+  mostHeld(): number;
+  /** Calls released and not answered yet (waiting on injected latency, on the manual clock). */
+  running(): number;
+  /** Real time (performance.now) a call last arrived or was answered. */
+  lastActivityAt(): number;
+  /** How many times a call arrived or was answered so far (moves whenever the controller is active). */
+  activity(): number;
+  /** Releases one held call (the seeded choice); false when none is held. */
+  releaseNext(): boolean;
+  /** Every released call in release order, with its answer once it has one (`get v1 Secret ns/a → NotFound`). */
+  trace(): ReadonlyArray<string>;
+  /** Every write released so far, named. */
+  writes(): ReadonlyArray<string>;
+  /** From now on nothing is released: the run is over and its controller is left waiting. */
+  freeze(): void;
+};
+
+type Held = { readonly key: string; readonly label: string; readonly release: () => void };
+
+/** A stable text of a call's arguments, so two calls sort the same on every run. */
+const argumentsKey = (args: ReadonlyArray<unknown>): string => {
+  try {
+    return JSON.stringify(args.filter((arg) => typeof arg !== 'function')) ?? '';
+  } catch {
+    return '';
+  }
+};
+
+const watchLabel = (query: WatchQuery): string =>
+  `watch ${query.apiVersion} ${query.kind} ${query.namespace ?? '*'} from ${query.resourceVersion ?? 'now'}`;
+
+/** `ok`, or the error's tag (`NotFound`, `Conflict`): an Either as the cluster answers. */
+const outcome = (answer: unknown): string => {
+  const left: unknown = typeof answer === 'object' && answer !== null ? Reflect.get(answer, 'left') : undefined;
+  const tag: unknown = typeof left === 'object' && left !== null ? Reflect.get(left, '_tag') : undefined;
+  return typeof tag === 'string' ? tag : 'ok';
+};
+
+/** Holds `cluster`'s calls for a seeded, one-at-a-time release. */
+export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestScheduler => {
+  const random = mulberry32(seed ^ 0x2545f491);
+  const held: Held[] = [];
+  const trace: string[] = [];
+  const writes: string[] = [];
+  const seen = { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0 };
+  const hold = (key: string, label: string, run: (index: number) => void): void => {
+    seen.lastActivityAt = performance.now();
+    seen.activity++;
+    held.push({ key, label, release: () => run(trace.push(label) - 1) });
+    seen.mostHeld = Math.max(seen.mostHeld, held.length);
+  };
+  const heldCall =
+    (property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) => (): Promise<unknown> =>
+      new Promise((resolve, reject) => {
+        const label =
+          property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(property, args[0]);
+        hold(`${label} ${argumentsKey(args)}`, label, (index) => {
+          if (WRITES.includes(property)) writes.push(label);
+          seen.running++;
+          task()
+            .then((answer) => {
+              trace[index] = `${label} → ${outcome(answer)}`;
+              resolve(answer);
+            }, reject)
+            .finally(() => {
+              seen.running--;
+              seen.lastActivityAt = performance.now();
+              seen.activity++;
+            });
+        });
+      });
+  const heldWatch = (query: WatchQuery, sink: WatchSink): WatchHandle => {
+    const state: { handle?: WatchHandle; stopped: boolean } = { stopped: false };
+    const label = watchLabel(query);
+    hold(`${label} ${argumentsKey([query])}`, label, () => {
+      if (!state.stopped) state.handle = cluster.watch(query, sink);
+    });
+    return {
+      stop: () => {
+        state.stopped = true;
+        state.handle?.stop();
+      },
+    };
+  };
+  const proxy = new Proxy(cluster, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      if (property === 'watch') return heldWatch;
+      if (!CALLS.includes(property)) return value.bind(target);
+      return (...args: unknown[]): unknown => {
+        const answer: unknown = Reflect.apply(value, target, args);
+        return typeof answer === 'function'
+          ? heldCall(String(property), () => Promise.resolve(answer()), args)
+          : answer;
+      };
+    },
+  });
+  return {
+    cluster: proxy,
+    held: () => held.length,
+    mostHeld: () => seen.mostHeld,
+    running: () => seen.running,
+    lastActivityAt: () => seen.lastActivityAt,
+    activity: () => seen.activity,
+    releaseNext: () => {
+      if (seen.frozen || held.length === 0) return false;
+      held.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const [chosen] = held.splice(Math.floor(random() * held.length), 1);
+      chosen?.release();
+      return chosen !== undefined;
+    },
+    trace: () => [...trace],
+    writes: () => [...writes],
+    freeze: () => {
+      seen.frozen = true;
+    },
+  };
+};

@@ -1,0 +1,114 @@
+/**
+ * Bounds on shrinking, and what a run of the property saw besides its shrunk counterexample:
+ * the time and run of the first failure, how long shrinking took and whether its budget ended
+ * it, and the distinct failures met on the way (one bug can mask another: the shrunk world
+ * shows one, the report lists every kind seen, each with the smallest world that showed it).
+ * Guide: docs/testing.md, "Shrinking".
+ */
+import fc from 'fast-check';
+
+/** Shrinking stops (keeping the smallest failure found so far) after `ms` of real time or `runs` runs. */
+export type ShrinkBudget = { readonly ms?: number; readonly runs?: number };
+
+type Failure = { count: number; world: unknown; size: number };
+
+type SearchState = {
+  runs: number;
+  /** Real time of the first failure, and which run it was. */
+  firstAt?: number;
+  firstRun: number;
+  shrinkRuns: number;
+  stoppedAt: number;
+  exhausted: boolean;
+};
+
+export type PropertyLog = {
+  /** Wraps one run of the property: times it, counts it, records its failure's kind. */
+  readonly wrap: <World>(
+    run: (world: World, seed: number) => Promise<void>,
+  ) => (world: World, seed: number) => Promise<void>;
+  /** The lines the failure report carries about the search. */
+  readonly summary: () => string;
+};
+
+/**
+ * What kind of failure a message is: its first line with the parts that name particular objects,
+ * numbers and quoted values blurred, so `team-a/db: … overwritten` and `team-b/api: …` are one kind.
+ */
+export const failureKind = (message: string): string =>
+  (message.split('\n')[0] ?? '')
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\b[\w.-]+\/[\w./-]+/g, '<object>')
+    .replace(/\d+(\.\d+)?/g, 'N')
+    .slice(0, 200);
+
+const sizeOf = (world: unknown): number => fc.stringify(world).length;
+
+/** A log of one property check under `budget` (defaults: 120 s and 200 runs of shrinking). */
+export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
+  const [limitMs, limitRuns] = [budget.ms ?? 120_000, budget.runs ?? 200];
+  const began = performance.now();
+  const state = {
+    runs: 0,
+    firstAt: undefined as number | undefined,
+    firstRun: 0,
+    shrinkRuns: 0,
+    stoppedAt: 0,
+    exhausted: false,
+  };
+  const kinds = new Map<string, Failure>();
+  const record = (error: unknown, world: unknown): void => {
+    const kind = failureKind(error instanceof Error ? error.message : String(error));
+    const known = kinds.get(kind) ?? { count: 0, world, size: Number.POSITIVE_INFINITY };
+    known.count++;
+    if (sizeOf(world) < known.size) [known.world, known.size] = [world, sizeOf(world)];
+    kinds.set(kind, known);
+  };
+  return {
+    wrap: (run) => async (world, seed) => {
+      state.runs++;
+      if (state.firstAt !== undefined) {
+        if (state.exhausted || performance.now() - state.firstAt > limitMs || state.shrinkRuns >= limitRuns) {
+          state.exhausted = true;
+          return; // counted as passing: fast-check keeps the smallest failure found so far
+        }
+        state.shrinkRuns++;
+      }
+      try {
+        await run(world, seed);
+      } catch (error) {
+        if (state.firstAt === undefined) [state.firstAt, state.firstRun] = [performance.now(), state.runs];
+        record(error, world);
+        throw error;
+      } finally {
+        state.stoppedAt = performance.now();
+      }
+    },
+    summary: () => {
+      const first =
+        state.firstAt === undefined
+          ? 'no failure'
+          : `first failure after ${seconds(state.firstAt - began)} (run ${state.firstRun})`;
+      const shrinking =
+        state.firstAt === undefined
+          ? ''
+          : `; shrinking: ${state.shrinkRuns} runs in ${seconds(state.stoppedAt - state.firstAt)}` +
+            (state.exhausted
+              ? ` (stopped by its budget: ${seconds(limitMs)} or ${limitRuns} runs; the counterexample is the smallest found by then)`
+              : ' (done)');
+      const distinct =
+        kinds.size <= 1
+          ? ''
+          : `\ndistinct failures seen (${kinds.size}; one may mask another):` +
+            [...kinds.entries()]
+              .map(
+                ([kind, seen], index) =>
+                  `\n  ${index + 1}. ${kind} (×${seen.count}); smallest world: ${fc.stringify(seen.world)}`,
+              )
+              .join('');
+      return `search: ${first}${shrinking}${distinct}`;
+    },
+  };
+};
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

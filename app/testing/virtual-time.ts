@@ -1,0 +1,183 @@
+/**
+ * The controller's own time on the kit's manual clock, for a controller run in process: while a
+ * run lasts, `setTimeout`, `setInterval`, `clearTimeout`, `clearInterval`, `Date` and
+ * `performance.now` answer from the run's ManualClock for code running in the run's async
+ * context (the module the kit imported, everything it awaits and schedules), and from the real
+ * ones for everything else (the test runner, the kit, the served endpoint). The globals are
+ * restored when the run ends, on every exit path. Guide: docs/testing.md, "Time the kit controls".
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
+
+/** What the patched globals need of the run whose context a call comes from. */
+type RunTime = {
+  readonly clock: ManualClock;
+  /** The run is over: its pending timers never fire, new ones are never due. */
+  ended: boolean;
+  /** A callback of the controller's timer threw (as an uncaught exception would crash its process). */
+  readonly thrown: (error: unknown) => void;
+};
+
+/** The real globals, taken when the run starts. */
+type RealTime = {
+  readonly setTimeout: typeof globalThis.setTimeout;
+  readonly setInterval: typeof globalThis.setInterval;
+  readonly clearTimeout: typeof globalThis.clearTimeout;
+  readonly clearInterval: typeof globalThis.clearInterval;
+  readonly Date: DateConstructor;
+  readonly performanceNow: PerformanceNow;
+  readonly ownPerformanceNow: boolean;
+};
+
+type PerformanceNow = () => number;
+
+/** A timer on the manual clock, shaped as Node's Timeout (ref, unref, refresh, a numeric id). */
+class VirtualTimer {
+  private cancel: () => void = () => undefined;
+  constructor(
+    private readonly run: RunTime,
+    private readonly callback: () => void,
+    private readonly delayMs: number,
+    private readonly repeat: boolean,
+    readonly id: number,
+  ) {
+    this.arm();
+  }
+  private arm(): void {
+    if (this.run.ended) return;
+    this.cancel = this.run.clock.setTimer(this.delayMs, () => {
+      if (this.run.ended) return;
+      if (this.repeat) this.arm();
+      try {
+        this.callback();
+      } catch (error) {
+        this.run.thrown(error);
+      }
+    });
+  }
+  clear(): void {
+    this.cancel();
+  }
+  refresh(): this {
+    this.cancel();
+    this.arm();
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+  hasRef(): boolean {
+    return false;
+  }
+  close(): this {
+    this.cancel();
+    return this;
+  }
+  [Symbol.toPrimitive](): number {
+    return this.id;
+  }
+}
+
+/**
+ * Whether this timer belongs to a module shared by the whole process rather than to the
+ * controller: undici's 500 ms tick (the HTTP client's own timeout wheel, created lazily by
+ * whichever caller first needs it and refreshed for ever after) must stay on real time, or every
+ * later user of undici in the process would inherit a clock that stopped with this run.
+ */
+const sharedTimer = (): boolean => new Error().stack?.includes('undici/lib/util/timers.js') === true;
+
+const delayOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** `Date` whose `now()` and argument-less construction read the run's clock inside a run's context. */
+const virtualDate = (real: DateConstructor, current: () => RunTime | undefined) => {
+  const now = (): number => {
+    const run = current();
+    return run === undefined ? real.now() : run.clock.now();
+  };
+  const VirtualDate = function (...args: unknown[]): unknown {
+    if (!new.target) return new real(now()).toString();
+    return args.length === 0 ? Reflect.construct(real, [now()], new.target) : Reflect.construct(real, args, new.target);
+  };
+  Object.setPrototypeOf(VirtualDate, real);
+  VirtualDate.prototype = real.prototype;
+  return Object.assign(VirtualDate, { now });
+};
+
+export type VirtualTime = {
+  /** Runs `task` in the run's context: the timers and dates it (and what it schedules) uses are virtual. */
+  enter<T>(task: () => T): T;
+  /** Ends the run: its timers never fire again; the real globals are back. Idempotent. */
+  restore(): void;
+};
+
+const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
+  let ids = 1_000_000;
+  const current = (): RunTime | undefined => context.getStore();
+  const virtual = (callback: unknown, delay: unknown, repeat: boolean, args: unknown[]): VirtualTimer | undefined => {
+    const run = current();
+    if (run === undefined || typeof callback !== 'function' || sharedTimer()) return undefined;
+    return new VirtualTimer(run, () => Reflect.apply(callback, undefined, args), delayOf(delay), repeat, ids++);
+  };
+  const clear = (handle: unknown, realClear: (handle: never) => void): void => {
+    if (handle instanceof VirtualTimer) handle.clear();
+    else Reflect.apply(realClear, globalThis, [handle]);
+  };
+  Object.assign(globalThis, {
+    setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+      virtual(callback, delay, false, args) ?? Reflect.apply(real.setTimeout, globalThis, [callback, delay, ...args]),
+    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+      virtual(callback, delay, true, args) ?? Reflect.apply(real.setInterval, globalThis, [callback, delay, ...args]),
+    clearTimeout: (handle: unknown) => clear(handle, real.clearTimeout),
+    clearInterval: (handle: unknown) => clear(handle, real.clearInterval),
+    Date: virtualDate(real.Date, current),
+  });
+  const origin = real.performanceNow() - real.Date.now();
+  performance.now = () => {
+    const run = current();
+    return run === undefined ? real.performanceNow() : run.clock.now() + origin;
+  };
+};
+
+/**
+ * Patches the time globals for one run on `clock` until `restore()`. `thrown` gets what a
+ * virtual timer's callback throws. Only one run at a time: a second one while the globals are
+ * patched is refused (the first must restore them first).
+ */
+export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void): VirtualTime => {
+  if (Reflect.get(globalThis, patchedMark) === true)
+    throw new Error('virtual time: another in-process controller run is under way (runs must not overlap)');
+  const real: RealTime = {
+    setTimeout: globalThis.setTimeout,
+    setInterval: globalThis.setInterval,
+    clearTimeout: globalThis.clearTimeout,
+    clearInterval: globalThis.clearInterval,
+    Date: globalThis.Date,
+    performanceNow: performance.now.bind(performance),
+    ownPerformanceNow: Object.hasOwn(performance, 'now'),
+  };
+  const context = new AsyncLocalStorage<RunTime>();
+  const run: RunTime = { clock, ended: false, thrown };
+  install(real, context);
+  Reflect.set(globalThis, patchedMark, true);
+  let restored = false;
+  return {
+    enter: (task) => context.run(run, task),
+    restore: () => {
+      if (restored) return;
+      restored = true;
+      run.ended = true;
+      const { performanceNow, ownPerformanceNow, Date: realDate, ...timers } = real;
+      Object.assign(globalThis, { ...timers, Date: realDate });
+      if (ownPerformanceNow) performance.now = performanceNow;
+      else Reflect.deleteProperty(performance, 'now');
+      Reflect.deleteProperty(globalThis, patchedMark);
+      context.disable();
+    },
+  };
+};
+
+/** Marks the globals as patched by a run (a property on globalThis, removed on restore). */
+const patchedMark = Symbol.for('kreconcile.testing.virtualTime');

@@ -1,0 +1,55 @@
+/**
+ * checkController with a module run in process: the unchanged entry point of
+ * test/app/testing/fixtures/greeting-process-controller.mjs, its timers on the run's manual
+ * clock and its requests released by the kit's seeded scheduler.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkController, ConvergenceFailure, faultProfiles } from '../../../app/testing/index.js';
+import { converged, perturb, setup, worldArbitrary } from './greeting-world.js';
+
+const fixture = fileURLToPath(new URL('./fixtures/greeting-process-controller.mjs', import.meta.url));
+const debounce = fileURLToPath(new URL('../../../examples/kit/debounce-controller.mjs', import.meta.url));
+
+describe('checkController: a module in process, on the kit clock', () => {
+  it('a correct controller converges under flaky faults, perturbations and an API-server restart', async () => {
+    const timersBefore = globalThis.setTimeout;
+    const started = performance.now();
+    await checkController({
+      world: worldArbitrary,
+      setup,
+      converged,
+      perturb,
+      controller: { module: fixture, environment: process.env },
+      faults: faultProfiles.flaky,
+      apiServerRestartsAt: [4_000],
+      numRuns: 3,
+      seed: 11,
+    });
+    // no patch outlives the run
+    expect(globalThis.setTimeout).toBe(timersBefore);
+    expect(new Date().getFullYear()).toBeGreaterThan(2025);
+    console.log(`3 in-process runs took ${Math.round(performance.now() - started)} ms`);
+  }, 120_000);
+
+  it('a 200 ms debounce on the kit clock: the global flag bug is found and the globals are restored after the failure', async () => {
+    const failure = await checkController({
+      world: worldArbitrary,
+      setup,
+      converged,
+      controller: { module: debounce, environment: process.env },
+      numRuns: 6,
+      seed: 7,
+      faultyMs: 0,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ConvergenceFailure);
+    const message = failure instanceof Error ? failure.message : '';
+    expect(message).toMatch(/got: \w+: wanted "\w+", found null/);
+    expect(message).toContain('requests (');
+    expect(Date.now()).toBeGreaterThan(Date.UTC(2026, 0, 1));
+    expect(process.env.KUBECONFIG ?? '').not.toMatch(/kreconcile-kit-/);
+  }, 120_000);
+});
