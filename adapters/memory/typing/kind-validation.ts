@@ -11,7 +11,7 @@ import type { ErrorCause } from '../../../core/ports/errors.js';
 const required = (field: string): ErrorCause => ({ field, reason: 'FieldValueRequired', message: 'Required value' });
 const invalid = (field: string, message: string): ErrorCause => ({ field, reason: 'FieldValueInvalid', message });
 
-/** A container name used by an earlier container (kube-apiserver checks names before images). */
+/** A container name used by an earlier container (kube-apiserver says so after the container's own causes). */
 const duplicateName = (containers: ReadonlyArray<JsonValue>, i: number, path: string): ReadonlyArray<ErrorCause> => {
   const container = containers[i];
   const name = isJsonObject(container) ? getOwn(container, 'name') : undefined;
@@ -32,13 +32,13 @@ const containerCauses = (podSpec: JsonValue | undefined, path: string): Readonly
   const containers = getIn(podSpec, ['containers']);
   if (!isJsonArray(containers) || containers.length === 0) return [required(`${path}.containers`)];
   return containers.flatMap((container, i) => [
-    ...duplicateName(containers, i, path),
     ...['name', 'image']
       .filter(
         (field) =>
           !isJsonObject(container) || typeof getOwn(container, field) !== 'string' || getOwn(container, field) === '',
       )
       .map((field) => required(`${path}.containers[${i}].${field}`)),
+    ...duplicateName(containers, i, path),
   ]);
 };
 

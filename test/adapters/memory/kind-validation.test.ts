@@ -1,6 +1,6 @@
 /**
- * The workload rules kube-apiserver answers 422 for, in its order (per container: the name, a
- * duplicate name, then the image): the strategic merge differential met a `$patch: replace` that
+ * The workload rules kube-apiserver answers 422 for, in its order (per container: the name, the
+ * image, then a duplicate name): the strategic merge differential met a `$patch: replace` that
  * left two containers named alike, which the real server refuses naming both causes.
  */
 import { describe, expect, it } from 'vitest';
@@ -17,9 +17,10 @@ const deployment = (containers: ReadonlyArray<Record<string, string>>) => ({
 });
 
 describe('workload validation', () => {
-  it('a container name used twice is a Duplicate value, after the earlier container causes', () => {
-    expect(kindCauses('apps/Deployment', deployment([{ name: 'web' }, { name: 'web', image: 'fluentd:2' }]))).toEqual([
+  it("a container name used twice is a Duplicate value, after that container's own causes", () => {
+    expect(kindCauses('apps/Deployment', deployment([{ name: 'web' }, { name: 'web' }]))).toEqual([
       { field: 'spec.template.spec.containers[0].image', reason: 'FieldValueRequired', message: 'Required value' },
+      { field: 'spec.template.spec.containers[1].image', reason: 'FieldValueRequired', message: 'Required value' },
       {
         field: 'spec.template.spec.containers[1].name',
         reason: 'FieldValueDuplicate',
