@@ -11,17 +11,35 @@ import type { ErrorCause } from '../../../core/ports/errors.js';
 const required = (field: string): ErrorCause => ({ field, reason: 'FieldValueRequired', message: 'Required value' });
 const invalid = (field: string, message: string): ErrorCause => ({ field, reason: 'FieldValueInvalid', message });
 
+/** A container name used by an earlier container (kube-apiserver says so after the container's own causes). */
+const duplicateName = (containers: ReadonlyArray<JsonValue>, i: number, path: string): ReadonlyArray<ErrorCause> => {
+  const container = containers[i];
+  const name = isJsonObject(container) ? getOwn(container, 'name') : undefined;
+  if (typeof name !== 'string' || name === '') return [];
+  const earlier = containers.slice(0, i).some((other) => isJsonObject(other) && getOwn(other, 'name') === name);
+  return earlier
+    ? [
+        {
+          field: `${path}.containers[${i}].name`,
+          reason: 'FieldValueDuplicate',
+          message: `Duplicate value: ${JSON.stringify(name)}`,
+        },
+      ]
+    : [];
+};
+
 const containerCauses = (podSpec: JsonValue | undefined, path: string): ReadonlyArray<ErrorCause> => {
   const containers = getIn(podSpec, ['containers']);
   if (!isJsonArray(containers) || containers.length === 0) return [required(`${path}.containers`)];
-  return containers.flatMap((container, i) =>
-    ['name', 'image']
+  return containers.flatMap((container, i) => [
+    ...['name', 'image']
       .filter(
         (field) =>
           !isJsonObject(container) || typeof getOwn(container, field) !== 'string' || getOwn(container, field) === '',
       )
       .map((field) => required(`${path}.containers[${i}].${field}`)),
-  );
+    ...duplicateName(containers, i, path),
+  ]);
 };
 
 /** `spec.selector` must exist and select the template's labels (matchLabels part). */
