@@ -177,7 +177,7 @@ const applyCreates = (
   options: PatchOptions,
 ): E.Either<ClusterError, Resource> => {
   if (patch.type !== 'apply' || options.subresource === 'status') return E.left(notFound(info, ref));
-  const empty = writeScope(info, ref.apiVersion, '', '').empty;
+  const empty = writeScope(info, ref.apiVersion, '', '').empty();
   return pipe(
     appliable(info, ref.apiVersion, patch),
     E.chain((apply) => applied(state, info, { ...empty, apiVersion: ref.apiVersion, kind: ref.kind }, apply, 'main')),
