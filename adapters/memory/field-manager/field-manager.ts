@@ -25,7 +25,7 @@ import { applyOwnership, updateOwnership, type Applied, type Conflicts, type Upd
 export type WriteScope = UpdateScope & {
   readonly subresource: string;
   /** The kind's empty object as the server decodes it (what a create changes from). */
-  readonly empty: JsonObject;
+  readonly empty: () => JsonObject;
   /** RFC 3339 time of the write (the server's clock). */
   readonly now: string;
 };
@@ -148,7 +148,7 @@ export const trackUpdate = (
 ): ReadonlyArray<JsonObject> | undefined => {
   const managed = startingManagers(scope, live ?? {}, next);
   if (managed.fields.size === 0 && live !== undefined) return undefined;
-  const from = live === undefined ? scope.empty : withoutManagedFields(live);
+  const from = live === undefined ? scope.empty() : withoutManagedFields(live);
   return encodeManaged(updated(scope, from, withoutManagedFields(next), managed, manager));
 };
 
@@ -179,7 +179,7 @@ export const trackApply = (
   const tracked = decodedOrEmpty(managedFieldsOf(live));
   // An object nobody tracks: what it holds so far is `before-first-apply`'s (an Update from the empty object).
   const managed =
-    tracked.fields.size === 0 ? updated(scope, scope.empty, bareLive, EMPTY_MANAGED, 'before-first-apply') : tracked;
+    tracked.fields.size === 0 ? updated(scope, scope.empty(), bareLive, EMPTY_MANAGED, 'before-first-apply') : tracked;
   const key = managerKey({ manager, operation: 'Apply', subresource: scope.subresource });
   return E.map((applied: Applied) => {
     const times = new Map(managed.times);

@@ -66,7 +66,7 @@ export const writeScope = (info: KindInfo, apiVersion: string, subresource: stri
     ignored: resetFields(info, subresource),
     subresource,
     now,
-    empty: struct === undefined ? {} : zeroStruct(struct),
+    empty: () => (struct === undefined ? {} : zeroStruct(struct)),
   };
 };
 
@@ -85,7 +85,7 @@ export const forcedApply = (live: JsonObject, config: JsonObject, manager: strin
     ignored: EMPTY_FIELD_SET,
     subresource: '',
     now: '',
-    empty: {},
+    empty: () => ({}),
   };
   const applied = trackApply(scope, live, config, manager, true);
   return E.isRight(applied) ? applied.right : live;

@@ -42,6 +42,8 @@ const compareAtom = (atom: Atom, lhs: Side, rhs: Side, path: Path, out: Comparis
 };
 
 const compareAt = (type: TypeRef, lhs: Side, rhs: Side, path: Path, out: Comparison): void => {
+  // The same value on both sides (an unchanged subtree shared by the write): nothing differs below.
+  if (lhs === rhs) return;
   const left = atomOf(type, lhs ?? rhs);
   const right = atomOf(type, rhs ?? lhs);
   if (left.kind !== right.kind) {

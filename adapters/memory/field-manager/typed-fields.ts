@@ -79,40 +79,62 @@ export const typingProblem = (
   return undefined;
 };
 
-const collectFields = (value: JsonValue, type: TypeRef, path: Path, out: FieldSetBuilder): void => {
+/** The child node of `element` below `node` (made when missing). */
+const childNode = (node: FieldSetBuilder, key: string, element: PathElement): FieldSetBuilder => {
+  const child = node.children.get(key);
+  if (child !== undefined) return child.set;
+  const set = newFieldSet();
+  node.children.set(key, { element, set });
+  return set;
+};
+
+/** Adds the fields of `value` (at `key`/`element` below `node`) to `node`. */
+const collectFields = (
+  value: JsonValue,
+  type: TypeRef,
+  node: FieldSetBuilder,
+  key: string,
+  element: PathElement,
+): void => {
   const atom = atomOf(type, value);
   if (atom.kind === 'scalar' || atom.atomic) {
-    insertPath(out, path);
+    node.members.set(key, element);
     return;
   }
   if (atom.kind === 'list') {
-    if (!isJsonArray(value)) return;
-    const counts = new Map<string, number>();
-    const items = namedItems(atom, value);
-    for (const { key } of items) counts.set(key, (counts.get(key) ?? 0) + 1);
-    for (const { element, key, item } of items) {
-      const itemPath = [...path, element];
-      // A duplicated item is owned as a whole: its fields cannot be told apart.
-      if ((counts.get(key) ?? 0) === 1) collectFields(item, atom.element, itemPath, out);
-      insertPath(out, itemPath);
-    }
+    if (isJsonArray(value)) collectItems(atom, value, childNode(node, key, element));
     return;
   }
   if (!isJsonObject(value)) return;
+  const below = childNode(node, key, element);
   for (const [name, child] of Object.entries(value)) {
     const entry = entryType(atom, name);
-    const childPath = [...path, fieldElement(name)];
-    collectFields(child, entry.type, childPath, out);
+    const childElement = fieldElement(name);
+    const childKey = serializeElement(childElement);
+    collectFields(child, entry.type, below, childKey, childElement);
     if (child === null || !entry.declared || (isJsonObject(child) && Object.keys(child).length === 0))
-      insertPath(out, childPath);
+      below.members.set(childKey, childElement);
+  }
+};
+
+const collectItems = (atom: ListAtom, list: ReadonlyArray<JsonValue>, node: FieldSetBuilder): void => {
+  const counts = new Map<string, number>();
+  const items = namedItems(atom, list);
+  for (const { key } of items) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const { element, key, item } of items) {
+    // A duplicated item is owned as a whole: its fields cannot be told apart.
+    if ((counts.get(key) ?? 0) === 1) collectFields(item, atom.element, node, key, element);
+    node.members.set(key, element);
   }
 };
 
 /** The set of fields `value` holds (structured-merge-diff's ToFieldSet). */
 export const fieldSetOf = (value: JsonValue, type: TypeRef): FieldSet => {
-  const out = newFieldSet();
-  collectFields(value, type, [], out);
-  return out;
+  const root = newFieldSet();
+  const top = fieldElement('');
+  collectFields(value, type, root, '', top);
+  // The root is no path of its own: its fields are the set.
+  return root.children.get('')?.set ?? root;
 };
 
 /** `value` without the fields of `remove` and what is below them; a map or list left empty goes too. */

@@ -109,7 +109,12 @@ export const applyOwnership = (
     apiVersion: scope.version,
     applied: true,
   });
-  const next = last === undefined || isEmptySet(last) ? merged : pruned(scope.type, merged, withApplier, last);
+  const applying = withApplier.get(applier)?.set ?? EMPTY_FIELD_SET;
+  // Nothing applied last time is left out now: nothing to remove (the steady state of a controller).
+  const next =
+    last === undefined || isEmptySet(difference(last, applying))
+      ? merged
+      : pruned(scope.type, merged, withApplier, last);
   return E.map((after: Map<string, VersionedSet>): Applied => ({
     object: jsonEqual(live, next) ? undefined : next,
     managers: after,

@@ -1,11 +1,14 @@
 /**
  * patch and patchStatus: the patch (JSON, merge, strategic merge — ../strategic — or server-side
- * apply) is applied to the stored object as served, then the result
- * goes through the update path (so a `metadata.resourceVersion` in the patch is a precondition).
- * Server-side apply creates a missing object. Errors: NotFound, BadRequest (malformed patch,
- * identity changed), Invalid (JSON Patch that cannot be applied — see JSON_PATCH_APPLY_FAILURE,
- * apply without fieldManager, a patched field of the wrong type), Internal (apply with a field of
- * the wrong type — typed-decoding.ts), Conflict.
+ * apply — ../field-manager, with field ownership, conflicts and removal as structured-merge-diff
+ * does them) is applied to the stored object as served, then the result goes through the update
+ * path (so a `metadata.resourceVersion` in the patch is a precondition); every patch records
+ * managedFields (an Update by the request's manager, or the apply's own). Server-side apply
+ * creates a missing object. Errors: NotFound, BadRequest (malformed patch, identity changed, an
+ * apply at another version or with managedFields), Invalid (JSON Patch that cannot be applied —
+ * see JSON_PATCH_APPLY_FAILURE, apply without fieldManager, a patched field of the wrong type),
+ * Internal (apply with a field of the wrong type — typed-decoding.ts — or a list item without its
+ * keys), Conflict (an apply changing fields another manager owns, unforced).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -177,7 +180,7 @@ const applyCreates = (
   options: PatchOptions,
 ): E.Either<ClusterError, Resource> => {
   if (patch.type !== 'apply' || options.subresource === 'status') return E.left(notFound(info, ref));
-  const empty = writeScope(info, ref.apiVersion, '', '').empty;
+  const empty = writeScope(info, ref.apiVersion, '', '').empty();
   return pipe(
     appliable(info, ref.apiVersion, patch),
     E.chain((apply) => applied(state, info, { ...empty, apiVersion: ref.apiVersion, kind: ref.kind }, apply, 'main')),
