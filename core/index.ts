@@ -92,6 +92,7 @@ export {
   mergeCatalogs,
   objectSchemaIssues,
   patchValueIssues,
+  serverRefusalIssues,
   unknownFieldPaths,
   type CompactSchemas,
   type KindSchema,
