@@ -115,9 +115,7 @@ describe('plain manifests as a named Application: plan --as-application and wrap
     );
     expect(
       lines.some((line) =>
-        line.includes(
-          `${plain}:37:3: document 3 (batch/v1 CronJob backup): spec.schedule: Invalid value: "0 3 * *"`,
-        ),
+        line.includes(`${plain}:37:3: document 3 (batch/v1 CronJob backup): spec.schedule: Invalid value: "0 3 * *"`),
       ),
     ).toBe(true);
     expect(lines.some((line) => line.includes('extensions/v1beta1 Ingress was removed in Kubernetes 1.22'))).toBe(true);
