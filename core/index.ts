@@ -100,6 +100,7 @@ export {
   mergeCatalogs,
   objectSchemaIssues,
   patchValueIssues,
+  serverRefusalIssues,
   unknownFieldPaths,
   type CompactSchemas,
   type KindSchema,

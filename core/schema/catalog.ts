@@ -211,6 +211,21 @@ export const catalogIssues = (args: {
   });
 };
 
+/**
+ * What the API server refuses in a manifest without any schema catalog: removed API versions and
+ * the field rules beyond the schema (core/schema/server-rules). `plan` reports these (it checks
+ * no schemas); `catalogIssues` includes them.
+ */
+export const serverRefusalIssues = (manifest: ReadonlyArray<JsonValue>): ReadonlyArray<Issue> =>
+  manifest.flatMap((resource, index) => {
+    if (!isJsonObject(resource) || typeof resource.apiVersion !== 'string' || typeof resource.kind !== 'string')
+      return [];
+    const removed = REMOVED_APIS.get(`${resource.apiVersion}/${resource.kind}`);
+    if (removed !== undefined)
+      return [issueAt([index, 'apiVersion'], removedApiMessage(resource.apiVersion, resource.kind, removed))];
+    return serverRuleIssues(resource, index);
+  });
+
 /** A cause of the server's, as an issue of the manifest entry: `spec.manifest[0].spec.size: Invalid value: …`. */
 const causeIssue = (index: number, cause: ErrorCause, where: string): Issue => {
   const field = cause.field === undefined || cause.field === '<nil>' || cause.field === '' ? '' : `.${cause.field}`;

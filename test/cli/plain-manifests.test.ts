@@ -105,6 +105,22 @@ describe('plain manifests as a named Application: plan --as-application and wrap
     expectGolden(`${DIR}/plan-dir.txt`, result.stdout);
   });
 
+  it('plan reports what the API server would refuse, at the document (the operator would stall on it)', async () => {
+    const plain = `${DIR}/real-mistakes.yaml`;
+    const result = await runCli(['plan', '-f', plain, '--as-application', 'shop', '-n', 'shop', '--offline']);
+    expect(result.code).toBe(1);
+    const lines = linesOf(result.stderr);
+    expect(lines).toContain(
+      `error: ${plain}:29:22: document 2 (apps/v1 Deployment web): spec.template.spec.containers[0].resources.limits.memory: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (the API server refuses it): write a quantity such as 512Mi, 1Gi, 2 or 500m (no space, no B: 1G is 10^9 bytes, 1Gi 2^30)`,
+    );
+    expect(
+      lines.some((line) =>
+        line.includes(`${plain}:37:3: document 3 (batch/v1 CronJob backup): spec.schedule: Invalid value: "0 3 * *"`),
+      ),
+    ).toBe(true);
+    expect(lines.some((line) => line.includes('extensions/v1beta1 Ingress was removed in Kubernetes 1.22'))).toBe(true);
+  });
+
   it('wrap writes the Application plan --as-application plans: same plan, valid, no hand re-indenting', async () => {
     const stdin = readFileSync(`${DIR}/helm-template.yaml`, 'utf8');
     const wrapped = await runCli(['wrap', 'web', '-f', '-', '-n', 'shop'], { stdin });

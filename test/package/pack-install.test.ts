@@ -376,6 +376,50 @@ describe('the packed kreconcile package', { timeout: 180_000 }, () => {
     expect(result.code).toBe(0);
   });
 
+  it('runs the packed examples/embedded-operator/operator.mjs: a Greeting gets its ConfigMap and goes Ready', async () => {
+    // The program as the package ships it (no TypeScript, importing kreconcile/runtime by name),
+    // against the kit's memory cluster over HTTP, through client-node.
+    writeFileSync(
+      join(consumer, 'greeting-over-http.mjs'),
+      `
+      import { spawn } from 'node:child_process';
+      import { readFileSync } from 'node:fs';
+      import { parse } from 'yaml';
+      import { createMemoryCluster, promiseCluster, serveMemoryCluster } from 'kreconcile/testing';
+      const memory = createMemoryCluster({ workloads: true });
+      const served = await serveMemoryCluster(memory, { kubeconfigPath: 'greeting-kubeconfig.yaml' });
+      const cluster = promiseCluster(memory);
+      await cluster.create(parse(readFileSync('node_modules/kreconcile/examples/embedded-operator/crd.yaml', 'utf8')));
+      await cluster.create({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', metadata: { name: 'hello', namespace: 'default' }, spec: { message: 'hello, world' } });
+      const operator = spawn(process.execPath, ['node_modules/kreconcile/examples/embedded-operator/operator.mjs', '--kubeconfig', 'greeting-kubeconfig.yaml']);
+      let output = '';
+      operator.stdout.on('data', (chunk) => { output += chunk; });
+      operator.stderr.on('data', (chunk) => { output += chunk; });
+      const exited = new Promise((resolve) => operator.on('exit', resolve));
+      const ready = async () => {
+        const greeting = await cluster.get({ apiVersion: 'example.kreconcile.io/v1', kind: 'Greeting', namespace: 'default', name: 'hello' });
+        return (greeting?.status?.conditions ?? []).find((c) => c.type === 'Ready')?.status === 'True';
+      };
+      const deadline = Date.now() + 60_000;
+      while (!(await ready()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const configMap = await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'hello-greeting' });
+      const wasReady = await ready();
+      operator.kill('SIGTERM');
+      const code = await exited;
+      await served.close();
+      console.log(JSON.stringify({ code, output, ready: wasReady, message: configMap?.data?.message ?? null }));
+    `,
+    );
+    const { stdout } = await run(PINNED_NODE, ['greeting-over-http.mjs'], { cwd: consumer, env: userEnv() }).catch(
+      (error: { stderr?: string }) => {
+        throw new Error(error.stderr ?? String(error));
+      },
+    );
+    const result = JSON.parse(stdout) as { code: number; output: string; ready: boolean; message: string | null };
+    expect(result).toMatchObject({ ready: true, message: 'hello, world', code: 0 });
+    expect(result.output).toMatch(/^greeting operator started\n[\s\S]*stopped\n$/);
+  });
+
   it.skipIf(OLD_NODE === undefined)(
     `on an older Node first on PATH (${OLD_NODE ?? 'none here'}), npx kreconcile says in one line which Node it needs`,
     async () => {

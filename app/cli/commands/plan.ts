@@ -33,7 +33,7 @@ import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
 import { applicationName, placedErrors, withDesiredManifest } from '../input/applications.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
 import type { PlainManifests } from '../input/plain-manifests.js';
-import { catalogFor, readCrdFlags } from '../input/schema-catalog.js';
+import { catalogFor, manifestRefusalErrors, readCrdFlags } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
@@ -294,7 +294,9 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
     trusted,
   });
-  const problems = [...inputProblems, ...placedErrors(each.problems, valid.applications)];
+  // What the API server would refuse on write (a quantity, a schedule, a removed apiVersion): the operator would stall.
+  const refusals = placedErrors(manifestRefusalErrors(valid.applications), valid.applications);
+  const problems = [...inputProblems, ...refusals, ...placedErrors(each.problems, valid.applications)];
   if (each.planned.length === 0) return fail(problems);
   const recorded = view.snapshot.applications;
   const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, each.planned, approvals.right);

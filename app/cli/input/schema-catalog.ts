@@ -9,6 +9,7 @@ import {
   catalogOfCrds,
   EMPTY_CATALOG,
   mergeCatalogs,
+  serverRefusalIssues,
   type JsonValue,
   type SchemaCatalog,
 } from '../../../core/index.js';
@@ -104,3 +105,14 @@ export const manifestSchemaErrors = (
 
 /** Schema problems shown per Application: beyond, one line counts the rest (a hostile manifest can have thousands). */
 export const MAX_SCHEMA_ERRORS = 100;
+
+/**
+ * What the API server would refuse in each Application's manifest, without schemas (removed API
+ * versions, field rules beyond the schema: core/schema/server-rules): what `plan` reports, at file:line.
+ */
+export const manifestRefusalErrors = (applications: ReadonlyArray<ApplicationInput>): ReadonlyArray<CliError> =>
+  applications.flatMap((input) =>
+    serverRefusalIssues(desiredManifest(input))
+      .slice(0, MAX_SCHEMA_ERRORS)
+      .map((issue) => errorAt(input.origin, issue.path, issue.message, subjectOf(input.application))),
+  );
