@@ -304,14 +304,6 @@ export const SPEC_FIELDS = {
     codec: jsonObject,
     schema: { ...freeFormObject, description: 'Values of the TOSCA template inputs (get_input).' },
   },
-  rolloutOnConfigChange: {
-    codec: t.boolean,
-    schema: {
-      type: 'boolean',
-      description:
-        'Stamp each workload pod template with a digest (annotation kreconcile.io/config-digest) of the ConfigMaps and Secrets of the manifest it reads, so a change of their data rolls its pods.',
-    },
-  },
   adopt: {
     codec: t.boolean,
     schema: { type: 'boolean', description: 'Take over existing objects that carry no ownership mark.' },
@@ -406,6 +398,14 @@ export const SPEC_FIELDS = {
       type: 'boolean',
       description:
         'Write nothing for this Application (children, finalizer) until false again; deleting it still cleans up.',
+    },
+  },
+  rolloutOnConfigChange: {
+    codec: t.boolean,
+    schema: {
+      type: 'boolean',
+      description:
+        'Stamp each workload pod template with a digest (annotation kreconcile.io/config-digest) of the ConfigMaps and Secrets of the manifest it reads, so a change of their data rolls its pods.',
     },
   },
 } as const satisfies { readonly [K in keyof Required<ApplicationSpec>]: SpecField };
