@@ -1,7 +1,7 @@
 /**
  * A minimal kube-controller-manager for the test control plane: garbage collection of
- * ownerReferences, namespace deletion, service accounts, the storage protection finalizers and
- * HorizontalPodAutoscalers, nothing that needs nodes.
+ * ownerReferences, namespace deletion, service accounts, the storage protection finalizers,
+ * HorizontalPodAutoscalers, Deployments and ReplicaSets; nothing that needs nodes.
  */
 import type { Pki } from './pki.js';
 import { httpsGet, type TlsIdentity } from './https-request.js';
@@ -33,6 +33,10 @@ export const controllers = [
   // Acts only on HorizontalPodAutoscalers: test/integration/e2e-field-owners.test.ts needs one scaling
   // through /scale (below minReplicas it scales without metrics, so no metrics server is needed).
   'horizontal-pod-autoscaler-controller',
+  // Deployments roll into ReplicaSets (test/integration/rollout-impact.test.ts checks the predicted
+  // rollouts); their Pods stay Pending (no scheduler, no kubelet), so readiness is by existence.
+  'deployment-controller',
+  'replicaset-controller',
 ];
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [
