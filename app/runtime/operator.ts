@@ -106,8 +106,10 @@ export type OperatorOptions = Pick<
   /**
    * The names the admission policies were installed under (default as `kreconcile rbac` prints
    * them), checked at start: without the approvals one no approval is accepted (app/runtime/admission-policies.ts).
+   * `false`: not checked, for a cluster that enforces no RBAC or admission at all (the in-memory one),
+   * where whoever may edit an Application may approve anyway.
    */
-  readonly admissionPolicies?: AdmissionPolicyNames;
+  readonly admissionPolicies?: AdmissionPolicyNames | false;
 };
 
 export type Operator = {
@@ -262,6 +264,7 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
 
 /** The admission policies' check, each problem logged as an error saying what is at risk. */
 const checkedAdmissionPolicies = async (options: OperatorOptions, logger: Logger): Promise<AdmissionPolicyReport> => {
+  if (options.admissionPolicies === false) return { approvals: undefined, garbageCollection: undefined };
   const report = await checkAdmissionPolicies(
     options.cluster,
     options.admissionPolicies ?? {},

@@ -460,6 +460,8 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
         ? {}
         : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] } }),
       ...(guard.right === undefined ? {} : { guard: guard.right.policy }),
+      // The in-memory cluster enforces no RBAC and no admission policy: there is nothing to check.
+      ...(kubernetes === undefined ? { admissionPolicies: false as const } : {}),
       ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
       ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
       ...(options.leaderElect

@@ -211,6 +211,9 @@ const startProcess = async (real: Real, slot: Slot, skewMs: number): Promise<voi
       workers: 2,
       resyncMs: 30_000,
       stopDeadlineMs: 5_000,
+      // No admission-policy check: its reads would wait on this model's clock before the start returns,
+      // and approvals are not modelled (guard-operator.test.ts covers the check).
+      admissionPolicies: false,
       leaderElection: { ...LEASE, identity: id, retryPeriodMs: real.retryPeriodMs },
       ...(real.exitOnLoss
         ? {
