@@ -41,7 +41,7 @@ export const controllers = [
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [
   `--kubeconfig=${options.kubeconfigPath}`,
-  `--controllers=${[...controllers, ...(options.extraControllers ?? [])].join(',')}`,
+  `--controllers=${[...new Set([...controllers, ...(options.extraControllers ?? [])])].join(',')}`,
   `--service-account-private-key-file=${options.pki.serviceAccountKey}`,
   `--root-ca-file=${options.pki.caCert}`,
   '--use-service-account-credentials=false',
