@@ -3,6 +3,7 @@
  * convergence, non-observed fields never patched, user values prevail, list lengths end inside
  * their control, no input mutated, no crash on arbitrary JSON.
  */
+import { untypable } from '../../adapters/memory/field-manager/index.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -258,6 +259,8 @@ describe('properties of plan (with a pure applier standing in for the API server
         const { live0, liveB, live2, planB, planC } = run(s, 'ServerSideApply');
         // Keyed lists with a repeated key do not exist there: the API server refuses them (duplicate entries for a map list's key).
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(repeatsAName));
+        // Nor keyed list items without their keys (a Service port without `port`): the API server cannot type them to apply.
+        fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(untypable));
         // Every patch of the mode says how it is sent: its intent, or its JSON Patch naming the lists
         // whose live names are off the schema's positions (renamed or shifted by another actor).
         expect(

@@ -13,6 +13,7 @@ import { trackApply, type WriteScope } from './field-manager.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { fieldElement } from './path-element.js';
 import { deducedType, type TypeRef } from './schema-types.js';
+import { typingProblem } from './typed-fields.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
@@ -75,12 +76,22 @@ export const writeScope = (info: KindInfo, apiVersion: string, subresource: stri
  * of a kind without schema), managedFields included: the server's merge and removal without the
  * server around it, for pure simulations of an apply.
  */
+/** The type of an object of a built-in kind by its apiVersion and kind (deduced for other kinds). */
+const builtinTypeOf = (object: JsonObject): TypeRef => {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  const file = builtinSchemas();
+  const name = typeof object.kind === 'string' ? file.kinds[apiVersion]?.[object.kind] : undefined;
+  return name === undefined ? deducedType(file.schemas) : { mode: 'typed', node: { $ref: name }, defs: file.schemas };
+};
+
+/** Whether the server could not type `object` to apply it (a keyed list item without its keys, or named twice). */
+export const untypable = (object: JsonObject): boolean =>
+  typingProblem(object, builtinTypeOf(object), false) !== undefined;
+
 export const forcedApply = (live: JsonObject, config: JsonObject, manager: string): JsonObject => {
   const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
-  const file = builtinSchemas();
-  const name = typeof config.kind === 'string' ? file.kinds[apiVersion]?.[config.kind] : undefined;
   const scope: WriteScope = {
-    type: name === undefined ? deducedType(file.schemas) : { mode: 'typed', node: { $ref: name }, defs: file.schemas },
+    type: builtinTypeOf(config),
     version: apiVersion,
     ignored: EMPTY_FIELD_SET,
     subresource: '',

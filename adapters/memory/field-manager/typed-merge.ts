@@ -16,6 +16,9 @@ const isEmptyContainer = (value: Side): boolean =>
   (isJsonArray(value) && value.length === 0) ||
   (isJsonObject(value) && Object.keys(value).length === 0);
 
+const fitsShape = (kind: 'list' | 'map', value: JsonValue): boolean =>
+  value === null || (kind === 'list' ? isJsonArray(value) : isJsonObject(value));
+
 /** `rhs` merged over `lhs` at `type`; undefined when neither side holds anything. */
 export const mergeValues = (lhs: Side, rhs: Side, type: TypeRef): Side => {
   if (rhs === undefined) return lhs;
@@ -23,6 +26,8 @@ export const mergeValues = (lhs: Side, rhs: Side, type: TypeRef): Side => {
   const atom = atomOf(type, rhs);
   if (atom.kind !== atomOf(type, lhs).kind || atom.kind === 'scalar' || atom.atomic) return rhs;
   if (isEmptyContainer(lhs) && isEmptyContainer(rhs)) return rhs;
+  // A value of the wrong shape for its schema (the server refuses it before merging): taken as it is.
+  if (!fitsShape(atom.kind, lhs) || !fitsShape(atom.kind, rhs)) return rhs;
   return atom.kind === 'list'
     ? mergeLists(atom, isJsonArray(lhs) ? lhs : [], isJsonArray(rhs) ? rhs : [])
     : mergeMaps(atom, lhs, rhs);
@@ -55,6 +60,9 @@ const indexed = (items: ReadonlyArray<Named>): Map<string, JsonValue> => {
 const mergeLists = (atom: ListAtom, lhs: ReadonlyArray<JsonValue>, rhs: ReadonlyArray<JsonValue>): Side => {
   const left = namedItems(atom, lhs);
   const right = namedItems(atom, rhs);
+  // An item that cannot be named, or named twice (the server refuses such a configuration): the list taken as it is.
+  if (left.length < lhs.length || right.length < rhs.length) return rhs;
+  if (new Set(right.map(({ key }) => key)).size < right.length) return rhs;
   const leftByKey = indexed(left);
   const rightByKey = indexed(right);
   const shared = right.filter(({ key }) => leftByKey.has(key)).map(({ key }) => key);
