@@ -11,6 +11,7 @@ import { carriedRows, type Carried } from './carried.js';
 import { cliGrowthBenchmarks } from './cli-growth.js';
 import { fleetPlanBenchmarks } from './fleet-plan.bench.js';
 import { coreBenchmarks } from './core.bench.js';
+import { kitBenchmarks } from './kit.bench.js';
 import { patchBenchmarks } from './patch.bench.js';
 import { runtimeBenchmarks } from './runtime.bench.js';
 import type { Row } from './measure.js';
@@ -117,6 +118,7 @@ const main = async (): Promise<void> => {
     rows.push(...fleetPlanBenchmarks(quick, (line) => process.stderr.write(`${line}\n`)));
   rows.push(...(await runtimeBenchmarks(quick ? [100] : [1000, 10000], (line) => process.stderr.write(`${line}\n`))));
   rows.push(...(await patchBenchmarks((line) => process.stderr.write(`${line}\n`), quick ? 100 : 500)));
+  rows.push(...(await kitBenchmarks((line) => process.stderr.write(`${line}\n`))));
   if (!process.argv.includes('--no-apiserver')) {
     // Loaded only when run: the Kubernetes client it needs does not load on every Node the rest runs on.
     const { apiServerBenchmarks } = await import('./apiserver.bench.js');

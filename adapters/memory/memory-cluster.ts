@@ -55,6 +55,12 @@ export type MemoryClusterOptions = {
   readonly gc?: boolean;
   /** Simulate workload controllers: rollouts complete at once, Jobs complete, PVCs bind (default false, like a bare API server). */
   readonly workloads?: boolean;
+  /**
+   * With `workloads`, also run Pods: Deployments get a ReplicaSet, and ReplicaSets, StatefulSets,
+   * DaemonSets and Jobs get Pods that go Running and Ready (fault `pods.failRate`; default false,
+   * so tests and simulations that count objects see none).
+   */
+  readonly pods?: boolean;
   /** Clock time between watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
   /** The Service cluster IP range, `--service-cluster-ip-range` (default 10.96.0.0/12, kubeadm's). */
@@ -162,6 +168,12 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     rules: crdRules(),
     gc: options.gc ?? true,
     workloads: options.workloads ?? false,
+    pods: options.pods ?? false,
+    createSystemObject: (object) => {
+      const created = createObject(state, object);
+      return E.isRight(created) ? created.right : undefined;
+    },
+    podFails: () => faults.podFails(),
     publish: (entry) => hub.publish(entry),
     changed: () => controllers.schedule(),
     kindRemoved: (info) => hub.endKind(groupKindKey(info.group, info.kind)),
@@ -233,6 +245,13 @@ const createFaultRecord = (initial: FaultProfile, random: Random) => {
       return decided;
     },
     watchTimeout: (group: string, kind: string) => decideWatchTimeout(random, record.profile, group, kind),
+    podFails: (): boolean => {
+      const rate = record.profile.pods?.failRate;
+      // drawn only when set: profiles without it replay exactly as before it existed
+      const fails = rate !== undefined && random() < rate;
+      if (fails) record.inject('pod failed (CrashLoopBackOff)');
+      return fails;
+    },
   };
   return record;
 };

@@ -33,6 +33,12 @@ export type ServerState = {
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */
   readonly workloads: boolean;
+  /** Whether the simulated workloads also get ReplicaSets and Pods (pod-controllers.ts). */
+  readonly pods: boolean;
+  /** Creates an object as a controller of the server does (workload Pods); undefined when refused. */
+  readonly createSystemObject: (object: Resource) => Resource | undefined;
+  /** Whether the Pod about to start fails (the `pods.failRate` fault, drawn and counted). */
+  readonly podFails: () => boolean;
   /** Called for every committed change (watch fan-out). */
   readonly publish: (entry: HistoryEntry) => void;
   /** Called after every commit (background controllers). */

@@ -190,7 +190,12 @@ const runOnce = async <World>(
   seed: number,
 ): Promise<void> => {
   const clock = new ManualClock();
-  const cluster = createMemoryCluster({ clock, seed, workloads: options.workloads ?? true });
+  const cluster = createMemoryCluster({
+    clock,
+    seed,
+    workloads: options.workloads ?? true,
+    pods: options.pods ?? false,
+  });
   const activity = trackActivity(cluster);
   const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world };
   await drive(clock, options.setup(context));

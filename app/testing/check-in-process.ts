@@ -215,7 +215,12 @@ const setUp = async <World>(
   seed: number,
 ): Promise<ConvergenceContext<World>> => {
   const clock = new ManualClock();
-  const cluster: MemoryCluster = createMemoryCluster({ clock, seed, workloads: options.workloads ?? true });
+  const cluster: MemoryCluster = createMemoryCluster({
+    clock,
+    seed,
+    workloads: options.workloads ?? true,
+    pods: options.pods ?? false,
+  });
   const context: ConvergenceContext<World> = {
     cluster,
     api: promiseCluster(cluster.forClient('harness')),

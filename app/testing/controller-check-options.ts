@@ -75,6 +75,8 @@ export type ControllerCheckOptions<World> = Pick<
    * in order with its answer (what a replay with the same seed and path reproduces).
    */
   readonly onRun?: (run: InProcessRun) => void;
+  /** Workload Pods too (Running and Ready, or crash-looping under `faults.pods`), for controllers that read Pods (default false). */
+  readonly pods?: boolean;
   /** Options of the served endpoint. */
   readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
 };

@@ -48,14 +48,7 @@ const sizeOf = (world: unknown): number => fc.stringify(world).length;
 export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
   const [limitMs, limitRuns] = [budget.ms ?? 120_000, budget.runs ?? 200];
   const began = performance.now();
-  const state = {
-    runs: 0,
-    firstAt: undefined as number | undefined,
-    firstRun: 0,
-    shrinkRuns: 0,
-    stoppedAt: 0,
-    exhausted: false,
-  };
+  const state: SearchState = { runs: 0, firstRun: 0, shrinkRuns: 0, stoppedAt: 0, exhausted: false };
   const kinds = new Map<string, Failure>();
   const record = (error: unknown, world: unknown): void => {
     const kind = failureKind(error instanceof Error ? error.message : String(error));

@@ -9,6 +9,7 @@ import { establishCustomResources } from './crd-establishing.js';
 import { collectGarbage } from './garbage-collector.js';
 import { finalizeNamespaces } from './namespace-controller.js';
 import { protectStorage } from './storage-protection.js';
+import { runPods } from './pod-controllers.js';
 import { runWorkloads } from './workload-controllers.js';
 import type { ServerState } from '../server-state.js';
 
@@ -27,7 +28,10 @@ export const createControllerScheduler = (state: () => ServerState): ControllerS
       collectGarbage(current);
       protectStorage(current);
     }
-    if (current.workloads) runWorkloads(current);
+    if (current.workloads) {
+      if (current.pods) runPods(current);
+      runWorkloads(current);
+    }
   };
   return {
     // Every commit of a pass schedules the next one, so passes repeat exactly while they change something.

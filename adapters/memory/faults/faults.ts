@@ -75,6 +75,11 @@ export type FaultProfile = {
   readonly latency?: ReadonlyArray<LatencyFault>;
   readonly conflicts?: ReadonlyArray<ConflictFault>;
   readonly watch?: WatchFault;
+  /**
+   * Pods of the simulated workloads (`workloads: true`) that fail as they start: a container in
+   * CrashLoopBackOff, the Pod not Ready (a Job's Pod Failed). Rate per Pod.
+   */
+  readonly pods?: { readonly failRate: number };
 };
 
 const none: FaultProfile = {};
