@@ -189,12 +189,12 @@ type Answer =
 const send = async (action: WaveAction, scope: Scope): Promise<Answer> => {
   switch (action.type) {
     case 'create':
-      return { type: 'written', result: await scope.children.create(action.body, writeOptions(scope))() };
+      return { type: 'written', result: await scope.children.create(action.body, WRITE_OPTIONS)() };
     case 'patch':
       return {
         type: 'written',
         result: await (action.serverSideApply === undefined
-          ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, writeOptions(scope))()
+          ? scope.children.patch(action.ref, { type: 'json', operations: action.patch }, WRITE_OPTIONS)()
           : serverSideApply(action.ref, action.serverSideApply, scope.children)),
       };
     case 'delete':
@@ -266,11 +266,11 @@ const runAction = async (action: Action, scope: Scope): Promise<Step> => {
 const STRICT: WriteOptions = { fieldValidation: 'Strict' };
 
 /**
- * In ServerSideApply mode creates and JSON Patches (sent when a list's names are off position) are
- * made as `kreconcile` too, so a later apply's conflict with them is the recognisable self-conflict below.
+ * Every write is made as field manager `kreconcile`: in ServerSideApply mode a later apply's conflict
+ * with a create or JSON Patch of ours is then the recognisable self-conflict below, and in every mode
+ * the fields kreconcile wrote are told apart from other managers' in managedFields (docs/field-owners.md).
  */
-const writeOptions = (scope: Scope): WriteOptions =>
-  scope.application.spec.applyMode === 'ServerSideApply' ? { ...STRICT, fieldManager: FIELD_MANAGER } : STRICT;
+const WRITE_OPTIONS: WriteOptions = { ...STRICT, fieldManager: FIELD_MANAGER };
 
 /**
  * A server-side apply as `kreconcile`. kube-apiserver records a create as an `Update` by

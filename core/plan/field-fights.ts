@@ -7,14 +7,11 @@
  */
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonValue } from '../json/json.js';
 import { fromPointer, showPath } from '../json/path.js';
-import type { ContestedField } from '../model/application.js';
+import { FIELD_MANAGER, type ContestedField } from '../model/application.js';
 import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
 import { ownersOf, type FieldOwner } from '../fields/owners.js';
-
-/** kreconcile's own field manager: its claims are never a fight. */
-export const OWN_FIELD_MANAGER = 'kreconcile';
 
 type Decided = { readonly patches: ReadonlyArray<PatchAction> };
 
@@ -58,7 +55,7 @@ const contestedIn = (action: PatchAction, live: Resource, table: ReadonlyArray<K
     if (operation.op === 'test') return [];
     const owner = ownersOf(live, operation.path).find(
       (candidate) =>
-        candidate.manager !== OWN_FIELD_MANAGER &&
+        candidate.manager !== FIELD_MANAGER &&
         knownManagerFor(table, action.ref.kind, operation.path, candidate) !== undefined,
     );
     const known = owner === undefined ? undefined : knownManagerFor(table, action.ref.kind, operation.path, owner);
@@ -157,7 +154,7 @@ export const patchedFieldOwners = (
     if (live === undefined || getOwn(live.metadata, 'managedFields') === undefined) return [];
     return action.patch.flatMap((operation) => {
       if (operation.op === 'test') return [];
-      const owners = ownersOf(live, operation.path).filter((owner) => owner.manager !== OWN_FIELD_MANAGER);
+      const owners = ownersOf(live, operation.path).filter((owner) => owner.manager !== FIELD_MANAGER);
       return owners.length === 0 ? [] : [{ resource: action.ref, path: readable(operation.path), owners }];
     });
   });

@@ -94,7 +94,11 @@ describe('kreconcile plan --server-dry-run', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✗ create v1 Service shop\/web: the API server would refuse it: .*port/);
+    // The same refusal is found offline too (the rules the server checks beyond the schema), at file:line.
     expect(linesOf(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: app\.json:1:\d+: .*spec\.ports\[0\]\.port: Invalid value: 70000: must be between 1 and 65535/,
+      ),
       'error: the server dry run refused a write, would store a field otherwise than the plan sets it, or an object it could not send yet failed its offline check (see "!" and "✗" above): fix spec.manifest',
     ]);
   });

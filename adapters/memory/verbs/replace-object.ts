@@ -6,7 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { jsonEqual, withKey } from '../../../core/json/json.js';
+import { isJsonArray, isJsonObject, jsonEqual, withKey } from '../../../core/json/json.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { commitPut, inServerOrder } from './commit.js';
@@ -156,8 +156,27 @@ const withGeneration = (info: KindInfo, stored: Resource, next: Resource): Resou
   return generation === undefined ? next : withKey(next, 'metadata', withKey(next.metadata, 'generation', generation));
 };
 
-const withoutVersion = (object: Resource): Resource =>
-  withKey(object, 'metadata', withKey(object.metadata, 'resourceVersion', ''));
+/**
+ * What decides whether a write changes anything: the object without its resourceVersion and
+ * without the times of its managedFields entries. kube-apiserver drops an update whose only change
+ * is a manager's time (fieldmanager's IgnoreManagedFieldsTimestampsTransformer), so a patch that
+ * mutating admission undoes leaves the resourceVersion where it was.
+ */
+const withoutVersion = (object: Resource): Resource => {
+  const entries = object.metadata.managedFields;
+  const metadata = withKey(object.metadata, 'resourceVersion', '');
+  return withKey(
+    object,
+    'metadata',
+    isJsonArray(entries)
+      ? withKey(
+          metadata,
+          'managedFields',
+          entries.map((entry) => (isJsonObject(entry) ? withKey(entry, 'time', '') : entry)),
+        )
+      : metadata,
+  );
+};
 
 /** Stores `next` over `stored`; unchanged objects are not written (no new resourceVersion, no event). */
 const store = (state: ServerState, info: KindInfo, stored: Resource, next: Resource, dryRun: boolean): Resource => {
