@@ -322,7 +322,7 @@ const run = async (cluster: Cluster, sequence: Sequence, namespace: string, name
     const answer = await send(cluster, sequence, namespace, name, step);
     outcomes.push(
       E.isLeft(answer)
-        ? { code: answer.left.code, message: answer.left.message, causes: (answer.left.causes ?? null) }
+        ? { code: answer.left.code, message: answer.left.message, causes: answer.left.causes ?? null }
         : { code: 200, object: sorted(compared(answer.right)) },
     );
   }
