@@ -46,7 +46,7 @@ export const rootType = (info: KindInfo, apiVersion: string): TypeRef => {
 };
 
 const STATUS = fieldSetOfPaths([[fieldElement('status')]]);
-const SPEC = fieldSetOfPaths([[fieldElement('spec')]]);
+const SPEC_ONLY = fieldSetOfPaths([[fieldElement('spec')]]);
 const SPEC_AND_LABELS = fieldSetOfPaths([[fieldElement('spec')], [fieldElement('metadata'), fieldElement('labels')]]);
 const CUSTOM_STATUS_RESETS = fieldSetOfPaths([[fieldElement('spec')], [fieldElement('metadata')]]);
 
@@ -56,7 +56,7 @@ export const resetFields = (info: KindInfo, subresource: string): FieldSet => {
   if (subresource !== 'status') return STATUS;
   if (info.custom) return CUSTOM_STATUS_RESETS;
   // As status-rules.ts keeps them: a Deployment's /status keeps its labels too (deploymentStatusStrategy).
-  return info.group === 'apps' && info.kind === 'Deployment' ? SPEC_AND_LABELS : SPEC;
+  return info.group === 'apps' && info.kind === 'Deployment' ? SPEC_AND_LABELS : SPEC_ONLY;
 };
 
 export const writeScope = (info: KindInfo, apiVersion: string, subresource: string, now: string): WriteScope => {
