@@ -184,16 +184,6 @@ const outcomeOf = (answer: RawAnswer, namespace: string): Outcome => {
   };
 };
 
-/** A managedFields entry without `f:spec.f:sessionAffinityConfig`, and without what that leaves empty (the entry itself). */
-const withoutAffinityConfig = (entry: JsonValue): ReadonlyArray<JsonValue> => {
-  const spec = isJsonObject(entry) ? getIn(entry, ['fieldsV1', 'f:spec']) : undefined;
-  if (!isJsonObject(entry) || !isJsonObject(spec) || spec['f:sessionAffinityConfig'] === undefined) return [entry];
-  const rest = removeAt(spec, ['f:sessionAffinityConfig']);
-  const fieldsV1 = isJsonObject(entry.fieldsV1) ? entry.fieldsV1 : {};
-  const others = Object.keys(rest).length > 0 ? { ...fieldsV1, 'f:spec': rest } : removeAt(fieldsV1, ['f:spec']);
-  return Object.keys(others).length === 0 ? [] : [{ ...entry, fieldsV1: others }];
-};
-
 /**
  * Differences of the memory server this test found that are not fixed yet (docs/testing.md lists
  * them). Each evens out one aspect of an answer on both sides, so that the rest of the sequence is
@@ -202,26 +192,7 @@ const withoutAffinityConfig = (entry: JsonValue): ReadonlyArray<JsonValue> => {
 const KNOWN: ReadonlyArray<{
   readonly name: string;
   readonly even: (outcome: JsonObject, operation?: Operation) => JsonObject;
-}> = [
-  {
-    name: 'a server-side apply that creates the object answers 200 (kube-apiserver: 201 Created)',
-    even: (outcome, operation) =>
-      operation?.verb === 'apply' && outcome.status === 201 ? { ...outcome, status: 200 } : outcome,
-  },
-  {
-    name: 'Service sessionAffinity: ClientIP does not default spec.sessionAffinityConfig.clientIP.timeoutSeconds (10800)',
-    even: (outcome) =>
-      removeAt(
-        {
-          ...outcome,
-          ...(isJsonArray(outcome.managedFields)
-            ? { managedFields: outcome.managedFields.flatMap(withoutAffinityConfig) }
-            : {}),
-        },
-        ['object', 'spec', 'sessionAffinityConfig'],
-      ),
-  },
-];
+}> = [];
 
 const evened = (outcome: Outcome, operation: Operation | undefined): Outcome =>
   isJsonObject(outcome) ? KNOWN.reduce((even, known) => known.even(even, operation), outcome) : outcome;

@@ -22,7 +22,24 @@ export const defaultServiceSpec = (spec: JsonObject): JsonObject => {
       ? withDefaults(traffic, { externalTrafficPolicy: 'Cluster' })
       : traffic;
   const balanced = type === 'LoadBalancer' ? withDefaults(external, { allocateLoadBalancerNodePorts: true }) : external;
-  return mapItems(balanced, 'ports', defaultServicePort);
+  return mapItems(withAffinityTimeout(balanced), 'ports', defaultServicePort);
+};
+
+/**
+ * As SetDefaults_Service: no session affinity, no affinity config; client-IP affinity without a
+ * timeout gets 10800 s (the whole config replaced then).
+ */
+const withAffinityTimeout = (spec: JsonObject): JsonObject => {
+  if (getOwn(spec, 'sessionAffinity') === 'None' && getOwn(spec, 'sessionAffinityConfig') !== undefined) {
+    const { sessionAffinityConfig: _dropped, ...rest } = spec;
+    return rest;
+  }
+  if (getOwn(spec, 'sessionAffinity') !== 'ClientIP') return spec;
+  const config = getOwn(spec, 'sessionAffinityConfig');
+  const clientIP = isJsonObject(config) ? getOwn(config, 'clientIP') : undefined;
+  const timeout = isJsonObject(clientIP) ? getOwn(clientIP, 'timeoutSeconds') : undefined;
+  if (timeout !== undefined && timeout !== null) return spec;
+  return { ...spec, sessionAffinityConfig: { clientIP: { timeoutSeconds: 10_800 } } };
 };
 
 /**

@@ -446,7 +446,11 @@ const onObject = (
         TE.fromEither(E.Do),
         TE.bind('patch', () => TE.fromEither(patchOf(request))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
-        TE.flatMap(({ patch, options }) =>
+        // A server-side apply may create the object: kube-apiserver then answers 201 Created.
+        TE.bind('existed', ({ patch }) =>
+          patch.type === 'apply' && !status ? pipe(cluster.get(ref), TE.map(O.isSome)) : TE.right(true),
+        ),
+        TE.bind('object', ({ patch, options }) =>
           status
             ? pipe(
                 TE.fromEither(noOptionsOnStatus(options)),
@@ -454,7 +458,7 @@ const onObject = (
               )
             : cluster.patch(ref, patch, options),
         ),
-        TE.map((object) => ok(object)),
+        TE.map(({ object, existed }) => ok(object, existed ? 200 : 201)),
       );
     case 'DELETE':
       return status
