@@ -10,28 +10,23 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { builtinScopes, planFleet, type Application, type FleetMember, type Resource } from '../../core/index.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
+import { startPrivateControlPlane, type PrivatePlane } from '../support/private-control-plane.js';
 
-describeWithApiServer('rollout impact on a real API server with the Deployment controller', (env) => {
+// The shared control plane runs no Deployment controller (it would add ReplicaSets and Pods under every
+// other suite): this file starts one of its own.
+describeWithApiServer('rollout impact on a real API server with the Deployment controller', () => {
+  let plane: PrivatePlane | undefined;
   let cluster: KubernetesCluster;
   let namespace: string;
   let cleanup: () => Promise<void>;
-  /** Whether the control plane runs the Deployment controller (the shared one may not: see the skip note). */
-  let deploymentController = false;
-
   beforeAll(async () => {
-    cluster = connect(env);
+    plane = await startPrivateControlPlane(['deployment-controller', 'replicaset-controller']);
+    cluster = connect(plane.env);
     ({ namespace, cleanup } = await freshNamespace(cluster, 'kr-rollout-impact'));
-    const probe = { ...deployment('registry.k8s.io/pause:3.10'), metadata: { name: 'probe', namespace } };
-    await must(cluster.create(probe));
-    deploymentController = await eventually(async () => {
-      expect(await replicaSets()).toHaveLength(1);
-      return true;
-    }, 20_000).catch(() => false);
-    await must(cluster.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'probe' }));
-    await eventually(async () => expect(await replicaSets()).toEqual([]), 30_000).catch(() => undefined);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await cleanup?.();
+    await plane?.stop();
   });
 
   const configMap = (mode: string): Resource => ({
@@ -94,12 +89,7 @@ describeWithApiServer('rollout impact on a real API server with the Deployment c
   const impactsOf = (member: FleetMember, kind: string) =>
     member.plan.actions.flatMap((action, index) => (action.ref.kind === kind ? (member.impacts[index] ?? []) : []));
 
-  it('predicts what the Deployment controller does: a template change rolls, a config change read through envFrom does not', async (context) => {
-    // Reported as skipped, never passed: without the controller nothing here can be checked.
-    if (!deploymentController)
-      context.skip(
-        'the control plane runs no deployment-controller/replicaset-controller (kube-controller-manager --controllers)',
-      );
+  it('predicts what the Deployment controller does: a template change rolls, a config change read through envFrom does not', async () => {
     const first = await planned('a', 'registry.k8s.io/pause:3.10');
     expect(impactsOf(first, 'Deployment').map((i) => i.type)).toEqual(['start']);
     await carryOut(first);

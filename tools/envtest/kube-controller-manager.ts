@@ -1,7 +1,8 @@
 /**
  * A minimal kube-controller-manager for the test control plane: garbage collection of
- * ownerReferences, namespace deletion, service accounts, the storage protection finalizers,
- * HorizontalPodAutoscalers, Deployments and ReplicaSets; nothing that needs nodes.
+ * ownerReferences, namespace deletion, service accounts and the storage protection finalizers,
+ * nothing that needs nodes. Tests that need more start a plane of their own with `extraControllers`
+ * (test/support/private-control-plane.ts).
  */
 import type { Pki } from './pki.js';
 import { httpsGet, type TlsIdentity } from './https-request.js';
@@ -30,13 +31,6 @@ export const controllers = [
   'clusterrole-aggregation-controller',
   'persistentvolumeclaim-protection-controller',
   'persistentvolume-protection-controller',
-  // Acts only on HorizontalPodAutoscalers: test/integration/e2e-field-owners.test.ts needs one scaling
-  // through /scale (below minReplicas it scales without metrics, so no metrics server is needed).
-  'horizontal-pod-autoscaler-controller',
-  // Deployments roll into ReplicaSets (test/integration/rollout-impact.test.ts checks the predicted
-  // rollouts); their Pods stay Pending (no scheduler, no kubelet), so readiness is by existence.
-  'deployment-controller',
-  'replicaset-controller',
 ];
 
 export const controllerManagerArgs = (options: ControllerManagerOptions): ReadonlyArray<string> => [
