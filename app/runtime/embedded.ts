@@ -31,5 +31,8 @@ export const startEmbeddedOperator = <Spec = UntypedSpec>(
   };
   // Not silent by default: a defect in `desired` or the cluster must reach someone's log.
   const logger = operator.logger ?? createDefaultLogger({ level: 'warn' });
-  return startOperator({ ...operator, logger, primary: primaryOf(reconciler, guard) });
+  // The admission policies kreconcile installs (decisions 0026, 0029) guard Applications' approvals and
+  // guarded children: an embedded operator checks for them when it has a guard, or when asked to.
+  const admissionPolicies = operator.admissionPolicies ?? (operator.guard === undefined ? false : {});
+  return startOperator({ ...operator, admissionPolicies, logger, primary: primaryOf(reconciler, guard) });
 };
