@@ -16,7 +16,7 @@ export {
   managerNames,
   type KnownManager,
 } from './fields/known-managers.js';
-export type { FieldOwner } from './fields/owners.js';
+export { managerOf, type FieldOwner } from './fields/owners.js';
 export {
   isOwnedBy,
   markPrefixOf,

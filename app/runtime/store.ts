@@ -6,11 +6,9 @@
  */
 import {
   DEFAULT_KNOWN_MANAGERS,
-  getOwn,
   isJsonArray,
-  isJsonObject,
   managerNames,
-  type JsonValue,
+  managerOf,
   type Resource,
   type WatchEvent,
 } from '../../core/index.js';
@@ -61,15 +59,10 @@ export const withManagedFieldsOf =
   (object: Resource): Resource => {
     const entries = object.metadata.managedFields;
     if (entries === undefined) return object;
-    const kept = isJsonArray(entries) ? entries.filter((entry) => keptEntry(entry, keep)) : [];
+    const kept = isJsonArray(entries) ? entries.filter((entry) => keep.has(managerOf(entry) ?? '')) : [];
     const { managedFields: _dropped, ...metadata } = object.metadata;
     return { ...object, metadata: kept.length === 0 ? metadata : { ...metadata, managedFields: kept } };
   };
-
-const keptEntry = (entry: JsonValue, keep: ReadonlySet<string>): boolean => {
-  const manager = isJsonObject(entry) ? getOwn(entry, 'manager') : undefined;
-  return typeof manager === 'string' && keep.has(manager);
-};
 
 export class Store {
   private readonly objects = new Map<string, Resource>();

@@ -38,6 +38,12 @@ export const ownersOf = (live: Resource, pointer: string): ReadonlyArray<FieldOw
   });
 };
 
+/** The manager a `metadata.managedFields` entry names, when it names one. */
+export const managerOf = (entry: JsonValue): string | undefined => {
+  const manager = isJsonObject(entry) ? getOwn(entry, 'manager') : undefined;
+  return typeof manager === 'string' ? manager : undefined;
+};
+
 /** The decodable entries of `metadata.managedFields`. */
 export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
   const entries = getOwn(live.metadata, 'managedFields');

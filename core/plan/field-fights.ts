@@ -11,7 +11,7 @@ import { FIELD_MANAGER, type ContestedField } from '../model/application.js';
 import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
-import { ownersOf, type FieldOwner } from '../fields/owners.js';
+import { managerOf, ownersOf, type FieldOwner } from '../fields/owners.js';
 
 type Decided = { readonly patches: ReadonlyArray<PatchAction> };
 
@@ -39,13 +39,7 @@ export const withheldFights = <D extends Decided>(
 /** Cheap test first: most live objects carry no entry of a known manager, and are not walked. */
 const hasManagerOf = (live: Resource, names: ReadonlySet<string>): boolean => {
   const entries = getOwn(live.metadata, 'managedFields');
-  return (
-    isJsonArray(entries) &&
-    entries.some((entry) => {
-      const manager = isJsonObject(entry) ? getOwn(entry, 'manager') : undefined;
-      return typeof manager === 'string' && names.has(manager);
-    })
-  );
+  return isJsonArray(entries) && entries.some((entry) => names.has(managerOf(entry) ?? ''));
 };
 
 type Found = ContestedField & { readonly pointer: string };
@@ -53,13 +47,14 @@ type Found = ContestedField & { readonly pointer: string };
 const contestedIn = (action: PatchAction, live: Resource, table: ReadonlyArray<KnownManager>): ReadonlyArray<Found> =>
   action.patch.flatMap((operation) => {
     if (operation.op === 'test') return [];
-    const owner = ownersOf(live, operation.path).find(
-      (candidate) =>
-        candidate.manager !== FIELD_MANAGER &&
-        knownManagerFor(table, action.ref.kind, operation.path, candidate) !== undefined,
-    );
-    const known = owner === undefined ? undefined : knownManagerFor(table, action.ref.kind, operation.path, owner);
-    if (owner === undefined || known === undefined) return [];
+    // The first other owner that is a known controller, with its table entry (each looked up once).
+    const [claim] = ownersOf(live, operation.path).flatMap((owner) => {
+      const known =
+        owner.manager === FIELD_MANAGER ? undefined : knownManagerFor(table, action.ref.kind, operation.path, owner);
+      return known === undefined ? [] : [{ owner, known }];
+    });
+    if (claim === undefined) return [];
+    const { owner, known } = claim;
     return [
       {
         resource: action.ref,
