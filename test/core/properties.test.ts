@@ -4,6 +4,8 @@
  * their control, no input mutated, no crash on arbitrary JSON.
  */
 import { untypable } from '../../adapters/memory/field-manager/index.js';
+import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
+import { catalogOfCompact, objectSchemaIssues } from '../../core/schema/catalog.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -235,6 +237,19 @@ const repeatsAName = (value: JsonValue): boolean => {
   return isJsonObject(value) && Object.values(value).some((child) => child !== undefined && repeatsAName(child));
 };
 
+const BUILTIN_CATALOG = catalogOfCompact(builtinSchemas());
+
+/**
+ * Whether a list item of `object` lacks a field its schema requires, or has one of the wrong type
+ * (an env var without `name`, a container named `false`). The API server refuses such an object;
+ * server-side apply would name the item by its key's default (`""`) or not at all, so an apply
+ * cannot say which live item it means.
+ */
+const listItemRefused = (object: JsonObject): boolean =>
+  objectSchemaIssues(object, BUILTIN_CATALOG).some(
+    (issue) => /^(missing required field|expected )/.test(issue.message) && /\]\.[^.[\]]+$/.test(issue.path),
+  );
+
 const liveOfRef = (live: ReadonlyArray<Resource>, resource: Resource): Resource | undefined => {
   const index = indexIn([resource], resource) < 0 ? -1 : live.findIndex((object) => indexIn([resource], object) === 0);
   return index < 0 ? undefined : live[index];
@@ -261,6 +276,7 @@ describe('properties of plan (with a pure applier standing in for the API server
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(repeatsAName));
         // Nor keyed list items without their keys (a Service port without `port`): the API server cannot type them to apply.
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(untypable));
+        fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(listItemRefused));
         // Every patch of the mode says how it is sent: its intent, or its JSON Patch naming the lists
         // whose live names are off the schema's positions (renamed or shifted by another actor).
         expect(
