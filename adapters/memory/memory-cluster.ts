@@ -15,7 +15,7 @@ import { createControllerScheduler } from './controllers/background-controllers.
 import { builtinKinds } from './kinds/builtin-kinds.js';
 import { commitPut } from './verbs/commit.js';
 import { createObject } from './verbs/create-verb.js';
-import { strictFields } from './typing/strict-fields.js';
+import { strictFields } from './verbs/strict-fields.js';
 import { deleteObject } from './verbs/delete-verb.js';
 import { createEventHistory } from './watch/event-history.js';
 import { createApiGate, type ApiGate } from './faults/api-gate.js';

@@ -1,5 +1,5 @@
 /**
- * The server's own controllers, as the verbs see them: creates of custom resources wait while their CRD is
- * being cleaned up.
+ * The server's own controllers (garbage collector, namespaces, storage protection, CRDs, workloads), run
+ * after writes by one scheduler. They sit above the verbs: no other folder imports them.
  */
-export { admitWhileCrdTerminating } from './crd-cleanup.js';
+export { createControllerScheduler, type ControllerScheduler } from './background-controllers.js';

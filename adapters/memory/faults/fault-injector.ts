@@ -6,19 +6,13 @@
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { between, chance, type Random } from './prng.js';
 import { matchesFault, matchesKind, type FaultProfile, type Verb } from './faults.js';
+import type { EventFaults } from '../watch/index.js';
 
 export type CallFaults = {
   readonly latencyMs: number;
   readonly error?: ClusterError;
   readonly afterCommit: boolean;
   readonly conflict: boolean;
-};
-
-export type EventFaults = {
-  readonly drop: boolean;
-  readonly duplicate: boolean;
-  readonly close: boolean;
-  readonly expire: boolean;
 };
 
 export const decideCall = (

@@ -10,7 +10,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { refOf, type Resource } from '../../../core/model/resource.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { commitPut, inServerOrder } from './commit.js';
-import { admitWhileCrdTerminating } from '../controllers/index.js';
+import { admitWhileCrdTerminating } from './crd-admission.js';
 import { groupKindKey, type KindInfo } from '../kinds/index.js';
 import { hooksFor } from '../hooks/index.js';
 import { createdMeta, validateName } from '../typing/index.js';

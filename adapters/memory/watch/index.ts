@@ -2,4 +2,4 @@
 export type { ChangeType, HistoryEntry } from './event-history.js';
 export { matchesSelector, parseSelector } from './label-selector.js';
 export { eventFor, initialEvents, type WatchScope } from './watch-filter.js';
-export type { PendingWatch, ConnectionSink } from './watch-hub.js';
+export type { PendingWatch, ConnectionSink, EventFaults } from './watch-hub.js';

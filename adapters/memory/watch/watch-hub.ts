@@ -6,9 +6,16 @@
 import type { Clock, WatchEvent, WatchHandle, WatchSink } from '../../../core/ports/cluster.js';
 import type { ClusterError } from '../../../core/ports/errors.js';
 import type { HistoryEntry } from './event-history.js';
-import type { EventFaults } from '../faults/index.js';
 import { deepCopy } from '../json/index.js';
 import { eventFor, type WatchScope } from './watch-filter.js';
+
+/** What the seeded faults do to one event of a stream (decided by faults/fault-injector.ts). */
+export type EventFaults = {
+  readonly drop: boolean;
+  readonly duplicate: boolean;
+  readonly close: boolean;
+  readonly expire: boolean;
+};
 
 export type StartOptions = { readonly allowBookmarks: boolean; readonly group: string; readonly kind: string };
 

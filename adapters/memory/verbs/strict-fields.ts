@@ -17,7 +17,7 @@ import {
   type SchemaCatalog,
 } from '../../../core/schema/catalog.js';
 import { builtinSchemas } from '../../schemas/builtin-schemas.js';
-import { listObjects } from '../verbs/index.js';
+import { listObjects } from './read-verbs.js';
 import type { ServerState } from '../server-state.js';
 
 let builtinCatalog: SchemaCatalog | undefined;
