@@ -41,6 +41,7 @@ import {
   type ClusterError,
   type JsonValue,
   type ObjectRef,
+  type LiveVersions,
   type Plan,
   type Resource,
   type ScopeTable,
@@ -107,8 +108,11 @@ export type ReconcileDeps = {
    * plan is given their answers. Without it, `planOptions.expressions` evaluates them in the plan.
    */
   readonly isolatedRules?: IsolatedRules;
-  /** Inspects (and may replace) a plan before it runs, given the live objects it was made from: the runtime's hot-loop guard. */
-  readonly guard?: (application: Application, plan: Plan, live: ReadonlyArray<Resource>) => Plan;
+  /**
+   * Inspects (and may replace) a plan before it runs, given the live objects it was made from: the
+   * runtime's hot-loop guard. What it answers it planned against comes back in the result.
+   */
+  readonly guard?: (application: Application, plan: Plan, live: ReadonlyArray<Resource>) => Guarded;
   /**
    * Whose rights the Application's children are read and written with (see child-access.ts).
    * `Impersonated`: live reads (never the shared caches, which hold what the operator can read)
@@ -147,10 +151,18 @@ export type ReconcileDeps = {
   readonly progressStatusAfterMs?: number;
 };
 
+/** What a plan with patches was made against: the live versions and the Application's generation (hot-loop and perpetual-diff records). */
+export type PlannedAgainst = { readonly versions: LiveVersions; readonly generation: number | undefined };
+
+/** A guard's answer: the plan to carry out, and what it was planned against when that is worth recording. */
+export type Guarded = { readonly plan: Plan; readonly plannedAgainst?: PlannedAgainst };
+
 export type ReconcileResult =
   | { readonly _tag: 'Gone' }
   | {
       readonly _tag: 'Done';
+      /** Set by the guard (`ReconcileDeps.guard`) for a plan with patches. */
+      readonly plannedAgainst?: PlannedAgainst;
       readonly plan: Plan;
       readonly execution: Execution;
       readonly requeueAfterMs?: number;
@@ -166,6 +178,7 @@ export type ReconcileResult =
     }
   | {
       readonly _tag: 'Failed';
+      readonly plannedAgainst?: PlannedAgainst;
       readonly error: ClusterError;
       readonly retryAfterMs?: number;
       readonly terminal: boolean;
@@ -201,15 +214,42 @@ export const reconcileApplication = async (
       ? E.right({ plan: refusedPlan(application, access.reason, access.message, deps.now()), live: [] })
       : await planFor(application, deps, access);
   if (E.isLeft(unguarded)) return failed(unguarded.left, attempt, deps);
-  const planned = deps.guard?.(application, unguarded.right.plan, unguarded.right.live) ?? unguarded.right.plan;
+  const guarded = deps.guard?.(application, unguarded.right.plan, unguarded.right.live);
+  const result = await carryOut(read.right.value, application, guarded?.plan ?? unguarded.right.plan, {
+    planning: unguarded.right,
+    access,
+    attempt,
+    deps,
+  });
+  // What the guard planned against travels with the result (hot-loop and perpetual-diff bookkeeping).
+  return guarded?.plannedAgainst === undefined || result._tag === 'Gone'
+    ? result
+    : { ...result, plannedAgainst: guarded.plannedAgainst };
+};
+
+/** How the plan was made and what carrying it out depends on. */
+type CarryOut = {
+  readonly planning: Planning;
+  readonly access: ChildCluster;
+  readonly attempt: number;
+  readonly deps: ReconcileDeps;
+};
+
+/** Carries out the plan decided for `application` (read as `object`): checks, intent, writes, status. */
+const carryOut = async (
+  object: Resource,
+  application: Application,
+  planned: Plan,
+  { planning, access, attempt, deps }: CarryOut,
+): Promise<ReconcileResult> => {
   // Before the first write: an Application that cannot be stored with its status creates nothing (decision 0023).
   const tooLarge = writesChildren(planned)
-    ? tooLargeMessage(sizeProblemsOf(read.right.value, application, planned, deps.storageLimits))
+    ? tooLargeMessage(sizeProblemsOf(object, application, planned, deps.storageLimits))
     : undefined;
-  if (tooLarge !== undefined) return stallWithConditions(read.right.value, 'TooLarge', tooLarge, deps);
+  if (tooLarge !== undefined) return stallWithConditions(object, 'TooLarge', tooLarge, deps);
   // What an in-sync Application needs (every resync) is computed without a promise: nothing to
   // record, nothing to execute, no status to write. Only a reconcile that writes waits for the server.
-  const intent = intentOf(application, planned, () => statusKinds(application.status), unguarded.right.inherited ?? []);
+  const intent = intentOf(application, planned, () => statusKinds(application.status), planning.inherited ?? []);
   if (intent._tag === 'InStatus') {
     const recorded = await recordIntentInStatus(application, planned, deps);
     if (E.isLeft(recorded)) return failed(recorded.left, attempt, deps, planned);
@@ -226,17 +266,11 @@ export const reconcileApplication = async (
             ...(intent._tag === 'OnFinalizerPatch' ? { finalizerAnnotations: intent.annotations } : {}),
           }),
           planned,
-          unguarded.right.live,
+          planning.live,
         );
   reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
-  const concluded = conclusion(
-    application,
-    planned,
-    execution,
-    await withWritesEvaluated(unguarded.right, execution),
-    deps,
-  );
+  const concluded = conclusion(application, planned, execution, await withWritesEvaluated(planning, execution), deps);
   if (concluded.write === undefined) return concluded.result;
   const written = await patchStatus(execution.application, concluded.write, deps);
   if (E.isLeft(written)) return failed(written.left, attempt, deps, planned, execution);

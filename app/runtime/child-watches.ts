@@ -7,6 +7,9 @@
  */
 import {
   MANAGED_BY_LABEL,
+  type Application,
+  type Memo,
+  type ScopeTable,
   MANAGED_BY_VALUE,
   ownerOf,
   type Clock,
@@ -17,7 +20,8 @@ import {
   type Scope,
   type WatchSource,
 } from '../../core/index.js';
-import type { LiveCache } from '../reconcile/live-reader.js';
+import { kindsOf, type LiveCache } from '../reconcile/live-reader.js';
+import type { KnownScopes } from './known-scopes.js';
 import { KindWatch } from './kind-watch.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -228,3 +232,25 @@ export class ChildWatches {
     this.byKind.clear();
   }
 }
+
+/**
+ * Starts watching the child kinds of one primary that are not watched yet (on demand). Nothing is
+ * started for a primary whose kinds were handed over under the same scope table with no watch
+ * stopped since (every reconcile asks, a resync for every primary). A kind the server does not
+ * serve is not watched (its list would only fail): the plan says UnknownKind.
+ */
+export const childWatchStarter = (
+  children: ChildWatches,
+  scopes: KnownScopes,
+  memo: Memo,
+): ((application: Application) => void) => {
+  /** Per primary: the scope table and the count of stopped watches when its kinds were last handed over. */
+  const handedOver = new WeakMap<Application, { readonly scopes: ScopeTable; readonly stops: number }>();
+  return (application) => {
+    const table = scopes.current;
+    const handed = handedOver.get(application);
+    if (handed !== undefined && handed.scopes === table && handed.stops === children.stops) return;
+    children.watch(kindsOf(application, memo).filter((kind) => scopes.knows(kind)));
+    handedOver.set(application, { scopes: table, stops: children.stops });
+  };
+};

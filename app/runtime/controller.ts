@@ -1,13 +1,16 @@
 /**
  * The Application controller, the composition root of the runtime's parts: the primary store
- * (primary-store.ts), the child watches (child-watches.ts), the work queue, the reconcile loop
- * (reconcile-loop.ts) running one reconcile step (reconcile-step.ts) per key at a time, the known
- * scopes and, with shards, the owned keys. The same loop runs an embedder's own primary kind when
- * given a `Primary` (primary.ts); "Application" below then means an object of that kind.
+ * (primary-store.ts, with its dependants), the known scopes, the child watches (child-watches.ts),
+ * the kinds waited for and, with shards, the owned keys, all emitting keys into one stream; the
+ * applier (applier.ts) reads it and runs the reconcile step (reconcile-step.ts) per key, one at a
+ * time, its reports judged by `afterReconcile` (bookkeeping.ts). The same parts run an embedder's own
+ * primary kind when given a `Primary` (primary.ts); "Application" below then means an object of that kind.
  */
 import {
   ANY,
   builtinScopes,
+  defaultHotLoopPolicy,
+  defaultPerpetualDiffPolicy,
   scopeKey,
   scopeOf,
   showClusterError,
@@ -20,6 +23,7 @@ import {
   type HotLoopPolicy,
   type PerpetualDiffPolicy,
   type PlanOptions,
+  type Resource,
   type ScopeTable,
   type TenancyPolicy,
   createMemo,
@@ -32,18 +36,22 @@ import { kindsOf } from '../reconcile/live-reader.js';
 import type { ReconcileDeps, ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type Translator } from '../tosca/translator.js';
 import { IsolatedRules, type RuleIsolationOptions } from '../isolation/isolated-rules.js';
-import { ChildWatches } from './child-watches.js';
-import { Dependants } from './dependants.js';
-import { HotLoopHistory } from './hot-loop-history.js';
-import { PerpetualDiffHistory } from './perpetual-diff-history.js';
-import { KnownScopes, UnservedKinds } from './known-scopes.js';
+import {
+  applier,
+  CacheSyncTimeout,
+  Triggers,
+  type Applier,
+  type ApplierContext,
+  type ApplierStores,
+} from './applier.js';
+import { afterReconcile, type BookkeepingPolicy } from './bookkeeping.js';
+import { ChildWatches, childWatchStarter } from './child-watches.js';
+import { KnownScopes, UnservedKinds, type Kind } from './known-scopes.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 import { applicationPrimary, type Primary } from './primary.js';
-import { PrimaryStore, applicationKey, type PrimaryChange } from './primary-store.js';
-import { ReconcileLoop } from './reconcile-loop.js';
-import { ReconcileStep } from './reconcile-step.js';
-import { waitsForKind } from './requeue.js';
+import { PrimaryStore, applicationKey, ownerKeyOf } from './primary-store.js';
+import { ReconcileStep, type ReconcileStepOptions, type StepAccess, type StepPolicy } from './reconcile-step.js';
 import { OwnedKeys } from './sharding/owned-keys.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { WorkQueue } from './work-queue.js';
@@ -135,182 +143,40 @@ export type ControllerOptions = {
  */
 export const DEFAULT_PROGRESS_STATUS_AFTER_MS = 5_000;
 
-/** `start` gave up waiting for the first list of Applications. */
-export class CacheSyncTimeout extends Error {
-  override readonly name = 'CacheSyncTimeout';
-}
+export { CacheSyncTimeout };
 
 /** The queue key of an Application (`namespace/name`); part of the runtime's public API. */
 export { applicationKey };
 
 const ABANDONED = 'this reconcile was abandoned when its Controller stopped';
 
+/**
+ * The Application controller: a thin builder of the runtime's parts over one applier (applier.ts).
+ * Every part emits the keys it finds into one stream (`Triggers`), built first, so no part names
+ * one built after it; the applier reads the stream, runs the reconcile step and keeps the keys' books.
+ */
 export class Controller {
-  private readonly queue: WorkQueue;
-  private readonly store: PrimaryStore;
+  private readonly applier: Applier;
+  private readonly work: WorkQueue;
   private readonly children: ChildWatches;
-  private readonly hotLoops: HotLoopHistory;
-  private readonly perpetualDiffs: PerpetualDiffHistory;
-  private readonly scopes: KnownScopes;
-  private readonly unserved: UnservedKinds;
-  private readonly owned: OwnedKeys;
-  private readonly step: ReconcileStep;
-  /** `spec.dependsOn`: who depends on whom among the store's primaries; requeues dependants (dependants.ts). */
-  private readonly dependants: Dependants;
-  private readonly loop: ReconcileLoop;
-  private readonly logger: Logger;
-  /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
-  private readonly memo: Memo = createMemo();
-  /** The worker threads `spec.readiness` rules run in (none started until a rule is evaluated). */
-  private readonly isolatedRules: IsolatedRules | undefined;
-  /** Per primary: the scope table and the count of stopped watches when its kinds were last handed to `children.watch`. */
-  private readonly kindsWatchedFor = new WeakMap<
-    Application,
-    { readonly scopes: ScopeTable; readonly stops: number }
-  >();
-  private lifecycle: 'new' | 'running' | 'stopped' = 'new';
-  private stopped: ((value: 'stopped') => void) | undefined;
-  private readonly stopping = new Promise<'stopped'>((resolve) => {
-    this.stopped = resolve;
-  });
 
-  /**
-   * Builds the parts, each before the parts that use it. The handlers of the stores' changes
-   * (`onPrimaryChange`, `onUnserved`) name parts built later: they run only once `start` has listed.
-   */
-  constructor(private readonly options: ControllerOptions) {
-    const { clock, metrics } = options;
-    const resyncMs = options.resyncMs ?? 10 * 60_000;
-    const relistMs = options.relistMs ?? 6 * resyncMs;
-    this.logger = options.logger ?? silentLogger;
-    const reportApiError = apiErrorReporter(this.logger, metrics);
-    this.scopes = new KnownScopes(options.scopes ?? builtinScopes, this.memo, (kind) => this.kindForgotten(kind));
-    this.queue = new WorkQueue(clock, {
-      random: options.random,
-      onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
-    });
-    this.isolatedRules =
-      options.ruleIsolation === false || options.planOptions?.expressions !== undefined
-        ? undefined
-        : new IsolatedRules(options.ruleIsolation ?? {});
-    this.hotLoops = new HotLoopHistory({
-      now: () => clock.now(),
-      logger: this.logger,
-      ...(options.hotLoop ? { policy: options.hotLoop } : {}),
-    });
-    this.perpetualDiffs = new PerpetualDiffHistory({
-      now: () => clock.now(),
-      logger: this.logger,
-      ...(options.perpetualDiff ? { policy: options.perpetualDiff } : {}),
-    });
-    this.dependants = new Dependants({
-      object: (key) => this.store.object(key),
-      enqueue: (key) => this.queue.add(key),
-    });
-    this.store = new PrimaryStore(options.cluster, {
-      primary: options.primary ?? applicationPrimary(this.memo),
-      clock,
-      resyncMs,
-      relistMs,
-      ...(options.namespace ? { namespace: options.namespace } : {}),
-      onChange: (change) => this.onPrimaryChange(change),
-      onResync: (key) => this.queue.add(key),
-      onError: reportApiError,
-      onObserved: (before, after) => this.dependants.observe(before, after),
-    });
-    this.children = new ChildWatches({
-      cluster: options.cluster,
-      clock,
-      relistEveryMs: relistMs,
-      logger: this.logger,
-      onOwnedChange: (mark) => {
-        const key = this.store.keyOfOwnerMark(mark);
-        if (key !== undefined) this.queue.add(key);
-      },
-      onError: reportApiError,
-      // A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten.
-      onUnserved: (kind) => this.scopes.forget(kind),
-      wantedKinds: () => [...this.store.applications()].flatMap((application) => kindsOf(application, this.memo)),
-      scopeOf: (kind) => scopeOf(this.scopes.current, kind),
-      ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
-      // The planner leaves the fields of these managers to them: the caches keep their claims (core/plan/field-fights.ts).
-      ...(options.planOptions?.fieldManagers === undefined
-        ? {}
-        : { keepManagers: managerNames(options.planOptions.fieldManagers) }),
-      ...childNamespacesOf(options),
-    });
-    this.unserved = new UnservedKinds({
-      discovery: options.cluster,
-      clock,
-      everyMs: options.unservedPollMs ?? 1_000,
-      onServed: (kind, keys) => {
-        this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}`, applications: keys.length }, 'kind served again');
-        this.children.served(kind);
-        for (const key of keys) this.queue.add(key);
-      },
-    });
-    this.owned = new OwnedKeys(options.shard, { keys: () => this.store.keys(), enqueue: (key) => this.queue.add(key) });
-    // What this controller's reconciles write under: the loop revokes it when it abandons them at its stop deadline.
-    const licence = new WriteLicence();
-    const mayWrite = () => licence.valid;
-    // The operator's own client behind the abandon fence, built once (it reads the licence at each write), not per reconcile.
-    const operatorWrites = fenced(options.cluster, mayWrite, ABANDONED);
-    this.step = new ReconcileStep({
-      access: {
-        cluster: options.cluster,
-        ...(options.eventCluster === undefined ? {} : { eventCluster: options.eventCluster }),
-        writesFor: (cluster, key) =>
-          this.owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, mayWrite, ABANDONED), key),
-        owns: (key) => this.owned.owns(key),
-        ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-      },
-      observed: {
-        store: this.store,
-        children: this.children,
-        scopes: this.scopes,
-        ...(options.watchChildren === false
-          ? {}
-          : {
-              watchChildrenOf: (application) => this.watchChildrenOf(application),
-              childCachesReadable: (application) => this.children.readable(() => kindsOf(application, this.memo)),
-              ...(childNamespacesOf(options).namespaces === undefined ? {} : { childrenPerNamespace: true }),
-            }),
-      },
-      policy: {
-        planOptions: { ...planOptionsOf(options), applications: this.dependants.view },
-        ...(options.guard === undefined ? {} : { guard: options.guard }),
-        ...(options.approvalsRefused === undefined ? {} : { approvalsRefused: options.approvalsRefused }),
-        hotLoops: this.hotLoops,
-        perpetualDiffs: this.perpetualDiffs,
-        translate: options.translate ?? createToscaTranslator({ now: () => clock.now() }),
-        ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
-        progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
-        ...(this.isolatedRules === undefined ? {} : { isolatedRules: this.isolatedRules }),
-      },
-      recorder: {
-        logger: this.logger,
-        ...(metrics === undefined ? {} : { metrics }),
-        events: options.events !== false,
-        reportApiError,
-        onReconciled: (key, result) => {
-          this.trackUnserved(key, result);
-          options.onReconciled?.(key, result);
-        },
-      },
-      clock,
-      random: options.random,
-      memo: this.memo,
-    });
-    this.loop = new ReconcileLoop({
-      queue: this.queue,
-      clock,
-      logger: this.logger,
-      ...(metrics === undefined ? {} : { metrics }),
-      workers: options.workers ?? 2,
-      ownership: this.owned,
-      reconcile: (key, attempt) => this.step.run(key, attempt),
-      licence,
-    });
+  constructor(options: ControllerOptions) {
+    const shared = sharedPartsOf(options);
+    const stores = storesOf(options, shared);
+    const step = new ReconcileStep(stepOptionsOf(options, shared, stores));
+    const policy: BookkeepingPolicy = {
+      hotLoop: options.hotLoop ?? defaultHotLoopPolicy,
+      perpetualDiff: options.perpetualDiff ?? defaultPerpetualDiffPolicy,
+    };
+    this.work = shared.work;
+    this.children = stores.children;
+    this.applier = applier(
+      (key, attempt, book) => step.run(key, attempt, book),
+      (state, report) => afterReconcile(state, report, policy),
+      applierContextOf(options, shared, stores),
+      stores,
+      { work: shared.work, triggers: shared.triggers },
+    );
   }
 
   /**
@@ -319,29 +185,8 @@ export class Controller {
    * Errors: rejects with a `CacheSyncTimeout` error when the first list does not succeed within
    * `cacheSyncTimeoutMs` (controller-runtime's CacheSyncTimeout), everything started stopped again.
    */
-  async start(): Promise<void> {
-    if (this.lifecycle === 'running') return;
-    if (this.lifecycle === 'stopped')
-      throw new Error('this Controller was stopped and does not start again: create a new Controller');
-    this.lifecycle = 'running';
-    const timeoutMs = this.options.cacheSyncTimeoutMs ?? 120_000;
-    let cancelTimeout: (() => void) | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      cancelTimeout = this.options.clock.setTimer(timeoutMs, () => resolve('timeout'));
-    });
-    const synced = await Promise.race([this.store.start().then(() => 'synced' as const), timedOut, this.stopping]);
-    cancelTimeout?.();
-    if (synced === 'stopped') return;
-    if (synced === 'timeout') {
-      await this.stop(0);
-      throw new CacheSyncTimeout(
-        `the Applications could not be listed within ${timeoutMs} ms (see the API errors logged); is the Application CRD installed and may this identity list it?`,
-      );
-    }
-    this.loop.start();
-    // The Applications just listed are queued already: from now on only newly owned ones are.
-    this.owned.start();
-    this.logger.info({ applications: this.store.size }, 'controller started');
+  start(): Promise<void> {
+    return this.applier.start();
   }
 
   /**
@@ -350,39 +195,26 @@ export class Controller {
    * not write concurrently), stops the watches. Resolves true when everything in flight finished
    * in time. Idempotent; leaves no timer behind.
    */
-  async stop(deadlineMs = 30_000): Promise<boolean> {
-    if (this.lifecycle !== 'running') {
-      this.lifecycle = 'stopped';
-      return true;
-    }
-    this.lifecycle = 'stopped';
-    this.stopped?.('stopped');
-    this.owned.stop();
-    this.unserved.stop();
-    this.store.stop();
-    this.children.stop();
-    const finished = await this.loop.stop(deadlineMs);
-    await this.isolatedRules?.close();
-    this.logger.info({ finished }, 'controller stopped');
-    return finished;
+  stop(deadlineMs = 30_000): Promise<boolean> {
+    return this.applier.stop(deadlineMs);
   }
 
   get running(): boolean {
-    return this.lifecycle === 'running';
+    return this.applier.running;
   }
 
   /** Whether `start` was ever called (a started Controller never starts again). */
   get started(): boolean {
-    return this.lifecycle !== 'new';
+    return this.applier.started;
   }
 
   /** Queues an Application for reconcile (e.g. from an HTTP callback). */
   enqueue(key: string): void {
-    this.queue.add(key);
+    this.work.add(key);
   }
 
   get queueDepth(): number {
-    return this.queue.depth;
+    return this.work.depth;
   }
 
   /** Child kinds watched now (`apiVersion/kind`). */
@@ -392,86 +224,225 @@ export class Controller {
 
   /** True when nothing is queued, running, waiting for a cache or scheduled soon (tests use it to run "until quiet"). */
   get idle(): boolean {
-    return this.queue.depth === 0 && this.loop.inFlight.size === 0 && this.loop.deferred.size === 0;
+    return this.applier.idle;
   }
 
-  /** Reconciles started, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
+  /** Reconciles finished, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
   get reconcileCount(): number {
-    return this.step.count;
+    return this.applier.reconcileCount;
   }
   get reconcilesByKey(): ReadonlyMap<string, number> {
-    return this.step.countByKey;
+    return this.applier.reconcilesByKey;
   }
 
   /** Keys being reconciled right now; never holds a key twice. */
   get inFlight(): ReadonlySet<string> {
-    return this.loop.inFlight;
+    return this.applier.inFlight;
   }
 
   /** Times a key was handed to a worker while already in flight (the queue's guarantee; must stay 0). */
   get concurrentReconciles(): number {
-    return this.loop.concurrentReconciles;
-  }
-
-  private onPrimaryChange(change: PrimaryChange): void {
-    if (change._tag === 'Deleted') {
-      this.hotLoops.forget(change.key);
-      this.perpetualDiffs.forget(change.key);
-      this.step.forget(change.key);
-      this.unserved.release(change.key);
-      this.options.hooks?.tokens.forget(change.object.metadata.namespace ?? 'default', change.object.metadata.name);
-      this.children.sweepSoon();
-      return;
-    }
-    if (change.application !== undefined) this.watchChildrenOf(change.application);
-    if (change.replaced) this.children.sweepSoon();
-    this.queue.add(change.key);
-  }
-
-  /** Starts watching the child kinds of one Application that are not watched yet (on demand). */
-  private watchChildrenOf(application: Application): void {
-    if (this.options.watchChildren === false) return;
-    // Nothing to start for an Application whose kinds were handed over under the same scope table
-    // with no watch stopped since (every reconcile asks, a resync for every Application).
-    const scopes = this.scopes.current;
-    const handed = this.kindsWatchedFor.get(application);
-    if (handed !== undefined && handed.scopes === scopes && handed.stops === this.children.stops) return;
-    // A kind the server does not serve is not watched (its list would only fail): the plan says UnknownKind.
-    this.children.watch(kindsOf(application, this.memo).filter((kind) => this.scopes.knows(kind)));
-    this.kindsWatchedFor.set(application, { scopes, stops: this.children.stops });
-  }
-
-  /**
-   * A kind turned unknown (found by a child watch or by a reconcile's UnknownKind): the Applications
-   * naming it are planned again now, so they say UnknownKind at once rather than at their next retry,
-   * which may be a backoff of seconds (a create refused while the CRD was Terminating); their
-   * children may have been gone for a while: the cache had nothing to report.
-   */
-  private kindForgotten(kind: { readonly apiVersion: string; readonly kind: string }): void {
-    this.logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
-    for (const application of this.store.applications())
-      if (
-        kindsOf(application, this.memo).some(
-          (named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind,
-        )
-      )
-        this.queue.add(applicationKey(application.metadata));
-  }
-
-  /** An Application waiting for kinds the server does not serve has discovery asked again until they are back. */
-  private trackUnserved(key: string, result: ReconcileResult): void {
-    // Most results wait for no kind: then the primary is not even looked up.
-    const application = result._tag === 'Gone' || !waitsForKind(result) ? undefined : this.store.application(key);
-    if (application === undefined) {
-      this.unserved.release(key);
-      return;
-    }
-    this.unserved.wait(
-      key,
-      kindsOf(application, this.memo).filter((kind) => !this.scopes.knows(kind)),
-    );
+    return this.applier.concurrentReconciles;
   }
 }
+
+/** What every part is built with: the clock, the log, the memo, the queue and the one stream of keys. */
+type SharedParts = {
+  readonly logger: Logger;
+  readonly reportApiError: (error: ClusterError, where: string) => void;
+  /** What this controller's reconciles remember about the objects they saw (decoded, planned): dropped with it. */
+  readonly memo: Memo;
+  readonly work: WorkQueue;
+  readonly triggers: Triggers;
+  /** What this controller's reconciles write under: the applier revokes it when it abandons them at its stop deadline. */
+  readonly licence: WriteLicence;
+  /** The worker threads `spec.readiness` rules run in (none started until a rule is evaluated). */
+  readonly isolatedRules: IsolatedRules | undefined;
+};
+
+const sharedPartsOf = (options: ControllerOptions): SharedParts => {
+  const logger = options.logger ?? silentLogger;
+  const { metrics } = options;
+  return {
+    logger,
+    reportApiError: apiErrorReporter(logger, metrics),
+    memo: createMemo(),
+    work: new WorkQueue(options.clock, {
+      random: options.random,
+      onHandOut: (waited) => metrics?.queueLatency.observe(waited / 1000),
+    }),
+    triggers: new Triggers(),
+    licence: new WriteLicence(),
+    isolatedRules:
+      options.ruleIsolation === false || options.planOptions?.expressions !== undefined
+        ? undefined
+        : new IsolatedRules(options.ruleIsolation ?? {}),
+  };
+};
+
+type Stores = ApplierStores & { readonly watchChildrenOf: ((application: Application) => void) | undefined };
+
+/**
+ * The observation parts, each built before the parts that read it, each emitting its keys into the
+ * one stream: the primary store (with its dependants), the scope table, the child watches, the
+ * kinds waited for, the owned keys.
+ */
+const storesOf = (options: ControllerOptions, shared: SharedParts): Stores => {
+  const { triggers, logger, memo } = shared;
+  const resyncMs = options.resyncMs ?? 10 * 60_000;
+  const relistMs = options.relistMs ?? 6 * resyncMs;
+  const primary = new PrimaryStore(options.cluster, {
+    primary: options.primary ?? applicationPrimary(memo),
+    clock: options.clock,
+    resyncMs,
+    relistMs,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    onChange: triggers.emit,
+    onResync: triggers.queue,
+    onDependant: triggers.queue,
+    onError: shared.reportApiError,
+  });
+  const scopes = new KnownScopes(options.scopes ?? builtinScopes, memo, (kind) => {
+    logger.info({ kind: `${kind.apiVersion}/${kind.kind}` }, 'kind not served any more');
+    for (const key of keysNaming(primary, kind, memo)) triggers.queue(key);
+  });
+  const children = childWatchesOf(options, shared, { primary, scopes, relistMs });
+  const unserved = new UnservedKinds({
+    discovery: options.cluster,
+    clock: options.clock,
+    everyMs: options.unservedPollMs ?? 1_000,
+    onServed: (kind, keys) => {
+      logger.info({ kind: `${kind.apiVersion}/${kind.kind}`, applications: keys.length }, 'kind served again');
+      children.served(kind);
+      for (const key of keys) triggers.queue(key);
+    },
+  });
+  const owned = new OwnedKeys(options.shard, { keys: () => primary.keys(), enqueue: triggers.queue });
+  const watchChildrenOf = options.watchChildren === false ? undefined : childWatchStarter(children, scopes, memo);
+  return { primary, scopes, children, unserved, owned, watchChildrenOf };
+};
+
+/**
+ * A kind turned unknown (found by a child watch or by a reconcile's UnknownKind): the Applications
+ * naming it are planned again now, so they say UnknownKind at once rather than at their next retry,
+ * which may be a backoff of seconds (a create refused while the CRD was Terminating); their
+ * children may have been gone for a while: the cache had nothing to report.
+ */
+const keysNaming = (primary: PrimaryStore, kind: Kind, memo: Memo): ReadonlyArray<string> =>
+  [...primary.applications()]
+    .filter((application) =>
+      kindsOf(application, memo).some((named) => named.apiVersion === kind.apiVersion && named.kind === kind.kind),
+    )
+    .map((application) => applicationKey(application.metadata));
+
+const childWatchesOf = (
+  options: ControllerOptions,
+  shared: SharedParts,
+  parts: { readonly primary: PrimaryStore; readonly scopes: KnownScopes; readonly relistMs: number },
+): ChildWatches => {
+  const { primary, scopes } = parts;
+  const ownerKey = ownerKeyOf(primary.primary);
+  return new ChildWatches({
+    cluster: options.cluster,
+    clock: options.clock,
+    relistEveryMs: parts.relistMs,
+    logger: shared.logger,
+    onOwnedChange: (mark) => {
+      const key = ownerKey(mark);
+      if (key !== undefined) shared.triggers.queue(key);
+    },
+    onError: shared.reportApiError,
+    // A child watch found its kind not served any more (its CRD was deleted): the kind is forgotten.
+    onUnserved: (kind) => scopes.forget(kind),
+    wantedKinds: () => [...primary.applications()].flatMap((application) => kindsOf(application, shared.memo)),
+    scopeOf: (kind) => scopeOf(scopes.current, kind),
+    ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
+    // The planner leaves the fields of these managers to them: the caches keep their claims (core/plan/field-fights.ts).
+    ...(options.planOptions?.fieldManagers === undefined
+      ? {}
+      : { keepManagers: managerNames(options.planOptions.fieldManagers) }),
+    ...childNamespacesOf(options),
+  });
+};
+
+/** The reconcile step's parts: how it reaches the cluster, what it observes, the policies, where it tells. */
+const stepOptionsOf = (options: ControllerOptions, shared: SharedParts, stores: Stores): ReconcileStepOptions => ({
+  access: stepAccessOf(options, shared, stores.owned),
+  observed: {
+    store: stores.primary,
+    children: stores.children,
+    scopes: stores.scopes,
+    ...(stores.watchChildrenOf === undefined
+      ? {}
+      : {
+          watchChildrenOf: stores.watchChildrenOf,
+          childCachesReadable: (application: Application) =>
+            stores.children.readable(() => kindsOf(application, shared.memo)),
+          ...(childNamespacesOf(options).namespaces === undefined ? {} : { childrenPerNamespace: true }),
+        }),
+  },
+  policy: stepPolicyOf(options, shared, stores.primary),
+  recorder: {
+    logger: shared.logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    events: options.events !== false,
+    reportApiError: shared.reportApiError,
+    ...(options.onReconciled === undefined ? {} : { onReconciled: options.onReconciled }),
+  },
+  clock: options.clock,
+  random: options.random,
+  memo: shared.memo,
+});
+
+/** Every write behind the abandon fence (the licence) and, with shards, the ownership fence. */
+const stepAccessOf = (options: ControllerOptions, shared: SharedParts, owned: OwnedKeys): StepAccess => {
+  const mayWrite = () => shared.licence.valid;
+  // The operator's own client behind the abandon fence, built once (it reads the licence at each write), not per reconcile.
+  const operatorWrites = fenced(options.cluster, mayWrite, ABANDONED);
+  return {
+    cluster: options.cluster,
+    ...(options.eventCluster === undefined ? {} : { eventCluster: options.eventCluster }),
+    writesFor: (cluster, key) =>
+      owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, mayWrite, ABANDONED), key),
+    owns: (key) => owned.owns(key),
+    ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
+  };
+};
+
+const stepPolicyOf = (options: ControllerOptions, shared: SharedParts, primary: PrimaryStore): StepPolicy => ({
+  planOptions: { ...planOptionsOf(options), applications: primary.dependants.view },
+  ...(options.guard === undefined ? {} : { guard: options.guard }),
+  ...(options.approvalsRefused === undefined ? {} : { approvalsRefused: options.approvalsRefused }),
+  bookkeeping: {
+    hotLoop: options.hotLoop ?? defaultHotLoopPolicy,
+    perpetualDiff: options.perpetualDiff ?? defaultPerpetualDiffPolicy,
+  },
+  translate: options.translate ?? createToscaTranslator({ now: () => options.clock.now() }),
+  ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+  progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
+  ...(shared.isolatedRules === undefined ? {} : { isolatedRules: shared.isolatedRules }),
+});
+
+const applierContextOf = (options: ControllerOptions, shared: SharedParts, stores: Stores): ApplierContext => {
+  const { hooks } = options;
+  const { isolatedRules } = shared;
+  return {
+    clock: options.clock,
+    logger: shared.logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    workers: options.workers ?? 2,
+    licence: shared.licence,
+    cacheSyncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
+    ...(stores.watchChildrenOf === undefined ? {} : { watchChildrenOf: stores.watchChildrenOf }),
+    ...(hooks === undefined
+      ? {}
+      : {
+          onDeleted: (object: Resource) =>
+            hooks.tokens.forget(object.metadata.namespace ?? 'default', object.metadata.name),
+        }),
+    ...(isolatedRules === undefined ? {} : { onStopped: () => isolatedRules.close() }),
+  };
+};
 
 /** Every part reports API errors the same way: counted by code and reason, logged with where they happened. */
 const apiErrorReporter =

@@ -13,7 +13,7 @@ import {
   type ScopeTable,
   type Memo,
 } from '../../core/index.js';
-import { knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
+import { kindsOf, knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
 
 export type Kind = { readonly apiVersion: string; readonly kind: string };
 
@@ -46,6 +46,11 @@ export class KnownScopes {
   /** Whether the table as known now was found to know every kind `application` names (nothing for discovery). */
   knowsEveryKindOf(application: Application): boolean {
     return knowsEveryKind(application, this.table, this.memo);
+  }
+
+  /** The kinds `application` names that the server is not known to serve. */
+  unknownKindsOf(application: Application): ReadonlyArray<Kind> {
+    return kindsOf(application, this.memo).filter((kind) => !this.knows(kind));
   }
 
   /** Asks discovery for the kinds `application` names that the table does not know yet. */

@@ -20,6 +20,7 @@ import {
   type CallbackHandler,
   type CallbackServer,
 } from '../hooks/callback-server.js';
+import type { HookRuntime } from '../hooks/runtime.js';
 import { HookTokens } from '../hooks/tokens.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import { createToscaTranslator, type TranslatorOptions } from '../tosca/translator.js';
@@ -34,8 +35,8 @@ import { Controller, type ControllerOptions } from './controller.js';
 import { wrapImpersonated } from '../access/child-access.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { createSharding, type ShardingOptions } from './sharding/sharding.js';
-import { LeadershipTerms } from './terms.js';
+import { createSharding, type Sharding, type ShardingOptions } from './sharding/sharding.js';
+import { LeadershipTerms, type TermFence } from './terms.js';
 
 export type OperatorOptions = Pick<
   ControllerOptions,
@@ -137,15 +138,43 @@ export type Operator = {
 export const startOperator = async (options: OperatorOptions): Promise<Operator> => {
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? createMetrics();
-  const hooks =
-    options.hooks === undefined
+  const hooks = hookRuntimeOf(options);
+  const admission = await checkedAdmissionPolicies(options, logger);
+  const sharding =
+    options.sharding === undefined
       ? undefined
-      : {
-          callbackUrl: options.hooks.callbackUrl,
-          tokens: new HookTokens(),
-          ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }),
-        };
-  const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
+      : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
+  const parts: OperatorParts = { options, logger, metrics, hooks, admission, sharding };
+  const terms = leadershipTermsOf(parts, controllerFactory(parts));
+  // Callbacks are served before reconciles start: the first Secrets name this endpoint.
+  const listeners = await startListeners(parts, terms, callbacksOf(parts, terms));
+  sharding?.start();
+  await terms.start();
+  return operatorOf(parts, terms, listeners);
+};
+
+/** What the operator's parts are built from: the options, and what start-up made of them. */
+type OperatorParts = {
+  readonly options: OperatorOptions;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly hooks: HookRuntime | undefined;
+  readonly admission: AdmissionPolicyReport;
+  readonly sharding: Sharding | undefined;
+};
+
+/** The hooks' runtime side (callback URL, the in-memory tokens, grace period), when hooks are configured. */
+const hookRuntimeOf = (options: OperatorOptions): HookRuntime | undefined =>
+  options.hooks === undefined
+    ? undefined
+    : {
+        callbackUrl: options.hooks.callbackUrl,
+        tokens: new HookTokens(),
+        ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }),
+      };
+
+/** The options the operator hands each term's Controller as they are (the rest are the operator's own). */
+const controllerOptionsOf = (options: OperatorOptions): Omit<ControllerOptions, 'hooks'> => {
   const {
     hooks: _hookOptions,
     tosca: _toscaOptions,
@@ -156,36 +185,52 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     admissionPolicies: _admissionPolicies,
     ...controllerOptions
   } = options;
-  const admission = await checkedAdmissionPolicies(options, logger);
-  const sharding =
-    options.sharding === undefined
-      ? undefined
-      : createSharding(options.sharding, { cluster: options.cluster, clock: options.clock, logger });
-  const terms = new LeadershipTerms({
-    controllerFor: (fence) => {
-      // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
-      const childClusterFor =
-        options.childClusterFor === undefined || fence === undefined
-          ? options.childClusterFor
-          : wrapImpersonated(options.childClusterFor, fence);
-      return new Controller({
-        ...controllerOptions,
-        ...(admission.approvals === undefined
-          ? {}
-          : { approvalsRefused: approvalsRefusedBecause(admission.approvals) }),
-        cluster: fence === undefined ? options.cluster : fence(options.cluster),
-        // Events pass the leader fence too (their own view: a real server's low-priority lane).
-        ...(options.eventCluster === undefined
-          ? {}
-          : { eventCluster: fence === undefined ? options.eventCluster : fence(options.eventCluster) }),
-        logger,
-        metrics,
-        translate,
-        ...(hooks === undefined ? {} : { hooks }),
-        ...(sharding === undefined ? {} : { shard: sharding.ownership }),
-        ...(childClusterFor === undefined ? {} : { childClusterFor }),
-      });
-    },
+  return controllerOptions;
+};
+
+/** A fresh Controller per leadership term, its writes (children's and Events' too) behind the term's fence. */
+const controllerFactory = ({
+  options,
+  logger,
+  metrics,
+  hooks,
+  admission,
+  sharding,
+}: OperatorParts): ((fence: TermFence | undefined) => Controller) => {
+  const shared = controllerOptionsOf(options);
+  const translate = createToscaTranslator({ now: () => options.clock.now(), ...options.tosca });
+  const approvals =
+    admission.approvals === undefined ? {} : { approvalsRefused: approvalsRefusedBecause(admission.approvals) };
+  return (fence) => {
+    // Children written as a tenant's ServiceAccount pass the same leader fence as the operator's own writes.
+    const childClusterFor =
+      options.childClusterFor === undefined || fence === undefined
+        ? options.childClusterFor
+        : wrapImpersonated(options.childClusterFor, fence);
+    return new Controller({
+      ...shared,
+      ...approvals,
+      cluster: fence === undefined ? options.cluster : fence(options.cluster),
+      // Events pass the leader fence too (their own view: a real server's low-priority lane).
+      ...(options.eventCluster === undefined
+        ? {}
+        : { eventCluster: fence === undefined ? options.eventCluster : fence(options.eventCluster) }),
+      logger,
+      metrics,
+      translate,
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(sharding === undefined ? {} : { shard: sharding.ownership }),
+      ...(childClusterFor === undefined ? {} : { childClusterFor }),
+    });
+  };
+};
+
+const leadershipTermsOf = (
+  { options, logger, metrics }: OperatorParts,
+  controllerFor: (fence: TermFence | undefined) => Controller,
+): LeadershipTerms =>
+  new LeadershipTerms({
+    controllerFor,
     ...(options.leaderElection === undefined
       ? {}
       : {
@@ -202,43 +247,66 @@ export const startOperator = async (options: OperatorOptions): Promise<Operator>
     stopDeadlineMs: options.stopDeadlineMs ?? 5_000,
     ...(options.onLostLeadership === undefined ? {} : { onLostLeadership: options.onLostLeadership }),
   });
-  const callbacks: CallbackHandler | undefined =
-    hooks === undefined
-      ? undefined
-      : createCallbackHandler({
-          // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
-          // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
-          cluster: options.cluster,
-          now: () => options.clock.now(),
-          logger,
-          tokens: hooks.tokens,
-          // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
-          ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-          ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
-          onAccepted: (key) => terms.controller.enqueue(key),
-        });
-  // Callbacks are served before reconciles start: the first Secrets name this endpoint.
-  const separate = callbacks !== undefined && options.hooks?.listen !== undefined;
+
+/** The hook callbacks' handler, when hooks are configured: an accepted callback queues its Application. */
+const callbacksOf = ({ options, logger, hooks }: OperatorParts, terms: LeadershipTerms): CallbackHandler | undefined =>
+  hooks === undefined
+    ? undefined
+    : createCallbackHandler({
+        // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
+        // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
+        cluster: options.cluster,
+        now: () => options.clock.now(),
+        logger,
+        tokens: hooks.tokens,
+        // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
+        ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
+        ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
+        onAccepted: (key) => terms.controller.enqueue(key),
+      });
+
+type Listeners = { readonly server: Server | undefined; readonly callbackServer: CallbackServer | undefined };
+
+/**
+ * The callbacks' own listener when one is configured, then /healthz, /readyz and /metrics (with the
+ * callbacks beside them otherwise): bound before any reconcile starts (/readyz answers 503 until
+ * then), so a busy port fails the start with nothing running.
+ */
+const startListeners = async (
+  { options, metrics }: OperatorParts,
+  terms: LeadershipTerms,
+  callbacks: CallbackHandler | undefined,
+): Promise<Listeners> => {
+  const ownListener = callbacks === undefined ? undefined : options.hooks?.listen;
   const callbackServer: CallbackServer | undefined =
-    separate && options.hooks?.listen !== undefined && callbacks !== undefined
-      ? await startCallbackServer({
-          listen: options.hooks.listen,
+    ownListener === undefined || callbacks === undefined
+      ? undefined
+      : await startCallbackServer({
+          listen: ownListener,
           handler: callbacks,
-          ...(options.hooks.tls === undefined ? {} : { tls: options.hooks.tls }),
-        })
-      : undefined;
-  // Bound before any reconcile starts (/readyz answers 503 until then): a busy port fails the start with nothing running.
+          ...(options.hooks?.tls === undefined ? {} : { tls: options.hooks.tls }),
+        });
   const server =
     options.listen === undefined
       ? undefined
-      : await serve(options.listen, metrics, () => terms.ready, separate ? undefined : callbacks).catch(
-          async (error: unknown) => {
-            await callbackServer?.close();
-            throw error;
-          },
-        );
-  sharding?.start();
-  await terms.start();
+      : await serve(
+          options.listen,
+          metrics,
+          () => terms.ready,
+          callbackServer === undefined ? callbacks : undefined,
+        ).catch(async (error: unknown) => {
+          await callbackServer?.close();
+          throw error;
+        });
+  return { server, callbackServer };
+};
+
+/** The running operator: its current Controller, addresses, and the graceful stop. */
+const operatorOf = (
+  { options, metrics, admission, sharding }: OperatorParts,
+  terms: LeadershipTerms,
+  { server, callbackServer }: Listeners,
+): Operator => {
   const address = server === undefined ? undefined : addressOf(server, options.listen?.host ?? '127.0.0.1');
   return {
     get controller() {

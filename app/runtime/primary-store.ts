@@ -16,6 +16,7 @@ import {
   type Resource,
   type WatchSource,
 } from '../../core/index.js';
+import { Dependants } from './dependants.js';
 import { Informer, type InformerEvent } from './informer.js';
 import type { Primary } from './primary.js';
 
@@ -47,12 +48,17 @@ export type PrimaryStoreOptions = {
   readonly onChange: (change: PrimaryChange) => void;
   readonly onResync: (key: string) => void;
   readonly onError: (error: ClusterError, where: string) => void;
-  /** Every cached object as it changes, status included (`before` absent: new; `after` absent: gone): the dependants index. */
-  readonly onObserved?: (before: Resource | undefined, after: Resource | undefined) => void;
+  /** A primary whose `spec.dependsOn` relation to a changed one may let it proceed (see `dependants`). */
+  readonly onDependant?: (key: string) => void;
 };
 
 export class PrimaryStore {
   private readonly informer: Informer;
+  /**
+   * `spec.dependsOn` among this store's primaries (dependants.ts), fed every cached object as it
+   * changes, status included, whether by a watch event or by our own write's answer.
+   */
+  readonly dependants: Dependants;
   /** The owner-mark prefix of this kind's children ('' for Applications, whose marks are `ns/name`). */
   private readonly markPrefix: string;
   private cancelResync: (() => void) | undefined;
@@ -63,6 +69,10 @@ export class PrimaryStore {
     private readonly options: PrimaryStoreOptions,
   ) {
     this.markPrefix = markPrefixOf(options.primary);
+    this.dependants = new Dependants({
+      object: (key) => this.object(key),
+      enqueue: (key) => options.onDependant?.(key),
+    });
     this.informer = new Informer(
       cluster,
       {
@@ -145,18 +155,17 @@ export class PrimaryStore {
     const before = this.object(key);
     this.informer.apply(object);
     const after = this.object(key);
-    if (after !== before) this.options.onObserved?.(before, after);
+    if (after !== before) this.dependants.observe(before, after);
   }
 
   /** The queue key (`ns/name`) of a child's owner mark, when the mark names this store's kind. */
   keyOfOwnerMark(mark: string): string | undefined {
-    if (this.markPrefix === '') return mark.includes(':') ? undefined : mark;
-    return mark.startsWith(this.markPrefix) ? mark.slice(this.markPrefix.length) : undefined;
+    return keyOfMark(this.markPrefix, mark);
   }
 
   private onEvent(event: InformerEvent): void {
     const key = applicationKey(event.object.metadata);
-    this.options.onObserved?.(
+    this.dependants.observe(
       event.type === 'DELETED' ? event.object : event.old,
       event.type === 'DELETED' ? undefined : event.object,
     );
@@ -177,6 +186,17 @@ export class PrimaryStore {
     });
   }
 }
+
+/** The queue key (`ns/name`) of a child's owner mark, when the mark names `primary`'s kind. */
+export const ownerKeyOf = (primary: Primary): ((mark: string) => string | undefined) => {
+  const prefix = markPrefixOf(primary);
+  return (mark) => keyOfMark(prefix, mark);
+};
+
+const keyOfMark = (prefix: string, mark: string): string | undefined => {
+  if (prefix === '') return mark.includes(':') ? undefined : mark;
+  return mark.startsWith(prefix) ? mark.slice(prefix.length) : undefined;
+};
 
 /** A queue key `namespace/name` (`/name` without a namespace) as its two parts. */
 const splitKey = (key: string): [string, string] => {

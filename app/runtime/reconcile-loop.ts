@@ -1,27 +1,30 @@
 /**
  * The reconcile loop: a pool of workers taking keys from the work queue, one reconcile per key at
- * a time, each outcome turned into the key's next turn in the queue (`requeue.ts`). Stopping waits
- * for the reconciles in flight up to a deadline, then abandons them: `mayWrite` turns false for
- * good, so the write fence refuses whatever they still try (a stopped loop and its successor must
- * not write concurrently). Started once, stopped once.
+ * a time, each outcome's requeue (decided by `afterReconcile`, bookkeeping.ts) carried out in the
+ * queue. Stopping waits for the reconciles in flight up to a deadline, then abandons them:
+ * `mayWrite` turns false for good, so the write fence refuses whatever they still try (a stopped
+ * loop and its successor must not write concurrently). Started once, stopped once.
  */
 import type { Clock } from '../../core/index.js';
-import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
-import { AFTER_DEFECT, requeueOf, type Requeue } from './requeue.js';
+import { AFTER_DEFECT, type Requeue } from './requeue.js';
 import type { WorkQueue } from './work-queue.js';
 import { WriteLicence } from './write-fence.js';
 
-/**
- * A reconcile's outcome: its result, `NotOwned` when the key's shard was lost before it acted, or
- * `Deferred` when it did not start because what it reads is not ready yet (child caches syncing):
- * the key is queued again once `until` resolves, its worker free meanwhile, its backoff untouched.
- */
-export type StepOutcome =
-  ReconcileResult | { readonly _tag: 'NotOwned' } | { readonly _tag: 'Deferred'; readonly until: Promise<void> };
+/** The key's shard was lost before the reconcile acted: nothing done, queued again once owned. */
+export type NotOwned = { readonly _tag: 'NotOwned' };
 
-export const NOT_OWNED: StepOutcome = { _tag: 'NotOwned' };
+/**
+ * The reconcile did not start because what it reads is not ready yet (child caches syncing): the
+ * key is queued again once `until` resolves, its worker free meanwhile, its backoff untouched.
+ */
+export type Deferred = { readonly _tag: 'Deferred'; readonly until: Promise<void> };
+
+/** A reconcile's outcome: its key's next turn in the queue (decided by `afterReconcile`), `NotOwned` or `Deferred`. */
+export type StepOutcome = { readonly _tag: 'Reconciled'; readonly requeue: Requeue } | NotOwned | Deferred;
+
+export const NOT_OWNED: NotOwned = { _tag: 'NotOwned' };
 
 export type ReconcileLoopOptions = {
   readonly queue: WorkQueue;
@@ -109,7 +112,7 @@ export class ReconcileLoop {
         const outcome = await this.options.reconcile(key, queue.attempts(key) + 1);
         if (outcome._tag === 'NotOwned') this.refuse(key);
         else if (outcome._tag === 'Deferred') this.defer(key, outcome.until);
-        else this.requeue(key, requeueOf(outcome));
+        else this.requeue(key, outcome.requeue);
       } catch (defect) {
         this.options.logger.error({ key, err: String(defect) }, 'reconcile crashed (defect); backing off');
         this.requeue(key, AFTER_DEFECT);

@@ -2,20 +2,22 @@
  * One reconcile of one primary key as the runtime runs it: the scopes and child watches its kinds
  * need, `reconcileApplication` reading the primary from the store and live objects through the one
  * live reader (from the watch caches, or per namespace when children are not watched), with the
- * hot-loop guard and read-your-own-writes; then what it did is recorded (metrics, Events, the
- * hot-loop history, the log). What comes next for the key is the reconcile loop's business.
+ * guards over the key's book (bookkeeping.ts) and read-your-own-writes; then what it did is told
+ * (metrics, Events, the log, the observer). The key and its book come in as values, and the step
+ * answers a report (the result, what it was planned against): what the report means for the key
+ * is `afterReconcile`'s business, carried out by the applier (applier.ts).
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import {
   guardPlan,
+  type LiveVersions,
   liveVersionsOf,
   showClusterError,
   type Application,
   type Clock,
   type Cluster,
   type ClusterError,
-  type LiveVersions,
   type GuardPolicy,
   type Plan,
   type PlanOptions,
@@ -29,13 +31,13 @@ import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
 import { EventCorrelator, droppedReason, mayAnnounce, recordEvents } from './events.js';
-import type { HotLoopHistory } from './hot-loop-history.js';
-import type { PerpetualDiffHistory } from './perpetual-diff-history.js';
+import { EMPTY_BOOK, type BookkeepingPolicy, type KeyBook, type ReconcileReport } from './bookkeeping.js';
+import { guardedAgainstHotLoop, guardedAgainstPerpetualDiff } from './history-guards.js';
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { countWrittenActions, type Metrics } from './metrics.js';
 import type { PrimaryStore } from './primary-store.js';
-import { NOT_OWNED, type StepOutcome } from './reconcile-loop.js';
+import { NOT_OWNED, type Deferred, type NotOwned } from './reconcile-loop.js';
 
 /** How the step reaches the cluster (the writer part): reads, and writes behind every fence. */
 export type StepAccess = {
@@ -78,9 +80,8 @@ export type StepPolicy = {
   readonly guard?: GuardPolicy;
   /** Why every approval is refused (app/runtime/admission-policies.ts), when it is. */
   readonly approvalsRefused?: string;
-  readonly hotLoops: HotLoopHistory;
-  /** Patches the API server keeps not keeping (no-op writes): stopped after a bound. */
-  readonly perpetualDiffs: PerpetualDiffHistory;
+  /** The hot-loop and perpetual-diff policies the guards judge a key's history by. */
+  readonly bookkeeping: BookkeepingPolicy;
   readonly translate: Translator;
   readonly hooks?: HookRuntime;
   /** Where `spec.readiness` rules are evaluated, isolated and bounded (ReconcileDeps.isolatedRules). */
@@ -127,21 +128,10 @@ type SharedDeps = Pick<
   | 'isolatedRules'
 >;
 
+/** What a step answers: a report, or that it did nothing (the shard was lost, or it waits for a cache). */
+export type StepReport = ReconcileReport | NotOwned | Deferred;
+
 export class ReconcileStep {
-  /** Reconciles started, total and per key (tests and benchmarks read these; a key's count goes with its primary). */
-  private total = 0;
-  private readonly counts = new Map<string, number>();
-  /**
-   * Keys whose create was refused with AlreadyExists: a name their manifest wants is taken by an
-   * object the caches do not hold (not ours, or not seen yet), so their desired objects are read
-   * from the API server until the Application is gone, never assumed absent.
-   */
-  private readonly readDirectly = new Set<string>();
-  /**
-   * Per key in flight, the live versions its plan's patches were planned against and the Application's
-   * generation (for the hot-loop and perpetual-diff histories).
-   */
-  private readonly plannedAgainst = new Map<string, Planned>();
   private readonly shared: SharedDeps;
   /** The Events written so far: one seen again is counted on the existing one (bounded; see EventCorrelator). */
   private readonly events = new EventCorrelator();
@@ -153,26 +143,8 @@ export class ReconcileStep {
     this.liveReads = liveReadOptions(options);
   }
 
-  get count(): number {
-    return this.total;
-  }
-
-  /** Reconciles started per key, for keys whose primary is still there. */
-  get countByKey(): ReadonlyMap<string, number> {
-    return this.counts;
-  }
-
-  /**
-   * The key's primary is gone (its store said so): what the step kept for it goes too. A reconcile
-   * that finds it gone forgets it as well, so nothing here holds more keys than the store and the queue.
-   */
-  forget(key: string): void {
-    this.counts.delete(key);
-    this.readDirectly.delete(key);
-  }
-
-  /** Reconciles `key` once; `NotOwned` (nothing done) when its shard was lost while preparing. */
-  async run(key: string, attempt: number): Promise<StepOutcome> {
+  /** Reconciles `key` once, given what is kept for it; `NotOwned` (nothing done) when its shard was lost while preparing. */
+  async run(key: string, attempt: number, book: KeyBook | undefined): Promise<StepReport> {
     const { store, scopes, watchChildrenOf, childCachesReadable } = this.options.observed;
     const started = this.options.clock.now();
     const cached = store.application(key);
@@ -187,27 +159,24 @@ export class ReconcileStep {
     // A cache about to sync saves this reconcile its direct reads: it waits, bounded, without holding a worker.
     const syncing = cached === undefined ? undefined : childCachesReadable?.(cached);
     if (syncing !== undefined) return { _tag: 'Deferred', until: syncing };
-    this.total++;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    this.plannedAgainst.delete(key); // nothing left by a reconcile that crashed
-    const result = await reconcileApplication(store.refOf(key), this.depsFor(key), attempt);
-    // What the plan's patches were planned against (set by the guard only for a plan with patches).
-    const planned = this.plannedAgainst.get(key);
-    this.plannedAgainst.delete(key);
-    const done = doneOf(result);
-    this.options.policy.hotLoops.record(key, done, planned?.versions ?? NO_VERSIONS);
-    this.options.policy.perpetualDiffs.record(key, done, planned?.versions ?? NO_VERSIONS, planned?.generation);
+    let result: ReconcileResult;
+    try {
+      result = await reconcileApplication(store.refOf(key), this.depsFor(key, book), attempt);
+    } catch (defect) {
+      this.options.recorder.logger.error({ key, err: String(defect) }, 'reconcile crashed (defect); backing off');
+      return { _tag: 'Crashed', key, stored: store.object(key) !== undefined };
+    }
     this.record(key, result, started);
-    return result;
+    const at = this.options.clock.now();
+    return { _tag: 'Reconciled', key, result, at, stored: store.object(key) !== undefined };
   }
 
   /** The reconcile dependencies of `key`: the shared ones with the key's own reads, fences and guard. */
-  private depsFor(key: string): ReconcileDeps {
+  private depsFor(key: string, book: KeyBook | undefined): ReconcileDeps {
     const { store, scopes } = this.options.observed;
     const { cluster: reads, writesFor, childClusterFor } = this.options.access;
-    const { hotLoops, perpetualDiffs } = this.options.policy;
     const shared = this.shared;
-    const liveReads = this.readDirectly.has(key) ? this.liveReads.confirmed : this.liveReads.optimistic;
+    const liveReads = book?.readDirectly === true ? this.liveReads.confirmed : this.liveReads.optimistic;
     // Every field written out, absent ones as `undefined` (as optional fields read): one object shape for
     // every reconcile, which its many reads of `deps` stay fast on (a spread of the shared fields was not).
     return {
@@ -235,16 +204,30 @@ export class ReconcileStep {
       guard: (application, unguarded, live) => {
         const plan = this.guardPolicy(key, application, unguarded);
         // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
-        if (!plan.actions.some((action) => action.type === 'patch')) return plan;
-        const versions = liveVersionsOf(live);
-        this.plannedAgainst.set(key, { versions, generation: application.metadata.generation });
-        return hotLoops.guard(key, application, perpetualDiffs.guard(key, application, plan), versions);
+        if (!plan.actions.some((action) => action.type === 'patch')) return { plan };
+        const plannedAgainst = { versions: liveVersionsOf(live), generation: application.metadata.generation };
+        return { plan: this.guardedByHistory(key, book, application, plan, plannedAgainst.versions), plannedAgainst };
       },
       // Impersonating clients pass the same fences as the operator's own writes.
       childClusterFor:
         childClusterFor === undefined ? undefined : wrapImpersonated(childClusterFor, (child) => writesFor(child, key)),
       statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status, status),
     };
+  }
+
+  /** `plan` judged by the key's histories: patches the server keeps dropping, then patches someone keeps undoing. */
+  private guardedByHistory(
+    key: string,
+    book: KeyBook | undefined,
+    application: Application,
+    plan: Plan,
+    live: LiveVersions,
+  ): Plan {
+    const { patches, writes } = book ?? EMPTY_BOOK;
+    const { hotLoop, perpetualDiff } = this.options.policy.bookkeeping;
+    const guarding = { key, application, now: this.options.clock.now(), logger: this.options.recorder.logger };
+    const kept = guardedAgainstPerpetualDiff(plan, writes, guarding, perpetualDiff);
+    return guardedAgainstHotLoop(kept, patches, live, guarding, hotLoop);
   }
 
   /** `plan`, or the `Stalled GuardDenied` plan that writes nothing when the guard policy denies it. */
@@ -279,14 +262,7 @@ export class ReconcileStep {
       const stalled = result.status.conditions?.find((condition) => condition.type === 'Stalled');
       if (stalled?.status === 'True' && stalled.reason === 'GuardDenied') metrics?.guardDenials.inc();
     }
-    if (result._tag === 'Gone') this.forget(key);
-    if (result._tag === 'Failed') {
-      if (result.error._tag === 'AlreadyExists') this.readDirectly.add(key);
-      reportApiError(result.error, `reconcile ${key}`);
-      const failedOn = result.execution?.failure?.action;
-      if (result.error._tag === 'UnknownKind' && failedOn !== undefined)
-        this.options.observed.scopes.forget(failedOn.ref);
-    }
+    if (result._tag === 'Failed') reportApiError(result.error, `reconcile ${key}`);
     if (events && result._tag !== 'Gone' && mayAnnounce(result)) this.recordEvents(key, result);
     logger.debug({ key, result: label, seconds }, 'reconciled');
     onReconciled?.(key, result);
@@ -373,12 +349,6 @@ const liveReadOptions = ({
     confirmed: { cache, optimisticCreates: false, memo, ...lists, ...tenancy },
   };
 };
-
-/** What a plan with patches was made against: the live versions and the Application's generation. */
-type Planned = { readonly versions: LiveVersions; readonly generation: number | undefined };
-
-/** What a reconcile planned against when its plan has no patch (nothing recorded for the hot-loop guard). */
-const NO_VERSIONS: LiveVersions = new Map();
 
 /** The metrics label of a result: success, requeue, error or terminal. */
 const resultLabel = (result: ReconcileResult): string =>

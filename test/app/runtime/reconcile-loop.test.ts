@@ -15,6 +15,7 @@ import {
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import { silentLogger } from '../../../app/logging/logger.js';
 import { NOT_OWNED, ReconcileLoop, type StepOutcome } from '../../../app/runtime/reconcile-loop.js';
+import { requeueOf } from '../../../app/runtime/requeue.js';
 import { WorkQueue } from '../../../app/runtime/work-queue.js';
 import { fenced } from '../../../app/runtime/write-fence.js';
 import { clusterError, decodeApplication, type Application, type Outcome, type Resource } from '../../../core/index.js';
@@ -25,9 +26,20 @@ const BACKOFF = { baseMs: 200, capMs: 60_000 };
 
 type Call = { readonly key: string; readonly attempt: number; readonly at: number };
 
+/**
+ * What a script answers: a reconcile's result (its requeue decided as the applier does, by
+ * `requeueOf` through `afterReconcile`), or an outcome that did nothing.
+ */
+type Scripted = ReconcileResult | Exclude<StepOutcome, { _tag: 'Reconciled' }>;
+
+const outcomeOf = (scripted: Scripted): StepOutcome =>
+  scripted._tag === 'NotOwned' || scripted._tag === 'Deferred'
+    ? scripted
+    : { _tag: 'Reconciled', requeue: requeueOf(scripted) };
+
 const loopWith = (options: {
   readonly workers: number;
-  readonly reconcile: (key: string, attempt: number) => Promise<StepOutcome>;
+  readonly reconcile: (key: string, attempt: number) => Promise<Scripted>;
   readonly owns?: (key: string) => boolean;
 }) => {
   const clock = new ManualClock(0);
@@ -42,7 +54,7 @@ const loopWith = (options: {
     ownership: { owns: options.owns ?? (() => true), refused: (key) => refused.push(key) },
     reconcile: (key, attempt) => {
       calls.push({ key, attempt, at: clock.now() });
-      return options.reconcile(key, attempt);
+      return options.reconcile(key, attempt).then(outcomeOf);
     },
   });
   return { clock, queue, loop, refused, calls };
@@ -190,7 +202,7 @@ describe('ReconcileLoop', () => {
       reconcile: async () => {
         await proceed.promise;
         write = await fenced(cluster, () => loop.mayWrite(), 'abandoned').create(configMap('late'))();
-        return AWAIT_CHANGE;
+        return outcomeOf(AWAIT_CHANGE);
       },
     });
     loop.start();
@@ -228,7 +240,7 @@ describe('ReconcileLoop', () => {
       reconcile: async (key) => {
         await clock.sleep(2_000);
         await fenced(cluster, () => loop.mayWrite(), 'abandoned').create(configMap(key.split('/')[1] ?? ''))();
-        return AWAIT_CHANGE;
+        return outcomeOf(AWAIT_CHANGE);
       },
     });
     loop.start();
