@@ -16,6 +16,14 @@ export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
 export { systemClock } from '../../adapters/memory/clock/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+export {
+  planDesiredChange,
+  planDesiredChangeLive,
+  type DesiredChange,
+  type DesiredChangeInput,
+  type DesiredProblem,
+  type LiveDesiredChangeInput,
+} from './desired-change.js';
 export type {
   KubernetesObject,
   KubernetesObjectMeta,

@@ -1,0 +1,218 @@
+/**
+ * `planDesiredChange` / `planDesiredChangeLive` (app/runtime/desired-change.ts, issue 38): a fleet of
+ * 40 `Site` primaries converged by the embedded operator running the old `desired()` on the memory
+ * cluster, then checked against a new `desired()` that bumps the default image — 37 instances
+ * follow the default, 3 pin their own image. The report must say 37 patch the Deployment's pod
+ * template (rolling their pods) and 3 change nothing, from the live cluster and from a snapshot alike.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ManualClock,
+  createMemoryCluster,
+  flushMicrotasks,
+  type MemoryCluster,
+} from '../../../adapters/memory/index.js';
+import {
+  planDesiredChange,
+  planDesiredChangeLive,
+  startEmbeddedOperator,
+  type Operator,
+  type PrimaryReconciler,
+} from '../../../app/runtime/index.js';
+import { getOwn, isJsonArray, isJsonObject, type Resource } from '../../../core/index.js';
+import * as E from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+
+const SITE = { apiVersion: 'example.kreconcile.io/v1', kind: 'Site' } as const;
+const NOW = '2026-03-02T12:00:00Z';
+
+const SiteSpec = t.intersection([t.type({ replicas: t.number }), t.partial({ image: t.string })]);
+
+/** The Site operator's `desired()` with `defaultImage` as the image of Sites that pin none. */
+const siteReconciler = (defaultImage: string, withConfig = true): PrimaryReconciler<t.TypeOf<typeof SiteSpec>> => ({
+  ...SITE,
+  spec: SiteSpec,
+  desired: (site) => {
+    const name = site.metadata.name;
+    const labels = { 'app.kubernetes.io/name': name };
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { site: name } };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: {
+        replicas: site.spec.replicas,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'web', image: site.spec.image ?? defaultImage }] },
+        },
+      },
+    };
+    return { manifest: withConfig ? [config, deployment] : [deployment] };
+  },
+});
+
+const CRD: Resource = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'sites.example.kreconcile.io' },
+  spec: {
+    group: 'example.kreconcile.io',
+    scope: 'Namespaced',
+    names: { plural: 'sites', singular: 'site', kind: 'Site', listKind: 'SiteList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: { replicas: { type: 'integer' }, image: { type: 'string' } },
+              },
+              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const PINNED = new Set(['site-07', 'site-21', 'site-33']);
+const siteNames = Array.from({ length: 40 }, (_, i) => `site-${String(i).padStart(2, '0')}`);
+
+const must = async <A>(task: () => Promise<E.Either<unknown, A>>): Promise<A> => {
+  const result = await task();
+  if (E.isLeft(result)) throw new Error(JSON.stringify(result.left));
+  return result.right;
+};
+
+let operator: Operator | undefined;
+afterEach(async () => {
+  await operator?.stop(1_000);
+  operator = undefined;
+});
+
+const isReady = (object: Resource): boolean => {
+  const conditions = isJsonObject(object.status) ? getOwn(object.status, 'conditions') : undefined;
+  return (
+    isJsonArray(conditions) &&
+    conditions.some((c) => isJsonObject(c) && getOwn(c, 'type') === 'Ready' && getOwn(c, 'status') === 'True')
+  );
+};
+
+const ready = (cluster: MemoryCluster): number =>
+  cluster.objects().filter((object) => object.kind === 'Site' && isReady(object)).length;
+
+/** The fleet as the old operator left it: 40 Sites (3 pinned), every one Ready. */
+const convergedFleet = async (): Promise<MemoryCluster> => {
+  const clock = new ManualClock();
+  const cluster = createMemoryCluster({ clock, workloads: true });
+  await must(cluster.create(CRD));
+  await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web' } }));
+  await cluster.settle();
+  await clock.advance(1_000);
+  for (const name of siteNames)
+    await must(
+      cluster.create({
+        ...SITE,
+        metadata: { name, namespace: 'web' },
+        spec: { replicas: 2, ...(PINNED.has(name) ? { image: 'nginx:1.26' } : {}) },
+      }),
+    );
+  operator = await startEmbeddedOperator({
+    cluster,
+    clock,
+    random: () => 0.5,
+    reconciler: siteReconciler('nginx:1.27'),
+  });
+  for (let ms = 0; ms < 120_000 && ready(cluster) < siteNames.length; ms += 100) {
+    await flushMicrotasks();
+    await clock.advance(100);
+  }
+  expect(ready(cluster)).toBe(siteNames.length);
+  await operator.stop(1_000);
+  operator = undefined;
+  return cluster;
+};
+
+describe('planDesiredChange: a new desired() against the old one over a fleet', () => {
+  it('a default image bump: 37 of 40 instances patch spec.template and roll 2 pods each, 3 pinned ones change nothing', async () => {
+    const cluster = await convergedFleet();
+    const reconcilers = { before: siteReconciler('nginx:1.27'), after: siteReconciler('nginx:1.28'), now: NOW };
+    const live = await planDesiredChangeLive({ ...reconcilers, cluster });
+    if (E.isLeft(live)) throw new Error(live.left.message);
+    const change = live.right;
+
+    expect(change.problems).toEqual([]);
+    // The old desired() finds the fleet in sync: everything the new one plans is its change.
+    expect(change.before.members).toHaveLength(40);
+    expect(change.before.report.totals).toEqual([]);
+    expect(change.after.report.totals).toEqual([
+      { action: 'patch', kind: 'Deployment', fields: ['spec.template'], instances: 37, objects: 37 },
+    ]);
+    expect(change.after.report.summary).toMatchObject({ create: 0, patch: 37, delete: 0, conflict: 0 });
+    expect(change.changed).toHaveLength(37);
+    const names = (indexes: ReadonlyArray<number>) =>
+      indexes.map((index) => change.after.members[index]?.application.metadata.name);
+    expect(names(change.changed).some((name) => PINNED.has(name ?? ''))).toBe(false);
+    const [bumped, unchanged, ...more] = change.after.report.groups;
+    expect(more).toEqual([]);
+    expect(bumped?.instances).toHaveLength(37);
+    expect(bumped?.summary).toMatchObject({ patch: 1, create: 0, delete: 0 });
+    expect(new Set(names(unchanged?.instances ?? []))).toEqual(PINNED);
+    const example = change.after.members[bumped?.instances[0] ?? -1];
+    expect(example?.plan.actions[0]?.changes).toEqual([
+      { path: 'spec.template.spec.containers[0].image', from: 'nginx:1.27', to: 'nginx:1.28' },
+    ]);
+    expect(example?.impacts[0]).toEqual([
+      expect.objectContaining({ type: 'rollout', pods: 2, message: expect.stringContaining('rolls 2 pods') }),
+    ]);
+
+    // The same fleet from a snapshot of the cluster's objects: the same report.
+    const snapshot = planDesiredChange({ ...reconcilers, objects: cluster.objects() });
+    expect(snapshot.after.report.totals).toEqual(change.after.report.totals);
+    expect(snapshot.after.report.groups.map((g) => g.instances.length)).toEqual([37, 3]);
+    expect(snapshot.changed).toHaveLength(37);
+  }, 60_000);
+
+  it('a child the new desired() drops is found by its owner mark: 40 ConfigMaps deleted; a desired() that throws is a problem', async () => {
+    const cluster = await convergedFleet();
+    const change = planDesiredChange({
+      before: siteReconciler('nginx:1.27'),
+      after: siteReconciler('nginx:1.27', false),
+      objects: cluster.objects(),
+      now: NOW,
+    });
+    expect(change.after.report.totals).toEqual([
+      { action: 'delete', kind: 'ConfigMap', fields: [], instances: 40, objects: 40 },
+    ]);
+    const throwing: PrimaryReconciler = {
+      ...SITE,
+      desired: (site) => {
+        if (site.metadata.name === 'site-05') throw new Error('no template for site-05');
+        return { manifest: [] };
+      },
+    };
+    const broken = planDesiredChange({
+      before: siteReconciler('nginx:1.27'),
+      after: throwing,
+      objects: cluster.objects(),
+      now: NOW,
+    });
+    expect(broken.problems).toEqual([
+      {
+        primary: 'web/site-05',
+        side: 'after',
+        issues: [{ path: 'spec', message: 'desired(Site) threw: no template for site-05' }],
+      },
+    ]);
+    expect(broken.after.members).toHaveLength(39);
+  }, 60_000);
+});
