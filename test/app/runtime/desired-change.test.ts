@@ -5,6 +5,10 @@
  * follow the default, 3 pin their own image. The report must say 37 patch the Deployment's pod
  * template (rolling their pods) and 3 change nothing, from the live cluster and from a snapshot alike.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ManualClock,
@@ -111,7 +115,7 @@ const ready = (cluster: MemoryCluster): number =>
   cluster.objects().filter((object) => object.kind === 'Site' && isReady(object)).length;
 
 /** The fleet as the old operator left it: 40 Sites (3 pinned), every one Ready. */
-const convergedFleet = async (): Promise<MemoryCluster> => {
+const convergedFleet = async (withConfig = true): Promise<MemoryCluster> => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, workloads: true });
   await must(cluster.create(CRD));
@@ -130,7 +134,7 @@ const convergedFleet = async (): Promise<MemoryCluster> => {
     cluster,
     clock,
     random: () => 0.5,
-    reconciler: siteReconciler('nginx:1.27'),
+    reconciler: siteReconciler('nginx:1.27', withConfig),
   });
   for (let ms = 0; ms < 120_000 && ready(cluster) < siteNames.length; ms += 100) {
     await flushMicrotasks();
@@ -215,4 +219,36 @@ describe('planDesiredChange: a new desired() against the old one over a fleet', 
     ]);
     expect(broken.after.members).toHaveLength(39);
   }, 60_000);
+
+  it('docs/runtime.md: its example runs against such a fleet and prints the output the page shows', async () => {
+    const cluster = await convergedFleet(false);
+    const section =
+      readFileSync('docs/runtime.md', 'utf8').split('### Checking a new `desired()` against the fleet')[1] ?? '';
+    const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const shown =
+      /```\n([\s\S]*?)```/.exec(section.slice(section.indexOf(snippet) + snippet.length + '```'.length))?.[1] ?? '';
+    expect(shown).toContain('37 of 40 changed');
+    const dir = mkdtempSync(join(tmpdir(), 'kreconcile-runtime-doc-'));
+    try {
+      writeFileSync(
+        join(dir, 'fleet.json'),
+        JSON.stringify({ apiVersion: 'v1', kind: 'List', items: cluster.objects() }),
+      );
+      const script = snippet
+        .replace("from 'kreconcile/runtime'", `from ${JSON.stringify(resolve('app/runtime/index.ts'))}`)
+        .replace("from 'kreconcile'", `from ${JSON.stringify(resolve('core/index.ts'))}`)
+        .replace("from 'io-ts'", `from ${JSON.stringify(resolve('node_modules/io-ts/lib/index.js'))}`)
+        .replace("readFileSync('fleet.json'", `readFileSync(${JSON.stringify(join(dir, 'fleet.json'))}`);
+      writeFileSync(join(dir, 'snippet.mts'), script);
+      const result = spawnSync(process.execPath, ['--import', 'tsx', join(dir, 'snippet.mts')], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(shown);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
