@@ -23,70 +23,10 @@ import {
   type Operator,
   type PrimaryReconciler,
 } from '../../../app/runtime/index.js';
-import { getOwn, isJsonArray, isJsonObject, type Resource } from '../../../core/index.js';
 import * as E from 'fp-ts/lib/Either.js';
-import * as t from 'io-ts';
+import { isReady, SITE, SITE_CRD, siteReconciler } from '../../support/site-operator.js';
 
-const SITE = { apiVersion: 'example.kreconcile.io/v1', kind: 'Site' } as const;
 const NOW = '2026-03-02T12:00:00Z';
-
-const SiteSpec = t.intersection([t.type({ replicas: t.number }), t.partial({ image: t.string })]);
-
-/** The Site operator's `desired()` with `defaultImage` as the image of Sites that pin none. */
-const siteReconciler = (defaultImage: string, withConfig = true): PrimaryReconciler<t.TypeOf<typeof SiteSpec>> => ({
-  ...SITE,
-  spec: SiteSpec,
-  desired: (site) => {
-    const name = site.metadata.name;
-    const labels = { 'app.kubernetes.io/name': name };
-    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { site: name } };
-    const deployment = {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name },
-      spec: {
-        replicas: site.spec.replicas,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: { containers: [{ name: 'web', image: site.spec.image ?? defaultImage }] },
-        },
-      },
-    };
-    return { manifest: withConfig ? [config, deployment] : [deployment] };
-  },
-});
-
-const CRD: Resource = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'sites.example.kreconcile.io' },
-  spec: {
-    group: 'example.kreconcile.io',
-    scope: 'Namespaced',
-    names: { plural: 'sites', singular: 'site', kind: 'Site', listKind: 'SiteList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: {
-                type: 'object',
-                properties: { replicas: { type: 'integer' }, image: { type: 'string' } },
-              },
-              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
 
 const PINNED = new Set(['site-07', 'site-21', 'site-33']);
 const siteNames = Array.from({ length: 40 }, (_, i) => `site-${String(i).padStart(2, '0')}`);
@@ -103,14 +43,6 @@ afterEach(async () => {
   operator = undefined;
 });
 
-const isReady = (object: Resource): boolean => {
-  const conditions = isJsonObject(object.status) ? getOwn(object.status, 'conditions') : undefined;
-  return (
-    isJsonArray(conditions) &&
-    conditions.some((c) => isJsonObject(c) && getOwn(c, 'type') === 'Ready' && getOwn(c, 'status') === 'True')
-  );
-};
-
 const ready = (cluster: MemoryCluster): number =>
   cluster.objects().filter((object) => object.kind === 'Site' && isReady(object)).length;
 
@@ -118,7 +50,7 @@ const ready = (cluster: MemoryCluster): number =>
 const convergedFleet = async (withConfig = true): Promise<MemoryCluster> => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock, workloads: true });
-  await must(cluster.create(CRD));
+  await must(cluster.create(SITE_CRD));
   await must(cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web' } }));
   await cluster.settle();
   await clock.advance(1_000);
