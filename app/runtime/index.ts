@@ -2,7 +2,8 @@
  * `kreconcile/runtime`: the operator runtime for embedders — the Application controller, the
  * operator process around it (leader election, /healthz, /readyz, /metrics) and its logger and
  * metrics seams, and the same loop for an author's own primary kind (`startEmbeddedOperator`,
- * docs/runtime.md "Embedding kreconcile for your own kind"). Give it a `Cluster`
+ * docs/runtime.md "Embedding kreconcile for your own kind"), and the check of a new `desired()`
+ * against the running fleet before deploying it (`planDesiredChange`). Give it a `Cluster`
  * (`kreconcile/kubernetes` or the test kit's memory cluster).
  */
 export { startOperator, type Operator, type OperatorOptions } from './operator.js';
@@ -16,6 +17,14 @@ export { DEFAULT_DESIRED_LIMITS, type DesiredLimits } from './desired-guard.js';
 /** Wall time and host timers: the `clock` to give `startOperator`/`startEmbeddedOperator` outside tests. */
 export { systemClock } from '../../adapters/memory/clock/system-clock.js';
 export { startEmbeddedOperator, type EmbeddedOperatorOptions } from './embedded.js';
+export {
+  planDesiredChange,
+  planDesiredChangeLive,
+  type DesiredChange,
+  type DesiredChangeInput,
+  type DesiredProblem,
+  type LiveDesiredChangeInput,
+} from './desired-change.js';
 export type {
   KubernetesObject,
   KubernetesObjectMeta,

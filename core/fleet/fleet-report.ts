@@ -8,7 +8,7 @@
 import { evaluateGuard, type GuardVerdict } from '../guard/evaluate.js';
 import { guardedApplicationOf } from '../guard/guard-plan.js';
 import type { GuardPolicy } from '../guard/policy.js';
-import type { Application } from '../model/application.js';
+import type { Application, ContestedField } from '../model/application.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { ownerFor, ownerMark, ownerOf } from '../manifest/ownership.js';
 import type { Action, Plan, PlanSummary } from '../model/plan.js';
@@ -41,6 +41,13 @@ export type FleetGroup = {
   readonly summary: PlanSummary;
 };
 
+/** An instance whose observed fields known controllers own: left to them, not patched back (docs/field-owners.md). */
+export type FleetFight = {
+  /** Its position in the fleet's instances. */
+  readonly instance: number;
+  readonly fields: ReadonlyArray<ContestedField>;
+};
+
 export type FleetReport = {
   /** The sum of every instance's plan summary. */
   readonly summary: PlanSummary;
@@ -48,6 +55,8 @@ export type FleetReport = {
   /** Largest first; together they hold every instance exactly once. */
   readonly groups: ReadonlyArray<FleetGroup>;
   readonly conflicts: ReadonlyArray<FleetConflict>;
+  /** Instances whose plans leave fields to the controllers that own them (an HPA's replicas), in fleet order. */
+  readonly fights: ReadonlyArray<FleetFight>;
   /** The guard's verdicts over the whole fleet, one per instance (none without a policy). */
   readonly verdicts: ReadonlyArray<GuardVerdict>;
 };
@@ -88,6 +97,10 @@ export const fleetReport = (args: {
     totals: fleetTotals(instances),
     groups: groupByChange(instances),
     conflicts: fleetConflicts(instances.map(contenderOf), liveOwners(args.live)),
+    fights: instances.flatMap((instance, index) => {
+      const fields = instance.plan.status.contestedFields ?? [];
+      return fields.length === 0 ? [] : [{ instance: index, fields }];
+    }),
     verdicts:
       args.guard === undefined
         ? []
@@ -155,16 +168,19 @@ const fleetTotals = (instances: ReadonlyArray<FleetInstance>): ReadonlyArray<Fle
 /**
  * What an instance's plan changes, names and namespaces aside: two instances of one template with
  * the same change have the same signature. Values are the plan's (Secret values already digests).
+ * Fields left to their controllers count too: an instance fighting an HPA is not grouped under an
+ * example that does not show the fight.
  */
 export const changeSignature = (plan: Plan): string =>
-  JSON.stringify(
+  JSON.stringify([
     plan.actions.map((action) => [
       action.type,
       action.ref.apiVersion,
       action.ref.kind,
       action.changes.map((change) => [change.path, change.from ?? null, change.to ?? null]),
     ]),
-  );
+    (plan.status.contestedFields ?? []).map((field) => [field.resource.kind, field.path, field.controller]),
+  ]);
 
 const groupByChange = (instances: ReadonlyArray<FleetInstance>): ReadonlyArray<FleetGroup> => {
   const groups = new Map<string, number[]>();

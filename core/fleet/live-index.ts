@@ -3,7 +3,7 @@ import type { Application } from '../model/application.js';
 import { refKey, refOf, type ObjectRef, type Resource } from '../model/resource.js';
 import { withCrdScopes, type ScopeTable } from '../model/scope.js';
 import { identityOf } from '../manifest/identity.js';
-import { ownerMark, ownerOf } from '../manifest/ownership.js';
+import { ownerFor, ownerMark, ownerOf } from '../manifest/ownership.js';
 
 /**
  * The identities of an Application's desired resources (namespaced ones default to its namespace);
@@ -46,15 +46,17 @@ export const indexLive = (objects: ReadonlyArray<Resource>): LiveIndex => {
   return { byRef, byOwner, objects };
 };
 
-/** Objects matching a desired resource, and objects carrying this Application's owner mark, in the view's order. */
+/**
+ * Objects matching a desired resource, and objects carrying this Application's owner mark (an
+ * embedder's primary's mark names its kind: docs/runtime.md), in the view's order.
+ */
 export const liveObjectsIn = (
   application: Application,
   index: LiveIndex,
   scopes: ScopeTable,
   manifest?: ReadonlyArray<Resource>,
 ): ReadonlyArray<Resource> => {
-  const owner = { namespace: application.metadata.namespace ?? 'default', name: application.metadata.name };
-  const positions = new Set(index.byOwner.get(ownerMark(owner)) ?? []);
+  const positions = new Set(index.byOwner.get(ownerMark(ownerFor(application))) ?? []);
   for (const ref of desiredRefs(application, scopes, manifest))
     for (const position of index.byRef.get(refKey(ref)) ?? []) positions.add(position);
   return [...positions].sort((a, b) => a - b).flatMap((position) => index.objects[position] ?? []);

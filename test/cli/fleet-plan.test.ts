@@ -4,6 +4,7 @@
  * (metrics-server and kube-prometheus, as measured in the issue). Golden text, JSON and markdown;
  * the conflict and who wins; the exit codes as `plan`'s.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FleetPlanDocumentV1 } from '../../app/cli/render/fleet.js';
 import { expectGolden } from './support/golden.js';
@@ -115,5 +116,66 @@ spec: { group: metrics.k8s.io, version: v1beta1, groupPriorityMinimum: 100, vers
     const missing = await runCli(['fleet-plan', '-f', `${DIR}/bump.yaml`, '--now', NOW]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('name the fleet with --snapshot');
+  });
+});
+
+describe('kreconcile fleet-plan: field fights (--field-managers as plan has it)', () => {
+  const APP = readFileSync('examples/webapp/app.yaml', 'utf8');
+  const BY_KUBECTL = readFileSync('examples/webapp/snapshots/drifted-observed.yaml', 'utf8');
+  const SCALE_ENTRY = '      manager: kubectl\n      operation: Update\n      subresource: scale\n';
+  const BY_HPA = BY_KUBECTL.replace(SCALE_ENTRY, SCALE_ENTRY.replace('kubectl', 'kube-controller-manager'));
+  const MANAGERS =
+    '- manager: kubectl\n  subresource: scale\n  paths: [spec.replicas]\n  controller: the on-call scaler\n';
+  const fleetPlan = (snapshot: string, extra: ReadonlyArray<string> = [], files: Record<string, string> = {}) =>
+    runCli(['fleet-plan', '-f', 'app.yaml', '--snapshot', 'snapshot.yaml', '--now', NOW, ...extra], {
+      files: { 'app.yaml': APP, 'snapshot.yaml': snapshot, ...files },
+    });
+
+  it('an HPA that scaled a Deployment is a fight the fleet report flags, with its cure, in every format', async () => {
+    expect(BY_HPA).not.toBe(BY_KUBECTL);
+    const text = await fleetPlan(BY_HPA);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n');
+    const at = lines.indexOf('Field fights (left to the controllers that own them, not patched back):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      '  Application shop/web:',
+      '    apps/v1 Deployment shop/web spec.replicas: owned by HorizontalPodAutoscaler (kube-controller-manager through /scale), manager kube-controller-manager via /scale since 2026-03-02T08:41:17Z',
+      "      to end it: stop observing spec.replicas of Deployment web: remove it from the resource's observer schema (HorizontalPodAutoscaler (kube-controller-manager through /scale) owns it)",
+    ]);
+    const document = JSON.parse((await fleetPlan(BY_HPA, ['-o', 'json'])).stdout) as FleetPlanDocumentV1;
+    expect(document.fights).toEqual([
+      {
+        application: 'shop/web',
+        fields: [expect.objectContaining({ path: 'spec.replicas', manager: 'kube-controller-manager' })],
+      },
+    ]);
+    expect(document.totals.some((total) => total.kind === 'Deployment')).toBe(false);
+    expect((await fleetPlan(BY_HPA, ['-o', 'markdown'])).stdout).toContain('#### Field fights');
+  });
+
+  it('--field-managers adds a manager of your own: a person scaling through /scale is then a fight too', async () => {
+    const plain = JSON.parse((await fleetPlan(BY_KUBECTL, ['-o', 'json'])).stdout) as FleetPlanDocumentV1;
+    expect(plain.fights).toBeUndefined();
+    expect(plain.totals).toContainEqual(
+      expect.objectContaining({ action: 'patch', kind: 'Deployment', fields: ['spec.replicas'] }),
+    );
+    const managed = await fleetPlan(BY_KUBECTL, ['-o', 'json', '--field-managers', 'm.yaml'], { 'm.yaml': MANAGERS });
+    expect(managed.code).toBe(0);
+    const document = JSON.parse(managed.stdout) as FleetPlanDocumentV1;
+    expect(document.fights?.[0]?.fields).toMatchObject([
+      { path: 'spec.replicas', manager: 'kubectl', controller: 'the on-call scaler' },
+    ]);
+    expect(document.totals.some((total) => total.kind === 'Deployment')).toBe(false);
+  });
+
+  it('a bad --field-managers file is one line with file:line and what to do, exit 1', async () => {
+    const result = await fleetPlan(BY_KUBECTL, ['--field-managers', 'm.yaml'], {
+      'm.yaml': '- manager: kubectl\n  paths: spec.replicas\n  controller: me\n',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: m\.yaml:2:\d+: .*paths.*docs\/field-owners\.md/);
   });
 });

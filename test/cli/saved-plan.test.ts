@@ -93,12 +93,13 @@ describe('saved plans: plan --out, show, apply', () => {
     const planJson = JSON.parse(
       (await runCli(['plan', '-f', APP, '--kubeconfig', 'kc', '--now', NOW, '-o', 'json'], live())).stdout,
     ) as PlanDocumentV1;
-    // A saved plan keeps the actions, not the live objects the rollout impact is computed from (docs/plan-output.md).
+    // A saved plan keeps each action's rollout impact as the plan computed it (docs/plan-output.md).
     expect(shownJson.applications[0]?.actions).toEqual(
-      planJson.applications[0]?.actions
-        .filter((a) => a.type !== 'addFinalizer')
-        .map(({ impact: _impact, ...action }) => action),
+      planJson.applications[0]?.actions.filter((a) => a.type !== 'addFinalizer'),
     );
+    expect(shownJson.applications[0]?.actions.find((a) => a.resource.kind === 'Deployment')?.impact).toEqual([
+      expect.objectContaining({ type: 'start', pods: 3 }),
+    ]);
     expect(shownJson.summary).toEqual(planJson.summary);
 
     const applied = await apply();
@@ -341,5 +342,89 @@ describe('saved plans: plan --out, show, apply', () => {
     expect(other.stderr).toBe(
       'error: old.json: made by kreconcile 0.0.1, this is 0.0.0-test: a plan is applied by the version that made it; plan again (kreconcile plan … --out old.json) and apply the new plan\n',
     );
+  });
+
+  it('a saved template bump and config change carry their impact: saved, shown in every format, printed by apply', async () => {
+    await planOut();
+    await apply();
+    const bumped = join(dir, 'bumped.yaml');
+    writeFileSync(
+      bumped,
+      readFileSync(APP, 'utf8')
+        .replace('nginx-unprivileged:1.27-alpine', 'nginx-unprivileged:1.28-alpine')
+        .replace('NGINX_WORKER_PROCESSES: "2"', 'NGINX_WORKER_PROCESSES: "4"'),
+    );
+    expect((await planOut([], bumped)).code).toBe(0);
+    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
+    const impactOf = (kind: string) =>
+      saved.applications[0]?.actions.find((a) => a.resource.kind === kind)?.impact?.map((i) => i.type);
+    expect(impactOf('Deployment')).toEqual(['rollout']);
+    expect(impactOf('ConfigMap')).toEqual(['configRollout']);
+
+    const shown = await runCli(['show', planFile]);
+    expect(shown.stdout).toMatch(
+      /~ apps\/v1 Deployment shop\/web\n.*\n\s+⇒ rolls 3 pods of apps\/v1 Deployment shop\/web/,
+    );
+    const planJson = JSON.parse(
+      (await runCli(['plan', '-f', bumped, '--kubeconfig', 'kc', '--now', NOW, '-o', 'json'], live())).stdout,
+    ) as PlanDocumentV1;
+    const shownJson = JSON.parse((await runCli(['show', planFile, '-o', 'json'])).stdout) as PlanDocumentV1;
+    // The same actions and impact as plan prints (finalizer bookkeeping is the operator's, never saved).
+    expect(shownJson.applications[0]?.actions).toEqual(
+      planJson.applications[0]?.actions.filter((a) => a.type !== 'addFinalizer'),
+    );
+    expect((await runCli(['show', planFile, '-o', 'markdown'])).stdout).toContain('  - ⇒ rolls 3 pods of');
+
+    const applied = await apply();
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('      ⇒ rolls 3 pods of apps/v1 Deployment shop/web');
+  });
+
+  it('a saved plan keeps who owns the fields it patches, and the fields left to their controllers', async () => {
+    const recorded = readFileSync('examples/webapp/snapshots/drifted-observed.yaml', 'utf8');
+    const scale = '      manager: kubectl\n      operation: Update\n      subresource: scale\n';
+    const byHpa = recorded.replace(scale, scale.replace('kubectl', 'kube-controller-manager'));
+    const planAgainst = async (snapshot: string) => {
+      writeFileSync(join(dir, 'live.yaml'), snapshot);
+      const args = ['plan', '-f', APP, '--snapshot', join(dir, 'live.yaml'), '--now', NOW, '--out', planFile];
+      expect((await runCli(args)).code).toBe(0);
+      return JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
+    };
+    const byPerson = await planAgainst(recorded);
+    expect(byPerson.applications[0]?.fieldOwners?.find((o) => o.path === 'spec.replicas')?.owners).toMatchObject([
+      { manager: 'kubectl', subresource: 'scale' },
+    ]);
+    const shown = (await runCli(['show', planFile])).stdout;
+    expect(shown).toContain('  Patched fields other managers own now:');
+    expect(shown).toContain('    apps/v1 Deployment shop/web spec.replicas: kubectl (Update via /scale');
+
+    const byController = await planAgainst(byHpa);
+    expect(byController.applications[0]?.contestedFields).toMatchObject([
+      { path: 'spec.replicas', manager: 'kube-controller-manager' },
+    ]);
+    const fight = await runCli(['show', planFile]);
+    expect(fight.stdout).toContain('  Left to their controllers (not patched back, see status.contestedFields):');
+    expect(fight.stdout).toContain('to end it: stop observing spec.replicas of Deployment web');
+    const fightJson = JSON.parse((await runCli(['show', planFile, '-o', 'json'])).stdout) as PlanDocumentV1;
+    expect(fightJson.applications[0]?.status.contestedFields).toMatchObject([{ path: 'spec.replicas' }]);
+  });
+
+  it('a plan saved before impact and field owners were kept still shows and applies', async () => {
+    const old = readFileSync('test/fixtures/saved-plan/v1-before-impact.json', 'utf8');
+    expect(old).not.toContain('"impact"');
+    const shown = await runCli(['show', 'old.json'], { files: { 'old.json': old } });
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toContain('+ apps/v1 Deployment shop/web');
+    expect(shown.stdout).not.toContain('⇒');
+    const shownJson = JSON.parse(
+      (await runCli(['show', 'old.json', '-o', 'json'], { files: { 'old.json': old } })).stdout,
+    ) as PlanDocumentV1;
+    expect(shownJson.summary).toMatchObject({ create: 4, changes: true });
+    // Applied by this version (a plan is applied by the version that made it: the fixture's is set to it).
+    writeFileSync(planFile, old.replace(/"kreconcileVersion": "[^"]*"/, '"kreconcileVersion": "0.0.0-test"'));
+    const applied = await apply();
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('Applied: 4 created, 0 patched, 0 deleted.');
+    expect(await planExitCode()).toMatchObject({ code: 0 });
   });
 });

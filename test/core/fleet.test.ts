@@ -205,3 +205,59 @@ describe('fleet plan over generated fleets (core/fleet)', () => {
 const fleetPlanMissing = (): never => {
   throw new Error('a group names an instance the fleet does not have');
 };
+
+describe('fleet plan: field fights (core/fleet/fleet-report.ts)', () => {
+  const deployment = (replicas: number): Resource => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+    },
+  });
+  const web = (namespace: string): Application => ({
+    apiVersion: 'kreconcile.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'web', namespace },
+    spec: { manifest: [deployment(3)] },
+  });
+  /** The live Deployment: `replicas` last written through /scale by `manager`. */
+  const liveIn = (namespace: string, replicas: number, manager: string): Resource => {
+    const object = ownedBy(placed(deployment(replicas), web(namespace)), `${namespace}/web`);
+    return withKey(object, 'metadata', {
+      ...object.metadata,
+      managedFields: [
+        {
+          manager,
+          operation: 'Update',
+          subresource: 'scale',
+          apiVersion: 'apps/v1',
+          time: '2026-03-02T08:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+        },
+      ],
+    });
+  };
+
+  it('names each instance that leaves a field to its controller, and never groups it with one that does not', () => {
+    const applications = [web('team-a'), web('team-b'), web('team-c')];
+    const live = [
+      liveIn('team-a', 7, 'kube-controller-manager'),
+      liveIn('team-b', 3, 'kube-controller-manager'),
+      liveIn('team-c', 3, 'kube-controller-manager'),
+    ];
+    const { members, report } = planFleet({ applications, live, scopes, now: NOW });
+    // The HPA scaled team-a's Deployment to 7: not patched back, reported as the fight it would be.
+    expect(members[0]?.plan.actions.some((action) => action.type === 'patch')).toBe(false);
+    expect(report.fights).toEqual([
+      { instance: 0, fields: [expect.objectContaining({ path: 'spec.replicas', manager: 'kube-controller-manager' })] },
+    ]);
+    // Same actions as team-b and team-c, yet a group of its own: its example shows the fight.
+    const [fighting, calm] = members.map((member) => changeSignature(member.plan));
+    expect(fighting).not.toBe(calm);
+    expect(report.groups.map((group) => group.instances)).toEqual([[1, 2], [0]]);
+  });
+});

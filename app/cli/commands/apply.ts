@@ -27,11 +27,12 @@ import type { ClusterTarget } from '../io.js';
 import { recordInventory } from '../live/inventory-record.js';
 import { clusterName } from '../planning/cluster-view.js';
 import { styleFor } from '../style.js';
-import { actionLines } from '../render/text.js';
+import { fieldOwnerLines } from '../render/field-owners.js';
+import { actionLines, impactLines } from '../render/text.js';
 import type { SavedApplicationV1, SavedPlanV1 } from '../saved-plan/format.js';
 import { guardsOf, movedSincePlanned, scopeMismatches } from '../saved-plan/guards.js';
 import { readSavedPlan } from '../saved-plan/read.js';
-import { planOf, savedApplicationObject } from '../saved-plan/replay.js';
+import { plannedOf, savedApplicationObject } from '../saved-plan/replay.js';
 import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
 import { approvalsFileOption, approveOption } from '../guard/approvals.js';
 
@@ -126,9 +127,9 @@ const ownNamespaceCreate = (plan: Plan, namespace: string): Action | undefined =
 const carriedOut = async (
   cluster: Cluster,
   saved: SavedApplicationV1,
+  plan: Plan,
 ): Promise<E.Either<CliError, { readonly execution: Execution; readonly after?: CliError }>> => {
   const owner = { namespace: saved.application.namespace ?? 'default', name: saved.application.name };
-  const plan = planOf(saved);
   const run = (actions: ReadonlyArray<Action>) =>
     executePlan({
       plan: { ...plan, actions },
@@ -162,10 +163,14 @@ const applyOne = async (
   path: string,
   context: CommandContext,
 ): Promise<Applied> => {
-  const carried = await carriedOut(cluster, saved);
+  const [planned] = plannedOf([saved]);
+  if (planned === undefined) return nothingApplied(clusterFailure('the saved Application could not be read back'));
+  const carried = await carriedOut(cluster, saved, planned.plan);
   if (E.isLeft(carried)) return nothingApplied(carried.left);
   const { execution, after } = carried.right;
   const style = styleFor(context.io);
+  // What each applied action does at run time, as the plan said when it was made (its own action objects).
+  const impacts = new Map(planned.plan.actions.map((action, index) => [action, planned.impacts?.[index] ?? []]));
   const count = (type: string): number => execution.done.filter(({ action }) => action.type === type).length;
   const subject = `Application ${saved.application.namespace ?? 'default'}/${saved.application.name}`;
   const failure = execution.failure;
@@ -174,7 +179,14 @@ const applyOne = async (
     (failure.error._tag === 'Conflict' ||
       (failure.guardedPatch && ['Invalid', 'Internal'].includes(failure.error._tag)));
   return {
-    lines: [style.bold(subject), ...execution.done.flatMap(({ action }) => actionLines(action, style))],
+    lines: [
+      style.bold(subject),
+      ...execution.done.flatMap(({ action }) => [
+        ...actionLines(action, style),
+        ...impactLines(impacts.get(action) ?? []),
+      ]),
+      ...fieldOwnerLines(planned, style),
+    ],
     created: count('create'),
     patched: count('patch'),
     deleted: count('delete'),

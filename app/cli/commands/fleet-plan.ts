@@ -11,63 +11,49 @@ import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
   conditionOf,
-  isResource,
+  type GuardVerdict,
   type Resource,
 } from '../../../core/index.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
+import { reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import {
-  collect,
-  contextOption,
-  filenameOption,
-  kubeconfigOption,
-  namespaceOption,
-  planOutputOption,
-  READ_ONLY,
-  recursiveOption,
-  reportErrors,
-  type CliCommand,
-  type CommandContext,
-} from '../command.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_OK, PLAN_EXIT_CODES_HELP } from '../exit-codes.js';
-import { approvalsFileOption, approveOption, readApprovals } from '../guard/approvals.js';
+  EXIT_CHANGES,
+  EXIT_ERROR,
+  EXIT_GUARD_DENIED,
+  EXIT_OK,
+  PLAN_EXIT_CODES_HELP,
+  type ExitCode,
+} from '../exit-codes.js';
 import { anyDenied, guardReport, plannedVerdicts, planApproveHint } from '../guard/check.js';
-import { readGuard } from '../guard/read-guard.js';
 import type { ApplicationInput } from '../input/applications.js';
 import { loadEntries } from '../input/load.js';
 import { readValidManifestInputs } from '../input/manifest-inputs.js';
-import { readCrdFlags } from '../input/schema-catalog.js';
 import { liveEntries, readSnapshot, type Snapshot } from '../input/snapshot.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 import { collectLive } from '../live/collect.js';
-import { resolveNow } from '../now.js';
 import { clusterName } from '../planning/cluster-view.js';
-import { planFleetView } from '../planning/fleet.js';
+import { planFleetView, type FleetPlanned } from '../planning/fleet.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { readPolicy } from '../policy/read-policy.js';
-import { fleetPlanDocument, renderFleetMarkdown, renderFleetText, type FleetView } from '../render/fleet.js';
+import {
+  fleetPlanDocument,
+  renderFleetMarkdown,
+  renderFleetText,
+  type FleetPlanDocumentV1,
+  type FleetView,
+} from '../render/fleet.js';
 import { applicationPlanV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../style.js';
-import { basisLine, shownBasis, stalledSummary, targetOf } from './plan.js';
+import { basisLine, shownBasis, stalledSummary } from './plan.js';
+import {
+  decodeSharedFlags,
+  readAdminInputs,
+  sharedPlanOptions,
+  type AdminInputs,
+  type SharedPlanFlags,
+} from './plan-options.js';
 
-type Options = {
-  readonly filename: ReadonlyArray<string>;
-  readonly recursive?: boolean;
-  readonly snapshot: ReadonlyArray<string>;
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly namespace: string;
-  readonly output: 'text' | 'json' | 'yaml' | 'markdown';
-  readonly all?: boolean;
-  readonly exitCode?: boolean;
-  readonly now?: string;
-  readonly policy?: string;
-  readonly guard?: string;
-  readonly crd: ReadonlyArray<string>;
-  readonly approve: ReadonlyArray<string>;
-  readonly approvalsFile?: string;
-  readonly offline?: boolean;
-};
+type Options = SharedPlanFlags & { readonly all?: boolean };
 
 const EXAMPLES = `
 Examples:
@@ -87,19 +73,6 @@ Examples:
 ${PLAN_EXIT_CODES_HELP}
 `;
 
-const usageErrors = (options: Options): ReadonlyArray<CliError> => [
-  ...(options.snapshot.length > 0 && (options.kubeconfig !== undefined || options.context !== undefined)
-    ? [
-        usageError(
-          '--snapshot and --kubeconfig/--context exclude each other: plan the fleet of a recording or of the live cluster',
-        ),
-      ]
-    : []),
-  ...(options.guard === undefined && (options.approve.length > 0 || options.approvalsFile !== undefined)
-    ? [usageError('--approve and --approvals-file approve what --guard denies: give --guard')]
-    : []),
-];
-
 /** The fleet as read: its objects and Applications, what they are, how plans name where they come from. */
 type RecordedFleet = { readonly snapshot: Snapshot; readonly basis: ClusterBasis; readonly source: string };
 
@@ -107,10 +80,10 @@ type RecordedFleet = { readonly snapshot: Snapshot; readonly basis: ClusterBasis
 const fleetView = async (
   io: CliIo,
   options: Options,
+  target: ClusterTarget | undefined,
   changes: ReadonlyArray<ApplicationInput>,
   crds: ReadonlyArray<Resource>,
 ): Promise<E.Either<ReadonlyArray<CliError>, RecordedFleet>> => {
-  const { target } = targetOf(options, io.env);
   if (target !== undefined) return liveFleet(io, target, changes, crds);
   if (options.snapshot.length === 0)
     return E.left([
@@ -186,48 +159,63 @@ const stalledLines = (planned: ReadonlyArray<Planned>): string | undefined => {
   return stalled.length === 0 ? undefined : stalledSummary({ applications: stalled.map(applicationPlanV1) });
 };
 
+/** What was read and planned, for the report. */
+type FleetRun = {
+  readonly now: string;
+  readonly admin: AdminInputs;
+  readonly basis: ClusterBasis;
+  readonly fleet: FleetPlanned;
+  readonly problems: ReadonlyArray<CliError>;
+};
+
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
   const fail = (errors: ReadonlyArray<CliError>): void => {
     reportErrors(io, errors);
     context.exit(EXIT_ERROR);
   };
-  const usage = usageErrors(options);
-  if (usage.length > 0) return fail(usage);
-  const now = resolveNow(options.now, io.now);
-  if (E.isLeft(now)) return fail([now.left]);
+  const request = decodeSharedFlags(options, io.env, io.now);
+  if (E.isLeft(request)) return fail(request.left);
   const read = await readChanges(io, options);
   if (E.isLeft(read)) return fail(read.left);
-  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
-  if (E.isLeft(tenancy)) return fail(tenancy.left);
-  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
-  if (E.isLeft(guard)) return fail(guard.left);
-  const approvals = await readApprovals(io, options);
-  if (E.isLeft(approvals)) return fail(approvals.left);
-  const flagged = await readCrdFlags(io, options.crd);
-  if (flagged.errors.length > 0) return fail(flagged.errors);
-  const view = await fleetView(io, options, read.right.changes, read.right.crds);
+  const admin = await readAdminInputs(io, options);
+  if (E.isLeft(admin)) return fail(admin.left);
+  const { changes, crds } = read.right;
+  const view = await fleetView(io, options, request.right.target, changes, crds);
   if (E.isLeft(view)) return fail(view.left);
+  const { tenancy, fieldManagers, trusted } = admin.right;
   const fleet = planFleetView({
     snapshot: view.right.snapshot,
-    changes: read.right.changes,
-    crds: read.right.crds,
+    changes,
+    crds,
     source: view.right.source,
-    now: now.right,
-    trusted: flagged.crds.filter(isResource),
-    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    now: request.right.now,
+    trusted,
+    ...(tenancy === undefined ? {} : { tenancy }),
+    ...(fieldManagers === undefined ? {} : { fieldManagers }),
   });
-  const problems = [...read.right.problems, ...fleet.problems];
-  const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, fleet.planned, approvals.right);
+  return reportFleet(context, options, {
+    now: request.right.now,
+    admin: admin.right,
+    basis: shownBasis(view.right.basis, options, io.env),
+    fleet,
+    problems: [...read.right.problems, ...fleet.problems],
+  });
+};
+
+/** Prints the report and its problems, warns of conflicts; then `plan`'s exit code. */
+const reportFleet = (context: CommandContext, options: Options, run: FleetRun): void => {
+  const { io } = context;
+  const { fleet, admin, problems } = run;
+  const verdicts = admin.guard === undefined ? [] : plannedVerdicts(admin.guard.policy, fleet.planned, admin.approvals);
   const shown: FleetView = { planned: fleet.planned, report: fleet.report, verdicts, all: options.all === true };
-  const basis = shownBasis(view.right.basis, options, io.env);
-  const header = `${basisLine(basis)
+  const header = `${basisLine(run.basis)
     .trimEnd()
     .replace(
       /^Planned/,
       `Fleet plan of ${fleet.planned.length} Application(s), ${fleet.changed} from -f, planned`,
     )}\n\n`;
-  const document = fleetPlanDocument(shown, { now: now.right, cluster: basis });
+  const document = fleetPlanDocument(shown, { now: run.now, cluster: run.basis });
   io.stdout.write(
     options.output === 'text'
       ? renderFleetText(shown, styleFor(io), header)
@@ -241,67 +229,47 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     io.stderr.write(
       `warning: ${fleet.report.conflicts.length} object(s) declared by more than one Application: see "Conflicts between Applications"\n`,
     );
-  if (problems.length > 0) return context.exit(EXIT_ERROR);
+  context.exit(problems.length > 0 ? EXIT_ERROR : fleetExitCode(io, fleet, verdicts, options, document));
+};
+
+const fleetExitCode = (
+  io: CliIo,
+  fleet: FleetPlanned,
+  verdicts: ReadonlyArray<GuardVerdict>,
+  options: Options,
+  document: FleetPlanDocumentV1,
+): ExitCode => {
   const stuck = stalledLines(fleet.planned);
   if (stuck !== undefined) {
     io.stderr.write(`${stuck}\n`);
-    return context.exit(EXIT_ERROR);
+    return EXIT_ERROR;
   }
-  if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
-  context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+  if (anyDenied(verdicts)) return EXIT_GUARD_DENIED;
+  return options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK;
 };
 
 export const fleetPlanCommand: CliCommand = {
   name: 'fleet-plan',
   create: (context) =>
-    new Command('fleet-plan')
-      .summary('plan every Application of a snapshot or cluster against a change (blast radius, conflicts)')
-      .description(
-        'Plans every Application recorded in --snapshot (or every Application of the live cluster, read-only), each -f Application in place of the recorded one of the same namespace/name, and reports over the fleet: totals per action, kind and fields, the instances grouped by identical change with one example each, objects two Applications declare (and who wins on the server), the guard policy over every plan. Nothing is written.',
-      )
-      .addOption(
-        filenameOption(
-          'the changed Application file(s): they replace the recorded Applications of the same namespace/name',
-        ),
-      )
-      .addOption(recursiveOption())
-      .addOption(
-        new Option(
-          '--snapshot <file>',
-          'the fleet: Applications and live objects (kubectl get -A -o yaml, kreconcile snapshot); repeatable',
-        )
-          .argParser(collect)
-          .default([], 'none'),
-      )
-      .addOption(kubeconfigOption(READ_ONLY))
-      .addOption(contextOption())
-      .addOption(namespaceOption())
-      .addOption(planOutputOption())
-      .addOption(new Option('--all', "print every instance's plan, not only one example per group"))
-      .addOption(
-        new Option(
-          '--exit-code',
+    [
+      ...sharedPlanOptions({
+        filename: 'the changed Application file(s): they replace the recorded Applications of the same namespace/name',
+        snapshot: 'the fleet: Applications and live objects (kubectl get -A -o yaml, kreconcile snapshot)',
+        exitCode:
           'exit 2 when some instance would change or two Applications declare one object, 0 when not, 1 on errors',
-        ),
+        guard: 'guard policy evaluated over every plan of the fleet together: exit 3 when it denies one',
+        offline: 'never read the cluster of KUBECONFIG (a --snapshot is then required)',
+      }),
+      new Option('--all', "print every instance's plan, not only one example per group"),
+    ]
+      .reduce(
+        (command, option) => command.addOption(option),
+        new Command('fleet-plan')
+          .summary('plan every Application of a snapshot or cluster against a change (blast radius, conflicts)')
+          .description(
+            'Plans every Application recorded in --snapshot (or every Application of the live cluster, read-only), each -f Application in place of the recorded one of the same namespace/name, and reports over the fleet: totals per action, kind and fields, the instances grouped by identical change with one example each, objects two Applications declare (and who wins on the server), field fights with known controllers, the guard policy over every plan. Nothing is written.',
+          ),
       )
-      .addOption(
-        new Option('--policy <file>', "the admin's tenancy policy the operator runs with (kreconcile run --policy)"),
-      )
-      .addOption(
-        new Option('--crd <file|dir>', "the admin's CustomResourceDefinitions (as for kreconcile plan); repeatable")
-          .argParser(collect)
-          .default([], 'none'),
-      )
-      .addOption(
-        new Option(
-          '--guard <file>',
-          'guard policy evaluated over every plan of the fleet together: exit 3 when it denies one',
-        ),
-      )
-      .addOption(approveOption())
-      .addOption(approvalsFileOption())
-      .addOption(new Option('--offline', 'never read the cluster of KUBECONFIG (a --snapshot is then required)'))
-      .addOption(new Option('--now <time>', 'RFC 3339 time the plans are computed at (default: now)'))
       .addHelpText('after', EXAMPLES)
       .action(async (options: Options) => execute(context, options)),
 };

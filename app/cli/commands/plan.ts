@@ -5,20 +5,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
-import {
-  asApplicationOption,
-  contextOption,
-  filenameOption,
-  recursiveOption,
-  kubeconfigOption,
-  READ_ONLY,
-  namespaceOption,
-  planOutputOption,
-  reportErrors,
-  collect,
-  type CliCommand,
-  type CommandContext,
-} from '../command.js';
+import { asApplicationOption, reportErrors, collect, type CliCommand, type CommandContext } from '../command.js';
 import {
   EXIT_CHANGES,
   EXIT_ERROR,
@@ -26,25 +13,24 @@ import {
   EXIT_NOT_CONVERGING,
   EXIT_OK,
   PLAN_EXIT_CODES_HELP,
+  type ExitCode,
 } from '../exit-codes.js';
-import { approvalsFileOption, approveOption, readApprovals } from '../guard/approvals.js';
 import { anyDenied, guardReport, ignoredApprovals, plannedVerdicts, planApproveHint } from '../guard/check.js';
-import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
+import { guardSchemaErrors } from '../guard/read-guard.js';
 import { applicationName, placedErrors, withDesiredManifest } from '../input/applications.js';
-import { readValidManifestInputs } from '../input/manifest-inputs.js';
+import { readValidManifestInputs, type PartialInputs } from '../input/manifest-inputs.js';
 import type { PlainManifests } from '../input/plain-manifests.js';
-import { catalogFor, manifestRefusalErrors, readCrdFlags } from '../input/schema-catalog.js';
+import { catalogFor, manifestRefusalErrors } from '../input/schema-catalog.js';
 import {
   allowToscaFetchOption,
   toscaAccessOf,
   toscaAllowHostOption,
   toscaAllowHttpOption,
   toscaFileRootOption,
+  type ToscaAccess,
   type ToscaFlags,
 } from '../input/tosca.js';
-import { STDIN } from '../input/source.js';
-import { resolveNow } from '../now.js';
-import { clusterView, type ViewRequest } from '../planning/cluster-view.js';
+import { clusterView, type ClusterView, type ViewRequest } from '../planning/cluster-view.js';
 import { planEachApplication, type Planned } from '../planning/plan-applications.js';
 import { diverges, renderDryRun, serverDryRun, type DryRun, type OfflineCheck } from '../planning/server-dry-run.js';
 import { crdRules } from '../../../adapters/cel/crd-rules.js';
@@ -54,47 +40,32 @@ import { manifestLocator } from '../planning/manifest-locator.js';
 import { renderSimulationDocument, renderSimulationText } from '../render/simulation.js';
 import { renderMarkdown } from '../render/markdown.js';
 import type { CliIo, ClusterTarget } from '../io.js';
-import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
 import { scopesFor } from '../input/scopes.js';
 import { writeSavedPlan } from '../saved-plan/save.js';
 import { planDocument, type ClusterBasis, type PlanDocumentV1 } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../style.js';
 import { renderText } from '../render/text.js';
+import type { GuardVerdict, Resource, SchemaCatalog, ScopeTable, TenancyPolicy } from '../../../core/index.js';
 import {
-  DEFAULT_KNOWN_MANAGERS,
-  isResource,
-  type Application,
-  type Resource,
-  type ScopeTable,
-  type TenancyPolicy,
-} from '../../../core/index.js';
+  decodeSharedFlags,
+  readAdminInputs,
+  sharedPlanOptions,
+  type AdminInputs,
+  type SharedPlanFlags,
+  type SharedPlanRequest,
+} from './plan-options.js';
 
-type Options = ToscaFlags & {
-  readonly filename: ReadonlyArray<string>;
-  readonly asApplication?: string;
-  readonly recursive?: boolean;
-  readonly snapshot: ReadonlyArray<string>;
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly namespace: string;
-  readonly output: 'text' | 'json' | 'yaml' | 'markdown';
-  readonly exitCode?: boolean;
-  readonly now?: string;
-  readonly policy?: string;
-  readonly fieldManagers?: string;
-  readonly out?: string;
-  readonly allowSecretValues?: boolean;
-  readonly verifyConverges?: boolean;
-  readonly serverDryRun?: boolean;
-  readonly guard?: string;
-  readonly crd: ReadonlyArray<string>;
-  readonly simulate?: boolean;
-  readonly simulateUnready: ReadonlyArray<string>;
-  readonly approve: ReadonlyArray<string>;
-  readonly approvalsFile?: string;
-  readonly offline?: boolean;
-};
+type Options = SharedPlanFlags &
+  ToscaFlags & {
+    readonly asApplication?: string;
+    readonly out?: string;
+    readonly allowSecretValues?: boolean;
+    readonly verifyConverges?: boolean;
+    readonly serverDryRun?: boolean;
+    readonly simulate?: boolean;
+    readonly simulateUnready: ReadonlyArray<string>;
+  };
 
 const EXAMPLES = `
 Examples:
@@ -139,31 +110,6 @@ Examples:
 ${PLAN_EXIT_CODES_HELP}
 `;
 
-const usageErrors = (options: Options): ReadonlyArray<CliError> => [
-  ...(options.filename.length === 0
-    ? [usageError('name the Applications to plan with -f app.yaml (see kreconcile plan --help)')]
-    : []),
-  ...(options.snapshot.length > 0 && (options.kubeconfig !== undefined || options.context !== undefined)
-    ? [
-        usageError(
-          '--snapshot and --kubeconfig/--context exclude each other: plan against a recording or the live cluster, not both',
-        ),
-      ]
-    : []),
-  ...(options.guard === undefined && (options.approve.length > 0 || options.approvalsFile !== undefined)
-    ? [usageError('--approve and --approvals-file approve what --guard denies: give --guard')]
-    : []),
-  ...(options.offline === true && (options.kubeconfig !== undefined || options.context !== undefined)
-    ? [usageError('--offline plans against an empty cluster: leave out --kubeconfig/--context, or --offline')]
-    : []),
-  ...(options.serverDryRun === true && options.kubeconfig === undefined && options.context === undefined
-    ? [usageError('--server-dry-run sends the plan to a cluster: give it with --kubeconfig or --context')]
-    : []),
-  ...([...options.filename, ...options.snapshot].filter((name) => name === STDIN).length > 1
-    ? [usageError('standard input (-) can be read only once: name it in one -f or --snapshot')]
-    : []),
-];
-
 /** Conflicts stall too, but they are changes to review (adopt or rename): `--exit-code` gives 2 for them. */
 const CONFLICTS = new Set(['NotOwned', 'OwnedByAnother']);
 
@@ -189,22 +135,8 @@ export const stalledSummary = (document: Pick<PlanDocumentV1, 'applications'>): 
   ].join('\n');
 };
 
-/** Where to plan: a snapshot, the cluster of --kubeconfig/--context or of KUBECONFIG (as kubectl reads it), or nothing. */
-export const targetOf = (
-  options: Pick<Options, 'kubeconfig' | 'context' | 'snapshot' | 'offline'>,
-  env: Readonly<Record<string, string | undefined>>,
-): Pick<ViewRequest, 'target'> => {
-  if (options.kubeconfig !== undefined || options.context !== undefined)
-    return {
-      target: {
-        ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-        ...(options.context === undefined ? {} : { context: options.context }),
-      },
-    };
-  const fromEnv = env.KUBECONFIG ?? '';
-  // kubectl reads KUBECONFIG when no --kubeconfig is given; a snapshot or --offline says otherwise.
-  return fromEnv === '' || options.snapshot.length > 0 || options.offline === true ? {} : { target: {} }; // the client's own lookup reads KUBECONFIG, a list of files included
-};
+/** Where to plan (shared with fleet-plan: plan-options.ts). */
+export { targetOf } from './plan-options.js';
 
 /** The basis as the plan header names it: a cluster reached through KUBECONFIG says so. */
 export const shownBasis = (
@@ -234,158 +166,280 @@ export const basisLine = (basis: ClusterBasis): string => {
 const savedNote = (out: string | undefined): string =>
   out === undefined ? '' : `\nSaved the plan to ${out}: kreconcile apply ${out} carries out exactly these actions.\n`;
 
+/** The flags decoded: what to read, where to plan and at what time, and what else to do. */
+export type PlanRequest = SharedPlanRequest & {
+  readonly flags: Options;
+  readonly tosca: ToscaAccess;
+  readonly plainManifests?: PlainManifests;
+};
+
+/** `plan`'s own flag rules (the shared ones are plan-options.ts's). */
+const planUsageErrors = (options: Options): ReadonlyArray<CliError> => [
+  ...(options.filename.length === 0
+    ? [usageError('name the Applications to plan with -f app.yaml (see kreconcile plan --help)')]
+    : []),
+  ...(options.serverDryRun === true && options.kubeconfig === undefined && options.context === undefined
+    ? [usageError('--server-dry-run sends the plan to a cluster: give it with --kubeconfig or --context')]
+    : []),
+];
+
+/**
+ * The flags as commander gives them, decoded (pure but for `clock`, read only without `--now`).
+ * Errors: every flag problem, one line each.
+ */
+export const decodePlanOptions = (
+  options: Options,
+  env: Readonly<Record<string, string | undefined>>,
+  clock: () => Date,
+): E.Either<ReadonlyArray<CliError>, PlanRequest> => {
+  const own = planUsageErrors(options);
+  const shared = decodeSharedFlags(options, env, clock);
+  if (own.length > 0 || E.isLeft(shared)) return E.left([...own, ...(E.isLeft(shared) ? shared.left : [])]);
+  const tosca = toscaAccessOf(options);
+  if (E.isLeft(tosca)) return E.left([usageError(tosca.left)]);
+  return E.right({
+    ...shared.right,
+    flags: options,
+    tosca: tosca.right,
+    ...(options.asApplication === undefined
+      ? {}
+      : { plainManifests: { mode: 'application', name: options.asApplication } }),
+  });
+};
+
+/** The `-f` inputs (the valid ones, and every problem of the others) and the admin's files. */
+type PlanInputs = PartialInputs & { readonly admin: AdminInputs };
+
+/** Errors: nothing valid to plan; an admin file that does not read; guard rules naming fields no schema has. */
+const readPlanInputs = async (
+  io: CliIo,
+  request: PlanRequest,
+): Promise<E.Either<ReadonlyArray<CliError>, PlanInputs>> => {
+  const read = await readValidManifestInputs(io, {
+    ...request.flags,
+    tosca: request.tosca,
+    ...(request.plainManifests === undefined ? {} : { plainManifests: request.plainManifests }),
+  });
+  if (E.isLeft(read)) return read;
+  // One bad Application hides no other: the valid ones are planned, every problem is reported, exit 1.
+  if (read.right.inputs.applications.length === 0) return E.left(read.right.problems);
+  const admin = await readAdminInputs(io, request.flags);
+  if (E.isLeft(admin)) return admin;
+  const unguarded =
+    admin.right.guard === undefined ? [] : guardSchemaErrors(admin.right.guard, catalogOf(io, read.right, admin.right));
+  return unguarded.length > 0 ? E.left(unguarded) : E.right({ ...read.right, admin: admin.right });
+};
+
+/** The schemas guard rules and the server dry run check against: built-in kinds, --crd, CRDs among -f. */
+const catalogOf = (io: CliIo, read: PartialInputs, admin: AdminInputs): SchemaCatalog =>
+  catalogFor(io, { flagCrds: admin.flagCrds, inputCrds: read.inputs.crds, applications: read.inputs.applications });
+
+/** Every valid Application planned against the view, and every problem (input, refusals, stalled on input). */
+type Planning = {
+  readonly view: ClusterView;
+  readonly planned: ReadonlyArray<Planned>;
+  readonly problems: ReadonlyArray<CliError>;
+  readonly scopes: ScopeTable;
+};
+
+const planInView = async (
+  io: CliIo,
+  request: PlanRequest,
+  inputs: PlanInputs,
+): Promise<E.Either<ReadonlyArray<CliError>, Planning>> => {
+  const { inputs: valid, admin } = inputs;
+  const viewRequest: ViewRequest = {
+    snapshots: request.flags.snapshot,
+    ...(request.target === undefined ? {} : { target: request.target }),
+    ...(admin.tenancy === undefined ? {} : { tenancy: admin.tenancy }),
+  };
+  const viewed = await clusterView(io, viewRequest, valid.applications, valid.crds);
+  if (E.isLeft(viewed)) return viewed;
+  const view = { ...viewed.right, basis: shownBasis(viewed.right.basis, request.flags, io.env) };
+  const each = planEachApplication({
+    ...valid,
+    snapshot: view.snapshot,
+    now: request.now,
+    ...(admin.tenancy === undefined ? {} : { tenancy: admin.tenancy }),
+    ...(admin.fieldManagers === undefined ? {} : { fieldManagers: admin.fieldManagers }),
+    trusted: admin.trusted,
+  });
+  // What the API server would refuse on write (a quantity, a schedule, a removed apiVersion): the operator would stall.
+  const refusals = placedErrors(manifestRefusalErrors(valid.applications), valid.applications);
+  const problems = [...inputs.problems, ...refusals, ...placedErrors(each.problems, valid.applications)];
+  if (each.planned.length === 0) return E.left(problems);
+  const scopes = scopesFor(valid.crds, view.snapshot.objects, admin.trusted);
+  return E.right({ view, planned: each.planned, problems, scopes });
+};
+
 const execute = async (context: CommandContext, options: Options): Promise<void> => {
   const { io } = context;
   const fail = (errors: ReadonlyArray<CliError>): void => {
     reportErrors(io, errors);
     context.exit(EXIT_ERROR);
   };
-  const usage = usageErrors(options);
-  if (usage.length > 0) return fail(usage);
-  const now = resolveNow(options.now, io.now);
-  if (E.isLeft(now)) return fail([now.left]);
-  const tosca = toscaAccessOf(options);
-  if (E.isLeft(tosca)) return fail([usageError(tosca.left)]);
-  const read = await readValidManifestInputs(io, {
-    ...options,
-    tosca: tosca.right,
-    ...(options.asApplication === undefined
-      ? {}
-      : { plainManifests: { mode: 'application', name: options.asApplication } satisfies PlainManifests }),
-  });
-  if (E.isLeft(read)) return fail(read.left);
-  const { inputs: valid, problems: inputProblems } = read.right;
-  // One bad Application hides no other: the valid ones are planned, every problem is reported, exit 1.
-  if (valid.applications.length === 0) return fail(inputProblems);
-  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
-  if (E.isLeft(tenancy)) return fail(tenancy.left);
-  const managers =
-    options.fieldManagers === undefined ? E.right(undefined) : await readFieldManagers(io, options.fieldManagers);
-  if (E.isLeft(managers)) return fail(managers.left);
-  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
-  if (E.isLeft(guard)) return fail(guard.left);
-  const approvals = await readApprovals(io, options);
-  if (E.isLeft(approvals)) return fail(approvals.left);
-  // CRDs the admin gives with --crd are trusted to set scopes; CRDs among -f are tenant input (issue 19).
-  const flagged = await readCrdFlags(io, options.crd);
-  if (flagged.errors.length > 0) return fail(flagged.errors);
-  const trusted = flagged.crds.filter(isResource);
-  const unguarded =
-    guard.right === undefined
-      ? []
-      : guardSchemaErrors(
-          guard.right,
-          catalogFor(io, { flagCrds: flagged.crds, inputCrds: valid.crds, applications: valid.applications }),
-        );
-  if (unguarded.length > 0) return fail(unguarded);
-  const request: ViewRequest = {
-    snapshots: options.snapshot,
-    ...targetOf(options, io.env),
-    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-  };
-  const viewed = await clusterView(io, request, valid.applications, valid.crds);
-  if (E.isLeft(viewed)) return fail(viewed.left);
-  const view = { ...viewed.right, basis: shownBasis(viewed.right.basis, options, io.env) };
-  const each = planEachApplication({
-    ...valid,
-    snapshot: view.snapshot,
-    now: now.right,
-    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-    ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
-    trusted,
-  });
-  // What the API server would refuse on write (a quantity, a schedule, a removed apiVersion): the operator would stall.
-  const refusals = placedErrors(manifestRefusalErrors(valid.applications), valid.applications);
-  const problems = [...inputProblems, ...refusals, ...placedErrors(each.problems, valid.applications)];
-  if (each.planned.length === 0) return fail(problems);
-  const recorded = view.snapshot.applications;
-  const verdicts = guard.right === undefined ? [] : plannedVerdicts(guard.right.policy, each.planned, approvals.right);
-  const approvalWarnings =
-    guard.right === undefined
-      ? []
-      : ignoredApprovals(
-          each.planned.map((p) => p.application),
-          (a) => recorded.get(applicationName(a)),
-        );
+  const request = decodePlanOptions(options, io.env, io.now);
+  if (E.isLeft(request)) return fail(request.left);
+  const inputs = await readPlanInputs(io, request.right);
+  if (E.isLeft(inputs)) return fail(inputs.left);
+  const planning = await planInView(io, request.right, inputs.right);
+  if (E.isLeft(planning)) return fail(planning.left);
+  const { tenancy } = inputs.right.admin;
   if (options.simulate === true)
-    return simulated(context, options, each.planned, view.snapshot.objects, {
-      scopes: scopesFor(valid.crds, view.snapshot.objects, trusted),
-      now: now.right,
-      recorded: [...view.snapshot.applications.values()],
-      ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-    });
-  const document = planDocument(each.planned, { now: now.right, cluster: view.basis });
-  // A plan with problems is printed, never saved: what was refused is reviewable all the same.
-  const notSaved =
-    problems.length > 0 && options.out !== undefined
-      ? [usageError(`the plan was not saved to ${options.out}: fix the problems above, then plan again`)]
-      : [];
-  const saved =
-    options.out === undefined || notSaved.length > 0
-      ? undefined
-      : await writeSavedPlan(io, options.out, {
-          planned: each.planned,
-          live: view.snapshot.objects,
-          scopes: scopesFor(valid.crds, view.snapshot.objects, trusted),
-          now: now.right,
-          cluster: view.basis,
-          version: io.version,
-          allowSecretValues: options.allowSecretValues === true,
-          ...(guard.right === undefined
-            ? {}
-            : { guard: { file: guard.right.file, digest: guard.right.digest }, policy: guard.right.policy }),
-        });
-  const saveErrors = [
-    ...notSaved,
-    ...(saved !== undefined && E.isLeft(saved)
-      ? [...saved.left, usageError(`the plan was not saved to ${options.out ?? ''}: see above`)]
-      : []),
-  ];
-  const dryRun =
-    options.serverDryRun === true && request.target !== undefined
-      ? await dryRunOnCluster(io, request.target, each.planned, {
-          catalog: catalogFor(io, { flagCrds: flagged.crds, inputCrds: valid.crds, applications: valid.applications }),
-          rules: crdRules(),
-        })
-      : E.right(undefined);
-  if (E.isLeft(dryRun)) return fail([dryRun.left]);
-  io.stdout.write(
-    options.output === 'text'
-      ? basisLine(view.basis) +
-          renderText(each.planned, styleFor(io)) +
-          (dryRun.right === undefined ? '' : renderDryRun(dryRun.right, styleFor(io))) +
-          (saveErrors.length > 0 ? '' : savedNote(options.out))
-      : options.output === 'markdown'
-        ? renderMarkdown(each.planned, verdicts)
-        : serialize(document, options.output),
+    return simulated(context, options, planning.right, { now: request.right.now, ...(tenancy ? { tenancy } : {}) });
+  return report(context, request.right, inputs.right, planning.right);
+};
+
+/** The guard's verdicts over the plans, and the approvals written into the Applications it ignores. */
+const guardOf = (
+  planning: Planning,
+  admin: AdminInputs,
+): { readonly verdicts: ReadonlyArray<GuardVerdict>; readonly warnings: ReadonlyArray<string> } => {
+  if (admin.guard === undefined) return { verdicts: [], warnings: [] };
+  const recorded = planning.view.snapshot.applications;
+  return {
+    verdicts: plannedVerdicts(admin.guard.policy, planning.planned, admin.approvals),
+    warnings: ignoredApprovals(
+      planning.planned.map((p) => p.application),
+      (a) => recorded.get(applicationName(a)),
+    ),
+  };
+};
+
+/** `--out`: the plan saved (never a plan with problems: what was refused is reviewable all the same); the errors. */
+const saveRequested = async (
+  io: CliIo,
+  request: PlanRequest,
+  planning: Planning,
+  admin: AdminInputs,
+): Promise<ReadonlyArray<CliError>> => {
+  const { out } = request.flags;
+  if (out === undefined) return [];
+  if (planning.problems.length > 0)
+    return [usageError(`the plan was not saved to ${out}: fix the problems above, then plan again`)];
+  const saved = await writeSavedPlan(io, out, {
+    planned: planning.planned,
+    live: planning.view.snapshot.objects,
+    scopes: planning.scopes,
+    now: request.now,
+    cluster: planning.view.basis,
+    version: io.version,
+    allowSecretValues: request.flags.allowSecretValues === true,
+    ...(admin.guard === undefined
+      ? {}
+      : { guard: { file: admin.guard.file, digest: admin.guard.digest }, policy: admin.guard.policy }),
+  });
+  return E.isLeft(saved) ? [...saved.left, usageError(`the plan was not saved to ${out}: see above`)] : [];
+};
+
+/** `--server-dry-run`: the plans sent to the cluster with dryRun=All (nothing without the flag). */
+const dryRunRequested = (
+  io: CliIo,
+  request: PlanRequest,
+  planning: Planning,
+  inputs: PlanInputs,
+): Promise<E.Either<CliError, ReadonlyArray<DryRun> | undefined>> =>
+  request.flags.serverDryRun === true && request.target !== undefined
+    ? dryRunOnCluster(io, request.target, planning.planned, {
+        catalog: catalogOf(io, inputs, inputs.admin),
+        rules: crdRules(),
+      })
+    : Promise.resolve(E.right(undefined));
+
+/** What goes to stdout: the plan in the chosen format (text: its basis first, the dry run and the save after). */
+const rendered = (
+  io: CliIo,
+  request: PlanRequest,
+  planning: Planning,
+  shown: {
+    readonly verdicts: ReadonlyArray<GuardVerdict>;
+    readonly dryRun?: ReadonlyArray<DryRun>;
+    readonly saved: boolean;
+  },
+  document: PlanDocumentV1,
+): string => {
+  const { output, out } = request.flags;
+  if (output === 'markdown') return renderMarkdown(planning.planned, shown.verdicts);
+  if (output !== 'text') return serialize(document, output);
+  const style = styleFor(io);
+  return (
+    basisLine(planning.view.basis) +
+    renderText(planning.planned, style) +
+    (shown.dryRun === undefined ? '' : renderDryRun(shown.dryRun, style)) +
+    (shown.saved ? savedNote(out) : '')
   );
-  reportErrors(io, [...problems, ...saveErrors]);
-  for (const line of [...approvalWarnings, ...guardReport(verdicts, planApproveHint)]) io.stderr.write(`${line}\n`);
+};
+
+/** Prints the plan and its problems, saves it, sends the dry run, verifies convergence; then the exit code. */
+const report = async (
+  context: CommandContext,
+  request: PlanRequest,
+  inputs: PlanInputs,
+  planning: Planning,
+): Promise<void> => {
+  const { io } = context;
+  const { verdicts, warnings } = guardOf(planning, inputs.admin);
+  const document = planDocument(planning.planned, { now: request.now, cluster: planning.view.basis });
+  const saveErrors = await saveRequested(io, request, planning, inputs.admin);
+  const dryRun = await dryRunRequested(io, request, planning, inputs);
+  if (E.isLeft(dryRun)) {
+    reportErrors(io, [dryRun.left]);
+    return context.exit(EXIT_ERROR);
+  }
+  const shown = {
+    verdicts,
+    saved: saveErrors.length === 0,
+    ...(dryRun.right === undefined ? {} : { dryRun: dryRun.right }),
+  };
+  io.stdout.write(rendered(io, request, planning, shown, document));
+  reportErrors(io, [...planning.problems, ...saveErrors]);
+  for (const line of [...warnings, ...guardReport(verdicts, planApproveHint)]) io.stderr.write(`${line}\n`);
   if (dryRun.right !== undefined && diverges(dryRun.right)) {
-    reportErrors(io, [
-      clusterFailure(
-        'the server dry run refused a write, would store a field otherwise than the plan sets it, or an object it could not send yet failed its offline check (see "!" and "✗" above): fix spec.manifest',
-      ),
-    ]);
+    reportErrors(io, [clusterFailure(DRY_RUN_DIVERGES)]);
     return context.exit(EXIT_ERROR);
   }
   const convergent =
-    options.verifyConverges === true
-      ? await verifyConverges(context, options, each.planned, valid.crds, view.snapshot.objects, {
-          trusted,
-          ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-        })
+    request.flags.verifyConverges === true
+      ? await verifyConverges(
+          context,
+          request.flags,
+          planning.planned,
+          inputs.inputs.crds,
+          planning.view.snapshot.objects,
+          {
+            trusted: inputs.admin.trusted,
+            ...(inputs.admin.tenancy === undefined ? {} : { tenancy: inputs.admin.tenancy }),
+          },
+        )
       : true;
-  if (problems.length > 0 || saveErrors.length > 0) return context.exit(EXIT_ERROR);
-  if (convergent === 'error') return context.exit(EXIT_ERROR);
+  const errors = planning.problems.length > 0 || saveErrors.length > 0 || convergent === 'error';
+  context.exit(
+    errors ? EXIT_ERROR : planExitCode(io, document, verdicts, convergent === true, request.flags.exitCode === true),
+  );
+};
+
+const DRY_RUN_DIVERGES =
+  'the server dry run refused a write, would store a field otherwise than the plan sets it, or an object it could not send yet failed its offline check (see "!" and "✗" above): fix spec.manifest';
+
+/**
+ * The exit code of a plan printed without errors: 1 when an Application is stalled (its lines on
+ * stderr), 3 when the guard denies, 4 when it does not converge, 2 for changes with `--exit-code`.
+ */
+const planExitCode = (
+  io: CliIo,
+  document: PlanDocumentV1,
+  verdicts: ReadonlyArray<GuardVerdict>,
+  convergent: boolean,
+  exitCode: boolean,
+): ExitCode => {
   const stuck = stalledSummary(document);
   if (stuck !== undefined) {
     io.stderr.write(`${stuck}\n`);
-    return context.exit(EXIT_ERROR);
+    return EXIT_ERROR;
   }
-  if (anyDenied(verdicts)) return context.exit(EXIT_GUARD_DENIED);
-  if (!convergent) return context.exit(EXIT_NOT_CONVERGING);
-  context.exit(options.exitCode === true && document.summary.changes ? EXIT_CHANGES : EXIT_OK);
+  if (anyDenied(verdicts)) return EXIT_GUARD_DENIED;
+  if (!convergent) return EXIT_NOT_CONVERGING;
+  return exitCode && document.summary.changes ? EXIT_CHANGES : EXIT_OK;
 };
 
 /**
@@ -427,16 +481,17 @@ const verifyConverges = async (
 const simulated = (
   context: CommandContext,
   options: Options,
-  planned: ReadonlyArray<Planned>,
-  objects: ReadonlyArray<Resource>,
-  args: {
-    readonly scopes: ScopeTable;
-    readonly now: string;
-    readonly recorded: ReadonlyArray<Application>;
-    readonly tenancy?: TenancyPolicy;
-  },
+  planning: Planning,
+  args: { readonly now: string; readonly tenancy?: TenancyPolicy },
 ): void => {
-  const simulations = simulateAll({ planned, objects, unready: options.simulateUnready, ...args });
+  const simulations = simulateAll({
+    planned: planning.planned,
+    objects: planning.view.snapshot.objects,
+    unready: options.simulateUnready,
+    scopes: planning.scopes,
+    recorded: [...planning.view.snapshot.applications.values()],
+    ...args,
+  });
   context.io.stdout.write(
     options.output === 'json' || options.output === 'yaml'
       ? renderSimulationDocument(simulations, options.output)
@@ -462,104 +517,57 @@ const dryRunOnCluster = async (
 export const planCommand: CliCommand = {
   name: 'plan',
   create: (context) =>
-    new Command('plan')
-      .summary('show what the operator would do for Applications (offline dry-run)')
-      .description(
-        'Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.',
-      )
-      .addOption(filenameOption('Application file(s); CustomResourceDefinitions in them declare custom kinds'))
-      .addOption(asApplicationOption())
-      .addOption(recursiveOption())
-      .addOption(
-        new Option(
-          '--snapshot <file>',
-          'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents); repeatable',
-        )
-          .argParser(collect)
-          .default([], 'none'),
-      )
-      .addOption(kubeconfigOption(READ_ONLY))
-      .addOption(contextOption())
-      .addOption(namespaceOption())
-      .addOption(planOutputOption())
-      .addOption(new Option('--exit-code', 'exit 2 when the plan would change something, 0 when not, 1 on errors'))
-      .addOption(
-        new Option(
-          '--policy <file>',
-          "the admin's tenancy policy the operator runs with (kreconcile run --policy); default: each Application writes only to its own namespace",
-        ),
-      )
-      .addOption(
-        new Option(
-          '--field-managers <file>',
-          'field managers whose fields are left to them, added to the known ones (docs/field-owners.md); as kreconcile run --field-managers',
-        ),
-      )
-      .addOption(
-        new Option(
-          '--crd <file|dir>',
-          "the admin's CustomResourceDefinitions: the only CRDs that may say a kind's scope (CRDs in -f only add kinds nobody knows); repeatable",
-        )
-          .argParser(collect)
-          .default([], 'none'),
-      )
-      .addOption(
-        new Option(
-          '--guard <file>',
+    [
+      ...sharedPlanOptions({
+        filename: 'Application file(s); CustomResourceDefinitions in them declare custom kinds',
+        snapshot:
+          'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents)',
+        exitCode: 'exit 2 when the plan would change something, 0 when not, 1 on errors',
+        guard:
           'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
-        ),
-      )
-      .addOption(
-        new Option(
-          '--simulate',
-          'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
-        ),
-      )
-      .addOption(
-        new Option(
-          '--simulate-unready <Kind/name>',
-          'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
-        )
-          .argParser(collect)
-          .default([], 'none'),
-      )
-      .addOption(approveOption())
-      .addOption(approvalsFileOption())
-      .addOption(
-        new Option(
-          '--offline',
+        offline:
           'plan against an empty cluster even when KUBECONFIG is set (without --snapshot, --kubeconfig or --context, KUBECONFIG names the cluster, as for kubectl)',
-        ),
+      }),
+      asApplicationOption(),
+      new Option(
+        '--simulate',
+        'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
+      ),
+      new Option(
+        '--simulate-unready <Kind/name>',
+        'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
       )
-      .addOption(new Option('--now <time>', 'RFC 3339 time the plan is computed at (condition times; default: now)'))
-      .addOption(
-        new Option(
-          '--out <file>',
-          'also save the plan (format kreconcile.io/saved-plan/v1) for kreconcile apply and kreconcile show',
-        ),
+        .argParser(collect)
+        .default([], 'none'),
+      new Option(
+        '--out <file>',
+        'also save the plan (format kreconcile.io/saved-plan/v1, with its rollout impact and field owners) for kreconcile apply and kreconcile show',
+      ),
+      new Option(
+        '--verify-converges',
+        'also carry the plan out on the in-memory API server (its defaulting, canonical values, type checks) and plan again, up to 6 rounds: exit 4 when a later plan is not empty or plans oscillate',
+      ),
+      new Option(
+        '--allow-secret-values',
+        'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
+      ),
+      allowToscaFetchOption(),
+      toscaFileRootOption(),
+      toscaAllowHttpOption(),
+      toscaAllowHostOption(),
+      new Option(
+        '--server-dry-run',
+        'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
+      ),
+    ]
+      .reduce(
+        (command, option) => command.addOption(option),
+        new Command('plan')
+          .summary('show what the operator would do for Applications (offline dry-run)')
+          .description(
+            'Plans one reconcile of each Application: the resources the operator would create, patch (observed fields only) or delete, conflicts with objects it does not own, and the status it would write. Nothing is ever written to a cluster.',
+          ),
       )
-      .addOption(
-        new Option(
-          '--verify-converges',
-          'also carry the plan out on the in-memory API server (its defaulting, canonical values, type checks) and plan again, up to 6 rounds: exit 3 when a later plan is not empty or plans oscillate',
-        ),
-      )
-      .addOption(
-        new Option(
-          '--allow-secret-values',
-          'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
-        ),
-      )
-      .addOption(allowToscaFetchOption())
-      .addOption(toscaFileRootOption())
-      .addOption(toscaAllowHttpOption())
-      .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
-      .addOption(
-        new Option(
-          '--server-dry-run',
-          'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
-        ),
-      )
       .action(async (options: Options) => execute(context, options)),
 };

@@ -5,7 +5,13 @@
  * Each is planned exactly as `kreconcile plan` plans it alone (planEachApplication), then the
  * core's fleet report is made over the plans (core/fleet/fleet-report.ts).
  */
-import { fleetReport, type FleetReport, type Resource, type TenancyPolicy } from '../../../core/index.js';
+import {
+  fleetReport,
+  type FleetReport,
+  type KnownManager,
+  type Resource,
+  type TenancyPolicy,
+} from '../../../core/index.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, desiredManifest, type ApplicationInput } from '../input/applications.js';
 import type { Origin } from '../input/entries.js';
@@ -51,6 +57,8 @@ export const planFleetView = (args: {
   readonly source: string;
   readonly now: string;
   readonly tenancy?: TenancyPolicy;
+  /** `--field-managers` added to the known ones (docs/field-owners.md): fields left to them are reported per plan. */
+  readonly fieldManagers?: ReadonlyArray<KnownManager>;
   readonly trusted?: ReadonlyArray<Resource>;
 }): FleetPlanned => {
   const applications = fleetInputs(args.snapshot, args.changes, args.source);

@@ -15,7 +15,8 @@ export const showOwner = (owner: FieldOwner): string => {
   return `${owner.manager} (${owner.operation}${via}${when}${part})`;
 };
 
-const showContested = (field: ContestedField): string =>
+/** `apps/v1 Deployment shop/web spec.replicas: owned by …, manager … via /scale since …`. */
+export const showContested = (field: ContestedField): string =>
   `${showRef(field.resource)} ${field.path}: owned by ${field.controller}, manager ${field.manager}${field.subresource === undefined ? '' : ` via /${field.subresource}`}${field.since === undefined ? '' : ` since ${field.since}`}`;
 
 /** The text lines: empty when no patched field has another owner and nothing is contested. */

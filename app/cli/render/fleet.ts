@@ -5,7 +5,16 @@
  * identical change with one example each (printed by the plan renderers, impacts included); the
  * guard's denials; every plan with `--all`. Secret values appear nowhere (the plan renderers mask them).
  */
-import { isDenied, showRef, type FleetConflict, type FleetReport, type GuardVerdict } from '../../../core/index.js';
+import {
+  adviceFor,
+  isDenied,
+  showRef,
+  type ContestedField,
+  type FleetConflict,
+  type FleetReport,
+  type GuardVerdict,
+} from '../../../core/index.js';
+import { showContested } from './field-owners.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { applicationSection, GITHUB_COMMENT_LIMIT, plain } from './markdown.js';
 import {
@@ -90,6 +99,15 @@ const guardLines = (view: FleetView): ReadonlyArray<string> =>
 
 const indent = (text: string): string => (text === '' ? '' : `    ${text}`);
 
+/** Per instance, the fields it leaves to their controllers, with the cure (docs/field-owners.md). */
+const fightLines = (view: FleetView): ReadonlyArray<string> =>
+  view.report.fights.flatMap((fight) => [
+    `  Application ${nameOf(view.planned[fight.instance])}:`,
+    ...fight.fields.flatMap((field) => [`    ${showContested(field)}`, `      to end it: ${adviceFor(field)}`]),
+  ]);
+
+const FIGHTS_TITLE = 'Field fights (left to the controllers that own them, not patched back):';
+
 /** The text report; `header`: what was planned against (the plan's basis line). */
 export const renderFleetText = (view: FleetView, style: Style, header: string): string => {
   const { report } = view;
@@ -113,6 +131,7 @@ export const renderFleetText = (view: FleetView, style: Style, header: string): 
     '',
     ...(conflicts.length === 0 ? [] : [style.bold('Conflicts between Applications:'), ...conflicts, '']),
     ...(guard.length === 0 ? [] : [style.bold('Guard:'), ...guard.map(style.red), '']),
+    ...(report.fights.length === 0 ? [] : [style.bold(style.yellow(FIGHTS_TITLE)), ...fightLines(view), '']),
     style.bold(`Changes, grouped (${plural(report.groups.length, 'group')}, one example each):`),
     ...groups,
     ...(view.all
@@ -146,6 +165,19 @@ export const renderFleetMarkdown = (view: FleetView, header: string, limit = GIT
           '#### Conflicts between Applications',
           '',
           ...report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
+          '',
+        ]),
+    ...(report.fights.length === 0
+      ? []
+      : [
+          '#### Field fights',
+          '',
+          ...report.fights.flatMap((fight) =>
+            fight.fields.map(
+              (field) =>
+                `- Application ${plain(nameOf(view.planned[fight.instance]))}: ${plain(`${showContested(field)}. To end it: ${adviceFor(field)}.`)}`,
+            ),
+          ),
           '',
         ]),
     ...(view.verdicts.some(isDenied)
@@ -192,6 +224,8 @@ export type FleetPlanDocumentV1 = {
     readonly message: string;
   }>;
   readonly groups: ReadonlyArray<{ readonly applications: ReadonlyArray<string>; readonly example: ApplicationPlanV1 }>;
+  /** Applications leaving observed fields to the controllers that own them (present when any does). */
+  readonly fights?: ReadonlyArray<{ readonly application: string; readonly fields: ReadonlyArray<ContestedField> }>;
   readonly guard?: ReadonlyArray<{
     readonly application: string;
     readonly digest: string;
@@ -243,6 +277,14 @@ export const fleetPlanDocument = (
         ? []
         : [{ applications: names(view, group.instances), example: applicationPlanV1(example) }];
     }),
+    ...(report.fights.length === 0
+      ? {}
+      : {
+          fights: report.fights.map((fight) => ({
+            application: nameOf(view.planned[fight.instance]),
+            fields: fight.fields,
+          })),
+        }),
     ...(view.verdicts.length === 0
       ? {}
       : {

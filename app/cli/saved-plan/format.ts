@@ -2,11 +2,16 @@
  * The saved plan (`kreconcile plan --out`), format `kreconcile.io/saved-plan/v1`: the actions of
  * a plan, each with the guard it was computed against (the live object's resourceVersion, or its
  * absence), so `kreconcile apply` can carry out exactly these actions or refuse when the cluster
- * moved. Decoded at the boundary with io-ts: a saved plan is input like any other file.
+ * moved; with what the plan knew of their effect when it was made (each action's rollout impact,
+ * who else owns the fields it patches, the fields left to their controllers), since the live
+ * objects it was computed from are not kept. Those were added within v1, optional: a plan saved
+ * before them still reads (docs/plan-output.md, "Saved plans"). Decoded at the boundary with
+ * io-ts: a saved plan is input like any other file.
  */
 import * as t from 'io-ts';
 import {
   Condition,
+  type ContestedField,
   jsonObjectCodec,
   jsonValueCodec,
   Resource,
@@ -34,6 +39,8 @@ export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'action
   readonly actions: ReadonlyArray<SavedActionV1>;
   /** The digest of the plan's writes (`sha256:…`): what `kreconcile.io/approve` names to let a guarded plan through. */
   readonly digest?: string;
+  /** Observed fields the plan leaves to the controllers that own them (the status's `contestedFields`; added within v1). */
+  readonly contestedFields?: ReadonlyArray<ContestedField>;
 };
 
 export type SavedPlanV1 = {
@@ -78,7 +85,25 @@ const Guard = t.union([
 
 const written = { resource: ResourceRef, changes: t.array(Change), guard: Guard };
 
-const SavedAction = t.union([
+// What an action does at run time, as `-o json` prints it (the type a string: a newer kreconcile may know more).
+const Impact = t.intersection([
+  t.type({ type: t.string, message: t.string }),
+  t.partial({ workloads: t.array(ResourceRef), pods: t.number }),
+]);
+
+const FieldOwner = t.intersection([
+  t.type({ manager: t.string, operation: t.string, extent: t.keyof({ field: null, part: null }) }),
+  t.partial({ subresource: t.string, time: t.string }),
+]);
+
+const FieldOwners = t.type({ resource: ResourceRef, path: t.string, owners: t.array(FieldOwner) });
+
+const ContestedFieldCodec = t.intersection([
+  t.type({ resource: ResourceRef, path: t.string, manager: t.string, controller: t.string }),
+  t.partial({ subresource: t.string, since: t.string }),
+]);
+
+const SavedActionOnly = t.union([
   t.type({ type: t.literal('create'), body: Resource, ...written }),
   t.intersection([
     t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
@@ -113,6 +138,8 @@ const SavedAction = t.union([
   }),
 ]);
 
+const SavedAction = t.intersection([SavedActionOnly, t.partial({ impact: t.array(Impact) })]);
+
 const Outcome = t.union([
   t.type({ type: t.literal('RequeueAfter'), afterMs: t.number, reason: t.string }),
   t.type({ type: t.literal('AwaitChange') }),
@@ -137,7 +164,12 @@ const SavedApplication = t.intersection([
     actions: t.array(SavedAction),
     summary: Summary,
   }),
-  t.partial({ stalled: t.type({ reason: t.string, message: t.string }), digest: t.string }),
+  t.partial({
+    stalled: t.type({ reason: t.string, message: t.string }),
+    digest: t.string,
+    fieldOwners: t.array(FieldOwners),
+    contestedFields: t.array(ContestedFieldCodec),
+  }),
 ]);
 
 const Basis = t.union([

@@ -1,6 +1,7 @@
 /**
  * A saved plan read back: its actions as the core's Action values (for the executor), and its
- * Applications as `Planned` values (so `show` renders it with the same renderers as `plan`).
+ * Applications as `Planned` values (so `show` and `apply` render it with the same renderers as
+ * `plan`, rollout impact and field owners included when the plan saved them).
  */
 import {
   APPLICATION_API_VERSION,
@@ -8,13 +9,16 @@ import {
   type Action,
   type Application,
   type ForbiddenRule,
+  type Impact,
+  type ImpactType,
+  type PatchedFieldOwners,
   type ObjectRef,
   type Plan,
   type PlanSummary,
 } from '../../../core/index.js';
 import type { Origin } from '../input/entries.js';
 import type { Planned } from '../planning/plan-applications.js';
-import type { ResourceRefV1 } from '../render/plan-document.js';
+import type { ImpactV1, ResourceRefV1 } from '../render/plan-document.js';
 import type { SavedActionV1, SavedApplicationV1 } from './format.js';
 
 const refOfV1 = (resource: ResourceRefV1): ObjectRef => ({
@@ -87,12 +91,15 @@ export const savedApplicationObject = (saved: SavedApplicationV1): Application =
   };
 };
 
-/** The saved Application's plan as the core's Plan value (status: the saved conditions only). */
+/** The saved Application's plan as the core's Plan value (status: the saved conditions and contested fields only). */
 export const planOf = (saved: SavedApplicationV1): Plan => {
   const summary: PlanSummary = saved.summary;
   return {
     actions: saved.actions.map(actionOf),
-    status: { conditions: saved.conditions },
+    status: {
+      conditions: saved.conditions,
+      ...(saved.contestedFields === undefined ? {} : { contestedFields: saved.contestedFields }),
+    },
     outcome:
       saved.outcome.type === 'RequeueAfter'
         ? { _tag: 'RequeueAfter', ms: saved.outcome.afterMs, reason: saved.outcome.reason }
@@ -108,9 +115,52 @@ const originOf = (saved: SavedApplicationV1): Origin => ({
   locate: () => ({ file: saved.source.file, document: saved.source.document }),
 });
 
+// Every ImpactType, or this does not compile: a saved type outside them is a newer kreconcile's.
+const KNOWN_IMPACTS: Readonly<Record<ImpactType, true>> = {
+  rollout: true,
+  noRollout: true,
+  start: true,
+  configReload: true,
+  configStale: true,
+  configRollout: true,
+  loss: true,
+  traffic: true,
+};
+
+const isImpactType = (type: string): type is ImpactType => Object.hasOwn(KNOWN_IMPACTS, type);
+
+/** A saved impact as the core's; one of a type this version does not know (a newer kreconcile's) is left out. */
+const impactOf = (saved: ImpactV1): ReadonlyArray<Impact> => {
+  const { type } = saved;
+  return !isImpactType(type)
+    ? []
+    : [
+        {
+          type,
+          message: saved.message,
+          ...(saved.workloads === undefined ? {} : { workloads: saved.workloads.map(refOfV1) }),
+          ...(saved.pods === undefined ? {} : { pods: saved.pods }),
+        },
+      ];
+};
+
+/** Each saved action's impacts, parallel to `planOf(saved).actions` (empty where none was saved). */
+export const impactsOf = (saved: SavedApplicationV1): ReadonlyArray<ReadonlyArray<Impact>> =>
+  saved.actions.map((action) => (action.impact ?? []).flatMap(impactOf));
+
+const ownersOf = (saved: SavedApplicationV1): ReadonlyArray<PatchedFieldOwners> =>
+  (saved.fieldOwners ?? []).map((entry) => ({ ...entry, resource: refOfV1(entry.resource) }));
+
 /** The saved Applications as `plan` computed them, for the renderers. */
 export const plannedOf = (applications: ReadonlyArray<SavedApplicationV1>): ReadonlyArray<Planned> =>
   applications.map((saved) => {
     const application = savedApplicationObject(saved);
-    return { input: { application, origin: originOf(saved) }, application, plan: planOf(saved) };
+    const owners = ownersOf(saved);
+    return {
+      input: { application, origin: originOf(saved) },
+      application,
+      plan: planOf(saved),
+      impacts: impactsOf(saved),
+      ...(owners.length === 0 ? {} : { owners }),
+    };
   });

@@ -14,6 +14,7 @@ import {
   showRef,
   type Action,
   type GuardPolicy,
+  type Impact,
   type JsonValue,
   type Resource,
   type ScopeTable,
@@ -22,7 +23,7 @@ import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { subjectOf } from '../input/applications.js';
 import type { Planned } from '../planning/plan-applications.js';
-import { applicationPlanV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
+import { applicationPlanV1, impactV1, plainActionV1, type ClusterBasis } from '../render/plan-document.js';
 import { serialize } from '../render/serialize.js';
 import {
   SAVED_PLAN_API_VERSION,
@@ -108,6 +109,14 @@ const savedAction = (
   }
 };
 
+/** The saved action with what it does at run time, as the plan computed it (the live objects are not saved). */
+const withImpact =
+  (impacts: ReadonlyArray<Impact> | undefined) =>
+  (saved: SavedActionV1 | undefined): SavedActionV1 | undefined =>
+    saved === undefined || impacts === undefined || impacts.length === 0
+      ? saved
+      : { ...saved, impact: impacts.map(impactV1) };
+
 const savedApplication = (
   planned: Planned,
   request: SaveRequest,
@@ -115,7 +124,9 @@ const savedApplication = (
 ): E.Either<ReadonlyArray<CliError>, SavedApplicationV1> => {
   const { application, plan, input } = planned;
   const printed = displayRedactor(plan.status.mangledObserverSchema); // the sensitive marks looked up once per plan
-  const results = plan.actions.map((action) => savedAction(action, request, live, printed));
+  const results = plan.actions.map((action, index) =>
+    E.map(withImpact(planned.impacts?.[index]))(savedAction(action, request, live, printed)),
+  );
   const problems = results.flatMap((result) => (E.isLeft(result) ? result.left : []));
   if (problems.length > 0) {
     return E.left(
@@ -129,8 +140,10 @@ const savedApplication = (
   }
   const { status, actions: _unguarded, application: identity, ...rest } = applicationPlanV1(planned);
   const { resourceVersion } = application.metadata;
+  const contested = plan.status.contestedFields ?? [];
   return E.right({
     ...rest,
+    ...(contested.length === 0 ? {} : { contestedFields: contested }),
     application: { ...identity, ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}) },
     conditions: status.conditions ?? [],
     digest: judgedDigest(
