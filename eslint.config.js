@@ -2,8 +2,8 @@
 // core is pure (fp-ts, io-ts, immer and itself; no process/console/timers/clock/randomness),
 // only adapters/kubernetes touches @kubernetes/client-node, only app/cli touches process.
 // Import cycles are checked by tools/lint/no-cycles.ts (part of `npm run lint`).
-// Core and app/reconcile keep no module-level state (tools/lint/no-module-state.js), and no core
-// function is longer than 50 lines (issue 18).
+// Core and app/reconcile keep no module-level state (tools/lint/no-module-state.js), and no function
+// in core, app or adapters is longer than 50 lines (issues 18 and 40).
 import tseslint from 'typescript-eslint';
 import kreconcile from './tools/lint/no-module-state.js';
 
@@ -86,10 +86,32 @@ export default tseslint.config(
     rules: { 'kreconcile/no-module-state': 'error' },
   },
   {
-    // A planner a reader can follow: small functions (arbitraries are generators, not the core API).
-    files: ['core/**/*.ts'],
-    ignores: ['core/**/*.arbitrary.ts'],
+    // Code a reader can follow: small functions in core, app and adapters alike (issue 40; arbitraries
+    // are generators, not the API). A declarative table (a commander option list) may be excepted
+    // where it stands, with an eslint-disable comment that says why.
+    files: ['core/**/*.ts', 'app/**/*.ts', 'adapters/**/*.ts'],
+    ignores: ['**/*.arbitrary.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Temporary: functions over 50 lines in files other branches are splitting now (issue 40), left
+    // alone here so the branches do not collide. Remove each line once its branch is merged.
+    files: [
+      // being split on branch runtime (issue 40 item 1: the runtime as a pure step plus a driver)
+      'app/runtime/controller.ts',
+      'app/runtime/informer.ts',
+      'app/runtime/metrics.ts',
+      'app/runtime/operator.ts',
+      'app/reconcile/reconcile-application.ts',
+      // being split on branch fleet (the plan, fleet-plan and apply commands)
+      'app/cli/commands/plan.ts',
+      'app/cli/commands/fleet-plan.ts',
+      'app/cli/commands/apply.ts',
+      // being split on branch kit (the test kit)
+      'app/testing/request-scheduler.ts',
+      'app/testing/shrink-budget.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     // Arbitraries live beside the codecs they generate (docs/architecture.md example 10); they may

@@ -137,7 +137,15 @@ const tokenBucket = (settings: FlowControlSettings, now: () => number): TokenBuc
 };
 
 /** Slots handed out in arrival order; `release` gives the slot to the longest waiter. */
-const semaphore = (size: number) => {
+type Semaphore = {
+  readonly acquire: () => Promise<void>;
+  /** Takes a slot now if one is free and nobody waits for it; whether it did. */
+  readonly tryAcquire: () => boolean;
+  readonly release: () => void;
+  readonly used: () => number;
+};
+
+const semaphore = (size: number): Semaphore => {
   let used = 0;
   const waiters: Array<() => void> = [];
   return {
@@ -148,7 +156,6 @@ const semaphore = (size: number) => {
       }
       return new Promise((resolve) => waiters.push(resolve));
     },
-    /** Takes a slot now if one is free and nobody waits for it; whether it did. */
     tryAcquire: (): boolean => {
       if (used >= size || waiters.length > 0) return false;
       used++;
@@ -160,7 +167,40 @@ const semaphore = (size: number) => {
       else next();
     },
     used: () => used,
-    waiting: () => waiters.length,
+  };
+};
+
+/** What both lanes share: the settings, the clock, the bucket, the in-flight slots and the wait metric. */
+type SharedParts = {
+  readonly settings: FlowControlSettings;
+  readonly clock: Pick<Clock, 'now' | 'setTimer'>;
+  readonly bucket: TokenBucket;
+  readonly slots: Semaphore;
+  /** Reports how long a request waited (a metrics callback that throws must not strand the request behind it). */
+  readonly observe: (queuedAt: number) => void;
+};
+
+/** Requests sent and not yet answered, each on a slot it holds until it settles. */
+type InFlight = {
+  /** Sends on a slot already held, frees it after, then calls `released` (who may take it next). */
+  readonly send: <A>(send: () => Promise<A>, released: () => void) => Promise<A>;
+  readonly count: () => number;
+};
+
+const inFlight = (slots: Semaphore): InFlight => {
+  let sending = 0;
+  return {
+    send: async (send, released) => {
+      sending++;
+      try {
+        return await send();
+      } finally {
+        sending--;
+        slots.release();
+        released();
+      }
+    },
+    count: () => sending,
   };
 };
 
@@ -168,49 +208,32 @@ const semaphore = (size: number) => {
 type LowWaiter = { readonly queuedAt: number; readonly start: () => void };
 
 /**
- * Builds the shared limiter.
- * Errors: throws on settings {@link flowControlProblems} rejects — a startup misconfiguration
- * the composition root reports once (the CLI checks its flags before).
+ * The low-priority lane (Events): its waiters start only while no normal request waits and a slot
+ * and a whole token are free now; at most `maxLowPriorityQueued` wait.
  */
-export const createFlowControl = (options: FlowControlOptions = {}): FlowControl => {
-  const settings: FlowControlSettings = {
-    qps: options.qps ?? DEFAULT_FLOW_CONTROL.qps,
-    burst: options.burst ?? DEFAULT_FLOW_CONTROL.burst,
-    maxInFlight: options.maxInFlight ?? DEFAULT_FLOW_CONTROL.maxInFlight,
-    maxLowPriorityQueued: options.maxLowPriorityQueued ?? DEFAULT_FLOW_CONTROL.maxLowPriorityQueued,
-  };
-  const problems = flowControlProblems(settings);
-  if (problems.length > 0) throw new Error(`flow control: ${problems.join('; ')}`);
-  const clock = options.clock ?? hostClock;
-  const bucket = tokenBucket(settings, () => clock.now());
-  const slots = semaphore(settings.maxInFlight);
-  /** Normal requests (and watch starts) from their call until their token is granted: the low lane yields to them. */
-  let normalWaiting = 0;
-  let sending = 0;
-  const low: LowWaiter[] = [];
-  /** The lane's one timer, armed for when the next whole token is free. */
-  let lowTimer: (() => void) | undefined;
-  // A metrics callback that throws must not strand the request behind it.
-  const observe = (queuedAt: number): void => {
-    try {
-      options.onWait?.(clock.now() - queuedAt);
-    } catch {
-      // the wait is still granted
-    }
-  };
-
+type LowLane = {
+  readonly request: <A>(send: () => Promise<A>) => Promise<A>;
   /**
    * Starts waiting low-priority requests while nothing normal waits and a slot and a whole token
    * are free; called at every change that can free them (a slot released, a normal request granted,
    * a low one queued, the lane's timer).
    */
-  const pumpLow = (): void => {
-    while (low.length > 0 && normalWaiting === 0 && lowTimer === undefined) {
+  readonly pump: () => void;
+  readonly queued: () => number;
+};
+
+const lowLane = (parts: SharedParts, sent: InFlight, normalWaiting: () => number): LowLane => {
+  const { settings, clock, bucket, slots } = parts;
+  const low: LowWaiter[] = [];
+  /** The lane's one timer, armed for when the next whole token is free. */
+  let lowTimer: (() => void) | undefined;
+  const pump = (): void => {
+    while (low.length > 0 && normalWaiting() === 0 && lowTimer === undefined) {
       const wait = bucket.untilFree();
       if (wait > 0) {
         lowTimer = clock.setTimer(wait, () => {
           lowTimer = undefined;
-          pumpLow();
+          pump();
         });
         return;
       }
@@ -219,13 +242,49 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
       low.shift()?.start();
     }
   };
-
-  const granted = (queuedAt: number): void => {
-    normalWaiting--;
-    observe(queuedAt);
-    pumpLow();
+  /** Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to it). */
+  const mayStartNow = (): boolean =>
+    normalWaiting() === 0 && lowTimer === undefined && slots.used() < settings.maxInFlight && bucket.untilFree() === 0;
+  const request = <A>(send: () => Promise<A>): Promise<A> => {
+    const mustWait = low.length > 0 || !mayStartNow();
+    if (mustWait && low.length >= settings.maxLowPriorityQueued)
+      return Promise.reject(
+        new LowPriorityRefused(
+          `not sent: ${low.length} low-priority requests already wait for client flow control (qps ${settings.qps}, burst ${settings.burst})`,
+        ),
+      );
+    const queuedAt = clock.now();
+    return new Promise<A>((resolve, reject) => {
+      low.push({
+        queuedAt,
+        start: () => {
+          parts.observe(queuedAt);
+          sent.send(send, pump).then(resolve, reject);
+        },
+      });
+      pump();
+    });
   };
+  return { request, pump, queued: () => low.length };
+};
 
+/** The normal lane: a slot (FIFO), then a token, then the send; the low lane yields to its waiters. */
+type NormalLane = {
+  readonly request: <A>(send: () => Promise<A>) => Promise<A>;
+  /** Resolves once a token is due (watch starts: a token, no slot). */
+  readonly token: () => Promise<void>;
+  /** Requests and watch starts from their call until their token is granted. */
+  readonly waiting: () => number;
+};
+
+const normalLane = (parts: SharedParts, sent: InFlight, low: () => LowLane): NormalLane => {
+  const { clock, bucket, slots } = parts;
+  let waiting = 0;
+  const granted = (queuedAt: number): void => {
+    waiting--;
+    parts.observe(queuedAt);
+    low().pump();
+  };
   /** Reserves a normal request's token; resolves when it is due. */
   const token = (queuedAt: number): Promise<void> => {
     const delay = bucket.reserve();
@@ -240,61 +299,85 @@ export const createFlowControl = (options: FlowControlOptions = {}): FlowControl
       });
     });
   };
-
-  /** Sends on a slot already held, and frees it after (to the next normal waiter, else to the low lane). */
-  const sendOnSlot = async <A>(send: () => Promise<A>): Promise<A> => {
-    sending++;
-    try {
-      return await send();
-    } finally {
-      sending--;
-      slots.release();
-      pumpLow();
-    }
-  };
-
-  const normal = async <A>(send: () => Promise<A>): Promise<A> => {
+  const request = async <A>(send: () => Promise<A>): Promise<A> => {
     const queuedAt = clock.now();
-    normalWaiting++;
+    waiting++;
     await slots.acquire();
-    // token() never rejects: the slot is released only by sendOnSlot.
+    // token() never rejects: the slot is released only by the in-flight send.
     await token(queuedAt);
-    return sendOnSlot(send);
+    return sent.send(send, () => low().pump());
   };
-
-  const lowPriority = <A>(send: () => Promise<A>): Promise<A> => {
-    const mustWait = low.length > 0 || !mayStartLowNow();
-    if (mustWait && low.length >= settings.maxLowPriorityQueued)
-      return Promise.reject(
-        new LowPriorityRefused(
-          `not sent: ${low.length} low-priority requests already wait for client flow control (qps ${settings.qps}, burst ${settings.burst})`,
-        ),
-      );
-    const queuedAt = clock.now();
-    return new Promise<A>((resolve, reject) => {
-      low.push({
-        queuedAt,
-        start: () => {
-          observe(queuedAt);
-          sendOnSlot(send).then(resolve, reject);
-        },
-      });
-      pumpLow();
-    });
-  };
-
-  /** Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to it). */
-  const mayStartLowNow = (): boolean =>
-    normalWaiting === 0 && lowTimer === undefined && slots.used() < settings.maxInFlight && bucket.untilFree() === 0;
-
   return {
-    settings,
-    request: (send, priority = 'normal') => (priority === 'low' ? lowPriority(send) : normal(send)),
+    request,
     token: () => {
-      normalWaiting++;
+      waiting++;
       return token(clock.now());
     },
-    stats: () => ({ queued: normalWaiting + low.length, inFlight: sending }),
+    waiting: () => waiting,
+  };
+};
+
+/** The settings asked for, each defaulted; throws on what {@link flowControlProblems} rejects. */
+const settingsOf = (options: FlowControlOptions): FlowControlSettings => {
+  const settings: FlowControlSettings = {
+    qps: options.qps ?? DEFAULT_FLOW_CONTROL.qps,
+    burst: options.burst ?? DEFAULT_FLOW_CONTROL.burst,
+    maxInFlight: options.maxInFlight ?? DEFAULT_FLOW_CONTROL.maxInFlight,
+    maxLowPriorityQueued: options.maxLowPriorityQueued ?? DEFAULT_FLOW_CONTROL.maxLowPriorityQueued,
+  };
+  const problems = flowControlProblems(settings);
+  if (problems.length > 0) throw new Error(`flow control: ${problems.join('; ')}`);
+  return settings;
+};
+
+const sharedParts = (options: FlowControlOptions): SharedParts => {
+  const settings = settingsOf(options);
+  const clock = options.clock ?? hostClock;
+  return {
+    settings,
+    clock,
+    bucket: tokenBucket(settings, () => clock.now()),
+    slots: semaphore(settings.maxInFlight),
+    observe: (queuedAt) => {
+      try {
+        options.onWait?.(clock.now() - queuedAt);
+      } catch {
+        // the wait is still granted
+      }
+    },
+  };
+};
+
+/**
+ * Flow control as a value of named parts: the token bucket, the in-flight semaphore and what is
+ * sent on it, and the two lanes. The lanes name each other only through the functions they are
+ * given: the normal lane wakes the low one; the low one yields while normal requests wait.
+ */
+type FlowControlParts = SharedParts & {
+  readonly inFlight: InFlight;
+  readonly lanes: { readonly normal: NormalLane; readonly low: LowLane };
+};
+
+const flowControlParts = (options: FlowControlOptions): FlowControlParts => {
+  const shared = sharedParts(options);
+  const sent = inFlight(shared.slots);
+  const normal: NormalLane = normalLane(shared, sent, () => low);
+  const low: LowLane = lowLane(shared, sent, () => normal.waiting());
+  return { ...shared, inFlight: sent, lanes: { normal, low } };
+};
+
+/**
+ * Builds the shared limiter from its parts ({@link FlowControlParts}).
+ * Errors: throws on settings {@link flowControlProblems} rejects — a startup misconfiguration
+ * the composition root reports once (the CLI checks its flags before).
+ */
+export const createFlowControl = (options: FlowControlOptions = {}): FlowControl => {
+  const { settings, inFlight: sent, lanes } = flowControlParts(options);
+  return {
+    settings,
+    request: (send, priority = 'normal') => (priority === 'low' ? lanes.low.request(send) : lanes.normal.request(send)),
+    token: () => lanes.normal.token(),
+    stats: () => ({ queued: lanes.normal.waiting() + lanes.low.queued(), inFlight: sent.count() }),
   };
 };
 

@@ -41,105 +41,138 @@ const minHealthyConnectionMs = 1_000;
 
 type Deps = { readonly kubeConfig: KubeConfig; readonly kinds: KindResolver; readonly flow?: FlowControl };
 
+/** What every stream of one source shares: the client's Watch, discovery, the timers and where handler errors go. */
+type Source = {
+  readonly deps: Deps;
+  readonly watch: Watch;
+  readonly setTimer: SetTimer;
+  readonly backoff: BackoffOptions | undefined;
+  /** Runs a sink's handler; an exception goes to `onHandlerError`, the stream goes on. */
+  readonly guarded: (call: () => void) => void;
+};
+
+/** One logical stream: where it resumes from, how often it failed in a row, its connection or its retry timer. */
+type Stream = {
+  readonly query: WatchQuery;
+  readonly sink: WatchSink;
+  stopped: boolean;
+  resourceVersion: string | undefined;
+  failures: number;
+  connection: Connection | undefined;
+  cancelTimer: (() => void) | undefined;
+};
+
+const close = (source: Source, stream: Stream, error?: ClusterError): void => {
+  if (stream.stopped) return;
+  stream.stopped = true;
+  source.guarded(() => stream.sink.closed(error));
+};
+
+// A watch's 404 names no object: the collection is not served (its CRD was deleted). Discovery
+// forgets the group/version and is asked again, so the close says UnknownKind when the kind is gone
+// and the caller relists (a relist of a kind that is back finds it at once).
+const closeUnserved = (source: Source, stream: Stream, error: ClusterError): void => {
+  void recheckKind(source.deps.kinds, stream.query, error).then((checked) => close(source, stream, checked));
+};
+
+const retryLater = (source: Source, stream: Stream): void => {
+  const delay = backoffDelay(stream.failures, source.backoff);
+  stream.failures += 1;
+  stream.cancelTimer = source.setTimer(delay, () => {
+    stream.cancelTimer = undefined;
+    connect(source, stream);
+  });
+};
+
+/** A connection ended: resume, retry later, or close the stream with why. */
+const onEnd =
+  (source: Source, stream: Stream, startedAt: number, sawEvent: () => boolean) =>
+  (end: ConnectionEnd): void => {
+    stream.connection = undefined;
+    if (stream.stopped) return;
+    if (end.type === 'ended') {
+      if (sawEvent() || Date.now() - startedAt >= minHealthyConnectionMs) connect(source, stream);
+      else retryLater(source, stream);
+    } else if (end.error._tag === 'Gone') close(source, stream, end.error);
+    else if (transient(end.error)) retryLater(source, stream);
+    else if (end.error._tag === 'NotFound') closeUnserved(source, stream, end.error);
+    else close(source, stream, end.error);
+  };
+
+const open = (source: Source, stream: Stream, path: string): void => {
+  const { query } = stream;
+  const startedAt = Date.now();
+  let sawEvent = false;
+  stream.connection = openConnection(
+    source.watch,
+    path,
+    {
+      resourceVersion: stream.resourceVersion,
+      allowWatchBookmarks: query.allowBookmarks,
+      labelSelector: query.labelSelector,
+    },
+    query,
+    {
+      established: () => {
+        stream.failures = 0;
+      },
+      event: (event) => {
+        if (stream.stopped) return;
+        sawEvent = true;
+        stream.failures = 0;
+        stream.resourceVersion = versionOf(event) ?? stream.resourceVersion;
+        source.guarded(() => stream.sink.event(event));
+      },
+      end: onEnd(source, stream, startedAt, () => sawEvent),
+    },
+  );
+};
+
+const connect = (source: Source, stream: Stream): void => {
+  if (stream.stopped) return;
+  void source.deps.kinds
+    .resolve(stream.query.apiVersion, stream.query.kind)()
+    .then((info) => {
+      if (stream.stopped) return;
+      if (E.isRight(info)) open(source, stream, collectionPath(info.right, stream.query.namespace));
+      else if (transient(info.left)) retryLater(source, stream);
+      else close(source, stream, info.left);
+    });
+};
+
 export const createWatchSource = (deps: Deps, options: WatchOptions = {}) => {
-  const watch =
-    deps.flow === undefined ? new Watch(deps.kubeConfig) : throttledWatch(new Watch(deps.kubeConfig), deps.flow);
-  const setTimer = options.setTimer ?? realSetTimer;
   const onHandlerError =
     options.onHandlerError ?? ((error: unknown) => console.error('kreconcile: watch handler threw', error));
-
-  return (query: WatchQuery, sink: WatchSink): WatchHandle => {
-    let stopped = false;
-    let resourceVersion = query.resourceVersion;
-    let failures = 0;
-    let connection: Connection | undefined;
-    let cancelTimer: (() => void) | undefined;
-
-    const guarded = (call: () => void): void => {
+  const source: Source = {
+    deps,
+    watch: deps.flow === undefined ? new Watch(deps.kubeConfig) : throttledWatch(new Watch(deps.kubeConfig), deps.flow),
+    setTimer: options.setTimer ?? realSetTimer,
+    backoff: options.backoff,
+    guarded: (call) => {
       try {
         call();
       } catch (error) {
         onHandlerError(error);
       }
+    },
+  };
+  return (query: WatchQuery, sink: WatchSink): WatchHandle => {
+    const stream: Stream = {
+      query,
+      sink,
+      stopped: false,
+      resourceVersion: query.resourceVersion,
+      failures: 0,
+      connection: undefined,
+      cancelTimer: undefined,
     };
-    const close = (error?: ClusterError): void => {
-      if (stopped) return;
-      stopped = true;
-      guarded(() => sink.closed(error));
-    };
-    // A watch's 404 names no object: the collection is not served (its CRD was deleted). Discovery
-    // forgets the group/version and is asked again, so the close says UnknownKind when the kind is gone
-    // and the caller relists (a relist of a kind that is back finds it at once).
-    const closeUnserved = (error: ClusterError): void => {
-      void recheckKind(deps.kinds, query, error).then((checked) => close(checked));
-    };
-    const retryLater = (): void => {
-      const delay = backoffDelay(failures, options.backoff);
-      failures += 1;
-      cancelTimer = setTimer(delay, () => {
-        cancelTimer = undefined;
-        connect();
-      });
-    };
-    const onEnd =
-      (startedAt: number, sawEvent: () => boolean) =>
-      (end: ConnectionEnd): void => {
-        connection = undefined;
-        if (stopped) return;
-        if (end.type === 'ended') {
-          if (sawEvent() || Date.now() - startedAt >= minHealthyConnectionMs) connect();
-          else retryLater();
-        } else if (end.error._tag === 'Gone') close(end.error);
-        else if (transient(end.error)) retryLater();
-        else if (end.error._tag === 'NotFound') closeUnserved(end.error);
-        else close(end.error);
-      };
-    const open = (path: string): void => {
-      const startedAt = Date.now();
-      let sawEvent = false;
-      connection = openConnection(
-        watch,
-        path,
-        {
-          resourceVersion,
-          allowWatchBookmarks: query.allowBookmarks,
-          labelSelector: query.labelSelector,
-        },
-        query,
-        {
-          established: () => {
-            failures = 0;
-          },
-          event: (event) => {
-            if (stopped) return;
-            sawEvent = true;
-            failures = 0;
-            resourceVersion = versionOf(event) ?? resourceVersion;
-            guarded(() => sink.event(event));
-          },
-          end: onEnd(startedAt, () => sawEvent),
-        },
-      );
-    };
-    const connect = (): void => {
-      if (stopped) return;
-      void deps.kinds
-        .resolve(query.apiVersion, query.kind)()
-        .then((info) => {
-          if (stopped) return;
-          if (E.isRight(info)) open(collectionPath(info.right, query.namespace));
-          else if (transient(info.left)) retryLater();
-          else close(info.left);
-        });
-    };
-
-    connect();
+    connect(source, stream);
     return {
       stop: () => {
-        if (stopped) return;
-        stopped = true;
-        cancelTimer?.();
-        connection?.abort();
+        if (stream.stopped) return;
+        stream.stopped = true;
+        stream.cancelTimer?.();
+        stream.connection?.abort();
       },
     };
   };

@@ -143,15 +143,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
   const faults = createFaultRecord(options.faults ?? {}, random);
-  const hub = createWatchHub({
-    clock,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-    resourceVersion: () => state.resourceVersion,
-    eventFaults: faults.eventFaults,
-    expired: () => compacted(state),
-    serverTimeout: faults.watchTimeout,
-    timedOut: () => faults.inject('watch ended by the server (request timeout)'),
-  });
+  const hub = watchHubOf(clock, options, faults, () => state);
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
     clock,
@@ -188,9 +180,40 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     startWatch: (query, pending) => startWatch(state, query, pending),
     injected: faults.inject,
   });
+  return memoryClusterOf(state, gate, hub, faults, seed);
+};
+
+/** The watch streams, with the seeded faults of each event and the server's request timeout. */
+const watchHubOf = (
+  clock: Clock,
+  options: MemoryClusterOptions,
+  faults: FaultRecord,
+  state: () => ServerState,
+): WatchHub =>
+  createWatchHub({
+    clock,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    resourceVersion: () => state().resourceVersion,
+    eventFaults: faults.eventFaults,
+    expired: () => compacted(state()),
+    serverTimeout: faults.watchTimeout,
+    timedOut: () => faults.inject('watch ended by the server (request timeout)'),
+  });
+
+/**
+ * The cluster a test holds: the port's verbs through the gate, the server controls and the fault
+ * profile; `forClient` gives each named client its own fault stream over the same server.
+ */
+const memoryClusterOf = (
+  state: ServerState,
+  gate: ApiGate,
+  hub: WatchHub,
+  faults: FaultRecord,
+  seed: number,
+): MemoryCluster => {
   const clients = new Map<string, MemoryCluster>();
   const cluster: MemoryCluster = {
-    clock,
+    clock: state.clock,
     get faults() {
       return faults.profile;
     },
@@ -228,6 +251,8 @@ const stringHash = (text: string): number =>
   [...text].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0, 0x811c9dc5);
 
 /** Which faults hit, counted by name (`Conflict on patch`, `watch event dropped`, …) in first-seen order. */
+type FaultRecord = ReturnType<typeof createFaultRecord>;
+
 const createFaultRecord = (initial: FaultProfile, random: Random) => {
   const counts = new Map<string, number>();
   const record = {
@@ -276,78 +301,91 @@ const scoped = <A>(
   return problem === undefined ? write() : E.left(clusterError('Forbidden', problem, { ref }));
 };
 
+/** create and update of the main resource: scope, request size and `Strict` fields checked before the verb. */
+const writeVerbs = (state: ServerState, { call }: ApiGate): Pick<Cluster, 'create' | 'update'> => ({
+  create: (object, writeOptions) =>
+    call('create', object.apiVersion, object.kind, () =>
+      scoped(state, refOfInput(object), () =>
+        withinRequestLimit(state, object, () =>
+          pipe(
+            strictFields(state, writeOptions, object),
+            E.flatMap(() =>
+              createObject(state, object, { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
+            ),
+          ),
+        ),
+      ),
+    ),
+  update: (object, writeOptions) =>
+    call(
+      'update',
+      object.apiVersion,
+      object.kind,
+      () =>
+        scoped(state, refOfInput(object), () =>
+          withinRequestLimit(state, object, () =>
+            pipe(
+              strictFields(state, writeOptions, object),
+              E.flatMap(() =>
+                updateObject(state, object, 'main', { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
+              ),
+            ),
+          ),
+        ),
+      refOfInput(object),
+    ),
+});
+
+/** patch and delete of the main resource, and both writes of the status subresource. */
+const changeVerbs = (
+  state: ServerState,
+  { call }: ApiGate,
+): Pick<Cluster, 'patch' | 'delete' | 'updateStatus' | 'patchStatus'> => ({
+  patch: (ref, patch, writeOptions) =>
+    call(
+      'patch',
+      ref.apiVersion,
+      ref.kind,
+      () =>
+        scoped(state, ref, () =>
+          withinRequestLimit(state, patchBody(patch), () => patched(state, ref, patch, writeOptions)),
+        ),
+      ref,
+    ),
+  delete: (ref, deleteOptions) =>
+    call('delete', ref.apiVersion, ref.kind, () => scoped(state, ref, () => deleteObject(state, ref, deleteOptions))),
+  updateStatus: (object, writeOptions) =>
+    call(
+      'updateStatus',
+      object.apiVersion,
+      object.kind,
+      () =>
+        withinRequestLimit(state, object, () =>
+          updateObject(state, object, 'status', { ownership: updateBy(writeOptions) }),
+        ),
+      refOfInput(object),
+    ),
+  patchStatus: (ref, patch, writeOptions) =>
+    call(
+      'patchStatus',
+      ref.apiVersion,
+      ref.kind,
+      () =>
+        withinRequestLimit(state, patchBody(patch), () =>
+          patchObject(state, ref, patch, { subresource: 'status', ...managerOf(writeOptions) }),
+        ),
+      ref,
+    ),
+});
+
 /** The `Cluster` port's verbs: each call passes the gate (outages, faults), then the verb module answers. */
 const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
   const { call } = gate;
   return {
     get: (ref) => call('get', ref.apiVersion, ref.kind, () => getObject(state, ref)),
     list: (query) => call('list', query.apiVersion, query.kind, () => listObjects(state, query)),
-    create: (object, writeOptions) =>
-      call('create', object.apiVersion, object.kind, () =>
-        scoped(state, refOfInput(object), () =>
-          withinRequestLimit(state, object, () =>
-            pipe(
-              strictFields(state, writeOptions, object),
-              E.flatMap(() =>
-                createObject(state, object, { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
-              ),
-            ),
-          ),
-        ),
-      ),
-    update: (object, writeOptions) =>
-      call(
-        'update',
-        object.apiVersion,
-        object.kind,
-        () =>
-          scoped(state, refOfInput(object), () =>
-            withinRequestLimit(state, object, () =>
-              pipe(
-                strictFields(state, writeOptions, object),
-                E.flatMap(() =>
-                  updateObject(state, object, 'main', { ...dryRunOf(writeOptions), ownership: updateBy(writeOptions) }),
-                ),
-              ),
-            ),
-          ),
-        refOfInput(object),
-      ),
-    patch: (ref, patch, writeOptions) =>
-      call(
-        'patch',
-        ref.apiVersion,
-        ref.kind,
-        () =>
-          scoped(state, ref, () =>
-            withinRequestLimit(state, patchBody(patch), () => patched(state, ref, patch, writeOptions)),
-          ),
-        ref,
-      ),
-    delete: (ref, deleteOptions) =>
-      call('delete', ref.apiVersion, ref.kind, () => scoped(state, ref, () => deleteObject(state, ref, deleteOptions))),
-    updateStatus: (object, writeOptions) =>
-      call(
-        'updateStatus',
-        object.apiVersion,
-        object.kind,
-        () =>
-          withinRequestLimit(state, object, () =>
-            updateObject(state, object, 'status', { ownership: updateBy(writeOptions) }),
-          ),
-        refOfInput(object),
-      ),
-    patchStatus: (ref, patch, writeOptions) =>
-      call(
-        'patchStatus',
-        ref.apiVersion,
-        ref.kind,
-        () =>
-          withinRequestLimit(state, patchBody(patch), () =>
-            patchObject(state, ref, patch, { subresource: 'status', ...managerOf(writeOptions) }),
-          ),
-        ref,
-      ),
+    ...writeVerbs(state, gate),
+    ...changeVerbs(state, gate),
     watch: gate.watch,
     scopeOf: (apiVersion, kind) => async () => {
       const down = gate.outage();

@@ -273,6 +273,28 @@ export const shardingRbac = (namespace: string, shards: number): ReadonlyArray<R
   },
 ];
 
+/** The operator's container: `kreconcile run` with leader election, probes, small resources, no privileges. */
+const operatorContainer = (namespace: string, image: string, runFlags: ReadonlyArray<string>) => ({
+  name: 'operator',
+  image,
+  args: ['run', '--leader-elect', '--leader-election-namespace', namespace, '--listen', ':8080', ...runFlags],
+  env: [
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    // The default hook callback URL names the operator Service in this namespace.
+    { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+  ],
+  ports: [{ name: 'http', containerPort: 8080 }],
+  livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+  readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
+  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+  securityContext: {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+  },
+});
+
 /** The operator Deployment (probes on /healthz and /readyz, metrics port) and its Service. */
 export const operatorDeployment = (
   namespace: string,
@@ -290,36 +312,7 @@ export const operatorDeployment = (
         metadata: { labels: { 'app.kubernetes.io/name': 'kreconcile' } },
         spec: {
           serviceAccountName: 'kreconcile',
-          containers: [
-            {
-              name: 'operator',
-              image,
-              args: [
-                'run',
-                '--leader-elect',
-                '--leader-election-namespace',
-                namespace,
-                '--listen',
-                ':8080',
-                ...runFlags,
-              ],
-              env: [
-                { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                // The default hook callback URL names the operator Service in this namespace.
-                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-              ],
-              ports: [{ name: 'http', containerPort: 8080 }],
-              livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
-              readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5 },
-              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ['ALL'] },
-              },
-            },
-          ],
+          containers: [operatorContainer(namespace, image, runFlags)],
           terminationGracePeriodSeconds: 40,
         },
       },

@@ -256,6 +256,30 @@ export const readLiveFromCaches = (
     : sameAsLastRead(state, withOwned(cachedReads, cache.ownedBy(state.mark)), { revision, derived, optimistic });
 };
 
+/**
+ * The lists a read through the API server makes: each kind the caches do not hold, cluster-wide or
+ * per namespace (for identities with namespace-bound rights: never where the policy forbids writing).
+ */
+const listQueries = (
+  application: Application,
+  scopes: ScopeTable,
+  cache: LiveCache,
+  options: LiveReadOptions,
+): ReadonlyArray<{ readonly apiVersion: string; readonly kind: string; readonly namespace?: string }> => {
+  const perNamespace = options.perNamespace === true || options.listPerNamespace === true;
+  const namespaces = perNamespace ? namespacesOf(application, scopes) : [undefined];
+  const listable = perNamespace ? readableFor(application, options.tenancy) : undefined;
+  return kindsOf(application, options.memo)
+    .filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
+    .flatMap((kind) =>
+      (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({
+        ...kind,
+        ...(namespace === undefined ? {} : { namespace }),
+      })),
+    )
+    .filter((query) => listable === undefined || listable({ ...query, name: '' }));
+};
+
 /** `readLive` through the API server for what the caches do not hold (their synced kinds still read from them). */
 const readLiveThrough = async (
   application: Application,
@@ -267,19 +291,7 @@ const readLiveThrough = async (
   const state = readStateOf(application, options.memo);
   const { owner, mark } = state;
   const { refs: desired } = derivedFor(state, application, scopes, options.tenancy, options.memo);
-  const perNamespace = options.perNamespace === true || options.listPerNamespace === true;
-  const namespaces = perNamespace ? namespacesOf(application, scopes) : [undefined];
-  // Listing per namespace is for identities with namespace-bound rights: never where the policy forbids writing.
-  const listable = perNamespace ? readableFor(application, options.tenancy) : undefined;
-  const listed = kindsOf(application, options.memo)
-    .filter((kind) => scopeOf(scopes, kind) !== undefined && cache.kind(kind) === undefined)
-    .flatMap((kind) =>
-      (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({
-        ...kind,
-        ...(namespace === undefined ? {} : { namespace }),
-      })),
-    )
-    .filter((query) => listable === undefined || listable({ ...query, name: '' }));
+  const listed = listQueries(application, scopes, cache, options);
   if (listed.length === 0) {
     const cachedReads = fromCachesOnly(desired, cache, options.optimisticCreates === true);
     if (cachedReads !== undefined) return E.right(withOwned(cachedReads, cache.ownedBy(mark)));
@@ -300,6 +312,13 @@ const readLiveThrough = async (
       )(await reader.list({ ...query, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` })()),
     ),
   ]);
+  return allFound(reads);
+};
+
+/** The objects every read found, once each; a kind gone or not served found none, any other failure fails all. */
+const allFound = (
+  reads: ReadonlyArray<E.Either<ClusterError, ReadonlyArray<Resource>>>,
+): E.Either<ClusterError, ReadonlyArray<Resource>> => {
   const found: Array<ReadonlyArray<Resource>> = [];
   for (const read of reads) {
     if (E.isLeft(read)) {

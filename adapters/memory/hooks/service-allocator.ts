@@ -103,19 +103,12 @@ const pool = (first: number, last: number): Pool => {
   };
 };
 
-export const createServiceAllocator = (cidr: string = DEFAULT_SERVICE_CIDR): ServiceAllocator => {
-  const range = parseServiceCidr(cidr);
-  // The option is checked where the cluster is made (createMemoryCluster): a bad one never gets here.
-  if (E.isLeft(range)) throw new Error(range.left);
-  const { firstHost, lastHost } = range.right;
+/** Cluster IPs from the Service CIDR: the lowest free one, or the one asked for if it is in range and free. */
+const ipAllocator = (range: Ipv4Range): Pick<ServiceAllocator, 'allocateIp' | 'releaseIp'> & { readonly ips: Pool } => {
+  const { firstHost, lastHost } = range;
   const ips = pool(firstHost, lastHost);
-  const ports = pool(firstPort, lastPort);
-  const ipRangeError = (requested: string): ClusterError =>
-    invalid(
-      'spec.clusterIPs[0]',
-      `Invalid value: "${requested}": provided IP is not in the valid range. The range of valid IPs is ${range.right.cidr}`,
-    );
   return {
+    ips,
     allocateIp: (requested) => {
       if (requested === undefined) {
         const free = ips.lowest();
@@ -124,7 +117,13 @@ export const createServiceAllocator = (cidr: string = DEFAULT_SERVICE_CIDR): Ser
           : E.right(numberToIpv4(ips.take(free)));
       }
       const host = ipv4ToNumber(requested);
-      if (host === undefined || host < firstHost || host > lastHost) return E.left(ipRangeError(requested));
+      if (host === undefined || host < firstHost || host > lastHost)
+        return E.left(
+          invalid(
+            'spec.clusterIPs[0]',
+            `Invalid value: "${requested}": provided IP is not in the valid range. The range of valid IPs is ${range.cidr}`,
+          ),
+        );
       if (ips.used.has(host))
         return E.left(invalid('spec.clusterIPs[0]', `Invalid value: "${requested}": provided IP is already allocated`));
       return E.right(numberToIpv4(ips.take(host)));
@@ -133,6 +132,14 @@ export const createServiceAllocator = (cidr: string = DEFAULT_SERVICE_CIDR): Ser
       const host = ipv4ToNumber(ip);
       if (host !== undefined) ips.free(host);
     },
+  };
+};
+
+/** Node ports from 30000-32767: the lowest free one, or the one asked for if it is in range and free. */
+const portAllocator = (): Pick<ServiceAllocator, 'allocatePort' | 'releasePort'> & { readonly ports: Pool } => {
+  const ports = pool(firstPort, lastPort);
+  return {
+    ports,
     allocatePort: (requested) => {
       if (requested === undefined) {
         const free = ports.lowest();
@@ -154,6 +161,18 @@ export const createServiceAllocator = (cidr: string = DEFAULT_SERVICE_CIDR): Ser
       return E.right(ports.take(requested));
     },
     releasePort: (port) => ports.free(port),
+  };
+};
+
+export const createServiceAllocator = (cidr: string = DEFAULT_SERVICE_CIDR): ServiceAllocator => {
+  const range = parseServiceCidr(cidr);
+  // The option is checked where the cluster is made (createMemoryCluster): a bad one never gets here.
+  if (E.isLeft(range)) throw new Error(range.left);
+  const { ips, ...ipParts } = ipAllocator(range.right);
+  const { ports, ...portParts } = portAllocator();
+  return {
+    ...ipParts,
+    ...portParts,
     resync: (heldIps, heldPorts) => {
       ips.reset(heldIps.flatMap((ip) => ipv4ToNumber(ip) ?? []));
       ports.reset(heldPorts);

@@ -187,27 +187,45 @@ const isJsonPatch = (value: JsonValue): value is ReadonlyArray<JsonPatchOperatio
   isJsonArray(value) &&
   value.every((op) => isJsonObject(op) && typeof op.op === 'string' && typeof op.path === 'string');
 
+/** `force` is for server-side apply only, as kube-apiserver's PatchOptions validation says. */
+const forceOnlyWithApply = (force: string | null, isApply: boolean): E.Either<ClusterError, void> =>
+  force !== null && !isApply
+    ? E.left(
+        clusterError(
+          'Invalid',
+          'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+          {
+            causes: [
+              {
+                field: 'force',
+                reason: 'FieldValueForbidden',
+                message: 'Forbidden: may not be specified for non-apply patch',
+              },
+            ],
+          },
+        ),
+      )
+    : E.right(undefined);
+
+const applyPatchOf = (request: ResourceRequest, force: string | null): E.Either<ClusterError, Patch> =>
+  pipe(
+    parseApplyYaml(request.body),
+    E.flatMap((value) =>
+      isObjectBody(value) ? E.right(value) : E.left(badRequest('an apply patch must be a Kubernetes object')),
+    ),
+    E.map((body): Patch => ({
+      type: 'apply',
+      body,
+      fieldManager: request.query.get('fieldManager') ?? '',
+      ...(force === null ? {} : { force: force === 'true' }),
+    })),
+  );
+
 /** The port's Patch for a PATCH request (Content-Type decides; `force` only with apply). */
 const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
   const force = request.query.get('force');
-  const isApply = request.contentType === 'application/apply-patch+yaml';
-  if (force !== null && !isApply) {
-    return E.left(
-      clusterError(
-        'Invalid',
-        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
-        {
-          causes: [
-            {
-              field: 'force',
-              reason: 'FieldValueForbidden',
-              message: 'Forbidden: may not be specified for non-apply patch',
-            },
-          ],
-        },
-      ),
-    );
-  }
+  const forced = forceOnlyWithApply(force, request.contentType === 'application/apply-patch+yaml');
+  if (E.isLeft(forced)) return forced;
   switch (request.contentType) {
     case 'application/json-patch+json':
       return pipe(
@@ -228,18 +246,7 @@ const patchOf = (request: ResourceRequest): E.Either<ClusterError, Patch> => {
         ),
       );
     case 'application/apply-patch+yaml':
-      return pipe(
-        parseApplyYaml(request.body),
-        E.flatMap((value) =>
-          isObjectBody(value) ? E.right(value) : E.left(badRequest('an apply patch must be a Kubernetes object')),
-        ),
-        E.map((body): Patch => ({
-          type: 'apply',
-          body,
-          fieldManager: request.query.get('fieldManager') ?? '',
-          ...(force === null ? {} : { force: force === 'true' }),
-        })),
-      );
+      return applyPatchOf(request, force);
     case 'application/strategic-merge-patch+json':
       return strategicPatchOf(request);
     default:
@@ -374,118 +381,125 @@ const listAnswer = (
     ),
   );
 
-const onCollection = (
-  cluster: Cluster,
-  request: ResourceRequest,
-  target: Extract<Target, { type: 'collection' }>,
-): TE.TaskEither<ClusterError, Answer> => {
-  switch (request.method) {
-    case 'GET':
-      return listAnswer(cluster, request, target);
-    // Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405 too).
-    case 'POST':
-      return target.kind.scope === 'Namespaced' && target.namespace === undefined
-        ? TE.left(
-            clusterError(
-              'BadRequest',
-              `${target.kind.plural} are namespaced: POST to /namespaces/{namespace}/${target.kind.plural}`,
-              { code: 405 },
-            ),
-          )
-        : pipe(
-            TE.fromEither(E.Do),
-            TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
-            TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
-            TE.flatMap(({ object, options }) => cluster.create(object, options)),
-            TE.map((created) => ok(created, 201)),
-          );
-    default:
-      return TE.left(
-        clusterError('BadRequest', `${request.method} is not supported on a collection by the in-memory API server`, {
-          code: 405,
-        }),
-      );
-  }
-};
+type CollectionTarget = Extract<Target, { type: 'collection' }>;
+type ObjectTarget = Extract<Target, { type: 'object' }>;
+type VerbHandler<T> = (cluster: Cluster, request: ResourceRequest, target: T) => TE.TaskEither<ClusterError, Answer>;
 
-const onObject = (
-  cluster: Cluster,
-  request: ResourceRequest,
-  target: Extract<Target, { type: 'object' }>,
-): TE.TaskEither<ClusterError, Answer> => {
-  const ref = refOf(target);
-  const status = target.subresource === 'status';
-  switch (request.method) {
-    case 'GET':
-      return pipe(
-        cluster.get(ref),
-        TE.flatMap(
-          O.match(
-            () => TE.left(notFound(target)),
-            (object) => TE.right(ok(object)),
-          ),
+/** POST on a collection: a create. Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405 too). */
+const createAnswer: VerbHandler<CollectionTarget> = (cluster, request, target) =>
+  target.kind.scope === 'Namespaced' && target.namespace === undefined
+    ? TE.left(
+        clusterError(
+          'BadRequest',
+          `${target.kind.plural} are namespaced: POST to /namespaces/{namespace}/${target.kind.plural}`,
+          { code: 405 },
         ),
-      );
-    case 'PUT':
-      return pipe(
+      )
+    : pipe(
         TE.fromEither(E.Do),
         TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
         TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
-        TE.flatMap(({ object, options }) =>
-          status
-            ? pipe(
-                TE.fromEither(noOptionsOnStatus(options)),
-                TE.flatMap(() => cluster.updateStatus(object, options)),
-              )
-            : cluster.update(object, options),
-        ),
-        TE.map((object) => ok(object)),
+        TE.flatMap(({ object, options }) => cluster.create(object, options)),
+        TE.map((created) => ok(created, 201)),
       );
-    case 'PATCH':
-      return pipe(
-        TE.fromEither(E.Do),
-        TE.bind('patch', () => TE.fromEither(patchOf(request))),
-        TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
-        // A server-side apply may create the object: kube-apiserver then answers 201 Created.
-        TE.bind('existed', ({ patch }) =>
-          patch.type === 'apply' && !status ? pipe(cluster.get(ref), TE.map(O.isSome)) : TE.right(true),
-        ),
-        TE.bind('object', ({ patch, options }) =>
-          status
-            ? pipe(
-                TE.fromEither(noOptionsOnStatus(options)),
-                TE.flatMap(() => cluster.patchStatus(ref, patch, options)),
-              )
-            : cluster.patch(ref, patch, options),
-        ),
-        TE.map(({ object, existed }) => ok(object, existed ? 200 : 201)),
-      );
-    case 'DELETE':
-      return status
-        ? TE.left(clusterError('BadRequest', 'DELETE is not supported on the status subresource', { code: 405 }))
-        : pipe(
-            TE.fromEither(deleteOptionsOf(request)),
-            TE.flatMap((options) => cluster.delete(ref, options)),
-            // Still held by finalizers: the object (200); gone at once: a Success Status (200).
-            TE.map(
-              O.match(
-                () => ok(deletedStatus(target.kind, target.name, undefined)),
-                (object) => ok(object),
-              ),
-            ),
-          );
-    default:
-      return TE.left(
-        clusterError('BadRequest', `${request.method} is not supported by the in-memory API server`, { code: 405 }),
-      );
-  }
+
+const getAnswer: VerbHandler<ObjectTarget> = (cluster, _request, target) =>
+  pipe(
+    cluster.get(refOf(target)),
+    TE.flatMap(
+      O.match(
+        () => TE.left(notFound(target)),
+        (object) => TE.right(ok(object)),
+      ),
+    ),
+  );
+
+const replaceAnswer: VerbHandler<ObjectTarget> = (cluster, request, target) =>
+  pipe(
+    TE.fromEither(E.Do),
+    TE.bind('object', () => TE.fromEither(objectBody(target, request.body))),
+    TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
+    TE.flatMap(({ object, options }) =>
+      target.subresource === 'status'
+        ? pipe(
+            TE.fromEither(noOptionsOnStatus(options)),
+            TE.flatMap(() => cluster.updateStatus(object, options)),
+          )
+        : cluster.update(object, options),
+    ),
+    TE.map((object) => ok(object)),
+  );
+
+const patchAnswer: VerbHandler<ObjectTarget> = (cluster, request, target) => {
+  const ref = refOf(target);
+  const status = target.subresource === 'status';
+  return pipe(
+    TE.fromEither(E.Do),
+    TE.bind('patch', () => TE.fromEither(patchOf(request))),
+    TE.bind('options', () => TE.fromEither(writeOptions(request.query, request.userAgent))),
+    // A server-side apply may create the object: kube-apiserver then answers 201 Created.
+    TE.bind('existed', ({ patch }) =>
+      patch.type === 'apply' && !status ? pipe(cluster.get(ref), TE.map(O.isSome)) : TE.right(true),
+    ),
+    TE.bind('object', ({ patch, options }) =>
+      status
+        ? pipe(
+            TE.fromEither(noOptionsOnStatus(options)),
+            TE.flatMap(() => cluster.patchStatus(ref, patch, options)),
+          )
+        : cluster.patch(ref, patch, options),
+    ),
+    TE.map(({ object, existed }) => ok(object, existed ? 200 : 201)),
+  );
 };
+
+const deleteAnswer: VerbHandler<ObjectTarget> = (cluster, request, target) =>
+  target.subresource === 'status'
+    ? TE.left(clusterError('BadRequest', 'DELETE is not supported on the status subresource', { code: 405 }))
+    : pipe(
+        TE.fromEither(deleteOptionsOf(request)),
+        TE.flatMap((options) => cluster.delete(refOf(target), options)),
+        // Still held by finalizers: the object (200); gone at once: a Success Status (200).
+        TE.map(
+          O.match(
+            () => ok(deletedStatus(target.kind, target.name, undefined)),
+            (object) => ok(object),
+          ),
+        ),
+      );
+
+/** One handler per verb, on a collection and on an object; a verb not listed answers 405. */
+const COLLECTION_VERBS: ReadonlyMap<string, VerbHandler<CollectionTarget>> = new Map([
+  ['GET', listAnswer],
+  ['POST', createAnswer],
+]);
+const OBJECT_VERBS: ReadonlyMap<string, VerbHandler<ObjectTarget>> = new Map([
+  ['GET', getAnswer],
+  ['PUT', replaceAnswer],
+  ['PATCH', patchAnswer],
+  ['DELETE', deleteAnswer],
+]);
 
 /** Answers one non-watch request on a collection or an object. */
 export const answerResourceRequest = (
   cluster: Cluster,
   request: ResourceRequest,
-): TE.TaskEither<ClusterError, Answer> =>
-  request.target.type === 'collection'
-    ? onCollection(cluster, request, request.target)
-    : onObject(cluster, request, request.target);
+): TE.TaskEither<ClusterError, Answer> => {
+  const { target } = request;
+  if (target.type === 'collection') {
+    const verb = COLLECTION_VERBS.get(request.method);
+    return verb !== undefined
+      ? verb(cluster, request, target)
+      : TE.left(
+          clusterError('BadRequest', `${request.method} is not supported on a collection by the in-memory API server`, {
+            code: 405,
+          }),
+        );
+  }
+  const verb = OBJECT_VERBS.get(request.method);
+  return verb !== undefined
+    ? verb(cluster, request, target)
+    : TE.left(
+        clusterError('BadRequest', `${request.method} is not supported by the in-memory API server`, { code: 405 }),
+      );
+};

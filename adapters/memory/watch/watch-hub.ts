@@ -80,9 +80,13 @@ const cutConnection = (sink: WatchSink): boolean => {
 const copyEvent = (event: WatchEvent): WatchEvent =>
   event.type === 'BOOKMARK' ? { ...event } : { type: event.type, object: deepCopy(event.object) };
 
-export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
-  const watchers = new Set<Watcher>();
+/** Delivery of one watcher's queue on a later microtask, and its closing (at most one `closed`). */
+type Delivery = {
+  readonly enqueue: (watcher: Watcher, event: WatchEvent) => void;
+  readonly close: (watcher: Watcher, error: ClusterError | undefined, dropQueued: boolean) => void;
+};
 
+const delivery = (watchers: Set<Watcher>): Delivery => {
   const drain = (watcher: Watcher): void => {
     watcher.scheduled = false;
     while (watcher.state !== 'done') {
@@ -97,29 +101,38 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     if (watcher.error === undefined) watcher.sink.closed();
     else watcher.sink.closed(watcher.error);
   };
-
   const schedule = (watcher: Watcher): void => {
     if (watcher.scheduled) return;
     watcher.scheduled = true;
     queueMicrotask(() => drain(watcher));
   };
-
-  const enqueue = (watcher: Watcher, event: WatchEvent): void => {
-    if (watcher.state !== 'open') return;
-    watcher.queue.push(event);
-    schedule(watcher);
+  return {
+    enqueue: (watcher, event) => {
+      if (watcher.state !== 'open') return;
+      watcher.queue.push(event);
+      schedule(watcher);
+    },
+    close: (watcher, error, dropQueued) => {
+      if (watcher.state === 'closing' || watcher.state === 'done') return;
+      watcher.cancelBookmarks?.();
+      watcher.cancelTimeout?.();
+      if (dropQueued) watcher.queue = [];
+      watcher.state = 'closing';
+      if (error !== undefined) watcher.error = error;
+      schedule(watcher);
+    },
   };
+};
 
-  const close = (watcher: Watcher, error: ClusterError | undefined, dropQueued: boolean): void => {
-    if (watcher.state === 'closing' || watcher.state === 'done') return;
-    watcher.cancelBookmarks?.();
-    watcher.cancelTimeout?.();
-    if (dropQueued) watcher.queue = [];
-    watcher.state = 'closing';
-    if (error !== undefined) watcher.error = error;
-    schedule(watcher);
-  };
+/** What happens to an open stream: events with their seeded faults, periodic bookmarks, the server's timeout. */
+type Streams = Delivery & {
+  readonly deliver: (watcher: Watcher, event: WatchEvent) => void;
+  readonly armBookmarks: (watcher: Watcher) => void;
+  readonly armTimeout: (watcher: Watcher, options: StartOptions) => void;
+};
 
+const streams = (deps: WatchHubDeps, watchers: Set<Watcher>): Streams => {
+  const { enqueue, close } = delivery(watchers);
   const armBookmarks = (watcher: Watcher): void => {
     watcher.cancelBookmarks = deps.clock.setTimer(deps.bookmarkIntervalMs, () => {
       if (watcher.state !== 'open') return;
@@ -127,7 +140,6 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
       armBookmarks(watcher);
     });
   };
-
   const armTimeout = (watcher: Watcher, options: StartOptions): void => {
     const ms = deps.serverTimeout(options.group, options.kind);
     if (ms === undefined || watcher.state !== 'open') return;
@@ -137,7 +149,6 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
       close(watcher, undefined, false);
     });
   };
-
   const deliver = (watcher: Watcher, event: WatchEvent): void => {
     const { options } = watcher;
     // Only started watchers (they have options) are in `watchers`: an unstarted one gets no events.
@@ -148,39 +159,48 @@ export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
     if (faults.close) close(watcher, undefined, false);
     if (faults.expire) close(watcher, deps.expired(), false);
   };
+  return { enqueue, close, deliver, armBookmarks, armTimeout };
+};
 
+/** A new watcher, open for the client but serving nothing until `start`. */
+const pendingWatch = (parts: Streams, watchers: Set<Watcher>, sink: WatchSink): PendingWatch => {
+  const watcher: Watcher = { sink, state: 'pending', queue: [], scheduled: false };
+  watchers.add(watcher);
   return {
-    open: (sink) => {
-      const watcher: Watcher = { sink, state: 'pending', queue: [], scheduled: false };
-      watchers.add(watcher);
-      return {
-        handle: {
-          stop: () => {
-            watcher.state = 'done';
-            watcher.queue = [];
-            watcher.cancelBookmarks?.();
-            watcher.cancelTimeout?.();
-            watchers.delete(watcher);
-          },
-        },
-        start: (scope, initial, options) => {
-          if (watcher.state !== 'pending') return;
-          watcher.state = 'open';
-          watcher.scope = scope;
-          watcher.options = options;
-          initial.forEach((event) => deliver(watcher, event));
-          // A close fault on an initial event may already have ended the stream.
-          if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') armBookmarks(watcher);
-          armTimeout(watcher, options);
-        },
-        fail: (error) => close(watcher, error, true),
-      };
+    handle: {
+      stop: () => {
+        watcher.state = 'done';
+        watcher.queue = [];
+        watcher.cancelBookmarks?.();
+        watcher.cancelTimeout?.();
+        watchers.delete(watcher);
+      },
     },
+    start: (scope, initial, options) => {
+      if (watcher.state !== 'pending') return;
+      watcher.state = 'open';
+      watcher.scope = scope;
+      watcher.options = options;
+      initial.forEach((event) => parts.deliver(watcher, event));
+      // A close fault on an initial event may already have ended the stream.
+      if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') parts.armBookmarks(watcher);
+      parts.armTimeout(watcher, options);
+    },
+    fail: (error) => parts.close(watcher, error, true),
+  };
+};
+
+export const createWatchHub = (deps: WatchHubDeps): WatchHub => {
+  const watchers = new Set<Watcher>();
+  const parts = streams(deps, watchers);
+  const { close } = parts;
+  return {
+    open: (sink) => pendingWatch(parts, watchers, sink),
     publish: (entry) => {
       for (const watcher of [...watchers]) {
         if (watcher.state !== 'open' || watcher.scope === undefined) continue;
         const event = eventFor(watcher.scope, entry);
-        if (event !== undefined) deliver(watcher, event);
+        if (event !== undefined) parts.deliver(watcher, event);
       }
     },
     closeAll: (error) =>

@@ -1,8 +1,9 @@
 /** `kreconcile run`: the operator, against a cluster or the embedded in-memory one (`--memory`). */
 import { Command, Option } from 'commander';
 import { existsSync } from 'node:fs';
-import { sequenceT } from 'fp-ts/lib/Apply.js';
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import { pino } from 'pino';
 import prettyModule from 'pino-pretty';
 import type { KubernetesCluster, KubernetesClusterOptions } from '../../../adapters/kubernetes/index.js';
@@ -10,22 +11,22 @@ import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
 import {
   DEFAULT_KNOWN_MANAGERS,
-  isServiceAccountName,
   showClusterError,
   type Application,
   type Cluster,
-  type Resource,
+  type KnownManager,
+  type TenancyPolicy,
 } from '../../../core/index.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../access/child-access.js';
-import { registerFlowControlMetrics } from '../../runtime/flow-metrics.js';
+import { registerFlowControlMetrics, type FlowControlMetrics } from '../../runtime/flow-metrics.js';
 import { DEFAULT_PROGRESS_STATUS_AFTER_MS } from '../../runtime/controller.js';
-import { createMetrics } from '../../runtime/metrics.js';
+import { createMetrics, type Metrics } from '../../runtime/metrics.js';
 import { startOperator, type Operator, type OperatorOptions } from '../../runtime/operator.js';
-import { MAX_SHARDS, shardingFromFlags } from '../../runtime/sharding/sharding.js';
+import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import type { Logger } from '../../logging/logger.js';
 import { converged, type ReconcileResult } from '../../reconcile/reconcile-application.js';
-import { errnoCode, usageError } from '../cli-error.js';
+import { errnoCode, usageError, type CliError } from '../cli-error.js';
 import { positiveNumber, wholeNumber } from '../numeric-flags.js';
 import {
   collect,
@@ -39,63 +40,20 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import type { CliIo } from '../io.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
 import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
-import { guardSchemaErrors, readGuard } from '../guard/read-guard.js';
+import { guardSchemaErrors, readGuard, type GuardFile } from '../guard/read-guard.js';
 import { builtinCatalog } from '../input/schema-catalog.js';
-import { parseAllowlist } from '../../tosca/address-policy.js';
-import { applyDrift, parseDrift, type Drift } from '../operate/drift.js';
+import { applyDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
-import { listenFailure, parseListen, probeListen, type ListenAddress } from '../operate/listen.js';
+import { listenFailure, probeListen } from '../operate/listen.js';
 import { progressLines } from '../operate/progress.js';
 import { convergenceTracker } from '../planning/verify-converges.js';
 import { COLOURS, styleFor } from '../style.js';
-
-type Options = {
-  readonly filename: ReadonlyArray<string>;
-  readonly recursive?: boolean;
-  readonly namespace: string;
-  readonly memory?: boolean;
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly inCluster?: boolean;
-  readonly workers: string;
-  readonly qps?: string;
-  readonly burst?: string;
-  readonly maxInFlight?: string;
-  readonly resync: string;
-  readonly relist?: string;
-  readonly watchNamespace?: string;
-  readonly leaderElect?: boolean;
-  readonly leaderElectionNamespace: string;
-  readonly listen?: string;
-  readonly logLevel: string;
-  readonly drift: ReadonlyArray<string>;
-  readonly exitWhenConverged?: boolean;
-  readonly timeout: string;
-  readonly shutdownDeadline: string;
-  readonly readiness: 'kstatus' | 'existence';
-  readonly progressStatusAfter: string;
-  readonly callbackUrl?: string;
-  readonly callbackListen?: string;
-  readonly callbackTlsCert?: string;
-  readonly callbackTlsKey?: string;
-  readonly shutdownGrace: string;
-  readonly toscaFileRoot: ReadonlyArray<string>;
-  readonly policy?: string;
-  readonly fieldManagers?: string;
-  readonly guard?: string;
-  readonly toscaAllowHost: ReadonlyArray<string>;
-  readonly toscaAllowHttp?: boolean;
-  readonly shards?: string;
-  readonly shard?: string;
-  readonly sharding?: string;
-  readonly defaultServiceAccount?: string;
-  readonly requireServiceAccount?: boolean;
-  readonly watchChildren?: boolean;
-};
+import { decodeRunFlags, type RunFlags, type RunSettings } from './run-options.js';
 
 const EXAMPLES = `
 Examples:
@@ -116,92 +74,76 @@ once with code 1 (its writes are fenced from that moment) and is restarted clean
 ${EXIT_CODES_HELP}
 `;
 
-const seconds = (text: string, flag: string): E.Either<string, number> => {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (match === null) return E.left(`${flag} ${text}: expected a duration such as 500ms, 30s, 5m or 1h`);
-  const factor = match[2] === 'ms' ? 1 : match[2] === 'm' ? 60_000 : match[2] === 'h' ? 3_600_000 : 1_000;
-  return E.right(Number(match[1]) * factor);
+type CliErrors = ReadonlyArray<CliError>;
+
+/** Reports the errors and exits 1: nothing has started, or what started is stopped. */
+const stop = (context: CommandContext, errors: CliErrors): void => {
+  reportErrors(context.io, errors);
+  context.exit(EXIT_ERROR);
 };
 
-/**
- * The longest `--progress-status-after`: while it runs a new Application shows no status at all, so a
- * longer one would hide a stuck rollout from `kubectl get` for longer than any controller's lag explains.
- */
-const MAX_PROGRESS_STATUS_AFTER_MS = 60_000;
+/** A flag's problem (one line) as a usage error. */
+const usage = (message: string): CliErrors => [usageError(message)];
 
-/** `--progress-status-after`: a duration from 0 (the progress status is written at once) to a minute. */
-const progressStatusAfter = (text: string): E.Either<string, number> =>
-  E.chain((ms: number) =>
-    ms <= MAX_PROGRESS_STATUS_AFTER_MS
-      ? E.right(ms)
-      : E.left(
-          `--progress-status-after ${text}: at most 1m (a new Application shows no status while its first one is held); 0 writes it at once`,
-        ),
-  )(seconds(text, '--progress-status-after'));
+/** The files an admin gives: the tenancy policy, the field managers, the guard. */
+type AdminFiles = {
+  readonly tenancy: TenancyPolicy | undefined;
+  readonly managers: ReadonlyArray<KnownManager> | undefined;
+  readonly guard: GuardFile | undefined;
+};
 
-type Listeners = { readonly listen?: ListenAddress; readonly callbackListen?: ListenAddress };
+const optionalFile =
+  <A>(
+    file: string | undefined,
+    read: (file: string) => Promise<E.Either<CliErrors, A>>,
+  ): TE.TaskEither<CliErrors, A | undefined> =>
+  () =>
+    file === undefined ? Promise.resolve(E.right(undefined)) : read(file);
 
-/** The listener flags, parsed; then bound once each, so a busy port fails before anything starts. */
-const listeners = async (options: Options): Promise<E.Either<string, Listeners>> => {
-  const flags = [
-    ['--listen', options.listen],
-    ['--callback-listen', options.callbackListen],
+/** Reads the admin's files; guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the operator. */
+const readAdminFiles = (io: CliIo, flags: RunFlags): TE.TaskEither<CliErrors, AdminFiles> =>
+  pipe(
+    TE.Do,
+    TE.bind('tenancy', () => optionalFile(flags.policy, (file) => readPolicy(io, file))),
+    TE.bind('managers', () => optionalFile(flags.fieldManagers, (file) => readFieldManagers(io, file))),
+    TE.bind('guard', () => optionalFile(flags.guard, (file) => readGuard(io, file))),
+    TE.tap(({ guard }) => {
+      const unguarded = guard === undefined ? [] : guardSchemaErrors(guard, builtinCatalog(io), { open: true });
+      return unguarded.length > 0 ? TE.left(unguarded) : TE.right(undefined);
+    }),
+  );
+
+/** Binds each listener once, so a busy port fails before anything starts. */
+const probeListeners = async (flags: RunFlags, settings: RunSettings): Promise<E.Either<CliErrors, void>> => {
+  const listeners = [
+    ['--listen', flags.listen, settings.listen],
+    ['--callback-listen', flags.callbackListen, settings.callbacks.listen],
   ] as const;
-  const parsed: Record<string, ListenAddress> = {};
-  for (const [flag, text] of flags) {
-    if (text === undefined) continue;
-    const address = parseListen(flag, text);
-    if (E.isLeft(address)) return address;
-    const free = await probeListen(flag, text, address.right);
-    if (E.isLeft(free)) return free;
-    parsed[flag] = address.right;
+  for (const [flag, text, address] of listeners) {
+    if (text === undefined || address === undefined) continue;
+    const free = await probeListen(flag, text, address);
+    if (E.isLeft(free)) return E.left(usage(free.left));
   }
-  return E.right({
-    ...(parsed['--listen'] === undefined ? {} : { listen: parsed['--listen'] }),
-    ...(parsed['--callback-listen'] === undefined ? {} : { callbackListen: parsed['--callback-listen'] }),
-  });
+  return E.right(undefined);
 };
 
-/**
- * Hook callbacks: the URL workloads call (default: the operator Service in `POD_NAMESPACE`, or
- * kreconcile-system), and where they are served (`--callback-listen`, optionally with TLS; default
- * on `--listen`). Tokens need no flag: the operator generates them (node:crypto) and keeps them in
- * each Application's hook Secret.
- */
-const hookOptions = async (
-  context: CommandContext,
-  options: Options,
-  shutdownGraceMs: number,
-  callbackListen: ListenAddress | undefined,
-): Promise<E.Either<string, NonNullable<Parameters<typeof startOperator>[0]['hooks']>>> => {
-  const tlsFiles = [options.callbackTlsCert, options.callbackTlsKey].filter((file) => file !== undefined);
-  if (tlsFiles.length === 1) return E.left('--callback-tls-cert and --callback-tls-key go together');
-  if (tlsFiles.length === 2 && options.callbackListen === undefined)
-    return E.left("--callback-tls-cert/--callback-tls-key need --callback-listen (the callbacks' own listener)");
-  const callbackUrl =
-    options.callbackUrl ?? `http://kreconcile.${context.io.env.POD_NAMESPACE ?? 'kreconcile-system'}.svc:8080`;
-  try {
-    const parsed = new URL(callbackUrl);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      return E.left(`--callback-url ${callbackUrl}: use an http or https URL`);
-  } catch {
-    return E.left(`--callback-url ${callbackUrl}: not a valid URL`);
-  }
+type HookOptions = NonNullable<OperatorOptions['hooks']>;
+
+/** The hook callbacks' options: the decoded settings with the TLS certificate and key read. */
+const hookOptions = async (io: CliIo, settings: RunSettings): Promise<E.Either<CliErrors, HookOptions>> => {
+  const { callbackUrl, listen, tlsFiles } = settings.callbacks;
   let tls: { cert: string; key: string } | undefined;
-  if (options.callbackTlsCert !== undefined && options.callbackTlsKey !== undefined) {
+  if (tlsFiles !== undefined) {
     try {
-      tls = {
-        cert: await context.io.readFile(options.callbackTlsCert),
-        key: await context.io.readFile(options.callbackTlsKey),
-      };
+      tls = { cert: await io.readFile(tlsFiles.cert), key: await io.readFile(tlsFiles.key) };
     } catch (error) {
-      return E.left(`cannot read the callback TLS certificate or key: ${errnoCode(error) ?? String(error)}`);
+      return E.left(usage(`cannot read the callback TLS certificate or key: ${errnoCode(error) ?? String(error)}`));
     }
   }
   return E.right({
     callbackUrl,
-    shutdownGraceMs,
-    ...(callbackListen === undefined ? {} : { listen: callbackListen }),
+    shutdownGraceMs: settings.durations.shutdownGraceMs,
+    ...(listen === undefined ? {} : { listen }),
     ...(tls === undefined ? {} : { tls }),
   });
 };
@@ -235,45 +177,20 @@ const pinoPretty = (sink: { write: (line: string) => void }, colorize: boolean) 
   return { write: (line: string) => sink.write(prettyFactory(JSON.parse(line))) };
 };
 
-/**
- * `--qps`, `--burst`, `--max-in-flight`: client flow control towards a real API server (the
- * adapter's defaults when absent; docs/runtime.md, Flow control). Only real clusters have one.
- */
-const flowControlFlags = (
-  options: Options,
-): E.Either<string, { qps?: number; burst?: number; maxInFlight?: number }> => {
-  const flags = [
-    ['--qps', 'qps', options.qps, /^\d+(\.\d+)?$/, 'a number of requests per second above 0, e.g. 50'],
-    ['--burst', 'burst', options.burst, /^\d+$/, 'a whole number of requests ≥ 1, e.g. 100'],
-    ['--max-in-flight', 'maxInFlight', options.maxInFlight, /^\d+$/, 'a whole number of requests ≥ 1, e.g. 32'],
-  ] as const;
-  const given = flags.filter(([, , text]) => text !== undefined);
-  if (given.length > 0 && options.memory === true)
-    return E.left(`${given.map(([flag]) => flag).join(', ')}: limit requests to a real API server; drop with --memory`);
-  const settings: { qps?: number; burst?: number; maxInFlight?: number } = {};
-  for (const [flag, key, text, shape, expected] of given) {
-    const value = Number(text);
-    if (text === undefined || !shape.test(text.trim()) || !(value > 0))
-      return E.left(`${flag} ${text}: expected ${expected}`);
-    settings[key] = value;
-  }
-  return E.right(settings);
-};
-
 /** The cluster of the kubeconfig (or the pod), checked with one read before anything starts. */
 const connect = async (
-  options: Options,
+  flags: RunFlags,
   context: CommandContext,
   clusterOptions: KubernetesClusterOptions,
 ): Promise<E.Either<string, KubernetesCluster>> => {
   const inCluster =
-    options.inCluster === true ||
-    (options.kubeconfig === undefined &&
-      options.context === undefined &&
+    flags.inCluster === true ||
+    (flags.kubeconfig === undefined &&
+      flags.context === undefined &&
       context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
   const target = {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-    ...(options.context === undefined ? {} : { context: options.context }),
+    ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
+    ...(flags.context === undefined ? {} : { context: flags.context }),
   };
   const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
   if (missing !== undefined) return E.left(missing);
@@ -284,35 +201,52 @@ const connect = async (
   } catch (error) {
     return E.left(error instanceof Error ? error.message : String(error));
   }
-  const checked = await checkCluster(cluster, options.watchNamespace ?? 'default');
+  const checked = await checkCluster(cluster, flags.watchNamespace ?? 'default');
   return E.isLeft(checked) ? checked : E.right(cluster);
 };
 
-/**
- * Impersonation (`spec.serviceAccountName`, `--default-service-account`, `--require-service-account`):
- * whose rights children are written with, and whether the operator watches children itself. When
- * every Application is impersonated the operator's RBAC holds no child rights, so it cannot watch them.
- */
-const servicePolicy = (options: Options): E.Either<string, ServiceAccountPolicy> => {
-  if (options.defaultServiceAccount !== undefined && !isServiceAccountName(options.defaultServiceAccount)) {
-    return E.left(
-      `--default-service-account ${options.defaultServiceAccount}: not a ServiceAccount name (lower-case letters, digits, "-" and ".")`,
-    );
-  }
-  const policy: ServiceAccountPolicy = {
-    ...(options.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: options.defaultServiceAccount }),
-    ...(options.requireServiceAccount === true ? { require: true } : {}),
-  };
-  // The in-memory cluster has no RBAC to enforce: refuse rather than pretend.
-  return options.memory === true && (policy.defaultServiceAccount !== undefined || policy.require === true)
-    ? E.left(
-        '--default-service-account and --require-service-account need a real cluster (the in-memory one has no RBAC)',
-      )
-    : E.right(policy);
+/** The cluster the operator runs against, and the Applications loaded into it (`--memory`). */
+type RunTarget = {
+  readonly cluster: Cluster;
+  readonly memory?: MemoryCluster;
+  readonly kubernetes?: KubernetesCluster;
+  readonly loaded: ReadonlyArray<string>;
+};
+
+/** `--memory`: the embedded in-memory API server, loaded with the -f files. */
+const embeddedTarget = async (io: CliIo, flags: RunFlags): Promise<E.Either<CliErrors, RunTarget>> => {
+  const inputs = await readManifestInputs(io, flags);
+  if (E.isLeft(inputs)) return inputs;
+  const started = await startEmbeddedCluster({
+    crds: inputs.right.crds,
+    applications: inputs.right.applications.map((a) => a.application),
+  });
+  if (E.isLeft(started)) return E.left(usage(started.left));
+  io.stdout.write(`embedded in-memory API server started with ${inputs.right.applications.length} Application(s)\n`);
+  return E.right({
+    cluster: started.right,
+    memory: started.right,
+    loaded: inputs.right.applications.map(({ application }) => applicationKey(application)),
+  });
+};
+
+/** A real cluster, with client flow control measured by the operator's metrics. */
+const liveTarget = async (
+  context: CommandContext,
+  flags: RunFlags,
+  settings: RunSettings,
+  flowMetrics: FlowControlMetrics,
+): Promise<E.Either<CliErrors, RunTarget>> => {
+  const connected = await connect(flags, context, {
+    flowControl: { ...settings.flowControl, onWait: flowMetrics.observeWait },
+  });
+  if (E.isLeft(connected)) return E.left(usage(connected.left));
+  flowMetrics.readFrom(connected.right.flowControl.stats);
+  return E.right({ cluster: connected.right, kubernetes: connected.right, loaded: [] });
 };
 
 const identityOptions = (
-  options: Options,
+  flags: RunFlags,
   policy: ServiceAccountPolicy,
   cluster: KubernetesCluster | undefined,
 ): Pick<OperatorOptions, 'childClusterFor' | 'watchChildren'> => {
@@ -320,210 +254,201 @@ const identityOptions = (
   const mandatory = policy.defaultServiceAccount !== undefined || policy.require === true;
   return {
     childClusterFor: childClusters(policy, cluster.impersonate),
-    watchChildren: options.watchChildren ?? !mandatory,
+    watchChildren: flags.watchChildren ?? !mandatory,
   };
 };
 
-const execute = async (context: CommandContext, options: Options): Promise<void> => {
-  const { io } = context;
-  const fail = (message: string): void => {
-    reportErrors(io, [usageError(message)]);
-    context.exit(EXIT_ERROR);
-  };
-  const durations = sequenceT(E.Apply)(
-    seconds(options.resync, '--resync'),
-    seconds(options.timeout, '--timeout'),
-    seconds(options.shutdownDeadline, '--shutdown-deadline'),
-    seconds(options.shutdownGrace, '--shutdown-grace'),
-  );
-  if (E.isLeft(durations)) return fail(durations.left);
-  const [resyncMs, timeoutMs, deadlineMs, shutdownGraceMs] = durations.right;
-  const relist = options.relist === undefined ? E.right(undefined) : seconds(options.relist, '--relist');
-  if (E.isLeft(relist)) return fail(relist.left);
-  const progressStatusAfterMs = progressStatusAfter(options.progressStatusAfter);
-  if (E.isLeft(progressStatusAfterMs)) return fail(progressStatusAfterMs.left);
-  const allowed = parseAllowlist(options.toscaAllowHost);
-  if ('error' in allowed) return fail(`--tosca-allow-host ${allowed.error}`);
-  const identity = io.env.POD_NAME ?? `kreconcile-${Math.random().toString(16).slice(2, 10)}`;
-  const sharding = shardingFromFlags(options, { namespace: options.leaderElectionNamespace, identity });
-  if (E.isLeft(sharding)) return fail(sharding.left);
-  const drifts = E.sequenceArray(options.drift.map(parseDrift));
-  if (E.isLeft(drifts)) return fail(drifts.left);
-  const policy = servicePolicy(options);
-  if (E.isLeft(policy)) return fail(policy.left);
-  const flow = flowControlFlags(options);
-  if (E.isLeft(flow)) return fail(flow.left);
+/** Everything the operator starts with, read and checked. */
+type PreparedRun = {
+  readonly flags: RunFlags;
+  readonly settings: RunSettings;
+  readonly files: AdminFiles;
+  readonly hooks: HookOptions;
+  readonly target: RunTarget;
+  readonly metrics: Metrics;
+};
+
+/** After the flags: the admin's files, the listeners' probes, the callbacks' TLS files, then the cluster. */
+const prepare = (
+  context: CommandContext,
+  flags: RunFlags,
+  settings: RunSettings,
+): Promise<E.Either<CliErrors, PreparedRun>> => {
   const metrics = createMetrics();
   const flowMetrics = registerFlowControlMetrics(metrics.registry);
-  if (!options.memory && options.filename.length > 0)
-    return fail(
-      '-f loads Applications into the embedded cluster: use it with --memory (apply them to a real cluster with kubectl)',
+  return pipe(
+    readAdminFiles(context.io, flags),
+    TE.bindTo('files'),
+    TE.tap(() => () => probeListeners(flags, settings)),
+    TE.bind('hooks', () => () => hookOptions(context.io, settings)),
+    TE.bind(
+      'target',
+      () => () =>
+        flags.memory === true ? embeddedTarget(context.io, flags) : liveTarget(context, flags, settings, flowMetrics),
+    ),
+    TE.map((parts) => ({ ...parts, flags, settings, metrics })),
+  )();
+};
+
+/** Where the operator reads and writes, and how its Events are sent. */
+const clusterOptions = ({
+  cluster,
+  kubernetes,
+}: RunTarget): Pick<OperatorOptions, 'cluster' | 'eventCluster' | 'admissionPolicies'> => ({
+  cluster,
+  // Events at low priority: sent with what the reconciles leave of --qps, dropped when too many wait.
+  ...(kubernetes === undefined ? {} : { eventCluster: kubernetes.lowPriority }),
+  // The in-memory cluster enforces no RBAC and no admission policy: there is nothing to check.
+  ...(kubernetes === undefined ? { admissionPolicies: false as const } : {}),
+});
+
+/** How often and how much the operator reconciles, and what it serves. */
+const scheduleOptions = (flags: RunFlags, settings: RunSettings) => ({
+  workers: settings.workers,
+  resyncMs: settings.durations.resyncMs,
+  readiness: flags.readiness,
+  progressStatusAfterMs: settings.durations.progressStatusAfterMs,
+  ...(settings.durations.relistMs === undefined ? {} : { relistMs: settings.durations.relistMs }),
+  ...(flags.watchNamespace ? { namespace: flags.watchNamespace } : {}),
+  ...(settings.listen === undefined ? {} : { listen: settings.listen }),
+});
+
+/** The admin's rules: tenancy, known field managers, the guard. */
+const policyOptions = ({ tenancy, managers, guard }: AdminFiles) => ({
+  ...(tenancy === undefined ? {} : { tenancy }),
+  ...(managers === undefined ? {} : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers] } }),
+  ...(guard === undefined ? {} : { guard: guard.policy }),
+});
+
+/** Leader election or shards: which replica reconciles which Applications. */
+const leadershipOptions = (flags: RunFlags, settings: RunSettings) => ({
+  ...(flags.leaderElect
+    ? {
+        leaderElection: {
+          namespace: flags.leaderElectionNamespace,
+          name: LEADER_LEASE_NAME,
+          identity: settings.identity,
+        },
+      }
+    : {}),
+  ...(settings.sharding === undefined
+    ? {}
+    : {
+        sharding:
+          settings.sharding.mode === 'lease'
+            ? { ...settings.sharding, monotonic: () => performance.now() }
+            : settings.sharding,
+      }),
+});
+
+/** What the run itself hands the operator: its logger, where reconciles are reported, what a lost lease does. */
+type RunHooks = Pick<OperatorOptions, 'logger' | 'onReconciled' | 'onLostLeadership'>;
+
+const operatorOptions = (run: PreparedRun, hooks: RunHooks): OperatorOptions => {
+  const { flags, settings, files, target } = run;
+  return {
+    ...clusterOptions(target),
+    clock: systemClock,
+    random: Math.random,
+    metrics: run.metrics,
+    ...hooks,
+    ...scheduleOptions(flags, settings),
+    ...policyOptions(files),
+    ...leadershipOptions(flags, settings),
+    monotonic: () => performance.now(),
+    stopDeadlineMs: settings.durations.deadlineMs,
+    hooks: run.hooks,
+    tosca: {
+      fileRoots: flags.toscaFileRoot,
+      allowHosts: flags.toscaAllowHost,
+      allowHttp: flags.toscaAllowHttp === true,
+      logger: hooks.logger,
+    },
+    ...identityOptions(
+      flags,
+      { ...settings.servicePolicy, ...(files.tenancy === undefined ? {} : { tenancy: files.tenancy }) },
+      target.kubernetes,
+    ),
+  };
+};
+
+/** Starts the operator; a port another process took since it was probed is a usage error (nothing has started). */
+const startListening = async (run: PreparedRun, options: OperatorOptions): Promise<E.Either<CliErrors, Operator>> => {
+  try {
+    return E.right(await startOperator(options));
+  } catch (error) {
+    if (!isListenError(error)) throw error;
+    const callbackListen = run.settings.callbacks.listen;
+    return E.left(
+      usage(
+        callbackListen !== undefined && error.port === callbackListen.port
+          ? listenFailure('--callback-listen', run.flags.callbackListen ?? '', error)
+          : listenFailure('--listen', run.flags.listen ?? '', error),
+      ),
     );
-  if (!options.memory && (drifts.right.length > 0 || options.exitWhenConverged))
-    return fail('--drift and --exit-when-converged are demonstrations for --memory');
-  const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
-  if (E.isLeft(tenancy)) {
-    reportErrors(io, tenancy.left);
-    return context.exit(EXIT_ERROR);
   }
-  const managers =
-    options.fieldManagers === undefined ? E.right(undefined) : await readFieldManagers(io, options.fieldManagers);
-  if (E.isLeft(managers)) {
-    reportErrors(io, managers.left);
-    return context.exit(EXIT_ERROR);
-  }
-  const guard = options.guard === undefined ? E.right(undefined) : await readGuard(io, options.guard);
-  if (E.isLeft(guard)) {
-    reportErrors(io, guard.left);
-    return context.exit(EXIT_ERROR);
-  }
-  // Guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the operator.
-  const unguarded = guard.right === undefined ? [] : guardSchemaErrors(guard.right, builtinCatalog(io), { open: true });
-  if (unguarded.length > 0) {
-    reportErrors(io, unguarded);
-    return context.exit(EXIT_ERROR);
-  }
-  const bound = await listeners(options);
-  if (E.isLeft(bound)) return fail(bound.left);
-  const hooks = await hookOptions(context, options, shutdownGraceMs, bound.right.callbackListen);
-  if (E.isLeft(hooks)) return fail(hooks.left);
-  let cluster: Cluster;
-  let memory: MemoryCluster | undefined;
-  let kubernetes: KubernetesCluster | undefined;
-  let loaded: ReadonlyArray<string> = [];
-  if (options.memory) {
-    if (options.filename.length === 0) return fail('--memory needs Applications: kreconcile run --memory -f app.yaml');
-    const inputs = await readManifestInputs(io, options);
-    if (E.isLeft(inputs)) {
-      reportErrors(io, inputs.left);
-      return context.exit(EXIT_ERROR);
-    }
-    const started = await startEmbeddedCluster({
-      crds: inputs.right.crds,
-      applications: inputs.right.applications.map((a) => a.application),
-    });
-    if (E.isLeft(started)) return fail(started.left);
-    memory = started.right;
-    cluster = memory;
-    loaded = inputs.right.applications.map(({ application }) => applicationKey(application));
-    io.stdout.write(`embedded in-memory API server started with ${inputs.right.applications.length} Application(s)\n`);
-  } else {
-    const connected = await connect(options, context, {
-      flowControl: { ...flow.right, onWait: flowMetrics.observeWait },
-    });
-    if (E.isLeft(connected)) return fail(connected.left);
-    cluster = connected.right;
-    kubernetes = connected.right;
-    flowMetrics.readFrom(kubernetes.flowControl.stats);
-  }
-  const impersonation = identityOptions(
-    options,
-    { ...policy.right, ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }) },
-    kubernetes,
-  );
+};
+
+/** Each reconcile's progress line, and convergence of the Applications loaded from -f. */
+const reconcileProgress = (io: CliIo, target: RunTarget) => {
   const style = styleFor(io);
-  const logger = makeLogger(context, options.logLevel);
   // Every Application loaded from every -f file must be Ready, not only those reconciled so far.
-  const tracker = convergenceOf(loaded);
+  const tracker = convergenceOf(target.loaded);
   let settled: (() => void) | undefined;
   // With --memory, a perpetual diff or an oscillation is reported as `plan --verify-converges` reports it.
-  const nonConvergence = memory === undefined ? undefined : convergenceTracker();
-  const onReconciled = (key: string, result: ReconcileResult): void => {
-    for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19)))
-      io.stdout.write(`${line}\n`);
-    for (const line of nonConvergence?.(key, result) ?? []) io.stderr.write(`warning: ${line}\n`);
-    tracker.record(key, result);
-    if (tracker.allReady()) settled?.();
+  const nonConvergence = target.memory === undefined ? undefined : convergenceTracker();
+  return {
+    onReconciled: (key: string, result: ReconcileResult): void => {
+      for (const line of progressLines(key, result, style, new Date(systemClock.now()).toISOString().slice(11, 19)))
+        io.stdout.write(`${line}\n`);
+      for (const line of nonConvergence?.(key, result) ?? []) io.stderr.write(`warning: ${line}\n`);
+      tracker.record(key, result);
+      if (tracker.allReady()) settled?.();
+    },
+    onSettled: (resolve: () => void, initial: boolean): void => {
+      settled = resolve;
+      // Convergence may have happened while the operator was still starting its listeners.
+      if (initial && tracker.allReady()) resolve();
+    },
+    notReady: tracker.notReady,
   };
+};
+
+/** Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean. */
+const leadershipLoss = (context: CommandContext, logger: Logger) => {
   let lostLeadership: (() => void) | undefined;
   const lost = new Promise<'lost'>((resolve) => {
     lostLeadership = () => resolve('lost');
   });
-  let operator: Operator;
-  try {
-    operator = await startOperator({
-      cluster,
-      // Events at low priority: sent with what the reconciles leave of --qps, dropped when too many wait.
-      ...(kubernetes === undefined ? {} : { eventCluster: kubernetes.lowPriority }),
-      clock: systemClock,
-      random: Math.random,
-      logger,
-      metrics,
-      onReconciled,
-      workers: Number(options.workers),
-      resyncMs,
-      readiness: options.readiness,
-      progressStatusAfterMs: progressStatusAfterMs.right,
-      ...(relist.right === undefined ? {} : { relistMs: relist.right }),
-      ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-      ...(managers.right === undefined
-        ? {}
-        : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] } }),
-      ...(guard.right === undefined ? {} : { guard: guard.right.policy }),
-      // The in-memory cluster enforces no RBAC and no admission policy: there is nothing to check.
-      ...(kubernetes === undefined ? { admissionPolicies: false as const } : {}),
-      ...(options.watchNamespace ? { namespace: options.watchNamespace } : {}),
-      ...(bound.right.listen === undefined ? {} : { listen: bound.right.listen }),
-      ...(options.leaderElect
-        ? { leaderElection: { namespace: options.leaderElectionNamespace, name: LEADER_LEASE_NAME, identity } }
-        : {}),
-      ...(sharding.right === undefined
-        ? {}
-        : {
-            sharding:
-              sharding.right.mode === 'lease'
-                ? { ...sharding.right, monotonic: () => performance.now() }
-                : sharding.right,
-          }),
-      // Like controller-runtime: a process that lost the lease exits (code 1) and is restarted clean.
-      onLostLeadership: () => {
-        logger.error({}, 'lost leadership: exiting');
-        context.exit(EXIT_ERROR);
-        lostLeadership?.();
-      },
-      monotonic: () => performance.now(),
-      stopDeadlineMs: deadlineMs,
-      hooks: hooks.right,
-      tosca: {
-        fileRoots: options.toscaFileRoot,
-        allowHosts: options.toscaAllowHost,
-        allowHttp: options.toscaAllowHttp === true,
-        logger,
-      },
-      ...impersonation,
-    });
-  } catch (error) {
-    // Another process took the probed port in the meantime (nothing has started: the operator binds first).
-    if (!isListenError(error)) throw error;
-    const callbacks = bound.right.callbackListen !== undefined && error.port === bound.right.callbackListen.port;
-    return fail(
-      callbacks
-        ? listenFailure('--callback-listen', options.callbackListen ?? '', error)
-        : listenFailure('--listen', options.listen ?? '', error),
-    );
-  }
+  return {
+    lost,
+    onLostLeadership: (): void => {
+      logger.error({}, 'lost leadership: exiting');
+      context.exit(EXIT_ERROR);
+      lostLeadership?.();
+    },
+  };
+};
+
+const announce = (context: CommandContext, run: PreparedRun, operator: Operator, logger: Logger): void => {
+  const { io } = context;
   if (operator.callbackAddress)
     io.stdout.write(
-      `serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${hooks.right.tls ? ' (TLS)' : ''}\n`,
+      `serving hook callbacks on ${operator.callbackAddress.host}:${operator.callbackAddress.port}${run.hooks.tls ? ' (TLS)' : ''}\n`,
     );
-  else if (!options.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
+  else if (!run.flags.listen) logger.info({}, 'hook callbacks are not served: give --listen or --callback-listen');
   if (operator.address)
     io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
-  if (options.exitWhenConverged && memory !== undefined)
-    return demonstrate(
-      context,
-      operator,
-      memory,
-      drifts.right,
-      timeoutMs,
-      deadlineMs,
-      (resolve, initial) => {
-        settled = resolve;
-        // Convergence may have happened while the operator was still starting its listeners.
-        if (initial && tracker.allReady()) resolve();
-      },
-      tracker.notReady,
-    );
+};
+
+/** Runs until a signal or a lost lease; after a lost lease the Controller is already stopping (its writes are fenced). */
+const untilStopped = async (
+  context: CommandContext,
+  operator: Operator,
+  lost: Promise<'lost'>,
+  deadlineMs: number,
+): Promise<void> => {
+  const { io } = context;
   const signalled = new Promise<'signal'>((resolve) => {
     io.onSignal?.((signal) => {
       io.stdout.write(`${signal}: shutting down\n`);
@@ -531,7 +456,6 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     });
   });
   const why = await Promise.race([signalled, lost]);
-  // After a lost lease the Controller is already stopping (its writes are fenced): wait at most the deadline.
   const finished = await operator.stop(deadlineMs);
   if (why === 'lost') {
     io.stdout.write('lost leadership: exited\n');
@@ -540,11 +464,51 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
   io.stdout.write(finished ? 'stopped\n' : `stopped with reconciles still running after ${deadlineMs} ms\n`);
 };
 
-/** The key the operator reconciles an Application under (`namespace/name`), as the embedded cluster stores it. */
+/** Starts the operator on what was prepared, then runs the demonstration (`--exit-when-converged`) or until stopped. */
+const operate = async (context: CommandContext, run: PreparedRun): Promise<void> => {
+  const logger = makeLogger(context, run.flags.logLevel);
+  const progress = reconcileProgress(context.io, run.target);
+  const leadership = leadershipLoss(context, logger);
+  const options = operatorOptions(run, {
+    logger,
+    onReconciled: progress.onReconciled,
+    onLostLeadership: leadership.onLostLeadership,
+  });
+  const operator = await startListening(run, options);
+  if (E.isLeft(operator)) return stop(context, operator.left);
+  announce(context, run, operator.right, logger);
+  const { timeoutMs, deadlineMs } = run.settings.durations;
+  if (run.flags.exitWhenConverged === true && run.target.memory !== undefined)
+    return demonstrate(
+      context,
+      operator.right,
+      run.target.memory,
+      run.settings.drifts,
+      timeoutMs,
+      deadlineMs,
+      progress.onSettled,
+      progress.notReady,
+    );
+  return untilStopped(context, operator.right, leadership.lost, deadlineMs);
+};
+
+/** Decodes the flags (run-options.ts), prepares what they name, then runs the operator. */
+const execute = async (context: CommandContext, flags: RunFlags): Promise<void> => {
+  const settings = decodeRunFlags(flags, {
+    env: context.io.env,
+    randomSuffix: Math.random().toString(16).slice(2, 10),
+  });
+  if (E.isLeft(settings)) return stop(context, usage(settings.left));
+  const prepared = await prepare(context, flags, settings.right);
+  if (E.isLeft(prepared)) return stop(context, prepared.left);
+  return operate(context, prepared.right);
+};
+
 /** A Node `listen` failure (EADDRINUSE, EACCES): its `syscall` is 'listen' and its `port` the one asked for. */
 const isListenError = (error: unknown): error is Error & { readonly syscall: 'listen'; readonly port?: number } =>
   error instanceof Error && 'syscall' in error && error.syscall === 'listen';
 
+/** The key the operator reconciles an Application under (`namespace/name`), as the embedded cluster stores it. */
 const applicationKey = (application: Application): string =>
   `${application.metadata.namespace ?? 'default'}/${application.metadata.name}`;
 
@@ -642,6 +606,7 @@ const finish = async (
 
 export const runCommand: CliCommand = {
   name: 'run',
+  // eslint-disable-next-line max-lines-per-function -- a declarative table: commander's option list, one entry per flag
   create: (context) =>
     new Command('run')
       .summary('run the operator (against a cluster, or the embedded in-memory one)')
@@ -838,5 +803,5 @@ export const runCommand: CliCommand = {
         new Option('--tosca-allow-http', 'fetch plain http:// URLs in spec.tosca/spec.csar (default: https only)'),
       )
       .addHelpText('after', EXAMPLES)
-      .action(async (options: Options) => execute(context, options)),
+      .action(async (flags: RunFlags) => execute(context, flags)),
 };

@@ -46,6 +46,7 @@ import {
   toscaAllowHostOption,
   toscaAllowHttpOption,
   toscaFileRootOption,
+  type ToscaAccess,
   type ToscaFlags,
 } from '../input/tosca.js';
 import type { ClusterTarget, CliIo } from '../io.js';
@@ -56,7 +57,7 @@ import type { ExpressionProblem } from '../../../core/ports/expressions.js';
 import { planEachApplication, TOO_LARGE_PREFIX } from '../planning/plan-applications.js';
 import { EMPTY_SNAPSHOT } from '../input/snapshot.js';
 
-type Options = ToscaFlags & {
+export type ValidateFlags = ToscaFlags & {
   readonly asApplication?: string;
   readonly output: 'text' | 'json' | 'junit';
   readonly filename: ReadonlyArray<string>;
@@ -90,30 +91,48 @@ from the cluster (--kubeconfig). A custom resource whose CRD is not given is not
 ${EXIT_CODES_HELP}
 `;
 
-const execute = async (context: CommandContext, options: Options): Promise<void> => {
-  const { io } = context;
-  if (options.filename.length === 0) {
-    reportErrors(io, [
-      usageError('name the Applications or manifests to validate with -f app.yaml (see kreconcile validate --help)'),
-    ]);
-    return context.exit(EXIT_ERROR);
-  }
-  const tosca = toscaAccessOf(options);
-  const plainManifests: PlainManifests =
-    options.asApplication === undefined ? { mode: 'resources' } : { mode: 'application', name: options.asApplication };
-  const inputs = E.isLeft(tosca)
-    ? E.left([usageError(tosca.left)])
-    : await readValidManifestInputs(io, { ...options, tosca: tosca.right, plainManifests });
-  if (E.isLeft(inputs)) {
-    reportErrors(io, inputs.left);
-    return context.exit(EXIT_ERROR);
-  }
-  const { applications, crds } = inputs.right.inputs;
+/** `kreconcile validate`'s flags, decoded: how templates are fetched, how plain manifests are read, which cluster. */
+export type ValidateSettings = {
+  readonly tosca: ToscaAccess;
+  readonly plainManifests: PlainManifests;
+  /** `--kubeconfig`/`--context`: the cluster whose OpenAPI schemas are checked against too. */
+  readonly target: ClusterTarget | undefined;
+};
+
+/** Decodes the flags (pure: reads no file). Errors: the first problem, one line. */
+export const decodeValidateFlags = (options: ValidateFlags): E.Either<string, ValidateSettings> => {
+  if (options.filename.length === 0)
+    return E.left('name the Applications or manifests to validate with -f app.yaml (see kreconcile validate --help)');
+  return E.map((tosca: ToscaAccess) => ({
+    tosca,
+    plainManifests:
+      options.asApplication === undefined
+        ? { mode: 'resources' as const }
+        : { mode: 'application' as const, name: options.asApplication },
+    target: targetOf(options),
+  }))(toscaAccessOf(options));
+};
+
+/** Every check beyond reading the inputs: CRD flags, the cluster's schemas, CEL rules, dependsOn, sizes, schemas. */
+const inputChecks = async (
+  io: CliIo,
+  options: ValidateFlags,
+  target: ClusterTarget | undefined,
+  {
+    applications,
+    crds,
+  }: { readonly applications: ReadonlyArray<ApplicationInput>; readonly crds: ReadonlyArray<Resource> },
+): Promise<{ readonly errors: ReadonlyArray<CliError>; readonly warnings: ReadonlyArray<CliError> }> => {
   const flagged = await readCrdFlags(io, options.crd);
-  const target = targetOf(options);
   const cluster = target === undefined ? E.right(undefined) : await clusterCatalog(io, target, applications);
   const dependsOn = dependsOnProblems(applications);
-  const checks = [
+  const catalog = catalogFor(io, {
+    flagCrds: flagged.crds,
+    inputCrds: crds,
+    applications,
+    ...(E.isRight(cluster) && cluster.right !== undefined ? { cluster: cluster.right } : {}),
+  });
+  const errors = [
     ...flagged.errors,
     ...(E.isLeft(cluster) ? [cluster.left] : []),
     ...applications.flatMap(readinessRuleErrors),
@@ -122,20 +141,26 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
       applications.filter((input) => input.plain?.named !== false),
       crds,
     ),
-    ...manifestSchemaErrors(
-      applications,
-      catalogFor(io, {
-        flagCrds: flagged.crds,
-        inputCrds: crds,
-        applications,
-        ...(E.isRight(cluster) && cluster.right !== undefined ? { cluster: cluster.right } : {}),
-      }),
-    ),
+    ...manifestSchemaErrors(applications, catalog),
   ];
-  for (const warning of dependsOn.warnings)
-    io.stderr.write(`${showCliError(warning).replace(/^error:/, 'warning:')}\n`);
+  return { errors, warnings: dependsOn.warnings };
+};
+
+const execute = async (context: CommandContext, options: ValidateFlags): Promise<void> => {
+  const { io } = context;
+  const fail = (errors: ReadonlyArray<CliError>): void => {
+    reportErrors(io, errors);
+    context.exit(EXIT_ERROR);
+  };
+  const settings = decodeValidateFlags(options);
+  if (E.isLeft(settings)) return fail([usageError(settings.left)]);
+  const inputs = await readValidManifestInputs(io, { ...options, ...settings.right });
+  if (E.isLeft(inputs)) return fail(inputs.left);
+  const { applications } = inputs.right.inputs;
+  const checks = await inputChecks(io, options, settings.right.target, inputs.right.inputs);
+  for (const warning of checks.warnings) io.stderr.write(`${showCliError(warning).replace(/^error:/, 'warning:')}\n`);
   const problems = inInputOrder(
-    [...inputs.right.problems, ...placedErrors(checks, applications)],
+    [...inputs.right.problems, ...placedErrors(checks.errors, applications)],
     [...options.filename, ...options.crd],
   );
   const report = validationReport(applications, problems);
@@ -274,7 +299,7 @@ const translationNote = (application: Application, resources: number): string =>
   return `, translated from ${typeof url === 'string' ? `${source} ${url}` : `the inline ${source}`} into ${resources} resource${resources === 1 ? '' : 's'}`;
 };
 
-const targetOf = (options: Options): ClusterTarget | undefined =>
+const targetOf = (options: ValidateFlags): ClusterTarget | undefined =>
   options.kubeconfig === undefined && options.context === undefined
     ? undefined
     : {
@@ -331,5 +356,5 @@ export const validateCommand: CliCommand = {
           .default([], 'none'),
       )
       .addHelpText('after', EXAMPLES)
-      .action(async (options: Options) => execute(context, options)),
+      .action(async (options: ValidateFlags) => execute(context, options)),
 };
