@@ -57,8 +57,9 @@ export type MemoryClusterOptions = {
   readonly workloads?: boolean;
   /**
    * With `workloads`, also run Pods: Deployments get a ReplicaSet, and ReplicaSets, StatefulSets,
-   * DaemonSets and Jobs get Pods that go Running and Ready (fault `pods.failRate`; default false,
-   * so tests and simulations that count objects see none).
+   * DaemonSets and Jobs get Pods that go Running and Ready (fault `pods.failRate`). Default: on
+   * whenever `workloads` is, as kube-controller-manager and the kubelets make them; `false` keeps
+   * the workloads' settled status without any Pod or ReplicaSet (an object count stays the applied one).
    */
   readonly pods?: boolean;
   /** Clock time between watch bookmarks (default 60 s). */
@@ -168,7 +169,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     rules: crdRules(),
     gc: options.gc ?? true,
     workloads: options.workloads ?? false,
-    pods: options.pods ?? false,
+    pods: options.pods ?? options.workloads ?? false,
     createSystemObject: (object) => {
       const created = createObject(state, object);
       return E.isRight(created) ? created.right : undefined;

@@ -219,7 +219,7 @@ const setUp = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    pods: options.pods ?? false,
+    ...(options.pods === undefined ? {} : { pods: options.pods }),
   });
   const context: ConvergenceContext<World> = {
     cluster,

@@ -35,7 +35,17 @@ export type InProcessRun = {
 
 export type ControllerCheckOptions<World> = Pick<
   ConvergenceOptions<World>,
-  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose' | 'shrinkBudget'
+  | 'world'
+  | 'setup'
+  | 'converged'
+  | 'perturb'
+  | 'workloads'
+  | 'pods'
+  | 'numRuns'
+  | 'seed'
+  | 'path'
+  | 'verbose'
+  | 'shrinkBudget'
 > & {
   /**
    * The controller's entry point, run unchanged with `KUBECONFIG` set to the kit's endpoint: a
@@ -75,8 +85,6 @@ export type ControllerCheckOptions<World> = Pick<
    * in order with its answer (what a replay with the same seed and path reproduces).
    */
   readonly onRun?: (run: InProcessRun) => void;
-  /** Workload Pods too (Running and Ready, or crash-looping under `faults.pods`), for controllers that read Pods (default false). */
-  readonly pods?: boolean;
   /** Options of the served endpoint. */
   readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
 };
