@@ -5,10 +5,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkController, ConvergenceFailure, faultProfiles } from '../../../app/testing/index.js';
+import * as timerPromises from 'node:timers/promises';
+import { checkController, ConvergenceFailure, faultProfiles, type FaultProfile } from '../../../app/testing/index.js';
 import { converged, perturb, setup, worldArbitrary } from './greeting-world.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/greeting-process-controller.mjs', import.meta.url));
+const backoff = fileURLToPath(new URL('./fixtures/backoff-controller.mjs', import.meta.url));
 const debounce = fileURLToPath(new URL('../../../examples/kit/debounce-controller.mjs', import.meta.url));
 
 describe('checkController: a module in process, on the kit clock', () => {
@@ -51,5 +53,33 @@ describe('checkController: a module in process, on the kit clock', () => {
     expect(message).toContain('requests (');
     expect(Date.now()).toBeGreaterThan(Date.UTC(2026, 0, 1));
     expect(process.env.KUBECONFIG ?? '').not.toMatch(/kreconcile-kit-/);
+  }, 120_000);
+
+  it('backoff with await setTimeout(ms) and a resync with setInterval from node:timers/promises run on the kit clock', async () => {
+    const sleepBefore = timerPromises.setTimeout;
+    const flakyReads: FaultProfile = {
+      errors: [
+        { rate: 0.5, tag: 'Internal', code: 500, verbs: ['list', 'get'], message: 'etcdserver: request timed out' },
+      ],
+    };
+    const started = performance.now();
+    const internalErrors: number[] = [];
+    await checkController({
+      world: worldArbitrary,
+      setup,
+      converged,
+      // tampering is seen only by the 30 s resync (no watch): quiet must span it
+      perturb,
+      settleMs: 35_000,
+      controller: { module: backoff, environment: process.env },
+      faults: flakyReads,
+      numRuns: 3,
+      seed: 5,
+      onRun: (run) => internalErrors.push(run.trace.filter((line) => line.includes('→ Internal')).length),
+    });
+    // the backoffs (2 s to 8 s each) and the 30 s resyncs took far less real time than their sum
+    expect(performance.now() - started).toBeLessThan(60_000);
+    expect(internalErrors.some((failed) => failed > 0)).toBe(true);
+    expect(timerPromises.setTimeout).toBe(sleepBefore);
   }, 120_000);
 });
