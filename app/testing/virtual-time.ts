@@ -135,6 +135,10 @@ const virtualDate = (real: DateConstructor, current: () => RunTime | undefined) 
 export type VirtualTime = {
   /** Runs `task` in the run's context: the timers and dates it (and what it schedules) uses are virtual. */
   enter<T>(task: () => T): T;
+  /** Whether the caller runs in the run's context (the controller's code, not the kit's). */
+  inRun(): boolean;
+  /** The controller crashed: its timers never fire again (the globals stay patched until `restore`). */
+  halt(): void;
   /** Ends the run: its timers never fire again; the real globals are back. Idempotent. */
   restore(): void;
 };
@@ -219,6 +223,10 @@ export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void
   let restored = false;
   return {
     enter: (task) => context.run(run, task),
+    inRun: () => context.getStore() === run,
+    halt: () => {
+      run.ended = true;
+    },
     restore: () => {
       if (restored) return;
       restored = true;
