@@ -27,7 +27,7 @@ import { createKindRegistry } from './kinds/kind-registry.js';
 import { flushMicrotasks } from './clock/manual-clock.js';
 import { patchObject } from './verbs/patch-verb.js';
 import type { Ownership } from './verbs/ownership.js';
-import { mulberry32, type Random } from './faults/prng.js';
+import { between, mulberry32, type Random } from './faults/prng.js';
 import { getObject, listObjects } from './verbs/read-verbs.js';
 import { storedObject, type ServerState } from './server-state.js';
 import { createServiceAllocator } from './hooks/service-allocator.js';
@@ -57,10 +57,18 @@ export type MemoryClusterOptions = {
   readonly workloads?: boolean;
   /**
    * With `workloads`, also run Pods: Deployments get a ReplicaSet, and ReplicaSets, StatefulSets,
-   * DaemonSets and Jobs get Pods that go Running and Ready (fault `pods.failRate`; default false,
-   * so tests and simulations that count objects see none).
+   * DaemonSets and Jobs get Pods that go Running and Ready (fault `pods.failRate`). Default: on
+   * whenever `workloads` is, as kube-controller-manager and the kubelets make them; `false` keeps
+   * the workloads' settled status without any Pod or ReplicaSet (an object count stays the applied one).
    */
   readonly pods?: boolean;
+  /**
+   * kube-apiserver's `--min-request-timeout` (default 1800 s): a watch served over HTTP whose
+   * client sent no `timeoutSeconds` is ended cleanly by the server after a seeded random time in
+   * [this, 2·this] (30–60 min by default) on the cluster's clock, as the real server does; the
+   * client re-watches. The watch fault `serverTimeoutMs` overrides it for every watch.
+   */
+  readonly minRequestTimeoutMs?: number;
   /** Clock time between watch bookmarks (default 60 s). */
   readonly bookmarkIntervalMs?: number;
   /** The Service cluster IP range, `--service-cluster-ip-range` (default 10.96.0.0/12, kubeadm's). */
@@ -115,7 +123,7 @@ export interface MemoryCluster extends Cluster {
   registerKind(registration: KindRegistration): void;
   /** The kinds served right now (built-ins, CRDs once established, registered kinds): what discovery answers. */
   servedKinds(): ReadonlyArray<ServedKind>;
-  /** The faults injected so far, by name (`Conflict on patch`, `latency on get`, `watch event dropped`) with their count. */
+  /** The faults injected so far, by name (`Conflict on patch`, `latency on get`, `watch event duplicated`) with their count. */
   injectedFaults(): ReadonlyMap<string, number>;
   /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
   settle(): Promise<void>;
@@ -130,6 +138,9 @@ export interface MemoryCluster extends Cluster {
 
 const bootNamespaces = ['default', 'kube-system', 'kube-public'];
 
+/** kube-apiserver's `--min-request-timeout` default, 1800 s. */
+const DEFAULT_MIN_REQUEST_TIMEOUT_MS = 1_800_000;
+
 /** Namespaces and CRDs are served whatever the scope table says: the server cannot work without them. */
 const withEssentialKinds = (scopes: ScopeTable): ScopeTable =>
   new Map<string, Scope>([
@@ -142,7 +153,11 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
   const clock = options.clock ?? systemClock;
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
-  const faults = createFaultRecord(options.faults ?? {}, random);
+  const faults = createFaultRecord(options.faults ?? {}, random, {
+    minRequestTimeoutMs: options.minRequestTimeoutMs ?? DEFAULT_MIN_REQUEST_TIMEOUT_MS,
+    // its own stream: the request timeouts shift no fault of any profile
+    random: mulberry32(seed ^ 0x1b873593),
+  });
   const hub = watchHubOf(clock, options, faults, () => state);
   const controllers = createControllerScheduler(() => state);
   const state: ServerState = {
@@ -160,7 +175,7 @@ export const createMemoryCluster = (options: MemoryClusterOptions = {}): MemoryC
     rules: crdRules(),
     gc: options.gc ?? true,
     workloads: options.workloads ?? false,
-    pods: options.pods ?? false,
+    pods: options.pods ?? options.workloads ?? false,
     createSystemObject: (object) => {
       const created = createObject(state, object);
       return E.isRight(created) ? created.right : undefined;
@@ -250,10 +265,14 @@ const memoryClusterOf = (
 const stringHash = (text: string): number =>
   [...text].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0, 0x811c9dc5);
 
-/** Which faults hit, counted by name (`Conflict on patch`, `watch event dropped`, …) in first-seen order. */
+/** Which faults hit, counted by name (`Conflict on patch`, `watch event duplicated`, …) in first-seen order. */
 type FaultRecord = ReturnType<typeof createFaultRecord>;
 
-const createFaultRecord = (initial: FaultProfile, random: Random) => {
+const createFaultRecord = (
+  initial: FaultProfile,
+  random: Random,
+  requestTimeout: { readonly minRequestTimeoutMs: number; readonly random: Random },
+) => {
   const counts = new Map<string, number>();
   const record = {
     profile: initial,
@@ -263,13 +282,16 @@ const createFaultRecord = (initial: FaultProfile, random: Random) => {
     injected: (): ReadonlyMap<string, number> => new Map(counts),
     eventFaults: (group: string, kind: string) => {
       const decided = decideEvent(random, record.profile, group, kind);
-      if (decided.drop) record.inject('watch event dropped');
       if (decided.duplicate) record.inject('watch event duplicated');
       if (decided.close) record.inject('watch closed');
       if (decided.expire) record.inject('watch expired (410)');
       return decided;
     },
-    watchTimeout: (group: string, kind: string) => decideWatchTimeout(random, record.profile, group, kind),
+    watchTimeout: (group: string, kind: string, serverPicks: boolean) =>
+      decideWatchTimeout(random, record.profile, group, kind) ??
+      (serverPicks
+        ? between(requestTimeout.random, requestTimeout.minRequestTimeoutMs, 2 * requestTimeout.minRequestTimeoutMs)
+        : undefined),
     podFails: (): boolean => {
       const rate = record.profile.pods?.failRate;
       // drawn only when set: profiles without it replay exactly as before it existed

@@ -194,7 +194,7 @@ const runOnce = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    pods: options.pods ?? false,
+    ...(options.pods === undefined ? {} : { pods: options.pods }),
   });
   const activity = trackActivity(cluster);
   const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world };

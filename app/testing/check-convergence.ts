@@ -74,6 +74,11 @@ export type ConvergenceOptions<World> = {
   /** Simulate workload controllers in the cluster (rollouts complete at once; default true). */
   readonly workloads?: boolean;
   /**
+   * With `workloads`, their Pods too: Running and Ready, or crash-looping under `faults.pods`
+   * (default: on with `workloads`; `false` for a world with workloads but no Pods or ReplicaSets).
+   */
+  readonly pods?: boolean;
+  /**
    * Serve each run's cluster over HTTP on loopback (`true`, or the endpoint's options): the
    * controller gets `pass.endpoint.kubeconfig`; faults reach it as HTTP answers (409, 429, 500…).
    */
@@ -173,7 +178,12 @@ const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.Verbosit
 /** One generated world: setup, passes under faults, passes until quiet, then the invariant. */
 const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, clusterSeed: number): Promise<void> => {
   const clock = new ManualClock();
-  const cluster = createMemoryCluster({ clock, seed: clusterSeed, workloads: options.workloads ?? true });
+  const cluster = createMemoryCluster({
+    clock,
+    seed: clusterSeed,
+    workloads: options.workloads ?? true,
+    ...(options.pods === undefined ? {} : { pods: options.pods }),
+  });
   const observed = counting(cluster);
   const served = await serveRun(observed.cluster, options.overHttp);
   const log: RunLog = { passes: 0 };

@@ -19,6 +19,7 @@ import { drive } from './drive.js';
 import { promiseCluster } from './promise-cluster.js';
 import { scheduleRequests, type RequestScheduler } from './request-scheduler.js';
 import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
+import { catchInProcessEffects, type InProcessEffects } from './in-process-effects.js';
 import { virtualTime } from './virtual-time.js';
 
 /** What one in-process run needs while it lasts. */
@@ -28,7 +29,8 @@ type Run<World> = {
   readonly context: ConvergenceContext<World>;
   readonly scheduler: RequestScheduler;
   readonly timeline: Timeline;
-  readonly thrown: unknown[];
+  /** The controller's crash and output (in-process-effects.ts). */
+  readonly effects: InProcessEffects;
   readonly watchFaults: () => void;
   steps: number;
   lastStepAt: number;
@@ -157,6 +159,18 @@ const untilQuiet = async <World>(run: Run<World>): Promise<string | undefined> =
 const errorText = (error: unknown): string =>
   error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
 
+/** The crash as a verdict: when (the run's clock), how, the exit code its process would have had. */
+const crashText = <World>(run: Run<World>): string | undefined => {
+  const crash = run.effects.crash();
+  return crash === undefined
+    ? undefined
+    : `the controller crashed at ${seconds(crash.at - run.timeline.began)} (the run's clock): ${crash.how}, ` +
+        `its process would exit with code ${crash.code} and restart (a controller runs until stopped): ${errorText(crash.error)}`;
+};
+
+const logText = (lines: ReadonlyArray<string>): string =>
+  lines.length === 0 ? 'its output: (none)' : `its last ${lines.length} output lines:\n  ${lines.join('\n  ')}`;
+
 /** The lines a failed in-process run's error carries after its verdict. */
 const report = <World>(run: Run<World>): string => {
   const faults = run.context.cluster.injectedFaults();
@@ -165,9 +179,11 @@ const report = <World>(run: Run<World>): string => {
     `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
     timelineText(run.timeline, "the run's clock"),
     `requests (${trace.length}, in the order the kit released them; the last 20): ${trace.slice(-20).join('; ')}`,
-    run.thrown.length === 0
-      ? 'the controller threw nothing uncaught from its timers'
-      : `the controller threw from a timer ${run.thrown.length} time(s); first: ${errorText(run.thrown[0])}`,
+    // a crash is the verdict itself
+    ...(run.effects.crash() === undefined
+      ? ['the controller never crashed (no unhandled rejection, uncaught exception or process.exit)']
+      : []),
+    logText(run.effects.logTail(20)),
   ].join('\n');
 };
 
@@ -198,14 +214,13 @@ const judge = async <World>(run: Run<World>, loaded: Promise<unknown>): Promise<
     })
     .finally(() => (loading.settled = true));
   const silent = await started(run, loading);
-  if (silent !== undefined) return silent;
+  if (silent !== undefined) return crashText(run) ?? silent;
   await faultyPhase(run);
-  const unquiet = await untilQuiet(run);
+  const unquiet = crashText(run) === undefined ? await untilQuiet(run) : undefined;
+  const crash = crashText(run);
+  if (crash !== undefined) return crash;
   if (loadError !== undefined) return `the controller's module failed while loading: ${errorText(loadError)}`;
-  if (unquiet !== undefined) return unquiet;
-  if (run.thrown.length > 0)
-    return `the controller threw from a timer callback (an uncaught exception: its process would crash): ${errorText(run.thrown[0])}`;
-  return run.options.converged(run.context);
+  return unquiet ?? run.options.converged(run.context);
 };
 
 /** A fresh cluster on a manual clock, set up by the harness (its own fault stream, no faults meanwhile). */
@@ -219,7 +234,7 @@ const setUp = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    pods: options.pods ?? false,
+    ...(options.pods === undefined ? {} : { pods: options.pods }),
   });
   const context: ConvergenceContext<World> = {
     cluster,
@@ -249,19 +264,27 @@ export const runInProcess = async <World>(
   const served = await serveMemoryCluster(scheduler.cluster, options.serve ?? {});
   const file = await writeKubeconfig(served.kubeconfig);
   const line = timeline(() => context.clock.now());
+  const time = virtualTime(context.clock, (error) =>
+    effects.crashed('an uncaught exception in a timer callback', error),
+  );
+  const effects = catchInProcessEffects(spec.process, time.inRun, line.now, (crash) => {
+    // a crashed process answers nothing and its timers stop: its instance goes dormant
+    scheduler.freeze();
+    time.halt();
+    note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
+  });
   const run: Run<World> = {
     options,
     spec,
     context,
     scheduler,
-    thrown: [],
+    effects,
     steps: 0,
     lastStepAt: performance.now(),
     timeline: line,
     watchFaults: faultWatcher(context.cluster, line),
   };
-  const time = virtualTime(context.clock, (error) => run.thrown.push(error));
-  const environment = spec.environment;
+  const environment = spec.environment ?? spec.process.env;
   const kubeconfigBefore = environment.KUBECONFIG;
   try {
     environment.KUBECONFIG = file.path;
@@ -272,6 +295,7 @@ export const runInProcess = async <World>(
   } finally {
     scheduler.freeze();
     options.onRun?.({ seed, trace: scheduler.trace(), mostHeld: scheduler.mostHeld() });
+    effects.release();
     time.restore();
     if (kubeconfigBefore === undefined) delete environment.KUBECONFIG;
     else environment.KUBECONFIG = kubeconfigBefore;

@@ -3,15 +3,20 @@ import type { FaultProfile } from '../../adapters/memory/index.js';
 import type { ServeOptions } from '../../adapters/memory/http/index.js';
 import type { ConvergenceOptions } from './check-convergence.js';
 import type { ControllerCommand } from './controller-process.js';
+import type { ControllerHost } from './in-process-effects.js';
 
 /** A controller's entry point to import in process (a path, or a file URL). */
 export type ControllerModule = {
   readonly module: string;
   /**
-   * The environment the module reads (pass `process.env`): the kit sets `KUBECONFIG` in it while
-   * the run lasts, pointing at the run's endpoint, and puts back what was there on every exit path.
+   * The process the module runs in (pass `process`): while the run lasts, the kit sets
+   * `KUBECONFIG` in its environment, pointing at the run's endpoint, and catches its unhandled
+   * rejections, uncaught exceptions and `process.exit` calls as the controller's crash; everything
+   * is put back on every exit path.
    */
-  readonly environment: Record<string, string | undefined>;
+  readonly process: ControllerHost;
+  /** The environment the module reads, if not `process.env`. */
+  readonly environment?: Record<string, string | undefined>;
   /**
    * When the controller counts as waiting, so the kit releases a held request or moves the
    * clock: `idleTurns` turns of the event loop in a row (default 40) without a request arriving
@@ -35,7 +40,17 @@ export type InProcessRun = {
 
 export type ControllerCheckOptions<World> = Pick<
   ConvergenceOptions<World>,
-  'world' | 'setup' | 'converged' | 'perturb' | 'workloads' | 'numRuns' | 'seed' | 'path' | 'verbose' | 'shrinkBudget'
+  | 'world'
+  | 'setup'
+  | 'converged'
+  | 'perturb'
+  | 'workloads'
+  | 'pods'
+  | 'numRuns'
+  | 'seed'
+  | 'path'
+  | 'verbose'
+  | 'shrinkBudget'
 > & {
   /**
    * The controller's entry point, run unchanged with `KUBECONFIG` set to the kit's endpoint: a
@@ -75,8 +90,6 @@ export type ControllerCheckOptions<World> = Pick<
    * in order with its answer (what a replay with the same seed and path reproduces).
    */
   readonly onRun?: (run: InProcessRun) => void;
-  /** Workload Pods too (Running and Ready, or crash-looping under `faults.pods`), for controllers that read Pods (default false). */
-  readonly pods?: boolean;
   /** Options of the served endpoint. */
   readonly serve?: Omit<ServeOptions, 'port' | 'kubeconfigPath'>;
 };

@@ -70,7 +70,7 @@ export const controllerReport = (controller: SupervisedController, lines = 20): 
 };
 
 /** The newest `limit` bytes of output, as lines tagged with their stream. */
-const boundedLog = (limit: number) => {
+export const boundedLog = (limit: number) => {
   const lines: string[] = [];
   const partial = { stdout: '', stderr: '' };
   let bytes = 0;

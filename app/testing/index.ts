@@ -39,6 +39,7 @@ export {
 } from './check-convergence.js';
 export { checkController } from './check-controller.js';
 export type { ControllerCheckOptions, ControllerModule, InProcessRun } from './controller-check-options.js';
+export type { ControllerHost } from './in-process-effects.js';
 export {
   superviseController,
   controllerReport,

@@ -1,13 +1,21 @@
 /**
  * The controller's own time on the kit's manual clock, for a controller run in process: while a
  * run lasts, `setTimeout`, `setInterval`, `clearTimeout`, `clearInterval`, `Date` and
- * `performance.now` answer from the run's ManualClock for code running in the run's async
- * context (the module the kit imported, everything it awaits and schedules), and from the real
- * ones for everything else (the test runner, the kit, the served endpoint). The globals are
- * restored when the run ends, on every exit path. Guide: docs/testing.md, "Time the kit controls".
+ * `performance.now` (the globals and `node:timers`' exports), and `node:timers/promises`
+ * (virtual-timer-promises.ts) answer from the run's ManualClock for code running in the run's
+ * async context (the module the kit imported, everything it awaits and schedules), and from the
+ * real ones for everything else (the test runner, the kit, the served endpoint). A module's
+ * `import { setTimeout } from 'node:timers/promises'` is a live binding: the patched module
+ * exports reach it through `syncBuiltinESMExports`. Everything is restored when the run ends, on
+ * every exit path. Guide: docs/testing.md, "Time the kit controls".
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { syncBuiltinESMExports } from 'node:module';
+import timersModule from 'node:timers';
+import timerPromisesModule from 'node:timers/promises';
+import { promisify } from 'node:util';
 import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
+import { virtualTimerPromises, type RealTimerPromises } from './virtual-timer-promises.js';
 
 /** What the patched globals need of the run whose context a call comes from. */
 type RunTime = {
@@ -27,7 +35,25 @@ type RealTime = {
   readonly Date: DateConstructor;
   readonly performanceNow: PerformanceNow;
   readonly ownPerformanceNow: boolean;
+  /** `node:timers`' exports and `node:timers/promises`' as they were (own properties, put back as they were). */
+  readonly timersModule: ReadonlyArray<[string, PropertyDescriptor | undefined]>;
+  readonly timerPromisesModule: ReadonlyArray<[string, PropertyDescriptor | undefined]>;
+  readonly promises: RealTimerPromises;
 };
+
+const TIMER_EXPORTS = ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] as const;
+const PROMISE_EXPORTS = ['setTimeout', 'setImmediate', 'setInterval', 'scheduler'] as const;
+
+const descriptors = (
+  target: object,
+  keys: ReadonlyArray<string>,
+): ReadonlyArray<[string, PropertyDescriptor | undefined]> =>
+  keys.map((key) => [key, Object.getOwnPropertyDescriptor(target, key)]);
+
+const putBack = (target: object, saved: ReadonlyArray<[string, PropertyDescriptor | undefined]>): void =>
+  saved.forEach(([key, descriptor]) =>
+    descriptor === undefined ? Reflect.deleteProperty(target, key) : Object.defineProperty(target, key, descriptor),
+  );
 
 type PerformanceNow = () => number;
 
@@ -109,31 +135,56 @@ const virtualDate = (real: DateConstructor, current: () => RunTime | undefined) 
 export type VirtualTime = {
   /** Runs `task` in the run's context: the timers and dates it (and what it schedules) uses are virtual. */
   enter<T>(task: () => T): T;
+  /** Whether the caller runs in the run's context (the controller's code, not the kit's). */
+  inRun(): boolean;
+  /** The controller crashed: its timers never fire again (the globals stay patched until `restore`). */
+  halt(): void;
   /** Ends the run: its timers never fire again; the real globals are back. Idempotent. */
   restore(): void;
 };
 
-const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
+/** The virtual timer functions: each answers from the run's clock inside its context, from `real` outside it. */
+const virtualTimers = (real: RealTime, current: () => RunTime | undefined) => {
   let ids = 1_000_000;
-  const current = (): RunTime | undefined => context.getStore();
-  const virtual = (callback: unknown, delay: unknown, repeat: boolean, args: unknown[]): VirtualTimer | undefined => {
+  const timer = (callback: () => void, delay: number, repeat: boolean): VirtualTimer | undefined => {
     const run = current();
-    if (run === undefined || typeof callback !== 'function' || sharedTimer()) return undefined;
-    return new VirtualTimer(run, () => Reflect.apply(callback, undefined, args), delayOf(delay), repeat, ids++);
+    // bound to the caller's context: the callback (and the timers it sets) stays in the run, as a real timer's does
+    return run === undefined || sharedTimer()
+      ? undefined
+      : new VirtualTimer(run, AsyncResource.bind(callback), delay, repeat, ids++);
   };
+  const virtual = (callback: unknown, delay: unknown, repeat: boolean, args: unknown[]): VirtualTimer | undefined =>
+    typeof callback === 'function'
+      ? timer(() => Reflect.apply(callback, undefined, args), delayOf(delay), repeat)
+      : undefined;
   const clear = (handle: unknown, realClear: (handle: never) => void): void => {
     if (handle instanceof VirtualTimer) handle.clear();
     else Reflect.apply(realClear, globalThis, [handle]);
   };
-  Object.assign(globalThis, {
-    setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+  const promises = virtualTimerPromises(timer, real.promises);
+  const setTimeout = Object.assign(
+    (callback: unknown, delay?: unknown, ...args: unknown[]) =>
       virtual(callback, delay, false, args) ?? Reflect.apply(real.setTimeout, globalThis, [callback, delay, ...args]),
+    // util.promisify(setTimeout) is timers/promises' setTimeout, as on the real global
+    { [promisify.custom]: promises.setTimeout },
+  );
+  const timers = {
+    setTimeout,
     setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
       virtual(callback, delay, true, args) ?? Reflect.apply(real.setInterval, globalThis, [callback, delay, ...args]),
     clearTimeout: (handle: unknown) => clear(handle, real.clearTimeout),
     clearInterval: (handle: unknown) => clear(handle, real.clearInterval),
-    Date: virtualDate(real.Date, current),
-  });
+  };
+  return { timers, promises };
+};
+
+const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
+  const current = (): RunTime | undefined => context.getStore();
+  const { timers, promises } = virtualTimers(real, current);
+  Object.assign(globalThis, { ...timers, Date: virtualDate(real.Date, current) });
+  Object.assign(timersModule, timers);
+  Object.assign(timerPromisesModule, promises);
+  syncBuiltinESMExports();
   const origin = real.performanceNow() - real.Date.now();
   performance.now = () => {
     const run = current();
@@ -157,6 +208,13 @@ export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void
     Date: globalThis.Date,
     performanceNow: performance.now.bind(performance),
     ownPerformanceNow: Object.hasOwn(performance, 'now'),
+    timersModule: descriptors(timersModule, TIMER_EXPORTS),
+    timerPromisesModule: descriptors(timerPromisesModule, PROMISE_EXPORTS),
+    promises: {
+      setTimeout: timerPromisesModule.setTimeout,
+      setImmediate: timerPromisesModule.setImmediate,
+      setInterval: timerPromisesModule.setInterval,
+    },
   };
   const context = new AsyncLocalStorage<RunTime>();
   const run: RunTime = { clock, ended: false, thrown };
@@ -165,12 +223,20 @@ export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void
   let restored = false;
   return {
     enter: (task) => context.run(run, task),
+    inRun: () => context.getStore() === run,
+    halt: () => {
+      run.ended = true;
+    },
     restore: () => {
       if (restored) return;
       restored = true;
       run.ended = true;
-      const { performanceNow, ownPerformanceNow, Date: realDate, ...timers } = real;
-      Object.assign(globalThis, { ...timers, Date: realDate });
+      const { setTimeout, setInterval, clearTimeout, clearInterval, Date: realDate } = real;
+      Object.assign(globalThis, { setTimeout, setInterval, clearTimeout, clearInterval, Date: realDate });
+      putBack(timersModule, real.timersModule);
+      putBack(timerPromisesModule, real.timerPromisesModule);
+      syncBuiltinESMExports();
+      const { performanceNow, ownPerformanceNow } = real;
       if (ownPerformanceNow) performance.now = performanceNow;
       else Reflect.deleteProperty(performance, 'now');
       Reflect.deleteProperty(globalThis, patchedMark);

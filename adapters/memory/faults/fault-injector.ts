@@ -43,9 +43,10 @@ export const decideCall = (
 export const decideEvent = (random: Random, profile: FaultProfile, group: string, kind: string): EventFaults => {
   const watch = profile.watch;
   if (watch === undefined || !matchesKind(watch.kinds, group, kind))
-    return { drop: false, duplicate: false, close: false, expire: false };
+    return { duplicate: false, close: false, expire: false };
+  // The draw of the removed dropRate fault (no real-server counterpart), kept: a seed replays as before.
+  random();
   return {
-    drop: chance(random, watch.dropRate ?? 0),
     duplicate: chance(random, watch.duplicateRate ?? 0),
     close: chance(random, watch.closeRate ?? 0),
     // Drawn only when set: profiles without it replay exactly as before it existed.

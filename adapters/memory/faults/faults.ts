@@ -1,6 +1,6 @@
 /**
  * Fault profiles: how the memory cluster misbehaves on purpose — error answers, latency,
- * concurrent writers (conflicts), dropped / duplicated / cut watch streams. Rates are
+ * concurrent writers (conflicts), duplicated / ended / expired watch streams. Rates are
  * probabilities per call (or per watch event), drawn from the cluster's seeded generator.
  */
 import type { ClusterErrorTag } from '../../../core/ports/errors.js';
@@ -42,12 +42,11 @@ export type ConflictFault = FaultMatch & { readonly rate: number };
 export type WatchFault = {
   readonly kinds?: ReadonlyArray<string>;
   /**
-   * An event is lost. No real-server counterpart: kube-apiserver never skips an event within a
-   * stream (a gap shows only as 410 Gone when resuming). It stands for loss outside the server
-   * (a proxy, a client's own cache); the named profiles do not use it.
+   * An event is delivered twice: what a client sees again when it resumes from an older
+   * resourceVersion than its last event (a bookmark, a relist). There is no fault that loses an
+   * event: kube-apiserver never skips one within a stream (a gap shows only as 410 Gone on
+   * resuming: `expireRate`, `restart()`).
    */
-  readonly dropRate?: number;
-  /** An event is delivered twice. */
   readonly duplicateRate?: number;
   /** The stream ends cleanly after an event (as the server's watch timeout does); clients resume. */
   readonly closeRate?: number;

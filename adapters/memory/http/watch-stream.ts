@@ -92,6 +92,7 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
       sink.end();
     },
     connectionLost: () => sink.cut(),
+    serverPicksTimeout: request.timeoutMs === 0,
   };
   return cluster.watch(
     {

@@ -11,7 +11,6 @@ import { eventFor, type WatchScope } from './watch-filter.js';
 
 /** What the seeded faults do to one event of a stream (decided by faults/fault-injector.ts). */
 export type EventFaults = {
-  readonly drop: boolean;
   readonly duplicate: boolean;
   readonly close: boolean;
   readonly expire: boolean;
@@ -48,8 +47,11 @@ export type WatchHubDeps = {
   readonly eventFaults: (group: string, kind: string) => EventFaults;
   /** An expire fault hit: the change log forgets every version so far (resuming from one is Gone). */
   readonly expired: () => ClusterError;
-  /** When the server ends a new watch of `group/kind` (its request timeout), undefined: never. */
-  readonly serverTimeout: (group: string, kind: string) => number | undefined;
+  /**
+   * When the server ends a new watch of `group/kind` (its request timeout), undefined: never.
+   * `serverPicks`: the watch is a connection whose client set no timeout of its own.
+   */
+  readonly serverTimeout: (group: string, kind: string, serverPicks: boolean) => number | undefined;
   /** The server ended a watch on its timeout (counted as a fault). */
   readonly timedOut: () => void;
 };
@@ -68,8 +70,15 @@ type Watcher = {
   cancelTimeout?: () => void;
 };
 
-/** A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream ended. */
-export type ConnectionSink = WatchSink & { connectionLost(): void };
+/**
+ * A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream
+ * ended, and `serverPicksTimeout` when its client sent no `timeoutSeconds` (kube-apiserver then
+ * ends it after its min-request-timeout with jitter).
+ */
+export type ConnectionSink = WatchSink & { connectionLost(): void; readonly serverPicksTimeout: boolean };
+
+const serverPicksTimeout = (sink: WatchSink): boolean =>
+  'serverPicksTimeout' in sink && sink.serverPicksTimeout === true;
 
 const cutConnection = (sink: WatchSink): boolean => {
   if (!('connectionLost' in sink) || typeof sink.connectionLost !== 'function') return false;
@@ -141,7 +150,7 @@ const streams = (deps: WatchHubDeps, watchers: Set<Watcher>): Streams => {
     });
   };
   const armTimeout = (watcher: Watcher, options: StartOptions): void => {
-    const ms = deps.serverTimeout(options.group, options.kind);
+    const ms = deps.serverTimeout(options.group, options.kind, serverPicksTimeout(watcher.sink));
     if (ms === undefined || watcher.state !== 'open') return;
     watcher.cancelTimeout = deps.clock.setTimer(ms, () => {
       if (watcher.state !== 'open') return;
@@ -154,7 +163,7 @@ const streams = (deps: WatchHubDeps, watchers: Set<Watcher>): Streams => {
     // Only started watchers (they have options) are in `watchers`: an unstarted one gets no events.
     if (options === undefined) return;
     const faults = deps.eventFaults(options.group, options.kind);
-    if (!faults.drop) enqueue(watcher, event);
+    enqueue(watcher, event);
     if (faults.duplicate) enqueue(watcher, copyEvent(event));
     if (faults.close) close(watcher, undefined, false);
     if (faults.expire) close(watcher, deps.expired(), false);

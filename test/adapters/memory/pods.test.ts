@@ -1,6 +1,6 @@
 /**
- * Pods of the simulated workloads (issue 39 item 6): with `workloads: true, pods: true`, Deployments get a
- * ReplicaSet and Pods, StatefulSets, DaemonSets and Jobs get Pods, Running and Ready (a Job's
+ * Pods of the simulated workloads (issue 39 item 6): with `workloads: true` (Pods come with it,
+ * `pods: false` opts out), Deployments get a ReplicaSet and Pods, StatefulSets, DaemonSets and Jobs get Pods, Running and Ready (a Job's
  * Succeeded); the `pods.failRate` fault makes them crash-loop, named in the injected faults.
  */
 import { describe, expect, it } from 'vitest';
@@ -40,8 +40,13 @@ const workloads = [
   },
 ];
 
-const setUp = async (faults: FaultProfile = {}) => {
-  const cluster = createMemoryCluster({ clock: new ManualClock(), workloads: true, pods: true, faults });
+const setUp = async (faults: FaultProfile = {}, withPods?: boolean) => {
+  const cluster = createMemoryCluster({
+    clock: new ManualClock(),
+    workloads: true,
+    faults,
+    ...(withPods === undefined ? {} : { pods: withPods }),
+  });
   const api = promiseCluster(cluster);
   for (const workload of workloads) await api.create(workload);
   for (let i = 0; i < 5; i++) await cluster.settle();
@@ -111,5 +116,20 @@ describe('workload Pods', () => {
       ),
     ).toBe('Failed');
     expect(cluster.injectedFaults().get('pod failed (CrashLoopBackOff)')).toBe(6);
+  });
+
+  it('pods: false keeps workloads without Pods or ReplicaSets, their status settled all the same', async () => {
+    const { cluster, pods } = await setUp({}, false);
+    expect(pods()).toEqual([]);
+    expect(cluster.objects().filter((o) => o.kind === 'ReplicaSet')).toEqual([]);
+    const web = cluster.objects().find((o) => o.kind === 'Deployment');
+    expect(getIn(web, ['status', 'readyReplicas'])).toBe(2);
+  });
+
+  it('a bare API server (no workloads) makes no Pods, even with pods: true', async () => {
+    const cluster = createMemoryCluster({ clock: new ManualClock(), pods: true });
+    await promiseCluster(cluster).create(workloads[0] ?? {});
+    for (let i = 0; i < 5; i++) await cluster.settle();
+    expect(cluster.objects().filter((o) => o.kind === 'Pod' || o.kind === 'ReplicaSet')).toEqual([]);
   });
 });

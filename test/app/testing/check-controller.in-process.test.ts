@@ -5,10 +5,20 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkController, ConvergenceFailure, faultProfiles } from '../../../app/testing/index.js';
-import { converged, perturb, setup, worldArbitrary } from './greeting-world.js';
+import * as timerPromises from 'node:timers/promises';
+import {
+  checkController,
+  ConvergenceFailure,
+  faultProfiles,
+  type ControllerCheckOptions,
+  type FaultProfile,
+} from '../../../app/testing/index.js';
+import { converged, perturb, setup, worldArbitrary, type World } from './greeting-world.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/greeting-process-controller.mjs', import.meta.url));
+const backoff = fileURLToPath(new URL('./fixtures/backoff-controller.mjs', import.meta.url));
+const exiting = fileURLToPath(new URL('./fixtures/exit-controller.mjs', import.meta.url));
+const framework = fileURLToPath(new URL('../../../examples/kit/framework-controller.mjs', import.meta.url));
 const debounce = fileURLToPath(new URL('../../../examples/kit/debounce-controller.mjs', import.meta.url));
 
 describe('checkController: a module in process, on the kit clock', () => {
@@ -20,7 +30,7 @@ describe('checkController: a module in process, on the kit clock', () => {
       setup,
       converged,
       perturb,
-      controller: { module: fixture, environment: process.env },
+      controller: { module: fixture, process },
       faults: faultProfiles.flaky,
       apiServerRestartsAt: [4_000],
       numRuns: 3,
@@ -37,7 +47,7 @@ describe('checkController: a module in process, on the kit clock', () => {
       world: worldArbitrary,
       setup,
       converged,
-      controller: { module: debounce, environment: process.env },
+      controller: { module: debounce, process },
       numRuns: 6,
       seed: 7,
       faultyMs: 0,
@@ -52,4 +62,71 @@ describe('checkController: a module in process, on the kit clock', () => {
     expect(Date.now()).toBeGreaterThan(Date.UTC(2026, 0, 1));
     expect(process.env.KUBECONFIG ?? '').not.toMatch(/kreconcile-kit-/);
   }, 120_000);
+
+  it('backoff with await setTimeout(ms) and a resync with setInterval from node:timers/promises run on the kit clock', async () => {
+    const sleepBefore = timerPromises.setTimeout;
+    const flakyReads: FaultProfile = {
+      errors: [
+        { rate: 0.5, tag: 'Internal', code: 500, verbs: ['list', 'get'], message: 'etcdserver: request timed out' },
+      ],
+    };
+    const started = performance.now();
+    const internalErrors: number[] = [];
+    await checkController({
+      world: worldArbitrary,
+      setup,
+      converged,
+      // tampering is seen only by the 30 s resync (no watch): quiet must span it
+      perturb,
+      settleMs: 35_000,
+      controller: { module: backoff, process },
+      faults: flakyReads,
+      numRuns: 3,
+      seed: 5,
+      onRun: (run) => internalErrors.push(run.trace.filter((line) => line.includes('→ Internal')).length),
+    });
+    // the backoffs (2 s to 8 s each) and the 30 s resyncs took far less real time than their sum
+    expect(performance.now() - started).toBeLessThan(60_000);
+    expect(internalErrors.some((failed) => failed > 0)).toBe(true);
+    expect(timerPromises.setTimeout).toBe(sleepBefore);
+  }, 120_000);
+
+  /** The failure's message of a Greeting check of `module` that must fail. */
+  const failureOf = (module: string, options: Partial<ControllerCheckOptions<World>>): Promise<string> =>
+    checkController({ world: worldArbitrary, setup, converged, controller: { module, process }, ...options }).then(
+      () => 'passed',
+      (error: unknown) => (error instanceof ConvergenceFailure ? error.message : String(error)),
+    );
+
+  it("an unhandled rejection of an unawaited write is the controller's crash, named with its time, not the runner's failure", async () => {
+    const listenersBefore = process.listeners('unhandledRejection');
+    const logBefore = console.log;
+    const message = await failureOf(framework, {
+      // every patch answers 500: the first, never awaited, crashes it
+      faults: {
+        errors: [{ rate: 1, tag: 'Internal', code: 500, verbs: ['patch'], message: 'etcdserver: request timed out' }],
+      },
+      numRuns: 2,
+      seed: 5,
+      shrinkBudget: { runs: 2 },
+    });
+    expect(message).toMatch(
+      /the controller crashed at \d+\.\d\d s \(the run's clock\): an unhandled promise rejection, its process would exit with code 1/,
+    );
+    expect(message).toContain('etcdserver: request timed out');
+    expect(message).toMatch(/the controller crashed \(an unhandled promise rejection, exit code 1\) at \d+\.\d\d s/);
+    expect(message).toContain('stdout| greeting operator started');
+    expect(process.listeners('unhandledRejection')).toEqual(listenersBefore);
+    expect(console.log).toBe(logBefore);
+  }, 120_000);
+
+  it('process.exit(3) of an in-process controller is its crash with exit code 3; the runner stays up', async () => {
+    const exitBefore = process.exit;
+    const message = await failureOf(exiting, { numRuns: 1, seed: 1 });
+    expect(message).toMatch(
+      /the controller crashed at \d+\.\d\d s \(the run's clock\): process\.exit\(3\), its process would exit with code 3/,
+    );
+    expect(message).toContain('stderr| fatal: no leader election lease, giving up');
+    expect(process.exit).toBe(exitBefore);
+  }, 60_000);
 });

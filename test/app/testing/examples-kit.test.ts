@@ -154,7 +154,7 @@ describe('examples/kit: the kit finds the planted bug of a controller run as it 
         world: secretWorld,
         setup: secretSetup,
         converged: secretsConverged,
-        controller: { module: example('secret-copier.mjs'), environment: process.env },
+        controller: { module: example('secret-copier.mjs'), process },
         faults: flakySecretReads,
         numRuns: 20,
         seed: 3,
@@ -174,7 +174,7 @@ describe('examples/kit: the kit finds the planted bug of a controller run as it 
       world: secretWorld,
       setup: secretSetup,
       converged: secretsConverged,
-      controller: { module: example('secret-copier.mjs'), environment: process.env },
+      controller: { module: example('secret-copier.mjs'), process },
       numRuns: 5,
       seed: 3,
     });

@@ -26,7 +26,7 @@ const traceOf = async (seed: number): Promise<InProcessRun> => {
         metadata: { name: `noise-${step}`, namespace: 'team-a' },
       });
     },
-    controller: { module: copier, environment: process.env },
+    controller: { module: copier, process },
     faults: flakySecretReads,
     faultyMs: 3_000,
     numRuns: 1,

@@ -1,0 +1,99 @@
+/**
+ * What an in-process controller does to the process it shares with the test runner, caught while
+ * its run lasts: an unhandled promise rejection or an uncaught exception (either ends a Node
+ * process with exit code 1) and `process.exit(code)` are the controller's crash, not the test
+ * runner's failure; its console output is its log, kept (bounded) for the report rather than
+ * printed. The process's own listeners, `process.exit` and the console are put back on release.
+ * Bound: any unhandled rejection while the run lasts counts as the controller's (the kit's own
+ * promises are all handled). Guide: docs/testing.md, "In process".
+ */
+import { format } from 'node:util';
+import { boundedLog } from './controller-process.js';
+
+/**
+ * What the kit needs of the process an in-process controller shares with the test runner: its
+ * environment (`KUBECONFIG` is set there while the run lasts), its crash listeners and `exit`.
+ */
+export type ControllerHost = Pick<NodeJS.Process, 'env' | 'exit' | 'on' | 'off' | 'listeners' | 'removeAllListeners'>;
+
+/** How an in-process controller crashed: `at` on the run's clock, the exit code its process would have had. */
+export type InProcessCrash = {
+  readonly at: number;
+  readonly how: string;
+  readonly code: number;
+  readonly error: unknown;
+};
+
+export type InProcessEffects = {
+  /** The first crash, if any (later ones are effects of the first). */
+  crash(): InProcessCrash | undefined;
+  /** Records a crash found elsewhere (a virtual timer's callback threw). */
+  crashed(how: string, error: unknown, code?: number): void;
+  /** The newest output lines, `stdout| …` / `stderr| …`. */
+  logTail(lines: number): ReadonlyArray<string>;
+  /** Puts back the process's listeners, `process.exit` and the console. Idempotent. */
+  release(): void;
+};
+
+/** Thrown into the controller by its `process.exit` call: the code after it must not run, as in a process that exited. */
+class ControllerExited extends Error {}
+
+const CONSOLE = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr' } as const;
+
+/**
+ * Catches the controller's effects on `host` until `release()`. `inRun` tells whether the caller runs in
+ * the controller's async context (console and `process.exit` of anyone else go through), `now`
+ * is the run's clock, `onCrash` is told of the first crash.
+ */
+export const catchInProcessEffects = (
+  host: ControllerHost,
+  inRun: () => boolean,
+  now: () => number,
+  onCrash: (crash: InProcessCrash) => void,
+): InProcessEffects => {
+  const log = boundedLog(64 * 1024);
+  const state: { crash?: InProcessCrash; released: boolean } = { released: false };
+  const crashed = (how: string, error: unknown, code = 1): void => {
+    if (state.crash !== undefined || error instanceof ControllerExited) return;
+    state.crash = { at: now(), how, code, error };
+    onCrash(state.crash);
+  };
+  const saved = {
+    rejection: host.listeners('unhandledRejection'),
+    exception: host.listeners('uncaughtException'),
+    exit: host.exit,
+    console: Object.fromEntries(Object.keys(CONSOLE).map((name) => [name, Reflect.get(console, name)])),
+  };
+  const onRejection = (reason: unknown): void => crashed('an unhandled promise rejection', reason);
+  const onException = (error: unknown): void => crashed('an uncaught exception', error);
+  host.removeAllListeners('unhandledRejection').on('unhandledRejection', onRejection);
+  host.removeAllListeners('uncaughtException').on('uncaughtException', onException);
+  host.exit = (code?: number | string | null): never => {
+    if (!inRun()) return saved.exit.call(host, code);
+    const exitCode = Number(code ?? 0);
+    crashed(`process.exit(${String(code ?? '')})`, `exit code ${exitCode}`, Number.isInteger(exitCode) ? exitCode : 1);
+    throw new ControllerExited(`the controller called process.exit(${String(code ?? '')})`);
+  };
+  for (const [name, stream] of Object.entries(CONSOLE)) {
+    const real: unknown = saved.console[name];
+    Reflect.set(console, name, (...args: unknown[]) =>
+      inRun()
+        ? log.write(stream, `${format(...args)}\n`)
+        : typeof real === 'function' && Reflect.apply(real, console, args),
+    );
+  }
+  return {
+    crash: () => state.crash,
+    crashed,
+    logTail: log.tail,
+    release: () => {
+      if (state.released) return;
+      state.released = true;
+      host.off('unhandledRejection', onRejection).off('uncaughtException', onException);
+      saved.rejection.forEach((listener) => host.on('unhandledRejection', listener));
+      saved.exception.forEach((listener) => host.on('uncaughtException', listener));
+      host.exit = saved.exit;
+      Object.entries(saved.console).forEach(([name, real]) => Reflect.set(console, name, real));
+    },
+  };
+};
