@@ -680,7 +680,9 @@ const readinessOfPairs = (context: Context, { pairs, live }: Observed): Children
   const rules = context.rules ?? NO_RULES;
   const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusAmong(context, live);
   if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
-  const children = pairs.flatMap(({ live, owned }) => (live === undefined || !owned ? [] : [live]));
+  // A loop, not flatMap (a list per pair): this runs on every plan.
+  const children: Resource[] = [];
+  for (const pair of pairs) if (pair.live !== undefined && pair.owned) children.push(pair.live);
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
   return childrenReadiness(rules, children, time, kstatus);
 };
@@ -1060,16 +1062,24 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
 const showWait = (wait: WaitAction): string =>
   `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
 
+/** How many actions of each type: one pass (this runs on every plan), counts of the types shown. */
+const countByType = (actions: ReadonlyArray<Action>): ReadonlyMap<Action['type'], number> => {
+  const counts = new Map<Action['type'], number>();
+  for (const action of actions) counts.set(action.type, (counts.get(action.type) ?? 0) + 1);
+  return counts;
+};
+
 const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
-  const forbidden = actions.filter((a) => a.type === 'forbidden').length;
-  const recreate = actions.filter((a) => a.type === 'recreate').length;
-  const wait = actions.filter((a) => a.type === 'wait').length;
-  const skip = actions.filter((a) => a.type === 'skip').length;
+  const counts = countByType(actions);
+  const forbidden = counts.get('forbidden') ?? 0;
+  const recreate = counts.get('recreate') ?? 0;
+  const wait = counts.get('wait') ?? 0;
+  const skip = counts.get('skip') ?? 0;
   return {
-    create: actions.filter((a) => a.type === 'create').length,
-    patch: actions.filter((a) => a.type === 'patch').length,
-    delete: actions.filter((a) => a.type === 'delete').length,
-    conflict: actions.filter((a) => a.type === 'conflict').length,
+    create: counts.get('create') ?? 0,
+    patch: counts.get('patch') ?? 0,
+    delete: counts.get('delete') ?? 0,
+    conflict: counts.get('conflict') ?? 0,
     ...(forbidden === 0 ? {} : { forbidden }),
     ...(recreate > 0 ? { recreate } : {}),
     ...(wait > 0 ? { wait } : {}),
