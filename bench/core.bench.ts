@@ -78,6 +78,38 @@ const batched = <T, R>(
   },
 });
 
+const KB = 1024;
+
+/**
+ * The goal of a row (issue 38, docs/performance.md): fresh plans of an Application in sync at
+ * ≤ 0.6× microdiff from 100 resources on, with ≤ 3 KB allocated per resource; tiny Applications
+ * (the operator's fleets are made of 1–4-object ones, where a fixed cost per plan dominates) at
+ * ≤ 1.0×; drifted fresh plans ≤ 1.5× and cached ones ≤ 0.4× from 100 resources on.
+ */
+const goalOf = (
+  count: number,
+  state: 'in sync' | 'drifted 10%',
+  mode: 'cached' | 'fresh',
+): { readonly ratio: number; readonly allocatedPerResource?: number } | undefined => {
+  if (mode === 'fresh' && state === 'in sync')
+    return count < 100 ? { ratio: 1.0 } : { ratio: 0.6, allocatedPerResource: 3 * KB };
+  if (count < 100) return undefined;
+  return mode === 'cached' ? { ratio: 0.4 } : { ratio: 1.5 };
+};
+
+const goalFields = (
+  goal: ReturnType<typeof goalOf>,
+  ratio: number,
+  allocatedPerResource: number,
+): Pick<Row, 'goal' | 'goalMet'> => {
+  if (goal === undefined) return {};
+  const allocation = goal.allocatedPerResource;
+  return {
+    goal: `ratio ≤ ${goal.ratio.toFixed(1)}${allocation === undefined ? '' : `, ≤ ${allocation / KB} KB allocated per resource`}`,
+    goalMet: ratio <= goal.ratio && (allocation === undefined || allocatedPerResource <= allocation),
+  };
+};
+
 /**
  * Per case two modes: `cached` re-plans the same objects through one planner (the operator's
  * steady state: its memo hits), `fresh` plans new copies every run without a memo (after a relist
@@ -121,7 +153,7 @@ export const coreBenchmarks = (
           medianMs: sample.medianMs / batch,
           baselineMedianMs: sample.baselineMedianMs / batch,
         };
-        const allocated = allocatedBytes(prepare, planWith);
+        const allocatedPerResource = Math.round(allocatedBytes(prepare, planWith) / count);
         return {
           suite: 'core',
           case: `plan ${count} resources, ${state}, ${mode}`,
@@ -136,7 +168,8 @@ export const coreBenchmarks = (
           memoryBytes: retainedBytes(() => planWith(prepare())),
           iterations: timed.iterations,
           plansPerSample: batch,
-          allocatedBytesPerResource: Math.round(allocated / count),
+          allocatedBytesPerResource: allocatedPerResource,
+          ...goalFields(goalOf(count, state, mode), timed.ratio, allocatedPerResource),
         };
       });
     });

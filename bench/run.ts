@@ -18,7 +18,7 @@ import type { Row } from './measure.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
-const sizes = quick ? [1, 100] : [1, 100, 1000, 10000];
+const sizes = quick ? [1, 100] : [1, 10, 100, 1000, 10000];
 
 const format = (value: number | undefined, digits = 3): string =>
   value === undefined ? '' : value.toPrecision(digits);

@@ -107,8 +107,10 @@ const removedAt = (value: JsonValue, tokens: ReadonlyArray<string>): JsonValue =
 
 /** `planned` with `status.contestedFields` (removed when none) and a Ready message that names them. */
 export const withFightReport = (planned: Plan, contested: ReadonlyArray<ContestedField>): Plan => {
+  // Nothing contested now or before (most plans): the plan as it is, without copying its status.
+  if (contested.length === 0 && planned.status.contestedFields === undefined) return planned;
   const { contestedFields: _previous, ...rest } = planned.status;
-  if (contested.length === 0) return _previous === undefined ? planned : { ...planned, status: rest };
+  if (contested.length === 0) return { ...planned, status: rest };
   // Said whether or not Ready: a rollout the HPA's scale holds up is when people look.
   const conditions = planned.status.conditions?.map((condition) =>
     condition.type === 'Ready'

@@ -16,11 +16,11 @@ import { isResource, refKey, refOf, resourceKey, showRef, type ObjectRef, type R
 import { withCrdScopes, withLiveScopes, type ScopeTable } from '../model/scope.js';
 import {
   identityIndex,
-  identityOf,
+  inNamespace,
   knownScope,
   lazyIdentityIndex,
+  namespaceOf,
   resourceFinder,
-  withNamespace,
   type IdentityIndex,
 } from '../manifest/identity.js';
 import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
@@ -307,7 +307,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const folded = { ...checked.right, manifest };
   const mangled = generateDefaultObserverSchema(folded, memo);
   const desired = folded.manifest.map((resource) =>
-    withNamespace(resource, identityOf(resource, manifestScopes, owner.namespace, memo)),
+    inNamespace(resource, namespaceOf(resource, manifestScopes, owner.namespace, memo)),
   );
   // A digest in the status is not a value: the keys it stands for are learned again from the live object.
   const marked = marksFrom(mangled, context.status.mangledObserverSchema);
@@ -447,18 +447,8 @@ const currentEntries = (
   pairs: ReadonlyArray<Pairing>,
   ours: ReadonlyArray<Resource>,
 ): Pick<Observed, 'current' | 'undesired'> => {
-  const { memo } = context;
-  const isDesired = (object: JsonObject): boolean =>
-    // Delta entries are resources (typed JsonObject by the delta): the index reads their identification.
-    identityIndex(desired.fromSpec, memo).of(object as Resource) !== undefined;
-  // The previous schemas only serve objects no longer desired.
-  const observe = (object: Resource): JsonObject => {
-    const schema =
-      schemaFor(schemas, object) ??
-      schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
-      NO_SCHEMA;
-    return fromLive(memo, OBSERVED, object, schema, schema, () => observeResource(object, schema));
-  };
+  const isDesired = desiredIn(desired, context.memo);
+  const observe = observerOf(context, schemas);
   const current: JsonObject[] = [];
   const undesired: JsonObject[] = [];
   const found = new Set<Resource>();
@@ -479,6 +469,41 @@ const currentEntries = (
   return { current, undesired };
 };
 
+// Helpers of the steps are made by these factories rather than bound to names inside the steps:
+// tsx (the benchmarks) names every closure bound to a name, a property definition per plan each.
+
+/** Whether an entry has the identity of a desired resource. */
+const desiredIn =
+  (desired: Desired, memo: Memo) =>
+  (object: JsonObject): boolean =>
+    // Delta entries are resources (typed JsonObject by the delta): the index reads their identification.
+    identityIndex(desired.fromSpec, memo).of(object as Resource) !== undefined;
+
+/** The observed entry of a live object we may write; the previous schemas only serve objects no longer desired. */
+const observerOf =
+  (context: Context, schemas: SchemaIndex) =>
+  (object: Resource): JsonObject => {
+    const { memo } = context;
+    const schema =
+      schemaFor(schemas, object) ??
+      schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
+      NO_SCHEMA;
+    return fromLive(memo, OBSERVED, object, schema, schema, () => observeResource(object, schema));
+  };
+
+/** Whether a delta entry's live object is being deleted. */
+const terminatingIn =
+  (liveByRef: IdentityIndex<Resource>) =>
+  (resource: JsonObject): boolean =>
+    // Delta entries are resources (typed JsonObject by the delta).
+    isTerminating(liveByRef.of(resource as Resource));
+
+/** Whether a live object is adopted (under `spec.adopt`, one without an owner mark). */
+const adoptedUnder =
+  (adopt: boolean) =>
+  (object: Resource | undefined): boolean =>
+    object !== undefined && adopt && ownerOf(object) === undefined;
+
 /** Step "delta": what to create and patch (desired resources not proven unchanged), what to delete. */
 const deltaOf = (context: Context, desired: Desired, observed: Observed): ResourceDelta => {
   // What is no longer desired is known from the pairing (`undesired`): only creations and patches are looked for.
@@ -494,8 +519,7 @@ const deltaOf = (context: Context, desired: Desired, observed: Observed): Resour
 
 /** Step "actions": creations, patches, recreations, deletions, waits and conflicts, decided. */
 const actionsFor = (context: Context, desired: Desired, observed: Observed, delta: ResourceDelta): Decided => {
-  // Delta entries are resources (typed JsonObject by the delta).
-  const terminating = (resource: JsonObject): boolean => isTerminating(observed.liveByRef.of(resource as Resource));
+  const terminating = terminatingIn(observed.liveByRef);
   const { creates, conflicts } = creationsOf(context, observed, delta, terminating);
   const split = patchesOf(context, observed, delta, terminating);
   const deletes = delta.deleted
@@ -587,8 +611,7 @@ const patchesOf = (
   const { liveByRef, schemas } = observed;
   const adopt = context.application.spec.adopt === true;
   // An adopted object gets our marks even when its observed fields already match.
-  const adopting = (object: Resource | undefined): boolean =>
-    object !== undefined && adopt && ownerOf(object) === undefined;
+  const adopting = adoptedUnder(adopt);
   // Looked up by identity in nested maps: no key string for every resource compared.
   const modified = identityIndex(delta.modified, memo);
   // In sync and not adopting, no resource needs a patch: nothing is looked up to find that out.
@@ -657,7 +680,9 @@ const readinessOfPairs = (context: Context, { pairs, live }: Observed): Children
   const rules = context.rules ?? NO_RULES;
   const kstatus = context.input.options?.readiness === 'existence' ? undefined : kstatusAmong(context, live);
   if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
-  const children = pairs.flatMap(({ live, owned }) => (live === undefined || !owned ? [] : [live]));
+  // A loop, not flatMap (a list per pair): this runs on every plan.
+  const children: Resource[] = [];
+  for (const pair of pairs) if (pair.live !== undefined && pair.owned) children.push(pair.live);
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
   return childrenReadiness(rules, children, time, kstatus);
 };
@@ -1037,16 +1062,24 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
 const showWait = (wait: WaitAction): string =>
   `${showHold(wait)}${wait.until === 'DependenciesReady' ? ' to be ready' : ' to be gone'}`;
 
+/** How many actions of each type: one pass (this runs on every plan), counts of the types shown. */
+const countByType = (actions: ReadonlyArray<Action>): ReadonlyMap<Action['type'], number> => {
+  const counts = new Map<Action['type'], number>();
+  for (const action of actions) counts.set(action.type, (counts.get(action.type) ?? 0) + 1);
+  return counts;
+};
+
 const summarize = (actions: ReadonlyArray<Action>): PlanSummary => {
-  const forbidden = actions.filter((a) => a.type === 'forbidden').length;
-  const recreate = actions.filter((a) => a.type === 'recreate').length;
-  const wait = actions.filter((a) => a.type === 'wait').length;
-  const skip = actions.filter((a) => a.type === 'skip').length;
+  const counts = countByType(actions);
+  const forbidden = counts.get('forbidden') ?? 0;
+  const recreate = counts.get('recreate') ?? 0;
+  const wait = counts.get('wait') ?? 0;
+  const skip = counts.get('skip') ?? 0;
   return {
-    create: actions.filter((a) => a.type === 'create').length,
-    patch: actions.filter((a) => a.type === 'patch').length,
-    delete: actions.filter((a) => a.type === 'delete').length,
-    conflict: actions.filter((a) => a.type === 'conflict').length,
+    create: counts.get('create') ?? 0,
+    patch: counts.get('patch') ?? 0,
+    delete: counts.get('delete') ?? 0,
+    conflict: counts.get('conflict') ?? 0,
     ...(forbidden === 0 ? {} : { forbidden }),
     ...(recreate > 0 ? { recreate } : {}),
     ...(wait > 0 ? { wait } : {}),

@@ -6,7 +6,7 @@ import type { ApplicationSpec } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import { refKey, type Resource } from '../model/resource.js';
 import type { ScopeTable } from '../model/scope.js';
-import { identityOf, knownScope, withNamespace } from '../manifest/identity.js';
+import { identityOf, inNamespace, knownScope, namespaceOf } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../validation/observer-schemas.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
@@ -103,4 +103,4 @@ export const withNamespaces = (
   scopes: ScopeTable,
   namespace: string,
 ): ReadonlyArray<Resource> =>
-  manifest.map((resource) => withNamespace(resource, identityOf(resource, scopes, namespace)));
+  manifest.map((resource) => inNamespace(resource, namespaceOf(resource, scopes, namespace)));
