@@ -24,6 +24,7 @@ import {
   type PrimaryReconciler,
 } from '../../../app/runtime/index.js';
 import * as E from 'fp-ts/lib/Either.js';
+import { isDenied, type GuardPolicy } from '../../../core/index.js';
 import { isReady, SITE, SITE_CRD, siteReconciler } from '../../support/site-operator.js';
 
 const NOW = '2026-03-02T12:00:00Z';
@@ -116,6 +117,15 @@ describe('planDesiredChange: a new desired() against the old one over a fleet', 
     expect(snapshot.after.report.totals).toEqual(change.after.report.totals);
     expect(snapshot.after.report.groups.map((g) => g.instances.length)).toEqual([37, 3]);
     expect(snapshot.changed).toHaveLength(37);
+
+    // A guard over the new side: a rule on pod-template patches denies the 37, passes the 3 (no approvals here).
+    const guard: GuardPolicy = {
+      rules: [{ name: 'no-template-changes', deny: { actions: ['patch'], paths: ['spec.template'] } }],
+    };
+    const guarded = planDesiredChange({ ...reconcilers, objects: cluster.objects(), guard });
+    expect(guarded.after.report.verdicts).toHaveLength(40);
+    expect(guarded.after.report.verdicts.filter(isDenied)).toHaveLength(37);
+    expect(guarded.before.report.verdicts).toEqual([]);
   }, 60_000);
 
   it('a child the new desired() drops is found by its owner mark: 40 ConfigMaps deleted; a desired() that throws is a problem', async () => {
