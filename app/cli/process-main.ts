@@ -41,6 +41,19 @@ const liveReadable = (target: ClusterTarget): void => {
   if (missing !== undefined) throw new Error(missing);
 };
 
+/**
+ * A reader that goes away (`kreconcile plan --help | head`) is no error of ours: end quietly, as
+ * git and kubectl do, instead of Node's unhandled 'error' event and its stack trace.
+ */
+const endWhenReaderLeaves = (stream: NodeJS.WriteStream): void => {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit();
+  });
+};
+endWhenReaderLeaves(process.stdout);
+endWhenReaderLeaves(process.stderr);
+
 const io: CliIo = {
   stdout: {
     write: (text) => {
