@@ -344,6 +344,20 @@ describe('saved plans: plan --out, show, apply', () => {
     );
   });
 
+  it('refuses a saved plan edited to print terminal control sequences, naming the field', async () => {
+    await planOut();
+    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as SavedPlanV1;
+    const app = saved.applications[0];
+    if (app === undefined) throw new Error('the saved plan has no Application');
+    // ESC [2J clears the reviewer's screen; ESC ]8 could hide a link in show's output.
+    const edited = { ...saved, applications: [{ ...app, message: 'all fine\u001b[2J\u001b]8;;http://x\u0007' }] };
+    const shown = await runCli(['show', 'edited.json'], { files: { 'edited.json': JSON.stringify(edited) } });
+    expect(shown.code).toBe(1);
+    expect(shown.stdout).toBe('');
+    expect(shown.stderr).toContain('the saved plan is damaged');
+    expect(shown.stderr).not.toContain('\u001b');
+  });
+
   it('a saved template bump and config change carry their impact: saved, shown in every format, printed by apply', async () => {
     await planOut();
     await apply();

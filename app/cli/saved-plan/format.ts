@@ -62,45 +62,59 @@ export type SavedPlanV1 = {
 
 // ---- codecs (the types above are the source of truth; the codecs check what `apply` relies on)
 
+/**
+ * Every string of a saved plan outside the objects' bodies is printed by `show` and `apply`; a
+ * file edited to hold terminal control sequences (ESC, C1) would write to the reviewer's terminal.
+ * kreconcile never writes one there (names, paths, messages and managers are printable).
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const text = new t.Type<string, string, unknown>(
+  'text without control characters',
+  (value): value is string => typeof value === 'string' && !CONTROL.test(value),
+  (value, context) =>
+    typeof value === 'string' && !CONTROL.test(value) ? t.success(value) : t.failure(value, context),
+  t.identity,
+);
+
 const jsonObject = jsonObjectCodec('an object');
 // A saved plan is JSON text: whatever its parse gave is JSON, except a value that is missing.
 const jsonValue = jsonValueCodec('a JSON value');
 
 const ResourceRef = t.intersection([
-  t.type({ apiVersion: t.string, kind: t.string, name: t.string }),
-  t.partial({ namespace: t.string }),
+  t.type({ apiVersion: text, kind: text, name: text }),
+  t.partial({ namespace: text }),
 ]);
 
-const Change = t.intersection([t.type({ path: t.string }), t.partial({ from: jsonValue, to: jsonValue })]);
+const Change = t.intersection([t.type({ path: text }), t.partial({ from: jsonValue, to: jsonValue })]);
 
 const PatchOperation = t.union([
-  t.type({ op: t.keyof({ add: null, replace: null, test: null }), path: t.string, value: jsonValue }),
-  t.type({ op: t.literal('remove'), path: t.string }),
+  t.type({ op: t.keyof({ add: null, replace: null, test: null }), path: text, value: jsonValue }),
+  t.type({ op: t.literal('remove'), path: text }),
 ]);
 
 const Guard = t.union([
   t.type({ absent: t.literal(true) }),
-  t.intersection([t.type({ resourceVersion: t.string }), t.partial({ uid: t.string })]),
+  t.intersection([t.type({ resourceVersion: text }), t.partial({ uid: text })]),
 ]);
 
 const written = { resource: ResourceRef, changes: t.array(Change), guard: Guard };
 
 // What an action does at run time, as `-o json` prints it (the type a string: a newer kreconcile may know more).
 const Impact = t.intersection([
-  t.type({ type: t.string, message: t.string }),
+  t.type({ type: text, message: text }),
   t.partial({ workloads: t.array(ResourceRef), pods: t.number }),
 ]);
 
 const FieldOwner = t.intersection([
-  t.type({ manager: t.string, operation: t.string, extent: t.keyof({ field: null, part: null }) }),
-  t.partial({ subresource: t.string, time: t.string }),
+  t.type({ manager: text, operation: text, extent: t.keyof({ field: null, part: null }) }),
+  t.partial({ subresource: text, time: text }),
 ]);
 
-const FieldOwners = t.type({ resource: ResourceRef, path: t.string, owners: t.array(FieldOwner) });
+const FieldOwners = t.type({ resource: ResourceRef, path: text, owners: t.array(FieldOwner) });
 
 const ContestedFieldCodec = t.intersection([
-  t.type({ resource: ResourceRef, path: t.string, manager: t.string, controller: t.string }),
-  t.partial({ subresource: t.string, since: t.string }),
+  t.type({ resource: ResourceRef, path: text, manager: text, controller: text }),
+  t.partial({ subresource: text, since: text }),
 ]);
 
 const SavedActionOnly = t.union([
@@ -109,8 +123,8 @@ const SavedActionOnly = t.union([
     t.type({ type: t.literal('patch'), patch: t.array(PatchOperation), ...written }),
     t.partial({ orphan: t.keyof({ RemovedFromSpec: null, ApplicationDeleted: null }) }),
   ]),
-  t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(t.string), ...written }),
-  t.type({ type: t.literal('delete'), reason: t.string, ...written }),
+  t.type({ type: t.literal('recreate'), body: Resource, fields: t.array(text), ...written }),
+  t.type({ type: t.literal('delete'), reason: text, ...written }),
   t.type({
     type: t.literal('wait'),
     resource: ResourceRef,
@@ -119,14 +133,14 @@ const SavedActionOnly = t.union([
     changes: t.array(Change),
   }),
   t.intersection([
-    t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: t.string, changes: t.array(Change) }),
-    t.partial({ owner: t.string }),
+    t.type({ type: t.literal('conflict'), resource: ResourceRef, reason: text, changes: t.array(Change) }),
+    t.partial({ owner: text }),
   ]),
   t.type({
     type: t.literal('forbidden'),
     resource: ResourceRef,
-    rule: t.string,
-    reason: t.string,
+    rule: text,
+    reason: text,
     changes: t.array(Change),
   }),
   t.type({
@@ -141,7 +155,7 @@ const SavedActionOnly = t.union([
 const SavedAction = t.intersection([SavedActionOnly, t.partial({ impact: t.array(Impact) })]);
 
 const Outcome = t.union([
-  t.type({ type: t.literal('RequeueAfter'), afterMs: t.number, reason: t.string }),
+  t.type({ type: t.literal('RequeueAfter'), afterMs: t.number, reason: text }),
   t.type({ type: t.literal('AwaitChange') }),
 ]);
 
@@ -152,21 +166,18 @@ const Summary = t.intersection([
 
 const SavedApplication = t.intersection([
   t.type({
-    application: t.intersection([
-      ResourceRef,
-      t.partial({ uid: t.string, generation: t.number, resourceVersion: t.string }),
-    ]),
-    source: t.type({ file: t.string, document: t.number }),
+    application: t.intersection([ResourceRef, t.partial({ uid: text, generation: t.number, resourceVersion: text })]),
+    source: t.type({ file: text, document: t.number }),
     result: t.keyof({ NoChanges: null, Changes: null, Stalled: null }),
-    message: t.string,
+    message: text,
     conditions: t.array(Condition),
     outcome: Outcome,
     actions: t.array(SavedAction),
     summary: Summary,
   }),
   t.partial({
-    stalled: t.type({ reason: t.string, message: t.string }),
-    digest: t.string,
+    stalled: t.type({ reason: text, message: text }),
+    digest: text,
     fieldOwners: t.array(FieldOwners),
     contestedFields: t.array(ContestedFieldCodec),
   }),
@@ -174,8 +185,8 @@ const SavedApplication = t.intersection([
 
 const Basis = t.union([
   t.type({ type: t.literal('Empty') }),
-  t.type({ type: t.literal('Snapshot'), files: t.array(t.string) }),
-  t.intersection([t.type({ type: t.literal('Live') }), t.partial({ kubeconfigPath: t.string, context: t.string })]),
+  t.type({ type: t.literal('Snapshot'), files: t.array(text) }),
+  t.intersection([t.type({ type: t.literal('Live') }), t.partial({ kubeconfigPath: text, context: text })]),
 ]);
 
 /** Codec of a saved plan file (after its `apiVersion` was checked, so errors name fields, not versions). */
@@ -184,13 +195,13 @@ const SavedPlanCodec = t.type({
   kind: t.literal(SAVED_PLAN_KIND),
   metadata: t.intersection([
     t.type({
-      createdAt: t.string,
-      kreconcileVersion: t.string,
+      createdAt: text,
+      kreconcileVersion: text,
       cluster: Basis,
       secretValues: t.boolean,
-      scopes: t.record(t.string, t.keyof({ Namespaced: null, Cluster: null })),
+      scopes: t.record(text, t.keyof({ Namespaced: null, Cluster: null })),
     }),
-    t.partial({ guard: t.type({ file: t.string, digest: t.string }) }),
+    t.partial({ guard: t.type({ file: text, digest: text }) }),
   ]),
   applications: t.array(SavedApplication),
 });
