@@ -4,8 +4,13 @@
  * report, from the report's own `search:` line and the wall clock of the whole check.
  */
 import { fileURLToPath } from 'node:url';
-import { checkController, ConvergenceFailure, type FaultProfile } from '../app/testing/index.js';
-import { converged, setup, worldArbitrary } from '../test/app/testing/greeting-world.js';
+import {
+  checkController,
+  ConvergenceFailure,
+  type ControllerCheckOptions,
+  type FaultProfile,
+} from '../app/testing/index.js';
+import { converged, setup, worldArbitrary, type World } from '../test/app/testing/greeting-world.js';
 import { flakySecretReads, secretSetup, secretsConverged, secretWorld } from '../test/app/testing/secret-world.js';
 import type { Row } from './measure.js';
 
@@ -49,17 +54,16 @@ const rowsOf = (name: string, mode: string, result: { readonly message: string; 
   ];
 };
 
+/** A check of the Greeting world (test/app/testing/greeting-world.ts) against `controller`. */
+const greetings = (
+  controller: ControllerCheckOptions<World>['controller'],
+  options: Partial<ControllerCheckOptions<World>>,
+): Promise<void> => checkController({ world: worldArbitrary, setup, converged, controller, ...options });
+
 export const kitBenchmarks = async (log: (line: string) => void): Promise<Row[]> => {
+  const framework = example('framework-controller.mjs');
   const debounce = await timed('debounce', () =>
-    checkController({
-      world: worldArbitrary,
-      setup,
-      converged,
-      controller: { module: example('debounce-controller.mjs'), process },
-      numRuns: 20,
-      seed: 7,
-      faultyMs: 0,
-    }),
+    greetings({ module: example('debounce-controller.mjs'), process }, { numRuns: 20, seed: 7, faultyMs: 0 }),
   );
   log(`kit: debounce-controller in ${Math.round(debounce.ms)} ms`);
   const copier = await timed('secret-copier', () =>
@@ -74,36 +78,22 @@ export const kitBenchmarks = async (log: (line: string) => void): Promise<Row[]>
     }),
   );
   log(`kit: secret-copier in ${Math.round(copier.ms)} ms`);
-  const framework = await timed('framework', () =>
-    checkController({
-      world: worldArbitrary,
-      setup,
-      converged,
-      controller: { command: [process.execPath, example('framework-controller.mjs')] },
-      faults: flakyWrites,
-      numRuns: 3,
-      seed: 5,
-      settleMs: 1_000,
-    }),
+  const asProcess = await timed('framework', () =>
+    greetings(
+      { command: [process.execPath, framework] },
+      { faults: flakyWrites, numRuns: 3, seed: 5, settleMs: 1_000 },
+    ),
   );
-  log(`kit: framework-controller in ${Math.round(framework.ms)} ms`);
+  log(`kit: framework-controller in ${Math.round(asProcess.ms)} ms`);
   // the same controller in process: its unhandled rejection is caught as its crash, on the kit's clock
-  const frameworkInProcess = await timed('framework in process', () =>
-    checkController({
-      world: worldArbitrary,
-      setup,
-      converged,
-      controller: { module: example('framework-controller.mjs'), process },
-      faults: flakyWrites,
-      numRuns: 20,
-      seed: 5,
-    }),
+  const inProcess = await timed('framework in process', () =>
+    greetings({ module: framework, process }, { faults: flakyWrites, numRuns: 20, seed: 5 }),
   );
-  log(`kit: framework-controller in process in ${Math.round(frameworkInProcess.ms)} ms`);
+  log(`kit: framework-controller in process in ${Math.round(inProcess.ms)} ms`);
   return [
     ...rowsOf('debounce-controller', 'in process', debounce),
     ...rowsOf('secret-copier', 'in process', copier),
-    ...rowsOf('framework-controller', 'process', framework),
-    ...rowsOf('framework-controller', 'in process', frameworkInProcess),
+    ...rowsOf('framework-controller', 'process', asProcess),
+    ...rowsOf('framework-controller', 'in process', inProcess),
   ];
 };

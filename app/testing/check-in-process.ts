@@ -247,6 +247,20 @@ const setUp = async <World>(
 };
 
 /**
+ * The run's virtual time and the controller's crash catcher: a crashed process answers nothing
+ * and its timers stop, so on a crash its instance goes dormant (the scheduler frozen, time halted).
+ */
+const catchCrashes = (spec: ControllerModule, clock: ManualClock, scheduler: RequestScheduler, line: Timeline) => {
+  const time = virtualTime(clock, (error) => effects.crashed('an uncaught exception in a timer callback', error));
+  const effects = catchInProcessEffects(spec.process, time.inRun, line.now, (crash) => {
+    scheduler.freeze();
+    time.halt();
+    note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
+  });
+  return { time, effects };
+};
+
+/**
  * One generated world against a fresh cluster and a fresh instance of the module (`instance`
  * tells instances apart: an ES module cannot be unloaded, so each run imports it anew).
  * Guarantees: the time globals and `KUBECONFIG` are restored on every exit path; afterwards the
@@ -264,15 +278,7 @@ export const runInProcess = async <World>(
   const served = await serveMemoryCluster(scheduler.cluster, options.serve ?? {});
   const file = await writeKubeconfig(served.kubeconfig);
   const line = timeline(() => context.clock.now());
-  const time = virtualTime(context.clock, (error) =>
-    effects.crashed('an uncaught exception in a timer callback', error),
-  );
-  const effects = catchInProcessEffects(spec.process, time.inRun, line.now, (crash) => {
-    // a crashed process answers nothing and its timers stop: its instance goes dormant
-    scheduler.freeze();
-    time.halt();
-    note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
-  });
+  const { time, effects } = catchCrashes(spec, context.clock, scheduler, line);
   const run: Run<World> = {
     options,
     spec,

@@ -40,6 +40,23 @@ class ControllerExited extends Error {}
 
 const CONSOLE = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr' } as const;
 
+/** Routes what the controller prints with `console` to `write`; everyone else's goes through. Returns the undo. */
+const captureConsole = (
+  inRun: () => boolean,
+  write: (stream: 'stdout' | 'stderr', chunk: string) => void,
+): (() => void) => {
+  const saved: Array<[string, unknown]> = Object.entries(CONSOLE).map(([name, stream]) => {
+    const real: unknown = Reflect.get(console, name);
+    Reflect.set(console, name, (...args: unknown[]) =>
+      inRun()
+        ? write(stream, `${format(...args)}\n`)
+        : typeof real === 'function' && Reflect.apply(real, console, args),
+    );
+    return [name, real];
+  });
+  return () => saved.forEach(([name, real]) => Reflect.set(console, name, real));
+};
+
 /**
  * Catches the controller's effects on `host` until `release()`. `inRun` tells whether the caller runs in
  * the controller's async context (console and `process.exit` of anyone else go through), `now`
@@ -62,7 +79,6 @@ export const catchInProcessEffects = (
     rejection: host.listeners('unhandledRejection'),
     exception: host.listeners('uncaughtException'),
     exit: host.exit,
-    console: Object.fromEntries(Object.keys(CONSOLE).map((name) => [name, Reflect.get(console, name)])),
   };
   const onRejection = (reason: unknown): void => crashed('an unhandled promise rejection', reason);
   const onException = (error: unknown): void => crashed('an uncaught exception', error);
@@ -74,14 +90,7 @@ export const catchInProcessEffects = (
     crashed(`process.exit(${String(code ?? '')})`, `exit code ${exitCode}`, Number.isInteger(exitCode) ? exitCode : 1);
     throw new ControllerExited(`the controller called process.exit(${String(code ?? '')})`);
   };
-  for (const [name, stream] of Object.entries(CONSOLE)) {
-    const real: unknown = saved.console[name];
-    Reflect.set(console, name, (...args: unknown[]) =>
-      inRun()
-        ? log.write(stream, `${format(...args)}\n`)
-        : typeof real === 'function' && Reflect.apply(real, console, args),
-    );
-  }
+  const restoreConsole = captureConsole(inRun, log.write);
   return {
     crash: () => state.crash,
     crashed,
@@ -93,7 +102,7 @@ export const catchInProcessEffects = (
       saved.rejection.forEach((listener) => host.on('unhandledRejection', listener));
       saved.exception.forEach((listener) => host.on('uncaughtException', listener));
       host.exit = saved.exit;
-      Object.entries(saved.console).forEach(([name, real]) => Reflect.set(console, name, real));
+      restoreConsole();
     },
   };
 };
