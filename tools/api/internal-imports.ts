@@ -6,7 +6,8 @@
  *   node --import tsx tools/api/internal-imports.ts          check: lists each import of core/index.js as file:line; exit 1 when there is one
  *   node --import tsx tools/api/internal-imports.ts --write  rewrites them to core/internal.js (npm run api:internal-imports)
  *
- * Idempotent: a rewritten file has nothing left to rewrite. Every relative specifier that resolves
+ * A rewritten file is formatted with Prettier (the longer path may wrap a line, and `npm test`
+ * checks the format). Idempotent: a rewritten file has nothing left to rewrite. Every relative specifier that resolves
  * to core/index (`from '…'`, `import '…'`, `import('…')`, `vi.mock('…')`) in app/, adapters/,
  * tools/, bench/ and test/ is rewritten, with its quotes and the rest of the file untouched.
  * examples/ is left alone: an example imports the package as its users do.
@@ -14,6 +15,7 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as prettier from 'prettier';
 
 /** The folders whose files are rewritten; core/ itself imports its modules directly. */
 export const REWRITTEN_FOLDERS: ReadonlyArray<string> = ['app', 'adapters', 'tools', 'bench', 'test'];
@@ -68,7 +70,11 @@ export const filesOf = (root: string): ReadonlyArray<string> =>
     }
   });
 
-const main = (argv: ReadonlyArray<string>): number => {
+/** `text` formatted as `npm run format` would format `file`. */
+const formatted = async (text: string, file: string): Promise<string> =>
+  prettier.format(text, { ...(await prettier.resolveConfig(file)), filepath: file });
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const unknown = argv.filter((arg) => arg !== '--write');
   if (unknown.length > 0) {
     console.error(`internal-imports: unknown argument ${unknown.join(' ')}: use no argument (check) or --write`);
@@ -82,7 +88,7 @@ const main = (argv: ReadonlyArray<string>): number => {
     if (argv.includes('--write')) {
       const next = rewriteImports(text, file, root);
       if (next !== text) {
-        writeFileSync(file, next);
+        writeFileSync(file, await formatted(next, file));
         rewritten++;
       }
     } else for (const line of publicEntryImports(text, file, root)) left.push(`${relative(root, file)}:${line}`);
@@ -104,4 +110,4 @@ const main = (argv: ReadonlyArray<string>): number => {
 };
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href)
-  process.exit(main(process.argv.slice(2)));
+  process.exit(await main(process.argv.slice(2)));
