@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster } from '../adapters/memory/index.js';
 import { canonicalResource } from '../core/canonical/canonical.js';
-import type { Resource } from '../core/index.js';
+import type { Resource } from '../core/internal.js';
 import { deploymentSpec, serviceSpec } from './fixtures.js';
 
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;

@@ -22,7 +22,7 @@ if (resultFile === undefined || applicationFile === undefined) {
 await import('../app/cli/main.js');
 await import('../app/cli/live/kubernetes.js');
 await import('../adapters/schemas/builtin-schemas.js');
-const core = await import('../core/index.js');
+const core = await import('../core/internal.js');
 
 process.argv = [process.argv[0] as string, 'kreconcile', ...cliArguments];
 const started = performance.now();

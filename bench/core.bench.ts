@@ -3,7 +3,7 @@
  * in sync and drifted, against a generic full deep diff (microdiff) of the same objects.
  */
 import diff from 'microdiff';
-import { builtinScopes, createPlanner, plan, type Application, type Plan, type Resource } from '../core/index.js';
+import { builtinScopes, createPlanner, plan, type Application, type Plan, type Resource } from '../core/internal.js';
 import { asServed, configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
 import { allocatedBytes, measurePair, retainedBytes, type Row } from './measure.js';
 

@@ -1,5 +1,5 @@
 /** Realistic resources for benchmarks: what the user writes, and what the API server returns for it. */
-import type { Resource } from '../core/index.js';
+import type { Resource } from '../core/internal.js';
 
 const managedFields = (manager: string) => [
   {

@@ -33,7 +33,7 @@ import {
   ownerOf,
   readinessOf,
   type Resource,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { ContenderArgs, RESYNC_ROUNDS, type ContenderResult, type MemoryFigures } from './fleet-contract.js';
 import { median, quantile } from './measure.js';
 import { applicationObjects, type Shape } from './fleet-objects.js';

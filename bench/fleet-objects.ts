@@ -10,7 +10,7 @@
  *   is headless: the test apiserver has a /24 of Service IPs, 1 000 Services would not fit.
  * - `argo`: Argo CD's fleet benchmark shape, one ConfigMap of 2 KB per Application.
  */
-import type { Resource } from '../core/index.js';
+import type { Resource } from '../core/internal.js';
 import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
 
 export type Shape = 'flux' | 'argo';

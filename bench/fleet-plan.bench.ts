@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import { Resource } from '../core/index.js';
+import { Resource } from '../core/internal.js';
 import { runCli } from './cli-growth.js';
 import { applicationObjects } from './fleet-objects.js';
 import type { Row } from './measure.js';

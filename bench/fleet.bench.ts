@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createKubernetesCluster, type KubernetesCluster } from '../adapters/kubernetes/index.js';
 import { applicationCrd } from '../app/manifests/crd.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND } from '../core/internal.js';
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane, type ControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';

@@ -20,7 +20,7 @@ import { applicationCrd } from '../app/manifests/crd.js';
 import { converged } from '../app/reconcile/reconcile-application.js';
 import { startOperator } from '../app/runtime/operator.js';
 import { systemClock } from '../app/runtime/index.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Patch } from '../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster, type Patch } from '../core/internal.js';
 import { findBinaries } from '../tools/envtest/binaries.js';
 import { startControlPlane } from '../tools/envtest/control-plane.js';
 import { installCrd } from '../tools/envtest/install-crds.js';

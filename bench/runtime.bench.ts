@@ -20,7 +20,7 @@ import {
   ownerOf,
   createPlanner,
   type Resource,
-} from '../core/index.js';
+} from '../core/internal.js';
 import { configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
 import { median, type Row } from './measure.js';
 

@@ -260,6 +260,7 @@ export {
   type FleetGroup,
   type FleetInstance,
   type FleetReport,
+  type FleetFight,
   type FleetTotal,
 } from './fleet/fleet-report.js';
 export {

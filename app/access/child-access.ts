@@ -16,7 +16,7 @@ import {
   type Plan,
   type StalledReason,
   type TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /** A ServiceAccount by namespace and name. */
 export type ServiceAccountRef = { readonly namespace: string; readonly name: string };

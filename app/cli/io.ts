@@ -2,7 +2,7 @@
  * What the CLI needs from its process, as one injectable value: the composition root
  * (`process-main.ts`) wires the real process, tests wire strings and fakes.
  */
-import type { ClusterReader, ClusterWriter, CompactSchemas, Discovery, JsonObject } from '../../core/index.js';
+import type { ClusterReader, ClusterWriter, CompactSchemas, Discovery, JsonObject } from '../../core/internal.js';
 import type { Fetcher, FetcherOptions } from '../tosca/fetch.js';
 import type { CappedRead } from './input/capped.js';
 

@@ -34,7 +34,7 @@ import {
   type RecreateAction,
   type Resource,
   type WriteOptions,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /** What happened to one action. */
 export type ActionResult = { readonly action: Action; readonly response?: Resource };

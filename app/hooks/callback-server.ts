@@ -34,7 +34,7 @@ import {
   type Hook,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import type { ChildCluster } from '../access/child-access.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { createRateLimiter, defaultRateLimit, type Admission, type RateLimit } from './rate-limit.js';

@@ -11,7 +11,7 @@ import {
   type Plan,
   type Resource,
   type ScopeTable,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { enabledHooks, ownerOfApp, type HookTokens } from './tokens.js';
 
 /** What the runtime needs to serve hooks. */

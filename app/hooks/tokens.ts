@@ -15,7 +15,7 @@ import {
   type HookOwner,
   type JsonObject,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /** 256 random bits, URL-safe: a bearer token no one guesses. */
 export const generateToken = (): string => randomBytes(32).toString('base64url');

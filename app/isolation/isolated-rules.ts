@@ -13,7 +13,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { celEvaluator, inputOverBound } from '../../adapters/cel/cel-evaluator.js';
-import { getIn, type JsonValue, type Resource } from '../../core/index.js';
+import { getIn, type JsonValue, type Resource } from '../../core/internal.js';
 import { compileReadinessRules, ruleFor } from '../../core/status/readiness-rules.js';
 import type { ReadinessRuleSpec } from '../../core/model/application.js';
 import type { CompiledExpression, EvaluationFailure, ExpressionEvaluator } from '../../core/ports/expressions.js';

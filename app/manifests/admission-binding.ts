@@ -1,5 +1,5 @@
 /** What the admission policies kreconcile installs share (docs/decisions/0026, 0029). */
-import type { JsonObject, Resource } from '../../core/index.js';
+import type { JsonObject, Resource } from '../../core/internal.js';
 
 export const ADMISSION_API = 'admissionregistration.k8s.io/v1';
 

@@ -6,7 +6,7 @@
  * authorizer about the requesting user, so no webhook runs and no annotation's author has to be
  * guessed afterwards. `kreconcile rbac` prints these with the operator's RBAC.
  */
-import { APPROVE_ANNOTATION, type Resource } from '../../core/index.js';
+import { APPROVE_ANNOTATION, type Resource } from '../../core/internal.js';
 import { denyBinding, failClosedPolicy } from './admission-binding.js';
 
 const APPLICATION_GROUP = 'kreconcile.io';

@@ -6,7 +6,7 @@ import {
   SPEC_FIELDS,
   versionOf,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const preserved = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
 

@@ -8,7 +8,7 @@
  * from. The operator then deletes, orphans or keeps each child as its plan decides, and the
  * foreground deletion completes when no child is left blocking it.
  */
-import { OWNER_ANNOTATION, PRUNE_ANNOTATION, type Resource } from '../../core/index.js';
+import { OWNER_ANNOTATION, PRUNE_ANNOTATION, type Resource } from '../../core/internal.js';
 import { denyBinding, failClosedPolicy } from './admission-binding.js';
 
 /** The policy's (and its binding's) name. */

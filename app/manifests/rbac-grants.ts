@@ -14,7 +14,14 @@
  *   test/integration/rbac-grants.test.ts).
  * Pure.
  */
-import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue, type Resource } from '../../core/index.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type Resource,
+} from '../../core/internal.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 

@@ -3,7 +3,7 @@
  * the leader Lease by name in its own namespace, and child rights chosen by the admin: per
  * tenant namespace or cluster-wide, or only the right to impersonate tenants' ServiceAccounts.
  */
-import { groupOf, type Resource } from '../../core/index.js';
+import { groupOf, type Resource } from '../../core/internal.js';
 import { shardingLeaseNames } from './lease-names.js';
 import { APPROVALS_POLICY } from './approvals.js';
 import { GARBAGE_COLLECTION_POLICY } from './garbage-collection.js';

@@ -21,7 +21,7 @@ import {
   type Application,
   type JsonValue,
   type Plan,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 export const INTENT_KINDS_ANNOTATION = 'kreconcile.io/intent-kinds';
 

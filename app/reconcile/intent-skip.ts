@@ -15,7 +15,7 @@ import {
   type ClusterError,
   type Resource,
   type ScopeTable,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { INTENT_KINDS_ANNOTATION, intentKindsOf, kindKey, type Kind } from './intent-kinds.js';
 import { statusKinds } from './live-reader.js';
 

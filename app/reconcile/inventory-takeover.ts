@@ -14,7 +14,7 @@ import {
   type ClusterError,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { EMPTY_INVENTORY, inventoryEntries, inventoryOf, inventoryRef, type Inventory } from './inventory.js';
 
 /** Whether the operator takes `application` over now: not deleting, and without its finalizer yet. */

@@ -26,7 +26,7 @@ import {
   type ObjectRef,
   type Owner,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { KindCodec, kindKey, parsedOrNothing, type Kind } from './intent-kinds.js';
 
 export const INVENTORY_PREFIX = 'kreconcile-inventory.';

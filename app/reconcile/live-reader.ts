@@ -30,7 +30,7 @@ import {
   recall,
   remember,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { intentKindsOf } from './intent-kinds.js';
 
 /** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */

@@ -55,7 +55,7 @@ import {
   recall,
   remember,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { executePlan, nothingExecuted, type Execution } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';

@@ -16,7 +16,7 @@ import {
   type Cluster,
   type JsonValue,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { ADMISSION_API } from '../manifests/admission-binding.js';
 import { APPROVALS_POLICY, approvalsPolicy } from '../manifests/approvals.js';
 import { GARBAGE_COLLECTION_POLICY, garbageCollectionPolicy } from '../manifests/garbage-collection.js';

@@ -6,7 +6,7 @@
  * key's next turn in the queue. It owns the keys' books and the lifecycle: start waits for the
  * primaries' first list, stop lets the reconciles in flight finish up to a deadline.
  */
-import type { Application, Clock, Resource } from '../../core/index.js';
+import type { Application, Clock, Resource } from '../../core/internal.js';
 import type { Logger } from '../logging/logger.js';
 import type { KeyBook, KeyEffect, KeyStep, ReconcileReport } from './bookkeeping.js';
 import type { ChildWatches } from './child-watches.js';

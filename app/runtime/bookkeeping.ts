@@ -16,7 +16,7 @@ import {
   type PatchRecord,
   type PerpetualDiffPolicy,
   type WriteRecord,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import type { ActionResult } from '../executor/execute.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { Kind } from './known-scopes.js';

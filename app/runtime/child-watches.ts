@@ -19,7 +19,7 @@ import {
   type Resource,
   type Scope,
   type WatchSource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { kindsOf, type LiveCache } from '../reconcile/live-reader.js';
 import type { KnownScopes } from './known-scopes.js';
 import { KindWatch } from './kind-watch.js';

@@ -29,7 +29,7 @@ import {
   createMemo,
   managerNames,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { kindsOf } from '../reconcile/live-reader.js';

@@ -16,7 +16,7 @@ import {
   isReadyDependency,
   type ApplicationsView,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 export type DependantsOptions = {
   /** The store's object of a queue key (`namespace/name`). */

@@ -27,7 +27,7 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 import { readLive, resolveScopes } from '../reconcile/live-reader.js';
 import type { DesiredLimits } from './desired-guard.js';

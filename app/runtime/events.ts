@@ -1,6 +1,13 @@
 /** Kubernetes Events for what a reconcile did (created/patched/deleted) and for failures. */
 import * as E from 'fp-ts/lib/Either.js';
-import { getIn, showClusterError, showRef, type Cluster, type ClusterError, type Resource } from '../../core/index.js';
+import {
+  getIn,
+  showClusterError,
+  showRef,
+  type Cluster,
+  type ClusterError,
+  type Resource,
+} from '../../core/internal.js';
 import type { ReconcileResult } from '../reconcile/reconcile-application.js';
 
 type Note = { readonly reason: string; readonly message: string; readonly type: 'Normal' | 'Warning' };

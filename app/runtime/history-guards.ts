@@ -15,7 +15,7 @@ import {
   type PerpetualDiffPolicy,
   type Plan,
   type WriteRecord,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import type { Logger } from '../logging/logger.js';
 
 /** Whose plan is guarded, when, and where what a guard stopped is told. */

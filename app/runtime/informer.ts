@@ -13,7 +13,7 @@ import type {
   Resource,
   WatchHandle,
   WatchSource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { Store, type StoreChange } from './store.js';
 import {

@@ -7,7 +7,7 @@
  * watch cannot start never holds back the Applications that read it (controller-runtime's
  * WaitForCacheSync, kube-rs's `Store::wait_until_ready`, per kind and bounded).
  */
-import type { Clock, ClusterError, ClusterReader, ListQuery, Resource, WatchSource } from '../../core/index.js';
+import type { Clock, ClusterError, ClusterReader, ListQuery, Resource, WatchSource } from '../../core/internal.js';
 import { Informer, type InformerEvent } from './informer.js';
 
 export type KindWatchOptions = {

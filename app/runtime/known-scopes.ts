@@ -12,7 +12,7 @@ import {
   type Discovery,
   type ScopeTable,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { kindsOf, knowsEveryKind, resolveScopes } from '../reconcile/live-reader.js';
 
 export type Kind = { readonly apiVersion: string; readonly kind: string };

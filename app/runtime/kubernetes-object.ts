@@ -4,7 +4,7 @@
  * are assignable to these types, and so are plain object literals (test/app/runtime/kubernetes-object.test.ts
  * proves both). What these types admit is still decoded where it enters (docs/runtime.md).
  */
-import type { JsonValue, ObjectMeta } from '../../core/index.js';
+import type { JsonValue, ObjectMeta } from '../../core/internal.js';
 
 /** The metadata fields kreconcile reads; client-node's `V1ObjectMeta` is assignable. */
 export type KubernetesObjectMeta = {

@@ -16,7 +16,7 @@ import {
   type ClusterReader,
   type ClusterWriter,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from './lease.js';
 

@@ -3,7 +3,7 @@
  * written by other replicas (and by anyone else with Lease rights), so its fields are read with
  * their types checked; writes keep the fields this code does not know (newer API versions add some).
  */
-import { getOwn, isJsonObject, type JsonObject, type ObjectRef, type Resource } from '../../core/index.js';
+import { getOwn, isJsonObject, type JsonObject, type ObjectRef, type Resource } from '../../core/internal.js';
 
 export const LEASE_API_VERSION = 'coordination.k8s.io/v1';
 

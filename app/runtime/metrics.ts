@@ -1,6 +1,6 @@
 /** Prometheus metrics of the runtime (prom-client, own registry so embedders can run several). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Action } from '../../core/index.js';
+import type { Action } from '../../core/internal.js';
 
 export type Metrics = {
   readonly registry: Registry;

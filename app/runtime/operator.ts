@@ -11,7 +11,7 @@ import type {
   PlanOptions,
   ScopeTable,
   TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import {
   createCallbackHandler,
   defaultListenerLimits,

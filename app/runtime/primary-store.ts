@@ -15,7 +15,7 @@ import {
   type ObjectRef,
   type Resource,
   type WatchSource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { Dependants } from './dependants.js';
 import { Informer, type InformerEvent } from './informer.js';
 import type { Primary } from './primary.js';

@@ -22,7 +22,7 @@ import {
   type JsonValue,
   type Resource,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { decodedApplication } from '../reconcile/reconcile-application.js';
 import { DEFAULT_DESIRED_LIMITS, desiredProblem, type DesiredLimits } from './desired-guard.js';
 import type { ManifestObject, PrimaryObject, UntypedSpec } from './kubernetes-object.js';
@@ -94,7 +94,7 @@ export const applicationPrimary = (memo: Memo): Primary => ({
 });
 
 /** The status fields kreconcile owns on a primary (the Application status's fields); all others are the author's. */
-export { KRECONCILE_STATUS_FIELDS } from '../../core/index.js';
+export { KRECONCILE_STATUS_FIELDS } from '../../core/internal.js';
 
 export const primaryOf = <Spec = UntypedSpec>(
   reconciler: PrimaryReconciler<Spec>,

@@ -5,7 +5,7 @@
  * `mayWrite` turns false for good, so the write fence refuses whatever they still try (a stopped
  * loop and its successor must not write concurrently). Started once, stopped once.
  */
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../../core/internal.js';
 import type { Logger } from '../logging/logger.js';
 import type { Metrics } from './metrics.js';
 import { AFTER_DEFECT, type Requeue } from './requeue.js';

@@ -22,7 +22,7 @@ import {
   type Plan,
   type PlanOptions,
   type Memo,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../access/child-access.js';
 import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-reader.js';

@@ -11,7 +11,7 @@ import {
   managerOf,
   type Resource,
   type WatchEvent,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /** A change the store made: what its owner announces. */
 export type StoreChange = {

@@ -6,7 +6,7 @@
  * its Controller stopped), and no term begins once the process stops. Without leader election the
  * first term is in force from the start.
  */
-import type { Cluster } from '../../core/index.js';
+import type { Cluster } from '../../core/internal.js';
 import type { Controller } from './controller.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 import type { Logger } from '../logging/logger.js';

@@ -6,7 +6,7 @@
  * effects to carry out; the informer (informer.ts) does the I/O and owns the timers, the store
  * (store.ts) the objects. No I/O, no clock: every transition is tested with inputs alone.
  */
-import type { ClusterError, Resource, WatchEvent } from '../../core/index.js';
+import type { ClusterError, Resource, WatchEvent } from '../../core/internal.js';
 
 export type WatcherPolicy = {
   /** The first retry delay, and the delay again after any watch event. */

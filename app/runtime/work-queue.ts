@@ -2,7 +2,7 @@
  * The work queue (controller-runtime/client-go style): one slot per key, events coalesced while
  * queued or running, delayed requeues where the earliest wins, per-key exponential backoff.
  */
-import { backoffDelay, defaultBackoff, type Backoff, type Clock } from '../../core/index.js';
+import { backoffDelay, defaultBackoff, type Backoff, type Clock } from '../../core/internal.js';
 
 type Entry = {
   /** Waiting to be handed out. */

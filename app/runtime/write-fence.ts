@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
-import { clusterError, type Cluster, type ClusterError, type ObjectRef } from '../../core/index.js';
+import { clusterError, type Cluster, type ClusterError, type ObjectRef } from '../../core/internal.js';
 
 const refused = (ref: ObjectRef, why: string): ClusterError =>
   clusterError('Unavailable', `not sent: ${why}`, { code: 0, ref });

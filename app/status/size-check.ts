@@ -3,8 +3,8 @@
  * operator and the CLI: the core decides (core/plan/size-check.ts) on the bytes the status takes
  * as stored, which only the shell can compute (it packs and deflates it, stored-status.ts).
  */
-import type { Application, JsonObject, Plan } from '../../core/index.js';
-import { redactStatus } from '../../core/index.js';
+import type { Application, JsonObject, Plan } from '../../core/internal.js';
+import { redactStatus } from '../../core/internal.js';
 import {
   sizeProblems,
   statusOnceObserved,

@@ -16,7 +16,7 @@ import {
   type JsonObject,
   type JsonValue,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { packManifests, unpackManifests } from '../../core/manifest/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
 

@@ -1,6 +1,6 @@
 /** Arbitraries of whole Applications for the test kit (manifests and schemas come from the core's). */
 import fc from 'fast-check';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type Application } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type Application } from '../../core/internal.js';
 import { manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { customSchemasArbitrary } from '../../core/model/observer-schema.arbitrary.js';
 

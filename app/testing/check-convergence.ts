@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
-import { isJsonObject, type Cluster } from '../../core/index.js';
+import { isJsonObject, type Cluster } from '../../core/internal.js';
 import { drive } from './drive.js';
 import { propertyLog, type ShrinkBudget } from './shrink-budget.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';

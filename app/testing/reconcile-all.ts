@@ -12,7 +12,7 @@ import {
   type PlanOptions,
   type Resource,
   type ScopeTable,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { reconcileApplication, type ReconcileResult } from '../reconcile/reconcile-application.js';
 import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { readStoredStatus } from '../status/stored-status.js';

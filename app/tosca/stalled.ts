@@ -1,5 +1,5 @@
 /** A failed translation as the plan's verdict: `Stalled` with reason `InvalidTosca` and the translator's message. */
-import { conditionsFor, type Application, type Plan } from '../../core/index.js';
+import { conditionsFor, type Application, type Plan } from '../../core/internal.js';
 import type { Translation } from './translator.js';
 
 /** Requeue delay after a fetch that may succeed later (network, 5xx, timeout). */

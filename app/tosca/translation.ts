@@ -4,7 +4,7 @@
  * fetched (untrusted, possibly large) ones in a worker thread (translate-worker.ts).
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { showIssue, translateTemplate, type JsonValue, type Resource, type ToscaIssue } from '../../core/index.js';
+import { showIssue, translateTemplate, type JsonValue, type Resource, type ToscaIssue } from '../../core/internal.js';
 import { csarEntry } from './csar.js';
 import { parseYamlDocument } from './yaml.js';
 

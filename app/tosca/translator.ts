@@ -15,7 +15,7 @@ import {
   withinBounds,
   type Application,
   type JsonValue,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { createFetcher, defaultFetchLimits, type Fetcher, type FetcherOptions } from './fetch.js';
 import { defaultIsolationLimits, translateIsolated, type IsolationLimits } from './isolated.js';
 import { invalid, translateBody, type TranslationJob, type Translation } from './translation.js';

@@ -1,7 +1,7 @@
 /** One YAML (or JSON) document parsed into JSON values, errors as `line L, column C: message`. */
 import * as E from 'fp-ts/lib/Either.js';
 import { LineCounter, parseDocument } from 'yaml';
-import type { JsonValue, ParseDocument } from '../../core/index.js';
+import type { JsonValue, ParseDocument } from '../../core/internal.js';
 import { checkText, DEFAULT_MAX_DEPTH, lineColumnOf, type TextLimits } from '../yaml/nesting.js';
 
 /** Aliases expand into copies; bounded so a small document cannot explode ("billion laughs"). */

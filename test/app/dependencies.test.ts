@@ -1,7 +1,7 @@
 /** The dependsOn chain scenario (test/support/dependency-scenario.ts) on the in-memory API server. */
 import { describe, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../adapters/memory/index.js';
-import { builtinScopes } from '../../core/index.js';
+import { builtinScopes } from '../../core/internal.js';
 import { dependencyChainScenario } from '../support/dependency-scenario.js';
 import { must } from '../support/kubernetes-env.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../adapters/memory/index.js';
 import { reconcileApplication } from '../../app/reconcile/reconcile-application.js';
-import { builtinScopes, getIn, RECREATE_ANNOTATION, type Resource } from '../../core/index.js';
+import { builtinScopes, getIn, RECREATE_ANNOTATION, type Resource } from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

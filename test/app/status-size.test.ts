@@ -18,7 +18,7 @@ import {
   isJsonObject,
   type JsonObject,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { largeInstall } from '../support/large-install.js';
 
 const NS = 'rollouts';

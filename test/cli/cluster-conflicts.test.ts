@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryCluster } from '../../adapters/memory/index.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type Resource } from '../../core/internal.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../app/cli/commands/index.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_GUARD_DENIED, EXIT_NOT_CONVERGING, EXIT_OK } from '../../app/cli/exit-codes.js';
-import { FINALIZER } from '../../core/index.js';
+import { FINALIZER } from '../../core/internal.js';
 import { runCli, testIo } from './support/run-cli.js';
 
 const read = (path: string): string => readFileSync(path, 'utf8');

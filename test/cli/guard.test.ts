@@ -12,7 +12,7 @@ import * as O from 'fp-ts/lib/Option.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/internal.js';
 import { expectGolden } from './support/golden.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';

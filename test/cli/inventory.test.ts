@@ -22,7 +22,7 @@ import {
   type Discovery,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 

@@ -16,7 +16,7 @@ import {
   refOf,
   type Application,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const NAMES = ['a', 'b', 'c'];
 const NAMESPACES = ['shop', 'default', 'other'];

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { MANAGED_BY_LABEL, OWNER_ANNOTATION } from '../../core/index.js';
+import { MANAGED_BY_LABEL, OWNER_ANNOTATION } from '../../core/internal.js';
 import type { ActionV1, PlanDocumentV1 } from '../../app/cli/render/plan-document.js';
 import { expectGolden } from './support/golden.js';
 import { runCli } from './support/run-cli.js';

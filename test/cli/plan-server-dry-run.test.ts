@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCluster } from '../../adapters/memory/index.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { linesOf, runCli } from './support/run-cli.js';
 
 const app = (data: Record<string, string>, extra: ReadonlyArray<Resource> = []): string =>

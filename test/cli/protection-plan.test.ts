@@ -17,7 +17,7 @@ import { stringify } from 'yaml';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { PlanDocumentV1 } from '../../app/cli/render/plan-document.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/internal.js';
 import { expectGolden } from './support/golden.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { linesOf, runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
 import { planOf } from '../../app/cli/saved-plan/replay.js';
-import { judgedDigest } from '../../core/index.js';
+import { judgedDigest } from '../../core/internal.js';
 import { runCli, type RunOptions } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { fakeCluster } from './support/fake-cluster.js';
 import { runCli } from './support/run-cli.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { clusterError, OWNER_ANNOTATION, type Resource } from '../../core/index.js';
+import { clusterError, OWNER_ANNOTATION, type Resource } from '../../core/internal.js';
 import { documentsOf, snapshotObjects } from './support/examples.js';
 import { fakeCluster } from './support/fake-cluster.js';
 import { linesOf, runCli } from './support/run-cli.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterError } from '../../core/index.js';
+import { clusterError } from '../../core/internal.js';
 import { checkCluster } from '../../app/cli/live/startup-check.js';
 import { applicationCrd } from '../../app/manifests/crd.js';
 import { fakeCluster } from './support/fake-cluster.js';

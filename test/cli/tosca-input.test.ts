@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { readManifestInputs } from '../../app/cli/input/manifest-inputs.js';
 import { toscaAccessOf } from '../../app/cli/input/tosca.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { fakeCluster } from './support/fake-cluster.js';
 import { runCli, testIo } from './support/run-cli.js';
 import { standInNetwork } from './support/tosca.js';

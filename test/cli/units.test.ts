@@ -1,7 +1,7 @@
 /** Unit tests of the CLI's small pure pieces: paths, issue tidying, JSON conversion, cluster state, errors. */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { showPath, type Application } from '../../core/index.js';
+import { showPath, type Application } from '../../core/internal.js';
 import { showCliError } from '../../app/cli/cli-error.js';
 import { parsePath } from '../../app/cli/input/parse-path.js';
 import { tidyIssues } from '../../app/cli/input/tidy-issues.js';

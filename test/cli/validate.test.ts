@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { run } from '../../app/cli/main.js';
 import type { ClusterTarget } from '../../app/cli/io.js';
-import type { JsonObject } from '../../core/index.js';
+import type { JsonObject } from '../../core/internal.js';
 import { linesOf, runCli, testIo } from './support/run-cli.js';
 
 const APP = (name: string, body: string): string => `apiVersion: kreconcile.io/v1alpha1

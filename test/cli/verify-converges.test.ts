@@ -14,9 +14,9 @@ import {
   verifyConvergence,
   type Round,
 } from '../../app/cli/planning/verify-converges.js';
-import { builtinScopes, isJsonObject, withKey, withoutKey, type Resource } from '../../core/index.js';
+import { builtinScopes, isJsonObject, withKey, withoutKey, type Resource } from '../../core/internal.js';
 import type { ReconcileResult } from '../../app/reconcile/reconcile-application.js';
-import type { Action } from '../../core/index.js';
+import type { Action } from '../../core/internal.js';
 import { expectGolden } from './support/golden.js';
 import { runCli } from './support/run-cli.js';
 import { NOW } from './support/scenarios.js';

@@ -16,7 +16,7 @@ import {
   type ObserverSchema,
   type PatchAction,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { actionsOf, afterPlan, application, execute, marked, scopes, served, writes } from './fixtures.js';
 
 const config = (data: Record<string, string>): Resource => ({

@@ -6,7 +6,7 @@ import {
   validateObserverSchema,
   type ObserverSchema,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const control = (min: number, max: number) => ({
   observer_schema_list_min_length: min,

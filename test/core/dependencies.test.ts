@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEPENDS_ON_ANNOTATION, plan, refKey, refOf, type Plan, type Resource } from '../../core/index.js';
+import { DEPENDS_ON_ANNOTATION, plan, refKey, refOf, type Plan, type Resource } from '../../core/internal.js';
 import { afterPlan, application, execute, scopes, served } from './fixtures.js';
 
 const configMap = (name: string, dependsOn?: string): Resource => ({

@@ -14,7 +14,7 @@ import {
   type ApplicationSpec,
   type Resource,
   type TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { application, marked, scopes } from './fixtures.js';
 
 const NOW = '2026-01-01T00:00:00Z';

@@ -4,7 +4,13 @@
  * carries the server's reason; an RBAC denial stays terminal and names the missing right.
  */
 import { describe, expect, it } from 'vitest';
-import { clusterError, errorPolicy, missingRightOf, temporaryRefusalOf, type ClusterError } from '../../core/index.js';
+import {
+  clusterError,
+  errorPolicy,
+  missingRightOf,
+  temporaryRefusalOf,
+  type ClusterError,
+} from '../../core/internal.js';
 
 // apiextensions-apiserver forbidCreateAdmission (customresource_handler.go), as seen in the fault run.
 const crdTerminating = clusterError(

@@ -14,7 +14,7 @@ import {
   type Application,
   type JsonValue,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { coverage } from '../../core/fields/fields-v1.js';
 import { ownersOf } from '../../core/fields/owners.js';
 import { knownManagerFor } from '../../core/fields/known-managers.js';

@@ -13,7 +13,7 @@ import {
   type Owner,
   type Resource,
   type Verdict,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const NOW = '2026-03-02T12:00:10Z';
 const GRACE = 5_000;

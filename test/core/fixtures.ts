@@ -17,7 +17,7 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 /**
  * A tenancy policy allowing every destination and cluster-scoped kind, explicitly: for tests of the

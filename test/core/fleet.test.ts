@@ -20,7 +20,7 @@ import {
   type Application,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import {
   arbitraryScopes,
   foreignOwnerArbitrary,

@@ -18,7 +18,7 @@ import {
   type ObjectRef,
   type Plan,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { application } from './fixtures.js';
 
 const decode = (document: unknown) => decodeWith(GuardPolicyDocument, document, '');

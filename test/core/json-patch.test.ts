@@ -1,7 +1,7 @@
 /** The JSON Patch of one resource (`patchOf`): observed fields only, against the live object. */
 import { describe, it, expect } from 'vitest';
 import { applyPatch, type Operation } from 'fast-json-patch';
-import type { JsonValue } from '../../core/index.js';
+import type { JsonValue } from '../../core/internal.js';
 import { patchOf } from '../../core/plan/json-patch.js';
 
 const control = (min: number, max: number) => ({

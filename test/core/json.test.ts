@@ -15,7 +15,7 @@ import {
   parseJsonText,
   type JsonObject,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 describe('JSON Pointer (RFC 6901)', () => {
   it('escapes `~` as ~0 and `/` as ~1, `~` first', () => {

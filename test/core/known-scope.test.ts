@@ -1,6 +1,6 @@
 /** Scopes as planning looks them up: remembered per table, learned from live objects only for kinds the table lacks. */
 import { describe, expect, it } from 'vitest';
-import { builtinScopes, plan, scopeOf, type Resource, type ScopeTable } from '../../core/index.js';
+import { builtinScopes, plan, scopeOf, type Resource, type ScopeTable } from '../../core/internal.js';
 import { knownScope } from '../../core/manifest/identity.js';
 import { application, marked, served } from './fixtures.js';
 

@@ -5,7 +5,7 @@ import {
   updateLastAppliedManifestFromSpec,
   type ObserverSchema,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const control = (min: number, max: number) => ({
   observer_schema_list_min_length: min,

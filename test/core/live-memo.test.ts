@@ -4,7 +4,7 @@
  * that share their observer schema but want other values, gives each the plan of a fresh call.
  */
 import { describe, expect, it } from 'vitest';
-import { createPlanner, plan, type Application, type ObserverSchema, type Resource } from '../../core/index.js';
+import { createPlanner, plan, type Application, type ObserverSchema, type Resource } from '../../core/internal.js';
 import { actionsOf, afterPlan, application, deepFreeze, execute, scopes, served } from './fixtures.js';
 
 const NOW = '2024-01-02T00:00:00Z';

@@ -15,7 +15,7 @@ import {
   withLiveScopes,
   type Condition,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const application = (extra: object = {}) => ({
   apiVersion: 'kreconcile.io/v1alpha1',

@@ -1,6 +1,6 @@
 /** Owner marks of an embedder's primary kind: they name the kind; Applications' marks are unchanged. */
 import { describe, expect, it } from 'vitest';
-import { isOwnedBy, ownerFor, ownerMark, primaryMarkPrefix, type Owner, type Resource } from '../../core/index.js';
+import { isOwnedBy, ownerFor, ownerMark, primaryMarkPrefix, type Owner, type Resource } from '../../core/internal.js';
 import { adoptionPatch, withOwnershipMarks } from '../../core/manifest/ownership.js';
 
 const meta = { name: 'hello', namespace: 'team', uid: 'u-1' };

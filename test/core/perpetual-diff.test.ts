@@ -16,7 +16,7 @@ import {
   type Plan,
   type Resource,
   type WriteRecord,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
 const key = 'apps/v1|Deployment|shop|web';

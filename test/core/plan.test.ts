@@ -8,7 +8,7 @@ import {
   type JsonObject,
   type Plan,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import {
   APP_UID,
   OPEN_TENANCY,

@@ -39,7 +39,7 @@ import {
   type Plan,
   type Resource,
   type SchemaNode,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { schemaFor, indexSchemas } from '../../core/schema/lookup.js';
 import { applyLiveEdits, liveEditsArbitrary, manifestArbitrary } from '../../core/model/resource.arbitrary.js';
 import { observerSchemaArbitrary } from '../../core/model/observer-schema.arbitrary.js';

@@ -1,6 +1,6 @@
 /** Protection annotations in the planner (core/plan/protection.ts): prune: disabled, apply: IfNotPresent and Ignore. */
 import { describe, expect, it } from 'vitest';
-import { conditionOf, plan, type Application, type Plan, type Resource } from '../../core/index.js';
+import { conditionOf, plan, type Application, type Plan, type Resource } from '../../core/internal.js';
 import { actionsOf, afterPlan, application, execute, scopes } from './fixtures.js';
 
 const configMap = (name: string, annotations: Record<string, string> = {}, mode = 'a'): Resource => ({

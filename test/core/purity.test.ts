@@ -20,7 +20,7 @@ import {
   type PlanOptions,
   type Resource,
   type ScopeTable,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import {
   applyLiveEdits,
   arbitraryScopes,

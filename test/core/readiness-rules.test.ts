@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 import type { CompiledExpression } from '../../core/ports/expressions.js';
 import { durationMs, ruleFor, verdictOf, type ReadinessRule } from '../../core/status/readiness-rules.js';
-import { conditionOf, plan, type Application, type Resource } from '../../core/index.js';
+import { conditionOf, plan, type Application, type Resource } from '../../core/internal.js';
 import { OPEN_TENANCY, afterPlan, application, execute, scopes, served } from './fixtures.js';
 
 const cel = (source: string): CompiledExpression => {

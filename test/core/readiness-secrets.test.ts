@@ -10,7 +10,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import type { CompiledExpression } from '../../core/ports/expressions.js';
 import { scrubTexts, sensitiveTexts } from '../../core/sensitive/scrub.js';
 import { capMessage, MAX_STATUS_MESSAGE_BYTES } from '../../core/status/message-cap.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtinScopes, plan, readinessOf, type Application, type Resource } from '../../core/index.js';
+import { builtinScopes, plan, readinessOf, type Application, type Resource } from '../../core/internal.js';
 
 const object = (apiVersion: string, kind: string, body: object, metadata: object = {}): Resource => ({
   apiVersion,

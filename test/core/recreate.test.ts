@@ -11,7 +11,7 @@ import {
   RECREATE_ANNOTATION,
   type Plan,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { actionsOf, application, marked, scopes, served } from './fixtures.js';
 
 const deployment = (app: string, annotations: Record<string, string> = {}): Resource => ({

@@ -12,7 +12,7 @@ import {
   type Application,
   type JsonObject,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { CONFIG_DIGEST_ANNOTATION, withConfigDigests } from '../../core/impact/config-digest.js';
 
 const NOW = '2026-03-02T12:00:00Z';

@@ -21,7 +21,7 @@ import {
   type PlanInput,
   type Resource,
   type SchemaNode,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { indexSchemas, schemaFor } from '../../core/schema/lookup.js';
 import {
   applyLiveEdits,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { statusError } from '../../adapters/kubernetes/api-errors.js';
-import { base64Of, redactClusterError, redactEcho, secretTexts, type Resource } from '../../core/index.js';
+import { base64Of, redactClusterError, redactEcho, secretTexts, type Resource } from '../../core/internal.js';
 import { clusterError } from '../../core/ports/errors.js';
 
 const PASSWORD = 'pw-canary-3f9d';

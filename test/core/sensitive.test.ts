@@ -12,7 +12,7 @@ import {
   type JsonValue,
   type Plan,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { sha256Hex } from '../../core/sensitive/sha256.js';
 import { revealMatching, withoutDigests } from '../../core/sensitive/secret-values.js';
 import { utf8Bytes } from '../../core/json/base64.js';

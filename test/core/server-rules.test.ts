@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { scheduleProblems, timeZoneProblem } from '../../core/schema/server-rules/cron.js';
 import { serverRuleIssues } from '../../core/schema/server-rules/rules.js';
 import { REMOVED_APIS, removedApiMessage } from '../../core/schema/removed-apis.js';
-import type { JsonObject } from '../../core/index.js';
+import type { JsonObject } from '../../core/internal.js';
 
 const cronJob = (schedule: string, extra: JsonObject = {}, restartPolicy = 'Never'): JsonObject => ({
   apiVersion: 'batch/v1',

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { plan, type ApplicationStatus, type JsonObject } from '../../core/index.js';
+import { plan, type ApplicationStatus, type JsonObject } from '../../core/internal.js';
 import { packManifests, unpackManifests } from '../../core/manifest/stored-status.js';
 import { OPEN_TENANCY } from './fixtures.js';
 import { run, scenarioArbitrary, scopes } from './scenario.js';

@@ -1,6 +1,6 @@
 /** `spec.suspend` in the planner (core/plan/suspend.ts): nothing written, the status says so, deletion proceeds. */
 import { describe, expect, it } from 'vitest';
-import { conditionOf, plan, type Resource } from '../../core/index.js';
+import { conditionOf, plan, type Resource } from '../../core/internal.js';
 import { application, marked, scopes } from './fixtures.js';
 
 const configMap = (name: string, mode = 'a'): Resource => ({

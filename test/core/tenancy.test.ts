@@ -8,7 +8,7 @@ import {
   type Plan,
   type Resource,
   type TenancyPolicy,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { manifestArbitrary, ownedBy } from '../../core/model/resource.arbitrary.js';
 import { OWNER_MARK, application, marked, scopes, served } from './fixtures.js';
 

@@ -12,7 +12,7 @@ import {
   mergeCatalogs,
   type JsonObject,
   type JsonValue,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 
 const builtin = catalogOfCompact(builtinSchemas());
 

@@ -4,7 +4,7 @@
  * exercised in test/integration/e2e-observer-markers.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { openApiIssues, openApiPathOf, type JsonObject, type JsonValue } from '../../core/index.js';
+import { openApiIssues, openApiPathOf, type JsonObject, type JsonValue } from '../../core/internal.js';
 
 const ref = (name: string): JsonObject => ({ default: {}, allOf: [{ $ref: `#/components/schemas/${name}` }] });
 

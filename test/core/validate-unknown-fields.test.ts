@@ -1,7 +1,7 @@
 /** Strict validation of an Application's fixed fields: unknown fields with the closest known name. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SPEC_FIELDS, unknownFieldIssues, type JsonValue } from '../../core/index.js';
+import { SPEC_FIELDS, unknownFieldIssues, type JsonValue } from '../../core/internal.js';
 import { closestName, editDistance } from '../../core/model/closest-name.js';
 
 const app = (spec: Record<string, JsonValue>, metadata: Record<string, JsonValue> = { name: 'web' }): JsonValue => ({

@@ -1,7 +1,7 @@
 /** Validation of observer schemas and manifests (docs/behaviour.md §2): every error, its message and its path. */
 import { describe, it, expect } from 'vitest';
 import * as E from 'fp-ts/lib/Either.js';
-import { plan, showSpecError, validateObserverSchema, type Issue, type JsonValue } from '../../core/index.js';
+import { plan, showSpecError, validateObserverSchema, type Issue, type JsonValue } from '../../core/internal.js';
 import { OPEN_TENANCY, application, scopes } from './fixtures.js';
 
 const MIN = 'observer_schema_list_min_length';

@@ -15,7 +15,7 @@ import {
   type JsonObject,
   type ObserverSchema,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { APP_UID, actionsOf, application, scopes, served } from './fixtures.js';
 
 const control = (min: number, max: number) => ({

@@ -14,7 +14,7 @@ import {
   conditionOf,
   type ApplicationStatus,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { GREETING, startGreetingOperator } from '../../examples/embedded-operator/controller.js';
 import { Replica } from '../app/runtime/replica.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { applicationCrd } from '../../app/manifests/crd.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, type Resource } from '../../core/index.js';
+import { getIn, type Resource } from '../../core/internal.js';
 import { findBinaries } from '../../tools/envtest/binaries.js';
 import { startControlPlane, type ControlPlane } from '../../tools/envtest/control-plane.js';
 import { installCrds } from '../../tools/envtest/install-crds.js';

@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import type { ObjectRef, Resource, TenancyPolicy } from '../../core/index.js';
+import type { ObjectRef, Resource, TenancyPolicy } from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { APPROVER_ROLE, approvalsPolicy, approvalsPolicyBinding, approverRole } from '../../app/manifests/approvals.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } from '../../core/index.js';
+import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } from '../../core/internal.js';
 import { applicationRef, conditionOf, readApplication, readObject } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import type { ReconcileResult } from '../../app/reconcile/reconcile-application.js';
-import { showClusterError, type Application, type Cluster, type Clock, type Resource } from '../../core/index.js';
+import { showClusterError, type Application, type Cluster, type Clock, type Resource } from '../../core/internal.js';
 import { Replica } from '../app/runtime/replica.js';
 import {
   applicationObject,

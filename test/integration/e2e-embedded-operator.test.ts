@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import type { Operator } from '../../app/runtime/index.js';
-import { conditionOf, FINALIZER, type ApplicationStatus, type ObjectRef, type Resource } from '../../core/index.js';
+import { conditionOf, FINALIZER, type ApplicationStatus, type ObjectRef, type Resource } from '../../core/internal.js';
 import { GREETING, startGreetingOperator } from '../../examples/embedded-operator/controller.js';
 import { installCrd } from '../../tools/envtest/install-crds.js';
 import { readExisting, readObject } from '../support/e2e-application.js';

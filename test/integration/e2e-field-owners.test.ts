@@ -13,7 +13,7 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { connectKubernetes } from '../../app/cli/live/kubernetes.js';
 import { run } from '../../app/cli/main.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, type Resource } from '../../core/index.js';
+import { getIn, type Resource } from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { applicationRef, readApplication, readObject } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';

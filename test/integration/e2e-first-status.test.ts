@@ -23,7 +23,7 @@ import {
   type JsonValue,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { applicationObjects } from '../../bench/fleet-objects.js';
 import {
   applicationObject,

@@ -17,7 +17,7 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { approvalsPolicy } from '../../app/manifests/approvals.js';
 import { GARBAGE_COLLECTOR_USERS, garbageCollectionPolicy } from '../../app/manifests/garbage-collection.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } from '../../core/index.js';
+import { showClusterError, type GuardPolicy, type ObjectRef, type Resource } from '../../core/internal.js';
 import { findKubectl } from '../../tools/envtest/binaries.js';
 import { installScopedPolicy } from '../support/admission-policies.js';
 import {

@@ -10,7 +10,7 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
 import { approvalsPolicy } from '../../app/manifests/approvals.js';
 import { installScopedPolicy } from '../support/admission-policies.js';
-import type { GuardPolicy, ObjectRef, Resource } from '../../core/index.js';
+import type { GuardPolicy, ObjectRef, Resource } from '../../core/internal.js';
 import { applicationRef, conditionOf, readApplication, readObject } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, type ObjectRef, type Resource } from '../../core/index.js';
+import { getIn, type ObjectRef, type Resource } from '../../core/internal.js';
 import { body, LOOPBACK_ALLOWED, serve, type Loopback } from '../app/tosca/loopback.js';
 import { WEB_CSAR, WEB_MANIFEST } from '../app/tosca/templates.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { builtinScopes } from '../../core/index.js';
+import { builtinScopes } from '../../core/internal.js';
 import { immutableFieldScenario } from '../support/immutable-scenario.js';
 import { connect, describeWithApiServer, freshNamespace } from '../support/kubernetes-env.js';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { childClusters } from '../../app/access/child-access.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { adminIdentity, applyAll, canI, installOperator, type ApiIdentity } from '../support/api-identities.js';
 import {
   applicationObject,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { childClusters } from '../../app/access/child-access.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import type { ObjectRef, Resource } from '../../core/index.js';
+import type { ObjectRef, Resource } from '../../core/internal.js';
 import {
   adminIdentity,
   applyAll,

@@ -19,7 +19,7 @@ import {
   type Cluster,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

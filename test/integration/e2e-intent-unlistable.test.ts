@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, type Resource } from '../../core/index.js';
+import { getIn, type Resource } from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

@@ -16,7 +16,7 @@ import { run } from '../../app/cli/main.js';
 import { intentKindsOf } from '../../app/reconcile/intent-kinds.js';
 import { inventoryOf } from '../../app/reconcile/inventory.js';
 import { startOperator } from '../../app/runtime/operator.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { applicationRef, readObject, reconcileLog, waitForCondition } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';

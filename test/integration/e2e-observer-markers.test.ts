@@ -29,7 +29,7 @@ import {
   type JsonValue,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import {
   applicationRef,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, type ObjectRef, type Resource } from '../../core/index.js';
+import { getIn, type ObjectRef, type Resource } from '../../core/internal.js';
 import {
   actionLine,
   applicationObject,

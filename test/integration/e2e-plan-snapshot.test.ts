@@ -13,7 +13,7 @@ import { connectKubernetes } from '../../app/cli/live/kubernetes.js';
 import { run } from '../../app/cli/main.js';
 import type { ApplicationPlanV1, PlanDocumentV1 } from '../../app/cli/render/plan-document.js';
 import { startOperator } from '../../app/runtime/operator.js';
-import { getIn, type JsonValue, type ObjectRef, type Resource } from '../../core/index.js';
+import { getIn, type JsonValue, type ObjectRef, type Resource } from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import {
   applicationObject,

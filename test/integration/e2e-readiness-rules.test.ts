@@ -9,7 +9,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type ObjectRef, type Resource } from '../../core/internal.js';
 import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
 import {
   WIDGET_API,

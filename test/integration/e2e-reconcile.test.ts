@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import type { ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
 import { reconcileApplication } from '../../app/reconcile/reconcile-application.js';
-import { builtinScopes, FINALIZER, getIn, type Application, type ObjectRef } from '../../core/index.js';
+import { builtinScopes, FINALIZER, getIn, type Application, type ObjectRef } from '../../core/internal.js';
 import {
   actionLine,
   allActions,

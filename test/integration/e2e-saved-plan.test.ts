@@ -12,7 +12,7 @@ import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { connectKubernetes, connectWritable } from '../../app/cli/live/kubernetes.js';
 import { run } from '../../app/cli/main.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
-import { getIn, type ClusterReader, type ClusterWriter, type Discovery } from '../../core/index.js';
+import { getIn, type ClusterReader, type ClusterWriter, type Discovery } from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { applicationObject, children, readExisting, shopManifest } from '../support/e2e-application.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { getIn, type Resource, type WatchHandle } from '../../core/index.js';
+import { getIn, type Resource, type WatchHandle } from '../../core/internal.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 

@@ -21,7 +21,7 @@ import {
   shardOf,
   type Application,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { applicationObject, conditionOf } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { leaseVersionOf } from '../support/lease-version.js';

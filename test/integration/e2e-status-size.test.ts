@@ -17,7 +17,7 @@ import {
   type Cluster,
   type ClusterError,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { largeInstall } from '../support/large-install.js';
 import { connect, describeWithApiServer, freshNamespace } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';

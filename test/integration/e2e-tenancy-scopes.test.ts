@@ -15,7 +15,7 @@ import { connectKubernetes, connectWritable } from '../../app/cli/live/kubernete
 import { run } from '../../app/cli/main.js';
 import type { SavedPlanV1 } from '../../app/cli/saved-plan/format.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { base64Of, type Resource, type TenancyPolicy } from '../../core/index.js';
+import { base64Of, type Resource, type TenancyPolicy } from '../../core/internal.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { adminIdentity, applyAll, clusterWithToken, serviceAccountToken } from '../support/api-identities.js';
 import { applicationRef, readApplication, readObject, waitForCondition } from '../support/e2e-application.js';

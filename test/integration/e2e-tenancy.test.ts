@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { base64Of, type ObjectRef, type Resource, type TenancyPolicy } from '../../core/index.js';
+import { base64Of, type ObjectRef, type Resource, type TenancyPolicy } from '../../core/internal.js';
 import {
   applicationRef,
   conditionOf,

@@ -10,7 +10,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { declaredRbac, rbacGrants } from '../../app/manifests/rbac-grants.js';
-import { showClusterError, type Resource } from '../../core/index.js';
+import { showClusterError, type Resource } from '../../core/internal.js';
 import { adminIdentity, installOperator, type ApiIdentity } from '../support/api-identities.js';
 import { connect, describeWithApiServer, freshNamespaces, uniqueName } from '../support/kubernetes-env.js';
 

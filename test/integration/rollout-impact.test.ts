@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { builtinScopes, planFleet, type Application, type FleetMember, type Resource } from '../../core/index.js';
+import { builtinScopes, planFleet, type Application, type FleetMember, type Resource } from '../../core/internal.js';
 import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { startPrivateControlPlane, type PrivatePlane } from '../support/private-control-plane.js';

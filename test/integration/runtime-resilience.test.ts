@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { startOperator, type Operator } from '../../app/runtime/operator.js';
-import { getIn, jsonEqual, type JsonValue, type ObjectRef, type Resource } from '../../core/index.js';
+import { getIn, jsonEqual, type JsonValue, type ObjectRef, type Resource } from '../../core/internal.js';
 import { Replica } from '../app/runtime/replica.js';
 import {
   applicationObject,

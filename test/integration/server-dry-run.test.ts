@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { connectKubernetes, connectWritable } from '../../app/cli/live/kubernetes.js';
 import { run } from '../../app/cli/main.js';
-import type { Resource } from '../../core/index.js';
+import type { Resource } from '../../core/internal.js';
 import { generatePki } from '../../tools/envtest/pki.js';
 import { testIo } from '../cli/support/run-cli.js';
 import { connect, describeWithApiServer, freshNamespace, must, uniqueName } from '../support/kubernetes-env.js';

@@ -8,7 +8,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
-import { catalogIssues, catalogOfCompact, showClusterError, type JsonObject, type Resource } from '../../core/index.js';
+import {
+  catalogIssues,
+  catalogOfCompact,
+  showClusterError,
+  type JsonObject,
+  type Resource,
+} from '../../core/internal.js';
 import { connect, describeWithApiServer, freshNamespace } from '../support/kubernetes-env.js';
 
 const pod = (spec: JsonObject): JsonObject => ({ containers: [{ name: 'app', image: 'busybox' }], ...spec });

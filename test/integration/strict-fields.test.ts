@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
 import { reconcileApplication, type ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
-import { builtinScopes, type Resource } from '../../core/index.js';
+import { builtinScopes, type Resource } from '../../core/internal.js';
 import { readServedSchemas } from '../../tools/openapi/served.js';
 import {
   applicationObject,

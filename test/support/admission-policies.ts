@@ -2,7 +2,7 @@
  * kreconcile's admission policies installed for one test: under a name of the test's own, bound
  * to its namespaces only (they are cluster-scoped: another suite's namespaces stay untouched).
  */
-import type { Cluster, Resource } from '../../core/index.js';
+import type { Cluster, Resource } from '../../core/internal.js';
 import { ADMISSION_API, denyBinding } from '../../app/manifests/admission-binding.js';
 import { must } from './kubernetes-env.js';
 

@@ -9,7 +9,7 @@ import { parse, stringify } from 'yaml';
 import * as E from 'fp-ts/lib/Either.js';
 import { createKubernetesCluster, type KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { operatorRbac, type RbacOptions } from '../../app/manifests/rbac.js';
-import { showClusterError, type Cluster, type Resource } from '../../core/index.js';
+import { showClusterError, type Cluster, type Resource } from '../../core/internal.js';
 
 /** How to reach the server as someone: the CA, and a client certificate or a bearer token. */
 export type ApiIdentity = {

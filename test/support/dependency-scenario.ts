@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import type { ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
-import { DEPENDS_ON_ANNOTATION, type Resource } from '../../core/index.js';
+import { DEPENDS_ON_ANNOTATION, type Resource } from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

@@ -28,7 +28,7 @@ import {
   type JsonValue,
   type ObjectRef,
   type Resource,
-} from '../../core/index.js';
+} from '../../core/internal.js';
 import { eventually } from './eventually.js';
 import { widgetGroup } from './test-crds.js';
 import { withReadableStatus } from '../../app/status/stored-status.js';

@@ -8,7 +8,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { expect } from 'vitest';
 import { createKubernetesCluster, type KubernetesCluster } from '../../adapters/kubernetes/index.js';
-import { getIn, type Resource } from '../../core/index.js';
+import { getIn, type Resource } from '../../core/internal.js';
 import { startCountingProxy } from './counting-proxy.js';
 
 /** Resolves once `done()` holds, checking at every turn of the event loop. */

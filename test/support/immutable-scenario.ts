@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import { reconcileApplication, type ReconcileDeps } from '../../app/reconcile/reconcile-application.js';
-import { getIn, RECREATE_ANNOTATION, type ObjectRef, type Resource } from '../../core/index.js';
+import { getIn, RECREATE_ANNOTATION, type ObjectRef, type Resource } from '../../core/internal.js';
 import {
   applicationObject,
   applicationRef,

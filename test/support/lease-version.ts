@@ -3,7 +3,7 @@
  * by what the Lease itself records (renewTime, acquireTime, leaseTransitions) rather than by how
  * long the takeover took on this machine.
  */
-import { getIn, type JsonValue, type Resource } from '../../core/index.js';
+import { getIn, type JsonValue, type Resource } from '../../core/internal.js';
 
 export type LeaseVersion = {
   readonly name: string;

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import type { PrimaryReconciler } from '../../app/runtime/index.js';
-import { getOwn, isJsonArray, isJsonObject, type Resource } from '../../core/index.js';
+import { getOwn, isJsonArray, isJsonObject, type Resource } from '../../core/internal.js';
 
 export const SITE = { apiVersion: 'example.kreconcile.io/v1', kind: 'Site' } as const;
 

@@ -14,7 +14,7 @@ import {
   type Discovery,
   type ObjectRef,
   type Plan,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { executePlan, type Execution } from '../../executor/execute.js';
 import { clusterFailure, inputError, usageError, type CliError } from '../cli-error.js';
 import { contextOption, kubeconfigOption, reportErrors, type CliCommand, type CommandContext } from '../command.js';

@@ -13,7 +13,7 @@ import {
   conditionOf,
   type GuardVerdict,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { clusterFailure, usageError, type CliError } from '../cli-error.js';
 import { reportErrors, type CliCommand, type CommandContext } from '../command.js';
 import {

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
-import { isServiceAccountName, type Resource } from '../../../core/index.js';
+import { isServiceAccountName, type Resource } from '../../../core/internal.js';
 import { approvalManifests } from '../../manifests/approvals.js';
 import { GARBAGE_COLLECTOR_USERS, garbageCollectionManifests } from '../../manifests/garbage-collection.js';
 import { applicationCrd } from '../../manifests/crd.js';

@@ -13,7 +13,7 @@ import {
   type KnownManager,
   type Resource,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { usageError, type CliError } from '../cli-error.js';
 import {
   collect,

@@ -46,7 +46,7 @@ import { planDocument, type ClusterBasis, type PlanDocumentV1 } from '../render/
 import { serialize } from '../render/serialize.js';
 import { styleFor } from '../style.js';
 import { renderText } from '../render/text.js';
-import type { GuardVerdict, Resource, SchemaCatalog, ScopeTable, TenancyPolicy } from '../../../core/index.js';
+import type { GuardVerdict, Resource, SchemaCatalog, ScopeTable, TenancyPolicy } from '../../../core/internal.js';
 import {
   decodeSharedFlags,
   readAdminInputs,

@@ -6,7 +6,7 @@
 import { sequenceT } from 'fp-ts/lib/Apply.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
-import { isServiceAccountName } from '../../../core/index.js';
+import { isServiceAccountName } from '../../../core/internal.js';
 import type { ServiceAccountPolicy } from '../../access/child-access.js';
 import { shardingFromFlags, type ShardingOptions } from '../../runtime/sharding/sharding.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';

@@ -16,7 +16,7 @@ import {
   type Cluster,
   type KnownManager,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../access/child-access.js';
 import { registerFlowControlMetrics, type FlowControlMetrics } from '../../runtime/flow-metrics.js';

@@ -4,7 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import { withDigests } from '../../../core/index.js';
+import { withDigests } from '../../../core/internal.js';
 import { usageError } from '../cli-error.js';
 import {
   contextOption,

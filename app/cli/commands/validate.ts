@@ -12,7 +12,7 @@ import {
   type Resource,
   type SchemaCatalog,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { clusterFailure, showCliError, usageError, type CliError } from '../cli-error.js';
 import {
   asApplicationOption,

@@ -3,7 +3,7 @@
  * carried out, approved only by `--approve`/`--approvals-file` (never by the plan file), and the
  * plan's digests checked against its actions and guard record.
  */
-import { judgedDigest, type GuardVerdict } from '../../../core/index.js';
+import { judgedDigest, type GuardVerdict } from '../../../core/internal.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { SavedPlanV1 } from '../saved-plan/format.js';
 import { planOf } from '../saved-plan/replay.js';

@@ -14,7 +14,7 @@ import {
   type GuardPolicy,
   type GuardVerdict,
   type GuardedApplication,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 /** One Application's plan as the CLI holds it. */
 export type GuardInput = { readonly application: GuardedApplication; readonly actions: ReadonlyArray<Action> };

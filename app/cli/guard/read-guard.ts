@@ -12,7 +12,7 @@ import {
   type GuardPolicy,
   type Path,
   type SchemaCatalog,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { parseDocuments } from '../input/documents.js';

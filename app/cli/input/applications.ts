@@ -17,7 +17,7 @@ import {
   type Issue,
   type JsonObject,
   type ScopeTable,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { describeObject, errorAt, type Entry, type Origin } from './entries.js';
 import { isApplication, isCustomResourceDefinition } from './kinds.js';

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { LineCounter, parseAllDocuments, type Document as YamlDocument, type YAMLError } from 'yaml';
-import { showPath, type JsonValue, type Path } from '../../../core/index.js';
+import { showPath, type JsonValue, type Path } from '../../../core/internal.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { InputLimits } from './limits.js';
 import { offsetOf } from './locate.js';

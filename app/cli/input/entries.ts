@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type JsonValue,
   type Path,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { Document } from './documents.js';
 import { parsePath } from './parse-path.js';

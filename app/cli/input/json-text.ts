@@ -6,7 +6,7 @@
  * path cannot vouch for (a syntax error, a duplicate key, a bound exceeded, a number out of range)
  * is read again by the YAML path, which says exactly where and what is wrong.
  */
-import type { JsonValue } from '../../../core/index.js';
+import type { JsonValue } from '../../../core/internal.js';
 import type { InputLimits } from './limits.js';
 
 const OPEN_BRACE = 0x7b;

@@ -1,5 +1,5 @@
 /** Recognising the two kinds of object the CLI reads specially: Applications and CRDs. */
-import { APPLICATION_KIND, getOwn, groupOf, type JsonObject } from '../../../core/index.js';
+import { APPLICATION_KIND, getOwn, groupOf, type JsonObject } from '../../../core/internal.js';
 
 const stringAt = (object: JsonObject, key: string): string | undefined => {
   const value = getOwn(object, key);

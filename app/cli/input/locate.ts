@@ -1,6 +1,6 @@
 /** Maps a JSON path inside a parsed YAML document to the offset of the key or item it names. */
 import { isAlias, isMap, isScalar, isSeq, type Document } from 'yaml';
-import type { Path } from '../../../core/index.js';
+import type { Path } from '../../../core/internal.js';
 
 /**
  * Offset of `path` in `document`: the key of the last map entry (or the list item) found along it.

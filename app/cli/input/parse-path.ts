@@ -1,5 +1,5 @@
 /** Reads back the human paths the core reports (`spec.manifest[0].metadata.labels["a/b"]`) as path steps. */
-import type { Path, PathStep } from '../../../core/index.js';
+import type { Path, PathStep } from '../../../core/internal.js';
 
 const TOKEN = /^(?:\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
 

@@ -12,7 +12,7 @@ import {
   groupOf,
   type JsonObject,
   type Path,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { closestName } from '../../../core/model/closest-name.js';
 import type { CliError } from '../cli-error.js';
 import { describeObject, type Entry, type Origin } from './entries.js';

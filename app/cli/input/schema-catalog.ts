@@ -12,7 +12,7 @@ import {
   serverRefusalIssues,
   type JsonValue,
   type SchemaCatalog,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { crdRules } from '../../../adapters/cel/crd-rules.js';
 import { crdBoundProblem } from '../../../core/schema/structural/bounds.js';

@@ -6,7 +6,7 @@ import {
   withTrustedCrdScopes,
   type Resource,
   type ScopeTable,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 /**
  * Built-in kinds, the kinds declared by CustomResourceDefinitions the admin gave (`trusted`,

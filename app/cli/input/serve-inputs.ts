@@ -5,7 +5,7 @@
  * become the served cluster's starting state. Every problem of every input is reported.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { Application, Resource } from '../../../core/index.js';
+import type { Application, Resource } from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { scopesFor } from './scopes.js';

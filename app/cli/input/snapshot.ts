@@ -13,7 +13,7 @@ import {
   showRef,
   uniqueResources,
   type Application,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName } from './applications.js';
 import { describeObject, errorAt, type Entry, type Origin } from './entries.js';

@@ -11,7 +11,7 @@ import {
   type Issue,
   type Resource,
   type ScopeTable,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 // Not part of the core's public API yet; the planner runs exactly this check (core/plan/spec-check.ts).
 import { manifestIssues } from '../../../core/validation/observer-schemas.js';
 

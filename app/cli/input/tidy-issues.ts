@@ -2,7 +2,7 @@
  * Decoding reports every alternative a value failed (io-ts unions and intersections): keep the
  * most specific issue per place, so the user reads one line per actual problem.
  */
-import type { Issue } from '../../../core/index.js';
+import type { Issue } from '../../../core/internal.js';
 
 const isAncestor = (ancestor: string, path: string): boolean =>
   ancestor !== path && (ancestor === '' || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[`));

@@ -4,7 +4,7 @@
  * pass, nesting depth and total size are bounded.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import { objectFromEntries, type JsonValue, type Path } from '../../../core/index.js';
+import { objectFromEntries, type JsonValue, type Path } from '../../../core/internal.js';
 import type { InputLimits } from './limits.js';
 
 /** A problem at a path of the document. */

@@ -6,7 +6,7 @@
  */
 import { Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
-import type { Application } from '../../../core/index.js';
+import type { Application } from '../../../core/internal.js';
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { createFetcher, type Fetcher, type FetcherOptions } from '../../tosca/fetch.js';
 import { createToscaTranslator, needsTranslation, type Translation } from '../../tosca/translator.js';

@@ -33,7 +33,7 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import { INTENT_KINDS_ANNOTATION } from '../../reconcile/intent-kinds.js';
 import { inventoryEntries, inventoryOf, inventoryRef } from '../../reconcile/inventory.js';

@@ -15,7 +15,7 @@ import {
   type ObjectRef,
   type Owner,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import {
   inventoryConfigMap,

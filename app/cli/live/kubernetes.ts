@@ -2,7 +2,7 @@
  * Connects to a live cluster through the Kubernetes adapter, loaded only when a command asks for
  * a cluster: offline commands never load @kubernetes/client-node (which needs Node >= 22.19).
  */
-import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
+import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/internal.js';
 // Type only, erased: the adapter itself is loaded lazily (loadAdapter), after the Node version check.
 import type * as KubernetesAdapter from '../../../adapters/kubernetes/index.js';
 import type { ClusterTarget } from '../io.js';

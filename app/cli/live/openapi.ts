@@ -11,7 +11,7 @@ import {
   showClusterError,
   type JsonObject,
   type JsonValue,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { ClusterTarget } from '../io.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   APPLICATION_KIND,
   type ClusterError,
   type ClusterReader,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 /** What the failure of the startup read means, and what to do (one line). */
 export const startupProblem = (error: ClusterError): string => {

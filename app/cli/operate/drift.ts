@@ -8,7 +8,7 @@ import {
   type Cluster,
   type JsonValue,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 export type Drift = {
   readonly kind: string;

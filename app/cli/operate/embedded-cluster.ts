@@ -1,7 +1,7 @@
 /** The embedded default: an in-memory API server seeded with the CRDs, namespaces and Applications given. */
 import * as E from 'fp-ts/lib/Either.js';
 import { createMemoryCluster, systemClock, type MemoryCluster } from '../../../adapters/memory/index.js';
-import { showClusterError, type Application, type Resource } from '../../../core/index.js';
+import { showClusterError, type Application, type Resource } from '../../../core/internal.js';
 import { applicationCrd } from '../../manifests/crd.js';
 import { loadStartingObjects } from './starting-objects.js';
 

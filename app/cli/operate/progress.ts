@@ -1,5 +1,5 @@
 /** Human progress lines for `kreconcile run`: what each reconcile did, as it happens. */
-import { showClusterError, showRef, type Action, type Condition } from '../../../core/index.js';
+import { showClusterError, showRef, type Action, type Condition } from '../../../core/internal.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import type { Style } from '../style.js';
 

@@ -17,7 +17,7 @@ import {
   showRef,
   type JsonObject,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 const SERVER_FIELDS = [
   'uid',

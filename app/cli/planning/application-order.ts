@@ -11,7 +11,7 @@ import {
   type Application,
   type ApplicationsView,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { errorAt } from '../input/entries.js';

@@ -8,7 +8,7 @@ import {
   type Application,
   type JsonValue,
   type ObjectMeta,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 // Written by the API server or the operator, never by `kubectl apply` of the file.
 const SERVER_METADATA = new Set([

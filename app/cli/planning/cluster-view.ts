@@ -3,7 +3,7 @@
  * (`--kubeconfig`/`--context`, read-only) or, with neither, an empty cluster.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { Resource, TenancyPolicy } from '../../../core/index.js';
+import type { Resource, TenancyPolicy } from '../../../core/internal.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import { withDesiredManifest, type ApplicationInput } from '../input/applications.js';
 import { loadEntries } from '../input/load.js';

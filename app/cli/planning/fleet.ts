@@ -11,7 +11,7 @@ import {
   type KnownManager,
   type Resource,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, desiredManifest, type ApplicationInput } from '../input/applications.js';
 import type { Origin } from '../input/entries.js';

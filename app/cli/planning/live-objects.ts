@@ -5,4 +5,4 @@ export {
   liveObjectsFor,
   liveObjectsIn,
   type LiveObjectIndex as LiveIndex,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';

@@ -3,7 +3,7 @@
  * Application whose `spec.manifest` holds the object, and the field's position there. Objects a
  * TOSCA template translates to are written nowhere: no location.
  */
-import type { ObjectRef, Path, Resource } from '../../../core/index.js';
+import type { ObjectRef, Path, Resource } from '../../../core/internal.js';
 import { showLocation } from '../cli-error.js';
 import type { ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';

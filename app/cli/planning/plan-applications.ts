@@ -15,7 +15,7 @@ import {
   type Plan,
   type Resource,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CliError } from '../cli-error.js';
 import { applicationName, desiredManifest, subjectOf, type ApplicationInput } from '../input/applications.js';
 import { locationOf } from '../input/entries.js';

@@ -27,7 +27,7 @@ import {
   type JsonValue,
   type Resource,
   type SchemaCatalog,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CrdRules } from '../../../core/schema/structural/rules.js';
 import type { Style } from '../style.js';
 import type { Planned } from './plan-applications.js';

@@ -34,7 +34,7 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { CompiledExpression, ExpressionEvaluator } from '../../../core/ports/expressions.js';
 import { liveObjectsFor } from './live-objects.js';
 import type { Planned } from './plan-applications.js';

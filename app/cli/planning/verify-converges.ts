@@ -28,7 +28,7 @@ import {
   type Resource,
   type ScopeTable,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationCrd } from '../../manifests/crd.js';
 import { drive } from '../../testing/drive.js';
 import { reconcileAllApplications } from '../../testing/reconcile-all.js';

@@ -13,7 +13,7 @@ import {
   TenancyPolicyDocument,
   type KnownManager,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { parseDocuments } from '../input/documents.js';

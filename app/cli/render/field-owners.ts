@@ -3,7 +3,7 @@
  * writes (from the snapshot's managedFields), and the observed fields left to the controllers that
  * own them (`status.contestedFields`), with the observer-schema change that ends the fight.
  */
-import { adviceFor, showRef, type ContestedField, type FieldOwner } from '../../../core/index.js';
+import { adviceFor, showRef, type ContestedField, type FieldOwner } from '../../../core/internal.js';
 import type { Planned } from '../planning/plan-applications.js';
 import type { Style } from '../style.js';
 

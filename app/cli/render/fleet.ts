@@ -13,7 +13,7 @@ import {
   type FleetConflict,
   type FleetReport,
   type GuardVerdict,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { showContested } from './field-owners.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { applicationSection, GITHUB_COMMENT_LIMIT, plain } from './markdown.js';

@@ -13,7 +13,7 @@ import {
   type FieldChange,
   type GuardVerdict,
   type JsonValue,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { fieldOwnerMarkdown } from './field-owners.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { skipNote } from './text.js';

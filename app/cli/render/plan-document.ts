@@ -24,7 +24,7 @@ import {
   type PatchedFieldOwners,
   type PlanSummary,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { Planned } from '../planning/plan-applications.js';
 import type { ClusterBasis } from '../planning/cluster-view.js';
 
@@ -350,7 +350,7 @@ export const translatedV1 = (application: Application, manifest: ReadonlyArray<R
 const total = (plans: ReadonlyArray<Planned>): SummaryV1 =>
   summaryV1(plans.map(({ plan }) => plan.summary).reduce(addSummaries, EMPTY_SUMMARY));
 
-export { addSummaries, EMPTY_SUMMARY } from '../../../core/index.js';
+export { addSummaries, EMPTY_SUMMARY } from '../../../core/internal.js';
 
 /** The v1 document for a run of `kreconcile plan`. */
 export const planDocument = (

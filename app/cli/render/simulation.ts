@@ -4,7 +4,7 @@
  * number of reconciles expected; as text, or as the plan document's JSON/YAML extended with
  * `rounds` per Application.
  */
-import { showRef } from '../../../core/index.js';
+import { showRef } from '../../../core/internal.js';
 import type { Simulation } from '../planning/simulate.js';
 import { actionsV1, PLAN_API_VERSION, refV1 } from './plan-document.js';
 import { serialize } from './serialize.js';

@@ -13,7 +13,7 @@ import {
   type PatchAction,
   type PlanSummary,
   type SkipAction,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { Planned } from '../planning/plan-applications.js';
 import { addSummaries, EMPTY_SUMMARY, translatedV1 } from './plan-document.js';
 import type { Style } from '../style.js';

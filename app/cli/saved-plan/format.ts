@@ -17,7 +17,7 @@ import {
   Resource,
   type JsonObject,
   type JsonValue,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { ActionV1, ApplicationPlanV1, ClusterBasis } from '../render/plan-document.js';
 
 export const SAVED_PLAN_API_VERSION = 'kreconcile.io/saved-plan/v1';

@@ -16,7 +16,7 @@ import {
   type Discovery,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { clusterFailure, type CliError } from '../cli-error.js';
 import type { ResourceRefV1 } from '../render/plan-document.js';
 import { actionOf } from './replay.js';

@@ -1,6 +1,6 @@
 /** Reading a saved plan file (`apply`, `show`): the same input limits and one-line errors as `-f`. */
 import * as E from 'fp-ts/lib/Either.js';
-import { decodeWith, getOwn, isJsonObject, showIssue, type Issue } from '../../../core/index.js';
+import { decodeWith, getOwn, isJsonObject, showIssue, type Issue } from '../../../core/internal.js';
 import { inputError, type CliError } from '../cli-error.js';
 import { parseDocuments } from '../input/documents.js';
 import { DEFAULT_LIMITS } from '../input/limits.js';

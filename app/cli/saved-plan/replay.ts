@@ -15,7 +15,7 @@ import {
   type ObjectRef,
   type Plan,
   type PlanSummary,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { Origin } from '../input/entries.js';
 import type { Planned } from '../planning/plan-applications.js';
 import type { ImpactV1, ResourceRefV1 } from '../render/plan-document.js';

@@ -18,7 +18,7 @@ import {
   type JsonValue,
   type Resource,
   type ScopeTable,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { subjectOf } from '../input/applications.js';

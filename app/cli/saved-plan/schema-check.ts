@@ -13,7 +13,7 @@ import {
   patchValueIssues,
   type Issue,
   type SchemaCatalog,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { inputError, type CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import type { SavedActionV1, SavedApplicationV1, SavedPlanV1 } from './format.js';

@@ -4,7 +4,7 @@
  * (newly owned ones, and those refused meanwhile: ownership may have lapsed and come back).
  * Without a `ShardOwnership` every key is owned. Started once, stopped once.
  */
-import type { Cluster } from '../../../core/index.js';
+import type { Cluster } from '../../../core/internal.js';
 import { fencedByOwnership } from './ownership-fence.js';
 import type { ShardOwnership } from './ownership.js';
 

@@ -3,7 +3,7 @@
  * owns that Application's shard: ownership can be lost in the middle of a reconcile, and a write
  * after that could race the new owner's. Reads and watches pass through (the runtime's write fence).
  */
-import type { Cluster } from '../../../core/index.js';
+import type { Cluster } from '../../../core/internal.js';
 import { fenced } from '../write-fence.js';
 
 /** `cluster` with every write checked against `owned()` at the moment it would be sent. */

@@ -2,7 +2,7 @@
  * The seam between sharding and the controller: which Application keys this replica owns now,
  * and a signal when that changes. Static shards and Lease-based shards both implement it.
  */
-import { shardOf } from '../../../core/index.js';
+import { shardOf } from '../../../core/internal.js';
 
 export type ShardOwnership = {
   /** Whether this replica may reconcile (and write for) the Application `namespace/name` now. */

@@ -18,7 +18,7 @@ import {
   type ClusterWriter,
   type LeaseObservation,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { LEASE_API_VERSION, leaseRecordOf, leaseSpecOf, microTime, newLease, withLeaseSpec } from '../lease.js';
 import { silentLogger, type Logger } from '../../logging/logger.js';
 import { DEFAULT_LEASE_PREFIX, SHARDING_LABEL, shardingLeaseName } from '../../manifests/lease-names.js';

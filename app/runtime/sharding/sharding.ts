@@ -3,7 +3,7 @@
  * `--sharding lease --shards n`), their validation, and the ownership they produce.
  */
 import * as E from 'fp-ts/lib/Either.js';
-import type { Clock, ClusterReader, ClusterWriter } from '../../../core/index.js';
+import type { Clock, ClusterReader, ClusterWriter } from '../../../core/internal.js';
 import type { Logger } from '../../logging/logger.js';
 import { staticShard, type ShardOwnership } from './ownership.js';
 import { ShardLeases } from './shard-leases.js';

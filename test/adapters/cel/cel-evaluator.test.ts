@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { celEvaluator, MAX_EXPRESSION_LENGTH } from '../../../adapters/cel/cel-evaluator.js';
-import type { JsonValue } from '../../../core/index.js';
+import type { JsonValue } from '../../../core/internal.js';
 
 const evaluate = (source: string, self: JsonValue) => {
   const compiled = celEvaluator.compile(source);

@@ -16,7 +16,7 @@ import {
   STATIC_COST_LIMIT,
 } from '../../../adapters/cel/cel-evaluator.js';
 import { actualSizes, estimateCost, staticSizes } from '../../../adapters/cel/cost.js';
-import type { JsonValue } from '../../../core/index.js';
+import type { JsonValue } from '../../../core/internal.js';
 
 const costOf = (source: string): number | string => {
   const compiled = celEvaluator.compile(source);

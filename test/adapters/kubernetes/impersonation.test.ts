@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubernetesCluster, type KubernetesCluster } from '../../../adapters/kubernetes/index.js';
 import { boundedMemo } from '../../../adapters/kubernetes/impersonation.js';
-import type { WatchEvent } from '../../../core/index.js';
+import type { WatchEvent } from '../../../core/internal.js';
 
 type Seen = {
   readonly method: string;

@@ -12,7 +12,7 @@ import { createKindResolver, isUnservedPath } from '../../../adapters/kubernetes
 import { getObject } from '../../../adapters/kubernetes/read-operations.js';
 import type { RestClient, RestRequest } from '../../../adapters/kubernetes/rest-client.js';
 import { createObject } from '../../../adapters/kubernetes/write-operations.js';
-import { clusterError, type ClusterError, type JsonValue, type Resource } from '../../../core/index.js';
+import { clusterError, type ClusterError, type JsonValue, type Resource } from '../../../core/internal.js';
 
 const GROUP_VERSION = '/apis/chaos.io/v1';
 const resourceList: JsonValue = {

@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MutatingAdmission } from '../../../adapters/memory/index.js';
-import { withKey, type Resource } from '../../../core/index.js';
+import { withKey, type Resource } from '../../../core/internal.js';
 
 const silverTier: MutatingAdmission = {
   name: 'silver-tier',

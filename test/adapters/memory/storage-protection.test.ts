@@ -8,7 +8,7 @@
 import * as O from 'fp-ts/lib/Option.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCluster } from '../../../adapters/memory/index.js';
-import type { ObjectRef, Resource } from '../../../core/index.js';
+import type { ObjectRef, Resource } from '../../../core/internal.js';
 import { must } from './support.js';
 
 const claimRef: ObjectRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data' };

@@ -7,7 +7,7 @@ import * as TE from 'fp-ts/lib/TaskEither.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { executePlan, WAVE_CONCURRENCY } from '../../../app/executor/execute.js';
-import { builtinScopes, clusterError, decodeApplication, getIn, plan, type Resource } from '../../../core/index.js';
+import { builtinScopes, clusterError, decodeApplication, getIn, plan, type Resource } from '../../../core/internal.js';
 import { applicationOf, type Child } from '../model/world.js';
 
 type Write = { readonly start: number; readonly end: number; readonly kind: string; readonly name: string };

@@ -21,7 +21,7 @@ import {
   type JsonObject,
   type Patch,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { must } from '../../support/kubernetes-env.js';
 
 const configMap = (color: string, extra: object = {}): Resource => ({

@@ -13,7 +13,7 @@ import {
   type CallbackServer,
   type ListenerLimits,
 } from '../../../app/hooks/callback-server.js';
-import type { Cluster } from '../../../core/index.js';
+import type { Cluster } from '../../../core/internal.js';
 import { HookTokens } from '../../../app/hooks/tokens.js';
 import {
   applicationOf,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryCluster } from '../../../adapters/memory/index.js';
 import { verification, verifyAgainstSecrets, type Call } from '../../../app/hooks/callback-server.js';
-import type { Application, Cluster, ObjectRef } from '../../../core/index.js';
+import type { Application, Cluster, ObjectRef } from '../../../core/internal.js';
 
 const call: Call = { namespace: 'shop', name: 'web', hook: 'complete', method: 'POST', token: 'guess' };
 

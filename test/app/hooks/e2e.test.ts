@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCallbackHandler, startCallbackServer, type CallbackServer } from '../../../app/hooks/callback-server.js';
-import { SHUTDOWN_ACKNOWLEDGED_ANNOTATION, type Resource } from '../../../core/index.js';
+import { SHUTDOWN_ACKNOWLEDGED_ANNOTATION, type Resource } from '../../../core/internal.js';
 import {
   applicationOf,
   call,

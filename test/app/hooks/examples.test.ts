@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { zipSync } from 'fflate';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import { body, serve, type Loopback } from '../tosca/loopback.js';
 import { get, getApplication, reconcileUntilQuiet, world, type World } from './support.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import { applicationOf, call, CALLBACK_URL, tokenIn } from './support.js';
 import { runUntil } from '../../support/operator-clock.js';
 

@@ -16,7 +16,7 @@ import {
   builtinScopes,
   type Application,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { LOOPBACK_ALLOWED } from '../tosca/loopback.js';
 import { withReadableStatus } from '../../../app/status/stored-status.js';
 

@@ -1,7 +1,7 @@
 /** Tokens on the runtime side: read back from live Secrets we own, remembered as a fallback, else new. */
 import { describe, expect, it } from 'vitest';
 import { HookTokens, generateToken, liveTokens } from '../../../app/hooks/tokens.js';
-import type { Application, Resource } from '../../../core/index.js';
+import type { Application, Resource } from '../../../core/internal.js';
 
 const owner = { namespace: 'shop', name: 'web' };
 const app = (hooks: ReadonlyArray<'complete' | 'shutdown'>, uid = 'u1'): Application => ({

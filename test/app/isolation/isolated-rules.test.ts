@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IsolatedRules, type RuleIsolationOptions } from '../../../app/isolation/isolated-rules.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import type { EvaluationFailure } from '../../../core/ports/expressions.js';
 
 let rules: IsolatedRules | undefined;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applicationCrd } from '../../../app/manifests/crd.js';
-import { getIn, SPEC_FIELDS, type JsonValue } from '../../../core/index.js';
+import { getIn, SPEC_FIELDS, type JsonValue } from '../../../core/internal.js';
 
 const specSchema = (): JsonValue | undefined =>
   getIn(applicationCrd(), ['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 'spec']);

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { declaredRbac, rbacGrants } from '../../../app/manifests/rbac-grants.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import { runCli } from '../../cli/support/run-cli.js';
 
 const RBAC = 'rbac.authorization.k8s.io/v1';

@@ -1,7 +1,7 @@
 /** The operator RBAC generator: what each admin choice grants, and what no choice ever grants. */
 import { describe, expect, it } from 'vitest';
 import { LEADER_LEASE_NAME, operatorRbac, runFlagsFor, type RbacOptions } from '../../../app/manifests/rbac.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import { runCli } from '../../cli/support/run-cli.js';
 
 type Rule = {

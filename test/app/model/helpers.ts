@@ -1,6 +1,6 @@
 /** Small helpers of the model-based tests. */
-import { isJsonArray, isJsonObject, type JsonValue } from '../../../core/index.js';
-export { APPLICATION_API_VERSION, APPLICATION_KIND, type Resource } from '../../../core/index.js';
+import { isJsonArray, isJsonObject, type JsonValue } from '../../../core/internal.js';
+export { APPLICATION_API_VERSION, APPLICATION_KIND, type Resource } from '../../../core/internal.js';
 
 /** A copy of `value` with `path` set (objects and list positions created as needed). */
 export const setIn = (value: JsonValue, path: ReadonlyArray<string | number>, to: JsonValue): JsonValue => {

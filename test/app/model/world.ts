@@ -9,7 +9,7 @@ import {
   getIn,
   type JsonValue,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 export type Child =
   | { readonly kind: 'ConfigMap'; readonly name: string; readonly data: Readonly<Record<string, string>> }

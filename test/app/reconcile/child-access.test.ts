@@ -31,7 +31,7 @@ import {
   type Cluster,
   type ClusterError,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 type Call = { readonly who: string; readonly verb: string; readonly kind: string };
 type Rule = (verb: string, kind: string) => boolean;

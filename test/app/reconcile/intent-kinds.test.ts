@@ -10,7 +10,7 @@ import {
   intentKindsOf,
   intentKindsText,
 } from '../../../app/reconcile/intent-kinds.js';
-import type { JsonValue, ObjectMeta } from '../../../core/index.js';
+import type { JsonValue, ObjectMeta } from '../../../core/internal.js';
 
 const annotated = (value: JsonValue): { readonly metadata: ObjectMeta } => ({
   metadata: { name: 'shop', annotations: { [INTENT_KINDS_ANNOTATION]: value } } as unknown as ObjectMeta,

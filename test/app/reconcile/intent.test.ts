@@ -24,7 +24,7 @@ import {
   type Cluster,
   type Patch,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf, type Child } from '../model/world.js';
 
 const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: 'shop' };

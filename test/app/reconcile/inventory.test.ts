@@ -16,7 +16,7 @@ import {
   inventoryOf,
   withObjects,
 } from '../../../app/reconcile/inventory.js';
-import type { ObjectRef, Resource } from '../../../core/index.js';
+import type { ObjectRef, Resource } from '../../../core/internal.js';
 
 const configMap = (data: Record<string, string>): Resource => ({
   apiVersion: 'v1',

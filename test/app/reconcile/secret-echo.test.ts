@@ -14,7 +14,7 @@ import {
   base64Of,
   builtinScopes,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: 'shop' };
 const NEW = 'new-canary-0c6e';

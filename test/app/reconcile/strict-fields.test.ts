@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { expect, it } from 'vitest';
 import { createMemoryCluster } from '../../../adapters/memory/index.js';
 import { reconcileApplication, type ReconcileDeps } from '../../../app/reconcile/reconcile-application.js';
-import { builtinScopes, type Resource } from '../../../core/index.js';
+import { builtinScopes, type Resource } from '../../../core/internal.js';
 import { applicationObject, applicationRef, conditionOf, readApplication } from '../../support/e2e-application.js';
 
 it('a misspelt Deployment field stalls InvalidSpec naming it, and nothing of that kind is stored', async () => {

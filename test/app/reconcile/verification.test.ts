@@ -19,7 +19,7 @@ import {
   builtinScopes,
   type PlanOptions,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf, type Child } from '../model/world.js';
 import { withReadableStatus } from '../../../app/status/stored-status.js';
 

@@ -1,6 +1,6 @@
 /** `kreconcile_actions_total` counts the writes a reconcile sent, not the plan entries that wrote nothing. */
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../../../core/index.js';
+import type { Action } from '../../../core/internal.js';
 import { countWrittenActions, createMetrics } from '../../../app/runtime/metrics.js';
 
 const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'settings' };

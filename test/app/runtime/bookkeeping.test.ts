@@ -28,7 +28,7 @@ import {
   type Outcome,
   type PatchAction,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 
 const POLICY: BookkeepingPolicy = { hotLoop: { windowMs: 60_000, threshold: 3 }, perpetualDiff: { bound: 3, keep: 4 } };

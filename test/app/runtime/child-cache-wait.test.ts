@@ -18,7 +18,7 @@ import {
   type ClusterError,
   type ListQuery,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { runUntil } from '../../support/operator-clock.js';
 
 const NAMESPACE = 'fleet';

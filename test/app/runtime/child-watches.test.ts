@@ -14,7 +14,7 @@ import {
   type ClusterReader,
   type Resource,
   type WatchSource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 const CONFIG_MAP: Kind = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SERVICE: Kind = { apiVersion: 'v1', kind: 'Service' };

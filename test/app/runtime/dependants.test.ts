@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Dependants } from '../../../app/runtime/dependants.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 const app = (
   name: string,

@@ -24,7 +24,7 @@ import {
   type PrimaryReconciler,
 } from '../../../app/runtime/index.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { isDenied, type GuardPolicy } from '../../../core/index.js';
+import { isDenied, type GuardPolicy } from '../../../core/internal.js';
 import { isReady, SITE, SITE_CRD, siteReconciler } from '../../support/site-operator.js';
 
 const NOW = '2026-03-02T12:00:00Z';

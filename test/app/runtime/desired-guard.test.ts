@@ -13,7 +13,7 @@ import { createDefaultLogger } from '../../../app/runtime/default-logger.js';
 import { DEFAULT_DESIRED_LIMITS, desiredProblem } from '../../../app/runtime/desired-guard.js';
 import { startEmbeddedOperator, type Operator } from '../../../app/runtime/index.js';
 import { primaryOf, type DesiredState } from '../../../app/runtime/primary.js';
-import { conditionOf, type ApplicationStatus, type Resource } from '../../../core/index.js';
+import { conditionOf, type ApplicationStatus, type Resource } from '../../../core/internal.js';
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
 

@@ -21,7 +21,7 @@ import {
   type Cluster,
   type ClusterError,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationObjects } from '../../../bench/fleet-objects.js';
 
 const APPLICATIONS = 6;

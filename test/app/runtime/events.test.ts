@@ -12,7 +12,13 @@ import {
   type ReconcileResult,
 } from '../../../app/reconcile/reconcile-application.js';
 import { EventCorrelator, recordEvents } from '../../../app/runtime/events.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, builtinScopes, getIn, type Resource } from '../../../core/index.js';
+import {
+  APPLICATION_API_VERSION,
+  APPLICATION_KIND,
+  builtinScopes,
+  getIn,
+  type Resource,
+} from '../../../core/internal.js';
 import { applicationOf, type Child } from '../model/world.js';
 
 const ref = { apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace: 'default', name: 'shop' };

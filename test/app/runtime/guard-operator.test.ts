@@ -18,7 +18,7 @@ import {
   type GuardPolicy,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../hooks/support.js';
 import { distinct, runUntil } from '../../support/operator-clock.js';
 

@@ -14,7 +14,7 @@ import {
   type PatchRecord,
   type Plan,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 
 const deploymentRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop-web' };

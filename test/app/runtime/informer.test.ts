@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
 import { Informer, type InformerEvent } from '../../../app/runtime/informer.js';
-import type { ClusterError, Resource } from '../../../core/index.js';
+import type { ClusterError, Resource } from '../../../core/internal.js';
 
 const configMap = (name: string, mode: string): Resource => ({
   apiVersion: 'v1',

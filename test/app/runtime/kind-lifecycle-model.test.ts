@@ -18,7 +18,7 @@ import {
 } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { drive } from '../../../app/testing/drive.js';
-import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
+import { APPLICATION_KIND, getIn, type Resource } from '../../../core/internal.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 
 type Crd = 'served' | 'terminating' | 'absent';

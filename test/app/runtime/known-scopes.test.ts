@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
 import { KnownScopes, UnservedKinds } from '../../../app/runtime/known-scopes.js';
-import { decodeApplication, type Application } from '../../../core/index.js';
+import { decodeApplication, type Application } from '../../../core/internal.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 
 const WIDGET = { apiVersion: `${widgetGroup}/v1`, kind: 'Widget' };

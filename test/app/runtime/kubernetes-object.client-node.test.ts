@@ -24,7 +24,7 @@ import type {
   PrimaryReconciler,
 } from '../../../app/runtime/index.js';
 import { createMemoryCluster, isClusterCallError, promiseCluster } from '../../../app/testing/index.js';
-import type { JsonValue, Resource } from '../../../core/index.js';
+import type { JsonValue, Resource } from '../../../core/internal.js';
 
 const deployment: V1Deployment = {
   apiVersion: 'apps/v1',

@@ -16,7 +16,7 @@ import {
 } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
-import { getIn, type Resource } from '../../../core/index.js';
+import { getIn, type Resource } from '../../../core/internal.js';
 import { appRef } from '../model/commands.js';
 import { applicationOf, type AppSpec } from '../model/world.js';
 import { Replica, timerContexts } from './replica.js';

@@ -1,7 +1,7 @@
 /** Leases are read with their fields' types checked, and written back without losing fields this code does not know. */
 import { describe, expect, it } from 'vitest';
 import { leaseRecordOf, leaseSpecOf, newLease, withLeaseSpec } from '../../../app/runtime/lease.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 const lease = (spec: unknown): Resource =>
   ({

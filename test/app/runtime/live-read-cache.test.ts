@@ -15,7 +15,7 @@ import {
   type Application,
   type ClusterReader,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 const application = (manifest: ReadonlyArray<Resource>): Application => {
   const decoded = decodeApplication({

@@ -38,7 +38,7 @@ import {
   getIn,
   type Cluster,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { jsonEqual, type JsonValue } from '../../../core/json/json.js';
 import {
   CreateApp,

@@ -12,7 +12,7 @@ import {
   type MemoryCluster,
 } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
-import { APPLICATION_KIND, type Application, type ObjectRef, type Resource } from '../../../core/index.js';
+import { APPLICATION_KIND, type Application, type ObjectRef, type Resource } from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 import { recordingGets } from './recording-gets.js';
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, type MemoryCluster } from '../../../adapters/memory/index.js';
 import { OwnedKeys } from '../../../app/runtime/sharding/owned-keys.js';
 import type { ShardOwnership } from '../../../app/runtime/sharding/ownership.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 /** Ownership the test moves by hand. */
 const movableOwnership = (initially: ReadonlyArray<string>) => {

@@ -24,7 +24,7 @@ import {
   type Application,
   type Cluster,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 
 /** Strips `metadata.labels.app` from every ConfigMap written: what a MutatingAdmissionPolicy could do. */

@@ -13,7 +13,7 @@ import {
 } from '../../../adapters/memory/index.js';
 import { PrimaryStore, type PrimaryChange } from '../../../app/runtime/primary-store.js';
 import { APPLICATION_PRIMARY, primaryOf, type Primary } from '../../../app/runtime/primary.js';
-import { ownerFor, ownerMark, type Resource } from '../../../core/index.js';
+import { ownerFor, ownerMark, type Resource } from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 
 const RESYNC_MS = 60_000;

@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { kreconcileStatusPatch, primaryOf } from '../../../app/runtime/primary.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 const greeting = (spec: Record<string, unknown>, status?: Record<string, unknown>): Resource =>
   ({

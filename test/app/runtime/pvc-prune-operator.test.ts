@@ -15,7 +15,7 @@ import {
   type Application,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../hooks/support.js';
 import { distinct, runUntil } from '../../support/operator-clock.js';
 

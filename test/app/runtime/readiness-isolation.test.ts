@@ -16,7 +16,7 @@ import {
   type Application,
   type Condition,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../hooks/support.js';
 import { distinct } from '../../support/operator-clock.js';
 import { realClock } from '../../support/real-clock.js';

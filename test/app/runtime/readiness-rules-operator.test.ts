@@ -22,7 +22,7 @@ import {
   type Condition,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 import { applicationOf } from '../hooks/support.js';
 import { runUntil } from '../../support/operator-clock.js';

@@ -18,7 +18,13 @@ import { NOT_OWNED, ReconcileLoop, type StepOutcome } from '../../../app/runtime
 import { requeueOf } from '../../../app/runtime/requeue.js';
 import { WorkQueue } from '../../../app/runtime/work-queue.js';
 import { fenced } from '../../../app/runtime/write-fence.js';
-import { clusterError, decodeApplication, type Application, type Outcome, type Resource } from '../../../core/index.js';
+import {
+  clusterError,
+  decodeApplication,
+  type Application,
+  type Outcome,
+  type Resource,
+} from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 
 /** Backoff without jitter: 100, 200, 400, … ms. */

@@ -1,6 +1,6 @@
 /** A cluster as a controller sees it, recording every direct `get` (reads of single objects) for tests. */
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
-import type { Cluster, ObjectRef } from '../../../core/index.js';
+import type { Cluster, ObjectRef } from '../../../core/internal.js';
 
 export const recordingGets = (cluster: MemoryCluster, gets: ObjectRef[]): Cluster =>
   new Proxy(cluster, {

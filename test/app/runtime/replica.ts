@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
-import { clusterError, type Clock, type Cluster, type ClusterError } from '../../../core/index.js';
+import { clusterError, type Clock, type Cluster, type ClusterError } from '../../../core/internal.js';
 
 export class Replica {
   partitioned = false;

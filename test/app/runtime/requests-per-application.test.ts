@@ -15,7 +15,7 @@ import {
 } from '../../../adapters/memory/index.js';
 import { converged } from '../../../app/reconcile/reconcile-application.js';
 import { Controller } from '../../../app/runtime/controller.js';
-import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster } from '../../../core/index.js';
+import { APPLICATION_API_VERSION, APPLICATION_KIND, type Cluster } from '../../../core/internal.js';
 import { applicationObjects } from '../../../bench/fleet-objects.js';
 
 const APPLICATIONS = 12;

@@ -9,7 +9,7 @@ import { progressLines } from '../../../app/cli/operate/progress.js';
 import { PLAIN } from '../../../app/cli/style.js';
 import type { Logger } from '../../../app/logging/logger.js';
 import { startOperator, type Operator } from '../../../app/runtime/operator.js';
-import { base64Of, conditionOf, type Application, type Resource } from '../../../core/index.js';
+import { base64Of, conditionOf, type Application, type Resource } from '../../../core/internal.js';
 import { applicationOf } from '../hooks/support.js';
 import { runUntil } from '../../support/operator-clock.js';
 

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
-import { APPLICATION_KIND, type Cluster, type ClusterError } from '../../../core/index.js';
+import { APPLICATION_KIND, type Cluster, type ClusterError } from '../../../core/internal.js';
 
 export type Write = {
   readonly replica: string;

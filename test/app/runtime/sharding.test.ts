@@ -17,7 +17,7 @@ import { startOperator } from '../../../app/runtime/operator.js';
 import { fencedByOwnership } from '../../../app/runtime/sharding/ownership-fence.js';
 import { staticShard, type ShardOwnership } from '../../../app/runtime/sharding/ownership.js';
 import { ShardLeases } from '../../../app/runtime/sharding/shard-leases.js';
-import { shardOf, type Cluster, type Resource } from '../../../core/index.js';
+import { shardOf, type Cluster, type Resource } from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 import { concurrentWrites, recordingCluster, type Write } from './sharding-writes.js';
 

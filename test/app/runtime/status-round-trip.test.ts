@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
-import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
+import { APPLICATION_KIND, getIn, type Resource } from '../../../core/internal.js';
 import { applicationOf } from '../model/world.js';
 import { withReadableStatus } from '../../../app/status/stored-status.js';
 

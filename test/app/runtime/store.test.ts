@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Store } from '../../../app/runtime/store.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 const configMap = (name: string, resourceVersion: string, metadata: Record<string, unknown> = {}): Resource => ({
   apiVersion: 'v1',

@@ -13,7 +13,7 @@ import {
   type ObjectRef,
   type Resource,
   type TenancyPolicy,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import { applicationOf } from '../hooks/support.js';
 import { recordingGets } from './recording-gets.js';
 import { runUntil } from '../../support/operator-clock.js';

@@ -14,7 +14,7 @@ import {
 } from '../../../adapters/memory/index.js';
 import { Controller } from '../../../app/runtime/controller.js';
 import { drive } from '../../../app/testing/drive.js';
-import { APPLICATION_KIND, getIn, type Resource } from '../../../core/index.js';
+import { APPLICATION_KIND, getIn, type Resource } from '../../../core/internal.js';
 import { widgetCrd, widgetGroup } from '../../support/test-crds.js';
 import { CreateApp, DeleteApp, UpdateApp, specArbitrary, type Model } from '../model/commands.js';
 import { applicationOf, problems } from '../model/world.js';

@@ -15,7 +15,7 @@ import {
   type WatcherPolicy,
   type WatcherState,
 } from '../../../app/runtime/watcher.js';
-import { clusterError, type ClusterError, type Resource } from '../../../core/index.js';
+import { clusterError, type ClusterError, type Resource } from '../../../core/internal.js';
 
 const POLICY: WatcherPolicy = { minRetryMs: 1_000, maxRetryMs: 8_000, relistEveryMs: 0 };
 

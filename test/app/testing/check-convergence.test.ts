@@ -20,7 +20,7 @@ import {
   type Cluster,
   type JsonValue,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import {
   APP_NAMES,
   applicationOf,

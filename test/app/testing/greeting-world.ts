@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type { ConvergenceContext } from '../../../app/testing/index.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 export type World = ReadonlyArray<{ readonly name: string; readonly message: string }>;
 

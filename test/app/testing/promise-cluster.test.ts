@@ -6,7 +6,7 @@ import {
   isClusterCallError,
   promiseCluster,
 } from '../../../app/testing/index.js';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 const configMap = (name: string, data: Record<string, string>): Resource => ({
   apiVersion: 'v1',

@@ -26,7 +26,7 @@ import {
   type JsonValue,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 import type { ReconcileResult } from '../../../app/reconcile/reconcile-application.js';
 import {
   applicationRef,

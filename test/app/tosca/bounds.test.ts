@@ -9,7 +9,7 @@ import { translateIsolated } from '../../../app/tosca/isolated.js';
 import { createToscaTranslator } from '../../../app/tosca/translator.js';
 import { parseYamlDocument } from '../../../app/tosca/yaml.js';
 import { checkText, lineColumnOf } from '../../../app/yaml/nesting.js';
-import { DEFAULT_JSON_BOUNDS, withinBounds, type Application, type JsonValue } from '../../../core/index.js';
+import { DEFAULT_JSON_BOUNDS, withinBounds, type Application, type JsonValue } from '../../../core/internal.js';
 import { body, LOOPBACK_ALLOWED, serve, type Loopback } from './loopback.js';
 import { WEB_CSAR, WEB_MANIFEST, WEB_TEMPLATE } from './templates.js';
 

@@ -4,7 +4,7 @@
  * translation never writes spec; a broken template stalls with reason InvalidTosca.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 import { applicationOf, getApplication, reconcileUntilQuiet, world, type World } from '../hooks/support.js';
 import { body, serve, status, type Loopback } from './loopback.js';
 import { csarOf, WEB_CSAR, WEB_MANIFEST, WEB_TEMPLATE } from './templates.js';

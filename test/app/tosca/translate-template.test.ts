@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { translateTemplate, type JsonValue } from '../../../core/index.js';
+import { translateTemplate, type JsonValue } from '../../../core/internal.js';
 import { parseYamlDocument } from '../../../app/tosca/yaml.js';
 import { WEB_MANIFEST, WEB_TEMPLATE } from './templates.js';
 

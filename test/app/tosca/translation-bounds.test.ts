@@ -16,7 +16,7 @@ import {
   type JsonObject,
   type JsonValue,
   type ToscaBounds,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 /** Properties p0 … p{depth}: p{k} lists `fanOut` references to p{k+1}; p{depth} is `leaf`. */
 const nested = (depth: number, fanOut: number, leaf: string): Record<string, JsonValue> =>

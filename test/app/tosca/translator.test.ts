@@ -2,7 +2,7 @@
 import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import { parse } from 'yaml';
 import { createToscaTranslator, needsTranslation } from '../../../app/tosca/translator.js';
-import type { Application, JsonValue } from '../../../core/index.js';
+import type { Application, JsonValue } from '../../../core/internal.js';
 import { body, LOOPBACK_ALLOWED, serve, status, type Loopback } from './loopback.js';
 import { csarOf, WEB_CSAR, WEB_MANIFEST, WEB_TEMPLATE } from './templates.js';
 

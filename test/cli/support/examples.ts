@@ -1,7 +1,7 @@
 /** The objects of an example snapshot, as a live cluster would serve them. */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { Resource } from '../../../core/index.js';
+import type { Resource } from '../../../core/internal.js';
 
 export const snapshotObjects = (path: string): ReadonlyArray<Resource> =>
   (parse(readFileSync(path, 'utf8')) as { items: Resource[] }).items;

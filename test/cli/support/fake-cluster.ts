@@ -20,7 +20,7 @@ import {
   type ListQuery,
   type ObjectRef,
   type Resource,
-} from '../../../core/index.js';
+} from '../../../core/internal.js';
 
 export type FakeCluster = ClusterReader & { readonly calls: ReadonlyArray<string> };
 

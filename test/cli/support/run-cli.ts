@@ -1,6 +1,6 @@
 /** Runs the CLI in-process with an injected process (io): captured output, virtual files, fake clusters. */
 import { readdir, readFile } from 'node:fs/promises';
-import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/index.js';
+import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/internal.js';
 import type { CliIo, ClusterTarget } from '../../../app/cli/io.js';
 import type { Fetcher, FetcherOptions } from '../../../app/tosca/fetch.js';
 import { run } from '../../../app/cli/main.js';

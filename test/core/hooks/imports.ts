@@ -1,3 +1,3 @@
 /** Core API used by the hook tests, plus the schema key (internal) to check schema order. */
-export * from '../../../core/index.js';
+export * from '../../../core/internal.js';
 export { schemaKeyOf as schemaKeyOfForTests } from '../../../core/schema/lookup.js';

@@ -1,5 +1,5 @@
 /** Fixtures of the hook tests: one workload of every kind, a hook context, and lookups into plans. */
-import { getIn, type HookContext, type JsonValue, type Plan, type Resource } from '../../../core/index.js';
+import { getIn, type HookContext, type JsonValue, type Plan, type Resource } from '../../../core/internal.js';
 import { actionsOf } from '../fixtures.js';
 
 export const TOKENS = {

@@ -6,7 +6,7 @@
  * has a wall clock (the model's time plus a skew) that stamps `renewTime` and judges the age of a
  * record it sees for the first time, as ShardLeases does.
  */
-import { decideShards, stillValid, type LeaseObservation } from '../../../core/index.js';
+import { decideShards, stillValid, type LeaseObservation } from '../../../core/internal.js';
 
 export const DURATION_MS = 15_000;
 export const MARGIN_MS = 2_000;

@@ -1,7 +1,14 @@
 /** Shard of a key (FNV-1a) and the Lease decisions: unit cases, and properties over a model of replicas and an API server. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideShards, fairShare, fnv1a32, liveMembers, shardOf, type LeaseObservation } from '../../../core/index.js';
+import {
+  decideShards,
+  fairShare,
+  fnv1a32,
+  liveMembers,
+  shardOf,
+  type LeaseObservation,
+} from '../../../core/internal.js';
 import { DURATION_MS, LeaseWorld, RETRY_MS } from './lease-model.js';
 
 const held = (holder: string, observedAt = 0): LeaseObservation => ({ holder, observedAt, durationMs: DURATION_MS });

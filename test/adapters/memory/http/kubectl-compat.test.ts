@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { humanDuration } from '../../../../adapters/memory/http/printers/human-duration.js';
 import { applicationCrd } from '../../../../app/manifests/crd.js';
-import type { Resource } from '../../../../core/index.js';
+import type { Resource } from '../../../../core/internal.js';
 import { endpoint, type Endpoint } from './http-support.js';
 
 const opened: Endpoint[] = [];
