@@ -7,8 +7,7 @@
  * (`kreconcile/kubernetes` or the test kit's memory cluster).
  */
 export { startOperator, type Operator, type OperatorOptions } from './operator.js';
-export { Controller, DEFAULT_PROGRESS_STATUS_AFTER_MS, applicationKey, type ControllerOptions } from './controller.js';
-export { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
+export { Controller, type ControllerOptions } from './controller.js';
 export { createMetrics, type Metrics } from './metrics.js';
 export { registerFlowControlMetrics, type FlowControlMetrics, type FlowControlSource } from './flow-metrics.js';
 export { silentLogger, type Logger } from '../logging/logger.js';

@@ -4,15 +4,7 @@
  * loopback for any Kubernetes client), arbitraries, and the `checkConvergence` property runner.
  * Guide: docs/testing.md.
  */
-export {
-  createMemoryCluster,
-  ManualClock,
-  flushMicrotasks,
-  systemClock,
-  faultProfiles,
-  allVerbs,
-  writeVerbs,
-} from '../../adapters/memory/index.js';
+export { createMemoryCluster, ManualClock, systemClock, faultProfiles } from '../../adapters/memory/index.js';
 export type {
   MemoryCluster,
   MemoryClusterOptions,
@@ -40,13 +32,7 @@ export {
 export { checkController } from './check-controller.js';
 export type { ControllerCheckOptions, ControllerModule, InProcessRun } from './controller-check-options.js';
 export type { ControllerHost } from './in-process-effects.js';
-export {
-  superviseController,
-  controllerReport,
-  type ControllerCommand,
-  type ControllerExit,
-  type SupervisedController,
-} from './controller-process.js';
+export type { ControllerCommand } from './controller-process.js';
 export { serveMemoryCluster, type ServeOptions, type ServedCluster } from '../../adapters/memory/http/index.js';
 export { reconcileAllApplications } from './reconcile-all.js';
 export { drive } from './drive.js';

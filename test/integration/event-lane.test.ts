@@ -5,7 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, it } from 'vitest';
-import { loadKubeConfig } from '../../adapters/kubernetes/index.js';
+import { loadKubeConfig } from '../../adapters/kubernetes/kube-config.js';
 import { expectEventsAfterNormalRequests } from '../support/event-lane-scenario.js';
 import { connect, describeWithApiServer, freshNamespace } from '../support/kubernetes-env.js';
 

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { it } from 'vitest';
-import { loadKubeConfig } from '../../adapters/kubernetes/index.js';
+import { loadKubeConfig } from '../../adapters/kubernetes/kube-config.js';
 import { describeWithApiServer } from '../support/kubernetes-env.js';
 import { expectHeldUnderQps, floodThroughProxy } from '../support/flow-control-scenario.js';
 

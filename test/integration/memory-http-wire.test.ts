@@ -6,7 +6,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadKubeConfig } from '../../adapters/kubernetes/index.js';
+import { loadKubeConfig } from '../../adapters/kubernetes/kube-config.js';
 import { createRestClient, type RestClient, type RestRequest } from '../../adapters/kubernetes/rest-client.js';
 import { serveMemoryCluster, type ServedCluster } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster } from '../../adapters/memory/index.js';

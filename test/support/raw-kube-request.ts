@@ -7,7 +7,7 @@
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import * as E from 'fp-ts/lib/Either.js';
-import { loadKubeConfig, type KubeConfigSource } from '../../adapters/kubernetes/index.js';
+import { loadKubeConfig, type KubeConfigSource } from '../../adapters/kubernetes/kube-config.js';
 import { parseJsonText, type JsonValue } from '../../core/json/json.js';
 
 export type RawRequest = {

@@ -1,10 +1,12 @@
 /**
  * The internal-imports codemod (tools/api/internal-imports.ts): it points every import of core's
  * public entry at core/internal.js, whatever the import's form, leaves every other specifier alone,
- * and is idempotent.
+ * is idempotent, and the repository itself has nothing left to rewrite.
  */
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { publicEntryImports, rewriteImports } from '../../tools/api/internal-imports.js';
+import { filesOf, publicEntryImports, rewriteImports } from '../../tools/api/internal-imports.js';
 
 const ROOT = '/repo';
 // Specifiers built at run time, so this file itself holds no import of the real core/index.js.
@@ -67,5 +69,13 @@ describe('internal-imports codemod', () => {
     const once = rewriteImports(text, `${ROOT}/app/cli/run.ts`, ROOT);
     expect(once).not.toBe(text);
     expect(rewriteImports(once, `${ROOT}/app/cli/run.ts`, ROOT)).toBe(once);
+  });
+
+  it('finds nothing left to rewrite in the repository', () => {
+    const root = resolve('.');
+    const left = filesOf(root).flatMap((file) =>
+      publicEntryImports(readFileSync(file, 'utf8'), file, root).map((line) => `${relative(root, file)}:${line}`),
+    );
+    expect(left).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { loadKubeConfig } from '../../../adapters/kubernetes/index.js';
+import { loadKubeConfig } from '../../../adapters/kubernetes/kube-config.js';
 import { serveMemoryCluster, type ServedCluster } from '../../../adapters/memory/http/index.js';
 import { createMemoryCluster } from '../../../adapters/memory/index.js';
 import { expectEventsAfterNormalRequests } from '../../support/event-lane-scenario.js';

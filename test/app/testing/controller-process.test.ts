@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { controllerReport, superviseController } from '../../../app/testing/index.js';
+import { controllerReport, superviseController } from '../../../app/testing/controller-process.js';
 import { eventually } from '../../support/eventually.js';
 
 const node = (script: string) => [process.execPath, '-e', script] as const;
