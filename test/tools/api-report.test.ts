@@ -24,6 +24,7 @@ const TSCONFIG = {
 const CORE = `
 export { plan, type Plan } from './plan.js';
 export const FINALIZER = 'demo.io/finalizer';
+export type Box<T> = { readonly value: T };
 export class Runner {
   #secret = 1;
   private hidden = 2;
@@ -74,13 +75,14 @@ describe('API report', () => {
     expect(checkReports(root, true)).toEqual([]);
     const report = readFileSync(join(root, 'api/demo.api.md'), 'utf8');
     expect([...parseReport(report).values()]).toEqual([
+      'type Box<T> = { readonly value: T; };',
       "const FINALIZER: 'demo.io/finalizer'",
       'type Plan = { readonly actions: ReadonlyArray<string>; };',
       'interface Port { read(key: string): Promise<string | undefined>; }',
       'class Runner { constructor(name: string); name: string; run: (times: number) => string }',
       'const plan: (input: { readonly name: string; }) => Plan',
     ]);
-    expect(report).toContain("What `import … from 'demo'` offers (source: `core/index.ts`): 5 exports");
+    expect(report).toContain("What `import … from 'demo'` offers (source: `core/index.ts`): 6 exports");
     expect([...parseReport(readFileSync(join(root, 'api/extra.api.md'), 'utf8')).keys()]).toEqual(['Port']);
   });
 

@@ -161,7 +161,7 @@ export const apiOf = (program: ts.Program, source: string): ReadonlyArray<ApiLin
 const FENCE = '```';
 /** A report's line for one export: `kind name signature`, e.g. `const FINALIZER: 'kreconcile.io/finalizer'`. */
 const lineOf = (line: ApiLine): string => {
-  const signature = line.signature.startsWith(':') ? line.signature : ` ${line.signature}`;
+  const signature = /^[:<]/.test(line.signature) ? line.signature : ` ${line.signature}`;
   return `${line.kind} ${line.name}${signature}`.trimEnd();
 };
 
