@@ -233,7 +233,8 @@ export const reportsOf = (root: string): ReadonlyArray<{ entry: EntryPoint; path
   return entries.map((entry) => ({
     entry,
     path: join('api', `${entry.stem}.api.md`),
-    text: renderReport(entry, apiOf(program, join(root, entry.source))),
+    // A type printed as `import("/abs/path").T` names the checkout: made relative, the report is the same in CI.
+    text: renderReport(entry, apiOf(program, join(root, entry.source))).replaceAll(`${root}/`, ''),
   }));
 };
 
