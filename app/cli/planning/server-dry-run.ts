@@ -25,7 +25,6 @@ import {
   type Action,
   type ClusterWriter,
   type JsonValue,
-  type Resource,
   type SchemaCatalog,
 } from '../../../core/index.js';
 import type { CrdRules } from '../../../core/schema/structural/rules.js';
