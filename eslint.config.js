@@ -216,6 +216,7 @@ export default tseslint.config(
       'app/cli/commands/apply.ts',
       // being split on branch kit (the test kit)
       'app/testing/request-scheduler.ts',
+      'app/testing/in-process-effects.ts',
       'app/testing/shrink-budget.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
