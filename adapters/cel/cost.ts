@@ -212,7 +212,7 @@ const estimateNode = (node: unknown, sizes: Sizes, scope: Scope): Estimate => {
     case 'list':
     case 'map': {
       const items = estimateList(
-        args.flatMap((item) => (Array.isArray(item) ? item : [item])),
+        args.flatMap((item): ReadonlyArray<unknown> => (Array.isArray(item) ? item : [item])),
         sizes,
         scope,
       );

@@ -52,10 +52,13 @@ const elementBound = (receiver: unknown, schema: JsonObject): number => {
   return typeof bound === 'number' ? Math.max(bound, 1) : UNBOUNDED_ELEMENTS;
 };
 
+/** `Array.isArray` that narrows to a list of unknown, not of `any`. */
+const isList = (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value);
+
 /** The estimated cost of evaluating `node` once, at a schema node. */
 export const comprehensionCost = (node: unknown, schema: JsonObject): number => {
   const parsed = celNode(node);
-  if (parsed?.op === 'rcall' && Array.isArray(parsed.args) && COMPREHENSIONS.has(String(parsed.args[0]))) {
+  if (parsed?.op === 'rcall' && isList(parsed.args) && COMPREHENSIONS.has(String(parsed.args[0]))) {
     const [, receiver, body] = parsed.args;
     return 1 + comprehensionCost(receiver, schema) + elementBound(receiver, schema) * comprehensionCost(body, schema);
   }

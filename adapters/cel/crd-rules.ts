@@ -19,6 +19,7 @@ import { duplicate, forbidden, invalid, required } from '../../core/schema/struc
 import { compileRegex } from '../../core/schema/structural/regex.js';
 import type { CrdRules, RuleCheck } from '../../core/schema/structural/rules.js';
 import { celNode, comprehensionCost, mentionsOldSelf, type CelNode } from './crd-rule-cost.js';
+import { jsonText } from '../../core/json/text.js';
 
 /** kube-apiserver's limits (k8s.io/apiserver/pkg/apis/cel/config.go). */
 export const CEL_LIMITS = {
@@ -183,7 +184,7 @@ const messageOf = (compile: Compile, rule: JsonObject, check: RuleCheck): string
       return value.right;
   }
   const message = getOwn(rule, 'message');
-  return typeof message === 'string' && message !== '' ? message : `failed rule: ${String(getOwn(rule, 'rule'))}`;
+  return typeof message === 'string' && message !== '' ? message : `failed rule: ${jsonText(getOwn(rule, 'rule'))}`;
 };
 
 const checkNode = (compile: Compile, check: RuleCheck): ReadonlyArray<ErrorCause> => {
@@ -203,7 +204,7 @@ const checkNode = (compile: Compile, check: RuleCheck): ReadonlyArray<ErrorCause
       return [...causes, invalid(reportedAt(check.path, undefined), schemaTypeName(check.schema), OUT_OF_BUDGET)];
     const result = evaluate(compiled.right, check);
     if (E.isRight(result) && result.right === true) continue;
-    const detail = E.isLeft(result) ? `${source}: ${result.left}` : messageOf(compile, rule, check);
+    const detail = E.isLeft(result) ? `${jsonText(source)}: ${result.left}` : messageOf(compile, rule, check);
     causes.push(causeFor(rule, check, detail));
   }
   return causes;

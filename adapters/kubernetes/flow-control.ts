@@ -76,7 +76,7 @@ export type FlowControl = {
   request<A>(send: () => Promise<A>, priority?: Priority): Promise<A>;
   /** Resolves once a token is free (watch starts). */
   token(): Promise<void>;
-  stats(): FlowControlStats;
+  readonly stats: () => FlowControlStats;
 };
 
 /** What is wrong with the settings, if anything (one line each, naming the setting). */

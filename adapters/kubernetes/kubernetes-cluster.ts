@@ -8,12 +8,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import * as TE from 'fp-ts/lib/TaskEither.js';
 import type { Cluster } from '../../core/ports/cluster.js';
 import { createKindResolver, type KindResolver } from './discovery.js';
-import {
-  createFlowControl,
-  type DEFAULT_FLOW_CONTROL,
-  type FlowControl,
-  type FlowControlOptions,
-} from './flow-control.js';
+import { createFlowControl, type FlowControl, type FlowControlOptions } from './flow-control.js';
 import {
   boundedMemo,
   impersonatingKubeConfig,

@@ -31,7 +31,6 @@ import {
   redactClusterError,
   secretTexts,
   objectFromEntries,
-  scopeOf,
   showClusterError,
   showRef,
   type Application,

@@ -15,7 +15,6 @@ import {
   type ApplicationStatus,
   type JsonObject,
   type JsonValue,
-  type Resource,
 } from '../../core/internal.js';
 import { packManifests, unpackManifests } from '../../core/manifest/stored-status.js';
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';

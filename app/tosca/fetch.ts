@@ -269,13 +269,19 @@ export const allowedAddress = async (
   return first;
 };
 
+/** Why `signal` aborted, as an Error (`abort(reason)` may be given any value; the default is a DOMException, an Error). */
+const abortReason = (signal: AbortSignal): Error => {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`);
+};
+
 const abortable = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T> =>
   new Promise((resolve, reject) => {
     if (signal.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

@@ -9,7 +9,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import {
   DEFAULT_JSON_BOUNDS,
-  isJsonArray,
   isJsonObject,
   showPath,
   withinBounds,

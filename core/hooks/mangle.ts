@@ -1,5 +1,4 @@
 /** The mangling step (docs/behaviour.md §4.4): the enabled hooks applied to the desired state, in a fixed order. */
-import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
 import { callbackHook } from './callback-hook.js';
@@ -22,7 +21,8 @@ export const builtinHooks: HookRegistry = [
 export const mangle = (args: {
   readonly desired: ReadonlyArray<Resource>;
   readonly mangledSchema: ReadonlyArray<ObserverSchema>;
-  readonly hooks: ReadonlyArray<Hook | string> | undefined;
+  // Names of `Hook`s, or of a caller's own registry entries: any string.
+  readonly hooks: ReadonlyArray<string> | undefined;
   readonly context: MangleContext;
   readonly registry?: HookRegistry;
 }): Mangled => {

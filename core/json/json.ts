@@ -11,6 +11,8 @@ export const isJsonObject = (value: unknown): value is JsonObject =>
 
 export const isJsonArray = (value: unknown): value is JsonArray => Array.isArray(value);
 
+// Taken unbound on purpose and only ever called as `ownProperty.call(object, key)` (below).
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const ownProperty = Object.prototype.hasOwnProperty;
 
 /**

@@ -3,6 +3,7 @@ import { getOwn, isJsonObject, withKey, type JsonObject, type JsonValue } from '
 import { refKey, type ObjectRef, type Resource } from '../model/resource.js';
 import { scopeOf, type Scope, type ScopeTable } from '../model/scope.js';
 import { keep, memoTable, recall, remember, type Memo } from '../memo/memo.js';
+import { jsonText } from '../json/text.js';
 
 /** Reference of a resource; a namespaced resource without namespace lives in `defaultNamespace`. */
 export const identityOf = (
@@ -11,10 +12,10 @@ export const identityOf = (
   defaultNamespace: string,
   memo?: Memo,
 ): ObjectRef => {
-  const apiVersion = String(getOwn(resource, 'apiVersion'));
-  const kind = String(getOwn(resource, 'kind'));
+  const apiVersion = jsonText(getOwn(resource, 'apiVersion'));
+  const kind = jsonText(getOwn(resource, 'kind'));
   const metadata = getOwn(resource, 'metadata');
-  const name = isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '';
+  const name = isJsonObject(metadata) ? jsonText(getOwn(metadata, 'name')) : '';
   const namespace = namespaceOf(resource, scopes, defaultNamespace, memo);
   return namespace === undefined ? { apiVersion, kind, name } : { apiVersion, kind, name, namespace };
 };
@@ -29,7 +30,7 @@ export const namespaceOf = (
   defaultNamespace: string,
   memo?: Memo,
 ): string | undefined => {
-  const scope = knownScope(scopes, String(getOwn(resource, 'apiVersion')), String(getOwn(resource, 'kind')), memo);
+  const scope = knownScope(scopes, jsonText(getOwn(resource, 'apiVersion')), jsonText(getOwn(resource, 'kind')), memo);
   if (scope === 'Cluster') return undefined;
   const metadata = getOwn(resource, 'metadata');
   const written = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
@@ -101,9 +102,9 @@ export const writtenKey = (object: JsonObject): string => {
   const metadata = getOwn(object, 'metadata');
   const ns = isJsonObject(metadata) ? getOwn(metadata, 'namespace') : undefined;
   return refKey({
-    apiVersion: String(getOwn(object, 'apiVersion')),
-    kind: String(getOwn(object, 'kind')),
-    name: isJsonObject(metadata) ? String(getOwn(metadata, 'name')) : '',
+    apiVersion: jsonText(getOwn(object, 'apiVersion')),
+    kind: jsonText(getOwn(object, 'kind')),
+    name: isJsonObject(metadata) ? jsonText(getOwn(metadata, 'name')) : '',
     ...(typeof ns === 'string' ? { namespace: ns } : {}),
   });
 };

@@ -1,5 +1,14 @@
 /** Ownership marks: how a child is recognised as belonging to one Application. */
-import { getOwn, isJsonObject, jsonEqual, setOwn, withKey, type JsonObject, type JsonValue } from '../json/json.js';
+import {
+  getOwn,
+  isJsonArray,
+  isJsonObject,
+  jsonEqual,
+  setOwn,
+  withKey,
+  type JsonObject,
+  type JsonValue,
+} from '../json/json.js';
 import { memoTable, recall, keep, type Memo } from '../memo/memo.js';
 import { escapePointerToken } from '../json/path.js';
 import {
@@ -140,7 +149,7 @@ const SERVER_SET_METADATA = new Set([
 
 const ownerReferencesOf = (metadata: JsonObject): ReadonlyArray<JsonValue> => {
   const existing = getOwn(metadata, 'ownerReferences');
-  return Array.isArray(existing)
+  return isJsonArray(existing)
     ? existing.filter((reference) => !(isJsonObject(reference) && reference.controller === true))
     : [];
 };
@@ -198,10 +207,10 @@ const adoptedReference = (
   if (fields.some((op) => op.path === '/metadata/ownerReferences' || op.path.startsWith('/metadata/ownerReferences/')))
     return undefined;
   const existing = getOwn(live.metadata, 'ownerReferences');
-  const references = Array.isArray(existing) ? existing : [];
+  const references = isJsonArray(existing) ? existing : [];
   if (references.some((reference) => isJsonObject(reference) && reference.controller === true)) return undefined;
   const value = controllerReference(owner, owner.uid);
-  return Array.isArray(existing)
+  return isJsonArray(existing)
     ? { op: 'add', path: '/metadata/ownerReferences/-', value }
     : { op: 'add', path: '/metadata/ownerReferences', value: [value] };
 };

@@ -51,7 +51,12 @@ export const recall = <K extends object, V>(memo: Memo | undefined, table: MemoT
   memo === undefined ? undefined : tableIn(memo, table).get(key);
 
 /** Keeps `value` for `key` in `memo` (without a memo, nothing is kept); returns `value`. */
-export const keep = <K extends object, V>(memo: Memo | undefined, table: MemoTable<K, V>, key: K, value: V): V => {
+export const keep = <K extends object, V>(
+  memo: Memo | undefined,
+  table: MemoTable<K, V>,
+  key: K,
+  value: NoInfer<V>,
+): V => {
   if (memo !== undefined) tableIn(memo, table).set(key, value);
   return value;
 };
@@ -61,7 +66,7 @@ export const remember = <K extends object, V>(
   memo: Memo | undefined,
   table: MemoTable<K, V>,
   key: K,
-  derive: (key: K) => V,
+  derive: (key: K) => NoInfer<V>,
 ): V => {
   if (memo === undefined) return derive(key);
   const known = tableIn(memo, table);

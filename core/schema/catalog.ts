@@ -6,15 +6,7 @@
  * with the closest known name. Pure: the shell reads the file, the CRDs and the cluster.
  */
 import * as t from 'io-ts';
-import {
-  getIn,
-  getOwn,
-  isJsonArray,
-  isJsonObject,
-  objectFromEntries,
-  type JsonObject,
-  type JsonValue,
-} from '../json/json.js';
+import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
 import { closestName, suggestionBudget } from '../model/closest-name.js';
 import type { Issue } from '../model/decode.js';
 import { issueAt, resolved, valueIssues } from './openapi.js';
@@ -25,6 +17,7 @@ import type { ErrorCause } from '../ports/errors.js';
 import { showPath } from '../json/path.js';
 import { REMOVED_APIS, removedApiMessage } from './removed-apis.js';
 import { serverRuleIssues } from './server-rules/rules.js';
+import { jsonText } from '../json/text.js';
 
 /** A kind's schema and whose it is, named in messages ("the Kubernetes v1.36.3 schema"). */
 export type KindSchema = {
@@ -105,7 +98,7 @@ export const catalogOfCrds = (crds: ReadonlyArray<JsonValue>): SchemaCatalog => 
     const versions = getOwn(spec, 'versions');
     if (typeof group !== 'string' || typeof kind !== 'string' || !isJsonArray(versions)) continue;
     if (crdBoundProblem(crd) !== undefined) continue; // reported by crdIssues, never walked
-    const source = `the schema of CustomResourceDefinition ${String(getOwn(metadata, 'name'))}`;
+    const source = `the schema of CustomResourceDefinition ${jsonText(getOwn(metadata, 'name'))}`;
     for (const version of versions) {
       const schema = crdVersionSchema(version);
       const name = isJsonObject(version) ? getOwn(version, 'name') : undefined;

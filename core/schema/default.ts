@@ -45,7 +45,8 @@ const schemaClaims = (): ((object: JsonObject) => boolean) => {
   return (object) => {
     const version = getOwn(object, 'apiVersion');
     let kinds = byVersion.get(version);
-    if (kinds === undefined) byVersion.set(version, (kinds = new Map()));
+    if (kinds === undefined)
+      byVersion.set(version, (kinds = new Map<JsonValue | undefined, Set<JsonValue | undefined>>()));
     const kind = getOwn(object, 'kind');
     let names = kinds.get(kind);
     if (names === undefined) kinds.set(kind, (names = new Set()));

@@ -2,6 +2,7 @@
 import { getOwn, isJsonObject, type JsonObject, type JsonValue } from '../json/json.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import { remember, memoTable, type Memo } from '../memo/memo.js';
+import { jsonText } from '../json/text.js';
 
 /**
  * The key a schema and its resource share. Schemas carry no namespace value (docs/behaviour.md §2:
@@ -10,7 +11,7 @@ import { remember, memoTable, type Memo } from '../memo/memo.js';
 export const schemaKeyOf = (object: JsonObject): string => {
   const metadata = getOwn(object, 'metadata');
   const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
-  return `${String(getOwn(object, 'apiVersion'))}|${String(getOwn(object, 'kind'))}|${String(name)}`;
+  return `${jsonText(getOwn(object, 'apiVersion'))}|${jsonText(getOwn(object, 'kind'))}|${jsonText(name)}`;
 };
 
 /**

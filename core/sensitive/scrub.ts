@@ -6,7 +6,7 @@
  * Each is searched as written, decoded from base64, encoded as base64, and escaped as JSON up to
  * three times (a value quoted in an error quoting JSON). `echo.ts` is the same for API errors.
  */
-import { isJsonObject, parseJsonText, type JsonObject, type JsonValue } from '../json/json.js';
+import { isJsonArray, isJsonObject, parseJsonText, type JsonObject, type JsonValue } from '../json/json.js';
 import { base64Bytes, base64Of } from '../json/base64.js';
 import { escaped, utf8Text } from './echo.js';
 import { SENSITIVE } from './secret-values.js';
@@ -38,7 +38,7 @@ const stringsIn = (value: JsonValue, into: Set<string>, depth: number): void => 
     if (depth < 3 && /^\s*[[{]/.test(value)) stringsIn(parsedOrNull(value), into, depth + 1);
     return;
   }
-  if (Array.isArray(value)) for (const item of value) stringsIn(item, into, depth);
+  if (isJsonArray(value)) for (const item of value) stringsIn(item, into, depth);
   else if (isJsonObject(value)) for (const item of Object.values(value)) stringsIn(item, into, depth);
 };
 

@@ -22,6 +22,7 @@ import { resourceFinder } from '../manifest/identity.js';
 import { updateValueAt, valueAt } from './marked.js';
 import type { Resource } from '../model/resource.js';
 import { sha256Hex } from './sha256.js';
+import { jsonText } from '../json/text.js';
 
 /** How a sensitive value is shown to people, before its digest. */
 export const SENSITIVE = '(sensitive value)';
@@ -211,7 +212,7 @@ export const foldStringData = <T extends JsonObject>(object: T): T => {
 
 /** How a sensitive value is shown: `(sensitive value) sha256:<hex>` (`field`: the Secret field holding it, if any). */
 export const showSensitive = (field: string, value: JsonValue): string =>
-  `${SENSITIVE} ${String(digestOf(field, value))}`;
+  `${SENSITIVE} ${jsonText(digestOf(field, value))}`;
 
 /**
  * `value` written at `path` (a JSON path below a Secret, as segments) for display: values under

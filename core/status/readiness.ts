@@ -5,6 +5,7 @@
  */
 import { getIn, isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
 import type { Resource } from '../model/resource.js';
+import { jsonText } from '../json/text.js';
 
 export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
 
@@ -80,12 +81,14 @@ const service = (object: Resource): Readiness => {
 const claim = (object: Resource): Readiness =>
   getIn(object, STATUS_PHASE) === 'Bound'
     ? READY
-    : waiting(`PersistentVolumeClaim is ${String(getIn(object, STATUS_PHASE) ?? 'Pending')}`);
+    : waiting(`PersistentVolumeClaim is ${jsonText(getIn(object, STATUS_PHASE) ?? 'Pending')}`);
 
 const pod = (object: Resource): Readiness => {
   const phase = getIn(object, STATUS_PHASE);
   if (phase === 'Succeeded') return READY;
-  return conditionStatus(object, 'Ready')?.status === 'True' ? READY : waiting(`Pod is ${String(phase ?? 'Pending')}`);
+  return conditionStatus(object, 'Ready')?.status === 'True'
+    ? READY
+    : waiting(`Pod is ${jsonText(phase ?? 'Pending')}`);
 };
 
 /** A custom resource with a `Ready` condition must have it True for its current generation. */

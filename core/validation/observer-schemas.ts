@@ -14,6 +14,7 @@ import type { Resource } from '../model/resource.js';
 import { observerSchemaError, type ObserverSchemaError } from '../schema/errors.js';
 import { markIssues, SENSITIVE_MARK } from '../sensitive/marked.js';
 import { schemaKeyOf } from '../schema/lookup.js';
+import { jsonText } from '../json/text.js';
 
 const ROOT = 'spec.observerSchema';
 
@@ -245,7 +246,7 @@ const isIdentified = (object: JsonValue): object is JsonObject => {
 const describeKey = (schema: JsonObject): string => {
   const metadata = getOwn(schema, 'metadata');
   const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
-  return `${String(getOwn(schema, 'apiVersion'))} ${String(getOwn(schema, 'kind'))} ${String(name)}`;
+  return `${jsonText(getOwn(schema, 'apiVersion'))} ${jsonText(getOwn(schema, 'kind'))} ${jsonText(name)}`;
 };
 
 /** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */

@@ -26,6 +26,7 @@ import {
   type KubeconfigServer as Server,
 } from '../envtest/kubeconfig-client.js';
 import { startControlPlane } from '../envtest/control-plane.js';
+import { jsonText } from '../../core/json/text.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SERVING_FILE = join('schemas', `serving-${BUILTIN_SCHEMAS_VERSION}.json`);
@@ -37,7 +38,7 @@ const strings = (value: JsonValue | undefined): ReadonlyArray<string> | undefine
 
 const columnsOf = async (server: Server, prefix: string, resource: JsonObject): Promise<JsonValue | undefined> => {
   if (!(strings(resource.verbs) ?? []).includes('list')) return undefined;
-  const table = await get(server, `${prefix}/${String(resource.name)}?limit=1`, TABLE);
+  const table = await get(server, `${prefix}/${jsonText(resource.name)}?limit=1`, TABLE);
   return isJsonObject(table) ? table.columnDefinitions : undefined;
 };
 
@@ -79,7 +80,7 @@ const record = async (server: Server): Promise<JsonValue> => {
   const custom = await crdGroups(server);
   const groupVersions = (await groupVersionsOf(server)).filter((gv) => !custom.has(gv.split('/')[0] ?? ''));
   const entries = await Promise.all(groupVersions.map(async (gv) => [gv, await resourcesOf(server, gv)] as const));
-  const kubernetesVersion = isJsonObject(version) ? String(version.gitVersion) : 'unknown';
+  const kubernetesVersion = isJsonObject(version) ? jsonText(version.gitVersion) : 'unknown';
   return { kubernetesVersion, groupVersions: Object.fromEntries(entries) };
 };
 

@@ -31,6 +31,7 @@ import {
   RESOURCES_APPLICATION,
   type PlainManifests,
 } from './plain-manifests.js';
+import { jsonText } from '../../../core/json/text.js';
 
 /**
  * An Application and where it was written; `translated`: the manifest its TOSCA template or CSAR
@@ -177,7 +178,7 @@ const readEntry = (entry: Entry, defaultNamespace: string, plainManifests?: Plai
         errorAt(
           origin,
           'kind',
-          `${String(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest, or read plain manifests as one Application with --as-application NAME (live objects go in --snapshot)`,
+          `${jsonText(getOwn(value, 'apiVersion'))} ${describeObject(value)} is not an Application: list it in an Application's spec.manifest, or read plain manifests as one Application with --as-application NAME (live objects go in --snapshot)`,
         ),
       ],
     };

@@ -36,7 +36,7 @@ const loadAdapter = async (): Promise<typeof KubernetesAdapter> => {
 export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterReader> => {
   const cluster = await connectWritable(target);
   // Narrowed on purpose: plan and snapshot must not be able to write.
-  return { get: cluster.get, list: cluster.list };
+  return { get: (ref) => cluster.get(ref), list: (query) => cluster.list(query) };
 };
 
 /**
@@ -50,12 +50,12 @@ export const connectWritable = async (target: ClusterTarget): Promise<ClusterRea
     ...(target.context === undefined ? {} : { context: target.context }),
   });
   return {
-    get: cluster.get,
-    list: cluster.list,
-    create: cluster.create,
-    update: cluster.update,
-    patch: cluster.patch,
-    delete: cluster.delete,
-    scopeOf: cluster.scopeOf,
+    get: (ref) => cluster.get(ref),
+    list: (query) => cluster.list(query),
+    create: (object, options) => cluster.create(object, options),
+    update: (object, options) => cluster.update(object, options),
+    patch: (ref, patch, options) => cluster.patch(ref, patch, options),
+    delete: (ref, options) => cluster.delete(ref, options),
+    scopeOf: (apiVersion, kind) => cluster.scopeOf(apiVersion, kind),
   };
 };

@@ -25,7 +25,6 @@ import {
   type Action,
   type ClusterWriter,
   type JsonValue,
-  type Resource,
   type SchemaCatalog,
 } from '../../../core/internal.js';
 import type { CrdRules } from '../../../core/schema/structural/rules.js';

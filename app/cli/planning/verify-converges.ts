@@ -21,7 +21,6 @@ import {
   withoutKey,
   type Action,
   type FieldChange,
-  type JsonObject,
   type ObjectRef,
   type Path,
   type PlanOptions,

@@ -140,6 +140,22 @@ export const renderFleetText = (view: FleetView, style: Style, header: string): 
   ].join('\n');
 };
 
+/** The markdown section on field fights (none without a fight). */
+const fightsSection = (view: FleetView): ReadonlyArray<string> =>
+  view.report.fights.length === 0
+    ? []
+    : [
+        '#### Field fights',
+        '',
+        ...view.report.fights.flatMap((fight) =>
+          fight.fields.map(
+            (field) =>
+              `- Application ${plain(nameOf(view.planned[fight.instance]))}: ${plain(`${showContested(field)}. To end it: ${adviceFor(field)}.`)}`,
+          ),
+        ),
+        '',
+      ];
+
 /** The markdown report, cut to fit a GitHub comment. */
 export const renderFleetMarkdown = (view: FleetView, header: string, limit = GITHUB_COMMENT_LIMIT): string => {
   const { report } = view;
@@ -167,19 +183,7 @@ export const renderFleetMarkdown = (view: FleetView, header: string, limit = GIT
           ...report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
           '',
         ]),
-    ...(report.fights.length === 0
-      ? []
-      : [
-          '#### Field fights',
-          '',
-          ...report.fights.flatMap((fight) =>
-            fight.fields.map(
-              (field) =>
-                `- Application ${plain(nameOf(view.planned[fight.instance]))}: ${plain(`${showContested(field)}. To end it: ${adviceFor(field)}.`)}`,
-            ),
-          ),
-          '',
-        ]),
+    ...fightsSection(view),
     ...(view.verdicts.some(isDenied)
       ? ['#### Denied by the guard', '', ...guardLines(view).map((line) => `- ${plain(line.trim())}`), '']
       : []),

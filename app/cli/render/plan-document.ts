@@ -14,7 +14,6 @@ import {
   type ApplicationStatus,
   type FieldChange,
   type Impact,
-  type JsonObject,
   type JsonPatchOperation,
   type JsonValue,
   type ObjectRef,

@@ -9,15 +9,7 @@
  * io-ts: a saved plan is input like any other file.
  */
 import * as t from 'io-ts';
-import {
-  Condition,
-  type ContestedField,
-  jsonObjectCodec,
-  jsonValueCodec,
-  Resource,
-  type JsonObject,
-  type JsonValue,
-} from '../../../core/internal.js';
+import { Condition, type ContestedField, jsonValueCodec, Resource } from '../../../core/internal.js';
 import type { ActionV1, ApplicationPlanV1, ClusterBasis } from '../render/plan-document.js';
 
 export const SAVED_PLAN_API_VERSION = 'kreconcile.io/saved-plan/v1';
@@ -76,7 +68,6 @@ const text = new t.Type<string, string, unknown>(
   t.identity,
 );
 
-const jsonObject = jsonObjectCodec('an object');
 // A saved plan is JSON text: whatever its parse gave is JSON, except a value that is missing.
 const jsonValue = jsonValueCodec('a JSON value');
 

@@ -15,7 +15,6 @@ import {
   type Action,
   type GuardPolicy,
   type Impact,
-  type JsonValue,
   type Resource,
   type ScopeTable,
 } from '../../../core/internal.js';

@@ -6,6 +6,7 @@
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../json/json.js';
 import type { Path } from '../../json/path.js';
 import { dns1123LabelProblem, portNameProblem, portNumberProblem, quoted } from './names.js';
+import { jsonText } from '../../json/text.js';
 
 /** A problem the server would report, at its path below the resource. */
 export type Finding = { readonly at: Path; readonly message: string };
@@ -51,7 +52,7 @@ const portFindings = (container: JsonObject, at: Path): ReadonlyArray<Finding> =
         : [
             {
               at: [...at, 'ports', i, 'name'],
-              message: `Invalid value: ${quoted(String(name))}: ${nameProblem} (${REFUSED}): name the port with at most 15 lowercase letters, digits and single hyphens, e.g. http`,
+              message: `Invalid value: ${quoted(jsonText(name))}: ${nameProblem} (${REFUSED}): name the port with at most 15 lowercase letters, digits and single hyphens, e.g. http`,
             },
           ]),
       ...(numberProblem === undefined
@@ -59,7 +60,7 @@ const portFindings = (container: JsonObject, at: Path): ReadonlyArray<Finding> =
         : [
             {
               at: [...at, 'ports', i, 'containerPort'],
-              message: `Invalid value: ${String(number)}: ${numberProblem} (${REFUSED})`,
+              message: `Invalid value: ${jsonText(number)}: ${numberProblem} (${REFUSED})`,
             },
           ]),
       ...(hostProblem === undefined
@@ -67,7 +68,7 @@ const portFindings = (container: JsonObject, at: Path): ReadonlyArray<Finding> =
         : [
             {
               at: [...at, 'ports', i, 'hostPort'],
-              message: `Invalid value: ${String(host)}: ${hostProblem} (${REFUSED})`,
+              message: `Invalid value: ${jsonText(host)}: ${hostProblem} (${REFUSED})`,
             },
           ]),
     ];
@@ -89,8 +90,8 @@ const containerFindings = (spec: JsonObject, at: Path): ReadonlyArray<Finding> =
           : [
               {
                 at: [...here, 'name'],
-                message: `Invalid value: ${quoted(String(name))}: ${problem} (${REFUSED}): rename the container, e.g. ${quoted(
-                  String(name)
+                message: `Invalid value: ${quoted(jsonText(name))}: ${problem} (${REFUSED}): rename the container, e.g. ${quoted(
+                  jsonText(name)
                     .toLowerCase()
                     .replace(/[^a-z0-9-]/g, '-')
                     .replace(/^-+|-+$/g, '') || 'app',

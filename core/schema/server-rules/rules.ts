@@ -17,12 +17,13 @@ import { scheduleProblems, timeZoneProblem } from './cron.js';
 import { dns1123LabelProblem, portNameProblem, portNumberProblem, quoted } from './names.js';
 import { ANY_RESTART, JOB_RESTART, podSpecFindings, REFUSED, WORKLOAD_RESTART, type Finding } from './pod-spec.js';
 import { selectorFindings } from './selector.js';
+import { jsonText } from '../../json/text.js';
 
 const QUANTITY_HINT = 'write a quantity such as 512Mi, 1Gi, 2 or 500m (no space, no B: 1G is 10^9 bytes, 1Gi 2^30)';
 
 /** Values the server's decoder refuses (the whole object is refused with the first one). */
 const decodeFindings = (resource: JsonObject): ReadonlyArray<Finding> =>
-  canonicalized(groupOf(String(resource.apiVersion)), String(resource.kind), resource).problems.map((problem) => ({
+  canonicalized(groupOf(jsonText(resource.apiVersion)), jsonText(resource.kind), resource).problems.map((problem) => ({
     at: problem.path,
     message: `${problem.message} (${REFUSED}): ${problem.message === QUANTITY_FORMAT_ERROR || problem.message.includes('quantity') ? QUANTITY_HINT : 'write the value in the form its field takes (docs/application.md)'}`,
   }));
@@ -38,14 +39,14 @@ const cronJobFindings = (resource: JsonObject): ReadonlyArray<Finding> => {
   return [
     ...(typeof schedule === 'string' ? scheduleProblems(schedule) : []).map((problem) => ({
       at: ['spec', 'schedule'],
-      message: `Invalid value: ${quoted(String(schedule))}: ${problem} (${REFUSED}): write five fields (minute hour day-of-month month day-of-week, e.g. "0 3 * * *"; ranges 1-5, lists 1,15, steps */10, names JAN, MON) or a macro (@hourly, @daily, @weekly, @monthly, @yearly), and the zone in spec.timeZone`,
+      message: `Invalid value: ${quoted(jsonText(schedule))}: ${problem} (${REFUSED}): write five fields (minute hour day-of-month month day-of-week, e.g. "0 3 * * *"; ranges 1-5, lists 1,15, steps */10, names JAN, MON) or a macro (@hourly, @daily, @weekly, @monthly, @yearly), and the zone in spec.timeZone`,
     })),
     ...(zoneProblem === undefined
       ? []
       : [
           {
             at: ['spec', 'timeZone'],
-            message: `Invalid value: ${quoted(String(zone))}: ${zoneProblem} (${REFUSED}): write an IANA zone name as the tz database spells it, e.g. "Europe/Berlin" or "Etc/UTC"`,
+            message: `Invalid value: ${quoted(jsonText(zone))}: ${zoneProblem} (${REFUSED}): write an IANA zone name as the tz database spells it, e.g. "Europe/Berlin" or "Etc/UTC"`,
           },
         ]),
     ...jobTemplateFindings(template, ['spec', 'jobTemplate', 'spec']),
@@ -65,7 +66,7 @@ const workloadFindings = (resource: JsonObject): ReadonlyArray<Finding> => {
   if (!isJsonObject(spec)) return [];
   const template = getOwn(spec, 'template');
   return [
-    ...selectorFindings(getOwn(spec, 'selector'), template, String(resource.kind)),
+    ...selectorFindings(getOwn(spec, 'selector'), template, jsonText(resource.kind)),
     ...(isJsonObject(template)
       ? podSpecFindings(getOwn(template, 'spec'), ['spec', 'template', 'spec'], WORKLOAD_RESTART)
       : []),
@@ -113,7 +114,7 @@ const servicePortFinding = (port: JsonObject, at: Path, count: number, names: Se
         ]),
     ...(numberProblem === undefined
       ? []
-      : [{ at: [...at, 'port'], message: `Invalid value: ${String(number)}: ${numberProblem} (${REFUSED})` }]),
+      : [{ at: [...at, 'port'], message: `Invalid value: ${jsonText(number)}: ${numberProblem} (${REFUSED})` }]),
     ...(targetProblem === undefined
       ? []
       : [
@@ -138,7 +139,7 @@ const KIND_RULES: ReadonlyMap<string, (resource: JsonObject) => ReadonlyArray<Fi
 
 /** Every such problem of the manifest entry `index`, at `spec.manifest[index].<path>`. */
 export const serverRuleIssues = (resource: JsonObject, index: number): ReadonlyArray<Issue> => {
-  const kindRules = KIND_RULES.get(`${String(resource.apiVersion)}/${String(resource.kind)}`);
+  const kindRules = KIND_RULES.get(`${jsonText(resource.apiVersion)}/${jsonText(resource.kind)}`);
   return [...decodeFindings(resource), ...(kindRules === undefined ? [] : kindRules(resource))].map((finding) =>
     issueAt([index, ...finding.at], finding.message),
   );

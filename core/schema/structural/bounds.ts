@@ -109,8 +109,14 @@ export const jsonSizeOver = (value: JsonValue, limit: number): boolean => {
     if (next === undefined) continue;
     if (typeof next === 'string') size += next.length + 2;
     else if (typeof next !== 'object' || next === null) size += 5;
-    else if (isJsonArray(next)) ((size += 2), stack.push(...next));
-    else for (const key of Object.keys(next)) ((size += key.length + 4), stack.push(getOwn(next, key) ?? null));
+    else if (isJsonArray(next)) {
+      size += 2;
+      stack.push(...next);
+    } else
+      for (const key of Object.keys(next)) {
+        size += key.length + 4;
+        stack.push(getOwn(next, key) ?? null);
+      }
     if (size > limit) return true;
   }
   return false;

@@ -17,6 +17,7 @@ import { embeddedCauses } from './embedded.js';
 import { ruleCauses, type SchemaRules } from './rules.js';
 import { valueKey } from './value-key.js';
 import { childPath, indexPath, memberSchema } from './walk.js';
+import { jsonText } from '../../json/text.js';
 
 /** What one validation walk keeps: the causes found, compiled patterns and enum sets (built once per walk). */
 type Walk = {
@@ -41,7 +42,7 @@ const typeMatches = (value: JsonValue, schema: JsonObject): boolean => {
 /** The type a value should have, as the type error names it. */
 const expectedType = (schema: JsonObject): string => {
   const type = getOwn(schema, 'type');
-  return getOwn(schema, 'x-kubernetes-int-or-string') === true ? 'integer,string' : String(type ?? 'object');
+  return getOwn(schema, 'x-kubernetes-int-or-string') === true ? 'integer,string' : jsonText(type ?? 'object');
 };
 
 /** Length, then pattern: kube-openapi stops at a string's first problem. */
