@@ -43,6 +43,12 @@ export type LeaderElectionOptions = {
   readonly logger?: Logger;
 };
 
+/**
+ * What an attempt came to: `Renewed` a lease that named this process, `Acquired` one that did not
+ * (created, taken over after expiry, or released), or `Failed`.
+ */
+type Attempt = 'Renewed' | 'Acquired' | 'Failed';
+
 /** What a lease looked like when last read, and when (monotonic) that version was first seen. */
 type Observation = {
   readonly version: string;
@@ -110,9 +116,12 @@ export class LeaderElector {
   private async tick(): Promise<void> {
     if (this.stopped) return;
     const sentAt = this.monotonic();
-    const ok = await this.tryAcquireOrRenew(sentAt);
+    const attempt = await this.tryAcquireOrRenew(sentAt);
     if (this.stopped) return;
-    if (ok) {
+    // Acquired while still leading here (paused past the lease, a rival led and released it): the lease
+    // was not ours between two renewals, so the term that planned before the gap ends and a new one begins.
+    if (attempt === 'Acquired') this.lose('the lease was held by another process or released since the last renewal');
+    if (attempt !== 'Failed') {
       this.renewedAt = sentAt;
       if (!this.leading) {
         this.leading = true;
@@ -167,13 +176,13 @@ export class LeaderElector {
     return this.observed;
   }
 
-  private async tryAcquireOrRenew(now: number): Promise<boolean> {
+  private async tryAcquireOrRenew(now: number): Promise<Attempt> {
     const wall = this.options.clock.now();
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current)) return this.failed(current.left);
     // An answer that took longer than the fence margin (a paused process, a stalled connection) may be
     // stale: act on the next, fresh read instead (the update's resourceVersion would reject it anyway).
-    if (this.monotonic() - now > this.fenceMarginMs) return false;
+    if (this.monotonic() - now > this.fenceMarginMs) return 'Failed';
     if (O.isNone(current.right)) {
       const created = await this.options.cluster.create(
         newLease(this.ref(), {
@@ -186,12 +195,12 @@ export class LeaderElector {
       )();
       if (E.isLeft(created)) return this.failed(created.left);
       this.observe(created.right, now);
-      return true;
+      return 'Acquired';
     }
     const lease = current.right.value;
     const seen = this.observe(lease, now);
     const mine = seen.holder === this.options.identity;
-    if (seen.holder !== '' && !mine && this.monotonic() < seen.at + seen.durationMs) return false;
+    if (seen.holder !== '' && !mine && this.monotonic() < seen.at + seen.durationMs) return 'Failed';
     const updated = await this.options.cluster.update(
       withLeaseSpec(lease, {
         ...leaseSpecOf(lease),
@@ -205,7 +214,7 @@ export class LeaderElector {
     )();
     if (E.isLeft(updated)) return this.failed(updated.left);
     this.observe(updated.right, now);
-    return true;
+    return mine ? 'Renewed' : 'Acquired';
   }
 
   /** Gives the lease up (holder cleared, 1 s duration) when it is still ours; optimistic concurrency protects a rival's. */
@@ -225,9 +234,9 @@ export class LeaderElector {
     if (E.isLeft(released)) this.failed(released.left);
   }
 
-  private failed(error: ClusterError): false {
+  private failed(error: ClusterError): 'Failed' {
     if (error._tag !== 'Conflict' && error._tag !== 'AlreadyExists')
       (this.options.logger ?? silentLogger).warn({ error: showClusterError(error) }, 'leader election');
-    return false;
+    return 'Failed';
   }
 }

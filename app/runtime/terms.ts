@@ -34,7 +34,7 @@ export type LeadershipTermsOptions = {
   readonly logger: Logger;
   /** How long in-flight reconciles may finish after leadership is lost (then abandoned). */
   readonly stopDeadlineMs: number;
-  /** Leadership was lost (not released). */
+  /** Leadership was lost (not released): the process exits, so no term begins after it. */
   readonly onLostLeadership?: () => void;
 };
 
@@ -112,7 +112,11 @@ export class LeadershipTerms {
   private lost(): void {
     this.options.metrics.leader.set(0);
     void this.end(this.options.stopDeadlineMs);
-    if (this.process !== 'stopping') this.options.onLostLeadership?.();
+    if (this.process === 'stopping' || this.options.onLostLeadership === undefined) return;
+    // A process told of the loss exits (the CLI): it begins no term meanwhile, not even when the lease
+    // comes back in the same tick (a paused leader taking a released lease) before its stop has begun.
+    this.process = 'stopping';
+    this.options.onLostLeadership();
   }
 
   /** A term comes into force; a Controller that ran already never starts again, so a term after it gets a fresh one. */

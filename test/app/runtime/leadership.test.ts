@@ -66,6 +66,22 @@ const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   if (E.isLeft(updated)) throw new Error('update failed');
 };
 
+/** SIGSTOPs `replica` right after it sends its first ConfigMap create (the create reaches the server; its answer waits). */
+const pauseAfterFirstConfigMapCreate = (replica: Replica): void => {
+  const create = replica.cluster.create;
+  let paused = false;
+  replica.cluster.create = (object, options) => {
+    const task = create(object, options);
+    if (paused || object.kind !== 'ConfigMap') return task;
+    paused = true;
+    return async () => {
+      const pending = task();
+      replica.pause();
+      return pending;
+    };
+  };
+};
+
 /** ConfigMap creates take 1.9 s: within the fence margin, long enough to be on their way when a leader stops. */
 const slowCreates: FaultProfile = {
   latency: [{ minMs: 1_900, maxMs: 1_900, kinds: ['ConfigMap'], verbs: ['create'] }],
@@ -153,20 +169,7 @@ describe('leader election between replicas', () => {
     await run(clock, 3_000);
     expect(operatorA.isLeader()).toBe(true);
     // A is stopped (SIGSTOP) right after sending its first create: the rest of the plan is still to do.
-    const create = a.cluster.create;
-    let stopAfterThis = true;
-    a.cluster.create = (object, options) => {
-      const task = create(object, options);
-      if (stopAfterThis && object.kind === 'ConfigMap') {
-        stopAfterThis = false;
-        return async () => {
-          const pending = task();
-          a.pause();
-          return pending;
-        };
-      }
-      return task;
-    };
+    pauseAfterFirstConfigMapCreate(a);
     await server.create(applicationOf(spec('one')))();
     await run(clock, 40_000);
     expect(a.paused).toBe(true);
@@ -244,6 +247,80 @@ describe('leader election between replicas', () => {
     ).toEqual([]);
     expect(await configMode(server)).toBe('a');
     await operator.stop(1_000);
+  });
+
+  it.each([
+    ['leads again with a new term', false],
+    ['exits (as `kreconcile run` does) and begins no term meanwhile', true],
+  ])('a leader paused while a standby led and released the lease %s: the old term writes nothing', async (_, exits) => {
+    // Found by the operator model (writes for team/blog went a-1/term@1 → b-2/term@12 → a-1/term@1): the
+    // paused leader took the released lease back at its first tick after SIGCONT and counted it as a
+    // renewal, so the term that planned before the pause was still in force and its retried reconcile wrote.
+    const clock = new ManualClock();
+    const server = createMemoryCluster({ clock, seed: 9, workloads: true });
+    const writes: Array<Write & { readonly term: number | undefined }> = [];
+    const a = new Replica(
+      clock,
+      recordingCluster(
+        server,
+        'a',
+        [],
+        () => clock.now(),
+        (write) => {
+          if (!write.object.startsWith('Lease/')) writes.push({ ...write, term: timers.current() });
+        },
+      ),
+      0,
+    );
+    const timers = timerContexts(a.clock);
+    let exited: Promise<boolean> | undefined;
+    const operatorA: Operator = await timers.run(() =>
+      startOperator({
+        cluster: a.cluster,
+        clock: timers.clock,
+        random: () => 0.5,
+        resyncMs: 60_000,
+        stopDeadlineMs: 1_000,
+        leaderElection: { namespace: 'default', name: 'kreconcile-leader', identity: 'a' },
+        // As the CLI does: the stop begins a moment later (after its promise settles), not in the callback.
+        ...(exits
+          ? { onLostLeadership: () => void Promise.resolve().then(() => (exited = operatorA.stop(1_000))) }
+          : {}),
+      }),
+    );
+    await run(clock, 3_000);
+    const operatorB = await start(new Replica(clock, server, 0), 'b');
+    await run(clock, 3_000);
+    const firstTerm = operatorA.controller;
+    // A is stopped (SIGSTOP) right after sending its first create: the rest of its plan is still to do.
+    pauseAfterFirstConfigMapCreate(a);
+    await server.create(applicationOf(spec('one')))();
+    await run(clock, 40_000);
+    expect(operatorB.isLeader()).toBe(true);
+    const oldTerm = writes[0]?.term;
+    // B changes the world, then stops gracefully (releasing the lease) before A gets SIGCONT.
+    await setSpec(server, 'two');
+    await run(clock, 5_000);
+    expect(await configMode(server)).toBe('two');
+    await operatorB.stop(1_000);
+    const resumedAt = writes.length;
+    a.resume();
+    await run(clock, 20_000);
+    if (exits) {
+      expect(exited).toBeDefined();
+      expect(operatorA.controller).toBe(firstTerm);
+    } else {
+      expect(operatorA.isLeader()).toBe(true);
+      expect(operatorA.controller).not.toBe(firstTerm);
+    }
+    expect(
+      writes
+        .slice(resumedAt)
+        .filter((w) => w.term === oldTerm)
+        .map((w) => `${w.verb} ${w.object}`),
+    ).toEqual([]);
+    expect(await configMode(server)).toBe('two');
+    await operatorA.stop(1_000);
   });
 
   it('a leader that stops before its reconciles finished keeps the lease until it expires: its writes still in flight land before a standby takes over', async () => {
