@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster, flushMicrotasks } from '../../../adapters/memory/index.js';
 import { LeaderElector } from '../../../app/runtime/leader-election.js';
-import type { Clock, Cluster } from '../../../core/index.js';
+import type { Clock, Cluster } from '../../../core/internal.js';
 import { Replica } from './replica.js';
 
 const run = async (clock: ManualClock, ms: number): Promise<void> => {
