@@ -140,6 +140,46 @@ export const renderFleetText = (view: FleetView, style: Style, header: string): 
   ].join('\n');
 };
 
+/** The totals table of the markdown report: one row per action and kind. */
+const markdownTotals = ({ report }: FleetView): ReadonlyArray<string> =>
+  report.totals.length === 0
+    ? ['No changes in any instance.']
+    : [
+        '| action | kind | fields | instances | objects |',
+        '|---|---|---|---:|---:|',
+        ...report.totals.map(
+          (t) =>
+            `| ${t.action} | ${plain(t.kind)} | ${t.fields.map((f) => `\`${f}\``).join(', ')} | ${t.instances} | ${t.objects} |`,
+        ),
+      ];
+
+/** The markdown section on objects two Applications both want; none when there are none. */
+const markdownConflicts = (view: FleetView): ReadonlyArray<string> =>
+  view.report.conflicts.length === 0
+    ? []
+    : [
+        '#### Conflicts between Applications',
+        '',
+        ...view.report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
+        '',
+      ];
+
+/** The markdown section on fields contested with another field manager; none when there are none. */
+const markdownFights = (view: FleetView): ReadonlyArray<string> =>
+  view.report.fights.length === 0
+    ? []
+    : [
+        '#### Field fights',
+        '',
+        ...view.report.fights.flatMap((fight) =>
+          fight.fields.map(
+            (field) =>
+              `- Application ${plain(nameOf(view.planned[fight.instance]))}: ${plain(`${showContested(field)}. To end it: ${adviceFor(field)}.`)}`,
+          ),
+        ),
+        '',
+      ];
+
 /** The markdown report, cut to fit a GitHub comment. */
 export const renderFleetMarkdown = (view: FleetView, header: string, limit = GITHUB_COMMENT_LIMIT): string => {
   const { report } = view;
@@ -148,38 +188,10 @@ export const renderFleetMarkdown = (view: FleetView, header: string, limit = GIT
     '',
     plain(header.trim()),
     '',
-    ...(report.totals.length === 0
-      ? ['No changes in any instance.']
-      : [
-          '| action | kind | fields | instances | objects |',
-          '|---|---|---|---:|---:|',
-          ...report.totals.map(
-            (t) =>
-              `| ${t.action} | ${plain(t.kind)} | ${t.fields.map((f) => `\`${f}\``).join(', ')} | ${t.instances} | ${t.objects} |`,
-          ),
-        ]),
+    ...markdownTotals(view),
     '',
-    ...(report.conflicts.length === 0
-      ? []
-      : [
-          '#### Conflicts between Applications',
-          '',
-          ...report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
-          '',
-        ]),
-    ...(report.fights.length === 0
-      ? []
-      : [
-          '#### Field fights',
-          '',
-          ...report.fights.flatMap((fight) =>
-            fight.fields.map(
-              (field) =>
-                `- Application ${plain(nameOf(view.planned[fight.instance]))}: ${plain(`${showContested(field)}. To end it: ${adviceFor(field)}.`)}`,
-            ),
-          ),
-          '',
-        ]),
+    ...markdownConflicts(view),
+    ...markdownFights(view),
     ...(view.verdicts.some(isDenied)
       ? ['#### Denied by the guard', '', ...guardLines(view).map((line) => `- ${plain(line.trim())}`), '']
       : []),
