@@ -201,27 +201,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 50, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Temporary: functions over 50 lines in files other branches are splitting now (issue 40), left
-    // alone here so the branches do not collide. Remove each line once its branch is merged.
-    files: [
-      // being split on branch runtime (issue 40 item 1: the runtime as a pure step plus a driver)
-      'app/runtime/controller.ts',
-      'app/runtime/informer.ts',
-      'app/runtime/metrics.ts',
-      'app/runtime/operator.ts',
-      'app/reconcile/reconcile-application.ts',
-      // being split on branch fleet (the plan, fleet-plan and apply commands)
-      'app/cli/commands/plan.ts',
-      'app/cli/commands/fleet-plan.ts',
-      'app/cli/commands/apply.ts',
-      // being split on branch kit (the test kit)
-      'app/testing/request-scheduler.ts',
-      'app/testing/in-process-effects.ts',
-      'app/testing/shrink-budget.ts',
-    ],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     // Arbitraries live beside the codecs they generate (docs/architecture.md example 10); they may
     // use fast-check but are never imported by the core API (core/index.ts).
     files: ['core/**/*.arbitrary.ts'],

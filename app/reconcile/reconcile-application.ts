@@ -24,6 +24,7 @@ import {
   type JsonPatchOperation,
   conditionsFor,
   errorPolicy,
+  type ErrorDecision,
   isJsonArray,
   jsonEqual,
   plan as planReconcile,
@@ -55,7 +56,7 @@ import {
   remember,
   type Memo,
 } from '../../core/internal.js';
-import { executePlan, nothingExecuted, type Execution } from '../executor/execute.js';
+import { executePlan, nothingExecuted, type Execution, type ExecutionFailure } from '../executor/execute.js';
 import { hookContextOf, hookSecretsToRead, shutdownWait, type HookRuntime } from '../hooks/runtime.js';
 import { stalledOnTranslation } from '../tosca/stalled.js';
 import { needsTranslation, type Translation, type Translator } from '../tosca/translator.js';
@@ -432,6 +433,35 @@ const liveKey = (object: Resource): string =>
   `${object.apiVersion}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
 
 /**
+ * The manifest one reconcile plans: the translator's for an Application made from a template, else
+ * `spec.manifest` (`own`: its memoised view, reused while no hook Secret is added), and the scopes of
+ * every kind it names (discovery asked only for kinds the table does not know yet).
+ */
+const manifestInForce = async (
+  application: Application,
+  deps: ReconcileDeps,
+  deleting: boolean,
+): Promise<{
+  readonly translation: Translation;
+  readonly own: Application | undefined;
+  readonly manifest: ReadonlyArray<Resource>;
+  readonly scopes: ScopeTable;
+}> => {
+  // Only an Application whose manifest comes from a template is handed to the translator (no promise for the rest).
+  const translation: Translation =
+    !deleting && deps.translate !== undefined && needsTranslation(application)
+      ? await deps.translate(application)
+      : NOT_TRANSLATED;
+  const own = translation._tag === 'Translated' ? undefined : ownManifestView(application, deps.memo);
+  const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
+  const named = own ?? withManifest(application, manifest);
+  const scopes = knowsEveryKind(named, deps.scopes, deps.memo)
+    ? deps.scopes
+    : await resolveScopes(named, deps.scopes, deps.cluster, deps.memo);
+  return { translation, own, manifest, scopes };
+};
+
+/**
  * Steps 1–8 for one Application: wait for a shutdown callback (deleting, `shutdown` hook), else
  * translate TOSCA/CSAR, read the live objects (translated resources and hook Secrets included) and
  * plan with the hook context (tokens read back from the live Secrets).
@@ -446,17 +476,7 @@ const planFor = async (
   // Only an Application being deleted may wait for its shutdown callback (no time parsed for the rest).
   const waiting = deleting ? shutdownWait(application, deps.hooks, Date.parse(now)) : undefined;
   if (waiting !== undefined) return E.right({ plan: waiting, live: [] });
-  // Only an Application whose manifest comes from a template is handed to the translator (no promise for the rest).
-  const translation: Translation =
-    !deleting && deps.translate !== undefined && needsTranslation(application)
-      ? await deps.translate(application)
-      : NOT_TRANSLATED;
-  const own = translation._tag === 'Translated' ? undefined : ownManifestView(application, deps.memo);
-  const manifest = translation._tag === 'Translated' ? translation.manifest : manifestOf(application);
-  const named = own ?? withManifest(application, manifest);
-  const scopes = knowsEveryKind(named, deps.scopes, deps.memo)
-    ? deps.scopes
-    : await resolveScopes(named, deps.scopes, deps.cluster, deps.memo);
+  const { translation, own, manifest, scopes } = await manifestInForce(application, deps, deleting);
   // The live reader reads what `spec.manifest` names: hand it the manifest in force and the hook Secrets.
   const hookSecrets = hookSecretsToRead(application, manifest, scopes);
   const inherited = takesOver(application) ? await inheritedInventory(application, readerOf(deps, access)) : undefined;
@@ -777,6 +797,37 @@ const stringsIn = (value: JsonValue): ReadonlyArray<string> =>
         ? Object.values(value).flatMap((inner) => stringsIn(inner ?? null))
         : [];
 
+/**
+ * The condition a failed write sets: Stalled when retrying cannot help (said in the ServiceAccount's
+ * words when it was refused access), Progressing when the server refused for now, else none.
+ */
+const failureVerdict = (
+  decision: ErrorDecision,
+  failure: ExecutionFailure,
+  refused: string | undefined,
+): Verdict | undefined =>
+  decision._tag === 'Terminal'
+    ? {
+        _tag: 'Stalled',
+        reason: decision.reason,
+        message:
+          refused === undefined
+            ? decision.detail === undefined
+              ? `${failure.action.type} failed: ${showClusterError(failure.error)}`
+              : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`
+            : decision.detail === undefined
+              ? refused
+              : `${refused} (${decision.detail})`,
+      }
+    : decision.refusal === undefined
+      ? undefined
+      : // Refused for now (a terminating CRD or namespace): said as the server said it, and retried.
+        {
+          _tag: 'Progressing',
+          reason: decision.refusal.reason,
+          message: `${failure.action.type} of ${showRef(failure.action.ref)} refused for now, retrying: ${decision.refusal.message}`,
+        };
+
 /** Records what succeeded before the failure; a terminal failure also marks the Application Stalled. */
 const failedExecution = async (
   planned: Plan,
@@ -788,29 +839,7 @@ const failedExecution = async (
 ): Promise<ReconcileResult> => {
   const failure = execution.failure!;
   const decision = errorPolicy(failure.error, attempt, deps.random(), { guardedPatch: failure.guardedPatch });
-  const refused = forbiddenMessage(accountOf(access), failure.error, failure.action);
-  const verdict: Verdict | undefined =
-    decision._tag === 'Terminal'
-      ? {
-          _tag: 'Stalled',
-          reason: decision.reason,
-          message:
-            refused === undefined
-              ? decision.detail === undefined
-                ? `${failure.action.type} failed: ${showClusterError(failure.error)}`
-                : `${failure.action.type} of ${showRef(failure.action.ref)} failed: ${decision.detail}`
-              : decision.detail === undefined
-                ? refused
-                : `${refused} (${decision.detail})`,
-        }
-      : decision.refusal === undefined
-        ? undefined
-        : // Refused for now (a terminating CRD or namespace): said as the server said it, and retried.
-          {
-            _tag: 'Progressing',
-            reason: decision.refusal.reason,
-            message: `${failure.action.type} of ${showRef(failure.action.ref)} refused for now, retrying: ${decision.refusal.message}`,
-          };
+  const verdict = failureVerdict(decision, failure, forbiddenMessage(accountOf(access), failure.error, failure.action));
   const status: ApplicationStatus =
     verdict === undefined
       ? execution.status

@@ -193,28 +193,38 @@ export class Informer {
         this.options.onError?.(effect.error, effect.phase);
         return;
       case 'RetryAfter':
-        this.cancelRetry?.();
-        this.cancelRetry = this.options.clock.setTimer(effect.ms, () => {
-          this.cancelRetry = undefined;
-          this.send({ _tag: 'RetryDue' });
-        });
+        this.armRetry(effect.ms);
         return;
       case 'CancelRetry':
         this.cancelRetry?.();
         this.cancelRetry = undefined;
         return;
       case 'RelistAfter':
-        this.cancelRelist?.();
-        this.cancelRelist = this.options.clock.setTimer(effect.ms, () => {
-          this.cancelRelist = undefined;
-          this.send({ _tag: 'RelistDue' });
-        });
+        this.armRelist(effect.ms);
         return;
       case 'CancelRelist':
         this.cancelRelist?.();
         this.cancelRelist = undefined;
         return;
     }
+  }
+
+  /** One retry timer at a time: a new backoff replaces the one pending, which would fire too early. */
+  private armRetry(ms: number): void {
+    this.cancelRetry?.();
+    this.cancelRetry = this.options.clock.setTimer(ms, () => {
+      this.cancelRetry = undefined;
+      this.send({ _tag: 'RetryDue' });
+    });
+  }
+
+  /** One resync timer at a time: the relist period restarts from the latest list. */
+  private armRelist(ms: number): void {
+    this.cancelRelist?.();
+    this.cancelRelist = this.options.clock.setTimer(ms, () => {
+      this.cancelRelist = undefined;
+      this.send({ _tag: 'RelistDue' });
+    });
   }
 
   private async listFromSource(): Promise<void> {

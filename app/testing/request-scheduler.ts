@@ -57,43 +57,61 @@ const outcome = (answer: unknown): string => {
   return typeof tag === 'string' ? tag : 'ok';
 };
 
-/** Holds `cluster`'s calls for a seeded, one-at-a-time release. */
-export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestScheduler => {
-  const random = mulberry32(seed ^ 0x2545f491);
-  const held: Held[] = [];
-  const trace: string[] = [];
-  const writes: string[] = [];
-  const seen = { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0 };
-  const hold = (key: string, label: string, run: (index: number) => void): void => {
-    seen.lastActivityAt = performance.now();
-    seen.activity++;
-    held.push({ key, label, release: () => run(trace.push(label) - 1) });
-    seen.mostHeld = Math.max(seen.mostHeld, held.length);
-  };
-  const heldCall =
-    (property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) => (): Promise<unknown> =>
-      new Promise((resolve, reject) => {
-        const label =
-          property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(property, args[0]);
-        hold(`${label} ${argumentsKey(args)}`, label, (index) => {
-          if (WRITES.includes(property)) writes.push(label);
-          seen.running++;
-          task()
-            .then((answer) => {
-              trace[index] = `${label} → ${outcome(answer)}`;
-              resolve(answer);
-            }, reject)
-            .finally(() => {
-              seen.running--;
-              seen.lastActivityAt = performance.now();
-              seen.activity++;
-            });
-        });
+/** What one scheduler holds and has seen; its own, never shared between schedulers. */
+type Holding = {
+  readonly held: Held[];
+  readonly trace: string[];
+  readonly writes: string[];
+  readonly seen: { running: number; lastActivityAt: number; frozen: boolean; mostHeld: number; activity: number };
+};
+
+const newHolding = (): Holding => ({
+  held: [],
+  trace: [],
+  writes: [],
+  seen: { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0 },
+});
+
+/** Holds one call; `run` gets its index in the trace once it is released. */
+const hold = (holding: Holding, key: string, label: string, run: (index: number) => void): void => {
+  const { held, trace, seen } = holding;
+  seen.lastActivityAt = performance.now();
+  seen.activity++;
+  held.push({ key, label, release: () => run(trace.push(label) - 1) });
+  seen.mostHeld = Math.max(seen.mostHeld, held.length);
+};
+
+/** A held request/response call: sent when released, its answer written into the trace. */
+const heldCall =
+  (holding: Holding, property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) =>
+  (): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const { trace, writes, seen } = holding;
+      const label =
+        property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(property, args[0]);
+      hold(holding, `${label} ${argumentsKey(args)}`, label, (index) => {
+        if (WRITES.includes(property)) writes.push(label);
+        seen.running++;
+        task()
+          .then((answer) => {
+            trace[index] = `${label} → ${outcome(answer)}`;
+            resolve(answer);
+          }, reject)
+          .finally(() => {
+            seen.running--;
+            seen.lastActivityAt = performance.now();
+            seen.activity++;
+          });
       });
-  const heldWatch = (query: WatchQuery, sink: WatchSink): WatchHandle => {
+    });
+
+/** A held watch: opened when released, unless the controller stopped it while it waited. */
+const heldWatch =
+  (holding: Holding, cluster: MemoryCluster) =>
+  (query: WatchQuery, sink: WatchSink): WatchHandle => {
     const state: { handle?: WatchHandle; stopped: boolean } = { stopped: false };
     const label = watchLabel(query);
-    hold(`${label} ${argumentsKey([query])}`, label, () => {
+    hold(holding, `${label} ${argumentsKey([query])}`, label, () => {
       if (!state.stopped) state.handle = cluster.watch(query, sink);
     });
     return {
@@ -103,22 +121,31 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
       },
     };
   };
-  const proxy = new Proxy(cluster, {
+
+/** `cluster` with its calls and watches held; every other property passes through. */
+const holdingCluster = (cluster: MemoryCluster, holding: Holding): MemoryCluster =>
+  new Proxy(cluster, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (property === 'watch') return heldWatch;
+      if (property === 'watch') return heldWatch(holding, cluster);
       if (!CALLS.includes(property)) return value.bind(target);
       return (...args: unknown[]): unknown => {
         const answer: unknown = Reflect.apply(value, target, args);
         return typeof answer === 'function'
-          ? heldCall(String(property), () => Promise.resolve(answer()), args)
+          ? heldCall(holding, String(property), () => Promise.resolve(answer()), args)
           : answer;
       };
     },
   });
+
+/** Holds `cluster`'s calls for a seeded, one-at-a-time release. */
+export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestScheduler => {
+  const random = mulberry32(seed ^ 0x2545f491);
+  const holding = newHolding();
+  const { held, trace, writes, seen } = holding;
   return {
-    cluster: proxy,
+    cluster: holdingCluster(cluster, holding),
     held: () => held.length,
     mostHeld: () => seen.mostHeld,
     running: () => seen.running,
@@ -126,6 +153,7 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
     activity: () => seen.activity,
     releaseNext: () => {
       if (seen.frozen || held.length === 0) return false;
+      // Sorted by what the calls are, never by when they arrived, so a seed replays the same choice.
       held.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const [chosen] = held.splice(Math.floor(random() * held.length), 1);
       chosen?.release();

@@ -44,19 +44,36 @@ export const failureKind = (message: string): string =>
 
 const sizeOf = (world: unknown): number => fc.stringify(world).length;
 
+/** Counts a failure under its kind, keeping the smallest world that failed that way. */
+const recordFailure = (kinds: Map<string, Failure>, error: unknown, world: unknown): void => {
+  const kind = failureKind(error instanceof Error ? error.message : String(error));
+  const known = kinds.get(kind) ?? { count: 0, world, size: Number.POSITIVE_INFINITY };
+  known.count++;
+  if (sizeOf(world) < known.size) [known.world, known.size] = [world, sizeOf(world)];
+  kinds.set(kind, known);
+};
+
+/**
+ * Every kind of failure seen, when there was more than one: shrinking follows one of them, and the
+ * others (with their smallest world) would otherwise go unseen behind it.
+ */
+const distinctFailures = (kinds: ReadonlyMap<string, Failure>): string =>
+  kinds.size <= 1
+    ? ''
+    : `\ndistinct failures seen (${kinds.size}; one may mask another):` +
+      [...kinds.entries()]
+        .map(
+          ([kind, seen], index) =>
+            `\n  ${index + 1}. ${kind} (×${seen.count}); smallest world: ${fc.stringify(seen.world)}`,
+        )
+        .join('');
+
 /** A log of one property check under `budget` (defaults: 120 s and 200 runs of shrinking). */
 export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
   const [limitMs, limitRuns] = [budget.ms ?? 120_000, budget.runs ?? 200];
   const began = performance.now();
   const state: SearchState = { runs: 0, firstRun: 0, shrinkRuns: 0, stoppedAt: 0, exhausted: false };
   const kinds = new Map<string, Failure>();
-  const record = (error: unknown, world: unknown): void => {
-    const kind = failureKind(error instanceof Error ? error.message : String(error));
-    const known = kinds.get(kind) ?? { count: 0, world, size: Number.POSITIVE_INFINITY };
-    known.count++;
-    if (sizeOf(world) < known.size) [known.world, known.size] = [world, sizeOf(world)];
-    kinds.set(kind, known);
-  };
   return {
     wrap: (run) => async (world, seed) => {
       state.runs++;
@@ -71,7 +88,7 @@ export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
         await run(world, seed);
       } catch (error) {
         if (state.firstAt === undefined) [state.firstAt, state.firstRun] = [performance.now(), state.runs];
-        record(error, world);
+        recordFailure(kinds, error, world);
         throw error;
       } finally {
         state.stoppedAt = performance.now();
@@ -89,17 +106,7 @@ export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
             (state.exhausted
               ? ` (stopped by its budget: ${seconds(limitMs)} or ${limitRuns} runs; the counterexample is the smallest found by then)`
               : ' (done)');
-      const distinct =
-        kinds.size <= 1
-          ? ''
-          : `\ndistinct failures seen (${kinds.size}; one may mask another):` +
-            [...kinds.entries()]
-              .map(
-                ([kind, seen], index) =>
-                  `\n  ${index + 1}. ${kind} (×${seen.count}); smallest world: ${fc.stringify(seen.world)}`,
-              )
-              .join('');
-      return `search: ${first}${shrinking}${distinct}`;
+      return `search: ${first}${shrinking}${distinctFailures(kinds)}`;
     },
   };
 };

@@ -203,6 +203,26 @@ const applyOne = async (
   };
 };
 
+/**
+ * Fails the command, one error per line, when a check before applying found anything: the plan is
+ * applied whole or not at all, so a single finding stops it. Returns whether it failed.
+ */
+const refusedFor = (
+  context: CommandContext,
+  findings: ReadonlyArray<string>,
+  reason: string,
+  path: string,
+): boolean => {
+  if (findings.length === 0) return false;
+  fail(
+    context,
+    findings.map((line) =>
+      inputError(`${reason}, nothing was applied: ${line}: ${replan(path)}`, { location: { file: path } }),
+    ),
+  );
+  return true;
+};
+
 const applyAll = async (
   context: CommandContext,
   cluster: Cluster,
@@ -213,16 +233,7 @@ const applyAll = async (
   const { io } = context;
   const mismatched = await scopeMismatches(cluster, saved);
   if (E.isLeft(mismatched)) return fail(context, [mismatched.left]);
-  if (mismatched.right.length > 0) {
-    return fail(
-      context,
-      mismatched.right.map((line) =>
-        inputError(`the plan's scopes disagree with the cluster's, nothing was applied: ${line}: ${replan(path)}`, {
-          location: { file: path },
-        }),
-      ),
-    );
-  }
+  if (refusedFor(context, mismatched.right, "the plan's scopes disagree with the cluster's", path)) return;
   if (gate !== undefined) {
     const verdicts = savedVerdicts(saved, gate.guard, gate.approvals);
     for (const line of guardReport(verdicts, applyApproveHint(path, gate.guard.file))) io.stderr.write(`${line}\n`);
@@ -230,16 +241,7 @@ const applyAll = async (
   }
   const moved = await movedSincePlanned(cluster, saved);
   if (E.isLeft(moved)) return fail(context, [moved.left]);
-  if (moved.right.length > 0) {
-    return fail(
-      context,
-      moved.right.map((line) =>
-        inputError(`the cluster moved since the plan was made, nothing was applied: ${line}: ${replan(path)}`, {
-          location: { file: path },
-        }),
-      ),
-    );
-  }
+  if (refusedFor(context, moved.right, 'the cluster moved since the plan was made', path)) return;
   let totals: Totals = { created: 0, patched: 0, deleted: 0, recreated: 0 };
   for (const application of saved.applications) {
     const applied = await applyOne(cluster, application, path, context);

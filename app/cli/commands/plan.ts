@@ -514,52 +514,55 @@ const dryRunOnCluster = async (
   }
 };
 
+/** The options of kreconcile plan, in the order --help lists them. */
+const planOptions = (): ReadonlyArray<Option> => [
+  ...sharedPlanOptions({
+    filename: 'Application file(s); CustomResourceDefinitions in them declare custom kinds',
+    snapshot:
+      'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents)',
+    exitCode: 'exit 2 when the plan would change something, 0 when not, 1 on errors',
+    guard:
+      'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
+    offline:
+      'plan against an empty cluster even when KUBECONFIG is set (without --snapshot, --kubeconfig or --context, KUBECONFIG names the cluster, as for kubectl)',
+  }),
+  asApplicationOption(),
+  new Option(
+    '--simulate',
+    'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
+  ),
+  new Option(
+    '--simulate-unready <Kind/name>',
+    'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
+  )
+    .argParser(collect)
+    .default([], 'none'),
+  new Option(
+    '--out <file>',
+    'also save the plan (format kreconcile.io/saved-plan/v1, with its rollout impact and field owners) for kreconcile apply and kreconcile show',
+  ),
+  new Option(
+    '--verify-converges',
+    'also carry the plan out on the in-memory API server (its defaulting, canonical values, type checks) and plan again, up to 6 rounds: exit 4 when a later plan is not empty or plans oscillate',
+  ),
+  new Option(
+    '--allow-secret-values',
+    'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
+  ),
+  allowToscaFetchOption(),
+  toscaFileRootOption(),
+  toscaAllowHttpOption(),
+  toscaAllowHostOption(),
+  new Option(
+    '--server-dry-run',
+    'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
+  ),
+];
+
 export const planCommand: CliCommand = {
   name: 'plan',
   create: (context) =>
-    [
-      ...sharedPlanOptions({
-        filename: 'Application file(s); CustomResourceDefinitions in them declare custom kinds',
-        snapshot:
-          'live objects to plan against: kubectl get -o yaml output or kreconcile snapshot (a List or several documents)',
-        exitCode: 'exit 2 when the plan would change something, 0 when not, 1 on errors',
-        guard:
-          'guard policy (YAML rules over plan actions, as kreconcile run --guard): exit 3 when it denies a plan no kreconcile.io/approve annotation names',
-        offline:
-          'plan against an empty cluster even when KUBECONFIG is set (without --snapshot, --kubeconfig or --context, KUBECONFIG names the cluster, as for kubectl)',
-      }),
-      asApplicationOption(),
-      new Option(
-        '--simulate',
-        'print every reconcile round to convergence (waits, recreations, prunes) and how many rounds it takes; exit 1 when it does not converge',
-      ),
-      new Option(
-        '--simulate-unready <Kind/name>',
-        'with --simulate: this object never becomes ready (Kind/name or Kind/namespace/name); repeatable',
-      )
-        .argParser(collect)
-        .default([], 'none'),
-      new Option(
-        '--out <file>',
-        'also save the plan (format kreconcile.io/saved-plan/v1, with its rollout impact and field owners) for kreconcile apply and kreconcile show',
-      ),
-      new Option(
-        '--verify-converges',
-        'also carry the plan out on the in-memory API server (its defaulting, canonical values, type checks) and plan again, up to 6 rounds: exit 4 when a later plan is not empty or plans oscillate',
-      ),
-      new Option(
-        '--allow-secret-values',
-        'with --out: save a plan that writes Secret values (refused otherwise: the file would hold them in clear)',
-      ),
-      allowToscaFetchOption(),
-      toscaFileRootOption(),
-      toscaAllowHttpOption(),
-      toscaAllowHostOption(),
-      new Option(
-        '--server-dry-run',
-        'send every create and patch to the cluster with dryRun=All: show what the API server would store (defaults, webhook mutations) and fail (exit 1) when it would refuse a write or store a planned field otherwise',
-      ),
-    ]
+    planOptions()
       .reduce(
         (command, option) => command.addOption(option),
         new Command('plan')

@@ -140,8 +140,32 @@ export const renderFleetText = (view: FleetView, style: Style, header: string): 
   ].join('\n');
 };
 
-/** The markdown section on field fights (none without a fight). */
-const fightsSection = (view: FleetView): ReadonlyArray<string> =>
+/** The totals table of the markdown report: one row per action and kind. */
+const markdownTotals = ({ report }: FleetView): ReadonlyArray<string> =>
+  report.totals.length === 0
+    ? ['No changes in any instance.']
+    : [
+        '| action | kind | fields | instances | objects |',
+        '|---|---|---|---:|---:|',
+        ...report.totals.map(
+          (t) =>
+            `| ${t.action} | ${plain(t.kind)} | ${t.fields.map((f) => `\`${f}\``).join(', ')} | ${t.instances} | ${t.objects} |`,
+        ),
+      ];
+
+/** The markdown section on objects two Applications both want; none when there are none. */
+const markdownConflicts = (view: FleetView): ReadonlyArray<string> =>
+  view.report.conflicts.length === 0
+    ? []
+    : [
+        '#### Conflicts between Applications',
+        '',
+        ...view.report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
+        '',
+      ];
+
+/** The markdown section on fields contested with another field manager; none when there are none. */
+const markdownFights = (view: FleetView): ReadonlyArray<string> =>
   view.report.fights.length === 0
     ? []
     : [
@@ -164,26 +188,10 @@ export const renderFleetMarkdown = (view: FleetView, header: string, limit = GIT
     '',
     plain(header.trim()),
     '',
-    ...(report.totals.length === 0
-      ? ['No changes in any instance.']
-      : [
-          '| action | kind | fields | instances | objects |',
-          '|---|---|---|---:|---:|',
-          ...report.totals.map(
-            (t) =>
-              `| ${t.action} | ${plain(t.kind)} | ${t.fields.map((f) => `\`${f}\``).join(', ')} | ${t.instances} | ${t.objects} |`,
-          ),
-        ]),
+    ...markdownTotals(view),
     '',
-    ...(report.conflicts.length === 0
-      ? []
-      : [
-          '#### Conflicts between Applications',
-          '',
-          ...report.conflicts.map((c) => `- **${plain(showRef(c.object))}**: ${plain(conflictMessage(view, c))}`),
-          '',
-        ]),
-    ...fightsSection(view),
+    ...markdownConflicts(view),
+    ...markdownFights(view),
     ...(view.verdicts.some(isDenied)
       ? ['#### Denied by the guard', '', ...guardLines(view).map((line) => `- ${plain(line.trim())}`), '']
       : []),
