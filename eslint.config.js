@@ -49,6 +49,9 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      // Comments wrap at 120 like the code Prettier formats (Prettier leaves comments alone); code lines are
+      // Prettier's, so only comments are measured here.
+      'max-len': ['error', { code: 100_000, comments: 120, ignoreUrls: true, ignorePattern: '^\\s*(\\*|//) \\|' }],
     },
   },
   // typescript-eslint's recommendedTypeChecked preset (issue 40 item 5) for the shipped code and its tools.

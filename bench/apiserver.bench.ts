@@ -33,7 +33,10 @@ const children = (i: number): ReadonlyArray<Resource> => [
   configMapSpec(`app-${i}-config`),
 ];
 
-/** CPU ms (user + system) of the control plane: this process's child processes, from /proc (Linux: 100 clock ticks a second). */
+/**
+ * CPU ms (user + system) of the control plane: this process's child processes, from /proc (Linux: 100 clock ticks a
+ * second).
+ */
 const controlPlaneCpuMs = (): number => {
   let children = 0;
   const entries = (() => {
@@ -89,7 +92,10 @@ const removeServices = async (cluster: Cluster, namespace: string): Promise<void
     await must(cluster.delete({ apiVersion: 'v1', kind: 'Service', namespace, name: service.metadata.name })());
 };
 
-/** The operator's workers: the baseline creates with as many concurrent clients, so both sides may overlap requests alike. */
+/**
+ * The operator's workers: the baseline creates with as many concurrent clients, so both sides may overlap requests
+ * alike.
+ */
 const WORKERS = 4;
 
 /**

@@ -78,7 +78,10 @@ const memoryContenders = (): ReadonlyArray<'kreconcile' | 'direct'> => {
   return known;
 };
 
-/** `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot`, `--set=` are ours). */
+/**
+ * `--variants=name:flags|name:flags` (flags separated by spaces; `--full-client`, `--untuned`, `--heap-snapshot`,
+ * `--set=` are ours).
+ */
 const memoryVariants = (): ReadonlyArray<MemoryVariant> =>
   (flagValue('variants') ?? 'tuned:|untuned:--untuned|full:--full-client').split('|').map((entry) => {
     const [name = '', ...rest] = entry.split(':');

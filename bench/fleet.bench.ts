@@ -463,7 +463,10 @@ export const fleetBenchmarks = (
     return rows;
   });
 
-/** Argo CD's fleet shape: `count` Applications of one 2 KB ConfigMap from cold at each QPS, then a resync (at the last QPS). */
+/**
+ * Argo CD's fleet shape: `count` Applications of one 2 KB ConfigMap from cold at each QPS, then a resync (at the last
+ * QPS).
+ */
 export const argoBenchmarks = (
   count: number,
   qpsList: ReadonlyArray<number>,

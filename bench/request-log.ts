@@ -105,7 +105,9 @@ const answerTimes = (cluster: Cluster, times: number[], since: () => number): Cl
       }),
 });
 
-/** Whether a call names Application `name` or one of its children (`<name>`, `<name>-config`, Events `<name>.<suffix>`). */
+/**
+ * Whether a call names Application `name` or one of its children (`<name>`, `<name>-config`, Events `<name>.<suffix>`).
+ */
 const namesApplication = (line: string, name: string): boolean =>
   line
     .split(' ')

@@ -6,10 +6,12 @@
  * (warm) sampled by the inspector — CPU time or allocations, collected garbage included — then the
  * top functions by self and inclusive share printed, and the profile written to the temp directory
  * (open it in Chrome DevTools); `rounds`: nine resyncs and bare plans, unsampled, each round's times and
- * ratio printed (to compare two trees, whose spread a median of 3 hides; the 6th comes with the controller's relist); `cpu` samples three bare plans of the same objects after it as well,
+ * ratio printed (to compare two trees, whose spread a median of 3 hides; the 6th comes with the controller's relist);
+ * `cpu` samples three bare plans of the same objects after it as well,
  * for a side-by-side reading of what the resync adds to the plan. `retained`: as `heap`, but only
  * what is still alive after a full collection at the end of the resync (what each resync leaves in
- * the old generation). Each timed phase starts from a collected heap, as bench:fleet times it. Under tsx most functions show as `(anonymous)` in their file, and
+ * the old generation). Each timed phase starts from a collected heap, as bench:fleet times it. Under tsx most functions
+ * show as `(anonymous)` in their file, and
  * tsx's `__name`/`set name` calls (esbuild keepNames, on every closure created) show up as cost a tsc
  * build does not have: for names and lines, profile the tsc output (`npx tsc -p tsconfig.json
  * --noEmit false --outDir <dir>` with `<dir>` in the worktree or `node_modules` linked beside it, then
@@ -144,7 +146,8 @@ if (mode === 'time') {
     }
     const start = controller.reconcileCount;
     const sampled = round === 3 && mode !== 'rounds';
-    // As bench:fleet times it (bench/fleet-contender.ts): from a collected heap, each phase paying for its own garbage only (before sampling starts).
+    // As bench:fleet times it (bench/fleet-contender.ts): from a collected heap, each phase paying for its own garbage
+    // only (before sampling starts).
     collectGarbage();
     if (sampled && mode === 'cpu') {
       await session.post('Profiler.enable');

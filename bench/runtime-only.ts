@@ -1,4 +1,7 @@
-/** `npm run bench:runtime [-- 1000 10000]`: only the runtime suite on the in-memory cluster (default 1 000 and 10 000 Applications). */
+/**
+ * `npm run bench:runtime [-- 1000 10000]`: only the runtime suite on the in-memory cluster (default 1 000 and 10 000
+ * Applications).
+ */
 import { runtimeBenchmarks } from './runtime.bench.js';
 
 const sizes = process.argv

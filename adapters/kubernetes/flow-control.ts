@@ -242,7 +242,10 @@ const lowLane = (parts: SharedParts, sent: InFlight, normalWaiting: () => number
       low.shift()?.start();
     }
   };
-  /** Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to it). */
+  /**
+   * Whether a low-priority request would start at once, the lane empty (then the bound on waiters does not apply to
+   * it).
+   */
   const mayStartNow = (): boolean =>
     normalWaiting() === 0 && lowTimer === undefined && slots.used() < settings.maxInFlight && bucket.untilFree() === 0;
   const request = <A>(send: () => Promise<A>): Promise<A> => {

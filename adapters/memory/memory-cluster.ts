@@ -53,7 +53,10 @@ export type MemoryClusterOptions = {
   readonly watchHistory?: number;
   /** Whether ownerReference garbage collection, the namespace and storage protection controllers run (default true). */
   readonly gc?: boolean;
-  /** Simulate workload controllers: rollouts complete at once, Jobs complete, PVCs bind (default false, like a bare API server). */
+  /**
+   * Simulate workload controllers: rollouts complete at once, Jobs complete, PVCs bind (default false, like a bare API
+   * server).
+   */
   readonly workloads?: boolean;
   /**
    * With `workloads`, also run Pods: Deployments get a ReplicaSet, and ReplicaSets, StatefulSets,
@@ -73,7 +76,9 @@ export type MemoryClusterOptions = {
   readonly bookmarkIntervalMs?: number;
   /** The Service cluster IP range, `--service-cluster-ip-range` (default 10.96.0.0/12, kubeadm's). */
   readonly serviceClusterIpRange?: string;
-  /** etcd's `--max-request-bytes`: a larger object is refused with `etcdserver: request is too large` (default 1.5 MiB). */
+  /**
+   * etcd's `--max-request-bytes`: a larger object is refused with `etcdserver: request is too large` (default 1.5 MiB).
+   */
   readonly maxObjectBytes?: number;
   /** kube-apiserver's request body limit: a larger body is answered 413 (default 3 MiB). */
   readonly maxRequestBodyBytes?: number;
@@ -123,7 +128,10 @@ export interface MemoryCluster extends Cluster {
   registerKind(registration: KindRegistration): void;
   /** The kinds served right now (built-ins, CRDs once established, registered kinds): what discovery answers. */
   servedKinds(): ReadonlyArray<ServedKind>;
-  /** The faults injected so far, by name (`Conflict on patch`, `latency on get`, `watch event duplicated`) with their count. */
+  /**
+   * The faults injected so far, by name (`Conflict on patch`, `latency on get`, `watch event duplicated`) with their
+   * count.
+   */
   injectedFaults(): ReadonlyMap<string, number>;
   /** Resolves once background work (garbage collection, cleanup) triggered so far is done. */
   settle(): Promise<void>;
@@ -444,7 +452,10 @@ const patched = (
     ),
   );
 
-/** The manager of a write that is no apply: the request's fieldManager (the HTTP server puts the User-Agent's there when none). */
+/**
+ * The manager of a write that is no apply: the request's fieldManager (the HTTP server puts the User-Agent's there when
+ * none).
+ */
 const managerOf = (writeOptions: WriteOptions | undefined): { readonly fieldManager?: string } =>
   writeOptions?.fieldManager === undefined ? {} : { fieldManager: writeOptions.fieldManager };
 
@@ -453,7 +464,10 @@ const updateBy = (writeOptions: WriteOptions | undefined): Ownership => ({
   manager: writeOptions?.fieldManager ?? '',
 });
 
-/** What a test can do to the server that a real cluster does not offer: restarts, outages, a snapshot, kinds without CRDs. */
+/**
+ * What a test can do to the server that a real cluster does not offer: restarts, outages, a snapshot, kinds without
+ * CRDs.
+ */
 const serverControls = (
   state: ServerState,
   gate: ApiGate,
@@ -503,7 +517,9 @@ const serverControls = (
   settle: () => flushMicrotasks(),
 });
 
-/** A concurrent writer: the object gets a new resourceVersion and nothing else (as a managedFields-only change does). */
+/**
+ * A concurrent writer: the object gets a new resourceVersion and nothing else (as a managedFields-only change does).
+ */
 const touch = (state: ServerState, ref: ObjectRef): void => {
   const info = state.registry.resolve(ref.apiVersion, ref.kind);
   const stored = E.isRight(info) ? storedObject(state, info.right, ref.namespace, ref.name) : undefined;

@@ -29,7 +29,9 @@ export type ServerState = {
   readonly maxObjectBytes: number;
   /** kube-apiserver's request body limit: larger bodies are answered 413 (verbs/storage-limit.ts). */
   readonly maxRequestBodyBytes: number;
-  /** Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part). */
+  /**
+   * Whether the garbage collector, namespace and storage protection controllers run (kube-controller-manager's part).
+   */
   readonly gc: boolean;
   /** Whether simulated workload controllers settle workload statuses (see workload-controllers.ts). */
   readonly workloads: boolean;

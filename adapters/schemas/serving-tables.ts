@@ -1,4 +1,7 @@
-/** The shape of `schemas/serving-<minor>.json` (adapters/schemas/served-resources.ts reads it, tools/openapi/serving.ts writes it). */
+/**
+ * The shape of `schemas/serving-<minor>.json` (adapters/schemas/served-resources.ts reads it, tools/openapi/serving.ts
+ * writes it).
+ */
 import * as t from 'io-ts';
 
 const ColumnDefinitionCodec = t.readonly(

@@ -32,7 +32,10 @@ export const filenameOption = (what: string): Option =>
     .default([], 'none');
 
 /** `-R`, kubectl's: directories named with `-f` are read with their subdirectories. */
-/** `--as-application NAME`: the documents that are not Applications are one Application's manifest (input/plain-manifests.ts). */
+/**
+ * `--as-application NAME`: the documents that are not Applications are one Application's manifest
+ * (input/plain-manifests.ts).
+ */
 export const asApplicationOption = (): Option =>
   new Option(
     '--as-application <name>',

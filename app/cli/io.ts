@@ -25,7 +25,10 @@ export type CliIo = {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Standard input (`-f -`); reading stops after `maxBytes` bytes. */
   readonly readStdin: (maxBytes: number) => Promise<CappedRead>;
-  /** A file's text (small files only: certificates, keys); rejects with the Node error (its `code` is used for the message). */
+  /**
+   * A file's text (small files only: certificates, keys); rejects with the Node error (its `code` is used for the
+   * message).
+   */
   readonly readFile: (path: string) => Promise<string>;
   /**
    * The entries of a directory (`-f dir/`); rejects with the Node error (ENOTDIR for a file,

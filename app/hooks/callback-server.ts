@@ -279,7 +279,9 @@ const secretReaderOf = (
   return access._tag === 'Impersonated' ? access.cluster : options.cluster;
 };
 
-/** How many tokens are always compared: padded with a token no one holds, so a Secret-less Application answers as fast. */
+/**
+ * How many tokens are always compared: padded with a token no one holds, so a Secret-less Application answers as fast.
+ */
 const MIN_COMPARISONS = 2;
 
 /** Two tokens compared in constant time over their SHA-256 digests, so that lengths leak nothing either. */
@@ -378,7 +380,9 @@ const act = async (call: Call, application: Application, options: CallbackOption
   };
 };
 
-/** Records the acknowledgement on the Application (it survives operator restarts, and its change triggers a reconcile). */
+/**
+ * Records the acknowledgement on the Application (it survives operator restarts, and its change triggers a reconcile).
+ */
 const acknowledge = (application: Application, options: CallbackOptions) =>
   options.cluster.patch(applicationRef(application.metadata.namespace ?? 'default', application.metadata.name), {
     type: 'merge',

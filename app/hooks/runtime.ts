@@ -58,7 +58,10 @@ export const hookContextOf = (
     ? undefined
     : runtime.tokens.contextFor(application, live, runtime.callbackUrl);
 
-/** While an Application with `shutdown` is deleted and its workload has not called back (within the grace period): the waiting plan. */
+/**
+ * While an Application with `shutdown` is deleted and its workload has not called back (within the grace period): the
+ * waiting plan.
+ */
 export const shutdownWait = (
   application: Application,
   runtime: HookRuntime | undefined,

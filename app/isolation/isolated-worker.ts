@@ -29,7 +29,10 @@ const fromSources = import.meta.url.endsWith('.ts');
 export const workerEntry = (name: string, base: string): URL =>
   new URL(`${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
 
-/** A worker thread running `entry` within `limits`' heap, its output not inherited (a tenant's text never reaches the logs). */
+/**
+ * A worker thread running `entry` within `limits`' heap, its output not inherited (a tenant's text never reaches the
+ * logs).
+ */
 export const spawnIsolated = (entry: URL, limits: IsolationLimits): Worker =>
   withQuietErrors(
     new Worker(entry, {

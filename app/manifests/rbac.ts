@@ -83,7 +83,9 @@ const INVENTORY_RULE: Rule = { apiGroups: [''], resources: ['configmaps'], verbs
 export type RbacOptions = {
   /** The namespace the operator runs in (its ServiceAccount and leader Lease live there). */
   readonly namespace: string;
-  /** Name of the ServiceAccount and prefix of every role and binding (default `kreconcile`): one per operator install. */
+  /**
+   * Name of the ServiceAccount and prefix of every role and binding (default `kreconcile`): one per operator install.
+   */
   readonly name?: string;
   /** Kinds the operator writes with its own rights (default {@link defaultChildKinds}). */
   readonly childKinds?: ReadonlyArray<ChildKind>;

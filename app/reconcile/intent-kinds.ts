@@ -95,7 +95,8 @@ export const kindKey = (kind: Kind): string => `${kind.apiVersion}|${kind.kind}`
  * every kind it creates is named already (by the status or the annotation); `OnFinalizerPatch` when
  * the plan adds the finalizer before its creates (a new Application) and the kinds fit the
  * annotation: they ride on that metadata patch, no request of their own; else `InStatus`, a status
- * write of the desired state first. `statusKinds`: the kinds the stored status names (asked only when the plan creates something).
+ * write of the desired state first. `statusKinds`: the kinds the stored status names (asked only when the plan creates
+ * something).
  * `carried`: kinds recorded elsewhere that must be recorded too (an inventory taken over, inventory-takeover.ts).
  */
 export type Intent =

@@ -47,7 +47,9 @@ const answered = (read: E.Either<ClusterError, O.Option<Resource>>): E.Either<Cl
     : read;
 };
 
-/** `view` whose live read also reads the inventory's kinds and its objects' namespaces (as if its status named them). */
+/**
+ * `view` whose live read also reads the inventory's kinds and its objects' namespaces (as if its status named them).
+ */
 export const withInventory = (view: Application, inventory: Inventory): Application =>
   inventory.kinds.length === 0
     ? view

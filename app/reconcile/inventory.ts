@@ -196,7 +196,10 @@ export const inventoryConfigMap = (
   });
 };
 
-/** At most this many namespaces of an inventory's objects are read per namespace (a tenant's record cannot make more lists). */
+/**
+ * At most this many namespaces of an inventory's objects are read per namespace (a tenant's record cannot make more
+ * lists).
+ */
 export const MAX_INVENTORY_NAMESPACES = 64;
 
 /**

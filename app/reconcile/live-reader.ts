@@ -31,7 +31,9 @@ import {
 } from '../../core/internal.js';
 import { intentKindsOf } from './intent-kinds.js';
 
-/** Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one. */
+/**
+ * Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one.
+ */
 const KINDS = memoTable<Application, ReadonlyArray<{ readonly apiVersion: string; readonly kind: string }>>(
   'kinds per Application object',
 );
@@ -83,7 +85,10 @@ export const ownerOfApplication = (application: Application): Owner => ownerFor(
 /** Per Application object, the scope table last found to know every kind it names. */
 const SETTLED_SCOPES = memoTable<Application, ScopeTable>('scope table knowing every kind, per Application object');
 
-/** Whether `scopes` was found (and kept in `memo`) to know every kind `application` names: then discovery need not be asked. */
+/**
+ * Whether `scopes` was found (and kept in `memo`) to know every kind `application` names: then discovery need not be
+ * asked.
+ */
 export const knowsEveryKind = (application: Application, scopes: ScopeTable, memo?: Memo): boolean =>
   recall(memo, SETTLED_SCOPES, application) === scopes;
 
@@ -236,7 +241,8 @@ export const readLiveFromCaches = (
   const state = readStateOf(application, options.memo);
   const derived = derivedFor(state, application, scopes, options.tenancy, options.memo);
   const optimistic = options.optimisticCreates === true;
-  // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet fleet).
+  // Read from the caches as they were, with the same identities and options: the same answer (a resync of a quiet
+  // fleet).
   const revision = cache.revision?.();
   const last = state.last;
   if (

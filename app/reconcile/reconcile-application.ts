@@ -132,9 +132,15 @@ export type ReconcileDeps = {
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;
-  /** Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps its primary kind). */
+  /**
+   * Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps
+   * its primary kind).
+   */
   readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
-  /** The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded runtime writes only kreconcile's fields). */
+  /**
+   * The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded
+   * runtime writes only kreconcile's fields).
+   */
   readonly statusPatch?: (status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
   /** The cluster's storage limits the size check uses (default: etcd's and kube-apiserver's defaults). */
   readonly storageLimits?: StorageLimits;
@@ -151,7 +157,10 @@ export type ReconcileDeps = {
   readonly progressStatusAfterMs?: number;
 };
 
-/** What a plan with patches was made against: the live versions and the Application's generation (hot-loop and perpetual-diff records). */
+/**
+ * What a plan with patches was made against: the live versions and the Application's generation (hot-loop and
+ * perpetual-diff records).
+ */
 export type PlannedAgainst = { readonly versions: LiveVersions; readonly generation: number | undefined };
 
 /** A guard's answer: the plan to carry out, and what it was planned against when that is worth recording. */
@@ -294,7 +303,8 @@ const conclusion = (
   const verification = verified(application, planned, execution, planning);
   const settled = verification ?? planned;
   const status = verification?.status ?? execution.status;
-  // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and returned).
+  // Responses fed back by the executor may carry hook tokens: they never reach the status (redacted once, written and
+  // returned).
   const redacted = redactStatus(status, ownerOf(application));
   const requeueAfterMs = settled.outcome._tag === 'RequeueAfter' ? settled.outcome.ms : undefined;
   const first = firstStatusDecision({
@@ -385,7 +395,10 @@ type Planning = {
   readonly reevaluated?: (
     objects: ReadonlyArray<Resource>,
   ) => Promise<(application: Application, live: ReadonlyArray<Resource>) => Plan>;
-  /** The kinds of the inventory `kreconcile apply` kept, when this reconcile takes the Application over (inventory-takeover.ts). */
+  /**
+   * The kinds of the inventory `kreconcile apply` kept, when this reconcile takes the Application over
+   * (inventory-takeover.ts).
+   */
   readonly inherited?: ReadonlyArray<Kind>;
 };
 
@@ -568,7 +581,10 @@ const planningOf = async (
   return { plan: evaluated(application, live), live, replan: evaluated, reevaluated };
 };
 
-/** The isolated evaluation of `application`'s readiness rules over some objects, when it has rules and the runtime isolates them. */
+/**
+ * The isolated evaluation of `application`'s readiness rules over some objects, when it has rules and the runtime
+ * isolates them.
+ */
 const isolatedRulesFor = (
   application: Application,
   deps: ReconcileDeps,
@@ -869,7 +885,10 @@ const failedExecution = async (
   };
 };
 
-/** Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not an error. */
+/**
+ * Status subresource write of an already redacted status, skipped when nothing changed; a vanished Application is not
+ * an error.
+ */
 const writeStatus = (
   application: Application,
   before: ApplicationStatus | undefined,
@@ -968,7 +987,8 @@ const reportWrites = (execution: Execution, application: Application, deps: Reco
       if (response !== undefined) deps.onWritten?.(response);
       else if (action.type === 'delete') deps.onDeleted?.(action.ref);
     }
-  // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or older.
+  // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or
+  // older.
   if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined)
     deps.onWritten?.(execution.application);
 };

@@ -61,7 +61,10 @@ const keyOf = (kind: Kind): string => `${kind.apiVersion}/${kind.kind}`;
 
 export class ChildWatches {
   private readonly informers = new Map<string, KindWatch>();
-  /** The same watches by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several per Application). */
+  /**
+   * The same watches by apiVersion, then kind: the live reader's lookups build no key string (a resync makes several
+   * per Application).
+   */
   private readonly byKind = new Map<string, Map<string, KindWatch>>();
   /** Watches not readable yet (see `readable`): while none is, a reconcile asks nothing more. */
   private unreadable = 0;
@@ -95,7 +98,10 @@ export class ChildWatches {
     };
   }
 
-  /** How many kinds the sweep stopped watching so far: a kind handed to `watch` before may need watching again once this moves. */
+  /**
+   * How many kinds the sweep stopped watching so far: a kind handed to `watch` before may need watching again once this
+   * moves.
+   */
   get stops(): number {
     return this.stoppedWatches;
   }
@@ -177,7 +183,10 @@ export class ChildWatches {
     });
   }
 
-  /** Stops watching kinds no Application wants whose cache holds nothing (objects still cached stay findable, to be pruned). */
+  /**
+   * Stops watching kinds no Application wants whose cache holds nothing (objects still cached stay findable, to be
+   * pruned).
+   */
   private sweep(): void {
     const wanted = new Set<string>();
     for (const kind of this.options.wantedKinds()) wanted.add(keyOf(kind));

@@ -82,7 +82,10 @@ export type ControllerOptions = {
   /** Where Events are written (default `cluster`); on a real server `KubernetesCluster.lowPriority`. */
   readonly eventCluster?: Cluster;
   readonly hotLoop?: HotLoopPolicy;
-  /** How many writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md). */
+  /**
+   * How many writes the API server does not keep before the object is no longer written
+   * (docs/decisions/0022-perpetual-diff.md).
+   */
   readonly perpetualDiff?: PerpetualDiffPolicy;
   /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
   readonly readiness?: 'kstatus' | 'existence';
@@ -92,7 +95,10 @@ export type ControllerOptions = {
   readonly tenancy?: TenancyPolicy;
   /** The guard policy (`--guard`): plans it denies write nothing, their Application is `Stalled GuardDenied`. */
   readonly guard?: GuardPolicy;
-  /** Why no `kreconcile.io/approve` is accepted (the approvals admission policy is missing): GuardDenied conditions say it. */
+  /**
+   * Why no `kreconcile.io/approve` is accepted (the approvals admission policy is missing): GuardDenied conditions say
+   * it.
+   */
   readonly approvalsRefused?: string;
   /** Observes every finished reconcile (CLI progress, tests). */
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
@@ -222,12 +228,16 @@ export class Controller {
     return this.children.kinds;
   }
 
-  /** True when nothing is queued, running, waiting for a cache or scheduled soon (tests use it to run "until quiet"). */
+  /**
+   * True when nothing is queued, running, waiting for a cache or scheduled soon (tests use it to run "until quiet").
+   */
   get idle(): boolean {
     return this.applier.idle;
   }
 
-  /** Reconciles finished, total and per key (tests and benchmarks read these); a deleted primary's count goes with it. */
+  /**
+   * Reconciles finished, total and per key (tests and benchmarks read these); a deleted primary's count goes with it.
+   */
   get reconcileCount(): number {
     return this.applier.reconcileCount;
   }
@@ -254,7 +264,9 @@ type SharedParts = {
   readonly memo: Memo;
   readonly work: WorkQueue;
   readonly triggers: Triggers;
-  /** What this controller's reconciles write under: the applier revokes it when it abandons them at its stop deadline. */
+  /**
+   * What this controller's reconciles write under: the applier revokes it when it abandons them at its stop deadline.
+   */
   readonly licence: WriteLicence;
   /** The worker threads `spec.readiness` rules run in (none started until a rule is evaluated). */
   readonly isolatedRules: IsolatedRules | undefined;
@@ -357,7 +369,8 @@ const childWatchesOf = (
     wantedKinds: () => [...primary.applications()].flatMap((application) => kindsOf(application, shared.memo)),
     scopeOf: (kind) => scopeOf(scopes.current, kind),
     ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
-    // The planner leaves the fields of these managers to them: the caches keep their claims (core/plan/field-fights.ts).
+    // The planner leaves the fields of these managers to them: the caches keep their claims
+    // (core/plan/field-fights.ts).
     ...(options.planOptions?.fieldManagers === undefined
       ? {}
       : { keepManagers: managerNames(options.planOptions.fieldManagers) }),
@@ -397,7 +410,8 @@ const stepOptionsOf = (options: ControllerOptions, shared: SharedParts, stores: 
 /** Every write behind the abandon fence (the licence) and, with shards, the ownership fence. */
 const stepAccessOf = (options: ControllerOptions, shared: SharedParts, owned: OwnedKeys): StepAccess => {
   const mayWrite = () => shared.licence.valid;
-  // The operator's own client behind the abandon fence, built once (it reads the licence at each write), not per reconcile.
+  // The operator's own client behind the abandon fence, built once (it reads the licence at each write), not per
+  // reconcile.
   const operatorWrites = fenced(options.cluster, mayWrite, ABANDONED);
   return {
     cluster: options.cluster,

@@ -34,7 +34,9 @@ import type { DesiredLimits } from './desired-guard.js';
 import type { UntypedSpec } from './kubernetes-object.js';
 import { primaryOf, type PrimaryReconciler } from './primary.js';
 
-/** A primary whose spec or `desired()` result does not decode on one side: the operator would stall it `InvalidSpec`. */
+/**
+ * A primary whose spec or `desired()` result does not decode on one side: the operator would stall it `InvalidSpec`.
+ */
 export type DesiredProblem = {
   /** `namespace/name` of the primary. */
   readonly primary: string;

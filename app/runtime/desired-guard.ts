@@ -6,7 +6,9 @@
  */
 
 export type DesiredLimits = {
-  /** Most bytes the returned value may take as JSON (default 16 MiB; the API server takes at most ~3 MiB per object). */
+  /**
+   * Most bytes the returned value may take as JSON (default 16 MiB; the API server takes at most ~3 MiB per object).
+   */
   readonly maxBytes: number;
   /** Deepest nesting (default 100: Kubernetes objects nest a few dozen levels at most). */
   readonly maxDepth: number;

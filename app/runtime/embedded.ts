@@ -20,7 +20,10 @@ export type EmbeddedOperatorOptions<Spec = UntypedSpec> = Omit<OperatorOptions, 
   readonly desiredLimits?: Partial<DesiredLimits>;
 };
 
-/** Starts the operator for `options.reconciler`'s kind: `startOperator`'s guarantees, for that kind instead of Applications. */
+/**
+ * Starts the operator for `options.reconciler`'s kind: `startOperator`'s guarantees, for that kind instead of
+ * Applications.
+ */
 export const startEmbeddedOperator = <Spec = UntypedSpec>(
   options: EmbeddedOperatorOptions<Spec>,
 ): Promise<Operator> => {

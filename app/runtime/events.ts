@@ -83,7 +83,8 @@ const notesOf = (result: Exclude<ReconcileResult, { _tag: 'Gone' }>): ReadonlyAr
 const ANNOUNCED_STALLS: ReadonlySet<string> = new Set(['GuardDenied', 'PerpetualDiff']);
 
 /**
- * Drift reported (`spec.driftPolicy: Report`), fields left to their controllers, guard denials and perpetual diffs, announced when the status that
+ * Drift reported (`spec.driftPolicy: Report`), fields left to their controllers, guard denials and perpetual diffs,
+ * announced when the status that
  * records them was written (a change), not at every reconcile that finds them again.
  */
 const statusNotes = (result: Extract<ReconcileResult, { _tag: 'Done' }>): ReadonlyArray<Note> => {

@@ -31,7 +31,10 @@ export type {
   PrimaryObject,
   UntypedSpec,
 } from './kubernetes-object.js';
-/** The CEL evaluator of `spec.readiness` rules, the default of `planOptions.expressions`; replace it through that option. */
+/**
+ * The CEL evaluator of `spec.readiness` rules, the default of `planOptions.expressions`; replace it through that
+ * option.
+ */
 export { celEvaluator } from '../../adapters/cel/cel-evaluator.js';
 export type { CompiledExpression, ExpressionEvaluator, ExpressionProblem } from '../../core/ports/expressions.js';
 export {

@@ -107,7 +107,10 @@ export class Informer {
     return this.store.get(namespace, name);
   }
 
-  /** The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key already. */
+  /**
+   * The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key
+   * already.
+   */
   getByKey(key: string): Resource | undefined {
     return this.store.getByKey(key);
   }

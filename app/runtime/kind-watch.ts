@@ -70,7 +70,10 @@ export class KindWatch {
     return true;
   }
 
-  /** Whether a reconcile should read now rather than wait: synced, or every first list answered (failures too), or the bound passed. */
+  /**
+   * Whether a reconcile should read now rather than wait: synced, or every first list answered (failures too), or the
+   * bound passed.
+   */
   get isReadable(): boolean {
     return this.readable;
   }
@@ -126,7 +129,8 @@ export class KindWatch {
         onEvent: options.onEvent,
         relistEveryMs: options.relistEveryMs,
         onError: (error, phase) => {
-          // A first list that failed may not succeed for a long time (missing CRD, forbidden): no reconcile waits for it.
+          // A first list that failed may not succeed for a long time (missing CRD, forbidden): no reconcile waits for
+          // it.
           if (phase === 'list') this.answer(informer);
           options.onError(error, phase);
         },

@@ -38,7 +38,9 @@ export class KnownScopes {
     return this.table;
   }
 
-  /** Whether the server is known to serve `kind` (a kind it does not serve is not watched: its list would only fail). */
+  /**
+   * Whether the server is known to serve `kind` (a kind it does not serve is not watched: its list would only fail).
+   */
   knows(kind: Kind): boolean {
     return scopeOf(this.table, kind) !== undefined;
   }

@@ -35,7 +35,10 @@ export type LeaderElectionOptions = {
   readonly renewDeadlineMs?: number;
   /** How often to try to acquire or renew (default 2 s). */
   readonly retryPeriodMs?: number;
-  /** Writes stop this long before the lease could expire for others: covers a write's transit time (default 2 s, at most a fifth of the lease). */
+  /**
+   * Writes stop this long before the lease could expire for others: covers a write's transit time (default 2 s, at most
+   * a fifth of the lease).
+   */
   readonly fenceMarginMs?: number;
   readonly onStartedLeading: () => void;
   /** Called once per term when leadership is lost or released; the process should stop reconciling. */
@@ -217,7 +220,9 @@ export class LeaderElector {
     return mine ? 'Renewed' : 'Acquired';
   }
 
-  /** Gives the lease up (holder cleared, 1 s duration) when it is still ours; optimistic concurrency protects a rival's. */
+  /**
+   * Gives the lease up (holder cleared, 1 s duration) when it is still ours; optimistic concurrency protects a rival's.
+   */
   private async release(): Promise<void> {
     const current = await this.options.cluster.get(this.ref())();
     if (E.isLeft(current) || O.isNone(current.right)) return;

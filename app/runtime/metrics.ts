@@ -15,7 +15,10 @@ export type Metrics = {
   readonly driftReported: Counter;
   /** Plans the guard policy (`--guard`) denied, counted when an Application becomes GuardDenied. */
   readonly guardDenials: Counter;
-  /** Kubernetes Events not recorded (best-effort), by why: `QueueFull` (refused unsent by client flow control) or the API error. */
+  /**
+   * Kubernetes Events not recorded (best-effort), by why: `QueueFull` (refused unsent by client flow control) or the
+   * API error.
+   */
   readonly eventsDropped: Counter<'reason'>;
 };
 

@@ -62,10 +62,15 @@ export type OperatorOptions = Pick<
   readonly readiness?: 'kstatus' | 'existence';
   /** Passed to every plan (requeue delays, …). */
   readonly planOptions?: PlanOptions;
-  /** Where `spec.readiness` rules run: worker threads within bounds (default), or `false` (ControllerOptions.ruleIsolation). */
+  /**
+   * Where `spec.readiness` rules run: worker threads within bounds (default), or `false`
+   * (ControllerOptions.ruleIsolation).
+   */
   readonly ruleIsolation?: ControllerOptions['ruleIsolation'];
   readonly hotLoop?: HotLoopPolicy;
-  /** Writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md). */
+  /**
+   * Writes the API server does not keep before the object is no longer written (docs/decisions/0022-perpetual-diff.md).
+   */
   readonly perpetualDiff?: PerpetualDiffPolicy;
   /** The admin's tenancy policy (`--policy`): where Applications may write (default: own namespace only). */
   readonly tenancy?: TenancyPolicy;
@@ -81,7 +86,10 @@ export type OperatorOptions = Pick<
   /** Serve /healthz, /readyz and /metrics here (port 0 picks a free one). */
   readonly listen?: { readonly host: string; readonly port: number };
   readonly onReconciled?: (key: string, result: ReconcileResult) => void;
-  /** Leadership was lost (not released): the CLI exits so a fresh process starts clean; without it, a fresh Controller starts when leadership is regained. */
+  /**
+   * Leadership was lost (not released): the CLI exits so a fresh process starts clean; without it, a fresh Controller
+   * starts when leadership is regained.
+   */
   readonly onLostLeadership?: () => void;
   /** Monotonic ms for lease validity (default `clock.now`; the CLI passes `performance.now`). */
   readonly monotonic?: () => number;
@@ -89,7 +97,10 @@ export type OperatorOptions = Pick<
   readonly stopDeadlineMs?: number;
   /** How long the Applications' first list may take (default 2 min). */
   readonly cacheSyncTimeoutMs?: number;
-  /** Hook callbacks (docs/behaviour.md §6); without it Applications with hooks get no tokens and no callbacks are served. */
+  /**
+   * Hook callbacks (docs/behaviour.md §6); without it Applications with hooks get no tokens and no callbacks are
+   * served.
+   */
   readonly hooks?: {
     /** Base URL workloads call back (the operator Service, e.g. `http://kreconcile.kreconcile-system.svc:8080`). */
     readonly callbackUrl: string;
@@ -102,7 +113,9 @@ export type OperatorOptions = Pick<
   };
   /** TOSCA/CSAR fetching limits and `file:` roots (docs/behaviour.md §7). */
   readonly tosca?: TranslatorOptions;
-  /** Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`. */
+  /**
+   * Run one shard (static) or a share of the shards (Leases) instead of every Application; excludes `leaderElection`.
+   */
   readonly sharding?: ShardingOptions;
   /**
    * The names the admission policies were installed under (default as `kreconcile rbac` prints
@@ -124,7 +137,10 @@ export type Operator = {
   /** What the start-up check found of the admission policies (`undefined`: installed, bound and current). */
   readonly admission: AdmissionPolicyReport;
   isLeader(): boolean;
-  /** Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released (left to expire when some had to be abandoned). */
+  /**
+   * Graceful stop: no new work, in-flight reconciles finish within `deadlineMs`, lease released (left to expire when
+   * some had to be abandoned).
+   */
   stop(deadlineMs?: number): Promise<boolean>;
 };
 
@@ -253,7 +269,8 @@ const callbacksOf = ({ options, logger, hooks }: OperatorParts, terms: Leadershi
   hooks === undefined
     ? undefined
     : createCallbackHandler({
-        // Callers are checked against the in-memory tokens first; others reach the API server only within a shared budget.
+        // Callers are checked against the in-memory tokens first; others reach the API server only within a shared
+        // budget.
         // Any replica serves callbacks (the Service balances over all): not behind the leader's write fence.
         cluster: options.cluster,
         now: () => options.clock.now(),

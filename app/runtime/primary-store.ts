@@ -43,7 +43,9 @@ export type PrimaryStoreOptions = {
   readonly clock: Clock;
   /** Every primary announced again through `onResync`, from the cache, this often (0 = never). */
   readonly resyncMs: number;
-  /** Full relist this often (0 = never): turns watch events a proxy lost without closing the stream into events again. */
+  /**
+   * Full relist this often (0 = never): turns watch events a proxy lost without closing the stream into events again.
+   */
   readonly relistMs: number;
   readonly onChange: (change: PrimaryChange) => void;
   readonly onResync: (key: string) => void;
@@ -118,7 +120,8 @@ export class PrimaryStore {
 
   /** The cached object of a queue key, as last listed, watched or written by us. */
   object(key: string): Resource | undefined {
-    // A key with one '/' (`namespace/name`) is the informer's own key for that object: looked up as it is, not split and joined again.
+    // A key with one '/' (`namespace/name`) is the informer's own key for that object: looked up as it is, not split
+    // and joined again.
     const slash = key.indexOf('/');
     return slash >= 0 && !key.includes('/', slash + 1)
       ? this.informer.getByKey(key)

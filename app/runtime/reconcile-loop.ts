@@ -37,7 +37,9 @@ export type ReconcileLoopOptions = {
   readonly ownership: { owns(key: string): boolean; refused(key: string): void };
   /** One reconcile of `key`; `attempt` is 1 + the failures since its last success. */
   readonly reconcile: (key: string, attempt: number) => Promise<StepOutcome>;
-  /** What the reconciles write under: revoked when they are abandoned at the stop deadline (default: one of its own). */
+  /**
+   * What the reconciles write under: revoked when they are abandoned at the stop deadline (default: one of its own).
+   */
   readonly licence?: WriteLicence;
 };
 

@@ -43,9 +43,15 @@ import { NOT_OWNED, type Deferred, type NotOwned } from './reconcile-loop.js';
 export type StepAccess = {
   /** Reads: live objects, discovery. */
   readonly cluster: Cluster;
-  /** Where Events are written (default `cluster`): on a real server its low-priority view, so they never hold a reconcile back. */
+  /**
+   * Where Events are written (default `cluster`): on a real server its low-priority view, so they never hold a
+   * reconcile back.
+   */
   readonly eventCluster?: Cluster;
-  /** `cluster` as a reconcile of `key` writes through it: every write fence applied (abandoned reconciles, shard ownership). */
+  /**
+   * `cluster` as a reconcile of `key` writes through it: every write fence applied (abandoned reconciles, shard
+   * ownership).
+   */
   readonly writesFor: (cluster: Cluster, key: string) => Cluster;
   /** Whether this replica owns `key` now (sharding). */
   readonly owns: (key: string) => boolean;
@@ -143,7 +149,10 @@ export class ReconcileStep {
     this.liveReads = liveReadOptions(options);
   }
 
-  /** Reconciles `key` once, given what is kept for it; `NotOwned` (nothing done) when its shard was lost while preparing. */
+  /**
+   * Reconciles `key` once, given what is kept for it; `NotOwned` (nothing done) when its shard was lost while
+   * preparing.
+   */
   async run(key: string, attempt: number, book: KeyBook | undefined): Promise<StepReport> {
     const { store, scopes, watchChildrenOf, childCachesReadable } = this.options.observed;
     const started = this.options.clock.now();
@@ -293,7 +302,10 @@ export class ReconcileStep {
   }
 }
 
-/** The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the caches). */
+/**
+ * The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the
+ * caches).
+ */
 const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOptions): SharedDeps => ({
   now: isoNow(clock),
   random,

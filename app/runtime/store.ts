@@ -96,7 +96,10 @@ export class Store {
     return this.byName.get(namespace ?? '')?.get(name);
   }
 
-  /** The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key already. */
+  /**
+   * The object stored under `namespace/name` (`/name` without a namespace): `get` for a caller holding that key
+   * already.
+   */
   getByKey(key: string): Resource | undefined {
     return this.objects.get(key);
   }
@@ -155,7 +158,10 @@ export class Store {
     return changes;
   }
 
-  /** Takes one watch event; answers the change, or nothing for a duplicate or stale event (or one older than our own write). */
+  /**
+   * Takes one watch event; answers the change, or nothing for a duplicate or stale event (or one older than our own
+   * write).
+   */
   event(event: Exclude<WatchEvent, { type: 'BOOKMARK' }>): StoreChange | undefined {
     const object = this.kept(event.object);
     const key = storeKeyOf(object);

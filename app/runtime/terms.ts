@@ -92,7 +92,9 @@ export class LeadershipTerms {
     this.elector.start();
   }
 
-  /** Graceful stop: no term begins any more; the current one ends. Resolves true when its reconciles finished in time. */
+  /**
+   * Graceful stop: no term begins any more; the current one ends. Resolves true when its reconciles finished in time.
+   */
   stop(deadlineMs: number): Promise<boolean> {
     this.process = 'stopping';
     return this.end(deadlineMs);
@@ -105,7 +107,8 @@ export class LeadershipTerms {
 
   private gained(): void {
     this.options.metrics.leader.set(1);
-    // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes back.
+    // A stopping process (graceful stop, or exiting after a lost lease) starts no new term, even if the lease comes
+    // back.
     if (this.process !== 'stopping') void this.begin();
   }
 

@@ -107,7 +107,10 @@ const retrying = (
   effects: [...effects, { _tag: 'RetryAfter', ms: state.retryMs }],
 });
 
-/** The next state and effects of a watcher in `state` given `input`. Total: an input that does not apply changes nothing. */
+/**
+ * The next state and effects of a watcher in `state` given `input`. Total: an input that does not apply changes
+ * nothing.
+ */
 export const step = (state: WatcherState, input: WatcherInput, policy: WatcherPolicy): WatcherStep => {
   const { phase } = state;
   if (phase._tag === 'Stopped') return stay(state);

@@ -66,7 +66,10 @@ export class WorkQueue {
     entry.cancel = this.clock.setTimer(ms, () => this.fire(key));
   }
 
-  /** Requeues after a failure: exponential backoff per key (at most `capMs` when given), at least `retryAfterMs`. Returns the delay. */
+  /**
+   * Requeues after a failure: exponential backoff per key (at most `capMs` when given), at least `retryAfterMs`.
+   * Returns the delay.
+   */
   addRateLimited(key: string, retryAfterMs = 0, capMs = Number.POSITIVE_INFINITY): number {
     const attempt = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, attempt);

@@ -79,7 +79,10 @@ export type ControllerCheckOptions<World> = Pick<
    * the controller's longest debounce or backoff, not its resync period).
    */
   readonly settleMs?: number;
-  /** Time allowed to become quiet once faults stop (default 20 s real, or 120 s on the run's clock); past it, the run fails. */
+  /**
+   * Time allowed to become quiet once faults stop (default 20 s real, or 120 s on the run's clock); past it, the run
+   * fails.
+   */
   readonly quietWithinMs?: number;
   /** Real time the controller has to send its first request (default 30 s: loading a client can take seconds). */
   readonly startupWithinMs?: number;

@@ -35,7 +35,9 @@ export type InProcessEffects = {
   release(): void;
 };
 
-/** Thrown into the controller by its `process.exit` call: the code after it must not run, as in a process that exited. */
+/**
+ * Thrown into the controller by its `process.exit` call: the code after it must not run, as in a process that exited.
+ */
 class ControllerExited extends Error {}
 
 const CONSOLE = { log: 'stdout', info: 'stdout', debug: 'stdout', warn: 'stderr', error: 'stderr' } as const;

@@ -242,7 +242,8 @@ export const httpPolicy = (options: FetcherOptions): HttpPolicy => {
 };
 
 /**
- * The address to connect to for `hostname` (a name, or an address as in a URL, `[::1]`): every resolved address must be allowed (a name that
+ * The address to connect to for `hostname` (a name, or an address as in a URL, `[::1]`): every resolved address must be
+ * allowed (a name that
  * resolves to one public and one private address is refused: the client could pick either).
  * Errors (thrown `Unreachable`): no address, a denied address.
  */
@@ -269,7 +270,9 @@ export const allowedAddress = async (
   return first;
 };
 
-/** Why `signal` aborted, as an Error (`abort(reason)` may be given any value; the default is a DOMException, an Error). */
+/**
+ * Why `signal` aborted, as an Error (`abort(reason)` may be given any value; the default is a DOMException, an Error).
+ */
 const abortReason = (signal: AbortSignal): Error => {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new Error(`aborted: ${String(reason)}`);

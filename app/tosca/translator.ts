@@ -89,7 +89,9 @@ export const createToscaTranslator = (options: TranslatorOptions = {}): Translat
   };
 };
 
-/** An inline template or inputs too deep or too large to walk (they came from the API server, decoded but unbounded). */
+/**
+ * An inline template or inputs too deep or too large to walk (they came from the API server, decoded but unbounded).
+ */
 const outOfBounds = (spec: { readonly [key: string]: JsonValue }): Translation | undefined => {
   for (const field of ['tosca', 'toscaInputs'] as const) {
     const checked = spec[field] === undefined ? E.right(undefined) : withinBounds(spec[field], DEFAULT_JSON_BOUNDS);

@@ -225,7 +225,9 @@ const storedValues = (walk: Walk, type: ValueShape, map: JsonObject, rounded: bo
   return result;
 };
 
-/** The Go struct of the object: its kind's for the version it names, else any version's; ObjectMeta's alone for others. */
+/**
+ * The Go struct of the object: its kind's for the version it names, else any version's; ObjectMeta's alone for others.
+ */
 const structOf = (group: string, kind: string, object: JsonObject): StructShape | undefined => {
   const apiVersion = getOwn(object, 'apiVersion');
   return (typeof apiVersion === 'string' ? kindStruct(apiVersion, kind) : undefined) ?? groupKindStruct(group, kind);

@@ -19,7 +19,9 @@ const corrupt = (offset: number): Base64Decoded => ({
 
 const isNewline = (char: string | undefined): boolean => char === '\n' || char === '\r';
 
-/** One quantum (up to 4 characters) from `start`: the sextets read and where the next one starts, or the error offset. */
+/**
+ * One quantum (up to 4 characters) from `start`: the sextets read and where the next one starts, or the error offset.
+ */
 const quantum = (
   text: string,
   start: number,

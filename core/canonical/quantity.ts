@@ -144,7 +144,9 @@ const fastPath = (text: string, scanned: Scanned, how: Interpreted): Parsed | un
   return { negative, magnitude, exp10: scale, format: how.format, ...(kept ? { verbatim: text } : {}) };
 };
 
-/** `magnitude × 10^exp10` rounded up to a whole number of units of 10^unit (away from zero: the magnitude is positive). */
+/**
+ * `magnitude × 10^exp10` rounded up to a whole number of units of 10^unit (away from zero: the magnitude is positive).
+ */
 const roundUpTo = (
   magnitude: bigint,
   exp10: number,
@@ -264,7 +266,9 @@ const rawText = (value: unknown): string => {
   return typeof value === 'string' ? json.slice(1, -1) : json;
 };
 
-/** Characters JSON writes as they are and Go never trims: a string of only these is its own raw text (most quantities). */
+/**
+ * Characters JSON writes as they are and Go never trims: a string of only these is its own raw text (most quantities).
+ */
 const PLAIN = /^[0-9A-Za-z.+-]*$/;
 
 const isPlainText = (value: unknown): value is string => typeof value === 'string' && PLAIN.test(value);

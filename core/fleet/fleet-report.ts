@@ -26,7 +26,9 @@ export type FleetInstance = {
 export type FleetTotal = {
   readonly action: Action['type'];
   readonly kind: string;
-  /** The changed fields' first two path segments (`spec.template`, `data`), sorted; empty for creations and deletions. */
+  /**
+   * The changed fields' first two path segments (`spec.template`, `data`), sorted; empty for creations and deletions.
+   */
   readonly fields: ReadonlyArray<string>;
   /** How many instances have such an action. */
   readonly instances: number;

@@ -43,7 +43,10 @@ export type Violation = {
 /** What the guard concluded for one Application's plan. */
 export type GuardVerdict = {
   readonly application: GuardedApplication;
-  /** The plan's digest (`planDigest`): what an approval names; empty when no rule can deny the plan (nothing to approve). */
+  /**
+   * The plan's digest (`planDigest`): what an approval names; empty when no rule can deny the plan (nothing to
+   * approve).
+   */
   readonly digest: string;
   /** The rules' violations; an approved plan's are kept here too, for the record. */
   readonly violations: ReadonlyArray<Violation>;
@@ -291,7 +294,10 @@ export const evaluateGuard = (
   return judged.map((entry) => verdictOf(policy, entry, deletesInPlan));
 };
 
-/** The verdict on one Application's plan alone (at runtime each plan is one Application's: `maxDeletesPerPlan` limits as `maxDeletes` does). */
+/**
+ * The verdict on one Application's plan alone (at runtime each plan is one Application's: `maxDeletesPerPlan` limits as
+ * `maxDeletes` does).
+ */
 export const evaluateOne = (policy: GuardPolicy, subject: GuardSubject): GuardVerdict => {
   const judged = judge(policy, subject);
   return verdictOf(policy, judged, judged.approved ? 0 : judged.written.filter(isDeletion).length);

@@ -24,7 +24,10 @@ export type DenySelector = {
   readonly paths?: ReadonlyArray<string>;
 };
 
-/** One rule: exactly one of `deny`, `maxDeletes` (per Application) and `maxDeletesPerPlan` (all Applications planned together). */
+/**
+ * One rule: exactly one of `deny`, `maxDeletes` (per Application) and `maxDeletesPerPlan` (all Applications planned
+ * together).
+ */
 export type GuardRule =
   | { readonly name: string; readonly deny: DenySelector }
   | { readonly name: string; readonly maxDeletes: number }

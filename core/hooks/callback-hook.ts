@@ -1,4 +1,7 @@
-/** The `complete` and `shutdown` hooks (docs/behaviour.md §6): a hook Secret per namespace, env entries in every workload. */
+/**
+ * The `complete` and `shutdown` hooks (docs/behaviour.md §6): a hook Secret per namespace, env entries in every
+ * workload.
+ */
 import { getOwn, isJsonObject, withKey, type JsonObject } from '../json/json.js';
 import type { Hook } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';

@@ -1,6 +1,7 @@
 /**
  * Keeping credentials out of everything but the API requests that write them: hook tokens, Secret
- * values and fields an observer schema marks sensitive (core/sensitive/marked.ts) never reach a plan's status (persisted on the Application) or its field-level
+ * values and fields an observer schema marks sensitive (core/sensitive/marked.ts) never reach a plan's status
+ * (persisted on the Application) or its field-level
  * explanations (printed, logged, turned into Events); `redactForDisplay` also masks them in the
  * create bodies and patches a printed plan shows. The one redaction mechanism of the project.
  */

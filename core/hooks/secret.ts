@@ -90,7 +90,8 @@ export const hookSecretSchema = (owner: HookOwner): ObserverSchema => {
     kind: 'Secret',
     metadata: { name: hookSecretName(owner), namespace: null },
   };
-  // A schema is a resource's shape with `null` leaves (the ObserverSchema type does not say so): `namespace: null` observes it.
+  // A schema is a resource's shape with `null` leaves (the ObserverSchema type does not say so): `namespace: null`
+  // observes it.
   return schema as ObserverSchema;
 };
 

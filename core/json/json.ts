@@ -62,7 +62,8 @@ export type RequiredKeys<T> = { [K in NamedKeys<T>]-?: object extends Pick<T, K>
  */
 export const withKey = <T extends JsonObject, K extends string>(object: T, key: K, value: T[K]): T => {
   const result: Record<string, JsonValue> = {};
-  // Own keys in `Object.keys` order, without building that list (this copies every resource a plan namespaces or marks).
+  // Own keys in `Object.keys` order, without building that list (this copies every resource a plan namespaces or
+  // marks).
   for (const k in object) {
     const name: string = k;
     const own = name === key ? value : object[k];

@@ -65,7 +65,9 @@ export const updateLastAppliedManifestFromResponse = (args: {
   return args.lastAppliedManifest.map((desired, i) => (i === index ? learned : desired));
 };
 
-/** Whether a schema node was generated from the value itself (`mirrorsIn`): then nothing can have been learned below it. */
+/**
+ * Whether a schema node was generated from the value itself (`mirrorsIn`): then nothing can have been learned below it.
+ */
 type Mirrors = (schema: JsonValue, value: JsonValue) => boolean;
 
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */

@@ -50,7 +50,9 @@ export const ownerFor = (object: {
     : { kind: { apiVersion: object.apiVersion, kind: object.kind } }),
 });
 
-/** How owner marks name a primary kind: `Kind.group:` (`Kind:` for the core group); Applications' marks have no prefix. */
+/**
+ * How owner marks name a primary kind: `Kind.group:` (`Kind:` for the core group); Applications' marks have no prefix.
+ */
 export const primaryMarkPrefix = (kind: PrimaryKind): string => {
   const slash = kind.apiVersion.indexOf('/');
   return slash < 0 ? `${kind.kind}:` : `${kind.kind}.${kind.apiVersion.slice(0, slash)}:`;

@@ -55,9 +55,13 @@ export type ApplicationSpec = {
   readonly applyMode?: ApplyMode;
   /** With `ServerSideApply`: take fields over from other field managers instead of stalling on the conflict. */
   readonly forceConflicts?: boolean;
-  /** Nothing is written for this Application (no child, no finalizer) until it is false again; deletion still proceeds. */
+  /**
+   * Nothing is written for this Application (no child, no finalizer) until it is false again; deletion still proceeds.
+   */
   readonly suspend?: boolean;
-  /** `Correct` (default): drift of observed fields is patched back; `Report`: it is written to `status.drift` instead. */
+  /**
+   * `Correct` (default): drift of observed fields is patched back; `Report`: it is written to `status.drift` instead.
+   */
   readonly driftPolicy?: DriftPolicy;
   /** Readiness rules in CEL over the live object `self`: a matching rule replaces kstatus for that child. */
   readonly readiness?: ReadonlyArray<ReadinessRuleSpec>;
@@ -70,7 +74,10 @@ export type ApplicationSpec = {
   readonly rolloutOnConfigChange?: boolean;
 };
 
-/** One `spec.dependsOn` entry: an Application by name, in this Application's namespace unless `namespace` says otherwise. */
+/**
+ * One `spec.dependsOn` entry: an Application by name, in this Application's namespace unless `namespace` says
+ * otherwise.
+ */
 export type DependsOnEntry = { readonly name: string; readonly namespace?: string };
 
 /** Most Applications one Application may depend on (the CRD's `maxItems`, the codec's bound). */
@@ -96,7 +103,10 @@ export const READINESS_TIMEOUT = /^([0-9]{1,9}(ms|s|m|h))+$/;
 
 export type DriftPolicy = 'Correct' | 'Report';
 
-/** One observed field another actor changed, left in place under `driftPolicy: Report` (values masked as plans mask them). */
+/**
+ * One observed field another actor changed, left in place under `driftPolicy: Report` (values masked as plans mask
+ * them).
+ */
 export type DriftEntry = {
   readonly resource: {
     readonly apiVersion: string;
@@ -226,7 +236,10 @@ const dependsOnEntry = t.intersection([
 
 const dependsOnEntries = t.array(dependsOnEntry);
 
-/** `spec.dependsOn`: at most `MAX_DEPENDS_ON` entries, no Application named twice (the namespace left out or written out). */
+/**
+ * `spec.dependsOn`: at most `MAX_DEPENDS_ON` entries, no Application named twice (the namespace left out or written
+ * out).
+ */
 const dependsOnList = new t.Type<ReadonlyArray<DependsOnEntry>, ReadonlyArray<DependsOnEntry>, unknown>(
   `a list of at most ${MAX_DEPENDS_ON} Applications ({name, namespace?}), each named once`,
   (u): u is ReadonlyArray<DependsOnEntry> => dependsOnEntries.is(u) && u.length <= MAX_DEPENDS_ON,
@@ -252,7 +265,10 @@ const dependsOnList = new t.Type<ReadonlyArray<DependsOnEntry>, ReadonlyArray<De
   t.identity,
 );
 
-/** Whether two entries name the same Application: an entry without namespace names the own one, so only equal namespaces (or both absent) match. */
+/**
+ * Whether two entries name the same Application: an entry without namespace names the own one, so only equal namespaces
+ * (or both absent) match.
+ */
 const sameDependency = (a: DependsOnEntry, b: DependsOnEntry): boolean =>
   a.name === b.name && a.namespace === b.namespace;
 

@@ -47,7 +47,9 @@ const nullMarkersOf = (value: JsonValue): JsonValue => {
 /** A schema for one resource; validated by `validateObserverSchema` before use. */
 export type ObserverSchema = Resource;
 
-/** A schema node: `null` (observe the value; `true` before validation), an object of child schemas, or a list schema. */
+/**
+ * A schema node: `null` (observe the value; `true` before validation), an object of child schemas, or a list schema.
+ */
 export type SchemaNode = JsonValue;
 
 /** `{observer_schema_list_min_length: m, observer_schema_list_max_length: M}`; M = 0 means no maximum. */

@@ -149,7 +149,10 @@ const dependantsDecision = (
   };
 };
 
-/** Whether Applications in `from` may depend on one in `to`: their own namespace, or a destination the policy allows them. */
+/**
+ * Whether Applications in `from` may depend on one in `to`: their own namespace, or a destination the policy allows
+ * them.
+ */
 const mayReach = (policy: TenancyPolicy | undefined, from: string, to: string): boolean => {
   if (from === to) return true;
   const destinations = tenancyFor(policy, from).destinations;
@@ -218,7 +221,10 @@ const DependencyFields = t.partial({
   status: t.partial({ observedGeneration: t.number, conditions: t.array(ConditionCodec) }),
 });
 
-/** `value` decoded by `codec`, or `undefined` when it does not decode (a partial codec refuses non-objects, null included). */
+/**
+ * `value` decoded by `codec`, or `undefined` when it does not decode (a partial codec refuses non-objects, null
+ * included).
+ */
 const part = <A>(codec: t.Type<A, unknown, unknown>, value: unknown): A | undefined => {
   const decoded = codec.decode(value);
   return E.isRight(decoded) ? decoded.right : undefined;

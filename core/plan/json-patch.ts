@@ -50,7 +50,8 @@ const setValue = (walk: Walk, from: JsonValue | undefined, to: JsonValue): void 
 /**
  * Operations that bring the observed fields of `live` to `desired`.
  * Guarantees: every operation targets an observed path, except whole list elements added only to
- * reach the list's minimum length or to hold the place of a later observed position; operations inside a positional list element are guarded by a `test`
+ * reach the list's minimum length or to hold the place of a later observed position; operations inside a positional
+ * list element are guarded by a `test`
  * of the element's `name` when it has one; a trailing element is removed only after a `test` of
  * its current value.
  */

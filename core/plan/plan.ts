@@ -299,9 +299,11 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   });
   if (E.isLeft(checked)) return checked;
   // The API server folds a Secret's write-only `stringData` into `data`: desired state and default schema do too.
-  // It also stores quantities and bytes in their canonical form (core/canonical/canonical.ts): so does the desired state.
+  // It also stores quantities and bytes in their canonical form (core/canonical/canonical.ts): so does the desired
+  // state.
   const canonicalManifest = checked.right.manifest.map(foldStringData).map(canonicalResource);
-  // Opt-in (spec.rolloutOnConfigChange): pod templates carry a digest of the config they read, before the schema observes them.
+  // Opt-in (spec.rolloutOnConfigChange): pod templates carry a digest of the config they read, before the schema
+  // observes them.
   const manifest =
     spec.rolloutOnConfigChange === true ? withConfigDigests(canonicalManifest, owner.namespace) : canonicalManifest;
   const folded = { ...checked.right, manifest };
@@ -709,7 +711,10 @@ const KSTATUS = memoTable<ReadonlyArray<Resource>, Map<Resource, string | undefi
   'kstatus reason per live object, per live snapshot',
 );
 
-/** Whether a dependency is there, not terminating and ready (by its rule, else kstatus; existence only, under `existence`). */
+/**
+ * Whether a dependency is there, not terminating and ready (by its rule, else kstatus; existence only, under
+ * `existence`).
+ */
 const isReady = (context: Context, object: Resource | undefined): boolean => {
   if (object === undefined || isTerminating(object)) return false;
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
@@ -796,7 +801,9 @@ type Decided = {
   readonly waiting: ReadonlyArray<string>;
   /** Children that exist but are not ready yet (their readiness rule or kstatus), with the reason. */
   readonly notReady?: ReadonlyArray<string>;
-  /** Children a readiness rule found failed (`failed` true or `timeout` passed), with the object, expression and values. */
+  /**
+   * Children a readiness rule found failed (`failed` true or `timeout` passed), with the object, expression and values.
+   */
   readonly failed?: ReadonlyArray<string>;
   /** Children waited for under a timed readiness rule, with since when (status.readinessWaits). */
   readonly readinessWaits?: ReadonlyArray<ReadinessWait>;
@@ -837,7 +844,9 @@ const assemble = (context: Context, decided: Decided): Plan => {
   };
 };
 
-/** The timed readiness waits in force replace the previous ones (none: the field goes); unknown (no live read): kept. */
+/**
+ * The timed readiness waits in force replace the previous ones (none: the field goes); unknown (no live read): kept.
+ */
 const withReadinessWaits = (
   status: ApplicationStatus,
   waits: ReadonlyArray<ReadinessWait> | undefined,

@@ -75,7 +75,10 @@ export const mayWrite =
     // Called on plan entries, which are resources (typed JsonObject by the delta).
     allowedTarget(tenancy, object as Resource);
 
-/** `targetViolation(tenancy, refOf(resource)) === undefined`, without building either (asked for every child of every plan). */
+/**
+ * `targetViolation(tenancy, refOf(resource)) === undefined`, without building either (asked for every child of every
+ * plan).
+ */
 const allowedTarget = (tenancy: Tenancy, resource: Resource): boolean => {
   const namespace = resource.metadata.namespace;
   if (namespace === undefined)

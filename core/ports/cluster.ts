@@ -65,7 +65,10 @@ export interface ClusterWriter {
   /** Full replacement; `metadata.resourceVersion` when set is an optimistic-concurrency precondition. */
   update(object: Resource, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
   patch(ref: ObjectRef, patch: Patch, options?: WriteOptions): TE.TaskEither<ClusterError, Resource>;
-  /** Resolves with the object when deletion is pending (finalizers), `none` once it is gone. 404 is an error here; callers decide. */
+  /**
+   * Resolves with the object when deletion is pending (finalizers), `none` once it is gone. 404 is an error here;
+   * callers decide.
+   */
   delete(ref: ObjectRef, options?: DeleteOptions): TE.TaskEither<ClusterError, O.Option<Resource>>;
 }
 

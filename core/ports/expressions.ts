@@ -30,7 +30,9 @@ export type EvaluationFailure =
 /** A checked expression, ready to be evaluated many times. */
 export type CompiledExpression = {
   readonly source: string;
-  /** The field paths of `self` the expression reads (`self.status.phase` → `['status', 'phase']`), to show their values. */
+  /**
+   * The field paths of `self` the expression reads (`self.status.phase` → `['status', 'phase']`), to show their values.
+   */
   readonly reads: ReadonlyArray<ReadonlyArray<string>>;
   /** The expression's cost estimated for the largest object it may be given (compile refused it over the limit). */
   readonly estimatedCost?: number;

@@ -63,7 +63,10 @@ export const valueAt = (node: JsonValue | undefined, tokens: ReadonlyArray<strin
     node,
   );
 
-/** `node` with the value at `tokens` replaced by `update(value)` (removed when it returns `undefined`); unchanged when absent. */
+/**
+ * `node` with the value at `tokens` replaced by `update(value)` (removed when it returns `undefined`); unchanged when
+ * absent.
+ */
 export const updateValueAt = (
   node: JsonValue,
   tokens: ReadonlyArray<string>,

@@ -62,7 +62,8 @@ export const digestOfData = (value: string): string => `sha256:${sha256Hex(base6
 export const digestOfString = (value: string): string => `sha256:${sha256Hex(utf8Bytes(value))}`;
 
 const digestOf = (field: string, value: JsonValue): JsonValue => {
-  // A null is no value but "unknown, learn it from the cluster" (docs/behaviour.md): it stays null, never a digest of "null".
+  // A null is no value but "unknown, learn it from the cluster" (docs/behaviour.md): it stays null, never a digest of
+  // "null".
   if (value === null || isDigest(value)) return value;
   if (typeof value !== 'string') return `sha256:${sha256Hex(utf8Bytes(JSON.stringify(value)))}`;
   return field === 'data' ? digestOfData(value) : digestOfString(value);
@@ -175,7 +176,9 @@ const holdsDigests = (object: JsonObject, marked: Marked): boolean =>
     })) ||
   marksOf(object, marked).some((tokens) => isDigest(valueAt(object, tokens)));
 
-/** `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks. */
+/**
+ * `revealMatching` over many objects, each against the desired resource of the same identity, with its schema's marks.
+ */
 export const revealAllMatching = <T extends JsonObject>(
   objects: ReadonlyArray<T>,
   desired: ReadonlyArray<Resource>,

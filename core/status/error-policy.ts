@@ -75,7 +75,8 @@ const UNTYPED_APPLY = /^failed to (create typed patch object|convert new object)
 /** A server-side apply refused because its object does not fit the kind's types (a 500, but an input error). */
 const isUntypedApply = (error: ClusterError): boolean => error._tag === 'Internal' && UNTYPED_APPLY.test(error.message);
 
-// `.data.a: expected string, got &value.valueUnstructured{Value:5}`: the path and the type, never the value (a Secret's).
+// `.data.a: expected string, got &value.valueUnstructured{Value:5}`: the path and the type, never the value (a
+// Secret's).
 const EXPECTED_TYPE = /(\.[^\s:]+): expected (\w+)/g;
 // `…: cannot convert float64 to int32`, `…: illegal base64 data at input byte 3`: the last clause names no value.
 const CONVERSION = /: ((cannot convert \w+ to \w+)|(illegal base64 data at input byte \d+))$/;
@@ -126,7 +127,9 @@ const immutableDetail = (fields: ReadonlyArray<string>): string =>
 // kube-apiserver's words for a server-side apply conflict: `conflict with "kubectl-edit" using v1`.
 const CONFLICT_WITH = /conflict with "([^"]*)"/;
 
-/** The field managers a server-side apply conflicts with (409, causes `FieldManagerConflict`); none for any other error. */
+/**
+ * The field managers a server-side apply conflicts with (409, causes `FieldManagerConflict`); none for any other error.
+ */
 export const conflictingManagers = (error: ClusterError): ReadonlyArray<string> =>
   error._tag !== 'Conflict'
     ? []
@@ -149,7 +152,8 @@ export type TemporaryRefusal = { readonly reason: string; readonly message: stri
  * Evidence (k8s.io v0.36.3 sources):
  * - apiextensions-apiserver pkg/apiserver/customresource_handler.go, `forbidCreateAdmission`: a create
  *   of a custom resource whose CRD has condition Terminating answers
- *   `403 Forbidden` `gadgets.chaos.io "g" is forbidden: create not allowed while custom resource definition is terminating`
+ *   `403 Forbidden` `gadgets.chaos.io "g" is forbidden: create not allowed while custom resource definition is
+ * terminating`
  *   (`apierrors.NewForbidden`, no causes). The CRD is gone moments later (then the kind is unknown),
  *   or it is reinstalled: either way retrying decides.
  * - apiserver pkg/admission/plugin/namespace/lifecycle/admission.go (NamespaceLifecycle): a create in

@@ -14,7 +14,9 @@ import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
 import { stalledConditions } from './conditions.js';
 import type { ActionResult, LiveVersions } from './hot-loop.js';
 
-/** One patch that succeeded: which object, its operations' fingerprint, and which of its paths the server did not keep. */
+/**
+ * One patch that succeeded: which object, its operations' fingerprint, and which of its paths the server did not keep.
+ */
 export type WriteRecord = {
   readonly resource: string;
   readonly fingerprint: string;
@@ -53,7 +55,9 @@ const valueAt = (value: JsonValue | undefined, pointer: string): JsonValue | und
   return current;
 };
 
-/** Whether the answer holds what one operation set: its value (server additions allowed), or nothing after a removal. */
+/**
+ * Whether the answer holds what one operation set: its value (server additions allowed), or nothing after a removal.
+ */
 const kept = (answer: Resource, operation: JsonPatchOperation): boolean => {
   // An append (`/-`) names no place to read back: counted as kept, never as a drop.
   if (operation.op === 'test' || operation.path.endsWith('/-')) return true;

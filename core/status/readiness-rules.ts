@@ -64,7 +64,10 @@ const shown = (value: JsonValue | undefined): string =>
 /** The fields of a Secret a reason may show: its identity, printed with every reason anyway. */
 const IDENTITY_PATHS: ReadonlySet<string> = new Set(['metadata.name', 'metadata.namespace', 'kind', 'apiVersion']);
 
-/** `status.phase="Failed", status.message="disk full"`: the values the expression read; in a Secret, all but its identity masked. */
+/**
+ * `status.phase="Failed", status.message="disk full"`: the values the expression read; in a Secret, all but its
+ * identity masked.
+ */
 export const valuesRead = (expression: CompiledExpression, object: Resource): string =>
   expression.reads
     .map((path) => {

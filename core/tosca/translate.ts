@@ -58,7 +58,10 @@ export const translateTemplate = (args: {
 
 type Topology = { readonly nodes: JsonObject; readonly declared: JsonValue | undefined };
 
-/** The node templates and declared inputs, or the first structural problem (no topology, no node templates, inputs not a mapping). */
+/**
+ * The node templates and declared inputs, or the first structural problem (no topology, no node templates, inputs not a
+ * mapping).
+ */
 const topologyOf = (
   template: JsonObject,
   inputs: JsonValue | undefined,

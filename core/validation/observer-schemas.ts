@@ -154,7 +154,8 @@ const valueIssues = (value: JsonValue, path: Path): ReadonlyArray<Issue> => {
         'false is no marker: write true to observe this field, or remove it from the schema to stop observing it',
       ),
     ];
-  // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI logs.
+  // A string is not echoed: a schema copied from a Secret's manifest would print its values in status, Events and CI
+  // logs.
   return [
     issue(
       path,

@@ -23,7 +23,9 @@ const WholeNumber = t.brand(
   'WholeNumber',
 );
 
-/** A Greeting's spec, decoded before `desired` sees it: one that does not decode stalls the Greeting naming the field. */
+/**
+ * A Greeting's spec, decoded before `desired` sees it: one that does not decode stalls the Greeting naming the field.
+ */
 export const GreetingSpec = t.intersection([t.type({ message: t.string }), t.partial({ replicas: WholeNumber })]);
 export type GreetingSpec = t.TypeOf<typeof GreetingSpec>;
 

@@ -5,7 +5,8 @@
  * kreconcile:
  *
  *   kubectl apply -f node_modules/kreconcile/examples/embedded-operator/crd.yaml
- *   node node_modules/kreconcile/examples/embedded-operator/operator.mjs [--kubeconfig PATH] [--context NAME] [--port 8080]
+ *   node node_modules/kreconcile/examples/embedded-operator/operator.mjs [--kubeconfig PATH] [--context NAME] [--port
+ * 8080]
  *
  * Without --kubeconfig, the kubeconfig lookup kubectl uses (KUBECONFIG, ~/.kube/config, in a pod its
  * ServiceAccount). SIGTERM or SIGINT stops it, letting running reconciles finish (up to 30 s).
@@ -17,7 +18,9 @@ import { startEmbeddedOperator, systemClock } from 'kreconcile/runtime';
 
 const WholeNumber = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0, 'WholeNumber');
 
-/** A Greeting's spec, decoded before `desired` sees it: one that does not decode stalls the Greeting naming the field. */
+/**
+ * A Greeting's spec, decoded before `desired` sees it: one that does not decode stalls the Greeting naming the field.
+ */
 const GreetingSpec = t.intersection([t.type({ message: t.string }), t.partial({ replicas: WholeNumber })]);
 
 /** Each Greeting: a ConfigMap holding its message, and a Deployment mounting it. */

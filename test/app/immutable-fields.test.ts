@@ -1,4 +1,7 @@
-/** The immutable-field scenario (test/support/immutable-scenario.ts) on the in-memory API server, and recreation of an object held by a finalizer. */
+/**
+ * The immutable-field scenario (test/support/immutable-scenario.ts) on the in-memory API server, and recreation of an
+ * object held by a finalizer.
+ */
 import { describe, expect, it } from 'vitest';
 import { ManualClock, createMemoryCluster } from '../../adapters/memory/index.js';
 import { reconcileApplication } from '../../app/reconcile/reconcile-application.js';

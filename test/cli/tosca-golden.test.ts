@@ -15,7 +15,9 @@ import { csarOfDirectory, standInNetwork } from './support/tosca.js';
 const DIR = 'examples/tosca';
 const NOW = '2026-03-02T12:00:00Z';
 
-/** What the examples' URLs serve: the template next to them, and their csar/ directory zipped (as their comments say). */
+/**
+ * What the examples' URLs serve: the template next to them, and their csar/ directory zipped (as their comments say).
+ */
 const network = () =>
   standInNetwork({
     'https://templates.example.com/shop/web.yaml': new Uint8Array(readFileSync(`${DIR}/template.yaml`)),

@@ -32,7 +32,10 @@ const timed = async (text: string) => {
   return { ...result, ms: performance.now() - started };
 };
 
-/** Generous: the YAML parse of 370 KB alone takes 1–3 s on a loaded CI machine; before the fix these took minutes or ran out of memory. */
+/**
+ * Generous: the YAML parse of 370 KB alone takes 1–3 s on a loaded CI machine; before the fix these took minutes or ran
+ * out of memory.
+ */
 const BOUND_MS = 15_000;
 
 describe('kreconcile validate on hostile CRDs', () => {

@@ -1,4 +1,7 @@
-/** Contract: discovery, create/get/list/update/delete, their errors, resourceVersion, concurrency, generation, cluster scope. */
+/**
+ * Contract: discovery, create/get/list/update/delete, their errors, resourceVersion, concurrency, generation, cluster
+ * scope.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';

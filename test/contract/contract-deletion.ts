@@ -1,4 +1,6 @@
-/** Contract: finalizers and deletionTimestamp, ownerReference garbage collection, namespace termination, CRD removal. */
+/**
+ * Contract: finalizers and deletionTimestamp, ownerReference garbage collection, namespace termination, CRD removal.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';

@@ -1,4 +1,7 @@
-/** Contract: RFC 6902 JSON Patch (test ops, pointer escaping, resourceVersion guards), RFC 7386 merge patch, server-side apply. */
+/**
+ * Contract: RFC 6902 JSON Patch (test ops, pointer escaping, resourceVersion guards), RFC 7386 merge patch, server-side
+ * apply.
+ */
 import * as O from 'fp-ts/lib/Option.js';
 import { expect, it } from 'vitest';
 import {

@@ -1,4 +1,6 @@
-/** Contract: watch streams — from a resourceVersion, from now with initial state, selector transitions, 410 Gone, stop. */
+/**
+ * Contract: watch streams — from a resourceVersion, from now with initial state, selector transitions, 410 Gone, stop.
+ */
 import { expect, it } from 'vitest';
 import {
   asNumber,

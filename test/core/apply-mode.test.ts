@@ -128,7 +128,8 @@ describe('spec.applyMode', () => {
       replicas: 3,
       template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } },
     });
-    // The element beyond the observed maximum is removed by a guarded JSON Patch first: an apply would keep another manager's element.
+    // The element beyond the observed maximum is removed by a guarded JSON Patch first: an apply would keep another
+    // manager's element.
     expect(web?.beforeApply).toEqual([
       { op: 'test', path: '/spec/template/spec/containers/1', value: { name: 'sidecar', image: 'envoy' } },
       { op: 'remove', path: '/spec/template/spec/containers/1' },

@@ -305,7 +305,10 @@ describe('empty maps and lists the server does not store', () => {
   });
 });
 
-/** Arbitrary JSON along a Go struct of the table: each field absent, null, at its zero value or not, `depth` structs deep. */
+/**
+ * Arbitrary JSON along a Go struct of the table: each field absent, null, at its zero value or not, `depth` structs
+ * deep.
+ */
 const alongStruct = (struct: StructShape, depth: number): fc.Arbitrary<JsonObject> =>
   fc
     .record(Object.fromEntries([...struct.fields.values()].map((f) => [f.name, alongType(f.type, depth)])), {

@@ -164,7 +164,9 @@ describe('dependsOn: the plan shows what waits on what', () => {
   });
 });
 
-/** A random DAG over ConfigMaps: resource i may depend only on resources with a lower index, listed in a random order. */
+/**
+ * A random DAG over ConfigMaps: resource i may depend only on resources with a lower index, listed in a random order.
+ */
 const dagArbitrary = fc.integer({ min: 1, max: 6 }).chain((size) =>
   fc.record({
     edges: fc.tuple(...Array.from({ length: size }, (_, i) => fc.subarray(Array.from({ length: i }, (_, j) => j)))),

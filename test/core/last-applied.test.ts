@@ -1,4 +1,6 @@
-/** The desired state: `updateLastAppliedManifestFromSpec` (step 3) and `updateLastAppliedManifestFromResponse` (step 7). */
+/**
+ * The desired state: `updateLastAppliedManifestFromSpec` (step 3) and `updateLastAppliedManifestFromResponse` (step 7).
+ */
 import { describe, it, expect } from 'vitest';
 import {
   updateLastAppliedManifestFromResponse,

@@ -272,9 +272,11 @@ describe('properties of plan (with a pure applier standing in for the API server
     fc.assert(
       fc.property(scenarioArbitrary, (s) => {
         const { live0, liveB, live2, planB, planC } = run(s, 'ServerSideApply');
-        // Keyed lists with a repeated key do not exist there: the API server refuses them (duplicate entries for a map list's key).
+        // Keyed lists with a repeated key do not exist there: the API server refuses them (duplicate entries for a map
+        // list's key).
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(repeatsAName));
-        // Nor keyed list items without their keys (a Service port without `port`): the API server cannot type them to apply.
+        // Nor keyed list items without their keys (a Service port without `port`): the API server cannot type them to
+        // apply.
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(untypable));
         fc.pre(![s.pool, s.variants, live0, liveB, live2].flat().some(listItemRefused));
         // Every patch of the mode says how it is sent: its intent, or its JSON Patch naming the lists

@@ -12,7 +12,10 @@ const configMap = (name: string, annotations: Record<string, string> = {}, mode 
 
 const KEPT = configMap('kept', { 'kreconcile.io/prune': 'disabled' });
 
-/** Plans and executes until a plan writes nothing (skips only); returns the last plan, the Application and the live objects. */
+/**
+ * Plans and executes until a plan writes nothing (skips only); returns the last plan, the Application and the live
+ * objects.
+ */
 const converge = (app: Application, live: ReadonlyArray<Resource>, rounds = 5) => {
   let current = app;
   let objects = live;

@@ -39,7 +39,9 @@ import { APP_NAMESPACE, OPEN_TENANCY, OWNER_MARK, afterPlan, application, execut
 
 export const scopes = arbitraryScopes;
 
-/** A resource as the API server stores it: namespace defaulted (or dropped for cluster-scoped kinds), values canonical. */
+/**
+ * A resource as the API server stores it: namespace defaulted (or dropped for cluster-scoped kinds), values canonical.
+ */
 export const stored = (resource: Resource): Resource =>
   canonicalResource(withNamespace(resource, identityOf(resource, scopes, APP_NAMESPACE)));
 

@@ -234,7 +234,8 @@ describe('tenancy: adoption', () => {
   });
 });
 
-// Property: whatever the policy, no plan writes outside what it allows (an oracle written apart from core/plan/tenancy.ts).
+// Property: whatever the policy, no plan writes outside what it allows (an oracle written apart from
+// core/plan/tenancy.ts).
 const NAMESPACES = ['default', 'other', 'third'] as const;
 const policyArbitrary: fc.Arbitrary<TenancyPolicy> = fc.record({
   destinations: fc.array(
@@ -297,7 +298,8 @@ describe('property: no plan ever writes outside the policy', () => {
           for (const action of writesOf(result))
             expect(allowedBy(policy, action), `${action.type} ${JSON.stringify(action.ref)}`).toBe(true);
           if (forbiddenOf(result).length > 0) expect(writesOf(result)).toEqual([]);
-          // Adoption only where the policy allows it: a patch of an unowned object stays in the own namespace by default.
+          // Adoption only where the policy allows it: a patch of an unowned object stays in the own namespace by
+          // default.
           const unowned = new Set(
             unique
               .filter((o) => o.metadata.annotations?.['kreconcile.io/owner'] === undefined)

@@ -112,7 +112,8 @@ describeWithApiServer('end to end: the embedded Greeting operator on a real API 
   });
 
   it('reports a spec the Greeting codec rejects as Stalled InvalidSpec and creates nothing', async () => {
-    // The CRD's schema admits it (replicas is an integer ≥ 0 there too): the reconciler's spec codec refuses a missing message.
+    // The CRD's schema admits it (replicas is an integer ≥ 0 there too): the reconciler's spec codec refuses a missing
+    // message.
     await must(cluster.create({ ...GREETING, metadata: { name: 'bad', namespace }, spec: { replicas: 1 } }));
     await eventually(async () => {
       const stalled = conditionOf((await statusOf('bad')).conditions, 'Stalled');

@@ -68,7 +68,9 @@ const manifest = (color: string): ReadonlyArray<Resource> =>
     },
   ] as ReadonlyArray<Resource>;
 
-/** The two custom schemas, every observed field marked with `marker`; `configData` picks the ConfigMap keys observed. */
+/**
+ * The two custom schemas, every observed field marked with `marker`; `configData` picks the ConfigMap keys observed.
+ */
 const schemas = (
   marker: true | null,
   configData: ReadonlyArray<string>,

@@ -28,7 +28,10 @@ import { eventually } from '../support/eventually.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 import { realClock } from '../support/real-clock.js';
 
-/** Long enough that a takeover after a release (a few 500 ms retries) is told apart from one after expiry on a loaded machine. */
+/**
+ * Long enough that a takeover after a release (a few 500 ms retries) is told apart from one after expiry on a loaded
+ * machine.
+ */
 const LEASE_MS = 12_000;
 
 const CONVERGE_MS = 30_000;
@@ -70,7 +73,8 @@ describeWithApiServer('end to end: the operator on a real API server', (env) => 
       child = children(namespace);
       key = `${namespace}/${name}`;
       log = reconcileLog();
-      // Its own connection, as a separate process would have; Events in its low-priority lane, as `kreconcile run` sends them.
+      // Its own connection, as a separate process would have; Events in its low-priority lane, as `kreconcile run`
+      // sends them.
       const own = connect(env);
       operator = await startOperator({
         cluster: own,

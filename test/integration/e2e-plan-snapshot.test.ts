@@ -57,7 +57,9 @@ describeWithApiServer(
       return { code, stdout: out.join(''), stderr: err.join('') };
     };
 
-    /** `kreconcile snapshot` into a file, then `kreconcile plan --snapshot` of it (offline): the one Application's plan. */
+    /**
+     * `kreconcile snapshot` into a file, then `kreconcile plan --snapshot` of it (offline): the one Application's plan.
+     */
     const snapshotThenPlan = async (
       label: string,
     ): Promise<{ readonly plan: ApplicationPlanV1; readonly recorded: ReadonlyArray<Resource> }> => {

@@ -334,7 +334,8 @@ describeWithApiServer('hostile readiness rules on a real API server, as a tenant
       reason: 'InvalidSpec',
       message: expect.stringContaining('estimated cost') as string,
     });
-    // The slow rule costs less than the runtime limit: within the default 1 s it may finish; either way it never blocks.
+    // The slow rule costs less than the runtime limit: within the default 1 s it may finish; either way it never
+    // blocks.
     const slowApp = await eventually(async () => {
       const read = await readApplication(alice, applicationRef(namespace, 'slow'));
       expect(conditionOf(read, 'Ready')?.status === 'True' || conditionOf(read, 'Stalled')?.status === 'True').toBe(

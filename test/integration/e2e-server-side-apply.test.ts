@@ -69,7 +69,9 @@ const spec = (color: string, extra: JsonObject = {}): JsonObject => ({
   ...extra,
 });
 
-/** A Deployment `name` with one container `api` whose name and image are observed at position 0, at most one container. */
+/**
+ * A Deployment `name` with one container `api` whose name and image are observed at position 0, at most one container.
+ */
 const oneContainerSpec = (name: string, image: string): JsonObject => ({
   applyMode: 'ServerSideApply',
   manifest: [
@@ -319,7 +321,8 @@ describeWithApiServer('server-side apply mode on the real API server', (env) => 
     expectReady(await readApplication(cluster, ref));
     expect(await containersNow()).toEqual([['api', 'nginx:1.27']]);
 
-    // Names in place again: the next change is an apply; it conflicts only with kreconcile's own JSON Patch (made as kreconcile), so it is forced, no Conflict stall.
+    // Names in place again: the next change is an apply; it conflicts only with kreconcile's own JSON Patch (made as
+    // kreconcile), so it is forced, no Conflict stall.
     await must(
       cluster.patch(ref, {
         type: 'json',

@@ -179,7 +179,9 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     }
   };
 
-  /** `kreconcile run --sharding lease` as a separate process (the CLI's default lease timings: 15 s, renewed every 2 s). */
+  /**
+   * `kreconcile run --sharding lease` as a separate process (the CLI's default lease timings: 15 s, renewed every 2 s).
+   */
   const spawnOperator = (
     id: string,
     namespace: string,
@@ -356,7 +358,8 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
   it("three replicas: one writer per Application at a time, each child written once; a killed replica's Applications converge again within the lease duration + one resync", async () => {
     const { namespace, writes, replicas } = await coldStart(3);
     await eventually(() => expect(replicas.map((r) => r.leases.ownedShards.length)).toEqual([4, 4, 4]), 10_000);
-    // Cold phase: each ConfigMap written exactly once (created), by the replica owning it then; no two replicas wrote for one Application at once.
+    // Cold phase: each ConfigMap written exactly once (created), by the replica owning it then; no two replicas wrote
+    // for one Application at once.
     const configWrites = writes.filter((w) => w.object.startsWith('ConfigMap/'));
     expect(configWrites).toHaveLength(APPLICATIONS);
     expect(new Set(configWrites.map((w) => w.object)).size).toBe(APPLICATIONS);

@@ -296,7 +296,8 @@ describeWithApiServer('the runtime on a real API server when the world misbehave
       });
       await must(cluster.create(applicationObject(namespace, 'paused', [configMap('paused-config', { mode: 'one' })])));
       await eventually(async () => expect(await modeOf('paused-config')).toBe('one'));
-      // A stops right after sending its next write (a patch of the ConfigMap): the rest of that reconcile waits for SIGCONT.
+      // A stops right after sending its next write (a patch of the ConfigMap): the rest of that reconcile waits for
+      // SIGCONT.
       const patch = a.cluster.patch;
       let pauseNext = true;
       a.cluster.patch = (ref, body, options) => {

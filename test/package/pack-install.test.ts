@@ -150,7 +150,9 @@ type ExportTarget = string | { readonly [condition: string]: ExportTarget };
 const exportTargets = (target: ExportTarget): ReadonlyArray<string> =>
   typeof target === 'string' ? [target] : Object.values(target).flatMap(exportTargets);
 
-/** A TypeScript project next to the consumer (its node_modules), type-checked with NodeNext resolution; tsc's output. */
+/**
+ * A TypeScript project next to the consumer (its node_modules), type-checked with NodeNext resolution; tsc's output.
+ */
 const typeCheck = async (name: string, manifest: object, source: string): Promise<string> => {
   const dir = join(work, name);
   mkdirSync(dir);

@@ -127,14 +127,19 @@ export const readExisting = async (cluster: Cluster, ref: ObjectRef): Promise<Re
   return object;
 };
 
-/** The Application with its stored status read back (app/status/stored-status.ts): the lists as the operator computed them. */
+/**
+ * The Application with its stored status read back (app/status/stored-status.ts): the lists as the operator computed
+ * them.
+ */
 export const readApplication = async (cluster: Cluster, ref: ObjectRef): Promise<Application> =>
   withReadableStatus(await readExisting(cluster, ref)) as unknown as Application;
 
 export const conditionOf = (application: Application, type: ConditionType): Condition | undefined =>
   application.status?.conditions?.find((condition) => condition.type === type);
 
-/** Waits (on a real server) until the Application's condition `type` matches `expected`; resolves with the Application. */
+/**
+ * Waits (on a real server) until the Application's condition `type` matches `expected`; resolves with the Application.
+ */
 export const waitForCondition = (
   cluster: Cluster,
   ref: ObjectRef,

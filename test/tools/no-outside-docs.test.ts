@@ -1,4 +1,7 @@
-/** The outside-documents lint: what it finds, and how `--fix` rewrites citations to docs/behaviour.md and docs/architecture.md. */
+/**
+ * The outside-documents lint: what it finds, and how `--fix` rewrites citations to docs/behaviour.md and
+ * docs/architecture.md.
+ */
 import { describe, expect, it } from 'vitest';
 import { citationsIn, rewriteCitations } from '../../tools/lint/no-outside-docs.js';
 

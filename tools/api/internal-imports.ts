@@ -3,8 +3,10 @@
  * `core/internal.ts`, never through the public entry `core/index.ts` (`kreconcile`), so the public
  * entry holds only what docs/ describe for users (docs/decisions/0031-public-api-on-purpose.md).
  *
- *   node --import tsx tools/api/internal-imports.ts          check: lists each import of core/index.js as file:line; exit 1 when there is one
- *   node --import tsx tools/api/internal-imports.ts --write  rewrites them to core/internal.js (npm run api:internal-imports)
+ *   node --import tsx tools/api/internal-imports.ts          check: lists each import of core/index.js as file:line;
+ * exit 1 when there is one
+ *   node --import tsx tools/api/internal-imports.ts --write  rewrites them to core/internal.js (npm run
+ * api:internal-imports)
  *
  * A rewritten file is formatted with Prettier (the longer path may wrap a line, and `npm test`
  * checks the format). Idempotent: a rewritten file has nothing left to rewrite. Every relative specifier that resolves

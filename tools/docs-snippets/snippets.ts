@@ -83,7 +83,8 @@ export const extractSnippets = (markdown: string, file: string): ReadonlyArray<S
       markers = { context: '', continues: false };
       index = end + 1;
     } else {
-      // A fence of another language, or prose: markers apply to the next ts block only if nothing but blank lines come between.
+      // A fence of another language, or prose: markers apply to the next ts block only if nothing but blank lines come
+      // between.
       if (text.trim() !== '') markers = { context: '', continues: false };
       index += 1;
     }

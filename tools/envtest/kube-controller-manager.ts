@@ -17,11 +17,17 @@ export type ControllerManagerOptions = {
   readonly logPath: string;
   readonly timeoutMs: number;
   readonly identity: TlsIdentity;
-  /** Controllers beyond {@link controllers} (a benchmark's Deployments need `deployment-controller` and `replicaset-controller`). */
+  /**
+   * Controllers beyond {@link controllers} (a benchmark's Deployments need `deployment-controller` and
+   * `replicaset-controller`).
+   */
   readonly extraControllers?: ReadonlyArray<string>;
 };
 
-/** Canonical controller names (cmd/kube-controller-manager/names); see docs/architecture.md#the-real-api-server-in-the-tests. */
+/**
+ * Canonical controller names (cmd/kube-controller-manager/names); see
+ * docs/architecture.md#the-real-api-server-in-the-tests.
+ */
 export const controllers = [
   'garbage-collector-controller',
   'namespace-controller',

@@ -34,7 +34,10 @@ const decoded = <A>(codec: t.Decoder<unknown, A>, text: string): A => {
   return result.right;
 };
 
-/** `k8s.io/api/apps/v1.Deployment` → `apps/v1.Deployment`; `k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta` → `meta/v1.ObjectMeta`. */
+/**
+ * `k8s.io/api/apps/v1.Deployment` → `apps/v1.Deployment`; `k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta` →
+ * `meta/v1.ObjectMeta`.
+ */
 const short = (name: string): string =>
   name.replace(/^k8s\.io\/api\//, '').replace(/^k8s\.io\/apimachinery\/pkg\/apis\//, '');
 

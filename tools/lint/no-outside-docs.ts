@@ -3,8 +3,10 @@
  * SPEC.md, ARCHITECTURE.md, REAL-APISERVER.md, CLIENT-NODE.md, "SPEC §…"): a clone must hold the
  * design it is built to (docs/behaviour.md, docs/architecture.md, docs/decisions/).
  *
- *   node --import tsx tools/lint/no-outside-docs.ts         lists every citation as file:line:column; exit 1 when there is one
- *   node --import tsx tools/lint/no-outside-docs.ts --fix   rewrites them to docs/behaviour.md / docs/architecture.md, then lists what is left
+ *   node --import tsx tools/lint/no-outside-docs.ts         lists every citation as file:line:column; exit 1 when there
+ * is one
+ *   node --import tsx tools/lint/no-outside-docs.ts --fix   rewrites them to docs/behaviour.md / docs/architecture.md,
+ * then lists what is left
  *
  * The rewrite is mechanical: SPEC's section N is docs/behaviour.md §N, its loop step N is §4.N;
  * ARCHITECTURE's example N is docs/architecture.md example N (both pages keep those numbers).

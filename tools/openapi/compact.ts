@@ -3,7 +3,8 @@
  * offline validation reads (types, enums, required fields, properties, maps, lists, the
  * int-or-string, preserve-unknown-fields and embedded-resource extensions, references) and what
  * the in-memory API server's strategic merge patch and server-side apply read (patch strategies
- * and merge keys, list types and map keys, map types, scalar defaults), only the schemas reachable from a kind's root. `status` is kept: a
+ * and merge keys, list types and map keys, map types, scalar defaults), only the schemas reachable from a kind's root.
+ * `status` is kept: a
  * strategic merge patch of the status subresource merges conditions by type. Pure, so the generator
  * and the test that compares the committed file with a live server share it.
  */
@@ -23,7 +24,8 @@ const KEPT = [
   'x-kubernetes-patch-merge-key',
   'x-kubernetes-list-type',
   'x-kubernetes-list-map-keys',
-  // Whether server-side apply owns a struct or map as a whole (`atomic`) or field by field (adapters/memory/field-manager).
+  // Whether server-side apply owns a struct or map as a whole (`atomic`) or field by field
+  // (adapters/memory/field-manager).
   'x-kubernetes-map-type',
 ] as const;
 
@@ -41,7 +43,8 @@ export const compactNode = (node: JsonObject): JsonObject => {
     if (value !== undefined) out[key] = value;
   }
   if (getOwn(node, 'format') === 'int-or-string') out.format = 'int-or-string';
-  // A scalar default names a list item whose key field is omitted (a port's `protocol: TCP`), as server-side apply keys it.
+  // A scalar default names a list item whose key field is omitted (a port's `protocol: TCP`), as server-side apply keys
+  // it.
   const fallback = getOwn(node, 'default');
   if (typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean')
     out.default = fallback;

@@ -23,7 +23,9 @@ const getterFor = (kubeconfigPath: string): Get => {
   };
 };
 
-/** `api/v1` → `v1`, `apis/apps/v1` → `apps/v1`; other index entries (`version`, `.well-known/…`) are no group-version. */
+/**
+ * `api/v1` → `v1`, `apis/apps/v1` → `apps/v1`; other index entries (`version`, `.well-known/…`) are no group-version.
+ */
 const apiVersionOfPath = (path: string): string | undefined => {
   const parts = path.split('/');
   if (parts[0] === 'api' && parts.length === 2) return parts[1];

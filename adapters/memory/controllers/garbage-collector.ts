@@ -101,7 +101,9 @@ const orphanDependents = (state: ServerState, entries: ReadonlyArray<Stored>, { 
 const blocks = (dependent: Resource, owner: Resource): boolean =>
   ownersOf(dependent).some((ref) => ref.uid === owner.metadata.uid && ref.blockOwnerDeletion === true);
 
-/** An owner deleted with `Foreground`: it goes once no dependent blocks it (dependents are deleted by collectDependent). */
+/**
+ * An owner deleted with `Foreground`: it goes once no dependent blocks it (dependents are deleted by collectDependent).
+ */
 const finishForeground = (state: ServerState, entries: ReadonlyArray<Stored>, { info, object }: Stored): boolean =>
   !dependentsOf(entries, object).some((dependent) => blocks(dependent.object, object)) &&
   systemWrite(state, info, object, withoutFinalizer(FOREGROUND_FINALIZER));

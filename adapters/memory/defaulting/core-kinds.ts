@@ -1,4 +1,7 @@
-/** Server defaults of kinds other than workloads: Service, Secret, PersistentVolumeClaim, HorizontalPodAutoscaler, NetworkPolicy. */
+/**
+ * Server defaults of kinds other than workloads: Service, Secret, PersistentVolumeClaim, HorizontalPodAutoscaler,
+ * NetworkPolicy.
+ */
 import {
   getOwn,
   isJsonArray,

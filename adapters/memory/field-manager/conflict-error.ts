@@ -1,4 +1,7 @@
-/** The 409 of a server-side apply that would change fields other managers own, worded as k8s.io/apimachinery words it (conflict.go). */
+/**
+ * The 409 of a server-side apply that would change fields other managers own, worded as k8s.io/apimachinery words it
+ * (conflict.go).
+ */
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { pathsOf } from './field-set.js';
 import { managerText } from './field-manager.js';

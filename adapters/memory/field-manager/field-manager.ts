@@ -70,7 +70,9 @@ const decodedOrEmpty = (entries: JsonValue | undefined): Managed => {
   return E.isRight(decoded) ? decoded.right : EMPTY_MANAGED;
 };
 
-/** Which managers a write starts from: the request's own managedFields when it sends readable ones (decodeLiveOrNew). */
+/**
+ * Which managers a write starts from: the request's own managedFields when it sends readable ones (decodeLiveOrNew).
+ */
 const startingManagers = (scope: WriteScope, live: JsonObject, next: JsonObject): Managed => {
   if (scope.subresource !== '') return decodedOrEmpty(managedFieldsOf(live));
   const sent = managedFieldsOf(next);

@@ -19,7 +19,10 @@ const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf('/') + 1);
 
-/** A custom resource's root: its structural schema, with ObjectMeta for metadata (the CRD's metadata schema only constrains it). */
+/**
+ * A custom resource's root: its structural schema, with ObjectMeta for metadata (the CRD's metadata schema only
+ * constrains it).
+ */
 const customRoot = (schema: JsonObject, defs: JsonObject): JsonObject => {
   const properties = isJsonObject(schema.properties) ? schema.properties : {};
   return {

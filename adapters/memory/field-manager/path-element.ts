@@ -114,7 +114,9 @@ const parseJson = (text: string): JsonValue | undefined => {
   }
 };
 
-/** A FieldsV1 key back to its element; undefined for a kind of element this server does not know (skipped, as SMD does). */
+/**
+ * A FieldsV1 key back to its element; undefined for a kind of element this server does not know (skipped, as SMD does).
+ */
 export const parseElement = (text: string): PathElement | 'malformed' | undefined => {
   const body = text.slice(2);
   switch (text.slice(0, 2)) {

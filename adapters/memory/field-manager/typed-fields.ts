@@ -40,7 +40,9 @@ export const itemElement = (atom: ListAtom, item: JsonValue): E.Either<string, P
   return E.right({ kind: 'key', fields: [...fields].sort(([a], [b]) => compareText(a, b)) });
 };
 
-/** Items of an associative list with their elements (items that cannot be named are left out, as SMD does once typed). */
+/**
+ * Items of an associative list with their elements (items that cannot be named are left out, as SMD does once typed).
+ */
 export const namedItems = (
   atom: ListAtom,
   list: ReadonlyArray<JsonValue>,

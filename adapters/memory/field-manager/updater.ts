@@ -46,7 +46,10 @@ const withoutEmpty = (sets: Map<string, VersionedSet>): Map<string, VersionedSet
   return sets;
 };
 
-/** The other managers after a change: what it removed is nobody's, what it changed is no longer theirs (Left unless forced). */
+/**
+ * The other managers after a change: what it removed is nobody's, what it changed is no longer theirs (Left unless
+ * forced).
+ */
 const takeChanged = (
   changes: Changes,
   managers: ManagerSets,

@@ -1,4 +1,7 @@
-/** Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet template generation, storage protection, immutable fields). */
+/**
+ * Per-kind steps of the write path (Service IPs, Namespace lifecycle, CRD registration, Job selectors, DaemonSet
+ * template generation, storage protection, immutable fields).
+ */
 import { claimHooks, volumeHooks } from './claim-hooks.js';
 import { crdHooks } from './crd-hooks.js';
 import { daemonSetHooks } from './daemon-set-hooks.js';

@@ -1,4 +1,6 @@
-/** Namespace lifecycle fields: the `kubernetes` finalizer, phase Active, and the `kubernetes.io/metadata.name` label. */
+/**
+ * Namespace lifecycle fields: the `kubernetes` finalizer, phase Active, and the `kubernetes.io/metadata.name` label.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonObject, type JsonObject } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';

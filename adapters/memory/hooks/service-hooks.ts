@@ -113,7 +113,9 @@ const immutableIp = (stored: JsonObject, next: Resource): ClusterError | undefin
 
 const ipFields = ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'];
 
-/** On update, allocated values the client left unset are taken from the stored Service (when its type still has them). */
+/**
+ * On update, allocated values the client left unset are taken from the stored Service (when its type still has them).
+ */
 const carryForward = (stored: JsonObject, next: JsonObject): JsonObject =>
   getOwn(next, 'type') === 'ExternalName'
     ? next
@@ -142,7 +144,10 @@ const dropTypeDependent = (stored: JsonObject, next: JsonObject): JsonObject => 
     : without(nodePorts, ['allocateLoadBalancerNodePorts', 'loadBalancerClass']);
 };
 
-/** After every stored change, the allocator holds exactly what stored Services hold (type changes free, failed writes too). */
+/**
+ * After every stored change, the allocator holds exactly what stored Services hold (type changes free, failed writes
+ * too).
+ */
 const resync = (context: HookContext): void => {
   const held = [...context.state.objects.values()]
     .filter((object) => object.apiVersion === 'v1' && object.kind === 'Service')

@@ -19,7 +19,10 @@ const servesAt = (kind: ServedKind, version: string): boolean => kind.versions =
 
 const groupVersion = (group: string, version: string): string => (group === '' ? version : `${group}/${version}`);
 
-/** Stable order: `v1` before `v1beta1` before `v2alpha1` would need Kubernetes' version priority; newest GA first is enough here. */
+/**
+ * Stable order: `v1` before `v1beta1` before `v2alpha1` would need Kubernetes' version priority; newest GA first is
+ * enough here.
+ */
 const groupVersions = (kinds: ReadonlyArray<ServedKind>, group: string): ReadonlyArray<string> =>
   [...new Set(kinds.filter((k) => k.group === group).flatMap(versionsOf))].sort(byPriority);
 

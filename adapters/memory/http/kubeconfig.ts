@@ -1,4 +1,7 @@
-/** The kubeconfig of a loopback endpoint: plain HTTP (client-node requires `insecure-skip-tls-verify` for http://) and a bearer token unless authentication is off. */
+/**
+ * The kubeconfig of a loopback endpoint: plain HTTP (client-node requires `insecure-skip-tls-verify` for http://) and a
+ * bearer token unless authentication is off.
+ */
 import { stringify } from 'yaml';
 
 export const kubeconfigYaml = (url: string, token: string | undefined): string =>

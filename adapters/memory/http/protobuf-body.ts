@@ -211,7 +211,9 @@ const zeroOf = (spec: ProtobufField, path: string, depth: number): JsonValue => 
 
 const SCALARS: ReadonlySet<string> = new Set(['string', 'bool', 'int', 'uint', 'float64', 'float32', 'bytes']);
 
-/** Whether omitempty can leave the field out: pointers, lists, maps and scalars (never a struct, a Time or a Quantity). */
+/**
+ * Whether omitempty can leave the field out: pointers, lists, maps and scalars (never a struct, a Time or a Quantity).
+ */
 const omittable = ([, , element, flags]: ProtobufField): boolean => /[plm]/.test(flags) || SCALARS.has(element);
 
 /** Whether omitempty leaves a written value out: "", 0, false, an empty list or map, nil. */

@@ -43,7 +43,9 @@ export type ResourceRequest = {
   readonly query: URLSearchParams;
   readonly body: string;
   readonly contentType: string;
-  /** The client's User-Agent: the manager of a write that names no fieldManager (its prefix, as the server takes it). */
+  /**
+   * The client's User-Agent: the manager of a write that names no fieldManager (its prefix, as the server takes it).
+   */
   readonly userAgent?: string;
 };
 
@@ -385,7 +387,10 @@ type CollectionTarget = Extract<Target, { type: 'collection' }>;
 type ObjectTarget = Extract<Target, { type: 'object' }>;
 type VerbHandler<T> = (cluster: Cluster, request: ResourceRequest, target: T) => TE.TaskEither<ClusterError, Answer>;
 
-/** POST on a collection: a create. Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405 too). */
+/**
+ * POST on a collection: a create. Listing across namespaces is allowed; creating needs one (kube-apiserver answers 405
+ * too).
+ */
 const createAnswer: VerbHandler<CollectionTarget> = (cluster, request, target) =>
   target.kind.scope === 'Namespaced' && target.namespace === undefined
     ? TE.left(

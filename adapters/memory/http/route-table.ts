@@ -28,7 +28,10 @@ import { crdPrinter, crdPrinterColumns, tableEvents, tableOf, wantsTable, type P
 import { notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
 
-/** What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts, the Date header). */
+/**
+ * What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts, the
+ * Date header).
+ */
 export type ServableCluster = Cluster & Pick<MemoryCluster, 'servedKinds' | 'clock'>;
 
 /** What every handler shares: the cluster served and the watch streams open (ended by `close()`). */

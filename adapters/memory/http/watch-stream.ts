@@ -136,7 +136,8 @@ const sendInitialEvents = async (
 
 /**
  * Answers 200 at once (clients count a watch as established when the headers arrive), then
- * streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the timeout passes on `clock`, the client goes
+ * streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the
+ * timeout passes on `clock`, the client goes
  * away or the returned handle is stopped (server shutdown).
  */
 export const serveWatch = (

@@ -26,7 +26,8 @@ const mergeObjects = (base: JsonObject, patch: JsonObject): JsonObject => {
     .map((key) => [key, mergePatch(getOwn(base, key), getOwn(patch, key) ?? null)] as const);
   const order = Object.keys(base);
   // Keep the target's key order, new keys last: a built-in kind's struct fields read as before the patch
-  // (its map fields, and every key of a custom resource, are put in the server's order when stored: typing/key-order.ts).
+  // (its map fields, and every key of a custom resource, are put in the server's order when stored:
+  // typing/key-order.ts).
   return objectFromEntries([...kept, ...merged].sort(([a], [b]) => rank(order, a) - rank(order, b)));
 };
 

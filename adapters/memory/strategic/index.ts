@@ -1,4 +1,6 @@
-/** Strategic merge patch of built-in kinds (strategic-merge.ts), with their patch strategies from the committed schemas. */
+/**
+ * Strategic merge patch of built-in kinds (strategic-merge.ts), with their patch strategies from the committed schemas.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import type { JsonObject } from '../../../core/json/json.js';
@@ -18,7 +20,10 @@ export const BUILTIN_PATCH_TYPES =
 export const CUSTOM_PATCH_TYPES =
   'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
 
-/** 415 for a patch type the kind does not take: a strategic merge patch of a custom resource, as the real server answers it. */
+/**
+ * 415 for a patch type the kind does not take: a strategic merge patch of a custom resource, as the real server answers
+ * it.
+ */
 export const unsupportedPatchType = (custom: boolean): ClusterError =>
   clusterError(
     'UnsupportedMediaType',

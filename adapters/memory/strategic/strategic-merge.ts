@@ -71,7 +71,9 @@ const taken = (original: Obj, key: string, value: Value): void => {
 
 const listOf = (value: Value | undefined): Value[] => (Array.isArray(value) ? value : badArgType('slice', value));
 
-/** mergePatchIntoOriginal: each `$setElementOrder/<field>` with its field's patch list, merged and put in that order. */
+/**
+ * mergePatchIntoOriginal: each `$setElementOrder/<field>` with its field's patch list, merged and put in that order.
+ */
 const elementOrdersApplied = (original: Obj, patch: Obj, schema: PatchSchema): void => {
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;

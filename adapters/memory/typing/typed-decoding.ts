@@ -43,7 +43,9 @@ import type { KindInfo } from '../kinds/index.js';
 
 type Decoded = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
-/** Where a value sits, as `encoding/json` names it: the innermost struct and the JSON field path (no keys, no indices). */
+/**
+ * Where a value sits, as `encoding/json` names it: the innermost struct and the JSON field path (no keys, no indices).
+ */
 type GoPlace = { readonly struct: string; readonly path: ReadonlyArray<string> };
 
 const ok = (value: JsonValue): Decoded => ({ ok: true, value });

@@ -12,7 +12,8 @@ import { isDeleting } from './write-common.js';
 /**
  * Creates of a kind whose CRD is being deleted are refused (apiextensions-apiserver's
  * `forbidCreateAdmission`, customresource_handler.go), with kube-apiserver 1.36's words:
- * `403 Forbidden` `widgets.example.io "w" is forbidden: create not allowed while custom resource definition is terminating`.
+ * `403 Forbidden` `widgets.example.io "w" is forbidden: create not allowed while custom resource definition is
+ * terminating`.
  */
 export const admitWhileCrdTerminating = (
   state: ServerState,

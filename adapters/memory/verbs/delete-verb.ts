@@ -95,7 +95,10 @@ const deletable = (info: KindInfo, ref: ObjectRef): E.Either<ClusterError, KindI
       )
     : E.right(info);
 
-/** DeleteOptions.preconditions (rest.BeforeDelete): uid first, then resourceVersion; 409 naming the kind when either differs. */
+/**
+ * DeleteOptions.preconditions (rest.BeforeDelete): uid first, then resourceVersion; 409 naming the kind when either
+ * differs.
+ */
 const preconditionsHold = (
   info: KindInfo,
   stored: Resource,

@@ -57,7 +57,9 @@ const hasResources = (container: JsonValue): boolean => {
   );
 };
 
-/** Pod QoS class, simplified: BestEffort without any requests/limits, Guaranteed when limits equal requests everywhere. */
+/**
+ * Pod QoS class, simplified: BestEffort without any requests/limits, Guaranteed when limits equal requests everywhere.
+ */
 const qosClass = (pod: Resource): string => {
   const containers = getIn(pod, ['spec', 'containers']);
   const list = isJsonArray(containers) ? containers : [];

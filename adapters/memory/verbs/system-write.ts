@@ -1,4 +1,6 @@
-/** Writes made by the server's own controllers (garbage collector, namespace and CRD cleanup): no client rules apply. */
+/**
+ * Writes made by the server's own controllers (garbage collector, namespace and CRD cleanup): no client rules apply.
+ */
 import { jsonEqual } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { commitPut } from './commit.js';
@@ -6,7 +8,10 @@ import type { KindInfo } from '../kinds/index.js';
 import type { ServerState } from '../server-state.js';
 import { isDeleting, isFinalized, removeStored } from './write-common.js';
 
-/** Applies `edit` to a stored object; a deleting object with no finalizer left then leaves storage. Returns whether it wrote. */
+/**
+ * Applies `edit` to a stored object; a deleting object with no finalizer left then leaves storage. Returns whether it
+ * wrote.
+ */
 export const systemWrite = (
   state: ServerState,
   info: KindInfo,

@@ -98,7 +98,9 @@ export const sharedPlanOptions = (help: SharedPlanHelp): ReadonlyArray<Option> =
 /** The shared flags decoded: when the plans are computed, and which cluster is read (none: a snapshot or nothing). */
 export type SharedPlanRequest = { readonly now: string; readonly target?: ClusterTarget };
 
-/** Where to plan: a snapshot, the cluster of --kubeconfig/--context or of KUBECONFIG (as kubectl reads it), or nothing. */
+/**
+ * Where to plan: a snapshot, the cluster of --kubeconfig/--context or of KUBECONFIG (as kubectl reads it), or nothing.
+ */
 export const targetOf = (
   flags: Pick<SharedPlanFlags, 'kubeconfig' | 'context' | 'snapshot' | 'offline'>,
   env: Readonly<Record<string, string | undefined>>,
@@ -168,7 +170,10 @@ const optional = async <A>(
   read: (file: string) => Promise<E.Either<ReadonlyArray<CliError>, A>>,
 ): Promise<E.Either<ReadonlyArray<CliError>, A | undefined>> => (file === undefined ? E.right(undefined) : read(file));
 
-/** Reads `--policy`, `--field-managers`, `--guard`, the approvals and `--crd`; the first that fails, with its every problem. */
+/**
+ * Reads `--policy`, `--field-managers`, `--guard`, the approvals and `--crd`; the first that fails, with its every
+ * problem.
+ */
 export const readAdminInputs = async (
   io: CliIo,
   flags: SharedPlanFlags,

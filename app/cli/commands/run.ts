@@ -100,7 +100,10 @@ const optionalFile =
   () =>
     file === undefined ? Promise.resolve(E.right(undefined)) : read(file);
 
-/** Reads the admin's files; guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the operator. */
+/**
+ * Reads the admin's files; guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the
+ * operator.
+ */
 const readAdminFiles = (io: CliIo, flags: RunFlags): TE.TaskEither<CliErrors, AdminFiles> =>
   pipe(
     TE.Do,
@@ -441,7 +444,9 @@ const announce = (context: CommandContext, run: PreparedRun, operator: Operator,
     io.stdout.write(`serving /healthz /readyz /metrics on ${operator.address.host}:${operator.address.port}\n`);
 };
 
-/** Runs until a signal or a lost lease; after a lost lease the Controller is already stopping (its writes are fenced). */
+/**
+ * Runs until a signal or a lost lease; after a lost lease the Controller is already stopping (its writes are fenced).
+ */
 const untilStopped = async (
   context: CommandContext,
   operator: Operator,

@@ -1,7 +1,8 @@
 /**
  * `kreconcile serve`: the in-memory API server as a Kubernetes endpoint on loopback, with a
  * kubeconfig for kubectl and any other client; loaded from -f files (any objects: CRDs and
- * Applications validated) and --snapshot recordings, optionally with the operator running inside (`--operator`). Like `kind create cluster`: one
+ * Applications validated) and --snapshot recordings, optionally with the operator running inside (`--operator`). Like
+ * `kind create cluster`: one
  * command to an API server you can point kubectl at, in milliseconds and with no container.
  */
 import { lstat } from 'node:fs/promises';

@@ -13,7 +13,10 @@ export type Expanded = { readonly files: ReadonlyArray<string>; readonly errors:
 const errorCode = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 
-/** The entries of `path` when it is a directory; undefined for anything else (a file, a missing path: reading it reports that). */
+/**
+ * The entries of `path` when it is a directory; undefined for anything else (a file, a missing path: reading it reports
+ * that).
+ */
 const entriesOf = async (io: CliIo, path: string): Promise<ReadonlyArray<DirectoryEntry> | undefined> => {
   if (io.readDirectory === undefined) return undefined;
   try {

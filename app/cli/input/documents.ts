@@ -95,7 +95,9 @@ const jsonDocument = (source: Source, value: JsonValue): Document => {
   return { file: source.name, index: 1, value, locate };
 };
 
-/** The 1-based number of the document an offset lies in (`---` starts one; one before any content does not count twice). */
+/**
+ * The 1-based number of the document an offset lies in (`---` starts one; one before any content does not count twice).
+ */
 const documentAt = (text: string, offset: number): number => {
   const before = text.slice(0, offset);
   const markers = [...before.matchAll(/^---(?=[ \t\r\n]|$)/gm)];

@@ -10,7 +10,9 @@ import { inInputOrder, loadEntries } from './load.js';
 import { STDIN } from './source.js';
 import { translateInputs, type ToscaAccess } from './tosca.js';
 
-/** The valid Applications of the inputs, with every problem found (`plan -f dir/`: one bad Application hides no other). */
+/**
+ * The valid Applications of the inputs, with every problem found (`plan -f dir/`: one bad Application hides no other).
+ */
 export type PartialInputs = { readonly inputs: ManifestInputs; readonly problems: ReadonlyArray<CliError> };
 
 type InputOptions = {

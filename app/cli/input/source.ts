@@ -17,7 +17,9 @@ const reasonOf = (error: unknown): string => {
   return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
 };
 
-/** Reads `name` (`-` = stdin), refusing inputs larger than the limit while reading them: nothing past the limit is read. */
+/**
+ * Reads `name` (`-` = stdin), refusing inputs larger than the limit while reading them: nothing past the limit is read.
+ */
 export const readSource = async (
   io: CliIo,
   name: string,

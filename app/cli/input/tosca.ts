@@ -126,7 +126,9 @@ export const sourceOf = (application: Application): { readonly field: 'tosca' | 
     ? { field: 'csar', value: application.spec.csar }
     : { field: 'tosca', value: application.spec.tosca };
 
-/** The operator's bounds (defaults of app/tosca/fetch.ts), the roots and hosts the flags name; no cache beyond this run. */
+/**
+ * The operator's bounds (defaults of app/tosca/fetch.ts), the roots and hosts the flags name; no cache beyond this run.
+ */
 const fetcherOptions = (access: ToscaAccess | undefined, logger: Logger): FetcherOptions => ({
   fileRoots: access?.fileRoots ?? [],
   allowHttp: access?.allowHttp ?? false,

@@ -166,7 +166,8 @@ const recordsOf = (
     TE.map(({ recorded, inventory }) => ({
       recorded,
       written: [
-        // The kinds the operator handled before (removed from the spec since): the runtime's live reader reads them too.
+        // The kinds the operator handled before (removed from the spec since): the runtime's live reader reads them
+        // too.
         ...recorded.flatMap((object) => [
           ...statusList(object, 'lastObservedManifest'),
           ...statusList(object, 'lastAppliedManifest'),

@@ -1,4 +1,6 @@
-/** The live objects that concern one Application (in the core since the fleet plan uses them: core/fleet/live-index.ts). */
+/**
+ * The live objects that concern one Application (in the core since the fleet plan uses them: core/fleet/live-index.ts).
+ */
 export {
   desiredRefs,
   indexLive,

@@ -55,7 +55,10 @@ export type SimulatedRound = {
 export type Simulation = {
   readonly planned: Planned;
   readonly rounds: ReadonlyArray<SimulatedRound>;
-  /** How the simulation ended: converged (Ready, nothing to do), stalled (with the reason), or still going at `MAX_ROUNDS`. */
+  /**
+   * How the simulation ended: converged (Ready, nothing to do), stalled (with the reason), or still going at
+   * `MAX_ROUNDS`.
+   */
   readonly end:
     | { readonly _tag: 'Converged' }
     | { readonly _tag: 'Stalled'; readonly reason: string; readonly message: string }
@@ -94,7 +97,9 @@ const readyStatus = (object: Resource, now: string): JsonObject | undefined => {
   );
 };
 
-/** The `spec.readiness` rule that decides `object` (the first that matches, as core/status/readiness-rules.ts picks it). */
+/**
+ * The `spec.readiness` rule that decides `object` (the first that matches, as core/status/readiness-rules.ts picks it).
+ */
 const readinessRuleOf = (application: Application, object: Resource): ReadinessRuleSpec | undefined =>
   (application.spec.readiness ?? []).find(
     (rule) =>

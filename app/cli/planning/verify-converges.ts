@@ -48,7 +48,10 @@ export type RoundWrite = {
   readonly answer?: { readonly resourceVersion?: string; readonly dropped: ReadonlyArray<string> };
 };
 
-/** A patch sent again the round after the server did not keep it: the object, its fields, and whether the object changed at all. */
+/**
+ * A patch sent again the round after the server did not keep it: the object, its fields, and whether the object changed
+ * at all.
+ */
 export type PerpetualWrite = {
   readonly object: string;
   readonly ref?: ObjectRef;
@@ -199,7 +202,10 @@ const roundOf = (number: number, results: ReadonlyArray<ReconcileResult>): E.Eit
   return E.right({ number, writes });
 };
 
-/** Whether some Application still waits (dependencies, `spec.dependsOn` or readiness): a quiet round then is no verdict yet. */
+/**
+ * Whether some Application still waits (dependencies, `spec.dependsOn` or readiness): a quiet round then is no verdict
+ * yet.
+ */
 const stillWaiting = (results: ReadonlyArray<ReconcileResult>): boolean =>
   results.some(
     (result) =>
@@ -271,7 +277,9 @@ const roundLines = (round: Round): ReadonlyArray<string> =>
 const PERPETUAL_CAUSE =
   'the API server drops this value: a zero value of an omitempty field, a default, or a mutating admission; remove it from the manifest or from the observer schema';
 
-/** `perpetual diff: <object>: <path> (<file:line:col>): <what came back>: <cause>` per field the server does not keep. */
+/**
+ * `perpetual diff: <object>: <path> (<file:line:col>): <what came back>: <cause>` per field the server does not keep.
+ */
 const perpetualLines = (rounds: ReadonlyArray<Round>, locate?: ManifestLocator): ReadonlyArray<string> =>
   perpetualWrites(rounds).flatMap((write) =>
     write.dropped.map((pointer) => {

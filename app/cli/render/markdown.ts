@@ -1,7 +1,8 @@
 /**
  * The plan made for review (`plan -o markdown`, `show plan.json -o markdown`): a pull request
  * comment. Totals per action and kind; deletes, recreates, orphanings and guard denials first,
- * writes withheld by `kreconcile.io/apply` (skip) last; then, per Application, collapsible field changes. Secret values never appear (the planner masks
+ * writes withheld by `kreconcile.io/apply` (skip) last; then, per Application, collapsible field changes. Secret values
+ * never appear (the planner masks
  * its explanations; values under a Secret's data are masked here again), and the result fits
  * GitHub's comment limit, truncated with a note when it would not.
  */

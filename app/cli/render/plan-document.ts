@@ -69,7 +69,10 @@ type PlainActionV1 =
       readonly applyMode?: 'ServerSideApply' | 'JsonPatch';
       readonly forceConflicts?: boolean;
       readonly positionalLists?: ReadonlyArray<string>;
-      /** Present on the patch that orphans a child under `kreconcile.io/prune: disabled` instead of deleting it: why it would have been deleted. */
+      /**
+       * Present on the patch that orphans a child under `kreconcile.io/prune: disabled` instead of deleting it: why it
+       * would have been deleted.
+       */
       readonly orphan?: 'RemovedFromSpec' | 'ApplicationDeleted';
     }
   | {
@@ -145,7 +148,10 @@ export type ApplicationPlanV1 = {
   readonly result: ResultV1;
   readonly message: string;
   readonly stalled?: { readonly reason: string; readonly message: string };
-  /** Present for an Application defined by a TOSCA template or CSAR: where from, and the resources it gave (added within v1). */
+  /**
+   * Present for an Application defined by a TOSCA template or CSAR: where from, and the resources it gave (added within
+   * v1).
+   */
   readonly translated?: TranslatedV1;
   readonly actions: ReadonlyArray<ActionV1>;
   readonly summary: SummaryV1;
@@ -216,7 +222,8 @@ export const plainActionV1 = (action: Action): ActionV1 => {
   switch (action.type) {
     case 'create':
       return { type: 'create', resource, body: action.body, changes };
-    // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes are.
+    // The intent itself is not printed (it holds every observed value, Secret data included): the mode and the changes
+    // are.
     case 'patch':
       return {
         type: 'patch',

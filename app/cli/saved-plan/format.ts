@@ -31,7 +31,9 @@ export type SavedApplicationV1 = Omit<ApplicationPlanV1, 'application' | 'action
   readonly actions: ReadonlyArray<SavedActionV1>;
   /** The digest of the plan's writes (`sha256:…`): what `kreconcile.io/approve` names to let a guarded plan through. */
   readonly digest?: string;
-  /** Observed fields the plan leaves to the controllers that own them (the status's `contestedFields`; added within v1). */
+  /**
+   * Observed fields the plan leaves to the controllers that own them (the status's `contestedFields`; added within v1).
+   */
   readonly contestedFields?: ReadonlyArray<ContestedField>;
 };
 

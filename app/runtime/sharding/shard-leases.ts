@@ -40,7 +40,10 @@ export type ShardLeasesOptions = {
   readonly leaseDurationMs?: number;
   /** How often Leases are read and renewed (default 2 s). */
   readonly retryPeriodMs?: number;
-  /** Ownership ends this long before others could see the Lease expire: covers a write's transit (default min(2 s, duration/5)). */
+  /**
+   * Ownership ends this long before others could see the Lease expire: covers a write's transit (default min(2 s,
+   * duration/5)).
+   */
   readonly fenceMarginMs?: number;
   readonly logger?: Logger;
 };

@@ -68,7 +68,9 @@ const negated =
   (c) =>
     !test(c);
 
-/** `\p{Greek}`, `\pL`: a single code point tested by the engine's own Unicode tables (no backtracking on one character). */
+/**
+ * `\p{Greek}`, `\pL`: a single code point tested by the engine's own Unicode tables (no backtracking on one character).
+ */
 const unicodeClass = (name: string): CharTest => {
   let test: RegExp | undefined;
   try {

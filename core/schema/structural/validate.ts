@@ -142,7 +142,9 @@ const enumCauses = (value: JsonValue, schema: JsonObject, path: string, walk: Wa
   if (!keys.has(valueKey(value))) walk.causes.push(notSupported(path, value, options));
 };
 
-/** One node: its type first (on a wrong type only the enum is checked besides), then its own checks, then its members. */
+/**
+ * One node: its type first (on a wrong type only the enum is checked besides), then its own checks, then its members.
+ */
 const validateNode = (value: JsonValue, schema: JsonObject, path: string, walk: Walk): void => {
   if (value === null && getOwn(schema, 'nullable') === true) return;
   if (!typeMatches(value, schema)) {

@@ -1,4 +1,7 @@
-/** Readiness expressions on the CEL evaluator: checked with positions, bounded, evaluated over JSON as Kubernetes' CEL sees it. */
+/**
+ * Readiness expressions on the CEL evaluator: checked with positions, bounded, evaluated over JSON as Kubernetes' CEL
+ * sees it.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { celEvaluator, MAX_EXPRESSION_LENGTH } from '../../../adapters/cel/cel-evaluator.js';

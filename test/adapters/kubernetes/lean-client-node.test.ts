@@ -20,7 +20,8 @@ const adapterDir = resolve('adapters/kubernetes');
 const configJs = resolve('node_modules/@kubernetes/client-node/dist/config.js');
 
 // Records every module the process loads, then loads the adapter (lean or not) and sends one GET.
-// Generated code is any API class, model or ObjectParamAPI type; gen/apis/exception.js (ApiException) is the adapter's own import.
+// Generated code is any API class, model or ObjectParamAPI type; gen/apis/exception.js (ApiException) is the adapter's
+// own import.
 const childScript = `
 import { registerHooks } from 'node:module';
 const loaded = [];

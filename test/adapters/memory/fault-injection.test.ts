@@ -1,4 +1,6 @@
-/** Memory adapter: seeded, reproducible fault injection (errors, latency, conflicts, outages, restarts, watch faults). */
+/**
+ * Memory adapter: seeded, reproducible fault injection (errors, latency, conflicts, outages, restarts, watch faults).
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCluster, faultProfiles, ManualClock, type FaultProfile } from '../../../adapters/memory/index.js';

@@ -1,6 +1,7 @@
 /**
  * Pods of the simulated workloads (issue 39 item 6): with `workloads: true` (Pods come with it,
- * `pods: false` opts out), Deployments get a ReplicaSet and Pods, StatefulSets, DaemonSets and Jobs get Pods, Running and Ready (a Job's
+ * `pods: false` opts out), Deployments get a ReplicaSet and Pods, StatefulSets, DaemonSets and Jobs get Pods, Running
+ * and Ready (a Job's
  * Succeeded); the `pods.failRate` fault makes them crash-loop, named in the injected faults.
  */
 import { describe, expect, it } from 'vitest';

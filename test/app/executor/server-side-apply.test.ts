@@ -43,7 +43,9 @@ const application: Application = {
   },
 };
 
-/** The memory cluster with every patch recorded (its conflicts are its own: field ownership as kube-apiserver keeps it). */
+/**
+ * The memory cluster with every patch recorded (its conflicts are its own: field ownership as kube-apiserver keeps it).
+ */
 const recording = (cluster: ClusterWriter) => {
   const sent: Patch[] = [];
   const writer: ClusterWriter = {

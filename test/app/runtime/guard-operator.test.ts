@@ -69,7 +69,10 @@ const application = (cluster: MemoryCluster): Application | undefined =>
 const condition = (cluster: MemoryCluster, type: 'Ready' | 'Stalled') =>
   conditionOf(application(cluster)?.status?.conditions, type);
 
-/** The operator over the memory cluster, with the approvals admission policy as `kreconcile rbac` prints it (unless `approvalsPolicyInstalled` is false). */
+/**
+ * The operator over the memory cluster, with the approvals admission policy as `kreconcile rbac` prints it (unless
+ * `approvalsPolicyInstalled` is false).
+ */
 const setUp = async (approvalsPolicyInstalled = true) => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({ clock });

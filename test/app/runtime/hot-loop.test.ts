@@ -1,4 +1,7 @@
-/** The hot-loop guard: another actor that keeps reverting an observed field stalls the Application instead of a patch war. */
+/**
+ * The hot-loop guard: another actor that keeps reverting an observed field stalls the Application instead of a patch
+ * war.
+ */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
 import fc from 'fast-check';

@@ -44,7 +44,8 @@ describe('client-node models against the runtime types', () => {
     expectTypeOf<V1CustomResourceDefinition>().toExtend<ManifestObject>();
     expectTypeOf<V1ObjectMeta>().toExtend<KubernetesObjectMeta>();
     expectTypeOf<ClientNodeObject>().toExtend<KubernetesObject>();
-    // What the kit returns is a KubernetesObject too (not a client-node model: timestamps stay RFC 3339 text, not Date).
+    // What the kit returns is a KubernetesObject too (not a client-node model: timestamps stay RFC 3339 text, not
+    // Date).
     expectTypeOf<Resource>().toExtend<KubernetesObject>();
     expectTypeOf({
       apiVersion: 'v1',

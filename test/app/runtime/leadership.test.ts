@@ -66,7 +66,9 @@ const setSpec = async (server: MemoryCluster, mode: string): Promise<void> => {
   if (E.isLeft(updated)) throw new Error('update failed');
 };
 
-/** SIGSTOPs `replica` right after it sends its first ConfigMap create (the create reaches the server; its answer waits). */
+/**
+ * SIGSTOPs `replica` right after it sends its first ConfigMap create (the create reaches the server; its answer waits).
+ */
 const pauseAfterFirstConfigMapCreate = (replica: Replica): void => {
   const create = replica.cluster.create;
   let paused = false;

@@ -59,7 +59,10 @@ type Slot = 'a' | 'b';
 const SLOTS: ReadonlyArray<Slot> = ['a', 'b'];
 const LEASE = { namespace: 'default', name: 'kreconcile-leader' };
 
-/** One operator process: its identity (new at every start, as client-go's `hostname_uuid`), its view of the world, every Controller it ran. */
+/**
+ * One operator process: its identity (new at every start, as client-go's `hostname_uuid`), its view of the world, every
+ * Controller it ran.
+ */
 type OperatorProcess = {
   readonly id: string;
   readonly slot: Slot;
@@ -67,7 +70,10 @@ type OperatorProcess = {
   readonly operator: Operator;
   readonly controllers: Controller[];
   stopped: boolean;
-  /** The async context a write was sent from: one per leadership term (its workers start from one elector tick); later terms have larger numbers. */
+  /**
+   * The async context a write was sent from: one per leadership term (its workers start from one elector tick); later
+   * terms have larger numbers.
+   */
   readonly context: () => number | undefined;
   /** The newest term that has written so far. */
   newestWriter: number;
@@ -79,7 +85,10 @@ type Real = {
   seed: number;
   /** How often the processes try to acquire or renew the lease (lease 15 s, renew deadline 10 s, fence margin 2 s). */
   retryPeriodMs: number;
-  /** Processes exit when they lose the lease and are restarted, as `kreconcile run` does (else they keep campaigning, as embedders' do). */
+  /**
+   * Processes exit when they lose the lease and are restarted, as `kreconcile run` does (else they keep campaigning, as
+   * embedders' do).
+   */
   exitOnLoss: boolean;
   /** The process in each slot now (the last one started there). */
   processes: Map<Slot, OperatorProcess>;
@@ -87,7 +96,10 @@ type Real = {
   all: OperatorProcess[];
   started: number;
   writes: Write[];
-  /** Per Application key: the leadership terms (of any process) that wrote for it, in the order their writes were sent (runs of one collapsed). */
+  /**
+   * Per Application key: the leadership terms (of any process) that wrote for it, in the order their writes were sent
+   * (runs of one collapsed).
+   */
   writers: Map<string, string[]>;
   violations: string[];
   hotLoops: number;
@@ -101,7 +113,10 @@ type Real = {
 
 /** A malformed spec, and the path its `Stalled InvalidSpec` message must name. */
 type Malformed = { readonly spec: JsonValue; readonly path: string };
-/** Malformed Applications; `held`: the children one had when a user broke it (it holds them, and any others it owned, as they are). */
+/**
+ * Malformed Applications; `held`: the children one had when a user broke it (it holds them, and any others it owned, as
+ * they are).
+ */
 type OperatorModel = Model & { malformed: Map<string, Malformed & { readonly held?: AppSpec['children'] }> };
 
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'broken-config' }, data: { mode: 'a' } };
@@ -463,7 +478,10 @@ class Restart implements fc.AsyncCommand<OperatorModel, Real> {
   toString = () => `restart ${this.slot} gracefully (shutdown deadline ${this.deadlineMs} ms)`;
 }
 
-/** The leader is stopped gracefully (deadline 0: in-flight reconciles are abandoned) right after the reconcile that `spec` causes sent a write. */
+/**
+ * The leader is stopped gracefully (deadline 0: in-flight reconciles are abandoned) right after the reconcile that
+ * `spec` causes sent a write.
+ */
 class RestartLeaderMidReconcile implements fc.AsyncCommand<OperatorModel, Real> {
   constructor(readonly spec: AppSpec) {}
   check = () => true;

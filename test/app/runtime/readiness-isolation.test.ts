@@ -96,7 +96,8 @@ describe('hostile readiness rules, isolated', () => {
       random: distinct(),
       workers: 2,
       listen: { host: '127.0.0.1', port: 0 },
-      // 20 ms: the slow rule below runs some 40-150 ms on this machine, idle or loaded (at 50 ms an idle machine finished it).
+      // 20 ms: the slow rule below runs some 40-150 ms on this machine, idle or loaded (at 50 ms an idle machine
+      // finished it).
       ruleIsolation: { timeoutMs: 20, workers: 2 },
     });
     const health = watchHealth(operator.address?.port ?? 0);

@@ -80,7 +80,10 @@ export class Replica {
     this.held = [];
   }
 
-  /** SIGCONT: what waited arrives at once — timers and watch events first, or (`answersFirst`) the answers it was waiting for. */
+  /**
+   * SIGCONT: what waited arrives at once — timers and watch events first, or (`answersFirst`) the answers it was
+   * waiting for.
+   */
   resume(answersFirst = false): void {
     if (this.killed) return;
     this.paused = false;

@@ -21,7 +21,9 @@ import { applicationObjects } from '../../../bench/fleet-objects.js';
 const APPLICATIONS = 12;
 const NAMESPACE = 'fleet';
 
-/** Every call of `cluster` (the runtime's one way to the API server) as `verb Kind`, per Application where it names one. */
+/**
+ * Every call of `cluster` (the runtime's one way to the API server) as `verb Kind`, per Application where it names one.
+ */
 const counting = (cluster: MemoryCluster, calls: string[]): Cluster => {
   const note =
     <A extends unknown[], R>(verb: string, describe: (...args: A) => string, call: (...args: A) => R) =>

@@ -1,4 +1,7 @@
-/** `kreconcile rbac --shards n`: a Role in the operator namespace whose Lease updates are limited to the shard and member Leases. */
+/**
+ * `kreconcile rbac --shards n`: a Role in the operator namespace whose Lease updates are limited to the shard and
+ * member Leases.
+ */
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { shardingRbac } from '../../../app/manifests/rbac.js';

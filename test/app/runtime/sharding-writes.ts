@@ -77,7 +77,10 @@ export const recordingCluster = (
   };
 };
 
-/** The Application a write was for: the Application itself, or a child named `<app>-config`, `<app>-flags` or `<app>-web` (the model's). */
+/**
+ * The Application a write was for: the Application itself, or a child named `<app>-config`, `<app>-flags` or
+ * `<app>-web` (the model's).
+ */
 export const applicationOfWrite = (write: Write): string | undefined => {
   const [kind, namespace, name] = write.object.split('/') as [string, string, string];
   if (kind === APPLICATION_KIND) return `${namespace}/${name}`;

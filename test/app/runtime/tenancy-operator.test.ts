@@ -81,7 +81,8 @@ const setUp = async () => {
     metadata: { name: 'bootstrap', namespace: 'kube-system' },
     data: { token: base64Of(CANARY) },
   })();
-  // Planted by someone who may write kube-system, claiming to belong to the tenant's Application: never pruned or deleted for it.
+  // Planted by someone who may write kube-system, claiming to belong to the tenant's Application: never pruned or
+  // deleted for it.
   await cluster.create({
     ...configMap('planted', 'kube-system'),
     metadata: {

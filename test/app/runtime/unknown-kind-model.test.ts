@@ -122,7 +122,9 @@ const commands = [
   fc.integer({ min: 100, max: 20_000 }).map((ms) => new Wait(ms)),
 ];
 
-/** What is wrong with the widget Applications: Ready with their Widget when the CRD is served, else Stalled UnknownKind. */
+/**
+ * What is wrong with the widget Applications: Ready with their Widget when the CRD is served, else Stalled UnknownKind.
+ */
 const widgetProblems = (model: WidgetModel, cluster: MemoryCluster): ReadonlyArray<string> => {
   const objects = cluster.objects();
   return [...model.widgetApps].flatMap(([name, size]) => {

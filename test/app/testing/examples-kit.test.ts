@@ -37,7 +37,10 @@ const greeter = (context: ConvergenceContext<World>, name: string): ReadonlyArra
   return [String(container.image), ...env.map((e) => `${String(e.name)}=${String(e.value)}`)];
 };
 
-/** The ConfigMaps as in the other examples (applied by the controller), and each Deployment's env merged, never replaced. */
+/**
+ * The ConfigMaps as in the other examples (applied by the controller), and each Deployment's env merged, never
+ * replaced.
+ */
 const patchedConverged = async (context: ConvergenceContext<World>): Promise<true | string> => {
   const configMaps = await converged(context);
   if (configMaps !== true) return configMaps;

@@ -1,4 +1,6 @@
-/** TOSCA fixtures: a web application as a template (YAML-string and mapping specs, inputs, functions) and as a manifest. */
+/**
+ * TOSCA fixtures: a web application as a template (YAML-string and mapping specs, inputs, functions) and as a manifest.
+ */
 import { strToU8, zipSync } from 'fflate';
 
 /** The TOSCA template of the web example: a ConfigMap (mapping spec) and a Deployment (YAML-string spec). */

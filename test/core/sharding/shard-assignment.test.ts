@@ -1,4 +1,7 @@
-/** Shard of a key (FNV-1a) and the Lease decisions: unit cases, and properties over a model of replicas and an API server. */
+/**
+ * Shard of a key (FNV-1a) and the Lease decisions: unit cases, and properties over a model of replicas and an API
+ * server.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

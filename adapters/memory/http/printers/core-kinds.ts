@@ -175,7 +175,9 @@ export const resourceQuotaRow: Row = (object, now) => {
 const hostPort = (ip: string, port: JsonValue | undefined): string =>
   `${ip.includes(':') ? `[${ip}]` : ip}:${typeof port === 'number' ? port : 0}`;
 
-/** `formatEndpoints` (all ports): up to three `ip:port` (or bare IPs for a subset without ports), then `+ N more...`. */
+/**
+ * `formatEndpoints` (all ports): up to three `ip:port` (or bare IPs for a subset without ports), then `+ N more...`.
+ */
 const endpointsText = (endpoints: JsonObject): string => {
   const subsets = objectsAt(endpoints, ['subsets']);
   if (subsets.length === 0) return '<none>';

@@ -282,7 +282,8 @@ describe('memory cluster over HTTP: requests and answers', () => {
       message:
         'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
     });
-    // kubectl patch's and kubectl edit's default for built-in kinds: finalizers merge (a set), `$patch: replace` replaces data.
+    // kubectl patch's and kubectl edit's default for built-in kinds: finalizers merge (a set), `$patch: replace`
+    // replaces data.
     for (const body of [{ metadata: { finalizers: ['example.com/x'] } }, { data: { $patch: 'replace', d: '4' } }]) {
       const merged = await target.request(path, { method: 'PATCH', contentType: strategic, body });
       expect(merged.status).toBe(200);

@@ -1,4 +1,7 @@
-/** Helpers of the HTTP endpoint tests: a served memory cluster, authorised raw requests, watch streams read line by line. */
+/**
+ * Helpers of the HTTP endpoint tests: a served memory cluster, authorised raw requests, watch streams read line by
+ * line.
+ */
 import { parse } from 'yaml';
 import {
   createMemoryCluster,
@@ -54,7 +57,9 @@ export const endpoint = async (options: MemoryClusterOptions = {}, serve: ServeO
   };
 };
 
-/** A watch request read line by line: `lines` fills as events arrive; `ended` settles when the server ends the stream. */
+/**
+ * A watch request read line by line: `lines` fills as events arrive; `ended` settles when the server ends the stream.
+ */
 export const watchLines = async (
   target: Endpoint,
   path: string,

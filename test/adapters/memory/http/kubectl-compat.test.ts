@@ -102,7 +102,8 @@ describe('protobuf request bodies (kubectl create namespace/configmap/secret/dep
 
   it('creates a Deployment as kubectl create deployment sends it (client-go protobuf, from the real serializer)', async () => {
     const target = await serve();
-    // Encoded by client-go's protobuf serializer: test/fixtures/protobuf (the Deployment `bare`, kubectl create's shape).
+    // Encoded by client-go's protobuf serializer: test/fixtures/protobuf (the Deployment `bare`, kubectl create's
+    // shape).
     const fixtures: ReadonlyArray<{ protobuf: string; json: { metadata: { name: string } } }> = JSON.parse(
       readFileSync(new URL('../../../fixtures/protobuf/fixtures.json', import.meta.url), 'utf8'),
     );
