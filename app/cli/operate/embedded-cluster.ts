@@ -15,7 +15,10 @@ export const startEmbeddedCluster = async (args: {
   readonly objects?: ReadonlyArray<Resource>;
   readonly defaultNamespace?: string;
 }): Promise<E.Either<string, MemoryCluster>> => {
-  const cluster = createMemoryCluster({ clock: systemClock, seed: 1, workloads: true });
+  // Workload status without Pods or ReplicaSets, as `serve` and `run --memory` have always shown: what
+  // kubectl prints then matches a control plane without kube-controller-manager's workload controllers
+  // (the kubectl session differential); the kit turns Pods on for controllers that read them.
+  const cluster = createMemoryCluster({ clock: systemClock, seed: 1, workloads: true, pods: false });
   for (const crd of [applicationCrd(), ...args.crds]) {
     const created = await cluster.create(crd)();
     if (E.isLeft(created) && created.left._tag !== 'AlreadyExists')
