@@ -62,9 +62,9 @@ describe('decodeRunFlags', () => {
     });
   });
 
-  it('takes the identity from POD_NAME and the callback URL from POD_NAMESPACE', () => {
+  it('takes the identity from POD_NAME and this process (a restarted container is a new holder), the callback URL from POD_NAMESPACE', () => {
     const settings = decoded(clusterRun, { POD_NAME: 'kreconcile-7f9c', POD_NAMESPACE: 'ops' });
-    expect(settings.identity).toBe('kreconcile-7f9c');
+    expect(settings.identity).toBe('kreconcile-7f9c_abc123');
     expect(settings.callbacks.callbackUrl).toBe('http://kreconcile.ops.svc:8080');
   });
 

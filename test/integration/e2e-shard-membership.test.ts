@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { KubernetesCluster } from '../../adapters/kubernetes/index.js';
 import { getIn, type Resource, type WatchHandle } from '../../core/internal.js';
 import { eventually } from '../support/eventually.js';
+import { podOfHolder } from '../support/lease-version.js';
 import { connect, describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
 
 const SHARDS = 4;
@@ -29,7 +30,7 @@ type Version = {
 
 const versionOf = (lease: Resource): Version => ({
   shard: Number(lease.metadata.name.slice(SHARD_LEASE.length)),
-  holder: String(getIn(lease, ['spec', 'holderIdentity']) ?? ''),
+  holder: podOfHolder(String(getIn(lease, ['spec', 'holderIdentity']) ?? '')),
   renewTime: getIn(lease, ['spec', 'renewTime']) as string | undefined,
   acquireTime: getIn(lease, ['spec', 'acquireTime']) as string | undefined,
 });

@@ -242,10 +242,7 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
     return new Map(
       leases.items
         .filter((lease) => lease.metadata.name.startsWith('kreconcile-shard-'))
-        .map((lease) => [
-          Number(lease.metadata.name.slice('kreconcile-shard-'.length)),
-          getIn(lease, ['spec', 'holderIdentity']),
-        ]),
+        .map((lease) => [Number(lease.metadata.name.slice('kreconcile-shard-'.length)), leaseVersionOf(lease).pod]),
     );
   };
 
@@ -271,7 +268,7 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
             : [],
         );
         const taken = versions.findIndex(
-          (version, i) => i > 0 && version.holder !== from && versions[i - 1]?.holder === from,
+          (version, i) => i > 0 && version.pod !== from && versions[i - 1]?.pod === from,
         );
         expect(taken, `shard ${shard} changed hands from ${from}`).toBeGreaterThan(0);
         const [last, first] = [versions[taken - 1]!, versions[taken]!];

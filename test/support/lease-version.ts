@@ -8,6 +8,8 @@ import { getIn, type JsonValue, type Resource } from '../../core/internal.js';
 export type LeaseVersion = {
   readonly name: string;
   readonly holder: string;
+  /** The holder's pod: `kreconcile run` holds as `<POD_NAME>_<process>`; an in-process identity is its own pod. */
+  readonly pod: string;
   /** ms since the epoch, from the holder's MicroTime. */
   readonly renewTime: number;
   readonly acquireTime: number;
@@ -25,6 +27,9 @@ const time = (lease: Resource, key: string): number => {
   return ms;
 };
 
+/** The pod part of a Lease holder `<POD_NAME>_<process>` (`kreconcile run`'s identity). */
+export const podOfHolder = (holder: string): string => holder.split('_')[0] ?? holder;
+
 export const leaseVersionOf = (lease: Resource): LeaseVersion => {
   const holder = field(lease, 'holderIdentity');
   const seconds = field(lease, 'leaseDurationSeconds');
@@ -32,6 +37,7 @@ export const leaseVersionOf = (lease: Resource): LeaseVersion => {
   return {
     name: lease.metadata.name,
     holder: typeof holder === 'string' ? holder : '',
+    pod: typeof holder === 'string' ? podOfHolder(holder) : '',
     renewTime: time(lease, 'renewTime'),
     acquireTime: time(lease, 'acquireTime'),
     leaseDurationMs: typeof seconds === 'number' ? seconds * 1000 : Number.NaN,

@@ -81,7 +81,7 @@ export type CallbackSettings = {
 /** What `kreconcile run` starts from: every value its flags decide, checked. */
 export type RunSettings = {
   readonly durations: RunDurations;
-  /** This replica's name (`POD_NAME`, else `kreconcile-<random>`): the Lease holder. */
+  /** This process as the Lease holder: `<POD_NAME>_<random>`, else `kreconcile-<random>`. */
   readonly identity: string;
   readonly sharding: ShardingOptions | undefined;
   readonly drifts: ReadonlyArray<Drift>;
@@ -255,7 +255,10 @@ const listenersOf = (
  * the listeners' probes come after). Errors: the first problem, one line naming the flag.
  */
 export const decodeRunFlags = (flags: RunFlags, environment: RunEnvironment): E.Either<string, RunSettings> => {
-  const identity = environment.env.POD_NAME ?? `kreconcile-${environment.randomSuffix}`;
+  // The pod's name and a suffix of this process, as client-go's `hostname_uuid`: a container restarted in the
+  // same pod is a new holder, so it waits out its predecessor's lease while that one's last writes may still land.
+  const pod = environment.env.POD_NAME;
+  const identity = pod === undefined ? `kreconcile-${environment.randomSuffix}` : `${pod}_${environment.randomSuffix}`;
   return pipe(
     E.Do,
     E.bind('durations', () => durationsOf(flags)),
