@@ -147,19 +147,6 @@ export default tseslint.config(
     },
   },
   {
-    // Temporary (issue 40 item 5): app/runtime is being changed on another branch, so its recommendedTypeChecked
-    // findings stay untouched here. findings left: 2, to be fixed after the branches merge (no-unused-vars 1,
-    // require-await 1).
-    files: [
-      'app/runtime/primary.ts', // no-unused-vars 1
-      'app/runtime/sharding/sharding.ts', // require-await 1
-    ],
-    rules: {
-      '@typescript-eslint/no-unused-vars': 'off',
-      '@typescript-eslint/require-await': 'off',
-    },
-  },
-  {
     // Generated from the Go types (tools/go-types): its header names its source in full, as written.
     files: ['**/*.generated.ts'],
     rules: { 'max-len': 'off' },

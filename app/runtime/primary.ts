@@ -15,7 +15,6 @@ import {
   issuesOf,
   kreconcileStatusFieldsOf,
   type Application,
-  type ApplicationStatus,
   type Issue,
   type JsonObject,
   type JsonPatchOperation,

@@ -40,7 +40,7 @@ export const createSharding = (
     return {
       ownership: staticShard(options.shard, options.shards),
       start: () => undefined,
-      stop: async () => undefined,
+      stop: () => Promise.resolve(),
     };
   const leases = new ShardLeases({ ...deps, ...options });
   return {
