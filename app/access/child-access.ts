@@ -145,12 +145,16 @@ export const accountOf = (access: ChildCluster): ServiceAccountRef | undefined =
   access._tag === 'Impersonated' ? access.account : undefined;
 
 /**
- * `childClusterFor` with every impersonating client passed through `wrap` (e.g. the runtime's
- * leader write fence, which must hold for children written as a tenant too).
+ * `childClusterFor` with every impersonating client passed through `wrap`, given the Application it writes for (e.g.
+ * the runtime's leader write fence, which must hold for children written as a tenant too, and its shard fence, which
+ * is per Application).
  */
 export const wrapImpersonated =
-  (childClusterFor: (application: Application) => ChildCluster, wrap: (cluster: Cluster) => Cluster) =>
+  (
+    childClusterFor: (application: Application) => ChildCluster,
+    wrap: (cluster: Cluster, application: Application) => Cluster,
+  ) =>
   (application: Application): ChildCluster => {
     const access = childClusterFor(application);
-    return access._tag === 'Impersonated' ? { ...access, cluster: wrap(access.cluster) } : access;
+    return access._tag === 'Impersonated' ? { ...access, cluster: wrap(access.cluster, application) } : access;
   };

@@ -82,6 +82,42 @@ export type LiveSource = (
   scopes: ScopeTable,
 ) => E.Either<ClusterError, ReadonlyArray<Resource>> | Promise<E.Either<ClusterError, ReadonlyArray<Resource>>>;
 
+/** Reads one object: a cache answers at once, without a promise. */
+export type ObjectSource = (
+  ref: ObjectRef,
+) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
+
+/**
+ * Where a reconcile reads with the operator's rights besides `cluster` (each defaults to it): a runtime answers from
+ * its caches.
+ */
+export type ReconcileReads = {
+  /** The Application, at the reconcile's start and before each status write (`ReconciledKind.statusPatch`). */
+  readonly application?: ObjectSource;
+  readonly live?: LiveSource;
+  /**
+   * The inventory ConfigMap of an Application taken over (inventory-takeover.ts). A runtime answers from its ConfigMap
+   * cache when synced.
+   */
+  readonly inventory?: ObjectSource;
+};
+
+/**
+ * The kind reconciled, when it is not the Application: how its objects decode into the Application to plan for (the
+ * embedded runtime maps its primary kind), and the status write's JSON Patch given the object's status as it stands
+ * (read through `ReconcileReads.application` before each write; the embedded runtime writes only kreconcile's fields).
+ * Default: decoded as an Application, its status written whole (`add /status`).
+ */
+export type ReconciledKind = {
+  readonly decode: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
+  readonly statusPatch: (current: JsonValue | undefined, status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
+};
+
+/**
+ * What one reconcile is given. No callback reports what it writes: every write goes through `cluster` (or an
+ * impersonating client) and its answer comes back there, so a runtime keeps its caches current in the client it hands
+ * over (app/runtime/own-writes.ts), as each answer arrives.
+ */
 export type ReconcileDeps = {
   readonly cluster: Cluster;
   readonly scopes: ScopeTable;
@@ -89,18 +125,7 @@ export type ReconcileDeps = {
   readonly now: () => string;
   /** [0, 1) for backoff jitter. */
   readonly random: () => number;
-  /** Reads the Application; defaults to `cluster.get`. A cache answers at once, without a promise. */
-  readonly readApplication?: (
-    ref: ObjectRef,
-  ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
-  readonly readLive?: LiveSource;
-  /**
-   * Reads the inventory ConfigMap of an Application taken over (inventory-takeover.ts) with the
-   * operator's rights; defaults to `cluster.get`. A runtime answers from its ConfigMap cache when synced.
-   */
-  readonly readInventory?: (
-    ref: ObjectRef,
-  ) => E.Either<ClusterError, O.Option<Resource>> | Promise<E.Either<ClusterError, O.Option<Resource>>>;
+  readonly reads?: ReconcileReads;
   /** Passed to `plan` (readiness rules, requeue delays). */
   readonly planOptions?: PlanOptions;
   /**
@@ -121,10 +146,6 @@ export type ReconcileDeps = {
    * are always written with `cluster`.
    */
   readonly childClusterFor?: (application: Application) => ChildCluster;
-  /** Every object a write answered with (creates, patches, finalizer and status writes). */
-  readonly onWritten?: (object: Resource) => void;
-  /** Every object a delete removed (or 404'd). */
-  readonly onDeleted?: (ref: ObjectRef) => void;
   /**
    * Translates `spec.tosca`/`spec.csar` (docs/behaviour.md §4.1); without it such Applications stall (InvalidTosca).
    * Called only for an Application whose manifest comes from a template (`needsTranslation`).
@@ -132,16 +153,7 @@ export type ReconcileDeps = {
   readonly translate?: Translator;
   /** The hooks' runtime side: callback URL, tokens, shutdown grace period. Without it, hooks plan without tokens. */
   readonly hooks?: HookRuntime;
-  /**
-   * Decodes the object read into the Application to plan for (default: it is an Application; the embedded runtime maps
-   * its primary kind).
-   */
-  readonly decode?: (object: Resource) => E.Either<ReadonlyArray<Issue>, Application>;
-  /**
-   * The status write's JSON Patch for the object reconciled (default: `add /status`, the whole status; the embedded
-   * runtime writes only kreconcile's fields).
-   */
-  readonly statusPatch?: (status: JsonObject) => ReadonlyArray<JsonPatchOperation>;
+  readonly primary?: ReconciledKind;
   /** The cluster's storage limits the size check uses (default: etcd's and kube-apiserver's defaults). */
   readonly storageLimits?: StorageLimits;
   /**
@@ -206,14 +218,17 @@ export const reconcileApplication = async (
   deps: ReconcileDeps,
   attempt = 1,
 ): Promise<ReconcileResult> => {
-  const reading = deps.readApplication?.(ref) ?? deps.cluster.get(ref)();
+  const reading = deps.reads?.application?.(ref) ?? deps.cluster.get(ref)();
   const read = reading instanceof Promise ? await reading : reading;
   if (E.isLeft(read)) return failed(read.left, attempt, deps);
   if (O.isNone(read.right)) {
     deps.hooks?.tokens.forget(ref.namespace ?? 'default', ref.name);
     return { _tag: 'Gone' };
   }
-  const decoded = (deps.decode ?? ((object: Resource) => decodedApplication(object, deps.memo)))(read.right.value);
+  const decoded =
+    deps.primary === undefined
+      ? decodedApplication(read.right.value, deps.memo)
+      : deps.primary.decode(read.right.value);
   const usable = E.isRight(decoded) ? decoded : forDeletion(read.right.value);
   if (E.isLeft(usable)) return stallUndecodable(read.right.value, E.isLeft(decoded) ? decoded.left : [], deps);
   const application = usable.right;
@@ -277,7 +292,6 @@ const carryOut = async (
           planned,
           planning.live,
         );
-  reportWrites(execution, application, deps);
   if (execution.failure !== undefined) return failedExecution(planned, execution, application, attempt, deps, access);
   const concluded = conclusion(application, planned, execution, await withWritesEvaluated(planning, execution), deps);
   if (concluded.write === undefined) return concluded.result;
@@ -535,7 +549,7 @@ const planFor = async (
 const readerOf = (deps: ReconcileDeps, access: ChildCluster): InventoryReader =>
   access._tag === 'Impersonated'
     ? (ref) => access.cluster.get(ref)()
-    : (deps.readInventory ?? ((ref: ObjectRef) => deps.cluster.get(ref)()));
+    : (deps.reads?.inventory ?? ((ref: ObjectRef) => deps.cluster.get(ref)()));
 
 type Replan = (application: Application, live: ReadonlyArray<Resource>) => Plan;
 
@@ -603,7 +617,7 @@ const liveReadFor = (
   deps: ReconcileDeps,
   access: ChildCluster,
 ): ReturnType<LiveSource> => {
-  if (access._tag !== 'Impersonated' && deps.readLive !== undefined) return deps.readLive(view, scopes);
+  if (access._tag !== 'Impersonated' && deps.reads?.live !== undefined) return deps.reads.live(view, scopes);
   const tenancy = deps.planOptions?.tenancy;
   const options = {
     ...(tenancy === undefined ? {} : { tenancy }),
@@ -738,12 +752,13 @@ const stallWithConditions = async (
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
   // The status as a whole may be what does not decode: replace it then (an embedder's primary: only
   // kreconcile's fields of it), else only its conditions.
-  const operations: ReadonlyArray<JsonPatchOperation> =
-    E.isRight(previous) && isJsonObject(object.status)
-      ? Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value }))
-      : (deps.statusPatch?.(status) ?? [{ op: 'add', path: '/status', value: status }]);
-  const written = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
-  if (E.isRight(written)) deps.onWritten?.(written.right);
+  const operations: E.Either<ClusterError, ReadonlyArray<JsonPatchOperation>> = E.isRight(previous) &&
+  isJsonObject(object.status)
+    ? E.right(Object.entries(status).map(([key, value]) => ({ op: 'add' as const, path: `/status/${key}`, value })))
+    : await statusOperations(ref, status, deps);
+  const written = E.isLeft(operations)
+    ? operations
+    : await deps.cluster.patchStatus(ref, { type: 'json', operations: operations.right })();
   return { _tag: 'Failed', error, terminal: true, statusWritten: E.isRight(written) };
 };
 
@@ -929,10 +944,10 @@ const writeStoredStatus = async (
   stored: JsonObject,
   deps: ReconcileDeps,
 ): Promise<E.Either<ClusterError, Written>> => {
-  const operations = deps.statusPatch?.(stored) ?? [{ op: 'add', path: '/status', value: stored }];
-  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations })();
+  const operations = await statusOperations(ref, stored, deps);
+  if (E.isLeft(operations)) return operations;
+  const result = await deps.cluster.patchStatus(ref, { type: 'json', operations: operations.right })();
   if (E.isLeft(result)) return result.left._tag === 'NotFound' ? E.right('gone') : E.left(result.left);
-  deps.onWritten?.(result.right);
   const sent = getOwn(stored, STORED_MANIFESTS_FIELD) !== undefined;
   return E.right(sent && getIn(result.right, ['status', STORED_MANIFESTS_FIELD]) === undefined ? 'pruned' : 'kept');
 };
@@ -980,15 +995,21 @@ const sameStatus = (before: JsonObject, after: JsonObject, memo: Memo | undefine
 /** For each stored status, the computed status last proven equal to it (values are never mutated). */
 const PROVEN_EQUAL = memoTable<JsonObject, JsonObject>('computed status last proven equal, per stored status');
 
-const reportWrites = (execution: Execution, application: Application, deps: ReconcileDeps): void => {
-  // Most reconciles (every resync) did nothing: no iterator for them.
-  if (execution.done.length > 0)
-    for (const { action, response } of execution.done) {
-      if (response !== undefined) deps.onWritten?.(response);
-      else if (action.type === 'delete') deps.onDeleted?.(action.ref);
-    }
-  // Only an Application the execution wrote (finalizers) is news: the one read is what the caches hold already, or
-  // older.
-  if (execution.application !== application && execution.application.metadata.resourceVersion !== undefined)
-    deps.onWritten?.(execution.application);
+/**
+ * The status write's JSON Patch: `add /status` for an Application; for another kind (`deps.primary`), computed against
+ * the object's status as it stands now, read again before each write (a status written earlier in this reconcile, or
+ * by the object's author meanwhile, is what the patch's `remove`s must match).
+ */
+const statusOperations = async (
+  ref: ObjectRef,
+  status: JsonObject,
+  deps: ReconcileDeps,
+): Promise<E.Either<ClusterError, ReadonlyArray<JsonPatchOperation>>> => {
+  if (deps.primary === undefined) return E.right([{ op: 'add', path: '/status', value: status }]);
+  const reading = deps.reads?.application?.(ref) ?? deps.cluster.get(ref)();
+  const read = reading instanceof Promise ? await reading : reading;
+  const primary = deps.primary;
+  return E.map((current: O.Option<Resource>) =>
+    primary.statusPatch(O.isSome(current) ? current.value.status : undefined, status),
+  )(read);
 };

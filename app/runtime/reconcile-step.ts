@@ -2,10 +2,12 @@
  * One reconcile of one primary key as the runtime runs it: the scopes and child watches its kinds
  * need, `reconcileApplication` reading the primary from the store and live objects through the one
  * live reader (from the watch caches, or per namespace when children are not watched), with the
- * guards over the key's book (bookkeeping.ts) and read-your-own-writes; then what it did is told
- * (metrics, Events, the log, the observer). The key and its book come in as values, and the step
- * answers a report (the result, what it was planned against): what the report means for the key
- * is `afterReconcile`'s business, carried out by the applier (applier.ts).
+ * guards over the key's book (bookkeeping.ts) and read-your-own-writes (the client it writes through
+ * hands each answer to the caches, own-writes.ts); then what it did is told (metrics, Events, the log,
+ * the observer). The key and its book come in as values, and the step answers a report (the result,
+ * what it was planned against): what the report means for the key is `afterReconcile`'s business,
+ * carried out by the applier (applier.ts). What the reconciles are given is built once per step; per
+ * reconcile only the values of its key: the client behind the key's fences, its reads, its guard.
  */
 import * as E from 'fp-ts/lib/Either.js';
 import * as O from 'fp-ts/lib/Option.js';
@@ -27,7 +29,13 @@ import type { HookRuntime } from '../hooks/runtime.js';
 import { wrapImpersonated } from '../access/child-access.js';
 import { readLiveCachesFirst, type LiveReadOptions } from '../reconcile/live-reader.js';
 import type { IsolatedRules } from '../isolation/isolated-rules.js';
-import { reconcileApplication, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile-application.js';
+import {
+  reconcileApplication,
+  type ObjectSource,
+  type ReconcileDeps,
+  type ReconcileReads,
+  type ReconcileResult,
+} from '../reconcile/reconcile-application.js';
 import type { Translator } from '../tosca/translator.js';
 import type { ChildWatches } from './child-watches.js';
 import { EventCorrelator, droppedReason, mayAnnounce, recordEvents } from './events.js';
@@ -36,7 +44,8 @@ import { guardedAgainstHotLoop, guardedAgainstPerpetualDiff } from './history-gu
 import type { KnownScopes } from './known-scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { countWrittenActions, type Metrics } from './metrics.js';
-import type { PrimaryStore } from './primary-store.js';
+import { OwnWrites, type WriteAnswers } from './own-writes.js';
+import { applicationKey, type PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type Deferred, type NotOwned } from './reconcile-loop.js';
 
 /** How the step reaches the cluster (the writer part): reads, and writes behind every fence. */
@@ -125,14 +134,16 @@ type SharedDeps = Pick<
   | 'random'
   | 'planOptions'
   | 'memo'
-  | 'onWritten'
-  | 'onDeleted'
   | 'translate'
   | 'hooks'
-  | 'decode'
+  | 'primary'
   | 'progressStatusAfterMs'
   | 'isolatedRules'
+  | 'childClusterFor'
 >;
+
+/** A guard as a reconcile is given it (ReconcileDeps.guard). */
+type Guard = NonNullable<ReconcileDeps['guard']>;
 
 /** What a step answers: a report, or that it did nothing (the shard was lost, or it waits for a cache). */
 export type StepReport = ReconcileReport | NotOwned | Deferred;
@@ -141,12 +152,18 @@ export class ReconcileStep {
   private readonly shared: SharedDeps;
   /** The Events written so far: one seen again is counted on the existing one (bounded; see EventCorrelator). */
   private readonly events = new EventCorrelator();
-  /** How live objects are read, with and without optimistic creates (the same for every key: built once). */
-  private readonly liveReads: { readonly optimistic: LiveReadOptions; readonly confirmed: LiveReadOptions };
+  /** Where reconciles read, with and without optimistic creates (the same for every key: built once). */
+  private readonly reads: { readonly optimistic: ReconcileReads; readonly confirmed: ReconcileReads };
+  /** Where every write's answer goes: the caches (read-your-own-writes). */
+  private readonly answers: WriteAnswers;
+  /** The guard of a key with nothing in its book yet. */
+  private readonly unbookedGuard: Guard;
 
   constructor(private readonly options: ReconcileStepOptions) {
-    this.shared = sharedDeps(options);
-    this.liveReads = liveReadOptions(options);
+    this.answers = writeAnswersOf(options.observed);
+    this.shared = sharedDeps(options, this.answers);
+    this.reads = readsOf(options, liveReadOptions(options));
+    this.unbookedGuard = this.guardOf(undefined);
   }
 
   /**
@@ -180,12 +197,14 @@ export class ReconcileStep {
     return { _tag: 'Reconciled', key, result, at, stored: store.object(key) !== undefined };
   }
 
-  /** The reconcile dependencies of `key`: the shared ones with the key's own reads, fences and guard. */
+  /**
+   * The reconcile dependencies of `key`: the shared ones with the values of the key, its client behind every fence
+   * (answers into the caches as they arrive), where it reads (its book says whether creates may be optimistic) and the
+   * guard over its book.
+   */
   private depsFor(key: string, book: KeyBook | undefined): ReconcileDeps {
-    const { store, scopes } = this.options.observed;
-    const { cluster: reads, writesFor, childClusterFor } = this.options.access;
+    const { cluster: reads, writesFor } = this.options.access;
     const shared = this.shared;
-    const liveReads = book?.readDirectly === true ? this.liveReads.confirmed : this.liveReads.optimistic;
     // Every field written out, absent ones as `undefined` (as optional fields read): one object shape for
     // every reconcile, which its many reads of `deps` stay fast on (a spread of the shared fields was not).
     return {
@@ -193,34 +212,30 @@ export class ReconcileStep {
       random: shared.random,
       planOptions: shared.planOptions,
       memo: shared.memo,
-      onWritten: shared.onWritten,
-      onDeleted: shared.onDeleted,
       translate: shared.translate,
       hooks: shared.hooks,
-      decode: shared.decode,
+      primary: shared.primary,
       progressStatusAfterMs: shared.progressStatusAfterMs,
       isolatedRules: shared.isolatedRules,
-      cluster: writesFor(reads, key),
-      scopes: scopes.current,
-      readApplication: () => E.right(O.fromNullable(store.object(key))),
-      // Answered without a promise when the caches hold everything (a resync); else read through the server.
-      readLive: (application, scopes) => readLiveCachesFirst(application, scopes, reads, liveReads),
-      readInventory: (ref) => {
-        // The inventory is labelled as ours: a synced ConfigMap cache holds it, and a miss there is an absence.
-        const cached = liveReads.optimisticCreates === true ? liveReads.cache?.kind(ref) : undefined;
-        return cached === undefined ? reads.get(ref)() : E.right(O.fromNullable(cached.get(ref.namespace, ref.name)));
-      },
-      guard: (application, unguarded, live) => {
-        const plan = this.guardPolicy(key, application, unguarded);
-        // Only patches are recorded and guarded against hot loops: a plan without one needs no versions.
-        if (!plan.actions.some((action) => action.type === 'patch')) return { plan };
-        const plannedAgainst = { versions: liveVersionsOf(live), generation: application.metadata.generation };
-        return { plan: this.guardedByHistory(key, book, application, plan, plannedAgainst.versions), plannedAgainst };
-      },
-      // Impersonating clients pass the same fences as the operator's own writes.
-      childClusterFor:
-        childClusterFor === undefined ? undefined : wrapImpersonated(childClusterFor, (child) => writesFor(child, key)),
-      statusPatch: (status) => store.primary.statusPatch(store.object(key)?.status, status),
+      childClusterFor: shared.childClusterFor,
+      cluster: new OwnWrites(writesFor(reads, key), this.answers),
+      scopes: this.options.observed.scopes.current,
+      reads: book?.readDirectly === true ? this.reads.confirmed : this.reads.optimistic,
+      guard: book === undefined ? this.unbookedGuard : this.guardOf(book),
+    };
+  }
+
+  /**
+   * The guard of a key with `book`: the guard policy, then (only for a plan with patches, the only writes recorded and
+   * guarded against hot loops) the key's histories. The key is the Application's own.
+   */
+  private guardOf(book: KeyBook | undefined): Guard {
+    return (application, unguarded, live) => {
+      const key = applicationKey(application.metadata);
+      const plan = this.guardPolicy(key, application, unguarded);
+      if (!plan.actions.some((action) => action.type === 'patch')) return { plan };
+      const plannedAgainst = { versions: liveVersionsOf(live), generation: application.metadata.generation };
+      return { plan: this.guardedByHistory(key, book, application, plan, plannedAgainst.versions), plannedAgainst };
     };
   }
 
@@ -303,24 +318,69 @@ export class ReconcileStep {
 }
 
 /**
- * The dependencies every reconcile of this step shares (the clock read at each call, read-your-own-writes into the
- * caches).
+ * The dependencies every reconcile of this step shares: the clock read at each call, the primary kind, and the
+ * impersonating clients behind the same fences as the operator's own writes, their answers into the same caches (the
+ * key fenced is the Application's own).
  */
-const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOptions): SharedDeps => ({
-  now: isoNow(clock),
-  random,
-  planOptions: policy.planOptions,
-  memo,
-  // Read-your-own-writes: answers of our writes go into the caches before the next reconcile.
-  onWritten: (object) =>
-    observed.store.holds(object) ? observed.store.apply(object) : observed.children.apply(object),
-  onDeleted: (deleted) => observed.children.forget(deleted),
-  translate: policy.translate,
-  ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
-  decode: observed.store.primary.decode,
-  progressStatusAfterMs: policy.progressStatusAfterMs,
-  ...(policy.isolatedRules === undefined ? {} : { isolatedRules: policy.isolatedRules }),
+const sharedDeps = (
+  { access, observed, policy, clock, random, memo }: ReconcileStepOptions,
+  answers: WriteAnswers,
+): SharedDeps => {
+  const { childClusterFor, writesFor } = access;
+  return {
+    now: isoNow(clock),
+    random,
+    planOptions: policy.planOptions,
+    memo,
+    translate: policy.translate,
+    ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
+    primary: observed.store.primary,
+    progressStatusAfterMs: policy.progressStatusAfterMs,
+    ...(policy.isolatedRules === undefined ? {} : { isolatedRules: policy.isolatedRules }),
+    ...(childClusterFor === undefined
+      ? {}
+      : {
+          childClusterFor: wrapImpersonated(
+            childClusterFor,
+            (child, application) => new OwnWrites(writesFor(child, applicationKey(application.metadata)), answers),
+          ),
+        }),
+  };
+};
+
+/**
+ * Read-your-own-writes: each answer of a write goes into the caches as it arrives (own-writes.ts says why not later),
+ * a primary's into the primary store, a child's into its kind's cache.
+ */
+const writeAnswersOf = ({ store, children }: StepObservation): WriteAnswers => ({
+  written: (object) => (store.holds(object) ? store.apply(object) : children.apply(object)),
+  deleted: (ref) => children.forget(ref),
 });
+
+/**
+ * Where a step's reconciles read, for each way of reading live objects (`liveReadOptions`): the primary from the
+ * store, by the reference reconciled (its queue key); live objects from the caches first; the inventory from the
+ * ConfigMap cache when creates may be optimistic.
+ */
+const readsOf = (
+  { observed, access }: ReconcileStepOptions,
+  live: { readonly optimistic: LiveReadOptions; readonly confirmed: LiveReadOptions },
+): { readonly optimistic: ReconcileReads; readonly confirmed: ReconcileReads } => {
+  const { store } = observed;
+  const reads = access.cluster;
+  const application: ObjectSource = (ref) => E.right(O.fromNullable(store.object(applicationKey(ref))));
+  const readsWith = (liveReads: LiveReadOptions): ReconcileReads => ({
+    application,
+    // Answered without a promise when the caches hold everything (a resync); else read through the server.
+    live: (view, scopes) => readLiveCachesFirst(view, scopes, reads, liveReads),
+    inventory: (ref) => {
+      // The inventory is labelled as ours: a synced ConfigMap cache holds it, and a miss there is an absence.
+      const cached = liveReads.optimisticCreates === true ? liveReads.cache?.kind(ref) : undefined;
+      return cached === undefined ? reads.get(ref)() : E.right(O.fromNullable(cached.get(ref.namespace, ref.name)));
+    },
+  });
+  return { optimistic: readsWith(live.optimistic), confirmed: readsWith(live.confirmed) };
+};
 
 /**
  * The clock's time in RFC 3339, formatted once per millisecond: reconciles that follow each other

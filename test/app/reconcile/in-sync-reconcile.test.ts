@@ -75,7 +75,7 @@ describe('an in-sync Application read back with its keys sorted, as from kube-ap
     await clock.advance(60_000);
     const resync = await reconcileApplication(ref, {
       ...deps,
-      readApplication: () => Promise.resolve(E.right(O.some(stored))),
+      reads: { application: () => Promise.resolve(E.right(O.some(stored))) },
     });
     if (resync._tag !== 'Done') throw new Error(`expected Done, got ${resync._tag}`);
     expect(resync.plan.actions).toEqual([]);
