@@ -90,7 +90,7 @@ export const converged = async (
     workers: 4,
     resyncMs,
     events: false,
-    readiness: 'existence',
+    planOptions: { readiness: 'existence' },
   });
   const startedAt = clock.now();
   await controller.start();

@@ -9,8 +9,6 @@
 import {
   ANY,
   builtinScopes,
-  defaultHotLoopPolicy,
-  defaultPerpetualDiffPolicy,
   scopeKey,
   scopeOf,
   showClusterError,
@@ -20,12 +18,9 @@ import {
   type Cluster,
   type ClusterError,
   type GuardPolicy,
-  type HotLoopPolicy,
-  type PerpetualDiffPolicy,
   type PlanOptions,
   type Resource,
   type ScopeTable,
-  type TenancyPolicy,
   createMemo,
   managerNames,
   type Memo,
@@ -44,7 +39,7 @@ import {
   type ApplierContext,
   type ApplierStores,
 } from './applier.js';
-import { afterReconcile, type BookkeepingPolicy } from './bookkeeping.js';
+import { afterReconcile, defaultBookkeepingPolicy, type BookkeepingPolicy } from './bookkeeping.js';
 import { ChildWatches, childWatchStarter } from './child-watches.js';
 import { KnownScopes, UnservedKinds, type Kind } from './known-scopes.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
@@ -81,18 +76,18 @@ export type ControllerOptions = {
   readonly events?: boolean;
   /** Where Events are written (default `cluster`); on a real server `KubernetesCluster.lowPriority`. */
   readonly eventCluster?: Cluster;
-  readonly hotLoop?: HotLoopPolicy;
   /**
-   * How many writes the API server does not keep before the object is no longer written
-   * (docs/decisions/0022-perpetual-diff.md).
+   * The policies a key's histories are judged by: `hotLoop` (patches someone keeps undoing), `perpetualDiff` (how
+   * many writes the API server does not keep before the object is no longer written,
+   * docs/decisions/0022-perpetual-diff.md). Each defaults on its own.
    */
-  readonly perpetualDiff?: PerpetualDiffPolicy;
-  /** How children count as ready (default kstatus; `existence` where no workload controllers run). */
-  readonly readiness?: 'kstatus' | 'existence';
-  /** Passed to every plan (tenancy policy, requeue delays, …); `readiness` above wins over its field. */
+  readonly bookkeeping?: Partial<BookkeepingPolicy>;
+  /**
+   * Passed to every plan: among others `readiness` (how children count as ready: default kstatus, `existence` where no
+   * workload controllers run), `tenancy` (the admin's policy of where Applications may write: default their own
+   * namespace only; a namespaced Controller watches children where it allows), requeue delays.
+   */
   readonly planOptions?: PlanOptions;
-  /** The admin's tenancy policy: where Applications may write (default: own namespace only). */
-  readonly tenancy?: TenancyPolicy;
   /** The guard policy (`--guard`): plans it denies write nothing, their Application is `Stalled GuardDenied`. */
   readonly guard?: GuardPolicy;
   /**
@@ -125,8 +120,6 @@ export type ControllerOptions = {
   readonly shard?: ShardOwnership;
   /** The kind reconciled: an embedder's primary kind (see primary.ts; default `APPLICATION_PRIMARY`). */
   readonly primary?: Primary;
-  /** How often discovery is asked for kinds Applications wait for (CRDs not served; default 1 s). */
-  readonly unservedPollMs?: number;
   /**
    * How long a brand-new Application's first status is held while it only waits for its children to
    * become ready, counted from their creation (default `DEFAULT_PROGRESS_STATUS_AFTER_MS`; 0 = written
@@ -149,6 +142,9 @@ export type ControllerOptions = {
  */
 export const DEFAULT_PROGRESS_STATUS_AFTER_MS = 5_000;
 
+/** How often discovery is asked for kinds Applications wait for (CRDs not served). */
+const UNSERVED_POLL_MS = 1_000;
+
 export { CacheSyncTimeout };
 
 /** The queue key of an Application (`namespace/name`); part of the runtime's public API. */
@@ -170,10 +166,7 @@ export class Controller {
     const shared = sharedPartsOf(options);
     const stores = storesOf(options, shared);
     const step = new ReconcileStep(stepOptionsOf(options, shared, stores));
-    const policy: BookkeepingPolicy = {
-      hotLoop: options.hotLoop ?? defaultHotLoopPolicy,
-      perpetualDiff: options.perpetualDiff ?? defaultPerpetualDiffPolicy,
-    };
+    const { bookkeeping: policy } = shared;
     this.work = shared.work;
     this.children = stores.children;
     this.applier = applier(
@@ -270,6 +263,8 @@ type SharedParts = {
   readonly licence: WriteLicence;
   /** The worker threads `spec.readiness` rules run in (none started until a rule is evaluated). */
   readonly isolatedRules: IsolatedRules | undefined;
+  /** The policies the keys' histories are judged by, each default filled in. */
+  readonly bookkeeping: BookkeepingPolicy;
 };
 
 const sharedPartsOf = (options: ControllerOptions): SharedParts => {
@@ -289,6 +284,7 @@ const sharedPartsOf = (options: ControllerOptions): SharedParts => {
       options.ruleIsolation === false || options.planOptions?.expressions !== undefined
         ? undefined
         : new IsolatedRules(options.ruleIsolation ?? {}),
+    bookkeeping: { ...defaultBookkeepingPolicy, ...options.bookkeeping },
   };
 };
 
@@ -322,7 +318,7 @@ const storesOf = (options: ControllerOptions, shared: SharedParts): Stores => {
   const unserved = new UnservedKinds({
     discovery: options.cluster,
     clock: options.clock,
-    everyMs: options.unservedPollMs ?? 1_000,
+    everyMs: UNSERVED_POLL_MS,
     onServed: (kind, keys) => {
       logger.info({ kind: `${kind.apiVersion}/${kind.kind}`, applications: keys.length }, 'kind served again');
       children.served(kind);
@@ -427,10 +423,7 @@ const stepPolicyOf = (options: ControllerOptions, shared: SharedParts, primary: 
   planOptions: { ...planOptionsOf(options), applications: primary.dependants.view },
   ...(options.guard === undefined ? {} : { guard: options.guard }),
   ...(options.approvalsRefused === undefined ? {} : { approvalsRefused: options.approvalsRefused }),
-  bookkeeping: {
-    hotLoop: options.hotLoop ?? defaultHotLoopPolicy,
-    perpetualDiff: options.perpetualDiff ?? defaultPerpetualDiffPolicy,
-  },
+  bookkeeping: shared.bookkeeping,
   translate: options.translate ?? createToscaTranslator({ now: () => options.clock.now() }),
   ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
@@ -475,19 +468,14 @@ const apiErrorReporter =
  */
 const childNamespacesOf = (options: ControllerOptions): { readonly namespaces?: ReadonlyArray<string> } => {
   if (options.namespace === undefined || options.namespace === '') return {};
-  const destinations = tenancyFor(planOptionsOf(options).tenancy, options.namespace).destinations;
+  const destinations = tenancyFor(options.planOptions?.tenancy, options.namespace).destinations;
   return destinations.has(ANY) ? {} : { namespaces: [...destinations] };
 };
 
-/**
- * Every plan's options: `readiness` and `tenancy` given on their own win over `planOptions`' fields;
- * `spec.readiness` rules are evaluated in CEL unless the embedder passes its own evaluator.
- */
+/** Every plan's options: `spec.readiness` rules are evaluated in CEL unless the embedder passes its own evaluator. */
 const planOptionsOf = (options: ControllerOptions): PlanOptions => ({
   expressions: celEvaluator,
   ...options.planOptions,
-  ...(options.readiness ? { readiness: options.readiness } : {}),
-  ...(options.tenancy ? { tenancy: options.tenancy } : {}),
 });
 
 export { scopeKey };

@@ -189,7 +189,10 @@ const hookRuntimeOf = (options: OperatorOptions): HookRuntime | undefined =>
         ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }),
       };
 
-/** The options the operator hands each term's Controller as they are (the rest are the operator's own). */
+/**
+ * The options the operator hands each term's Controller (the rest are the operator's own): its shortcuts folded into
+ * the Controller's grouped values, `readiness` and `tenancy` winning over the plan options' fields.
+ */
 const controllerOptionsOf = (options: OperatorOptions): Omit<ControllerOptions, 'hooks'> => {
   const {
     hooks: _hookOptions,
@@ -199,9 +202,20 @@ const controllerOptionsOf = (options: OperatorOptions): Omit<ControllerOptions, 
     stopDeadlineMs: _deadline,
     sharding: _shardingOptions,
     admissionPolicies: _admissionPolicies,
+    readiness,
+    tenancy,
+    hotLoop,
+    perpetualDiff,
     ...controllerOptions
   } = options;
-  return controllerOptions;
+  return {
+    ...controllerOptions,
+    planOptions: { ...options.planOptions, ...(readiness ? { readiness } : {}), ...(tenancy ? { tenancy } : {}) },
+    bookkeeping: {
+      ...(hotLoop === undefined ? {} : { hotLoop }),
+      ...(perpetualDiff === undefined ? {} : { perpetualDiff }),
+    },
+  };
 };
 
 /** A fresh Controller per leadership term, its writes (children's and Events' too) behind the term's fence. */

@@ -92,7 +92,7 @@ describeWithApiServer('sharding on a real API server: 300 Applications, replicas
       workers: WORKERS,
       resyncMs: RESYNC_MS,
       namespace,
-      readiness: 'existence',
+      planOptions: { readiness: 'existence' },
       events: false,
       shard: leases,
       onReconciled: (key, result) => reconciled.push({ key, at: Date.now(), ok: result._tag !== 'Failed' }),

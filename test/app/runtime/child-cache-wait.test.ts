@@ -124,9 +124,9 @@ const startController = async (
     workers: 4,
     resyncMs: 0,
     namespace: NAMESPACE,
-    readiness: 'existence',
     events: false,
     ...options,
+    planOptions: { readiness: 'existence', ...options.planOptions },
     onReconciled: (key, result) => {
       if (!firstReconciledAt.has(key)) firstReconciledAt.set(key, clock.now());
       results.set(key, result);
@@ -245,9 +245,11 @@ describe('a namespaced operator watches namespaced child kinds where its Applica
       clock,
       {
         namespace: team,
-        tenancy: {
-          destinations: [{ from: team, to: ['team-a-db'] }],
-          clusterKinds: [{ from: team, kinds: ['rbac.authorization.k8s.io/ClusterRole'] }],
+        planOptions: {
+          tenancy: {
+            destinations: [{ from: team, to: ['team-a-db'] }],
+            clusterKinds: [{ from: team, kinds: ['rbac.authorization.k8s.io/ClusterRole'] }],
+          },
         },
       },
     );
@@ -285,7 +287,7 @@ describe('a namespaced operator watches namespaced child kinds where its Applica
 
   it('a destination "*" (or no namespace) watches every namespace at once', async () => {
     for (const options of [
-      { namespace: 'team-a', tenancy: { destinations: [{ from: 'team-a', to: ['*'] }] } },
+      { namespace: 'team-a', planOptions: { tenancy: { destinations: [{ from: 'team-a', to: ['*'] }] } } },
       { namespace: undefined },
     ] as const) {
       const clock = new ManualClock(0);

@@ -62,7 +62,7 @@ const converge = async (
     workers: 2,
     resyncMs: 0,
     namespace: NAMESPACE,
-    readiness: 'existence',
+    planOptions: { readiness: 'existence' },
     metrics,
     onReconciled: (key, result) => {
       if (converged(result)) ready.add(key);

@@ -90,7 +90,7 @@ const operatorOn = (
     workers: 2,
     resyncMs: 0,
     namespace: NAMESPACE,
-    readiness: 'kstatus',
+    planOptions: { readiness: 'kstatus' },
     ...(progressStatusAfterMs === undefined ? {} : { progressStatusAfterMs }),
   });
 

@@ -32,7 +32,7 @@ describe('hot-loop guard', () => {
       random: () => 0.5,
       events: false,
       resyncMs: 0,
-      hotLoop: { windowMs: 60_000, threshold: 4 },
+      bookkeeping: { hotLoop: { windowMs: 60_000, threshold: 4 } },
     });
     await controller.start();
     await cluster.create(

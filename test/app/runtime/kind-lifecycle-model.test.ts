@@ -213,7 +213,7 @@ describe('a kind deleted and reinstalled under a running operator (model-based)'
             random: () => 0.5,
             workers: 2,
             events: false,
-            readiness: 'existence',
+            planOptions: { readiness: 'existence' },
           });
           await controller.start();
           const real: Real = { cluster, clock, forbidden: [] };

@@ -81,7 +81,7 @@ const world = async (watchChildren: boolean, setup: (cluster: MemoryCluster) => 
     random: () => 0.5,
     resyncMs: 0,
     events: false,
-    readiness: 'existence',
+    planOptions: { readiness: 'existence' },
     watchChildren,
   });
   await controller.start();

@@ -69,7 +69,7 @@ const coldStart = async (
     workers: 4,
     resyncMs: 0,
     namespace: NAMESPACE,
-    readiness,
+    planOptions: { readiness },
     ...(progressStatusAfterMs === undefined ? {} : { progressStatusAfterMs }),
     onReconciled: (key, result) => {
       if (converged(result)) ready.add(key);

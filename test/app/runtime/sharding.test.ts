@@ -229,7 +229,7 @@ describe('sharded controllers', () => {
         random: () => 0.5,
         events: false,
         resyncMs: 60_000,
-        readiness: 'existence',
+        planOptions: { readiness: 'existence' },
         shard: leases,
         onReconciled: (key) => reconciledBy.set(key, new Set([...(reconciledBy.get(key) ?? []), id])),
       });
@@ -298,7 +298,7 @@ describe('sharded controllers', () => {
           random: () => 0.5,
           events: false,
           resyncMs: 0,
-          readiness: 'existence',
+          planOptions: { readiness: 'existence' },
           shard: staticShard(shard, 3),
         }),
     );
@@ -350,7 +350,7 @@ describe('sharded controllers', () => {
       random: () => 0.5,
       events: false,
       resyncMs: 0,
-      readiness: 'existence',
+      planOptions: { readiness: 'existence' },
       shard: ownership,
       watchChildren: false,
     });
