@@ -142,7 +142,7 @@ export type ReconcileDeps = {
    * Whose rights the Application's children are read and written with (see child-access.ts).
    * `Impersonated`: live reads (never the shared caches, which hold what the operator can read)
    * and child writes go through its cluster; `Refused`: the Application is Stalled untouched.
-   * Default: the operator's (`cluster`, `readLive`). The Application, its finalizer and status
+   * Default: the operator's (`cluster`, `reads.live`). The Application, its finalizer and status
    * are always written with `cluster`.
    */
   readonly childClusterFor?: (application: Application) => ChildCluster;
