@@ -57,6 +57,39 @@ const until = async <T>(probe: () => T | undefined, ms: number): Promise<T> => {
   }
 };
 
+/**
+ * Asks a rule again, on a new version of its ConfigMap (an annotation): an answer over the time bound says as much
+ * about the machine as about the rule, and it is kept per object version.
+ */
+const askAgain = (cluster: MemoryCluster, namespace: string, name: string, attempt: number) =>
+  cluster.patch(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace, name },
+    { type: 'merge', body: { metadata: { annotations: { attempt: String(attempt) } } } },
+  )();
+
+const overTimeBound = (condition: Condition | undefined): boolean =>
+  condition?.status === 'True' && condition.message.includes('over its time bound');
+
+/** Ready, though a loaded machine may stall a cold worker past the time bound on a cheap rule too (at most 5 tries). */
+const readyDespiteStalls = async (cluster: MemoryCluster, namespace: string, name: string): Promise<void> => {
+  const ready = () => (conditionIn(cluster, namespace, name, 'Ready')?.status === 'True' ? true : undefined);
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    if (await until(ready, 6_000).catch(() => false)) return;
+    await askAgain(cluster, namespace, name, attempt);
+  }
+  throw new Error(`${namespace}/${name}: not Ready, its cheap rule over the time bound 5 times`);
+};
+
+/** Stalled over the time bound, though a fast run of the slow rule may finish within it (at most 8 tries). */
+const overTimeAtLast = async (cluster: MemoryCluster, namespace: string, name: string): Promise<Condition> => {
+  const over = () => (overTimeBound(conditionIn(cluster, namespace, name, 'Stalled')) ? true : undefined);
+  for (let attempt = 1; attempt <= 8; attempt++) {
+    if (await until(over, 6_000).catch(() => false)) return stalled(cluster, namespace, name);
+    await askAgain(cluster, namespace, name, attempt);
+  }
+  throw new Error(`${namespace}/${name}: its slow rule finished within the time bound 8 times`);
+};
+
 const stalled = (cluster: MemoryCluster, namespace: string, name: string): Promise<Condition> =>
   until(() => {
     const condition = conditionIn(cluster, namespace, name, 'Stalled');
@@ -96,14 +129,14 @@ describe('hostile readiness rules, isolated', () => {
       random: distinct(),
       workers: 2,
       listen: { host: '127.0.0.1', port: 0 },
-      // 20 ms: the slow rule below runs some 40-150 ms on this machine, idle or loaded (at 50 ms an idle machine
-      // finished it).
+      // 20 ms: the slow rule below runs 12-45 ms in a worker, so a fast run may finish (see overTimeAtLast); a cheap
+      // rule well under 1 ms, unless a loaded machine stalls a cold worker (see readyDespiteStalls).
       ruleIsolation: { timeoutMs: 20, workers: 2 },
     });
     const health = watchHealth(operator.address?.port ?? 0);
     // Bob's Application, with a cheap rule of its own: it shares the worker pool with Alice's.
     await cluster.create(ruled('bob', 'web', configMap('web', { v: '1' }), "self.data.v == '1'"))();
-    await until(() => (conditionIn(cluster, 'bob', 'web', 'Ready')?.status === 'True' ? true : undefined), 30_000);
+    await readyDespiteStalls(cluster, 'bob', 'web');
 
     const big = 'abcdefghij'.repeat(40_000); // 400 KB
     const costly = "self.data.big.split('').map(c, c + c).size() > 0";
@@ -131,7 +164,7 @@ describe('hostile readiness rules, isolated', () => {
     expect(overCost.reason).toBe('ReadinessFailed');
     expect(overCost.message).toContain(`ConfigMap alice/big: ready rule \`${costly}\``);
     expect(overCost.message).toContain('over its cost bound: its cost over this object is');
-    const overTime = await stalled(cluster, 'alice', 'slow');
+    const overTime = await overTimeAtLast(cluster, 'alice', 'slow');
     expect(overTime.reason).toBe('ReadinessFailed');
     expect(overTime.message).toContain('over its time bound: it ran longer than 20 ms and was stopped');
     const overEstimate = await stalled(cluster, 'alice', 'refused');
