@@ -744,9 +744,6 @@ const NO_SCHEMAS: ReadonlyArray<ObserverSchema> = [];
 /** The status entries of an Application never planned: one shared empty list. */
 const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
 
-/** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
-const NOT_WAITING: ReadonlyArray<string> = [];
-
 /** Without a live read: current state = `status.lastObservedManifest`. */
 const planFromStatus = (context: Context, desired: Desired): Plan => {
   const { owner, memo } = context;
