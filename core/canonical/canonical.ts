@@ -178,13 +178,33 @@ const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): Json
     const field = struct.fields.get(key);
     const value = object[key];
     if (field === undefined || value === undefined || !hasOwn(object, key)) continue;
-    walk.at.push(key);
-    const next = storedField(walk, field, value);
-    walk.at.pop();
+    let next: JsonValue | typeof OMITTED;
+    // A value of a type stored as written (most fields) is only dropped at its zero value: no path kept for it.
+    if (value !== null && AS_WRITTEN.has(field.type.kind))
+      next = field.dropped && !field.pointer && isGoZero(field.type, value) ? OMITTED : value;
+    else {
+      walk.at.push(key);
+      next = storedField(walk, field, value);
+      walk.at.pop();
+    }
     if (next !== value) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
   return result;
 };
+
+/**
+ * The kinds `storedValue` returns as they are (not null): a struct field of one of them changes only when dropped
+ * at its zero value, a list item or map value of one of them only when null.
+ */
+const AS_WRITTEN: ReadonlySet<ValueShape['kind']> = new Set([
+  'string',
+  'bool',
+  'int',
+  'float',
+  'intOrString',
+  'duration',
+  'raw',
+]);
 
 /**
  * An item of a list or a value of a map: null is the type's zero value. `rounded`: a quantity of a
@@ -199,6 +219,7 @@ const storedElement = (walk: Walk, type: ValueShape, key: string | number, value
 };
 
 const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue>): JsonValue => {
+  if (AS_WRITTEN.has(type.kind) && !list.includes(null)) return list;
   let items: JsonValue[] | undefined;
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
@@ -213,8 +234,15 @@ const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue
 
 const QUANTITY: ValueShape = { kind: 'quantity' };
 
+/** Whether a map (labels, annotations, a ConfigMap's data: most maps hold strings) has a null value. */
+const hasNull = (map: JsonObject): boolean => {
+  for (const key in map) if (map[key] === null && hasOwn(map, key)) return true;
+  return false;
+};
+
 /** A map's values (a resource list's: quantities, `rounded` when its group's defaulting rounds them). */
 const storedValues = (walk: Walk, type: ValueShape, map: JsonObject, rounded: boolean): JsonObject => {
+  if (!rounded && AS_WRITTEN.has(type.kind) && !hasNull(map)) return map;
   let result = map;
   for (const key in map) {
     const value = map[key];
