@@ -54,8 +54,10 @@ const OMITTED = Symbol('omitted');
  * rounds every value up to milli-units); node.k8s.io has no defaulting, and keeps finer values.
  */
 type Walk = {
-  readonly problems: CanonicalProblem[];
-  readonly at: Array<string | number>;
+  /** Where problems go; `undefined` for a walk whose caller keeps only the value (no path is kept then). */
+  readonly problems: CanonicalProblem[] | undefined;
+  /** `undefined` with `problems`. */
+  readonly at: Array<string | number> | undefined;
   readonly roundedLists: boolean;
 };
 
@@ -130,7 +132,7 @@ type Stored = { readonly ok: true; readonly value: JsonValue } | { readonly ok: 
 /** A leaf rewritten by one of the canonical forms, or the value as written with a problem recorded. */
 const leaf = (walk: Walk, value: JsonValue, stored: Stored) => {
   if (stored.ok) return stored.value;
-  walk.problems.push({ path: [...walk.at], message: stored.message });
+  walk.problems?.push({ path: [...(walk.at ?? [])], message: stored.message });
   return value;
 };
 
@@ -183,9 +185,9 @@ const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): Json
     if (value !== null && AS_WRITTEN.has(field.type.kind))
       next = field.dropped && !field.pointer && isGoZero(field.type, value) ? OMITTED : value;
     else {
-      walk.at.push(key);
+      walk.at?.push(key);
       next = storedField(walk, field, value);
-      walk.at.pop();
+      walk.at?.pop();
     }
     if (next !== value) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
@@ -212,9 +214,9 @@ const AS_WRITTEN: ReadonlySet<ValueShape['kind']> = new Set([
  */
 const storedElement = (walk: Walk, type: ValueShape, key: string | number, value: JsonValue, rounded: boolean) => {
   if (value === null) return zeroOf(type);
-  walk.at.push(key);
+  walk.at?.push(key);
   const stored = rounded ? leaf(walk, value, canonicalQuantity(value, true)) : storedValue(walk, type, value);
-  walk.at.pop();
+  walk.at?.pop();
   return stored;
 };
 
@@ -282,11 +284,21 @@ const METADATA_ONLY: StructShape | undefined =
 
 /** The object as the server stores it, with every value the server would refuse (left as written). */
 export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
-  const walk: Walk = { problems: [], at: [], roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) };
+  const problems: CanonicalProblem[] = [];
+  const value = storedObject(
+    { problems, at: [], roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) },
+    group,
+    kind,
+    object,
+  );
+  return { value, problems: problems.length === 0 ? NO_PROBLEMS : problems };
+};
+
+/** `object` in its stored form, by the walk given. */
+const storedObject = <T extends JsonObject>(walk: Walk, group: string, kind: string, object: T): T => {
   const struct = structOf(group, kind, object) ?? METADATA_ONLY;
-  const value = struct === undefined ? object : storedStruct(walk, struct, object);
   // `storedStruct` keeps every key of the root and only replaces values below it: still a T.
-  return { value: value as T, problems: walk.problems.length === 0 ? NO_PROBLEMS : walk.problems };
+  return struct === undefined ? object : (storedStruct(walk, struct, object) as T);
 };
 
 const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
@@ -295,5 +307,13 @@ const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
  * A desired resource in the form the API server will store it (values it would refuse stay as
  * written: the server's refusal reaches the user when the write is made).
  */
-export const canonicalResource = (resource: Resource): Resource =>
-  canonicalized(groupOf(resource.apiVersion), resource.kind, resource).value;
+export const canonicalResource = (resource: Resource): Resource => {
+  const group = groupOf(resource.apiVersion);
+  // Problems are not wanted here: no list, no path and no result record per resource of every fresh spec.
+  return storedObject(
+    { problems: undefined, at: undefined, roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) },
+    group,
+    resource.kind,
+    resource,
+  );
+};
