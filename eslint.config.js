@@ -72,22 +72,6 @@ export default tseslint.config(
     },
   },
   {
-    // Temporary (issue 40 item 5): core/plan is being changed on another branch, so its recommendedTypeChecked
-    // findings stay untouched here. findings left: 6, to be fixed after the branches merge (no-unused-vars 4,
-    // no-base-to-string 2).
-    files: [
-      'core/plan/drift-policy.ts', // no-unused-vars 1
-      'core/plan/field-fights.ts', // no-unused-vars 1
-      'core/plan/plan.ts', // no-unused-vars 1
-      'core/plan/server-side-apply.ts', // no-unused-vars 1
-      'core/plan/size-check.ts', // no-base-to-string 2
-    ],
-    rules: {
-      '@typescript-eslint/no-base-to-string': 'off',
-      '@typescript-eslint/no-unused-vars': 'off',
-    },
-  },
-  {
     // Temporary (issue 40 item 5): adapters/memory is being changed on another branch, so its recommendedTypeChecked
     // findings stay untouched here. findings left: 25, to be fixed after the branches merge (no-base-to-string 9,
     // no-unused-vars 5, unbound-method 4, require-await 3, no-unsafe-argument 2, no-unsafe-assignment 1,

@@ -37,6 +37,7 @@ import {
 import { ContenderArgs, RESYNC_ROUNDS, type ContenderResult, type MemoryFigures } from './fleet-contract.js';
 import { median, quantile } from './measure.js';
 import { applicationObjects, type Shape } from './fleet-objects.js';
+import { withReadableStatus } from '../app/status/stored-status.js';
 
 const TIMEOUT_MS = 30 * 60_000;
 
@@ -207,8 +208,10 @@ const barePlan = async (cluster: KubernetesCluster, namespace: string, shape: Sh
     cluster.list({ apiVersion: APPLICATION_API_VERSION, kind: APPLICATION_KIND, namespace })(),
   );
   const inputs = applications.items.map((object) => {
-    const application = decodeApplication(object);
-    if (E.isLeft(application)) throw new Error(`${object.metadata.name} does not decode`);
+    // The status is stored packed (app/status/stored-status.ts): read back as the controller reads it, then decoded.
+    const application = decodeApplication(withReadableStatus(object));
+    if (E.isLeft(application))
+      throw new Error(`${object.metadata.name} does not decode: ${JSON.stringify(application.left).slice(0, 500)}`);
     return { application: application.right, live: byOwner.get(`${namespace}/${object.metadata.name}`) ?? [] };
   });
   const planner = createPlanner();

@@ -12,6 +12,7 @@ import { ManualClock, createMemoryCluster, flushMicrotasks, type MemoryCluster }
 import { Controller } from '../app/runtime/controller.js';
 import { Informer } from '../app/runtime/informer.js';
 import { reconcileApplication } from '../app/reconcile/reconcile-application.js';
+import { withReadableStatus } from '../app/status/stored-status.js';
 import {
   APPLICATION_API_VERSION,
   APPLICATION_KIND,
@@ -325,8 +326,10 @@ export const barePlan = async (cluster: MemoryCluster, now: string): Promise<() 
     }
   }
   const inputs = (await listed(APPLICATION_API_VERSION, APPLICATION_KIND)).map((object) => {
-    const application = decodeApplication(object);
-    if (E.isLeft(application)) throw new Error(`${object.metadata.name} does not decode`);
+    // The status is stored packed (app/status/stored-status.ts): read back as the controller reads it, then decoded.
+    const application = decodeApplication(withReadableStatus(object));
+    if (E.isLeft(application))
+      throw new Error(`${object.metadata.name} does not decode: ${JSON.stringify(application.left).slice(0, 500)}`);
     return {
       application: application.right,
       live: byOwner.get(`${object.metadata.namespace ?? 'default'}/${object.metadata.name}`) ?? [],

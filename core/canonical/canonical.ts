@@ -54,8 +54,10 @@ const OMITTED = Symbol('omitted');
  * rounds every value up to milli-units); node.k8s.io has no defaulting, and keeps finer values.
  */
 type Walk = {
-  readonly problems: CanonicalProblem[];
-  readonly at: Array<string | number>;
+  /** Where problems go; `undefined` for a walk whose caller keeps only the value (no path is kept then). */
+  readonly problems: CanonicalProblem[] | undefined;
+  /** `undefined` with `problems`. */
+  readonly at: Array<string | number> | undefined;
   readonly roundedLists: boolean;
 };
 
@@ -130,7 +132,7 @@ type Stored = { readonly ok: true; readonly value: JsonValue } | { readonly ok: 
 /** A leaf rewritten by one of the canonical forms, or the value as written with a problem recorded. */
 const leaf = (walk: Walk, value: JsonValue, stored: Stored) => {
   if (stored.ok) return stored.value;
-  walk.problems.push({ path: [...walk.at], message: stored.message });
+  walk.problems?.push({ path: [...(walk.at ?? [])], message: stored.message });
   return value;
 };
 
@@ -178,13 +180,33 @@ const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): Json
     const field = struct.fields.get(key);
     const value = object[key];
     if (field === undefined || value === undefined || !hasOwn(object, key)) continue;
-    walk.at.push(key);
-    const next = storedField(walk, field, value);
-    walk.at.pop();
+    let next: JsonValue | typeof OMITTED;
+    // A value of a type stored as written (most fields) is only dropped at its zero value: no path kept for it.
+    if (value !== null && AS_WRITTEN.has(field.type.kind))
+      next = field.dropped && !field.pointer && isGoZero(field.type, value) ? OMITTED : value;
+    else {
+      walk.at?.push(key);
+      next = storedField(walk, field, value);
+      walk.at?.pop();
+    }
     if (next !== value) result = next === OMITTED ? withoutKey(result, key) : withKey(result, key, next);
   }
   return result;
 };
+
+/**
+ * The kinds `storedValue` returns as they are (not null): a struct field of one of them changes only when dropped
+ * at its zero value, a list item or map value of one of them only when null.
+ */
+const AS_WRITTEN: ReadonlySet<ValueShape['kind']> = new Set([
+  'string',
+  'bool',
+  'int',
+  'float',
+  'intOrString',
+  'duration',
+  'raw',
+]);
 
 /**
  * An item of a list or a value of a map: null is the type's zero value. `rounded`: a quantity of a
@@ -192,13 +214,14 @@ const storedStruct = (walk: Walk, struct: StructShape, object: JsonObject): Json
  */
 const storedElement = (walk: Walk, type: ValueShape, key: string | number, value: JsonValue, rounded: boolean) => {
   if (value === null) return zeroOf(type);
-  walk.at.push(key);
+  walk.at?.push(key);
   const stored = rounded ? leaf(walk, value, canonicalQuantity(value, true)) : storedValue(walk, type, value);
-  walk.at.pop();
+  walk.at?.pop();
   return stored;
 };
 
 const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue>): JsonValue => {
+  if (AS_WRITTEN.has(type.kind) && !list.includes(null)) return list;
   let items: JsonValue[] | undefined;
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
@@ -213,8 +236,15 @@ const storedItems = (walk: Walk, type: ValueShape, list: ReadonlyArray<JsonValue
 
 const QUANTITY: ValueShape = { kind: 'quantity' };
 
+/** Whether a map (labels, annotations, a ConfigMap's data: most maps hold strings) has a null value. */
+const hasNull = (map: JsonObject): boolean => {
+  for (const key in map) if (map[key] === null && hasOwn(map, key)) return true;
+  return false;
+};
+
 /** A map's values (a resource list's: quantities, `rounded` when its group's defaulting rounds them). */
 const storedValues = (walk: Walk, type: ValueShape, map: JsonObject, rounded: boolean): JsonObject => {
+  if (!rounded && AS_WRITTEN.has(type.kind) && !hasNull(map)) return map;
   let result = map;
   for (const key in map) {
     const value = map[key];
@@ -254,11 +284,21 @@ const METADATA_ONLY: StructShape | undefined =
 
 /** The object as the server stores it, with every value the server would refuse (left as written). */
 export const canonicalized = <T extends JsonObject>(group: string, kind: string, object: T): Canonicalized<T> => {
-  const walk: Walk = { problems: [], at: [], roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) };
+  const problems: CanonicalProblem[] = [];
+  const value = storedObject(
+    { problems, at: [], roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) },
+    group,
+    kind,
+    object,
+  );
+  return { value, problems: problems.length === 0 ? NO_PROBLEMS : problems };
+};
+
+/** `object` in its stored form, by the walk given. */
+const storedObject = <T extends JsonObject>(walk: Walk, group: string, kind: string, object: T): T => {
   const struct = structOf(group, kind, object) ?? METADATA_ONLY;
-  const value = struct === undefined ? object : storedStruct(walk, struct, object);
   // `storedStruct` keeps every key of the root and only replaces values below it: still a T.
-  return { value: value as T, problems: walk.problems.length === 0 ? NO_PROBLEMS : walk.problems };
+  return struct === undefined ? object : (storedStruct(walk, struct, object) as T);
 };
 
 const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
@@ -267,5 +307,13 @@ const NO_PROBLEMS: ReadonlyArray<CanonicalProblem> = [];
  * A desired resource in the form the API server will store it (values it would refuse stay as
  * written: the server's refusal reaches the user when the write is made).
  */
-export const canonicalResource = (resource: Resource): Resource =>
-  canonicalized(groupOf(resource.apiVersion), resource.kind, resource).value;
+export const canonicalResource = (resource: Resource): Resource => {
+  const group = groupOf(resource.apiVersion);
+  // Problems are not wanted here: no list, no path and no result record per resource of every fresh spec.
+  return storedObject(
+    { problems: undefined, at: undefined, roundedLists: !GROUPS_WITHOUT_DEFAULTING.has(group) },
+    group,
+    resource.kind,
+    resource,
+  );
+};

@@ -144,7 +144,11 @@ const buildFinder = <T extends JsonObject>(
 ): ((query: JsonObject) => T | undefined) => {
   const single = new Map<JsonValue | undefined, T>();
   const shared = new Map<JsonValue | undefined, T[]>();
-  for (const entry of entries) {
+  // Indexed loops, not `for…of`: an array iterator's results are allocated until the loop is optimized, and these
+  // loops run once per plan over every resource.
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry === undefined) continue;
     const metadata = getOwn(entry, 'metadata');
     if (!isJsonObject(metadata)) continue;
     const name = getOwn(metadata, 'name');
@@ -251,7 +255,10 @@ const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): Iden
   // by several objects (other kinds or namespaces, few) moves to `shared`, a list per name.
   const single = new Map<string, T>();
   const shared = new Map<string, T[]>();
-  for (const object of objects) {
+  // An indexed loop, as in `buildFinder`.
+  for (let i = 0; i < objects.length; i++) {
+    const object = objects[i];
+    if (object === undefined) continue;
     const name = object.metadata.name;
     const others = shared.get(name);
     const first = others === undefined ? single.get(name) : undefined;

@@ -88,9 +88,17 @@ export const currentLength = (value: JsonValue | undefined): number | undefined 
   isCurrentLength(value) && typeof value[LIST_CURRENT] === 'number' ? value[LIST_CURRENT] : undefined;
 
 /** The list-control object of a list of the given length range. */
-export const makeListControl = (min: number, max: number): JsonObject => ({ [LIST_MIN]: min, [LIST_MAX]: max });
+export const makeListControl = (min: number, max: number): JsonObject =>
+  // Literal keys (the values of LIST_MIN and LIST_MAX), not computed ones: a computed key defines each property at
+  // run time, and a plan makes a control for every list of every fresh spec.
+  ({ observer_schema_list_min_length: min, observer_schema_list_max_length: max }) satisfies Record<
+    typeof LIST_MIN | typeof LIST_MAX,
+    number
+  >;
 
-export const makeCurrentLength = (length: number): JsonObject => ({ [LIST_CURRENT]: length });
+export const makeCurrentLength = (length: number): JsonObject =>
+  // A literal key, as in `makeListControl`.
+  ({ observer_schema_list_current_length: length }) satisfies Record<typeof LIST_CURRENT, number>;
 
 /** Identification fields: carry values in a schema, never compared as drift. */
 export const isIdentificationPath = (path: ReadonlyArray<string | number>): boolean =>

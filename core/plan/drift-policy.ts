@@ -4,7 +4,7 @@
  * reported in `status.drift`, with the live and desired values masked as plans mask them.
  * Creating missing children, pruning and applying spec changes go on as under `Correct`.
  */
-import { jsonEqual, type JsonValue } from '../json/json.js';
+import { jsonEqual } from '../json/json.js';
 import type { Application, DriftEntry } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
 import { identityIndex } from '../manifest/identity.js';

@@ -8,7 +8,7 @@
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonValue } from '../json/json.js';
 import { fromPointer, showPath } from '../json/path.js';
 import { FIELD_MANAGER, type ContestedField } from '../model/application.js';
-import type { JsonPatchOperation, PatchAction, Plan } from '../model/plan.js';
+import type { PatchAction, Plan } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
 import { managerOf, ownersOf, type FieldOwner } from '../fields/owners.js';

@@ -454,16 +454,19 @@ const currentEntries = (
   const current: JsonObject[] = [];
   const undesired: JsonObject[] = [];
   const found = new Set<Resource>();
-  for (const pair of pairs) {
-    if (pair.live === undefined || !pair.writable) continue;
+  // Indexed loops: an array iterator's results are allocated until the loop is optimized (once per plan).
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i];
+    if (pair === undefined || pair.live === undefined || !pair.writable) continue;
     found.add(pair.live);
     const entry = pair.unchanged ?? observe(pair.live);
     current.push(entry);
     // A live object found for a desired resource is desired, and so is an entry with its identity.
     if (!sameIdentity(entry, pair.resource) && !isDesired(entry)) undesired.push(entry);
   }
-  for (const object of ours) {
-    if (found.has(object) || isDesired(object)) continue;
+  for (let i = 0; i < ours.length; i++) {
+    const object = ours[i];
+    if (object === undefined || found.has(object) || isDesired(object)) continue;
     const entry = observe(object);
     current.push(entry);
     if (!isDesired(entry)) undesired.push(entry);
@@ -684,7 +687,10 @@ const readinessOfPairs = (context: Context, { pairs, live }: Observed): Children
   if (rules.length === 0 && kstatus === undefined) return NOTHING_NOT_READY;
   // A loop, not flatMap (a list per pair): this runs on every plan.
   const children: Resource[] = [];
-  for (const pair of pairs) if (pair.live !== undefined && pair.owned) children.push(pair.live);
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i];
+    if (pair?.live !== undefined && pair.owned) children.push(pair.live);
+  }
   const time = { now: context.input.now, previous: context.status.readinessWaits ?? [] };
   return childrenReadiness(rules, children, time, kstatus);
 };
@@ -743,9 +749,6 @@ const NO_SCHEMAS: ReadonlyArray<ObserverSchema> = [];
 
 /** The status entries of an Application never planned: one shared empty list. */
 const NO_ENTRIES: ReadonlyArray<JsonObject> = [];
-
-/** What a ready child adds to the readiness wait (most children): nothing, one shared list. */
-const NOT_WAITING: ReadonlyArray<string> = [];
 
 /** Without a live read: current state = `status.lastObservedManifest`. */
 const planFromStatus = (context: Context, desired: Desired): Plan => {

@@ -14,7 +14,7 @@ import {
 } from '../json/json.js';
 import { showPath, type Path } from '../json/path.js';
 import { refOf, type Resource } from '../model/resource.js';
-import { listElements, type ObserverSchema, type SchemaNode } from '../model/observer-schema.js';
+import { listElements, type SchemaNode } from '../model/observer-schema.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
 import { withOwnershipMarks, type Owner } from '../manifest/ownership.js';
 import type { JsonPatchOperation, PatchAction, ServerSideApplyIntent } from '../model/plan.js';

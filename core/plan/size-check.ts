@@ -7,6 +7,7 @@
  * naming the size, the limit and how to split it.
  */
 import { isJsonObject, objectFromEntries, type JsonObject, type JsonValue } from '../json/json.js';
+import { jsonText } from '../json/text.js';
 import type { ApplicationStatus } from '../model/application.js';
 import type { Resource } from '../model/resource.js';
 import { observeResource } from '../manifest/project.js';
@@ -111,7 +112,7 @@ export const sizeProblems = (args: {
   if (bytes <= limits.maxObjectBytes) return children;
   const metadata = withoutStatus['metadata'];
   const name = isJsonObject(metadata)
-    ? `${String(metadata['namespace'] ?? 'default')}/${String(metadata['name'])}`
+    ? `${jsonText(metadata['namespace'] ?? 'default')}/${jsonText(metadata['name'])}`
     : '';
   const subject = `Application ${name}`;
   return [

@@ -4,9 +4,9 @@ import { isJsonArray, isJsonObject, type JsonValue } from '../json/json.js';
 import { showIssue, type Issue } from '../model/decode.js';
 import type { ApplicationSpec } from '../model/application.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
-import { refKey, type Resource } from '../model/resource.js';
+import type { Resource } from '../model/resource.js';
 import type { ScopeTable } from '../model/scope.js';
-import { identityOf, inNamespace, knownScope, namespaceOf } from '../manifest/identity.js';
+import { inNamespace, knownScope, namespaceOf } from '../manifest/identity.js';
 import { manifestIssues, validateObserverSchema } from '../validation/observer-schemas.js';
 import type { Verdict } from '../status/conditions.js';
 import { declaresDependencies, dependencyIssues } from './dependencies.js';
@@ -47,9 +47,7 @@ export const checkSpec = (args: {
     );
   const manifest = (written ?? []).length > 0 ? (written ?? []) : (args.translated ?? []);
   if (manifest.length === 0) return E.left(noManifest(spec.tosca !== undefined || spec.csar !== undefined));
-  const issues = manifestIssues(manifest, (resource) =>
-    refKey(identityOf(resource, args.scopes, args.namespace, args.memo)),
-  );
+  const issues = manifestIssues(manifest, (resource) => namespaceOf(resource, args.scopes, args.namespace, args.memo));
   if (issues.length > 0) return E.left(stalled('InvalidSpec', issues));
   const schemas = spec.observerSchema;
   if (schemas !== undefined && !isJsonArray(schemas))

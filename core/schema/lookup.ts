@@ -46,7 +46,10 @@ const buildSchemaIndex = (schemas: ReadonlyArray<ObserverSchema>): SchemaIndex =
     JsonValue | undefined,
     Map<JsonValue | undefined, Map<JsonValue | undefined, ObserverSchema>>
   >();
-  for (const schema of schemas) {
+  // An indexed loop: an array iterator's results are allocated until the loop is optimized (once per plan).
+  for (let i = 0; i < schemas.length; i++) {
+    const schema = schemas[i];
+    if (schema === undefined) continue;
     const byKind = childMap(byName, getOwn(schema, 'apiVersion'));
     const named = childMap(byKind, getOwn(schema, 'kind'));
     const name = nameOf(schema);

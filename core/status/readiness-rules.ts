@@ -252,7 +252,10 @@ export const childrenReadiness = (
   const notReady: Array<string> = [];
   const failed: Array<string> = [];
   const waits: Array<ReadinessWait> = [];
-  for (const child of children) {
+  // An indexed loop: an array iterator's results are allocated until the loop is optimized (every child of a plan).
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
+    if (child === undefined) continue;
     const ruled = rules.length === 0 ? undefined : ruleVerdictOf(rules, child, time);
     if (ruled === undefined) {
       const reason = kstatus?.(child);

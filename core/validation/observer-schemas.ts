@@ -250,12 +250,30 @@ const describeKey = (schema: JsonObject): string => {
   return `${jsonText(getOwn(schema, 'apiVersion'))} ${jsonText(getOwn(schema, 'kind'))} ${jsonText(name)}`;
 };
 
-/** Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates. */
+/**
+ * Checks the manifest itself: every resource needs apiVersion, kind and metadata.name; no duplicates.
+ * Two resources are the same when their references (`refKey`: apiVersion, kind, namespace as
+ * `namespaceOf` resolves it, name) are.
+ */
 export const manifestIssues = (
   manifest: ReadonlyArray<JsonValue>,
-  identityOf: (resource: Resource) => string,
-): ReadonlyArray<Issue> => {
+  namespaceOf: (resource: Resource) => string | undefined,
+): ReadonlyArray<Issue> =>
+  // Compared by parts, a key string per resource saved; a part with the key's separator could make two different
+  // references one key, so then the keys themselves are compared (the same issues either way for other manifests).
+  scanManifest(manifest, namespaceOf, false) ?? (scanManifest(manifest, namespaceOf, true) as ReadonlyArray<Issue>);
+
+/**
+ * The issues of `manifestIssues`, duplicates found by key strings (`keyed`) or by parts; `undefined` when compared
+ * by parts and a part holds the key's separator.
+ */
+const scanManifest = (
+  manifest: ReadonlyArray<JsonValue>,
+  namespaceOf: (resource: Resource) => string | undefined,
+  keyed: boolean,
+): ReadonlyArray<Issue> | undefined => {
   const seen = new Map<string, number>();
+  const shared = new Map<string, number[]>();
   const issues: Issue[] = [];
   // A plain loop that allocates only for problems: this runs on every fresh spec.
   for (let index = 0; index < manifest.length; index++) {
@@ -275,16 +293,72 @@ export const manifestIssues = (
     for (const hostile of hostilePaths(resource, []))
       issues.push({ path: entryPath(index, ...hostile), message: 'the key "__proto__" is not allowed: remove it' });
     // isIdentified checked apiVersion, kind and metadata.name: what a Resource's identity needs.
-    const key = identityOf(resource as Resource);
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, index);
-    else
+    const identified = resource as Resource;
+    const namespace = namespaceOf(identified) ?? '';
+    if (!keyed && hasSeparator(identified, namespace)) return undefined;
+    const first = keyed
+      ? firstByKey(seen, identified, namespace, index)
+      : firstByParts(seen, shared, manifest, namespaceOf, identified, namespace, index);
+    if (first !== undefined)
       issues.push({
         path: entryPath(index),
         message: `the same resource as spec.manifest[${first}]: each resource may appear once`,
       });
   }
   return issues;
+};
+
+const hasSeparator = (resource: Resource, namespace: string): boolean =>
+  resource.apiVersion.includes('|') ||
+  resource.kind.includes('|') ||
+  namespace.includes('|') ||
+  resource.metadata.name.includes('|');
+
+/** The index of the first resource with the reference key of `resource`, or `undefined` (then it is recorded). */
+const firstByKey = (
+  seen: Map<string, number>,
+  resource: Resource,
+  namespace: string,
+  index: number,
+): number | undefined => {
+  const key = `${resource.apiVersion}|${resource.kind}|${namespace}|${resource.metadata.name}`;
+  const first = seen.get(key);
+  if (first === undefined) seen.set(key, index);
+  return first;
+};
+
+/**
+ * `firstByKey` by parts: the first resource of each name in `seen`, later ones of a name that are other resources
+ * in `shared` (few); apiVersion, kind and namespace compared on a name found.
+ */
+const firstByParts = (
+  seen: Map<string, number>,
+  shared: Map<string, number[]>,
+  manifest: ReadonlyArray<JsonValue>,
+  namespaceOf: (resource: Resource) => string | undefined,
+  resource: Resource,
+  namespace: string,
+  index: number,
+): number | undefined => {
+  const name = resource.metadata.name;
+  const single = seen.get(name);
+  if (single === undefined) {
+    seen.set(name, index);
+    return undefined;
+  }
+  const candidates = shared.get(name) ?? [single];
+  for (const candidate of candidates) {
+    // Only identified resources were recorded.
+    const other = manifest[candidate] as Resource;
+    if (
+      other.apiVersion === resource.apiVersion &&
+      other.kind === resource.kind &&
+      (namespaceOf(other) ?? '') === namespace
+    )
+      return candidate;
+  }
+  shared.set(name, [...candidates, index]);
+  return undefined;
 };
 
 const entryPath = (index: number, ...rest: Path): string => showPath([index, ...rest], 'spec.manifest');

@@ -3,7 +3,6 @@ import * as E from 'fp-ts/lib/Either.js';
 import {
   dependencyIssues,
   identityOf,
-  refKey,
   validateObserverSchema,
   withCrdScopes,
   withNamespaces,
@@ -40,7 +39,7 @@ export const specIssues = (
   }
   const namespace = application.metadata.namespace ?? 'default';
   const manifestScopes = withCrdScopes(scopes, manifest);
-  const resources = manifestIssues(manifest, (resource) => refKey(identityOf(resource, manifestScopes, namespace)));
+  const resources = manifestIssues(manifest, (resource) => identityOf(resource, manifestScopes, namespace).namespace);
   const schemas = validateObserverSchema({ manifest, observerSchema: spec.observerSchema });
   const dependencies =
     resources.length > 0 ? [] : dependencyIssues(withNamespaces(manifest, manifestScopes, namespace));
