@@ -25,8 +25,12 @@ export type InProcessCrash = {
 };
 
 export type InProcessEffects = {
-  /** The first crash, if any (later ones are effects of the first). */
+  /** The first crash, if any. */
   crash(): InProcessCrash | undefined;
+  /** Every crash, oldest first: one per instance at most (what a crashed instance does later is an effect of its crash). */
+  crashes(): ReadonlyArray<InProcessCrash>;
+  /** A new instance of the controller runs: its crash is recorded and reported again. */
+  restarted(): void;
   /** Records a crash found elsewhere (a virtual timer's callback threw). */
   crashed(how: string, error: unknown, code?: number): void;
   /** The newest output lines, `stdout| …` / `stderr| …`. */
@@ -62,7 +66,7 @@ const captureConsole = (
 /**
  * Catches the controller's effects on `host` until `release()`. `inRun` tells whether the caller runs in
  * the controller's async context (console and `process.exit` of anyone else go through), `now`
- * is the run's clock, `onCrash` is told of the first crash.
+ * is the run's clock, `onCrash` is told of each instance's crash.
  */
 export const catchInProcessEffects = (
   host: ControllerHost,
@@ -71,11 +75,17 @@ export const catchInProcessEffects = (
   onCrash: (crash: InProcessCrash) => void,
 ): InProcessEffects => {
   const log = boundedLog(64 * 1024);
-  const state: { crash?: InProcessCrash; released: boolean } = { released: false };
+  const state: { crashes: InProcessCrash[]; down: boolean; released: boolean } = {
+    crashes: [],
+    down: false,
+    released: false,
+  };
   const crashed = (how: string, error: unknown, code = 1): void => {
-    if (state.crash !== undefined || error instanceof ControllerExited) return;
-    state.crash = { at: now(), how, code, error };
-    onCrash(state.crash);
+    if (state.down || error instanceof ControllerExited) return;
+    const crash = { at: now(), how, code, error };
+    state.crashes.push(crash);
+    state.down = true;
+    onCrash(crash);
   };
   const saved = {
     rejection: host.listeners('unhandledRejection'),
@@ -94,7 +104,11 @@ export const catchInProcessEffects = (
   };
   const restoreConsole = captureConsole(inRun, log.write);
   return {
-    crash: () => state.crash,
+    crash: () => state.crashes[0],
+    crashes: () => [...state.crashes],
+    restarted: () => {
+      state.down = false;
+    },
     crashed,
     logTail: log.tail,
     release: () => {

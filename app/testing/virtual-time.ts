@@ -135,10 +135,15 @@ const virtualDate = (real: DateConstructor, current: () => RunTime | undefined) 
 export type VirtualTime = {
   /** Runs `task` in the run's context: the timers and dates it (and what it schedules) uses are virtual. */
   enter<T>(task: () => T): T;
-  /** Whether the caller runs in the run's context (the controller's code, not the kit's). */
+  /** Whether the caller runs in the run's context (the controller's code, any instance of it, not the kit's). */
   inRun(): boolean;
   /** The controller crashed: its timers never fire again (the globals stay patched until `restore`). */
   halt(): void;
+  /**
+   * A fresh context for the controller's next instance (after a crash, the kit starts it again):
+   * the halted instance's timers stay dead, `enter` runs in the new context from now on.
+   */
+  renew(): void;
   /** Ends the run: its timers never fire again; the real globals are back. Idempotent. */
   restore(): void;
 };
@@ -217,15 +222,20 @@ export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void
     },
   };
   const context = new AsyncLocalStorage<RunTime>();
-  const run: RunTime = { clock, ended: false, thrown };
+  let run: RunTime = { clock, ended: false, thrown };
   install(real, context);
   Reflect.set(globalThis, patchedMark, true);
   let restored = false;
   return {
     enter: (task) => context.run(run, task),
-    inRun: () => context.getStore() === run,
+    // any instance's: a crashed instance's last output still belongs to the controller (its previous log)
+    inRun: () => context.getStore() !== undefined,
     halt: () => {
       run.ended = true;
+    },
+    renew: () => {
+      run.ended = true;
+      if (!restored) run = { clock, ended: false, thrown };
     },
     restore: () => {
       if (restored) return;
