@@ -102,8 +102,11 @@ export type ControllerCheckOptions<World> = Pick<
    */
   readonly tolerateExits?: boolean;
   /**
-   * Told of each in-process run, passed or failed: its cluster seed, and every request the kit released
-   * in order with its answer (what a replay with the same seed and path reproduces).
+   * Told of each run, passed or failed: its cluster seed, and every request with its answer. In
+   * process: in the order the kit released them (what a replay with the same seed and path
+   * reproduces). A process: sorted, as their order is real time's (a replay reproduces this
+   * sorted trace when the controller's requests do not depend on the order of their answers);
+   * `mostHeld` is then the most requests in flight at once and `restarts` its exits.
    */
   readonly onRun?: (run: InProcessRun) => void;
   /** Options of the served endpoint. */

@@ -58,7 +58,7 @@ const watchLabel = (query: WatchQuery): string =>
   `watch ${query.apiVersion} ${query.kind} ${query.namespace ?? '*'} from ${query.resourceVersion ?? 'now'}`;
 
 /** `ok`, or the error's tag (`NotFound`, `Conflict`): an Either as the cluster answers. */
-const outcome = (answer: unknown): string => {
+export const outcome = (answer: unknown): string => {
   const left: unknown = typeof answer === 'object' && answer !== null ? Reflect.get(answer, 'left') : undefined;
   const tag: unknown = typeof left === 'object' && left !== null ? Reflect.get(left, '_tag') : undefined;
   return typeof tag === 'string' ? tag : 'ok';
