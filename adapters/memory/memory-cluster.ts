@@ -473,14 +473,16 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
     ...writeVerbs(state, gate),
     ...changeVerbs(state, gate),
     watch: gate.watch,
-    scopeOf: (apiVersion, kind) => async () => {
+    scopeOf: (apiVersion, kind) => () => {
       const down = gate.outage();
-      return down !== undefined
-        ? E.left(down)
-        : pipe(
-            state.registry.resolve(apiVersion, kind),
-            E.map((info) => info.scope),
-          );
+      return Promise.resolve(
+        down !== undefined
+          ? E.left(down)
+          : pipe(
+              state.registry.resolve(apiVersion, kind),
+              E.map((info) => info.scope),
+            ),
+      );
     },
   };
 };

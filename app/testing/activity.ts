@@ -50,7 +50,10 @@ export const trackActivity = (cluster: MemoryCluster, now: () => number = () => 
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (!REQUESTS.includes(property)) return value.bind(target);
+      if (!REQUESTS.includes(property)) {
+        const bound: unknown = value.bind(target);
+        return bound;
+      }
       return (...args: unknown[]): unknown => {
         seen.lastRequestAt = now();
         const label =

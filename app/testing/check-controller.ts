@@ -7,11 +7,11 @@
  * Guide: docs/testing.md §1.
  */
 import { randomUUID } from 'node:crypto';
-import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
-import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
+import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
+import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { trackActivity, type Activity } from './activity.js';
-import { counted, tally, checkWorlds, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
+import { counted, tally, checkWorlds, type ConvergenceContext } from './check-convergence.js';
 import {
   controllerReport,
   superviseController,

@@ -114,9 +114,10 @@ const agenda = <World>(run: Run<World>): ReadonlyArray<{ readonly at: number; re
         }));
   const restarts = (options.apiServerRestartsAt ?? []).map((at) => ({
     at,
-    act: async () => {
+    act: () => {
       context.cluster.restart();
       note(line, 'API-server restart (connections dropped, watch cache starts over)');
+      return Promise.resolve();
     },
   }));
   return [...perturbations, ...restarts].sort((a, b) => a.at - b.at);
@@ -294,12 +295,17 @@ const catchCrashes = (
     effects: () => effects,
     run: instance,
   });
-  const effects = catchInProcessEffects(spec.process, time.inRun, line.now, (crash) => {
-    scheduler.kill();
-    time.halt();
-    note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
-    instances.crashed(crash.at);
-  });
+  const effects = catchInProcessEffects(
+    spec.process,
+    () => time.inRun(),
+    line.now,
+    (crash) => {
+      scheduler.kill();
+      time.halt();
+      note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
+      instances.crashed(crash.at);
+    },
+  );
   return { time, effects, instances };
 };
 

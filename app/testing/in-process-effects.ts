@@ -27,7 +27,7 @@ export type InProcessCrash = {
 export type InProcessEffects = {
   /** The first crash, if any. */
   crash(): InProcessCrash | undefined;
-  /** Every crash, oldest first: one per instance at most (what a crashed instance does later is an effect of its crash). */
+  /** Every crash, oldest first: one per instance at most (what a crashed instance does later is its crash's effect). */
   crashes(): ReadonlyArray<InProcessCrash>;
   /** A new instance of the controller runs: its crash is recorded and reported again. */
   restarted(): void;
@@ -53,14 +53,32 @@ const captureConsole = (
 ): (() => void) => {
   const saved: Array<[string, unknown]> = Object.entries(CONSOLE).map(([name, stream]) => {
     const real: unknown = Reflect.get(console, name);
-    Reflect.set(console, name, (...args: unknown[]) =>
-      inRun()
-        ? write(stream, `${format(...args)}\n`)
-        : typeof real === 'function' && Reflect.apply(real, console, args),
-    );
+    Reflect.set(console, name, (...args: unknown[]): void => {
+      if (inRun()) write(stream, `${format(...args)}\n`);
+      else if (typeof real === 'function') Reflect.apply(real, console, args);
+    });
     return [name, real];
   });
   return () => saved.forEach(([name, real]) => Reflect.set(console, name, real));
+};
+
+/** The crashes of the controller's instances, one per instance: `onCrash` is told of each. */
+const crashRecord = (now: () => number, onCrash: (crash: InProcessCrash) => void) => {
+  const state: { crashes: InProcessCrash[]; down: boolean } = { crashes: [], down: false };
+  return {
+    crashed: (how: string, error: unknown, code = 1): void => {
+      if (state.down || error instanceof ControllerExited) return;
+      const crash = { at: now(), how, code, error };
+      state.crashes.push(crash);
+      state.down = true;
+      onCrash(crash);
+    },
+    crash: (): InProcessCrash | undefined => state.crashes[0],
+    crashes: (): ReadonlyArray<InProcessCrash> => [...state.crashes],
+    restarted: (): void => {
+      state.down = false;
+    },
+  };
 };
 
 /**
@@ -75,18 +93,8 @@ export const catchInProcessEffects = (
   onCrash: (crash: InProcessCrash) => void,
 ): InProcessEffects => {
   const log = boundedLog(64 * 1024);
-  const state: { crashes: InProcessCrash[]; down: boolean; released: boolean } = {
-    crashes: [],
-    down: false,
-    released: false,
-  };
-  const crashed = (how: string, error: unknown, code = 1): void => {
-    if (state.down || error instanceof ControllerExited) return;
-    const crash = { at: now(), how, code, error };
-    state.crashes.push(crash);
-    state.down = true;
-    onCrash(crash);
-  };
+  const state = { released: false };
+  const { crashed, ...crashes } = crashRecord(now, onCrash);
   const saved = {
     rejection: host.listeners('unhandledRejection'),
     exception: host.listeners('uncaughtException'),
@@ -104,11 +112,7 @@ export const catchInProcessEffects = (
   };
   const restoreConsole = captureConsole(inRun, log.write);
   return {
-    crash: () => state.crashes[0],
-    crashes: () => [...state.crashes],
-    restarted: () => {
-      state.down = false;
-    },
+    ...crashes,
     crashed,
     logTail: log.tail,
     release: () => {

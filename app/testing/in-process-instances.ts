@@ -22,7 +22,7 @@ export type Loading = { settled: boolean; error?: unknown };
 export type Instances = {
   /** Instances started so far. */
   started(): number;
-  /** When the crashed instance's successor starts (the run's clock); undefined while one runs or once restarts ran out. */
+  /** When the crashed instance's successor starts (the run's clock); undefined while one runs or restarts ran out. */
   restartAt(): number | undefined;
   /** The restarts ran out: the controller stays down. */
   gaveUp(): boolean;
@@ -30,7 +30,7 @@ export type Instances = {
   start(): Promise<Loading>;
   /** The running instance crashed at `at` (the run's clock): its successor is scheduled, or the kit gives up. */
   crashed(at: number): void;
-  /** Leaves every endpoint (its requests never answered), removes the kubeconfigs, puts `KUBECONFIG` back. Idempotent. */
+  /** Leaves every endpoint (its requests never answered), removes the kubeconfigs, restores KUBECONFIG. Idempotent. */
   release(): Promise<void>;
 };
 
@@ -47,6 +47,20 @@ export type InstanceDeps = {
 /** The backoff before restart number `restart` (1-based): doubling from `backoffMs` up to `maxBackoffMs`. */
 const backoff = (spec: ControllerModule, restart: number): number =>
   Math.min((spec.backoffMs ?? 100) * 2 ** (restart - 1), spec.maxBackoffMs ?? 1_000);
+
+/** Imports the module at `url` in the run's context; what it throws while it loads is its instance's crash. */
+const importAfresh = (deps: InstanceDeps, url: string): Loading => {
+  const loading: Loading = { settled: false };
+  deps.time
+    .enter(() => import(url))
+    .catch((error: unknown) => {
+      loading.error = error ?? 'rejected';
+      // a process whose entry point throws exits with code 1, and its pod restarts it
+      deps.effects().crashed('an exception while its module loaded', loading.error);
+    })
+    .finally(() => (loading.settled = true));
+  return loading;
+};
 
 /** The instances of `deps.spec` for one run; none runs until `start()`. */
 export const controllerInstances = (deps: InstanceDeps): Instances => {
@@ -72,17 +86,10 @@ export const controllerInstances = (deps: InstanceDeps): Instances => {
     const file = await writeKubeconfig(served.kubeconfig);
     dirs.push(file.dir);
     environment.KUBECONFIG = file.path;
-    const url = `${pathToFileURL(resolve(spec.module)).href}?kreconcile-run=${deps.run}-${++state.started}`;
-    const loading: Loading = { settled: false };
-    time
-      .enter(() => import(url))
-      .catch((error: unknown) => {
-        loading.error = error ?? 'rejected';
-        // a process whose entry point throws exits with code 1, and its pod restarts it
-        deps.effects().crashed('an exception while its module loaded', loading.error);
-      })
-      .finally(() => (loading.settled = true));
-    return loading;
+    return importAfresh(
+      deps,
+      `${pathToFileURL(resolve(spec.module)).href}?kreconcile-run=${deps.run}-${++state.started}`,
+    );
   };
   return {
     started: () => state.started,

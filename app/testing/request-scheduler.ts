@@ -100,7 +100,7 @@ const hold = (holding: Holding, key: string, label: string, run: (index: number)
 const heldCall =
   (holding: Holding, instance: number, property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) =>
   (): Promise<unknown> =>
-    new Promise((resolve, reject) => {
+    new Promise((resolve) => {
       const { trace, writes, seen } = holding;
       // a crashed instance's call is never answered
       if (seen.instance !== instance) return;
@@ -109,13 +109,15 @@ const heldCall =
       hold(holding, `${label} ${argumentsKey(args)}`, label, (index) => {
         if (WRITES.includes(property)) writes.push(label);
         seen.running++;
-        task()
+        const answered = task();
+        answered
           .then(
             (answer) => {
               trace[index] = `${label} → ${outcome(answer)}`;
               if (seen.instance === instance) resolve(answer);
             },
-            (error: unknown) => seen.instance === instance && reject(error),
+            // settled with the task itself: it rejects the call with the task's own reason
+            () => seen.instance === instance && resolve(answered),
           )
           .finally(() => {
             seen.running--;
@@ -156,11 +158,21 @@ const holdingCluster = (cluster: MemoryCluster, holding: Holding, instance: numb
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       if (property === 'watch') return heldWatch(holding, cluster, instance);
-      if (!CALLS.includes(property)) return value.bind(target);
+      if (!CALLS.includes(property)) {
+        const bound: unknown = value.bind(target);
+        return bound;
+      }
       return (...args: unknown[]): unknown => {
         const answer: unknown = Reflect.apply(value, target, args);
         return typeof answer === 'function'
-          ? heldCall(holding, instance, String(property), () => Promise.resolve(answer()), args)
+          ? heldCall(
+              holding,
+              instance,
+              String(property),
+              // the TaskEither the cluster answered with, run as `answer()` runs it (no `this`)
+              () => Promise.resolve<unknown>(Reflect.apply(answer, undefined, [])),
+              args,
+            )
           : answer;
       };
     },

@@ -160,7 +160,13 @@ const virtualTimers = (real: RealTime, current: () => RunTime | undefined) => {
   };
   const virtual = (callback: unknown, delay: unknown, repeat: boolean, args: unknown[]): VirtualTimer | undefined =>
     typeof callback === 'function'
-      ? timer(() => Reflect.apply(callback, undefined, args), delayOf(delay), repeat)
+      ? timer(
+          () => {
+            Reflect.apply(callback, undefined, args);
+          },
+          delayOf(delay),
+          repeat,
+        )
       : undefined;
   const clear = (handle: unknown, realClear: (handle: never) => void): void => {
     if (handle instanceof VirtualTimer) handle.clear();
@@ -168,14 +174,14 @@ const virtualTimers = (real: RealTime, current: () => RunTime | undefined) => {
   };
   const promises = virtualTimerPromises(timer, real.promises);
   const setTimeout = Object.assign(
-    (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    (callback: unknown, delay?: unknown, ...args: unknown[]): unknown =>
       virtual(callback, delay, false, args) ?? Reflect.apply(real.setTimeout, globalThis, [callback, delay, ...args]),
     // util.promisify(setTimeout) is timers/promises' setTimeout, as on the real global
     { [promisify.custom]: promises.setTimeout },
   );
   const timers = {
     setTimeout,
-    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]): unknown =>
       virtual(callback, delay, true, args) ?? Reflect.apply(real.setInterval, globalThis, [callback, delay, ...args]),
     clearTimeout: (handle: unknown) => clear(handle, real.clearTimeout),
     clearInterval: (handle: unknown) => clear(handle, real.clearInterval),
@@ -197,6 +203,24 @@ const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
   };
 };
 
+/** The real globals and module exports, as they are before a run patches them. */
+const realTime = (): RealTime => ({
+  setTimeout: globalThis.setTimeout,
+  setInterval: globalThis.setInterval,
+  clearTimeout: globalThis.clearTimeout,
+  clearInterval: globalThis.clearInterval,
+  Date: globalThis.Date,
+  performanceNow: performance.now.bind(performance),
+  ownPerformanceNow: Object.hasOwn(performance, 'now'),
+  timersModule: descriptors(timersModule, TIMER_EXPORTS),
+  timerPromisesModule: descriptors(timerPromisesModule, PROMISE_EXPORTS),
+  promises: {
+    setTimeout: timerPromisesModule.setTimeout,
+    setImmediate: timerPromisesModule.setImmediate,
+    setInterval: timerPromisesModule.setInterval,
+  },
+});
+
 /**
  * Patches the time globals for one run on `clock` until `restore()`. `thrown` gets what a
  * virtual timer's callback throws. Only one run at a time: a second one while the globals are
@@ -205,22 +229,7 @@ const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
 export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void): VirtualTime => {
   if (Reflect.get(globalThis, patchedMark) === true)
     throw new Error('virtual time: another in-process controller run is under way (runs must not overlap)');
-  const real: RealTime = {
-    setTimeout: globalThis.setTimeout,
-    setInterval: globalThis.setInterval,
-    clearTimeout: globalThis.clearTimeout,
-    clearInterval: globalThis.clearInterval,
-    Date: globalThis.Date,
-    performanceNow: performance.now.bind(performance),
-    ownPerformanceNow: Object.hasOwn(performance, 'now'),
-    timersModule: descriptors(timersModule, TIMER_EXPORTS),
-    timerPromisesModule: descriptors(timerPromisesModule, PROMISE_EXPORTS),
-    promises: {
-      setTimeout: timerPromisesModule.setTimeout,
-      setImmediate: timerPromisesModule.setImmediate,
-      setInterval: timerPromisesModule.setInterval,
-    },
-  };
+  const real = realTime();
   const context = new AsyncLocalStorage<RunTime>();
   let run: RunTime = { clock, ended: false, thrown };
   install(real, context);
