@@ -80,7 +80,7 @@ const processTraceOf = async (seed: number): Promise<InProcessRun> => {
     perturb,
     controller: { command: [process.execPath, concurrent] },
     faults: flaky,
-    // the controller's work (tens of ms, retries included) ends well within the faulty period: when it ends is real time
+    // the controller's work (tens of ms, retries included) ends well within the faulty period, which ends in real time
     faultyMs: 2_000,
     perturbEveryMs: 250,
     settleMs: 300,
