@@ -160,6 +160,28 @@ describe('checkController: a module in process, on the kit clock', () => {
       expect(restarts).toEqual([1, 1, 1]);
     }, 120_000);
 
+    it('a seed replays the same requests across the crash and the restart', async () => {
+      const traces: Array<ReadonlyArray<string>> = [];
+      const once = () =>
+        checkController({
+          world: worldArbitrary,
+          setup,
+          converged,
+          controller: { module: fixture, process },
+          tolerateExits: true,
+          numRuns: 1,
+          seed: 23,
+          onRun: (run) => traces.push(run.trace),
+        });
+      await crashingOnce(async () => {
+        await once();
+        await once();
+      });
+      const [first, again] = traces;
+      expect(first?.some((call) => call.startsWith('create v1 ConfigMap default/greeting-migrated'))).toBe(true);
+      expect(again).toEqual(first);
+    }, 120_000);
+
     it('by default the crash is the finding; the report names it, the restart and no give-up', async () => {
       const message = await crashingOnce(() => failureOf(fixture, { numRuns: 1, seed: 17, shrinkBudget: { runs: 2 } }));
       expect(message).toMatch(
