@@ -72,65 +72,6 @@ export default tseslint.config(
     },
   },
   {
-    // Temporary (issue 40 item 5): adapters/memory is being changed on another branch, so its recommendedTypeChecked
-    // findings stay untouched here. findings left: 25, to be fixed after the branches merge (no-base-to-string 9,
-    // no-unused-vars 5, unbound-method 4, require-await 3, no-unsafe-argument 2, no-unsafe-assignment 1,
-    // no-unsafe-call 1).
-    files: [
-      'adapters/memory/controllers/pod-controllers.ts', // no-base-to-string 1, no-unsafe-argument 1
-      'adapters/memory/controllers/storage-protection.ts', // no-base-to-string 1
-      'adapters/memory/defaulting/core-kinds.ts', // no-base-to-string 1
-      'adapters/memory/field-manager/kind-scope.ts', // no-unused-vars 1
-      'adapters/memory/field-manager/managed-fields.ts', // no-base-to-string 2
-      'adapters/memory/field-manager/typed-fields.ts', // no-unused-vars 1
-      'adapters/memory/hooks/service-hooks.ts', // no-unused-vars 1
-      'adapters/memory/http/openapi-documents.ts', // no-unused-vars 1
-      'adapters/memory/http/printers/core-kinds.ts', // no-unsafe-assignment 1
-      'adapters/memory/http/printers/others.ts', // no-base-to-string 1, no-unsafe-argument 1
-      'adapters/memory/http/route-table.ts', // require-await 2
-      'adapters/memory/http/scale-subresource.ts', // no-base-to-string 1
-      'adapters/memory/json/json-patch.ts', // no-base-to-string 1
-      'adapters/memory/memory-cluster.ts', // unbound-method 4, require-await 1
-      'adapters/memory/typing/kind-validation.ts', // no-base-to-string 1
-      'adapters/memory/verbs/status-rules.ts', // no-unused-vars 1
-      'adapters/memory/watch/watch-hub.ts', // no-unsafe-call 1
-    ],
-    rules: {
-      '@typescript-eslint/no-base-to-string': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unused-vars': 'off',
-      '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/unbound-method': 'off',
-    },
-  },
-  {
-    // Temporary (issue 40 item 5): app/testing is being changed on another branch, so its recommendedTypeChecked
-    // findings stay untouched here. findings left: 22, to be fixed after the branches merge (no-unsafe-return 10,
-    // no-unused-vars 3, require-await 3, no-base-to-string 2, unbound-method 2, no-unsafe-call 1,
-    // prefer-promise-reject-errors 1).
-    files: [
-      'app/testing/activity.ts', // no-unsafe-return 1
-      'app/testing/check-controller.ts', // no-unused-vars 3
-      'app/testing/check-convergence.ts', // no-base-to-string 2, no-unsafe-return 1, require-await 1, unbound-method 1
-      'app/testing/check-in-process.ts', // require-await 1, unbound-method 1
-      'app/testing/in-process-effects.ts', // no-unsafe-return 1
-      'app/testing/request-scheduler.ts', // no-unsafe-return 1, no-unsafe-call 1
-      'app/testing/virtual-time.ts', // no-unsafe-return 3
-      'app/testing/virtual-timer-promises.ts', // no-unsafe-return 3, prefer-promise-reject-errors 1, require-await 1
-    ],
-    rules: {
-      '@typescript-eslint/no-base-to-string': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-unused-vars': 'off',
-      '@typescript-eslint/prefer-promise-reject-errors': 'off',
-      '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/unbound-method': 'off',
-    },
-  },
-  {
     // Generated from the Go types (tools/go-types): its header names its source in full, as written.
     files: ['**/*.generated.ts'],
     rules: { 'max-len': 'off' },

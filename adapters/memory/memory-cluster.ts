@@ -139,8 +139,12 @@ export interface MemoryCluster extends Cluster {
    * The same server seen by one named client whose calls draw their faults from a stream of
    * their own (seeded from the cluster's seed and `client`): the calls of one client then meet
    * the same faults on replay whatever other clients (a test's setup, checks, perturbations) send.
+   * With `keyedFaults`, each call draws from a stream of its own instead, seeded from the client,
+   * the call (verb, kind, namespace and name) and how many such calls the client made before it:
+   * concurrent calls meet the same faults whatever order they arrive in (a client that runs in
+   * real time, whose interleaving nobody controls).
    */
-  forClient(client: string): MemoryCluster;
+  forClient(client: string, options?: { readonly keyedFaults?: boolean }): MemoryCluster;
   readonly clock: Clock;
 }
 
@@ -249,8 +253,10 @@ const memoryClusterOf = (
     injectedFaults: faults.injected,
     ...portVerbs(state, gate),
     ...serverControls(state, gate, hub),
-    forClient: (client) => {
-      const known = clients.get(client);
+    forClient: (client, options) => {
+      const keyed = options?.keyedFaults === true;
+      const name = `${keyed ? 'keyed ' : ''}${client}`;
+      const known = clients.get(name);
       if (known !== undefined) return known;
       const own: MemoryCluster = {
         ...cluster,
@@ -260,13 +266,63 @@ const memoryClusterOf = (
         set faults(next: FaultProfile) {
           faults.profile = next;
         },
-        ...portVerbs(state, gate.withRandom(mulberry32(seed ^ stringHash(client)))),
+        ...(keyed
+          ? keyedVerbs(state, gate, keyedRandom(seed ^ stringHash(client)))
+          : portVerbs(state, gate.withRandom(mulberry32(seed ^ stringHash(client))))),
       };
-      clients.set(client, own);
+      clients.set(name, own);
       return own;
     },
   };
   return cluster;
+};
+
+/** A fault stream per call key: seeded from `seed`, the key and how many calls with that key came before. */
+const keyedRandom = (seed: number): ((key: string) => Random) => {
+  const counts = new Map<string, number>();
+  return (key) => {
+    const count = counts.get(key) ?? 0;
+    counts.set(key, count + 1);
+    return mulberry32(seed ^ stringHash(`${key} #${count}`));
+  };
+};
+
+type Named = {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name?: string;
+};
+
+const keyOf = (verb: string, { apiVersion, kind, namespace, name }: Named): string =>
+  `${verb} ${apiVersion} ${kind} ${namespace ?? ''}/${name ?? ''}`;
+
+const keyOfObject = (verb: string, object: Resource): string =>
+  keyOf(verb, {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  });
+
+/**
+ * The port's verbs with each call's faults drawn from the stream of its key (`randomFor`): the
+ * verb, the kind, the object (or the namespace of a list or watch), not the order calls arrive in.
+ */
+const keyedVerbs = (state: ServerState, gate: ApiGate, randomFor: (key: string) => Random): Cluster => {
+  const by = (key: string): Cluster => portVerbs(state, gate.withRandom(randomFor(key)));
+  return {
+    ...portVerbs(state, gate),
+    get: (ref) => by(keyOf('get', ref)).get(ref),
+    list: (query) => by(keyOf('list', query)).list(query),
+    create: (object, options) => by(keyOfObject('create', object)).create(object, options),
+    update: (object, options) => by(keyOfObject('update', object)).update(object, options),
+    patch: (ref, patch, options) => by(keyOf('patch', ref)).patch(ref, patch, options),
+    delete: (ref, options) => by(keyOf('delete', ref)).delete(ref, options),
+    updateStatus: (object, options) => by(keyOfObject('updateStatus', object)).updateStatus(object, options),
+    patchStatus: (ref, patch, options) => by(keyOf('patchStatus', ref)).patchStatus(ref, patch, options),
+    watch: (query, sink) => by(keyOf('watch', query)).watch(query, sink),
+  };
 };
 
 /** FNV-1a of `text`: derives a client's fault-stream seed from its name. */
@@ -417,14 +473,16 @@ const portVerbs = (state: ServerState, gate: ApiGate): Cluster => {
     ...writeVerbs(state, gate),
     ...changeVerbs(state, gate),
     watch: gate.watch,
-    scopeOf: (apiVersion, kind) => async () => {
+    scopeOf: (apiVersion, kind) => () => {
       const down = gate.outage();
-      return down !== undefined
-        ? E.left(down)
-        : pipe(
-            state.registry.resolve(apiVersion, kind),
-            E.map((info) => info.scope),
-          );
+      return Promise.resolve(
+        down !== undefined
+          ? E.left(down)
+          : pipe(
+              state.registry.resolve(apiVersion, kind),
+              E.map((info) => info.scope),
+            ),
+      );
     },
   };
 };

@@ -5,6 +5,7 @@
  */
 import type { MemoryCluster } from '../../adapters/memory/index.js';
 import { describeWrite } from './check-convergence.js';
+import { outcome } from './request-scheduler.js';
 
 const WRITES: ReadonlyArray<PropertyKey> = ['create', 'update', 'patch', 'delete', 'updateStatus', 'patchStatus'];
 const REQUESTS: ReadonlyArray<PropertyKey> = [...WRITES, 'get', 'list', 'watch', 'scopeOf'];
@@ -18,6 +19,10 @@ export type Activity = {
   lastWriteAt(): number;
   /** Every write so far, named (`patch v1 ConfigMap default/a`). */
   writes(): ReadonlyArray<string>;
+  /** Every answered call, named with its answer (`get v1 Secret ns/a → NotFound`), in the order answered. */
+  trace(): ReadonlyArray<string>;
+  /** The most calls in flight at once so far (above 1: the controller sends them concurrently). */
+  mostInFlight(): number;
 };
 
 type Task = () => Promise<unknown>;
@@ -26,14 +31,17 @@ const isTask = (value: unknown): value is Task => typeof value === 'function';
 
 /** Wraps `cluster` so its calls are observed (a call returns a TaskEither: in flight while it runs). */
 export const trackActivity = (cluster: MemoryCluster, now: () => number = () => performance.now()): Activity => {
-  const writes: string[] = [];
-  const seen = { inFlight: 0, lastRequestAt: -Infinity, lastWriteAt: -Infinity, writes };
+  const [writes, trace]: [string[], string[]] = [[], []];
+  const seen = { inFlight: 0, mostInFlight: 0, lastRequestAt: -Infinity, lastWriteAt: -Infinity, writes };
   const observed =
-    (task: Task): Task =>
+    (task: Task, label: string): Task =>
     async () => {
       seen.inFlight++;
+      seen.mostInFlight = Math.max(seen.mostInFlight, seen.inFlight);
       try {
-        return await task();
+        const answer = await task();
+        trace.push(`${label} → ${outcome(answer)}`);
+        return answer;
       } finally {
         seen.inFlight--;
       }
@@ -42,15 +50,20 @@ export const trackActivity = (cluster: MemoryCluster, now: () => number = () => 
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (!REQUESTS.includes(property)) return value.bind(target);
+      if (!REQUESTS.includes(property)) {
+        const bound: unknown = value.bind(target);
+        return bound;
+      }
       return (...args: unknown[]): unknown => {
         seen.lastRequestAt = now();
+        const label =
+          property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(String(property), args[0]);
         if (WRITES.includes(property)) {
           seen.lastWriteAt = now();
-          seen.writes.push(describeWrite(String(property), args[0]));
+          seen.writes.push(label);
         }
         const answer: unknown = Reflect.apply(value, target, args);
-        return property !== 'watch' && isTask(answer) ? observed(answer) : answer;
+        return property !== 'watch' && isTask(answer) ? observed(answer, label) : answer;
       };
     },
   });
@@ -60,5 +73,7 @@ export const trackActivity = (cluster: MemoryCluster, now: () => number = () => 
     lastRequestAt: () => seen.lastRequestAt,
     lastWriteAt: () => seen.lastWriteAt,
     writes: () => [...seen.writes],
+    trace: () => [...trace],
+    mostInFlight: () => seen.mostInFlight,
   };
 };

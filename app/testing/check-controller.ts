@@ -7,11 +7,11 @@
  * Guide: docs/testing.md §1.
  */
 import { randomUUID } from 'node:crypto';
-import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/http/index.js';
-import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
+import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
+import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { trackActivity, type Activity } from './activity.js';
-import { counted, tally, checkWorlds, type ConvergenceContext, type ConvergenceOptions } from './check-convergence.js';
+import { counted, tally, checkWorlds, type ConvergenceContext } from './check-convergence.js';
 import {
   controllerReport,
   superviseController,
@@ -196,12 +196,22 @@ const runOnce = async <World>(
     workloads: options.workloads ?? true,
     ...(options.pods === undefined ? {} : { pods: options.pods }),
   });
-  const activity = trackActivity(cluster);
-  const context: ConvergenceContext<World> = { cluster, api: promiseCluster(cluster), clock, world };
+  // Each of the process's calls draws its faults by what it is, not by when it arrived (keyed); the harness has a
+  // stream of its own, so its requests never shift the controller's faults.
+  const activity = trackActivity(cluster.forClient('controller', { keyedFaults: true }));
+  const context: ConvergenceContext<World> = {
+    cluster,
+    api: promiseCluster(cluster.forClient('harness')),
+    clock,
+    world,
+  };
   await drive(clock, options.setup(context));
   const served = await serveMemoryCluster(activity.cluster, options.serve ?? {});
   const timeline = newTimeline(() => performance.now());
   const stopPump = pumpClock(clock, faultWatcher(cluster, timeline));
+  // on from the process's first request, not from when the kit noticed it: a replay's first requests meet the same
+  // faults
+  cluster.setFaults(options.faults ?? {});
   const controller = await superviseController(command, served.kubeconfig).catch(async (error: unknown) => {
     stopPump();
     await served.close();
@@ -214,14 +224,20 @@ const runOnce = async <World>(
     await controller.stop();
     stopPump();
     await served.close();
+    // in the order the calls were answered, which is real time's: sorted, a replay's trace compares
+    const trace = [...activity.trace()].sort();
+    const restarts = controller.exits().length - (controller.gaveUp() ? 1 : 0);
+    options.onRun?.({ seed, trace, mostHeld: activity.mostInFlight(), restarts });
   }
 };
 
 /**
  * Runs the property against a controller process.
  * Guarantees: each run has its own cluster, endpoint, kubeconfig (0600, removed after) and
- * process; the cluster's faults are seeded from the run, but a process runs in real time, so a
- * replay reproduces the world and the fault stream, not necessarily the same interleaving.
+ * process; the cluster's faults are seeded from the run and each call's faults are decided by
+ * what it is (verb, object, how many such calls came before it), but a process runs in real
+ * time, so a replay reproduces the world and each call's faults, not necessarily the interleaving
+ * (docs/testing.md, "Replays of a process").
  * Errors: rejects with a ConvergenceFailure (seed, path, counterexample, the run's error as `cause`).
  */
 export const checkController = <World>(options: ControllerCheckOptions<World>): Promise<void> => {

@@ -10,6 +10,7 @@ import { serveMemoryCluster, type ServeOptions } from '../../adapters/memory/htt
 import { createMemoryCluster, type FaultProfile, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { isJsonObject, type Cluster } from '../../core/internal.js';
+import { jsonText } from '../../core/json/text.js';
 import { drive } from './drive.js';
 import { propertyLog, type ShrinkBudget } from './shrink-budget.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';
@@ -100,7 +101,7 @@ export const describeWrite = (verb: string, target: unknown): string => {
   const object = isJsonObject(target) ? target : {};
   const metadata = isJsonObject(object.metadata) ? object.metadata : object;
   const name = [metadata.namespace, metadata.name].filter((part) => typeof part === 'string').join('/');
-  return `${verb} ${String(object.apiVersion ?? '?')} ${String(object.kind ?? '?')} ${name}`;
+  return `${verb} ${jsonText(object.apiVersion ?? '?')} ${jsonText(object.kind ?? '?')} ${name}`;
 };
 
 /**
@@ -123,9 +124,11 @@ const counting = (
       if (WRITES.some((write) => write === property))
         return (...args: unknown[]): unknown => {
           written.push(describeWrite(String(property), args[0]));
-          return Reflect.apply(value, target, args);
+          const answer: unknown = Reflect.apply(value, target, args);
+          return answer;
         };
-      return value.bind(target);
+      const bound: unknown = value.bind(target);
+      return bound;
     },
   });
   return { cluster: proxy, writes: () => written.length, writtenSince: (count) => written.slice(count) };
@@ -163,9 +166,9 @@ const serveRun = async (
   cluster: MemoryCluster,
   overHttp: ConvergenceOptions<unknown>['overHttp'],
 ): Promise<{ readonly endpoint?: HttpEndpoint; close(): Promise<void> }> => {
-  if (overHttp === undefined || overHttp === false) return { close: async () => undefined };
+  if (overHttp === undefined || overHttp === false) return { close: () => Promise.resolve() };
   const served = await serveMemoryCluster(cluster, overHttp === true ? {} : overHttp);
-  return { endpoint: { url: served.url, kubeconfig: served.kubeconfig }, close: served.close };
+  return { endpoint: { url: served.url, kubeconfig: served.kubeconfig }, close: () => served.close() };
 };
 
 const verbosity = (verbose: ConvergenceOptions<unknown>['verbose']): fc.VerbosityLevel =>

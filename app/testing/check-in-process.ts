@@ -6,21 +6,17 @@
  * controller is idle: the run is a discrete-event simulation, fast and replayable.
  * Guide: docs/testing.md, "In process".
  */
-import { rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock, flushMicrotasks } from '../../adapters/memory/clock/manual-clock.js';
 import { counted, tally, type ConvergenceContext } from './check-convergence.js';
 import type { ControllerCheckOptions, ControllerModule } from './controller-check-options.js';
-import { writeKubeconfig } from './controller-process.js';
 import { drive } from './drive.js';
+import { controllerInstances, type Instances, type Loading } from './in-process-instances.js';
 import { promiseCluster } from './promise-cluster.js';
 import { scheduleRequests, type RequestScheduler } from './request-scheduler.js';
 import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
-import { catchInProcessEffects, type InProcessEffects } from './in-process-effects.js';
-import { virtualTime } from './virtual-time.js';
+import { catchInProcessEffects, type InProcessCrash, type InProcessEffects } from './in-process-effects.js';
+import { virtualTime, type VirtualTime } from './virtual-time.js';
 
 /** What one in-process run needs while it lasts. */
 type Run<World> = {
@@ -31,6 +27,8 @@ type Run<World> = {
   readonly timeline: Timeline;
   /** The controller's crash and output (in-process-effects.ts). */
   readonly effects: InProcessEffects;
+  /** The module's instances: the one running, restarts after crashes (in-process-instances.ts). */
+  readonly instances: Instances;
   readonly watchFaults: () => void;
   steps: number;
   lastStepAt: number;
@@ -57,16 +55,34 @@ const waitIdle = async <World>(run: Run<World>): Promise<void> => {
   }
 };
 
-/** One step once the controller is idle: release a held request, or fire the next timer due by `until`. */
+/** Starts the crashed controller's next instance, then waits until it sent a request or loaded and went idle. */
+const restart = async <World>(run: Run<World>): Promise<void> => {
+  note(
+    run.timeline,
+    `the controller restarted (instance ${run.instances.started() + 1}, a fresh import of its module)`,
+  );
+  await started(run, await run.instances.start());
+};
+
+/** Moves the clock to the next timer or restart due by `until`, firing it; false when none is. */
+const nextEvent = async <World>(run: Run<World>, until: number): Promise<boolean> => {
+  const clock = run.context.clock;
+  const [timer, restartAt] = [clock.nextTimerAt(), run.instances.restartAt()];
+  if (restartAt !== undefined && restartAt <= until && (timer === undefined || restartAt <= timer)) {
+    await clock.advance(Math.max(0, restartAt - clock.now()));
+    await restart(run);
+    return true;
+  }
+  if (timer === undefined || timer > until) return false;
+  await clock.advance(timer - clock.now());
+  return true;
+};
+
+/** One step once the controller is idle: release a held request, or fire the next timer (or restart) due by `until`. */
 const step = async <World>(run: Run<World>, until: number): Promise<boolean> => {
   await waitIdle(run);
   const clock = run.context.clock;
-  const next = clock.nextTimerAt();
-  const moved = run.scheduler.releaseNext()
-    ? true
-    : next !== undefined && next <= until
-      ? (await clock.advance(next - clock.now()), true)
-      : false;
+  const moved = run.scheduler.releaseNext() || (await nextEvent(run, until));
   if (moved && ++run.steps > (run.spec.maxSteps ?? 20_000))
     throw new Error(
       `hot loop: more than ${run.spec.maxSteps ?? 20_000} steps (requests and timers) by ${seconds(clock.now() - run.timeline.began)}`,
@@ -98,9 +114,10 @@ const agenda = <World>(run: Run<World>): ReadonlyArray<{ readonly at: number; re
         }));
   const restarts = (options.apiServerRestartsAt ?? []).map((at) => ({
     at,
-    act: async () => {
+    act: () => {
       context.cluster.restart();
       note(line, 'API-server restart (connections dropped, watch cache starts over)');
+      return Promise.resolve();
     },
   }));
   return [...perturbations, ...restarts].sort((a, b) => a.at - b.at);
@@ -144,7 +161,8 @@ const untilQuiet = async <World>(run: Run<World>): Promise<string | undefined> =
     const [before, writes] = [fingerprint(cluster), run.scheduler.writes().length];
     await runUntil(run, clock.now() + settleMs);
     await waitIdle(run);
-    const busy = run.scheduler.held() + run.scheduler.running();
+    // a controller waiting out its restart backoff is not quiet: its next instance has work to do
+    const busy = run.scheduler.held() + run.scheduler.running() + (run.instances.restartAt() === undefined ? 0 : 1);
     if (busy === 0 && fingerprint(cluster) === before && run.scheduler.writes().length === writes) return undefined;
     if (clock.now() >= deadline) {
       const written = run.scheduler.writes().slice(writesBefore);
@@ -159,13 +177,29 @@ const untilQuiet = async <World>(run: Run<World>): Promise<string | undefined> =
 const errorText = (error: unknown): string =>
   error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
 
-/** The crash as a verdict: when (the run's clock), how, the exit code its process would have had. */
+/** The first crash as a verdict: when (the run's clock), how, the exit code its process would have had. */
 const crashText = <World>(run: Run<World>): string | undefined => {
   const crash = run.effects.crash();
   return crash === undefined
     ? undefined
     : `the controller crashed at ${seconds(crash.at - run.timeline.began)} (the run's clock): ${crash.how}, ` +
         `its process would exit with code ${crash.code} and restart (a controller runs until stopped): ${errorText(crash.error)}`;
+};
+
+const crashLine = (crash: InProcessCrash, began: number): string =>
+  `${crash.how} (exit code ${crash.code}) at ${seconds(crash.at - began)}`;
+
+/** The crashes and restarts of the run, as the process runner reports a process's exits. */
+const restartsText = <World>(run: Run<World>): string => {
+  const crashes = run.effects.crashes();
+  if (crashes.length === 0)
+    return 'the controller never crashed (no unhandled rejection, uncaught exception or process.exit)';
+  const restarts = run.instances.started() - 1;
+  return (
+    `the controller crashed: ${crashes.map((crash) => crashLine(crash, run.timeline.began)).join(', then ')}; ` +
+    `restarted ${restarts} time${restarts === 1 ? '' : 's'}` +
+    (run.instances.gaveUp() ? ', then stayed down (restarts ran out: CrashLoopBackOff)' : '')
+  );
 };
 
 const logText = (lines: ReadonlyArray<string>): string =>
@@ -179,10 +213,7 @@ const report = <World>(run: Run<World>): string => {
     `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
     timelineText(run.timeline, "the run's clock"),
     `requests (${trace.length}, in the order the kit released them; the last 20): ${trace.slice(-20).join('; ')}`,
-    // a crash is the verdict itself
-    ...(run.effects.crash() === undefined
-      ? ['the controller never crashed (no unhandled rejection, uncaught exception or process.exit)']
-      : []),
+    restartsText(run),
     logText(run.effects.logTail(20)),
   ].join('\n');
 };
@@ -192,7 +223,7 @@ const report = <World>(run: Run<World>): string => {
  * stayed idle: the clock must not move while the module is still loading (its first request
  * would then meet a later world on some runs than on others).
  */
-const started = async <World>(run: Run<World>, loading: { settled: boolean }): Promise<string | undefined> => {
+const started = async <World>(run: Run<World>, loading: Loading): Promise<string | undefined> => {
   const withinMs = run.options.startupWithinMs ?? 30_000;
   const deadline = performance.now() + withinMs;
   while (run.scheduler.held() === 0 && !loading.settled) {
@@ -204,22 +235,18 @@ const started = async <World>(run: Run<World>, loading: { settled: boolean }): P
   return undefined;
 };
 
-/** The run after setup: the module loaded, faults, quiet, then the invariant. */
-const judge = async <World>(run: Run<World>, loaded: Promise<unknown>): Promise<true | string> => {
-  let loadError: unknown;
-  const loading = { settled: false };
-  loaded
-    .catch((error: unknown) => {
-      loadError = error ?? 'rejected';
-    })
-    .finally(() => (loading.settled = true));
+/**
+ * The run after setup: the module loaded, faults, quiet (crashed instances restarted meanwhile),
+ * then the verdict: a crash unless crashes are tolerated, else the invariant.
+ */
+const judge = async <World>(run: Run<World>, loading: Loading): Promise<true | string> => {
   const silent = await started(run, loading);
   if (silent !== undefined) return crashText(run) ?? silent;
   await faultyPhase(run);
-  const unquiet = crashText(run) === undefined ? await untilQuiet(run) : undefined;
-  const crash = crashText(run);
+  const unquiet = await untilQuiet(run);
+  const crash = run.options.tolerateExits === true ? undefined : crashText(run);
   if (crash !== undefined) return crash;
-  if (loadError !== undefined) return `the controller's module failed while loading: ${errorText(loadError)}`;
+  if (run.instances.gaveUp()) return `the controller stays down: its restarts ran out (${crashText(run) ?? ''})`;
   return unquiet ?? run.options.converged(run.context);
 };
 
@@ -247,22 +274,45 @@ const setUp = async <World>(
 };
 
 /**
- * The run's virtual time and the controller's crash catcher: a crashed process answers nothing
- * and its timers stop, so on a crash its instance goes dormant (the scheduler frozen, time halted).
+ * The run's virtual time, the controller's crash catcher and its instances: a crashed process
+ * hears nothing and its timers stop, so on a crash its instance goes dormant (the scheduler
+ * answers it nothing more, its time halted) and the next one is scheduled.
  */
-const catchCrashes = (spec: ControllerModule, clock: ManualClock, scheduler: RequestScheduler, line: Timeline) => {
+const catchCrashes = (
+  spec: ControllerModule,
+  options: Pick<ControllerCheckOptions<unknown>, 'serve'>,
+  clock: ManualClock,
+  scheduler: RequestScheduler,
+  line: Timeline,
+  instance: string,
+): { time: VirtualTime; effects: InProcessEffects; instances: Instances } => {
   const time = virtualTime(clock, (error) => effects.crashed('an uncaught exception in a timer callback', error));
-  const effects = catchInProcessEffects(spec.process, time.inRun, line.now, (crash) => {
-    scheduler.freeze();
-    time.halt();
-    note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
+  const instances = controllerInstances({
+    spec,
+    serve: options.serve,
+    scheduler,
+    time,
+    effects: () => effects,
+    run: instance,
   });
-  return { time, effects };
+  const effects = catchInProcessEffects(
+    spec.process,
+    () => time.inRun(),
+    line.now,
+    (crash) => {
+      scheduler.kill();
+      time.halt();
+      note(line, `the controller crashed (${crash.how}, exit code ${crash.code})`);
+      instances.crashed(crash.at);
+    },
+  );
+  return { time, effects, instances };
 };
 
 /**
- * One generated world against a fresh cluster and a fresh instance of the module (`instance`
- * tells instances apart: an ES module cannot be unloaded, so each run imports it anew).
+ * One generated world against a fresh cluster and fresh instances of the module (`instance`
+ * tells this run's instances apart from other runs': an ES module cannot be unloaded, so each
+ * instance imports it anew).
  * Guarantees: the time globals and `KUBECONFIG` are restored on every exit path; afterwards the
  * controller's requests are never answered and its timers never fire (it cannot be stopped).
  */
@@ -275,37 +325,33 @@ export const runInProcess = async <World>(
 ): Promise<void> => {
   const context = await setUp(options, world, seed);
   const scheduler = scheduleRequests(context.cluster.forClient('controller'), seed);
-  const served = await serveMemoryCluster(scheduler.cluster, options.serve ?? {});
-  const file = await writeKubeconfig(served.kubeconfig);
   const line = timeline(() => context.clock.now());
-  const { time, effects } = catchCrashes(spec, context.clock, scheduler, line);
+  const { time, effects, instances } = catchCrashes(spec, options, context.clock, scheduler, line, instance);
   const run: Run<World> = {
     options,
     spec,
     context,
     scheduler,
     effects,
+    instances,
     steps: 0,
     lastStepAt: performance.now(),
     timeline: line,
     watchFaults: faultWatcher(context.cluster, line),
   };
-  const environment = spec.environment ?? spec.process.env;
-  const kubeconfigBefore = environment.KUBECONFIG;
   try {
-    environment.KUBECONFIG = file.path;
-    const url = `${pathToFileURL(resolve(spec.module)).href}?kreconcile-run=${instance}`;
-    const loaded = time.enter(() => import(url));
-    const verdict = await judge(run, loaded);
+    const verdict = await judge(run, await instances.start());
     if (verdict !== true) throw new Error(`${verdict}\n${report(run)}`);
   } finally {
     scheduler.freeze();
-    options.onRun?.({ seed, trace: scheduler.trace(), mostHeld: scheduler.mostHeld() });
+    options.onRun?.({
+      seed,
+      trace: scheduler.trace(),
+      mostHeld: scheduler.mostHeld(),
+      restarts: Math.max(0, instances.started() - 1),
+    });
     effects.release();
     time.restore();
-    if (kubeconfigBefore === undefined) delete environment.KUBECONFIG;
-    else environment.KUBECONFIG = kubeconfigBefore;
-    served.abandon();
-    await rm(file.dir, { recursive: true, force: true });
+    await instances.release();
   }
 };

@@ -28,6 +28,14 @@ export type ControllerModule = {
   readonly idleTurns?: number;
   /** Steps (released requests and timers fired) a run may take before it counts as a hot loop (default 20 000). */
   readonly maxSteps?: number;
+  /**
+   * Restarts after crashes before the kit gives up, as a crash-looping pod stays down (default 5):
+   * each restart imports a fresh instance of the module.
+   */
+  readonly maxRestarts?: number;
+  /** Backoff before the first restart, doubling up to `maxBackoffMs`, on the run's clock (defaults 100 ms and 1 s). */
+  readonly backoffMs?: number;
+  readonly maxBackoffMs?: number;
 };
 
 /** One in-process run as `onRun` sees it. */
@@ -36,6 +44,8 @@ export type InProcessRun = {
   readonly trace: ReadonlyArray<string>;
   /** The most requests the controller had waiting at once (above 1: it sends them concurrently). */
   readonly mostHeld: number;
+  /** Times the kit started the controller again after a crash. */
+  readonly restarts: number;
 };
 
 export type ControllerCheckOptions<World> = Pick<
@@ -86,11 +96,17 @@ export type ControllerCheckOptions<World> = Pick<
   readonly quietWithinMs?: number;
   /** Real time the controller has to send its first request (default 30 s: loading a client can take seconds). */
   readonly startupWithinMs?: number;
-  /** A controller exit is a finding by default (controllers run forever); `true` lets it restart silently. */
+  /**
+   * A controller exit (a process) or crash (a module) is a finding by default (controllers run
+   * forever); `true` lets it restart silently: the run is judged on the world it leaves.
+   */
   readonly tolerateExits?: boolean;
   /**
-   * Told of each in-process run, passed or failed: its cluster seed, and every request the kit released
-   * in order with its answer (what a replay with the same seed and path reproduces).
+   * Told of each run, passed or failed: its cluster seed, and every request with its answer. In
+   * process: in the order the kit released them (what a replay with the same seed and path
+   * reproduces). A process: sorted, as their order is real time's (a replay reproduces this
+   * sorted trace when the controller's requests do not depend on the order of their answers);
+   * `mostHeld` is then the most requests in flight at once and `restarts` its exits.
    */
   readonly onRun?: (run: InProcessRun) => void;
   /** Options of the served endpoint. */

@@ -25,8 +25,12 @@ export type InProcessCrash = {
 };
 
 export type InProcessEffects = {
-  /** The first crash, if any (later ones are effects of the first). */
+  /** The first crash, if any. */
   crash(): InProcessCrash | undefined;
+  /** Every crash, oldest first: one per instance at most (what a crashed instance does later is its crash's effect). */
+  crashes(): ReadonlyArray<InProcessCrash>;
+  /** A new instance of the controller runs: its crash is recorded and reported again. */
+  restarted(): void;
   /** Records a crash found elsewhere (a virtual timer's callback threw). */
   crashed(how: string, error: unknown, code?: number): void;
   /** The newest output lines, `stdout| …` / `stderr| …`. */
@@ -49,20 +53,38 @@ const captureConsole = (
 ): (() => void) => {
   const saved: Array<[string, unknown]> = Object.entries(CONSOLE).map(([name, stream]) => {
     const real: unknown = Reflect.get(console, name);
-    Reflect.set(console, name, (...args: unknown[]) =>
-      inRun()
-        ? write(stream, `${format(...args)}\n`)
-        : typeof real === 'function' && Reflect.apply(real, console, args),
-    );
+    Reflect.set(console, name, (...args: unknown[]): void => {
+      if (inRun()) write(stream, `${format(...args)}\n`);
+      else if (typeof real === 'function') Reflect.apply(real, console, args);
+    });
     return [name, real];
   });
   return () => saved.forEach(([name, real]) => Reflect.set(console, name, real));
 };
 
+/** The crashes of the controller's instances, one per instance: `onCrash` is told of each. */
+const crashRecord = (now: () => number, onCrash: (crash: InProcessCrash) => void) => {
+  const state: { crashes: InProcessCrash[]; down: boolean } = { crashes: [], down: false };
+  return {
+    crashed: (how: string, error: unknown, code = 1): void => {
+      if (state.down || error instanceof ControllerExited) return;
+      const crash = { at: now(), how, code, error };
+      state.crashes.push(crash);
+      state.down = true;
+      onCrash(crash);
+    },
+    crash: (): InProcessCrash | undefined => state.crashes[0],
+    crashes: (): ReadonlyArray<InProcessCrash> => [...state.crashes],
+    restarted: (): void => {
+      state.down = false;
+    },
+  };
+};
+
 /**
  * Catches the controller's effects on `host` until `release()`. `inRun` tells whether the caller runs in
  * the controller's async context (console and `process.exit` of anyone else go through), `now`
- * is the run's clock, `onCrash` is told of the first crash.
+ * is the run's clock, `onCrash` is told of each instance's crash.
  */
 export const catchInProcessEffects = (
   host: ControllerHost,
@@ -71,12 +93,8 @@ export const catchInProcessEffects = (
   onCrash: (crash: InProcessCrash) => void,
 ): InProcessEffects => {
   const log = boundedLog(64 * 1024);
-  const state: { crash?: InProcessCrash; released: boolean } = { released: false };
-  const crashed = (how: string, error: unknown, code = 1): void => {
-    if (state.crash !== undefined || error instanceof ControllerExited) return;
-    state.crash = { at: now(), how, code, error };
-    onCrash(state.crash);
-  };
+  const state = { released: false };
+  const { crashed, ...crashes } = crashRecord(now, onCrash);
   const saved = {
     rejection: host.listeners('unhandledRejection'),
     exception: host.listeners('uncaughtException'),
@@ -94,7 +112,7 @@ export const catchInProcessEffects = (
   };
   const restoreConsole = captureConsole(inRun, log.write);
   return {
-    crash: () => state.crash,
+    ...crashes,
     crashed,
     logTail: log.tail,
     release: () => {

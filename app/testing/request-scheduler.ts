@@ -34,6 +34,13 @@ export type RequestScheduler = {
   writes(): ReadonlyArray<string>;
   /** From now on nothing is released: the run is over and its controller is left waiting. */
   freeze(): void;
+  /**
+   * The controller's instance crashed: its held calls are dropped, and from now on nothing it
+   * sends is held, no answer and no watch event reaches it (a crashed process hears nothing).
+   */
+  kill(): void;
+  /** The cluster for the controller's next instance (served on an endpoint of its own): its calls are held again. */
+  nextInstance(): MemoryCluster;
 };
 
 type Held = { readonly key: string; readonly label: string; readonly release: () => void };
@@ -51,7 +58,7 @@ const watchLabel = (query: WatchQuery): string =>
   `watch ${query.apiVersion} ${query.kind} ${query.namespace ?? '*'} from ${query.resourceVersion ?? 'now'}`;
 
 /** `ok`, or the error's tag (`NotFound`, `Conflict`): an Either as the cluster answers. */
-const outcome = (answer: unknown): string => {
+export const outcome = (answer: unknown): string => {
   const left: unknown = typeof answer === 'object' && answer !== null ? Reflect.get(answer, 'left') : undefined;
   const tag: unknown = typeof left === 'object' && left !== null ? Reflect.get(left, '_tag') : undefined;
   return typeof tag === 'string' ? tag : 'ok';
@@ -62,14 +69,22 @@ type Holding = {
   readonly held: Held[];
   readonly trace: string[];
   readonly writes: string[];
-  readonly seen: { running: number; lastActivityAt: number; frozen: boolean; mostHeld: number; activity: number };
+  readonly seen: {
+    running: number;
+    lastActivityAt: number;
+    frozen: boolean;
+    mostHeld: number;
+    activity: number;
+    /** The live instance of the controller; an instance whose number is below it crashed. */
+    instance: number;
+  };
 };
 
 const newHolding = (): Holding => ({
   held: [],
   trace: [],
   writes: [],
-  seen: { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0 },
+  seen: { running: 0, lastActivityAt: performance.now(), frozen: false, mostHeld: 0, activity: 0, instance: 0 },
 });
 
 /** Holds one call; `run` gets its index in the trace once it is released. */
@@ -83,20 +98,27 @@ const hold = (holding: Holding, key: string, label: string, run: (index: number)
 
 /** A held request/response call: sent when released, its answer written into the trace. */
 const heldCall =
-  (holding: Holding, property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) =>
+  (holding: Holding, instance: number, property: string, task: () => Promise<unknown>, args: ReadonlyArray<unknown>) =>
   (): Promise<unknown> =>
-    new Promise((resolve, reject) => {
+    new Promise((resolve) => {
       const { trace, writes, seen } = holding;
+      // a crashed instance's call is never answered
+      if (seen.instance !== instance) return;
       const label =
         property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(property, args[0]);
       hold(holding, `${label} ${argumentsKey(args)}`, label, (index) => {
         if (WRITES.includes(property)) writes.push(label);
         seen.running++;
-        task()
-          .then((answer) => {
-            trace[index] = `${label} → ${outcome(answer)}`;
-            resolve(answer);
-          }, reject)
+        const answered = task();
+        answered
+          .then(
+            (answer) => {
+              trace[index] = `${label} → ${outcome(answer)}`;
+              if (seen.instance === instance) resolve(answer);
+            },
+            // settled with the task itself: it rejects the call with the task's own reason
+            () => seen.instance === instance && resolve(answered),
+          )
           .finally(() => {
             seen.running--;
             seen.lastActivityAt = performance.now();
@@ -107,13 +129,20 @@ const heldCall =
 
 /** A held watch: opened when released, unless the controller stopped it while it waited. */
 const heldWatch =
-  (holding: Holding, cluster: MemoryCluster) =>
+  (holding: Holding, cluster: MemoryCluster, instance: number) =>
   (query: WatchQuery, sink: WatchSink): WatchHandle => {
     const state: { handle?: WatchHandle; stopped: boolean } = { stopped: false };
     const label = watchLabel(query);
-    hold(holding, `${label} ${argumentsKey([query])}`, label, () => {
-      if (!state.stopped) state.handle = cluster.watch(query, sink);
-    });
+    const alive = (): boolean => holding.seen.instance === instance;
+    // what the stream sends a crashed instance is lost
+    const guarded: WatchSink = {
+      event: (event) => alive() && sink.event(event),
+      closed: (error) => alive() && sink.closed(error),
+    };
+    if (alive())
+      hold(holding, `${label} ${argumentsKey([query])}`, label, () => {
+        if (!state.stopped) state.handle = cluster.watch(query, guarded);
+      });
     return {
       stop: () => {
         state.stopped = true;
@@ -123,17 +152,27 @@ const heldWatch =
   };
 
 /** `cluster` with its calls and watches held; every other property passes through. */
-const holdingCluster = (cluster: MemoryCluster, holding: Holding): MemoryCluster =>
+const holdingCluster = (cluster: MemoryCluster, holding: Holding, instance: number): MemoryCluster =>
   new Proxy(cluster, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (property === 'watch') return heldWatch(holding, cluster);
-      if (!CALLS.includes(property)) return value.bind(target);
+      if (property === 'watch') return heldWatch(holding, cluster, instance);
+      if (!CALLS.includes(property)) {
+        const bound: unknown = value.bind(target);
+        return bound;
+      }
       return (...args: unknown[]): unknown => {
         const answer: unknown = Reflect.apply(value, target, args);
         return typeof answer === 'function'
-          ? heldCall(holding, String(property), () => Promise.resolve(answer()), args)
+          ? heldCall(
+              holding,
+              instance,
+              String(property),
+              // the TaskEither the cluster answered with, run as `answer()` runs it (no `this`)
+              () => Promise.resolve<unknown>(Reflect.apply(answer, undefined, [])),
+              args,
+            )
           : answer;
       };
     },
@@ -145,7 +184,7 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
   const holding = newHolding();
   const { held, trace, writes, seen } = holding;
   return {
-    cluster: holdingCluster(cluster, holding),
+    cluster: holdingCluster(cluster, holding, 0),
     held: () => held.length,
     mostHeld: () => seen.mostHeld,
     running: () => seen.running,
@@ -164,5 +203,10 @@ export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestS
     freeze: () => {
       seen.frozen = true;
     },
+    kill: () => {
+      seen.instance++;
+      held.length = 0;
+    },
+    nextInstance: () => holdingCluster(cluster, holding, seen.instance),
   };
 };

@@ -135,10 +135,15 @@ const virtualDate = (real: DateConstructor, current: () => RunTime | undefined) 
 export type VirtualTime = {
   /** Runs `task` in the run's context: the timers and dates it (and what it schedules) uses are virtual. */
   enter<T>(task: () => T): T;
-  /** Whether the caller runs in the run's context (the controller's code, not the kit's). */
+  /** Whether the caller runs in the run's context (the controller's code, any instance of it, not the kit's). */
   inRun(): boolean;
   /** The controller crashed: its timers never fire again (the globals stay patched until `restore`). */
   halt(): void;
+  /**
+   * A fresh context for the controller's next instance (after a crash, the kit starts it again):
+   * the halted instance's timers stay dead, `enter` runs in the new context from now on.
+   */
+  renew(): void;
   /** Ends the run: its timers never fire again; the real globals are back. Idempotent. */
   restore(): void;
 };
@@ -155,7 +160,13 @@ const virtualTimers = (real: RealTime, current: () => RunTime | undefined) => {
   };
   const virtual = (callback: unknown, delay: unknown, repeat: boolean, args: unknown[]): VirtualTimer | undefined =>
     typeof callback === 'function'
-      ? timer(() => Reflect.apply(callback, undefined, args), delayOf(delay), repeat)
+      ? timer(
+          () => {
+            Reflect.apply(callback, undefined, args);
+          },
+          delayOf(delay),
+          repeat,
+        )
       : undefined;
   const clear = (handle: unknown, realClear: (handle: never) => void): void => {
     if (handle instanceof VirtualTimer) handle.clear();
@@ -163,14 +174,14 @@ const virtualTimers = (real: RealTime, current: () => RunTime | undefined) => {
   };
   const promises = virtualTimerPromises(timer, real.promises);
   const setTimeout = Object.assign(
-    (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    (callback: unknown, delay?: unknown, ...args: unknown[]): unknown =>
       virtual(callback, delay, false, args) ?? Reflect.apply(real.setTimeout, globalThis, [callback, delay, ...args]),
     // util.promisify(setTimeout) is timers/promises' setTimeout, as on the real global
     { [promisify.custom]: promises.setTimeout },
   );
   const timers = {
     setTimeout,
-    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]): unknown =>
       virtual(callback, delay, true, args) ?? Reflect.apply(real.setInterval, globalThis, [callback, delay, ...args]),
     clearTimeout: (handle: unknown) => clear(handle, real.clearTimeout),
     clearInterval: (handle: unknown) => clear(handle, real.clearInterval),
@@ -192,6 +203,24 @@ const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
   };
 };
 
+/** The real globals and module exports, as they are before a run patches them. */
+const realTime = (): RealTime => ({
+  setTimeout: globalThis.setTimeout,
+  setInterval: globalThis.setInterval,
+  clearTimeout: globalThis.clearTimeout,
+  clearInterval: globalThis.clearInterval,
+  Date: globalThis.Date,
+  performanceNow: performance.now.bind(performance),
+  ownPerformanceNow: Object.hasOwn(performance, 'now'),
+  timersModule: descriptors(timersModule, TIMER_EXPORTS),
+  timerPromisesModule: descriptors(timerPromisesModule, PROMISE_EXPORTS),
+  promises: {
+    setTimeout: timerPromisesModule.setTimeout,
+    setImmediate: timerPromisesModule.setImmediate,
+    setInterval: timerPromisesModule.setInterval,
+  },
+});
+
 /**
  * Patches the time globals for one run on `clock` until `restore()`. `thrown` gets what a
  * virtual timer's callback throws. Only one run at a time: a second one while the globals are
@@ -200,32 +229,22 @@ const install = (real: RealTime, context: AsyncLocalStorage<RunTime>): void => {
 export const virtualTime = (clock: ManualClock, thrown: (error: unknown) => void): VirtualTime => {
   if (Reflect.get(globalThis, patchedMark) === true)
     throw new Error('virtual time: another in-process controller run is under way (runs must not overlap)');
-  const real: RealTime = {
-    setTimeout: globalThis.setTimeout,
-    setInterval: globalThis.setInterval,
-    clearTimeout: globalThis.clearTimeout,
-    clearInterval: globalThis.clearInterval,
-    Date: globalThis.Date,
-    performanceNow: performance.now.bind(performance),
-    ownPerformanceNow: Object.hasOwn(performance, 'now'),
-    timersModule: descriptors(timersModule, TIMER_EXPORTS),
-    timerPromisesModule: descriptors(timerPromisesModule, PROMISE_EXPORTS),
-    promises: {
-      setTimeout: timerPromisesModule.setTimeout,
-      setImmediate: timerPromisesModule.setImmediate,
-      setInterval: timerPromisesModule.setInterval,
-    },
-  };
+  const real = realTime();
   const context = new AsyncLocalStorage<RunTime>();
-  const run: RunTime = { clock, ended: false, thrown };
+  let run: RunTime = { clock, ended: false, thrown };
   install(real, context);
   Reflect.set(globalThis, patchedMark, true);
   let restored = false;
   return {
     enter: (task) => context.run(run, task),
-    inRun: () => context.getStore() === run,
+    // any instance's: a crashed instance's last output still belongs to the controller (its previous log)
+    inRun: () => context.getStore() !== undefined,
     halt: () => {
       run.ended = true;
+    },
+    renew: () => {
+      run.ended = true;
+      if (!restored) run = { clock, ended: false, thrown };
     },
     restore: () => {
       if (restored) return;

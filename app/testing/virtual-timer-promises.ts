@@ -94,9 +94,14 @@ const virtualInterval = <T>(
   const iterator: AsyncGenerator<T> = {
     next,
     return: () => Promise.resolve(finish()),
+    // the async-iterator protocol: throw(error) rejects with the caller's own error, whatever it is
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     throw: (error: unknown) => (finish(), Promise.reject(error)),
     [Symbol.asyncIterator]: () => iterator,
-    [Symbol.asyncDispose]: async () => void finish(),
+    [Symbol.asyncDispose]: () => {
+      finish();
+      return Promise.resolve();
+    },
   };
   return iterator;
 };
@@ -104,16 +109,20 @@ const virtualInterval = <T>(
 /** The real module's functions the virtual ones fall back to. */
 export type RealTimerPromises = Pick<typeof realTimerPromises, 'setTimeout' | 'setImmediate' | 'setInterval'>;
 
+/** Calls one of the real module's functions with the caller's arguments, as they are. */
+const callReal = (real: (...args: never[]) => Promise<unknown>, args: ReadonlyArray<unknown>): Promise<unknown> => {
+  const answer: unknown = Reflect.apply(real, undefined, args);
+  return Promise.resolve(answer);
+};
+
 /** The virtual module functions: each falls back to `real`'s when its caller is outside the run. */
 export const virtualTimerPromises = (timer: TimerFactory, real: RealTimerPromises) => {
   const delayOf = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 1);
   const setTimeout = (delay?: unknown, value?: unknown, options?: unknown): Promise<unknown> =>
-    virtualSleep(timer, delayOf(delay), value, options, () =>
-      Reflect.apply(real.setTimeout, undefined, [delay, value, options]),
-    );
+    virtualSleep(timer, delayOf(delay), value, options, () => callReal(real.setTimeout, [delay, value, options]));
   const setImmediate = (value?: unknown, options?: unknown): Promise<unknown> =>
-    virtualSleep(timer, 0, value, options, () => Reflect.apply(real.setImmediate, undefined, [value, options]));
-  const setInterval = (delay?: unknown, value?: unknown, options?: unknown): AsyncGenerator<unknown> =>
+    virtualSleep(timer, 0, value, options, () => callReal(real.setImmediate, [value, options]));
+  const setInterval = (delay?: unknown, value?: unknown, options?: unknown): unknown =>
     virtualInterval(timer, delayOf(delay), value, options) ??
     Reflect.apply(real.setInterval, undefined, [delay, value, options]);
   const scheduler = {

@@ -5,7 +5,8 @@
  * go Running and Ready at once (a Job's Succeeded), unless the `pods.failRate` fault makes one
  * fail: a container in CrashLoopBackOff, not Ready (a Job's pod Failed).
  */
-import { getIn, isJsonObject, type JsonObject } from '../../../core/json/json.js';
+import { getIn, isJsonArray, isJsonObject, type JsonObject } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { ServerState } from '../server-state.js';
 import { deleteStored, isDeleting, systemWrite } from '../verbs/index.js';
@@ -77,7 +78,7 @@ const templateLabels = (owner: Resource): Readonly<Record<string, string>> => {
 /** The status of a Pod that started: Running and Ready, or (failed) a container crash-looping. */
 export const podStatus = (pod: Resource, job: boolean, failed: boolean, now: string): JsonObject => {
   const containers = getIn(pod, ['spec', 'containers']);
-  const names = Array.isArray(containers) ? containers.map((c) => String(getIn(c, ['name']) ?? 'main')) : ['main'];
+  const names = isJsonArray(containers) ? containers.map((c) => jsonText(getIn(c, ['name']) ?? 'main')) : ['main'];
   const ready = !failed && !job;
   const condition = (type: string, status: boolean) => ({
     type,

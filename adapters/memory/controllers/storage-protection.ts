@@ -6,6 +6,7 @@
  * create by the StorageObjectInUseProtection admission plugin (hooks/claim-hooks.ts).
  */
 import { getIn, isJsonObject } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import type { Resource } from '../../../core/model/resource.js';
 import { PV_PROTECTION_FINALIZER, PVC_PROTECTION_FINALIZER } from '../hooks/index.js';
 import type { KindInfo } from '../kinds/index.js';
@@ -35,7 +36,7 @@ const usesClaim = (pod: Resource, name: string): boolean => {
     (volume) =>
       isJsonObject(volume) &&
       ((isJsonObject(volume.persistentVolumeClaim) && volume.persistentVolumeClaim.claimName === name) ||
-        (isJsonObject(volume.ephemeral) && !finished(pod) && `${pod.metadata.name}-${String(volume.name)}` === name)),
+        (isJsonObject(volume.ephemeral) && !finished(pod) && `${pod.metadata.name}-${jsonText(volume.name)}` === name)),
   );
 };
 

@@ -10,6 +10,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import { mapItems, withDefaults, withPointerDefaults } from './json-edit.js';
 
 const defaultServicePort = (port: JsonObject): JsonObject =>
@@ -57,7 +58,7 @@ export const defaultSecret = (secret: JsonObject): JsonObject => {
   if (!isJsonObject(stringData)) return rest;
   const data = getOwn(rest, 'data');
   const encoded = Object.entries(stringData).map(
-    ([key, value]) => [key, Buffer.from(String(value), 'utf8').toString('base64')] as const,
+    ([key, value]) => [key, Buffer.from(jsonText(value), 'utf8').toString('base64')] as const,
   );
   return {
     ...rest,

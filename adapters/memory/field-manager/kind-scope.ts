@@ -23,7 +23,7 @@ const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.in
  * A custom resource's root: its structural schema, with ObjectMeta for metadata (the CRD's metadata schema only
  * constrains it).
  */
-const customRoot = (schema: JsonObject, defs: JsonObject): JsonObject => {
+const customRoot = (schema: JsonObject): JsonObject => {
   const properties = isJsonObject(schema.properties) ? schema.properties : {};
   return {
     ...schema,
@@ -41,7 +41,7 @@ export const rootType = (info: KindInfo, apiVersion: string): TypeRef => {
   if (info.custom) {
     const schema = info.schemas?.get(versionOf(apiVersion));
     return isJsonObject(schema)
-      ? { mode: 'typed', node: customRoot(schema, file.schemas), defs: file.schemas }
+      ? { mode: 'typed', node: customRoot(schema), defs: file.schemas }
       : deducedType(file.schemas);
   }
   const name = file.kinds[apiVersion]?.[info.kind];

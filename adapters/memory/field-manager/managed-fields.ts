@@ -13,6 +13,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import { isEmptySet, type FieldSet } from './field-set.js';
 import { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.js';
 import { compareText } from './path-element.js';
@@ -119,7 +120,7 @@ const order = (a: Encoded, b: Encoded): number =>
   compareText(a.identity.operation, b.identity.operation) ||
   Math.sign(seconds(a.time) - seconds(b.time)) ||
   compareText(a.identity.manager, b.identity.manager) ||
-  compareText(String(getOwn(a.entry, 'apiVersion')), String(getOwn(b.entry, 'apiVersion'))) ||
+  compareText(jsonText(getOwn(a.entry, 'apiVersion')), jsonText(getOwn(b.entry, 'apiVersion'))) ||
   compareText(a.identity.subresource ?? '', b.identity.subresource ?? '');
 
 /** The `metadata.managedFields` value of `managed`; undefined when nobody manages anything. */

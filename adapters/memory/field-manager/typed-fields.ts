@@ -8,7 +8,6 @@ import * as E from 'fp-ts/lib/Either.js';
 import { getOwn, isJsonArray, isJsonObject, objectFromEntries, type JsonValue } from '../../../core/json/json.js';
 import {
   hasPath,
-  insertPath,
   isEmptySet,
   newFieldSet,
   withPrefix,

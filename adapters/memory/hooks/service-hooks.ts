@@ -8,7 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { getOwn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
-import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
+import type { ClusterError } from '../../../core/ports/errors.js';
 import { isUnset, objectAt } from '../defaulting/index.js';
 import type { HookContext, KindHooks } from './kind-hook-types.js';
 import { unchangeable } from './immutable-fields.js';

@@ -67,7 +67,7 @@ const servedKinds = (catalog: SchemaCatalog, kinds: ReadonlyArray<ServedKind>): 
             {
               apiVersion,
               kind,
-              name: schemaName(group, version, kind, entry),
+              name: schemaName(group, version, kind),
               schema: entry.schema,
               plural: served.plural,
               namespaced: served.scope === 'Namespaced',
@@ -77,7 +77,7 @@ const servedKinds = (catalog: SchemaCatalog, kinds: ReadonlyArray<ServedKind>): 
   });
 
 /** A built-in root keeps its Go name (found in the compact file); a CRD's is named as the server names it. */
-const schemaName = (group: string, version: string, kind: string, entry: KindSchema): string => {
+const schemaName = (group: string, version: string, kind: string): string => {
   const builtin = builtinSchemas().kinds[group === '' ? version : `${group}/${version}`]?.[kind];
   return builtin ?? [...group.split('.').reverse(), version, kind].join('.');
 };

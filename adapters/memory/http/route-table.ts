@@ -191,8 +191,8 @@ const discoveryRoute: Handler<DiscoveryRoute> = async ({ cluster }, { request, r
 
 /** One handler for each kind of path. */
 const ROUTES: { readonly [T in keyof RouteByType]: Handler<RouteByType[T]> } = {
-  health: async (_server, { response }) => sendText(response, 'ok'),
-  unknown: async (_server, { response }) => sendError(response, notServed()),
+  health: (_server, { response }) => Promise.resolve(sendText(response, 'ok')),
+  unknown: (_server, { response }) => Promise.resolve(sendError(response, notServed())),
   version: discoveryRoute,
   coreVersions: discoveryRoute,
   groups: discoveryRoute,

@@ -18,8 +18,7 @@ const selectorText = (object: Resource): string => {
   const labels = isJsonObject(selector) && isJsonObject(selector.matchLabels) ? selector.matchLabels : selector;
   return isJsonObject(labels)
     ? Object.entries(labels)
-        .filter(([, value]) => typeof value === 'string')
-        .map(([key, value]) => `${key}=${String(value)}`)
+        .flatMap(([key, value]) => (typeof value === 'string' ? [`${key}=${value}`] : []))
         .join(',')
     : '';
 };

@@ -14,6 +14,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import { fromPointer } from '../../../core/json/path.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { addAt, removeAt, replaceAt, valueAt, type EditResult } from './json-pointer-edit.js';
@@ -38,7 +39,7 @@ export const applyJsonPatch = (document: JsonValue, operations: unknown): E.Eith
     const result = applyOperation(current, operation);
     if (!result.ok)
       return E.left(
-        applyFailure(`json patch operation ${index} (${String(getOwn(operation, 'op'))}): ${result.message}`),
+        applyFailure(`json patch operation ${index} (${jsonText(getOwn(operation, 'op'))}): ${result.message}`),
       );
     current = result.value;
   }

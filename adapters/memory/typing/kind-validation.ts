@@ -5,6 +5,7 @@
  * per-kind validation is not modelled.)
  */
 import { getIn, getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../../core/json/json.js';
+import { jsonText } from '../../../core/json/text.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { ErrorCause } from '../../../core/ports/errors.js';
 
@@ -77,7 +78,7 @@ const jobCauses = (object: Resource): ReadonlyArray<ErrorCause> => {
       : [
           invalid(
             'spec.template.spec.restartPolicy',
-            `Unsupported value: "${String(restartPolicy)}": supported values: "OnFailure", "Never"`,
+            `Unsupported value: "${jsonText(restartPolicy)}": supported values: "OnFailure", "Never"`,
           ),
         ]),
   ];

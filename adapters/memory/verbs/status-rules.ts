@@ -10,7 +10,6 @@ import {
   isJsonObject,
   withKey,
   withoutKey,
-  type JsonObject,
   type JsonValue,
 } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';

@@ -80,8 +80,11 @@ export type ConnectionSink = WatchSink & { connectionLost(): void; readonly serv
 const serverPicksTimeout = (sink: WatchSink): boolean =>
   'serverPicksTimeout' in sink && sink.serverPicksTimeout === true;
 
+const hasConnection = (sink: WatchSink): sink is WatchSink & Pick<ConnectionSink, 'connectionLost'> =>
+  'connectionLost' in sink && typeof sink.connectionLost === 'function';
+
 const cutConnection = (sink: WatchSink): boolean => {
-  if (!('connectionLost' in sink) || typeof sink.connectionLost !== 'function') return false;
+  if (!hasConnection(sink)) return false;
   sink.connectionLost();
   return true;
 };

@@ -21,6 +21,32 @@ const run = async (seed: number, profile: FaultProfile): Promise<ReadonlyArray<s
 const halfFail: FaultProfile = { errors: [{ rate: 0.5, tag: 'Internal', code: 500 }] };
 
 describe('fault injection', () => {
+  it('keyed per call (forClient keyedFaults): each call meets the same faults whatever order the calls come in', async () => {
+    /** Each ConfigMap's get, create, get, in the order of `order`, as `name op: tag`, sorted. */
+    const faultsOf = async (order: ReadonlyArray<number>, keyed: boolean): Promise<ReadonlyArray<string>> => {
+      const cluster = createMemoryCluster({ seed: 9, faults: halfFail }).forClient('controller', {
+        keyedFaults: keyed,
+      });
+      const outcomes: string[] = [];
+      const tag = (answer: E.Either<{ readonly _tag: string }, unknown>): string =>
+        E.isLeft(answer) ? answer.left._tag : 'ok';
+      for (const step of ['get', 'create', 'get again'])
+        for (const i of order) {
+          const answer =
+            step === 'create' ? await cluster.create(configMap(`cm-${i}`))() : await cluster.get(cmRef(`cm-${i}`))();
+          outcomes.push(`cm-${i} ${step}: ${tag(answer)}`);
+        }
+      return outcomes.sort();
+    };
+    const forward = Array.from({ length: 20 }, (_, i) => i);
+    const backward = [...forward].reverse();
+    const keyed = await faultsOf(forward, true);
+    expect(await faultsOf(backward, true)).toEqual(keyed);
+    expect(keyed.some((outcome) => outcome.endsWith('Internal'))).toBe(true);
+    // one stream per client: the order the calls come in decides which of them fail
+    expect(await faultsOf(backward, false)).not.toEqual(await faultsOf(forward, false));
+  });
+
   it('is reproducible: the same seed gives the same failures, another seed others', async () => {
     const first = await run(42, halfFail);
     expect(await run(42, halfFail)).toEqual(first);

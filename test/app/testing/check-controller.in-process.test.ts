@@ -129,4 +129,85 @@ describe('checkController: a module in process, on the kit clock', () => {
     expect(message).toContain('stderr| fatal: no leader election lease, giving up');
     expect(process.exit).toBe(exitBefore);
   }, 60_000);
+
+  describe('a controller that crashes once, then works: the kit starts a fresh instance of its module', () => {
+    const crashingOnce = async <T>(check: () => Promise<T>): Promise<T> => {
+      const before = process.env.BEHAVIOUR;
+      process.env.BEHAVIOUR = 'crash-once';
+      try {
+        return await check();
+      } finally {
+        if (before === undefined) delete process.env.BEHAVIOUR;
+        else process.env.BEHAVIOUR = before;
+      }
+    };
+
+    it('with crashes tolerated, the restarted instance converges the world; each run restarted it once', async () => {
+      const restarts: number[] = [];
+      await crashingOnce(() =>
+        checkController({
+          world: worldArbitrary,
+          setup,
+          converged,
+          perturb,
+          controller: { module: fixture, process },
+          tolerateExits: true,
+          numRuns: 3,
+          seed: 17,
+          onRun: (run) => restarts.push(run.restarts),
+        }),
+      );
+      expect(restarts).toEqual([1, 1, 1]);
+    }, 120_000);
+
+    it('a seed replays the same requests across the crash and the restart', async () => {
+      const traces: Array<ReadonlyArray<string>> = [];
+      const once = () =>
+        checkController({
+          world: worldArbitrary,
+          setup,
+          converged,
+          controller: { module: fixture, process },
+          tolerateExits: true,
+          numRuns: 1,
+          seed: 23,
+          onRun: (run) => traces.push(run.trace),
+        });
+      await crashingOnce(async () => {
+        await once();
+        await once();
+      });
+      const [first, again] = traces;
+      expect(first?.some((call) => call.startsWith('create v1 ConfigMap default/greeting-migrated'))).toBe(true);
+      expect(again).toEqual(first);
+    }, 120_000);
+
+    it('by default the crash is the finding; the report names it, the restart and no give-up', async () => {
+      const message = await crashingOnce(() => failureOf(fixture, { numRuns: 1, seed: 17, shrinkBudget: { runs: 2 } }));
+      expect(message).toMatch(
+        /got: the controller crashed at \d+\.\d\d s \(the run's clock\): an uncaught exception in a timer callback, its process would exit with code 1/,
+      );
+      expect(message).toContain('migration: the cache was built from the old schema');
+      expect(message).toMatch(/the controller restarted \(instance 2, a fresh import of its module\) at \d+\.\d\d s/);
+      expect(message).toMatch(
+        /the controller crashed: an uncaught exception in a timer callback \(exit code 1\) at [\d.]+ s; restarted 1 time\n/,
+      );
+      expect(message).not.toContain('stayed down');
+    }, 120_000);
+
+    it('with no restarts left the controller stays down, and perturbations are never undone', async () => {
+      const message = await crashingOnce(() =>
+        failureOf(fixture, {
+          controller: { module: fixture, process, maxRestarts: 0 },
+          perturb,
+          tolerateExits: true,
+          numRuns: 1,
+          seed: 17,
+          shrinkBudget: { runs: 2 },
+        }),
+      );
+      expect(message).toMatch(/got: the controller stays down: its restarts ran out \(the controller crashed at/);
+      expect(message).toMatch(/restarted 0 times, then stayed down \(restarts ran out: CrashLoopBackOff\)/);
+    }, 120_000);
+  });
 });

@@ -1,5 +1,12 @@
 /** Rows of core/v1 kinds as kube-apiserver prints them (wide). */
-import { getIn, isJsonObject, ownKeyCount, type JsonObject, type JsonValue } from '../../../../core/json/json.js';
+import {
+  getIn,
+  isJsonArray,
+  isJsonObject,
+  ownKeyCount,
+  type JsonObject,
+  type JsonValue,
+} from '../../../../core/json/json.js';
 import { age, formatLabels, integer, nameOf, objectsAt, since, text } from './cells.js';
 import type { Row } from './workloads.js';
 
@@ -65,7 +72,7 @@ const portsOf = (service: JsonObject): string => {
 
 export const serviceRow: Row = (object, now) => {
   const clusterIps = at(object, 'spec', 'clusterIPs');
-  const [first] = Array.isArray(clusterIps) ? clusterIps : [];
+  const [first] = isJsonArray(clusterIps) ? clusterIps : [];
   return [
     nameOf(object),
     text(at(object, 'spec', 'type')),

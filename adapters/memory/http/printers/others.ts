@@ -1,5 +1,6 @@
 /** Rows of networking, RBAC, policy, autoscaling, scheduling and storage kinds as kube-apiserver prints them (wide). */
-import { getIn, isJsonObject, type JsonObject, type JsonValue } from '../../../../core/json/json.js';
+import { getIn, isJsonArray, isJsonObject, type JsonObject, type JsonValue } from '../../../../core/json/json.js';
+import { jsonText } from '../../../../core/json/text.js';
 import { age, formatLabelSelector, integer, nameOf, objectsAt, text } from './cells.js';
 import { loadBalancerAddresses } from './core-kinds.js';
 import type { Row } from './workloads.js';
@@ -74,7 +75,7 @@ export const podDisruptionBudgetRow: Row = (object, now) => [
 
 const current = (status: JsonValue | undefined, source: string, field: string): string | undefined => {
   const value = isJsonObject(status) ? getIn(status, [source, 'current', field]) : undefined;
-  return value === undefined || value === null ? undefined : String(value);
+  return value === undefined || value === null ? undefined : jsonText(value);
 };
 
 /** One metric of `formatHPAMetrics`: `cpu: 40%/80%`, `<unknown>/100 (avg)`, … */
@@ -102,7 +103,7 @@ const hpaMetrics = (hpa: JsonObject): string => {
   const specs = objectsAt(hpa, ['spec', 'metrics']);
   if (specs.length === 0) return '<none>';
   const statuses = getIn(hpa, ['status', 'currentMetrics']);
-  const shown = specs.map((spec, i) => metricText(spec, Array.isArray(statuses) ? statuses[i] : undefined));
+  const shown = specs.map((spec, i) => metricText(spec, isJsonArray(statuses) ? statuses[i] : undefined));
   return shown.length > 2 ? `${shown.slice(0, 2).join(', ')} + ${shown.length - 2} more...` : shown.join(', ');
 };
 
