@@ -3,7 +3,18 @@
  * in sync and drifted, against a generic full deep diff (microdiff) of the same objects.
  */
 import diff from 'microdiff';
-import { builtinScopes, createPlanner, plan, type Application, type Plan, type Resource } from '../core/internal.js';
+import {
+  builtinScopes,
+  createPlanner,
+  patchedFieldOwners,
+  plan,
+  refKey,
+  resourceKey,
+  rolloutImpacts,
+  type Application,
+  type Plan,
+  type Resource,
+} from '../core/internal.js';
 import { asServed, configMapSpec, deploymentSpec, serviceSpec } from './fixtures.js';
 import { allocatedBytes, measurePair, retainedBytes, type Row } from './measure.js';
 
@@ -174,3 +185,73 @@ export const coreBenchmarks = (
       });
     });
   });
+
+/**
+ * Live objects after someone edited what matters at run time on every tenth resource (kubectl edit, its own
+ * managedFields entry): a Deployment's image (rolls its pods), a Service's selector (moves traffic), a ConfigMap's
+ * data (reaches its readers).
+ */
+const editedAtRunTime = (live: ReadonlyArray<Resource>): ReadonlyArray<Resource> =>
+  live.map((object, i) => {
+    if (i % 10 !== 0) return object;
+    const edited = structuredClone(object) as Resource & {
+      spec?: { template?: { spec: { containers: Array<{ image: string }> } }; selector?: Record<string, string> };
+      data?: Record<string, string>;
+      metadata: { managedFields?: Array<Record<string, unknown>> };
+    };
+    if (edited.kind === 'Deployment' && edited.spec?.template !== undefined)
+      edited.spec.template.spec.containers[0]!.image = 'nginx:1.28.0';
+    else if (edited.kind === 'Service' && edited.spec?.selector !== undefined) edited.spec.selector = { app: 'other' };
+    else if (edited.data !== undefined) edited.data['app.properties'] = 'mode=debug\n';
+    const kreconcile = edited.metadata.managedFields?.[0] ?? {};
+    edited.metadata.managedFields = [
+      ...(edited.metadata.managedFields ?? []),
+      { ...kreconcile, manager: 'kubectl-edit' },
+    ];
+    return edited;
+  });
+
+/** The plan and what the CLI adds to it: each action's rollout impact and the other owners of each patched field. */
+const planWithImpact = (inputs: Inputs): number => {
+  const planned = planOf(inputs);
+  const live = new Map(inputs.live.map((object) => [resourceKey(object), object]));
+  const desired = planned.status.lastAppliedManifest ?? [];
+  const impacts = rolloutImpacts({ actions: planned.actions, desired, live: inputs.live });
+  return impacts.length + patchedFieldOwners(planned, (ref) => live.get(refKey(ref))).length;
+};
+
+/**
+ * Issue 38: impact and ownership add at most 20 % to a fresh plan of the 1 000-resource Application, edited at
+ * run time on every tenth resource. The baseline is the same plan without them, on the same inputs.
+ */
+export const impactBenchmark = (count = 1000): Row => {
+  const manifest = manifestOf(count);
+  const inSync = manifest.map((resource, i) => asServed(resource, NAMESPACE, i, OWNER));
+  const first = plan({ application: applicationOf(manifest), live: inSync, scopes: builtinScopes, now: NOW });
+  const inputs: Inputs = {
+    application: { ...applicationOf(manifest), status: first.status },
+    live: editedAtRunTime(inSync),
+  };
+  const planned = planOf(inputs);
+  const impacts = rolloutImpacts({
+    actions: planned.actions,
+    desired: planned.status.lastAppliedManifest ?? [],
+    live: inputs.live,
+  });
+  if (planned.summary.patch !== Math.ceil(count / 10) || !impacts.some((impact) => impact.length > 0))
+    throw new Error(`benchmark setup is wrong: ${JSON.stringify(planned.summary)}, no impact found`);
+  const sample = measurePair(() => freshCopy(inputs), planWithImpact, planOf);
+  return {
+    suite: 'core',
+    case: `plan ${count} resources, edited at run time, fresh, with impact and field owners`,
+    resources: count,
+    valueMs: sample.medianMs,
+    baselineName: 'the same plan without them',
+    baselineMs: sample.baselineMedianMs,
+    ratio: sample.ratio,
+    ratioQuartiles: sample.ratioQuartiles,
+    iterations: sample.iterations,
+    goal: 'ratio ≤ 1.2',
+    goalMet: sample.ratio <= 1.2,
+  };
+};

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { carriedRows, type Carried } from './carried.js';
 import { cliGrowthBenchmarks } from './cli-growth.js';
 import { fleetPlanBenchmarks } from './fleet-plan.bench.js';
-import { coreBenchmarks } from './core.bench.js';
+import { coreBenchmarks, impactBenchmark } from './core.bench.js';
 import { kitBenchmarks } from './kit.bench.js';
 import { patchBenchmarks } from './patch.bench.js';
 import { runtimeBenchmarks } from './runtime.bench.js';
@@ -111,6 +111,7 @@ const main = async (): Promise<void> => {
   for (const size of sizes) {
     process.stderr.write(`core: planning ${size} resources…\n`);
     rows.push(...coreBenchmarks([size]));
+    if (size === 1000) rows.push(impactBenchmark(size));
   }
   if (!process.argv.includes('--no-cli'))
     rows.push(...cliGrowthBenchmarks(quick, (line) => process.stderr.write(`${line}\n`)));
