@@ -38,6 +38,7 @@ import type { Logger } from '../logging/logger.js';
 import { countWrittenActions, type Metrics } from './metrics.js';
 import type { PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type Deferred, type NotOwned } from './reconcile-loop.js';
+import { defined } from '../../core/json/defined.js';
 
 /** How the step reaches the cluster (the writer part): reads, and writes behind every fence. */
 export type StepAccess = {
@@ -247,7 +248,7 @@ export class ReconcileStep {
       policy: guard,
       application,
       plan,
-      ...(approvalsRefused === undefined ? {} : { approvalsRefused }),
+      ...defined({ approvalsRefused }),
       now: new Date(this.options.clock.now()).toISOString(),
     });
     if (guarded.plan !== plan)
@@ -316,10 +317,10 @@ const sharedDeps = ({ observed, policy, clock, random, memo }: ReconcileStepOpti
     observed.store.holds(object) ? observed.store.apply(object) : observed.children.apply(object),
   onDeleted: (deleted) => observed.children.forget(deleted),
   translate: policy.translate,
-  ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
+  ...defined({ hooks: policy.hooks }),
   decode: observed.store.primary.decode,
   progressStatusAfterMs: policy.progressStatusAfterMs,
-  ...(policy.isolatedRules === undefined ? {} : { isolatedRules: policy.isolatedRules }),
+  ...defined({ isolatedRules: policy.isolatedRules }),
 });
 
 /**

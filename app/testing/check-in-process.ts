@@ -21,6 +21,7 @@ import { scheduleRequests, type RequestScheduler } from './request-scheduler.js'
 import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
 import { catchInProcessEffects, type InProcessEffects } from './in-process-effects.js';
 import { virtualTime } from './virtual-time.js';
+import { defined } from '../../core/json/defined.js';
 
 /** What one in-process run needs while it lasts. */
 type Run<World> = {
@@ -234,7 +235,7 @@ const setUp = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    ...(options.pods === undefined ? {} : { pods: options.pods }),
+    ...defined({ pods: options.pods }),
   });
   const context: ConvergenceContext<World> = {
     cluster,

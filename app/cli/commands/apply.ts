@@ -35,6 +35,7 @@ import { readSavedPlan } from '../saved-plan/read.js';
 import { plannedOf, savedApplicationObject } from '../saved-plan/replay.js';
 import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
 import { approvalsFileOption, approveOption } from '../guard/approvals.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Options = {
   readonly kubeconfig?: string;
@@ -295,8 +296,7 @@ const execute = async (context: CommandContext, path: string, options: Options):
   const edited = digestMismatches(saved.right, guard.right, path);
   if (edited.length > 0) return fail(context, edited);
   const target: ClusterTarget = {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-    ...(options.context === undefined ? {} : { context: options.context }),
+    ...defined({ kubeconfigPath: options.kubeconfig, context: options.context }),
   };
   const cluster = await connect(context, target);
   if (E.isLeft(cluster)) return fail(context, [cluster.left]);

@@ -30,6 +30,7 @@ import {
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
 import { desiredManifest } from '../input/applications.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Format = 'yaml' | 'json';
 
@@ -160,7 +161,7 @@ const rbacChoice = async (
     ...(kinds.length === 0 ? {} : { childKinds: kinds }),
     ...(derived.right.rbac.length === 0 ? {} : { rbacGrants: grants }),
     ...(flags.tenantNamespace.length === 0 ? {} : { tenantNamespaces: flags.tenantNamespace }),
-    ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
+    ...defined({ defaultServiceAccount: flags.defaultServiceAccount }),
   });
 };
 

@@ -32,6 +32,7 @@ import { STDIN } from '../input/source.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 import { resolveNow } from '../now.js';
 import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type PlanOutput = 'text' | 'json' | 'yaml' | 'markdown';
 
@@ -108,8 +109,7 @@ export const targetOf = (
   if (flags.kubeconfig !== undefined || flags.context !== undefined)
     return {
       target: {
-        ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
-        ...(flags.context === undefined ? {} : { context: flags.context }),
+        ...defined({ kubeconfigPath: flags.kubeconfig, context: flags.context }),
       },
     };
   const fromEnv = env.KUBECONFIG ?? '';
@@ -189,9 +189,9 @@ export const readAdminInputs = async (
   const flagged = await readCrdFlags(io, flags.crd);
   if (flagged.errors.length > 0) return E.left(flagged.errors);
   return E.right({
-    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
+    ...defined({ tenancy: tenancy.right }),
     ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
-    ...(guard.right === undefined ? {} : { guard: guard.right }),
+    ...defined({ guard: guard.right }),
     approvals: approvals.right,
     flagCrds: flagged.crds,
     trusted: flagged.crds.filter(isResource),

@@ -54,6 +54,7 @@ import { progressLines } from '../operate/progress.js';
 import { convergenceTracker } from '../planning/verify-converges.js';
 import { COLOURS, styleFor } from '../style.js';
 import { decodeRunFlags, type RunFlags, type RunSettings } from './run-options.js';
+import { defined } from '../../../core/json/defined.js';
 
 const EXAMPLES = `
 Examples:
@@ -146,8 +147,7 @@ const hookOptions = async (io: CliIo, settings: RunSettings): Promise<E.Either<C
   return E.right({
     callbackUrl,
     shutdownGraceMs: settings.durations.shutdownGraceMs,
-    ...(listen === undefined ? {} : { listen }),
-    ...(tls === undefined ? {} : { tls }),
+    ...defined({ listen, tls }),
   });
 };
 
@@ -192,8 +192,7 @@ const connect = async (
       flags.context === undefined &&
       context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
   const target = {
-    ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
-    ...(flags.context === undefined ? {} : { context: flags.context }),
+    ...defined({ kubeconfigPath: flags.kubeconfig, context: flags.context }),
   };
   const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
   if (missing !== undefined) return E.left(missing);
@@ -311,14 +310,14 @@ const scheduleOptions = (flags: RunFlags, settings: RunSettings) => ({
   resyncMs: settings.durations.resyncMs,
   readiness: flags.readiness,
   progressStatusAfterMs: settings.durations.progressStatusAfterMs,
-  ...(settings.durations.relistMs === undefined ? {} : { relistMs: settings.durations.relistMs }),
+  ...defined({ relistMs: settings.durations.relistMs }),
   ...(flags.watchNamespace ? { namespace: flags.watchNamespace } : {}),
-  ...(settings.listen === undefined ? {} : { listen: settings.listen }),
+  ...defined({ listen: settings.listen }),
 });
 
 /** The admin's rules: tenancy, known field managers, the guard. */
 const policyOptions = ({ tenancy, managers, guard }: AdminFiles) => ({
-  ...(tenancy === undefined ? {} : { tenancy }),
+  ...defined({ tenancy }),
   ...(managers === undefined ? {} : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers] } }),
   ...(guard === undefined ? {} : { guard: guard.policy }),
 });
@@ -367,11 +366,7 @@ const operatorOptions = (run: PreparedRun, hooks: RunHooks): OperatorOptions => 
       allowHttp: flags.toscaAllowHttp === true,
       logger: hooks.logger,
     },
-    ...identityOptions(
-      flags,
-      { ...settings.servicePolicy, ...(files.tenancy === undefined ? {} : { tenancy: files.tenancy }) },
-      target.kubernetes,
-    ),
+    ...identityOptions(flags, { ...settings.servicePolicy, ...defined({ tenancy: files.tenancy }) }, target.kubernetes),
   };
 };
 

@@ -30,6 +30,7 @@ import {
 import { readLive } from '../planning/cluster-view.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { serialize, type DataFormat } from '../render/serialize.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Options = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
@@ -76,8 +77,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     return context.exit(EXIT_ERROR);
   }
   const target = {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-    ...(options.context === undefined ? {} : { context: options.context }),
+    ...defined({ kubeconfigPath: options.kubeconfig, context: options.context }),
   };
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
   if (E.isLeft(tenancy)) {
