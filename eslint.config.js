@@ -5,7 +5,10 @@
 // Core and app/reconcile keep no module-level state (tools/lint/no-module-state.js), and no function
 // in core, app or adapters is longer than 50 lines (issues 18 and 40).
 import tseslint from 'typescript-eslint';
-import kreconcile from './tools/lint/no-module-state.js';
+import moduleState from './tools/lint/no-module-state.js';
+import { preferDefined } from './tools/lint/prefer-defined.js';
+
+const kreconcile = { rules: { ...moduleState.rules, 'prefer-defined': preferDefined } };
 
 const impureGlobals = [
   'process',
@@ -111,6 +114,12 @@ export default tseslint.config(
     files: ['core/**/*.ts', 'app/reconcile/**/*.ts'],
     plugins: { kreconcile },
     rules: { 'kreconcile/no-module-state': 'error' },
+  },
+  {
+    // One way to build an object with optional fields: defined({ … }) (core/json/defined.ts, issue 40 item 5).
+    files: ['core/**/*.ts', 'app/**/*.ts', 'adapters/**/*.ts', 'tools/**/*.ts'],
+    plugins: { kreconcile },
+    rules: { 'kreconcile/prefer-defined': 'error' },
   },
   {
     // Code a reader can follow: small functions in core, app and adapters alike (issue 40; arbitraries

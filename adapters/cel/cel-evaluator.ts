@@ -21,6 +21,7 @@ import type {
   ExpressionProblem,
 } from '../../core/ports/expressions.js';
 import { actualSizes, estimateCost, staticSizes } from './cost.js';
+import { defined } from '../../core/json/defined.js';
 
 /** Longest expression accepted (the CRD declares the same `maxLength`). */
 export const MAX_EXPRESSION_LENGTH = 1_024;
@@ -60,13 +61,13 @@ const unbounded = (node: unknown, insideComprehension: boolean): { message: stri
     if (name === 'matches')
       return {
         message: 'matches() is not offered: use startsWith, endsWith or contains',
-        ...(node.pos === undefined ? {} : { pos: node.pos }),
+        ...defined({ pos: node.pos }),
       };
     if (node.op === 'rcall' && typeof name === 'string' && COMPREHENSIONS.has(name)) {
       if (insideComprehension)
         return {
           message: `${name}() inside another comprehension: nested comprehensions are not bounded, use one`,
-          ...(node.pos === undefined ? {} : { pos: node.pos }),
+          ...defined({ pos: node.pos }),
         };
       return node.args
         .slice(1)

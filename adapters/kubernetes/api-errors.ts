@@ -7,6 +7,7 @@ import { isJsonArray, isJsonObject, type JsonValue, parseJsonText } from '../../
 import type { ObjectRef } from '../../core/model/resource.js';
 import { clusterError, tagForStatus, type ClusterError, type ErrorCause } from '../../core/ports/errors.js';
 import { redactEchoedObjects } from '../../core/sensitive/echo.js';
+import { defined } from '../../core/json/defined.js';
 
 type StatusBody = {
   /** `details.kind` and `details.group`: the resource the failure concerns (`secrets`, ``). */
@@ -113,9 +114,7 @@ export const statusError = (
     status.message ?? `HTTP ${code}${status.reason ? ` ${status.reason}` : ''}`,
     {
       code,
-      ...(ref === undefined ? {} : { ref }),
-      ...(status.causes === undefined ? {} : { causes: status.causes }),
-      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+      ...defined({ ref, causes: status.causes, retryAfterMs: retryAfter }),
     },
   );
 };

@@ -37,6 +37,7 @@ import { updateObject } from './verbs/update-verb.js';
 import { createWatchHub, type WatchHub } from './watch/watch-hub.js';
 import { startWatch } from './verbs/watch-verb.js';
 import { DEFAULT_MAX_OBJECT_BYTES, DEFAULT_MAX_REQUEST_BODY_BYTES, withinRequestLimit } from './verbs/index.js';
+import { defined } from '../../core/json/defined.js';
 
 export type MemoryClusterOptions = {
   readonly clock?: Clock;
@@ -589,7 +590,7 @@ const refOfInput = (object: Resource): ObjectRef => ({
   apiVersion: object?.apiVersion,
   kind: object?.kind,
   name: object?.metadata?.name,
-  ...(object?.metadata?.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+  ...defined({ namespace: object?.metadata?.namespace }),
 });
 
 const dryRunOf = (options: { readonly dryRun?: boolean } | undefined): { readonly dryRun?: boolean } =>

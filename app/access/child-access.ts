@@ -17,6 +17,7 @@ import {
   type StalledReason,
   type TenancyPolicy,
 } from '../../core/internal.js';
+import { defined } from '../../core/json/defined.js';
 
 /** A ServiceAccount by namespace and name. */
 export type ServiceAccountRef = { readonly namespace: string; readonly name: string };
@@ -97,7 +98,7 @@ export const refusedPlan = (application: Application, reason: StalledReason, mes
     summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
     status: {
       ...status,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      ...defined({ observedGeneration: generation }),
       conditions: conditionsFor({
         verdict: { _tag: 'Stalled', reason, message },
         previous: status.conditions,

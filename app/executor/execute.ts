@@ -35,6 +35,7 @@ import {
   type Resource,
   type WriteOptions,
 } from '../../core/internal.js';
+import { defined } from '../../core/json/defined.js';
 
 /** What happened to one action. */
 export type ActionResult = { readonly action: Action; readonly response?: Resource };
@@ -110,8 +111,7 @@ export const executePlan = async (args: {
   const base = {
     cluster: args.cluster,
     children: args.children ?? args.cluster,
-    ...(args.guards === undefined ? {} : { guards: args.guards }),
-    ...(args.finalizerAnnotations === undefined ? {} : { finalizerAnnotations: args.finalizerAnnotations }),
+    ...defined({ guards: args.guards, finalizerAnnotations: args.finalizerAnnotations }),
   };
   // A skip (withheld by kreconcile.io/apply) is shown by the plan, never carried out nor reported as done.
   for (const wave of wavesOf(args.plan.actions.filter((action) => action.type !== 'skip'))) {
@@ -133,7 +133,7 @@ export const executePlan = async (args: {
       }
       status = step.right.status;
       application = step.right.application ?? application;
-      done.push({ action, ...(step.right.response === undefined ? {} : { response: step.right.response }) });
+      done.push({ action, ...defined({ response: step.right.response }) });
     }
     if (failure !== undefined) return { done, status, application, failure };
   }
@@ -370,7 +370,7 @@ const deleted = (action: Action, result: E.Either<ClusterError, O.Option<Resourc
       },
     });
   const pending = E.isRight(result) && O.isSome(result.right) ? result.right.value : undefined;
-  return E.right({ status: scope.status, ...(pending === undefined ? {} : { response: pending }) });
+  return E.right({ status: scope.status, ...defined({ response: pending }) });
 };
 
 /**

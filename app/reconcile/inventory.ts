@@ -28,6 +28,7 @@ import {
   type Resource,
 } from '../../core/internal.js';
 import { KindCodec, kindKey, parsedOrNothing, type Kind } from './intent-kinds.js';
+import { defined } from '../../core/json/defined.js';
 
 export const INVENTORY_PREFIX = 'kreconcile-inventory.';
 
@@ -133,7 +134,7 @@ const distinctRefs = (refs: ReadonlyArray<ObjectRef>): ReadonlyArray<ObjectRef> 
     found.set(refKey(ref), {
       apiVersion: ref.apiVersion,
       kind: ref.kind,
-      ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+      ...defined({ namespace: ref.namespace }),
       name: ref.name,
     });
   return [...found.values()];
@@ -217,7 +218,7 @@ export const inventoryEntries = (inventory: Inventory): ReadonlyArray<Resource> 
       .map((ref) => ({
         apiVersion: ref.apiVersion,
         kind: ref.kind,
-        metadata: { name: ref.name, ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }) },
+        metadata: { name: ref.name, ...defined({ namespace: ref.namespace }) },
       })),
   ];
 };

@@ -30,6 +30,7 @@ import {
   type Memo,
 } from '../../core/internal.js';
 import { intentKindsOf } from './intent-kinds.js';
+import { defined } from '../../core/json/defined.js';
 
 /**
  * Kinds per Application object: the runtime decodes one object per version, so a resync asks again for the same one.
@@ -278,7 +279,7 @@ const listQueries = (
     .flatMap((kind) =>
       (scopeOf(scopes, kind) === 'Namespaced' ? namespaces : [undefined]).map((namespace) => ({
         ...kind,
-        ...(namespace === undefined ? {} : { namespace }),
+        ...defined({ namespace }),
       })),
     )
     .filter((query) => listable === undefined || listable({ ...query, name: '' }));

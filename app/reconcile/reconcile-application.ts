@@ -72,6 +72,7 @@ import { readStoredStatus, storedStatus, unpackedStatus, withReadableStatus } fr
 import { STORED_MANIFESTS_FIELD } from '../../core/model/application.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../status/size-check.js';
 import type { StorageLimits } from '../../core/plan/size-check.js';
+import { defined } from '../../core/json/defined.js';
 
 /**
  * Where a reconcile reads live state from: the cluster directly, or a runtime's cache. A source may
@@ -338,9 +339,9 @@ const conclusion = (
       execution,
       statusWritten: false,
       status: redacted,
-      ...(requeue === undefined ? {} : { requeueAfterMs: requeue }),
+      ...defined({ requeueAfterMs: requeue }),
       ...(verification === undefined ? {} : { verified: true }),
-      ...(planning.notes === undefined ? {} : { notes: planning.notes }),
+      ...defined({ notes: planning.notes }),
     },
     write: held || sameStatus(application.status ?? {}, redacted, deps.memo) ? undefined : redacted,
   };
@@ -449,7 +450,7 @@ const verified = (
   const finalizers = execution.application.metadata.finalizers;
   const after: Application = {
     ...application,
-    metadata: { ...application.metadata, ...(finalizers === undefined ? {} : { finalizers }) },
+    metadata: { ...application.metadata, ...defined({ finalizers }) },
     status: redactStatus(execution.status, ownerOf(application)),
   };
   const again = planning.replan(after, [...live.values()]);
@@ -572,7 +573,7 @@ const replanner =
         : {
             ...planOptions,
             ...(translation._tag === 'Translated' ? { translatedManifest: translation.manifest } : {}),
-            ...(hooks === undefined ? {} : { hooks }),
+            ...defined({ hooks }),
           };
     const planned = planReconcile({ application: current, live: objects, scopes, now, options }, deps.memo);
     return translation._tag === 'Invalid' ? stalledOnTranslation(planned, current, translation, now) : planned;
@@ -620,8 +621,7 @@ const liveReadFor = (
   if (access._tag !== 'Impersonated' && deps.reads?.live !== undefined) return deps.reads.live(view, scopes);
   const tenancy = deps.planOptions?.tenancy;
   const options = {
-    ...(tenancy === undefined ? {} : { tenancy }),
-    ...(deps.memo === undefined ? {} : { memo: deps.memo }),
+    ...defined({ tenancy, memo: deps.memo }),
   };
   return access._tag === 'Impersonated'
     ? // Only what the ServiceAccount may read: the shared caches hold what the operator can see.
@@ -747,7 +747,7 @@ const stallWithConditions = async (
     reason === 'TooLarge'
       ? clusterError('BadRequest', message, { code: 413, ref })
       : clusterError('Invalid', `the ${object.kind} does not decode: ${message}`, { code: 422, ref });
-  const status: JsonObject = { conditions, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+  const status: JsonObject = { conditions, ...defined({ observedGeneration: generation }) };
   const unchanged = E.isRight(previous) && jsonEqual(previous.right.conditions ?? [], conditions);
   if (unchanged) return { _tag: 'Failed', error, terminal: true, statusWritten: false };
   // The status as a whole may be what does not decode: replace it then (an embedder's primary: only

@@ -19,6 +19,7 @@ import type { Requeue } from './requeue.js';
 import type { OwnedKeys } from './sharding/owned-keys.js';
 import type { WorkQueue } from './work-queue.js';
 import type { WriteLicence } from './write-fence.js';
+import { defined } from '../../core/json/defined.js';
 
 /** Why a key is looked at: its primary changed or went, or something it depends on changed (`Queued`). */
 export type Trigger = PrimaryChange | { readonly _tag: 'Queued'; readonly key: string };
@@ -110,7 +111,7 @@ export class Applier {
       queue: queue.work,
       clock: context.clock,
       logger: context.logger,
-      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
+      ...defined({ metrics: context.metrics }),
       workers: context.workers,
       ownership: stores.owned,
       reconcile: (key, attempt) => this.reconcileOnce(key, attempt),

@@ -24,6 +24,7 @@ import { kindsOf, type LiveCache } from '../reconcile/live-reader.js';
 import type { KnownScopes } from './known-scopes.js';
 import { KindWatch } from './kind-watch.js';
 import type { Logger } from '../logging/logger.js';
+import { defined } from '../../core/json/defined.js';
 
 export type Kind = { readonly apiVersion: string; readonly kind: string };
 
@@ -152,7 +153,7 @@ export class ChildWatches {
             if (error._tag === 'UnknownKind') this.options.onUnserved(kind);
           },
           indexBy: ownerOf,
-          ...(this.options.keepManagers === undefined ? {} : { keepManagers: this.options.keepManagers }),
+          ...defined({ keepManagers: this.options.keepManagers }),
         },
         () => this.unreadable--,
       );

@@ -51,6 +51,7 @@ import { OwnedKeys } from './sharding/owned-keys.js';
 import type { ShardOwnership } from './sharding/ownership.js';
 import { WorkQueue } from './work-queue.js';
 import { WriteLicence, fenced } from './write-fence.js';
+import { defined } from '../../core/json/defined.js';
 
 export type ControllerOptions = {
   readonly cluster: Cluster;
@@ -364,7 +365,7 @@ const childWatchesOf = (
     onUnserved: (kind) => scopes.forget(kind),
     wantedKinds: () => [...primary.applications()].flatMap((application) => kindsOf(application, shared.memo)),
     scopeOf: (kind) => scopeOf(scopes.current, kind),
-    ...(options.childCacheWaitMs === undefined ? {} : { readableWithinMs: options.childCacheWaitMs }),
+    ...defined({ readableWithinMs: options.childCacheWaitMs }),
     // The planner leaves the fields of these managers to them: the caches keep their claims
     // (core/plan/field-fights.ts).
     ...(options.planOptions?.fieldManagers === undefined
@@ -393,10 +394,10 @@ const stepOptionsOf = (options: ControllerOptions, shared: SharedParts, stores: 
   policy: stepPolicyOf(options, shared, stores.primary),
   recorder: {
     logger: shared.logger,
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...defined({ metrics: options.metrics }),
     events: options.events !== false,
     reportApiError: shared.reportApiError,
-    ...(options.onReconciled === undefined ? {} : { onReconciled: options.onReconciled }),
+    ...defined({ onReconciled: options.onReconciled }),
   },
   clock: options.clock,
   random: options.random,
@@ -411,23 +412,22 @@ const stepAccessOf = (options: ControllerOptions, shared: SharedParts, owned: Ow
   const operatorWrites = fenced(options.cluster, mayWrite, ABANDONED);
   return {
     cluster: options.cluster,
-    ...(options.eventCluster === undefined ? {} : { eventCluster: options.eventCluster }),
+    ...defined({ eventCluster: options.eventCluster }),
     writesFor: (cluster, key) =>
       owned.fence(cluster === options.cluster ? operatorWrites : fenced(cluster, mayWrite, ABANDONED), key),
     owns: (key) => owned.owns(key),
-    ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
+    ...defined({ childClusterFor: options.childClusterFor }),
   };
 };
 
 const stepPolicyOf = (options: ControllerOptions, shared: SharedParts, primary: PrimaryStore): StepPolicy => ({
   planOptions: { ...planOptionsOf(options), applications: primary.dependants.view },
-  ...(options.guard === undefined ? {} : { guard: options.guard }),
-  ...(options.approvalsRefused === undefined ? {} : { approvalsRefused: options.approvalsRefused }),
+  ...defined({ guard: options.guard, approvalsRefused: options.approvalsRefused }),
   bookkeeping: shared.bookkeeping,
   translate: options.translate ?? createToscaTranslator({ now: () => options.clock.now() }),
-  ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+  ...defined({ hooks: options.hooks }),
   progressStatusAfterMs: options.progressStatusAfterMs ?? DEFAULT_PROGRESS_STATUS_AFTER_MS,
-  ...(shared.isolatedRules === undefined ? {} : { isolatedRules: shared.isolatedRules }),
+  ...defined({ isolatedRules: shared.isolatedRules }),
 });
 
 const applierContextOf = (options: ControllerOptions, shared: SharedParts, stores: Stores): ApplierContext => {
@@ -436,11 +436,11 @@ const applierContextOf = (options: ControllerOptions, shared: SharedParts, store
   return {
     clock: options.clock,
     logger: shared.logger,
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...defined({ metrics: options.metrics }),
     workers: options.workers ?? 2,
     licence: shared.licence,
     cacheSyncTimeoutMs: options.cacheSyncTimeoutMs ?? 120_000,
-    ...(stores.watchChildrenOf === undefined ? {} : { watchChildrenOf: stores.watchChildrenOf }),
+    ...defined({ watchChildrenOf: stores.watchChildrenOf }),
     ...(hooks === undefined
       ? {}
       : {

@@ -33,6 +33,7 @@ import { readLive, resolveScopes } from '../reconcile/live-reader.js';
 import type { DesiredLimits } from './desired-guard.js';
 import type { UntypedSpec } from './kubernetes-object.js';
 import { primaryOf, type PrimaryReconciler } from './primary.js';
+import { defined } from '../../core/json/defined.js';
 
 /**
  * A primary whose spec or `desired()` result does not decode on one side: the operator would stall it `InvalidSpec`.
@@ -147,7 +148,7 @@ export const planDesiredChangeLive = async <Before = UntypedSpec, After = Untype
   const listed = await cluster.list({
     apiVersion: input.after.apiVersion,
     kind: input.after.kind,
-    ...(namespace === undefined ? {} : { namespace }),
+    ...defined({ namespace }),
   })();
   if (E.isLeft(listed)) return listed;
   const primaries = listed.right.items;

@@ -9,6 +9,7 @@ import { createDefaultLogger } from './default-logger.js';
 import type { DesiredLimits } from './desired-guard.js';
 import type { UntypedSpec } from './kubernetes-object.js';
 import { primaryOf, type PrimaryReconciler } from './primary.js';
+import { defined } from '../../core/json/defined.js';
 
 export type EmbeddedOperatorOptions<Spec = UntypedSpec> = Omit<OperatorOptions, 'primary' | 'hooks' | 'tosca'> & {
   /** The primary kind, its `spec` codec and its `desired`. */
@@ -29,8 +30,7 @@ export const startEmbeddedOperator = <Spec = UntypedSpec>(
 ): Promise<Operator> => {
   const { reconciler, desiredLimits, ...operator } = options;
   const guard = {
-    ...(desiredLimits === undefined ? {} : { limits: desiredLimits }),
-    ...(operator.monotonic === undefined ? {} : { monotonic: operator.monotonic }),
+    ...defined({ limits: desiredLimits, monotonic: operator.monotonic }),
   };
   // Not silent by default: a defect in `desired` or the cluster must reach someone's log.
   const logger = operator.logger ?? createDefaultLogger({ level: 'warn' });

@@ -25,6 +25,7 @@ import {
   type WatcherPolicy,
   type WatcherState,
 } from './watcher.js';
+import { defined } from '../../core/json/defined.js';
 
 export { isNewer } from './store.js';
 
@@ -242,7 +243,7 @@ export class Informer {
   private openWatch(resourceVersion: string | undefined): void {
     const generation = ++this.watchGeneration;
     const handle = this.source.watch(
-      { ...this.query, ...(resourceVersion === undefined ? {} : { resourceVersion }), allowBookmarks: true },
+      { ...this.query, ...defined({ resourceVersion }), allowBookmarks: true },
       {
         event: (event) => {
           if (generation === this.watchGeneration) this.send({ _tag: 'Event', event });

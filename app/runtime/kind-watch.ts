@@ -9,6 +9,7 @@
  */
 import type { Clock, ClusterError, ClusterReader, ListQuery, Resource, WatchSource } from '../../core/internal.js';
 import { Informer, type InformerEvent } from './informer.js';
+import { defined } from '../../core/json/defined.js';
 
 export type KindWatchOptions = {
   readonly cluster: ClusterReader & WatchSource;
@@ -135,7 +136,7 @@ export class KindWatch {
           options.onError(error, phase);
         },
         indexBy: options.indexBy,
-        ...(options.keepManagers === undefined ? {} : { keepManagers: options.keepManagers }),
+        ...defined({ keepManagers: options.keepManagers }),
       },
     );
     return informer;

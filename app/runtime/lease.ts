@@ -4,6 +4,7 @@
  * their types checked; writes keep the fields this code does not know (newer API versions add some).
  */
 import { getOwn, isJsonObject, type JsonObject, type ObjectRef, type Resource } from '../../core/internal.js';
+import { defined } from '../../core/json/defined.js';
 
 export const LEASE_API_VERSION = 'coordination.k8s.io/v1';
 
@@ -35,10 +36,7 @@ export const leaseRecordOf = (lease: Resource | undefined): LeaseRecord => {
   const renewTime = text('renewTime');
   const leaseTransitions = count('leaseTransitions');
   return {
-    ...(holderIdentity === undefined ? {} : { holderIdentity }),
-    ...(leaseDurationSeconds === undefined ? {} : { leaseDurationSeconds }),
-    ...(renewTime === undefined ? {} : { renewTime }),
-    ...(leaseTransitions === undefined ? {} : { leaseTransitions }),
+    ...defined({ holderIdentity, leaseDurationSeconds, renewTime, leaseTransitions }),
   };
 };
 
@@ -50,7 +48,7 @@ export const newLease = (
 ): Resource => ({
   apiVersion: LEASE_API_VERSION,
   kind: 'Lease',
-  metadata: { name: ref.name, namespace: ref.namespace, ...(labels === undefined ? {} : { labels }) },
+  metadata: { name: ref.name, namespace: ref.namespace, ...defined({ labels }) },
   spec,
 });
 

@@ -37,6 +37,7 @@ import { silentLogger, type Logger } from '../logging/logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSharding, type Sharding, type ShardingOptions } from './sharding/sharding.js';
 import { LeadershipTerms, type TermFence } from './terms.js';
+import { defined } from '../../core/json/defined.js';
 
 export type OperatorOptions = Pick<
   ControllerOptions,
@@ -186,7 +187,7 @@ const hookRuntimeOf = (options: OperatorOptions): HookRuntime | undefined =>
     : {
         callbackUrl: options.hooks.callbackUrl,
         tokens: new HookTokens(),
-        ...(options.hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.hooks.shutdownGraceMs }),
+        ...defined({ shutdownGraceMs: options.hooks.shutdownGraceMs }),
       };
 
 /**
@@ -212,8 +213,7 @@ const controllerOptionsOf = (options: OperatorOptions): Omit<ControllerOptions, 
     ...controllerOptions,
     planOptions: { ...options.planOptions, ...(readiness ? { readiness } : {}), ...(tenancy ? { tenancy } : {}) },
     bookkeeping: {
-      ...(hotLoop === undefined ? {} : { hotLoop }),
-      ...(perpetualDiff === undefined ? {} : { perpetualDiff }),
+      ...defined({ hotLoop, perpetualDiff }),
     },
   };
 };
@@ -248,9 +248,9 @@ const controllerFactory = ({
       logger,
       metrics,
       translate,
-      ...(hooks === undefined ? {} : { hooks }),
+      ...defined({ hooks }),
       ...(sharding === undefined ? {} : { shard: sharding.ownership }),
-      ...(childClusterFor === undefined ? {} : { childClusterFor }),
+      ...defined({ childClusterFor }),
     });
   };
 };
@@ -269,13 +269,13 @@ const leadershipTermsOf = (
             cluster: options.cluster,
             clock: options.clock,
             logger,
-            ...(options.monotonic === undefined ? {} : { monotonic: options.monotonic }),
+            ...defined({ monotonic: options.monotonic }),
           },
         }),
     metrics,
     logger,
     stopDeadlineMs: options.stopDeadlineMs ?? 5_000,
-    ...(options.onLostLeadership === undefined ? {} : { onLostLeadership: options.onLostLeadership }),
+    ...defined({ onLostLeadership: options.onLostLeadership }),
   });
 
 /** The hook callbacks' handler, when hooks are configured: an accepted callback queues its Application. */
@@ -291,8 +291,7 @@ const callbacksOf = ({ options, logger, hooks }: OperatorParts, terms: Leadershi
         logger,
         tokens: hooks.tokens,
         // Hook Secrets are read as the Application's children are (its ServiceAccount under impersonation).
-        ...(options.childClusterFor === undefined ? {} : { childClusterFor: options.childClusterFor }),
-        ...(hooks.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: hooks.shutdownGraceMs }),
+        ...defined({ childClusterFor: options.childClusterFor, shutdownGraceMs: hooks.shutdownGraceMs }),
         onAccepted: (key) => terms.controller.enqueue(key),
       });
 
@@ -315,7 +314,7 @@ const startListeners = async (
       : await startCallbackServer({
           listen: ownListener,
           handler: callbacks,
-          ...(options.hooks?.tls === undefined ? {} : { tls: options.hooks.tls }),
+          ...defined({ tls: options.hooks?.tls }),
         });
   const server =
     options.listen === undefined
@@ -345,7 +344,7 @@ const operatorOf = (
     },
     metrics,
     admission,
-    ...(address === undefined ? {} : { address }),
+    ...defined({ address }),
     ...(callbackServer === undefined ? {} : { callbackAddress: callbackServer.address }),
     isLeader: () => terms.isLeader,
     stop: async (deadlineMs = 30_000) => {

@@ -26,6 +26,7 @@ import { decodedApplication } from '../reconcile/reconcile-application.js';
 import { DEFAULT_DESIRED_LIMITS, desiredProblem, type DesiredLimits } from './desired-guard.js';
 import type { ManifestObject, PrimaryObject, UntypedSpec } from './kubernetes-object.js';
 import { readStoredStatus } from '../status/stored-status.js';
+import { defined } from '../../core/json/defined.js';
 
 /** How `desired` is bounded (docs/runtime.md, Production checklist). */
 export type DesiredGuard = {
@@ -180,10 +181,9 @@ const shapePrimary = (
     metadata: object.metadata,
     spec: {
       manifest: getOwn(state, 'manifest'),
-      ...(observerSchema === undefined ? {} : { observerSchema }),
-      ...(readiness === undefined ? {} : { readiness }),
+      ...defined({ observerSchema, readiness }),
     },
-    ...(status === undefined ? {} : { status }),
+    ...defined({ status }),
   };
   return E.map((application: Application): Application => ({
     ...application,

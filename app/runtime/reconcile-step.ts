@@ -47,6 +47,7 @@ import { countWrittenActions, type Metrics } from './metrics.js';
 import { OwnWrites, type WriteAnswers } from './own-writes.js';
 import { applicationKey, type PrimaryStore } from './primary-store.js';
 import { NOT_OWNED, type Deferred, type NotOwned } from './reconcile-loop.js';
+import { defined } from '../../core/json/defined.js';
 
 /** How the step reaches the cluster (the writer part): reads, and writes behind every fence. */
 export type StepAccess = {
@@ -262,7 +263,7 @@ export class ReconcileStep {
       policy: guard,
       application,
       plan,
-      ...(approvalsRefused === undefined ? {} : { approvalsRefused }),
+      ...defined({ approvalsRefused }),
       now: new Date(this.options.clock.now()).toISOString(),
     });
     if (guarded.plan !== plan)
@@ -333,10 +334,10 @@ const sharedDeps = (
     planOptions: policy.planOptions,
     memo,
     translate: policy.translate,
-    ...(policy.hooks === undefined ? {} : { hooks: policy.hooks }),
+    ...defined({ hooks: policy.hooks }),
     primary: observed.store.primary,
     progressStatusAfterMs: policy.progressStatusAfterMs,
-    ...(policy.isolatedRules === undefined ? {} : { isolatedRules: policy.isolatedRules }),
+    ...defined({ isolatedRules: policy.isolatedRules }),
     ...(childClusterFor === undefined
       ? {}
       : {

@@ -6,6 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as TE from 'fp-ts/lib/TaskEither.js';
 import { clusterError, type Cluster, type ClusterError, type ObjectRef } from '../../core/internal.js';
+import { defined } from '../../core/json/defined.js';
 
 const refused = (ref: ObjectRef, why: string): ClusterError =>
   clusterError('Unavailable', `not sent: ${why}`, { code: 0, ref });
@@ -18,7 +19,7 @@ const refOf = (object: {
   apiVersion: object.apiVersion,
   kind: object.kind,
   name: object.metadata.name,
-  ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+  ...defined({ namespace: object.metadata.namespace }),
 });
 
 /** `cluster` with every write checked against `mayWrite` at the moment it would be sent; refusals say `why`. */

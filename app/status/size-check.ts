@@ -13,6 +13,7 @@ import {
   type StorageLimits,
 } from '../../core/plan/size-check.js';
 import { storedStatus } from './stored-status.js';
+import { defined } from '../../core/json/defined.js';
 
 /**
  * Whether a plan starts or grows what the status must then record: a create, patch or recreation,
@@ -45,7 +46,7 @@ export const sizeProblemsOf = (
       application: object,
       storedStatusBytes,
       children: plan.status.lastAppliedManifest ?? [],
-      ...(limits === undefined ? {} : { limits }),
+      ...defined({ limits }),
     });
   // Deflating costs more than planning: when even a bound on the stored size fits, the exact size does too.
   const bounded = check(storedSizeBound(utf8Length(JSON.stringify(observed))));

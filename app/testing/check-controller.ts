@@ -31,6 +31,7 @@ import {
   type Timeline,
 } from './run-timeline.js';
 import { promiseCluster } from './promise-cluster.js';
+import { defined } from '../../core/json/defined.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -194,7 +195,7 @@ const runOnce = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    ...(options.pods === undefined ? {} : { pods: options.pods }),
+    ...defined({ pods: options.pods }),
   });
   // Each of the process's calls draws its faults by what it is, not by when it arrived (keyed); the harness has a
   // stream of its own, so its requests never shift the controller's faults.

@@ -14,6 +14,7 @@ import { jsonText } from '../../core/json/text.js';
 import { drive } from './drive.js';
 import { propertyLog, type ShrinkBudget } from './shrink-budget.js';
 import { promiseCluster, type PromiseCluster } from './promise-cluster.js';
+import { defined } from '../../core/json/defined.js';
 
 /** The cluster's HTTP endpoint of one run (`overHttp`): give `kubeconfig` to your client. */
 export type HttpEndpoint = { readonly url: string; readonly kubeconfig: string };
@@ -185,7 +186,7 @@ const runOnce = async <World>(options: ConvergenceOptions<World>, world: World, 
     clock,
     seed: clusterSeed,
     workloads: options.workloads ?? true,
-    ...(options.pods === undefined ? {} : { pods: options.pods }),
+    ...defined({ pods: options.pods }),
   });
   const observed = counting(cluster);
   const served = await serveRun(observed.cluster, options.overHttp);
@@ -267,8 +268,7 @@ export const checkWorlds = async <World>(
   const details = await fc.check(property, {
     numRuns: options.numRuns ?? defaultRuns,
     verbose: verbosity(options.verbose),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.path === undefined ? {} : { path: options.path }),
+    ...defined({ seed: options.seed, path: options.path }),
   });
   if (details.failed) throw failureOf(details, runner, log.summary());
 };

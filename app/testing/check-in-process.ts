@@ -17,6 +17,7 @@ import { scheduleRequests, type RequestScheduler } from './request-scheduler.js'
 import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
 import { catchInProcessEffects, type InProcessCrash, type InProcessEffects } from './in-process-effects.js';
 import { virtualTime, type VirtualTime } from './virtual-time.js';
+import { defined } from '../../core/json/defined.js';
 
 /** What one in-process run needs while it lasts. */
 type Run<World> = {
@@ -261,7 +262,7 @@ const setUp = async <World>(
     clock,
     seed,
     workloads: options.workloads ?? true,
-    ...(options.pods === undefined ? {} : { pods: options.pods }),
+    ...defined({ pods: options.pods }),
   });
   const context: ConvergenceContext<World> = {
     cluster,

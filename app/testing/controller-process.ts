@@ -69,8 +69,15 @@ export const controllerReport = (controller: SupervisedController, lines = 20): 
     : `${history}\nits last ${tail.length} output lines:\n  ${tail.join('\n  ')}`;
 };
 
+/** A controller's output, bounded: what it wrote last, as lines tagged with their stream. */
+export interface BoundedLog {
+  readonly write: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** The last `count` lines, a line not yet ended included. */
+  readonly tail: (count: number) => ReadonlyArray<string>;
+}
+
 /** The newest `limit` bytes of output, as lines tagged with their stream. */
-export const boundedLog = (limit: number) => {
+export const boundedLog = (limit: number): BoundedLog => {
   const lines: string[] = [];
   const partial = { stdout: '', stderr: '' };
   let bytes = 0;

@@ -13,6 +13,7 @@ import type { ObjectRef, Resource } from '../model/resource.js';
 import { ownerFor, ownerMark, ownerOf } from '../manifest/ownership.js';
 import type { Action, Plan, PlanSummary } from '../model/plan.js';
 import { fleetConflicts, objectKey, type FleetConflict } from './fleet-conflicts.js';
+import { defined } from '../json/defined.js';
 
 /** One instance of the fleet: an Application (or an embedder's primary as one), its plan, what it declares. */
 export type FleetInstance = {
@@ -127,7 +128,7 @@ const liveOwners = (live: ReadonlyArray<Resource>): ReadonlyMap<string, string |
       objectKey({
         apiVersion: object.apiVersion,
         kind: object.kind,
-        ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+        ...defined({ namespace: object.metadata.namespace }),
         name: object.metadata.name,
       }),
       ownerOf(object) ?? null,

@@ -15,6 +15,7 @@ import { createPlanner, type PlanOptions, type Planner } from '../plan/plan.js';
 import type { Plan } from '../model/plan.js';
 import { fleetReport, type FleetReport } from './fleet-report.js';
 import { desiredRefs, indexLive, liveObjectsIn } from './live-index.js';
+import { defined } from '../json/defined.js';
 
 /** One planned instance: the plan `plan` gives it alone, what each action does at run time, what it declares. */
 export type FleetMember = {
@@ -55,7 +56,7 @@ export const planFleet = (input: FleetInput): FleetPlan => {
       live,
       scopes: input.scopes,
       now: input.now,
-      ...(input.options === undefined ? {} : { options: input.options }),
+      ...defined({ options: input.options }),
     });
     const impacts = rolloutImpacts({ actions: plan.actions, desired: plan.status.lastAppliedManifest ?? [], live });
     return { application, plan, impacts, live };
@@ -67,7 +68,7 @@ export const planFleet = (input: FleetInput): FleetPlan => {
       declares: desiredRefs(m.application, input.scopes),
     })),
     live: input.live,
-    ...(input.guard === undefined ? {} : { guard: input.guard }),
+    ...defined({ guard: input.guard }),
   });
   return { members: members.map(({ live: _live, ...member }) => member), report };
 };

@@ -17,6 +17,7 @@ import {
   type GuardRule,
   type GuardedActionType,
 } from './policy.js';
+import { defined } from '../json/defined.js';
 
 /** An admin's approval of one denied plan: the Application annotated with the plan's digest. */
 export const APPROVE_ANNOTATION = 'kreconcile.io/approve';
@@ -77,7 +78,7 @@ const refJson = (ref: ObjectRef): JsonValue => ({
   apiVersion: ref.apiVersion,
   kind: ref.kind,
   name: ref.name,
-  ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+  ...defined({ namespace: ref.namespace }),
 });
 
 /** A Secret's values as their digests (docs/decisions/0004): a plan digest is printed, the values never are. */
@@ -109,8 +110,7 @@ const digestPart = (action: Written): JsonValue => ({
   ...(action.type === 'recreate' ? { fields: [...action.fields] } : {}),
   changes: action.changes.map((change) => ({
     path: change.path,
-    ...(change.from === undefined ? {} : { from: change.from }),
-    ...(change.to === undefined ? {} : { to: change.to }),
+    ...defined({ from: change.from, to: change.to }),
   })),
 });
 

@@ -22,6 +22,7 @@ import {
 } from '../sensitive/secret-values.js';
 import { hookSecretName, isTokenKey, withoutHookToken } from './secret.js';
 import type { HookOwner } from './types.js';
+import { defined } from '../json/defined.js';
 
 export const REDACTED = '(redacted)';
 
@@ -102,8 +103,7 @@ export const redactStatus = (status: ApplicationStatus, owner: HookOwner): Appli
   if (applied === status.lastAppliedManifest && observed === status.lastObservedManifest) return status;
   return {
     ...status,
-    ...(applied === undefined ? {} : { lastAppliedManifest: applied }),
-    ...(observed === undefined ? {} : { lastObservedManifest: observed }),
+    ...defined({ lastAppliedManifest: applied, lastObservedManifest: observed }),
   };
 };
 

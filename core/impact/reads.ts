@@ -1,11 +1,12 @@
 /** Small typed reads of workload objects the impact modules share. */
 import { getIn, isJsonArray, type JsonValue } from '../json/json.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
+import { defined } from '../json/defined.js';
 
 export const workloadRef = (workload: Resource): ObjectRef => ({
   apiVersion: workload.apiVersion,
   kind: workload.kind,
-  ...(workload.metadata.namespace === undefined ? {} : { namespace: workload.metadata.namespace }),
+  ...defined({ namespace: workload.metadata.namespace }),
   name: workload.metadata.name,
 });
 

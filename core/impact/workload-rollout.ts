@@ -9,6 +9,7 @@ import { showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import type { FieldChange } from '../model/plan.js';
 import type { Impact } from './types.js';
 import { stringAt } from './reads.js';
+import { defined } from '../json/defined.js';
 
 /** The kinds whose `spec.template` is a pod template the impact looks into. */
 export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
@@ -164,7 +165,7 @@ const daemonSetRollout = (ref: ObjectRef, sides: Sides): Impact => {
     type: 'rollout',
     message: `rolls the pod ${where} of ${showRef(ref)} (RollingUpdate: up to ${unavailable} unavailable, up to ${surge} extra at a time)`,
     workloads: [ref],
-    ...(nodes === undefined ? {} : { pods: nodes }),
+    ...defined({ pods: nodes }),
   };
 };
 

@@ -20,6 +20,7 @@ import {
 } from '../model/application.js';
 import { refOf, type ObjectMeta, type ObjectRef, type Resource } from '../model/resource.js';
 import type { FieldChange, JsonPatchOperation } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 /** The kind of a primary object kreconcile reconciles for an embedder (not an Application). */
 export type PrimaryKind = { readonly apiVersion: string; readonly kind: string };
@@ -44,7 +45,7 @@ export const ownerFor = (object: {
 }): Owner => ({
   namespace: object.metadata.namespace ?? 'default',
   name: object.metadata.name,
-  ...(object.metadata.uid === undefined ? {} : { uid: object.metadata.uid }),
+  ...defined({ uid: object.metadata.uid }),
   ...(object.apiVersion === APPLICATION_API_VERSION && object.kind === APPLICATION_KIND
     ? {}
     : { kind: { apiVersion: object.apiVersion, kind: object.kind } }),

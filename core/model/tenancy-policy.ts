@@ -4,6 +4,7 @@
  */
 import * as t from 'io-ts';
 import { isJsonObject } from '../json/json.js';
+import { defined } from '../json/defined.js';
 
 /** Wildcard in a policy rule: written explicitly, never implied. */
 export const ANY = '*';
@@ -132,8 +133,10 @@ export const TenancyPolicyDocument = onlyKeys(
 
 /** The rules of a decoded policy document. */
 export const policyOf = (document: t.TypeOf<typeof TenancyPolicyDocument>): TenancyPolicy => ({
-  ...(document.destinations === undefined ? {} : { destinations: document.destinations }),
-  ...(document.clusterKinds === undefined ? {} : { clusterKinds: document.clusterKinds }),
-  ...(document.adoption === undefined ? {} : { adoption: document.adoption }),
-  ...(document.serviceAccounts === undefined ? {} : { serviceAccounts: document.serviceAccounts }),
+  ...defined({
+    destinations: document.destinations,
+    clusterKinds: document.clusterKinds,
+    adoption: document.adoption,
+    serviceAccounts: document.serviceAccounts,
+  }),
 });

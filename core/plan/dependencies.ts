@@ -9,6 +9,7 @@ import { getIn } from '../json/json.js';
 import type { Issue } from '../model/decode.js';
 import { groupOf, refKey, refOf, showRef, type ObjectRef, type Resource } from '../model/resource.js';
 import type { WaitAction } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 export const DEPENDS_ON_ANNOTATION = 'kreconcile.io/depends-on';
 
@@ -40,7 +41,7 @@ const parse = (text: string): { readonly dependencies: ReadonlyArray<Dependency>
   const malformed = parsed.find((p): p is string => typeof p === 'string');
   return {
     dependencies: parsed.filter((p): p is Dependency => typeof p !== 'string'),
-    ...(malformed === undefined ? {} : { malformed }),
+    ...defined({ malformed }),
   };
 };
 

@@ -23,6 +23,7 @@ import { ANY, type TenancyPolicy } from '../model/tenancy-policy.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { tenancyFor } from './tenancy.js';
 import type { Plan } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 /** An Application as stored (raw, from a cache or a snapshot) or as decoded (a directory's). */
 export type StoredApplication = Resource | Application;
@@ -242,8 +243,7 @@ export const dependencyStateOf = (object: StoredApplication): DependencyState =>
     key,
     dependencies: dependenciesOf(namespace, spec?.dependsOn),
     deleting: metadata?.deletionTimestamp !== undefined,
-    ...(metadata?.generation === undefined ? {} : { generation: metadata.generation }),
-    ...(status?.observedGeneration === undefined ? {} : { observedGeneration: status.observedGeneration }),
+    ...defined({ generation: metadata?.generation, observedGeneration: status?.observedGeneration }),
     ...(ready === undefined ? {} : { ready: { status: ready.status, reason: ready.reason } }),
   };
 };
@@ -289,7 +289,7 @@ export const dependsOnPlan = (
     summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
     status: {
       ...stored,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      ...defined({ observedGeneration: generation }),
       conditions: conditionsFor({ verdict, previous: stored.conditions, now, generation }),
     },
     outcome: { _tag: 'AwaitChange' },
@@ -330,7 +330,7 @@ export const heldByDependsOn = (
   const decision = dependsOnDecision({
     application,
     view,
-    ...(options?.tenancy === undefined ? {} : { policy: options.tenancy }),
+    ...defined({ policy: options?.tenancy }),
   });
   return decision._tag === 'Proceed' ? undefined : dependsOnPlan(application, decision, now);
 };

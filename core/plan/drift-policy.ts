@@ -12,6 +12,7 @@ import { redactPlan, redactStatus } from '../hooks/redact.js';
 import type { ObserverSchema } from '../model/observer-schema.js';
 import type { Owner } from '../manifest/ownership.js';
 import type { PatchAction, Plan, RecreateAction } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 type Corrections = {
   readonly patches: ReadonlyArray<PatchAction>;
@@ -66,11 +67,10 @@ const entriesOf = (
         apiVersion: action.ref.apiVersion,
         kind: action.ref.kind,
         name: action.ref.name,
-        ...(action.ref.namespace === undefined ? {} : { namespace: action.ref.namespace }),
+        ...defined({ namespace: action.ref.namespace }),
       },
       path: change.path,
-      ...(change.from === undefined ? {} : { live: change.from }),
-      ...(change.to === undefined ? {} : { desired: change.to }),
+      ...defined({ live: change.from, desired: change.to }),
     })),
   );
 
@@ -94,5 +94,5 @@ export const withDriftReport = (
         }
       : condition,
   );
-  return { ...planned, status: { ...rest, drift, ...(conditions === undefined ? {} : { conditions }) } };
+  return { ...planned, status: { ...rest, drift, ...defined({ conditions }) } };
 };

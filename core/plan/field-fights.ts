@@ -12,6 +12,7 @@ import type { PatchAction, Plan } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
 import { managerOf, ownersOf, type FieldOwner } from '../fields/owners.js';
+import { defined } from '../json/defined.js';
 
 type Decided = { readonly patches: ReadonlyArray<PatchAction> };
 
@@ -61,8 +62,7 @@ const contestedIn = (action: PatchAction, live: Resource, table: ReadonlyArray<K
         path: readable(operation.path),
         pointer: operation.path,
         manager: owner.manager,
-        ...(owner.subresource === undefined ? {} : { subresource: owner.subresource }),
-        ...(owner.time === undefined ? {} : { since: owner.time }),
+        ...defined({ subresource: owner.subresource, since: owner.time }),
         controller: known.controller,
       },
     ];
@@ -122,7 +122,7 @@ export const withFightReport = (planned: Plan, contested: ReadonlyArray<Conteste
   );
   return {
     ...planned,
-    status: { ...rest, contestedFields: contested, ...(conditions === undefined ? {} : { conditions }) },
+    status: { ...rest, contestedFields: contested, ...defined({ conditions }) },
   };
 };
 

@@ -16,6 +16,7 @@ import { showPath, toPointer, type Path } from '../json/path.js';
 import { listControl, listElements, makeListControl, type SchemaNode } from '../model/observer-schema.js';
 import { appendedElements, missingValue } from '../delta/missing.js';
 import type { FieldChange, JsonPatchOperation } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 export type ResourcePatch = {
   readonly operations: ReadonlyArray<JsonPatchOperation>;
@@ -37,8 +38,7 @@ type Walk = {
 
 const change = (path: Path, from: JsonValue | undefined, to: JsonValue | undefined): FieldChange => ({
   path: showPath(path),
-  ...(from === undefined ? {} : { from }),
-  ...(to === undefined ? {} : { to }),
+  ...defined({ from, to }),
 });
 
 /** Sets a value at the walk's path: `add` when absent (parents exist by construction), else `replace`. */

@@ -97,6 +97,7 @@ import type {
   SkipAction,
   WaitAction,
 } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 export type PlanOptions = {
   /** Requeue delay after a plan with actions, to verify they took effect (default 1 s). */
@@ -925,7 +926,7 @@ const nextStatus = (
   const generation = context.application.metadata.generation;
   return {
     ...context.status,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    ...defined({ observedGeneration: generation }),
     conditions: conditionsFor({ verdict, previous: context.status.conditions, now: context.input.now, generation }),
     ...manifests,
   };
@@ -1004,7 +1005,7 @@ const applicationRef = (application: Application): ObjectRef => ({
   apiVersion: application.apiVersion,
   kind: application.kind,
   name: application.metadata.name,
-  ...(application.metadata.namespace === undefined ? {} : { namespace: application.metadata.namespace }),
+  ...defined({ namespace: application.metadata.namespace }),
 });
 
 const finalizerAction = (context: Context, type: 'addFinalizer' | 'removeFinalizer'): Action => ({
@@ -1065,7 +1066,7 @@ const conflictWith = (resource: Resource, live: Resource | undefined, owner: Own
       type: 'conflict',
       ref: refOf(resource),
       reason: liveOwner === undefined ? 'NotOwned' : 'OwnedByAnother',
-      ...(liveOwner === undefined ? {} : { owner: liveOwner }),
+      ...defined({ owner: liveOwner }),
       changes: [],
     },
   ];

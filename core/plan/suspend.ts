@@ -7,6 +7,7 @@
 import type { Application } from '../model/application.js';
 import { conditionsFor } from '../status/conditions.js';
 import type { Plan } from '../model/plan.js';
+import { defined } from '../json/defined.js';
 
 export const SUSPENDED_MESSAGE = 'spec.suspend is true: nothing is written until it is false';
 
@@ -23,7 +24,7 @@ export const suspendedPlan = (application: Application, now: string): Plan => {
     summary: { create: 0, patch: 0, delete: 0, conflict: 0 },
     status: {
       ...stored,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      ...defined({ observedGeneration: generation }),
       conditions: conditionsFor({
         verdict: { _tag: 'Suspended', message: SUSPENDED_MESSAGE },
         previous: stored.conditions,

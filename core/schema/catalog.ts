@@ -18,6 +18,7 @@ import { showPath } from '../json/path.js';
 import { REMOVED_APIS, removedApiMessage } from './removed-apis.js';
 import { serverRuleIssues } from './server-rules/rules.js';
 import { jsonText } from '../json/text.js';
+import { defined } from '../json/defined.js';
 
 /** A kind's schema and whose it is, named in messages ("the Kubernetes v1.36.3 schema"). */
 export type KindSchema = {
@@ -198,7 +199,7 @@ export const catalogIssues = (args: {
       ...structuralCauses({
         object: body,
         schema: found.schema,
-        ...(args.rules === undefined ? {} : { rules: args.rules }),
+        ...defined({ rules: args.rules }),
       }).map((cause) => causeIssue(index, cause, `(${found.source} of ${apiVersion} ${kind})`)),
     ];
   });

@@ -11,6 +11,7 @@ import { getIn, getOwn, isJsonObject, type JsonValue } from '../json/json.js';
 import type { ClusterError } from '../ports/errors.js';
 import { base64Bytes } from '../json/base64.js';
 import { isSecret, LAST_APPLIED_ANNOTATION, SENSITIVE, SENSITIVE_FIELDS } from './secret-values.js';
+import { defined } from '../json/defined.js';
 
 /** What stands in for an echoed object. */
 export const ECHO_REDACTED = '(object redacted)';
@@ -96,5 +97,5 @@ export const redactClusterError = (error: ClusterError, secrets: ReadonlyArray<s
   const causes = error.causes?.map((cause) => ({ ...cause, message: redactEcho(cause.message, secrets) }));
   const changed =
     message !== error.message || (causes ?? []).some((cause, i) => cause.message !== error.causes?.[i]?.message);
-  return changed ? { ...error, message, ...(causes === undefined ? {} : { causes }) } : error;
+  return changed ? { ...error, message, ...defined({ causes }) } : error;
 };

@@ -2,6 +2,7 @@
 import type { Condition, ConditionStatus, ConditionType } from '../model/application.js';
 import { hasOwn } from '../json/json.js';
 import { capMessage } from './message-cap.js';
+import { defined } from '../json/defined.js';
 
 export type StalledReason =
   | 'InvalidSpec'
@@ -84,7 +85,7 @@ export const conditionsFor = (args: {
       reason: next.reason,
       message: next.message,
       lastTransitionTime: before !== undefined && before.status === next.status ? before.lastTransitionTime : args.now,
-      ...(args.generation === undefined ? {} : { observedGeneration: args.generation }),
+      ...defined({ observedGeneration: args.generation }),
     };
   });
 };

@@ -8,6 +8,7 @@ import { refKey, type Resource } from '../model/resource.js';
 import type { Action, PatchAction, Plan } from '../model/plan.js';
 import type { Application } from '../model/application.js';
 import { stalledConditions } from './conditions.js';
+import { defined } from '../json/defined.js';
 
 /**
  * One patch that succeeded: which resource, a fingerprint of its operations, when (ms), the
@@ -77,8 +78,7 @@ export const recordPatches = (
         fingerprint: fingerprintOf(action),
         at: now,
         paths: action.changes.map((change) => change.path),
-        ...(before === undefined ? {} : { plannedAgainst: before }),
-        ...(wrote === undefined ? {} : { wrote }),
+        ...defined({ plannedAgainst: before, wrote }),
       },
     ];
   }),

@@ -22,6 +22,7 @@ import type {
 } from '../ports/expressions.js';
 import { scrubTexts, sensitiveTexts } from '../sensitive/scrub.js';
 import { capMessage } from './message-cap.js';
+import { defined } from '../json/defined.js';
 
 export type ReadinessRule = {
   /** Matches any version of the kind when absent. */
@@ -167,9 +168,9 @@ const compileOne = (
   const failed = spec.failed === undefined ? undefined : evaluator.compile(spec.failed);
   if (failed !== undefined && E.isLeft(failed)) return E.left(problemAt(index, 'failed', failed.left));
   return E.right({
-    ...(spec.apiVersion === undefined ? {} : { apiVersion: spec.apiVersion }),
+    ...defined({ apiVersion: spec.apiVersion }),
     kind: spec.kind,
-    ...(spec.name === undefined ? {} : { name: spec.name }),
+    ...defined({ name: spec.name }),
     ready: ready.right,
     ...(failed === undefined ? {} : { failed: failed.right }),
     ...(spec.timeout === undefined ? {} : { timeoutMs: durationMs(spec.timeout) }),
@@ -209,7 +210,7 @@ const waitFor = (object: Resource, since: string): ReadinessWait => ({
   apiVersion: object.apiVersion,
   kind: object.kind,
   name: object.metadata.name,
-  ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+  ...defined({ namespace: object.metadata.namespace }),
   since,
 });
 

@@ -14,6 +14,7 @@ import { startControllerManager } from './kube-controller-manager.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { startProcess, tail, type ManagedProcess } from './managed-process.js';
 import { generatePki } from './pki.js';
+import { defined } from '../../core/json/defined.js';
 
 export type ControlPlaneOptions = {
   readonly binaries: Binaries;
@@ -124,7 +125,7 @@ export const startControlPlane = async (options: ControlPlaneOptions): Promise<C
         logPath: logs.kcm.logPath,
         timeoutMs,
         identity,
-        ...(options.extraControllers === undefined ? {} : { extraControllers: options.extraControllers }),
+        ...defined({ extraControllers: options.extraControllers }),
       });
       log(`kube-controller-manager ready after ${Date.now() - started} ms`);
     }

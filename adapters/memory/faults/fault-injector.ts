@@ -7,6 +7,7 @@ import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { between, chance, type Random } from './prng.js';
 import { matchesFault, matchesKind, type FaultProfile, type Verb } from './faults.js';
 import type { EventFaults } from '../watch/index.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type CallFaults = {
   readonly latencyMs: number;
@@ -34,8 +35,7 @@ export const decideCall = (
   const rule = hits[0];
   if (rule === undefined) return { latencyMs, afterCommit: false, conflict };
   const error = clusterError(rule.tag, rule.message ?? `injected ${rule.tag}`, {
-    ...(rule.code === undefined ? {} : { code: rule.code }),
-    ...(rule.retryAfterMs === undefined ? {} : { retryAfterMs: rule.retryAfterMs }),
+    ...defined({ code: rule.code, retryAfterMs: rule.retryAfterMs }),
   });
   return { latencyMs, error, afterCommit: rule.afterCommit === true, conflict };
 };

@@ -17,6 +17,7 @@ import { jsonText } from '../../../core/json/text.js';
 import { isEmptySet, type FieldSet } from './field-set.js';
 import { decodeFieldsV1, encodeFieldsV1 } from './fields-v1.js';
 import { compareText } from './path-element.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -134,7 +135,7 @@ export const encodeManaged = (managed: Managed): ReadonlyArray<JsonObject> | und
         ...(identity.manager === '' ? {} : { manager: identity.manager }),
         operation: versioned.applied ? 'Apply' : 'Update',
         apiVersion: versioned.apiVersion,
-        ...(time === undefined ? {} : { time }),
+        ...defined({ time }),
         fieldsType: 'FieldsV1',
         fieldsV1: encodeFieldsV1(versioned.set),
         ...(identity.subresource ? { subresource: identity.subresource } : {}),

@@ -15,6 +15,7 @@ import { isDnsSubdomain, timestamp } from '../typing/index.js';
 import type { ServerState } from '../server-state.js';
 import { causesText } from '../../../core/schema/structural/go-text.js';
 import { crdBoundProblem, versionSchemas } from '../../../core/schema/structural/bounds.js';
+import { defined } from '../../../core/json/defined.js';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -153,7 +154,7 @@ export const serveKind = (state: ServerState, crd: Resource): void => {
   const kind = kindFromCrd(crd);
   const served = state.registry.byGroupKind(kind.group, kind.kind);
   const watchCacheFrom = served?.crdName === crd.metadata.name ? served.watchCacheFrom : state.resourceVersion;
-  state.registry.register({ ...kind, ...(watchCacheFrom === undefined ? {} : { watchCacheFrom }) });
+  state.registry.register({ ...kind, ...defined({ watchCacheFrom }) });
 };
 
 /** A definition being deleted: condition Terminating while its custom resources are removed. */

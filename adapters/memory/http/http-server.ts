@@ -15,6 +15,7 @@ import { clusterError } from '../../../core/ports/errors.js';
 import { kubeconfigYaml } from './kubeconfig.js';
 import { sendError } from './http-answers.js';
 import { respond, type ServableCluster, type ServerParts } from './route-table.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type { ServableCluster } from './route-table.js';
 
@@ -244,7 +245,7 @@ export const serveMemoryCluster = async (
   return {
     url,
     kubeconfig,
-    ...(options.kubeconfigPath === undefined ? {} : { kubeConfigPath: options.kubeconfigPath }),
+    ...defined({ kubeConfigPath: options.kubeconfigPath }),
     ...lifecycle(server, parts.watches, connections),
   };
 };

@@ -26,6 +26,7 @@ import type { KindAt } from './api-routes.js';
 import { matchesFields, pageOf, parseFieldSelector } from './list-query.js';
 import { deletedStatus } from './status-response.js';
 import { unsupportedPatchType } from '../strategic/index.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type Target =
   | { readonly type: 'collection'; readonly kind: KindAt; readonly namespace?: string }
@@ -58,7 +59,7 @@ const refOf = (target: Extract<Target, { type: 'object' }>): ObjectRef => ({
   apiVersion: target.kind.apiVersion,
   kind: target.kind.kind,
   name: target.name,
-  ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+  ...defined({ namespace: target.namespace }),
 });
 
 /** Refuses bodies nested too deep or too large for the verbs, which recurse over objects. */
@@ -176,7 +177,7 @@ const writeOptions = (query: URLSearchParams, userAgent: string | undefined): E.
   return E.right({
     ...(dryRun === 'All' ? { dryRun: true } : {}),
     ...(fieldManager === '' ? {} : { fieldManager }),
-    ...(directive === undefined ? {} : { fieldValidation: directive }),
+    ...defined({ fieldValidation: directive }),
   });
 };
 
@@ -296,8 +297,7 @@ const preconditionsOf = (body: JsonObject): E.Either<ClusterError, DeletePrecond
     return E.left(badRequest('DeleteOptions.preconditions.resourceVersion and .uid must be strings'));
   }
   return E.right({
-    ...(resourceVersion === undefined ? {} : { resourceVersion }),
-    ...(uid === undefined ? {} : { uid }),
+    ...defined({ resourceVersion, uid }),
   });
 };
 
@@ -313,8 +313,7 @@ const deleteOptionsOf = (request: ResourceRequest): E.Either<ClusterError, Delet
     policy.right === undefined && preconditions.right === undefined
       ? undefined
       : {
-          ...(policy.right === undefined ? {} : { propagationPolicy: policy.right }),
-          ...(preconditions.right === undefined ? {} : { preconditions: preconditions.right }),
+          ...defined({ propagationPolicy: policy.right, preconditions: preconditions.right }),
         },
   );
 };
@@ -358,7 +357,7 @@ const listAnswer = (
         cluster.list({
           apiVersion: target.kind.apiVersion,
           kind: target.kind.kind,
-          ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+          ...defined({ namespace: target.namespace }),
           ...(request.query.get('labelSelector') === null
             ? {}
             : { labelSelector: request.query.get('labelSelector') ?? '' }),

@@ -27,6 +27,7 @@ import { builtinPrinter } from './printers/index.js';
 import { crdPrinter, crdPrinterColumns, tableEvents, tableOf, wantsTable, type Printer } from './table-response.js';
 import { notServed } from './status-response.js';
 import { isWatchRequest, serveWatch, watchRequestOf } from './watch-stream.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * What the server needs from the memory cluster: the port, its kinds (discovery) and its clock (watch timeouts, the
@@ -144,7 +145,7 @@ const resourceRoute: Handler<ResourceRoute> = async (server, exchange, route) =>
     query: url.searchParams,
     body: body.right.text,
     contentType: body.right.contentType,
-    ...(request.headers['user-agent'] === undefined ? {} : { userAgent: request.headers['user-agent'] }),
+    ...defined({ userAgent: request.headers['user-agent'] }),
   };
   const tooLarge = await storageRefusal(server.cluster, resourceRequest);
   if (tooLarge !== undefined) return sendError(response, tooLarge, route.kind);

@@ -11,6 +11,7 @@ import type { Cluster } from '../../../core/ports/cluster.js';
 import { clusterError, type ClusterError } from '../../../core/ports/errors.js';
 import { applyJsonPatch } from '../json/index.js';
 import type { KindAt } from './api-routes.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** `matchLabels` as a label selector string (`app=web,tier=front`); expressions are left out. */
 const selectorText = (object: Resource): string => {
@@ -32,10 +33,7 @@ const scaleOf = (object: Resource): JsonObject => {
     apiVersion: 'autoscaling/v1',
     metadata: {
       name,
-      ...(namespace === undefined ? {} : { namespace }),
-      ...(uid === undefined ? {} : { uid }),
-      ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      ...(creationTimestamp === undefined ? {} : { creationTimestamp }),
+      ...defined({ namespace, uid, resourceVersion, creationTimestamp }),
     },
     spec: { replicas: typeof replicas === 'number' ? replicas : 1 },
     status: { replicas: typeof observed === 'number' ? observed : 0, selector: selectorText(object) },
@@ -99,7 +97,7 @@ export const answerScale = async (
     apiVersion: target.kind.apiVersion,
     kind: target.kind.kind,
     name: target.name,
-    ...(target.namespace === undefined ? {} : { namespace: target.namespace }),
+    ...defined({ namespace: target.namespace }),
   };
   const read = await cluster.get(ref)();
   if (E.isLeft(read)) return read;

@@ -2,6 +2,7 @@
 import type { JsonObject } from '../../../core/json/json.js';
 import { clusterError, type ClusterError, type ClusterErrorTag } from '../../../core/ports/errors.js';
 import type { KindAt } from './api-routes.js';
+import { defined } from '../../../core/json/defined.js';
 
 const reasons: Record<ClusterErrorTag, string> = {
   NotFound: 'NotFound',
@@ -35,8 +36,7 @@ const detailsOf = (error: ClusterError, kind?: KindAt): JsonObject => ({
     ? {
         causes: error.causes.map((c) => ({
           message: c.message,
-          ...(c.field === undefined ? {} : { field: c.field }),
-          ...(c.reason === undefined ? {} : { reason: c.reason }),
+          ...defined({ field: c.field, reason: c.reason }),
         })),
       }
     : {}),
@@ -83,5 +83,5 @@ export const deletedStatus = (kind: KindAt, name: string, uid: string | undefine
   apiVersion: 'v1',
   metadata: {},
   status: 'Success',
-  details: { name, group: kind.group, kind: kind.plural, ...(uid === undefined ? {} : { uid }) },
+  details: { name, group: kind.group, kind: kind.plural, ...defined({ uid }) },
 });

@@ -18,6 +18,7 @@ import type { ConnectionSink } from '../watch/index.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, parseFieldSelector, type FieldSelector } from './list-query.js';
 import { statusBody } from './status-response.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type WatchRequest = {
   readonly kind: KindAt;
@@ -51,7 +52,7 @@ export const watchRequestOf = (
     allowBookmarks: flag(query.get('allowWatchBookmarks')),
     sendInitialEvents: flag(query.get('sendInitialEvents')),
     timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0,
-    ...(namespace === undefined ? {} : { namespace }),
+    ...defined({ namespace }),
     ...(resourceVersion === null ? {} : { resourceVersion }),
     ...(labelSelector === null ? {} : { labelSelector }),
   }))(parseFieldSelector(query.get('fieldSelector'), `${kind.group}/${kind.kind}`));
@@ -98,9 +99,11 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
     {
       apiVersion: request.kind.apiVersion,
       kind: request.kind.kind,
-      ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
-      ...(request.resourceVersion === undefined ? {} : { resourceVersion: request.resourceVersion }),
-      ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+      ...defined({
+        namespace: request.namespace,
+        resourceVersion: request.resourceVersion,
+        labelSelector: request.labelSelector,
+      }),
       allowBookmarks: request.allowBookmarks,
     },
     connection,
@@ -121,8 +124,7 @@ const sendInitialEvents = async (
   const listed = await cluster.list({
     apiVersion: request.kind.apiVersion,
     kind: request.kind.kind,
-    ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
-    ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+    ...defined({ namespace: request.namespace, labelSelector: request.labelSelector }),
   })();
   if (E.isLeft(listed)) {
     sink.line({ type: 'ERROR', object: statusBody(listed.left) });

@@ -8,6 +8,7 @@
  * typed-decoding.ts; this module holds the types and the Go renderings they need.
  */
 import { getOwn, isJsonArray, isJsonObject, type JsonValue } from '../../../core/json/json.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type ScalarKind = 'string' | 'bool' | 'int32' | 'int64';
 
@@ -39,7 +40,7 @@ const mapOf = (values: FieldType): FieldType => ({ type: 'map', values });
 const listOf = (items: FieldType, keys?: ReadonlyArray<ListKey>): FieldType => ({
   type: 'list',
   items,
-  ...(keys === undefined ? {} : { keys }),
+  ...defined({ keys }),
 });
 const struct = (
   goName: string,

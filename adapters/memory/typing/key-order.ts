@@ -19,6 +19,7 @@ import { groupKindStruct, type StructShape, type ValueShape } from '../../../cor
 import { DEFAULT_JSON_BOUNDS } from '../../../core/json/bounds.js';
 import type { KeyOrder, KeyPlaces } from '../json/index.js';
 import { builtinKinds, type KindInfo } from '../kinds/index.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * The places below a value of a Go type where a map is (sorted), from the generated Go types
@@ -34,7 +35,7 @@ const placesOf = (
     case 'map':
     case 'resourceList': {
       const values = type.kind === 'map' ? placesOf(type.values, memo) : undefined;
-      return { sorted: true, fields: nothing, ...(values === undefined ? {} : { values }) };
+      return { sorted: true, fields: nothing, ...defined({ values }) };
     }
     case 'list': {
       const items = placesOf(type.items, memo);
@@ -101,7 +102,7 @@ const schemaNode = (inner: KeyPlaces | undefined, json: KeyPlaces | undefined): 
   const mapOf = (values: KeyPlaces | undefined): KeyPlaces => ({
     sorted: true,
     fields: nothing,
-    ...(values === undefined ? {} : { values }),
+    ...defined({ values }),
   });
   const listOf = (items: KeyPlaces): KeyPlaces => ({ sorted: false, fields: nothing, items });
   const fields = new Map<string, KeyPlaces>(

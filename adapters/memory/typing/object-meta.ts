@@ -14,6 +14,7 @@ import {
 import type { ObjectMeta } from '../../../core/model/resource.js';
 import type { ErrorCause } from '../../../core/ports/errors.js';
 import { isLabelValue, isQualifiedName } from './label-syntax.js';
+import { defined } from '../../../core/json/defined.js';
 
 const knownFields = new Set([
   'name',
@@ -71,7 +72,7 @@ export const createdMeta = (
   // The pruned metadata keeps `name` (pruneMeta drops only unknown and system fields): an ObjectMeta.
   return {
     ...rest,
-    ...(fields.namespace === undefined ? {} : { namespace: fields.namespace }),
+    ...defined({ namespace: fields.namespace }),
     uid: fields.uid,
     creationTimestamp: timestamp(fields.now),
     ...(fields.generation ? { generation: 1 } : typeof sent === 'number' ? { generation: sent } : {}),

@@ -6,6 +6,7 @@ import { deepFreeze, orderedCopy } from '../json/index.js';
 import { storageKey, type ServerState } from '../server-state.js';
 import type { KindInfo } from '../kinds/index.js';
 import { serverKeyOrder } from '../typing/index.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * A private copy of `object` with its keys in the order kube-apiserver answers with (Go's
@@ -29,7 +30,7 @@ const record = (state: ServerState, info: KindInfo, type: ChangeType, object: Re
     type,
     groupKind: `${info.group}/${info.kind}`,
     object,
-    ...(previous === undefined ? {} : { previous }),
+    ...defined({ previous }),
   };
   state.history.append(entry);
   state.publish(entry);

@@ -22,6 +22,7 @@ import { admitted } from '../admission/index.js';
 import { admitNamespace, decodeInput, defaulted, validated } from './write-common.js';
 import { withinStorageLimit } from './storage-limit.js';
 import { owned, type Ownership } from './ownership.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type CreateOptions = {
   readonly dryRun?: boolean;
@@ -69,7 +70,7 @@ const prepared = (
     uid: uidFrom(state.ids),
     now: state.clock.now(),
     generation: info.generation,
-    ...(namespace === undefined ? {} : { namespace }),
+    ...defined({ namespace }),
   });
   const decoded = defaulted(state, info, statusOnCreate(info, { ...object, metadata: meta }));
   // Ownership is computed on the object as decoded and defaulted, before admission, as the server does.
@@ -123,5 +124,5 @@ export const createObject = (
 const placed = (info: KindInfo, object: Resource): Resource => {
   const { namespace: _written, ...rest } = object.metadata;
   const namespace = namespaceFor(info, object.metadata.namespace);
-  return { ...object, metadata: { ...rest, ...(namespace === undefined ? {} : { namespace }) } };
+  return { ...object, metadata: { ...rest, ...defined({ namespace }) } };
 };

@@ -25,6 +25,7 @@ import { strategicPatched, unsupportedPatchType } from '../strategic/index.js';
 import { checkAppliedTypes, convertApplied, decodePatched, timestamp } from '../typing/index.js';
 import { conflictError, trackApply, typingProblem, writeScope } from '../field-manager/index.js';
 import { notFound, statusRoute } from './update-verb.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type PatchOptions = {
   readonly subresource: Subresource;
@@ -193,12 +194,10 @@ const applyCreates = (
           ...body,
           metadata: {
             ...body.metadata,
-            ...(namespaceFor(info, ref.namespace) === undefined
-              ? {}
-              : { namespace: namespaceFor(info, ref.namespace) }),
+            ...defined({ namespace: namespaceFor(info, ref.namespace) }),
           },
         },
-        { ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }), ownership: { operation: 'Apply' } },
+        { ...defined({ dryRun: options.dryRun }), ownership: { operation: 'Apply' } },
       ),
     ),
   );
@@ -224,7 +223,7 @@ export const patchObject = (
         E.chain((candidate) =>
           replaceObject(state, info, stored, candidate, {
             subresource: options.subresource,
-            ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+            ...defined({ dryRun: options.dryRun }),
             ownership:
               patch.type === 'apply'
                 ? { operation: 'Apply' }

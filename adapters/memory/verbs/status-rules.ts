@@ -14,6 +14,7 @@ import {
 } from '../../../core/json/json.js';
 import type { Resource } from '../../../core/model/resource.js';
 import type { KindInfo } from '../kinds/index.js';
+import { defined } from '../../../core/json/defined.js';
 
 const setStatus = (object: Resource, status: JsonValue | undefined): Resource =>
   status === undefined ? withoutKey(object, 'status') : withKey(object, 'status', status);
@@ -41,7 +42,7 @@ export const keepStoredSpec = (info: KindInfo, stored: Resource, candidate: Reso
   const { labels: _sent, ...meta } = withSpec.metadata;
   return {
     ...withSpec,
-    metadata: { ...meta, ...(stored.metadata.labels === undefined ? {} : { labels: stored.metadata.labels }) },
+    metadata: { ...meta, ...defined({ labels: stored.metadata.labels }) },
   };
 };
 

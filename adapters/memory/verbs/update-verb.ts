@@ -8,6 +8,7 @@ import { replaceObject, type Subresource } from './replace-object.js';
 import { storedObject, type ServerState } from '../server-state.js';
 import { decodeInput } from './write-common.js';
 import type { Ownership } from './ownership.js';
+import { defined } from '../../../core/json/defined.js';
 
 export const notFound = (
   info: KindInfo,
@@ -47,8 +48,7 @@ export const updateObject = (
     E.chain(({ object, info, stored }) =>
       replaceObject(state, info, stored, object, {
         subresource,
-        ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
-        ...(options.ownership === undefined ? {} : { ownership: options.ownership }),
+        ...defined({ dryRun: options.dryRun, ownership: options.ownership }),
       }),
     ),
   );

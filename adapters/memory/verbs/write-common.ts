@@ -12,6 +12,7 @@ import { hooksFor } from '../hooks/index.js';
 import { decodeObject, kindCauses, metaCauses, pruneAndDefaultResource } from '../typing/index.js';
 import { storedObject, type ServerState } from '../server-state.js';
 import { structuralCauses } from '../../../core/schema/structural/validate.js';
+import { defined } from '../../../core/json/defined.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value !== '';
 
@@ -119,9 +120,7 @@ const schemaCauses = (
   old: Resource | undefined,
 ): ReadonlyArray<ErrorCause> => {
   const schema = info.custom ? info.schemas?.get(versionOf(object.apiVersion)) : undefined;
-  return isJsonObject(schema)
-    ? structuralCauses({ object, schema, rules: state.rules, ...(old === undefined ? {} : { old }) })
-    : [];
+  return isJsonObject(schema) ? structuralCauses({ object, schema, rules: state.rules, ...defined({ old }) }) : [];
 };
 
 /** Metadata, kind and (custom resources) schema validation; `old` is the stored object on an update. */

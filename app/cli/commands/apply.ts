@@ -35,8 +35,10 @@ import { readSavedPlan } from '../saved-plan/read.js';
 import { plannedOf, savedApplicationObject } from '../saved-plan/replay.js';
 import { savedPlanSchemaErrors } from '../saved-plan/schema-check.js';
 import { approvalsFileOption, approveOption } from '../guard/approvals.js';
+import { defined } from '../../../core/json/defined.js';
 
-type Options = {
+/** The flags as commander gives them. */
+export type ApplyFlags = {
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly guard?: string;
@@ -275,30 +277,45 @@ const versionError = (saved: SavedPlanV1, version: string, path: string): Readon
         ),
       ];
 
-const execute = async (context: CommandContext, path: string, options: Options): Promise<void> => {
+/** The flags decoded: the cluster they name. */
+export type ApplyRequest = ApplyFlags & { readonly target: ClusterTarget };
+
+/** A pure decoding of the flags, tested on its own (issue 40 item 2). */
+export const decodeApplyFlags = (flags: ApplyFlags): E.Either<ReadonlyArray<CliError>, ApplyRequest> =>
+  flags.guard === undefined && (flags.approve.length > 0 || flags.approvalsFile !== undefined)
+    ? E.left([usageError('--approve and --approvals-file approve what --guard denies: give --guard')])
+    : E.right({ ...flags, target: defined({ kubeconfigPath: flags.kubeconfig, context: flags.context }) });
+
+/** The saved plan, checked to be this version's and valid before anything connects. */
+const readCheckedPlan = async (
+  context: CommandContext,
+  path: string,
+): Promise<E.Either<ReadonlyArray<CliError>, SavedPlanV1>> => {
   const saved = await readSavedPlan(context.io, path);
-  if (E.isLeft(saved)) return fail(context, saved.left);
+  if (E.isLeft(saved)) return saved;
   const wrongVersion = versionError(saved.right, context.io.version, path);
-  if (wrongVersion.length > 0) return fail(context, wrongVersion);
+  if (wrongVersion.length > 0) return E.left(wrongVersion);
   // Before connecting: a plan with a value the API server refuses must not be half-applied.
   const invalid = savedPlanSchemaErrors(context.io, saved.right);
-  if (invalid.length > 0) return fail(context, invalid);
+  return invalid.length > 0 ? E.left(invalid) : saved;
+};
+
+const execute = async (context: CommandContext, path: string, flags: ApplyFlags): Promise<void> => {
+  const request = decodeApplyFlags(flags);
+  if (E.isLeft(request)) return fail(context, request.left);
+  const options = request.right;
+  const saved = await readCheckedPlan(context, path);
+  if (E.isLeft(saved)) return fail(context, saved.left);
   const guard = options.guard === undefined ? E.right(undefined) : await readGuard(context.io, options.guard);
   if (E.isLeft(guard)) return fail(context, guard.left);
   const approvals = await readApprovals(context.io, options);
   if (E.isLeft(approvals)) return fail(context, approvals.left);
-  if (guard.right === undefined && (options.approve.length > 0 || options.approvalsFile !== undefined))
-    return fail(context, [usageError('--approve and --approvals-file approve what --guard denies: give --guard')]);
   // The rules were checked against the schemas by plan --guard: the digest check proves they are the same.
   const unguarded = missingGuard(saved.right, guard.right, path);
   if (unguarded.length > 0) return fail(context, unguarded);
   const edited = digestMismatches(saved.right, guard.right, path);
   if (edited.length > 0) return fail(context, edited);
-  const target: ClusterTarget = {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-    ...(options.context === undefined ? {} : { context: options.context }),
-  };
-  const cluster = await connect(context, target);
+  const cluster = await connect(context, options.target);
   if (E.isLeft(cluster)) return fail(context, [cluster.left]);
   const gate = guard.right === undefined ? undefined : { guard: guard.right, approvals: approvals.right };
   return applyAll(context, cluster.right, saved.right, path, gate);
@@ -324,5 +341,5 @@ export const applyCommand: CliCommand = {
       .addOption(approveOption())
       .addOption(approvalsFileOption())
       .addHelpText('after', EXAMPLES)
-      .action(async (path: string, options: Options) => execute(context, path, options)),
+      .action(async (path: string, options: ApplyFlags) => execute(context, path, options)),
 };

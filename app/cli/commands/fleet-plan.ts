@@ -52,6 +52,7 @@ import {
   type AdminInputs,
   type SharedPlanFlags,
 } from './plan-options.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Options = SharedPlanFlags & { readonly all?: boolean };
 
@@ -191,8 +192,7 @@ const execute = async (context: CommandContext, options: Options): Promise<void>
     source: view.right.source,
     now: request.right.now,
     trusted,
-    ...(tenancy === undefined ? {} : { tenancy }),
-    ...(fieldManagers === undefined ? {} : { fieldManagers }),
+    ...defined({ tenancy, fieldManagers }),
   });
   return reportFleet(context, options, {
     now: request.right.now,

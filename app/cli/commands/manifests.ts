@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { stringify } from 'yaml';
-import { isServiceAccountName, type Resource } from '../../../core/internal.js';
+import type { Resource } from '../../../core/internal.js';
 import { approvalManifests } from '../../manifests/approvals.js';
 import { GARBAGE_COLLECTOR_USERS, garbageCollectionManifests } from '../../manifests/garbage-collection.js';
 import { applicationCrd } from '../../manifests/crd.js';
@@ -18,7 +18,6 @@ import {
 } from '../../manifests/rbac.js';
 import { MAX_SHARDS } from '../../runtime/sharding/sharding.js';
 import { wholeNumber } from '../numeric-flags.js';
-import { usageError } from '../cli-error.js';
 import {
   collect,
   filenameOption,
@@ -28,8 +27,10 @@ import {
   type CommandContext,
 } from '../command.js';
 import { EXIT_CODES_HELP, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { decodeRbacFlags, type RbacFlags, type RbacRequest } from './rbac-options.js';
 import { desiredManifest } from '../input/applications.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Format = 'yaml' | 'json';
 
@@ -48,47 +49,11 @@ const shardsOption = (): Option =>
     'the operator runs with --sharding lease --shards n: add a Role for its shard Leases',
   ).argParser(wholeNumber(1, MAX_SHARDS));
 
-/** The sharding Role for `--shards n` (none without it); a bad count is reported and `left`. */
-const shardingManifests = (
-  context: CommandContext,
-  namespace: string,
-  shards: string | undefined,
-): E.Either<true, ReadonlyArray<Resource>> => {
-  if (shards === undefined) return E.right([]);
-  const count = /^\d+$/.test(shards) ? Number(shards) : Number.NaN;
-  if (count >= 1 && count <= MAX_SHARDS) return E.right(shardingRbac(namespace, count));
-  reportErrors(context.io, [usageError(`--shards ${shards}: expected a whole number from 1 to ${MAX_SHARDS}`)]);
-  return E.left(true);
-};
-
-type RbacFlags = {
-  readonly namespace: string;
-  readonly filename: ReadonlyArray<string>;
-  readonly recursive?: boolean;
-  readonly kindsFromApplications?: boolean;
-  readonly childKind: ReadonlyArray<string>;
-  readonly tenantNamespace: ReadonlyArray<string>;
-  readonly impersonation: 'off' | 'allowed' | 'required';
-  readonly defaultServiceAccount?: string;
-  readonly garbageCollectorUser: ReadonlyArray<string>;
-  readonly output: Format;
-};
-
 /** The admission policies both commands print: approvals (0026) and the garbage collector's refusal (0029). */
-const admissionManifests = (flags: RbacFlags): ReadonlyArray<Resource> => [
+const admissionManifests = (request: RbacRequest): ReadonlyArray<Resource> => [
   ...approvalManifests(),
-  ...garbageCollectionManifests(flags.garbageCollectorUser.length > 0 ? flags.garbageCollectorUser : undefined),
+  ...garbageCollectionManifests(request.garbageCollectorUsers),
 ];
-
-/** `apps/v1/Deployment` or `v1/ConfigMap`: the apiVersion, then the Kind. */
-const parseKind = (text: string): E.Either<string, ChildKind> => {
-  const at = text.lastIndexOf('/');
-  const apiVersion = text.slice(0, at);
-  const kind = text.slice(at + 1);
-  return at > 0 && /^[A-Z][A-Za-z0-9]*$/.test(kind) && /^([a-z0-9.-]+\/)?v[0-9][a-z0-9]*$/.test(apiVersion)
-    ? E.right({ apiVersion, kind })
-    : E.left(`--child-kind ${text}: expected apiVersion/Kind, e.g. apps/v1/Deployment or v1/ConfigMap`);
-};
 
 /**
  * Child kinds used by the Applications in `-f` files (tenant input: only with the explicit flag),
@@ -120,48 +85,44 @@ const kindsOfApplications = async (
   return E.right({ kinds: [...kinds.values()], rbac });
 };
 
-/** The admin's RBAC choice from the flags; every problem is reported, `left` means "exit 1". */
+/** The admin's RBAC choice, with the kinds of the `-f` Applications; `left` means "reported, exit 1". */
 const rbacChoice = async (
   context: CommandContext,
-  flags: RbacFlags,
+  request: RbacRequest,
 ): Promise<E.Either<true, RbacOptions & { readonly defaultServiceAccount?: string }>> => {
-  const fail = (message: string): E.Either<true, never> => {
-    reportErrors(context.io, [usageError(message)]);
-    return E.left(true);
-  };
-  if (flags.filename.length > 0 && flags.kindsFromApplications !== true) {
-    return fail(
-      "-f derives the operator's rights from Application files, which tenants write: add --kinds-from-applications to confirm you reviewed them, or name kinds with --child-kind",
-    );
-  }
-  if (flags.defaultServiceAccount !== undefined && !isServiceAccountName(flags.defaultServiceAccount))
-    return fail(`--default-service-account ${flags.defaultServiceAccount}: not a ServiceAccount name`);
-  if (flags.impersonation === 'required' && (flags.childKind.length > 0 || flags.filename.length > 0)) {
-    return fail(
-      "--impersonation required grants the operator no child rights: drop --child-kind and -f (the tenants' ServiceAccounts hold those rights)",
-    );
-  }
-  const named = E.sequenceArray(flags.childKind.map(parseKind));
-  if (E.isLeft(named)) return fail(named.left);
   const derived =
-    flags.filename.length > 0
-      ? await kindsOfApplications(context, flags.filename, flags.recursive === true)
+    request.applicationFiles.length > 0
+      ? await kindsOfApplications(context, request.applicationFiles, request.recursive)
       : E.right({ kinds: [], rbac: [] });
   if (E.isLeft(derived)) return derived;
-  const kinds = [...named.right, ...derived.right.kinds];
+  const kinds = [...request.childKinds, ...derived.right.kinds];
   const grants = rbacGrants(derived.right.rbac);
   for (const role of grants.wildcards)
     context.io.stderr.write(
       `warning: ${role} grants a wildcard (*): the operator must hold it to write it, which makes it as powerful: narrow the role, or apply it yourself and leave it out of the Application\n`,
     );
   return E.right({
-    namespace: flags.namespace,
-    impersonation: flags.impersonation,
+    namespace: request.namespace,
+    impersonation: request.impersonation,
     ...(kinds.length === 0 ? {} : { childKinds: kinds }),
     ...(derived.right.rbac.length === 0 ? {} : { rbacGrants: grants }),
-    ...(flags.tenantNamespace.length === 0 ? {} : { tenantNamespaces: flags.tenantNamespace }),
-    ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
+    ...(request.tenantNamespaces.length === 0 ? {} : { tenantNamespaces: request.tenantNamespaces }),
+    ...defined({ defaultServiceAccount: request.defaultServiceAccount }),
   });
+};
+
+/** The flags decoded, then the admin's choice; every problem is reported, `left` means "exit 1". */
+const decidedRbac = async (
+  context: CommandContext,
+  flags: RbacFlags,
+): Promise<E.Either<true, { readonly request: RbacRequest; readonly options: RbacOptions }>> => {
+  const request = decodeRbacFlags(flags);
+  if (E.isLeft(request)) {
+    reportErrors(context.io, request.left);
+    return E.left(true);
+  }
+  const options = await rbacChoice(context, request.right);
+  return E.map((chosen: RbacOptions) => ({ request: request.right, options: chosen }))(options);
 };
 
 /** The options `rbac` and `deploy` share: who may do what, chosen by the admin. */
@@ -259,16 +220,13 @@ export const rbacCommand: CliCommand = {
         `${RBAC_MODEL}\nExamples:\n  kreconcile rbac --tenant-namespace team-a --tenant-namespace team-a-db | kubectl apply -f -\n  kreconcile rbac --impersonation required | kubectl apply -f -   # then: kreconcile run --require-service-account\n\n${EXIT_CODES_HELP}\n`,
       )
       .addOption(shardsOption())
-      .action(async (flags: RbacFlags & { shards?: string }) => {
-        const choice = await rbacChoice(context, flags);
+      .action(async (flags: RbacFlags) => {
+        const choice = await decidedRbac(context, flags);
         if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-        const sharding = shardingManifests(context, flags.namespace, flags.shards);
-        if (E.isLeft(sharding)) return context.exit(EXIT_ERROR);
+        const { request, options } = choice.right;
+        const sharding = request.shards === undefined ? [] : shardingRbac(request.namespace, request.shards);
         context.io.stdout.write(
-          renderManifests(
-            [...operatorRbac(choice.right), ...sharding.right, ...admissionManifests(flags)],
-            flags.output,
-          ),
+          renderManifests([...operatorRbac(options), ...sharding, ...admissionManifests(request)], request.output),
         );
         context.exit(EXIT_OK);
       }),
@@ -304,19 +262,20 @@ export const deployCommand: CliCommand = {
         `${RBAC_MODEL}\nExamples:\n  docker build -t registry.example/kreconcile:${context.io.version} . && docker push registry.example/kreconcile:${context.io.version}\n  kreconcile deploy --image registry.example/kreconcile:${context.io.version} | kubectl apply -f -\n  kreconcile deploy --impersonation required --default-service-account kreconcile-tenant | kubectl apply -f -\n\n${EXIT_CODES_HELP}\n`,
       )
       .action(async (flags: RbacFlags & { image: string }) => {
-        const choice = await rbacChoice(context, flags);
+        const choice = await decidedRbac(context, flags);
         if (E.isLeft(choice)) return context.exit(EXIT_ERROR);
-        const namespace: Resource = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: flags.namespace } };
+        const { request, options } = choice.right;
+        const namespace: Resource = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: request.namespace } };
         context.io.stdout.write(
           renderManifests(
             [
               namespace,
               applicationCrd(),
-              ...operatorRbac(choice.right),
-              ...admissionManifests(flags),
-              ...operatorDeployment(flags.namespace, flags.image, runFlagsFor(choice.right)),
+              ...operatorRbac(options),
+              ...admissionManifests(request),
+              ...operatorDeployment(request.namespace, flags.image, runFlagsFor(options)),
             ],
-            flags.output,
+            request.output,
           ),
         );
         context.exit(EXIT_OK);

@@ -6,6 +6,8 @@
  */
 import { Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
   DEFAULT_KNOWN_MANAGERS,
   isResource,
@@ -26,12 +28,13 @@ import {
   recursiveOption,
 } from '../command.js';
 import { approvalsFileOption, approveOption, readApprovals } from '../guard/approvals.js';
-import { readGuard, type GuardFile } from '../guard/read-guard.js';
+import type { GuardFile } from '../guard/read-guard.js';
 import { readCrdFlags } from '../input/schema-catalog.js';
 import { STDIN } from '../input/source.js';
 import type { ClusterTarget, CliIo } from '../io.js';
 import { resolveNow } from '../now.js';
-import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
+import { readAdminFiles } from '../policy/admin-files.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type PlanOutput = 'text' | 'json' | 'yaml' | 'markdown';
 
@@ -108,8 +111,7 @@ export const targetOf = (
   if (flags.kubeconfig !== undefined || flags.context !== undefined)
     return {
       target: {
-        ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
-        ...(flags.context === undefined ? {} : { context: flags.context }),
+        ...defined({ kubeconfigPath: flags.kubeconfig, context: flags.context }),
       },
     };
   const fromEnv = env.KUBECONFIG ?? '';
@@ -165,35 +167,33 @@ export type AdminInputs = {
   readonly trusted: ReadonlyArray<Resource>;
 };
 
-const optional = async <A>(
-  file: string | undefined,
-  read: (file: string) => Promise<E.Either<ReadonlyArray<CliError>, A>>,
-): Promise<E.Either<ReadonlyArray<CliError>, A | undefined>> => (file === undefined ? E.right(undefined) : read(file));
+/** `--crd` as read, or its problems. */
+const crdFlags =
+  (io: CliIo, names: ReadonlyArray<string>): TE.TaskEither<ReadonlyArray<CliError>, ReadonlyArray<JsonValue>> =>
+  async () => {
+    const flagged = await readCrdFlags(io, names);
+    return flagged.errors.length > 0 ? E.left(flagged.errors) : E.right(flagged.crds);
+  };
 
 /**
  * Reads `--policy`, `--field-managers`, `--guard`, the approvals and `--crd`; the first that fails, with its every
  * problem.
  */
-export const readAdminInputs = async (
+export const readAdminInputs = (
   io: CliIo,
   flags: SharedPlanFlags,
-): Promise<E.Either<ReadonlyArray<CliError>, AdminInputs>> => {
-  const tenancy = await optional(flags.policy, (file) => readPolicy(io, file));
-  if (E.isLeft(tenancy)) return tenancy;
-  const managers = await optional(flags.fieldManagers, (file) => readFieldManagers(io, file));
-  if (E.isLeft(managers)) return managers;
-  const guard = await optional(flags.guard, (file) => readGuard(io, file));
-  if (E.isLeft(guard)) return guard;
-  const approvals = await readApprovals(io, flags);
-  if (E.isLeft(approvals)) return approvals;
-  const flagged = await readCrdFlags(io, flags.crd);
-  if (flagged.errors.length > 0) return E.left(flagged.errors);
-  return E.right({
-    ...(tenancy.right === undefined ? {} : { tenancy: tenancy.right }),
-    ...(managers.right === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers.right] }),
-    ...(guard.right === undefined ? {} : { guard: guard.right }),
-    approvals: approvals.right,
-    flagCrds: flagged.crds,
-    trusted: flagged.crds.filter(isResource),
-  });
-};
+): Promise<E.Either<ReadonlyArray<CliError>, AdminInputs>> =>
+  pipe(
+    readAdminFiles(io, flags),
+    TE.bindTo('files'),
+    TE.bind('approvals', () => () => readApprovals(io, flags)),
+    TE.bind('flagCrds', () => crdFlags(io, flags.crd)),
+    TE.map(({ files: { tenancy, managers, guard }, approvals, flagCrds }) => ({
+      ...defined({ tenancy }),
+      ...(managers === undefined ? {} : { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers] }),
+      ...defined({ guard }),
+      approvals,
+      flagCrds,
+      trusted: flagCrds.filter(isResource),
+    })),
+  )();

@@ -55,6 +55,7 @@ import {
   type SharedPlanFlags,
   type SharedPlanRequest,
 } from './plan-options.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Options = SharedPlanFlags &
   ToscaFlags & {
@@ -218,7 +219,7 @@ const readPlanInputs = async (
   const read = await readValidManifestInputs(io, {
     ...request.flags,
     tosca: request.tosca,
-    ...(request.plainManifests === undefined ? {} : { plainManifests: request.plainManifests }),
+    ...defined({ plainManifests: request.plainManifests }),
   });
   if (E.isLeft(read)) return read;
   // One bad Application hides no other: the valid ones are planned, every problem is reported, exit 1.
@@ -250,8 +251,7 @@ const planInView = async (
   const { inputs: valid, admin } = inputs;
   const viewRequest: ViewRequest = {
     snapshots: request.flags.snapshot,
-    ...(request.target === undefined ? {} : { target: request.target }),
-    ...(admin.tenancy === undefined ? {} : { tenancy: admin.tenancy }),
+    ...defined({ target: request.target, tenancy: admin.tenancy }),
   };
   const viewed = await clusterView(io, viewRequest, valid.applications, valid.crds);
   if (E.isLeft(viewed)) return viewed;
@@ -260,8 +260,7 @@ const planInView = async (
     ...valid,
     snapshot: view.snapshot,
     now: request.now,
-    ...(admin.tenancy === undefined ? {} : { tenancy: admin.tenancy }),
-    ...(admin.fieldManagers === undefined ? {} : { fieldManagers: admin.fieldManagers }),
+    ...defined({ tenancy: admin.tenancy, fieldManagers: admin.fieldManagers }),
     trusted: admin.trusted,
   });
   // What the API server would refuse on write (a quantity, a schedule, a removed apiVersion): the operator would stall.
@@ -389,7 +388,7 @@ const report = async (
   const shown = {
     verdicts,
     saved: saveErrors.length === 0,
-    ...(dryRun.right === undefined ? {} : { dryRun: dryRun.right }),
+    ...defined({ dryRun: dryRun.right }),
   };
   io.stdout.write(rendered(io, request, planning, shown, document));
   reportErrors(io, [...planning.problems, ...saveErrors]);
@@ -408,7 +407,7 @@ const report = async (
           planning.view.snapshot.objects,
           {
             trusted: inputs.admin.trusted,
-            ...(inputs.admin.tenancy === undefined ? {} : { tenancy: inputs.admin.tenancy }),
+            ...defined({ tenancy: inputs.admin.tenancy }),
           },
         )
       : true;
@@ -463,7 +462,7 @@ const verifyConverges = async (
     crds: [...trusted, ...crds],
     objects,
     scopes: scopesFor(crds, objects, trusted),
-    ...(tenancy === undefined ? {} : { tenancy }),
+    ...defined({ tenancy }),
   });
   if (E.isLeft(verdict)) {
     reportErrors(io, [usageError(`--verify-converges: ${verdict.left}`)]);

@@ -12,6 +12,7 @@ import { shardingFromFlags, type ShardingOptions } from '../../runtime/sharding/
 import { parseAllowlist } from '../../tosca/address-policy.js';
 import { parseDrift, type Drift } from '../operate/drift.js';
 import { parseListen, type ListenAddress } from '../operate/listen.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** The flags as commander hands them over (strings until decoded). */
 export type RunFlags = {
@@ -137,7 +138,7 @@ const durationsOf = (flags: RunFlags): E.Either<string, RunDurations> =>
       timeoutMs,
       deadlineMs,
       shutdownGraceMs,
-      ...(relist === undefined ? {} : { relistMs: relist }),
+      ...defined({ relistMs: relist }),
       progressStatusAfterMs: progress,
     })),
   );
@@ -177,7 +178,7 @@ export const servicePolicy = (flags: RunFlags): E.Either<string, ServiceAccountP
     );
   }
   const policy: ServiceAccountPolicy = {
-    ...(flags.defaultServiceAccount === undefined ? {} : { defaultServiceAccount: flags.defaultServiceAccount }),
+    ...defined({ defaultServiceAccount: flags.defaultServiceAccount }),
     ...(flags.requireServiceAccount === true ? { require: true } : {}),
   };
   return flags.memory === true && (policy.defaultServiceAccount !== undefined || policy.require === true)
@@ -228,7 +229,7 @@ export const callbackSettings = (
     return E.left(`--callback-url ${callbackUrl}: use an http or https URL`);
   return E.right({
     callbackUrl,
-    ...(listen === undefined ? {} : { listen }),
+    ...defined({ listen }),
     ...(cert === undefined || key === undefined ? {} : { tlsFiles: { cert, key } }),
   });
 };
@@ -246,7 +247,7 @@ const listenersOf = (
     E.flatMap(({ listen, callbacks }) =>
       flags.memory === true && flags.filename.length === 0
         ? E.left('--memory needs Applications: kreconcile run --memory -f app.yaml')
-        : E.right({ ...(listen === undefined ? {} : { listen }), callbacks }),
+        : E.right({ ...defined({ listen }), callbacks }),
     ),
   );
 

@@ -9,14 +9,7 @@ import prettyModule from 'pino-pretty';
 import type { KubernetesCluster, KubernetesClusterOptions } from '../../../adapters/kubernetes/index.js';
 import type { MemoryCluster } from '../../../adapters/memory/index.js';
 import { systemClock } from '../../../adapters/memory/index.js';
-import {
-  DEFAULT_KNOWN_MANAGERS,
-  showClusterError,
-  type Application,
-  type Cluster,
-  type KnownManager,
-  type TenancyPolicy,
-} from '../../../core/internal.js';
+import { DEFAULT_KNOWN_MANAGERS, showClusterError, type Application, type Cluster } from '../../../core/internal.js';
 import { LEADER_LEASE_NAME } from '../../manifests/rbac.js';
 import { childClusters, type ServiceAccountPolicy } from '../../access/child-access.js';
 import { registerFlowControlMetrics, type FlowControlMetrics } from '../../runtime/flow-metrics.js';
@@ -44,8 +37,8 @@ import type { CliIo } from '../io.js';
 import { readManifestInputs } from '../input/manifest-inputs.js';
 import { kubeconfigProblem } from '../live/kubeconfig.js';
 import { checkCluster } from '../live/startup-check.js';
-import { readFieldManagers, readPolicy } from '../policy/read-policy.js';
-import { guardSchemaErrors, readGuard, type GuardFile } from '../guard/read-guard.js';
+import { readAdminFiles, type AdminFiles } from '../policy/admin-files.js';
+import { guardSchemaErrors } from '../guard/read-guard.js';
 import { builtinCatalog } from '../input/schema-catalog.js';
 import { applyDrift, type Drift } from '../operate/drift.js';
 import { startEmbeddedCluster } from '../operate/embedded-cluster.js';
@@ -54,6 +47,7 @@ import { progressLines } from '../operate/progress.js';
 import { convergenceTracker } from '../planning/verify-converges.js';
 import { COLOURS, styleFor } from '../style.js';
 import { decodeRunFlags, type RunFlags, type RunSettings } from './run-options.js';
+import { defined } from '../../../core/json/defined.js';
 
 const EXAMPLES = `
 Examples:
@@ -85,31 +79,13 @@ const stop = (context: CommandContext, errors: CliErrors): void => {
 /** A flag's problem (one line) as a usage error. */
 const usage = (message: string): CliErrors => [usageError(message)];
 
-/** The files an admin gives: the tenancy policy, the field managers, the guard. */
-type AdminFiles = {
-  readonly tenancy: TenancyPolicy | undefined;
-  readonly managers: ReadonlyArray<KnownManager> | undefined;
-  readonly guard: GuardFile | undefined;
-};
-
-const optionalFile =
-  <A>(
-    file: string | undefined,
-    read: (file: string) => Promise<E.Either<CliErrors, A>>,
-  ): TE.TaskEither<CliErrors, A | undefined> =>
-  () =>
-    file === undefined ? Promise.resolve(E.right(undefined)) : read(file);
-
 /**
  * Reads the admin's files; guards fail closed (issue 36): a rule with a misspelt built-in kind or path never starts the
  * operator.
  */
-const readAdminFiles = (io: CliIo, flags: RunFlags): TE.TaskEither<CliErrors, AdminFiles> =>
+const readCheckedAdminFiles = (io: CliIo, flags: RunFlags): TE.TaskEither<CliErrors, AdminFiles> =>
   pipe(
-    TE.Do,
-    TE.bind('tenancy', () => optionalFile(flags.policy, (file) => readPolicy(io, file))),
-    TE.bind('managers', () => optionalFile(flags.fieldManagers, (file) => readFieldManagers(io, file))),
-    TE.bind('guard', () => optionalFile(flags.guard, (file) => readGuard(io, file))),
+    readAdminFiles(io, flags),
     TE.tap(({ guard }) => {
       const unguarded = guard === undefined ? [] : guardSchemaErrors(guard, builtinCatalog(io), { open: true });
       return unguarded.length > 0 ? TE.left(unguarded) : TE.right(undefined);
@@ -146,8 +122,7 @@ const hookOptions = async (io: CliIo, settings: RunSettings): Promise<E.Either<C
   return E.right({
     callbackUrl,
     shutdownGraceMs: settings.durations.shutdownGraceMs,
-    ...(listen === undefined ? {} : { listen }),
-    ...(tls === undefined ? {} : { tls }),
+    ...defined({ listen, tls }),
   });
 };
 
@@ -192,8 +167,7 @@ const connect = async (
       flags.context === undefined &&
       context.io.env.KUBERNETES_SERVICE_HOST !== undefined);
   const target = {
-    ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
-    ...(flags.context === undefined ? {} : { context: flags.context }),
+    ...defined({ kubeconfigPath: flags.kubeconfig, context: flags.context }),
   };
   const missing = inCluster ? undefined : kubeconfigProblem(target, context.io.env, existsSync);
   if (missing !== undefined) return E.left(missing);
@@ -280,7 +254,7 @@ const prepare = (
   const metrics = createMetrics();
   const flowMetrics = registerFlowControlMetrics(metrics.registry);
   return pipe(
-    readAdminFiles(context.io, flags),
+    readCheckedAdminFiles(context.io, flags),
     TE.bindTo('files'),
     TE.tap(() => () => probeListeners(flags, settings)),
     TE.bind('hooks', () => () => hookOptions(context.io, settings)),
@@ -311,14 +285,14 @@ const scheduleOptions = (flags: RunFlags, settings: RunSettings) => ({
   resyncMs: settings.durations.resyncMs,
   readiness: flags.readiness,
   progressStatusAfterMs: settings.durations.progressStatusAfterMs,
-  ...(settings.durations.relistMs === undefined ? {} : { relistMs: settings.durations.relistMs }),
+  ...defined({ relistMs: settings.durations.relistMs }),
   ...(flags.watchNamespace ? { namespace: flags.watchNamespace } : {}),
-  ...(settings.listen === undefined ? {} : { listen: settings.listen }),
+  ...defined({ listen: settings.listen }),
 });
 
 /** The admin's rules: tenancy, known field managers, the guard. */
 const policyOptions = ({ tenancy, managers, guard }: AdminFiles) => ({
-  ...(tenancy === undefined ? {} : { tenancy }),
+  ...defined({ tenancy }),
   ...(managers === undefined ? {} : { planOptions: { fieldManagers: [...DEFAULT_KNOWN_MANAGERS, ...managers] } }),
   ...(guard === undefined ? {} : { guard: guard.policy }),
 });
@@ -367,11 +341,7 @@ const operatorOptions = (run: PreparedRun, hooks: RunHooks): OperatorOptions => 
       allowHttp: flags.toscaAllowHttp === true,
       logger: hooks.logger,
     },
-    ...identityOptions(
-      flags,
-      { ...settings.servicePolicy, ...(files.tenancy === undefined ? {} : { tenancy: files.tenancy }) },
-      target.kubernetes,
-    ),
+    ...identityOptions(flags, { ...settings.servicePolicy, ...defined({ tenancy: files.tenancy }) }, target.kubernetes),
   };
 };
 

@@ -13,7 +13,7 @@ import { systemClock } from '../../../adapters/memory/index.js';
 import { serveMemoryCluster, type ServedCluster } from '../../../adapters/memory/http/index.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
 import { startOperator, type Operator } from '../../runtime/operator.js';
-import { errnoCode, usageError } from '../cli-error.js';
+import { errnoCode, usageError, type CliError } from '../cli-error.js';
 import {
   collect,
   filenameOption,
@@ -31,7 +31,8 @@ import { progressLines } from '../operate/progress.js';
 import { styleFor } from '../style.js';
 import { makeLogger } from './run.js';
 
-type Options = {
+/** The flags as commander gives them. */
+export type ServeFlags = {
   readonly filename: ReadonlyArray<string>;
   readonly snapshot: ReadonlyArray<string>;
   readonly recursive?: boolean;
@@ -64,11 +65,15 @@ Its state and what it does not serve: docs/testing.md §5.
 ${EXIT_CODES_HELP}
 `;
 
-const portOf = (text: string): E.Either<string, number> => {
-  const port = Number(text);
-  return /^\d+$/.test(text) && port <= 65_535
-    ? E.right(port)
-    : E.left(`--port ${text}: expected a port number (0 to 65535; 0 picks a free one)`);
+/** The flags decoded: the port as a number. */
+export type ServeRequest = Omit<ServeFlags, 'port'> & { readonly port: number };
+
+/** A pure decoding of the flags, tested on its own (issue 40 item 2). */
+export const decodeServeFlags = (options: ServeFlags): E.Either<ReadonlyArray<CliError>, ServeRequest> => {
+  const port = Number(options.port);
+  return /^\d+$/.test(options.port) && port <= 65_535
+    ? E.right({ ...options, port })
+    : E.left([usageError(`--port ${options.port}: expected a port number (0 to 65535; 0 picks a free one)`)]);
 };
 
 type Loaded = { readonly cluster: MemoryCluster; readonly applications: number; readonly objects: number };
@@ -76,7 +81,7 @@ type Loaded = { readonly cluster: MemoryCluster; readonly applications: number; 
 /** The embedded cluster: empty but for the Application CRD without inputs, else loaded from the files. */
 const loadCluster = async (
   context: CommandContext,
-  options: Options,
+  options: ServeRequest,
 ): Promise<E.Either<string | undefined, Loaded>> => {
   const inputs = await readServeInputs(context.io, options);
   if (E.isLeft(inputs)) {
@@ -130,18 +135,22 @@ const listen = async (
   return written;
 };
 
-const execute = async (context: CommandContext, options: Options): Promise<void> => {
+const execute = async (context: CommandContext, flags: ServeFlags): Promise<void> => {
   const { io } = context;
   const fail = (message: string): void => {
     reportErrors(io, [usageError(message)]);
     context.exit(EXIT_ERROR);
   };
-  const port = portOf(options.port);
-  if (E.isLeft(port)) return fail(port.left);
+  const request = decodeServeFlags(flags);
+  if (E.isLeft(request)) {
+    reportErrors(io, request.left);
+    return context.exit(EXIT_ERROR);
+  }
+  const options = request.right;
   const loaded = await loadCluster(context, options);
   if (E.isLeft(loaded)) return loaded.left === undefined ? context.exit(EXIT_ERROR) : fail(loaded.left);
   const { cluster, applications, objects } = loaded.right;
-  const served = await listen(cluster, port.right, options.writeKubeconfig);
+  const served = await listen(cluster, options.port, options.writeKubeconfig);
   if (E.isLeft(served)) return fail(served.left);
   io.stdout.write(
     [
@@ -209,5 +218,5 @@ export const serveCommand: CliCommand = {
           .default('info'),
       )
       .addHelpText('after', EXAMPLES)
-      .action(async (options: Options) => execute(context, options)),
+      .action(async (options: ServeFlags) => execute(context, options)),
 };

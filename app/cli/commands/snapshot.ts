@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import * as E from 'fp-ts/lib/Either.js';
 import { withDigests } from '../../../core/internal.js';
-import { usageError } from '../cli-error.js';
+import { usageError, type CliError } from '../cli-error.js';
 import {
   contextOption,
   filenameOption,
@@ -25,13 +25,17 @@ import {
   toscaAllowHostOption,
   toscaAllowHttpOption,
   toscaFileRootOption,
+  type ToscaAccess,
   type ToscaFlags,
 } from '../input/tosca.js';
+import type { ClusterTarget } from '../io.js';
 import { readLive } from '../planning/cluster-view.js';
 import { readPolicy } from '../policy/read-policy.js';
 import { serialize, type DataFormat } from '../render/serialize.js';
+import { defined } from '../../../core/json/defined.js';
 
-type Options = ToscaFlags & {
+/** The flags as commander gives them. */
+export type SnapshotFlags = ToscaFlags & {
   readonly filename: ReadonlyArray<string>;
   readonly recursive?: boolean;
   readonly kubeconfig?: string;
@@ -61,34 +65,38 @@ the CustomResourceDefinitions of the custom kinds it uses. Secret values are rec
 ${EXIT_CODES_HELP}
 `;
 
-const execute = async (context: CommandContext, options: Options): Promise<void> => {
+/** The flags decoded: the TOSCA access they allow and the cluster they name. */
+export type SnapshotRequest = SnapshotFlags & { readonly tosca: ToscaAccess; readonly target: ClusterTarget };
+
+/** A pure decoding of the flags, tested on its own (issue 40 item 2): every usage problem at once. */
+export const decodeSnapshotFlags = (flags: SnapshotFlags): E.Either<ReadonlyArray<CliError>, SnapshotRequest> => {
+  const tosca = toscaAccessOf(flags);
+  const problems = [
+    ...(flags.filename.length === 0
+      ? ['name the Applications to record with -f app.yaml (see kreconcile snapshot --help)']
+      : []),
+    ...(E.isLeft(tosca) ? [tosca.left] : []),
+  ];
+  if (problems.length > 0 || E.isLeft(tosca)) return E.left(problems.map((problem) => usageError(problem)));
+  const target = defined({ kubeconfigPath: flags.kubeconfig, context: flags.context });
+  return E.right({ ...flags, tosca: tosca.right, target });
+};
+
+const execute = async (context: CommandContext, flags: SnapshotFlags): Promise<void> => {
   const { io } = context;
-  if (options.filename.length === 0) {
-    reportErrors(io, [usageError('name the Applications to record with -f app.yaml (see kreconcile snapshot --help)')]);
-    return context.exit(EXIT_ERROR);
-  }
-  const tosca = toscaAccessOf(options);
-  const inputs = E.isLeft(tosca)
-    ? E.left([usageError(tosca.left)])
-    : await readManifestInputs(io, { ...options, tosca: tosca.right });
-  if (E.isLeft(inputs)) {
-    reportErrors(io, inputs.left);
-    return context.exit(EXIT_ERROR);
-  }
-  const target = {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-    ...(options.context === undefined ? {} : { context: options.context }),
+  const fail = (errors: ReadonlyArray<CliError>): void => {
+    reportErrors(io, errors);
+    context.exit(EXIT_ERROR);
   };
+  const request = decodeSnapshotFlags(flags);
+  if (E.isLeft(request)) return fail(request.left);
+  const options = request.right;
+  const inputs = await readManifestInputs(io, options);
+  if (E.isLeft(inputs)) return fail(inputs.left);
   const tenancy = options.policy === undefined ? E.right(undefined) : await readPolicy(io, options.policy);
-  if (E.isLeft(tenancy)) {
-    reportErrors(io, tenancy.left);
-    return context.exit(EXIT_ERROR);
-  }
-  const objects = await readLive(io, target, inputs.right.applications, inputs.right.crds, tenancy.right);
-  if (E.isLeft(objects)) {
-    reportErrors(io, [objects.left]);
-    return context.exit(EXIT_ERROR);
-  }
+  if (E.isLeft(tenancy)) return fail(tenancy.left);
+  const objects = await readLive(io, options.target, inputs.right.applications, inputs.right.crds, tenancy.right);
+  if (E.isLeft(objects)) return fail([objects.left]);
   // The shape of `kubectl get -o yaml` output, so both tools' recordings read the same way.
   // Secret values stay out of recordings (CI logs, artifacts) unless asked for: digests still let plans see changes.
   const items =
@@ -130,5 +138,5 @@ export const snapshotCommand: CliCommand = {
       .addOption(toscaAllowHttpOption())
       .addOption(toscaAllowHostOption())
       .addHelpText('after', EXAMPLES)
-      .action(async (options: Options) => execute(context, options)),
+      .action(async (options: SnapshotFlags) => execute(context, options)),
 };

@@ -56,6 +56,7 @@ import { celEvaluator } from '../../../adapters/cel/cel-evaluator.js';
 import type { ExpressionProblem } from '../../../core/ports/expressions.js';
 import { planEachApplication, TOO_LARGE_PREFIX } from '../planning/plan-applications.js';
 import { EMPTY_SNAPSHOT } from '../input/snapshot.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type ValidateFlags = ToscaFlags & {
   readonly asApplication?: string;
@@ -303,8 +304,7 @@ const targetOf = (options: ValidateFlags): ClusterTarget | undefined =>
   options.kubeconfig === undefined && options.context === undefined
     ? undefined
     : {
-        ...(options.kubeconfig === undefined ? {} : { kubeconfigPath: options.kubeconfig }),
-        ...(options.context === undefined ? {} : { context: options.context }),
+        ...defined({ kubeconfigPath: options.kubeconfig, context: options.context }),
       };
 
 /** The cluster's OpenAPI v3 schemas of the manifests' apiVersions; the cluster failing is one error. */

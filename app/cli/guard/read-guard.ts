@@ -4,8 +4,9 @@
  * read) is what a saved plan records, so `apply` can tell whether it is given the same rules.
  */
 import * as E from 'fp-ts/lib/Either.js';
+import { pipe } from 'fp-ts/lib/function.js';
+import * as TE from 'fp-ts/lib/TaskEither.js';
 import {
-  decodeWith,
   guardPolicyIssues,
   guardPolicyOf,
   GuardPolicyDocument,
@@ -15,10 +16,8 @@ import {
 } from '../../../core/internal.js';
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { parseDocuments } from '../input/documents.js';
-import { DEFAULT_LIMITS } from '../input/limits.js';
+import { decodeDocument, readOneDocument } from '../input/one-document.js';
 import { parsePath } from '../input/parse-path.js';
-import { readSource } from '../input/source.js';
 import { createHash } from 'node:crypto';
 
 /** A guard file is a few rules: anything near this size is not one. */
@@ -35,37 +34,27 @@ export type GuardFile = {
 };
 
 /** The guard policy in `file` (YAML or JSON, one document), or every problem found in it. */
-export const readGuard = async (io: CliIo, file: string): Promise<E.Either<ReadonlyArray<CliError>, GuardFile>> => {
-  const source = await readSource(io, file, { maxBytes: MAX_GUARD_BYTES });
-  if (E.isLeft(source)) return E.left([source.left]);
-  const documents = parseDocuments(source.right, DEFAULT_LIMITS);
-  if (E.isLeft(documents)) return documents;
-  const [document, ...more] = documents.right;
-  if (document === undefined)
-    return E.left([
-      inputError(`the guard file is empty: write rules (${HINT})`, { location: { file: source.right.name } }),
-    ]);
-  if (more.length > 0)
-    return E.left([
-      inputError('a guard file holds one document: merge the rules into one', { location: more[0]!.locate([]) }),
-    ]);
-  const decoded = decodeWith(GuardPolicyDocument, document.value, '');
-  if (E.isLeft(decoded))
-    return E.left(
-      decoded.left.map((issue) =>
-        inputError(`${issue.message} (${HINT})`, {
-          location: document.locate(parsePath(issue.path)),
-          ...(issue.path === '' ? {} : { path: issue.path }),
-        }),
+export const readGuard = (io: CliIo, file: string): Promise<E.Either<ReadonlyArray<CliError>, GuardFile>> =>
+  pipe(
+    readOneDocument(io, file, {
+      noun: 'guard',
+      hint: HINT,
+      whenEmpty: 'write rules',
+      whenSeveral: 'merge the rules into one',
+      maxBytes: MAX_GUARD_BYTES,
+    }),
+    TE.flatMapEither(({ source, document }) =>
+      pipe(
+        decodeDocument(GuardPolicyDocument, document, HINT),
+        E.map((decoded) => ({
+          policy: guardPolicyOf(decoded),
+          file: source.name,
+          digest: `sha256:${createHash('sha256').update(source.text).digest('hex')}`,
+          locate: document.locate,
+        })),
       ),
-    );
-  return E.right({
-    policy: guardPolicyOf(decoded.right),
-    file: source.right.name,
-    digest: `sha256:${createHash('sha256').update(source.right.text).digest('hex')}`,
-    locate: document.locate,
-  });
-};
+    ),
+  )();
 
 /**
  * Every rule naming a kind `catalog` does not know, a path its kinds lack, or able to match

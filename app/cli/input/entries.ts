@@ -16,6 +16,7 @@ import {
 import { inputError, type CliError, type Location } from '../cli-error.js';
 import type { Document } from './documents.js';
 import { parsePath } from './parse-path.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** Where an object was read: its document, and its path there (`items[3]` inside a List). */
 export type Origin = {
@@ -37,7 +38,7 @@ export const errorAt = (origin: Origin, path: Path | string, message: string, su
   const shown = typeof path === 'string' ? path : showPath(path);
   return inputError(message, {
     location: locationOf(origin, path),
-    ...(subject === undefined ? {} : { subject }),
+    ...defined({ subject }),
     ...(shown === '' ? {} : { path: shown }),
   });
 };

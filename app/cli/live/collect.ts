@@ -40,6 +40,7 @@ import { inventoryEntries, inventoryOf, inventoryRef } from '../../reconcile/inv
 import { readLive } from '../../reconcile/live-reader.js';
 import { scopesFor } from '../input/scopes.js';
 import { readStoredStatus } from '../../status/stored-status.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Kind = { readonly apiVersion: string; readonly kind: string };
 type Read<A> = TE.TaskEither<CliError, A>;
@@ -76,7 +77,7 @@ const getObject = (reader: ClusterReader, ref: ObjectRef): Read<ReadonlyArray<Re
 
 const listObjects = (reader: ClusterReader, kind: Kind, labelSelector?: string): Read<ReadonlyArray<Resource>> =>
   pipe(
-    reader.list({ ...kind, ...(labelSelector === undefined ? {} : { labelSelector }) }),
+    reader.list({ ...kind, ...defined({ labelSelector }) }),
     TE.map((list) => list.items),
     TE.orElse(orNothing<ReadonlyArray<Resource>>([])),
   );
@@ -195,7 +196,7 @@ const collectFor = (
         // Within the tenancy policy: what it forbids is never written, so the plan does not depend on it.
         () =>
           readLive(view, withCrdScopes(scopes, application.spec.manifest ?? []), reader, {
-            ...(tenancy === undefined ? {} : { tenancy }),
+            ...defined({ tenancy }),
           }),
         TE.mapLeft(failure),
         TE.map((live) => [...recorded, ...live]),

@@ -24,6 +24,7 @@ import {
   withObjects,
   type Inventory,
 } from '../../reconcile/inventory.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Cluster = ClusterReader & ClusterWriter;
 
@@ -48,7 +49,7 @@ const written = (
   const resourceVersion = stored.metadata.resourceVersion;
   return cluster.update({
     ...next,
-    metadata: { ...next.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) },
+    metadata: { ...next.metadata, ...defined({ resourceVersion }) },
   })();
 };
 

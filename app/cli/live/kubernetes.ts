@@ -7,6 +7,7 @@ import type { ClusterReader, ClusterWriter, Discovery } from '../../../core/inte
 import type * as KubernetesAdapter from '../../../adapters/kubernetes/index.js';
 import type { ClusterTarget } from '../io.js';
 import { MINIMUM_NODE, nodeVersionProblem, supportedNode } from '../node-version.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * Whether this Node can run the client library (undici 8 needs Node >= 22.19). Checked before
@@ -46,8 +47,7 @@ export const connectKubernetes = async (target: ClusterTarget): Promise<ClusterR
 export const connectWritable = async (target: ClusterTarget): Promise<ClusterReader & ClusterWriter & Discovery> => {
   const { createKubernetesCluster } = await loadAdapter();
   const cluster = createKubernetesCluster({
-    ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
-    ...(target.context === undefined ? {} : { context: target.context }),
+    ...defined({ kubeconfigPath: target.kubeconfigPath, context: target.context }),
   });
   return {
     get: (ref) => cluster.get(ref),

@@ -13,6 +13,7 @@ import {
   type JsonValue,
 } from '../../../core/internal.js';
 import type { ClusterTarget } from '../io.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * The documents of the given apiVersions that the cluster serves, by apiVersion (a group-version
@@ -28,8 +29,7 @@ export const fetchOpenApiDocuments = async (
     import('../../../adapters/kubernetes/rest-client.js'),
   ]);
   const cluster = createKubernetesCluster({
-    ...(target.kubeconfigPath === undefined ? {} : { kubeconfigPath: target.kubeconfigPath }),
-    ...(target.context === undefined ? {} : { context: target.context }),
+    ...defined({ kubeconfigPath: target.kubeconfigPath, context: target.context }),
   });
   const rest = createRestClient(cluster.kubeConfig, 30_000);
   const get = async (path: string, query: Readonly<Record<string, string>> = {}): Promise<JsonValue> => {

@@ -18,6 +18,7 @@ import {
   type JsonObject,
   type Resource,
 } from '../../../core/internal.js';
+import { defined } from '../../../core/json/defined.js';
 
 const SERVER_FIELDS = [
   'uid',
@@ -41,7 +42,7 @@ const creatable = (object: Resource, namespace: string | undefined): Resource =>
   const { status: _status, ...rest } = object;
   return {
     ...rest,
-    metadata: { ...metadata, name: object.metadata.name, ...(namespace === undefined ? {} : { namespace }) },
+    metadata: { ...metadata, name: object.metadata.name, ...defined({ namespace }) },
   };
 };
 

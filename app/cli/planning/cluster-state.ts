@@ -9,6 +9,7 @@ import {
   type JsonValue,
   type ObjectMeta,
 } from '../../../core/internal.js';
+import { defined } from '../../../core/json/defined.js';
 
 // Written by the API server or the operator, never by `kubectl apply` of the file.
 const SERVER_METADATA = new Set([
@@ -47,7 +48,7 @@ export const withClusterState = (desired: Application, recorded: Application | u
   return {
     ...rest,
     metadata: metadataOf([...userMetadata, ...carried, ['generation', generation]]),
-    ...(status === undefined ? {} : { status }),
+    ...defined({ status }),
   };
 };
 

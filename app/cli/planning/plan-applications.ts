@@ -25,6 +25,7 @@ import { withClusterState } from './cluster-state.js';
 import { indexLive, liveObjectsIn } from './live-objects.js';
 import { scopesFor } from '../input/scopes.js';
 import { sizeProblemsOf, tooLargeMessage, writesChildren } from '../../status/size-check.js';
+import { defined } from '../../../core/json/defined.js';
 
 /**
  * One Application's plan, with the Application as planned (cluster state merged in), and what each
@@ -102,9 +103,7 @@ export const planEachApplication = (args: {
       expressions: celEvaluator,
       applications: view,
       // As the operator hands the planner its translation (never written into spec).
-      ...(input.translated === undefined ? {} : { translatedManifest: input.translated }),
-      ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
-      ...(args.fieldManagers === undefined ? {} : { fieldManagers: args.fieldManagers }),
+      ...defined({ translatedManifest: input.translated, tenancy: args.tenancy, fieldManagers: args.fieldManagers }),
     };
     const plan = planner.plan({ application, live: objects, scopes, now: args.now, options });
     const owners = patchedFieldOwners(plan, (ref) => objects.find((object) => resourceKey(object) === refKey(ref)));

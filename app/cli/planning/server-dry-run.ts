@@ -30,6 +30,7 @@ import {
 import type { CrdRules } from '../../../core/schema/structural/rules.js';
 import type { Style } from '../style.js';
 import type { Planned } from './plan-applications.js';
+import { defined } from '../../../core/json/defined.js';
 
 type Path = ReadonlyArray<string | number>;
 
@@ -148,7 +149,7 @@ const checkedOffline = (action: Action & { readonly type: 'create' }, why: strin
   problems: catalogIssues({
     manifest: [action.body],
     catalog: offline.catalog,
-    ...(offline.rules === undefined ? {} : { rules: offline.rules }),
+    ...defined({ rules: offline.rules }),
   }).map((issue) => `${issue.path.replace(/^spec\.manifest\[0\]\.?/, '')}: ${issue.message}`),
 });
 

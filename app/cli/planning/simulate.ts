@@ -38,6 +38,7 @@ import {
 import type { CompiledExpression, ExpressionEvaluator } from '../../../core/ports/expressions.js';
 import { liveObjectsFor } from './live-objects.js';
 import type { Planned } from './plan-applications.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** A simulation gives up after this many rounds (a plan that never settles, or waits forever). */
 export const MAX_ROUNDS = 25;
@@ -246,7 +247,7 @@ const afterRound = (
   return {
     ...application,
     metadata: { ...application.metadata, finalizers: next },
-    ...(status === undefined ? {} : { status }),
+    ...defined({ status }),
   };
 };
 
@@ -269,8 +270,7 @@ export const simulate = (args: {
   let model: Model = { live: args.live, assumed: new Map() };
   const optionsFor = (assumed: Model['assumed']) => ({
     expressions: assumingEvaluator(celEvaluator, assumed),
-    ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
-    ...(args.applications === undefined ? {} : { applications: args.applications }),
+    ...defined({ tenancy: args.tenancy, applications: args.applications }),
   });
   const replan = (): Plan =>
     plan({ application, live: model.live, scopes: args.scopes, now: args.now, options: optionsFor(model.assumed) });
@@ -363,7 +363,7 @@ export const simulateAll = (args: {
       scopes: args.scopes,
       now: args.now,
       unready: args.unready,
-      ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+      ...defined({ tenancy: args.tenancy }),
       applications,
       after,
     });

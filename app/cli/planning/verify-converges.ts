@@ -33,6 +33,7 @@ import { drive } from '../../testing/drive.js';
 import { reconcileAllApplications } from '../../testing/reconcile-all.js';
 import type { ActionResult } from '../../executor/execute.js';
 import type { ReconcileResult } from '../../reconcile/reconcile-application.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** Rounds of plan-and-apply before a manifest that still writes is declared not converging. */
 export const DEFAULT_CONVERGENCE_ROUNDS = 6;
@@ -115,7 +116,7 @@ export const perpetualWrites = (rounds: ReadonlyArray<Round>): ReadonlyArray<Per
       {
         object: write.object,
         dropped: write.answer.dropped,
-        ...(write.ref === undefined ? {} : { ref: write.ref }),
+        ...defined({ ref: write.ref }),
         ...(unchanged ? { unchangedVersion: version } : {}),
       },
     ];
@@ -168,7 +169,7 @@ const seededCluster = async (args: {
     clock: args.clock,
     seed: 1,
     workloads: true,
-    ...(args.admission === undefined ? {} : { admission: args.admission }),
+    ...defined({ admission: args.admission }),
   });
   const namespaces = new Set(['default', ...args.namespaces, ...args.objects.flatMap((o) => namespaceOf(o) ?? [])]);
   const namespaceObjects = [...namespaces].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
@@ -238,13 +239,13 @@ export const verifyConvergence = async (args: {
     objects: args.objects.filter((object) => !isApplicationLike(object)),
     applications,
     namespaces: applications.flatMap((a) => namespaceOf(a) ?? []),
-    ...(args.admission === undefined ? {} : { admission: args.admission }),
+    ...defined({ admission: args.admission }),
   });
   if (E.isLeft(seeded)) return seeded;
   const cluster = seeded.right;
   const options: PlanOptions = {
     expressions: celEvaluator,
-    ...(args.tenancy === undefined ? {} : { tenancy: args.tenancy }),
+    ...defined({ tenancy: args.tenancy }),
   };
   const rounds: Round[] = [];
   for (let number = 1; ; number++) {

@@ -26,6 +26,7 @@ import {
 } from '../../../core/internal.js';
 import type { Planned } from '../planning/plan-applications.js';
 import type { ClusterBasis } from '../planning/cluster-view.js';
+import { defined } from '../../../core/json/defined.js';
 
 export const PLAN_API_VERSION = 'kreconcile.io/plan/v1';
 
@@ -179,14 +180,13 @@ export type PlanDocumentV1 = {
 export const refV1 = (ref: ObjectRef): ResourceRefV1 => ({
   apiVersion: ref.apiVersion,
   kind: ref.kind,
-  ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+  ...defined({ namespace: ref.namespace }),
   name: ref.name,
 });
 
 const changeV1 = (change: FieldChange): ChangeV1 => ({
   path: change.path,
-  ...(change.from === undefined ? {} : { from: change.from }),
-  ...(change.to === undefined ? {} : { to: change.to }),
+  ...defined({ from: change.from, to: change.to }),
 });
 
 /** An action as printed: Secret values in bodies and patches shown as `(sensitive value) sha256:<hex>`. */
@@ -231,7 +231,7 @@ export const plainActionV1 = (action: Action): ActionV1 => {
         patch: action.patch,
         changes,
         ...patchModeV1(action),
-        ...(action.orphan === undefined ? {} : { orphan: action.orphan }),
+        ...defined({ orphan: action.orphan }),
       };
     case 'recreate':
       return { type: 'recreate', resource, body: action.body, fields: action.fields, changes };
@@ -244,7 +244,7 @@ export const plainActionV1 = (action: Action): ActionV1 => {
         type: 'conflict',
         resource,
         reason: action.reason,
-        ...(action.owner === undefined ? {} : { owner: action.owner }),
+        ...defined({ owner: action.owner }),
         changes,
       };
     case 'forbidden':
@@ -299,8 +299,7 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
         namespace: metadata.namespace ?? 'default',
         name: metadata.name,
       }),
-      ...(metadata.uid === undefined ? {} : { uid: metadata.uid }),
-      ...(metadata.generation === undefined ? {} : { generation: metadata.generation }),
+      ...defined({ uid: metadata.uid, generation: metadata.generation }),
     },
     source: { file: input.origin.file, document: input.origin.document },
     result: resultOf(planned),
@@ -311,7 +310,7 @@ export const applicationPlanV1 = (planned: Planned): ApplicationPlanV1 => {
     summary: summaryV1(plan.summary),
     status: plan.status,
     outcome: outcomeV1(plan.outcome),
-    ...(planned.owners === undefined ? {} : { fieldOwners: planned.owners }),
+    ...defined({ fieldOwners: planned.owners }),
   };
 };
 
@@ -321,7 +320,7 @@ export const impactV1 = (impact: Impact): ImpactV1 => ({
   ...(impact.workloads === undefined || impact.workloads.length === 0
     ? {}
     : { workloads: impact.workloads.map(refV1) }),
-  ...(impact.pods === undefined ? {} : { pods: impact.pods }),
+  ...defined({ pods: impact.pods }),
 });
 
 /** Each action with its impacts (`impacts` parallel to the actions), `impact` left out where there is none. */
@@ -341,12 +340,12 @@ export const translatedV1 = (application: Application, manifest: ReadonlyArray<R
   const url = typeof spec.csar === 'string' ? spec.csar : typeof spec.tosca === 'string' ? spec.tosca : undefined;
   return {
     from: spec.csar === undefined ? 'spec.tosca' : 'spec.csar',
-    ...(url === undefined ? {} : { url }),
+    ...defined({ url }),
     resources: manifest.map((resource) =>
       refV1({
         apiVersion: resource.apiVersion,
         kind: resource.kind,
-        ...(resource.metadata.namespace === undefined ? {} : { namespace: resource.metadata.namespace }),
+        ...defined({ namespace: resource.metadata.namespace }),
         name: resource.metadata.name,
       }),
     ),

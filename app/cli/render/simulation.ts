@@ -10,6 +10,7 @@ import { actionsV1, PLAN_API_VERSION, refV1 } from './plan-document.js';
 import { serialize } from './serialize.js';
 import type { Style } from '../style.js';
 import { actionLines } from './text.js';
+import { defined } from '../../../core/json/defined.js';
 
 const endLine = (simulation: Simulation): string => {
   const rounds = simulation.rounds.length;
@@ -65,7 +66,7 @@ export const renderSimulationDocument = (simulations: ReadonlyArray<Simulation>,
           reconciles: simulation.rounds.length,
           result: simulation.end._tag,
           ...(simulation.end._tag === 'Converged' ? {} : { message: simulation.end.message }),
-          ...(simulation.waited === undefined ? {} : { waited: simulation.waited }),
+          ...defined({ waited: simulation.waited }),
           rounds: simulation.rounds.map((round) => ({
             round: round.round,
             actions: actionsV1(round.actions, simulation.planned.plan.status.mangledObserverSchema),

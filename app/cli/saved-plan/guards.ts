@@ -21,6 +21,7 @@ import { clusterFailure, type CliError } from '../cli-error.js';
 import type { ResourceRefV1 } from '../render/plan-document.js';
 import { actionOf } from './replay.js';
 import type { GuardV1, SavedApplicationV1, SavedPlanV1 } from './format.js';
+import { defined } from '../../../core/json/defined.js';
 
 /** Why one saved write no longer holds, or `undefined` when it does. */
 const moved = (guard: GuardV1, live: Resource | undefined): string | undefined => {
@@ -48,7 +49,7 @@ const applicationRef = (application: ResourceRefV1): ObjectRef => ({
   apiVersion: APPLICATION_API_VERSION,
   kind: APPLICATION_KIND,
   name: application.name,
-  ...(application.namespace === undefined ? {} : { namespace: application.namespace }),
+  ...defined({ namespace: application.namespace }),
 });
 
 type Check = { readonly ref: ObjectRef; readonly why: (live: Resource | undefined) => string | undefined };

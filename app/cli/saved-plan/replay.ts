@@ -20,12 +20,13 @@ import type { Origin } from '../input/entries.js';
 import type { Planned } from '../planning/plan-applications.js';
 import type { ImpactV1, ResourceRefV1 } from '../render/plan-document.js';
 import type { SavedActionV1, SavedApplicationV1 } from './format.js';
+import { defined } from '../../../core/json/defined.js';
 
 const refOfV1 = (resource: ResourceRefV1): ObjectRef => ({
   apiVersion: resource.apiVersion,
   kind: resource.kind,
   name: resource.name,
-  ...(resource.namespace === undefined ? {} : { namespace: resource.namespace }),
+  ...defined({ namespace: resource.namespace }),
 });
 
 const DELETE_REASONS = ['RemovedFromSpec', 'ApplicationDeleted'] as const;
@@ -52,7 +53,7 @@ export const actionOf = (saved: SavedActionV1): Action => {
         ref,
         patch: saved.patch,
         changes,
-        ...(saved.orphan === undefined ? {} : { orphan: saved.orphan }),
+        ...defined({ orphan: saved.orphan }),
       };
     case 'recreate':
       return { type: 'recreate', ref, body: saved.body, fields: saved.fields, changes };
@@ -65,7 +66,7 @@ export const actionOf = (saved: SavedActionV1): Action => {
         type: 'conflict',
         ref,
         reason: conflictReason(saved.reason),
-        ...(saved.owner === undefined ? {} : { owner: saved.owner }),
+        ...defined({ owner: saved.owner }),
         changes,
       };
     case 'forbidden':
@@ -83,9 +84,7 @@ export const savedApplicationObject = (saved: SavedApplicationV1): Application =
     kind: APPLICATION_KIND,
     metadata: {
       name: application.name,
-      ...(application.namespace === undefined ? {} : { namespace: application.namespace }),
-      ...(application.uid === undefined ? {} : { uid: application.uid }),
-      ...(application.generation === undefined ? {} : { generation: application.generation }),
+      ...defined({ namespace: application.namespace, uid: application.uid, generation: application.generation }),
     },
     spec: {},
   };
@@ -98,7 +97,7 @@ export const planOf = (saved: SavedApplicationV1): Plan => {
     actions: saved.actions.map(actionOf),
     status: {
       conditions: saved.conditions,
-      ...(saved.contestedFields === undefined ? {} : { contestedFields: saved.contestedFields }),
+      ...defined({ contestedFields: saved.contestedFields }),
     },
     outcome:
       saved.outcome.type === 'RequeueAfter'
@@ -139,7 +138,7 @@ const impactOf = (saved: ImpactV1): ReadonlyArray<Impact> => {
           type,
           message: saved.message,
           ...(saved.workloads === undefined ? {} : { workloads: saved.workloads.map(refOfV1) }),
-          ...(saved.pods === undefined ? {} : { pods: saved.pods }),
+          ...defined({ pods: saved.pods }),
         },
       ];
 };

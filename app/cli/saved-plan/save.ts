@@ -32,6 +32,7 @@ import {
   type SavedApplicationV1,
   type SavedPlanV1,
 } from './format.js';
+import { defined } from '../../../core/json/defined.js';
 
 export type SaveRequest = {
   readonly planned: ReadonlyArray<Planned>;
@@ -188,7 +189,7 @@ export const savePlan = (request: SaveRequest): E.Either<ReadonlyArray<CliError>
       secretValues:
         request.allowSecretValues && request.planned.some(({ plan }) => plan.actions.some(writesSecretValues)),
       scopes: scopesOf(applications, request.scopes),
-      ...(request.guard === undefined ? {} : { guard: request.guard }),
+      ...defined({ guard: request.guard }),
     },
     applications,
   });
