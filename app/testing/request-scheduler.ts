@@ -57,11 +57,14 @@ const argumentsKey = (args: ReadonlyArray<unknown>): string => {
 const watchLabel = (query: WatchQuery): string =>
   `watch ${query.apiVersion} ${query.kind} ${query.namespace ?? '*'} from ${query.resourceVersion ?? 'now'}`;
 
-/** `ok`, or the error's tag (`NotFound`, `Conflict`): an Either as the cluster answers. */
+/** `ok`, `NotFound` for a read that found nothing, or the error's tag (`Conflict`): an Either as the cluster answers. */
 export const outcome = (answer: unknown): string => {
-  const left: unknown = typeof answer === 'object' && answer !== null ? Reflect.get(answer, 'left') : undefined;
-  const tag: unknown = typeof left === 'object' && left !== null ? Reflect.get(left, '_tag') : undefined;
-  return typeof tag === 'string' ? tag : 'ok';
+  const field = (value: unknown, key: string): unknown =>
+    typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
+  const tag = field(field(answer, 'left'), '_tag');
+  if (typeof tag === 'string') return tag;
+  // A read of an absent object answers `none` (absence is not an error on reads); on the wire it was a 404.
+  return field(field(answer, 'right'), '_tag') === 'None' ? 'NotFound' : 'ok';
 };
 
 /** What one scheduler holds and has seen; its own, never shared between schedulers. */

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 /** Shrinking stops (keeping the smallest failure found so far) after `ms` of real time or `runs` runs. */
 export type ShrinkBudget = { readonly ms?: number; readonly runs?: number };
 
-type Failure = { count: number; world: unknown; size: number };
+/** One kind of failure: how often, its smallest world and that world's message, and the run that first showed it. */
+type Failure = { count: number; world: unknown; seed: number; size: number; example: string; firstRun?: number };
 
 type SearchState = {
   runs: number;
@@ -44,14 +45,38 @@ export const failureKind = (message: string): string =>
 
 const sizeOf = (world: unknown): number => fc.stringify(world).length;
 
-/** Counts a failure under its kind, keeping the smallest world that failed that way. */
-const recordFailure = (kinds: Map<string, Failure>, error: unknown, world: unknown): void => {
-  const kind = failureKind(error instanceof Error ? error.message : String(error));
-  const known = kinds.get(kind) ?? { count: 0, world, size: Number.POSITIVE_INFINITY };
+/**
+ * Counts a failure under its kind, keeping the smallest world that failed that way and its message. `searchRun` is
+ * the run's number while the search has not begun shrinking: fast-check replays that run with the path `run - 1`.
+ */
+const recordFailure = (
+  kinds: Map<string, Failure>,
+  error: unknown,
+  world: unknown,
+  seed: number,
+  searchRun: number | undefined,
+): void => {
+  const message = error instanceof Error ? error.message : String(error);
+  const kind = failureKind(message);
+  const known = kinds.get(kind) ?? {
+    count: 0,
+    world,
+    seed,
+    size: Number.POSITIVE_INFINITY,
+    example: '',
+    firstRun: searchRun,
+  };
   known.count++;
-  if (sizeOf(world) < known.size) [known.world, known.size] = [world, sizeOf(world)];
   kinds.set(kind, known);
+  if (sizeOf(world) >= known.size) return;
+  [known.world, known.seed, known.size] = [world, seed, sizeOf(world)];
+  known.example = (message.split('\n')[0] ?? '').slice(0, 300);
 };
+
+const replayOf = (seen: Failure): string =>
+  seen.firstRun === undefined
+    ? 'first seen while shrinking'
+    : `first seen in run ${seen.firstRun}: replay it with the check's seed and path "${seen.firstRun - 1}"`;
 
 /**
  * Every kind of failure seen, when there was more than one: shrinking follows one of them, and the
@@ -63,8 +88,9 @@ const distinctFailures = (kinds: ReadonlyMap<string, Failure>): string =>
     : `\ndistinct failures seen (${kinds.size}; one may mask another):` +
       [...kinds.entries()]
         .map(
-          ([kind, seen], index) =>
-            `\n  ${index + 1}. ${kind} (×${seen.count}); smallest world: ${fc.stringify(seen.world)}`,
+          ([, seen], index) =>
+            `\n  ${index + 1}. ${seen.example} (×${seen.count} of this kind); smallest world: ` +
+            `${fc.stringify(seen.world)} with cluster seed ${seen.seed}; ${replayOf(seen)}`,
         )
         .join('');
 
@@ -87,8 +113,9 @@ export const propertyLog = (budget: ShrinkBudget = {}): PropertyLog => {
       try {
         await run(world, seed);
       } catch (error) {
-        if (state.firstAt === undefined) [state.firstAt, state.firstRun] = [performance.now(), state.runs];
-        recordFailure(kinds, error, world);
+        const searching = state.firstAt === undefined;
+        if (searching) [state.firstAt, state.firstRun] = [performance.now(), state.runs];
+        recordFailure(kinds, error, world, seed, searching ? state.runs : undefined);
         throw error;
       } finally {
         state.stoppedAt = performance.now();

@@ -9,7 +9,7 @@ import { checkConvergence, ConvergenceFailure } from '../../../app/testing/index
 import { failureKind } from '../../../app/testing/shrink-budget.js';
 
 /** Two bugs: more than three numbers is one, a number above 15 another (checked second: masked by the first). */
-const check = (shrinkBudget?: { readonly runs?: number; readonly ms?: number }) =>
+const check = (shrinkBudget?: { readonly runs?: number; readonly ms?: number }, path?: string) =>
   checkConvergence({
     // every world ends with a big number; shrinking the rest away turns one failure into the other
     world: fc.array(fc.nat(15), { maxLength: 30 }).map((numbers) => [...numbers, 19]),
@@ -24,6 +24,7 @@ const check = (shrinkBudget?: { readonly runs?: number; readonly ms?: number }) 
     numRuns: 50,
     seed: 4,
     ...(shrinkBudget === undefined ? {} : { shrinkBudget }),
+    ...(path === undefined ? {} : { path }),
   }).then(
     () => '',
     (error: unknown) => (error instanceof ConvergenceFailure ? error.message : String(error)),
@@ -36,10 +37,19 @@ describe('shrinking within a budget', () => {
       /search: first failure after \d+\.\d\d s \(run \d+\); shrinking: \d+ runs in \d+\.\d\d s \(done\)/,
     );
     expect(message).toMatch(/distinct failures seen \(2; one may mask another\):/);
-    expect(message).toContain('not converged: number N is too big (×');
-    expect(message).toContain('not converged: N numbers are too many (×');
-    expect(message).toMatch(/numbers are too many \(×\d+\); smallest world: \[[\d,]+\]/);
-    expect(message).toMatch(/is too big \(×\d+\); smallest world: \[19\]/);
+    // Each kind as its smallest world's own message (no placeholders), with that world's cluster seed.
+    expect(message).toMatch(/not converged: number 19 is too big \(×\d+ of this kind\); smallest world: \[19\]/);
+    expect(message).toMatch(
+      /not converged: \d+ numbers are too many \(×\d+ of this kind\); smallest world: \[[\d,]+\] with cluster seed -?\d+/,
+    );
+    // The kind the search met first names the run that showed it (replayed with its path); the other only shrinking.
+    const named = /first seen in run \d+: replay it with the check's seed and path "(\d+)"/.exec(message);
+    expect(message).toContain('first seen while shrinking');
+    // That path replays the run: it fails at once, with the same kind.
+    expect(named?.[1]).toBeDefined();
+    const replayed = await check({ runs: 0 }, named?.[1]);
+    expect(replayed).toContain('numbers are too many');
+    expect(replayed).toMatch(/first failure after \d+\.\d\d s \(run 1\)/);
   });
 
   it('a run budget stops shrinking and the report says so; the counterexample still fails', async () => {
