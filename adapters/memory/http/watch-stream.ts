@@ -1,8 +1,10 @@
 /**
  * `?watch=1` on a collection: the memory cluster's watch as a stream of JSON lines
  * (`{"type":…,"object":…}`), bookmarks as objects carrying only `metadata.resourceVersion`, and
- * a failure (410 Gone for a too-old resourceVersion, an injected fault) as an ERROR event with
- * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200.
+ * a failure once the watch serves (410 Gone for a too-old resourceVersion, an expired stream) as an ERROR event with
+ * a `Status`, then the end of the stream — what kube-apiserver sends once it has answered 200. A failure before the
+ * watch serves (an injected 500, 429 or 503 on the request) is the request's HTTP answer, as kube-apiserver's: the
+ * 200 is sent only when the watch starts serving.
  * An API-server restart cuts the connection instead (no ERROR event, no clean end), as a real
  * restart does; the client's next watch from its old resourceVersion then gets the 410.
  * `sendInitialEvents=true` (client-go's watch-list, on by default since 1.34: kubectl wait,
@@ -18,6 +20,7 @@ import type { ConnectionSink } from '../watch/index.js';
 import type { KindAt } from './api-routes.js';
 import { matchesFields, parseFieldSelector, type FieldSelector } from './list-query.js';
 import { statusBody } from './status-response.js';
+import { sendError } from './http-answers.js';
 import { defined } from '../../../core/json/defined.js';
 
 export type WatchRequest = {
@@ -58,11 +61,17 @@ export const watchRequestOf = (
   }))(parseFieldSelector(query.get('fieldSelector'), `${kind.group}/${kind.kind}`));
 };
 
-/** Where the stream goes: one call per line, then `end` (or `cut`: the connection drops) exactly once. */
+/**
+ * Where the stream goes: `serving` when the watch starts serving, one call per line, then `end` (or `cut`: the
+ * connection drops) exactly once; or, before any of them, `refuse`: the request's HTTP answer is the error.
+ */
 export type LineSink = {
+  serving(): void;
   line(json: JsonObject): void;
   end(): void;
   cut(): void;
+  /** Answers the request with `error`'s status; false once the 200 went out (the error is then an ERROR event). */
+  refuse(error: ClusterError): boolean;
 };
 
 const bookmarkLine = (kind: KindAt, resourceVersion: string, initialEventsEnd = false): JsonObject => ({
@@ -88,12 +97,15 @@ const streamWatch = (cluster: Cluster, request: WatchRequest, sink: LineSink): W
       sink.line(lineOf(event, request.kind));
     },
     closed: (error?: ClusterError) => {
+      // A too-old resourceVersion is answered in the stream (kube-apiserver's 200, then ERROR 410), whenever it is.
+      if (error !== undefined && error.code !== 410 && sink.refuse(error)) return;
       if (error !== undefined)
         sink.line({ type: 'ERROR', object: statusBody(error.code === 0 ? { ...error, code: 503 } : error) });
       sink.end();
     },
     connectionLost: () => sink.cut(),
     serverPicksTimeout: request.timeoutMs === 0,
+    serving: () => sink.serving(),
   };
   return cluster.watch(
     {
@@ -136,11 +148,56 @@ const sendInitialEvents = async (
   then(listed.right.resourceVersion);
 };
 
+/** Where a stream stands: ended (once, by whichever comes first), and the parts to stop when it ends. */
+type StreamEnd = {
+  ended: boolean;
+  upstream?: WatchHandle;
+  cancelTimeout?: () => void;
+};
+
 /**
- * Answers 200 at once (clients count a watch as established when the headers arrive), then
- * streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the
- * timeout passes on `clock`, the client goes
- * away or the returned handle is stopped (server shutdown).
+ * The response as a LineSink. The 200 goes out when the watch serves (clients count a watch as established when the
+ * headers arrive), or with its first line or its end; until then a failure is answered with its own status.
+ */
+const responseSink = (
+  response: ServerResponse,
+  transform: (line: JsonObject) => JsonObject,
+  stream: StreamEnd,
+): LineSink => {
+  const finish = (close: () => void): void => {
+    if (stream.ended) return;
+    stream.ended = true;
+    stream.cancelTimeout?.();
+    stream.upstream?.stop();
+    close();
+  };
+  const sendHeaders = (): void => {
+    if (response.headersSent) return;
+    response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    response.flushHeaders();
+  };
+  return {
+    serving: () => {
+      if (!stream.ended) sendHeaders();
+    },
+    line: (json) => {
+      if (stream.ended) return;
+      sendHeaders();
+      response.write(`${JSON.stringify(transform(json))}\n`);
+    },
+    end: () => finish(() => (sendHeaders(), response.end())),
+    cut: () => finish(() => response.destroy()),
+    refuse: (error) => {
+      if (response.headersSent) return false;
+      finish(() => sendError(response, error));
+      return true;
+    },
+  };
+};
+
+/**
+ * Streams (each event as `transform` makes it: a Table row for `kubectl get -w`) until the cluster ends the watch, the
+ * timeout passes on `clock`, the client goes away or the returned handle is stopped (server shutdown).
  */
 export const serveWatch = (
   cluster: Cluster,
@@ -149,36 +206,19 @@ export const serveWatch = (
   response: ServerResponse,
   transform: (line: JsonObject) => JsonObject = (line) => line,
 ): WatchHandle => {
-  response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-  response.flushHeaders();
-  let ended = false;
-  let upstream: WatchHandle | undefined;
-  let cancelTimeout: (() => void) | undefined;
-  const finish = (close: () => void): void => {
-    if (ended) return;
-    ended = true;
-    cancelTimeout?.();
-    upstream?.stop();
-    close();
-  };
-  const end = (): void => finish(() => response.end());
-  const sink: LineSink = {
-    line: (json) => {
-      if (!ended) response.write(`${JSON.stringify(transform(json))}\n`);
-    },
-    end,
-    cut: () => finish(() => response.destroy()),
-  };
+  const stream: StreamEnd = { ended: false };
+  const sink = responseSink(response, transform, stream);
   const watchFrom = (from: WatchRequest): void => {
-    upstream = streamWatch(cluster, from, sink);
-    if (ended) upstream.stop();
+    stream.upstream = streamWatch(cluster, from, sink);
+    if (stream.ended) stream.upstream.stop();
   };
   if (request.sendInitialEvents)
     void sendInitialEvents(cluster, request, sink, (resourceVersion) => {
-      if (!ended) watchFrom({ ...request, resourceVersion });
+      if (!stream.ended) watchFrom({ ...request, resourceVersion });
     });
   else watchFrom(request);
+  const end = (): void => sink.end();
   response.on('close', end);
-  if (request.timeoutMs > 0) cancelTimeout = clock.setTimer(request.timeoutMs, end);
+  if (request.timeoutMs > 0) stream.cancelTimeout = clock.setTimer(request.timeoutMs, end);
   return { stop: end };
 };

@@ -73,9 +73,21 @@ type Watcher = {
 /**
  * A sink behind a connection (the HTTP endpoint's): it can be cut instead of told why the stream
  * ended, and `serverPicksTimeout` when its client sent no `timeoutSeconds` (kube-apiserver then
- * ends it after its min-request-timeout with jitter).
+ * ends it after its min-request-timeout with jitter). `serving` is called when the watch starts serving (its request
+ * passed the server's faults and checks): until then a failure is the request's answer, not an event of the stream.
  */
-export type ConnectionSink = WatchSink & { connectionLost(): void; readonly serverPicksTimeout: boolean };
+export type ConnectionSink = WatchSink & {
+  connectionLost(): void;
+  readonly serverPicksTimeout: boolean;
+  serving?(): void;
+};
+
+const servesAConnection = (sink: WatchSink): sink is WatchSink & Required<Pick<ConnectionSink, 'serving'>> =>
+  'serving' in sink && typeof sink.serving === 'function';
+
+const announceServing = (sink: WatchSink): void => {
+  if (servesAConnection(sink)) sink.serving();
+};
 
 const serverPicksTimeout = (sink: WatchSink): boolean =>
   'serverPicksTimeout' in sink && sink.serverPicksTimeout === true;
@@ -193,6 +205,7 @@ const pendingWatch = (parts: Streams, watchers: Set<Watcher>, sink: WatchSink): 
       watcher.state = 'open';
       watcher.scope = scope;
       watcher.options = options;
+      announceServing(watcher.sink);
       initial.forEach((event) => parts.deliver(watcher, event));
       // A close fault on an initial event may already have ended the stream.
       if (options.allowBookmarks && (watcher.state as Watcher['state']) === 'open') parts.armBookmarks(watcher);

@@ -494,6 +494,26 @@ describe('memory cluster over HTTP: watch', () => {
     ]);
   });
 
+  it("a fault on the watch request is the request's HTTP answer, as kube-apiserver's, not a 200 and an ERROR event", async () => {
+    const target = await serve();
+    target.memory.setFaults({
+      errors: [
+        { rate: 1, tag: 'TooManyRequests', code: 429, retryAfterMs: 2000, verbs: ['watch'], message: 'slow down' },
+      ],
+    });
+    const refused = await fetch(`${target.url}/api/v1/namespaces/default/configmaps?watch=true`, {
+      headers: { authorization: `Bearer ${target.token}` },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await refused.json()).toMatchObject({ kind: 'Status', code: 429, reason: 'TooManyRequests' });
+    // Once the faults stop, the same request is served: 200 at once, before any event.
+    target.memory.setFaults({});
+    const served = await watchLines(target, '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1');
+    expect(served.status).toBe(200);
+    served.abort();
+  });
+
   it("without a resourceVersion: ADDED for what exists; timeoutSeconds ends the stream on the cluster's clock; a field selector filters", async () => {
     const clock = new ManualClock(0);
     const target = await serve({ clock });
