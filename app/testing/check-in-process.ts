@@ -204,7 +204,7 @@ const restartsText = <World>(run: Run<World>): string => {
   if (crashes.length === 0 && killed === undefined) return crashed;
   const restarts = run.instances.started() - 1;
   return (
-    `${crashed}; ${killed === undefined ? '' : `the kit made ${killed} (faults); `}` +
+    `${crashed}; ${killed === undefined ? '' : `kit faults: ${killed}; `}` +
     `restarted ${restarts} time${restarts === 1 ? '' : 's'}` +
     (run.instances.gaveUp() ? ', then stayed down (restarts ran out: CrashLoopBackOff)' : '')
   );
