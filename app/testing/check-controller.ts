@@ -186,7 +186,7 @@ const judge = async <World>(
 
 /**
  * Kills the controller once each write `kills` names is answered, before the answer goes back; only
- * the process that sent the write (a write still in flight from a process killed before kills nothing).
+ * the process that sent the write (a write still in flight from a process killed already kills nothing).
  */
 const killAfterWrites =
   (kills: ControllerKills, supervised: () => SupervisedController | undefined): WriteHook =>
@@ -196,8 +196,8 @@ const killAfterWrites =
     return async () => {
       const controller = supervised();
       if (controller === undefined || controller.startedAt() !== sender) return;
-      kills.record(index, label);
-      await controller.kill();
+      // false when write `index` came from a process the kit is killing already (two writes in flight at once)
+      if (await controller.kill()) kills.record(index, label);
     };
   };
 

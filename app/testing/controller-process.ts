@@ -50,9 +50,10 @@ export type SupervisedController = {
   logTail(lines: number): ReadonlyArray<string>;
   /**
    * Kills the running process with SIGKILL, a fault of the kit's: its exit is marked `byKit`, it is
-   * restarted after its backoff and does not count towards `maxRestarts`. Resolves once it exited.
+   * restarted after its backoff and does not count towards `maxRestarts`. Resolves once it exited (its
+   * exit is recorded when its output closes): true, or false when no process runs or the kit is killing it already.
    */
-  kill(): Promise<void>;
+  kill(): Promise<boolean>;
   /** Stops the process (SIGTERM, then SIGKILL after 2 s) and removes the kubeconfig. */
   stop(): Promise<void>;
 };
@@ -153,14 +154,14 @@ type Supervision = {
   restartTimer?: NodeJS.Timeout;
 };
 
-/** SIGKILLs the running process, its exit marked as the kit's; resolves once its exit was recorded. */
-const killChild = (state: Supervision): Promise<void> =>
+/** SIGKILLs the running process, its exit marked as the kit's; resolves once it exited. */
+const killChild = (state: Supervision): Promise<boolean> =>
   new Promise((resolve) => {
     const child = state.child;
-    if (child === undefined || state.stopped) return resolve();
+    if (child === undefined || state.stopped || state.killed === child) return resolve(false);
     state.killed = child;
-    // after the supervisor's own 'close' listener: the exit is recorded when this resolves
-    child.once('close', () => resolve());
+    // 'exit', not 'close': a grandchild holding its output open (`go run`) must not hold the write's answer forever
+    child.once('exit', () => resolve(true));
     child.kill('SIGKILL');
   });
 

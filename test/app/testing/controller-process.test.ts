@@ -64,8 +64,8 @@ describe('superviseController', () => {
     try {
       for (const round of [1, 2]) {
         await eventually(() => expect(controller.running()).toBe(true), 15_000, 20);
-        await controller.kill();
-        expect(controller.exits()).toHaveLength(round);
+        expect(await controller.kill()).toBe(true);
+        await eventually(() => expect(controller.exits()).toHaveLength(round), 15_000, 20);
       }
       await eventually(() => expect(controller.running()).toBe(true), 15_000, 20);
       expect(controller.gaveUp()).toBe(false);
