@@ -91,7 +91,9 @@ export type ControllerCheckOptions<World> = Pick<
    * before the answer reaches it. A process gets SIGKILL; a module's instance is dropped as after a crash (no answer
    * or event reaches it, its timers stop). Either restarts after its backoff, as a pod's container does. A kill is a
    * fault, not a finding (whatever `tolerateExits` says): it counts in the restarts, not towards `maxRestarts`, and
-   * the report's timeline and fault list name it. A write that arrives after its sender was killed kills nothing.
+   * the report's timeline and fault list name it. A write answered after its sender was killed kills nothing (a
+   * process's writes in flight at once all arrive before its kill; in process, held writes of a killed instance are
+   * dropped, never counted).
    */
   readonly killAfterWrites?: ReadonlyArray<number>;
   /**
