@@ -27,25 +27,54 @@ export type Activity = {
 
 type Task = () => Promise<unknown>;
 
+/**
+ * Told of each write as it arrives (`index` 1-based, over the run): what it returns runs once the
+ * server has answered the write, before the answer goes back (the kit kills the controller there).
+ */
+export type WriteHook = (index: number, label: string) => (() => Promise<void>) | undefined;
+
 const isTask = (value: unknown): value is Task => typeof value === 'function';
 
+/** What the tracker has seen so far. */
+type Seen = {
+  inFlight: number;
+  mostInFlight: number;
+  lastRequestAt: number;
+  lastWriteAt: number;
+  readonly writes: string[];
+  readonly trace: string[];
+};
+
+/** `task`, counted in flight while it runs, its answer traced; `beforeAnswer` runs before the answer goes back. */
+const observed =
+  (seen: Seen, task: Task, label: string, beforeAnswer?: () => Promise<void>): Task =>
+  async () => {
+    seen.inFlight++;
+    seen.mostInFlight = Math.max(seen.mostInFlight, seen.inFlight);
+    try {
+      const answer = await task();
+      seen.trace.push(`${label} → ${outcome(answer)}`);
+      await beforeAnswer?.();
+      return answer;
+    } finally {
+      seen.inFlight--;
+    }
+  };
+
 /** Wraps `cluster` so its calls are observed (a call returns a TaskEither: in flight while it runs). */
-export const trackActivity = (cluster: MemoryCluster, now: () => number = () => performance.now()): Activity => {
-  const [writes, trace]: [string[], string[]] = [[], []];
-  const seen = { inFlight: 0, mostInFlight: 0, lastRequestAt: -Infinity, lastWriteAt: -Infinity, writes };
-  const observed =
-    (task: Task, label: string): Task =>
-    async () => {
-      seen.inFlight++;
-      seen.mostInFlight = Math.max(seen.mostInFlight, seen.inFlight);
-      try {
-        const answer = await task();
-        trace.push(`${label} → ${outcome(answer)}`);
-        return answer;
-      } finally {
-        seen.inFlight--;
-      }
-    };
+export const trackActivity = (
+  cluster: MemoryCluster,
+  now: () => number = () => performance.now(),
+  onWrite: WriteHook = () => undefined,
+): Activity => {
+  const seen: Seen = {
+    inFlight: 0,
+    mostInFlight: 0,
+    lastRequestAt: -Infinity,
+    lastWriteAt: -Infinity,
+    writes: [],
+    trace: [],
+  };
   const proxy = new Proxy(cluster, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -58,12 +87,11 @@ export const trackActivity = (cluster: MemoryCluster, now: () => number = () => 
         seen.lastRequestAt = now();
         const label =
           property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(String(property), args[0]);
-        if (WRITES.includes(property)) {
-          seen.lastWriteAt = now();
-          seen.writes.push(label);
-        }
+        const write = WRITES.includes(property);
+        if (write) seen.lastWriteAt = now();
+        const beforeAnswer = write ? onWrite(seen.writes.push(label), label) : undefined;
         const answer: unknown = Reflect.apply(value, target, args);
-        return property !== 'watch' && isTask(answer) ? observed(answer, label) : answer;
+        return property !== 'watch' && isTask(answer) ? observed(seen, answer, label, beforeAnswer) : answer;
       };
     },
   });
@@ -73,7 +101,7 @@ export const trackActivity = (cluster: MemoryCluster, now: () => number = () => 
     lastRequestAt: () => seen.lastRequestAt,
     lastWriteAt: () => seen.lastWriteAt,
     writes: () => [...seen.writes],
-    trace: () => [...trace],
+    trace: () => [...seen.trace],
     mostInFlight: () => seen.mostInFlight,
   };
 };

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
 import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
 import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
-import { trackActivity, type Activity } from './activity.js';
+import { trackActivity, type Activity, type WriteHook } from './activity.js';
 import { counted, tally, checkWorlds, type ConvergenceContext } from './check-convergence.js';
 import {
   controllerReport,
@@ -20,6 +20,7 @@ import {
 } from './controller-process.js';
 import { runInProcess } from './check-in-process.js';
 import type { ControllerCheckOptions } from './controller-check-options.js';
+import { controllerKills, faultList, type ControllerKills } from './controller-kills.js';
 import { drive } from './drive.js';
 import {
   faultWatcher,
@@ -133,18 +134,18 @@ const faultyPhase = async <World>(
 };
 
 /** The lines a failed run's error carries after its verdict. */
-const report = (cluster: MemoryCluster, controller: SupervisedController, timeline: Timeline): string => {
-  const faults = cluster.injectedFaults();
-  return [
-    `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
-    timelineText(timeline, 'real time'),
-    controllerReport(controller),
-  ].join('\n');
+const report = (
+  cluster: MemoryCluster,
+  controller: SupervisedController,
+  timeline: Timeline,
+  kills: ControllerKills,
+): string => {
+  return [faultList(cluster, kills), timelineText(timeline, 'real time'), controllerReport(controller)].join('\n');
 };
 
-/** The first exit as a finding, unless exits are tolerated. */
+/** The first exit as a finding, unless exits are tolerated; the kit's kills are faults, never findings. */
 const exitFinding = (controller: SupervisedController, tolerate: boolean | undefined): string | undefined => {
-  const first = controller.exits()[0];
+  const first = controller.exits().find((exit) => !exit.byKit);
   if (tolerate === true || first === undefined) return undefined;
   const how = first.code === null ? `was killed by ${first.signal ?? 'a signal'}` : `exited with code ${first.code}`;
   return `the controller ${how} at ${seconds(first.at)} (a controller runs until stopped: an exit is a crash)`;
@@ -183,13 +184,29 @@ const judge = async <World>(
   return exitFinding(controller, options.tolerateExits) ?? (await options.converged(context));
 };
 
-/** One generated world against a fresh cluster, endpoint and controller process. */
-const runOnce = async <World>(
+/**
+ * Kills the controller once each write `kills` names is answered, before the answer goes back; only
+ * the process that sent the write (a write still in flight from a process killed already kills nothing).
+ */
+const killAfterWrites =
+  (kills: ControllerKills, supervised: () => SupervisedController | undefined): WriteHook =>
+  (index, label) => {
+    const sender = supervised()?.startedAt();
+    if (!kills.due(index) || sender === undefined) return undefined;
+    return async () => {
+      const controller = supervised();
+      if (controller === undefined || controller.startedAt() !== sender) return;
+      // false when write `index` came from a process the kit is killing already (two writes in flight at once)
+      if (await controller.kill()) kills.record(index, label);
+    };
+  };
+
+/** A fresh cluster on the kit's manual clock, set up by the harness for `world`. */
+const setUp = async <World>(
   options: ControllerCheckOptions<World>,
-  command: ControllerCommand,
   world: World,
   seed: number,
-): Promise<void> => {
+): Promise<ConvergenceContext<World>> => {
   const clock = new ManualClock();
   const cluster = createMemoryCluster({
     clock,
@@ -197,9 +214,6 @@ const runOnce = async <World>(
     workloads: options.workloads ?? true,
     ...defined({ pods: options.pods }),
   });
-  // Each of the process's calls draws its faults by what it is, not by when it arrived (keyed); the harness has a
-  // stream of its own, so its requests never shift the controller's faults.
-  const activity = trackActivity(cluster.forClient('controller', { keyedFaults: true }));
   const context: ConvergenceContext<World> = {
     cluster,
     api: promiseCluster(cluster.forClient('harness')),
@@ -207,8 +221,29 @@ const runOnce = async <World>(
     world,
   };
   await drive(clock, options.setup(context));
-  const served = await serveMemoryCluster(activity.cluster, options.serve ?? {});
+  return context;
+};
+
+/** One generated world against a fresh cluster, endpoint and controller process. */
+const runOnce = async <World>(
+  options: ControllerCheckOptions<World>,
+  command: ControllerCommand,
+  world: World,
+  seed: number,
+): Promise<void> => {
+  const context = await setUp(options, world, seed);
+  const { cluster, clock } = context;
   const timeline = newTimeline(() => performance.now());
+  const kills = controllerKills(options.killAfterWrites, timeline, 'SIGKILL');
+  const supervised: { controller?: SupervisedController } = {};
+  // Each of the process's calls draws its faults by what it is, not by when it arrived (keyed); the harness has a
+  // stream of its own, so its requests never shift the controller's faults.
+  const activity = trackActivity(
+    cluster.forClient('controller', { keyedFaults: true }),
+    undefined,
+    killAfterWrites(kills, () => supervised.controller),
+  );
+  const served = await serveMemoryCluster(activity.cluster, options.serve ?? {});
   const stopPump = pumpClock(clock, faultWatcher(cluster, timeline));
   // on from the process's first request, not from when the kit noticed it: a replay's first requests meet the same
   // faults
@@ -218,9 +253,10 @@ const runOnce = async <World>(
     await served.close();
     throw error;
   });
+  supervised.controller = controller;
   try {
     const verdict = await judge(options, context, activity, controller, timeline);
-    if (verdict !== true) throw new Error(`${verdict}\n${report(cluster, controller, timeline)}`);
+    if (verdict !== true) throw new Error(`${verdict}\n${report(cluster, controller, timeline, kills)}`);
   } finally {
     await controller.stop();
     stopPump();
@@ -228,7 +264,7 @@ const runOnce = async <World>(
     // in the order the calls were answered, which is real time's: sorted, a replay's trace compares
     const trace = [...activity.trace()].sort();
     const restarts = controller.exits().length - (controller.gaveUp() ? 1 : 0);
-    options.onRun?.({ seed, trace, mostHeld: activity.mostInFlight(), restarts });
+    options.onRun?.({ seed, trace, mostHeld: activity.mostInFlight(), restarts, kills: kills.count() });
   }
 };
 

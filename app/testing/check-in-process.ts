@@ -13,7 +13,8 @@ import type { ControllerCheckOptions, ControllerModule } from './controller-chec
 import { drive } from './drive.js';
 import { controllerInstances, type Instances, type Loading } from './in-process-instances.js';
 import { promiseCluster } from './promise-cluster.js';
-import { scheduleRequests, type RequestScheduler } from './request-scheduler.js';
+import { scheduleRequests, type AnsweredWrite, type RequestScheduler } from './request-scheduler.js';
+import { controllerKills, faultList, type ControllerKills } from './controller-kills.js';
 import { faultWatcher, fingerprint, note, seconds, timeline, timelineText, type Timeline } from './run-timeline.js';
 import { catchInProcessEffects, type InProcessCrash, type InProcessEffects } from './in-process-effects.js';
 import { virtualTime, type VirtualTime } from './virtual-time.js';
@@ -30,6 +31,8 @@ type Run<World> = {
   readonly effects: InProcessEffects;
   /** The module's instances: the one running, restarts after crashes (in-process-instances.ts). */
   readonly instances: Instances;
+  /** The kit's kills of the controller (`killAfterWrites`). */
+  readonly kills: ControllerKills;
   readonly watchFaults: () => void;
   steps: number;
   lastStepAt: number;
@@ -190,14 +193,18 @@ const crashText = <World>(run: Run<World>): string | undefined => {
 const crashLine = (crash: InProcessCrash, began: number): string =>
   `${crash.how} (exit code ${crash.code}) at ${seconds(crash.at - began)}`;
 
-/** The crashes and restarts of the run, as the process runner reports a process's exits. */
+/** The crashes, kills and restarts of the run, as the process runner reports a process's exits. */
 const restartsText = <World>(run: Run<World>): string => {
   const crashes = run.effects.crashes();
-  if (crashes.length === 0)
-    return 'the controller never crashed (no unhandled rejection, uncaught exception or process.exit)';
+  const killed = run.kills.text();
+  const crashed =
+    crashes.length === 0
+      ? 'the controller never crashed (no unhandled rejection, uncaught exception or process.exit)'
+      : `the controller crashed: ${crashes.map((crash) => crashLine(crash, run.timeline.began)).join(', then ')}`;
+  if (crashes.length === 0 && killed === undefined) return crashed;
   const restarts = run.instances.started() - 1;
   return (
-    `the controller crashed: ${crashes.map((crash) => crashLine(crash, run.timeline.began)).join(', then ')}; ` +
+    `${crashed}; ${killed === undefined ? '' : `kit faults: ${killed}; `}` +
     `restarted ${restarts} time${restarts === 1 ? '' : 's'}` +
     (run.instances.gaveUp() ? ', then stayed down (restarts ran out: CrashLoopBackOff)' : '')
   );
@@ -208,10 +215,9 @@ const logText = (lines: ReadonlyArray<string>): string =>
 
 /** The lines a failed in-process run's error carries after its verdict. */
 const report = <World>(run: Run<World>): string => {
-  const faults = run.context.cluster.injectedFaults();
   const trace = run.scheduler.trace();
   return [
-    `faults injected by the server: ${faults.size === 0 ? 'none' : tally(faults)}`,
+    faultList(run.context.cluster, run.kills),
     timelineText(run.timeline, "the run's clock"),
     `requests (${trace.length}, in the order the kit released them; the last 20): ${trace.slice(-20).join('; ')}`,
     restartsText(run),
@@ -286,7 +292,7 @@ const catchCrashes = (
   scheduler: RequestScheduler,
   line: Timeline,
   instance: string,
-): { time: VirtualTime; effects: InProcessEffects; instances: Instances } => {
+): { time: VirtualTime; effects: InProcessEffects; instances: Instances; kill: () => void } => {
   const time = virtualTime(clock, (error) => effects.crashed('an uncaught exception in a timer callback', error));
   const instances = controllerInstances({
     spec,
@@ -307,8 +313,24 @@ const catchCrashes = (
       instances.crashed(crash.at);
     },
   );
-  return { time, effects, instances };
+  // the kit's kill: the instance ends as on a crash, but it is a fault, not a crash
+  const kill = (): void => {
+    scheduler.kill();
+    time.halt();
+    effects.killed();
+    instances.killed(clock.now());
+  };
+  return { time, effects, instances, kill };
 };
+
+/** Kills the instance that sent each write `kills` names once the server answered it, before the answer reaches it. */
+const killAfterWrites =
+  (kills: ControllerKills, kill: () => void): AnsweredWrite =>
+  (index, label) => {
+    if (!kills.due(index)) return;
+    kills.record(index, label);
+    kill();
+  };
 
 /**
  * One generated world against a fresh cluster and fresh instances of the module (`instance`
@@ -325,9 +347,17 @@ export const runInProcess = async <World>(
   instance: string,
 ): Promise<void> => {
   const context = await setUp(options, world, seed);
-  const scheduler = scheduleRequests(context.cluster.forClient('controller'), seed);
   const line = timeline(() => context.clock.now());
-  const { time, effects, instances } = catchCrashes(spec, options, context.clock, scheduler, line, instance);
+  const kills = controllerKills(options.killAfterWrites, line, 'its instance dropped, as by SIGKILL');
+  // the scheduler is told of answered writes before the instances it kills exist
+  const killing: { kill?: () => void } = {};
+  const scheduler = scheduleRequests(
+    context.cluster.forClient('controller'),
+    seed,
+    killAfterWrites(kills, () => killing.kill?.()),
+  );
+  const { time, effects, instances, kill } = catchCrashes(spec, options, context.clock, scheduler, line, instance);
+  killing.kill = kill;
   const run: Run<World> = {
     options,
     spec,
@@ -335,6 +365,7 @@ export const runInProcess = async <World>(
     scheduler,
     effects,
     instances,
+    kills,
     steps: 0,
     lastStepAt: performance.now(),
     timeline: line,
@@ -350,6 +381,7 @@ export const runInProcess = async <World>(
       trace: scheduler.trace(),
       mostHeld: scheduler.mostHeld(),
       restarts: Math.max(0, instances.started() - 1),
+      kills: kills.count(),
     });
     effects.release();
     time.restore();

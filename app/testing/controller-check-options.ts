@@ -44,8 +44,10 @@ export type InProcessRun = {
   readonly trace: ReadonlyArray<string>;
   /** The most requests the controller had waiting at once (above 1: it sends them concurrently). */
   readonly mostHeld: number;
-  /** Times the kit started the controller again after a crash. */
+  /** Times the kit started the controller again: after a crash, an exit or one of its own kills. */
   readonly restarts: number;
+  /** Times the kit killed the controller (`killAfterWrites`). */
+  readonly kills: number;
 };
 
 export type ControllerCheckOptions<World> = Pick<
@@ -82,6 +84,18 @@ export type ControllerCheckOptions<World> = Pick<
    * first request): open connections drop, resuming from an older resourceVersion is 410 Gone.
    */
   readonly apiServerRestartsAt?: ReadonlyArray<number>;
+  /**
+   * Kills of the controller itself, as an OOM kill or a node's `kill -9` ends a container mid-write: when the
+   * controller's Nth write (1-based, counted over the run across restarts, faults on or off) has been handled by
+   * the server (applied, or answered with an error a fault or a conflict called for), the kit kills the controller
+   * before the answer reaches it. A process gets SIGKILL; a module's instance is dropped as after a crash (no answer
+   * or event reaches it, its timers stop). Either restarts after its backoff, as a pod's container does. A kill is a
+   * fault, not a finding (whatever `tolerateExits` says): it counts in the restarts, not towards `maxRestarts`, and
+   * the report's timeline and fault list name it. A write answered after its sender was killed kills nothing (a
+   * process's writes in flight at once all arrive before its kill; in process, held writes of a killed instance are
+   * dropped, never counted).
+   */
+  readonly killAfterWrites?: ReadonlyArray<number>;
   /**
    * Time without a write or a change that counts as quiet. A command: real time (default 1 s),
    * which must exceed the controller's think time between a read and the write it decides on.

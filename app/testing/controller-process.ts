@@ -20,7 +20,7 @@ export type ControllerCommand = {
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly cwd?: string;
-  /** Restarts before the kit gives up, as a crash-looping pod stays down (default 5). */
+  /** Restarts after its own exits before the kit gives up, as a crash-looping pod stays down (default 5). */
   readonly maxRestarts?: number;
   /** Backoff before the first restart, doubling up to `maxBackoffMs` (defaults 100 ms and 1 s). */
   readonly backoffMs?: number;
@@ -29,15 +29,16 @@ export type ControllerCommand = {
   readonly logBytes?: number;
 };
 
-/** One exit of the process: `at` is ms since the run began. */
+/** One exit of the process: `at` is ms since the run began; `byKit`: the kit killed it (a fault, not a finding). */
 export type ControllerExit = {
   readonly at: number;
   readonly code: number | null;
   readonly signal: string | null;
+  readonly byKit: boolean;
 };
 
 export type SupervisedController = {
-  /** Every exit so far, oldest first (the kit's own stop is not one). */
+  /** Every exit so far, oldest first (the kit's own stop is not one; its kills are, marked `byKit`). */
   exits(): ReadonlyArray<ControllerExit>;
   /** The process is up (not between an exit and its restart, not given up). */
   running(): boolean;
@@ -47,12 +48,18 @@ export type SupervisedController = {
   gaveUp(): boolean;
   /** The newest output lines, `stdout| …` / `stderr| …`. */
   logTail(lines: number): ReadonlyArray<string>;
+  /**
+   * Kills the running process with SIGKILL, a fault of the kit's: its exit is marked `byKit`, it is
+   * restarted after its backoff and does not count towards `maxRestarts`. Resolves once it exited (its
+   * exit is recorded when its output closes): true, or false when no process runs or the kit is killing it already.
+   */
+  kill(): Promise<boolean>;
   /** Stops the process (SIGTERM, then SIGKILL after 2 s) and removes the kubeconfig. */
   stop(): Promise<void>;
 };
 
 const exitText = (exit: ControllerExit): string =>
-  `${exit.code === null ? `killed by ${exit.signal ?? 'a signal'}` : `exited with code ${exit.code}`} at ${(exit.at / 1000).toFixed(2)} s`;
+  `${exit.byKit ? 'was killed by the kit (SIGKILL, a fault)' : exit.code === null ? `killed by ${exit.signal ?? 'a signal'}` : `exited with code ${exit.code}`} at ${(exit.at / 1000).toFixed(2)} s`;
 
 /** The lines a report carries about the process: exits, restarts, the last output. */
 export const controllerReport = (controller: SupervisedController, lines = 20): string => {
@@ -120,6 +127,44 @@ const terminate = (child: ChildProcess): Promise<void> =>
     child.kill('SIGTERM');
   });
 
+/** Spawns `spec` with `KUBECONFIG` at `kubeconfigPath`, its output into `log`. */
+const spawnController = (spec: ControllerCommand, kubeconfigPath: string, log: BoundedLog): ChildProcess => {
+  const [executable, ...args] = spec.command;
+  const child = spawn(executable, args, {
+    cwd: spec.cwd,
+    env: { ...spec.env, KUBECONFIG: kubeconfigPath },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => log.write('stdout', chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => log.write('stderr', chunk));
+  child.on('error', (error) => log.write('stderr', `[kit] could not start ${executable}: ${error.message}\n`));
+  return child;
+};
+
+/** The restarts after the controller's own exits ran out (the kit's kills do not count: they are faults). */
+const ranOut = (spec: ControllerCommand, exits: ReadonlyArray<ControllerExit>): boolean =>
+  exits.filter((exit) => !exit.byKit).length > (spec.maxRestarts ?? 5);
+
+/** What the supervisor keeps: the running process, and the one the kit killed, whose exit is a fault. */
+type Supervision = {
+  child?: ChildProcess;
+  killed?: ChildProcess;
+  startedAt?: number;
+  stopped: boolean;
+  restartTimer?: NodeJS.Timeout;
+};
+
+/** SIGKILLs the running process, its exit marked as the kit's; resolves once it exited. */
+const killChild = (state: Supervision): Promise<boolean> =>
+  new Promise((resolve) => {
+    const child = state.child;
+    if (child === undefined || state.stopped || state.killed === child) return resolve(false);
+    state.killed = child;
+    // 'exit', not 'close': a grandchild holding its output open (`go run`) must not hold the write's answer forever
+    child.once('exit', () => resolve(true));
+    child.kill('SIGKILL');
+  });
+
 /** Starts `spec` against the endpoint of `kubeconfig` and keeps it running until `stop()`. */
 export const superviseController = async (
   spec: ControllerCommand,
@@ -129,29 +174,20 @@ export const superviseController = async (
   const began = performance.now();
   const log = boundedLog(spec.logBytes ?? 64 * 1024);
   const exits: ControllerExit[] = [];
-  const state: { child?: ChildProcess; startedAt?: number; stopped: boolean; restartTimer?: NodeJS.Timeout } = {
-    stopped: false,
-  };
-  const [executable, ...args] = spec.command;
+  const state: Supervision = { stopped: false };
   const start = (): void => {
-    const child = spawn(executable, args, {
-      cwd: spec.cwd,
-      env: { ...spec.env, KUBECONFIG: file.path },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnController(spec, file.path, log);
     state.child = child;
     state.startedAt = performance.now();
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => log.write('stdout', chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => log.write('stderr', chunk));
-    child.on('error', (error) => log.write('stderr', `[kit] could not start ${executable}: ${error.message}\n`));
-    child.on('close', (code, signal) => onExit(code, signal));
+    child.on('close', (code, signal) => onExit(child, code, signal));
   };
-  const onExit = (code: number | null, signal: string | null): void => {
+  const onExit = (child: ChildProcess, code: number | null, signal: string | null): void => {
     state.child = undefined;
     state.startedAt = undefined;
     if (state.stopped) return;
-    exits.push({ at: performance.now() - began, code, signal });
-    if (exits.length > (spec.maxRestarts ?? 5)) return;
+    exits.push({ at: performance.now() - began, code, signal, byKit: state.killed === child });
+    if (ranOut(spec, exits)) return;
+    // the kit's kills double the backoff too, as the kubelet's does after an OOM kill
     const backoff = Math.min((spec.backoffMs ?? 100) * 2 ** (exits.length - 1), spec.maxBackoffMs ?? 1_000);
     state.restartTimer = setTimeout(start, backoff);
   };
@@ -160,8 +196,9 @@ export const superviseController = async (
     exits: () => [...exits],
     running: () => state.child !== undefined,
     startedAt: () => state.startedAt,
-    gaveUp: () => exits.length > (spec.maxRestarts ?? 5),
+    gaveUp: () => ranOut(spec, exits),
     logTail: log.tail,
+    kill: () => killChild(state),
     stop: async () => {
       state.stopped = true;
       clearTimeout(state.restartTimer);

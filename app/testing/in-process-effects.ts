@@ -31,6 +31,8 @@ export type InProcessEffects = {
   crashes(): ReadonlyArray<InProcessCrash>;
   /** A new instance of the controller runs: its crash is recorded and reported again. */
   restarted(): void;
+  /** The kit killed the running instance (a fault): what it does until the next one starts is no crash. */
+  killed(): void;
   /** Records a crash found elsewhere (a virtual timer's callback threw). */
   crashed(how: string, error: unknown, code?: number): void;
   /** The newest output lines, `stdout| …` / `stderr| …`. */
@@ -77,6 +79,9 @@ const crashRecord = (now: () => number, onCrash: (crash: InProcessCrash) => void
     crashes: (): ReadonlyArray<InProcessCrash> => [...state.crashes],
     restarted: (): void => {
       state.down = false;
+    },
+    killed: (): void => {
+      state.down = true;
     },
   };
 };

@@ -30,6 +30,11 @@ export type Instances = {
   start(): Promise<Loading>;
   /** The running instance crashed at `at` (the run's clock): its successor is scheduled, or the kit gives up. */
   crashed(at: number): void;
+  /**
+   * The kit killed the running instance at `at` (a fault): its successor is scheduled after the
+   * backoff, which a kill doubles as a crash does; a kill does not count towards `maxRestarts`.
+   */
+  killed(at: number): void;
   /** Leaves every endpoint (its requests never answered), removes the kubeconfigs, restores KUBECONFIG. Idempotent. */
   release(): Promise<void>;
 };
@@ -62,16 +67,20 @@ const importAfresh = (deps: InstanceDeps, url: string): Loading => {
   return loading;
 };
 
+/** How many instances started, crashed and were killed by the kit; when the next one starts. */
+type Counts = { started: number; crashes: number; kills: number; restartAt?: number; released: boolean };
+
+/** Schedules the successor of the instance that ended at `at` (crashed or killed), unless the crashes ran out. */
+const scheduleRestart = (spec: ControllerModule, state: Counts, at: number): void => {
+  if (state.crashes <= (spec.maxRestarts ?? 5)) state.restartAt = at + backoff(spec, state.crashes + state.kills);
+};
+
 /** The instances of `deps.spec` for one run; none runs until `start()`. */
 export const controllerInstances = (deps: InstanceDeps): Instances => {
   const { spec, scheduler, time } = deps;
   const environment = spec.environment ?? spec.process.env;
   const kubeconfigBefore = environment.KUBECONFIG;
-  const state: { started: number; crashes: number; restartAt?: number; released: boolean } = {
-    started: 0,
-    crashes: 0,
-    released: false,
-  };
+  const state: Counts = { started: 0, crashes: 0, kills: 0, released: false };
   const endpoints: ServedCluster[] = [];
   const dirs: string[] = [];
   const start = async (): Promise<Loading> => {
@@ -98,7 +107,11 @@ export const controllerInstances = (deps: InstanceDeps): Instances => {
     start,
     crashed: (at) => {
       state.crashes++;
-      if (state.crashes <= (spec.maxRestarts ?? 5)) state.restartAt = at + backoff(spec, state.crashes);
+      scheduleRestart(spec, state, at);
+    },
+    killed: (at) => {
+      state.kills++;
+      scheduleRestart(spec, state, at);
     },
     release: async () => {
       if (state.released) return;

@@ -45,6 +45,12 @@ export type RequestScheduler = {
 
 type Held = { readonly key: string; readonly label: string; readonly release: () => void };
 
+/**
+ * Told of each write once the server answered it, before the answer goes to the live instance
+ * that sent it (`index` 1-based, in release order over the run): the kit may kill the instance there.
+ */
+export type AnsweredWrite = (index: number, label: string) => void;
+
 /** A stable text of a call's arguments, so two calls sort the same on every run. */
 const argumentsKey = (args: ReadonlyArray<unknown>): string => {
   try {
@@ -69,6 +75,7 @@ export const outcome = (answer: unknown): string => {
 
 /** What one scheduler holds and has seen; its own, never shared between schedulers. */
 type Holding = {
+  readonly answeredWrite: AnsweredWrite;
   readonly held: Held[];
   readonly trace: string[];
   readonly writes: string[];
@@ -83,7 +90,8 @@ type Holding = {
   };
 };
 
-const newHolding = (): Holding => ({
+const newHolding = (answeredWrite: AnsweredWrite): Holding => ({
+  answeredWrite,
   held: [],
   trace: [],
   writes: [],
@@ -110,13 +118,15 @@ const heldCall =
       const label =
         property === 'scopeOf' ? `discover ${args.map(String).join(' ')}` : describeWrite(property, args[0]);
       hold(holding, `${label} ${argumentsKey(args)}`, label, (index) => {
-        if (WRITES.includes(property)) writes.push(label);
+        const written = WRITES.includes(property) ? writes.push(label) : undefined;
         seen.running++;
         const answered = task();
         answered
           .then(
             (answer) => {
               trace[index] = `${label} → ${outcome(answer)}`;
+              if (seen.instance === instance && written !== undefined) holding.answeredWrite(written, label);
+              // not when the kit killed the instance on this write
               if (seen.instance === instance) resolve(answer);
             },
             // settled with the task itself: it rejects the call with the task's own reason
@@ -181,10 +191,14 @@ const holdingCluster = (cluster: MemoryCluster, holding: Holding, instance: numb
     },
   });
 
-/** Holds `cluster`'s calls for a seeded, one-at-a-time release. */
-export const scheduleRequests = (cluster: MemoryCluster, seed: number): RequestScheduler => {
+/** Holds `cluster`'s calls for a seeded, one-at-a-time release; `answeredWrite` is told of each answered write. */
+export const scheduleRequests = (
+  cluster: MemoryCluster,
+  seed: number,
+  answeredWrite: AnsweredWrite = () => undefined,
+): RequestScheduler => {
   const random = mulberry32(seed ^ 0x2545f491);
-  const holding = newHolding();
+  const holding = newHolding(answeredWrite);
   const { held, trace, writes, seen } = holding;
   return {
     cluster: holdingCluster(cluster, holding, 0),

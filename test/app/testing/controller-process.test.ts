@@ -1,7 +1,7 @@
 /**
  * superviseController: the process gets KUBECONFIG pointing at a 0600 file in a private temp
- * directory (removed on stop), is restarted after each exit until its restarts run out, and
- * its output is kept bounded, newest last.
+ * directory (removed on stop), is restarted after each exit until its restarts run out (the
+ * kit's own kills restarted too, never counted against them), and its output is kept bounded, newest last.
  */
 import { existsSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,31 @@ describe('superviseController', () => {
       expect(report).toMatch(/^the controller exited with code 3 at \d+\.\d\d s, then exited with code 3/);
       expect(report).toContain('restarted 2 times, then stayed down (restarts ran out: CrashLoopBackOff)');
       expect(report.match(/stderr\| boom/g)).toHaveLength(3);
+    } finally {
+      await controller.stop();
+    }
+  }, 30_000);
+
+  it("the kit's SIGKILL is an exit marked as its own: restarted, not counted towards maxRestarts", async () => {
+    const controller = await superviseController(
+      { command: node("console.log('up'); setInterval(() => {}, 1000);"), maxRestarts: 0, backoffMs: 20 },
+      'kubeconfig',
+    );
+    try {
+      for (const round of [1, 2]) {
+        await eventually(() => expect(controller.running()).toBe(true), 15_000, 20);
+        expect(await controller.kill()).toBe(true);
+        await eventually(() => expect(controller.exits()).toHaveLength(round), 15_000, 20);
+      }
+      await eventually(() => expect(controller.running()).toBe(true), 15_000, 20);
+      expect(controller.gaveUp()).toBe(false);
+      expect(controller.exits().map(({ code, signal, byKit }) => ({ code, signal, byKit }))).toEqual([
+        { code: null, signal: 'SIGKILL', byKit: true },
+        { code: null, signal: 'SIGKILL', byKit: true },
+      ]);
+      expect(controllerReport(controller)).toMatch(
+        /^the controller was killed by the kit \(SIGKILL, a fault\) at \d+\.\d\d s, then was killed by the kit .*; restarted 2 times\n/,
+      );
     } finally {
       await controller.stop();
     }
