@@ -63,13 +63,14 @@ const argumentsKey = (args: ReadonlyArray<unknown>): string => {
 const watchLabel = (query: WatchQuery): string =>
   `watch ${query.apiVersion} ${query.kind} ${query.namespace ?? '*'} from ${query.resourceVersion ?? 'now'}`;
 
-/** `ok`, `NotFound` for a read that found nothing, or the error's tag (`Conflict`): an Either as the cluster answers. */
+/** An answer as the cluster gives it (an Either), named: `ok`, `NotFound` for a read that found nothing, or the
+ * error's tag (`Conflict`). */
 export const outcome = (answer: unknown): string => {
   const field = (value: unknown, key: string): unknown =>
     typeof value === 'object' && value !== null ? Reflect.get(value, key) : undefined;
   const tag = field(field(answer, 'left'), '_tag');
   if (typeof tag === 'string') return tag;
-  // A read of an absent object answers `none` (absence is not an error on reads); on the wire it was a 404.
+  // A read of an absent object answers `none` (absence is not an error on reads): on the wire a 404.
   return field(field(answer, 'right'), '_tag') === 'None' ? 'NotFound' : 'ok';
 };
 
