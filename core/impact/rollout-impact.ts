@@ -38,7 +38,7 @@ type Selected = { readonly refs: ReadonlyArray<ObjectRef>; readonly shown: strin
  * runs this after every plan, so its cost is counted against the plan's (bench: issue 38).
  */
 type Context = {
-  readonly workloads: ReadonlyMap<string, Sides>;
+  readonly workloads: WorkloadIndex;
   readonly rolled: ReadonlySet<string>;
   readonly readers: () => ReadonlyMap<string, ReadonlyArray<ConfigRead>>;
   readonly inNamespace: (namespace: string | undefined) => ReadonlyArray<Workload>;
@@ -65,32 +65,52 @@ const memo = <K, T>(make: (key: K) => T): ((key: K) => T) => {
   };
 };
 
-const keyOf = (object: Resource): string => `${object.metadata.namespace ?? ''}/${object.kind}/${object.metadata.name}`;
+/** The workloads of the plan: each with its desired and live object, in the order first seen, desired first. */
+type WorkloadIndex = {
+  readonly entries: ReadonlyArray<Sides>;
+  readonly get: (ref: ObjectRef) => Sides | undefined;
+};
 
-/** Workloads by `namespace/Kind/name`, desired first: what the plan writes is what will run. */
-const workloadIndex = (input: ImpactInput): ReadonlyMap<string, Sides> => {
-  const index = new Map<string, Sides>();
-  for (const object of input.desired) {
-    if (!WORKLOAD_KINDS.has(object.kind)) continue;
-    const key = keyOf(object);
-    const entry = index.get(key);
-    if (entry === undefined) index.set(key, { desired: object });
-    else entry.desired = object;
-  }
-  for (const object of input.live) {
-    if (!WORKLOAD_KINDS.has(object.kind)) continue;
-    const key = keyOf(object);
-    const entry = index.get(key);
-    if (entry === undefined) index.set(key, { live: object });
-    else entry.live = object;
-  }
-  return index;
+/**
+ * Workloads by namespace, kind and name (a namespace left out is ''), desired first: what the plan writes is what
+ * will run. Maps in maps rather than one joined key: no string built per object of the plan.
+ */
+const workloadIndex = (input: ImpactInput): WorkloadIndex => {
+  const index = new Map<string, Map<string, Map<string, Sides>>>();
+  const entries: Sides[] = [];
+  const add = (object: Resource, desired: boolean): void => {
+    if (!WORKLOAD_KINDS.has(object.kind)) return;
+    const namespace = object.metadata.namespace ?? '';
+    const byKind = index.get(namespace) ?? new Map<string, Map<string, Sides>>();
+    if (byKind.size === 0) index.set(namespace, byKind);
+    const byName = byKind.get(object.kind) ?? new Map<string, Sides>();
+    if (byName.size === 0) byKind.set(object.kind, byName);
+    const entry = byName.get(object.metadata.name);
+    if (entry !== undefined) {
+      if (desired) entry.desired = object;
+      else entry.live = object;
+      return;
+    }
+    const created: Sides = desired ? { desired: object } : { live: object };
+    byName.set(object.metadata.name, created);
+    entries.push(created);
+  };
+  for (const object of input.desired) add(object, true);
+  for (const object of input.live) add(object, false);
+  return {
+    entries,
+    get: (ref) =>
+      index
+        .get(ref.namespace ?? '')
+        ?.get(ref.kind)
+        ?.get(ref.name),
+  };
 };
 
 /** Each workload as it will run, in index order, by namespace. */
-const byNamespace = (workloads: ReadonlyMap<string, Sides>): ReadonlyMap<string | undefined, Workload[]> => {
+const byNamespace = (workloads: WorkloadIndex): ReadonlyMap<string | undefined, Workload[]> => {
   const grouped = new Map<string | undefined, Workload[]>();
-  for (const sides of workloads.values()) {
+  for (const sides of workloads.entries) {
     const object = sides.desired ?? sides.live;
     if (object === undefined) continue;
     const namespace = object.metadata.namespace;
@@ -127,7 +147,7 @@ const contextOf = (input: ImpactInput): Context => {
         .filter((action) => WORKLOAD_KINDS.has(action.ref.kind) && rollsTemplate(action))
         .map((action) => keyOfRef(action.ref)),
     ),
-    readers: once(() => configReaders([...workloads.values()].flatMap((w) => w.desired ?? w.live ?? []))),
+    readers: once(() => configReaders(workloads.entries.flatMap((w) => w.desired ?? w.live ?? []))),
     inNamespace,
     allIn: memo((namespace: string | undefined): Selected => {
       const all = inNamespace(namespace);
@@ -152,7 +172,7 @@ export const rolloutImpacts = (input: ImpactInput): ReadonlyArray<ReadonlyArray<
   if (!input.actions.some(mayHaveImpact)) return input.actions.map(() => NONE);
   const context = contextOf(input);
   return input.actions.map((action) => {
-    const entry = WORKLOAD_KINDS.has(action.ref.kind) ? context.workloads.get(keyOfRef(action.ref)) : undefined;
+    const entry = WORKLOAD_KINDS.has(action.ref.kind) ? context.workloads.get(action.ref) : undefined;
     const workload = entry?.desired ?? entry?.live;
     if (workload !== undefined) return workloadImpacts(action, workload, entry?.live);
     const impacts = [
