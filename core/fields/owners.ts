@@ -68,10 +68,12 @@ export const managerOf = (entry: JsonValue): string | undefined => {
 export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
   const entries = getOwn(live.metadata, 'managedFields');
   if (!isJsonArray(entries)) return [];
-  return entries.slice(0, MAX_ENTRIES).flatMap((entry) => {
-    const decoded = decodeEntry(entry);
-    return decoded === undefined ? [] : [decoded];
-  });
+  const decoded: Entry[] = [];
+  for (const entry of entries.length > MAX_ENTRIES ? entries.slice(0, MAX_ENTRIES) : entries) {
+    const read = decodeEntry(entry);
+    if (read !== undefined) decoded.push(read);
+  }
+  return decoded;
 };
 
 const decodeEntry = (entry: JsonValue): Entry | undefined => {
