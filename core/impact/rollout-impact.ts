@@ -56,11 +56,12 @@ const once = <T>(make: () => T): (() => T) => {
 
 /** `make(key)` on the first call for a key, its value after. */
 const memo = <K, T>(make: (key: K) => T): ((key: K) => T) => {
-  const made = new Map<K, T>();
+  const made = new Map<K, { readonly value: T }>();
   return (key) => {
-    if (made.has(key)) return made.get(key) as T;
+    const found = made.get(key);
+    if (found !== undefined) return found.value;
     const value = make(key);
-    made.set(key, value);
+    made.set(key, { value });
     return value;
   };
 };
