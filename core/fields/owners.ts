@@ -25,17 +25,37 @@ const MAX_ENTRIES = 64;
 /** A manager name longer than this is shown cut: the name is written by a client, and printed. */
 const MAX_NAME = 128;
 
-type Entry = Omit<FieldOwner, 'extent'> & { readonly fields: JsonObject };
+/** A decoded entry: every key set (an absent one undefined), so that each has the same shape. */
+type Entry = {
+  readonly manager: string;
+  readonly operation: string;
+  readonly subresource: string | undefined;
+  readonly time: string | undefined;
+  readonly fields: JsonObject;
+};
 
-/** The owners of the field at `pointer` (RFC 6901) of `live`, in the order the object lists them. */
-export const ownersOf = (live: Resource, pointer: string): ReadonlyArray<FieldOwner> => {
+/**
+ * The owners of the field at `pointer` (RFC 6901) of `live`, in the order the object lists them; `except`: a
+ * manager left out, its set not walked (the plan's forecast skips kreconcile's own, on every patched field).
+ */
+export const ownersOf = (live: Resource, pointer: string, except?: string): ReadonlyArray<FieldOwner> => {
   const path = fromPointer(pointer);
-  return managedEntries(live).flatMap((entry) => {
+  const owners: FieldOwner[] = [];
+  for (const entry of managedEntries(live)) {
+    if (entry.manager === except) continue;
     const extent = coverage(entry.fields, live, path);
-    if (extent === undefined) return [];
-    const { fields: _fields, ...owner } = entry;
-    return [{ ...owner, extent }];
-  });
+    if (extent !== undefined) owners.push(ownerOf(entry, extent));
+  }
+  return owners;
+};
+
+/** The owner an entry names, its keys in the order the entry has them (an absent one left out). */
+const ownerOf = ({ manager, operation, subresource, time }: Entry, extent: Extent): FieldOwner => {
+  if (subresource === undefined)
+    return time === undefined ? { manager, operation, extent } : { manager, operation, time, extent };
+  return time === undefined
+    ? { manager, operation, subresource, extent }
+    : { manager, operation, subresource, time, extent };
 };
 
 /** The manager a `metadata.managedFields` entry names, when it names one. */
@@ -48,10 +68,12 @@ export const managerOf = (entry: JsonValue): string | undefined => {
 export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
   const entries = getOwn(live.metadata, 'managedFields');
   if (!isJsonArray(entries)) return [];
-  return entries.slice(0, MAX_ENTRIES).flatMap((entry) => {
-    const decoded = decodeEntry(entry);
-    return decoded === undefined ? [] : [decoded];
-  });
+  const decoded: Entry[] = [];
+  for (const entry of entries.length > MAX_ENTRIES ? entries.slice(0, MAX_ENTRIES) : entries) {
+    const read = decodeEntry(entry);
+    if (read !== undefined) decoded.push(read);
+  }
+  return decoded;
 };
 
 const decodeEntry = (entry: JsonValue): Entry | undefined => {
@@ -65,8 +87,8 @@ const decodeEntry = (entry: JsonValue): Entry | undefined => {
   return {
     manager: manager.slice(0, MAX_NAME),
     operation: operation.slice(0, MAX_NAME),
-    ...(typeof subresource === 'string' && subresource !== '' ? { subresource: subresource.slice(0, MAX_NAME) } : {}),
-    ...(typeof time === 'string' ? { time: time.slice(0, 64) } : {}),
+    subresource: typeof subresource === 'string' && subresource !== '' ? subresource.slice(0, MAX_NAME) : undefined,
+    time: typeof time === 'string' ? time.slice(0, 64) : undefined,
     fields,
   };
 };

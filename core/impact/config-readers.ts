@@ -21,8 +21,10 @@ type Reference = { readonly kind: string; readonly name: string; readonly way: R
 export const configReaders = (workloads: ReadonlyArray<Resource>): ReadonlyMap<string, ReadonlyArray<ConfigRead>> => {
   const readers = new Map<string, Map<string, { workload: ObjectRef; ways: Set<ReadWay> }>>();
   for (const workload of workloads) {
+    const references = templateReferences(workload);
+    if (references.length === 0) continue;
     const ref = workloadRef(workload);
-    for (const reference of templateReferences(workload)) {
+    for (const reference of references) {
       const key = `${workload.metadata.namespace ?? ''}/${reference.kind}/${reference.name}`;
       const byWorkload = readers.get(key) ?? new Map<string, { workload: ObjectRef; ways: Set<ReadWay> }>();
       readers.set(key, byWorkload);
@@ -39,13 +41,30 @@ export const configReaders = (workloads: ReadonlyArray<Resource>): ReadonlyMap<s
   );
 };
 
-/** Every ConfigMap and Secret a workload's pod template names (the names of `ConfigMaps` it reads). */
+/**
+ * Every ConfigMap and Secret a workload's pod template names (the names of `ConfigMaps` it reads): its volumes' in
+ * volume order, then each container's (init containers last) `env`, then `envFrom`. Built by pushing onto one list:
+ * the impact reads every workload of a plan with a config change, most of which name none.
+ */
 export const templateReferences = (workload: Resource): ReadonlyArray<Reference> => {
   const spec = getIn(workload, ['spec', 'template', 'spec']);
   if (!isJsonObject(spec)) return [];
+  const containers = arrayAt(spec, ['containers']);
+  const initContainers = arrayAt(spec, ['initContainers']);
+  const references: Reference[] = [];
   const volumes = volumeSources(spec);
-  const containers = [...arrayAt(spec, ['containers']), ...arrayAt(spec, ['initContainers'])].filter(isJsonObject);
-  const subPaths = new Set(
+  if (volumes.length > 0) {
+    const subPaths = subPathVolumes([...containers, ...initContainers].filter(isJsonObject));
+    for (const v of volumes) references.push({ ...v.reference, way: subPaths.has(v.volume) ? 'subPath' : 'volume' });
+  }
+  for (const container of containers) if (isJsonObject(container)) containerReferences(container, references);
+  for (const container of initContainers) if (isJsonObject(container)) containerReferences(container, references);
+  return references;
+};
+
+/** The volumes some container mounts with a `subPath` (or `subPathExpr`): read once, at container start. */
+const subPathVolumes = (containers: ReadonlyArray<JsonObject>): ReadonlySet<string> =>
+  new Set(
     containers.flatMap((c) =>
       arrayAt(c, ['volumeMounts'])
         .filter(isJsonObject)
@@ -53,14 +72,6 @@ export const templateReferences = (workload: Resource): ReadonlyArray<Reference>
         .flatMap((mount) => stringAt(mount, ['name']) ?? []),
     ),
   );
-  return [
-    ...volumes.map((v) => ({
-      ...v.reference,
-      way: subPaths.has(v.volume) ? ('subPath' as const) : ('volume' as const),
-    })),
-    ...containers.flatMap(containerReferences),
-  ];
-};
 
 type VolumeSource = { readonly volume: string; readonly reference: Omit<Reference, 'way'> };
 
@@ -83,16 +94,19 @@ const volumeSources = (spec: JsonObject): ReadonlyArray<VolumeSource> =>
 const sourceOf = (volume: string, kind: string, name: string | undefined): ReadonlyArray<VolumeSource> =>
   name === undefined ? [] : [{ volume, reference: { kind, name } }];
 
-const containerReferences = (container: JsonValue): ReadonlyArray<Reference> => [
-  ...arrayAt(container, ['env']).flatMap((env) => [
-    ...named('ConfigMap', stringAt(env, ['valueFrom', 'configMapKeyRef', 'name']), 'env'),
-    ...named('Secret', stringAt(env, ['valueFrom', 'secretKeyRef', 'name']), 'env'),
-  ]),
-  ...arrayAt(container, ['envFrom']).flatMap((from) => [
-    ...named('ConfigMap', stringAt(from, ['configMapRef', 'name']), 'envFrom'),
-    ...named('Secret', stringAt(from, ['secretRef', 'name']), 'envFrom'),
-  ]),
-];
+const containerReferences = (container: JsonValue, into: Reference[]): void => {
+  for (const env of arrayAt(container, ['env'])) {
+    const from = getIn(env, ['valueFrom']);
+    if (from === undefined) continue;
+    named(into, 'ConfigMap', stringAt(from, ['configMapKeyRef', 'name']), 'env');
+    named(into, 'Secret', stringAt(from, ['secretKeyRef', 'name']), 'env');
+  }
+  for (const from of arrayAt(container, ['envFrom'])) {
+    named(into, 'ConfigMap', stringAt(from, ['configMapRef', 'name']), 'envFrom');
+    named(into, 'Secret', stringAt(from, ['secretRef', 'name']), 'envFrom');
+  }
+};
 
-const named = (kind: string, name: string | undefined, way: ReadWay): ReadonlyArray<Reference> =>
-  name === undefined ? [] : [{ kind, name, way }];
+const named = (into: Reference[], kind: string, name: string | undefined, way: ReadWay): void => {
+  if (name !== undefined) into.push({ kind, name, way });
+};

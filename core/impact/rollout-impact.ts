@@ -27,19 +27,135 @@ export type ImpactInput = {
 
 const NONE: ReadonlyArray<Impact> = [];
 
-/** Workloads by `namespace/Kind/name`, desired first: what the plan writes is what will run. */
-const workloadIndex = (input: ImpactInput): ReadonlyMap<string, { desired?: Resource; live?: Resource }> => {
-  const index = new Map<string, { desired?: Resource; live?: Resource }>();
-  for (const [side, objects] of [
-    ['desired', input.desired],
-    ['live', input.live],
-  ] as const)
-    for (const object of objects) {
-      if (!WORKLOAD_KINDS.has(object.kind)) continue;
-      const key = `${object.metadata.namespace ?? ''}/${object.kind}/${object.metadata.name}`;
-      index.set(key, { ...index.get(key), [side]: object });
+/** A workload as it will run (desired, else live) with what the Service selectors read of it. */
+type Workload = { readonly object: Resource; readonly ref: ObjectRef; readonly labels: JsonObject };
+
+/** What a Service selector undefined in the plan (only changed keys known) selects in one namespace. */
+type Selected = { readonly refs: ReadonlyArray<ObjectRef>; readonly shown: string };
+
+/**
+ * The indexes the actions are looked up in, each built once per call and only when an action needs it: the CLI
+ * runs this after every plan, so its cost is counted against the plan's (bench: issue 38).
+ */
+type Context = {
+  readonly workloads: WorkloadIndex;
+  readonly rolled: ReadonlySet<string>;
+  readonly readers: () => ReadonlyMap<string, ReadonlyArray<ConfigRead>>;
+  readonly inNamespace: (namespace: string | undefined) => ReadonlyArray<Workload>;
+  readonly allIn: (namespace: string | undefined) => Selected;
+  readonly liveService: (ref: ObjectRef) => Resource | undefined;
+};
+
+type Sides = { desired?: Resource; live?: Resource };
+
+/** `make()` on the first call, its value after. */
+const once = <T>(make: () => T): (() => T) => {
+  let made: { readonly value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+};
+
+/** `make(key)` on the first call for a key, its value after. */
+const memo = <K, T>(make: (key: K) => T): ((key: K) => T) => {
+  const made = new Map<K, { readonly value: T }>();
+  return (key) => {
+    const found = made.get(key);
+    if (found !== undefined) return found.value;
+    const value = make(key);
+    made.set(key, { value });
+    return value;
+  };
+};
+
+/** The workloads of the plan: each with its desired and live object, in the order first seen, desired first. */
+type WorkloadIndex = {
+  readonly entries: ReadonlyArray<Sides>;
+  readonly get: (ref: ObjectRef) => Sides | undefined;
+};
+
+/**
+ * Workloads by namespace, kind and name (a namespace left out is ''), desired first: what the plan writes is what
+ * will run. Maps in maps rather than one joined key: no string built per object of the plan.
+ */
+const workloadIndex = (input: ImpactInput): WorkloadIndex => {
+  const index = new Map<string, Map<string, Map<string, Sides>>>();
+  const entries: Sides[] = [];
+  const add = (object: Resource, desired: boolean): void => {
+    if (!WORKLOAD_KINDS.has(object.kind)) return;
+    const namespace = object.metadata.namespace ?? '';
+    const byKind = index.get(namespace) ?? new Map<string, Map<string, Sides>>();
+    if (byKind.size === 0) index.set(namespace, byKind);
+    const byName = byKind.get(object.kind) ?? new Map<string, Sides>();
+    if (byName.size === 0) byKind.set(object.kind, byName);
+    const entry = byName.get(object.metadata.name);
+    if (entry !== undefined) {
+      if (desired) entry.desired = object;
+      else entry.live = object;
+      return;
     }
+    const created: Sides = desired ? { desired: object } : { live: object };
+    byName.set(object.metadata.name, created);
+    entries.push(created);
+  };
+  for (const object of input.desired) add(object, true);
+  for (const object of input.live) add(object, false);
+  return {
+    entries,
+    get: (ref) =>
+      index
+        .get(ref.namespace ?? '')
+        ?.get(ref.kind)
+        ?.get(ref.name),
+  };
+};
+
+/** Each workload as it will run, in index order, by namespace. */
+const byNamespace = (workloads: WorkloadIndex): ReadonlyMap<string | undefined, Workload[]> => {
+  const grouped = new Map<string | undefined, Workload[]>();
+  for (const sides of workloads.entries) {
+    const object = sides.desired ?? sides.live;
+    if (object === undefined) continue;
+    const namespace = object.metadata.namespace;
+    const list = grouped.get(namespace) ?? [];
+    if (list.length === 0) grouped.set(namespace, list);
+    list.push({ object, ref: workloadRef(object), labels: templateLabels(object) });
+  }
+  return grouped;
+};
+
+/** Live Services by namespace (undefined kept apart from '') and name, the first of each, as a search finds. */
+const serviceIndex = (
+  live: ReadonlyArray<Resource>,
+): ReadonlyMap<string | undefined, ReadonlyMap<string, Resource>> => {
+  const index = new Map<string | undefined, Map<string, Resource>>();
+  for (const object of live) {
+    if (object.kind !== 'Service') continue;
+    const byName = index.get(object.metadata.namespace) ?? new Map<string, Resource>();
+    index.set(object.metadata.namespace, byName);
+    if (!byName.has(object.metadata.name)) byName.set(object.metadata.name, object);
+  }
   return index;
+};
+
+const contextOf = (input: ImpactInput): Context => {
+  const workloads = workloadIndex(input);
+  const grouped = once(() => byNamespace(workloads));
+  const inNamespace = (namespace: string | undefined): ReadonlyArray<Workload> => grouped().get(namespace) ?? [];
+  const services = once(() => serviceIndex(input.live));
+  return {
+    workloads,
+    rolled: new Set(
+      input.actions
+        .filter((action) => WORKLOAD_KINDS.has(action.ref.kind) && rollsTemplate(action))
+        .map((action) => keyOfRef(action.ref)),
+    ),
+    readers: once(() => configReaders(workloads.entries.flatMap((w) => w.desired ?? w.live ?? []))),
+    inNamespace,
+    allIn: memo((namespace: string | undefined): Selected => {
+      const all = inNamespace(namespace);
+      return { refs: all.map((w) => w.ref), shown: all.map(showWorkload).join(', ') };
+    }),
+    liveService: (ref) => services().get(ref.namespace)?.get(ref.name),
+  };
 };
 
 const keyOfRef = (ref: ObjectRef): string => `${ref.namespace ?? ''}/${ref.kind}/${ref.name}`;
@@ -55,23 +171,17 @@ const isTemplateChange = (change: FieldChange): boolean =>
  */
 export const rolloutImpacts = (input: ImpactInput): ReadonlyArray<ReadonlyArray<Impact>> => {
   if (!input.actions.some(mayHaveImpact)) return input.actions.map(() => NONE);
-  const workloads = workloadIndex(input);
-  const rolled = new Set(
-    input.actions
-      .filter((action) => WORKLOAD_KINDS.has(action.ref.kind) && rollsTemplate(action))
-      .map((action) => keyOfRef(action.ref)),
-  );
-  const readers = configReaders([...workloads.values()].flatMap((w) => w.desired ?? w.live ?? []));
+  const context = contextOf(input);
   return input.actions.map((action) => {
-    const entry = workloads.get(keyOfRef(action.ref));
+    const entry = WORKLOAD_KINDS.has(action.ref.kind) ? context.workloads.get(action.ref) : undefined;
     const workload = entry?.desired ?? entry?.live;
-    if (workload !== undefined && WORKLOAD_KINDS.has(action.ref.kind))
-      return workloadImpacts(action, workload, entry?.live);
-    return [
-      ...configImpacts(action, readers, rolled),
-      ...lossImpacts(action, input.live),
-      ...trafficImpacts(action, workloads),
+    if (workload !== undefined) return workloadImpacts(action, workload, entry?.live);
+    const impacts = [
+      ...configImpacts(action, context),
+      ...lossImpacts(action, context),
+      ...trafficImpacts(action, context),
     ];
+    return impacts.length === 0 ? NONE : impacts;
   });
 };
 
@@ -100,15 +210,11 @@ const CONFIG_KINDS = new Set(['ConfigMap', 'Secret']);
 
 const isDataChange = (change: FieldChange): boolean => /^(data|binaryData|stringData)([.[]|$)/.test(change.path);
 
-const configImpacts = (
-  action: Action,
-  readers: ReadonlyMap<string, ReadonlyArray<ConfigRead>>,
-  rolled: ReadonlySet<string>,
-): ReadonlyArray<Impact> => {
+const configImpacts = (action: Action, { readers, rolled }: Context): ReadonlyArray<Impact> => {
   if (action.ref.apiVersion !== 'v1' || !CONFIG_KINDS.has(action.ref.kind)) return NONE;
   if (!(action.type === 'patch' || action.type === 'recreate') || !action.changes.some(isDataChange)) return NONE;
   const config: ConfigRef = { kind: action.ref.kind, namespace: action.ref.namespace ?? '', name: action.ref.name };
-  const reads = readers.get(`${config.namespace}/${config.kind}/${config.name}`) ?? [];
+  const reads = readers().get(`${config.namespace}/${config.kind}/${config.name}`) ?? [];
   const rolling = reads.filter((read) => rolled.has(keyOfRef(read.workload)));
   const still = reads.filter((read) => !rolled.has(keyOfRef(read.workload)));
   const stale = still.filter((read) => read.ways.some((way) => way !== 'volume'));
@@ -150,7 +256,7 @@ const showRead = (read: ConfigRead): string =>
   `${read.workload.kind} ${read.workload.name} (${read.ways.map((way) => (way === 'volume' ? 'volume' : way)).join(', ')})`;
 
 /** What the server kept that a recreation or deletion loses. */
-const lossImpacts = (action: Action, live: ReadonlyArray<Resource>): ReadonlyArray<Impact> => {
+const lossImpacts = (action: Action, { liveService }: Context): ReadonlyArray<Impact> => {
   if (action.type !== 'recreate' && action.type !== 'delete') return NONE;
   const verb = action.type === 'delete' ? 'deleting' : 'recreating';
   if (action.ref.kind === 'PersistentVolumeClaim')
@@ -161,10 +267,7 @@ const lossImpacts = (action: Action, live: ReadonlyArray<Resource>): ReadonlyArr
       },
     ];
   if (action.ref.kind === 'Service' && action.ref.apiVersion === 'v1') {
-    const object = live.find(
-      (o) =>
-        o.kind === 'Service' && o.metadata.name === action.ref.name && o.metadata.namespace === action.ref.namespace,
-    );
+    const object = liveService(action.ref);
     const ip = object === undefined ? undefined : stringAt(object, ['spec', 'clusterIP']);
     return [
       {
@@ -177,24 +280,19 @@ const lossImpacts = (action: Action, live: ReadonlyArray<Resource>): ReadonlyArr
 };
 
 /** A Service whose selector changes: which workloads it selects afterwards. */
-const trafficImpacts = (
-  action: Action,
-  workloads: ReadonlyMap<string, { desired?: Resource; live?: Resource }>,
-): ReadonlyArray<Impact> => {
+const trafficImpacts = (action: Action, { inNamespace, allIn }: Context): ReadonlyArray<Impact> => {
   if (action.ref.kind !== 'Service' || action.ref.apiVersion !== 'v1') return NONE;
   if (action.type !== 'patch' && action.type !== 'recreate') return NONE;
   const changed = action.changes.filter((c) => c.path === 'spec.selector' || c.path.startsWith('spec.selector.'));
   if (changed.length === 0) return NONE;
   const selector = selectorAfter(action);
-  const selected = [...workloads.values()]
-    .flatMap((w) => w.desired ?? w.live ?? [])
-    .filter((w) => w.metadata.namespace === action.ref.namespace && selects(selector, templateLabels(w)))
-    .map(workloadRef);
+  const { refs, shown } =
+    selector === undefined ? allIn(action.ref.namespace) : selectedBy(inNamespace(action.ref.namespace), selector);
   return [
     {
       type: 'traffic',
-      message: `traffic moves: the selector changes (${changed.map((c) => c.path).join(', ')}); ${selected.length === 0 ? 'it selects no workload of this plan afterwards: its endpoints may be empty' : `it selects ${selected.map((w) => `${w.kind} ${w.name}`).join(', ')} afterwards`}`,
-      workloads: selected,
+      message: `traffic moves: the selector changes (${changed.map((c) => c.path).join(', ')}); ${refs.length === 0 ? 'it selects no workload of this plan afterwards: its endpoints may be empty' : `it selects ${shown} afterwards`}`,
+      workloads: refs,
     },
   ];
 };
@@ -208,9 +306,14 @@ const selectorAfter = (action: Action): JsonObject | undefined => {
   return undefined;
 };
 
-/** Whether a selector (undefined: only the changed keys are known, counted as selecting) matches labels. */
-const selects = (selector: JsonObject | undefined, labels: JsonObject): boolean =>
-  selector === undefined || Object.keys(selector).every((key) => getOwn(labels, key) === getOwn(selector, key));
+/** The workloads a selector matches (a selector undefined, only the changed keys known, selects all: `allIn`). */
+const selectedBy = (workloads: ReadonlyArray<Workload>, selector: JsonObject): Selected => {
+  const keys = Object.keys(selector);
+  const selected = workloads.filter((w) => keys.every((key) => getOwn(w.labels, key) === getOwn(selector, key)));
+  return { refs: selected.map((w) => w.ref), shown: selected.map(showWorkload).join(', ') };
+};
+
+const showWorkload = (workload: Workload): string => `${workload.ref.kind} ${workload.ref.name}`;
 
 const templateLabels = (workload: Resource): JsonObject => {
   const labels = getIn(workload, ['spec', 'template', 'metadata', 'labels']);

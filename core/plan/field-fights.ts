@@ -151,7 +151,7 @@ export const patchedFieldOwners = (
     if (live === undefined || getOwn(live.metadata, 'managedFields') === undefined) return [];
     return action.patch.flatMap((operation) => {
       if (operation.op === 'test') return [];
-      const owners = ownersOf(live, operation.path).filter((owner) => owner.manager !== FIELD_MANAGER);
+      const owners = ownersOf(live, operation.path, FIELD_MANAGER);
       return owners.length === 0 ? [] : [{ resource: action.ref, path: readable(operation.path), owners }];
     });
   });

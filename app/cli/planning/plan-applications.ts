@@ -13,6 +13,7 @@ import {
   type KnownManager,
   type PatchedFieldOwners,
   type Plan,
+  type ObjectRef,
   type Resource,
   type TenancyPolicy,
 } from '../../../core/internal.js';
@@ -38,6 +39,15 @@ export type Planned = {
   readonly impacts?: ReadonlyArray<ReadonlyArray<Impact>>;
   /** Other managers that own the fields the plan patches, from the snapshot's managedFields (docs/field-owners.md). */
   readonly owners?: ReadonlyArray<PatchedFieldOwners>;
+};
+
+/**
+ * Finds a live object by its ref. The index is built on the first lookup, once per Application: a search per patched
+ * field was a quadratic walk over the Application's objects.
+ */
+const lookupOf = (objects: ReadonlyArray<Resource>): ((ref: ObjectRef) => Resource | undefined) => {
+  let index: ReadonlyMap<string, Resource> | undefined;
+  return (ref) => (index ??= new Map(objects.map((object) => [resourceKey(object), object]))).get(refKey(ref));
 };
 
 /** What each action of `plan` does at run time, against the live objects it was planned with. */
@@ -106,7 +116,7 @@ export const planEachApplication = (args: {
       ...defined({ translatedManifest: input.translated, tenancy: args.tenancy, fieldManagers: args.fieldManagers }),
     };
     const plan = planner.plan({ application, live: objects, scopes, now: args.now, options });
-    const owners = patchedFieldOwners(plan, (ref) => objects.find((object) => resourceKey(object) === refKey(ref)));
+    const owners = patchedFieldOwners(plan, lookupOf(objects));
     return { input, application, plan, impacts: impactsOf(plan, objects), ...(owners.length === 0 ? {} : { owners }) };
   });
   const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
