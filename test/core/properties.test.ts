@@ -6,6 +6,7 @@
 import { untypable } from '../../adapters/memory/field-manager/index.js';
 import { builtinSchemas } from '../../adapters/schemas/builtin-schemas.js';
 import { catalogOfCompact, objectSchemaIssues } from '../../core/schema/catalog.js';
+import { serverRuleIssues } from '../../core/schema/server-rules/rules.js';
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -240,15 +241,19 @@ const repeatsAName = (value: JsonValue): boolean => {
 const BUILTIN_CATALOG = catalogOfCompact(builtinSchemas());
 
 /**
- * Whether a list item of `object` lacks a field its schema requires, or has one of the wrong type
- * (an env var without `name`, a container named `false`). The API server refuses such an object;
- * server-side apply would name the item by its key's default (`""`) or not at all, so an apply
- * cannot say which live item it means.
+ * Whether a list item of `object` is one the API server refuses: a field its schema requires missing, or one of the
+ * wrong type (an env var without `name`, a container named `false`), or a value its rules beyond the schema refuse
+ * (a Service port 0, an unnamed port beside others: core/schema/server-rules, as `validate` checks them). Server-side
+ * apply would name such an item by its key's default (`""`, port 0) or not at all, so an apply cannot say which live
+ * item it means.
  */
 const listItemRefused = (object: JsonObject): boolean =>
-  objectSchemaIssues(object, BUILTIN_CATALOG).some(
-    (issue) => /^(missing required field|expected )/.test(issue.message) && /\]\.[^.[\]]+$/.test(issue.path),
-  );
+  [
+    ...objectSchemaIssues(object, BUILTIN_CATALOG).filter((issue) =>
+      /^(missing required field|expected )/.test(issue.message),
+    ),
+    ...serverRuleIssues(object, 0),
+  ].some((issue) => /\]\.[^.[\]]+$/.test(issue.path));
 
 const liveOfRef = (live: ReadonlyArray<Resource>, resource: Resource): Resource | undefined => {
   const index = indexIn([resource], resource) < 0 ? -1 : live.findIndex((object) => indexIn([resource], object) === 0);
