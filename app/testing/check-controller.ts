@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { serveMemoryCluster } from '../../adapters/memory/http/index.js';
-import { createMemoryCluster, type MemoryCluster } from '../../adapters/memory/index.js';
-import { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
+import type { MemoryCluster } from '../../adapters/memory/index.js';
+import type { ManualClock } from '../../adapters/memory/clock/manual-clock.js';
 import { trackActivity, type Activity, type WriteHook } from './activity.js';
 import { counted, tally, checkWorlds, type ConvergenceContext } from './check-convergence.js';
 import {
@@ -18,10 +18,9 @@ import {
   type ControllerCommand,
   type SupervisedController,
 } from './controller-process.js';
-import { runInProcess } from './check-in-process.js';
+import { runInProcess, setUpWorld } from './check-in-process.js';
 import type { ControllerCheckOptions } from './controller-check-options.js';
 import { controllerKills, faultList, type ControllerKills } from './controller-kills.js';
-import { drive } from './drive.js';
 import {
   faultWatcher,
   fingerprint,
@@ -31,8 +30,6 @@ import {
   timelineText,
   type Timeline,
 } from './run-timeline.js';
-import { promiseCluster } from './promise-cluster.js';
-import { defined } from '../../core/json/defined.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -201,29 +198,6 @@ const killAfterWrites =
     };
   };
 
-/** A fresh cluster on the kit's manual clock, set up by the harness for `world`. */
-const setUp = async <World>(
-  options: ControllerCheckOptions<World>,
-  world: World,
-  seed: number,
-): Promise<ConvergenceContext<World>> => {
-  const clock = new ManualClock();
-  const cluster = createMemoryCluster({
-    clock,
-    seed,
-    workloads: options.workloads ?? true,
-    ...defined({ pods: options.pods }),
-  });
-  const context: ConvergenceContext<World> = {
-    cluster,
-    api: promiseCluster(cluster.forClient('harness')),
-    clock,
-    world,
-  };
-  await drive(clock, options.setup(context));
-  return context;
-};
-
 /** One generated world against a fresh cluster, endpoint and controller process. */
 const runOnce = async <World>(
   options: ControllerCheckOptions<World>,
@@ -231,7 +205,7 @@ const runOnce = async <World>(
   world: World,
   seed: number,
 ): Promise<void> => {
-  const context = await setUp(options, world, seed);
+  const context = await setUpWorld(options, world, seed);
   const { cluster, clock } = context;
   const timeline = newTimeline(() => performance.now());
   const kills = controllerKills(options.killAfterWrites, timeline, 'SIGKILL');

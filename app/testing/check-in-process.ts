@@ -257,8 +257,11 @@ const judge = async <World>(run: Run<World>, loading: Loading): Promise<true | s
   return unquiet ?? run.options.converged(run.context);
 };
 
-/** A fresh cluster on a manual clock, set up by the harness (its own fault stream, no faults meanwhile). */
-const setUp = async <World>(
+/**
+ * A fresh cluster on the kit's manual clock, set up by the harness for `world` (its own fault stream, no faults
+ * meanwhile); the process runner's too.
+ */
+export const setUpWorld = async <World>(
   options: ControllerCheckOptions<World>,
   world: World,
   seed: number,
@@ -346,7 +349,7 @@ export const runInProcess = async <World>(
   seed: number,
   instance: string,
 ): Promise<void> => {
-  const context = await setUp(options, world, seed);
+  const context = await setUpWorld(options, world, seed);
   const line = timeline(() => context.clock.now());
   const kills = controllerKills(options.killAfterWrites, line, 'its instance dropped, as by SIGKILL');
   // the scheduler is told of answered writes before the instances it kills exist
