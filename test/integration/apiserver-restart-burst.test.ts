@@ -20,6 +20,7 @@ import {
   readApplication,
   readObject,
   reconcileLog,
+  updateApplicationSpec,
 } from '../support/e2e-application.js';
 import { eventually } from '../support/eventually.js';
 import { describeWithApiServer, freshNamespace, must } from '../support/kubernetes-env.js';
@@ -79,10 +80,8 @@ describeWithApiServer('an API server restart in the middle of a burst of spec ch
     }, 60_000);
     // The burst: every Application changes spec twice; the apiserver goes away in the middle of it.
     for (const version of [2, 3]) {
-      for (const name of names) {
-        const current = await readApplication(cluster, applicationRef(namespace, name));
-        await must(cluster.update({ ...current, spec: { manifest: manifest(name, version) } }));
-      }
+      for (const name of names)
+        await updateApplicationSpec(cluster, applicationRef(namespace, name), { manifest: manifest(name, version) });
       if (version === 2) await plane.restartApiServer();
     }
     await eventually(

@@ -134,6 +134,19 @@ export const readExisting = async (cluster: Cluster, ref: ObjectRef): Promise<Re
 export const readApplication = async (cluster: Cluster, ref: ObjectRef): Promise<Application> =>
   withReadableStatus(await readExisting(cluster, ref)) as unknown as Application;
 
+/**
+ * Replace an Application's spec the way a user's client does it against a live operator: read, change, update, and
+ * on 409 Conflict (the operator wrote the status in between) read again and retry, as client-go's RetryOnConflict.
+ */
+export const updateApplicationSpec = async (cluster: Cluster, ref: ObjectRef, spec: JsonObject): Promise<void> => {
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await readExisting(cluster, ref);
+    const updated = await cluster.update({ ...current, spec })();
+    if (E.isRight(updated)) return;
+    if (updated.left._tag !== 'Conflict' || attempt === 10) throw new Error(showClusterError(updated.left));
+  }
+};
+
 export const conditionOf = (application: Application, type: ConditionType): Condition | undefined =>
   application.status?.conditions?.find((condition) => condition.type === type);
 
