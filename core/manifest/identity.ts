@@ -182,6 +182,23 @@ const buildFinder = <T extends JsonObject>(
  * tsx (the benchmarks, `node --import tsx`) names every closure bound to a name with a property
  * definition each time it is made, a tenth of a small plan's time.
  */
+/** Whether `resourceFinder(…, defaultNamespace)` answers `query` with `entry` (the relation of its lookups). */
+export const foundAs = (entry: JsonObject, query: JsonObject, defaultNamespace: string | undefined): boolean => {
+  const metadata = getOwn(query, 'metadata');
+  const entryMetadata = getOwn(entry, 'metadata');
+  if (!isJsonObject(metadata) || !isJsonObject(entryMetadata)) return false;
+  return (
+    getOwn(entryMetadata, 'name') === getOwn(metadata, 'name') &&
+    matchesQuery(
+      entry,
+      getOwn(query, 'apiVersion'),
+      getOwn(query, 'kind'),
+      getOwn(metadata, 'namespace') ?? defaultNamespace,
+      defaultNamespace,
+    )
+  );
+};
+
 const matchesQuery = (
   entry: JsonObject,
   apiVersion: JsonValue | undefined,
@@ -237,18 +254,22 @@ const IDENTITY_INDEXES = memoTable<ReadonlyArray<Resource>, IdentityIndex<Resour
  * some decisions (protections, recreations: none in a plan with no writes) and would otherwise
  * index every object of every plan for nothing.
  */
-export const lazyIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
+export const lazyIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>, memo?: Memo): IdentityIndex<T> => {
   let built: IdentityIndex<T> | undefined;
   // Methods, not arrow properties: no closure naming per plan under tsx (see `matchesQuery`); neither reads `this`.
   return {
     get(ref) {
-      return (built ??= buildIdentityIndex(objects)).get(ref);
+      return (built ??= identityIndex(objects, memo)).get(ref);
     },
     of(resource) {
-      return (built ??= buildIdentityIndex(objects)).of(resource);
+      return (built ??= identityIndex(objects, memo)).of(resource);
     },
   };
 };
+
+/** Whether `identityIndex` files `object` under the identity of `query` (the relation its lookups answer by). */
+export const indexedAs = (object: Resource, query: Resource): boolean =>
+  object.metadata.name === query.metadata.name && sameIndexedIdentity(object, query);
 
 const buildIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>): IdentityIndex<T> => {
   // By name, one map operation per object; the rest of the identity is compared. A name shared

@@ -14,7 +14,8 @@ import { isResource, type Resource } from '../model/resource.js';
 import { indexSchemas, schemaFor } from '../schema/lookup.js';
 import { resourceFinder, sameResource } from './identity.js';
 import { projectKnown } from './project.js';
-import { mirrorsIn } from '../schema/default.js';
+import type { ByPosition } from '../schema/default.js';
+import { findByPosition } from './by-position.js';
 import type { Memo } from '../memo/memo.js';
 
 /**
@@ -30,18 +31,62 @@ export const updateLastAppliedManifestFromSpec = (args: {
   readonly namespace?: string;
   /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
   readonly memo?: Memo;
+  /**
+   * What generating the schemas learned of the resources `manifest` was made from, by position
+   * (core/schema/default.ts): each resource of `manifest` is the one there, its namespace set (`inNamespace`) or not.
+   */
+  readonly byPosition?: ByPosition;
 }): ReadonlyArray<Resource> => {
-  const schemas = indexSchemas(args.mangledObserverSchema, args.memo);
-  const findEarlier = resourceFinder(args.lastAppliedManifest ?? [], args.namespace, args.memo);
-  const mirrors = mirrorsIn(args.mangledObserverSchema, args.memo);
-  return args.manifest.map((resource) => {
-    const earlier = findEarlier(resource);
-    const schema = schemaFor(schemas, resource);
-    if (earlier === undefined || schema === undefined) return resource;
+  const earlierAt = earlierFinder(args);
+  const schemaAt = schemaFinder(args);
+  const own = args.byPosition?.ownSchema;
+  return args.manifest.map((resource, index) => {
+    const schema = schemaAt(index);
+    if (schema === undefined || (own?.[index] === true && keepsKeysOf(resource, schema))) return resource;
+    const earlier = earlierAt(index);
+    if (earlier === undefined) return resource;
     // Spec values win and identification is spec: the merge is still a Resource (checked, not assumed).
-    const kept = keepLearned(resource, earlier, schema, mirrors);
+    const kept = keepLearned(resource, earlier, schema);
     return isResource(kept) ? kept : resource;
   });
+};
+
+/**
+ * Whether a resource still has every key its own schema was generated from (`ByPosition.ownSchema`): the schema then
+ * observes no key the resource does not write, and `keepLearned` returns the resource whatever was learned. Setting
+ * its namespace (`inNamespace`) shares every other value and only ever adds `metadata.namespace`, or drops it from a
+ * cluster-scoped resource: then the schema observes a key the resource lacks.
+ */
+const keepsKeysOf = (resource: Resource, schema: ObserverSchema): boolean => {
+  const metadata = getOwn(schema, 'metadata');
+  return (
+    !isJsonObject(metadata) ||
+    getOwn(metadata, 'namespace') === undefined ||
+    getOwn(resource.metadata, 'namespace') !== undefined
+  );
+};
+
+type Inputs = Parameters<typeof updateLastAppliedManifestFromSpec>[0];
+
+/** The earlier entry of `manifest[index]`: by position where the manifest's identities are distinct. */
+const earlierFinder = ({ manifest, lastAppliedManifest = [], namespace, memo, byPosition }: Inputs) => {
+  if (byPosition?.distinct === true)
+    return findByPosition(lastAppliedManifest, { distinct: manifest }, namespace, memo);
+  const find = resourceFinder(lastAppliedManifest, namespace, memo);
+  return (index: number) => {
+    const resource = manifest[index];
+    return resource === undefined ? undefined : find(resource);
+  };
+};
+
+/** The schema of `manifest[index]`. */
+const schemaFinder = ({ manifest, mangledObserverSchema, memo, byPosition }: Inputs) => {
+  if (byPosition !== undefined) return (index: number) => byPosition.perResource[index];
+  const schemas = indexSchemas(mangledObserverSchema, memo);
+  return (index: number) => {
+    const resource = manifest[index];
+    return resource === undefined ? undefined : schemaFor(schemas, resource);
+  };
 };
 
 /**
@@ -65,28 +110,18 @@ export const updateLastAppliedManifestFromResponse = (args: {
   return args.lastAppliedManifest.map((desired, i) => (i === index ? learned : desired));
 };
 
-/**
- * Whether a schema node was generated from the value itself (`mirrorsIn`): then nothing can have been learned below it.
- */
-type Mirrors = (schema: JsonValue, value: JsonValue) => boolean;
-
 /** Merges the spec value with earlier learned observed values (spec wins); shares unchanged subtrees. */
-const keepLearned = (
-  spec: JsonValue,
-  earlier: JsonValue | undefined,
-  schema: SchemaNode,
-  mirrors: Mirrors,
-): JsonValue => {
-  if (schema === null || earlier === undefined || mirrors(schema, spec)) return spec;
+const keepLearned = (spec: JsonValue, earlier: JsonValue | undefined, schema: SchemaNode): JsonValue => {
+  if (schema === null || earlier === undefined) return spec;
   if (isJsonArray(schema))
-    return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema, mirrors) : spec;
+    return isJsonArray(spec) && isJsonArray(earlier) ? keepLearnedList(spec, earlier, schema) : spec;
   if (!isJsonObject(schema) || !isJsonObject(spec) || !isJsonObject(earlier)) return spec;
   // Copied only once something differs: a spec with nothing learned is returned as it is.
   let merged: Record<string, JsonValue> | undefined;
   for (const key in spec) {
     const value = spec[key];
     if (value === undefined || !hasOwn(spec, key)) continue;
-    const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null, mirrors) : value;
+    const next = hasOwn(schema, key) ? keepLearned(value, getOwn(earlier, key), schema[key] ?? null) : value;
     if (next !== value && merged === undefined) merged = copyBefore(spec, key);
     if (merged !== undefined) setOwn(merged, key, next);
   }
@@ -116,13 +151,12 @@ const keepLearnedList = (
   spec: ReadonlyArray<JsonValue>,
   earlier: ReadonlyArray<JsonValue>,
   schema: ReadonlyArray<SchemaNode>,
-  mirrors: Mirrors,
 ): JsonValue => {
   const elementCount = schema.length - 1;
   let merged: JsonValue[] | undefined;
   for (let i = 0; i < spec.length; i++) {
     const item = spec[i] ?? null;
-    const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null, mirrors) : item;
+    const next = i < elementCount ? keepLearned(item, earlier[i], schema[i] ?? null) : item;
     if (next !== item && merged === undefined) merged = spec.slice(0, i);
     merged?.push(next);
   }

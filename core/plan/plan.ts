@@ -40,8 +40,9 @@ import {
 } from '../memo/memo.js';
 import { inSyncWith } from '../delta/in-sync.js';
 import { withinMaxLengths } from '../delta/max-lengths.js';
-import { generateDefaultObserverSchema } from '../schema/default.js';
-import { indexSchemas, schemaFor, type SchemaIndex } from '../schema/lookup.js';
+import { defaultObserverSchemas, type ByPosition } from '../schema/default.js';
+import { indexSchemas, schemaFor, schemaLookup, type SchemaIndex } from '../schema/lookup.js';
+import { findByPosition, identifyByPosition } from '../manifest/by-position.js';
 import { conditionsFor, type Verdict } from '../status/conditions.js';
 import { readinessOf } from '../status/readiness.js';
 import {
@@ -248,7 +249,12 @@ const readinessRulesOf = (context: Context): E.Either<string, ReadonlyArray<Read
 };
 
 /** Step "desired": the schemas in force and the desired resources (spec, defaults, learned values, hooks). */
-type Desired = { readonly mangled: ReadonlyArray<ObserverSchema>; readonly fromSpec: ReadonlyArray<Resource> };
+type Desired = {
+  readonly mangled: ReadonlyArray<ObserverSchema>;
+  readonly fromSpec: ReadonlyArray<Resource>;
+  /** What is known of `fromSpec` by position (none when hooks changed it): lookups without indexes. */
+  readonly byPosition?: ByPosition;
+};
 type Stalled = Extract<Verdict, { _tag: 'Stalled' }>;
 
 /**
@@ -308,7 +314,8 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   const manifest =
     spec.rolloutOnConfigChange === true ? withConfigDigests(canonicalManifest, owner.namespace) : canonicalManifest;
   const folded = { ...checked.right, manifest };
-  const mangled = generateDefaultObserverSchema(folded, memo);
+  const schemas = defaultObserverSchemas(folded);
+  const mangled = schemas.mangled;
   const desired = folded.manifest.map((resource) =>
     inNamespace(resource, namespaceOf(resource, manifestScopes, owner.namespace, memo)),
   );
@@ -321,6 +328,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
     lastAppliedManifest: earlier,
     namespace: owner.namespace,
     memo,
+    byPosition: schemas,
   });
   // Step 4: hooks add resources and observed fields to the desired state and their schemas.
   const hooked = mangle({
@@ -329,7 +337,13 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
     hooks: spec.hooks,
     context: { ...input.options?.hooks, owner, scopes: manifestScopes },
   });
-  return E.right({ mangled: hooked.mangledSchema, fromSpec: hooked.desired });
+  // Hooks that add resources or schemas leave nothing known by position.
+  const unhooked = hooked.desired === fromSpec && hooked.mangledSchema === mangled;
+  return E.right({
+    mangled: hooked.mangledSchema,
+    fromSpec: hooked.desired,
+    ...defined({ byPosition: unhooked ? schemas : undefined }),
+  });
 };
 
 /**
@@ -373,7 +387,8 @@ type Pairing = {
 type Observed = {
   readonly live: ReadonlyArray<Resource>;
   readonly liveByRef: IdentityIndex<Resource>;
-  readonly schemas: SchemaIndex;
+  /** The schema of a desired resource or live object (`schemaFor` in the schemas in force). */
+  readonly schemaOf: (object: JsonObject) => ObserverSchema | undefined;
   readonly pairs: ReadonlyArray<Pairing>;
   /** Live objects carrying our mark where the tenancy policy lets us write. */
   readonly ours: ReadonlyArray<Resource>;
@@ -385,14 +400,14 @@ type Observed = {
 
 const observedState = (context: Context, desired: Desired, live: ReadonlyArray<Resource>): Observed => {
   const { memo } = context;
-  const schemas = indexSchemas(desired.mangled, memo);
-  const liveByRef = identityIndex(live, memo);
-  const pairs = pairWithLive(context, desired.fromSpec, schemas, liveByRef);
+  const schemaOf = schemaLookup(desired.mangled, memo);
+  const liveByRef = lazyIdentityIndex(live, memo);
+  const pairs = pairWithLive(context, desired, live, schemaOf);
   // Owner marks are data anyone with write access to an object can set: prune only where we may write.
   const writable = writableBy(context.tenancy);
   const ours = live.filter((object) => isOwnedBy(object, context.owner) && writable(object));
-  const entries = currentEntries(context, desired, schemas, pairs, ours);
-  return { live, liveByRef, schemas, pairs, ours, ...entries };
+  const entries = currentEntries(context, desired, schemaOf, pairs, ours);
+  return { live, liveByRef, schemaOf, pairs, ours, ...entries };
 };
 
 /**
@@ -401,18 +416,18 @@ const observedState = (context: Context, desired: Desired, live: ReadonlyArray<R
  */
 const pairWithLive = (
   context: Context,
-  fromSpec: ReadonlyArray<Resource>,
-  schemas: SchemaIndex,
-  liveByRef: IdentityIndex<Resource>,
+  desired: Desired,
+  liveObjects: ReadonlyArray<Resource>,
+  schemaOf: Observed['schemaOf'],
 ): ReadonlyArray<Pairing> => {
   const { owner, memo } = context;
   const adopt = context.application.spec.adopt === true;
   const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
-  const findObserved = resourceFinder(previouslyObserved, owner.namespace, memo);
+  const at = lookupsOf(context, desired, liveObjects, schemaOf);
   const unchangedSinceObserved = inSyncWith(previouslyObserved, memo);
-  return fromSpec.map((resource): Pairing => {
-    const live = liveByRef.of(resource);
-    const schema = schemaFor(schemas, resource);
+  return desired.fromSpec.map((resource, index): Pairing => {
+    const live = at.live(index);
+    const schema = at.schema(index);
     const owned = live !== undefined && isOwnedBy(live, owner);
     const writable = owned || (adopt && live !== undefined && ownerOf(live) === undefined);
     const asCompared = asCreated(resource, schema, owner, memo);
@@ -428,7 +443,7 @@ const pairWithLive = (
       compared: asCompared,
     };
     if (live === undefined || schema === undefined || !writable) return pair;
-    const observed = owned ? findObserved(resource) : undefined;
+    const observed = owned ? at.observed(index) : undefined;
     if (observed !== undefined && unchangedSinceObserved(asCompared, live, observed, schema)) {
       pair.unchanged = observed;
       return pair;
@@ -439,6 +454,48 @@ const pairWithLive = (
   });
 };
 
+/** What `pairWithLive` looks up for the desired resource at an index. */
+type Lookups = {
+  readonly live: (index: number) => Resource | undefined;
+  readonly schema: (index: number) => ObserverSchema | undefined;
+  /** Its entry in the previous `lastObservedManifest`. */
+  readonly observed: (index: number) => JsonObject | undefined;
+};
+
+/** By position where the desired resources are known distinct (core/manifest/by-position.ts), else in indexes. */
+const lookupsOf = (
+  context: Context,
+  { fromSpec, byPosition }: Desired,
+  live: ReadonlyArray<Resource>,
+  schemaOf: Observed['schemaOf'],
+): Lookups => {
+  const { memo, owner } = context;
+  const previouslyObserved = context.status.lastObservedManifest ?? NO_ENTRIES;
+  if (byPosition?.distinct === true) {
+    const queries = { distinct: fromSpec };
+    return {
+      live: identifyByPosition(live, queries, memo),
+      schema: (index) => byPosition.perResource[index],
+      observed: findByPosition(previouslyObserved, queries, owner.namespace, memo),
+    };
+  }
+  const liveByRef = identityIndex(live, memo);
+  const findObserved = resourceFinder(previouslyObserved, owner.namespace, memo);
+  return {
+    live: byIndexIn(fromSpec, liveByRef.of),
+    schema: byIndexIn(fromSpec, schemaOf),
+    observed: byIndexIn(fromSpec, findObserved),
+  };
+};
+
+/** A lookup of the resource at an index of `resources`. */
+const byIndexIn =
+  <T>(resources: ReadonlyArray<Resource>, lookUp: (resource: Resource) => T | undefined) =>
+  (index: number): T | undefined => {
+    const resource = resources[index];
+    return resource === undefined ? undefined : lookUp(resource);
+  };
+
 /**
  * The current state: an entry per live object we may write (the previous one where unchanged),
  * desired ones in desired order, then our other children; with those no longer desired.
@@ -446,12 +503,12 @@ const pairWithLive = (
 const currentEntries = (
   context: Context,
   desired: Desired,
-  schemas: SchemaIndex,
+  schemaOf: Observed['schemaOf'],
   pairs: ReadonlyArray<Pairing>,
   ours: ReadonlyArray<Resource>,
 ): Pick<Observed, 'current' | 'undesired'> => {
   const isDesired = desiredIn(desired, context.memo);
-  const observe = observerOf(context, schemas);
+  const observe = observerOf(context, schemaOf);
   const current: JsonObject[] = [];
   const undesired: JsonObject[] = [];
   const found = new Set<Resource>();
@@ -487,11 +544,11 @@ const desiredIn =
 
 /** The observed entry of a live object we may write; the previous schemas only serve objects no longer desired. */
 const observerOf =
-  (context: Context, schemas: SchemaIndex) =>
+  (context: Context, schemaOf: Observed['schemaOf']) =>
   (object: Resource): JsonObject => {
     const { memo } = context;
     const schema =
-      schemaFor(schemas, object) ??
+      schemaOf(object) ??
       schemaFor(indexSchemas(context.status.mangledObserverSchema ?? NO_SCHEMAS, memo), object) ??
       NO_SCHEMA;
     return fromLive(memo, OBSERVED, object, schema, schema, () => observeResource(object, schema));
@@ -602,7 +659,7 @@ const creationsOf = (
   const blocked = new Set(conflicts.map((conflict) => refKey(conflict.ref)));
   const creates = delta.new
     .filter((r) => !blocked.has(resourceKey(r)) && !terminating(r))
-    .map((r) => createAction(r, schemaFor(observed.schemas, r), owner));
+    .map((r) => createAction(r, observed.schemaOf(r), owner));
   return { creates, conflicts };
 };
 
@@ -614,7 +671,7 @@ const patchesOf = (
   terminating: (resource: JsonObject) => boolean,
 ): ReturnType<typeof withRecreates> => {
   const { owner, memo } = context;
-  const { liveByRef, schemas } = observed;
+  const { liveByRef, schemaOf } = observed;
   const adopt = context.application.spec.adopt === true;
   // An adopted object gets our marks even when its observed fields already match.
   const adopting = adoptedUnder(adopt);
@@ -629,14 +686,14 @@ const patchesOf = (
     .flatMap((resource) => {
       const object = liveByRef.of(resource);
       if (object === undefined) return [];
-      return patchAction(context, resource, object, schemaFor(schemas, resource) ?? {}, adopting(object));
+      return patchAction(context, resource, object, schemaOf(resource) ?? {}, adopting(object));
     });
   // Looked up only for a patch of an immutable field (a recreation candidate).
   const lastAppliedByRef = lazyIdentityIndex(observed.pairs.map((p) => p.lastApplied));
   return withRecreates(
     patches,
     (patch) => lastAppliedByRef.get(patch.ref),
-    (resource) => createAction(resource, schemaFor(schemas, resource), owner).body,
+    (resource) => createAction(resource, schemaOf(resource), owner).body,
   );
 };
 

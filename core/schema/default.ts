@@ -12,62 +12,106 @@ import {
 } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
-import { keep, memoTable, recall, type Memo } from '../memo/memo.js';
 
 /**
  * The mangled schema: custom schemas first (in the user's order), then a generated schema for
  * every manifest resource without one (in manifest order). Expects validated input.
  */
-export const generateDefaultObserverSchema = (
-  args: {
-    readonly manifest: ReadonlyArray<Resource>;
-    readonly observerSchema: ReadonlyArray<ObserverSchema> | undefined;
-  },
-  /** Where to record which nodes mirror a manifest value (`mirrorsIn`); without one, nothing is recorded. */
-  memo?: Memo,
-): ReadonlyArray<ObserverSchema> => {
-  const custom = args.observerSchema ?? [];
-  const claim = schemaClaims();
-  for (const schema of custom) claim(schema);
-  const generated = args.manifest.filter(claim);
-  const mirrored: Mirrored = new Map();
-  // `concat`, not a spread: no array iterator over every generated schema.
-  const mangled = custom.concat(generated.map((resource) => defaultSchemaOf(resource, mirrored)));
-  keep(memo, MIRRORED, mangled, mirrored);
-  return mangled;
+export const generateDefaultObserverSchema = (args: {
+  readonly manifest: ReadonlyArray<Resource>;
+  readonly observerSchema: ReadonlyArray<ObserverSchema> | undefined;
+}): ReadonlyArray<ObserverSchema> => defaultObserverSchemas(args).mangled;
+
+/** What is known of the resources of a list by position, for lookups without an index. */
+export type ByPosition = {
+  /** The schema of each manifest resource, by position: what `schemaFor` finds for it in `mangled`. */
+  readonly perResource: ReadonlyArray<ObserverSchema>;
+  /**
+   * Whether the schema at a position was generated from the resource at it (neither a custom schema nor an earlier
+   * resource's, and not one a LoadBalancer's status was added to): it observes no key that resource does not write,
+   * so nothing can be learned into it (core/manifest/last-applied.ts).
+   */
+  readonly ownSchema: ReadonlyArray<boolean>;
+  /** No two manifest resources share (apiVersion, kind, metadata.name) (core/manifest/by-position.ts). */
+  readonly distinct: boolean;
 };
 
+/** The mangled schema, with what generating it learned of the manifest (of its resources, by position). */
+export type DefaultSchemas = ByPosition & { readonly mangled: ReadonlyArray<ObserverSchema> };
+
 /**
- * Claims the schema of an object's (apiVersion, kind, metadata.name): true for the first claim of
- * each. Nested maps keyed by the values, as `schemaFor` matches: no key string per resource.
+ * `generateDefaultObserverSchema`, with the schema of each resource: its claim records the first
+ * schema of each (apiVersion, kind, metadata.name), custom ones first, which is the one `schemaFor`
+ * finds; a resource finding a schema a resource before it found or generated shares its identity.
  */
-const schemaClaims = (): ((object: JsonObject) => boolean) => {
-  const byVersion = new Map<JsonValue | undefined, Map<JsonValue | undefined, Set<JsonValue | undefined>>>();
+export const defaultObserverSchemas = (args: {
+  readonly manifest: ReadonlyArray<Resource>;
+  readonly observerSchema: ReadonlyArray<ObserverSchema> | undefined;
+}): DefaultSchemas => {
+  const custom = args.observerSchema ?? [];
+  const claimsOf = schemaClaims();
+  for (const schema of custom) {
+    const claims = claimsOf(schema);
+    const name = nameOf(schema);
+    if (!claims.has(name)) claims.set(name, schema);
+  }
+  const generated: ObserverSchema[] = [];
+  // Custom schemas found by a manifest resource: a second one finding it shares that resource's identity.
+  const customFound = new Set<ObserverSchema>();
+  const customs = new Set(custom);
+  const perResource = new Array<ObserverSchema>(args.manifest.length);
+  const ownSchema = new Array<boolean>(args.manifest.length).fill(false);
+  let distinct = true;
+  // An indexed loop: an array iterator's results are allocated until the loop is optimized (once per plan).
+  for (let i = 0; i < args.manifest.length; i++) {
+    const resource = args.manifest[i];
+    if (resource === undefined) continue;
+    const claims = claimsOf(resource);
+    const name = nameOf(resource);
+    let schema = claims.get(name);
+    if (schema === undefined) {
+      schema = defaultSchemaForResource(resource);
+      claims.set(name, schema);
+      generated.push(schema);
+      ownSchema[i] = !isLoadBalancer(resource);
+    } else if (customFound.has(schema) || !customs.has(schema)) distinct = false;
+    else customFound.add(schema);
+    perResource[i] = schema;
+  }
+  // `concat`, not a spread: no array iterator over every generated schema.
+  return { mangled: custom.concat(generated), perResource, ownSchema, distinct };
+};
+
+type Claims = Map<JsonValue | undefined, ObserverSchema>;
+
+/**
+ * The first schema claimed for each (apiVersion, kind, metadata.name): per (apiVersion, kind), the
+ * claims by name. Nested maps keyed by the values, as `schemaFor` matches: no key string per resource.
+ */
+const schemaClaims = (): ((object: JsonObject) => Claims) => {
+  const byVersion = new Map<JsonValue | undefined, Map<JsonValue | undefined, Claims>>();
   return (object) => {
     const version = getOwn(object, 'apiVersion');
     let kinds = byVersion.get(version);
-    if (kinds === undefined)
-      byVersion.set(version, (kinds = new Map<JsonValue | undefined, Set<JsonValue | undefined>>()));
+    if (kinds === undefined) byVersion.set(version, (kinds = new Map<JsonValue | undefined, Claims>()));
     const kind = getOwn(object, 'kind');
-    let names = kinds.get(kind);
-    if (names === undefined) kinds.set(kind, (names = new Set()));
-    const metadata = getOwn(object, 'metadata');
-    const name = isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
-    if (names.has(name)) return false;
-    names.add(name);
-    return true;
+    let claims = kinds.get(kind);
+    if (claims === undefined) kinds.set(kind, (claims = new Map<JsonValue | undefined, ObserverSchema>()));
+    return claims;
   };
+};
+
+const nameOf = (object: JsonObject): JsonValue | undefined => {
+  const metadata = getOwn(object, 'metadata');
+  return isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
 };
 
 /**
  * The default schema `generateDefaultObserverSchema` gives one resource: what the stored status
  * regenerates instead of keeping (core/manifest/stored-status.ts).
  */
-export const defaultSchemaForResource = (resource: Resource): ObserverSchema => defaultSchemaOf(resource, new Map());
-
-/** The default schema of one resource; its generated nodes are recorded in `mirrored`. */
-const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema => {
-  const identified = identifiedNodeOf(resource, mirrored);
+export const defaultSchemaForResource = (resource: Resource): ObserverSchema => {
+  const identified = identifiedNodeOf(resource);
   // identifiedNodeOf set apiVersion, kind and metadata.name from the resource: an ObserverSchema.
   return (isLoadBalancer(resource) ? withLoadBalancerStatus(identified) : identified) as ObserverSchema;
 };
@@ -76,52 +120,13 @@ const defaultSchemaOf = (resource: Resource, mirrored: Mirrored): ObserverSchema
  * The schema node of a resource with its identification values set. The node is new and not
  * yet shared, so it is completed in place instead of being copied four times.
  */
-const identifiedNodeOf = (resource: Resource, mirrored: Mirrored): JsonObject => {
+const identifiedNodeOf = (resource: Resource): JsonObject => {
   const node = objectNodeOf(resource);
-  // Top-level nodes other than the identification are never completed in place: they mirror their value.
-  for (const key in node) {
-    const child = node[key];
-    const value = resource[key];
-    if (hasOwn(node, key) && key !== 'metadata' && typeof child === 'object' && child !== null && value !== undefined)
-      mirrored.set(child, value);
-  }
   setOwn(node, 'apiVersion', resource.apiVersion);
   setOwn(node, 'kind', resource.kind);
   const metadata = getOwn(node, 'metadata');
   setOwn(node, 'metadata', withKey(isJsonObject(metadata) ? metadata : {}, 'name', resource.metadata.name));
   return node;
-};
-
-/**
- * Generated schema nodes with the manifest value each was generated from (immutable both, so
- * this stays true): such a node observes exactly the keys of that value, at every depth.
- */
-type Mirrored = Map<object, JsonValue>;
-
-/**
- * The generated nodes of each list `generateDefaultObserverSchema` returned. Kept per list (one
- * weak entry per spec), not per node: on fresh objects a weak-map insertion costs about a
- * microsecond, ten times a map insertion.
- */
-const MIRRORED = memoTable<ReadonlyArray<ObserverSchema>, ReadonlyMap<object, JsonValue>>(
-  'generated schema nodes per schema list',
-);
-
-/** Never generated: what lists not made by `generateDefaultObserverSchema` mirror. */
-const NOTHING_MIRRORED: ReadonlyMap<object, JsonValue> = new Map();
-
-/**
- * Whether a node of `schemas` was generated from a value itself (`schemaNodeOf`): then it
- * observes exactly what that value writes, and nothing beyond it can have been learned. A cheap
- * identity check that lets a fresh spec skip the walk merging learned values
- * (core/manifest/last-applied.ts).
- */
-export const mirrorsIn = (
-  schemas: ReadonlyArray<ObserverSchema>,
-  memo: Memo | undefined,
-): ((schema: JsonValue, value: JsonValue) => boolean) => {
-  const mirrored = recall(memo, MIRRORED, schemas) ?? NOTHING_MIRRORED;
-  return (schema, value) => typeof schema === 'object' && schema !== null && mirrored.get(schema) === value;
 };
 
 /**

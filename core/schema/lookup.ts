@@ -70,6 +70,15 @@ const childMap = <K, V>(parent: Map<K, Map<JsonValue | undefined, V>>, key: K): 
 export const schemaFor = (index: SchemaIndex, object: JsonObject): ObserverSchema | undefined =>
   index.byName.get(getOwn(object, 'apiVersion'))?.get(getOwn(object, 'kind'))?.get(nameOf(object));
 
+/** `schemaFor` in `schemas`, indexed on the first lookup: a plan that writes nothing may look nothing up. */
+export const schemaLookup = (
+  schemas: ReadonlyArray<ObserverSchema>,
+  memo?: Memo,
+): ((object: JsonObject) => ObserverSchema | undefined) => {
+  let index: SchemaIndex | undefined;
+  return (object) => schemaFor((index ??= indexSchemas(schemas, memo)), object);
+};
+
 /** The schemas by `schemaKeyOf`, the first one per key (for code that edits them by key). */
 export const schemasByKey = (schemas: ReadonlyArray<ObserverSchema>): Map<string, ObserverSchema> => {
   const byKey = new Map<string, ObserverSchema>();
