@@ -8,8 +8,6 @@ import {
   createPlanner,
   patchedFieldOwners,
   plan,
-  refKey,
-  resourceKey,
   rolloutImpacts,
   type Application,
   type Plan,
@@ -214,10 +212,9 @@ const editedAtRunTime = (live: ReadonlyArray<Resource>): ReadonlyArray<Resource>
 /** The plan and what the CLI adds to it: each action's rollout impact and the other owners of each patched field. */
 const planWithImpact = (inputs: Inputs): number => {
   const planned = planOf(inputs);
-  const live = new Map(inputs.live.map((object) => [resourceKey(object), object]));
   const desired = planned.status.lastAppliedManifest ?? [];
   const impacts = rolloutImpacts({ actions: planned.actions, desired, live: inputs.live });
-  return impacts.length + patchedFieldOwners(planned, (ref) => live.get(refKey(ref))).length;
+  return impacts.length + patchedFieldOwners(planned, inputs.live).length;
 };
 
 /**

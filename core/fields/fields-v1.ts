@@ -43,13 +43,19 @@ export const coverage = (
   let value = live;
   for (const token of path) {
     if (!isJsonObject(node)) return undefined;
-    if (Object.keys(node).length === 0) return 'field';
+    if (isEmpty(node)) return 'field';
     const step = childFor(node, value, token);
     if (step === undefined) return undefined;
     node = step.node;
     value = step.value;
   }
-  return isJsonObject(node) && (Object.keys(node).length === 0 || ownsItself(node)) ? 'field' : 'part';
+  return isJsonObject(node) && (isEmpty(node) || ownsItself(node)) ? 'field' : 'part';
+};
+
+/** A node without children (owned as a whole); read without listing the keys of every node on the way. */
+const isEmpty = (node: JsonObject): boolean => {
+  for (const key in node) if (Object.hasOwn(node, key)) return false;
+  return true;
 };
 
 const ownsItself = (node: JsonObject): boolean => getOwn(node, '.') !== undefined;

@@ -26,7 +26,7 @@ const MAX_ENTRIES = 64;
 const MAX_NAME = 128;
 
 /** A decoded entry: every key set (an absent one undefined), so that each has the same shape. */
-type Entry = {
+export type ManagedEntry = {
   readonly manager: string;
   readonly operation: string;
   readonly subresource: string | undefined;
@@ -38,10 +38,18 @@ type Entry = {
  * The owners of the field at `pointer` (RFC 6901) of `live`, in the order the object lists them; `except`: a
  * manager left out, its set not walked (the plan's forecast skips kreconcile's own, on every patched field).
  */
-export const ownersOf = (live: Resource, pointer: string, except?: string): ReadonlyArray<FieldOwner> => {
-  const path = fromPointer(pointer);
+export const ownersOf = (live: Resource, pointer: string, except?: string): ReadonlyArray<FieldOwner> =>
+  ownersIn(managedEntries(live), live, fromPointer(pointer), except);
+
+/** `ownersOf` with the entries decoded (`managedEntries(live)`) and the pointer parsed: many fields of one object. */
+export const ownersIn = (
+  entries: ReadonlyArray<ManagedEntry>,
+  live: Resource,
+  path: ReadonlyArray<string>,
+  except?: string,
+): ReadonlyArray<FieldOwner> => {
   const owners: FieldOwner[] = [];
-  for (const entry of managedEntries(live)) {
+  for (const entry of entries) {
     if (entry.manager === except) continue;
     const extent = coverage(entry.fields, live, path);
     if (extent !== undefined) owners.push(ownerOf(entry, extent));
@@ -50,7 +58,7 @@ export const ownersOf = (live: Resource, pointer: string, except?: string): Read
 };
 
 /** The owner an entry names, its keys in the order the entry has them (an absent one left out). */
-const ownerOf = ({ manager, operation, subresource, time }: Entry, extent: Extent): FieldOwner => {
+const ownerOf = ({ manager, operation, subresource, time }: ManagedEntry, extent: Extent): FieldOwner => {
   if (subresource === undefined)
     return time === undefined ? { manager, operation, extent } : { manager, operation, time, extent };
   return time === undefined
@@ -65,10 +73,10 @@ export const managerOf = (entry: JsonValue): string | undefined => {
 };
 
 /** The decodable entries of `metadata.managedFields`. */
-export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
+export const managedEntries = (live: Resource): ReadonlyArray<ManagedEntry> => {
   const entries = getOwn(live.metadata, 'managedFields');
   if (!isJsonArray(entries)) return [];
-  const decoded: Entry[] = [];
+  const decoded: ManagedEntry[] = [];
   for (const entry of entries.length > MAX_ENTRIES ? entries.slice(0, MAX_ENTRIES) : entries) {
     const read = decodeEntry(entry);
     if (read !== undefined) decoded.push(read);
@@ -76,7 +84,7 @@ export const managedEntries = (live: Resource): ReadonlyArray<Entry> => {
   return decoded;
 };
 
-const decodeEntry = (entry: JsonValue): Entry | undefined => {
+const decodeEntry = (entry: JsonValue): ManagedEntry | undefined => {
   if (!isJsonObject(entry)) return undefined;
   const manager = getOwn(entry, 'manager');
   const operation = getOwn(entry, 'operation');

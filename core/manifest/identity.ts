@@ -267,6 +267,10 @@ export const lazyIdentityIndex = <T extends Resource>(objects: ReadonlyArray<T>,
   };
 };
 
+/** Whether `identityIndex(…).get(ref)` could answer `object`: the relation its lookups by reference answer by. */
+export const identifiedBy = (object: Resource, ref: ObjectRef): boolean =>
+  object.metadata.name === ref.name && hasIdentity(object, ref.apiVersion, ref.kind, ref.namespace ?? '');
+
 /** Whether `identityIndex` files `object` under the identity of `query` (the relation its lookups answer by). */
 export const indexedAs = (object: Resource, query: Resource): boolean =>
   object.metadata.name === query.metadata.name && sameIndexedIdentity(object, query);

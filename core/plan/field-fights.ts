@@ -11,7 +11,8 @@ import { FIELD_MANAGER, type ContestedField } from '../model/application.js';
 import type { PatchAction, Plan } from '../model/plan.js';
 import type { ObjectRef, Resource } from '../model/resource.js';
 import { knownManagerFor, managerNames, type KnownManager } from '../fields/known-managers.js';
-import { managerOf, ownersOf, type FieldOwner } from '../fields/owners.js';
+import { managedEntries, managerOf, ownersIn, ownersOf, type FieldOwner } from '../fields/owners.js';
+import { identifiedBy } from '../manifest/identity.js';
 import { defined } from '../json/defined.js';
 
 type Decided = { readonly patches: ReadonlyArray<PatchAction> };
@@ -69,8 +70,11 @@ const contestedIn = (action: PatchAction, live: Resource, table: ReadonlyArray<K
   });
 
 /** `/spec/template/spec/containers/0/image` → `spec.template.spec.containers[0].image` (as plans print paths). */
-export const readable = (pointer: string): string =>
-  showPath(fromPointer(pointer).map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token)));
+export const readable = (pointer: string): string => readablePath(fromPointer(pointer));
+
+/** `readable`, for a pointer already split into its tokens. */
+const readablePath = (tokens: ReadonlyArray<string>): string =>
+  showPath(tokens.map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token)));
 
 /** The patch without the operations (their guards included) and changes at these pointers; none left, no patch. */
 const withoutFields = (action: PatchAction, pointers: ReadonlySet<string>): ReadonlyArray<PatchAction> => {
@@ -140,18 +144,40 @@ export type PatchedFieldOwners = {
 /**
  * For each field the plan's patches write, the other managers that own it on the live object now
  * (from its managedFields: a snapshot or cluster read keeps them, the operator's caches do not).
+ * `live`: the objects the plan was made against.
  */
-export const patchedFieldOwners = (
-  plan: Plan,
-  liveOf: (ref: ObjectRef) => Resource | undefined,
-): ReadonlyArray<PatchedFieldOwners> =>
-  plan.actions.flatMap((action) => {
-    if (action.type !== 'patch') return [];
-    const live = liveOf(action.ref);
-    if (live === undefined || getOwn(live.metadata, 'managedFields') === undefined) return [];
-    return action.patch.flatMap((operation) => {
-      if (operation.op === 'test') return [];
-      const owners = ownersOf(live, operation.path, FIELD_MANAGER);
-      return owners.length === 0 ? [] : [{ resource: action.ref, path: readable(operation.path), owners }];
-    });
-  });
+export const patchedFieldOwners = (plan: Plan, live: ReadonlyArray<Resource>): ReadonlyArray<PatchedFieldOwners> => {
+  const patched = patchedObjects(plan, live);
+  const found: PatchedFieldOwners[] = [];
+  for (const action of plan.actions) {
+    const object = action.type === 'patch' ? patched.get(action) : undefined;
+    if (action.type !== 'patch' || object === undefined) continue;
+    if (getOwn(object.metadata, 'managedFields') === undefined) continue;
+    const entries = managedEntries(object);
+    for (const operation of action.patch) {
+      if (operation.op === 'test') continue;
+      const path = fromPointer(operation.path);
+      const owners = ownersIn(entries, object, path, FIELD_MANAGER);
+      if (owners.length > 0) found.push({ resource: action.ref, path: readablePath(path), owners });
+    }
+  }
+  return found;
+};
+
+/**
+ * Each patch with its live object, when that records field managers: the last object with the patch's identity, as
+ * `identityIndex` finds it. The patches (few) are indexed by name and the objects (all of the plan's) passed once.
+ */
+const patchedObjects = (plan: Plan, live: ReadonlyArray<Resource>): ReadonlyMap<PatchAction, Resource> => {
+  const byName = new Map<string, PatchAction[]>();
+  for (const action of plan.actions)
+    if (action.type === 'patch') byName.set(action.ref.name, [...(byName.get(action.ref.name) ?? []), action]);
+  const patched = new Map<PatchAction, Resource>();
+  if (byName.size === 0) return patched;
+  for (const object of live)
+    for (const action of byName.get(object.metadata.name) ?? [])
+      if (identifiedBy(object, action.ref)) patched.set(action, object);
+  for (const [action, object] of patched)
+    if (getOwn(object.metadata, 'managedFields') === undefined) patched.delete(action);
+  return patched;
+};

@@ -221,8 +221,7 @@ describe('fields a known controller owns are left to it (no fight)', () => {
     const edited = live.map((object) => withManagedFields(object, [{ ...HPA_EDIT }]));
     const planned = plan({ application: app, live: edited, scopes, now: 'now' });
     expect(actionsOf(planned, 'patch')).toHaveLength(1);
-    const byRef = (ref: { readonly name: string }) => edited.find((object) => object.metadata.name === ref.name);
-    expect(patchedFieldOwners(planned, byRef)).toEqual([
+    expect(patchedFieldOwners(planned, edited)).toEqual([
       {
         resource: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'default' },
         path: 'spec.replicas',

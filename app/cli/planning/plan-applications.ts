@@ -5,15 +5,12 @@ import {
   conditionOf,
   createPlanner,
   patchedFieldOwners,
-  refKey,
-  resourceKey,
   rolloutImpacts,
   type Application,
   type Impact,
   type KnownManager,
   type PatchedFieldOwners,
   type Plan,
-  type ObjectRef,
   type Resource,
   type TenancyPolicy,
 } from '../../../core/internal.js';
@@ -39,15 +36,6 @@ export type Planned = {
   readonly impacts?: ReadonlyArray<ReadonlyArray<Impact>>;
   /** Other managers that own the fields the plan patches, from the snapshot's managedFields (docs/field-owners.md). */
   readonly owners?: ReadonlyArray<PatchedFieldOwners>;
-};
-
-/**
- * Finds a live object by its ref. The index is built on the first lookup, once per Application: a search per patched
- * field was a quadratic walk over the Application's objects.
- */
-const lookupOf = (objects: ReadonlyArray<Resource>): ((ref: ObjectRef) => Resource | undefined) => {
-  let index: ReadonlyMap<string, Resource> | undefined;
-  return (ref) => (index ??= new Map(objects.map((object) => [resourceKey(object), object]))).get(refKey(ref));
 };
 
 /** What each action of `plan` does at run time, against the live objects it was planned with. */
@@ -116,7 +104,7 @@ export const planEachApplication = (args: {
       ...defined({ translatedManifest: input.translated, tenancy: args.tenancy, fieldManagers: args.fieldManagers }),
     };
     const plan = planner.plan({ application, live: objects, scopes, now: args.now, options });
-    const owners = patchedFieldOwners(plan, lookupOf(objects));
+    const owners = patchedFieldOwners(plan, objects);
     return { input, application, plan, impacts: impactsOf(plan, objects), ...(owners.length === 0 ? {} : { owners }) };
   });
   const problems = planned.map((each) => [...stalledOnInput(each), ...tooLargeToStore(each)]);
