@@ -58,7 +58,7 @@ export type PairTiming = {
  * - the inputs are settled before every timed run (`settle`): a collection owed to the inputs
  *   just built, or to the other side's garbage, never lands in a timed run, while each side's own
  *   allocations still cost what they cost inside its run (the allocation is reported apart);
- * - ≥ 11 rounds and ≥ 1.5 s of timed CPU (at most 300 rounds); the ratio is the median of the
+ * - ≥ 11 rounds and ≥ 1.5 s of timed CPU (`minTimedMs`; at most 300 rounds); the ratio is the median of the
  *   per-round ratios, robust to load that changes between rounds on a shared machine.
  * Fresh inputs (new objects every run, as the operator has after decoding) keep identity-keyed
  * caches from hitting; pass a constant for cached runs.
@@ -67,6 +67,8 @@ export const measurePair = <T>(
   prepare: () => T,
   task: (input: T) => unknown,
   baseline: (input: T) => unknown,
+  /** Timed CPU to gather at least: more where the two sides differ by less than a round's noise. */
+  minTimedMs = 1500,
 ): PairTiming => {
   if (gc === undefined)
     throw new Error(
@@ -85,7 +87,7 @@ export const measurePair = <T>(
   const baselineSamples: number[] = [];
   const ratios: number[] = [];
   let timed = 0;
-  for (let round = 0; round < 300 && (round < 11 || timed < 1500); round++) {
+  for (let round = 0; round < 300 && (round < 11 || timed < minTimedMs); round++) {
     const taskFirst = round % 2 === 0;
     const first = time(taskFirst ? task : baseline);
     const second = time(taskFirst ? baseline : task);
