@@ -31,6 +31,17 @@ export const updateLastAppliedManifestFromSpec = (args: {
   readonly namespace?: string;
   /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
   readonly memo?: Memo;
+}): ReadonlyArray<Resource> => lastAppliedFromSpec(args);
+
+/** `updateLastAppliedManifestFromSpec`, with what the plan knows of the manifest by position. */
+export const lastAppliedFromSpec = (args: {
+  readonly manifest: ReadonlyArray<Resource>;
+  readonly mangledObserverSchema: ReadonlyArray<ObserverSchema>;
+  readonly lastAppliedManifest: ReadonlyArray<Resource> | undefined;
+  /** The Application's namespace: resources written without one live there. */
+  readonly namespace?: string;
+  /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
+  readonly memo?: Memo;
   /**
    * What generating the schemas learned of the resources `manifest` was made from, by position
    * (core/schema/default.ts): each resource of `manifest` is the one there, its namespace set (`inNamespace`) or not.
@@ -66,7 +77,7 @@ const keepsKeysOf = (resource: Resource, schema: ObserverSchema): boolean => {
   );
 };
 
-type Inputs = Parameters<typeof updateLastAppliedManifestFromSpec>[0];
+type Inputs = Parameters<typeof lastAppliedFromSpec>[0];
 
 /** The earlier entry of `manifest[index]`: by position where the manifest's identities are distinct. */
 const earlierFinder = ({ manifest, lastAppliedManifest = [], namespace, memo, byPosition }: Inputs) => {

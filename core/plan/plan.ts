@@ -23,7 +23,7 @@ import {
   resourceFinder,
   type IdentityIndex,
 } from '../manifest/identity.js';
-import { learnFromLive, updateLastAppliedManifestFromSpec } from '../manifest/last-applied.js';
+import { lastAppliedFromSpec, learnFromLive } from '../manifest/last-applied.js';
 import { observeResource } from '../manifest/project.js';
 import { calculateResourceDelta, changedResources, type ResourceDelta } from '../delta/resource-delta.js';
 import {
@@ -322,7 +322,7 @@ const computeDesired = (context: Context, scopes: ScopeTable): E.Either<Stalled,
   // A digest in the status is not a value: the keys it stands for are learned again from the live object.
   const marked = marksFrom(mangled, context.status.mangledObserverSchema);
   const earlier = context.status.lastAppliedManifest?.map((resource) => withoutDigests(resource, marked(resource)));
-  const fromSpec = updateLastAppliedManifestFromSpec({
+  const fromSpec = lastAppliedFromSpec({
     manifest: desired,
     mangledObserverSchema: mangled,
     lastAppliedManifest: earlier,

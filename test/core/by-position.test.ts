@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findByPosition, identifyByPosition } from '../../core/manifest/by-position.js';
 import { identityIndex, inNamespace, resourceFinder } from '../../core/manifest/identity.js';
-import { updateLastAppliedManifestFromSpec } from '../../core/manifest/last-applied.js';
+import { lastAppliedFromSpec, updateLastAppliedManifestFromSpec } from '../../core/manifest/last-applied.js';
 import { createMemo } from '../../core/memo/memo.js';
 import type { ObserverSchema } from '../../core/model/observer-schema.js';
 import type { Resource } from '../../core/model/resource.js';
@@ -168,7 +168,7 @@ describe('updateLastAppliedManifestFromSpec by position', () => {
             return resource === undefined ? [] : [learnedOf(resource, tag)];
           });
           const args = { manifest, mangledObserverSchema: schemas.mangled, lastAppliedManifest, namespace: 'x' };
-          expect(updateLastAppliedManifestFromSpec({ ...args, byPosition: schemas })).toEqual(
+          expect(lastAppliedFromSpec({ ...args, byPosition: schemas })).toEqual(
             updateLastAppliedManifestFromSpec(args),
           );
         },
