@@ -34,20 +34,15 @@ export const updateLastAppliedManifestFromSpec = (args: {
 }): ReadonlyArray<Resource> => lastAppliedFromSpec(args);
 
 /** `updateLastAppliedManifestFromSpec`, with what the plan knows of the manifest by position. */
-export const lastAppliedFromSpec = (args: {
-  readonly manifest: ReadonlyArray<Resource>;
-  readonly mangledObserverSchema: ReadonlyArray<ObserverSchema>;
-  readonly lastAppliedManifest: ReadonlyArray<Resource> | undefined;
-  /** The Application's namespace: resources written without one live there. */
-  readonly namespace?: string;
-  /** The caller's caches (core/memo/memo.ts); without one, nothing is kept. */
-  readonly memo?: Memo;
-  /**
-   * What generating the schemas learned of the resources `manifest` was made from, by position
-   * (core/schema/default.ts): each resource of `manifest` is the one there, its namespace set (`inNamespace`) or not.
-   */
-  readonly byPosition?: ByPosition;
-}): ReadonlyArray<Resource> => {
+export const lastAppliedFromSpec = (
+  args: Parameters<typeof updateLastAppliedManifestFromSpec>[0] & {
+    /**
+     * What generating the schemas learned of the resources `manifest` was made from, by position
+     * (core/schema/default.ts): each resource of `manifest` is the one there, its namespace set (`inNamespace`) or not.
+     */
+    readonly byPosition?: ByPosition;
+  },
+): ReadonlyArray<Resource> => {
   const earlierAt = earlierFinder(args);
   const schemaAt = schemaFinder(args);
   const own = args.byPosition?.ownSchema;

@@ -11,25 +11,13 @@ import { createMemo } from '../../core/memo/memo.js';
 import type { ObserverSchema } from '../../core/model/observer-schema.js';
 import type { Resource } from '../../core/model/resource.js';
 import { defaultObserverSchemas } from '../../core/schema/default.js';
+import { collidingResource } from './colliding-resource.js';
 import { indexSchemas, schemaFor } from '../../core/schema/lookup.js';
 
 const RUNS = { numRuns: Math.max(1000, Number(process.env.KRECONCILE_PROPERTY_RUNS ?? 0)) };
 
-/** Few values per part, so identities collide often. */
-const resource: fc.Arbitrary<Resource> = fc
-  .record({
-    apiVersion: fc.constantFrom('v1', 'apps/v1'),
-    kind: fc.constantFrom('ConfigMap', 'Deployment'),
-    name: fc.constantFrom('a', 'b', 'c'),
-    namespace: fc.option(fc.constantFrom('', 'x', 'y'), { nil: undefined }),
-    tag: fc.nat(9),
-  })
-  .map(({ apiVersion, kind, name, namespace, tag }) => ({
-    apiVersion,
-    kind,
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }), labels: { tag: String(tag) } },
-    data: { tag },
-  }));
+/** Identities collide often. */
+const resource = collidingResource(fc.nat(9));
 
 const identity = (object: Resource): string => `${object.apiVersion}|${object.kind}|${object.metadata.name}`;
 

@@ -3,21 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createMemo } from '../../core/memo/memo.js';
 import { identityIndex, lazyIdentityIndex, resourceFinder, sameResource } from '../../core/manifest/identity.js';
 import type { ObjectRef, Resource } from '../../core/model/resource.js';
+import { collidingResource } from './colliding-resource.js';
 
-/** Few values per part, so names, kinds and namespaces collide often (shared names, duplicates). */
-const resource: fc.Arbitrary<Resource> = fc
-  .record({
-    apiVersion: fc.constantFrom('v1', 'apps/v1'),
-    kind: fc.constantFrom('ConfigMap', 'Deployment'),
-    name: fc.constantFrom('a', 'b', 'c'),
-    namespace: fc.option(fc.constantFrom('', 'x', 'y'), { nil: undefined }),
-    tag: fc.nat(),
-  })
-  .map(({ apiVersion, kind, name, namespace, tag }) => ({
-    apiVersion,
-    kind,
-    metadata: { name, ...(namespace === undefined ? {} : { namespace }), labels: { tag: String(tag) } },
-  }));
+/** Names, kinds and namespaces collide often (shared names, duplicates). */
+const resource = collidingResource();
 
 const refOf = (object: Resource): ObjectRef => ({
   apiVersion: object.apiVersion,
