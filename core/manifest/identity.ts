@@ -177,11 +177,6 @@ const buildFinder = <T extends JsonObject>(
   };
 };
 
-/**
- * What `sameResource` compares besides the name. A module function, not a closure per lookup:
- * tsx (the benchmarks, `node --import tsx`) names every closure bound to a name with a property
- * definition each time it is made, a tenth of a small plan's time.
- */
 /** Whether `resourceFinder(…, defaultNamespace)` answers `query` with `entry` (the relation of its lookups). */
 export const foundAs = (entry: JsonObject, query: JsonObject, defaultNamespace: string | undefined): boolean => {
   const metadata = getOwn(query, 'metadata');
@@ -199,6 +194,11 @@ export const foundAs = (entry: JsonObject, query: JsonObject, defaultNamespace: 
   );
 };
 
+/**
+ * What `sameResource` compares besides the name. A module function, not a closure per lookup:
+ * tsx (the benchmarks, `node --import tsx`) names every closure bound to a name with a property
+ * definition each time it is made, a tenth of a small plan's time.
+ */
 const matchesQuery = (
   entry: JsonObject,
   apiVersion: JsonValue | undefined,

@@ -165,19 +165,23 @@ export const patchedFieldOwners = (plan: Plan, live: ReadonlyArray<Resource>): R
 };
 
 /**
- * Each patch with its live object, when that records field managers: the last object with the patch's identity, as
- * `identityIndex` finds it. The patches (few) are indexed by name and the objects (all of the plan's) passed once.
+ * Each patch with its live object: the last object with the patch's identity, as `identityIndex` finds it. The
+ * patches (few) are indexed by name, and the objects (all of the plan's) passed once.
  */
 const patchedObjects = (plan: Plan, live: ReadonlyArray<Resource>): ReadonlyMap<PatchAction, Resource> => {
   const byName = new Map<string, PatchAction[]>();
-  for (const action of plan.actions)
-    if (action.type === 'patch') byName.set(action.ref.name, [...(byName.get(action.ref.name) ?? []), action]);
+  for (const action of plan.actions) {
+    if (action.type !== 'patch') continue;
+    const named = byName.get(action.ref.name);
+    if (named === undefined) byName.set(action.ref.name, [action]);
+    else named.push(action);
+  }
   const patched = new Map<PatchAction, Resource>();
   if (byName.size === 0) return patched;
   for (const object of live)
-    for (const action of byName.get(object.metadata.name) ?? [])
+    for (const action of byName.get(object.metadata.name) ?? NO_PATCHES)
       if (identifiedBy(object, action.ref)) patched.set(action, object);
-  for (const [action, object] of patched)
-    if (getOwn(object.metadata, 'managedFields') === undefined) patched.delete(action);
   return patched;
 };
+
+const NO_PATCHES: ReadonlyArray<PatchAction> = [];

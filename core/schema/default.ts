@@ -12,6 +12,7 @@ import {
 } from '../json/json.js';
 import { makeListControl, type ObserverSchema } from '../model/observer-schema.js';
 import type { Resource } from '../model/resource.js';
+import { nameOf } from './lookup.js';
 
 /**
  * The mangled schema: custom schemas first (in the user's order), then a generated schema for
@@ -99,11 +100,6 @@ const schemaClaims = (): ((object: JsonObject) => Claims) => {
     if (claims === undefined) kinds.set(kind, (claims = new Map<JsonValue | undefined, ObserverSchema>()));
     return claims;
   };
-};
-
-const nameOf = (object: JsonObject): JsonValue | undefined => {
-  const metadata = getOwn(object, 'metadata');
-  return isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
 };
 
 /**

@@ -29,7 +29,8 @@ export type SchemaIndex = {
 // Schema lists are immutable by contract, so their index stays true for the list's life.
 const SCHEMA_INDEXES = memoTable<ReadonlyArray<ObserverSchema>, SchemaIndex>('schema index per schema list');
 
-const nameOf = (object: JsonObject): JsonValue | undefined => {
+/** An object's `metadata.name`, as schemas are matched by it (any value, as written). */
+export const nameOf = (object: JsonObject): JsonValue | undefined => {
   const metadata = getOwn(object, 'metadata');
   return isJsonObject(metadata) ? getOwn(metadata, 'name') : undefined;
 };
